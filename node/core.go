@@ -1,0 +1,266 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Errors returned by Core.Step for events the core cannot take. They signal a
+// bug in the shell driving the core, never in the service.
+var (
+	// ErrNotStarted: an event other than EventInit reached a core that has
+	// not been started (or restored from a checkpoint).
+	ErrNotStarted = errors.New("node: core not started")
+	// ErrAlreadyStarted: EventInit reached a started core (use EventReset).
+	ErrAlreadyStarted = errors.New("node: core already started")
+	// ErrInvalidEvent: an event whose fields do not fit its kind.
+	ErrInvalidEvent = errors.New("node: invalid event")
+)
+
+// CoreConfig configures a Core.
+type CoreConfig struct {
+	// ID is the node's ID; it must not be None.
+	ID ID
+	// Factory builds the service value; required.
+	Factory Factory
+	// Seed seeds the node's random source (the node ID selects the stream,
+	// so nodes sharing a seed still draw independent numbers). Default 0.
+	Seed uint64
+	// Logger is handed to the service through Env.Logger, with a "node"
+	// field added. Default: a no-op logger.
+	Logger *zap.Logger
+}
+
+// Core is the deterministic node: a Service plus its timers and random
+// source, advanced one event at a time by Step, which returns the effects
+// (messages to send, timer changes) as data for the caller to carry out.
+// It starts no goroutines and reads no clock: time comes in with each event.
+//
+// A Core is not safe for concurrent use; one shell goroutine (or the emulator
+// loop, or an explorer worker) owns it.
+type Core struct {
+	id      ID
+	factory Factory
+	logger  *zap.Logger
+	state   State
+	now     time.Time
+	started bool
+	env     coreEnv
+}
+
+// NewCore validates cfg and returns an unstarted core; step it with
+// EventInit (or Restore a checkpoint) before anything else.
+func NewCore(cfg CoreConfig) (*Core, error) {
+	if cfg.ID == None {
+		return nil, errors.New("node: CoreConfig.ID must not be None")
+	}
+	if cfg.Factory == nil {
+		return nil, errors.New("node: CoreConfig.Factory is required")
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	c := &Core{
+		id:      cfg.ID,
+		factory: cfg.Factory,
+		logger:  logger.With(zap.Stringer("node", cfg.ID)),
+		state:   State{Rand: NewRand(cfg.Seed, uint64(cfg.ID))},
+	}
+	c.env.core = c
+	return c, nil
+}
+
+// ID returns the node's ID.
+func (c *Core) ID() ID { return c.id }
+
+// Started reports whether the core has been initialised or restored.
+func (c *Core) Started() bool { return c.started }
+
+// Now returns the time of the last event stepped.
+func (c *Core) Now() time.Time { return c.now }
+
+// Service returns the live service value. Callers must treat it as
+// read-only (properties and status pages read it); only Step mutates it.
+func (c *Core) Service() Service { return c.state.Service }
+
+// State returns the node state. It is the core's own: read it, do not modify
+// it, and do not keep it across Steps (Clone it to keep a copy).
+func (c *Core) State() *State { return &c.state }
+
+// Hash returns the fingerprint hash of the node state.
+func (c *Core) Hash() (Hash, error) { return c.state.Hash() }
+
+// Checkpoint returns the checkpoint encoding of the node state. The bytes are
+// freshly allocated and owned by the caller.
+func (c *Core) Checkpoint() ([]byte, error) {
+	if !c.started {
+		return nil, ErrNotStarted
+	}
+	return c.state.AppendCheckpoint(nil)
+}
+
+// Restore replaces the node state with a decoded checkpoint and marks the
+// core started. On error the core is unchanged.
+func (c *Core) Restore(checkpoint []byte) error {
+	st, err := DecodeCheckpoint(checkpoint, c.factory)
+	if err != nil {
+		return err
+	}
+	c.state = st
+	c.started = true
+	return nil
+}
+
+// Copy returns an independent core in the same state, for speculative
+// execution: stepping the copy never affects c.
+func (c *Core) Copy() (*Core, error) {
+	st, err := c.state.Clone(c.factory)
+	if err != nil {
+		return nil, err
+	}
+	out := &Core{id: c.id, factory: c.factory, logger: c.logger, state: st, now: c.now, started: c.started}
+	out.env.core = out
+	return out, nil
+}
+
+// SetState replaces the node state with st, which the core takes ownership
+// of, and marks the core started. The explorer uses it to run handlers on
+// states it holds.
+func (c *Core) SetState(st State, now time.Time) {
+	c.state = st
+	c.now = now
+	c.started = true
+}
+
+// Step runs the handler for ev and returns its effects. A panic in a service
+// handler propagates to the caller, which decides whether it is a crash to
+// report (explorer) or a bug to surface (emulator, runtime); the core's state
+// is then unspecified.
+func (c *Core) Step(ev Event) (Effects, error) {
+	if ev.At.After(c.now) {
+		c.now = ev.At
+	}
+	var fx Effects
+	env := &c.env
+	env.fx = &fx
+	defer func() { env.fx = nil }()
+	switch ev.Kind {
+	case EventInit:
+		if c.started {
+			return Effects{}, ErrAlreadyStarted
+		}
+		c.started = true
+		c.fresh()
+		c.state.Service.Init(env)
+		return fx, nil
+	case EventReset:
+		if !c.started {
+			return Effects{}, ErrNotStarted
+		}
+		c.fresh()
+		c.state.Service.Init(env)
+		return fx, nil
+	}
+	if !c.started {
+		return Effects{}, ErrNotStarted
+	}
+	switch ev.Kind {
+	case EventMessage:
+		if ev.Msg == nil || ev.From == None {
+			return Effects{}, fmt.Errorf("%w: message event needs Msg and From", ErrInvalidEvent)
+		}
+		c.state.Service.HandleMessage(env, ev.From, ev.Msg)
+	case EventTimer:
+		at, ok := c.state.TimerAt(ev.Timer)
+		if !ok || (!ev.Deadline.IsZero() && !at.Equal(ev.Deadline)) {
+			return Effects{Ignored: true}, nil
+		}
+		c.state.cancelTimer(ev.Timer)
+		c.state.Service.HandleTimer(env, ev.Timer)
+	case EventApp:
+		if ev.Msg == nil {
+			return Effects{}, fmt.Errorf("%w: app event needs Msg", ErrInvalidEvent)
+		}
+		c.state.Service.HandleApp(env, ev.Msg)
+	case EventTransportError:
+		if ev.Peer == None {
+			return Effects{}, fmt.Errorf("%w: transport-error event needs Peer", ErrInvalidEvent)
+		}
+		c.state.Service.HandleTransportError(env, ev.Peer)
+	default:
+		return Effects{}, fmt.Errorf("%w: kind %v", ErrInvalidEvent, ev.Kind)
+	}
+	return fx, nil
+}
+
+// fresh replaces the service with a new value and drops all timers; the
+// random source carries on.
+func (c *Core) fresh() {
+	svc := c.factory()
+	if svc == nil {
+		panic("node: Factory returned a nil Service")
+	}
+	c.state.Service = svc
+	c.state.Timers = nil
+}
+
+// coreEnv is the Env a core hands to its service. It is reused across steps;
+// fx is set only while a handler runs.
+type coreEnv struct {
+	core *Core
+	fx   *Effects
+}
+
+var _ Env = (*coreEnv)(nil)
+
+func (e *coreEnv) live() *Effects {
+	if e.fx == nil {
+		panic("node: Env used outside of a handler call")
+	}
+	return e.fx
+}
+
+func (e *coreEnv) Self() ID            { return e.core.id }
+func (e *coreEnv) Now() time.Time      { return e.core.now }
+func (e *coreEnv) Rand() *Rand         { return &e.core.state.Rand }
+func (e *coreEnv) Logger() *zap.Logger { return e.core.logger }
+
+func (e *coreEnv) Send(to ID, msg Message) {
+	fx := e.live()
+	if to == None {
+		panic("node: Env.Send to None")
+	}
+	if msg == nil {
+		panic("node: Env.Send of a nil message")
+	}
+	fx.Sends = append(fx.Sends, Envelope{From: e.core.id, To: to, Msg: msg})
+}
+
+func (e *coreEnv) SetTimer(name string, after time.Duration) {
+	fx := e.live()
+	if name == "" || len(name) > MaxTimerNameLen {
+		panic(fmt.Sprintf("node: Env.SetTimer: timer name %q must be 1..%d bytes", name, MaxTimerNameLen))
+	}
+	if after < 0 {
+		after = 0
+	}
+	at := e.core.now.Add(after)
+	e.core.state.setTimer(name, at)
+	fx.Timers = append(fx.Timers, TimerOp{Name: name, At: at})
+}
+
+func (e *coreEnv) CancelTimer(name string) {
+	fx := e.live()
+	if e.core.state.cancelTimer(name) {
+		fx.Timers = append(fx.Timers, TimerOp{Name: name, Cancel: true})
+	}
+}
+
+func (e *coreEnv) TimerScheduled(name string) bool {
+	_, ok := e.core.state.TimerAt(name)
+	return ok
+}

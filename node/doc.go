@@ -1,0 +1,52 @@
+// Package node is crystalball's service model and deterministic node core.
+//
+// A protocol is written once, as a Service: a Go struct whose exported
+// fields are its state and whose handlers (Init, HandleMessage, HandleTimer,
+// HandleApp, HandleTransportError) act only through an Env. The same handler
+// code then runs in three places: a live node over TCP, the emulator
+// (package emulation) and the explorer (package consequence). That is what
+// makes a predicted violation a statement about the deployed code.
+//
+// # The core
+//
+// Core wraps a Service with its timers and seeded random source (together, a
+// State) and advances it with Step, one Event at a time. Step returns Effects
+// — messages to send, timer changes — as data; it never performs I/O, starts
+// goroutines or reads a clock (time arrives with each event). The caller, a
+// "shell", owns the I/O: the emulator turns effects into scheduled events on
+// its virtual network, the live runtime into TCP writes and wall-clock timers,
+// the explorer into in-flight messages of a global state.
+//
+//	core, _ := node.NewCore(node.CoreConfig{ID: 1, Factory: newMyService, Seed: 7})
+//	fx, _ := core.Step(node.Event{Kind: node.EventInit, At: t0})
+//	for _, env := range fx.Sends { transmit(env) }
+//	for _, op := range fx.Timers { schedule(op) }
+//
+// # State, checkpoints and hashes
+//
+// A node's State is its service state, its timers and its random source. It
+// has a canonical encoding: equal states give equal bytes whatever order Go
+// iterated maps in (map entries are sorted by their encoded keys at every
+// level). AppendCheckpoint is the complete encoding used for checkpoints and
+// restore; AppendFingerprint leaves out timer deadlines and is what Hash
+// (128-bit xxh3) digests, because for exploration two states that differ only
+// in when a timer fires are the same state. Copy and State.Clone make
+// independent copies for speculative execution; a service that implements
+// Cloner makes them cheap.
+//
+// # Messages on the wire
+//
+// Messages are plain structs registered by their MessageType name in a
+// Registry. An Envelope carries type, sender, receiver, the sender's
+// checkpoint number and the msgpack body. Every decoder here treats its input
+// as hostile: CheckMsgpack verifies, before any decoding, that no length
+// header declares more than the remaining input can hold, so a 5-byte array32
+// header is an error and never an allocation (whatever the msgpack library
+// version does).
+//
+// # Properties
+//
+// A service exports its safety (Always) and liveness (Eventually) properties
+// as predicates over a View of a global state. The emulator's observer, the
+// explorer and the immediate safety check all evaluate the same predicates.
+package node

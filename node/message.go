@@ -1,0 +1,111 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+)
+
+// Message is a service message (or an application call, which uses the same
+// machinery). A message is a plain Go struct whose exported fields are
+// encoded with msgpack; it is passed by value and must be registered under
+// its MessageType name before it can cross a wire or a checkpoint.
+//
+// Handlers must treat a received message as read-only, and a sender must not
+// modify a message after passing it to Env.Send: in emulation and exploration
+// the same value may be delivered along many alternative futures.
+type Message interface {
+	// MessageType returns the message's stable type name. It is what the
+	// wire carries, so it must not change between versions of a service;
+	// it must be non-empty, at most MaxTypeNameLen bytes, and unique
+	// within a service.
+	MessageType() string
+}
+
+// MaxTypeNameLen bounds a message type name; the envelope decoder refuses
+// longer names before looking them up.
+const MaxTypeNameLen = 64
+
+// Registry errors.
+var (
+	// ErrUnknownMessageType: a name or Go type that was never registered.
+	ErrUnknownMessageType = errors.New("node: unknown message type")
+	// ErrDuplicateMessageType: two registrations for one name.
+	ErrDuplicateMessageType = errors.New("node: duplicate message type")
+)
+
+// Registry maps message type names to Go types. It is built once, when a
+// service is set up, and is read-only afterwards, so it is safe for
+// concurrent use after construction.
+type Registry struct {
+	byName map[string]reflect.Type
+}
+
+// NewRegistry registers the given prototypes (zero values are fine). Each
+// must be a struct value (not a pointer) with a valid, unique MessageType.
+func NewRegistry(prototypes ...Message) (*Registry, error) {
+	r := &Registry{byName: make(map[string]reflect.Type, len(prototypes))}
+	for _, p := range prototypes {
+		if p == nil {
+			return nil, errors.New("node: nil message prototype")
+		}
+		t := reflect.TypeOf(p)
+		if t.Kind() != reflect.Struct {
+			return nil, fmt.Errorf("node: message %v: must be a struct value, not %v", t, t.Kind())
+		}
+		name := p.MessageType()
+		if name == "" || len(name) > MaxTypeNameLen {
+			return nil, fmt.Errorf("node: message %v: type name %q must be 1..%d bytes", t, name, MaxTypeNameLen)
+		}
+		if prev, ok := r.byName[name]; ok {
+			return nil, fmt.Errorf("%w: %q used by %v and %v", ErrDuplicateMessageType, name, prev, t)
+		}
+		r.byName[name] = t
+	}
+	return r, nil
+}
+
+// Names returns the registered type names in ascending order.
+func (r *Registry) Names() []string {
+	names := make([]string, 0, len(r.byName))
+	for n := range r.byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Has reports whether m's type is registered under its name.
+func (r *Registry) Has(m Message) bool {
+	t, ok := r.byName[m.MessageType()]
+	return ok && t == reflect.TypeOf(m)
+}
+
+// EncodeMessage returns the canonical msgpack encoding of m's body. The
+// result is freshly allocated and owned by the caller.
+func (r *Registry) EncodeMessage(m Message) ([]byte, error) {
+	if !r.Has(m) {
+		return nil, fmt.Errorf("%w: %q (%T)", ErrUnknownMessageType, m.MessageType(), m)
+	}
+	return encodeCanonical(nil, m)
+}
+
+// DecodeMessage decodes body as the message type registered under name.
+// body is untrusted: it is structurally checked (CheckMsgpack) before
+// decoding, so a hostile length header yields an error, not an allocation.
+// The returned message does not alias body.
+func (r *Registry) DecodeMessage(name string, body []byte) (Message, error) {
+	t, ok := r.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownMessageType, name)
+	}
+	if err := CheckMsgpack(body, MaxMsgpackDepth); err != nil {
+		return nil, fmt.Errorf("node: message %q: %w", name, err)
+	}
+	v := reflect.New(t)
+	if err := unmarshalMsgpack(body, v.Interface()); err != nil {
+		return nil, fmt.Errorf("node: message %q: %w", name, err)
+	}
+	return v.Elem().Interface().(Message), nil
+}
