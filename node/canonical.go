@@ -3,6 +3,7 @@ package node
 import (
 	"bytes"
 	"slices"
+	"sync"
 )
 
 // canonicalMsgpack rewrites the msgpack object in b so that the entries of
@@ -18,7 +19,9 @@ func canonicalMsgpack(dst, b []byte) ([]byte, error) {
 	if !hasMultiEntryMap(b) {
 		return append(dst, b...), nil
 	}
-	out, _, err := appendCanonicalObject(dst, b, 0)
+	s := canonPool.Get().(*canonScratch)
+	defer canonPool.Put(s)
+	out, _, err := s.appendObject(dst, b, 0, 0)
 	return out, err
 }
 
@@ -37,11 +40,23 @@ func hasMultiEntryMap(b []byte) bool {
 	return false
 }
 
-type mapEntry struct{ key, value []byte }
+// entrySpan locates one canonicalised map entry in a scratch buffer: the key
+// is buf[k0:k1], the value buf[k1:end].
+type entrySpan struct{ k0, k1, end int }
 
-// appendCanonicalObject appends the canonical form of the object at b[pos]
-// to dst and returns the offset past the object.
-func appendCanonicalObject(dst, b []byte, pos int) ([]byte, int, error) {
+// canonScratch holds one entry buffer and span list per nesting depth, so a
+// map's entries are canonicalised into memory that nested maps (which use the
+// next depth) never touch, and the buffers are reused across calls.
+type canonScratch struct {
+	bufs  [][]byte
+	spans [][]entrySpan
+}
+
+var canonPool = sync.Pool{New: func() any { return new(canonScratch) }}
+
+// appendObject appends the canonical form of the object at b[pos] to dst and
+// returns the offset past the object. depth selects the scratch level.
+func (s *canonScratch) appendObject(dst, b []byte, pos, depth int) ([]byte, int, error) {
 	h, err := readMsgpackHeader(b, pos)
 	if err != nil {
 		return nil, 0, err
@@ -57,27 +72,34 @@ func appendCanonicalObject(dst, b []byte, pos int) ([]byte, int, error) {
 	pos = end
 	if !h.isMap {
 		for i := 0; i < h.children; i++ {
-			if dst, pos, err = appendCanonicalObject(dst, b, pos); err != nil {
+			if dst, pos, err = s.appendObject(dst, b, pos, depth+1); err != nil {
 				return nil, 0, err
 			}
 		}
 		return dst, pos, nil
 	}
-	entries := make([]mapEntry, h.children/2)
-	for i := range entries {
-		var k, v []byte
-		if k, pos, err = appendCanonicalObject(nil, b, pos); err != nil {
+	for len(s.bufs) <= depth {
+		s.bufs = append(s.bufs, nil)
+		s.spans = append(s.spans, nil)
+	}
+	tmp, spans := s.bufs[depth][:0], s.spans[depth][:0]
+	for i := 0; i < h.children/2; i++ {
+		k0 := len(tmp)
+		if tmp, pos, err = s.appendObject(tmp, b, pos, depth+1); err != nil {
 			return nil, 0, err
 		}
-		if v, pos, err = appendCanonicalObject(nil, b, pos); err != nil {
+		k1 := len(tmp)
+		if tmp, pos, err = s.appendObject(tmp, b, pos, depth+1); err != nil {
 			return nil, 0, err
 		}
-		entries[i] = mapEntry{k, v}
+		spans = append(spans, entrySpan{k0, k1, len(tmp)})
 	}
-	slices.SortFunc(entries, func(x, y mapEntry) int { return bytes.Compare(x.key, y.key) })
-	for _, e := range entries {
-		dst = append(dst, e.key...)
-		dst = append(dst, e.value...)
+	slices.SortFunc(spans, func(x, y entrySpan) int {
+		return bytes.Compare(tmp[x.k0:x.k1], tmp[y.k0:y.k1])
+	})
+	for _, e := range spans {
+		dst = append(dst, tmp[e.k0:e.end]...)
 	}
+	s.bufs[depth], s.spans[depth] = tmp, spans
 	return dst, pos, nil
 }

@@ -1,0 +1,40 @@
+# crystalball — build, test and measurement targets.
+# `make test` is the command CI runs (.ci/run); it must stay under 10 minutes
+# on 2 cores. Long runs (fuzzing, experiments) have their own targets.
+
+GO        ?= go
+PKGS      := ./...
+BIN       := bin/crystalball
+FUZZTIME  ?= 60s
+BENCHTIME ?= 1s
+
+.PHONY: all build test bench verify fuzz clean
+
+all: verify build test
+
+build:
+	$(GO) build -o $(BIN) ./cmd/crystalball
+
+test:
+	$(GO) test -race -count=1 $(PKGS)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
+
+verify:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) mod tidy -diff
+
+# Runs every fuzz target for FUZZTIME each (go test accepts one -fuzz target
+# per package per invocation).
+fuzz:
+	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f ($(FUZZTIME))"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME); \
+	  done; \
+	done
+
+clean:
+	rm -rf bin
