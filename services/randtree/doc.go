@@ -1,0 +1,93 @@
+// Package randtree is RandTree, the random overlay tree of the CrystalBall
+// paper (§1.2, §5.2.1) and of MaceMC (§6), written against node.Service the
+// way the paper describes the Mace implementation — including the behaviours
+// that produce the paper's bugs, each with an option that applies the
+// paper's correction. A service that cannot reproduce the bugs cannot show
+// that the predictor finds them.
+//
+// # The protocol
+//
+// Nodes form a tree of bounded degree (Options.MaxChildren). The node with
+// the numerically smallest ID is the root. Every node knows its root, its
+// parent (none for the root) and its children; children of the root also
+// keep a sibling list (the root's other children).
+//
+// The application joins a node with the JoinOverlay call, naming bootstrap
+// nodes. The node sends Join to them in turn (retrying on the "join" timer)
+// until a JoinReply arrives; a node whose only target is itself becomes a
+// root on its own. A non-root node forwards a Join to its root; the root
+// accepts the joiner as a child, telling its other children with
+// UpdateSibling, or, when full, passes the Join down to a random child, which
+// accepts or passes it further down. A root that gets a Join from a more
+// eligible (smaller) node hands the root position over: it sends Join to
+// that node, which takes the root position with the old root as its child
+// and answers JoinReply; the old root then announces the new root to its
+// subtree with NewRoot. Every joined node runs the "recovery" timer, which
+// sends Probe to the peers it has no tree link to (bootstrap nodes and roots
+// it heard of); a more eligible root learnt from a probe or its reply is
+// passed up to the node's root, which hands over to it. That is how trees
+// that formed apart merge. A transport error from the parent makes a node
+// the root of its subtree until recovery finds the real root.
+//
+// # The paper's bugs
+//
+// DefaultOptions is the paper's code. Each bug has a correction flag;
+// Options.Fixed (or AllFixes) sets them all.
+//
+//  1. ChildrenSiblingsDisjoint, Figure 2 (FixUpdateSibling). A child resets
+//     silently, rejoins directly under the root, and the root's
+//     UpdateSibling makes its old parent list it as both child and sibling.
+//     Correction: UpdateSibling removes the sibling from the children.
+//  2. RootNotChildOrSibling, Figure 9 (FixNewRootChild). A node resets
+//     silently (its RST to its parent is lost), rejoins through the root and
+//     takes the root position; its old parent installs it as the new root
+//     while still listing it as a child. Correction: installing a new root
+//     removes it from the children and siblings.
+//  3. RootHasNoSiblings (FixRootSiblings). A root with two children hands
+//     over and then resets; its children, orphaned, promote themselves to
+//     root with their stale sibling lists. Correction: clean the sibling
+//     list whenever the root position is relinquished.
+//  4. RecoveryTimerRuns (FixRecoveryTimer). A node that joins itself has no
+//     peers and schedules no recovery timer; when it later hands the root
+//     over it gains a peer but the timer never starts. Correction: keep the
+//     timer scheduled even with an empty peer list.
+//
+// MaceMC's liveness bug (FixJoinReplyInInit): a node that resets while a
+// JoinReply is on its way ignores the reply in Init, so the would-be parent
+// keeps it as a child forever (ParentChildAgree never holds again).
+// Correction: answer it with Remove.
+//
+// The corrections fix these scenarios, not every inconsistency: under
+// random churn (resets, and Joins of a node's previous incarnation still
+// being forwarded) the protocol still reaches states that violate
+// RootNotChildOrSibling with every fix on; the paper, too, reports
+// "variations of this bug that require changes in other handlers". Finding
+// those is the explorer's job.
+//
+// # Properties
+//
+// SafetyProperties are the four properties above; LivenessProperties are
+// MaceMC's (OneRoot, RootOrParent, ParentChildAgree, NoLoops) plus
+// AllJoined. Each check reads only the nodes in the node.View it is given,
+// so it works on a partial neighbourhood snapshot, and allocates nothing
+// while the property holds. Summarize reduces a view to a few tree
+// statistics for progress lines and reports.
+//
+// # State encoding
+//
+// State's sets are sorted, duplicate-free []node.ID slices (nil when empty)
+// and the state is a msgpack array, so its encoding is canonical without map
+// sorting and compact (about 70 bytes for a node with two children, against
+// the paper's 176-byte average checkpoint). State implements node.Cloner.
+//
+// # Usage
+//
+//	spec := randtree.NewSpec(randtree.DefaultOptions()) // or AllFixes()
+//	core, _ := node.NewCore(node.CoreConfig{ID: 13, Factory: spec.New})
+//	core.Step(node.Event{Kind: node.EventInit, At: now})
+//	fx, _ := core.Step(node.Event{Kind: node.EventApp, At: now,
+//		Msg: randtree.JoinOverlay{Targets: []node.ID{9}}})
+//	// carry out fx.Sends and fx.Timers; after a reset, issue JoinOverlay again.
+//
+// The scenarios of the paper are replayed step by step in testdata/*.txt.
+package randtree

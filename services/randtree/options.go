@@ -1,0 +1,147 @@
+package randtree
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Options configure a RandTree node. The zero value of each field means "the
+// default"; DefaultOptions is the protocol as the paper ran it, with all of
+// its bugs, and Fixed applies the paper's corrections.
+type Options struct {
+	// MaxChildren bounds a node's children; a full node passes joins down
+	// to a random child. Default 3.
+	MaxChildren int
+	// JoinRetry is how long a joining node waits for a JoinReply before it
+	// sends Join to its next bootstrap target. Default 2s.
+	JoinRetry time.Duration
+	// RecoveryInterval is the period of the recovery timer, which probes
+	// peers outside the node's neighbourhood for a more eligible root.
+	// Default 5s.
+	RecoveryInterval time.Duration
+
+	// FixUpdateSibling corrects bug 1 (ChildrenSiblingsDisjoint, the paper's
+	// Figure 2): UpdateSibling removes the new sibling from the children.
+	FixUpdateSibling bool
+	// FixNewRootChild corrects bug 2 (RootNotChildOrSibling, Figure 9):
+	// installing a new root removes it from the children and siblings.
+	FixNewRootChild bool
+	// FixRootSiblings corrects bug 3 (RootHasNoSiblings): the sibling list
+	// is cleared whenever the node's parent gives up the root position and
+	// when the node promotes itself to root after losing its parent, and
+	// replaced by the new root's other children when the node completes
+	// handing the root position over.
+	FixRootSiblings bool
+	// FixRecoveryTimer corrects bug 4 (RecoveryTimerRuns): the recovery
+	// timer runs on every joined node, even with an empty peer list.
+	FixRecoveryTimer bool
+	// FixJoinReplyInInit corrects the liveness bug MaceMC found: a node in
+	// Init that gets a JoinReply answers Remove, so the would-be parent
+	// does not keep it as a child forever.
+	FixJoinReplyInInit bool
+}
+
+// Defaults for the zero-valued fields of Options.
+const (
+	DefaultMaxChildren      = 3
+	DefaultJoinRetry        = 2 * time.Second
+	DefaultRecoveryInterval = 5 * time.Second
+)
+
+// DefaultOptions returns the protocol as the paper describes it: default
+// parameters and every bug present.
+func DefaultOptions() Options {
+	return Options{
+		MaxChildren:      DefaultMaxChildren,
+		JoinRetry:        DefaultJoinRetry,
+		RecoveryInterval: DefaultRecoveryInterval,
+	}
+}
+
+// AllFixes returns DefaultOptions with every correction applied.
+func AllFixes() Options { return DefaultOptions().Fixed() }
+
+// Fixed returns o with every correction applied, parameters unchanged.
+func (o Options) Fixed() Options {
+	o.FixUpdateSibling = true
+	o.FixNewRootChild = true
+	o.FixRootSiblings = true
+	o.FixRecoveryTimer = true
+	o.FixJoinReplyInInit = true
+	return o
+}
+
+// withDefaults replaces zero or negative parameters by their defaults, so a
+// node never runs with a degree bound of zero or a timer that spins.
+func (o Options) withDefaults() Options {
+	if o.MaxChildren <= 0 {
+		o.MaxChildren = DefaultMaxChildren
+	}
+	if o.JoinRetry <= 0 {
+		o.JoinRetry = DefaultJoinRetry
+	}
+	if o.RecoveryInterval <= 0 {
+		o.RecoveryInterval = DefaultRecoveryInterval
+	}
+	return o
+}
+
+// fixFlag binds a correction's name (as EnableFix takes it) to its field.
+type fixFlag struct {
+	name  string
+	field func(*Options) *bool
+}
+
+var fixFlags = [...]fixFlag{
+	{"update-sibling", func(o *Options) *bool { return &o.FixUpdateSibling }},
+	{"new-root-child", func(o *Options) *bool { return &o.FixNewRootChild }},
+	{"root-siblings", func(o *Options) *bool { return &o.FixRootSiblings }},
+	{"recovery-timer", func(o *Options) *bool { return &o.FixRecoveryTimer }},
+	{"join-reply-in-init", func(o *Options) *bool { return &o.FixJoinReplyInInit }},
+}
+
+// FixNames returns the names EnableFix accepts, in bug order, without "all".
+func FixNames() []string {
+	names := make([]string, len(fixFlags))
+	for i, f := range fixFlags {
+		names[i] = f.name
+	}
+	return names
+}
+
+// EnableFix turns on the correction called name: one of FixNames, with or
+// without a "fix-" prefix, or "all". It is how command lines and test
+// scripts select corrections.
+func (o *Options) EnableFix(name string) error {
+	name = strings.TrimPrefix(name, "fix-")
+	if name == "all" {
+		*o = o.Fixed()
+		return nil
+	}
+	for _, f := range fixFlags {
+		if f.name == name {
+			*f.field(o) = true
+			return nil
+		}
+	}
+	return fmt.Errorf("randtree: unknown fix %q (want one of %s or all)", name, strings.Join(FixNames(), ", "))
+}
+
+// Fixes returns the names of the corrections o enables, in bug order.
+func (o Options) Fixes() []string {
+	var out []string
+	for _, f := range fixFlags {
+		if *f.field(&o) {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// String renders the options for logs and reports, e.g.
+// "max-children=3 join-retry=2s recovery=5s fixes=[update-sibling]".
+func (o Options) String() string {
+	return fmt.Sprintf("max-children=%d join-retry=%v recovery=%v fixes=[%s]",
+		o.MaxChildren, o.JoinRetry, o.RecoveryInterval, strings.Join(o.Fixes(), " "))
+}
