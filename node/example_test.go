@@ -28,7 +28,7 @@ func (p *pinger) HandleTimer(env node.Env, name string) {
 	env.Send(p.Peer, Ping{Seq: p.Received})
 	env.SetTimer("tick", time.Second)
 }
-func (p *pinger) HandleApp(env node.Env, call node.Message)   {}
+func (p *pinger) HandleApp(env node.Env, call node.Message)       {}
 func (p *pinger) HandleTransportError(env node.Env, peer node.ID) {}
 
 // A minimal service driven by hand: the caller plays the role of the shell,

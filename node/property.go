@@ -8,7 +8,8 @@ import "fmt"
 // snapshot. Properties must not modify what a View returns.
 type View interface {
 	// Nodes returns the IDs of the live nodes in the view, ascending. The
-	// caller must not modify the slice.
+	// caller must not modify the slice. It should not allocate: properties
+	// call it on every explored state.
 	Nodes() []ID
 	// Service returns the service state of id, or nil if id is not in the
 	// view (outside the snapshot, or down).

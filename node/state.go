@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/zeebo/xxh3"
@@ -98,13 +99,20 @@ func (s *State) appendEncoding(dst []byte, deadlines bool) ([]byte, error) {
 	return s.Rand.appendState(dst), nil
 }
 
-// Hash returns the state's fingerprint hash.
+// hashBufPool recycles fingerprint buffers: Hash runs on every explored
+// state and should not allocate.
+var hashBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// Hash returns the state's fingerprint hash. It is safe to call concurrently
+// on different states.
 func (s *State) Hash() (Hash, error) {
-	var buf [512]byte
-	b, err := s.AppendFingerprint(buf[:0])
+	bp := hashBufPool.Get().(*[]byte)
+	defer hashBufPool.Put(bp)
+	b, err := s.AppendFingerprint((*bp)[:0])
 	if err != nil {
 		return Hash{}, err
 	}
+	*bp = b[:0]
 	h := xxh3.Hash128(b)
 	return Hash{Hi: h.Hi, Lo: h.Lo}, nil
 }

@@ -20,10 +20,10 @@ type mapService struct {
 	config string // not state
 }
 
-func (s *mapService) Init(Env)                          {}
-func (s *mapService) HandleMessage(Env, ID, Message)    {}
-func (s *mapService) HandleTimer(Env, string)           {}
-func (s *mapService) HandleApp(Env, Message)            {}
+func (s *mapService) Init(Env)                           {}
+func (s *mapService) HandleMessage(Env, ID, Message)     {}
+func (s *mapService) HandleTimer(Env, string)            {}
+func (s *mapService) HandleApp(Env, Message)             {}
 func (s *mapService) HandleTransportError(env Env, _ ID) {}
 
 func newMapService() Service { return &mapService{config: "cfg"} }
