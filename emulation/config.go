@@ -1,0 +1,174 @@
+package emulation
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// MaxNodes bounds Config.Nodes (node IDs are packed into 32 bits in places).
+const MaxNodes = 1 << 20
+
+// Defaults applied by New to zero-valued fields.
+const (
+	// DefaultStartSpread is the default window in which nodes start.
+	DefaultStartSpread = 10 * time.Second
+	// DefaultDowntime is the default mean time a churned node stays down.
+	DefaultDowntime = 30 * time.Second
+	// DefaultSilentFraction is the default probability that a churn leave
+	// loses its RST (a silent reset).
+	DefaultSilentFraction = 0.5
+	// DefaultMinRTO is the default lower bound of the retransmission
+	// timeout.
+	DefaultMinRTO = 200 * time.Millisecond
+	// DefaultSelfDelay is the default delivery delay of a message a node
+	// sends to itself.
+	DefaultSelfDelay = 10 * time.Microsecond
+)
+
+// Config describes an emulated experiment. The zero value of every optional
+// field selects its documented default; New validates the rest.
+type Config struct {
+	// Spec is the service under test: Spec.New builds each node's service,
+	// Spec.Properties are observed. Required (New calls Spec.Validate).
+	Spec node.Spec
+	// Nodes is the number of nodes, with IDs 1..Nodes. Required, positive.
+	Nodes int
+	// Seed is the one seed of the run. Every random choice (topology, start
+	// times, churn, per-node random sources, message jitter and loss) is
+	// derived from it, per subsystem.
+	Seed uint64
+	// Duration is how much virtual time Run emulates, from Epoch. Run
+	// requires it to be positive; step-wise use (Step, RunUntil) ignores it.
+	Duration time.Duration
+	// StartSpread is the window [0, StartSpread] in which node start times
+	// are drawn uniformly. Zero means DefaultStartSpread.
+	StartSpread time.Duration
+	// Workload returns the application calls a node receives right after it
+	// starts (restart=false) and after every restart (restart=true), e.g.
+	// RandTree's JoinOverlay. Nil means no application calls.
+	Workload func(id node.ID, restart bool) []node.Message
+	// Topology is the emulated network. Nil means an AccessTopology with
+	// the default AccessConfig, built from the seed's topology stream.
+	Topology Topology
+	// Network tunes the transport model.
+	Network NetworkConfig
+	// Churn schedules random leaves and rejoins. The zero value means no
+	// churn.
+	Churn ChurnConfig
+	// Trace, when non-nil, receives one line per processed event (see the
+	// package documentation). It is written synchronously, one Write per
+	// line: wrap a file in a bufio.Writer and flush it after Run.
+	Trace io.Writer
+	// OnViolation, when non-nil, is called for every post-event state that
+	// violates a safety property, once per violated property, in spec
+	// order. It runs inside the loop: it must not call the Emulator.
+	OnViolation func(Violation)
+	// Logger is handed to the services through Env.Logger. Nil means no
+	// logging.
+	Logger *zap.Logger
+}
+
+// NetworkConfig tunes the transport model. Zero fields take the defaults.
+type NetworkConfig struct {
+	// MinRTO is the lower bound of the retransmission timeout: a lost packet
+	// is resent after max(MinRTO, 2·RTT), doubling on each further loss of
+	// the same packet. Zero means DefaultMinRTO.
+	MinRTO time.Duration
+	// SelfDelay is the delivery delay of a message a node sends to itself.
+	// Zero means DefaultSelfDelay.
+	SelfDelay time.Duration
+}
+
+// ChurnConfig schedules churn: nodes leaving (a reset whose process stays
+// down) and rejoining with a fresh state. Leaves form a Poisson process.
+type ChurnConfig struct {
+	// Rate is the mean number of leave-and-rejoin events per minute of
+	// virtual time (the paper's RandTree experiment uses 1). Zero disables
+	// churn.
+	Rate float64
+	// Downtime is the mean time a node stays down; downtimes are drawn from
+	// an exponential distribution with this mean. Zero means
+	// DefaultDowntime.
+	Downtime time.Duration
+	// SilentFraction is the probability that a leave is silent (its RST is
+	// lost, so peers keep stale connections). Nil means
+	// DefaultSilentFraction; it must be in [0, 1].
+	SilentFraction *float64
+	// After delays churn: the first leave is drawn after this offset from
+	// Epoch (e.g. to let the system form first). Zero starts at Epoch.
+	After time.Duration
+}
+
+// Fraction returns a pointer to f, for ChurnConfig.SilentFraction.
+func Fraction(f float64) *float64 { return &f }
+
+// settings is a validated Config with defaults applied.
+type settings struct {
+	Config
+	silent float64
+}
+
+func (c Config) validate() (settings, error) {
+	s := settings{Config: c}
+	if c.Nodes <= 0 {
+		return s, fmt.Errorf("emulation: Config.Nodes must be positive, got %d", c.Nodes)
+	}
+	if c.Nodes > MaxNodes {
+		return s, fmt.Errorf("emulation: Config.Nodes must be at most %d, got %d", MaxNodes, c.Nodes)
+	}
+	if c.Spec.New == nil {
+		return s, errors.New("emulation: Config.Spec.New (the service factory) is required")
+	}
+	if err := c.Spec.Validate(); err != nil {
+		return s, fmt.Errorf("emulation: invalid Config.Spec: %w", err)
+	}
+	durations := []struct {
+		name string
+		d    time.Duration
+	}{
+		{"Duration", c.Duration},
+		{"StartSpread", c.StartSpread},
+		{"Network.MinRTO", c.Network.MinRTO},
+		{"Network.SelfDelay", c.Network.SelfDelay},
+		{"Churn.Downtime", c.Churn.Downtime},
+		{"Churn.After", c.Churn.After},
+	}
+	for _, d := range durations {
+		if d.d < 0 {
+			return s, fmt.Errorf("emulation: Config.%s must not be negative, got %v", d.name, d.d)
+		}
+	}
+	if math.IsNaN(c.Churn.Rate) || math.IsInf(c.Churn.Rate, 0) || c.Churn.Rate < 0 {
+		return s, fmt.Errorf("emulation: Config.Churn.Rate must be a finite, non-negative number of events per minute, got %v", c.Churn.Rate)
+	}
+	s.silent = DefaultSilentFraction
+	if f := c.Churn.SilentFraction; f != nil {
+		if !(*f >= 0 && *f <= 1) {
+			return s, fmt.Errorf("emulation: Config.Churn.SilentFraction must be in [0, 1], got %v", *f)
+		}
+		s.silent = *f
+	}
+	if s.StartSpread == 0 {
+		s.StartSpread = DefaultStartSpread
+	}
+	if s.Network.MinRTO == 0 {
+		s.Network.MinRTO = DefaultMinRTO
+	}
+	if s.Network.SelfDelay == 0 {
+		s.Network.SelfDelay = DefaultSelfDelay
+	}
+	if s.Churn.Downtime == 0 {
+		s.Churn.Downtime = DefaultDowntime
+	}
+	if s.Logger == nil {
+		s.Logger = zap.NewNop()
+	}
+	return s, nil
+}

@@ -1,0 +1,139 @@
+// Package emulation is crystalball's ModelNet replacement: a deterministic
+// discrete-event loop that runs many node.Cores in one process on virtual
+// time, over an emulated wide-area network with loss, resets and churn. A
+// run is a pure function of its Config and its one Seed: the same seed and
+// code give a byte-identical trace.
+//
+// The package is logic only: no goroutines, no sockets, no wall clock inside
+// the loop (Run reads it once, for Result.WallTime), no global randomness.
+//
+// # Time and the event queue
+//
+// Virtual time starts at Epoch (the Unix epoch, UTC) and advances only from
+// one event to the next. Pending work sits in a binary heap ordered by
+// (time, sequence number): ties are broken by insertion order, never by map
+// iteration. Events are node starts, application calls, message arrivals,
+// timer expiries, transport errors, churn leaves and rejoins. Timers mirror
+// the cores' TimerOps; a cancelled or rescheduled timer's old entry is
+// skipped without counting as an event.
+//
+// # Nodes
+//
+// Config.Nodes nodes with IDs 1..N each run a node.Core built from
+// Config.Spec.New, with a seed derived from the run seed and the node ID.
+// Node i starts (EventInit) at a time drawn uniformly in
+// [0, Config.StartSpread]; the workload's application calls
+// (Config.Workload(id, false)) are queued right after, at the same instant.
+// A node that has not started yet counts as down.
+//
+// # Network
+//
+// Every directed pair of nodes has a TCP-like FIFO channel. The path
+// properties come from a Topology (topology.go): latency, jitter bound and
+// loss per link. The default AccessTopology gives each node an access
+// latency, with link latency access(a)+access(b), rescaled so the mean RTT
+// over all pairs is 130 ms (the paper's INET topology), and each pair a loss
+// probability uniform in [0.001, 0.005]. A message's delivery time is
+//
+//	now + latency + U[0, jitter] + retransmissions
+//
+// where each lost transmission (probability = the link's loss) adds an RTO
+// of max(Network.MinRTO, 2·RTT), doubling for each further loss of the same
+// packet (TCP backoff): loss adds delay and never loses a message on a live
+// connection. The result is then raised to the previous delivery time on the
+// same channel, so jitter and retransmission never reorder a channel (equal
+// times keep send order). Messages a node sends to itself take
+// Network.SelfDelay and need no connection. Bandwidth is not modelled yet.
+//
+// # Connections and transport errors
+//
+// Each node has an incarnation number, 0 at start and incremented whenever
+// it loses its state (Reset, Down, churn leave). Connections are explicit:
+//
+//   - The first send from a to b when a holds no connection to b opens one
+//     (no handshake delay) recording both ends' incarnations. Both a and b now
+//     hold it; if b held an older connection to a (one that went stale
+//     because a reset silently), the new one replaces it silently: b learns
+//     nothing.
+//   - A reset or leave of b drops all of b's timers, its connections and its
+//     service state (the core steps EventReset when b comes back up). With an
+//     RST (not silent), every peer still holding a connection to b gets
+//     EventTransportError(b) after the one-way latency, and the connection is
+//     removed when the error is delivered. A silent reset (the RST is lost)
+//     leaves the peers' connections stale.
+//   - A send over a stale connection (b's incarnation is no longer the
+//     recorded one, or b is down) is dropped, and a gets
+//     EventTransportError(b) one RTT later (the RST answering the write);
+//     the connection is removed then. Further sends before that error are
+//     dropped too, without a second error.
+//   - A message in flight to b when b resets arrives at an incarnation it was
+//     not sent to: it is dropped on arrival, and its sender (if it still
+//     holds that connection's incarnation and was not already told) gets a
+//     transport error when the RST gets back, one-way latency after the
+//     arrival. Messages in flight from a node that reset are still
+//     delivered: they were already in the network.
+//   - While b is down (left, not yet back) a connection attempt to it is
+//     refused: the message is dropped and the sender gets a transport error
+//     after one RTT. A node ID outside 1..N behaves like a down node (the
+//     error comes after Network.MinRTO).
+//   - BreakConnection(a, b) breaks a connection on purpose: everything in
+//     flight on it is lost, a gets a transport error at once and b after the
+//     one-way latency.
+//
+// At most one transport error is reported per connection end, so a burst
+// of sends to a dead peer yields one error. A transport error is delivered
+// only to the incarnation it was meant for; it is always delivered (even if
+// a newer connection to the peer has replaced the broken one, in which case
+// the newer one is kept): the service learns that messages it sent may
+// have been lost. The next send after an error opens a new connection.
+//
+// # Churn
+//
+// With Churn.Rate > 0, leaves form a Poisson process of that many events
+// per minute (exponential gaps), starting after Churn.After. Each picks a
+// live node uniformly, takes it down (silently with probability
+// Churn.SilentFraction, else with an RST) and brings it back after a
+// downtime drawn from an exponential distribution with mean Churn.Downtime.
+// Coming back is EventReset on the node's existing core (a fresh service
+// value and Init; the node's random source carries on), followed by the
+// workload's restart calls (Config.Workload(id, true)). The scenario
+// methods Reset, Down and Up give the same transitions under script control.
+//
+// # Seeds
+//
+// The run seed is split per subsystem with a SplitMix64 derivation:
+// topology, start times, churn, per-node core seeds, and one stream per
+// network channel for jitter and loss. Changing the draws of one subsystem
+// (say, a different churn rate) does not shift the numbers of the others,
+// so the start of two such runs is identical up to the first churn event.
+//
+// # Trace
+//
+// With Config.Trace set, every processed event writes one line:
+//
+//	00:01:02.345678901 n13 message randtree.Join from n9 -> hash=<32 hex digits> sends=2
+//	00:01:05.000000000 n7 down silent churn
+//	00:01:05.041250000 n7 drop message randtree.Probe from n3 (receiver down)
+//
+// The clock is virtual time since Epoch; a core step is followed by the
+// node's state fingerprint hash after the step and the number of messages it
+// sent. Reset events read "reset rst" or "reset silent", restarts "up". The
+// trace is the reproducibility contract: same seed and code, same bytes.
+//
+// # Observer
+//
+// After every event that ran a handler or changed the set of live nodes
+// (not after drops), each safety property of the spec is evaluated once on
+// the true global state (View: the live nodes and their services). Result
+// counts, per property, the post-event states in which it was violated (the
+// paper's "121 states that contain inconsistencies"), the episodes
+// (holds→violated transitions), and the time, event and error of the first
+// violation; Config.OnViolation sees each violated state. At the end of Run
+// the liveness properties are evaluated on the final state.
+//
+// # Failures
+//
+// A panic in a handler or a property check stops the loop with a
+// *PanicError naming the node, the event, the virtual time and the seed to
+// rerun with ("rerun with seed=N").
+package emulation

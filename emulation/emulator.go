@@ -1,0 +1,678 @@
+package emulation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// Epoch is virtual time zero: every run starts at Epoch and Env.Now, trace
+// clocks and Result times are measured from it. Do not modify it.
+var Epoch = time.Unix(0, 0).UTC()
+
+// Emulator runs many node.Cores in one process on virtual time, over an
+// emulated network, as a deterministic discrete-event loop (see the package
+// documentation for the model). Build it with New; drive it with Run, or
+// step-wise with Step, RunUntil and the scenario methods (Reset, Down, Up,
+// AppCall, BreakConnection).
+//
+// An Emulator is a single-threaded value: it starts no goroutines and is not
+// safe for concurrent use. After a failure (a handler panic, see
+// PanicError) it is stuck: Step returns false and Err reports the failure.
+type Emulator struct {
+	cfg   settings
+	topo  Topology
+	nodes []*emNode // index = ID; [0] is nil
+	live  []node.ID // ascending IDs of live nodes: the view's Nodes()
+	view  node.View
+	q     eventQueue
+	now   time.Duration // virtual time since Epoch
+	err   error
+
+	netKey  uint64 // per-channel jitter/loss streams derive from it
+	churn   *mrand.Rand
+	connSeq uint64
+
+	safety   []safetyState
+	liveness []node.Property
+
+	st      counters
+	tbuf    []byte    // trace line buffer, reused
+	scratch []node.ID // reused by takeDown
+}
+
+// emNode is the emulator's record of one node.
+type emNode struct {
+	id      node.ID
+	core    *node.Core
+	started bool // has run EventInit
+	live    bool // started and not down
+	inc     uint64
+	timers  map[string]uint64 // timer name → seq of its live queue entry
+	peers   map[node.ID]*peer
+}
+
+// peer is what node n keeps about one peer p: its socket to p and the
+// network's state of the directed channel n→p.
+type peer struct {
+	conn *conn         // n's connection to p; nil when none
+	last time.Duration // latest delivery time scheduled on channel n→p
+	rng  mrand.PCG     // the channel's jitter and loss draws
+}
+
+// conn is one TCP-like connection between nodes a and b, recording the
+// incarnation of each end when it was established.
+type conn struct {
+	id         uint64
+	a, b       node.ID
+	incA, incB uint64
+	// broken is set when the connection was broken explicitly (or refused):
+	// everything in flight on it is lost.
+	broken bool
+	// doomedA/doomedB: a transport error about this connection is on its
+	// way to (or was delivered at) that end, so further losses there are
+	// not reported twice.
+	doomedA, doomedB bool
+}
+
+func (c *conn) incOf(id node.ID) uint64 {
+	if id == c.a {
+		return c.incA
+	}
+	return c.incB
+}
+
+func (c *conn) doomed(id node.ID) bool {
+	if id == c.a {
+		return c.doomedA
+	}
+	return c.doomedB
+}
+
+func (c *conn) setDoomed(id node.ID) {
+	if id == c.a {
+		c.doomedA = true
+	} else {
+		c.doomedB = true
+	}
+}
+
+// New validates cfg, applies defaults, builds the nodes' cores and
+// schedules their starts (and the first churn event). Nothing runs until
+// Step, RunUntil or Run. Errors are prefixed "emulation:".
+func New(cfg Config) (*Emulator, error) {
+	s, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	e := &Emulator{cfg: s, topo: s.Topology}
+	if e.topo == nil {
+		t, err := NewAccessTopology(s.Nodes, AccessConfig{}, deriveSeed(s.Seed, streamTopology))
+		if err != nil {
+			return nil, err
+		}
+		e.topo = t
+	}
+	e.view = globalView{e}
+	e.netKey = deriveSeed(s.Seed, streamNetwork)
+	e.nodes = make([]*emNode, s.Nodes+1)
+	e.live = make([]node.ID, 0, s.Nodes)
+	coreSeed := deriveSeed(s.Seed, streamCores)
+	start := newStream(s.Seed, streamStart)
+	for i := 1; i <= s.Nodes; i++ {
+		id := node.ID(i)
+		core, err := node.NewCore(node.CoreConfig{
+			ID:      id,
+			Factory: s.Spec.New,
+			Seed:    deriveSeed(coreSeed, uint64(id)),
+			Logger:  s.Logger,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("emulation: node %v: %w", id, err)
+		}
+		e.nodes[i] = &emNode{id: id, core: core, timers: map[string]uint64{}, peers: map[node.ID]*peer{}}
+		it := e.q.alloc()
+		it.kind, it.node = itemStart, id
+		it.at = time.Duration(start.Float64() * float64(s.StartSpread))
+		e.q.push(it)
+	}
+	if s.Churn.Rate > 0 {
+		e.churn = newStream(s.Seed, streamChurn)
+		e.scheduleChurn(s.Churn.After)
+	}
+	for _, p := range s.Spec.Properties {
+		switch p.Kind {
+		case node.Safety:
+			e.safety = append(e.safety, safetyState{prop: p, res: SafetyResult{Name: p.Name}})
+		case node.Liveness:
+			e.liveness = append(e.liveness, p)
+		}
+	}
+	return e, nil
+}
+
+// Now returns the current virtual time: the time of the last processed
+// event, or the limit of the last RunUntil/Run if that is later.
+func (e *Emulator) Now() time.Time { return Epoch.Add(e.now) }
+
+// Elapsed returns the virtual time since Epoch.
+func (e *Emulator) Elapsed() time.Duration { return e.now }
+
+// Err returns the failure that stopped the loop (nil if none).
+func (e *Emulator) Err() error { return e.err }
+
+// Core returns the core of node id (nil for an ID outside 1..Nodes). The
+// core is the emulator's own: read it, do not Step it. While a node is down
+// its core still holds the state it had when it went down.
+func (e *Emulator) Core(id node.ID) *node.Core {
+	if n := e.node(id); n != nil {
+		return n.core
+	}
+	return nil
+}
+
+// Live reports whether node id has started and is not down.
+func (e *Emulator) Live(id node.ID) bool {
+	n := e.node(id)
+	return n != nil && n.live
+}
+
+// Incarnation returns node id's incarnation number: 0 at start, incremented
+// by every reset and every leave.
+func (e *Emulator) Incarnation(id node.ID) uint64 {
+	if n := e.node(id); n != nil {
+		return n.inc
+	}
+	return 0
+}
+
+// View returns the true global state: the live nodes and their service
+// states. It is the view the observer evaluates properties on. It reflects
+// the emulator as it is when read; the slice returned by Nodes is valid only
+// until the next event.
+func (e *Emulator) View() node.View { return e.view }
+
+// Pending returns the number of queued items (scheduled events, some of
+// which may turn out stale and be skipped).
+func (e *Emulator) Pending() int { return e.q.Len() }
+
+func (e *Emulator) node(id node.ID) *emNode {
+	if id == node.None || uint64(id) >= uint64(len(e.nodes)) {
+		return nil
+	}
+	return e.nodes[id]
+}
+
+// Step processes the next event and reports whether it did. It returns
+// false when the queue is empty or the loop has failed (see Err). Stale
+// queue entries (cancelled timers, errors for a node that has since reset)
+// are skipped without counting as events.
+func (e *Emulator) Step() bool { return e.stepUntil(time.Duration(1<<63 - 1)) }
+
+// stepUntil processes the next event due at or before limit.
+func (e *Emulator) stepUntil(limit time.Duration) bool {
+	for e.err == nil {
+		it := e.q.peek()
+		if it == nil || it.at > limit {
+			return false
+		}
+		e.q.pop()
+		if it.at > e.now {
+			e.now = it.at
+		}
+		handled := e.process(it)
+		e.q.release(it)
+		if handled {
+			return e.err == nil
+		}
+	}
+	return false
+}
+
+// RunUntil processes every event due at or before t, then advances the
+// clock to t (if it is later than Now). It returns Err.
+func (e *Emulator) RunUntil(t time.Time) error {
+	limit := t.Sub(Epoch)
+	for e.stepUntil(limit) {
+	}
+	if e.err == nil && limit > e.now {
+		e.now = limit
+	}
+	return e.err
+}
+
+// Run emulates until Config.Duration of virtual time has passed (from
+// Epoch, so a Run after some Steps finishes the same run), then evaluates
+// the liveness properties on the final state and returns the Result. It
+// checks ctx every 1024 events; on cancellation it returns the partial
+// Result and ctx's error. On a handler panic it returns the partial Result
+// and a *PanicError. Run reads the wall clock only to fill Result.WallTime.
+func (e *Emulator) Run(ctx context.Context) (Result, error) {
+	if e.cfg.Duration <= 0 {
+		return Result{}, errors.New("emulation: Run needs a positive Config.Duration")
+	}
+	wall := time.Now()
+	limit := e.cfg.Duration
+	for i := 0; ; i++ {
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				r := e.Result()
+				r.WallTime = time.Since(wall)
+				return r, err
+			}
+		}
+		if !e.stepUntil(limit) {
+			break
+		}
+	}
+	if e.err == nil && limit > e.now {
+		e.now = limit
+	}
+	r := e.Result()
+	r.WallTime = time.Since(wall)
+	return r, e.err
+}
+
+// process carries out one queue item and reports whether it was an event.
+func (e *Emulator) process(it *item) bool {
+	switch it.kind {
+	case itemStart:
+		n := e.nodes[it.node]
+		n.started = true
+		e.setLive(n, true)
+		e.stepCore(n, node.Event{Kind: node.EventInit}, "")
+		e.queueWorkload(n, false)
+		return true
+
+	case itemApp:
+		n := e.nodes[it.node]
+		if !n.live || n.inc != it.inc {
+			e.st.count(kindDrop)
+			e.traceDrop(n.id, "app", it.msg, node.None, "node reset or down")
+			return true
+		}
+		e.stepCore(n, node.Event{Kind: node.EventApp, Msg: it.msg}, "")
+		return true
+
+	case itemDeliver:
+		return e.deliver(it)
+
+	case itemTimer:
+		n := e.nodes[it.node]
+		if !n.live || n.inc != it.inc || n.timers[it.name] != it.seq {
+			return false // cancelled, rescheduled or lost in a reset
+		}
+		delete(n.timers, it.name)
+		e.stepCore(n, node.Event{Kind: node.EventTimer, Timer: it.name, Deadline: Epoch.Add(it.dl)}, "")
+		return true
+
+	case itemTransportError:
+		n := e.nodes[it.node]
+		if !n.live || n.inc != it.inc {
+			return false // the socket died with the node's incarnation
+		}
+		if p := n.peers[it.peer]; p != nil && p.conn == it.conn {
+			p.conn = nil
+		}
+		e.st.transportErrors++
+		e.stepCore(n, node.Event{Kind: node.EventTransportError, Peer: it.peer}, "")
+		return true
+
+	case itemChurn:
+		return e.churnLeave()
+
+	case itemRejoin:
+		n := e.nodes[it.node]
+		if n.live || n.inc != it.inc {
+			return false // brought up (and maybe down again) by the API
+		}
+		e.st.rejoins++
+		e.bringUp(n, "up")
+		return true
+	}
+	panic(fmt.Sprintf("emulation: unknown queue item kind %d", it.kind))
+}
+
+// setLive adds n to or removes it from the ascending live list.
+func (e *Emulator) setLive(n *emNode, live bool) {
+	n.live = live
+	i, found := slices.BinarySearch(e.live, n.id)
+	switch {
+	case live && !found:
+		e.live = slices.Insert(e.live, i, n.id)
+	case !live && found:
+		e.live = slices.Delete(e.live, i, i+1)
+	}
+}
+
+// queueWorkload queues the workload's application calls for n, due now.
+func (e *Emulator) queueWorkload(n *emNode, restart bool) {
+	if e.cfg.Workload == nil || e.err != nil {
+		return
+	}
+	var calls []node.Message
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				e.fail(&PanicError{Node: n.id, Event: "workload", At: e.now, Seed: e.cfg.Seed, Value: r, Stack: debug.Stack()})
+			}
+		}()
+		calls = e.cfg.Workload(n.id, restart)
+	}()
+	for _, m := range calls {
+		if m == nil {
+			continue
+		}
+		it := e.q.alloc()
+		it.kind, it.at, it.node, it.inc, it.msg = itemApp, e.now, n.id, n.inc, m
+		e.q.push(it)
+	}
+}
+
+// stepCore runs ev on n's core at the current virtual time, carries out the
+// effects, writes the trace line and runs the observer. label, when set,
+// names the event in the trace instead of its kind (reset, up).
+func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
+	ev.At = Epoch.Add(e.now)
+	fx, err := e.safeStep(n, ev, label)
+	if err != nil {
+		e.fail(err)
+		return
+	}
+	if fx.Ignored {
+		// Cannot happen: the emulator only fires timers the core has
+		// scheduled. Treat it as a shell bug rather than hide it.
+		e.fail(fmt.Errorf("emulation: node %v ignored %v at %s; rerun with seed=%d", n.id, ev, clock(e.now), e.cfg.Seed))
+		return
+	}
+	switch ev.Kind {
+	case node.EventInit:
+		e.st.count(kindInit)
+	case node.EventMessage:
+		e.st.count(kindMessage)
+		e.st.delivered++
+	case node.EventTimer:
+		e.st.count(kindTimer)
+	case node.EventApp:
+		e.st.count(kindApp)
+	case node.EventTransportError:
+		e.st.count(kindTransportError)
+	case node.EventReset:
+		if label == "up" {
+			e.st.count(kindUp)
+		} else {
+			e.st.count(kindReset)
+		}
+	}
+	for i := range fx.Sends {
+		e.send(n, &fx.Sends[i])
+	}
+	for _, op := range fx.Timers {
+		if op.Cancel {
+			delete(n.timers, op.Name)
+			continue
+		}
+		it := e.q.alloc()
+		it.kind, it.node, it.inc, it.name = itemTimer, n.id, n.inc, op.Name
+		it.dl = op.At.Sub(Epoch)
+		it.at = max(it.dl, e.now) // a core never sets a deadline in the past
+		e.q.push(it)
+		n.timers[op.Name] = it.seq
+	}
+	if e.err != nil {
+		return
+	}
+	if e.cfg.Trace != nil {
+		e.traceStep(n, ev, label, len(fx.Sends))
+	}
+	e.observe(n.id, ev, label)
+}
+
+// safeStep steps n's core, turning a handler panic into a *PanicError.
+func (e *Emulator) safeStep(n *emNode, ev node.Event, label string) (fx node.Effects, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Node: n.id, Event: describe(ev, label), At: e.now, Seed: e.cfg.Seed, Value: r, Stack: debug.Stack()}
+		}
+	}()
+	fx, err = n.core.Step(ev)
+	if err != nil {
+		err = fmt.Errorf("emulation: node %v rejected %s at %s: %w; rerun with seed=%d", n.id, describe(ev, label), clock(e.now), err, e.cfg.Seed)
+	}
+	return fx, err
+}
+
+func (e *Emulator) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+// takeDown makes n lose its incarnation: timers and connections are gone,
+// and, unless silent, every peer still holding a connection to n gets a
+// transport error after the one-way latency (the RST). n is left down.
+func (e *Emulator) takeDown(n *emNode, silent bool) {
+	n.inc++
+	e.setLive(n, false)
+	clear(n.timers)
+	e.st.resets++
+	ids := e.scratch[:0]
+	for id, p := range n.peers {
+		if p.conn != nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids) // map order must not leak into the schedule
+	for _, id := range ids {
+		p := n.peers[id]
+		c := p.conn
+		p.conn = nil
+		if silent {
+			continue
+		}
+		x := e.node(id)
+		if x == nil || !x.live || x.inc != c.incOf(x.id) || c.doomed(x.id) {
+			continue
+		}
+		if xp := x.peers[n.id]; xp == nil || xp.conn != c {
+			continue
+		}
+		e.doom(c, x, e.now+e.topo.Link(n.id, x.id).Latency)
+	}
+	e.scratch = ids[:0]
+}
+
+// bringUp restarts a down node with a fresh state (EventReset on its core)
+// and queues the workload's restart calls.
+func (e *Emulator) bringUp(n *emNode, label string) {
+	e.setLive(n, true)
+	e.stepCore(n, node.Event{Kind: node.EventReset}, label)
+	e.queueWorkload(n, true)
+}
+
+// scheduleChurn queues the next churn leave after from.
+func (e *Emulator) scheduleChurn(from time.Duration) {
+	gap := e.churn.ExpFloat64() * float64(time.Minute) / e.cfg.Churn.Rate
+	it := e.q.alloc()
+	it.kind, it.at = itemChurn, from+time.Duration(gap)
+	e.q.push(it)
+}
+
+// churnLeave takes a random live node down for an exponential downtime.
+// Draw order (part of the contract): victim, silent, downtime, next gap.
+func (e *Emulator) churnLeave() bool {
+	if len(e.live) == 0 {
+		e.st.churnSkipped++
+		e.scheduleChurn(e.now)
+		return false
+	}
+	n := e.nodes[e.live[e.churn.IntN(len(e.live))]]
+	silent := e.churn.Float64() < e.cfg.silent
+	down := time.Duration(e.churn.ExpFloat64() * float64(e.cfg.Churn.Downtime))
+	e.scheduleChurn(e.now)
+	e.st.leaves++
+	if silent {
+		e.st.silentLeaves++
+	}
+	e.down(n, silent, "churn")
+	it := e.q.alloc()
+	it.kind, it.at, it.node, it.inc = itemRejoin, e.now+down, n.id, n.inc
+	e.q.push(it)
+	return true
+}
+
+// down takes n down as one traced, observed event.
+func (e *Emulator) down(n *emNode, silent bool, why string) {
+	e.takeDown(n, silent)
+	e.st.count(kindDown)
+	label := "down rst"
+	if silent {
+		label = "down silent"
+	}
+	if why != "" {
+		label += " " + why
+	}
+	if e.cfg.Trace != nil {
+		e.traceLabel(n.id, label)
+	}
+	e.observe(n.id, node.Event{Kind: node.EventReset}, label)
+}
+
+// Reset crashes and immediately restarts node id, as one event: its
+// incarnation is incremented, its timers and connections are lost, its core
+// steps EventReset (fresh service, Init), and the workload's restart calls
+// are queued. Unless silent, peers holding a connection to id get a
+// transport error after the one-way latency; if silent, their connections
+// go stale (see the package documentation). The node must be live.
+func (e *Emulator) Reset(id node.ID, silent bool) error {
+	n, err := e.liveNode("Reset", id)
+	if err != nil {
+		return err
+	}
+	e.takeDown(n, silent)
+	label := "reset rst"
+	if silent {
+		label = "reset silent"
+	}
+	e.bringUp(n, label)
+	return e.err
+}
+
+// Down takes live node id down (it left): its incarnation is incremented,
+// its timers and connections are lost, and it stays out of the view until
+// Up. RST and silent are as for Reset. While it is down, connections to it
+// are refused.
+func (e *Emulator) Down(id node.ID, silent bool) error {
+	n, err := e.liveNode("Down", id)
+	if err != nil {
+		return err
+	}
+	e.down(n, silent, "")
+	return e.err
+}
+
+// Up restarts node id, which must be down (after Down or a churn leave):
+// its core steps EventReset (fresh service, Init) and the workload's restart
+// calls are queued. A churn rejoin pending for it is then skipped.
+func (e *Emulator) Up(id node.ID) error {
+	if e.err != nil {
+		return e.err
+	}
+	n := e.node(id)
+	switch {
+	case n == nil:
+		return fmt.Errorf("emulation: Up: no node %v", id)
+	case !n.started:
+		return fmt.Errorf("emulation: Up: node %v has not started yet", id)
+	case n.live:
+		return fmt.Errorf("emulation: Up: node %v is not down", id)
+	}
+	e.bringUp(n, "up")
+	return e.err
+}
+
+// AppCall runs the application call msg on live node id now, as one event.
+func (e *Emulator) AppCall(id node.ID, msg node.Message) error {
+	n, err := e.liveNode("AppCall", id)
+	if err != nil {
+		return err
+	}
+	if msg == nil {
+		return errors.New("emulation: AppCall: nil message")
+	}
+	e.stepCore(n, node.Event{Kind: node.EventApp, Msg: msg}, "")
+	return e.err
+}
+
+// BreakConnection breaks the connection between a and b (as a steering
+// filter or a network failure would): everything in flight on it, in both
+// directions, is lost; a gets a transport error about b now (it is the end
+// that broke it) and b gets one about a after the one-way latency. An end
+// that no longer holds the connection, or already has an error pending for
+// it, is not told again. It fails if a holds no connection to b.
+func (e *Emulator) BreakConnection(a, b node.ID) error {
+	na, err := e.liveNode("BreakConnection", a)
+	if err != nil {
+		return err
+	}
+	nb := e.node(b)
+	p := na.peers[b]
+	if nb == nil || p == nil || p.conn == nil {
+		return fmt.Errorf("emulation: BreakConnection: %v holds no connection to %v", a, b)
+	}
+	c := p.conn
+	c.broken = true
+	e.st.count(kindBreak)
+	if e.cfg.Trace != nil {
+		e.traceLabel(a, "break "+b.String())
+	}
+	if !c.doomed(a) {
+		e.doom(c, na, e.now)
+	}
+	if nb.live && nb.inc == c.incOf(b) && !c.doomed(b) {
+		if bp := nb.peers[a]; bp != nil && bp.conn == c {
+			e.doom(c, nb, e.now+e.topo.Link(a, b).Latency)
+		}
+	}
+	return e.err
+}
+
+func (e *Emulator) liveNode(op string, id node.ID) (*emNode, error) {
+	if e.err != nil {
+		return nil, e.err
+	}
+	n := e.node(id)
+	switch {
+	case n == nil:
+		return nil, fmt.Errorf("emulation: %s: no node %v", op, id)
+	case !n.live:
+		return nil, fmt.Errorf("emulation: %s: node %v is not live", op, id)
+	}
+	return n, nil
+}
+
+// globalView is the true global state as a node.View.
+type globalView struct{ e *Emulator }
+
+func (v globalView) Nodes() []node.ID { return v.e.live }
+
+func (v globalView) Service(id node.ID) node.Service {
+	if n := v.e.node(id); n != nil && n.live {
+		return n.core.Service()
+	}
+	return nil
+}
+
+func (v globalView) TimerScheduled(id node.ID, name string) bool {
+	if n := v.e.node(id); n != nil && n.live {
+		_, ok := n.core.State().TimerAt(name)
+		return ok
+	}
+	return false
+}

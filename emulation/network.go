@@ -1,0 +1,154 @@
+package emulation
+
+import (
+	"fmt"
+	mrand "math/rand/v2"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// maxRetransmits bounds the retransmissions of one packet (each doubles the
+// RTO, as TCP's backoff does); with per-link loss below 1 the bound is only
+// reached with vanishing probability.
+const maxRetransmits = 16
+
+// peerOf returns n's record of p, creating it (and seeding the channel's
+// random stream) on first contact.
+func (e *Emulator) peerOf(n *emNode, p node.ID) *peer {
+	if r := n.peers[p]; r != nil {
+		return r
+	}
+	r := &peer{}
+	r.rng = *mrand.NewPCG(deriveSeed(e.netKey, uint64(n.id), uint64(p)), deriveSeed(^e.netKey, uint64(p), uint64(n.id)))
+	n.peers[p] = r
+	return r
+}
+
+// rtt returns the round-trip time between a and b (b may be outside the
+// topology, in which case the connection attempt fails after MinRTO).
+func (e *Emulator) rtt(a, b node.ID) time.Duration {
+	if e.node(b) == nil {
+		return e.cfg.Network.MinRTO
+	}
+	return e.topo.Link(a, b).Latency + e.topo.Link(b, a).Latency
+}
+
+// doom schedules a transport error about c's other end for n at at, and
+// marks c doomed at n so the loss is reported once.
+func (e *Emulator) doom(c *conn, n *emNode, at time.Duration) {
+	c.setDoomed(n.id)
+	other := c.a
+	if other == n.id {
+		other = c.b
+	}
+	it := e.q.alloc()
+	it.kind, it.at, it.node, it.peer, it.inc, it.conn = itemTransportError, at, n.id, other, n.inc, c
+	e.q.push(it)
+}
+
+// newConn records a connection from a (incarnation incA) to b.
+func (e *Emulator) newConn(a node.ID, incA uint64, b node.ID, incB uint64) *conn {
+	e.connSeq++
+	return &conn{id: e.connSeq, a: a, incA: incA, b: b, incB: incB}
+}
+
+// send carries out one Env.Send of node from (see the package
+// documentation for the connection rules).
+func (e *Emulator) send(from *emNode, env *node.Envelope) {
+	e.st.sent++
+	to := env.To
+	p := e.peerOf(from, to)
+	if to == from.id {
+		e.schedule(p, e.now+e.cfg.Network.SelfDelay, to, from.id, from.inc, env.Msg, nil)
+		return
+	}
+	dst := e.node(to)
+	c := p.conn
+	if c == nil {
+		if dst == nil || !dst.live {
+			// Connection refused (or no such host): the attempt fails
+			// after one RTT; sends until then fail with it.
+			c = e.newConn(from.id, from.inc, to, 0)
+			c.broken = true
+			p.conn = c
+			e.doom(c, from, e.now+e.rtt(from.id, to))
+			e.st.dropped++
+			return
+		}
+		c = e.newConn(from.id, from.inc, to, dst.inc)
+		p.conn = c
+		// The new connection replaces whatever (stale) socket the receiver
+		// held for from, silently.
+		e.peerOf(dst, from.id).conn = c
+	} else if c.broken || c.doomed(from.id) || dst == nil || !dst.live || c.incOf(to) != dst.inc {
+		// Stale or broken: the write is answered by an RST one RTT later.
+		if !c.doomed(from.id) {
+			e.doom(c, from, e.now+e.rtt(from.id, to))
+		}
+		e.st.dropped++
+		return
+	}
+	l := e.topo.Link(from.id, to)
+	if err := validateLink(l); err != nil {
+		e.fail(fmt.Errorf("%w (%v→%v: %+v)", err, from.id, to, l))
+		return
+	}
+	d := l.Latency
+	if l.Jitter > 0 {
+		d += time.Duration(unitFloat(p.rng.Uint64()) * float64(l.Jitter+1))
+	}
+	if l.Loss > 0 {
+		rto := max(e.cfg.Network.MinRTO, 2*(l.Latency+e.topo.Link(to, from.id).Latency))
+		for i := 0; i < maxRetransmits && unitFloat(p.rng.Uint64()) < l.Loss; i++ {
+			d += rto
+			rto *= 2
+			e.st.retransmits++
+		}
+	}
+	e.schedule(p, e.now+d, to, from.id, dst.inc, env.Msg, c)
+}
+
+// schedule queues a delivery on channel p, never before the previous
+// delivery on that channel (FIFO: equal times keep insertion order).
+func (e *Emulator) schedule(p *peer, at time.Duration, to, from node.ID, inc uint64, msg node.Message, c *conn) {
+	if at < p.last {
+		at = p.last
+	}
+	p.last = at
+	it := e.q.alloc()
+	it.kind, it.at, it.node, it.peer, it.inc, it.msg, it.conn = itemDeliver, at, to, from, inc, msg, c
+	e.q.push(it)
+}
+
+// deliver processes a message arrival: it reaches the service if the
+// receiver is still the incarnation it was sent to and the connection was
+// not broken; otherwise it is dropped and the sender, if it still holds the
+// connection's incarnation, gets a transport error when the RST gets back.
+func (e *Emulator) deliver(it *item) bool {
+	n := e.nodes[it.node]
+	c := it.conn
+	if n.live && n.inc == it.inc && (c == nil || !c.broken) {
+		e.stepCore(n, node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}, "")
+		return true
+	}
+	e.st.dropped++
+	e.st.count(kindDrop)
+	reason := "receiver reset"
+	switch {
+	case c != nil && c.broken:
+		reason = "connection broken"
+	case !n.live:
+		reason = "receiver down"
+	}
+	if c != nil {
+		s := e.nodes[it.peer]
+		if s.live && s.inc == c.incOf(s.id) && !c.doomed(s.id) {
+			e.doom(c, s, e.now+e.topo.Link(n.id, s.id).Latency)
+		}
+	}
+	if e.cfg.Trace != nil {
+		e.traceDrop(n.id, "message", it.msg, it.peer, reason)
+	}
+	return true
+}

@@ -1,0 +1,98 @@
+package emulation
+
+import (
+	"container/heap"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// itemKind is what a queued item does when it comes due.
+type itemKind uint8
+
+const (
+	itemStart          itemKind = iota + 1 // first start of node: EventInit
+	itemApp                                // application call msg to node (incarnation inc)
+	itemDeliver                            // message msg from peer to node over conn
+	itemTimer                              // timer name of node; live only if node.timers[name] == seq
+	itemTransportError                     // transport error about peer to node, for conn
+	itemChurn                              // next churn leave
+	itemRejoin                             // churned node comes back (if still down in incarnation inc)
+)
+
+// item is one scheduled occurrence. Items are pooled: the queue owns them
+// from push to pop, and the loop returns them to the free list after
+// processing, so a long run allocates a bounded number of them.
+type item struct {
+	at   time.Duration // virtual time since Epoch
+	seq  uint64        // insertion order; breaks ties in at
+	kind itemKind
+	node node.ID // the node the item happens to
+	peer node.ID // sender (deliver) or broken peer (transport error)
+	inc  uint64  // the node's incarnation the item belongs to
+	msg  node.Message
+	name string        // timer name
+	dl   time.Duration // timer deadline (== at)
+	conn *conn         // connection a message travels on / an error is about
+}
+
+// eventQueue is a min-heap of items ordered by (at, seq): ties are broken by
+// insertion order, never by map iteration or pointer values.
+type eventQueue struct {
+	items []*item
+	free  []*item
+	seq   uint64
+}
+
+func (q *eventQueue) Len() int { return len(q.items) }
+func (q *eventQueue) Less(i, j int) bool {
+	a, b := q.items[i], q.items[j]
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.seq < b.seq
+}
+func (q *eventQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
+func (q *eventQueue) Push(x any)    { q.items = append(q.items, x.(*item)) }
+func (q *eventQueue) Pop() any {
+	n := len(q.items) - 1
+	it := q.items[n]
+	q.items[n] = nil
+	q.items = q.items[:n]
+	return it
+}
+
+// alloc returns a zeroed item from the free list (or a new one).
+func (q *eventQueue) alloc() *item {
+	if n := len(q.free); n > 0 {
+		it := q.free[n-1]
+		q.free = q.free[:n-1]
+		return it
+	}
+	return new(item)
+}
+
+// release zeroes it (dropping its references) and returns it to the free
+// list.
+func (q *eventQueue) release(it *item) {
+	*it = item{}
+	q.free = append(q.free, it)
+}
+
+// push stamps it with the next sequence number and queues it.
+func (q *eventQueue) push(it *item) {
+	q.seq++
+	it.seq = q.seq
+	heap.Push(q, it)
+}
+
+// peek returns the earliest item without removing it, or nil.
+func (q *eventQueue) peek() *item {
+	if len(q.items) == 0 {
+		return nil
+	}
+	return q.items[0]
+}
+
+// pop removes and returns the earliest item.
+func (q *eventQueue) pop() *item { return heap.Pop(q).(*item) }

@@ -1,0 +1,168 @@
+package emulation
+
+import (
+	"time"
+)
+
+// eventKind classifies processed events for Result.EventsByKind.
+type eventKind uint8
+
+const (
+	kindInit eventKind = iota
+	kindMessage
+	kindTimer
+	kindApp
+	kindTransportError
+	kindReset
+	kindDown
+	kindUp
+	kindDrop
+	kindBreak
+	numKinds
+)
+
+// kindNames are the keys of Result.EventsByKind (and the trace's words).
+var kindNames = [numKinds]string{
+	kindInit:           "init",
+	kindMessage:        "message",
+	kindTimer:          "timer",
+	kindApp:            "app",
+	kindTransportError: "transport-error",
+	kindReset:          "reset",
+	kindDown:           "down",
+	kindUp:             "up",
+	kindDrop:           "drop",
+	kindBreak:          "break",
+}
+
+type counters struct {
+	byKind                                                 [numKinds]int64
+	sent, delivered, dropped, retransmits, transportErrors int64
+	resets, leaves, silentLeaves, rejoins, churnSkipped    int64
+}
+
+func (c *counters) count(k eventKind) { c.byKind[k]++ }
+
+// Result summarises a run. Its JSON field names are stable (the CLI prints
+// it with --json); durations are integers in nanoseconds.
+type Result struct {
+	// Seed is the run's seed: rerunning with it reproduces the run.
+	Seed uint64 `json:"seed"`
+	// Nodes is the number of nodes.
+	Nodes int `json:"nodes"`
+	// VirtualDuration is the virtual time emulated, since Epoch.
+	VirtualDuration time.Duration `json:"virtual_duration_ns"`
+	// WallTime is the wall-clock time Run took (zero outside Run).
+	WallTime time.Duration `json:"wall_time_ns"`
+	// Events is the number of processed events (trace lines).
+	Events int64 `json:"events"`
+	// EventsByKind splits Events: init, message, timer, app,
+	// transport-error, reset, up, down, drop, break. Every key is present.
+	EventsByKind map[string]int64 `json:"events_by_kind"`
+	// Messages counts service messages.
+	Messages MessageStats `json:"messages"`
+	// TransportErrors is the number of transport errors delivered to
+	// services.
+	TransportErrors int64 `json:"transport_errors"`
+	// Resets is the number of times a node lost its state (Reset, Down and
+	// churn leaves).
+	Resets int64 `json:"resets"`
+	// Churn counts churn events.
+	Churn ChurnStats `json:"churn"`
+	// Safety has one entry per safety property, in spec order.
+	Safety []SafetyResult `json:"safety"`
+	// Liveness has one entry per liveness property, in spec order,
+	// evaluated on the final state.
+	Liveness []LivenessResult `json:"liveness"`
+}
+
+// MessageStats counts service messages.
+type MessageStats struct {
+	// Sent counts Env.Send calls.
+	Sent int64 `json:"sent"`
+	// Delivered counts messages handed to a service.
+	Delivered int64 `json:"delivered"`
+	// Dropped counts messages lost to a reset, a down node, a stale, broken
+	// or refused connection. Every drop is covered by a transport error
+	// scheduled for its sender (unless the sender itself reset first).
+	Dropped int64 `json:"dropped"`
+	// InFlight is Sent - Delivered - Dropped: messages still queued.
+	InFlight int64 `json:"in_flight"`
+	// Retransmissions counts packet losses repaired by retransmission.
+	Retransmissions int64 `json:"retransmissions"`
+}
+
+// ChurnStats counts churn events.
+type ChurnStats struct {
+	// Leaves is the number of churn leaves; SilentLeaves of them lost
+	// their RST.
+	Leaves       int64 `json:"leaves"`
+	SilentLeaves int64 `json:"silent_leaves"`
+	// Rejoins is the number of churned nodes that came back.
+	Rejoins int64 `json:"rejoins"`
+	// Skipped counts churn events that found no live node.
+	Skipped int64 `json:"skipped"`
+}
+
+// SafetyResult is the observer's account of one safety property.
+type SafetyResult struct {
+	Name string `json:"name"`
+	// ViolatedStates is the number of post-event global states in which
+	// the property was violated (the paper's "states that contain
+	// inconsistencies").
+	ViolatedStates int64 `json:"violated_states"`
+	// Episodes is the number of holds→violated transitions.
+	Episodes int64 `json:"episodes"`
+	// FirstViolation is the virtual time of the first violated state;
+	// meaningful only when ViolatedStates > 0.
+	FirstViolation time.Duration `json:"first_violation_ns"`
+	// FirstEvent is the event that produced the first violated state
+	// ("n13 message randtree.Join from n9").
+	FirstEvent string `json:"first_event,omitempty"`
+	// FirstError is the property's error in that state.
+	FirstError string `json:"first_error,omitempty"`
+}
+
+// LivenessResult is a liveness property evaluated on the final state.
+type LivenessResult struct {
+	Name  string `json:"name"`
+	Holds bool   `json:"holds"`
+	// Error is the property's error when it does not hold.
+	Error string `json:"error,omitempty"`
+}
+
+// Result returns the run's result so far; the liveness properties are
+// evaluated on the current state. WallTime is zero (Run fills it).
+func (e *Emulator) Result() Result {
+	r := Result{
+		Seed:            e.cfg.Seed,
+		Nodes:           e.cfg.Nodes,
+		VirtualDuration: e.now,
+		EventsByKind:    make(map[string]int64, numKinds),
+		Messages: MessageStats{
+			Sent:            e.st.sent,
+			Delivered:       e.st.delivered,
+			Dropped:         e.st.dropped,
+			InFlight:        e.st.sent - e.st.delivered - e.st.dropped,
+			Retransmissions: e.st.retransmits,
+		},
+		TransportErrors: e.st.transportErrors,
+		Resets:          e.st.resets,
+		Churn: ChurnStats{
+			Leaves:       e.st.leaves,
+			SilentLeaves: e.st.silentLeaves,
+			Rejoins:      e.st.rejoins,
+			Skipped:      e.st.churnSkipped,
+		},
+		Safety:   make([]SafetyResult, 0, len(e.safety)),
+		Liveness: e.evalLiveness(),
+	}
+	for k, n := range e.st.byKind {
+		r.Events += n
+		r.EventsByKind[kindNames[k]] = n
+	}
+	for _, s := range e.safety {
+		r.Safety = append(r.Safety, s.res)
+	}
+	return r
+}
