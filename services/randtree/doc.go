@@ -29,6 +29,16 @@
 // that formed apart merge. A transport error from the parent makes a node
 // the root of its subtree until recovery finds the real root.
 //
+// The recovery timer also checks the node's tree links with a Keepalive to
+// its parent and to each child (the parent's carries the child's current
+// sibling list). A silent reset tells nobody, and TCP notices a dead peer
+// only when it writes, so without this a reset root's children would keep it
+// as their parent, and a parent would keep a child that rejoined elsewhere,
+// for ever: the tree would not heal under churn. The write exposes a stale
+// connection; a live peer that does not hold the link answers Disown and the
+// link is dropped. This is the protocol's healing mechanism, not a bug fix,
+// so it is always on (testdata/keepalive*.txt).
+//
 // # The paper's bugs
 //
 // DefaultOptions is the paper's code. Each bug has a correction flag;
@@ -52,17 +62,22 @@
 //     over it gains a peer but the timer never starts. Correction: keep the
 //     timer scheduled even with an empty peer list.
 //
+// A variation of bug 1 through another handler (FixAcceptSibling): a full
+// root passes a rejoining node down to a child that still lists it as a
+// sibling, and the child adopts it. Correction: accepting a child removes it
+// from the sibling list.
+//
 // MaceMC's liveness bug (FixJoinReplyInInit): a node that resets while a
 // JoinReply is on its way ignores the reply in Init, so the would-be parent
 // keeps it as a child forever (ParentChildAgree never holds again).
 // Correction: answer it with Remove.
 //
 // The corrections fix these scenarios, not every inconsistency: under
-// random churn (resets, and Joins of a node's previous incarnation still
-// being forwarded) the protocol still reaches states that violate
-// RootNotChildOrSibling with every fix on; the paper, too, reports
-// "variations of this bug that require changes in other handlers". Finding
-// those is the explorer's job.
+// random churn the protocol still briefly reaches states that violate
+// RootNotChildOrSibling with every fix on (an orphan promotes itself to root
+// while its old siblings still list it, until the next keepalive refreshes
+// their lists); the paper, too, reports "variations of this bug that require
+// changes in other handlers". Finding those is the explorer's job.
 //
 // # Properties
 //

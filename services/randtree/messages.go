@@ -124,6 +124,43 @@ func (ProbeReply) MessageType() string { return "randtree.ProbeReply" }
 // String renders the message for traces.
 func (m ProbeReply) String() string { return fmt.Sprintf("ProbeReply(root=%v)", m.Root) }
 
+// Keepalive is the recovery timer's check of a tree link: a node sends it to
+// its parent (AsChild set: "I am your child") and to each child ("I am your
+// parent"). The write is what exposes a stale connection to a peer that
+// reset silently, as TCP only notices a dead peer when it writes; and a peer
+// that is alive but does not hold the link (it reset and rejoined elsewhere,
+// or dropped the node) answers Disown, so stale links do not live forever.
+type Keepalive struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	// AsChild is set when the sender claims to be the receiver's child,
+	// clear when it claims to be its parent.
+	AsChild bool
+	// Siblings, from a parent, is the sibling list the child should hold:
+	// the root's other children, or none when the parent is not the root.
+	Siblings []node.ID
+}
+
+// MessageType implements node.Message.
+func (Keepalive) MessageType() string { return "randtree.Keepalive" }
+
+// String renders the message for traces.
+func (m Keepalive) String() string {
+	if m.AsChild {
+		return "Keepalive(as child)"
+	}
+	return fmt.Sprintf("Keepalive(as parent, siblings=%v)", m.Siblings)
+}
+
+// Disown answers a Keepalive whose claimed link the receiver does not hold:
+// the sender must drop it.
+type Disown struct{}
+
+// MessageType implements node.Message.
+func (Disown) MessageType() string { return "randtree.Disown" }
+
+// String renders the message for traces.
+func (Disown) String() string { return "Disown" }
+
 // JoinOverlay is the application call that makes an Init node join the tree
 // through the bootstrap nodes Targets, tried round-robin. A node whose
 // targets are all itself (or none) becomes a root on its own. The call is
@@ -146,7 +183,7 @@ func (m JoinOverlay) String() string { return "JoinOverlay(" + formatIDs(m.Targe
 // RandTree, for node.NewRegistry and node.Spec.
 func Messages() []node.Message {
 	return []node.Message{
-		Join{}, JoinReply{}, UpdateSibling{}, NewRoot{}, Remove{}, Probe{}, ProbeReply{},
+		Join{}, JoinReply{}, UpdateSibling{}, NewRoot{}, Remove{}, Probe{}, ProbeReply{}, Keepalive{}, Disown{},
 		JoinOverlay{},
 	}
 }

@@ -36,6 +36,12 @@ type Options struct {
 	// FixRecoveryTimer corrects bug 4 (RecoveryTimerRuns): the recovery
 	// timer runs on every joined node, even with an empty peer list.
 	FixRecoveryTimer bool
+	// FixAcceptSibling corrects a variation of bug 1 that the paper
+	// mentions ("variations of this bug that require changes in other
+	// handlers"): a full root passes a rejoining node down to a child that
+	// still lists it as a sibling, and the child accepts it. With the fix,
+	// accepting a child removes it from the sibling list.
+	FixAcceptSibling bool
 	// FixJoinReplyInInit corrects the liveness bug MaceMC found: a node in
 	// Init that gets a JoinReply answers Remove, so the would-be parent
 	// does not keep it as a child forever.
@@ -68,6 +74,7 @@ func (o Options) Fixed() Options {
 	o.FixNewRootChild = true
 	o.FixRootSiblings = true
 	o.FixRecoveryTimer = true
+	o.FixAcceptSibling = true
 	o.FixJoinReplyInInit = true
 	return o
 }
@@ -98,6 +105,7 @@ var fixFlags = [...]fixFlag{
 	{"new-root-child", func(o *Options) *bool { return &o.FixNewRootChild }},
 	{"root-siblings", func(o *Options) *bool { return &o.FixRootSiblings }},
 	{"recovery-timer", func(o *Options) *bool { return &o.FixRecoveryTimer }},
+	{"accept-sibling", func(o *Options) *bool { return &o.FixAcceptSibling }},
 	{"join-reply-in-init", func(o *Options) *bool { return &o.FixJoinReplyInInit }},
 }
 

@@ -262,10 +262,26 @@ func (s *State) HandleTimer(env node.Env, name string) {
 }
 
 // recover probes every peer this node has no tree link to, so that a more
-// eligible root anywhere in the peer list eventually becomes known.
+// eligible root anywhere in the peer list eventually becomes known, and
+// checks every tree link with a Keepalive, so that a link the other end no
+// longer holds is dropped (see Keepalive).
 func (s *State) recover(env node.Env) {
 	if s.Status != StatusJoined {
 		return
+	}
+	if s.Parent != node.None {
+		env.Send(s.Parent, Keepalive{AsChild: true})
+	}
+	isRoot := s.Root == env.Self()
+	for _, c := range s.Children {
+		// A child's siblings are the root's other children; a child of any
+		// other node has none. Sending the list refreshes it, which is the
+		// only way entries of children that left the root ever expire.
+		var siblings []node.ID
+		if isRoot {
+			siblings = without(s.Children, c)
+		}
+		env.Send(c, Keepalive{AsChild: false, Siblings: siblings})
 	}
 	for _, p := range s.Peers {
 		if p == s.Parent || contains(s.Children, p) || contains(s.Siblings, p) {
@@ -301,6 +317,40 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 		s.learn(env, m.Root)
 	case ProbeReply:
 		s.learn(env, m.Root)
+	case Keepalive:
+		s.onKeepalive(env, from, m)
+	case Disown:
+		s.onDisown(env, from)
+	}
+}
+
+// onKeepalive answers Disown when from claims a link this node does not
+// hold. A joining node does not judge: it has no links yet, and FIFO
+// delivery means a parent's keepalive never overtakes its JoinReply.
+func (s *State) onKeepalive(env node.Env, from node.ID, m Keepalive) {
+	if s.Status != StatusJoined {
+		return
+	}
+	holds := s.Parent == from
+	if m.AsChild {
+		holds = contains(s.Children, from)
+	}
+	if !holds {
+		env.Send(from, Disown{})
+		return
+	}
+	if !m.AsChild {
+		s.Siblings = without(m.Siblings, env.Self())
+	}
+}
+
+// onDisown drops the link to from: a child that disowned us is removed, and
+// a parent that disowned us leaves us orphaned, exactly as if its
+// connection had broken.
+func (s *State) onDisown(env node.Env, from node.ID) {
+	s.Children = remove(s.Children, from)
+	if s.Status == StatusJoined && from == s.Parent {
+		s.orphan(env)
 	}
 }
 
@@ -354,6 +404,11 @@ func (s *State) relinquish(env node.Env, r node.ID) {
 func (s *State) accept(env node.Env, j node.ID, isRoot bool) {
 	if len(s.Children) < s.opts.MaxChildren || contains(s.Children, j) {
 		s.Children = insert(s.Children, j)
+		// The variation of bug 1: j may be a stale sibling (it reset while
+		// a child of the root and is now rejoining under us).
+		if s.opts.FixAcceptSibling {
+			s.Siblings = remove(s.Siblings, j)
+		}
 		var siblings []node.ID
 		if isRoot {
 			siblings = without(s.Children, j)
@@ -477,25 +532,28 @@ func (s *State) learn(env node.Env, r node.ID) {
 	env.Send(s.Root, Probe{Root: r})
 }
 
+// orphan handles the loss of the parent: the node carries on as the root of
+// its subtree until recovery finds the real root.
+func (s *State) orphan(env node.Env) {
+	s.Parent = node.None
+	s.Root = env.Self()
+	// Bug 3: the paper's code keeps the sibling list, so the new root has
+	// siblings.
+	if s.opts.FixRootSiblings {
+		s.Siblings = nil
+	}
+}
+
 // HandleTransportError implements node.Service: peer is gone (reset or
 // unreachable), so it is dropped from the tree state.
 func (s *State) HandleTransportError(env node.Env, peer node.ID) {
-	self := env.Self()
 	s.Children = remove(s.Children, peer)
 	s.Siblings = remove(s.Siblings, peer)
 	if peer == s.PendingRoot {
 		s.PendingRoot = node.None
 	}
 	if s.Status == StatusJoined && peer == s.Parent {
-		// Orphaned: carry on as the root of the subtree until recovery
-		// finds the real root.
-		s.Parent = node.None
-		s.Root = self
-		// Bug 3: the paper's code keeps the sibling list, so the new root
-		// has siblings.
-		if s.opts.FixRootSiblings {
-			s.Siblings = nil
-		}
+		s.orphan(env)
 	}
 	// Bootstrap targets stay: they are how this node finds the tree again.
 	isTarget := false

@@ -145,7 +145,7 @@ func TestMessagesRoundTrip(t *testing.T) {
 	msgs := []node.Message{
 		Join{Joiner: 13, Down: true}, JoinReply{Root: 1, Siblings: ids(9, 11)},
 		UpdateSibling{Sibling: 13}, NewRoot{Root: 1}, Remove{}, Probe{Root: 2},
-		ProbeReply{Root: 3}, JoinOverlay{Targets: ids(9, 1)},
+		ProbeReply{Root: 3}, Keepalive{AsChild: true}, Disown{}, JoinOverlay{Targets: ids(9, 1)},
 	}
 	if len(msgs) != len(Messages()) {
 		t.Fatalf("test covers %d messages, service has %d", len(msgs), len(Messages()))
@@ -186,7 +186,7 @@ func TestOptions(t *testing.T) {
 	if len(d.Fixes()) != 0 || (Options{}).withDefaults() != d {
 		t.Errorf("defaults: %+v", d)
 	}
-	if got := AllFixes().String(); got != "max-children=3 join-retry=2s recovery=5s fixes=[update-sibling new-root-child root-siblings recovery-timer join-reply-in-init]" {
+	if got := AllFixes().String(); got != "max-children=3 join-retry=2s recovery=5s fixes=[update-sibling new-root-child root-siblings recovery-timer accept-sibling join-reply-in-init]" {
 		t.Errorf("String: %s", got)
 	}
 	s := NewSpec(Options{MaxChildren: -1}).New().(*State)
