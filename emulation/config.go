@@ -104,6 +104,12 @@ type ChurnConfig struct {
 	// After delays churn: the first leave is drawn after this offset from
 	// Epoch (e.g. to let the system form first). Zero starts at Epoch.
 	After time.Duration
+	// Until ends churn: no leave happens at or after this offset from
+	// Epoch, while nodes that are down still come back. A run that goes on
+	// past Until is a safety phase followed by a heal-and-converge phase,
+	// at whose end liveness properties should hold. Zero means churn never
+	// ends; otherwise it must be greater than After.
+	Until time.Duration
 }
 
 // Fraction returns a pointer to f, for ChurnConfig.SilentFraction.
@@ -139,6 +145,7 @@ func (c Config) validate() (settings, error) {
 		{"Network.SelfDelay", c.Network.SelfDelay},
 		{"Churn.Downtime", c.Churn.Downtime},
 		{"Churn.After", c.Churn.After},
+		{"Churn.Until", c.Churn.Until},
 	}
 	for _, d := range durations {
 		if d.d < 0 {
@@ -147,6 +154,9 @@ func (c Config) validate() (settings, error) {
 	}
 	if math.IsNaN(c.Churn.Rate) || math.IsInf(c.Churn.Rate, 0) || c.Churn.Rate < 0 {
 		return s, fmt.Errorf("emulation: Config.Churn.Rate must be a finite, non-negative number of events per minute, got %v", c.Churn.Rate)
+	}
+	if c.Churn.Until > 0 && c.Churn.Until <= c.Churn.After {
+		return s, fmt.Errorf("emulation: Config.Churn.Until (%v) must be greater than Churn.After (%v)", c.Churn.Until, c.Churn.After)
 	}
 	s.silent = DefaultSilentFraction
 	if f := c.Churn.SilentFraction; f != nil {

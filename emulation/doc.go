@@ -90,7 +90,9 @@
 // # Churn
 //
 // With Churn.Rate > 0, leaves form a Poisson process of that many events
-// per minute (exponential gaps), starting after Churn.After. Each picks a
+// per minute (exponential gaps), starting after Churn.After and, when
+// Churn.Until is set, ending there (nodes that are down still come back, so
+// the rest of the run is a heal-and-converge phase). Each picks a
 // live node uniformly, takes it down (silently with probability
 // Churn.SilentFraction, else with an RST) and brings it back after a
 // downtime drawn from an exponential distribution with mean Churn.Downtime.

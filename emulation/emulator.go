@@ -499,8 +499,12 @@ func (e *Emulator) bringUp(n *emNode, label string) {
 // scheduleChurn queues the next churn leave after from.
 func (e *Emulator) scheduleChurn(from time.Duration) {
 	gap := e.churn.ExpFloat64() * float64(time.Minute) / e.cfg.Churn.Rate
+	at := from + time.Duration(gap)
+	if e.cfg.Churn.Until > 0 && at >= e.cfg.Churn.Until {
+		return // the churn phase is over; nodes still down come back
+	}
 	it := e.q.alloc()
-	it.kind, it.at = itemChurn, from+time.Duration(gap)
+	it.kind, it.at = itemChurn, at
 	e.q.push(it)
 }
 

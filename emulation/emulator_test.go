@@ -465,3 +465,47 @@ func TestResultJSONShape(t *testing.T) {
 		t.Errorf("result %+v", r)
 	}
 }
+
+// Churn.Until ends the churn phase: no leave at or after it, and every node
+// that was down comes back, so the run ends with all nodes live.
+func TestChurnUntilEndsLeavesAndNodesComeBack(t *testing.T) {
+	const seed = 77
+	logSeedOnFailure(t, seed)
+	var buf bytes.Buffer
+	until := 20 * time.Minute
+	e := mustNew(t, emulation.Config{
+		Spec:     testSpec(tcfg{nodes: 10}),
+		Nodes:    10,
+		Seed:     seed,
+		Duration: 40 * time.Minute,
+		Churn:    emulation.ChurnConfig{Rate: 3, Until: until},
+		Trace:    &buf,
+	})
+	r, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Churn.Leaves < 30 {
+		t.Fatalf("only %d leaves in 20 minutes at 3/min", r.Churn.Leaves)
+	}
+	if r.Churn.Rejoins != r.Churn.Leaves {
+		t.Fatalf("%d leaves but %d rejoins: some node never came back", r.Churn.Leaves, r.Churn.Rejoins)
+	}
+	for _, l := range strings.Split(buf.String(), "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 3 && f[2] == "down" && parseClock(t, f[0]) >= until {
+			t.Fatalf("leave after Churn.Until: %s", l)
+		}
+	}
+	for id := node.ID(1); id <= 10; id++ {
+		if !e.Live(id) {
+			t.Fatalf("%v is down at the end", id)
+		}
+	}
+	if _, err := emulation.New(emulation.Config{
+		Spec: testSpec(tcfg{nodes: 2}), Nodes: 2,
+		Churn: emulation.ChurnConfig{Rate: 1, After: time.Minute, Until: time.Minute},
+	}); err == nil || !strings.Contains(err.Error(), "Churn.Until") {
+		t.Fatalf("Until <= After accepted: %v", err)
+	}
+}

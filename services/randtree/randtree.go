@@ -272,6 +272,11 @@ func (s *State) recover(env node.Env) {
 	if s.Parent != node.None {
 		env.Send(s.Parent, Keepalive{AsChild: true})
 	}
+	// A handover whose Join was lost (the new root was restarting and
+	// ignored it) would otherwise block every later one: retry it.
+	if s.PendingRoot != node.None && s.Root == env.Self() {
+		env.Send(s.PendingRoot, Join{Joiner: env.Self()})
+	}
 	isRoot := s.Root == env.Self()
 	for _, c := range s.Children {
 		// A child's siblings are the root's other children; a child of any

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+)
+
+// serviceEntry is what the CLI needs to run a service: its spec for the
+// chosen corrections, the application workload the emulator drives it with,
+// and a service-specific summary of a final state.
+type serviceEntry struct {
+	name  string
+	build func(fixes []string, nodes int) (serviceRun, error)
+}
+
+type serviceRun struct {
+	spec     node.Spec
+	workload func(id node.ID, restart bool) []node.Message
+	// summarize returns labelled figures of a view, in display order.
+	summarize func(v node.View) []figure
+	// describe renders the service's summary of a view as one line.
+	describe func(v node.View) string
+	// options describes the service configuration for reports.
+	options string
+}
+
+// figure is one labelled number of a service summary.
+type figure struct {
+	Name  string `json:"name"`
+	Value int    `json:"value"`
+}
+
+func serviceCatalog() map[string]serviceEntry {
+	return map[string]serviceEntry{
+		randtree.Name: {name: randtree.Name, build: buildRandTree},
+	}
+}
+
+func serviceNames() string {
+	var names []string
+	for n := range serviceCatalog() {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// lookupService resolves --service and --fix.
+func lookupService(name string, fixes []string, nodes int) (serviceRun, error) {
+	e, ok := serviceCatalog()[name]
+	if !ok {
+		return serviceRun{}, usagef("unknown service %q (known: %s)", name, serviceNames())
+	}
+	return e.build(fixes, nodes)
+}
+
+// buildRandTree configures RandTree as the paper's experiments run it: every
+// node joins through node 1, the designated bootstrap, when it starts and
+// again after every restart. A restarted bootstrap joins itself and becomes
+// the root of a new tree, which recovery must merge back.
+func buildRandTree(fixes []string, nodes int) (serviceRun, error) {
+	opts := randtree.DefaultOptions()
+	for _, f := range fixes {
+		if err := opts.EnableFix(f); err != nil {
+			return serviceRun{}, usageError{err}
+		}
+	}
+	const bootstrap node.ID = 1
+	return serviceRun{
+		spec: randtree.NewSpec(opts),
+		workload: func(id node.ID, restart bool) []node.Message {
+			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{bootstrap}}}
+		},
+		summarize: func(v node.View) []figure {
+			s := randtree.Summarize(v)
+			return []figure{
+				{"joined", s.Joined},
+				{"roots", s.Roots},
+				{"tree_size", s.TreeSize},
+				{"tree_depth", s.Depth},
+			}
+		},
+		describe: func(v node.View) string { return randtree.Summarize(v).String() },
+		options:  opts.String(),
+	}, nil
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestBadInputIsAOneLineUsageError(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"emulate", "--service", "nope"}, `unknown service "nope"`},
+		{[]string{"emulate", "--nodes", "-3"}, "--nodes must be positive"},
+		{[]string{"emulate", "--nodes", "0"}, "--nodes must be positive"},
+		{[]string{"emulate", "--nodes", "many"}, "invalid value"},
+		{[]string{"emulate", "--duration", "10 parsecs"}, "invalid value"},
+		{[]string{"emulate", "--duration", "-5m"}, "--duration must be positive"},
+		{[]string{"emulate", "--churn", "fast"}, "invalid rate"},
+		{[]string{"emulate", "--churn", "1/fortnight"}, "invalid rate"},
+		{[]string{"emulate", "--silent", "1.5"}, "--silent must be in [0, 1]"},
+		{[]string{"emulate", "--fix", "everything"}, `unknown fix "everything"`},
+		{[]string{"emulate", "stray"}, `unexpected argument "stray"`},
+		{[]string{"emulate", "--duration", "1m", "--heal", "40s"}, "leaves no time for churn"},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := runCLI(c.args...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, exitUsage, stderr)
+		}
+		if stdout != "" {
+			t.Errorf("%v: wrote to stdout: %q", c.args, stdout)
+		}
+		if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: stderr %q, want one line containing %q", c.args, stderr, c.want)
+		}
+	}
+}
+
+func TestEmulateJSONIsDeterministic(t *testing.T) {
+	args := []string{"emulate", "--nodes", "12", "--duration", "5m", "--churn", "2/m", "--seed", "5", "--json"}
+	code, first, stderr := runCLI(args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, second, _ := runCLI(args...)
+	// Wall-clock figures are the only thing allowed to differ.
+	if stripWall(t, first) != stripWall(t, second) {
+		t.Fatalf("same flags, different output:\n%s\n%s", first, second)
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(first), &out); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, first)
+	}
+	for _, k := range []string{"service", "options", "seed", "nodes", "duration", "summary", "result"} {
+		if _, ok := out[k]; !ok {
+			t.Errorf("JSON output lacks %q: %s", k, first)
+		}
+	}
+	res, _ := out["result"].(map[string]any)
+	for _, k := range []string{"safety", "liveness", "messages", "events"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("JSON result lacks %q: %s", k, first)
+		}
+	}
+	_, third, _ := runCLI("emulate", "--nodes", "12", "--duration", "5m", "--churn", "2/m", "--seed", "6", "--json")
+	if stripWall(t, first) == stripWall(t, third) {
+		t.Error("different seeds gave identical output")
+	}
+}
+
+func TestEmulateHumanSummary(t *testing.T) {
+	code, out, stderr := runCLI("emulate", "--nodes", "8", "--duration", "3m", "--churn", "0", "--seed", "3")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"randtree", "seed 3", "joined", "depth", "messages", "ChildrenSiblingsDisjoint", "virtual"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// stripWall removes the wall-clock fields from a JSON result.
+func stripWall(t *testing.T, s string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("bad JSON: %v", err)
+	}
+	delete(m, "wall_seconds")
+	delete(m, "speedup")
+	if r, ok := m["result"].(map[string]any); ok {
+		for k := range r {
+			if strings.HasPrefix(k, "wall") {
+				delete(r, k)
+			}
+		}
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/emulation"
+)
+
+// churnWarmup is how long churn waits after the start of a run, so the
+// overlay forms before nodes start leaving.
+const churnWarmup = 30 * time.Second
+
+// emulateOutput is the --json form of an emulated run: the configuration
+// that produced it, the service's own summary of the final state, and the
+// emulator's result.
+type emulateOutput struct {
+	Service        string           `json:"service"`
+	Options        string           `json:"options"`
+	Seed           uint64           `json:"seed"`
+	Nodes          int              `json:"nodes"`
+	Duration       string           `json:"duration"`
+	ChurnPerMinute float64          `json:"churn_per_minute"`
+	Heal           string           `json:"heal"`
+	SilentFraction float64          `json:"silent_fraction"`
+	Summary        []figure         `json:"summary"`
+	Result         emulation.Result `json:"result"`
+	WallSeconds    float64          `json:"wall_seconds"`
+	Speedup        float64          `json:"speedup"`
+	summaryLine    string           // human form of Summary
+}
+
+func runEmulate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("emulate", stderr)
+	service := fs.String("service", "randtree", "service to run ("+serviceNames()+")")
+	nodes := fs.Int("nodes", 25, "number of nodes (IDs 1..N)")
+	duration := fs.Duration("duration", 30*time.Minute, "virtual time to emulate (e.g. 90s, 30m, 1.4h)")
+	churn := fs.String("churn", "1/m", "leave-and-rejoin events per unit of time: N/s, N/m, N/h, or 0")
+	silent := fs.Float64("silent", emulation.DefaultSilentFraction, "fraction of churn leaves whose TCP RST is lost, in [0, 1]")
+	downtime := fs.Duration("downtime", emulation.DefaultDowntime, "mean time a churned node stays down")
+	heal := fs.Duration("heal", -1, "churn-free time at the end of the run, before liveness is judged (default: a quarter of --duration, at most 5m)")
+	fix := fs.String("fix", "", "service corrections to apply: all, or a comma-separated list")
+	seed := fs.Uint64("seed", 1, "seed of the run (the only source of randomness)")
+	tracePath := fs.String("trace", "", "write the per-event trace to this file")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: crystalball emulate [flags]")
+		fmt.Fprintln(fs.Output(), "Runs an emulated deployment on virtual time and reports property violations.")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *nodes <= 0 || *nodes > emulation.MaxNodes {
+		return usagef("--nodes must be positive and at most %d, got %d", emulation.MaxNodes, *nodes)
+	}
+	if *duration <= 0 {
+		return usagef("--duration must be positive, got %v", *duration)
+	}
+	if *downtime <= 0 {
+		return usagef("--downtime must be positive, got %v", *downtime)
+	}
+	if !(*silent >= 0 && *silent <= 1) {
+		return usagef("--silent must be in [0, 1], got %v", *silent)
+	}
+	rate, err := parseRate(*churn)
+	if err != nil {
+		return usagef("--churn: %v", err)
+	}
+	if *heal < 0 {
+		*heal = min(*duration/4, 5*time.Minute)
+	}
+	churnUntil := *duration - *heal
+	if rate > 0 && churnUntil <= churnWarmup {
+		return usagef("--duration %v leaves no time for churn after the %v warm-up and %v of healing", *duration, churnWarmup, *heal)
+	}
+	svc, err := lookupService(*service, splitList(*fix), *nodes)
+	if err != nil {
+		return err
+	}
+
+	cfg := emulation.Config{
+		Spec:     svc.spec,
+		Nodes:    *nodes,
+		Seed:     *seed,
+		Duration: *duration,
+		Workload: svc.workload,
+		Churn: emulation.ChurnConfig{
+			Rate:           rate,
+			Downtime:       *downtime,
+			SilentFraction: emulation.Fraction(*silent),
+			After:          churnWarmup,
+			Until:          churnUntil,
+		},
+	}
+	var trace *bufio.Writer
+	if *tracePath != "" {
+		f, err := os.Create(*tracePath)
+		if err != nil {
+			return usagef("--trace: %v", err)
+		}
+		defer f.Close()
+		trace = bufio.NewWriterSize(f, 1<<16)
+		cfg.Trace = trace
+	}
+	em, err := emulation.New(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, runErr := em.Run(ctx)
+	if trace != nil {
+		if err := trace.Flush(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("writing trace: %w", err)
+		}
+	}
+	if runErr != nil {
+		return fmt.Errorf("%w (rerun with --seed %d)", runErr, *seed)
+	}
+	out := emulateOutput{
+		Service:        *service,
+		Options:        svc.options,
+		Seed:           *seed,
+		Nodes:          *nodes,
+		Duration:       duration.String(),
+		ChurnPerMinute: rate,
+		Heal:           heal.String(),
+		SilentFraction: *silent,
+		Summary:        svc.summarize(em.View()),
+		Result:         res,
+		WallSeconds:    res.WallTime.Seconds(),
+	}
+	if res.WallTime > 0 {
+		out.Speedup = float64(res.VirtualDuration) / float64(res.WallTime)
+	}
+	out.summaryLine = svc.describe(em.View())
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		return enc.Encode(out)
+	}
+	printEmulateSummary(stdout, out)
+	return nil
+}
+
+func printEmulateSummary(w io.Writer, o emulateOutput) {
+	r := o.Result
+	churn := "no churn"
+	if o.ChurnPerMinute > 0 {
+		churn = fmt.Sprintf("churn %g/min (%.0f%% silent) then %s of healing", o.ChurnPerMinute, 100*o.SilentFraction, o.Heal)
+	}
+	fmt.Fprintf(w, "%s emulation: %d nodes, %s virtual, %s, seed %d\n", o.Service, o.Nodes, o.Duration, churn, o.Seed)
+	fmt.Fprintf(w, "  options:   %s\n", o.Options)
+	fmt.Fprintf(w, "  final:     %s\n", o.summaryLine)
+	fmt.Fprintf(w, "  messages:  %d sent, %d delivered, %d dropped, %d retransmitted; %d transport errors\n",
+		r.Messages.Sent, r.Messages.Delivered, r.Messages.Dropped, r.Messages.Retransmissions, r.TransportErrors)
+	fmt.Fprintf(w, "  events:    %d (%d resets; churn: %d leaves, %d silent, %d rejoins)\n",
+		r.Events, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins)
+	fmt.Fprintln(w, "  safety — states violating each property (episodes, first occurrence):")
+	width := 0
+	for _, s := range r.Safety {
+		width = max(width, len(s.Name))
+	}
+	for _, l := range r.Liveness {
+		width = max(width, len(l.Name))
+	}
+	for _, s := range r.Safety {
+		line := fmt.Sprintf("    %-*s %6d", width, s.Name, s.ViolatedStates)
+		if s.ViolatedStates > 0 {
+			line += fmt.Sprintf("  (%d episodes, first at %s: %s — %s)",
+				s.Episodes, clock(s.FirstViolation), s.FirstEvent, s.FirstError)
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w, "  liveness — on the final state, after healing:")
+	for _, l := range r.Liveness {
+		verdict := "holds"
+		if !l.Holds {
+			verdict = "does not hold: " + l.Error
+		}
+		fmt.Fprintf(w, "    %-*s %s\n", width, l.Name, verdict)
+	}
+	fmt.Fprintf(w, "  time:      %s virtual in %.2fs wall (%.0fx real time)\n",
+		o.Duration, o.WallSeconds, o.Speedup)
+}
+
+// clock renders a virtual time offset as hh:mm:ss.mmm.
+func clock(d time.Duration) string {
+	h := d / time.Hour
+	m := (d % time.Hour) / time.Minute
+	s := (d % time.Minute) / time.Second
+	ms := (d % time.Second) / time.Millisecond
+	return fmt.Sprintf("%02d:%02d:%02d.%03d", h, m, s, ms)
+}
