@@ -49,6 +49,9 @@ type Core struct {
 	now     time.Time
 	started bool
 	env     coreEnv
+	// fx is reused by every Step so that stepping does not allocate; what
+	// Step returns aliases it until the next Step.
+	fx Effects
 }
 
 // NewCore validates cfg and returns an unstarted core; step it with
@@ -136,17 +139,23 @@ func (c *Core) SetState(st State, now time.Time) {
 	c.started = true
 }
 
-// Step runs the handler for ev and returns its effects. A panic in a service
-// handler propagates to the caller, which decides whether it is a crash to
-// report (explorer) or a bug to surface (emulator, runtime); the core's state
-// is then unspecified.
+// Step runs the handler for ev and returns its effects. The slices in the
+// returned Effects belong to the core and stay valid only until the next
+// Step on this core: carry the effects out (or copy them) before stepping
+// again. This keeps stepping allocation-free.
+//
+// A panic in a service handler propagates to the caller, which decides
+// whether it is a crash to report (explorer) or a bug to surface (emulator,
+// runtime); the core's state is then unspecified.
 func (c *Core) Step(ev Event) (Effects, error) {
 	if ev.At.After(c.now) {
 		c.now = ev.At
 	}
-	var fx Effects
+	clear(c.fx.Sends) // drop references to the previous step's messages
+	c.fx = Effects{Sends: c.fx.Sends[:0], Timers: c.fx.Timers[:0]}
+	fx := &c.fx
 	env := &c.env
-	env.fx = &fx
+	env.fx = fx
 	defer func() { env.fx = nil }()
 	switch ev.Kind {
 	case EventInit:
@@ -156,14 +165,14 @@ func (c *Core) Step(ev Event) (Effects, error) {
 		c.started = true
 		c.fresh()
 		c.state.Service.Init(env)
-		return fx, nil
+		return *fx, nil
 	case EventReset:
 		if !c.started {
 			return Effects{}, ErrNotStarted
 		}
 		c.fresh()
 		c.state.Service.Init(env)
-		return fx, nil
+		return *fx, nil
 	}
 	if !c.started {
 		return Effects{}, ErrNotStarted
@@ -194,7 +203,7 @@ func (c *Core) Step(ev Event) (Effects, error) {
 	default:
 		return Effects{}, fmt.Errorf("%w: kind %v", ErrInvalidEvent, ev.Kind)
 	}
-	return fx, nil
+	return *fx, nil
 }
 
 // fresh replaces the service with a new value and drops all timers; the

@@ -222,3 +222,40 @@ func TestParseID(t *testing.T) {
 		}
 	}
 }
+
+type tick struct{}
+
+func (tick) MessageType() string { return "test.tick" }
+
+// ticker re-arms a timer and sends a zero-size message on every firing: the
+// shape of a periodic protocol step.
+type ticker struct{ Fired int }
+
+func (k *ticker) Init(env Env) { env.SetTimer("t", time.Second) }
+func (k *ticker) HandleTimer(env Env, _ string) {
+	k.Fired++
+	env.Send(2, tick{})
+	env.SetTimer("t", time.Second)
+}
+func (k *ticker) HandleMessage(Env, ID, Message)     {}
+func (k *ticker) HandleApp(Env, Message)             {}
+func (k *ticker) HandleTransportError(env Env, _ ID) {}
+
+// Step reuses the core's effect buffers, so a step whose handler allocates
+// nothing allocates nothing; and the returned effects are those of the
+// latest step only.
+func TestStepDoesNotAllocate(t *testing.T) {
+	c, _ := NewCore(CoreConfig{ID: 1, Factory: func() Service { return &ticker{} }})
+	fx, _ := c.Step(Event{Kind: EventInit, At: t0})
+	at := fx.Timers[0].At
+	allocs := testing.AllocsPerRun(100, func() {
+		fx, _ = c.Step(Event{Kind: EventTimer, At: at, Timer: "t"})
+		at = fx.Timers[0].At
+		if len(fx.Sends) != 1 || len(fx.Timers) != 1 {
+			t.Fatalf("effects of one step = %+v", fx)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("Step allocated %v times per event", allocs)
+	}
+}

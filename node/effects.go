@@ -22,7 +22,8 @@ type TimerOp struct {
 
 // Effects are what one Step asks the world to do. The shell that owns the
 // core carries them out: it transmits Sends in order and mirrors TimerOps
-// onto its clock. The slices belong to the caller.
+// onto its clock. The slices are the core's buffers, valid until its next
+// Step; copy them to keep them longer.
 type Effects struct {
 	Sends  []Envelope
 	Timers []TimerOp
