@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
@@ -49,6 +50,7 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the run (the only source of randomness)")
 	tracePath := fs.String("trace", "", "write the per-event trace to this file")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: crystalball emulate [flags]")
 		fmt.Fprintln(fs.Output(), "Runs an emulated deployment on virtual time and reports property violations.")
@@ -115,6 +117,17 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return usagef("--cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	res, runErr := em.Run(ctx)
 	if trace != nil {
 		if err := trace.Flush(); err != nil && runErr == nil {
