@@ -1,6 +1,8 @@
 package randtree
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -207,14 +209,7 @@ func (h *harness) cmdApp(args []string, out *strings.Builder) error {
 
 // cmdDeliver: deliver TO FROM — deliver the head of the channel FROM→TO.
 func (h *harness) cmdDeliver(args []string, out *strings.Builder) error {
-	if len(args) != 2 {
-		return fmt.Errorf("usage: deliver TO FROM")
-	}
-	to, err := node.ParseID(args[0])
-	if err != nil {
-		return err
-	}
-	from, err := node.ParseID(args[1])
+	to, from, err := twoIDs(args, "usage: deliver TO FROM")
 	if err != nil {
 		return err
 	}
@@ -268,33 +263,29 @@ func (h *harness) pendingChannels() []channel {
 	}
 	slices.SortFunc(chs, func(a, b channel) int {
 		if a.to != b.to {
-			return cmpID(a.to, b.to)
+			return cmp.Compare(a.to, b.to)
 		}
-		return cmpID(a.from, b.from)
+		return cmp.Compare(a.from, b.from)
 	})
 	return chs
 }
 
-func cmpID(a, b node.ID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// twoIDs parses a command's two node-ID arguments.
+func twoIDs(args []string, usage string) (node.ID, node.ID, error) {
+	if len(args) != 2 {
+		return node.None, node.None, errors.New(usage)
 	}
-	return 0
+	a, err := node.ParseID(args[0])
+	if err != nil {
+		return node.None, node.None, err
+	}
+	b, err := node.ParseID(args[1])
+	return a, b, err
 }
 
 // cmdDrop: drop TO FROM — lose the head of the channel FROM→TO.
 func (h *harness) cmdDrop(args []string, out *strings.Builder) error {
-	if len(args) != 2 {
-		return fmt.Errorf("usage: drop TO FROM")
-	}
-	to, err := node.ParseID(args[0])
-	if err != nil {
-		return err
-	}
-	from, err := node.ParseID(args[1])
+	to, from, err := twoIDs(args, "usage: drop TO FROM")
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package randtree
 
 import (
 	"bytes"
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -257,9 +258,9 @@ func (w *world) randomStep(rng *rand.Rand) {
 	}
 	slices.SortFunc(chs, func(a, b channel) int {
 		if a.from != b.from {
-			return cmpID(a.from, b.from)
+			return cmp.Compare(a.from, b.from)
 		}
-		return cmpID(a.to, b.to)
+		return cmp.Compare(a.to, b.to)
 	})
 	id := w.ids[rng.IntN(len(w.ids))]
 	c := w.cores[id]
