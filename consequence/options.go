@@ -1,0 +1,130 @@
+package consequence
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// Sentinel errors. Every error the package returns is prefixed
+// "consequence: " and wraps one of these (or, for cancellation, the
+// context's error), so callers test them with errors.Is.
+var (
+	// ErrInvalidOptions: an option is out of range (a negative budget, an
+	// unknown strategy, a property without a name or check, two properties
+	// with the same name).
+	ErrInvalidOptions = errors.New("consequence: invalid options")
+	// ErrInvalidModel: the model broke its contract in a way the checker
+	// detects up front (no model, no initial states, too many actions).
+	ErrInvalidModel = errors.New("consequence: invalid model")
+	// ErrModelPanic: a model method or a property check panicked. The error
+	// carries the panic value and the depth being explored.
+	ErrModelPanic = errors.New("consequence: model panicked")
+	// ErrNondeterministic: replaying a recorded path did not reproduce the
+	// state the search had reached: the model is not deterministic.
+	ErrNondeterministic = errors.New("consequence: model is not deterministic")
+	// ErrReplay: Replay could not apply a path (an action was disabled).
+	ErrReplay = errors.New("consequence: replay failed")
+)
+
+// Strategy selects how the checker expands states.
+type Strategy uint8
+
+const (
+	// BFS is exhaustive breadth-first search with duplicate detection by
+	// fingerprint: the CrystalBall paper's Fig. 5, MaceMC's exhaustive
+	// search. It is the zero value.
+	BFS Strategy = iota
+	// Consequence is consequence prediction, the paper's Fig. 8: BFS, except
+	// that the local actions of node n are expanded only in the first state
+	// (in BFS order) in which n has a given local state; message deliveries
+	// are always expanded.
+	Consequence
+)
+
+// String returns "bfs" or "consequence".
+func (s Strategy) String() string {
+	switch s {
+	case BFS:
+		return "bfs"
+	case Consequence:
+		return "consequence"
+	}
+	return fmt.Sprintf("strategy(%d)", uint8(s))
+}
+
+// ParseStrategy parses the names String returns.
+func ParseStrategy(name string) (Strategy, error) {
+	switch name {
+	case "bfs":
+		return BFS, nil
+	case "consequence":
+		return Consequence, nil
+	}
+	return 0, fmt.Errorf("%w: unknown strategy %q (want bfs or consequence)", ErrInvalidOptions, name)
+}
+
+// Options configure a search. The zero value is an exhaustive BFS on every
+// core with no budget, recording the first violation of each property.
+// Budgets of zero mean "no limit".
+type Options struct {
+	// Strategy is BFS (default) or Consequence.
+	Strategy Strategy
+	// Workers is the number of goroutines expanding states; 0 means
+	// runtime.GOMAXPROCS(0). Results do not depend on it (see Checker.Run).
+	Workers int
+	// MaxStates stops the search once this many unique states are known:
+	// the first MaxStates unique states in BFS order are kept.
+	MaxStates int
+	// MaxDepth stops the search at this depth: states at depth MaxDepth
+	// (start states are at depth 0) are generated and checked but not
+	// expanded.
+	MaxDepth int
+	// MaxTime stops the search after this much wall time, measured with
+	// Clock. Unlike the other budgets it makes the result depend on timing.
+	MaxTime time.Duration
+	// MaxViolations is how many violating states are recorded per property,
+	// the first ones in BFS order; 0 means 1. Once every property has this
+	// many, the search stops (StopViolations) at the end of the level.
+	MaxViolations int
+	// StopOnViolation stops the search at the end of the first level in
+	// which any violation was recorded.
+	StopOnViolation bool
+	// Clock returns the current time, for MaxTime and Result.Elapsed; nil
+	// means time.Now. It must be safe for concurrent use. The search logic
+	// reads no other clock.
+	Clock func() time.Time
+
+	// minParallel overrides the smallest frontier expanded in parallel
+	// (tests set it to 1 to run the parallel phases on small models).
+	minParallel int
+}
+
+// validate checks o and returns it with defaults filled in.
+func (o Options) resolve() (Options, error) {
+	switch {
+	case o.Strategy != BFS && o.Strategy != Consequence:
+		return o, fmt.Errorf("%w: unknown strategy %d", ErrInvalidOptions, uint8(o.Strategy))
+	case o.Workers < 0:
+		return o, fmt.Errorf("%w: Workers = %d, want >= 0", ErrInvalidOptions, o.Workers)
+	case o.MaxStates < 0:
+		return o, fmt.Errorf("%w: MaxStates = %d, want >= 0", ErrInvalidOptions, o.MaxStates)
+	case o.MaxDepth < 0:
+		return o, fmt.Errorf("%w: MaxDepth = %d, want >= 0", ErrInvalidOptions, o.MaxDepth)
+	case o.MaxTime < 0:
+		return o, fmt.Errorf("%w: MaxTime = %v, want >= 0", ErrInvalidOptions, o.MaxTime)
+	case o.MaxViolations < 0:
+		return o, fmt.Errorf("%w: MaxViolations = %d, want >= 0", ErrInvalidOptions, o.MaxViolations)
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.MaxViolations == 0 {
+		o.MaxViolations = 1
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	return o, nil
+}

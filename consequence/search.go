@@ -1,0 +1,944 @@
+package consequence
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// How the engine works.
+//
+// The search is level-synchronous BFS. The frontier (cur) holds the states
+// first found at depth d with their fingerprints; expanding it produces the
+// level d+1 (next) and its parent links. Everything is ordered by the
+// "global order" of candidates — parent position in the frontier, then the
+// action's position in the parent's Actions list — and the first candidate
+// in that order wins whenever several reach the same new state. That order is
+// exactly the FIFO order of the paper's sequential Fig. 5 and Fig. 8, so
+// every result equals that of a sequential search, whatever the number of
+// workers.
+//
+// A level is expanded in one of two ways:
+//
+//   - direct (one worker, small frontiers, and the level at which the state
+//     budget runs out): states are expanded in order on the calling goroutine
+//     and each successor is inserted into the visited set at once;
+//   - parallel: the frontier is cut into chunks that workers take in any
+//     order (phase A: expand, drop stutters and already-visited successors,
+//     keep the rest as candidates binned by visited-set shard group); then
+//     each worker inserts the candidates of its own shard group, walking the
+//     chunks in order (phase B: the first candidate in global order wins);
+//     then each chunk copies its winners to their places in the next level
+//     and checks properties on them (phase C).
+//
+// Consequence prediction first plans the level: the local fingerprints of
+// every node with a local action are computed in parallel and inserted into
+// localExplored in global order, which decides, for every (state, node), if
+// that node's local actions are expanded there.
+
+// parallelMinStates is the smallest frontier expanded in parallel; smaller
+// ones are not worth the goroutines.
+const parallelMinStates = 512
+
+// checkEvery is how many states a worker expands between looks at the
+// clock and the context.
+const checkEvery = 256
+
+// touchBatch is how many visited-set buckets phase B touches ahead of
+// inserting into them.
+const touchBatch = 16
+
+type level[S any] struct {
+	states []S
+	fps    []node.Hash
+}
+
+// levelLinks are the parent links of one level: state i of the level was
+// reached from state parent[i] of the previous level by the ord[i]-th action
+// of its Actions list. At depth 0 parent is the index in Model.Init's slice.
+type levelLinks struct {
+	parent []uint32
+	ord    []uint16
+}
+
+// pending is a violation as the search finds it, before its path is rebuilt.
+type pending[S any] struct {
+	prop  int
+	depth int
+	index int
+	state S
+	fp    node.Hash
+	err   error
+}
+
+// localKey is a node's local fingerprint mixed with its node index.
+type localKey struct {
+	node int
+	key  node.Hash
+}
+
+// localPlan records consequence prediction's decisions for the frontier:
+// state i's local nodes, in the order they first appear in its Actions list,
+// are nodes[off[i]:off[i+1]], and allowed says whether their local actions
+// are expanded.
+type localPlan struct {
+	off     []uint32
+	nodes   []int
+	allowed []bool
+}
+
+type cand[S any] struct {
+	state  S
+	fp     node.Hash
+	parent uint32
+	ord    uint16
+}
+
+// chunk is a contiguous part of the frontier and everything a worker
+// produced from it. Chunks are reused across levels.
+type chunk[S any] struct {
+	lo, hi int
+	// consequence planning
+	lkeys  []localKey
+	lcount []uint32
+	// phase A
+	cands       []cand[S]
+	groups      [][]uint32 // candidate indices per shard group
+	gen, pruned uint64
+	// phase B
+	isNew  []bool
+	newCnt []int // per shard group
+	// phase C
+	off    int
+	viols  []pending[S]
+	vcount []int // per property
+}
+
+func (c *chunk[S]) reset(lo, hi, groups, props int) {
+	c.lo, c.hi = lo, hi
+	c.lkeys, c.lcount = c.lkeys[:0], c.lcount[:0]
+	clear(c.cands) // drop references to the previous level's states
+	c.cands = c.cands[:0]
+	if len(c.groups) != groups {
+		c.groups = make([][]uint32, groups)
+		c.newCnt = make([]int, groups)
+	}
+	for g := range c.groups {
+		c.groups[g] = c.groups[g][:0]
+		c.newCnt[g] = 0
+	}
+	c.gen, c.pruned = 0, 0
+	c.off = 0
+	clear(c.viols)
+	c.viols = c.viols[:0]
+	if len(c.vcount) != props {
+		c.vcount = make([]int, props)
+	}
+	clear(c.vcount)
+}
+
+// worker holds one goroutine's scratch memory.
+type worker[S, A any] struct {
+	acts  []Action[A]
+	marks nodeMarks
+	succ  []cand[S] // direct mode: the successors of one state
+	sink  uint64    // keeps bucket touches from being optimised away
+}
+
+type run[S, A any] struct {
+	ctx      context.Context
+	done     <-chan struct{}
+	m        Model[S, A]
+	props    []Property[S]
+	safety   []int
+	live     []int
+	opts     Options
+	groups   int
+	start    time.Time
+	deadline time.Time // zero: no time budget
+	minPar   int
+	// candRatio estimates candidates per frontier state (phase A output).
+	candRatio float64
+
+	visited *fpSet
+	local   *fpSet // localExplored; nil unless Consequence
+
+	starts []S
+	links  []levelLinks
+	cur    level[S]
+	next   level[S]
+	plan   localPlan
+	depth  int
+
+	res        Result[S, A]
+	found      []int // violations recorded per property
+	viols      []pending[S]
+	levelViols int
+	refused    bool // the state budget refused a new state
+	stop       StopReason
+
+	workers []*worker[S, A]
+	chunks  []*chunk[S]
+
+	abort    atomic.Bool
+	abortWhy atomic.Uint32
+	failMu   sync.Mutex
+	failErr  error
+}
+
+func newRun[S, A any](ctx context.Context, m Model[S, A], props []Property[S], opts Options) *run[S, A] {
+	r := &run[S, A]{
+		ctx:     ctx,
+		done:    ctx.Done(),
+		m:       m,
+		props:   props,
+		opts:    opts,
+		groups:  min(opts.Workers, 1<<visitedShardsB),
+		minPar:  parallelMinStates,
+		visited: newFPSet(visitedShardsB),
+		found:   make([]int, len(props)),
+	}
+	if opts.minParallel > 0 {
+		r.minPar = opts.minParallel
+	}
+	for i, p := range props {
+		if p.Kind == node.Safety {
+			r.safety = append(r.safety, i)
+		} else {
+			r.live = append(r.live, i)
+		}
+	}
+	if opts.Strategy == Consequence {
+		r.local = newFPSet(0)
+	}
+	for range opts.Workers {
+		r.workers = append(r.workers, &worker[S, A]{})
+	}
+	return r
+}
+
+// search runs the whole search on the calling goroutine (starting workers
+// for parallel levels) and assembles the result.
+func (r *run[S, A]) search() (res *Result[S, A], err error) {
+	r.start = r.opts.Clock()
+	if r.opts.MaxTime > 0 {
+		r.deadline = r.start.Add(r.opts.MaxTime)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, r.panicError(p)
+		}
+	}()
+	if err := r.initLevel(); err != nil {
+		return nil, err
+	}
+	for r.stop == 0 {
+		if err := r.step(); err != nil {
+			return nil, err
+		}
+	}
+	return r.result()
+}
+
+// initLevel builds depth 0 from Model.Init.
+func (r *run[S, A]) initLevel() error {
+	r.starts = r.m.Init()
+	if len(r.starts) == 0 {
+		return fmt.Errorf("%w: Init returned no states", ErrInvalidModel)
+	}
+	if len(r.starts) > 1<<32-1 {
+		return fmt.Errorf("%w: Init returned %d states", ErrInvalidModel, len(r.starts))
+	}
+	r.res.Generated = uint64(len(r.starts))
+	r.links = append(r.links, levelLinks{})
+	for i, s := range r.starts {
+		fp := normFP(r.m.Fingerprint(s))
+		added, present := r.visited.insert(fp, r.roomFor(1))
+		if !added {
+			if !present {
+				r.refused = true
+				break
+			}
+			continue
+		}
+		r.res.Unique++
+		k := len(r.cur.states)
+		r.cur.states = append(r.cur.states, s)
+		r.cur.fps = append(r.cur.fps, fp)
+		r.links[0].parent = append(r.links[0].parent, uint32(i))
+		r.links[0].ord = append(r.links[0].ord, 0)
+		r.checkSafety(nil, s, fp, 0, k)
+	}
+	r.res.DepthCounts = append(r.res.DepthCounts, uint64(len(r.cur.states)))
+	r.endLevel(len(r.cur.states))
+	return nil
+}
+
+// roomFor reports whether n more unique states fit the state budget.
+func (r *run[S, A]) roomFor(n int) bool {
+	return r.opts.MaxStates == 0 || r.res.Unique+uint64(n) <= uint64(r.opts.MaxStates)
+}
+
+// endLevel decides, after a level with size new states was added, whether
+// the search stops.
+func (r *run[S, A]) endLevel(size int) {
+	switch {
+	case r.abort.Load():
+		r.stop = StopReason(r.abortWhy.Load())
+	case r.refused:
+		r.stop = StopStateBudget
+	case r.opts.StopOnViolation && r.levelViols > 0:
+		r.stop = StopViolations
+	case r.allViolated():
+		r.stop = StopViolations
+	case size == 0:
+		r.stop = StopCompleted
+	}
+	r.levelViols = 0
+}
+
+func (r *run[S, A]) allViolated() bool {
+	if len(r.props) == 0 {
+		return false
+	}
+	for _, n := range r.found {
+		if n < r.opts.MaxViolations {
+			return false
+		}
+	}
+	return true
+}
+
+// step expands the frontier at r.depth into the next level.
+func (r *run[S, A]) step() error {
+	if r.opts.MaxDepth > 0 && r.depth >= r.opts.MaxDepth {
+		r.stop = StopDepthBudget
+		return nil
+	}
+	if r.expired() {
+		r.endLevel(-1)
+		return nil
+	}
+	n := len(r.cur.states)
+	parallel := len(r.workers) > 1 && n >= r.minPar
+	if parallel {
+		r.cutChunks(n)
+	}
+	if r.local != nil {
+		if err := r.planLocal(parallel); err != nil {
+			return err
+		}
+		if r.abort.Load() {
+			r.endLevel(-1)
+			return nil
+		}
+	}
+	clear(r.next.states)
+	r.next.states, r.next.fps = r.next.states[:0], r.next.fps[:0]
+	r.links = append(r.links, levelLinks{})
+	direct := !parallel
+	if parallel {
+		ok, err := r.expandParallel()
+		if err != nil {
+			return err
+		}
+		direct = !ok
+	}
+	if direct && !r.abort.Load() {
+		r.expandDirect()
+	}
+	size := len(r.next.states)
+	if size > 0 {
+		r.res.DepthCounts = append(r.res.DepthCounts, uint64(size))
+		r.res.Depth = r.depth + 1
+		r.depth++
+		r.cur, r.next = r.next, r.cur
+	} else {
+		r.links = r.links[:len(r.links)-1]
+	}
+	r.endLevel(size)
+	return nil
+}
+
+// expired reports whether the search must stop now (canceled, out of time,
+// or a worker failed), recording why.
+func (r *run[S, A]) expired() bool {
+	if r.abort.Load() {
+		return true
+	}
+	select {
+	case <-r.done:
+		r.abortWith(StopCanceled)
+		return true
+	default:
+	}
+	if !r.deadline.IsZero() && !r.opts.Clock().Before(r.deadline) {
+		r.abortWith(StopTimeBudget)
+		return true
+	}
+	return false
+}
+
+func (r *run[S, A]) abortWith(why StopReason) {
+	r.abortWhy.CompareAndSwap(0, uint32(why))
+	r.abort.Store(true)
+}
+
+// panicError turns a recovered panic into the error Run returns.
+func (r *run[S, A]) panicError(p any) error {
+	if err, ok := p.(error); ok && errors.Is(err, ErrInvalidModel) {
+		return err
+	}
+	return fmt.Errorf("%w while expanding depth %d: %v", ErrModelPanic, r.depth, p)
+}
+
+// fail records the first worker failure and stops the other workers.
+func (r *run[S, A]) fail(p any) {
+	err := r.panicError(p)
+	r.failMu.Lock()
+	if r.failErr == nil {
+		r.failErr = err
+	}
+	r.failMu.Unlock()
+	r.abortWith(StopCanceled)
+}
+
+// parallel runs fn(w, t) for every task t in [0, tasks) on the workers, each
+// task exactly once, and returns when all workers have exited.
+func (r *run[S, A]) parallel(tasks int, fn func(w *worker[S, A], t int)) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, w := range r.workers[:min(len(r.workers), tasks)] {
+		wg.Go(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					r.fail(p)
+				}
+			}()
+			for !r.abort.Load() {
+				t := int(next.Add(1) - 1)
+				if t >= tasks {
+					return
+				}
+				fn(w, t)
+			}
+		})
+	}
+	wg.Wait()
+	r.failMu.Lock()
+	defer r.failMu.Unlock()
+	return r.failErr
+}
+
+// cutChunks splits a frontier of n states into chunks: several per worker,
+// so that uneven states balance out.
+func (r *run[S, A]) cutChunks(n int) {
+	count := min(max(n/checkEvery, 1), 8*len(r.workers))
+	for len(r.chunks) < count {
+		r.chunks = append(r.chunks, &chunk[S]{})
+	}
+	r.chunks = r.chunks[:count]
+	for i, c := range r.chunks {
+		c.reset(n*i/count, n*(i+1)/count, r.groups, len(r.props))
+		// Size the candidate buffers from the previous level's ratio of
+		// candidates to states, so phase A rarely grows a slice.
+		// (Fresh allocations: slices.Grow would copy the old capacity.)
+		if want := int(r.candRatio * float64(c.hi-c.lo)); want > cap(c.cands) {
+			c.cands = make([]cand[S], 0, want)
+			for g := range c.groups {
+				c.groups[g] = make([]uint32, 0, want/r.groups+want/8)
+			}
+		}
+	}
+}
+
+// --- consequence prediction's plan -------------------------------------
+
+// mixNode folds a node index into its local fingerprint, so that equal
+// local states of different nodes are different localExplored keys.
+func mixNode(h node.Hash, n int) node.Hash {
+	x := uint64(n)
+	return normFP(node.Hash{Hi: h.Hi ^ splitmix(x), Lo: h.Lo ^ splitmix(x^0x5851f42d4c957f2d)})
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// localKeys appends the localExplored keys of state i: one per node with a
+// local action, in the order the nodes first appear in its Actions list.
+func (r *run[S, A]) localKeys(w *worker[S, A], i int, out []localKey) []localKey {
+	s := r.cur.states[i]
+	w.acts = r.m.Actions(s, w.acts[:0])
+	w.marks.reset()
+	for k := range w.acts {
+		a := &w.acts[k]
+		if !a.Local {
+			continue
+		}
+		if _, ok := w.marks.get(a.Node); ok {
+			continue
+		}
+		w.marks.put(a.Node, true)
+		out = append(out, localKey{node: a.Node, key: mixNode(r.m.LocalFingerprint(s, a.Node), a.Node)})
+	}
+	return out
+}
+
+// planLocal decides for every (frontier state, node with local actions)
+// whether the node's local actions are expanded: only where its local state
+// enters localExplored (Fig. 8, lines 17 and 20).
+func (r *run[S, A]) planLocal(parallel bool) error {
+	p := &r.plan
+	p.off, p.nodes, p.allowed = append(p.off[:0], 0), p.nodes[:0], p.allowed[:0]
+	admit := func(keys []localKey) {
+		for _, k := range keys {
+			added, _ := r.local.insert(k.key, true)
+			p.nodes = append(p.nodes, k.node)
+			p.allowed = append(p.allowed, added)
+		}
+	}
+	if !parallel {
+		w := r.workers[0]
+		var keys []localKey
+		for i := range r.cur.states {
+			if i%checkEvery == 0 && r.expired() {
+				return nil
+			}
+			keys = r.localKeys(w, i, keys[:0])
+			admit(keys)
+			p.off = append(p.off, uint32(len(p.nodes)))
+		}
+		return nil
+	}
+	err := r.parallel(len(r.chunks), func(w *worker[S, A], t int) {
+		c := r.chunks[t]
+		for i := c.lo; i < c.hi; i++ {
+			if (i-c.lo)%checkEvery == 0 && r.expired() {
+				return
+			}
+			before := len(c.lkeys)
+			c.lkeys = r.localKeys(w, i, c.lkeys)
+			c.lcount = append(c.lcount, uint32(len(c.lkeys)-before))
+		}
+	})
+	if err != nil || r.abort.Load() {
+		return err
+	}
+	for _, c := range r.chunks {
+		at := 0
+		for _, cnt := range c.lcount {
+			admit(c.lkeys[at : at+int(cnt)])
+			at += int(cnt)
+			p.off = append(p.off, uint32(len(p.nodes)))
+		}
+	}
+	return nil
+}
+
+// --- expansion -----------------------------------------------------------
+
+// expandOne expands frontier state i. With c == nil (direct mode) it inserts
+// successors into the visited set and the next level at once and reports
+// whether the state budget refused one; otherwise it appends candidates to c.
+func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool) {
+	s := r.cur.states[i]
+	pfp := r.cur.fps[i]
+	w.acts = r.m.Actions(s, w.acts[:0])
+	acts := w.acts
+	if len(acts) > MaxActions {
+		panic(fmt.Errorf("%w: a state at depth %d has %d actions, more than MaxActions (%d)", ErrInvalidModel, r.depth, len(acts), MaxActions))
+	}
+	var planAt uint32
+	if r.local != nil {
+		planAt = r.plan.off[i]
+		w.marks.reset()
+	}
+	var gen, pruned uint64
+	moved := false
+	clear(w.succ)
+	w.succ = w.succ[:0]
+	for k := range acts {
+		a := &acts[k]
+		if a.Local && r.local != nil {
+			allowed, ok := w.marks.get(a.Node)
+			if !ok {
+				if planAt >= r.plan.off[i+1] || r.plan.nodes[planAt] != a.Node {
+					panic(fmt.Errorf("%w: Actions of a state at depth %d changed between two calls", ErrNondeterministic, r.depth))
+				}
+				allowed = r.plan.allowed[planAt]
+				planAt++
+				w.marks.put(a.Node, allowed)
+			}
+			if !allowed {
+				pruned++
+				continue
+			}
+		}
+		succ, ok := r.m.Next(s, a.Act)
+		if !ok {
+			continue
+		}
+		gen++
+		fp := normFP(r.m.Fingerprint(succ))
+		if fp == pfp {
+			continue // stutter
+		}
+		moved = true
+		if c != nil {
+			c.cands = append(c.cands, cand[S]{state: succ, fp: fp, parent: uint32(i), ord: uint16(k)})
+			g := r.visited.shard(fp) % r.groups
+			c.groups[g] = append(c.groups[g], uint32(len(c.cands)-1))
+			continue
+		}
+		w.succ = append(w.succ, cand[S]{state: succ, fp: fp, ord: uint16(k)})
+	}
+	if c == nil && len(w.succ) > 0 {
+		refused = r.insertDirect(w, i)
+	}
+	if c != nil {
+		c.gen += gen
+		c.pruned += pruned
+	} else {
+		r.res.Generated += gen
+		r.res.Pruned += pruned
+	}
+	if !moved && pruned == 0 && len(r.live) > 0 {
+		r.checkLiveness(c, s, pfp, r.depth, i)
+	}
+	return refused
+}
+
+// insertDirect inserts the successors of frontier state i collected in
+// w.succ, in order, into the visited set and the next level. It first
+// touches every successor's home bucket, so that the cache misses overlap
+// instead of coming one after the other. It reports whether the state budget
+// refused a new state.
+func (r *run[S, A]) insertDirect(w *worker[S, A], i int) (refused bool) {
+	for j := range w.succ {
+		w.sink += r.visited.touch(w.succ[j].fp)
+	}
+	for j := range w.succ {
+		sc := &w.succ[j]
+		added, present := r.visited.insert(sc.fp, r.roomFor(1))
+		if !added {
+			if !present {
+				return true
+			}
+			continue
+		}
+		r.res.Unique++
+		at := len(r.next.states)
+		r.next.states = append(r.next.states, sc.state)
+		r.next.fps = append(r.next.fps, sc.fp)
+		l := &r.links[r.depth+1]
+		l.parent = append(l.parent, uint32(i))
+		l.ord = append(l.ord, sc.ord)
+		r.checkSafety(nil, sc.state, sc.fp, r.depth+1, at)
+	}
+	return false
+}
+
+// expandDirect expands the whole frontier in order on the calling goroutine.
+func (r *run[S, A]) expandDirect() {
+	w := r.workers[0]
+	for i := range r.cur.states {
+		if i%checkEvery == 0 && r.expired() {
+			return
+		}
+		if r.expandOne(w, i, nil) {
+			r.refused = true
+			return
+		}
+	}
+}
+
+// expandParallel expands the frontier with phases A, B and C. It returns
+// false, having changed nothing, when the level might exceed the state
+// budget, so that the caller expands it directly and stops at exactly the
+// same state a sequential search would.
+func (r *run[S, A]) expandParallel() (bool, error) {
+	// Phase A: expand chunks into candidates.
+	err := r.parallel(len(r.chunks), func(w *worker[S, A], t int) {
+		c := r.chunks[t]
+		for i := c.lo; i < c.hi; i++ {
+			if (i-c.lo)%checkEvery == 0 && r.expired() {
+				return
+			}
+			r.expandOne(w, i, c)
+		}
+	})
+	if err != nil || r.abort.Load() {
+		return true, err // an aborted level is dropped whole
+	}
+	total := 0
+	for _, c := range r.chunks {
+		total += len(c.cands)
+	}
+	r.candRatio = 1.125*float64(total)/float64(len(r.cur.states)) + 0.5
+	if !r.roomFor(total) {
+		return false, nil
+	}
+	// Phase B: each shard group inserts its candidates in global order.
+	for _, c := range r.chunks {
+		if cap(c.isNew) < len(c.cands) {
+			c.isNew = make([]bool, len(c.cands))
+		}
+		c.isNew = c.isNew[:len(c.cands)]
+		clear(c.isNew)
+	}
+	err = r.parallel(r.groups, func(w *worker[S, A], g int) {
+		for _, c := range r.chunks {
+			idxs := c.groups[g]
+			for len(idxs) > 0 {
+				batch := idxs[:min(len(idxs), touchBatch)]
+				idxs = idxs[len(batch):]
+				for _, idx := range batch {
+					w.sink += r.visited.touch(c.cands[idx].fp)
+				}
+				for _, idx := range batch {
+					if added, _ := r.visited.insert(c.cands[idx].fp, true); added {
+						c.isNew[idx] = true
+						c.newCnt[g]++
+					}
+				}
+			}
+		}
+	})
+	if err != nil {
+		return true, err
+	}
+	size := 0
+	for _, c := range r.chunks {
+		c.off = size
+		for _, n := range c.newCnt {
+			size += n
+		}
+	}
+	if cap(r.next.states) < size {
+		r.next.states = make([]S, size)
+		r.next.fps = make([]node.Hash, size)
+	}
+	r.next.states, r.next.fps = r.next.states[:size], r.next.fps[:size]
+	l := &r.links[r.depth+1]
+	l.parent = make([]uint32, size)
+	l.ord = make([]uint16, size)
+	// Phase C: place the winners and check them.
+	err = r.parallel(len(r.chunks), func(_ *worker[S, A], t int) {
+		c := r.chunks[t]
+		at := c.off
+		for idx := range c.cands {
+			if !c.isNew[idx] {
+				continue
+			}
+			cd := &c.cands[idx]
+			r.next.states[at] = cd.state
+			r.next.fps[at] = cd.fp
+			l.parent[at] = cd.parent
+			l.ord[at] = cd.ord
+			r.checkSafety(c, cd.state, cd.fp, r.depth+1, at)
+			at++
+		}
+	})
+	if err != nil {
+		return true, err
+	}
+	r.res.Unique += uint64(size)
+	for _, c := range r.chunks {
+		r.res.Generated += c.gen
+		r.res.Pruned += c.pruned
+		for _, p := range c.viols {
+			r.record(p)
+		}
+	}
+	return true, nil
+}
+
+// --- properties ----------------------------------------------------------
+
+// checkSafety evaluates the safety properties on a new state. With c == nil
+// the violations are recorded at once, otherwise in the chunk (in order, up
+// to MaxViolations per property) for the level's merge.
+func (r *run[S, A]) checkSafety(c *chunk[S], s S, fp node.Hash, depth, index int) {
+	for _, pi := range r.safety {
+		r.checkProp(c, pi, s, fp, depth, index)
+	}
+}
+
+// checkLiveness evaluates the liveness properties on a quiescent state.
+func (r *run[S, A]) checkLiveness(c *chunk[S], s S, fp node.Hash, depth, index int) {
+	for _, pi := range r.live {
+		r.checkProp(c, pi, s, fp, depth, index)
+	}
+}
+
+func (r *run[S, A]) checkProp(c *chunk[S], pi int, s S, fp node.Hash, depth, index int) {
+	// r.found changes only between parallel phases, so reading it here is
+	// safe; a property with all its violations recorded need not be checked.
+	if r.found[pi] >= r.opts.MaxViolations || (c != nil && c.vcount[pi] >= r.opts.MaxViolations) {
+		return
+	}
+	err := r.props[pi].Check(s)
+	if err == nil {
+		return
+	}
+	p := pending[S]{prop: pi, depth: depth, index: index, state: s, fp: fp, err: err}
+	if c == nil {
+		r.record(p)
+		return
+	}
+	c.vcount[pi]++
+	c.viols = append(c.viols, p)
+}
+
+// record keeps a violation if its property has fewer than MaxViolations.
+func (r *run[S, A]) record(p pending[S]) {
+	if r.found[p.prop] >= r.opts.MaxViolations {
+		return
+	}
+	r.found[p.prop]++
+	r.levelViols++
+	r.viols = append(r.viols, p)
+}
+
+// --- result ----------------------------------------------------------------
+
+func (r *run[S, A]) result() (*Result[S, A], error) {
+	res := &r.res
+	res.Strategy = r.opts.Strategy
+	res.Workers = len(r.workers)
+	res.Stop = r.stop
+	res.VisitedBytes = r.visited.bytes()
+	res.TraceBytes = 6 * res.Unique
+	if r.local != nil {
+		res.LocalBytes = r.local.bytes()
+	}
+	slices.SortStableFunc(r.viols, func(a, b pending[S]) int {
+		return cmp.Or(cmp.Compare(a.depth, b.depth), cmp.Compare(a.index, b.index), cmp.Compare(a.prop, b.prop))
+	})
+	for _, p := range r.viols {
+		v, err := r.rebuild(p)
+		if err != nil {
+			return nil, err
+		}
+		res.Violations = append(res.Violations, v)
+	}
+	res.Elapsed = r.opts.Clock().Sub(r.start)
+	if r.stop == StopCanceled && r.ctx.Err() != nil {
+		return res, fmt.Errorf("consequence: search canceled at depth %d: %w", r.depth, r.ctx.Err())
+	}
+	return res, nil
+}
+
+// rebuild reconstructs a violation's path from the parent links by
+// replaying the recorded action positions from its start state.
+func (r *run[S, A]) rebuild(p pending[S]) (Violation[S, A], error) {
+	ords := make([]uint16, p.depth)
+	i := p.index
+	for d := p.depth; d > 0; d-- {
+		ords[d-1] = r.links[d].ord[i]
+		i = int(r.links[d].parent[i])
+	}
+	start := r.starts[r.links[0].parent[i]]
+	v := Violation[S, A]{
+		Property:    r.props[p.prop].Name,
+		Kind:        r.props[p.prop].Kind,
+		Err:         p.err,
+		Depth:       p.depth,
+		Start:       start,
+		Path:        make([]Action[A], p.depth),
+		State:       p.state,
+		Fingerprint: p.fp,
+	}
+	s := start
+	var acts []Action[A]
+	for d, o := range ords {
+		acts = r.m.Actions(s, acts[:0])
+		if int(o) >= len(acts) {
+			return v, fmt.Errorf("%w: replaying %q: step %d has %d actions, the search took number %d", ErrNondeterministic, v.Property, d+1, len(acts), o)
+		}
+		a := acts[o]
+		next, ok := r.m.Next(s, a.Act)
+		if !ok {
+			return v, fmt.Errorf("%w: replaying %q: step %d (%v) is disabled", ErrNondeterministic, v.Property, d+1, a.Act)
+		}
+		v.Path[d] = a
+		s = next
+	}
+	if fp := normFP(r.m.Fingerprint(s)); fp != p.fp {
+		return v, fmt.Errorf("%w: replaying %q reached fingerprint %v, the search had %v", ErrNondeterministic, v.Property, fp, p.fp)
+	}
+	return v, nil
+}
+
+// --- small helpers -------------------------------------------------------
+
+// nodeMarks maps the nodes seen in one state to a flag: a slice for the
+// common few nodes, a map beyond that.
+type nodeMarks struct {
+	last  int
+	lastV bool
+	has   bool
+	nodes []int
+	vals  []bool
+	big   map[int]bool
+}
+
+const nodeMarksSmall = 32
+
+func (m *nodeMarks) reset() {
+	m.has = false
+	m.nodes, m.vals = m.nodes[:0], m.vals[:0]
+	if m.big != nil {
+		clear(m.big)
+	}
+}
+
+func (m *nodeMarks) get(n int) (v, ok bool) {
+	if m.has && m.last == n {
+		return m.lastV, true
+	}
+	if len(m.nodes) >= nodeMarksSmall {
+		v, ok = m.big[n]
+	} else {
+		for i, x := range m.nodes {
+			if x == n {
+				v, ok = m.vals[i], true
+				break
+			}
+		}
+	}
+	if ok {
+		m.last, m.lastV, m.has = n, v, true
+	}
+	return v, ok
+}
+
+func (m *nodeMarks) put(n int, v bool) {
+	m.last, m.lastV, m.has = n, v, true
+	if len(m.nodes) < nodeMarksSmall {
+		m.nodes = append(m.nodes, n)
+		m.vals = append(m.vals, v)
+		if len(m.nodes) < nodeMarksSmall {
+			return
+		}
+		if m.big == nil {
+			m.big = make(map[int]bool)
+		}
+		for i, x := range m.nodes {
+			m.big[x] = m.vals[i]
+		}
+		return
+	}
+	m.big[n] = v
+}

@@ -1,0 +1,71 @@
+package twophase_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/consequence/twophase"
+)
+
+// BenchmarkExhaustive measures exhaustive BFS of two-phase commit, swept
+// over the number of RMs and of workers, with TCConsistent checked on every
+// state. states/s counts unique states; B/state is the visited set's memory
+// per unique state.
+//
+//	go test ./consequence/twophase -run '^$' -bench Exhaustive -benchtime 5x
+func BenchmarkExhaustive(b *testing.B) {
+	for _, rms := range []int{5, 6, 7, 8} {
+		for _, workers := range workerCounts() {
+			b.Run(fmt.Sprintf("rms=%d/workers=%d", rms, workers), func(b *testing.B) {
+				m, err := twophase.New(twophase.Options{RMs: rms})
+				if err != nil {
+					b.Fatal(err)
+				}
+				c := consequence.NewChecker(m).Properties(m.Properties()...).Workers(workers)
+				var res *consequence.Result[twophase.State, twophase.Action]
+				for b.Loop() {
+					if res, err = c.Run(context.Background()); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if res.Unique != twophase.StateCount(rms) {
+					b.Fatalf("unique = %d, want %d", res.Unique, twophase.StateCount(rms))
+				}
+				b.ReportMetric(float64(res.Unique)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+				b.ReportMetric(res.BytesPerState(), "B/state")
+				b.ReportMetric(float64(res.Generated)/float64(res.Unique), "gen/state")
+			})
+		}
+	}
+}
+
+// BenchmarkConsequence measures consequence prediction on the same models.
+func BenchmarkConsequence(b *testing.B) {
+	for _, rms := range []int{5, 8, 12} {
+		b.Run(fmt.Sprintf("rms=%d", rms), func(b *testing.B) {
+			m, err := twophase.New(twophase.Options{RMs: rms})
+			if err != nil {
+				b.Fatal(err)
+			}
+			c := consequence.NewChecker(m).Properties(m.Properties()...).Strategy(consequence.Consequence)
+			var res *consequence.Result[twophase.State, twophase.Action]
+			for b.Loop() {
+				if res, err = c.Run(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.Unique), "states")
+			b.ReportMetric(float64(res.Depth), "depth")
+		})
+	}
+}
+
+func workerCounts() []int {
+	if p := runtime.GOMAXPROCS(0); p > 1 {
+		return []int{1, p}
+	}
+	return []int{1}
+}
