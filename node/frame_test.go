@@ -1,0 +1,192 @@
+package node
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"runtime"
+	"testing"
+)
+
+// hostileBodies are msgpack headers that declare huge lengths: a decoder
+// that trusts them allocates gigabytes (msgpack/v5 v5.4.0-v5.4.1 does for
+// the array32 one).
+var hostileBodies = [][]byte{
+	{0xdd, 0xff, 0xff, 0xff, 0xff}, // array32, 4 Gi elements
+	{0xdb, 0xff, 0xff, 0xff, 0xff}, // str32, 4 GiB
+	{0xc6, 0xff, 0xff, 0xff, 0xff}, // bin32, 4 GiB
+	{0xdf, 0xff, 0xff, 0xff, 0xff}, // map32, 4 Gi pairs
+}
+
+// envelopeWithBody builds an envelope header for test.join followed by body.
+func envelopeWithBody(body []byte) []byte {
+	b := []byte{envelopeFormatV1}
+	for _, v := range []uint64{2, 1, 0, uint64(len("test.join"))} {
+		b = binary.AppendUvarint(b, v)
+	}
+	b = append(b, "test.join"...)
+	return append(b, body...)
+}
+
+// frameSeeds are the fuzz corpus seeds and the inputs of
+// TestReadFrameHostileInputs.
+func frameSeeds(t testing.TB) [][]byte {
+	r := testRegistry(t)
+	good, err := r.AppendEnvelope(nil, Envelope{From: 2, To: 1, CN: 3, Msg: joinMsg{Joiner: 2, Siblings: []ID{5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goodFrame := AppendFrame(nil, good)
+	seeds := [][]byte{
+		goodFrame,
+		goodFrame[:3],                        // truncated header
+		goodFrame[:FrameHeaderLen],           // header only
+		goodFrame[:len(goodFrame)-1],         // truncated payload
+		{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}, // 4 GiB length prefix
+		binary.BigEndian.AppendUint32(nil, MaxFrameSizeLimit+1),                                  // just over any limit
+		{0, 0, 0, 0, 0, 0, 0, 0},                                                                 // empty frame
+		append(append([]byte{}, goodFrame[:len(goodFrame)-1]...), goodFrame[len(goodFrame)-1]^1), // bad checksum
+		AppendFrame(nil, []byte{0xdd, 0xff, 0xff, 0xff, 0xff}),                                   // the array32 bomb as a payload
+		AppendFrame(nil, appendHello(nil, hello{kind: helloData, id: 7, label: "x"})),
+	}
+	for _, body := range hostileBodies {
+		seeds = append(seeds, AppendFrame(nil, body), AppendFrame(nil, envelopeWithBody(body)))
+	}
+	return append(seeds, append(goodFrame, goodFrame...))
+}
+
+// TestReadFrameHostileInputs: every hostile seed is a clean error, not a
+// panic or an allocation the length prefix asked for.
+func TestReadFrameHostileInputs(t *testing.T) {
+	r := testRegistry(t)
+	for i, in := range frameSeeds(t) {
+		payload, err := ReadFrame(bytes.NewReader(in), nil, 4096)
+		if err != nil {
+			if !errors.Is(err, ErrBadFrame) && err != io.EOF {
+				t.Errorf("seed %d: error %v does not wrap ErrBadFrame", i, err)
+			}
+			continue
+		}
+		if _, err := r.DecodeEnvelope(payload); err != nil {
+			if !errors.Is(err, ErrBadEnvelope) && !errors.Is(err, ErrUnknownMessageType) {
+				t.Errorf("seed %d: envelope error %v wraps neither ErrBadEnvelope nor ErrUnknownMessageType", i, err)
+			}
+		}
+		_, _ = decodeHello(payload)
+	}
+}
+
+func TestReadFrameErrors(t *testing.T) {
+	payload := []byte("hello, frame")
+	f := AppendFrame(nil, payload)
+	got, err := ReadFrame(bytes.NewReader(f), nil, 64)
+	if err != nil || !bytes.Equal(got, payload) {
+		t.Fatalf("round trip: %q, %v", got, err)
+	}
+	if _, err := ReadFrame(bytes.NewReader(nil), nil, 64); err != io.EOF {
+		t.Errorf("empty stream: %v, want io.EOF", err)
+	}
+	if _, err := ReadFrame(bytes.NewReader(f), nil, len(payload)-1); !errors.Is(err, ErrFrameTooLarge) {
+		t.Errorf("over max: %v", err)
+	}
+	if _, err := ReadFrame(bytes.NewReader(f[:len(f)-2]), nil, 64); !errors.Is(err, ErrFrameTruncated) {
+		t.Errorf("truncated: %v", err)
+	}
+	bad := bytes.Clone(f)
+	bad[len(bad)-1] ^= 0x80
+	if _, err := ReadFrame(bytes.NewReader(bad), nil, 64); !errors.Is(err, ErrFrameChecksum) {
+		t.Errorf("corrupt: %v", err)
+	}
+	// The buffer is reused when it is large enough.
+	buf := make([]byte, 0, 64)
+	got, _ = ReadFrame(bytes.NewReader(f), buf, 64)
+	if &got[0] != &buf[:1][0] {
+		t.Error("buffer not reused")
+	}
+}
+
+// TestReadFrameDoesNotAllocateForLengthPrefix: a 4 GiB length prefix with
+// a generous maximum is refused before anything is allocated.
+func TestReadFrameDoesNotAllocateForLengthPrefix(t *testing.T) {
+	in := []byte{0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		if _, err := ReadFrame(bytes.NewReader(in), nil, MaxFrameSizeLimit); !errors.Is(err, ErrFrameTooLarge) {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Errorf("10 refused frames allocated %d bytes", n)
+	}
+}
+
+func TestHelloRoundTrip(t *testing.T) {
+	h := hello{kind: helloProbe, id: 9, label: "prod", gossip: "127.0.0.1:7101", service: "127.0.0.1:7001"}
+	var buf bytes.Buffer
+	if err := writeHelloFrame(&buf, h); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readHelloFrame(&buf)
+	if err != nil || got != h {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	for _, bad := range [][]byte{nil, []byte("CBH1"), []byte("CBH1\x03\x01"), append(appendHello(nil, h), 0)} {
+		if _, err := decodeHello(bad); !errors.Is(err, ErrHandshake) {
+			t.Errorf("decodeHello(%q) = %v", bad, err)
+		}
+	}
+}
+
+func TestMetaRoundTrip(t *testing.T) {
+	id, addr, err := decodeMeta(encodeMeta(42, "127.0.0.1:7001"))
+	if err != nil || id != 42 || addr != "127.0.0.1:7001" {
+		t.Fatalf("got %v %q %v", id, addr, err)
+	}
+	for _, bad := range [][]byte{nil, {2, 1}, {1, 0}, {1, 5, 'x'}} {
+		if _, _, err := decodeMeta(bad); err == nil {
+			t.Errorf("decodeMeta(%v) accepted", bad)
+		}
+	}
+}
+
+// FuzzReadFrame feeds arbitrary streams to the frame reader and what it
+// accepts to the envelope and hello decoders: all must fail cleanly, and an
+// accepted envelope must re-encode.
+func FuzzReadFrame(f *testing.F) {
+	for _, s := range frameSeeds(f) {
+		f.Add(s)
+	}
+	r := testRegistry(f)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		rd := bytes.NewReader(in)
+		var buf []byte
+		for range 4 {
+			payload, err := ReadFrame(rd, buf, 4096)
+			if err != nil {
+				if !errors.Is(err, ErrBadFrame) && err != io.EOF {
+					t.Fatalf("unexpected error class: %v", err)
+				}
+				return
+			}
+			if len(payload) == 0 || len(payload) > 4096 {
+				t.Fatalf("payload of %d bytes", len(payload))
+			}
+			buf = payload
+			if env, err := r.DecodeEnvelope(payload); err == nil {
+				if _, err := r.AppendEnvelope(nil, env); err != nil {
+					t.Fatalf("decoded envelope does not re-encode: %v", err)
+				}
+			} else if !errors.Is(err, ErrBadEnvelope) && !errors.Is(err, ErrUnknownMessageType) {
+				t.Fatalf("envelope error class: %v", err)
+			}
+			if h, err := decodeHello(payload); err == nil {
+				if got, err := decodeHello(appendHello(nil, h)); err != nil || got != h {
+					t.Fatalf("hello round trip: %+v %v", got, err)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,592 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+	"go.uber.org/zap"
+)
+
+// Runtime errors.
+var (
+	// ErrNotRunning: Submit on a runtime that was not started or has been
+	// stopped.
+	ErrNotRunning = errors.New("node: runtime not running")
+	// ErrRuntimeStarted is returned by a second Start.
+	ErrRuntimeStarted = errors.New("node: runtime already started")
+)
+
+// Runtime is the live shell around a Core: it runs one node of a service
+// over real TCP, wall-clock timers and memberlist.
+//
+// Concurrency: exactly one goroutine (the core goroutine, started by Start)
+// owns the Core. It takes inbound envelopes and transport errors from the
+// transport, application calls from Submit, expiries of its own wall-clock
+// timers and status requests, one at a time, and steps the core in
+// dispatch. Everything else (accepting, dialling, reading, writing,
+// memberlist) runs on other goroutines that talk to it over channels. All
+// exported methods are safe for concurrent use.
+type Runtime struct {
+	cfg   RuntimeConfig
+	spec  Spec
+	reg   *Registry
+	log   *zap.Logger
+	core  *Core // owned by the core goroutine once started
+	stats counters
+	dir   *directory
+
+	ctx    context.Context // cancelled by Stop
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	events chan netEvent
+	appc   chan Message
+	statc  chan chan Status
+	tr     *transport
+	ml     *memberlist.Memberlist
+
+	mu        sync.Mutex // guards the fields below
+	state     int        // runNew, runRunning, runStopped
+	bootstrap []ID
+	addr      string
+	gossip    string
+	last      Status // the core goroutine's final status, after Stop
+
+	// Owned by the core goroutine.
+	timers map[string]time.Time
+	selfq  []Envelope
+	failq  []ID
+}
+
+const (
+	runNew = iota
+	runRunning
+	runStopped
+)
+
+// NewRuntime validates cfg and spec and returns a runtime that is not yet
+// started. The logger defaults to a no-op logger.
+func NewRuntime(cfg RuntimeConfig, spec Spec) (*Runtime, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	reg, err := spec.Registry()
+	if err != nil {
+		return nil, err
+	}
+	log := cfg.Logger.With(zap.Stringer("node", cfg.ID))
+	core, err := NewCore(CoreConfig{ID: cfg.ID, Factory: spec.New, Seed: cfg.Seed, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Runtime{
+		cfg: cfg, spec: spec, reg: reg, log: log, core: core, dir: newDirectory(),
+		ctx: ctx, cancel: cancel,
+		events: make(chan netEvent, cfg.InboxLen),
+		appc:   make(chan Message, 64),
+		statc:  make(chan chan Status),
+		timers: make(map[string]time.Time),
+	}
+	r.tr = newTransport(ctx, cfg, reg, log, r.dir, &r.stats, r.events, &r.wg)
+	return r, nil
+}
+
+// Start binds the service listener, starts memberlist, joins the cluster
+// through cfg.Join (probing each address for its node ID and gossip
+// address, retrying until JoinTimeout), and starts the core goroutine,
+// which steps the core with EventInit. It returns once the node serves.
+// If no Join address answers, Start fails and releases everything it
+// acquired. ctx bounds only the start-up; Stop ends the runtime. Start may
+// be called once.
+func (r *Runtime) Start(ctx context.Context) error {
+	r.mu.Lock()
+	if r.state != runNew {
+		r.mu.Unlock()
+		return ErrRuntimeStarted
+	}
+	r.state = runRunning
+	r.mu.Unlock()
+	if err := r.start(ctx); err != nil {
+		r.shutdown(context.Background())
+		return err
+	}
+	return nil
+}
+
+func (r *Runtime) start(ctx context.Context) error {
+	if err := r.tr.listen(); err != nil {
+		return err
+	}
+	addr := r.cfg.Advertise
+	if addr == "" {
+		addr = r.tr.ln.Addr().String()
+	}
+	d := &membership{self: r.cfg.ID, meta: encodeMeta(r.cfg.ID, addr), dir: r.dir, log: r.log,
+		onDead: func(id ID) { r.tr.closePeer(id, errPeerDead, true) }}
+	mc, err := memberlistConfig(r.cfg, d, r.log)
+	if err != nil {
+		return err
+	}
+	ml, err := memberlist.Create(mc)
+	if err != nil {
+		return fmt.Errorf("node: start memberlist: %w", err)
+	}
+	r.ml = ml
+	gossip := ml.LocalNode().Address()
+	r.mu.Lock()
+	r.addr, r.gossip = addr, gossip
+	r.mu.Unlock()
+	r.tr.serviceAddr, r.tr.gossipAddr = addr, gossip
+	r.tr.serve()
+	if err := r.join(ctx); err != nil {
+		return err
+	}
+	r.wg.Add(1)
+	go r.run()
+	r.log.Info("node: started", zap.String("service", r.spec.Name), zap.String("addr", addr), zap.String("gossip", gossip),
+		zap.Stringers("bootstrap", r.Bootstrap()))
+	return nil
+}
+
+// join probes the Join addresses and joins memberlist through them.
+func (r *Runtime) join(ctx context.Context) error {
+	if len(r.cfg.Join) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.JoinTimeout)
+	defer cancel()
+	var lastErr error
+	for {
+		var ids []ID
+		var gossip []string
+		for _, a := range r.cfg.Join {
+			h, err := r.tr.probe(ctx, a)
+			if err != nil {
+				lastErr = err
+				r.log.Debug("node: join probe failed", zap.String("addr", a), zap.Error(err))
+				continue
+			}
+			if h.id == r.cfg.ID {
+				lastErr = fmt.Errorf("node: join address %s is this node's own ID %v", a, h.id)
+				continue
+			}
+			r.dir.learn(h.id, a, h.gossip)
+			ids = append(ids, h.id)
+			if h.gossip != "" {
+				gossip = append(gossip, h.gossip)
+			}
+		}
+		if len(ids) > 0 {
+			n, err := r.ml.Join(gossip)
+			if err == nil || n > 0 {
+				r.mu.Lock()
+				r.bootstrap = ids
+				r.mu.Unlock()
+				return nil
+			}
+			lastErr = fmt.Errorf("node: memberlist join: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("node: join %v: %w (last error: %w)", r.cfg.Join, ctx.Err(), lastErr)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// Stop shuts the node down gracefully: it leaves memberlist (so peers learn
+// of the departure at once), stops the core goroutine, closes the listener
+// and every connection (queued, unsent messages are dropped), and waits
+// for every goroutine the runtime started. If ctx ends first, Stop returns
+// its error; the goroutines still end shortly after. Stop on a runtime
+// that is not running returns nil.
+func (r *Runtime) Stop(ctx context.Context) error {
+	r.mu.Lock()
+	if r.state != runRunning {
+		r.mu.Unlock()
+		return nil
+	}
+	r.state = runStopped
+	r.mu.Unlock()
+	r.log.Info("node: stopping")
+	return r.shutdown(ctx)
+}
+
+func (r *Runtime) shutdown(ctx context.Context) error {
+	r.mu.Lock()
+	r.state = runStopped
+	r.mu.Unlock()
+	if r.ml != nil {
+		if err := r.ml.Leave(r.cfg.LeaveTimeout); err != nil {
+			r.log.Info("node: memberlist leave", zap.Error(err))
+		}
+		if err := r.ml.Shutdown(); err != nil {
+			r.log.Info("node: memberlist shutdown", zap.Error(err))
+		}
+	}
+	r.cancel()
+	r.tr.shutdown()
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("node: stop: %w", ctx.Err())
+	}
+}
+
+// Submit hands an application call (a registered message, e.g.
+// randtree.JoinOverlay) to the core goroutine, which runs the service's
+// HandleApp. It blocks only while the call queue (64 calls) is full, and
+// returns ErrNotRunning before Start and after Stop.
+func (r *Runtime) Submit(call Message) error {
+	if call == nil {
+		return errors.New("node: Submit: nil call")
+	}
+	if !r.reg.Has(call) {
+		return fmt.Errorf("node: Submit: %w: %q (%T)", ErrUnknownMessageType, call.MessageType(), call)
+	}
+	r.mu.Lock()
+	running := r.state == runRunning
+	r.mu.Unlock()
+	if !running {
+		return ErrNotRunning
+	}
+	select {
+	case r.appc <- call:
+		return nil
+	case <-r.ctx.Done():
+		return ErrNotRunning
+	}
+}
+
+// ID returns the node's ID.
+func (r *Runtime) ID() ID { return r.cfg.ID }
+
+// Addr returns the service address peers dial (the advertised address, or
+// the one the listener bound); "" before Start.
+func (r *Runtime) Addr() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.addr
+}
+
+// GossipAddr returns memberlist's advertised address; "" before Start.
+func (r *Runtime) GossipAddr() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gossip
+}
+
+// Bootstrap returns the node IDs behind cfg.Join, in Join order, learned
+// by Start from their handshakes (nil for a node that started a cluster).
+// The application passes them to the service's join call.
+func (r *Runtime) Bootstrap() []ID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.bootstrap)
+}
+
+// Counters are the runtime's statistics since Start.
+type Counters struct {
+	// MessagesIn counts envelopes received and decoded from peers.
+	MessagesIn uint64 `json:"messages_in"`
+	// MessagesOut counts envelopes written to peers' connections.
+	MessagesOut uint64 `json:"messages_out"`
+	// TransportErrors counts transport errors delivered to the service.
+	TransportErrors uint64 `json:"transport_errors"`
+	// FramesRejected counts connections closed because of what the peer
+	// sent: bad or oversized frames, failed checksums, undecodable
+	// envelopes, unknown message types, failed handshakes.
+	FramesRejected uint64 `json:"frames_rejected"`
+	// ConnsDialed and ConnsAccepted count connections established.
+	ConnsDialed   uint64 `json:"conns_dialed"`
+	ConnsAccepted uint64 `json:"conns_accepted"`
+	// DialFailures counts outbound connections that failed to resolve,
+	// dial or handshake.
+	DialFailures uint64 `json:"dial_failures"`
+}
+
+// Status is a read-only, JSON-friendly picture of a node.
+type Status struct {
+	// ID is the node's ID.
+	ID ID `json:"id"`
+	// Service is the service name.
+	Service string `json:"service"`
+	// Running is false before Start and after Stop.
+	Running bool `json:"running"`
+	// Addr and GossipAddr are the node's service and memberlist addresses.
+	Addr       string `json:"addr"`
+	GossipAddr string `json:"gossip_addr"`
+	// Summary is the service state's String(), when it has one.
+	Summary string `json:"summary,omitempty"`
+	// State is the service state as JSON (its exported fields).
+	State json.RawMessage `json:"state,omitempty"`
+	// Neighbors are the nodes the service names as its neighbourhood, when
+	// it has a Neighbors(self ID) []ID method.
+	Neighbors []ID `json:"neighbors,omitempty"`
+	// Timers maps scheduled timer names to their deadlines.
+	Timers map[string]time.Time `json:"timers,omitempty"`
+	// Peers are the nodes memberlist and handshakes have told of, with
+	// their open connections.
+	Peers []PeerStatus `json:"peers"`
+	// Counters are the runtime's statistics.
+	Counters Counters `json:"counters"`
+}
+
+// Status returns the node's status. While the runtime runs, the service
+// part is taken by the core goroutine between two events (so Status waits
+// for the event being handled); before Start and after Stop it is the last
+// one taken. Safe from any goroutine.
+func (r *Runtime) Status() Status {
+	reply := make(chan Status, 1)
+	r.mu.Lock()
+	running := r.state == runRunning
+	r.mu.Unlock()
+	var st Status
+	got := false
+	if running {
+		select {
+		case r.statc <- reply:
+			st, got = <-reply, true
+		case <-r.ctx.Done():
+		}
+	}
+	if !got {
+		r.mu.Lock()
+		st = r.last
+		r.mu.Unlock()
+		st.ID, st.Service = r.cfg.ID, r.spec.Name
+	}
+	st.Running = got
+	r.fillStatus(&st)
+	return st
+}
+
+// fillStatus adds the parts of a status any goroutine can read.
+func (r *Runtime) fillStatus(st *Status) {
+	r.mu.Lock()
+	st.Addr, st.GossipAddr = r.addr, r.gossip
+	r.mu.Unlock()
+	st.Peers = r.dir.list()
+	out, in := r.tr.connections()
+	for i := range st.Peers {
+		st.Peers[i].Outbound = slices.Contains(out, st.Peers[i].ID)
+		st.Peers[i].Inbound = slices.Contains(in, st.Peers[i].ID)
+	}
+	s := &r.stats
+	st.Counters = Counters{
+		MessagesIn: s.msgsIn.Load(), MessagesOut: s.msgsOut.Load(),
+		TransportErrors: s.transportErrors.Load(), FramesRejected: s.framesRejected.Load(),
+		ConnsDialed: s.connsDialed.Load(), ConnsAccepted: s.connsAccepted.Load(), DialFailures: s.dialFailures.Load(),
+	}
+}
+
+// serviceStatus is the part of Status only the core goroutine may read.
+func (r *Runtime) serviceStatus() Status {
+	st := Status{ID: r.cfg.ID, Service: r.spec.Name}
+	svc := r.core.Service()
+	if svc == nil {
+		return st
+	}
+	if s, ok := svc.(fmt.Stringer); ok {
+		st.Summary = s.String()
+	}
+	if b, err := json.Marshal(svc); err == nil {
+		st.State = b
+	}
+	if n, ok := svc.(interface{ Neighbors(self ID) []ID }); ok {
+		st.Neighbors = n.Neighbors(r.cfg.ID)
+	}
+	if len(r.timers) > 0 {
+		st.Timers = make(map[string]time.Time, len(r.timers))
+		for name, at := range r.timers {
+			st.Timers[name] = at.Round(0)
+		}
+	}
+	return st
+}
+
+// run is the core goroutine.
+func (r *Runtime) run() {
+	defer r.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	defer func() {
+		st := r.serviceStatus()
+		r.mu.Lock()
+		r.last = st
+		r.mu.Unlock()
+	}()
+	r.dispatch(Event{Kind: EventInit, At: time.Now()}, nil)
+	for {
+		if at, ok := r.nextTimer(); ok {
+			timer.Reset(time.Until(at))
+		} else {
+			timer.Stop()
+		}
+		select {
+		case <-r.ctx.Done():
+			return
+		case ev := <-r.events:
+			if ev.err != nil {
+				// One event per breakage: close the other direction too,
+				// so the next send redials.
+				r.tr.closePeer(ev.peer, errClosedLocally, false)
+				r.dispatch(Event{Kind: EventTransportError, Peer: ev.peer, At: time.Now()}, nil)
+				continue
+			}
+			env := ev.env
+			r.dispatch(Event{Kind: EventMessage, From: env.From, Msg: env.Msg, At: time.Now()}, &env)
+		case call := <-r.appc:
+			r.dispatch(Event{Kind: EventApp, Msg: call, At: time.Now()}, nil)
+		case <-timer.C:
+			r.fireTimers()
+		case reply := <-r.statc:
+			reply <- r.serviceStatus()
+		}
+	}
+}
+
+// nextTimer returns the earliest timer deadline.
+func (r *Runtime) nextTimer() (time.Time, bool) {
+	var min time.Time
+	ok := false
+	for _, at := range r.timers {
+		if !ok || at.Before(min) {
+			min, ok = at, true
+		}
+	}
+	return min, ok
+}
+
+// fireTimers steps every due timer, earliest first (ties by name). Each
+// event carries the deadline it was armed for, so the core ignores a fire
+// that an earlier handler in this batch rescheduled.
+func (r *Runtime) fireTimers() {
+	now := time.Now()
+	type due struct {
+		name string
+		at   time.Time
+	}
+	var fire []due
+	for name, at := range r.timers {
+		if !at.After(now) {
+			fire = append(fire, due{name, at})
+		}
+	}
+	slices.SortFunc(fire, func(a, b due) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		if a.name < b.name {
+			return -1
+		}
+		return 1
+	})
+	for _, f := range fire {
+		if at, ok := r.timers[f.name]; !ok || !at.Equal(f.at) {
+			continue // cancelled or rescheduled by an earlier handler
+		}
+		delete(r.timers, f.name)
+		r.dispatch(Event{Kind: EventTimer, Timer: f.name, Deadline: f.at, At: now}, nil)
+	}
+}
+
+// dispatch is the single point where the core goroutine steps the core:
+// every event (init, message, timer, app call, transport error) goes
+// through it, and so does every effect. in is the received envelope of a
+// message event (nil otherwise); its CN is the sender's checkpoint number.
+//
+// Layers that must see every event or every send hook in here: a snapshot
+// manager reads in.CN and checkpoints before the step, and stamps env.CN
+// on each outgoing send; a steering controller filters ev before the step.
+//
+// Messages a handler sends to its own node are queued and stepped after
+// the handler, in order, as are transport errors for sends that could not
+// be queued (peer too slow, frame too large).
+func (r *Runtime) dispatch(ev Event, in *Envelope) {
+	for {
+		fx, err := r.core.Step(ev)
+		if err != nil {
+			r.log.Error("node: core refused an event", zap.Stringer("event", ev), zap.Error(err))
+		}
+		if ev.Kind == EventTransportError {
+			r.stats.transportErrors.Add(1)
+		}
+		// The effect slices are the core's until the next Step: carry them
+		// out now.
+		for _, op := range fx.Timers {
+			if op.Cancel {
+				delete(r.timers, op.Name)
+			} else {
+				r.timers[op.Name] = op.At
+			}
+		}
+		for _, env := range fx.Sends {
+			if env.To == r.cfg.ID {
+				r.selfq = append(r.selfq, env)
+				continue
+			}
+			r.send(env)
+		}
+		switch {
+		case len(r.selfq) > 0:
+			next := r.selfq[0]
+			r.selfq[0] = Envelope{}
+			r.selfq = r.selfq[1:]
+			if len(r.selfq) == 0 {
+				r.selfq = nil
+			}
+			ev, in = Event{Kind: EventMessage, From: next.From, Msg: next.Msg, At: time.Now()}, &next
+		case len(r.failq) > 0:
+			peer := r.failq[0]
+			r.failq = r.failq[1:]
+			ev, in = Event{Kind: EventTransportError, Peer: peer, At: time.Now()}, nil
+		default:
+			return
+		}
+	}
+}
+
+// send encodes env into a frame and queues it on the peer's connection.
+// A send that cannot be queued becomes a transport error for the peer.
+func (r *Runtime) send(env Envelope) {
+	frame, start := beginFrame(make([]byte, 0, 256))
+	frame, err := r.reg.AppendEnvelope(frame, env)
+	if err != nil {
+		// An unregistered message type is a bug in the service.
+		r.log.Error("node: cannot encode message", zap.Stringer("to", env.To), zap.Error(err))
+		r.failq = append(r.failq, env.To)
+		return
+	}
+	if n := len(frame) - start - FrameHeaderLen; n > r.cfg.MaxFrameSize {
+		r.log.Error("node: message exceeds the maximum frame size", zap.Stringer("to", env.To),
+			zap.String("type", env.Msg.MessageType()), zap.Int("bytes", n), zap.Int("max", r.cfg.MaxFrameSize))
+		r.failq = append(r.failq, env.To)
+		return
+	}
+	finishFrame(frame, start)
+	if err := r.tr.enqueue(env.To, frame); err != nil {
+		if !errors.Is(err, errClosedLocally) {
+			r.failq = append(r.failq, env.To)
+		}
+	}
+}
