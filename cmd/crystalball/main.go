@@ -33,6 +33,7 @@ type command struct {
 func commands() map[string]command {
 	cs := []command{
 		{name: "emulate", summary: "run an emulated deployment of a service and report what happened", run: runEmulate},
+		{name: "node", summary: "run one live node of a service over TCP and memberlist", run: runNode},
 	}
 	m := make(map[string]command, len(cs))
 	for _, c := range cs {

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+)
+
+// liveJoin returns, per service, the application calls a live node issues
+// once it has started: bootstrap holds the node IDs behind --join (learned
+// from their handshakes), empty for the first node of a cluster.
+var liveJoin = map[string]func(self node.ID, bootstrap []node.ID) []node.Message{
+	randtree.Name: func(self node.ID, bootstrap []node.ID) []node.Message {
+		if len(bootstrap) == 0 {
+			bootstrap = []node.ID{self} // the first node roots its own tree
+		}
+		return []node.Message{randtree.JoinOverlay{Targets: bootstrap}}
+	},
+}
+
+// nodeStatusOutput is the JSON body of --http's /status.
+type nodeStatusOutput struct {
+	node.Status
+	Options       string  `json:"options"`
+	UptimeSeconds float64 `json:"uptime_seconds"`
+}
+
+func runNode(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("node", stderr)
+	service := fs.String("service", "randtree", "service to run ("+serviceNames()+")")
+	idFlag := fs.String("id", "", "this node's ID: a positive integer such as 3 or n3 (required, unique in the cluster)")
+	listen := fs.String("listen", "127.0.0.1:7000", "host:port of the service transport (framed TCP)")
+	advertise := fs.String("advertise", "", "host:port peers dial for the service transport (default: the --listen address)")
+	join := fs.String("join", "", "comma-separated service addresses (--listen of running nodes) to join through; empty starts a new cluster")
+	gossip := fs.String("gossip", "", "host:port memberlist binds for membership and failure detection (default: --listen's host, a free port)")
+	httpAddr := fs.String("http", "", "host:port serving GET /status as JSON (default: no status server)")
+	label := fs.String("label", "", "cluster label: peers with another label are refused")
+	logFormat := fs.String("log", "console", "log format: json or console")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	fix := fs.String("fix", "", "service corrections to apply: all, or a comma-separated list")
+	seed := fs.Uint64("seed", 1, "seed of the node's random source")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: crystalball node --id N [flags]")
+		fmt.Fprintln(fs.Output(), "Runs one live node of a service in the foreground until SIGINT or SIGTERM.")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *idFlag == "" {
+		return usagef("--id is required")
+	}
+	id, err := node.ParseID(*idFlag)
+	if err != nil {
+		return usagef("--id: %v", err)
+	}
+	joinCalls, ok := liveJoin[*service]
+	if !ok {
+		return usagef("unknown service %q (known: %s)", *service, serviceNames())
+	}
+	svc, err := lookupService(*service, splitList(*fix), 0)
+	if err != nil {
+		return err
+	}
+	var level zapcore.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return usagef("--log-level: want debug, info, warn or error, got %q", *logLevel)
+	}
+	logger, err := newCLILogger(*logFormat, level, stderr)
+	if err != nil {
+		return err
+	}
+	defer logger.Sync()
+
+	cfg := node.DefaultRuntimeConfig()
+	cfg.ID = id
+	cfg.Listen = *listen
+	cfg.Advertise = *advertise
+	cfg.GossipBind = *gossip
+	cfg.Join = splitList(*join)
+	cfg.Label = *label
+	cfg.Seed = *seed
+	cfg.Logger = logger
+	if err := cfg.Validate(); err != nil {
+		return usageError{err}
+	}
+	rt, err := node.NewRuntime(cfg, svc.spec)
+	if err != nil {
+		return err
+	}
+
+	// Bind the status listener first, so a busy port fails before the
+	// node joins anyone.
+	var statusLn net.Listener
+	if *httpAddr != "" {
+		if statusLn, err = net.Listen("tcp", *httpAddr); err != nil {
+			return fmt.Errorf("--http: %w", err)
+		}
+		defer statusLn.Close()
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	started := time.Now()
+	if err := rt.Start(ctx); err != nil {
+		return err
+	}
+	stopNode := func() error {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return rt.Stop(sctx)
+	}
+	for _, call := range joinCalls(id, rt.Bootstrap()) {
+		if err := rt.Submit(call); err != nil {
+			stopNode()
+			return err
+		}
+		logger.Info("application call", zap.String("call", fmt.Sprint(call)))
+	}
+
+	var srv *http.Server
+	srvDone := make(chan error, 1)
+	if statusLn != nil {
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
+			out := nodeStatusOutput{Status: rt.Status(), Options: svc.options, UptimeSeconds: time.Since(started).Seconds()}
+			w.Header().Set("Content-Type", "application/json")
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			enc.Encode(out)
+		})
+		srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go func() { srvDone <- srv.Serve(statusLn) }()
+	}
+	fmt.Fprintf(stdout, "node %v: %s on %s, gossip %s", id, *service, rt.Addr(), rt.GossipAddr())
+	if statusLn != nil {
+		fmt.Fprintf(stdout, ", status http://%s/status", statusLn.Addr())
+	}
+	fmt.Fprintln(stdout)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		logger.Info("signal received, stopping")
+	case serveErr = <-srvDone:
+		serveErr = fmt.Errorf("status server: %w", serveErr)
+	}
+	if srv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		srv.Shutdown(sctx)
+		cancel()
+	}
+	if err := stopNode(); err != nil {
+		return errors.Join(serveErr, err)
+	}
+	logger.Info("stopped")
+	return serveErr
+}
+
+// newCLILogger builds the node's zap logger writing to w.
+func newCLILogger(format string, level zapcore.Level, w io.Writer) (*zap.Logger, error) {
+	var enc zapcore.Encoder
+	switch format {
+	case "json":
+		ec := zap.NewProductionEncoderConfig()
+		ec.EncodeTime = zapcore.RFC3339NanoTimeEncoder
+		enc = zapcore.NewJSONEncoder(ec)
+	case "console":
+		ec := zap.NewDevelopmentEncoderConfig()
+		ec.EncodeTime = zapcore.RFC3339TimeEncoder
+		enc = zapcore.NewConsoleEncoder(ec)
+	default:
+		return nil, usagef("--log: want json or console, got %q", format)
+	}
+	return zap.New(zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), level)), nil
+}

@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+)
+
+func TestNodeBadFlagsAreOneLineUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"node"}, "--id is required"},
+		{[]string{"node", "--id", "zero"}, "invalid node ID"},
+		{[]string{"node", "--id", "0"}, "invalid node ID"},
+		{[]string{"node", "--id", "1", "--service", "nope"}, `unknown service "nope"`},
+		{[]string{"node", "--id", "1", "--listen", "7000"}, "RuntimeConfig.Listen"},
+		{[]string{"node", "--id", "1", "--join", "127.0.0.1"}, "RuntimeConfig.Join[0]"},
+		{[]string{"node", "--id", "1", "--log", "xml"}, "--log: want json or console"},
+		{[]string{"node", "--id", "1", "--log-level", "loud"}, "--log-level"},
+		{[]string{"node", "--id", "1", "--fix", "everything"}, `unknown fix "everything"`},
+		{[]string{"node", "--id", "1", "stray"}, `unexpected argument "stray"`},
+		{[]string{"node", "--id", "1", "--label", strings.Repeat("x", 300)}, "RuntimeConfig.Label"},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := runCLI(c.args...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, exitUsage, stderr)
+		}
+		if stdout != "" {
+			t.Errorf("%v: wrote to stdout: %q", c.args, stdout)
+		}
+		if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: stderr %q, want one line containing %q", c.args, stderr, c.want)
+		}
+	}
+}
+
+// freePorts returns n distinct loopback ports that were free a moment ago.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var lns []net.Listener
+	var ports []int
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns = append(lns, ln)
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	for _, ln := range lns {
+		ln.Close()
+	}
+	return ports
+}
+
+// nodeProc is one `crystalball node` OS process.
+type nodeProc struct {
+	id                   node.ID
+	args                 []string
+	cmd                  *exec.Cmd
+	out                  *syncBuffer
+	done                 chan struct{}
+	err                  error // Wait's result, set before done closes
+	listen, http, gossip string
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (p *nodeProc) start(t *testing.T, bin string) {
+	t.Helper()
+	p.out = &syncBuffer{}
+	p.cmd = exec.Command(bin, p.args...)
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.done = make(chan struct{})
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+}
+
+func (p *nodeProc) running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return p.cmd != nil
+	}
+}
+
+func (p *nodeProc) kill() {
+	if p.running() {
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// status fetches and decodes a node's /status.
+func (p *nodeProc) status(client *http.Client) (nodeStatusOutput, *randtree.State, error) {
+	var st nodeStatusOutput
+	resp, err := client.Get("http://" + p.http + "/status")
+	if err != nil {
+		return st, nil, err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return st, nil, err
+	}
+	s := new(randtree.State)
+	if err := json.Unmarshal(st.State, s); err != nil {
+		return st, nil, fmt.Errorf("state %s: %w", st.State, err)
+	}
+	return st, s, nil
+}
+
+// liveView is a node.View over the states the status endpoints reported.
+type liveView struct {
+	ids    []node.ID
+	states map[node.ID]*randtree.State
+	timers map[node.ID]map[string]time.Time
+}
+
+func (v *liveView) Nodes() []node.ID { return v.ids }
+func (v *liveView) Service(id node.ID) node.Service {
+	if s, ok := v.states[id]; ok {
+		return s
+	}
+	return nil
+}
+func (v *liveView) TimerScheduled(id node.ID, name string) bool {
+	_, ok := v.timers[id][name]
+	return ok
+}
+
+// observe reads every running node's status into a view.
+func observe(procs []*nodeProc, client *http.Client) (*liveView, error) {
+	v := &liveView{states: map[node.ID]*randtree.State{}, timers: map[node.ID]map[string]time.Time{}}
+	for _, p := range procs {
+		st, s, err := p.status(client)
+		if err != nil {
+			return nil, fmt.Errorf("%v: %w", p.id, err)
+		}
+		v.ids = append(v.ids, p.id)
+		v.states[p.id] = s
+		v.timers[p.id] = st.Timers
+	}
+	slices.Sort(v.ids)
+	return v, nil
+}
+
+// waitForTree polls the status endpoints until the nodes form one RandTree
+// containing all of them, and returns its summary.
+func waitForTree(t *testing.T, ctx context.Context, procs []*nodeProc, what string) randtree.Summary {
+	t.Helper()
+	client := &http.Client{Timeout: 2 * time.Second}
+	var last randtree.Summary
+	var lastErr error
+	for {
+		for _, p := range procs {
+			if !p.running() {
+				t.Fatalf("%s: node %v exited: %v\n%s", what, p.id, p.err, p.out)
+			}
+		}
+		v, err := observe(procs, client)
+		if err == nil {
+			last = randtree.Summarize(v)
+			if last.Joined == len(procs) && last.Roots == 1 && last.TreeSize == len(procs) {
+				return last
+			}
+		}
+		lastErr = err
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: no tree of %d nodes before the deadline: last summary %v, last error %v", what, len(procs), last, lastErr)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// TestNodeProcessesFormAndRepairARandTree builds the binary, runs five
+// `crystalball node` processes on loopback, waits until their status
+// endpoints show one RandTree of five nodes, SIGKILLs an interior node,
+// restarts it and waits for the tree of five to re-form; then it stops
+// every node with SIGTERM and checks that each exits cleanly.
+func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: builds the binary and runs 5 OS processes for up to a minute")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool in PATH to build the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "crystalball")
+	build := exec.Command(goBin, "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	const n = 5
+	ports := freePorts(t, 3*n)
+	procs := make([]*nodeProc, n)
+	t.Cleanup(func() {
+		for _, p := range procs {
+			if p != nil {
+				p.kill()
+			}
+		}
+		if t.Failed() {
+			for _, p := range procs {
+				if p != nil && p.out != nil {
+					t.Logf("output of %v:\n%s", p.id, p.out)
+				}
+			}
+		}
+	})
+	for i := range n {
+		p := &nodeProc{
+			id:     node.ID(i + 1),
+			listen: fmt.Sprintf("127.0.0.1:%d", ports[3*i]),
+			gossip: fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]),
+			http:   fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]),
+		}
+		p.args = []string{"node", "--service", "randtree", "--fix", "all", "--id", p.id.String(),
+			"--listen", p.listen, "--gossip", p.gossip, "--http", p.http, "--label", "mp-test", "--log", "json"}
+		if i > 0 {
+			p.args = append(p.args, "--join", procs[0].listen)
+		}
+		procs[i] = p
+		p.start(t, bin)
+		if i == 0 {
+			// The others join through n1: wait until it serves.
+			waitForTree(t, ctx, procs[:1], "n1 alone")
+		}
+	}
+	sum := waitForTree(t, ctx, procs, "initial tree")
+	t.Logf("formed: %v", sum)
+
+	// Kill an interior node if there is one (a child of the root with
+	// children of its own), so that its children must rejoin too.
+	client := &http.Client{Timeout: 2 * time.Second}
+	v, err := observe(procs, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := procs[1]
+	for _, p := range procs {
+		s := v.states[p.id]
+		if p.id != sum.Root && len(s.Children) > 0 {
+			victim = p
+			break
+		}
+	}
+	t.Logf("SIGKILL %v (children %v)", victim.id, v.states[victim.id].Children)
+	victim.kill()
+	if victim.err == nil || !strings.Contains(victim.err.Error(), "killed") {
+		t.Fatalf("%v: exit %v, want killed", victim.id, victim.err)
+	}
+	victim.start(t, bin)
+	sum = waitForTree(t, ctx, procs, "tree after restart")
+	t.Logf("re-formed: %v", sum)
+
+	// A clean stop: SIGTERM, exit status 0, and the node says so.
+	for _, p := range procs {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for _, p := range procs {
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			t.Fatalf("%v did not stop within the deadline", p.id)
+		}
+		if p.err != nil || !strings.Contains(p.out.String(), `"msg":"stopped"`) {
+			t.Errorf("%v: exit %v after SIGTERM, want a clean stop", p.id, p.err)
+		}
+	}
+}
