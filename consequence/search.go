@@ -164,8 +164,10 @@ type run[S, A any] struct {
 	start    time.Time
 	deadline time.Time // zero: no time budget
 	minPar   int
-	// candRatio estimates candidates per frontier state (phase A output).
+	// candRatio estimates candidates per frontier state (phase A output);
+	// growth is the last level's ratio of new states to frontier states.
 	candRatio float64
+	growth    float64
 
 	visited *fpSet
 	local   *fpSet // localExplored; nil unless Consequence
@@ -343,6 +345,9 @@ func (r *run[S, A]) step() error {
 	clear(r.next.states)
 	r.next.states, r.next.fps = r.next.states[:0], r.next.fps[:0]
 	r.links = append(r.links, levelLinks{})
+	if !parallel {
+		r.presize(n)
+	}
 	direct := !parallel
 	if parallel {
 		ok, err := r.expandParallel()
@@ -355,6 +360,7 @@ func (r *run[S, A]) step() error {
 		r.expandDirect()
 	}
 	size := len(r.next.states)
+	r.growth = float64(size) / float64(n)
 	if size > 0 {
 		r.res.DepthCounts = append(r.res.DepthCounts, uint64(size))
 		r.res.Depth = r.depth + 1
@@ -365,6 +371,20 @@ func (r *run[S, A]) step() error {
 	}
 	r.endLevel(size)
 	return nil
+}
+
+// presize gives the next level and its links room for the number of states
+// the last level's growth predicts, so that direct expansion rarely grows a
+// slice (fresh allocations: nothing needs copying).
+func (r *run[S, A]) presize(n int) {
+	want := int(r.growth*float64(n)*1.125) + 16
+	if cap(r.next.states) < want {
+		r.next.states = make([]S, 0, want)
+		r.next.fps = make([]node.Hash, 0, want)
+	}
+	l := &r.links[r.depth+1]
+	l.parent = make([]uint32, 0, want)
+	l.ord = make([]uint16, 0, want)
 }
 
 // expired reports whether the search must stop now (canceled, out of time,

@@ -496,3 +496,49 @@ func TestMemoryReport(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 }
+
+// wide has a start state with more actions than MaxActions.
+type wide struct{ counters }
+
+func (w wide) Actions(s uint64, out []consequence.Action[cAct]) []consequence.Action[cAct] {
+	for range consequence.MaxActions + 1 {
+		out = append(out, consequence.Action[cAct]{Act: cAct{Node: 0}})
+	}
+	return out
+}
+
+func TestTooManyActions(t *testing.T) {
+	for _, cfg := range configs {
+		c := consequence.NewChecker[uint64, cAct](wide{counters{nodes: 1, max: 1}}).Workers(cfg.workers)
+		if cfg.minParallel > 0 {
+			consequence.SetMinParallel(c, cfg.minParallel)
+		}
+		if _, err := c.Run(context.Background()); !errors.Is(err, consequence.ErrInvalidModel) {
+			t.Fatalf("%s: Run: %v", cfg.name, err)
+		}
+	}
+}
+
+// TestConcurrentRuns: one configured checker runs several searches at once
+// (Run does not modify it), with the same results.
+func TestConcurrentRuns(t *testing.T) {
+	g := &graph{seed: 1, size: 5000, nodes: 3, fanout: 6}
+	c := consequence.SetMinParallel(consequence.NewChecker[uint64, gAct](g).Properties(graphProps()...).MaxViolations(5).Workers(2), 1)
+	var wg sync.WaitGroup
+	results := make([]*consequence.Result[uint64, gAct], 4)
+	for i := range results {
+		wg.Go(func() {
+			res, err := c.Run(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			results[i] = res
+		})
+	}
+	wg.Wait()
+	for _, r := range results[1:] {
+		if r.Unique != results[0].Unique || fmt.Sprint(r.Violations) != fmt.Sprint(results[0].Violations) {
+			t.Fatalf("runs differ: %d %v vs %d %v", r.Unique, r.Violations, results[0].Unique, results[0].Violations)
+		}
+	}
+}
