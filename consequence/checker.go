@@ -68,6 +68,9 @@ func (c *Checker[S, A]) StopOnViolation(stop bool) *Checker[S, A] {
 	return c
 }
 
+// Progress sets Options.Progress.
+func (c *Checker[S, A]) Progress(f func(Progress)) *Checker[S, A] { c.opts.Progress = f; return c }
+
 // Clock sets Options.Clock.
 func (c *Checker[S, A]) Clock(now func() time.Time) *Checker[S, A] { c.opts.Clock = now; return c }
 

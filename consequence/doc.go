@@ -55,7 +55,8 @@
 // why the search stopped, the states generated and unique, the states found
 // at each depth, the deepest depth, consequence prediction's pruned actions,
 // the violations (property, depth, start state, action path, state), the
-// elapsed time and the memory of the visited set per state.
+// elapsed time and the memory of the visited set per state. Options.Progress
+// sees the same counters after every level, for progress lines.
 //
 // # Parallelism and determinism
 //

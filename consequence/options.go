@@ -96,12 +96,32 @@ type Options struct {
 	// reads no other clock.
 	Clock func() time.Time
 
+	// Progress, if set, is called after each level is complete, on the
+	// goroutine that called Run (never concurrently), with the search's
+	// counters so far. It must return quickly; a CLI prints a line from it.
+	Progress func(Progress)
+
 	// minParallel overrides the smallest frontier expanded in parallel
 	// (tests set it to 1 to run the parallel phases on small models).
 	minParallel int
 }
 
-// validate checks o and returns it with defaults filled in.
+// Progress is a running search's state at the end of a level, passed to
+// Options.Progress.
+type Progress struct {
+	// Depth is the level just completed; Frontier its number of states
+	// (those to be expanded next).
+	Depth    int
+	Frontier int
+	// Unique, Generated and Pruned are the counters of Result so far.
+	Unique, Generated, Pruned uint64
+	// Violations is the number of violations recorded so far.
+	Violations int
+	// Elapsed is the time since Run started, on Options.Clock.
+	Elapsed time.Duration
+}
+
+// resolve checks o and returns it with defaults filled in.
 func (o Options) resolve() (Options, error) {
 	switch {
 	case o.Strategy != BFS && o.Strategy != Consequence:

@@ -279,8 +279,25 @@ func (r *run[S, A]) initLevel() error {
 		r.checkSafety(nil, s, fp, 0, k)
 	}
 	r.res.DepthCounts = append(r.res.DepthCounts, uint64(len(r.cur.states)))
+	r.progress()
 	r.endLevel(len(r.cur.states))
 	return nil
+}
+
+// progress reports a completed level to Options.Progress.
+func (r *run[S, A]) progress() {
+	if r.opts.Progress == nil || len(r.cur.states) == 0 {
+		return
+	}
+	r.opts.Progress(Progress{
+		Depth:      r.depth,
+		Frontier:   len(r.cur.states),
+		Unique:     r.res.Unique,
+		Generated:  r.res.Generated,
+		Pruned:     r.res.Pruned,
+		Violations: len(r.viols),
+		Elapsed:    r.opts.Clock().Sub(r.start),
+	})
 }
 
 // roomFor reports whether n more unique states fit the state budget.
@@ -366,6 +383,7 @@ func (r *run[S, A]) step() error {
 		r.res.Depth = r.depth + 1
 		r.depth++
 		r.cur, r.next = r.next, r.cur
+		r.progress()
 	} else {
 		r.links = r.links[:len(r.links)-1]
 	}

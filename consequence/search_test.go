@@ -542,3 +542,21 @@ func TestConcurrentRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestProgress: the hook sees every completed level, in order, on the
+// calling goroutine.
+func TestProgress(t *testing.T) {
+	var got []string
+	clk := &fakeClock{now: time.Unix(0, 0), step: time.Millisecond}
+	res, err := consequence.NewChecker[uint64, cAct](counters{nodes: 2, max: 2}).Clock(clk.Now).
+		Progress(func(p consequence.Progress) {
+			got = append(got, fmt.Sprintf("d%d f%d u%d g%d %v", p.Depth, p.Frontier, p.Unique, p.Generated, p.Elapsed))
+		}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"d0 f1 u1 g1 1ms", "d1 f2 u3 g3 2ms", "d2 f3 u6 g7 3ms", "d3 f2 u8 g11 4ms", "d4 f1 u9 g13 5ms"}
+	if !slices.Equal(got, want) || res.Elapsed != 6*time.Millisecond {
+		t.Fatalf("progress %q, elapsed %v; want %q", got, res.Elapsed, want)
+	}
+}
