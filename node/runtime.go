@@ -50,6 +50,10 @@ type Runtime struct {
 	tr     *transport
 	ml     *memberlist.Memberlist
 
+	// life serialises Start and Stop, so a Stop that races a Start waits
+	// for it and then releases what it acquired.
+	life sync.Mutex
+
 	mu        sync.Mutex // guards the fields below
 	state     int        // runNew, runRunning, runStopped
 	bootstrap []ID
@@ -111,6 +115,8 @@ func NewRuntime(cfg RuntimeConfig, spec Spec) (*Runtime, error) {
 // acquired. ctx bounds only the start-up; Stop ends the runtime. Start may
 // be called once.
 func (r *Runtime) Start(ctx context.Context) error {
+	r.life.Lock()
+	defer r.life.Unlock()
 	r.mu.Lock()
 	if r.state != runNew {
 		r.mu.Unlock()
@@ -211,8 +217,11 @@ func (r *Runtime) join(ctx context.Context) error {
 // and every connection (queued, unsent messages are dropped), and waits
 // for every goroutine the runtime started. If ctx ends first, Stop returns
 // its error; the goroutines still end shortly after. Stop on a runtime
-// that is not running returns nil.
+// that is not running returns nil. A Stop concurrent with Start waits for
+// Start to return first.
 func (r *Runtime) Stop(ctx context.Context) error {
+	r.life.Lock()
+	defer r.life.Unlock()
 	r.mu.Lock()
 	if r.state != runRunning {
 		r.mu.Unlock()
@@ -447,9 +456,6 @@ func (r *Runtime) run() {
 			return
 		case ev := <-r.events:
 			if ev.err != nil {
-				// One event per breakage: close the other direction too,
-				// so the next send redials.
-				r.tr.closePeer(ev.peer, errClosedLocally, false)
 				r.dispatch(Event{Kind: EventTransportError, Peer: ev.peer, At: time.Now()}, nil)
 				continue
 			}

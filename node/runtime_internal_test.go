@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/memberlist"
 	"go.uber.org/goleak"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -319,4 +321,70 @@ func TestMemberlistLogBridge(t *testing.T) {
 			t.Errorf("entry %d: %v %q", i, e.Level, e.Message)
 		}
 	}
+}
+
+// TestRuntimePeerDeclaredDead: memberlist's news that a peer left or died
+// closes the connections to it and becomes one transport error for it.
+func TestRuntimePeerDeclaredDead(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	n1 := startNoteNode(t, 1, zap.NewNop())
+	n2 := startNoteNode(t, 2, zap.NewNop(), n1.Addr())
+	if err := n1.Submit(sendNote{To: 2, Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n2 to get the note", gotNote(t, n2, "n1:hi"))
+	// What memberlist calls when it declares n2 dead.
+	d := &membership{self: 1, dir: n1.dir, log: zap.NewNop(), onDead: func(id ID) { n1.tr.closePeer(id, errPeerDead, true) }}
+	d.NotifyLeave(&memberlist.Node{Name: "n2", Meta: encodeMeta(2, n2.Addr())})
+	waitFor(t, "n1 to hear n2 died", func() bool { return slices.Contains(noteState(t, n1).Broken, 2) })
+	if out, _ := n1.tr.connections(); len(out) != 0 {
+		t.Errorf("connections to %v still open", out)
+	}
+	// Node 2 is in fact alive: the next send redials.
+	if err := n1.Submit(sendNote{To: 2, Text: "again"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n2 to get the second note", gotNote(t, n2, "n1:again"))
+	if b := noteState(t, n1).Broken; len(b) != 1 {
+		t.Errorf("transport errors for %v, want one for n2", b)
+	}
+	n2.Stop(context.Background())
+	n1.Stop(context.Background())
+}
+
+// TestRuntimeClusterLabelAndKey: nodes sharing a label and gossip key form
+// a cluster (memberlist sees both); a node with another label is refused
+// at the handshake and cannot join.
+func TestRuntimeClusterLabelAndKey(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	key := []byte("0123456789abcdef")
+	start := func(id ID, label string, join ...string) (*Runtime, error) {
+		cfg := DefaultRuntimeConfig()
+		cfg.ID, cfg.Label, cfg.SecretKey, cfg.Join = id, label, key, join
+		cfg.JoinTimeout = 500 * time.Millisecond
+		r, err := NewRuntime(cfg, noteSpec())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Stop(context.Background()) })
+		return r, r.Start(context.Background())
+	}
+	n1, err := start(1, "blue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n2, err := start(2, "blue", n1.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "memberlist to see both nodes", func() bool { return n1.ml.NumMembers() == 2 && n2.ml.NumMembers() == 2 })
+	mc, err := memberlistConfig(n1.cfg, &membership{}, zap.NewNop())
+	if err != nil || !bytes.Equal(mc.SecretKey, key) || mc.Label != "blue" {
+		t.Errorf("memberlist config: key %x label %q (%v)", mc.SecretKey, mc.Label, err)
+	}
+	if _, err := start(3, "green", n1.Addr()); err == nil || !strings.Contains(err.Error(), "cluster label") {
+		t.Errorf("joining a blue cluster as green: %v", err)
+	}
+	n2.Stop(context.Background())
+	n1.Stop(context.Background())
 }

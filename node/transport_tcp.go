@@ -115,6 +115,13 @@ func (c *peerConn) close(reason error, report bool) {
 			ce.Write(zap.Stringer("peer", c.peer), zap.String("dir", c.dirName()), zap.NamedError("reason", reason))
 		}
 		if report {
+			// One breakage, one transport error: close the other
+			// direction to the same peer now (so the next send redials)
+			// without reporting it again. A connection opened after
+			// this point is not affected.
+			if sib := c.t.sibling(c); sib != nil {
+				sib.close(fmt.Errorf("%w: the %s connection to the same peer broke", errClosedLocally, c.dirName()), false)
+			}
 			c.t.report(netEvent{peer: c.peer, err: reason})
 		}
 	})
@@ -229,6 +236,16 @@ func (t *transport) forget(c *peerConn) {
 	}
 }
 
+// sibling returns the open connection to c's peer in the other direction.
+func (t *transport) sibling(c *peerConn) *peerConn {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c.outbound {
+		return t.in[c.peer]
+	}
+	return t.out[c.peer]
+}
+
 // report hands ev to the core goroutine, unless the runtime stops first.
 func (t *transport) report(ev netEvent) {
 	select {
@@ -263,6 +280,11 @@ func (t *transport) serveInbound(conn net.Conn) {
 	if err != nil {
 		t.rejected(err)
 		t.log.Warn("node: inbound handshake failed", zap.Stringer("remote", conn.RemoteAddr()), zap.Error(err))
+		if errors.Is(err, ErrHandshake) && h.id != None {
+			// A well-formed hello from another cluster: answer with ours
+			// so the dialler can say why it was refused.
+			writeHelloFrame(conn, t.myHello(h.kind))
+		}
 		return
 	}
 	if err := writeHelloFrame(conn, t.myHello(h.kind)); err != nil {
