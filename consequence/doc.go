@@ -82,7 +82,7 @@
 //
 // # Performance
 //
-// See BENCHMARKS.md beside this file for the numbers and the commands that
+// See docs/PERFORMANCE.md at the repository root for the numbers and the commands that
 // produce them. On two-phase commit with 7–8 resource managers one core
 // explores about 2 million unique states per second; the time goes to the
 // visited-set inserts (cache misses into a table of tens of megabytes), which

@@ -11,7 +11,7 @@ import (
 // linearly bucket by bucket. A lookup usually touches one cache line; the
 // table doubles when it is 7/8 full, so it holds between 18.3 and 36.6 bytes
 // per fingerprint (16 bytes of payload). BenchmarkVisitedSet compares it with
-// a Go map of fingerprints (see BENCHMARKS.md).
+// a Go map of fingerprints (see docs/PERFORMANCE.md).
 //
 // The set is split into shards by the top bits of the fingerprint, each an
 // independent table. Workers own disjoint groups of shards while merging a
