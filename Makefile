@@ -8,7 +8,7 @@ BIN       := bin/crystalball
 FUZZTIME  ?= 60s
 BENCHTIME ?= 1s
 
-.PHONY: all build test bench verify fuzz clean
+.PHONY: all build test bench verify fuzz snapshot-sweep clean
 
 all: verify build test
 
@@ -35,6 +35,12 @@ fuzz:
 	    $(GO) test $$pkg -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME); \
 	  done; \
 	done
+
+# The snapshot consistency checker over more seeds than `make test` runs
+# (SEEDS per scenario; each seed adds about 3,000 checked snapshots).
+SEEDS ?= 20
+snapshot-sweep:
+	SNAPSHOT_SEEDS=$(SEEDS) $(GO) test -count=1 -run TestSnapshotsAreConsistent -v -timeout 30m ./snapshot/
 
 clean:
 	rm -rf bin

@@ -73,6 +73,14 @@ type Config struct {
 	// Logger is handed to the services through Env.Logger. Nil means no
 	// logging.
 	Logger *zap.Logger
+	// Snapshots, when non-nil, runs a snapshot.Manager beside every node:
+	// checkpoint numbers on every message, checkpoints, and neighbourhood
+	// snapshots gathered over the emulated network.
+	Snapshots *SnapshotConfig
+	// OnNetwork, when non-nil, sees every message sent, delivered and
+	// dropped, in processing order (an omniscient observer for checkers).
+	// It runs inside the loop: it must not call the Emulator.
+	OnNetwork func(NetworkEvent)
 }
 
 // NetworkConfig tunes the transport model. Zero fields take the defaults.

@@ -133,6 +133,26 @@
 // violation; Config.OnViolation sees each violated state. At the end of Run
 // the liveness properties are evaluated on the final state.
 //
+// # Snapshots
+//
+// With Config.Snapshots set, every node runs a snapshot.Manager beside its
+// core. The manager stamps every message the service sends with the node's
+// checkpoint number; every arriving message goes to the manager first,
+// which may checkpoint the node state before the core handles it, and
+// consumes the snapshot protocol's own messages (they never reach the
+// service). Protocol messages travel on the same emulated channels as the
+// service's (latency, jitter, loss, resets, refused connections and
+// transport errors apply alike); transport errors are reported to the
+// manager and then to the service. The manager's ticks (periodic
+// checkpoint increments, timeouts, scheduled gathers) are queue items like
+// timers; a node that goes down loses its stored checkpoints
+// (snapshot.Manager.Reset) but keeps its checkpoint number. Completed
+// gathers are traced ("snapshot gathered cn=... nodes=...") and passed to
+// SnapshotConfig.OnSnapshot; Config.OnNetwork and
+// SnapshotConfig.OnCheckpoint give checkers one global order of every
+// send, delivery, drop and checkpoint. Without Config.Snapshots the
+// emulator behaves, and traces, exactly as before.
+//
 // # Failures
 //
 // A panic in a handler or a property check stops the loop with a

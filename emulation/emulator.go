@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // Epoch is virtual time zero: every run starts at Epoch and Env.Now, trace
@@ -45,6 +46,10 @@ type Emulator struct {
 	st      counters
 	tbuf    []byte    // trace line buffer, reused
 	scratch []node.ID // reused by takeDown
+
+	registry                  *node.Registry // the service's, for snapshot managers
+	obsSeq                    uint64         // observation order (OnNetwork, OnCheckpoint)
+	snapGathers, snapFailures int64
 }
 
 // emNode is the emulator's record of one node.
@@ -56,6 +61,12 @@ type emNode struct {
 	inc     uint64
 	timers  map[string]uint64 // timer name → seq of its live queue entry
 	peers   map[node.ID]*peer
+	mgr     *snapshot.Manager // nil without Config.Snapshots
+	mgrSeq  uint64            // seq of the live manager tick item (0: none)
+	mgrAt   time.Duration     // its time
+	// takenDone: the checkpoints of the manager effects being applied were
+	// already reported (applyTaken).
+	takenDone bool
 }
 
 // peer is what node n keeps about one peer p: its socket to p and the
@@ -120,6 +131,13 @@ func New(cfg Config) (*Emulator, error) {
 		e.topo = t
 	}
 	e.view = globalView{e}
+	if s.Snapshots != nil {
+		reg, err := node.NewRegistry(append(append([]node.Message(nil), s.Spec.Messages...), snapshot.Messages()...)...)
+		if err != nil {
+			return nil, fmt.Errorf("emulation: snapshot protocol messages: %w", err)
+		}
+		e.registry = reg
+	}
 	e.netKey = deriveSeed(s.Seed, streamNetwork)
 	e.nodes = make([]*emNode, s.Nodes+1)
 	e.live = make([]node.ID, 0, s.Nodes)
@@ -137,6 +155,11 @@ func New(cfg Config) (*Emulator, error) {
 			return nil, fmt.Errorf("emulation: node %v: %w", id, err)
 		}
 		e.nodes[i] = &emNode{id: id, core: core, timers: map[string]uint64{}, peers: map[node.ID]*peer{}}
+		if s.Snapshots != nil {
+			if e.nodes[i].mgr, err = e.newManager(id, core); err != nil {
+				return nil, fmt.Errorf("emulation: node %v: %w", id, err)
+			}
+		}
 		it := e.q.alloc()
 		it.kind, it.node = itemStart, id
 		it.at = time.Duration(start.Float64() * float64(s.StartSpread))
@@ -287,6 +310,9 @@ func (e *Emulator) process(it *item) bool {
 		n.started = true
 		e.setLive(n, true)
 		e.stepCore(n, node.Event{Kind: node.EventInit}, "")
+		if n.mgr != nil && e.err == nil {
+			e.applyMgr(n, n.mgr.Start(Epoch.Add(e.now)), "")
+		}
 		e.queueWorkload(n, false)
 		return true
 
@@ -321,11 +347,17 @@ func (e *Emulator) process(it *item) bool {
 			p.conn = nil
 		}
 		e.st.transportErrors++
+		if n.mgr != nil {
+			e.applyMgr(n, n.mgr.TransportError(Epoch.Add(e.now), it.peer), "")
+		}
 		e.stepCore(n, node.Event{Kind: node.EventTransportError, Peer: it.peer}, "")
 		return true
 
 	case itemChurn:
 		return e.churnLeave()
+
+	case itemSnapshotTick:
+		return e.mgrTick(it)
 
 	case itemRejoin:
 		n := e.nodes[it.node]
@@ -411,6 +443,9 @@ func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
 		}
 	}
 	for i := range fx.Sends {
+		if n.mgr != nil {
+			n.mgr.Sent(ev.At, &fx.Sends[i], e.sizeOf(fx.Sends[i].Msg))
+		}
 		e.send(n, &fx.Sends[i])
 	}
 	for _, op := range fx.Timers {
@@ -432,6 +467,9 @@ func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
 		e.traceStep(n, ev, label, len(fx.Sends))
 	}
 	e.observe(n.id, ev, label)
+	if n.mgr != nil && e.err == nil {
+		e.applyMgr(n, n.mgr.AfterStep(ev.At), "")
+	}
 }
 
 // safeStep steps n's core, turning a handler panic into a *PanicError.
@@ -461,6 +499,10 @@ func (e *Emulator) takeDown(n *emNode, silent bool) {
 	n.inc++
 	e.setLive(n, false)
 	clear(n.timers)
+	if n.mgr != nil {
+		e.applyMgr(n, n.mgr.Reset(Epoch.Add(e.now)), "")
+		n.mgrSeq = 0
+	}
 	e.st.resets++
 	ids := e.scratch[:0]
 	for id, p := range n.peers {
@@ -493,6 +535,7 @@ func (e *Emulator) takeDown(n *emNode, silent bool) {
 func (e *Emulator) bringUp(n *emNode, label string) {
 	e.setLive(n, true)
 	e.stepCore(n, node.Event{Kind: node.EventReset}, label)
+	e.syncMgr(n)
 	e.queueWorkload(n, true)
 }
 

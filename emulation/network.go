@@ -57,10 +57,12 @@ func (e *Emulator) newConn(a node.ID, incA uint64, b node.ID, incB uint64) *conn
 // documentation for the connection rules).
 func (e *Emulator) send(from *emNode, env *node.Envelope) {
 	e.st.sent++
+	id := uint64(e.st.sent)
+	e.observeNet(NetSend, id, from.id, env.To, env.CN, env.Msg)
 	to := env.To
 	p := e.peerOf(from, to)
 	if to == from.id {
-		e.schedule(p, e.now+e.cfg.Network.SelfDelay, to, from.id, from.inc, env.Msg, nil)
+		e.schedule(p, e.now+e.cfg.Network.SelfDelay, to, from.id, from.inc, env, nil, id)
 		return
 	}
 	dst := e.node(to)
@@ -74,6 +76,7 @@ func (e *Emulator) send(from *emNode, env *node.Envelope) {
 			p.conn = c
 			e.doom(c, from, e.now+e.rtt(from.id, to))
 			e.st.dropped++
+			e.observeNet(NetDrop, id, from.id, to, env.CN, env.Msg)
 			return
 		}
 		c = e.newConn(from.id, from.inc, to, dst.inc)
@@ -87,6 +90,7 @@ func (e *Emulator) send(from *emNode, env *node.Envelope) {
 			e.doom(c, from, e.now+e.rtt(from.id, to))
 		}
 		e.st.dropped++
+		e.observeNet(NetDrop, id, from.id, to, env.CN, env.Msg)
 		return
 	}
 	l := e.topo.Link(from.id, to)
@@ -106,18 +110,19 @@ func (e *Emulator) send(from *emNode, env *node.Envelope) {
 			e.st.retransmits++
 		}
 	}
-	e.schedule(p, e.now+d, to, from.id, dst.inc, env.Msg, c)
+	e.schedule(p, e.now+d, to, from.id, dst.inc, env, c, id)
 }
 
 // schedule queues a delivery on channel p, never before the previous
 // delivery on that channel (FIFO: equal times keep insertion order).
-func (e *Emulator) schedule(p *peer, at time.Duration, to, from node.ID, inc uint64, msg node.Message, c *conn) {
+func (e *Emulator) schedule(p *peer, at time.Duration, to, from node.ID, inc uint64, env *node.Envelope, c *conn, id uint64) {
 	if at < p.last {
 		at = p.last
 	}
 	p.last = at
 	it := e.q.alloc()
-	it.kind, it.at, it.node, it.peer, it.inc, it.msg, it.conn = itemDeliver, at, to, from, inc, msg, c
+	it.kind, it.at, it.node, it.peer, it.inc, it.msg, it.conn = itemDeliver, at, to, from, inc, env.Msg, c
+	it.cn, it.id = env.CN, id
 	e.q.push(it)
 }
 
@@ -129,9 +134,32 @@ func (e *Emulator) deliver(it *item) bool {
 	n := e.nodes[it.node]
 	c := it.conn
 	if n.live && n.inc == it.inc && (c == nil || !c.broken) {
+		if n.mgr != nil {
+			ok, fx, err := n.mgr.Deliver(Epoch.Add(e.now), node.Envelope{From: it.peer, To: n.id, CN: it.cn, Msg: it.msg})
+			if err != nil {
+				e.fail(fmt.Errorf("emulation: node %v snapshot manager on %s from %v at %s: %w; rerun with seed=%d", n.id, msgType(it.msg), it.peer, clock(e.now), err, e.cfg.Seed))
+				return true
+			}
+			// Checkpoints (a forced one is of the state before the
+			// message) are observed before the delivery, the delivery
+			// before the sends it causes.
+			e.applyTaken(n, fx)
+			e.observeNet(NetDeliver, it.id, it.peer, n.id, it.cn, it.msg)
+			e.applyMgr(n, fx, "")
+			if !ok {
+				e.st.protocol++
+				if e.cfg.Trace != nil {
+					e.traceLabel(n.id, fmt.Sprintf("snapshot %s from %v cn=%d", msgType(it.msg), it.peer, it.cn))
+				}
+				return true
+			}
+		} else {
+			e.observeNet(NetDeliver, it.id, it.peer, n.id, it.cn, it.msg)
+		}
 		e.stepCore(n, node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}, "")
 		return true
 	}
+	e.observeNet(NetDrop, it.id, it.peer, n.id, it.cn, it.msg)
 	e.st.dropped++
 	e.st.count(kindDrop)
 	reason := "receiver reset"

@@ -18,6 +18,7 @@ const (
 	itemTransportError                     // transport error about peer to node, for conn
 	itemChurn                              // next churn leave
 	itemRejoin                             // churned node comes back (if still down in incarnation inc)
+	itemSnapshotTick                       // snapshot manager tick of node; live only if node.mgrSeq == seq
 )
 
 // item is one scheduled occurrence. Items are pooled: the queue owns them
@@ -34,6 +35,8 @@ type item struct {
 	name string        // timer name
 	dl   time.Duration // timer deadline (== at)
 	conn *conn         // connection a message travels on / an error is about
+	cn   uint64        // the envelope's checkpoint number
+	id   uint64        // message ID (NetworkEvent.ID)
 }
 
 // eventQueue is a min-heap of items ordered by (at, seq): ties are broken by

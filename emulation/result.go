@@ -39,6 +39,7 @@ type counters struct {
 	byKind                                                 [numKinds]int64
 	sent, delivered, dropped, retransmits, transportErrors int64
 	resets, leaves, silentLeaves, rejoins, churnSkipped    int64
+	protocol                                               int64
 }
 
 func (c *counters) count(k eventKind) { c.byKind[k]++ }
@@ -74,6 +75,9 @@ type Result struct {
 	// Liveness has one entry per liveness property, in spec order,
 	// evaluated on the final state.
 	Liveness []LivenessResult `json:"liveness"`
+	// Snapshots sums the snapshot managers' work (nil without
+	// Config.Snapshots).
+	Snapshots *SnapshotResult `json:"snapshots,omitempty"`
 }
 
 // MessageStats counts service messages.
@@ -86,7 +90,10 @@ type MessageStats struct {
 	// or refused connection. Every drop is covered by a transport error
 	// scheduled for its sender (unless the sender itself reset first).
 	Dropped int64 `json:"dropped"`
-	// InFlight is Sent - Delivered - Dropped: messages still queued.
+	// Protocol counts snapshot protocol messages delivered to managers.
+	Protocol int64 `json:"protocol,omitempty"`
+	// InFlight is Sent - Delivered - Dropped - Protocol: messages still
+	// queued.
 	InFlight int64 `json:"in_flight"`
 	// Retransmissions counts packet losses repaired by retransmission.
 	Retransmissions int64 `json:"retransmissions"`
@@ -143,7 +150,8 @@ func (e *Emulator) Result() Result {
 			Sent:            e.st.sent,
 			Delivered:       e.st.delivered,
 			Dropped:         e.st.dropped,
-			InFlight:        e.st.sent - e.st.delivered - e.st.dropped,
+			Protocol:        e.st.protocol,
+			InFlight:        e.st.sent - e.st.delivered - e.st.dropped - e.st.protocol,
 			Retransmissions: e.st.retransmits,
 		},
 		TransportErrors: e.st.transportErrors,
@@ -154,8 +162,9 @@ func (e *Emulator) Result() Result {
 			Rejoins:      e.st.rejoins,
 			Skipped:      e.st.churnSkipped,
 		},
-		Safety:   make([]SafetyResult, 0, len(e.safety)),
-		Liveness: e.evalLiveness(),
+		Safety:    make([]SafetyResult, 0, len(e.safety)),
+		Liveness:  e.evalLiveness(),
+		Snapshots: e.snapshotResult(),
 	}
 	for k, n := range e.st.byKind {
 		r.Events += n

@@ -1,0 +1,128 @@
+package snapshot
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/zeebo/xxh3"
+)
+
+// hashOf is the checkpoint digest used to name delta bases.
+func hashOf(b []byte) uint64 {
+	h := xxh3.Hash(b)
+	if h == 0 {
+		h = 1 // 0 means "no base" on the wire
+	}
+	return h
+}
+
+// dictID derives the zstd dictionary ID of a base from its hash (never 0).
+func dictID(base uint64) uint32 { return uint32(base>>32) | 1 }
+
+// codec holds one zstd encoder and one decoder, reused for every checkpoint
+// (the dictionary is swapped per call). It is owned by one Manager and is
+// not safe for concurrent use; neither the encoder nor the decoder starts a
+// goroutine (concurrency 1, whole-buffer calls only).
+type codec struct {
+	enc     *zstd.Encoder
+	dec     *zstd.Decoder
+	maxSize int
+	encDict bool
+}
+
+func newCodec(maxSize int) (*codec, error) {
+	enc, err := zstd.NewWriter(nil,
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderCRC(false),
+		zstd.WithLowerEncoderMem(true),
+		zstd.WithWindowSize(windowFor(maxSize)),
+		zstd.WithEncoderLevel(zstd.SpeedDefault))
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: zstd encoder: %w", err)
+	}
+	dec, err := zstd.NewReader(nil,
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(uint64(maxSize)),
+		zstd.WithDecoderMaxWindow(uint64(windowFor(maxSize))),
+		zstd.WithDecodeAllCapLimit(true))
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: zstd decoder: %w", err)
+	}
+	return &codec{enc: enc, dec: dec, maxSize: maxSize}, nil
+}
+
+// windowFor returns the smallest valid zstd window (a power of two, at
+// least zstd.MinWindowSize) covering n bytes, capped at 8 MiB.
+func windowFor(n int) int {
+	w := zstd.MinWindowSize
+	for w < n && w < 8<<20 {
+		w <<= 1
+	}
+	return w
+}
+
+// compress appends a zstd frame of raw to dst, with base as a raw
+// dictionary when base is non-nil.
+func (c *codec) compress(dst, raw, base []byte) ([]byte, error) {
+	var err error
+	switch {
+	case base != nil:
+		err = c.enc.ResetWithOptions(nil, zstd.WithEncoderDictRaw(dictID(hashOf(base)), base))
+		c.encDict = true
+	case c.encDict:
+		err = c.enc.ResetWithOptions(nil, zstd.WithEncoderDictDelete())
+		c.encDict = false
+	}
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: zstd encoder: %w", err)
+	}
+	return c.enc.EncodeAll(raw, dst), nil
+}
+
+// decode returns the raw checkpoint a Response carries. base is the
+// checkpoint the response names as its base (nil if the receiver does not
+// have it). The output is freshly allocated (or base itself for
+// EncodingSame), at most maxSize bytes whatever the payload declares, and
+// must hash to r.Hash. Errors wrap ErrBadMessage.
+func (c *codec) decode(r *Response, base []byte) ([]byte, error) {
+	bad := func(format string, args ...any) ([]byte, error) {
+		return nil, fmt.Errorf("%w: checkpoint payload: "+format, append([]any{ErrBadMessage}, args...)...)
+	}
+	if int64(r.RawLen) > int64(c.maxSize) {
+		return bad("%d bytes exceeds the %d-byte cap", r.RawLen, c.maxSize)
+	}
+	var out []byte
+	switch r.Encoding {
+	case EncodingRaw:
+		out = bytes.Clone(r.State)
+	case EncodingSame:
+		if base == nil || hashOf(base) != r.Base {
+			return bad("unchanged against an unknown base")
+		}
+		out = base
+	case EncodingZstd, EncodingDelta:
+		opts := []zstd.DOption{zstd.WithDecoderDictDelete()}
+		if r.Encoding == EncodingDelta {
+			if base == nil || hashOf(base) != r.Base {
+				return bad("delta against an unknown base")
+			}
+			opts = append(opts, zstd.WithDecoderDictRaw(dictID(r.Base), base))
+		}
+		if err := c.dec.ResetWithOptions(nil, opts...); err != nil {
+			return bad("%v", err)
+		}
+		var err error
+		out, err = c.dec.DecodeAll(r.State, make([]byte, 0, r.RawLen))
+		if err != nil {
+			return bad("%v", err)
+		}
+	default:
+		return bad("unknown encoding %d", r.Encoding)
+	}
+	if len(out) != int(r.RawLen) || hashOf(out) != r.Hash {
+		return bad("decoded %d bytes that do not match the declared length %d and hash", len(out), r.RawLen)
+	}
+	return out, nil
+}

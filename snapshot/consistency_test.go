@@ -1,0 +1,264 @@
+package snapshot_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+)
+
+// checker is an omniscient observer of an emulated run: it sees every
+// message sent, delivered and dropped and every checkpoint taken, in one
+// global order, and verifies each gathered snapshot against that truth.
+type checker struct {
+	t    *testing.T
+	seed uint64
+	reg  *node.Registry
+
+	msgs  map[uint64]*msgRec
+	chans map[[2]node.ID][]uint64 // service message IDs per (from, to), in send order
+	cps   map[node.ID][]emulation.CheckpointEvent
+
+	gathers, failures, nodes, channels, complete, lossy, inflight int
+	errors                                                        int
+}
+
+type msgRec struct {
+	from, to        node.ID
+	cn              uint64
+	msg             node.Message
+	sendSeq, delSeq uint64
+	dropSeq         uint64 // 0: not dropped
+}
+
+func newChecker(t *testing.T, seed uint64, reg *node.Registry) *checker {
+	return &checker{t: t, seed: seed, reg: reg, msgs: map[uint64]*msgRec{},
+		chans: map[[2]node.ID][]uint64{}, cps: map[node.ID][]emulation.CheckpointEvent{}}
+}
+
+func (c *checker) onNetwork(ev emulation.NetworkEvent) {
+	if ev.Protocol {
+		return
+	}
+	switch ev.Kind {
+	case emulation.NetSend:
+		c.msgs[ev.ID] = &msgRec{from: ev.From, to: ev.To, cn: ev.CN, msg: ev.Msg, sendSeq: ev.Seq}
+		k := [2]node.ID{ev.From, ev.To}
+		c.chans[k] = append(c.chans[k], ev.ID)
+	case emulation.NetDeliver:
+		c.msgs[ev.ID].delSeq = ev.Seq
+	case emulation.NetDrop:
+		c.msgs[ev.ID].dropSeq = ev.Seq
+	}
+}
+
+func (c *checker) onCheckpoint(ev emulation.CheckpointEvent) {
+	c.cps[ev.Node] = append(c.cps[ev.Node], ev)
+}
+
+func (c *checker) failf(s *snapshot.Snapshot, format string, args ...any) {
+	c.errors++
+	if c.errors <= 10 {
+		c.t.Errorf("seed=%d: snapshot %d of %v (cut %d, at %v): %s", c.seed, s.Gather, s.Gatherer, s.CN,
+			s.At.Sub(emulation.Epoch), fmt.Sprintf(format, args...))
+	}
+}
+
+func (c *checker) sameMsg(a node.Envelope, r *msgRec) bool {
+	if a.CN != r.cn || a.Msg.MessageType() != r.msg.MessageType() {
+		return false
+	}
+	x, err1 := c.reg.EncodeMessage(a.Msg)
+	y, err2 := c.reg.EncodeMessage(r.msg)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// onSnapshot verifies one gathered snapshot:
+//   - each checkpoint is the one its node took when its number first
+//     reached the cut, byte for byte (hash);
+//   - no message is received before the receiver's checkpoint but sent after
+//     the sender's (no orphan);
+//   - each channel's recorded in-flight messages are exactly the messages
+//     sent before the sender's checkpoint and delivered after the
+//     receiver's, in order; a complete channel has none of them still in
+//     the network, and a channel that is not lossy lost none of them.
+func (c *checker) onSnapshot(id node.ID, s *snapshot.Snapshot) {
+	c.gathers++
+	cut := map[node.ID]uint64{}
+	for _, nc := range s.Nodes {
+		c.nodes++
+		hist := c.cps[nc.Node]
+		i := slices.IndexFunc(hist, func(e emulation.CheckpointEvent) bool { return e.CN == nc.CN })
+		if i < 0 {
+			c.failf(s, "%v: no checkpoint %d was taken", nc.Node, nc.CN)
+			return
+		}
+		if nc.CN < s.CN || (i > 0 && hist[i-1].CN >= s.CN) {
+			c.failf(s, "%v: checkpoint %d is not the earliest with a number ≥ %d", nc.Node, nc.CN, s.CN)
+		}
+		if h := xxh3.Hash(nc.State); h != hist[i].Hash && !(h == 0 && hist[i].Hash == 1) {
+			c.failf(s, "%v: checkpoint %d bytes differ from the state taken", nc.Node, nc.CN)
+		}
+		if _, err := node.DecodeCheckpoint(nc.State, randtree.NewSpec(randtree.DefaultOptions()).New); err != nil {
+			c.failf(s, "%v: checkpoint does not decode: %v", nc.Node, err)
+		}
+		cut[nc.Node] = hist[i].Seq
+	}
+	if len(s.Channels) != len(s.Nodes)*len(s.Nodes) {
+		c.failf(s, "%d channels for %d nodes", len(s.Channels), len(s.Nodes))
+	}
+	for _, ch := range s.Channels {
+		c.channels++
+		if ch.Complete {
+			c.complete++
+		}
+		if ch.Lossy {
+			c.lossy++
+		}
+		cs, cr := cut[ch.From], cut[ch.To]
+		var delivered []*msgRec
+		pending, lost := 0, 0
+		for _, mid := range c.chans[[2]node.ID{ch.From, ch.To}] {
+			r := c.msgs[mid]
+			receivedBefore := r.delSeq != 0 && r.delSeq < cr
+			if receivedBefore && r.sendSeq > cs {
+				c.failf(s, "%v→%v: %s (cn %d) received before the receiver's checkpoint but sent after the sender's",
+					ch.From, ch.To, r.msg.MessageType(), r.cn)
+				continue
+			}
+			if r.sendSeq > cs || receivedBefore || (r.dropSeq != 0 && r.dropSeq < cr) {
+				continue // after the sender's cut, or gone before the receiver's
+			}
+			switch {
+			case r.delSeq != 0:
+				delivered = append(delivered, r)
+			case r.dropSeq != 0:
+				lost++
+			default:
+				pending++
+			}
+		}
+		slices.SortFunc(delivered, func(a, b *msgRec) int { return int(a.delSeq) - int(b.delSeq) })
+		c.inflight += len(ch.Messages)
+		if len(ch.Messages) > len(delivered) {
+			c.failf(s, "%v→%v: %d messages recorded, only %d in flight and delivered", ch.From, ch.To, len(ch.Messages), len(delivered))
+			continue
+		}
+		for i, m := range ch.Messages {
+			if m.From != ch.From || m.To != ch.To || !c.sameMsg(m, delivered[i]) {
+				c.failf(s, "%v→%v: recorded message %d (%s cn %d) is not the %d-th in flight (%s cn %d)",
+					ch.From, ch.To, i, m.Msg.MessageType(), m.CN, i, delivered[i].msg.MessageType(), delivered[i].cn)
+				break
+			}
+		}
+		if ch.Complete {
+			if len(ch.Messages) != len(delivered) || pending != 0 {
+				c.failf(s, "%v→%v: complete channel records %d messages; truth: %d delivered, %d still in the network",
+					ch.From, ch.To, len(ch.Messages), len(delivered), pending)
+			}
+			if lost != 0 && !ch.Lossy {
+				c.failf(s, "%v→%v: %d in-flight messages lost but the channel is not marked lossy", ch.From, ch.To, lost)
+			}
+		}
+	}
+}
+
+type scenario struct {
+	nodes    int
+	churn    float64
+	quota    int
+	interval time.Duration
+	duration time.Duration
+}
+
+func runChecked(t *testing.T, seed uint64, sc scenario) *checker {
+	t.Helper()
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	reg, err := spec.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newChecker(t, seed, reg)
+	cfg := emulation.Config{
+		Spec:     spec,
+		Nodes:    sc.nodes,
+		Seed:     seed,
+		Duration: sc.duration,
+		Workload: func(node.ID, bool) []node.Message {
+			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1, 2}}}
+		},
+		OnNetwork: c.onNetwork,
+		Snapshots: &emulation.SnapshotConfig{
+			Manager: snapshot.Config{
+				Interval:       sc.interval,
+				GatherInterval: time.Second,
+				Quota:          sc.quota,
+			},
+			OnSnapshot:   c.onSnapshot,
+			OnCheckpoint: c.onCheckpoint,
+			OnFailure:    func(node.ID, snapshot.Failure) { c.failures++ },
+		},
+	}
+	if sc.churn > 0 {
+		cfg.Churn = emulation.ChurnConfig{Rate: sc.churn, Downtime: 10 * time.Second, After: 10 * time.Second}
+	}
+	e, err := emulation.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(context.Background()); err != nil {
+		t.Fatalf("seed=%d: %v", seed, err)
+	}
+	return c
+}
+
+// TestSnapshotsAreConsistent gathers snapshots continuously (every node,
+// every second) in RandTree runs with churn and random wide-area latencies,
+// and checks every one of them against the omniscient truth.
+func TestSnapshotsAreConsistent(t *testing.T) {
+	scenarios := []scenario{
+		{nodes: 12, churn: 6, quota: 0, interval: 2 * time.Second, duration: 90 * time.Second},
+		{nodes: 12, churn: 6, quota: 1500, interval: 500 * time.Millisecond, duration: 90 * time.Second},
+		{nodes: 20, churn: 3, quota: 4 << 10, interval: time.Second, duration: 60 * time.Second},
+	}
+	seeds := 2 // ~6,000 snapshots; SNAPSHOT_SEEDS=N (make snapshot-sweep) checks more
+	if testing.Short() {
+		seeds = 1
+	}
+	if v, err := strconv.Atoi(os.Getenv("SNAPSHOT_SEEDS")); err == nil && v > 0 {
+		seeds = v
+	}
+	var total, failures, inflight, channels, complete, lossy, nodes int
+	for i, sc := range scenarios {
+		for s := 1; s <= seeds; s++ {
+			seed := uint64(100*i + s)
+			c := runChecked(t, seed, sc)
+			total += c.gathers
+			failures += c.failures
+			inflight += c.inflight
+			channels += c.channels
+			complete += c.complete
+			lossy += c.lossy
+			nodes += c.nodes
+		}
+	}
+	t.Logf("checked %d snapshots (%d node checkpoints, %d channels: %d complete, %d lossy; %d in-flight messages recorded); %d gathers given up",
+		total, nodes, channels, complete, lossy, inflight, failures)
+	if total < 1000 && !testing.Short() {
+		t.Errorf("only %d snapshots gathered; the test is meant to check thousands", total)
+	}
+	if inflight == 0 {
+		t.Errorf("no in-flight message was ever recorded: the channel-state check is vacuous")
+	}
+}

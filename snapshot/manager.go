@@ -1,0 +1,1000 @@
+package snapshot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// Errors returned by Manager methods. They signal misuse by the shell, never
+// a peer's misbehaviour (malformed protocol messages are counted in
+// Stats.BadMessages and otherwise ignored).
+var (
+	// ErrNotStarted: the manager has not been started (Start).
+	ErrNotStarted = errors.New("snapshot: manager not started")
+	// ErrGatherInProgress: Gather was called while a gather is running.
+	ErrGatherInProgress = errors.New("snapshot: gather in progress")
+)
+
+// Source is what a Manager checkpoints: a node.Core satisfies it.
+type Source interface {
+	// Checkpoint returns the node state's checkpoint encoding, freshly
+	// allocated (the manager keeps it).
+	Checkpoint() ([]byte, error)
+	// Service returns the live service value, read only for its optional
+	// node.Neighborer method.
+	Service() node.Service
+}
+
+// checkpoint is one stored checkpoint. pos is the manager's event position
+// at which it was taken: log entries with a larger pos happened after it.
+type checkpoint struct {
+	cn, pos uint64
+	state   []byte
+	hash    uint64
+	cost    int
+	shared  bool // state is the same slice as the previous checkpoint's
+}
+
+// logEntry is a late service message (one whose CN was below the node's
+// number on arrival: in flight across some cut) or a transport error.
+type logEntry struct {
+	pos  uint64
+	from node.ID
+	err  bool
+	rec  Recorded
+	msg  node.Message
+	cost int
+}
+
+// answer is a Request being answered: it waits for the channels from every
+// member to close (or its deadline).
+type answer struct {
+	gather   uint64
+	to       node.ID
+	cr       uint64
+	cp       *checkpoint
+	members  []node.ID
+	deadline time.Time
+}
+
+// member states within a gather round.
+const (
+	memberPending uint8 = iota
+	memberOK
+	memberDead
+	memberExcluded
+	memberRetry
+)
+
+type memberState struct {
+	state    uint8
+	reason   string
+	cn       uint64
+	raw      []byte
+	channels []ChannelRecord
+	msgs     [][]node.Envelope // decoded channels[i].Msgs
+}
+
+type gatherState struct {
+	id       uint64
+	round    int
+	cr       uint64
+	members  []node.ID // ascending, self included
+	started  time.Time
+	deadline time.Time
+	own      *checkpoint
+	status   map[node.ID]*memberState
+	maxNeg   uint64
+}
+
+type base struct {
+	hash uint64
+	raw  []byte
+}
+
+// Manager is the deterministic checkpoint manager of one node (see the
+// package documentation for the protocol). It starts no goroutines, reads no
+// clock and draws no random numbers: time arrives with every call, and
+// effects (protocol messages to send, checkpoints taken, snapshots gathered)
+// are returned as data. Given the same calls with the same arguments it
+// returns the same effects.
+//
+// A Manager is not safe for concurrent use: the goroutine (or emulator
+// loop) that owns the node's Core owns its Manager, and calls it around
+// every Core step:
+//
+//   - Start once when the node starts, Reset when it loses its state;
+//   - Deliver for every envelope that arrives, before the core sees it (and
+//     hand it to the core only if Deliver says so);
+//   - Sent for every envelope the core emits, before it is transmitted;
+//   - AfterStep after every core step;
+//   - TransportError for every transport error (and pass it to the core);
+//   - Tick at NextTick.
+type Manager struct {
+	cfg   Config
+	self  node.ID
+	src   Source
+	codec *codec
+
+	started bool
+	now     time.Time
+	cn      uint64
+	pos     uint64
+
+	store     []*checkpoint
+	storeCost int
+	prunedCN  uint64
+	log       []logEntry
+	logCost   int
+
+	lastCN map[node.ID]uint64
+	recent map[node.ID]time.Time
+
+	nextInc    time.Time
+	nextGather time.Time
+
+	answers []*answer
+	g       *gatherState
+	seq     uint64
+
+	acked map[node.ID]base   // responder: the last checkpoint each peer acknowledged
+	sent  map[node.ID][]base // responder: checkpoints sent, awaiting an ack
+	bases map[node.ID][]base // gatherer: checkpoints acknowledged per member
+
+	absTokens, fracTokens float64
+	refilled              time.Time
+
+	fx    Effects
+	stats Stats
+}
+
+// New returns an unstarted Manager for node self, checkpointing src.
+func New(cfg Config, self node.ID, src Source) (*Manager, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if self == node.None {
+		return nil, errors.New("snapshot: node ID must not be None")
+	}
+	if src == nil {
+		return nil, errors.New("snapshot: Source is required")
+	}
+	return &Manager{
+		cfg: c, self: self, src: src,
+		lastCN: map[node.ID]uint64{}, recent: map[node.ID]time.Time{},
+		acked: map[node.ID]base{}, sent: map[node.ID][]base{}, bases: map[node.ID][]base{},
+	}, nil
+}
+
+// CN returns the current checkpoint number.
+func (m *Manager) CN() uint64 { return m.cn }
+
+// Stats returns the manager's counters.
+func (m *Manager) Stats() Stats {
+	s := m.stats
+	s.CN = m.cn
+	s.Stored = len(m.store)
+	s.StoredBytes = m.storeCost + m.logCost
+	return s
+}
+
+// Gathering reports whether a gather is in progress.
+func (m *Manager) Gathering() bool { return m.g != nil }
+
+// begin resets the effects buffer and advances the manager's clock.
+func (m *Manager) begin(now time.Time) {
+	if now.After(m.now) {
+		m.now = now
+	}
+	clear(m.fx.Sends)
+	clear(m.fx.Snapshots)
+	m.fx = Effects{Sends: m.fx.Sends[:0], Taken: m.fx.Taken[:0], Snapshots: m.fx.Snapshots[:0], Failures: m.fx.Failures[:0]}
+}
+
+// Start starts the manager when its node starts: the periodic increments
+// (and automatic gathers) are due from now on. The checkpoint number starts
+// at 0, or carries on if the manager ran before.
+func (m *Manager) Start(now time.Time) Effects {
+	m.begin(now)
+	m.started = true
+	m.restartClocks()
+	return m.fx
+}
+
+func (m *Manager) restartClocks() {
+	m.nextInc = m.now.Add(m.cfg.Interval)
+	if m.cfg.GatherInterval > 0 {
+		m.nextGather = m.now.Add(m.cfg.GatherInterval)
+	}
+	m.refilled = m.now
+	m.absTokens = m.absBurst()
+	m.fracTokens = 0
+}
+
+// Reset models the node losing its state (a crash and restart): stored
+// checkpoints, the message log, answers being recorded, a gather in
+// progress and the delta bases are lost, as a process's memory would be.
+// The checkpoint number is kept, as it must be (the shell persists it
+// across process restarts): numbers on a channel never decrease, which the
+// channel-state recording relies on. Requests for cuts up to the current
+// number are answered negatively from now on.
+func (m *Manager) Reset(now time.Time) Effects {
+	m.begin(now)
+	m.prunedCN = m.cn
+	m.store, m.storeCost = nil, 0
+	m.log, m.logCost = nil, 0
+	m.answers = nil
+	if m.g != nil {
+		m.fail("reset")
+	}
+	clear(m.acked)
+	clear(m.sent)
+	clear(m.bases)
+	clear(m.recent)
+	if m.started {
+		m.restartClocks()
+	}
+	return m.fx
+}
+
+// Sent stamps an envelope the node's service emits with the checkpoint
+// number, before the shell transmits it; size is its wire size in bytes
+// (used by Config.BandwidthFraction; 0 if unknown).
+func (m *Manager) Sent(now time.Time, env *node.Envelope, size int) {
+	if now.After(m.now) {
+		m.now = now
+	}
+	env.CN = m.cn
+	if env.To != m.self {
+		m.recent[env.To] = m.now
+	}
+	if size > 0 {
+		m.stats.ServiceBytes += int64(size)
+		if m.cfg.BandwidthFraction > 0 {
+			m.fracTokens = min(m.fracTokens+m.cfg.BandwidthFraction*float64(size), m.fracBurst())
+		}
+	}
+}
+
+// Deliver takes an envelope that arrived for this node, before the core
+// handles it. If env.CN exceeds the node's number, the node state is
+// checkpointed first (so the checkpoint is of the state before the message)
+// and the number adopted. Protocol messages are consumed: deliver is false
+// and the shell must not hand them to the core. For a service message
+// deliver is true; it is recorded as in flight if it crossed a cut.
+//
+// A non-nil error comes from the Source (the node state could not be
+// encoded) or the Registry (the message type is not registered): a bug in
+// the shell or the service, not in the peer.
+func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Effects, err error) {
+	m.begin(now)
+	if !m.started {
+		return !IsProtocol(env.Msg), m.fx, nil
+	}
+	if env.CN > m.cn {
+		if err := m.take(env.CN, CheckpointForced); err != nil {
+			return false, m.fx, err
+		}
+	}
+	if env.CN > m.lastCN[env.From] {
+		m.lastCN[env.From] = env.CN
+	}
+	switch msg := env.Msg.(type) {
+	case Request:
+		if err := m.onRequest(env.From, msg); err != nil {
+			return false, m.fx, err
+		}
+	case Marker:
+	case Response:
+		m.onResponse(env.From, msg)
+	case Negative:
+		m.onNegative(env.From, msg)
+	case Ack:
+		m.onAck(env.From, msg)
+	default:
+		deliver = true
+		if env.From != m.self {
+			m.recent[env.From] = m.now
+		}
+		if env.CN < m.cn && len(m.store) > 0 {
+			body, err := m.cfg.Registry.EncodeMessage(env.Msg)
+			if err != nil {
+				return false, m.fx, fmt.Errorf("snapshot: recording an in-flight message: %w", err)
+			}
+			m.pos++
+			e := logEntry{pos: m.pos, from: env.From, msg: env.Msg,
+				rec: Recorded{CN: env.CN, Type: env.Msg.MessageType(), Body: body}}
+			e.cost = len(body) + len(e.rec.Type) + 32
+			m.log = append(m.log, e)
+			m.logCost += e.cost
+			m.prune()
+		}
+	}
+	m.pollAnswers()
+	m.checkRound()
+	return deliver, m.fx, nil
+}
+
+// TransportError reports a broken connection to peer: channels from peer
+// recorded since a checkpoint become lossy, and a gather marks peer dead.
+func (m *Manager) TransportError(now time.Time, peer node.ID) Effects {
+	m.begin(now)
+	if !m.started {
+		return m.fx
+	}
+	m.pos++
+	m.log = append(m.log, logEntry{pos: m.pos, from: peer, err: true, cost: 32})
+	m.logCost += 32
+	m.prune()
+	if g := m.g; g != nil {
+		if st := g.status[peer]; st != nil && st.state == memberPending {
+			st.state, st.reason = memberDead, "transport error"
+		}
+		m.checkRound()
+	}
+	return m.fx
+}
+
+// AfterStep runs after every core step: while a gather is in progress, a
+// change of the neighbourhood starts a new round.
+func (m *Manager) AfterStep(now time.Time) Effects {
+	m.begin(now)
+	if m.g == nil || !m.started {
+		return m.fx
+	}
+	if !slices.Equal(m.members(), m.g.members) {
+		m.nextRound(m.cn+1, "neighbourhood changed")
+	}
+	return m.fx
+}
+
+// Gather starts gathering a snapshot of the neighbourhood now. The result
+// arrives in the Effects of a later call (Effects.Snapshots or
+// Effects.Failures), or of this one for a node without neighbours.
+func (m *Manager) Gather(now time.Time) (Effects, error) {
+	m.begin(now)
+	if !m.started {
+		return m.fx, ErrNotStarted
+	}
+	if m.g != nil {
+		return m.fx, ErrGatherInProgress
+	}
+	m.g = &gatherState{started: m.now}
+	m.startRound(m.cn + 1)
+	return m.fx, nil
+}
+
+// Tick carries out what is due at now: the periodic increment, answers and
+// gather rounds past their deadline, the next automatic gather. Call it at
+// NextTick (calling it earlier or more often is harmless).
+func (m *Manager) Tick(now time.Time) (Effects, error) {
+	m.begin(now)
+	if !m.started {
+		return m.fx, nil
+	}
+	if !m.now.Before(m.nextInc) {
+		if err := m.take(m.cn+1, CheckpointPeriodic); err != nil {
+			return m.fx, err
+		}
+		m.nextInc = m.now.Add(m.cfg.Interval)
+	}
+	m.pollAnswers()
+	if g := m.g; g != nil && !m.now.Before(g.deadline) {
+		for _, id := range g.members {
+			if st := g.status[id]; st != nil && st.state == memberPending {
+				st.state, st.reason = memberDead, "timeout"
+			}
+		}
+		m.checkRound()
+	}
+	if m.cfg.GatherInterval > 0 && m.g == nil && !m.now.Before(m.nextGather) {
+		m.nextGather = m.now.Add(m.cfg.GatherInterval)
+		m.g = &gatherState{started: m.now}
+		m.startRound(m.cn + 1)
+	}
+	return m.fx, nil
+}
+
+// NextTick returns when Tick is next due. It is never before the time of
+// the last call unless something is already overdue.
+func (m *Manager) NextTick() time.Time {
+	t := m.nextInc
+	for _, a := range m.answers {
+		if a.deadline.Before(t) {
+			t = a.deadline
+		}
+	}
+	if m.g != nil {
+		if m.g.deadline.Before(t) {
+			t = m.g.deadline
+		}
+	} else if m.cfg.GatherInterval > 0 && m.nextGather.Before(t) {
+		t = m.nextGather
+	}
+	return t
+}
+
+// take checkpoints the node state with number cn (> m.cn) and adopts cn.
+func (m *Manager) take(cn uint64, why Reason) error {
+	st, err := m.src.Checkpoint()
+	if err != nil {
+		return fmt.Errorf("snapshot: checkpoint of %v: %w", m.self, err)
+	}
+	m.pos++
+	cp := &checkpoint{cn: cn, pos: m.pos, state: st, hash: hashOf(st)}
+	cp.cost = len(st) + 48
+	if n := len(m.store); n > 0 {
+		if prev := m.store[n-1]; prev.hash == cp.hash && bytes.Equal(prev.state, st) {
+			cp.state, cp.shared, cp.cost = prev.state, true, 48
+		}
+	}
+	m.store = append(m.store, cp)
+	m.storeCost += cp.cost
+	m.cn = cn
+	switch why {
+	case CheckpointPeriodic:
+		m.stats.Periodic++
+	case CheckpointForced:
+		m.stats.Forced++
+	case CheckpointRequested:
+		m.stats.Requested++
+	}
+	m.fx.Taken = append(m.fx.Taken, Taken{CN: cn, Reason: why, Size: len(st), Hash: cp.hash})
+	m.prune()
+	return nil
+}
+
+// prune enforces the quota: the oldest checkpoints go first (the newest
+// stays), then log entries older than every checkpoint still needed.
+func (m *Manager) prune() {
+	for m.storeCost+m.logCost > m.cfg.Quota && len(m.store) > 1 {
+		old := m.store[0]
+		m.store[0] = nil
+		m.store = m.store[1:]
+		m.storeCost -= old.cost
+		m.prunedCN = old.cn
+		m.stats.Pruned++
+		if next := m.store[0]; next.shared {
+			// next now carries the bytes it shared with old.
+			next.shared = false
+			next.cost += len(next.state)
+			m.storeCost += len(next.state)
+		}
+	}
+	if len(m.log) == 0 {
+		return
+	}
+	minPos := m.pos + 1
+	if len(m.store) > 0 {
+		minPos = m.store[0].pos
+	}
+	for _, a := range m.answers {
+		minPos = min(minPos, a.cp.pos)
+	}
+	if m.g != nil && m.g.own != nil {
+		minPos = min(minPos, m.g.own.pos)
+	}
+	i := 0
+	for i < len(m.log) && m.log[i].pos < minPos {
+		m.logCost -= m.log[i].cost
+		i++
+	}
+	if i > 0 {
+		clear(m.log[:i])
+		m.log = m.log[i:]
+	}
+}
+
+// find returns the earliest stored checkpoint with cn ≥ cr, or nil if it may
+// have been pruned (or lost in a reset).
+func (m *Manager) find(cr uint64) *checkpoint {
+	if cr <= m.prunedCN {
+		return nil
+	}
+	i, _ := slices.BinarySearchFunc(m.store, cr, func(c *checkpoint, cr uint64) int {
+		switch {
+		case c.cn < cr:
+			return -1
+		case c.cn > cr:
+			return 1
+		}
+		return 0
+	})
+	if i == len(m.store) {
+		return nil
+	}
+	return m.store[i]
+}
+
+func (m *Manager) send(to node.ID, msg node.Message) {
+	m.fx.Sends = append(m.fx.Sends, node.Envelope{From: m.self, To: to, CN: m.cn, Msg: msg})
+}
+
+// members returns the neighbourhood plus self, ascending, at most
+// MaxMembers long.
+func (m *Manager) members() []node.ID {
+	var ids []node.ID
+	if nb, ok := m.src.Service().(node.Neighborer); ok {
+		ids = append(ids, nb.Neighbors(m.self)...)
+	} else {
+		type rp struct {
+			id node.ID
+			at time.Time
+		}
+		var rs []rp
+		cutoff := m.now.Add(-m.cfg.RecentWindow)
+		for id, at := range m.recent {
+			if at.Before(cutoff) {
+				delete(m.recent, id)
+				continue
+			}
+			rs = append(rs, rp{id, at})
+		}
+		// Most recent first, ties by ID: map order must not leak out.
+		slices.SortFunc(rs, func(a, b rp) int {
+			if c := b.at.Compare(a.at); c != 0 {
+				return c
+			}
+			return cmpID(a.id, b.id)
+		})
+		for i := 0; i < len(rs) && i < m.cfg.MaxRecentPeers; i++ {
+			ids = append(ids, rs[i].id)
+		}
+	}
+	ids = append(ids, m.self)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if len(ids) > 0 && ids[0] == node.None {
+		ids = ids[1:]
+	}
+	if len(ids) > MaxMembers {
+		ids = ids[:MaxMembers]
+		if !slices.Contains(ids, m.self) {
+			ids[MaxMembers-1] = m.self
+			slices.Sort(ids)
+		}
+	}
+	return ids
+}
+
+func cmpID(a, b node.ID) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ---- responder side ----
+
+func (m *Manager) onRequest(from node.ID, r Request) error {
+	m.stats.Requests++
+	if err := validateRequest(&r); err != nil || !slices.Contains(r.Members, from) || !slices.Contains(r.Members, m.self) {
+		m.stats.BadMessages++
+		return nil
+	}
+	if r.CR > m.cn {
+		if err := m.take(r.CR, CheckpointRequested); err != nil {
+			return err
+		}
+	}
+	cp := m.find(r.CR)
+	if cp == nil {
+		m.negative(from, r, ReasonPruned)
+		return nil
+	}
+	if len(m.answers) >= m.cfg.MaxPendingAnswers {
+		m.negative(from, r, ReasonBusy)
+		return nil
+	}
+	for _, id := range r.Members {
+		if id != from {
+			m.send(id, Marker{Gather: r.Gather})
+		}
+	}
+	m.answers = append(m.answers, &answer{gather: r.Gather, to: from, cr: r.CR, cp: cp,
+		members: slices.Clone(r.Members), deadline: m.now.Add(m.cfg.RecordTimeout)})
+	return nil
+}
+
+func (m *Manager) negative(to node.ID, r Request, reason uint8) {
+	m.stats.Negatives++
+	if reason == ReasonBandwidth {
+		m.stats.NegativeBandwidth++
+	}
+	m.send(to, Negative{Gather: r.Gather, CR: r.CR, CN: m.cn, Reason: reason})
+}
+
+// closed reports whether the channel from s has closed for cut cr: a
+// message with CN ≥ cr arrived on it. Numbers on a channel never decrease
+// and the node's number is ≥ every number it received, so that message
+// arrived after the node's checkpoint for cr.
+func (m *Manager) closed(s node.ID, cr uint64) bool { return m.lastCN[s] >= cr }
+
+// pollAnswers sends every answer whose channels have all closed or whose
+// deadline has passed.
+func (m *Manager) pollAnswers() {
+	kept := m.answers[:0]
+	for _, a := range m.answers {
+		done := !m.now.Before(a.deadline)
+		if !done {
+			done = true
+			for _, s := range a.members {
+				if !m.closed(s, a.cr) {
+					done = false
+					break
+				}
+			}
+		}
+		if done {
+			m.respond(a)
+		} else {
+			kept = append(kept, a)
+		}
+	}
+	clear(m.answers[len(kept):])
+	m.answers = kept
+}
+
+// record returns the recorded state of the channels from members into this
+// node for cut cr with checkpoint cp: for each member s, the late messages
+// from s logged after cp with CN < cr, whether the channel closed, and
+// whether a transport error about s was logged after cp.
+func (m *Manager) record(cp *checkpoint, cr uint64, members []node.ID) ([]ChannelRecord, [][]node.Message) {
+	recs := make([]ChannelRecord, len(members))
+	msgs := make([][]node.Message, len(members))
+	for i, s := range members {
+		recs[i].From = s
+		if m.closed(s, cr) {
+			recs[i].Flags |= FlagComplete
+		}
+	}
+	for j := range m.log {
+		e := &m.log[j]
+		if e.pos <= cp.pos {
+			continue
+		}
+		i, ok := slices.BinarySearch(members, e.from)
+		if !ok {
+			continue
+		}
+		switch {
+		case e.err:
+			recs[i].Flags |= FlagLossy
+		case e.rec.CN < cr:
+			if len(recs[i].Msgs) == MaxRecorded {
+				recs[i].Flags &^= FlagComplete
+				continue
+			}
+			recs[i].Msgs = append(recs[i].Msgs, e.rec)
+			msgs[i] = append(msgs[i], e.msg)
+		}
+	}
+	return recs, msgs
+}
+
+// respond sends the Response for a (or a Negative if the bandwidth cap
+// forbids it).
+func (m *Manager) respond(a *answer) {
+	recs, _ := m.record(a.cp, a.cr, a.members)
+	raw := a.cp.state
+	r := Response{Gather: a.gather, CR: a.cr, CN: a.cp.cn, Hash: a.cp.hash, RawLen: uint32(len(raw)), Channels: recs}
+	b, haveBase := m.acked[a.to]
+	switch {
+	case haveBase && b.hash == a.cp.hash && bytes.Equal(b.raw, raw):
+		r.Encoding, r.Base = EncodingSame, b.hash
+	case m.cfg.DisableCompression:
+		r.Encoding, r.State = EncodingRaw, raw
+	default:
+		var dict []byte
+		if haveBase && !m.cfg.DisableDelta {
+			dict = b.raw
+		}
+		out, err := m.compressor().compress(nil, raw, dict)
+		switch {
+		case err != nil || len(out) >= len(raw):
+			r.Encoding, r.State = EncodingRaw, raw
+		case dict != nil:
+			r.Encoding, r.Base, r.State = EncodingDelta, b.hash, out
+		default:
+			r.Encoding, r.State = EncodingZstd, out
+		}
+	}
+	size := 64 + len(r.State)
+	for _, c := range recs {
+		size += 16
+		for _, x := range c.Msgs {
+			size += 16 + len(x.Type) + len(x.Body)
+		}
+	}
+	if !m.allow(size) {
+		m.negative(a.to, Request{Gather: a.gather, CR: a.cr}, ReasonBandwidth)
+		return
+	}
+	m.stats.Responses++
+	m.stats.ResponseBytes += int64(size)
+	m.stats.StateBytes += int64(len(r.State))
+	m.stats.RawStateBytes += int64(len(raw))
+	switch r.Encoding {
+	case EncodingSame:
+		m.stats.Unchanged++
+	case EncodingDelta:
+		m.stats.Deltas++
+	}
+	sent := append(m.sent[a.to], base{hash: a.cp.hash, raw: raw})
+	if len(sent) > 4 {
+		sent = slices.Delete(sent, 0, len(sent)-4)
+	}
+	m.sent[a.to] = sent
+	m.send(a.to, r)
+}
+
+func (m *Manager) compressor() *codec {
+	if m.codec == nil {
+		c, err := newCodec(m.cfg.MaxCheckpointSize)
+		if err != nil {
+			panic(err) // only invalid static options can fail
+		}
+		m.codec = c
+	}
+	return m.codec
+}
+
+func (m *Manager) absBurst() float64 {
+	return m.cfg.BandwidthBits / 8 * m.cfg.Burst.Seconds()
+}
+
+func (m *Manager) fracBurst() float64 { return max(m.absBurst(), 64<<10) }
+
+// allow charges size bytes against the bandwidth caps, reporting whether
+// both allow it.
+func (m *Manager) allow(size int) bool {
+	if dt := m.now.Sub(m.refilled); dt > 0 {
+		m.absTokens = min(m.absTokens+m.cfg.BandwidthBits/8*dt.Seconds(), m.absBurst())
+		m.refilled = m.now
+	}
+	s := float64(size)
+	if m.cfg.BandwidthBits > 0 && m.absTokens < s {
+		return false
+	}
+	if m.cfg.BandwidthFraction > 0 && m.fracTokens < s {
+		return false
+	}
+	if m.cfg.BandwidthBits > 0 {
+		m.absTokens -= s
+	}
+	if m.cfg.BandwidthFraction > 0 {
+		m.fracTokens -= s
+	}
+	return true
+}
+
+func (m *Manager) onAck(from node.ID, a Ack) {
+	for _, b := range m.sent[from] {
+		if b.hash == a.Hash {
+			m.acked[from] = b
+			return
+		}
+	}
+}
+
+// ---- gatherer side ----
+
+// startRound starts a round of the current gather for cut cr.
+func (m *Manager) startRound(cr uint64) {
+	g := m.g
+	g.round++
+	m.stats.Rounds++
+	if cr > m.cn {
+		if err := m.take(cr, CheckpointRequested); err != nil {
+			m.fail(err.Error())
+			return
+		}
+	}
+	g.own = m.find(cr)
+	if g.own == nil {
+		// Our own checkpoint of that cut is gone: move the cut past our
+		// number.
+		cr = m.cn + 1
+		if err := m.take(cr, CheckpointRequested); err != nil {
+			m.fail(err.Error())
+			return
+		}
+		g.own = m.find(cr)
+	}
+	m.seq++
+	g.id, g.cr, g.maxNeg = m.seq, cr, 0
+	g.members = m.members()
+	g.deadline = m.now.Add(m.cfg.GatherTimeout)
+	g.status = make(map[node.ID]*memberState, len(g.members))
+	for _, id := range g.members {
+		if id != m.self {
+			g.status[id] = &memberState{}
+			m.send(id, Request{Gather: g.id, CR: cr, Members: g.members})
+		}
+	}
+	m.send(m.self, Marker{Gather: g.id})
+	m.checkRound()
+}
+
+// nextRound starts another round if the gather has rounds left, and gives
+// it up otherwise.
+func (m *Manager) nextRound(cr uint64, why string) {
+	if m.g.round >= m.cfg.MaxRounds {
+		m.fail(why + " in the last round")
+		return
+	}
+	m.startRound(cr)
+}
+
+func (m *Manager) fail(why string) {
+	m.stats.GathersFailed++
+	m.fx.Failures = append(m.fx.Failures, Failure{Gather: m.g.id, Rounds: m.g.round, Reason: why})
+	m.g = nil
+}
+
+func (m *Manager) pendingMember(from node.ID, gather uint64) *memberState {
+	g := m.g
+	if g == nil || gather != g.id {
+		return nil
+	}
+	st := g.status[from]
+	if st == nil || st.state != memberPending {
+		return nil
+	}
+	return st
+}
+
+func (m *Manager) onResponse(from node.ID, r Response) {
+	st := m.pendingMember(from, r.Gather)
+	if st == nil {
+		return // stale: an earlier round's answer
+	}
+	reject := func(why string) {
+		m.stats.BadMessages++
+		st.state, st.reason = memberExcluded, why
+		delete(m.bases, from) // resynchronise: the next answer is full
+		m.checkRound()
+	}
+	if err := r.validate(m.cfg.MaxCheckpointSize); err != nil || r.CR != m.g.cr || len(r.Channels) != len(m.g.members) {
+		reject("malformed response")
+		return
+	}
+	var b []byte
+	for _, x := range m.bases[from] {
+		if x.hash == r.Base {
+			b = x.raw
+		}
+	}
+	raw, err := m.compressor().decode(&r, b)
+	if err != nil {
+		reject("undecodable checkpoint")
+		return
+	}
+	msgs := make([][]node.Envelope, len(r.Channels))
+	for i, ch := range r.Channels {
+		if ch.From != m.g.members[i] {
+			reject("channel records do not match the members")
+			return
+		}
+		for _, rec := range ch.Msgs {
+			msg, err := m.cfg.Registry.DecodeMessage(rec.Type, rec.Body)
+			if err != nil {
+				reject("undecodable recorded message")
+				return
+			}
+			msgs[i] = append(msgs[i], node.Envelope{From: ch.From, To: from, CN: rec.CN, Msg: msg})
+		}
+	}
+	st.state, st.cn, st.raw, st.channels, st.msgs = memberOK, r.CN, raw, r.Channels, msgs
+	bs := append(m.bases[from], base{hash: r.Hash, raw: raw})
+	if len(bs) > 2 {
+		bs = slices.Delete(bs, 0, len(bs)-2)
+	}
+	m.bases[from] = bs
+	m.send(from, Ack{Gather: r.Gather, Hash: r.Hash})
+	m.checkRound()
+}
+
+func (m *Manager) onNegative(from node.ID, n Negative) {
+	st := m.pendingMember(from, n.Gather)
+	if st == nil {
+		return
+	}
+	switch n.Reason {
+	case ReasonPruned:
+		st.state, st.reason = memberRetry, "checkpoint pruned"
+		m.g.maxNeg = max(m.g.maxNeg, n.CN)
+	case ReasonBandwidth:
+		st.state, st.reason = memberExcluded, "bandwidth cap"
+	default:
+		st.state, st.reason = memberExcluded, "refused"
+	}
+	m.checkRound()
+}
+
+// checkRound finishes the current round once every member has answered
+// (or is dead) and our own channels have closed (or the round timed out).
+func (m *Manager) checkRound() {
+	g := m.g
+	if g == nil {
+		return
+	}
+	timedOut := !m.now.Before(g.deadline)
+	retry := false
+	for _, st := range g.status {
+		switch st.state {
+		case memberPending:
+			return
+		case memberRetry:
+			retry = true
+		}
+	}
+	if !timedOut && !m.closed(m.self, g.cr) {
+		return
+	}
+	if retry && g.round < m.cfg.MaxRounds {
+		m.startRound(max(g.maxNeg, g.cr+1))
+		return
+	}
+	m.finish()
+}
+
+// finish turns the current round's answers into a Snapshot.
+func (m *Manager) finish() {
+	g := m.g
+	m.g = nil
+	s := &Snapshot{Gatherer: m.self, Gather: g.id, CN: g.cr, Started: g.started, At: m.now, Rounds: g.round}
+	var included []node.ID
+	for _, id := range g.members {
+		if id == m.self {
+			included = append(included, id)
+			s.Nodes = append(s.Nodes, NodeCheckpoint{Node: id, CN: g.own.cn, State: g.own.state})
+			continue
+		}
+		st := g.status[id]
+		switch st.state {
+		case memberOK:
+			included = append(included, id)
+			s.Nodes = append(s.Nodes, NodeCheckpoint{Node: id, CN: st.cn, State: st.raw})
+		case memberDead:
+			s.Dead = append(s.Dead, id)
+		default:
+			s.Excluded = append(s.Excluded, Exclusion{Node: id, Reason: st.reason})
+		}
+	}
+	ownRecs, ownMsgs := m.record(g.own, g.cr, g.members)
+	for _, to := range included {
+		for _, from := range included {
+			i, _ := slices.BinarySearch(g.members, from)
+			ch := Channel{From: from, To: to}
+			var flags uint8
+			if to == m.self {
+				flags = ownRecs[i].Flags
+				for _, msg := range ownMsgs[i] {
+					ch.Messages = append(ch.Messages, node.Envelope{From: from, To: to, CN: 0, Msg: msg})
+				}
+				for k := range ch.Messages {
+					ch.Messages[k].CN = ownRecs[i].Msgs[k].CN
+				}
+			} else {
+				st := g.status[to]
+				flags = st.channels[i].Flags
+				ch.Messages = st.msgs[i]
+			}
+			ch.Complete = flags&FlagComplete != 0
+			ch.Lossy = flags&FlagLossy != 0
+			s.Channels = append(s.Channels, ch)
+		}
+	}
+	m.stats.Gathers++
+	m.fx.Snapshots = append(m.fx.Snapshots, s)
+}

@@ -1,0 +1,254 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// The snapshot protocol's messages. They are node.Messages with stable type
+// names, travel on the same FIFO channels as the service's messages, carry
+// the sender's checkpoint number in node.Envelope.CN like every other
+// message, and are consumed by the Manager (never handed to the service).
+// A live shell registers them next to the service's messages (Messages).
+
+// Request asks the receiver for its checkpoint of cut CR. Gather identifies
+// the requester's gather round; Members is the round's neighbourhood
+// (requester included, ascending): the receiver records the channels from
+// each member and sends each member other than the requester a Marker.
+type Request struct {
+	Gather  uint64
+	CR      uint64
+	Members []node.ID
+}
+
+// MessageType implements node.Message.
+func (Request) MessageType() string { return "snapshot.Request" }
+
+// Marker closes the channel it travels on for every cut up to its envelope's
+// CN: it carries no data of its own.
+type Marker struct {
+	Gather uint64
+}
+
+// MessageType implements node.Message.
+func (Marker) MessageType() string { return "snapshot.Marker" }
+
+// Encodings of Response.State.
+const (
+	// EncodingRaw: State is the checkpoint as is.
+	EncodingRaw uint8 = iota
+	// EncodingZstd: State is one zstd frame of the checkpoint.
+	EncodingZstd
+	// EncodingDelta: State is one zstd frame compressed with the checkpoint
+	// whose xxh3 hash is Base (one the requester acknowledged) as a raw
+	// dictionary.
+	EncodingDelta
+	// EncodingSame: the checkpoint is identical to Base; State is empty.
+	EncodingSame
+)
+
+// Response is the positive answer to a Request: the responder's checkpoint
+// of cut CR (its earliest stored checkpoint whose number CN ≥ CR) and the
+// channel state recorded after it, one record per member of the request.
+type Response struct {
+	Gather uint64
+	CR     uint64
+	// CN is the number of the checkpoint sent.
+	CN uint64
+	// Encoding says how State encodes the checkpoint (EncodingRaw...).
+	Encoding uint8
+	// Base is the xxh3 hash of the dictionary checkpoint (EncodingDelta,
+	// EncodingSame); zero otherwise.
+	Base uint64
+	// Hash is the xxh3 hash of the raw checkpoint; RawLen its length.
+	Hash   uint64
+	RawLen uint32
+	State  []byte
+	// Channels has one record per request member, ascending by From.
+	Channels []ChannelRecord
+}
+
+// MessageType implements node.Message.
+func (Response) MessageType() string { return "snapshot.Response" }
+
+// Channel record flags.
+const (
+	// FlagComplete: the channel closed (a message with CN ≥ CR arrived on it
+	// after the checkpoint), so Msgs is the whole in-flight set.
+	FlagComplete uint8 = 1 << iota
+	// FlagLossy: a transport error about the sender arrived after the
+	// checkpoint, so in-flight messages may have been lost on the way.
+	FlagLossy
+)
+
+// ChannelRecord is the recorded state of the channel From → responder.
+type ChannelRecord struct {
+	From  node.ID
+	Flags uint8
+	Msgs  []Recorded
+}
+
+// Recorded is one recorded in-flight message: its envelope CN, its
+// registered type name and its msgpack body.
+type Recorded struct {
+	CN   uint64
+	Type string
+	Body []byte
+}
+
+// Reasons of a Negative answer.
+const (
+	// ReasonPruned: the requested checkpoint is outside the stored range
+	// (pruned by the quota, or lost in a reset). Retry at Negative.CN.
+	ReasonPruned uint8 = iota + 1
+	// ReasonBandwidth: answering would exceed the responder's bandwidth
+	// cap. The requester leaves the node out of this snapshot.
+	ReasonBandwidth
+	// ReasonBusy: the responder records too many answers already.
+	ReasonBusy
+)
+
+// Negative is a refused Request, carrying the responder's current
+// checkpoint number.
+type Negative struct {
+	Gather uint64
+	CR     uint64
+	CN     uint64
+	Reason uint8
+}
+
+// MessageType implements node.Message.
+func (Negative) MessageType() string { return "snapshot.Negative" }
+
+// Ack acknowledges the checkpoint with xxh3 hash Hash received in a
+// Response: the responder may use it as the base of its next delta to the
+// acknowledging node.
+type Ack struct {
+	Gather uint64
+	Hash   uint64
+}
+
+// MessageType implements node.Message.
+func (Ack) MessageType() string { return "snapshot.Ack" }
+
+// Messages returns prototypes of the protocol's messages, for a shell's
+// registry (alongside the service's Spec.Messages).
+func Messages() []node.Message {
+	return []node.Message{Request{}, Marker{}, Response{}, Negative{}, Ack{}}
+}
+
+// IsProtocol reports whether m is one of the snapshot protocol's messages
+// (which a shell hands to the Manager, never to the service).
+func IsProtocol(m node.Message) bool {
+	switch m.(type) {
+	case Request, Marker, Response, Negative, Ack:
+		return true
+	}
+	return false
+}
+
+// ErrBadMessage is wrapped by every error about a malformed or
+// out-of-bounds protocol message or checkpoint payload from a peer.
+var ErrBadMessage = errors.New("snapshot: bad protocol message")
+
+var protoRegistry = func() *node.Registry {
+	r, err := node.NewRegistry(Messages()...)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}()
+
+// DecodeResponse decodes the msgpack body of a snapshot.Response and checks
+// its bounds: maxCheckpoint caps RawLen and the payload, MaxMembers the
+// channel records, MaxRecorded the messages per record. body is untrusted:
+// length headers are checked before anything is allocated (node.CheckMsgpack),
+// so hostile input gives an error wrapping ErrBadMessage, never a panic or
+// an allocation beyond O(len(body)). The result does not alias body. The
+// checkpoint payload itself is decompressed separately, with a capped
+// decoder (Manager does it on receipt).
+func DecodeResponse(body []byte, maxCheckpoint int) (Response, error) {
+	m, err := protoRegistry.DecodeMessage(Response{}.MessageType(), body)
+	if err != nil {
+		return Response{}, fmt.Errorf("%w: %w", ErrBadMessage, err)
+	}
+	r := m.(Response)
+	if err := r.validate(maxCheckpoint); err != nil {
+		return Response{}, err
+	}
+	return r, nil
+}
+
+// validate checks a Response's fields against the wire bounds.
+func (r *Response) validate(maxCheckpoint int) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: response: "+format, append([]any{ErrBadMessage}, args...)...)
+	}
+	if int64(r.RawLen) > int64(maxCheckpoint) {
+		return bad("checkpoint of %d bytes exceeds the %d-byte cap", r.RawLen, maxCheckpoint)
+	}
+	if len(r.State) > maxCheckpoint+1024 {
+		return bad("payload of %d bytes exceeds the cap", len(r.State))
+	}
+	if r.CN < r.CR || r.CR == 0 {
+		return bad("checkpoint %d does not answer cut %d", r.CN, r.CR)
+	}
+	switch r.Encoding {
+	case EncodingRaw:
+		if len(r.State) != int(r.RawLen) {
+			return bad("raw payload of %d bytes, header says %d", len(r.State), r.RawLen)
+		}
+	case EncodingZstd:
+	case EncodingDelta:
+		if r.Base == 0 {
+			return bad("delta without a base")
+		}
+	case EncodingSame:
+		if r.Base == 0 || r.Base != r.Hash || len(r.State) != 0 {
+			return bad("inconsistent unchanged-checkpoint answer")
+		}
+	default:
+		return bad("unknown encoding %d", r.Encoding)
+	}
+	if len(r.Channels) > MaxMembers {
+		return bad("%d channel records", len(r.Channels))
+	}
+	for i, ch := range r.Channels {
+		if ch.From == node.None || (i > 0 && r.Channels[i-1].From >= ch.From) {
+			return bad("channel records not ascending by sender")
+		}
+		if ch.Flags&^(FlagComplete|FlagLossy) != 0 {
+			return bad("unknown channel flags %#x", ch.Flags)
+		}
+		if len(ch.Msgs) > MaxRecorded {
+			return bad("%d recorded messages from %v", len(ch.Msgs), ch.From)
+		}
+		for _, m := range ch.Msgs {
+			if m.Type == "" || len(m.Type) > node.MaxTypeNameLen {
+				return bad("recorded message type name of %d bytes", len(m.Type))
+			}
+			if m.CN >= r.CR {
+				return bad("recorded message with CN %d ≥ cut %d", m.CN, r.CR)
+			}
+		}
+	}
+	return nil
+}
+
+// validateRequest checks a Request's bounds.
+func validateRequest(r *Request) error {
+	if r.CR == 0 {
+		return fmt.Errorf("%w: request for cut 0", ErrBadMessage)
+	}
+	if len(r.Members) > MaxMembers {
+		return fmt.Errorf("%w: request names %d members", ErrBadMessage, len(r.Members))
+	}
+	for i, id := range r.Members {
+		if id == node.None || (i > 0 && r.Members[i-1] >= id) {
+			return fmt.Errorf("%w: request members not ascending", ErrBadMessage)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package snapshot
+
+import (
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// Snapshot is a gathered consistent neighbourhood snapshot: for cut CN, the
+// checkpoint of every included node and the state of every channel between
+// them. See the package documentation for its consistency guarantee.
+//
+// A Snapshot is immutable once returned and shares no memory with the
+// Manager that produced it, except checkpoint byte slices, which nobody
+// modifies (treat them as read-only).
+type Snapshot struct {
+	// Gatherer is the node that gathered it; Gather the ID of its final
+	// round (unique per gatherer).
+	Gatherer node.ID
+	Gather   uint64
+	// CN is the cut number: every included node's checkpoint is the earliest
+	// it took with a number ≥ CN, i.e. its state at the moment its
+	// checkpoint number first reached CN.
+	CN uint64
+	// Started is when the gather began, At when it completed; Rounds how
+	// many rounds it took (retries and restarts included).
+	Started, At time.Time
+	Rounds      int
+	// Nodes are the included nodes' checkpoints, ascending by node,
+	// gatherer included.
+	Nodes []NodeCheckpoint
+	// Channels has one entry per ordered pair (From, To) of included nodes,
+	// self-loops included, ascending by (To, From).
+	Channels []Channel
+	// Dead are members left out because of a communication error or a
+	// timeout; Excluded are members left out for another reason (a
+	// bandwidth refusal, a checkpoint outside every retried range, a
+	// malformed answer). Both ascending.
+	Dead     []node.ID
+	Excluded []Exclusion
+}
+
+// NodeCheckpoint is one node's checkpoint in a Snapshot.
+type NodeCheckpoint struct {
+	Node node.ID
+	// CN is the checkpoint's own number (≥ the snapshot's CN: a node whose
+	// number jumped past the cut answers with the checkpoint of the jump).
+	CN uint64
+	// State is the node state's checkpoint encoding (node.DecodeCheckpoint
+	// restores it). Read-only.
+	State []byte
+}
+
+// Channel is the recorded state of the FIFO channel From → To at the cut:
+// the messages From sent before its checkpoint that To received after its
+// own, in delivery order.
+type Channel struct {
+	From, To node.ID
+	// Messages are the in-flight messages, oldest first (To is the
+	// receiver, CN the sender's number when it sent each).
+	Messages []node.Envelope
+	// Complete is set when the channel closed before To answered (a message
+	// with CN ≥ the cut arrived on it), so Messages is the whole in-flight
+	// set; otherwise Messages is a prefix of it.
+	Complete bool
+	// Lossy is set when To learned of a transport error about From after
+	// its checkpoint: messages in flight at the cut may have been lost by
+	// the network, and Messages holds those that arrived.
+	Lossy bool
+}
+
+// Exclusion is a member left out of a snapshot and why.
+type Exclusion struct {
+	Node   node.ID
+	Reason string
+}
+
+// Reason says why a checkpoint was taken.
+type Reason uint8
+
+// The reasons a checkpoint is taken (each advances the checkpoint number).
+const (
+	// CheckpointPeriodic: the periodic increment.
+	CheckpointPeriodic Reason = iota + 1
+	// CheckpointForced: a message with a larger number arrived; the
+	// checkpoint is of the state before that message is handled.
+	CheckpointForced
+	// CheckpointRequested: a request (or this node's own gather) asked for a
+	// cut beyond the current number.
+	CheckpointRequested
+)
+
+// String names the reason.
+func (r Reason) String() string {
+	switch r {
+	case CheckpointPeriodic:
+		return "periodic"
+	case CheckpointForced:
+		return "forced"
+	case CheckpointRequested:
+		return "requested"
+	}
+	return "reason(?)"
+}
+
+// Taken reports one checkpoint taken during a Manager call.
+type Taken struct {
+	CN     uint64
+	Reason Reason
+	// Size is the checkpoint's raw size in bytes; Hash its xxh3-64 hash
+	// (the name the protocol gives it).
+	Size int
+	Hash uint64
+}
+
+// Failure reports a gather given up after Config.MaxRounds rounds, or
+// aborted by a reset.
+type Failure struct {
+	Gather uint64
+	Rounds int
+	Reason string
+}
+
+// Effects are what one Manager call asks the shell to do or report. The
+// slices belong to the Manager and stay valid until its next call: carry
+// them out (or copy them) first.
+type Effects struct {
+	// Sends are protocol messages to transmit, in order, already stamped
+	// with the checkpoint number. The shell sends them like service
+	// messages, on the same channels.
+	Sends []node.Envelope
+	// Taken lists the checkpoints taken, in order.
+	Taken []Taken
+	// Snapshots are gathers completed at this node.
+	Snapshots []*Snapshot
+	// Failures are gathers given up.
+	Failures []Failure
+}
+
+// Stats counts what a Manager did. All counters are cumulative.
+type Stats struct {
+	// CN is the current checkpoint number.
+	CN uint64
+	// Checkpoints taken, by reason.
+	Periodic, Forced, Requested int64
+	// Stored is the number of stored checkpoints, StoredBytes their cost
+	// against the quota (log included); Pruned counts checkpoints dropped
+	// by the quota.
+	Stored, StoredBytes int
+	Pruned              int64
+	// Requests answered positively (Responses), negatively (Negatives, of
+	// which NegativeBandwidth for the bandwidth cap).
+	Requests, Responses, Negatives, NegativeBandwidth int64
+	// ResponseBytes is the approximate wire size of the responses sent;
+	// StateBytes the checkpoint payload bytes in them, RawStateBytes the
+	// raw size of the checkpoints they carried; Unchanged counts answers
+	// that sent no payload (identical to the acknowledged base) and Deltas
+	// those compressed against a base.
+	ResponseBytes, StateBytes, RawStateBytes, Unchanged, Deltas int64
+	// ServiceBytes is the service traffic reported to Sent.
+	ServiceBytes int64
+	// Gathers completed, failed, and rounds started.
+	Gathers, GathersFailed, Rounds int64
+	// BadMessages counts malformed or out-of-bounds protocol messages.
+	BadMessages int64
+}
