@@ -44,6 +44,20 @@
 // header is an error and never an allocation (whatever the msgpack library
 // version does).
 //
+// # The live runtime
+//
+// Runtime is the live shell: NewRuntime(cfg, spec), Start, Submit for
+// application calls, Status, Stop. One goroutine owns the Core and steps it
+// in Runtime.dispatch, the single point every event and every send passes
+// (where a snapshot or steering layer hooks in). Around it: a framed TCP
+// transport (frame.go: length prefix checked against the maximum frame size
+// before allocating, CRC-32C; handshake.go: node ID and cluster label), one
+// outbound connection per peer dialled on first send, inbound connections
+// accepted from peers, a broken connection delivered as EventTransportError;
+// wall-clock timers mirroring the core's TimerOps; and memberlist for
+// membership, discovery of service addresses (node metadata) and failure
+// detection. Stop leaves no goroutine behind.
+//
 // # Properties
 //
 // A service exports its safety (Always) and liveness (Eventually) properties
