@@ -61,12 +61,18 @@ func noteSpec() Spec {
 
 func startNoteNode(t *testing.T, id ID, logger *zap.Logger, join ...string) *Runtime {
 	t.Helper()
+	return startNoteNodeWith(t, id, logger, func(*RuntimeConfig) {}, join...)
+}
+
+func startNoteNodeWith(t *testing.T, id ID, logger *zap.Logger, tune func(*RuntimeConfig), join ...string) *Runtime {
+	t.Helper()
 	cfg := DefaultRuntimeConfig()
 	cfg.ID = id
 	cfg.Join = join
 	cfg.Label = "test"
 	cfg.Logger = logger
 	cfg.MaxFrameSize = 4096
+	tune(&cfg)
 	r, err := NewRuntime(cfg, noteSpec())
 	if err != nil {
 		t.Fatal(err)
@@ -387,4 +393,52 @@ func TestRuntimeClusterLabelAndKey(t *testing.T) {
 	}
 	n2.Stop(context.Background())
 	n1.Stop(context.Background())
+}
+
+// TestRuntimeSlowPeerIsDisconnected: a peer that completes the handshake
+// and then stops reading fills its bounded send queue (or stalls a write
+// past WriteTimeout); the node closes that connection and the service gets
+// a transport error for it, and nothing else.
+func TestRuntimeSlowPeerIsDisconnected(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			close(accepted)
+			return
+		}
+		if _, err := readHelloFrame(conn); err == nil {
+			writeHelloFrame(conn, hello{kind: helloData, id: 99, label: "test"})
+		}
+		accepted <- conn // and never read again
+	}()
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) {
+		c.SendQueueLen = 16
+		c.WriteTimeout = 200 * time.Millisecond
+	})
+	n1.dir.learn(99, ln.Addr().String(), "")
+	big := strings.Repeat("x", 3500)
+	for i := 0; len(noteState(t, n1).Broken) == 0; i++ {
+		if i == 20000 {
+			t.Fatal("20000 notes of 3.5 KB to a peer that does not read: no transport error")
+		}
+		if err := n1.Submit(sendNote{To: 99, Text: big}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b := noteState(t, n1).Broken; !slices.Equal(b[:1], []ID{99}) {
+		t.Errorf("transport errors for %v", b)
+	}
+	if err := n1.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if conn, ok := <-accepted; ok {
+		conn.Close()
+	}
 }
