@@ -75,6 +75,16 @@ type RuntimeConfig struct {
 	// DialTimeout bounds resolving a peer's service address (waiting for
 	// memberlist to discover it) plus dialling it. Default 3s.
 	DialTimeout time.Duration
+	// RedialBackoff is how long the transport waits before dialling a
+	// peer again after a dial (or handshake) to it failed; it doubles with
+	// every further failure up to MaxRedialBackoff and resets on success.
+	// Messages sent meanwhile wait in the peer's queue. It keeps a service
+	// that answers a transport error by sending again (RandTree retrying
+	// its only bootstrap node) from spinning on refused connections.
+	// Default 100ms.
+	RedialBackoff time.Duration
+	// MaxRedialBackoff caps RedialBackoff's doubling. Default 5s.
+	MaxRedialBackoff time.Duration
 	// HandshakeTimeout bounds the exchange of handshake frames on a new
 	// connection. Default 2s.
 	HandshakeTimeout time.Duration
@@ -110,6 +120,8 @@ func DefaultRuntimeConfig() RuntimeConfig {
 		InboxLen:         1024,
 		DialTimeout:      3 * time.Second,
 		HandshakeTimeout: 2 * time.Second,
+		RedialBackoff:    100 * time.Millisecond,
+		MaxRedialBackoff: 5 * time.Second,
 		WriteTimeout:     5 * time.Second,
 		JoinTimeout:      10 * time.Second,
 		LeaveTimeout:     time.Second,
@@ -169,6 +181,8 @@ func (c RuntimeConfig) Validate() error {
 	}{
 		{"DialTimeout", c.DialTimeout},
 		{"HandshakeTimeout", c.HandshakeTimeout},
+		{"RedialBackoff", c.RedialBackoff},
+		{"MaxRedialBackoff", c.MaxRedialBackoff},
 		{"WriteTimeout", c.WriteTimeout},
 		{"JoinTimeout", c.JoinTimeout},
 		{"LeaveTimeout", c.LeaveTimeout},
@@ -176,6 +190,9 @@ func (c RuntimeConfig) Validate() error {
 		if d.v <= 0 {
 			return fmt.Errorf("node: RuntimeConfig.%s must be positive, got %v", d.name, d.v)
 		}
+	}
+	if c.MaxRedialBackoff < c.RedialBackoff {
+		return fmt.Errorf("node: RuntimeConfig.MaxRedialBackoff (%v) is below RedialBackoff (%v)", c.MaxRedialBackoff, c.RedialBackoff)
 	}
 	return nil
 }

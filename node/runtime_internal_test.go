@@ -22,6 +22,9 @@ import (
 type sendNote struct {
 	To   ID
 	Text string
+	// Retry makes the service send again whenever the connection to To
+	// breaks.
+	Retry bool
 }
 
 func (sendNote) MessageType() string { return "test.sendNote" }
@@ -29,8 +32,9 @@ func (sendNote) MessageType() string { return "test.sendNote" }
 // noteSvc records the notes it receives and the peers whose connections
 // broke.
 type noteSvc struct {
-	Got    []string
-	Broken []ID
+	Got     []string
+	Broken  []ID
+	RetryTo ID
 }
 
 func (s *noteSvc) Init(env Env) {
@@ -51,9 +55,18 @@ func (s *noteSvc) HandleTimer(env Env, name string) {
 func (s *noteSvc) HandleApp(env Env, call Message) {
 	if c, ok := call.(sendNote); ok {
 		env.Send(c.To, note{Text: c.Text})
+		if c.Retry {
+			s.RetryTo = c.To
+		}
 	}
 }
-func (s *noteSvc) HandleTransportError(env Env, peer ID) { s.Broken = append(s.Broken, peer) }
+
+func (s *noteSvc) HandleTransportError(env Env, peer ID) {
+	s.Broken = append(s.Broken, peer)
+	if peer == s.RetryTo {
+		env.Send(peer, note{Text: "retry"})
+	}
+}
 
 func noteSpec() Spec {
 	return Spec{Name: "notes", New: func() Service { return &noteSvc{} }, Messages: []Message{note{}, joinMsg{}, sendNote{}}}
@@ -440,5 +453,31 @@ func TestRuntimeSlowPeerIsDisconnected(t *testing.T) {
 	}
 	if conn, ok := <-accepted; ok {
 		conn.Close()
+	}
+}
+
+// TestRuntimeRedialBackoff: a service that answers every transport error by
+// sending again to a peer that refuses connections does not spin: dials
+// back off exponentially.
+func TestRuntimeRedialBackoff(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close() // nothing listens there now: connection refused
+	n1 := startNoteNode(t, 1, zap.NewNop())
+	n1.dir.learn(99, dead, "")
+	if err := n1.Submit(sendNote{To: 99, Text: "hello?", Retry: true}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	// 0, 100, 200, 400, 800 ms: about five dials in the first second.
+	if n := n1.Status().Counters.DialFailures; n < 2 || n > 8 {
+		t.Errorf("%d failed dials in one second, want about 5", n)
+	}
+	if err := n1.Stop(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -150,6 +150,13 @@ type transport struct {
 	out    map[ID]*peerConn
 	in     map[ID]*peerConn
 	raw    map[net.Conn]struct{} // every open socket, closed on shutdown
+	redial map[ID]redialState    // peers whose last dial failed
+}
+
+// redialState is the backoff of a peer whose last dial failed.
+type redialState struct {
+	notBefore time.Time
+	backoff   time.Duration
 }
 
 func newTransport(ctx context.Context, cfg RuntimeConfig, reg *Registry, log *zap.Logger, dir *directory,
@@ -158,6 +165,7 @@ func newTransport(ctx context.Context, cfg RuntimeConfig, reg *Registry, log *za
 		self: cfg.ID, label: cfg.Label, maxFrame: cfg.MaxFrameSize, cfg: cfg, reg: reg, log: log,
 		dir: dir, stats: stats, events: events, ctx: ctx, wg: wg,
 		out: make(map[ID]*peerConn), in: make(map[ID]*peerConn), raw: make(map[net.Conn]struct{}),
+		redial: make(map[ID]redialState),
 	}
 }
 
@@ -412,12 +420,19 @@ func (t *transport) closePeer(peer ID, reason error, report bool) {
 func (c *peerConn) runOutbound() {
 	t := c.t
 	defer t.wg.Done()
+	if !t.waitRedial(c) {
+		return
+	}
 	conn, err := t.dialPeer(c)
 	if err != nil {
 		t.stats.dialFailures.Add(1)
+		t.dialFailed(c.peer)
 		c.close(err, !isClosed(c))
 		return
 	}
+	t.mu.Lock()
+	delete(t.redial, c.peer)
+	t.mu.Unlock()
 	defer t.untrack(conn)
 	if !c.setConn(conn) {
 		return
@@ -445,6 +460,41 @@ func (c *peerConn) runOutbound() {
 			}
 		}
 	}
+}
+
+// waitRedial waits out the peer's redial backoff; false if c closed or
+// the runtime stopped meanwhile.
+func (t *transport) waitRedial(c *peerConn) bool {
+	t.mu.Lock()
+	wait := time.Until(t.redial[c.peer].notBefore)
+	t.mu.Unlock()
+	if wait <= 0 {
+		return true
+	}
+	tm := time.NewTimer(wait)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-c.closed:
+		return false
+	case <-t.ctx.Done():
+		return false
+	}
+}
+
+// dialFailed doubles the peer's redial backoff.
+func (t *transport) dialFailed(peer ID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st, ok := t.redial[peer]
+	if !ok {
+		st.backoff = t.cfg.RedialBackoff
+	} else {
+		st.backoff = min(2*st.backoff, t.cfg.MaxRedialBackoff)
+	}
+	st.notBefore = time.Now().Add(st.backoff)
+	t.redial[peer] = st
 }
 
 // watchOutbound reads an outbound connection, on which the peer sends
