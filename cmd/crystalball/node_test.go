@@ -225,10 +225,18 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 		t.Skip("no go tool in PATH to build the binary")
 	}
 	bin := filepath.Join(t.TempDir(), "crystalball")
-	build := exec.Command(goBin, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	buildArgs := []string{"build", "-o", bin}
+	if raceEnabled {
+		buildArgs = append(buildArgs, "-race")
 	}
+	buildCtx, cancelBuild := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancelBuild()
+	started := time.Now()
+	build := exec.CommandContext(buildCtx, goBin, append(buildArgs, ".")...)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go %v: %v\n%s", buildArgs, err, out)
+	}
+	t.Logf("built %s in %v (race detector: %v)", bin, time.Since(started).Round(time.Millisecond), raceEnabled)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -307,6 +315,9 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 		}
 		if p.err != nil || !strings.Contains(p.out.String(), `"msg":"stopped"`) {
 			t.Errorf("%v: exit %v after SIGTERM, want a clean stop", p.id, p.err)
+		}
+		if strings.Contains(p.out.String(), "DATA RACE") {
+			t.Errorf("%v: the race detector reported a race", p.id)
 		}
 	}
 }
