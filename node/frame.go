@@ -8,7 +8,8 @@ import (
 	"io"
 )
 
-// Frames are how the live runtime delimits messages on a TCP connection:
+// FrameHeaderLen is the size of a frame header. Frames are how the live
+// runtime delimits messages on a TCP connection:
 //
 //	uint32 length (big endian) | uint32 CRC-32C of the payload | payload
 //
