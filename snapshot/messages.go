@@ -8,7 +8,7 @@ import (
 )
 
 // The snapshot protocol's messages. They are node.Messages with stable type
-// names, travel on the same FIFO channels as the service's messages, carry
+// names, encoded as msgpack arrays (field order is the wire format), travel on the same FIFO channels as the service's messages, carry
 // the sender's checkpoint number in node.Envelope.CN like every other
 // message, and are consumed by the Manager (never handed to the service).
 // A live shell registers them next to the service's messages (Messages).
@@ -18,9 +18,10 @@ import (
 // (requester included, ascending): the receiver records the channels from
 // each member and sends each member other than the requester a Marker.
 type Request struct {
-	Gather  uint64
-	CR      uint64
-	Members []node.ID
+	_msgpack struct{} `msgpack:",as_array"`
+	Gather   uint64
+	CR       uint64
+	Members  []node.ID
 }
 
 // MessageType implements node.Message.
@@ -29,7 +30,8 @@ func (Request) MessageType() string { return "snapshot.Request" }
 // Marker closes the channel it travels on for every cut up to its envelope's
 // CN: it carries no data of its own.
 type Marker struct {
-	Gather uint64
+	_msgpack struct{} `msgpack:",as_array"`
+	Gather   uint64
 }
 
 // MessageType implements node.Message.
@@ -53,8 +55,9 @@ const (
 // of cut CR (its earliest stored checkpoint whose number CN ≥ CR) and the
 // channel state recorded after it, one record per member of the request.
 type Response struct {
-	Gather uint64
-	CR     uint64
+	_msgpack struct{} `msgpack:",as_array"`
+	Gather   uint64
+	CR       uint64
 	// CN is the number of the checkpoint sent.
 	CN uint64
 	// Encoding says how State encodes the checkpoint (EncodingRaw...).
@@ -85,17 +88,19 @@ const (
 
 // ChannelRecord is the recorded state of the channel From → responder.
 type ChannelRecord struct {
-	From  node.ID
-	Flags uint8
-	Msgs  []Recorded
+	_msgpack struct{} `msgpack:",as_array"`
+	From     node.ID
+	Flags    uint8
+	Msgs     []Recorded
 }
 
 // Recorded is one recorded in-flight message: its envelope CN, its
 // registered type name and its msgpack body.
 type Recorded struct {
-	CN   uint64
-	Type string
-	Body []byte
+	_msgpack struct{} `msgpack:",as_array"`
+	CN       uint64
+	Type     string
+	Body     []byte
 }
 
 // Reasons of a Negative answer.
@@ -113,10 +118,11 @@ const (
 // Negative is a refused Request, carrying the responder's current
 // checkpoint number.
 type Negative struct {
-	Gather uint64
-	CR     uint64
-	CN     uint64
-	Reason uint8
+	_msgpack struct{} `msgpack:",as_array"`
+	Gather   uint64
+	CR       uint64
+	CN       uint64
+	Reason   uint8
 }
 
 // MessageType implements node.Message.
@@ -126,8 +132,9 @@ func (Negative) MessageType() string { return "snapshot.Negative" }
 // Response: the responder may use it as the base of its next delta to the
 // acknowledging node.
 type Ack struct {
-	Gather uint64
-	Hash   uint64
+	_msgpack struct{} `msgpack:",as_array"`
+	Gather   uint64
+	Hash     uint64
 }
 
 // MessageType implements node.Message.
