@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"net"
 	"slices"
 	"strings"
@@ -283,8 +284,54 @@ func TestRuntimeTimersAndSelfSends(t *testing.T) {
 	if st := n1.Status(); len(st.Timers) != 0 {
 		t.Errorf("timers left: %v", st.Timers)
 	}
+	if err := n1.Start(context.Background()); !errors.Is(err, ErrRuntimeStarted) {
+		t.Errorf("second Start = %v", err)
+	}
 	if err := n1.Stop(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	if err := n1.Stop(context.Background()); err != nil {
+		t.Errorf("second Stop = %v", err)
+	}
+}
+
+// TestRuntimeLifecycleWithoutStart: a runtime that never started refuses
+// calls, stops as a no-op, and a failed Start (nobody at the join address)
+// releases everything it acquired.
+func TestRuntimeLifecycleWithoutStart(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	cfg := DefaultRuntimeConfig()
+	cfg.ID = 1
+	r, err := NewRuntime(cfg, noteSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Submit(sendNote{To: 2}); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("Submit before Start = %v", err)
+	}
+	if err := r.Submit(unregistered{}); !errors.Is(err, ErrUnknownMessageType) {
+		t.Errorf("Submit of an unregistered call = %v", err)
+	}
+	if st := r.Status(); st.Running || st.ID != 1 {
+		t.Errorf("status before Start: %+v", st)
+	}
+	if err := r.Stop(context.Background()); err != nil {
+		t.Errorf("Stop before Start = %v", err)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	cfg.Join, cfg.JoinTimeout = []string{dead}, 300*time.Millisecond
+	r, err = NewRuntime(cfg, noteSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err == nil || !strings.HasPrefix(err.Error(), "node: join") {
+		t.Errorf("Start with nobody to join = %v", err)
 	}
 }
 
