@@ -37,7 +37,7 @@ fuzz:
 	done
 
 # The snapshot consistency checker over more seeds than `make test` runs
-# (SEEDS per scenario; each seed adds about 3,000 checked snapshots).
+# (SEEDS per scenario; each seed adds about 3,600 checked snapshots).
 SEEDS ?= 20
 snapshot-sweep:
 	SNAPSHOT_SEEDS=$(SEEDS) $(GO) test -count=1 -run TestSnapshotsAreConsistent -v -timeout 30m ./snapshot/

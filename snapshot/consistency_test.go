@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -31,6 +32,7 @@ type checker struct {
 	cps   map[node.ID][]emulation.CheckpointEvent
 
 	gathers, failures, nodes, channels, complete, lossy, inflight int
+	dead, excluded, retried, breaks                               int
 	errors                                                        int
 }
 
@@ -95,6 +97,11 @@ func (c *checker) sameMsg(a node.Envelope, r *msgRec) bool {
 //     the network, and a channel that is not lossy lost none of them.
 func (c *checker) onSnapshot(id node.ID, s *snapshot.Snapshot) {
 	c.gathers++
+	c.dead += len(s.Dead)
+	c.excluded += len(s.Excluded)
+	if s.Rounds > 1 {
+		c.retried++
+	}
 	cut := map[node.ID]uint64{}
 	for _, nc := range s.Nodes {
 		c.nodes++
@@ -180,6 +187,11 @@ type scenario struct {
 	quota    int
 	interval time.Duration
 	duration time.Duration
+	// breaks: break a random connection every 500 ms (as steering filters
+	// and network failures do), losing what is in flight on it.
+	breaks bool
+	// bandwidth caps answers (bits/s), so some members refuse.
+	bandwidth float64
 }
 
 func runChecked(t *testing.T, seed uint64, sc scenario) *checker {
@@ -204,6 +216,7 @@ func runChecked(t *testing.T, seed uint64, sc scenario) *checker {
 				Interval:       sc.interval,
 				GatherInterval: time.Second,
 				Quota:          sc.quota,
+				BandwidthBits:  sc.bandwidth,
 			},
 			OnSnapshot:   c.onSnapshot,
 			OnCheckpoint: c.onCheckpoint,
@@ -216,6 +229,24 @@ func runChecked(t *testing.T, seed uint64, sc scenario) *checker {
 	e, err := emulation.New(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if sc.breaks {
+		rng := rand.New(rand.NewPCG(seed, 0xb4ea))
+		for at := 15 * time.Second; at < sc.duration; at += 500 * time.Millisecond {
+			if err := e.RunUntil(emulation.Epoch.Add(at)); err != nil {
+				t.Fatalf("seed=%d: %v", seed, err)
+			}
+			a := node.ID(1 + rng.IntN(sc.nodes))
+			if !e.Live(a) {
+				continue
+			}
+			nb := e.Core(a).Service().(node.Neighborer).Neighbors(a)
+			if len(nb) > 0 {
+				if e.BreakConnection(a, nb[rng.IntN(len(nb))]) == nil { // fails if a holds no connection
+					c.breaks++
+				}
+			}
+		}
 	}
 	if _, err := e.Run(context.Background()); err != nil {
 		t.Fatalf("seed=%d: %v", seed, err)
@@ -231,15 +262,13 @@ func TestSnapshotsAreConsistent(t *testing.T) {
 		{nodes: 12, churn: 6, quota: 0, interval: 2 * time.Second, duration: 90 * time.Second},
 		{nodes: 12, churn: 6, quota: 1500, interval: 500 * time.Millisecond, duration: 90 * time.Second},
 		{nodes: 20, churn: 3, quota: 4 << 10, interval: time.Second, duration: 60 * time.Second},
+		{nodes: 12, churn: 2, interval: time.Second, duration: 60 * time.Second, breaks: true, bandwidth: 2000},
 	}
-	seeds := 2 // ~6,000 snapshots; SNAPSHOT_SEEDS=N (make snapshot-sweep) checks more
-	if testing.Short() {
-		seeds = 1
-	}
+	seeds := 1 // one seed per scenario: ~3,600 snapshots; SNAPSHOT_SEEDS=N (make snapshot-sweep) checks more
 	if v, err := strconv.Atoi(os.Getenv("SNAPSHOT_SEEDS")); err == nil && v > 0 {
 		seeds = v
 	}
-	var total, failures, inflight, channels, complete, lossy, nodes int
+	var total, failures, inflight, channels, complete, lossy, nodes, dead, excluded, retried, breaks int
 	for i, sc := range scenarios {
 		for s := 1; s <= seeds; s++ {
 			seed := uint64(100*i + s)
@@ -251,10 +280,14 @@ func TestSnapshotsAreConsistent(t *testing.T) {
 			complete += c.complete
 			lossy += c.lossy
 			nodes += c.nodes
+			dead += c.dead
+			excluded += c.excluded
+			retried += c.retried
+			breaks += c.breaks
 		}
 	}
-	t.Logf("checked %d snapshots (%d node checkpoints, %d channels: %d complete, %d lossy; %d in-flight messages recorded); %d gathers given up",
-		total, nodes, channels, complete, lossy, inflight, failures)
+	t.Logf("checked %d snapshots (%d node checkpoints, %d channels: %d complete, %d lossy; %d in-flight messages recorded; %d with retried rounds; %d members dead, %d excluded); %d gathers given up; %d connections broken",
+		total, nodes, channels, complete, lossy, inflight, retried, dead, excluded, failures, breaks)
 	if total < 1000 && !testing.Short() {
 		t.Errorf("only %d snapshots gathered; the test is meant to check thousands", total)
 	}

@@ -63,8 +63,11 @@
 // every other member (and itself); the Request and the Response close the
 // channels between member and gatherer. A member answers once the channels
 // from all members are closed, or after Config.RecordTimeout with the open
-// ones marked incomplete. A transport error about s after j's checkpoint
-// marks s→j lossy: messages in flight on it may have been lost.
+// ones marked incomplete. The channel s→j is marked lossy when messages in
+// flight on it may have been lost by the network: a transport error about s
+// arrived after j's checkpoint, or before it with nothing from s since, or
+// j reset (less than a minute) before its checkpoint with nothing from s
+// since.
 //
 // # The consistency guarantee
 //

@@ -38,6 +38,11 @@ type checkpoint struct {
 	hash    uint64
 	cost    int
 	shared  bool // state is the same slice as the previous checkpoint's
+	// Channels that may have lost messages before this checkpoint that
+	// would arrive after it: dirtyAll (after a reset) except clean, and
+	// dirty (after a transport error), as they were when it was taken.
+	dirtyAll     bool
+	clean, dirty []node.ID
 }
 
 // logEntry is a late service message (one whose CN was below the node's
@@ -135,6 +140,15 @@ type Manager struct {
 	lastCN map[node.ID]uint64
 	recent map[node.ID]time.Time
 
+	// Loss tracking (see lossy): a transport error about s makes s dirty
+	// until a message from s arrives; a reset makes every sender dirty
+	// (messages in flight to the lost incarnation are dropped) until one
+	// arrives from it, for at most resetQuiet.
+	dirty      map[node.ID]bool
+	dirtyAll   bool
+	dirtyUntil time.Time
+	clean      map[node.ID]bool
+
 	nextInc    time.Time
 	nextGather time.Time
 
@@ -168,6 +182,7 @@ func New(cfg Config, self node.ID, src Source) (*Manager, error) {
 	return &Manager{
 		cfg: c, self: self, src: src,
 		lastCN: map[node.ID]uint64{}, recent: map[node.ID]time.Time{},
+		dirty: map[node.ID]bool{}, clean: map[node.ID]bool{},
 		acked: map[node.ID]base{}, sent: map[node.ID][]base{}, bases: map[node.ID][]base{},
 	}, nil
 }
@@ -227,6 +242,9 @@ func (m *Manager) restartClocks() {
 func (m *Manager) Reset(now time.Time) Effects {
 	m.begin(now)
 	m.prunedCN = m.cn
+	m.dirtyAll, m.dirtyUntil = true, m.now.Add(resetQuiet)
+	clear(m.clean)
+	clear(m.dirty)
 	m.store, m.storeCost = nil, 0
 	m.log, m.logCost = nil, 0
 	m.answers = nil
@@ -285,6 +303,12 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 	if env.CN > m.lastCN[env.From] {
 		m.lastCN[env.From] = env.CN
 	}
+	// Whatever was lost on the way from env.From arrived (was dropped)
+	// before env: FIFO.
+	delete(m.dirty, env.From)
+	if m.dirtyAll {
+		m.clean[env.From] = true
+	}
 	switch msg := env.Msg.(type) {
 	case Request:
 		if err := m.onRequest(env.From, msg); err != nil {
@@ -328,6 +352,8 @@ func (m *Manager) TransportError(now time.Time, peer node.ID) Effects {
 	if !m.started {
 		return m.fx
 	}
+	m.dirty[peer] = true
+	delete(m.clean, peer)
 	m.pos++
 	m.log = append(m.log, logEntry{pos: m.pos, from: peer, err: true, cost: 32})
 	m.logCost += 32
@@ -428,6 +454,16 @@ func (m *Manager) take(cn uint64, why Reason) error {
 	}
 	m.pos++
 	cp := &checkpoint{cn: cn, pos: m.pos, state: st, hash: hashOf(st)}
+	if m.dirtyAll && !m.now.Before(m.dirtyUntil) {
+		m.dirtyAll = false
+		clear(m.clean)
+	}
+	if m.dirtyAll {
+		cp.dirtyAll, cp.clean = true, sortedKeys(m.clean)
+	}
+	if len(m.dirty) > 0 {
+		cp.dirty = sortedKeys(m.dirty)
+	}
 	cp.cost = len(st) + 48
 	if n := len(m.store); n > 0 {
 		if prev := m.store[n-1]; prev.hash == cp.hash && bytes.Equal(prev.state, st) {
@@ -563,6 +599,33 @@ func (m *Manager) members() []node.ID {
 	return ids
 }
 
+// resetQuiet bounds how long after a reset messages sent to the lost
+// incarnation may still be in the network (and be dropped on arrival): far
+// beyond a wide-area RTT with several retransmission backoffs.
+const resetQuiet = time.Minute
+
+func sortedKeys(set map[node.ID]bool) []node.ID {
+	out := make([]node.ID, 0, len(set))
+	for id := range set {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// lossy reports whether messages from s sent before cp may have been lost
+// after cp was taken without a trace in the log: s was dirty at cp.
+func (cp *checkpoint) lossy(s node.ID) bool {
+	if _, ok := slices.BinarySearch(cp.dirty, s); ok {
+		return true
+	}
+	if cp.dirtyAll {
+		_, ok := slices.BinarySearch(cp.clean, s)
+		return !ok
+	}
+	return false
+}
+
 func cmpID(a, b node.ID) int {
 	switch {
 	case a < b:
@@ -655,6 +718,9 @@ func (m *Manager) record(cp *checkpoint, cr uint64, members []node.ID) ([]Channe
 		recs[i].From = s
 		if m.closed(s, cr) {
 			recs[i].Flags |= FlagComplete
+		}
+		if cp.lossy(s) {
+			recs[i].Flags |= FlagLossy
 		}
 	}
 	for j := range m.log {

@@ -81,8 +81,9 @@ const (
 	// FlagComplete: the channel closed (a message with CN ≥ CR arrived on it
 	// after the checkpoint), so Msgs is the whole in-flight set.
 	FlagComplete uint8 = 1 << iota
-	// FlagLossy: a transport error about the sender arrived after the
-	// checkpoint, so in-flight messages may have been lost on the way.
+	// FlagLossy: in-flight messages may have been lost on the way (a
+	// transport error about the sender, or a reset of the responder, with
+	// nothing from the sender since; see the package documentation).
 	FlagLossy
 )
 

@@ -63,9 +63,10 @@ type Channel struct {
 	// with CN ≥ the cut arrived on it), so Messages is the whole in-flight
 	// set; otherwise Messages is a prefix of it.
 	Complete bool
-	// Lossy is set when To learned of a transport error about From after
-	// its checkpoint: messages in flight at the cut may have been lost by
-	// the network, and Messages holds those that arrived.
+	// Lossy is set when messages in flight at the cut may have been lost by
+	// the network (To learned of a broken connection to From, or reset,
+	// with nothing from From since, before or after its checkpoint);
+	// Messages holds those that arrived.
 	Lossy bool
 }
 
