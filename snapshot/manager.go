@@ -764,7 +764,11 @@ func (m *Manager) respond(a *answer) {
 		if haveBase && !m.cfg.DisableDelta {
 			dict = b.raw
 		}
-		out, err := m.compressor().compress(nil, raw, dict)
+		var out []byte
+		c, err := m.compressor()
+		if err == nil {
+			out, err = c.compress(nil, raw, dict)
+		}
 		switch {
 		case err != nil || len(out) >= len(raw):
 			r.Encoding, r.State = EncodingRaw, raw
@@ -803,15 +807,16 @@ func (m *Manager) respond(a *answer) {
 	m.send(a.to, r)
 }
 
-func (m *Manager) compressor() *codec {
+// compressor returns the manager's codec, built on first use.
+func (m *Manager) compressor() (*codec, error) {
 	if m.codec == nil {
 		c, err := newCodec(m.cfg.MaxCheckpointSize)
 		if err != nil {
-			panic(err) // only invalid static options can fail
+			return nil, err
 		}
 		m.codec = c
 	}
-	return m.codec
+	return m.codec, nil
 }
 
 func (m *Manager) absBurst() float64 {
@@ -940,7 +945,12 @@ func (m *Manager) onResponse(from node.ID, r Response) {
 			b = x.raw
 		}
 	}
-	raw, err := m.compressor().decode(&r, b)
+	c, err := m.compressor()
+	if err != nil {
+		reject("no decoder: " + err.Error())
+		return
+	}
+	raw, err := c.decode(&r, b)
 	if err != nil {
 		reject("undecodable checkpoint")
 		return

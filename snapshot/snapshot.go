@@ -141,27 +141,39 @@ type Effects struct {
 // Stats counts what a Manager did. All counters are cumulative.
 type Stats struct {
 	// CN is the current checkpoint number.
-	CN uint64
+	CN uint64 `json:"cn"`
 	// Checkpoints taken, by reason.
-	Periodic, Forced, Requested int64
+	Periodic  int64 `json:"periodic"`
+	Forced    int64 `json:"forced"`
+	Requested int64 `json:"requested"`
 	// Stored is the number of stored checkpoints, StoredBytes their cost
 	// against the quota (log included); Pruned counts checkpoints dropped
 	// by the quota.
-	Stored, StoredBytes int
-	Pruned              int64
+	Stored      int   `json:"stored"`
+	StoredBytes int   `json:"stored_bytes"`
+	Pruned      int64 `json:"pruned"`
 	// Requests answered positively (Responses), negatively (Negatives, of
 	// which NegativeBandwidth for the bandwidth cap).
-	Requests, Responses, Negatives, NegativeBandwidth int64
+	Requests          int64 `json:"requests"`
+	Responses         int64 `json:"responses"`
+	Negatives         int64 `json:"negatives"`
+	NegativeBandwidth int64 `json:"negative_bandwidth"`
 	// ResponseBytes is the approximate wire size of the responses sent;
 	// StateBytes the checkpoint payload bytes in them, RawStateBytes the
 	// raw size of the checkpoints they carried; Unchanged counts answers
 	// that sent no payload (identical to the acknowledged base) and Deltas
 	// those compressed against a base.
-	ResponseBytes, StateBytes, RawStateBytes, Unchanged, Deltas int64
+	ResponseBytes int64 `json:"response_bytes"`
+	StateBytes    int64 `json:"state_bytes"`
+	RawStateBytes int64 `json:"raw_state_bytes"`
+	Unchanged     int64 `json:"unchanged"`
+	Deltas        int64 `json:"deltas"`
 	// ServiceBytes is the service traffic reported to Sent.
-	ServiceBytes int64
+	ServiceBytes int64 `json:"service_bytes"`
 	// Gathers completed, failed, and rounds started.
-	Gathers, GathersFailed, Rounds int64
+	Gathers       int64 `json:"gathers"`
+	GathersFailed int64 `json:"gathers_failed"`
+	Rounds        int64 `json:"rounds"`
 	// BadMessages counts malformed or out-of-bounds protocol messages.
-	BadMessages int64
+	BadMessages int64 `json:"bad_messages"`
 }
