@@ -1,0 +1,655 @@
+package consequence
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// CrashProperty is the name of the built-in safety property that fails on a
+// state in which a service handler panicked (see Crash).
+const CrashProperty = "crash"
+
+// ErrActorModel is wrapped by the errors the actor-model constructors
+// return (bad options, undecodable checkpoints, unregistered messages).
+var ErrActorModel = errors.New("consequence: cannot build actor model")
+
+// DefaultStart is the clock of the nodes of an initial configuration when
+// ActorOptions.Start is zero.
+var DefaultStart = time.Unix(1_000_000, 0).UTC()
+
+// Faults bound the faults the explorer injects along one path. The zero
+// value injects none.
+type Faults struct {
+	// Resets is the most node resets along a path. A reset is a local
+	// action of the reset node: its state is lost (a fresh service value,
+	// Init runs again, timers are gone, the random source carries on), its
+	// pending application calls are replaced by its restart calls (see
+	// ActorOptions.Workload and node.Restarter), and unless SilentResets is
+	// set every peer with an open connection gets a transport error (the
+	// RST), queued on the channel from the reset node after the messages of
+	// both directions of the connection are discarded.
+	Resets int
+	// SilentResets makes resets silent: the RST is lost, so peers keep
+	// their stale connections and messages in flight reach the new
+	// incarnation (the paper's Figure 2 power failure).
+	SilentResets bool
+	// Breaks is the most connection breaks along a path. Breaking the open
+	// connection between a and b (a local action of the lower ID) discards
+	// the messages in flight both ways and queues a transport error for
+	// each end.
+	Breaks int
+}
+
+// ActorOptions configure an ActorModel.
+type ActorOptions struct {
+	// Nodes are the node IDs of an initial configuration (NewActorModel).
+	// Empty means 1..N.
+	Nodes []node.ID
+	// N is the number of nodes when Nodes is empty.
+	N int
+	// Seed seeds the random sources of an initial configuration's nodes.
+	Seed uint64
+	// Start is the clock of an initial configuration's nodes; zero means
+	// DefaultStart.
+	Start time.Time
+	// Workload, when set, returns the application calls a node gets after
+	// it starts (restart=false, initial configurations only) and after each
+	// reset the explorer injects (restart=true); they are queued as the
+	// node's pending calls and run, in order, as local actions. Without a
+	// workload a reset node gets the calls its pre-reset service declares
+	// through node.Restarter. It must be deterministic and safe for
+	// concurrent use; the calls must not be modified afterwards.
+	Workload func(id node.ID, restart bool) []node.Message
+	// Faults bound the injected faults.
+	Faults Faults
+}
+
+// Checkpoint is one node of a gathered snapshot: its ID, its checkpoint
+// encoding (node.State.AppendCheckpoint) and its clock at the checkpoint.
+type Checkpoint struct {
+	ID    node.ID
+	Bytes []byte
+	At    time.Time
+}
+
+// LiveSystem is a running system the explorer can start from: its live
+// nodes (View().Nodes()), their cores and the messages in flight, in FIFO
+// order per channel. emulation.Emulator implements it (its InFlight method
+// is the snapshot of its network).
+type LiveSystem interface {
+	View() node.View
+	Core(id node.ID) *node.Core
+	InFlight() []node.Envelope
+}
+
+// ActorActionKind says what an ActorAction does.
+type ActorActionKind uint8
+
+// The kinds of actions of the actor model.
+const (
+	// ActDeliver delivers the head of the channel Peer → Node: a message,
+	// or a transport error about Peer.
+	ActDeliver ActorActionKind = iota + 1
+	// ActTimer fires Node's timer Timer.
+	ActTimer
+	// ActApp runs the application call Msg at Node: the head of its pending
+	// calls (Pending set) or a call its service declares (node.AppCaller).
+	ActApp
+	// ActReset resets Node (silently if Silent).
+	ActReset
+	// ActBreak breaks the connection between Node and Peer.
+	ActBreak
+)
+
+// ActorAction is one event of a global state. It is a small value; Msg is
+// shared with the state and must be treated as read-only.
+type ActorAction struct {
+	Kind ActorActionKind
+	// Node is the node the action happens to (the receiver of a delivery).
+	Node node.ID
+	// Peer is the sender of a delivery and the other end of a break.
+	Peer node.ID
+	// Msg is the delivered message (nil for a transport error) or the
+	// application call.
+	Msg   node.Message
+	Timer string
+	// Silent marks a silent reset.
+	Silent bool
+	// Pending marks an application call taken from the node's pending
+	// calls rather than declared by its service.
+	Pending bool
+}
+
+// String renders the action for traces, e.g. "n13 deliver randtree.Join
+// from n9", "n9 timer recovery", "n13 reset silent", "n13 app
+// randtree.JoinOverlay", "n9 transport-error from n13", "n1 break n9".
+func (a ActorAction) String() string {
+	switch a.Kind {
+	case ActDeliver:
+		if a.Msg == nil {
+			return fmt.Sprintf("%v transport-error from %v", a.Node, a.Peer)
+		}
+		return fmt.Sprintf("%v deliver %s from %v", a.Node, a.Msg.MessageType(), a.Peer)
+	case ActTimer:
+		return fmt.Sprintf("%v timer %s", a.Node, a.Timer)
+	case ActApp:
+		return fmt.Sprintf("%v app %s", a.Node, a.Msg.MessageType())
+	case ActReset:
+		if a.Silent {
+			return fmt.Sprintf("%v reset silent", a.Node)
+		}
+		return fmt.Sprintf("%v reset rst", a.Node)
+	case ActBreak:
+		return fmt.Sprintf("%v break %v", a.Node, a.Peer)
+	}
+	return fmt.Sprintf("%v action(%d)", a.Node, uint8(a.Kind))
+}
+
+// ActorModel is the actor system of node.Services as a Model: global
+// states of a set of nodes (the snapshot) and the network between them,
+// explored by running the services' real handlers on copies of their
+// states. It is immutable after construction and safe for concurrent use
+// (scratch cores are pooled per node).
+type ActorModel struct {
+	spec  node.Spec
+	reg   *node.Registry
+	opts  ActorOptions
+	ids   []node.ID // ascending
+	start *GlobalState
+	cores []sync.Pool // per node index: *node.Core
+}
+
+var _ Model[*GlobalState, ActorAction] = (*ActorModel)(nil)
+
+// nodeInit is a node of a start state before it is hashed.
+type nodeInit struct {
+	id      node.ID
+	st      node.State
+	now     time.Time
+	pending []node.Message
+}
+
+// NewActorModel builds the model of a service's initial configuration: the
+// nodes opts.Nodes (or 1..opts.N), each initialised (Init) at opts.Start
+// with its random source seeded from opts.Seed, with the initial
+// application calls opts.Workload(id, false) pending and the messages Init
+// sent in flight.
+func NewActorModel(spec node.Spec, opts ActorOptions) (*ActorModel, error) {
+	ids := opts.Nodes
+	if len(ids) == 0 {
+		if opts.N <= 0 {
+			return nil, fmt.Errorf("%w: no nodes (set ActorOptions.Nodes or N)", ErrActorModel)
+		}
+		for i := 1; i <= opts.N; i++ {
+			ids = append(ids, node.ID(i))
+		}
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrActorModel, err)
+	}
+	start := opts.Start
+	if start.IsZero() {
+		start = DefaultStart
+	}
+	var inits []nodeInit
+	var sends []node.Envelope
+	for _, id := range ids {
+		c, err := node.NewCore(node.CoreConfig{ID: id, Factory: spec.New, Seed: opts.Seed})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrActorModel, err)
+		}
+		fx, err := stepSafe(c, node.Event{Kind: node.EventInit, At: start})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v init: %w", ErrActorModel, id, err)
+		}
+		sends = append(sends, fx.Sends...)
+		in := nodeInit{id: id, st: *c.State(), now: c.Now()}
+		if opts.Workload != nil {
+			in.pending = opts.Workload(id, false)
+		}
+		inits = append(inits, in)
+	}
+	return newActorModel(spec, opts, inits, sends)
+}
+
+// NewActorModelFromCheckpoints builds the model of a gathered snapshot:
+// the nodes of the checkpoints (decoded with node.DecodeCheckpoint and
+// spec.New) and the in-flight envelopes, in FIFO order per channel.
+// Envelopes to nodes outside the snapshot are dropped (the dummy sink);
+// envelopes from outside are delivered. Open connections are assumed
+// between every pair with a message in flight and between each node and
+// the snapshot members its service names through node.Neighborer.
+func NewActorModelFromCheckpoints(spec node.Spec, cps []Checkpoint, inFlight []node.Envelope, opts ActorOptions) (*ActorModel, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrActorModel, err)
+	}
+	inits := make([]nodeInit, 0, len(cps))
+	for _, cp := range cps {
+		st, err := node.DecodeCheckpoint(cp.Bytes, spec.New)
+		if err != nil {
+			return nil, fmt.Errorf("%w: checkpoint of %v: %w", ErrActorModel, cp.ID, err)
+		}
+		inits = append(inits, nodeInit{id: cp.ID, st: st, now: cp.At})
+	}
+	return newActorModel(spec, opts, inits, inFlight)
+}
+
+// NewActorModelFromLive builds the model of a running system at the moment
+// of the call: a clone of the state of every live node (View().Nodes()),
+// at the node's clock, and the messages in flight (see
+// NewActorModelFromCheckpoints for connections and outsiders). The system
+// must not step during the call.
+func NewActorModelFromLive(spec node.Spec, sys LiveSystem, opts ActorOptions) (*ActorModel, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrActorModel, err)
+	}
+	ids := sys.View().Nodes()
+	inits := make([]nodeInit, 0, len(ids))
+	for _, id := range ids {
+		c := sys.Core(id)
+		if c == nil || !c.Started() {
+			continue
+		}
+		st, err := c.State().Clone(spec.New)
+		if err != nil {
+			return nil, fmt.Errorf("%w: state of %v: %w", ErrActorModel, id, err)
+		}
+		inits = append(inits, nodeInit{id: id, st: st, now: c.Now()})
+	}
+	return newActorModel(spec, opts, inits, sys.InFlight())
+}
+
+func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight []node.Envelope) (*ActorModel, error) {
+	if opts.Faults.Resets < 0 || opts.Faults.Breaks < 0 {
+		return nil, fmt.Errorf("%w: negative fault budget %+v", ErrActorModel, opts.Faults)
+	}
+	if len(inits) == 0 {
+		return nil, fmt.Errorf("%w: no nodes", ErrActorModel)
+	}
+	reg, err := spec.Registry()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrActorModel, err)
+	}
+	slices.SortFunc(inits, func(a, b nodeInit) int { return cmpID(a.id, b.id) })
+	m := &ActorModel{spec: spec, reg: reg, opts: opts}
+	for i, in := range inits {
+		if in.id == node.None || (i > 0 && inits[i-1].id == in.id) {
+			return nil, fmt.Errorf("%w: node ID %v is none or repeated", ErrActorModel, in.id)
+		}
+		m.ids = append(m.ids, in.id)
+	}
+	m.cores = make([]sync.Pool, len(m.ids))
+	for i := range m.cores {
+		id := m.ids[i]
+		m.cores[i].New = func() any {
+			c, err := node.NewCore(node.CoreConfig{ID: id, Factory: spec.New})
+			if err != nil {
+				panic(fmt.Sprintf("consequence: core for %v: %v", id, err))
+			}
+			return c
+		}
+	}
+	g := &GlobalState{m: m, nodes: make([]*actorNode, len(inits))}
+	for i, in := range inits {
+		n := &actorNode{st: in.st, now: in.now}
+		for _, call := range in.pending {
+			h, err := m.msgHash(call)
+			if err != nil {
+				return nil, fmt.Errorf("%w: application call of %v: %w", ErrActorModel, in.id, err)
+			}
+			n.pending = append(n.pending, inflight{msg: call, h: h})
+		}
+		if err := m.hashNode(n); err != nil {
+			return nil, fmt.Errorf("%w: %v: %w", ErrActorModel, in.id, err)
+		}
+		g.nodes[i] = n
+	}
+	s := &succ{g: g}
+	for _, env := range inFlight {
+		if _, ok := m.index(env.To); !ok {
+			continue // to the dummy sink
+		}
+		h, err := m.msgHash(env.Msg)
+		if err != nil {
+			return nil, fmt.Errorf("%w: message %v -> %v: %w", ErrActorModel, env.From, env.To, err)
+		}
+		s.appendChan(env.From, env.To, inflight{msg: env.Msg, h: h})
+		if _, ok := m.index(env.From); ok && env.From != env.To {
+			s.connect(env.From, env.To)
+		}
+	}
+	for i, n := range g.nodes {
+		nb, ok := n.st.Service.(node.Neighborer)
+		if !ok {
+			continue
+		}
+		for _, p := range nb.Neighbors(m.ids[i]) {
+			if _, in := m.index(p); in && p != m.ids[i] {
+				s.connect(m.ids[i], p)
+			}
+		}
+	}
+	g.fp = g.fingerprint()
+	m.start = g
+	return m, nil
+}
+
+func cmpID(a, b node.ID) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// index returns the position of id among the snapshot's nodes.
+func (m *ActorModel) index(id node.ID) (int, bool) {
+	return slices.BinarySearch(m.ids, id)
+}
+
+// Nodes returns the IDs of the nodes in the snapshot, ascending (the
+// model's own slice: do not modify it).
+func (m *ActorModel) Nodes() []node.ID { return m.ids }
+
+// Start returns the start state.
+func (m *ActorModel) Start() *GlobalState { return m.start }
+
+// Init implements Model: the one start state.
+func (m *ActorModel) Init() []*GlobalState { return []*GlobalState{m.start} }
+
+// Fingerprint implements Model (see GlobalState.Fingerprint).
+func (m *ActorModel) Fingerprint(g *GlobalState) node.Hash { return g.fp }
+
+// LocalFingerprint implements Model: node n's state, timer names, pending
+// calls and random source, with the fault budget spent (which enables its
+// reset and break actions) and, when breaks are enabled, the connections.
+func (m *ActorModel) LocalFingerprint(g *GlobalState, n int) node.Hash {
+	h := g.nodes[n].hash
+	if m.opts.Faults.Breaks > 0 {
+		h = xorHash(h, connsComponent(g.conns))
+	}
+	return mix(tagLocal, uint64(g.resets), uint64(g.breaks), h)
+}
+
+// encPool recycles message encoding buffers.
+var encPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// msgHash is the hash of a message's canonical encoding (type and body).
+func (m *ActorModel) msgHash(msg node.Message) (node.Hash, error) {
+	if msg == nil {
+		return node.Hash{}, errors.New("nil message")
+	}
+	bp := encPool.Get().(*[]byte)
+	defer encPool.Put(bp)
+	b, err := m.reg.AppendEnvelope((*bp)[:0], node.Envelope{Msg: msg})
+	if err != nil {
+		return node.Hash{}, err
+	}
+	*bp = b[:0]
+	h := xxh3.Hash128(b)
+	return node.Hash{Hi: h.Hi, Lo: h.Lo}, nil
+}
+
+// hashNode sets n.hash from its state and pending calls.
+func (m *ActorModel) hashNode(n *actorNode) error {
+	h, err := n.st.Hash()
+	if err != nil {
+		return err
+	}
+	if len(n.pending) > 0 {
+		h = hashList(tagPending, h, n.pending)
+	}
+	n.hash = h
+	return nil
+}
+
+// Actions implements Model. The order is fixed: deliveries (channels by
+// sender, then receiver), then per node in ID order its timers (by name),
+// its first pending call, its declared calls and its reset, then breaks of
+// the open connections in order. A crashed state has none.
+func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action[ActorAction] {
+	if g.crash != nil {
+		return out
+	}
+	for _, c := range g.chans {
+		i, ok := m.index(c.to)
+		if !ok {
+			continue
+		}
+		out = append(out, Action[ActorAction]{Node: i, Act: ActorAction{Kind: ActDeliver, Node: c.to, Peer: c.from, Msg: c.items[0].msg}})
+	}
+	canReset := g.resets < m.opts.Faults.Resets
+	for i, n := range g.nodes {
+		id := m.ids[i]
+		for _, t := range n.st.Timers {
+			out = append(out, Action[ActorAction]{Node: i, Local: true, Act: ActorAction{Kind: ActTimer, Node: id, Timer: t.Name}})
+		}
+		if len(n.pending) > 0 {
+			out = append(out, Action[ActorAction]{Node: i, Local: true, Act: ActorAction{Kind: ActApp, Node: id, Msg: n.pending[0].msg, Pending: true}})
+		}
+		if ac, ok := n.st.Service.(node.AppCaller); ok {
+			for _, call := range ac.AppCalls(id) {
+				out = append(out, Action[ActorAction]{Node: i, Local: true, Act: ActorAction{Kind: ActApp, Node: id, Msg: call}})
+			}
+		}
+		if canReset {
+			out = append(out, Action[ActorAction]{Node: i, Local: true, Act: ActorAction{Kind: ActReset, Node: id, Silent: m.opts.Faults.SilentResets}})
+		}
+	}
+	if g.breaks < m.opts.Faults.Breaks {
+		for _, c := range g.conns {
+			i, _ := m.index(c.lo)
+			out = append(out, Action[ActorAction]{Node: i, Local: true, Act: ActorAction{Kind: ActBreak, Node: c.lo, Peer: c.hi}})
+		}
+	}
+	return out
+}
+
+// Next implements Model: it runs the action's handler on a clone of the
+// node's state with a pooled scratch core and builds the successor, which
+// shares every unchanged node state and channel with g. A panic in the
+// handler (or a send of an unregistered message) gives a successor flagged
+// crashed instead (see Crash), so a search reports it as a violation of
+// CrashProperty.
+func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
+	if g.crash != nil {
+		return nil, false
+	}
+	i, ok := m.index(a.Node)
+	if !ok {
+		return nil, false
+	}
+	n := g.nodes[i]
+	switch a.Kind {
+	case ActDeliver:
+		c := g.channel(a.Peer, a.Node)
+		if c == nil {
+			return nil, false
+		}
+		head := c.items[0]
+		s := newSucc(g)
+		s.setChan(a.Peer, a.Node, c.items[1:])
+		ev := node.Event{Kind: node.EventMessage, From: a.Peer, Msg: head.msg, At: n.now}
+		if head.msg == nil {
+			ev = node.Event{Kind: node.EventTransportError, Peer: a.Peer, At: n.now}
+		}
+		return m.run(g, s, i, n.pending, ev)
+	case ActTimer:
+		at, ok := n.st.TimerAt(a.Timer)
+		if !ok {
+			return nil, false
+		}
+		if at.Before(n.now) {
+			at = n.now
+		}
+		return m.run(g, newSucc(g), i, n.pending, node.Event{Kind: node.EventTimer, Timer: a.Timer, At: at})
+	case ActApp:
+		pending := n.pending
+		msg := a.Msg
+		if a.Pending {
+			if len(pending) == 0 {
+				return nil, false
+			}
+			msg, pending = pending[0].msg, pending[1:]
+		}
+		if msg == nil {
+			return nil, false
+		}
+		return m.run(g, newSucc(g), i, pending, node.Event{Kind: node.EventApp, Msg: msg, At: n.now})
+	case ActReset:
+		if g.resets >= m.opts.Faults.Resets {
+			return nil, false
+		}
+		var calls []node.Message
+		if m.opts.Workload != nil {
+			calls = m.opts.Workload(a.Node, true)
+		} else if r, ok := n.st.Service.(node.Restarter); ok {
+			calls = r.RestartCalls(a.Node)
+		}
+		pending := make([]inflight, 0, len(calls))
+		for _, call := range calls {
+			h, err := m.msgHash(call)
+			if err != nil {
+				panic(fmt.Sprintf("consequence: restart call of %v: %v", a.Node, err))
+			}
+			pending = append(pending, inflight{msg: call, h: h})
+		}
+		s := newSucc(g)
+		s.setFaults(g.resets+1, g.breaks)
+		if !a.Silent {
+			for _, c := range g.conns {
+				var p node.ID
+				switch a.Node {
+				case c.lo:
+					p = c.hi
+				case c.hi:
+					p = c.lo
+				default:
+					continue
+				}
+				s.setChan(p, a.Node, nil)
+				s.setChan(a.Node, p, []inflight{{h: teHash}})
+				s.disconnect(a.Node, p)
+			}
+		}
+		return m.run(g, s, i, pending, node.Event{Kind: node.EventReset, At: n.now})
+	case ActBreak:
+		if g.breaks >= m.opts.Faults.Breaks || !g.Connected(a.Node, a.Peer) {
+			return nil, false
+		}
+		s := newSucc(g)
+		s.setFaults(g.resets, g.breaks+1)
+		s.setChan(a.Node, a.Peer, []inflight{{h: teHash}})
+		s.setChan(a.Peer, a.Node, []inflight{{h: teHash}})
+		s.disconnect(a.Node, a.Peer)
+		return s.g, true
+	}
+	return nil, false
+}
+
+// run steps node i with ev on a clone of its state, applies the effects to
+// s (with the node's pending calls set to pending) and returns the
+// successor; a handler panic yields the crashed successor of parent.
+func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight, ev node.Event) (*GlobalState, bool) {
+	id := m.ids[i]
+	old := parent.nodes[i]
+	st, err := old.st.Clone(m.spec.New)
+	if err != nil {
+		panic(fmt.Sprintf("consequence: cloning the state of %v: %v", id, err))
+	}
+	core := m.cores[i].Get().(*node.Core)
+	core.SetState(st, old.now)
+	var stepErr error
+	crash := func() (crash any) {
+		defer func() { crash = recover() }()
+		fx, err := core.Step(ev)
+		if err != nil {
+			stepErr = err
+			return nil
+		}
+		for k := range fx.Sends {
+			env := &fx.Sends[k]
+			if _, ok := m.index(env.To); !ok {
+				continue // the dummy sink
+			}
+			h, err := m.msgHash(env.Msg)
+			if err != nil {
+				panic(fmt.Sprintf("sent %T to %v: %v", env.Msg, env.To, err))
+			}
+			s.appendChan(id, env.To, inflight{msg: env.Msg, h: h})
+			if env.To != id {
+				s.connect(id, env.To)
+			}
+		}
+		return nil
+	}()
+	if crash != nil {
+		// The core's state is unspecified after a panic: drop the core.
+		c := newSucc(parent)
+		c.setCrash(&Crash{Node: id, Event: ev.String(), Value: fmt.Sprint(crash)})
+		return c.g, true
+	}
+	if stepErr != nil {
+		panic(fmt.Sprintf("consequence: %v %v: %v", id, ev, stepErr))
+	}
+	n := &actorNode{st: *core.State(), now: core.Now(), pending: pending}
+	m.cores[i].Put(core)
+	if err := m.hashNode(n); err != nil {
+		panic(fmt.Sprintf("consequence: hashing the state of %v: %v", id, err))
+	}
+	s.setNode(i, n)
+	return s.g, true
+}
+
+// stepSafe steps c, turning a handler panic into an error.
+func stepSafe(c *node.Core, ev node.Event) (fx node.Effects, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("handler panicked: %v", r)
+		}
+	}()
+	return c.Step(ev)
+}
+
+// Properties returns the built-in crash property followed by the spec's
+// properties adapted to global states (AdaptProperty).
+func (m *ActorModel) Properties() []Property[*GlobalState] {
+	out := []Property[*GlobalState]{CrashCheck()}
+	for _, p := range m.spec.Properties {
+		out = append(out, AdaptProperty(p))
+	}
+	return out
+}
+
+// CrashCheck returns the built-in safety property CrashProperty: it fails
+// on a state in which a handler panicked, with the Crash as its error.
+func CrashCheck() Property[*GlobalState] {
+	return Always(CrashProperty, func(g *GlobalState) error {
+		if g.crash != nil {
+			return g.crash
+		}
+		return nil
+	})
+}
+
+// AdaptProperty turns a service property over node.View into a property
+// of global states (a GlobalState is a node.View of the snapshot's nodes).
+// It holds trivially on crashed states, which CrashProperty reports.
+func AdaptProperty(p node.Property) Property[*GlobalState] {
+	check := p.Check
+	return Property[*GlobalState]{Name: p.Name, Kind: p.Kind, Check: func(g *GlobalState) error {
+		if g.crash != nil {
+			return nil
+		}
+		return check(g)
+	}}
+}

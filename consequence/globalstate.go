@@ -1,0 +1,459 @@
+package consequence
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// GlobalState is a state of the actor system an ActorModel explores: the
+// node states of the nodes in the snapshot, the network (a FIFO channel per
+// directed pair holding the envelopes and transport errors in flight), the
+// open connections, the faults spent along the path, and whether a handler
+// crashed. Nodes outside the snapshot form one dummy sink: messages sent to
+// them vanish, and they take no actions.
+//
+// A GlobalState is immutable once the model returned it, and it shares its
+// parts — node states, channel contents — with the states it was derived
+// from and derives: never modify anything reachable from it (the services
+// its View returns included). It is safe for concurrent readers.
+//
+// GlobalState implements node.View over the nodes in the snapshot, so a
+// service's properties evaluate on it directly.
+type GlobalState struct {
+	m *ActorModel
+	// nodes holds one entry per node of m.ids (same index). Entries are
+	// shared between states.
+	nodes []*actorNode
+	// chans are the non-empty channels, sorted by (from, to).
+	chans []*channel
+	// conns are the open connections, as ordered pairs lo < hi, sorted.
+	conns []connKey
+	// resets and breaks count the faults injected along the path.
+	resets, breaks int
+	crash          *Crash
+	fp             node.Hash
+}
+
+// Crash describes a service handler that panicked during exploration: the
+// node, the event it was handling and the panic value. A crashed global
+// state has no actions; the built-in "crash" property fails on it.
+type Crash struct {
+	Node  node.ID
+	Event string
+	Value string
+}
+
+// Error renders the crash as "n13 panicked handling message randtree.Join
+// from n9: <value>".
+func (c *Crash) Error() string {
+	return fmt.Sprintf("%v panicked handling %s: %s", c.Node, c.Event, c.Value)
+}
+
+// actorNode is one node's part of a global state. Immutable once built.
+type actorNode struct {
+	st  node.State
+	now time.Time
+	// pending are application calls queued for the node (the workload's,
+	// or a restart's), delivered in order as local actions.
+	pending []inflight
+	// hash covers the node state (service, timer names, random source)
+	// and the pending calls: the node's local fingerprint.
+	hash node.Hash
+}
+
+// channel is the in-flight content of one directed channel. Immutable once
+// built: popping shares the item array, appending copies it.
+type channel struct {
+	from, to node.ID
+	items    []inflight
+	hash     node.Hash
+}
+
+// inflight is a message (or, with msg == nil, a transport error) on a
+// channel, or a pending application call, with its hash computed once.
+type inflight struct {
+	msg node.Message
+	h   node.Hash
+}
+
+// connKey is an open connection between two nodes of the snapshot, lo < hi.
+type connKey struct{ lo, hi node.ID }
+
+// Component tags for the fingerprint mix: they keep a node's contribution
+// from ever coinciding with a channel's.
+const (
+	tagNode = iota + 1
+	tagChan
+	tagConns
+	tagFaults
+	tagCrash
+	tagPending
+	tagLocal
+)
+
+// teHash is the hash of a transport-error marker on a channel.
+var teHash = node.Hash{Hi: 0x9e3779b97f4a7c15, Lo: 0xc2b2ae3d27d4eb4f}
+
+// mix hashes a component hash with its position (tag and up to two words).
+func mix(tag uint64, a, b uint64, h node.Hash) node.Hash {
+	var buf [40]byte
+	binary.LittleEndian.PutUint64(buf[0:], tag)
+	binary.LittleEndian.PutUint64(buf[8:], a)
+	binary.LittleEndian.PutUint64(buf[16:], b)
+	binary.LittleEndian.PutUint64(buf[24:], h.Hi)
+	binary.LittleEndian.PutUint64(buf[32:], h.Lo)
+	r := xxh3.Hash128(buf[:])
+	return node.Hash{Hi: r.Hi, Lo: r.Lo}
+}
+
+func xorHash(a, b node.Hash) node.Hash { return node.Hash{Hi: a.Hi ^ b.Hi, Lo: a.Lo ^ b.Lo} }
+
+// hashList folds a list of item hashes into one, in order.
+func hashList(tag uint64, base node.Hash, items []inflight) node.Hash {
+	var stack [16 * 17]byte
+	buf := stack[:0]
+	if 16*(len(items)+1) > len(stack) {
+		buf = make([]byte, 0, 16*(len(items)+1))
+	}
+	buf = binary.LittleEndian.AppendUint64(buf, base.Hi^tag)
+	buf = binary.LittleEndian.AppendUint64(buf, base.Lo)
+	for _, it := range items {
+		buf = binary.LittleEndian.AppendUint64(buf, it.h.Hi)
+		buf = binary.LittleEndian.AppendUint64(buf, it.h.Lo)
+	}
+	r := xxh3.Hash128(buf)
+	return node.Hash{Hi: r.Hi, Lo: r.Lo}
+}
+
+// nodeComponent is node i's contribution to the global fingerprint.
+func nodeComponent(id node.ID, n *actorNode) node.Hash {
+	return mix(tagNode, uint64(id), 0, n.hash)
+}
+
+// chanComponent is a channel's contribution to the global fingerprint.
+func chanComponent(c *channel) node.Hash {
+	return mix(tagChan, uint64(c.from), uint64(c.to), c.hash)
+}
+
+func connsComponent(conns []connKey) node.Hash {
+	if len(conns) == 0 {
+		return node.Hash{}
+	}
+	buf := make([]byte, 0, 16*len(conns))
+	for _, c := range conns {
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(c.lo))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(c.hi))
+	}
+	r := xxh3.Hash128(buf)
+	return mix(tagConns, 0, 0, node.Hash{Hi: r.Hi, Lo: r.Lo})
+}
+
+func faultsComponent(resets, breaks int) node.Hash {
+	if resets == 0 && breaks == 0 {
+		return node.Hash{}
+	}
+	return mix(tagFaults, uint64(resets), uint64(breaks), node.Hash{})
+}
+
+func crashComponent(c *Crash) node.Hash {
+	if c == nil {
+		return node.Hash{}
+	}
+	r := xxh3.HashString128(c.Error())
+	return mix(tagCrash, uint64(c.Node), 0, node.Hash{Hi: r.Hi, Lo: r.Lo})
+}
+
+// fingerprint computes the global fingerprint from scratch (construction
+// and tests; transitions update it incrementally).
+func (g *GlobalState) fingerprint() node.Hash {
+	var fp node.Hash
+	for i, n := range g.nodes {
+		fp = xorHash(fp, nodeComponent(g.m.ids[i], n))
+	}
+	for _, c := range g.chans {
+		fp = xorHash(fp, chanComponent(c))
+	}
+	fp = xorHash(fp, connsComponent(g.conns))
+	fp = xorHash(fp, faultsComponent(g.resets, g.breaks))
+	return xorHash(fp, crashComponent(g.crash))
+}
+
+// Fingerprint returns the state's 128-bit fingerprint: the XOR of a hash of
+// every component (a node's local state, a non-empty channel's content, the
+// connections, the fault counters, a crash) mixed with its position. Timer
+// deadlines and node clocks are not part of it (see node.State).
+func (g *GlobalState) Fingerprint() node.Hash { return g.fp }
+
+// Nodes implements node.View: the IDs of the nodes in the snapshot,
+// ascending. The slice is the model's own; it does not allocate.
+func (g *GlobalState) Nodes() []node.ID { return g.m.ids }
+
+// Service implements node.View: id's service state, or nil if id is not in
+// the snapshot. The value is shared: read it only.
+func (g *GlobalState) Service(id node.ID) node.Service {
+	i, ok := g.m.index(id)
+	if !ok {
+		return nil
+	}
+	return g.nodes[i].st.Service
+}
+
+// TimerScheduled implements node.View.
+func (g *GlobalState) TimerScheduled(id node.ID, name string) bool {
+	i, ok := g.m.index(id)
+	if !ok {
+		return false
+	}
+	_, ok = g.nodes[i].st.TimerAt(name)
+	return ok
+}
+
+// NodeState returns id's node state (service, timers, random source) and
+// its clock, or false if id is not in the snapshot. The state is shared:
+// read it only (Clone it to step it).
+func (g *GlobalState) NodeState(id node.ID) (*node.State, time.Time, bool) {
+	i, ok := g.m.index(id)
+	if !ok {
+		return nil, time.Time{}, false
+	}
+	return &g.nodes[i].st, g.nodes[i].now, true
+}
+
+// InFlight returns the envelopes in flight on the channel from → to, in
+// delivery order; a transport error queued there is an envelope with a nil
+// Msg. The result is freshly allocated; the messages are shared.
+func (g *GlobalState) InFlight(from, to node.ID) []node.Envelope {
+	c := g.channel(from, to)
+	if c == nil {
+		return nil
+	}
+	out := make([]node.Envelope, len(c.items))
+	for i, it := range c.items {
+		out[i] = node.Envelope{From: from, To: to, Msg: it.msg}
+	}
+	return out
+}
+
+// Pending returns the application calls queued for id, in order. The
+// result is freshly allocated; the messages are shared.
+func (g *GlobalState) Pending(id node.ID) []node.Message {
+	i, ok := g.m.index(id)
+	if !ok {
+		return nil
+	}
+	out := make([]node.Message, len(g.nodes[i].pending))
+	for k, p := range g.nodes[i].pending {
+		out[k] = p.msg
+	}
+	return out
+}
+
+// Connected reports whether a and b have an open connection (they
+// exchanged a message since the last break or reset with RST).
+func (g *GlobalState) Connected(a, b node.ID) bool {
+	_, ok := slices.BinarySearchFunc(g.conns, ordered(a, b), cmpConn)
+	return ok
+}
+
+// Crash returns the crash that ended this state's future, or nil.
+func (g *GlobalState) Crash() *Crash { return g.crash }
+
+// Resets and Breaks return the faults injected along the path to g.
+func (g *GlobalState) Resets() int { return g.resets }
+
+// Breaks returns the connection breaks injected along the path to g.
+func (g *GlobalState) Breaks() int { return g.breaks }
+
+// String renders the state on several lines: one per node (its service
+// state if it has a String method, and its timers and pending calls), one
+// per non-empty channel.
+func (g *GlobalState) String() string {
+	var b strings.Builder
+	for i, n := range g.nodes {
+		fmt.Fprintf(&b, "%v: %v", g.m.ids[i], n.st.Service)
+		if len(n.st.Timers) > 0 {
+			b.WriteString(" timers=[")
+			for k, t := range n.st.Timers {
+				if k > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(t.Name)
+			}
+			b.WriteByte(']')
+		}
+		for _, p := range n.pending {
+			fmt.Fprintf(&b, " pending=%s", p.msg.MessageType())
+		}
+		b.WriteByte('\n')
+	}
+	for _, c := range g.chans {
+		fmt.Fprintf(&b, "%v -> %v:", c.from, c.to)
+		for _, it := range c.items {
+			if it.msg == nil {
+				b.WriteString(" transport-error")
+			} else {
+				fmt.Fprintf(&b, " %v", it.msg)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	if g.crash != nil {
+		fmt.Fprintf(&b, "crash: %v\n", g.crash)
+	}
+	return b.String()
+}
+
+var _ node.View = (*GlobalState)(nil)
+
+func ordered(a, b node.ID) connKey {
+	if a > b {
+		a, b = b, a
+	}
+	return connKey{a, b}
+}
+
+func cmpConn(x, y connKey) int {
+	if x.lo != y.lo {
+		if x.lo < y.lo {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case x.hi < y.hi:
+		return -1
+	case x.hi > y.hi:
+		return 1
+	}
+	return 0
+}
+
+func cmpChan(c *channel, from, to node.ID) int {
+	if c.from != from {
+		if c.from < from {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case c.to < to:
+		return -1
+	case c.to > to:
+		return 1
+	}
+	return 0
+}
+
+// channel returns the channel from → to, or nil when it is empty.
+func (g *GlobalState) channel(from, to node.ID) *channel {
+	i, ok := slices.BinarySearchFunc(g.chans, from, func(c *channel, f node.ID) int { return cmpChan(c, f, to) })
+	if !ok {
+		return nil
+	}
+	return g.chans[i]
+}
+
+// succ is a successor under construction: a shallow copy of its parent
+// whose slices are copied the first time they change, with the
+// fingerprint updated per changed component.
+type succ struct {
+	g                  *GlobalState
+	nodesOwn, chansOwn bool
+}
+
+func newSucc(p *GlobalState) *succ {
+	g := *p
+	return &succ{g: &g}
+}
+
+func (s *succ) setNode(i int, n *actorNode) {
+	if !s.nodesOwn {
+		s.g.nodes = slices.Clone(s.g.nodes)
+		s.nodesOwn = true
+	}
+	id := s.g.m.ids[i]
+	s.g.fp = xorHash(s.g.fp, nodeComponent(id, s.g.nodes[i]))
+	s.g.nodes[i] = n
+	s.g.fp = xorHash(s.g.fp, nodeComponent(id, n))
+}
+
+// setChan replaces the items of channel from → to (nil or empty removes it)
+// and updates the fingerprint.
+func (s *succ) setChan(from, to node.ID, items []inflight) {
+	if !s.chansOwn {
+		s.g.chans = slices.Clone(s.g.chans)
+		s.chansOwn = true
+	}
+	i, ok := slices.BinarySearchFunc(s.g.chans, from, func(c *channel, f node.ID) int { return cmpChan(c, f, to) })
+	if ok {
+		s.g.fp = xorHash(s.g.fp, chanComponent(s.g.chans[i]))
+	}
+	if len(items) == 0 {
+		if ok {
+			s.g.chans = slices.Delete(s.g.chans, i, i+1)
+		}
+		return
+	}
+	c := &channel{from: from, to: to, items: items, hash: hashList(tagChan, node.Hash{}, items)}
+	s.g.fp = xorHash(s.g.fp, chanComponent(c))
+	if ok {
+		s.g.chans[i] = c
+	} else {
+		s.g.chans = slices.Insert(s.g.chans, i, c)
+	}
+}
+
+// appendChan appends to channel from → to, copying its items.
+func (s *succ) appendChan(from, to node.ID, add ...inflight) {
+	var old []inflight
+	if c := s.g.channel(from, to); c != nil {
+		old = c.items
+	}
+	items := make([]inflight, 0, len(old)+len(add))
+	items = append(append(items, old...), add...)
+	s.setChan(from, to, items)
+}
+
+func (s *succ) setConns(conns []connKey) {
+	s.g.fp = xorHash(s.g.fp, connsComponent(s.g.conns))
+	s.g.conns = conns
+	s.g.fp = xorHash(s.g.fp, connsComponent(conns))
+}
+
+// connect records an open connection between a and b (a != b).
+func (s *succ) connect(a, b node.ID) {
+	k := ordered(a, b)
+	i, ok := slices.BinarySearchFunc(s.g.conns, k, cmpConn)
+	if ok {
+		return
+	}
+	s.setConns(slices.Insert(slices.Clone(s.g.conns), i, k))
+}
+
+// disconnect forgets the connection between a and b.
+func (s *succ) disconnect(a, b node.ID) {
+	i, ok := slices.BinarySearchFunc(s.g.conns, ordered(a, b), cmpConn)
+	if !ok {
+		return
+	}
+	s.setConns(slices.Delete(slices.Clone(s.g.conns), i, i+1))
+}
+
+func (s *succ) setFaults(resets, breaks int) {
+	s.g.fp = xorHash(s.g.fp, faultsComponent(s.g.resets, s.g.breaks))
+	s.g.resets, s.g.breaks = resets, breaks
+	s.g.fp = xorHash(s.g.fp, faultsComponent(resets, breaks))
+}
+
+func (s *succ) setCrash(c *Crash) {
+	s.g.fp = xorHash(s.g.fp, crashComponent(s.g.crash))
+	s.g.crash = c
+	s.g.fp = xorHash(s.g.fp, crashComponent(c))
+}

@@ -1,0 +1,52 @@
+package emulation
+
+import (
+	"slices"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// InFlight returns the messages the emulated network will still deliver: one
+// envelope per queued delivery whose receiver is live in the incarnation the
+// message was sent to and whose connection is not broken, in delivery order
+// (by due time, then by the order they were queued), which is FIFO order on
+// every directed channel. It is a read-only snapshot for the explorer
+// (package consequence builds a global state from the nodes' states and
+// these envelopes): the envelopes are fresh, the messages are shared with
+// the emulator and must be treated as read-only. Messages that the loop
+// will drop on arrival (lost in a reset or a break) are left out; pending
+// application calls, timers and transport errors are not messages and are
+// not included.
+func (e *Emulator) InFlight() []node.Envelope {
+	var items []*item
+	for _, it := range e.q.items {
+		if it.kind != itemDeliver {
+			continue
+		}
+		n := e.node(it.node)
+		if n == nil || !n.live || n.inc != it.inc || (it.conn != nil && it.conn.broken) {
+			continue
+		}
+		items = append(items, it)
+	}
+	slices.SortFunc(items, func(a, b *item) int {
+		if a.at != b.at {
+			if a.at < b.at {
+				return -1
+			}
+			return 1
+		}
+		if a.seq < b.seq {
+			return -1
+		}
+		if a.seq > b.seq {
+			return 1
+		}
+		return 0
+	})
+	out := make([]node.Envelope, len(items))
+	for i, it := range items {
+		out[i] = node.Envelope{From: it.peer, To: it.node, CN: it.cn, Msg: it.msg}
+	}
+	return out
+}
