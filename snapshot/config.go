@@ -64,6 +64,10 @@ type Config struct {
 	// neighbourhood every GatherInterval (the first one GatherInterval after
 	// Start). Zero means gathers happen only when Gather is called.
 	GatherInterval time.Duration
+	// GatherOnChange makes a change of the neighbourhood since the last
+	// gather start a new gather at once (checked after every core step; a
+	// change during a gather always starts a new round).
+	GatherOnChange bool
 	// GatherTimeout bounds one gather round. Zero means
 	// DefaultGatherTimeout.
 	GatherTimeout time.Duration

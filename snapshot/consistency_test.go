@@ -192,6 +192,8 @@ type scenario struct {
 	breaks bool
 	// bandwidth caps answers (bits/s), so some members refuse.
 	bandwidth float64
+	// onChange gathers whenever the neighbourhood changes, too.
+	onChange bool
 }
 
 func runChecked(t *testing.T, seed uint64, sc scenario) *checker {
@@ -217,6 +219,7 @@ func runChecked(t *testing.T, seed uint64, sc scenario) *checker {
 				GatherInterval: time.Second,
 				Quota:          sc.quota,
 				BandwidthBits:  sc.bandwidth,
+				GatherOnChange: sc.onChange,
 			},
 			OnSnapshot:   c.onSnapshot,
 			OnCheckpoint: c.onCheckpoint,
@@ -261,7 +264,7 @@ func TestSnapshotsAreConsistent(t *testing.T) {
 	scenarios := []scenario{
 		{nodes: 12, churn: 6, quota: 0, interval: 2 * time.Second, duration: 90 * time.Second},
 		{nodes: 12, churn: 6, quota: 1500, interval: 500 * time.Millisecond, duration: 90 * time.Second},
-		{nodes: 20, churn: 3, quota: 4 << 10, interval: time.Second, duration: 60 * time.Second},
+		{nodes: 20, churn: 3, quota: 4 << 10, interval: time.Second, duration: 60 * time.Second, onChange: true},
 		{nodes: 12, churn: 2, interval: time.Second, duration: 60 * time.Second, breaks: true, bandwidth: 2000},
 	}
 	seeds := 1 // one seed per scenario: ~3,600 snapshots; SNAPSHOT_SEEDS=N (make snapshot-sweep) checks more

@@ -155,6 +155,9 @@ type Manager struct {
 	answers []*answer
 	g       *gatherState
 	seq     uint64
+	// lastMembers is the neighbourhood of the last gather round (for
+	// Config.GatherOnChange).
+	lastMembers []node.ID
 
 	acked map[node.ID]base   // responder: the last checkpoint each peer acknowledged
 	sent  map[node.ID][]base // responder: checkpoints sent, awaiting an ack
@@ -255,6 +258,7 @@ func (m *Manager) Reset(now time.Time) Effects {
 	clear(m.sent)
 	clear(m.bases)
 	clear(m.recent)
+	m.lastMembers = nil
 	if m.started {
 		m.restartClocks()
 	}
@@ -368,14 +372,23 @@ func (m *Manager) TransportError(now time.Time, peer node.ID) Effects {
 }
 
 // AfterStep runs after every core step: while a gather is in progress, a
-// change of the neighbourhood starts a new round.
+// change of the neighbourhood starts a new round; with
+// Config.GatherOnChange, a change since the last gather starts one.
 func (m *Manager) AfterStep(now time.Time) Effects {
 	m.begin(now)
-	if m.g == nil || !m.started {
+	if !m.started {
 		return m.fx
 	}
-	if !slices.Equal(m.members(), m.g.members) {
-		m.nextRound(m.cn+1, "neighbourhood changed")
+	switch {
+	case m.g != nil:
+		if !slices.Equal(m.members(), m.g.members) {
+			m.nextRound(m.cn+1, "neighbourhood changed")
+		}
+	case m.cfg.GatherOnChange && m.lastMembers != nil:
+		if !slices.Equal(m.members(), m.lastMembers) {
+			m.g = &gatherState{started: m.now}
+			m.startRound(m.cn + 1)
+		}
 	}
 	return m.fx
 }
@@ -884,6 +897,7 @@ func (m *Manager) startRound(cr uint64) {
 	m.seq++
 	g.id, g.cr, g.maxNeg = m.seq, cr, 0
 	g.members = m.members()
+	m.lastMembers = g.members
 	g.deadline = m.now.Add(m.cfg.GatherTimeout)
 	g.status = make(map[node.ID]*memberState, len(g.members))
 	for _, id := range g.members {

@@ -62,7 +62,7 @@ func (f *fakeSrc) Service() node.Service {
 }
 
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	now   time.Time
 	mgrs  map[node.ID]*snapshot.Manager
 	srcs  map[node.ID]*fakeSrc
@@ -73,7 +73,7 @@ type harness struct {
 
 var t0 = time.Unix(1000, 0).UTC()
 
-func newHarness(t *testing.T, ids []node.ID, cfg func(node.ID) snapshot.Config) *harness {
+func newHarness(t testing.TB, ids []node.ID, cfg func(node.ID) snapshot.Config) *harness {
 	h := &harness{t: t, now: t0, mgrs: map[node.ID]*snapshot.Manager{}, srcs: map[node.ID]*fakeSrc{}, q: map[[2]node.ID][]node.Envelope{}}
 	reg, err := node.NewRegistry(ping{})
 	if err != nil {
@@ -441,4 +441,46 @@ func TestConfigAndMisuseErrors(t *testing.T) {
 		t.Errorf("Tick with a failing source: %v, want a snapshot: error", err)
 	}
 	_ = zap.NewNop()
+}
+
+// With GatherOnChange a neighbourhood change since the last gather starts a
+// gather by itself.
+func TestGatherOnChange(t *testing.T) {
+	h := newHarness(t, []node.ID{1, 2, 3}, func(node.ID) snapshot.Config {
+		return snapshot.Config{Interval: time.Second, GatherOnChange: true}
+	})
+	h.gather(1)
+	h.apply(h.mgrs[1].AfterStep(h.now)) // unchanged: nothing
+	if h.mgrs[1].Gathering() {
+		t.Fatal("gather started without a change")
+	}
+	h.srcs[1].svc.nbrs = []node.ID{3}
+	h.apply(h.mgrs[1].AfterStep(h.now))
+	if !h.mgrs[1].Gathering() {
+		t.Fatal("no gather after a neighbourhood change")
+	}
+	h.deliverAll()
+	s := h.snaps[len(h.snaps)-1]
+	if len(s.Nodes) != 2 || s.Nodes[1].Node != 3 {
+		t.Fatalf("snapshot of %d nodes, want {1, 3}", len(s.Nodes))
+	}
+}
+
+// Malformed requests are counted and ignored.
+func TestMalformedRequestIgnored(t *testing.T) {
+	h := newHarness(t, []node.ID{1, 2}, defaults)
+	for _, r := range []snapshot.Request{
+		{Gather: 1, CR: 0, Members: []node.ID{1, 2}},    // cut 0
+		{Gather: 1, CR: 1, Members: []node.ID{2, 1}},    // not ascending
+		{Gather: 1, CR: 1, Members: []node.ID{1}},       // receiver not a member
+		{Gather: 1, CR: 1, Members: []node.ID{2, 3, 4}}, // sender not a member
+	} {
+		ok, fx, err := h.mgrs[2].Deliver(h.now, node.Envelope{From: 1, To: 2, CN: 0, Msg: r})
+		if ok || err != nil || len(fx.Sends) != 0 {
+			t.Errorf("request %+v: deliver=%v err=%v sends=%d, want it consumed and ignored", r, ok, err, len(fx.Sends))
+		}
+	}
+	if got := h.mgrs[2].Stats().BadMessages; got != 4 {
+		t.Errorf("BadMessages = %d, want 4", got)
+	}
 }
