@@ -23,9 +23,10 @@ import (
 // message sent, delivered and dropped and every checkpoint taken, in one
 // global order, and verifies each gathered snapshot against that truth.
 type checker struct {
-	t    *testing.T
-	seed uint64
-	reg  *node.Registry
+	t       *testing.T
+	seed    uint64
+	reg     *node.Registry
+	factory node.Factory
 
 	msgs  map[uint64]*msgRec
 	chans map[[2]node.ID][]uint64 // service message IDs per (from, to), in send order
@@ -44,8 +45,8 @@ type msgRec struct {
 	dropSeq         uint64 // 0: not dropped
 }
 
-func newChecker(t *testing.T, seed uint64, reg *node.Registry) *checker {
-	return &checker{t: t, seed: seed, reg: reg, msgs: map[uint64]*msgRec{},
+func newChecker(t *testing.T, seed uint64, spec node.Spec, reg *node.Registry) *checker {
+	return &checker{t: t, seed: seed, reg: reg, factory: spec.New, msgs: map[uint64]*msgRec{},
 		chans: map[[2]node.ID][]uint64{}, cps: map[node.ID][]emulation.CheckpointEvent{}}
 }
 
@@ -117,7 +118,7 @@ func (c *checker) onSnapshot(id node.ID, s *snapshot.Snapshot) {
 		if h := xxh3.Hash(nc.State); h != hist[i].Hash && !(h == 0 && hist[i].Hash == 1) {
 			c.failf(s, "%v: checkpoint %d bytes differ from the state taken", nc.Node, nc.CN)
 		}
-		if _, err := node.DecodeCheckpoint(nc.State, randtree.NewSpec(randtree.DefaultOptions()).New); err != nil {
+		if _, err := node.DecodeCheckpoint(nc.State, c.factory); err != nil {
 			c.failf(s, "%v: checkpoint does not decode: %v", nc.Node, err)
 		}
 		cut[nc.Node] = hist[i].Seq
@@ -136,15 +137,23 @@ func (c *checker) onSnapshot(id node.ID, s *snapshot.Snapshot) {
 		cs, cr := cut[ch.From], cut[ch.To]
 		var delivered []*msgRec
 		pending, lost := 0, 0
-		for _, mid := range c.chans[[2]node.ID{ch.From, ch.To}] {
-			r := c.msgs[mid]
+		// Scan the channel's history backwards: the emulated channels are
+		// FIFO, so once a message received before the receiver's
+		// checkpoint is reached, every earlier one was received or lost
+		// before it too, and was sent earlier (an orphan among them would
+		// make this one an orphan as well).
+		ids := c.chans[[2]node.ID{ch.From, ch.To}]
+		for k := len(ids) - 1; k >= 0; k-- {
+			r := c.msgs[ids[k]]
 			receivedBefore := r.delSeq != 0 && r.delSeq < cr
 			if receivedBefore && r.sendSeq > cs {
 				c.failf(s, "%v→%v: %s (cn %d) received before the receiver's checkpoint but sent after the sender's",
 					ch.From, ch.To, r.msg.MessageType(), r.cn)
-				continue
 			}
-			if r.sendSeq > cs || receivedBefore || (r.dropSeq != 0 && r.dropSeq < cr) {
+			if receivedBefore {
+				break
+			}
+			if r.sendSeq > cs || (r.dropSeq != 0 && r.dropSeq < cr) {
 				continue // after the sender's cut, or gone before the receiver's
 			}
 			switch {
@@ -194,22 +203,30 @@ type scenario struct {
 	bandwidth float64
 	// onChange gathers whenever the neighbourhood changes, too.
 	onChange bool
+	// chatter runs the busy chatter service instead of RandTree.
+	chatter bool
 }
 
 func runChecked(t *testing.T, seed uint64, sc scenario) *checker {
 	t.Helper()
 	spec := randtree.NewSpec(randtree.DefaultOptions())
+	if sc.chatter {
+		spec = chatterSpec(sc.nodes)
+	}
 	reg, err := spec.Registry()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newChecker(t, seed, reg)
+	c := newChecker(t, seed, spec, reg)
 	cfg := emulation.Config{
 		Spec:     spec,
 		Nodes:    sc.nodes,
 		Seed:     seed,
 		Duration: sc.duration,
 		Workload: func(node.ID, bool) []node.Message {
+			if sc.chatter {
+				return nil
+			}
 			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1, 2}}}
 		},
 		OnNetwork: c.onNetwork,
@@ -266,6 +283,8 @@ func TestSnapshotsAreConsistent(t *testing.T) {
 		{nodes: 12, churn: 6, quota: 1500, interval: 500 * time.Millisecond, duration: 90 * time.Second},
 		{nodes: 20, churn: 3, quota: 4 << 10, interval: time.Second, duration: 60 * time.Second, onChange: true},
 		{nodes: 12, churn: 2, interval: time.Second, duration: 60 * time.Second, breaks: true, bandwidth: 2000},
+		{nodes: 10, churn: 4, interval: 700 * time.Millisecond, duration: 40 * time.Second, chatter: true, quota: 6 << 10},
+		{nodes: 10, churn: 2, interval: 300 * time.Millisecond, duration: 30 * time.Second, chatter: true, breaks: true},
 	}
 	seeds := 1 // one seed per scenario: ~3,600 snapshots; SNAPSHOT_SEEDS=N (make snapshot-sweep) checks more
 	if v, err := strconv.Atoi(os.Getenv("SNAPSHOT_SEEDS")); err == nil && v > 0 {
