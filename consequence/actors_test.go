@@ -15,7 +15,6 @@ import (
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 )
 
-
 // apply runs the action of g whose String is want, failing if there is
 // none.
 func apply(t testing.TB, m *consequence.ActorModel, g *consequence.GlobalState, want string) *consequence.GlobalState {
