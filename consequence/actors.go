@@ -602,6 +602,8 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		panic(fmt.Sprintf("consequence: %v %v: %v", id, ev, stepErr))
 	}
 	n := &actorNode{st: *core.State(), now: core.Now(), pending: pending}
+	// The state now belongs to n: the core must not keep it.
+	core.SetState(node.State{}, time.Time{})
 	m.cores[i].Put(core)
 	if err := m.hashNode(n); err != nil {
 		panic(fmt.Sprintf("consequence: hashing the state of %v: %v", id, err))

@@ -18,6 +18,30 @@
 // TwoPhase.tla) is a hand-written one that pins the engine to published
 // state counts.
 //
+// # The actor model
+//
+// ActorModel is the model of a system of node.Services: a GlobalState holds
+// the node states of the nodes in a snapshot (shared between global states,
+// never modified: a transition clones the one node state it steps, with a
+// pooled scratch node.Core), a FIFO channel per directed pair of the
+// messages and transport errors in flight, the open connections, the
+// faults spent and a crash flag. Nodes outside the snapshot are one dummy
+// sink: messages to them vanish. Its actions (ActorAction) deliver a
+// channel's head, fire a scheduled timer (advancing the node's clock to the
+// deadline), run a pending application call (from a workload, or after a
+// reset from node.Restarter) or one the service declares (node.AppCaller),
+// and, within Faults, reset a node (silently or with RST) or break a
+// connection. A panic in a handler yields a crashed state that the built-in
+// "crash" property reports, with its path. The fingerprint is the XOR of
+// the hashes of the components (each node, each non-empty channel, the
+// connections, the fault counters, the crash) mixed with their position; a
+// transition updates only the components it changed, and a message's hash
+// is computed once, when it is sent. Build the model from an initial
+// configuration (NewActorModel), from checkpoints and in-flight envelopes
+// (NewActorModelFromCheckpoints) or from a running emulator
+// (NewActorModelFromLive); GlobalState is a node.View, so the services'
+// properties apply through AdaptProperty (ActorModel.Properties).
+//
 // # Running a search
 //
 //	m, _ := twophase.New(twophase.Options{RMs: 5})
