@@ -375,7 +375,7 @@ func (m *ActorModel) Fingerprint(g *GlobalState) node.Hash { return g.fp }
 func (m *ActorModel) LocalFingerprint(g *GlobalState, n int) node.Hash {
 	h := g.nodes[n].hash
 	if m.opts.Faults.Breaks > 0 {
-		h = xorHash(h, connsComponent(g.conns))
+		h = xorHash(h, g.connsH)
 	}
 	return mix(tagLocal, uint64(g.resets), uint64(g.breaks), h)
 }

@@ -2,6 +2,7 @@ package consequence_test
 
 import (
 	"context"
+	"flag"
 	"sync"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func liveRandTree25(b *testing.B) *consequence.ActorModel {
 // NewCore per step it allocates a third fewer bytes at the same speed
 // (within the noise of a shared 2-core machine).
 //
-//	go test ./consequence/ -run '^$' -bench ActorRandTree25 -benchtime 3x
+//	go test ./consequence/ -run '^$' -bench ActorRandTree25 -benchtime 3x [-actorstates 200000]
 func BenchmarkActorRandTree25(b *testing.B) {
 	for _, s := range []consequence.Strategy{consequence.Consequence, consequence.BFS} {
 		b.Run(s.String(), func(b *testing.B) {
@@ -66,7 +67,7 @@ func BenchmarkActorRandTree25(b *testing.B) {
 				res, err = consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
 					Properties(m.Properties()...).
 					Strategy(s).
-					MaxStates(benchStates).
+					MaxStates(*benchStates).
 					MaxViolations(1 << 20).
 					Run(context.Background())
 				if err != nil {
@@ -85,4 +86,4 @@ func BenchmarkActorRandTree25(b *testing.B) {
 }
 
 // benchStates is the state budget of BenchmarkActorRandTree25.
-const benchStates = 20_000
+var benchStates = flag.Int("actorstates", 20_000, "state budget of BenchmarkActorRandTree25")

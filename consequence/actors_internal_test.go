@@ -42,6 +42,9 @@ func TestActorIncrementalFingerprint(t *testing.T) {
 				if g.fp != before || g.fingerprint() != before || g.String() != str {
 					t.Fatalf("%v modified its parent", a)
 				}
+				if next.connsH != connsComponent(next.conns) {
+					t.Fatalf("%v: stale connection hash", a)
+				}
 				if next.fp != next.fingerprint() {
 					t.Fatalf("silent=%v walk %d step %d %v: incremental %v, from scratch %v", silent, walk, step, a, next.fp, next.fingerprint())
 				}

@@ -35,6 +35,8 @@ type GlobalState struct {
 	chans []*channel
 	// conns are the open connections, as ordered pairs lo < hi, sorted.
 	conns []connKey
+	// connsH is connsComponent(conns), kept with it.
+	connsH node.Hash
 	// resets and breaks count the faults injected along the path.
 	resets, breaks int
 	crash          *Crash
@@ -180,7 +182,7 @@ func (g *GlobalState) fingerprint() node.Hash {
 	for _, c := range g.chans {
 		fp = xorHash(fp, chanComponent(c))
 	}
-	fp = xorHash(fp, connsComponent(g.conns))
+	fp = xorHash(fp, g.connsH)
 	fp = xorHash(fp, faultsComponent(g.resets, g.breaks))
 	return xorHash(fp, crashComponent(g.crash))
 }
@@ -422,9 +424,9 @@ func (s *succ) appendChan(from, to node.ID, add ...inflight) {
 }
 
 func (s *succ) setConns(conns []connKey) {
-	s.g.fp = xorHash(s.g.fp, connsComponent(s.g.conns))
-	s.g.conns = conns
-	s.g.fp = xorHash(s.g.fp, connsComponent(conns))
+	s.g.fp = xorHash(s.g.fp, s.g.connsH)
+	s.g.conns, s.g.connsH = conns, connsComponent(conns)
+	s.g.fp = xorHash(s.g.fp, s.g.connsH)
 }
 
 // connect records an open connection between a and b (a != b).
