@@ -763,8 +763,12 @@ func (m *Manager) record(cp *checkpoint, cr uint64, members []node.ID) ([]Channe
 // respond sends the Response for a (or a Negative if the bandwidth cap
 // forbids it).
 func (m *Manager) respond(a *answer) {
-	recs, _ := m.record(a.cp, a.cr, a.members)
 	raw := a.cp.state
+	if len(raw) > m.cfg.MaxCheckpointSize {
+		m.negative(a.to, Request{Gather: a.gather, CR: a.cr}, ReasonTooLarge)
+		return
+	}
+	recs, _ := m.record(a.cp, a.cr, a.members)
 	r := Response{Gather: a.gather, CR: a.cr, CN: a.cp.cn, Hash: a.cp.hash, RawLen: uint32(len(raw)), Channels: recs}
 	b, haveBase := m.acked[a.to]
 	switch {

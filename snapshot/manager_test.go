@@ -484,3 +484,14 @@ func TestMalformedRequestIgnored(t *testing.T) {
 		t.Errorf("BadMessages = %d, want 4", got)
 	}
 }
+
+// A checkpoint over MaxCheckpointSize is refused, not sent.
+func TestOversizedCheckpointRefused(t *testing.T) {
+	h := newHarness(t, []node.ID{1, 2}, func(id node.ID) snapshot.Config {
+		return snapshot.Config{Interval: time.Second, MaxCheckpointSize: 100}
+	})
+	s := h.gather(1)
+	if len(s.Nodes) != 1 || len(s.Excluded) != 1 || s.Excluded[0].Node != 2 {
+		t.Fatalf("nodes %d excluded %v, want node 2 refused", len(s.Nodes), s.Excluded)
+	}
+}

@@ -114,6 +114,9 @@ const (
 	ReasonBandwidth
 	// ReasonBusy: the responder records too many answers already.
 	ReasonBusy
+	// ReasonTooLarge: the checkpoint exceeds the responder's
+	// Config.MaxCheckpointSize.
+	ReasonTooLarge
 )
 
 // Negative is a refused Request, carrying the responder's current
