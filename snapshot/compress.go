@@ -37,7 +37,7 @@ func newCodec(maxSize int) (*codec, error) {
 		zstd.WithEncoderCRC(false),
 		zstd.WithLowerEncoderMem(true),
 		zstd.WithWindowSize(windowFor(maxSize)),
-		zstd.WithEncoderLevel(zstd.SpeedDefault))
+		zstd.WithEncoderLevel(zstd.SpeedFastest))
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: zstd encoder: %w", err)
 	}
