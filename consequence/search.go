@@ -346,7 +346,7 @@ func (r *run[S, A]) step() error {
 		return nil
 	}
 	n := len(r.cur.states)
-	parallel := len(r.workers) > 1 && n >= r.minPar
+	parallel := len(r.workers) > 1 && n >= r.minPar && !r.budgetLikelyExhausted(n)
 	if parallel {
 		r.cutChunks(n)
 	}
@@ -389,6 +389,20 @@ func (r *run[S, A]) step() error {
 	}
 	r.endLevel(size)
 	return nil
+}
+
+// budgetLikelyExhausted reports whether the last level's growth predicts
+// that the state budget runs out in the level of n frontier states. Such a
+// level is expanded directly: expandParallel would expand the whole
+// frontier only to refuse the level (it may exceed the budget) and leave it
+// to expandDirect, which stops at the budget. The prediction affects speed
+// only; both ways give the same result.
+func (r *run[S, A]) budgetLikelyExhausted(n int) bool {
+	if r.opts.MaxStates == 0 || r.growth == 0 {
+		return false
+	}
+	room := float64(r.opts.MaxStates) - float64(r.res.Unique)
+	return r.growth*float64(n) > room
 }
 
 // presize gives the next level and its links room for the number of states
