@@ -90,6 +90,21 @@ func TestEmulateHumanSummary(t *testing.T) {
 	}
 }
 
+func TestEmulateWithSnapshots(t *testing.T) {
+	code, out, stderr := runCLI("emulate", "--nodes", "10", "--duration", "2m", "--churn", "0", "--snapshots", "10s")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"snapshots:", "gathered", "b/s checkpoints"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, stderr := runCLI("emulate", "--snapshots", "-1s"); code == exitOK || !strings.Contains(stderr, "--snapshots must not be negative") {
+		t.Errorf("negative --snapshots: exit %d, %s", code, stderr)
+	}
+}
+
 // stripWall removes the wall-clock fields from a JSON result.
 func stripWall(t *testing.T, s string) string {
 	t.Helper()

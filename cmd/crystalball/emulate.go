@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // churnWarmup is how long churn waits after the start of a run, so the
@@ -51,6 +52,7 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 	tracePath := fs.String("trace", "", "write the per-event trace to this file")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	snapEvery := durationFlag(fs, "snapshots", 0, "run a checkpoint manager on every node, checkpointing and gathering its neighbourhood at this interval (e.g. 10s; 0: off)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: crystalball emulate [flags]")
 		fmt.Fprintln(fs.Output(), "Runs an emulated deployment on virtual time and reports property violations.")
@@ -67,6 +69,9 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 	}
 	if *downtime <= 0 {
 		return usagef("--downtime must be positive, got %v", *downtime)
+	}
+	if *snapEvery < 0 {
+		return usagef("--snapshots must not be negative, got %v", *snapEvery)
 	}
 	if !(*silent >= 0 && *silent <= 1) {
 		return usagef("--silent must be in [0, 1], got %v", *silent)
@@ -100,6 +105,9 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 			After:          churnWarmup,
 			Until:          churnUntil,
 		},
+	}
+	if *snapEvery > 0 {
+		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: *snapEvery, GatherInterval: *snapEvery}}
 	}
 	var trace *bufio.Writer
 	if *tracePath != "" {
@@ -173,8 +181,26 @@ func printEmulateSummary(w io.Writer, o emulateOutput) {
 	fmt.Fprintf(w, "  final:     %s\n", o.summaryLine)
 	fmt.Fprintf(w, "  messages:  %d sent, %d delivered, %d dropped, %d retransmitted; %d transport errors\n",
 		r.Messages.Sent, r.Messages.Delivered, r.Messages.Dropped, r.Messages.Retransmissions, r.TransportErrors)
+	if r.Messages.Protocol > 0 {
+		fmt.Fprintf(w, "             (%d of those sent were snapshot protocol messages, for the checkpoint managers)\n", r.Messages.Protocol)
+	}
 	fmt.Fprintf(w, "  events:    %d (%d resets; churn: %d leaves, %d silent, %d rejoins)\n",
 		r.Events, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins)
+	if s := r.Snapshots; s != nil {
+		t := s.Totals
+		perNode := float64(o.Nodes) * r.VirtualDuration.Seconds()
+		avg := func(a, b int64) float64 {
+			if b == 0 {
+				return 0
+			}
+			return float64(a) / float64(b)
+		}
+		fmt.Fprintf(w, "  snapshots: %d gathered, %d given up; %d checkpoints (%d periodic, %d forced, %d requested)\n",
+			s.Gathers, s.Failures, t.Periodic+t.Forced+t.Requested, t.Periodic, t.Forced, t.Requested)
+		fmt.Fprintf(w, "             %d answers: %.0f B raw, %.0f B sent per checkpoint (%d unchanged, %d deltas); %.0f b/s checkpoints, %.0f b/s answers per node\n",
+			t.Responses, avg(t.RawStateBytes, t.Responses), avg(t.StateBytes, t.Responses), t.Unchanged, t.Deltas,
+			float64(t.StateBytes)*8/perNode, float64(t.ResponseBytes)*8/perNode)
+	}
 	fmt.Fprintln(w, "  safety — states violating each property (episodes, first occurrence):")
 	width := 0
 	for _, s := range r.Safety {
