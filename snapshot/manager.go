@@ -139,6 +139,10 @@ type Manager struct {
 
 	lastCN map[node.ID]uint64
 	recent map[node.ID]time.Time
+	// sentCN is the CN of the last message sent to each peer since the
+	// last transport error about it: a channel whose last message carries
+	// CN ≥ cr closes for cr without a Marker.
+	sentCN map[node.ID]uint64
 
 	// Loss tracking (see lossy): a transport error about s makes s dirty
 	// until a message from s arrives; a reset makes every sender dirty
@@ -184,7 +188,7 @@ func New(cfg Config, self node.ID, src Source) (*Manager, error) {
 	}
 	return &Manager{
 		cfg: c, self: self, src: src,
-		lastCN: map[node.ID]uint64{}, recent: map[node.ID]time.Time{},
+		lastCN: map[node.ID]uint64{}, recent: map[node.ID]time.Time{}, sentCN: map[node.ID]uint64{},
 		dirty: map[node.ID]bool{}, clean: map[node.ID]bool{},
 		acked: map[node.ID]base{}, sent: map[node.ID][]base{}, bases: map[node.ID][]base{},
 	}, nil
@@ -258,6 +262,7 @@ func (m *Manager) Reset(now time.Time) Effects {
 	clear(m.sent)
 	clear(m.bases)
 	clear(m.recent)
+	clear(m.sentCN)
 	m.lastMembers = nil
 	if m.started {
 		m.restartClocks()
@@ -273,6 +278,7 @@ func (m *Manager) Sent(now time.Time, env *node.Envelope, size int) {
 		m.now = now
 	}
 	env.CN = m.cn
+	m.sentCN[env.To] = m.cn
 	if env.To != m.self {
 		m.recent[env.To] = m.now
 	}
@@ -358,6 +364,7 @@ func (m *Manager) TransportError(now time.Time, peer node.ID) Effects {
 	}
 	m.dirty[peer] = true
 	delete(m.clean, peer)
+	delete(m.sentCN, peer)
 	m.pos++
 	m.log = append(m.log, logEntry{pos: m.pos, from: peer, err: true, cost: 32})
 	m.logCost += 32
@@ -562,6 +569,7 @@ func (m *Manager) find(cr uint64) *checkpoint {
 }
 
 func (m *Manager) send(to node.ID, msg node.Message) {
+	m.sentCN[to] = m.cn
 	m.fx.Sends = append(m.fx.Sends, node.Envelope{From: m.self, To: to, CN: m.cn, Msg: msg})
 }
 
@@ -672,7 +680,9 @@ func (m *Manager) onRequest(from node.ID, r Request) error {
 		return nil
 	}
 	for _, id := range r.Members {
-		if id != from {
+		// A message already sent on the channel with CN ≥ cr closes it
+		// (FIFO); otherwise a Marker does.
+		if id != from && m.sentCN[id] < r.CR {
 			m.send(id, Marker{Gather: r.Gather})
 		}
 	}
