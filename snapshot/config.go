@@ -49,6 +49,10 @@ const (
 	MaxMembers = 1024
 	// MaxRecorded bounds the in-flight messages one channel record carries.
 	MaxRecorded = 4096
+	// MaxCN bounds checkpoint numbers: a number above it in a peer's
+	// envelope or request is hostile (it would exhaust the number space)
+	// and is ignored, so numbers never wrap.
+	MaxCN = 1 << 62
 )
 
 // Config configures a Manager. The zero value of every optional field takes

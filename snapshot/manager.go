@@ -305,6 +305,10 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 	if !m.started {
 		return !IsProtocol(env.Msg), m.fx, nil
 	}
+	if env.CN > MaxCN {
+		m.stats.BadMessages++
+		env.CN = 0 // not a number this node adopts, records or closes on
+	}
 	if env.CN > m.cn {
 		if err := m.take(env.CN, CheckpointForced); err != nil {
 			return false, m.fx, err
@@ -424,7 +428,7 @@ func (m *Manager) Tick(now time.Time) (Effects, error) {
 	if !m.started {
 		return m.fx, nil
 	}
-	if !m.now.Before(m.nextInc) {
+	if !m.now.Before(m.nextInc) && m.cn < MaxCN {
 		if err := m.take(m.cn+1, CheckpointPeriodic); err != nil {
 			return m.fx, err
 		}
@@ -1015,6 +1019,11 @@ func (m *Manager) onNegative(from node.ID, n Negative) {
 	}
 	switch n.Reason {
 	case ReasonPruned:
+		if n.CN > MaxCN || n.CN < m.g.cr {
+			m.stats.BadMessages++
+			st.state, st.reason = memberExcluded, "malformed negative answer"
+			break
+		}
 		st.state, st.reason = memberRetry, "checkpoint pruned"
 		m.g.maxNeg = max(m.g.maxNeg, n.CN)
 	case ReasonBandwidth:

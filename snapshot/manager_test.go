@@ -495,3 +495,17 @@ func TestOversizedCheckpointRefused(t *testing.T) {
 		t.Fatalf("nodes %d excluded %v, want node 2 refused", len(s.Nodes), s.Excluded)
 	}
 }
+
+// Numbers above MaxCN from a peer are ignored, so they cannot exhaust the
+// number space.
+func TestHostileCheckpointNumbersIgnored(t *testing.T) {
+	h := newHarness(t, []node.ID{1, 2}, defaults)
+	ok, _, err := h.mgrs[2].Deliver(h.now, node.Envelope{From: 1, To: 2, CN: ^uint64(0), Msg: ping{}})
+	if !ok || err != nil || h.mgrs[2].CN() != 0 {
+		t.Fatalf("deliver=%v err=%v cn=%d, want the message delivered and the number ignored", ok, err, h.mgrs[2].CN())
+	}
+	_, fx, _ := h.mgrs[2].Deliver(h.now, node.Envelope{From: 1, To: 2, Msg: snapshot.Request{Gather: 1, CR: snapshot.MaxCN + 1, Members: []node.ID{1, 2}}})
+	if len(fx.Sends) != 0 || h.mgrs[2].CN() != 0 || h.mgrs[2].Stats().BadMessages != 2 {
+		t.Fatalf("hostile request: %d sends, cn %d, stats %+v", len(fx.Sends), h.mgrs[2].CN(), h.mgrs[2].Stats())
+	}
+}

@@ -250,8 +250,8 @@ func (r *Response) validate(maxCheckpoint int) error {
 
 // validateRequest checks a Request's bounds.
 func validateRequest(r *Request) error {
-	if r.CR == 0 {
-		return fmt.Errorf("%w: request for cut 0", ErrBadMessage)
+	if r.CR == 0 || r.CR > MaxCN {
+		return fmt.Errorf("%w: request for cut %d", ErrBadMessage, r.CR)
 	}
 	if len(r.Members) > MaxMembers {
 		return fmt.Errorf("%w: request names %d members", ErrBadMessage, len(r.Members))
