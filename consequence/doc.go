@@ -71,6 +71,18 @@
 // while skipping the interleavings of independent local decisions, and
 // reaches much deeper in the same budget.
 //
+// # Liveness
+//
+// RandomWalks is MaceMC's liveness search: random walks of up to DMax
+// steps (actions drawn by an optional per-action weight, each walk from
+// its own seeded stream) from the start states; a walk that never reaches
+// a state where every Eventually property holds is a suspected violation.
+// FindCriticalTransition probes states along the suspect path with K walks
+// each — the end (not dead: C2, raise DMax), then exponentially farther
+// back, then by binary search — and returns the critical transition (C1)
+// with the nearest live path. Both are pure functions of their inputs and
+// run on the calling goroutine.
+//
 // # Budgets, cancellation and results
 //
 // Options (or the Checker's setters) bound a search by unique states

@@ -1,0 +1,159 @@
+package consequence_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// retxSvc is a tiny reliable-delivery service with a planted liveness bug:
+// n1 sends Data to n2 and retransmits on its "retx" timer until n2's Ack
+// arrives; with Lossy set the retransmission timer is lost after the first
+// retransmission (it is not re-armed), so two lost copies leave n1 waiting
+// forever. Transport errors are ignored: the timer is the only recovery.
+type retxSvc struct {
+	Done    bool
+	Retries int
+	Lossy   bool `msgpack:"-"`
+}
+
+type retxData struct{}
+
+func (retxData) MessageType() string { return "test.Data" }
+
+type retxAck struct{}
+
+func (retxAck) MessageType() string { return "test.Ack" }
+
+func (s *retxSvc) Init(env node.Env) {
+	if env.Self() == 1 {
+		env.Send(2, retxData{})
+		env.SetTimer("retx", time.Second)
+	}
+}
+
+func (s *retxSvc) HandleMessage(env node.Env, from node.ID, msg node.Message) {
+	switch msg.(type) {
+	case retxData:
+		env.Send(from, retxAck{})
+	case retxAck:
+		s.Done = true
+		env.CancelTimer("retx")
+	}
+}
+
+func (s *retxSvc) HandleTimer(env node.Env, name string) {
+	if s.Done {
+		return
+	}
+	s.Retries++
+	env.Send(2, retxData{})
+	if !s.Lossy || s.Retries < 1 {
+		env.SetTimer("retx", time.Second)
+	}
+}
+
+func (s *retxSvc) HandleApp(env node.Env, call node.Message)       {}
+func (s *retxSvc) HandleTransportError(env node.Env, peer node.ID) {}
+
+func retxModel(t *testing.T, lossy bool) *consequence.ActorModel {
+	t.Helper()
+	spec := node.Spec{
+		Name:     "retx",
+		New:      func() node.Service { return &retxSvc{Lossy: lossy} },
+		Messages: []node.Message{retxData{}, retxAck{}},
+		Properties: []node.Property{node.Eventually("Delivered", func(v node.View) error {
+			if s, ok := v.Service(1).(*retxSvc); ok && !s.Done {
+				return errors.New("n1 is still waiting for its ack")
+			}
+			return nil
+		})},
+	}
+	m, err := consequence.NewActorModel(spec, consequence.ActorOptions{N: 2, Faults: consequence.Faults{Breaks: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func pathString(p []consequence.Action[consequence.ActorAction]) string {
+	var b []string
+	for _, a := range p {
+		b = append(b, a.Act.String())
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// TestLivenessCriticalTransition: random walks find the planted dead state
+// and the critical transition is the break that loses the last copy of
+// the data, with C1; the correct service has no suspected violation.
+func TestLivenessCriticalTransition(t *testing.T) {
+	ctx := context.Background()
+	opts := consequence.WalkOptions[consequence.ActorAction]{Seed: 1, Walks: 200, DMax: 60, K: 10}
+	m := retxModel(t, true)
+	res, err := consequence.RandomWalks(ctx, m, m.Properties(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil {
+		t.Fatalf("no suspected violation in %d walks", res.Walks)
+	}
+	s := res.Suspect
+	if len(s.Failing) != 1 || s.Failing[0].Property != "Delivered" {
+		t.Fatalf("suspect fails %v", s.Failing)
+	}
+	again, err := consequence.RandomWalks(ctx, m, m.Properties(), opts)
+	if err != nil || again.Walks != res.Walks || pathString(again.Suspect.Path) != pathString(s.Path) {
+		t.Fatalf("walks are not deterministic: %v", err)
+	}
+	crit, err := consequence.FindCriticalTransition(ctx, m, m.Properties(), s.Start, s.Path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("suspect after %d walks (%d live): %s; %v at step %d (%v) after %d probes",
+		res.Walks, res.Live, pathString(s.Path), crit.Verdict, crit.Step, crit.Action.Act, crit.Probes)
+	if crit.Verdict != consequence.C1 || crit.Step < 0 {
+		t.Fatalf("verdict %v step %d", crit.Verdict, crit.Step)
+	}
+	if crit.Action.Act.Kind != consequence.ActBreak {
+		t.Fatalf("critical action %v, want a break; path %s", crit.Action.Act, pathString(s.Path))
+	}
+	// After the critical step nothing of the data is left and no timer runs.
+	dead, err := consequence.Replay[*consequence.GlobalState, consequence.ActorAction](m, s.Start, s.Path[:crit.Step+1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dead.TimerScheduled(1, "retx") || len(dead.InFlight(1, 2)) != 1 || dead.InFlight(1, 2)[0].Msg != nil {
+		t.Fatalf("state after the critical step:\n%s", dead)
+	}
+	live, err := consequence.Replay[*consequence.GlobalState, consequence.ActorAction](m, s.Start, crit.LivePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !live.Service(1).(*retxSvc).Done {
+		t.Fatalf("the live path %s does not deliver", pathString(crit.LivePath))
+	}
+
+	// The correct service: every walk is live.
+	ok := retxModel(t, false)
+	res, err = consequence.RandomWalks(ctx, ok, ok.Properties(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect != nil {
+		t.Fatalf("correct service: suspect %s", pathString(res.Suspect.Path))
+	}
+	if res.Live != res.Walks || res.Walks != opts.Walks {
+		t.Fatalf("correct service: %d of %d walks live", res.Live, res.Walks)
+	}
+	// A suspect that is too short to tell: the end still reaches a live state.
+	short, err := consequence.FindCriticalTransition(ctx, ok, ok.Properties(), ok.Start(), nil, opts)
+	if err != nil || short.Verdict != consequence.C2 {
+		t.Fatalf("start of the correct service: %v, %v", short, err)
+	}
+}
