@@ -47,7 +47,8 @@
 // rounds). A transport error from a member, or no answer within
 // Config.GatherTimeout, marks it dead for this snapshot; a Negative for the
 // bandwidth cap leaves it out; a change of the neighbourhood during a
-// gather starts a new round.
+// gather starts a new round (and, with Config.GatherOnChange, a change
+// since the last gather starts a gather).
 //
 // # Channel state
 //
@@ -60,8 +61,9 @@
 // from s: channels are FIFO and numbers on a channel never decrease, so no
 // message with CN < k can follow. To close every channel of the
 // neighbourhood promptly, a member answering a Request sends a Marker to
-// every other member (and itself); the Request and the Response close the
-// channels between member and gatherer. A member answers once the channels
+// every other member (and itself) unless the last message it sent on that
+// channel already carries a number ≥ the cut; the Request and the Response
+// close the channels between member and gatherer. A member answers once the channels
 // from all members are closed, or after Config.RecordTimeout with the open
 // ones marked incomplete. The channel s→j is marked lossy when messages in
 // flight on it may have been lost by the network: a transport error about s
@@ -99,6 +101,15 @@
 // limited by a bandwidth cap, absolute (Config.BandwidthBits) and as a
 // fraction of the service's own traffic (Config.BandwidthFraction); over
 // the cap a member answers negatively and the gatherer leaves it out.
+//
+// # Wire safety
+//
+// Every number and length from a peer is bounded before use: members
+// (MaxMembers), recorded messages (MaxRecorded), checkpoint numbers
+// (MaxCN: larger ones are ignored, so numbers cannot be pushed to wrap),
+// checkpoint sizes (Config.MaxCheckpointSize). DecodeResponse checks the
+// msgpack structure before decoding (node.CheckMsgpack), and is fuzzed
+// (FuzzDecodeResponse) together with the capped decompressor.
 //
 // Errors are prefixed "snapshot:"; malformed protocol messages wrap
 // ErrBadMessage.
