@@ -2,6 +2,7 @@ package consequence_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -174,6 +175,8 @@ func TestFigure2Prediction(t *testing.T) {
 		t.Fatalf("replayed state: %v, want %v", err, v.Err)
 	}
 
+	checkReportRoundTrip(t, m, v, figure2Props(m))
+
 	// The exhaustive baseline from the same state, for comparison.
 	bres, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
 		Properties(figure2Props(m)...).
@@ -310,6 +313,7 @@ func TestActorCrash(t *testing.T) {
 	if !errors.As(v.Err, &c) || c.Node != 2 || c.Value != "boom" || !strings.Contains(c.Error(), "message test.Ping from n1") {
 		t.Fatalf("crash %v (%#v)", v.Err, c)
 	}
+	checkReportRoundTrip(t, m, v, m.Properties())
 	if acts := m.Actions(v.State, nil); len(acts) != 0 {
 		t.Fatalf("crashed state has actions %v", acts)
 	}
@@ -517,5 +521,43 @@ func TestActorFromEmulator(t *testing.T) {
 	}
 	if res.Unique == 0 {
 		t.Fatal("nothing explored")
+	}
+}
+
+// checkReportRoundTrip turns v into a report, through JSON and back, and
+// replays it; a tampered report is refused.
+func checkReportRoundTrip(t *testing.T, m *consequence.ActorModel, v consequence.Violation[*consequence.GlobalState, consequence.ActorAction], props []consequence.Property[*consequence.GlobalState]) {
+	t.Helper()
+	rep, err := m.Report(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back consequence.ActorReport
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	path, end, err := m.ReplayReport(back, props)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if end.Fingerprint() != v.Fingerprint || len(path) != len(v.Path) {
+		t.Fatalf("replayed report reached %v in %d steps, violation %v in %d", end.Fingerprint(), len(path), v.Fingerprint, len(v.Path))
+	}
+	for i := range path {
+		if path[i].Act.String() != v.Path[i].Act.String() || path[i].Node != v.Path[i].Node || path[i].Local != v.Path[i].Local {
+			t.Fatalf("step %d: %+v, want %+v", i, path[i], v.Path[i])
+		}
+	}
+	back.Error = "something else"
+	if _, _, err := m.ReplayReport(back, props); !errors.Is(err, consequence.ErrBadReport) {
+		t.Fatalf("tampered report: %v", err)
+	}
+	back.Path = back.Path[:len(back.Path)-1]
+	if _, _, err := m.ReplayReport(back, props); !errors.Is(err, consequence.ErrBadReport) {
+		t.Fatalf("truncated report: %v", err)
 	}
 }
