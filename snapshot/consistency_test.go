@@ -118,10 +118,15 @@ func (c *checker) onSnapshot(id node.ID, s *snapshot.Snapshot) {
 		if h := xxh3.Hash(nc.State); h != hist[i].Hash && !(h == 0 && hist[i].Hash == 1) {
 			c.failf(s, "%v: checkpoint %d bytes differ from the state taken", nc.Node, nc.CN)
 		}
-		if _, err := node.DecodeCheckpoint(nc.State, c.factory); err != nil {
-			c.failf(s, "%v: checkpoint does not decode: %v", nc.Node, err)
-		}
 		cut[nc.Node] = hist[i].Seq
+	}
+	v, err := s.Decode(c.factory)
+	if err != nil {
+		c.failf(s, "checkpoints do not decode: %v", err)
+		return
+	}
+	if len(v.Nodes()) != len(s.Nodes) {
+		c.failf(s, "view of %d nodes for %d checkpoints", len(v.Nodes()), len(s.Nodes))
 	}
 	if len(s.Channels) != len(s.Nodes)*len(s.Nodes) {
 		c.failf(s, "%d channels for %d nodes", len(s.Channels), len(s.Nodes))

@@ -509,3 +509,45 @@ func TestHostileCheckpointNumbersIgnored(t *testing.T) {
 		t.Fatalf("hostile request: %d sends, cn %d, stats %+v", len(fx.Sends), h.mgrs[2].CN(), h.mgrs[2].Stats())
 	}
 }
+
+func TestSnapshotView(t *testing.T) {
+	reg, _ := node.NewRegistry(chat{})
+	core, _ := node.NewCore(node.CoreConfig{ID: 1, Factory: func() node.Service { return &chatter{Nodes: 3} }})
+	if _, err := core.Step(node.Event{Kind: node.EventInit, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := snapshot.New(snapshot.Config{Registry: reg}, 1, core)
+	m.Start(t0)
+	fx, _ := m.Gather(t0)
+	// The neighbours never answer: after the timeouts the snapshot holds
+	// node 1 alone.
+	var s *snapshot.Snapshot
+	for i := 1; s == nil && i < 20; i++ {
+		for _, env := range fx.Sends {
+			if env.To == 1 {
+				_, fx2, _ := m.Deliver(t0, env)
+				if len(fx2.Snapshots) > 0 {
+					s = fx2.Snapshots[0]
+				}
+			}
+		}
+		fx, _ = m.Tick(t0.Add(time.Duration(i) * time.Second))
+		if len(fx.Snapshots) > 0 {
+			s = fx.Snapshots[0]
+		}
+	}
+	if s == nil {
+		t.Fatal("no snapshot")
+	}
+	v, err := s.Decode(func() node.Service { return &chatter{Nodes: 3} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v.Nodes(), []node.ID{1}) || v.Service(1) == nil || !v.TimerScheduled(1, "tick") || v.Service(2) != nil || v.TimerScheduled(2, "tick") {
+		t.Fatalf("view nodes %v, service(1)=%v", v.Nodes(), v.Service(1))
+	}
+	s.Nodes[0].State = []byte{0xC1, 0xff}
+	if _, err := s.Decode(func() node.Service { return &chatter{} }); !errors.Is(err, node.ErrBadCheckpoint) {
+		t.Fatalf("corrupt checkpoint: %v", err)
+	}
+}
