@@ -32,6 +32,7 @@ type command struct {
 
 func commands() map[string]command {
 	cs := []command{
+		{name: "check", summary: "explore a service from its initial state (or the 2pc model) and report violations", run: runCheck},
 		{name: "emulate", summary: "run an emulated deployment of a service and report what happened", run: runEmulate},
 		{name: "node", summary: "run one live node of a service over TCP and memberlist", run: runNode},
 	}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestCheck2PCCountsStates(t *testing.T) {
+	code, stdout, stderr := runCLI("check", "--model", "2pc", "--rms", "3", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var out checkOutput
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Unique != 288 || out.Stop != "completed" || len(out.Violations) != 0 {
+		t.Fatalf("2pc with 3 RMs: %d unique, stop %s, %d violations", out.Unique, out.Stop, len(out.Violations))
+	}
+}
+
+func TestCheckServiceIsDeterministic(t *testing.T) {
+	args := []string{"check", "--service", "randtree", "--nodes", "3", "--strategy", "bfs", "--resets", "1", "--silent", "--max-states", "5000", "--budget", "0", "--json"}
+	var outs []checkOutput
+	for range 2 {
+		code, stdout, stderr := runCLI(args...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var out checkOutput
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		out.StatesPerSecond, out.WallSeconds = 0, 0
+		outs = append(outs, out)
+	}
+	a, _ := json.Marshal(outs[0])
+	b, _ := json.Marshal(outs[1])
+	if string(a) != string(b) {
+		t.Fatalf("two runs differ:\n%s\n%s", a, b)
+	}
+	if outs[0].Unique != 5000 || outs[0].Stop != "state budget" {
+		t.Fatalf("unique %d, stop %s", outs[0].Unique, outs[0].Stop)
+	}
+	if len(outs[0].Reports) != len(outs[0].Violations) {
+		t.Fatalf("%d reports for %d violations", len(outs[0].Reports), len(outs[0].Violations))
+	}
+}
+
+func TestCheckWalksAndSummary(t *testing.T) {
+	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "3", "--strategy", "walk", "--walks", "20")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "random walks: 20") {
+		t.Fatalf("summary:\n%s", stdout)
+	}
+	if code, _, stderr := runCLI("check", "--strategy", "dfs"); code != exitUsage || !strings.Contains(stderr, "--strategy") {
+		t.Fatalf("bad strategy: exit %d, %s", code, stderr)
+	}
+}
