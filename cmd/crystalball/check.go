@@ -17,12 +17,18 @@ import (
 // checkOutput is the --json form of an offline check (MaceMC mode): what
 // was checked, what the search cost and what it found.
 type checkOutput struct {
-	Target          string           `json:"target"`
-	Options         string           `json:"options"`
-	Nodes           int              `json:"nodes"`
-	Strategy        string           `json:"strategy"`
-	Seed            uint64           `json:"seed"`
-	Faults          string           `json:"faults,omitempty"`
+	Target   string `json:"target"`
+	Options  string `json:"options"`
+	Nodes    int    `json:"nodes"`
+	Strategy string `json:"strategy"`
+	Seed     uint64 `json:"seed"`
+	Faults   string `json:"faults,omitempty"`
+	// Fix, Resets, Silent and Breaks are the flags the service's model was
+	// built with, so that 'trace show' can rebuild it.
+	Fix             string           `json:"fix,omitempty"`
+	Resets          int              `json:"resets,omitempty"`
+	Silent          bool             `json:"silent,omitempty"`
+	Breaks          int              `json:"breaks,omitempty"`
 	Stop            string           `json:"stop,omitempty"`
 	Unique          uint64           `json:"unique"`
 	Generated       uint64           `json:"generated"`
@@ -123,12 +129,13 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 			return lerr
 		}
 		faults := consequence.Faults{Resets: *resets, SilentResets: *silent, Breaks: *breaks}
-		m, merr := consequence.NewActorModel(svc.spec, consequence.ActorOptions{N: *nodes, Seed: *seed, Workload: svc.workload, Faults: faults})
+		m, merr := serviceModel(svc, *nodes, *seed, faults)
 		if merr != nil {
 			return merr
 		}
 		out = checkOutput{Target: *service, Options: svc.options, Nodes: *nodes, Seed: *seed,
-			Faults: fmt.Sprintf("resets=%d silent=%v breaks=%d", *resets, *silent, *breaks)}
+			Faults: fmt.Sprintf("resets=%d silent=%v breaks=%d", *resets, *silent, *breaks),
+			Fix:    *fix, Resets: *resets, Silent: *silent, Breaks: *breaks}
 		if walk {
 			out.Strategy = "walk"
 			out.Liveness, err = checkWalks(ctx, m, m.Properties(), wopts(*seed))
@@ -273,4 +280,11 @@ func printCheckSummary(w io.Writer, o checkOutput) {
 			fmt.Fprintf(w, "  %3d. %s\n", i+1, a)
 		}
 	}
+}
+
+// serviceModel is the actor model 'check' explores and 'trace show'
+// rebuilds: the service's initial configuration of nodes 1..n with the
+// CLI's workload.
+func serviceModel(svc serviceRun, n int, seed uint64, faults consequence.Faults) (*consequence.ActorModel, error) {
+	return consequence.NewActorModel(svc.spec, consequence.ActorOptions{N: n, Seed: seed, Workload: svc.workload, Faults: faults})
 }

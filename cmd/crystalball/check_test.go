@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -58,5 +61,37 @@ func TestCheckWalksAndSummary(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("check", "--strategy", "dfs"); code != exitUsage || !strings.Contains(stderr, "--strategy") {
 		t.Fatalf("bad strategy: exit %d, %s", code, stderr)
+	}
+}
+
+func TestTraceShowReplaysACheckReport(t *testing.T) {
+	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "3", "--resets", "1", "--silent", "--max-states", "20000", "--budget", "0", "--json")
+	if code != exitOK {
+		t.Fatalf("check: exit %d: %s", code, stderr)
+	}
+	var out checkOutput
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Reports) == 0 {
+		t.Fatalf("no violation to show:\n%s", stdout)
+	}
+	file := filepath.Join(t.TempDir(), "check.json")
+	if err := os.WriteFile(file, []byte(stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, shown, stderr := runCLI("trace", "show", file)
+	if code != exitOK {
+		t.Fatalf("trace show: exit %d: %s", code, stderr)
+	}
+	v := out.Violations[0]
+	if !strings.Contains(shown, "violation of "+v.Property) || !strings.Contains(shown, fmt.Sprintf("%3d. %s", len(v.Path), v.Path[len(v.Path)-1])) {
+		t.Fatalf("trace show:\n%s", shown)
+	}
+	if code, _, _ := runCLI("trace", "show", "--violation", "99", file); code != exitUsage {
+		t.Fatalf("--violation 99: exit %d", code)
+	}
+	if code, _, _ := runCLI("trace", "show", filepath.Join(t.TempDir(), "missing.json")); code != exitUsage {
+		t.Fatalf("missing file: exit %d", code)
 	}
 }
