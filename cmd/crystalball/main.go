@@ -36,7 +36,6 @@ func commands() map[string]command {
 		{name: "emulate", summary: "run an emulated deployment of a service and report what happened", run: runEmulate},
 		{name: "node", summary: "run one live node of a service over TCP and memberlist", run: runNode},
 		{name: "trace", summary: "trace show FILE: replay a violation found by check --json step by step", run: runTrace},
-		{name: "trace", summary: "trace show FILE: replay a violation found by check --json step by step", run: runTrace},
 	}
 	m := make(map[string]command, len(cs))
 	for _, c := range cs {
