@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+)
+
+// experimentOutput is the --json form of 'experiment randtree-prediction'.
+type experimentOutput struct {
+	Experiment string       `json:"experiment"`
+	MaxStates  int          `json:"max_states"`
+	Budget     string       `json:"budget"`
+	Prediction searchReport `json:"prediction"`
+	Exhaustive searchReport `json:"exhaustive"`
+	// DepthTable is the time at which each search from the initial 5-node
+	// state completed each level (the paper's Fig. 12 shape); the last
+	// entry of a search cut off by a budget is the partial level.
+	DepthTable map[string][]depthPoint `json:"depth_table"`
+}
+
+// searchReport is one search of the experiment.
+type searchReport struct {
+	From       string   `json:"from"`
+	Strategy   string   `json:"strategy"`
+	Found      bool     `json:"found"`
+	Depth      int      `json:"depth"`       // of the violation, or reached
+	Unique     uint64   `json:"unique"`      // states when found, or explored
+	Seconds    float64  `json:"seconds"`     // to the violation, or in all
+	Stop       string   `json:"stop"`        // why the search ended
+	Path       []string `json:"path"`        // of the violation
+	Violation  string   `json:"violation"`   // its error
+	MaxReached int      `json:"max_reached"` // deepest level explored
+}
+
+type depthPoint struct {
+	Depth   int     `json:"depth"`
+	Unique  uint64  `json:"unique"`
+	Seconds float64 `json:"seconds"`
+}
+
+// figure2Steps are the events after the three inits of the first row of
+// the paper's Figure 2 (services/randtree/testdata/figure2.txt).
+var figure2Steps = []string{
+	"n9 app randtree.JoinOverlay",
+	"n13 app randtree.JoinOverlay",
+	"n13 deliver randtree.Join from n9",
+	"n9 deliver randtree.Join from n13",
+	"n13 deliver randtree.JoinReply from n9",
+	"n1 app randtree.JoinOverlay",
+	"n9 deliver randtree.Join from n1",
+	"n1 deliver randtree.Join from n9",
+	"n9 deliver randtree.JoinReply from n1",
+	"n13 deliver randtree.NewRoot from n9",
+}
+
+// figure2Model runs the 13 steps of Figure 2's first row (three inits and
+// the events above) through an actor model of n1, n9 and n13 and returns
+// the model of the state reached, built from its checkpoints as a gathered
+// snapshot would be, with faults allowed.
+func figure2Model(spec node.Spec, faults consequence.Faults) (*consequence.ActorModel, error) {
+	targets := map[node.ID][]node.ID{1: {9}, 9: {13}, 13: {9}}
+	m, err := consequence.NewActorModel(spec, consequence.ActorOptions{
+		Nodes: []node.ID{1, 9, 13},
+		Workload: func(id node.ID, restart bool) []node.Message {
+			return []node.Message{randtree.JoinOverlay{Targets: targets[id]}}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	g := m.Start()
+	for _, step := range figure2Steps {
+		found := false
+		for _, a := range m.Actions(g, nil) {
+			if a.Act.String() == step {
+				next, ok := m.Next(g, a.Act)
+				if !ok {
+					break
+				}
+				g, found = next, true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("figure 2: step %q is not enabled", step)
+		}
+	}
+	var cps []consequence.Checkpoint
+	for _, id := range g.Nodes() {
+		st, now, _ := g.NodeState(id)
+		b, err := st.AppendCheckpoint(nil)
+		if err != nil {
+			return nil, err
+		}
+		cps = append(cps, consequence.Checkpoint{ID: id, Bytes: b, At: now})
+	}
+	return consequence.NewActorModelFromCheckpoints(spec, cps, nil, consequence.ActorOptions{Faults: faults})
+}
+
+func runExperiment(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "randtree-prediction" {
+		return usagef("usage: crystalball experiment randtree-prediction [flags] (known experiments: randtree-prediction)")
+	}
+	fs := newFlagSet("experiment randtree-prediction", stderr)
+	budget := durationFlag(fs, "budget", 30*time.Second, "wall-time budget of each search")
+	maxStates := fs.Int("max-states", 2_000_000, "state budget of each search")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the tables")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: crystalball experiment randtree-prediction [flags]")
+		fmt.Fprintln(fs.Output(), "The paper's §1.2/§5 comparison: consequence prediction from Figure 2's live state against exhaustive search from the initial 5-node state.")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if *budget < 0 || *maxStates < 0 {
+		return usagef("--budget and --max-states must not be negative")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	faults := consequence.Faults{Resets: 1, SilentResets: true}
+	out := experimentOutput{Experiment: "randtree-prediction", MaxStates: *maxStates, Budget: budget.String(), DepthTable: map[string][]depthPoint{}}
+
+	live, err := figure2Model(spec, faults)
+	if err != nil {
+		return err
+	}
+	out.Prediction, _, err = searchFor(ctx, live, consequence.Consequence, *maxStates, *budget, "figure 2 live state (n1, n9, n13)")
+	if err != nil {
+		return err
+	}
+	initial, err := consequence.NewActorModel(spec, consequence.ActorOptions{N: 5,
+		Workload: func(node.ID, bool) []node.Message {
+			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1}}}
+		},
+		Faults: faults})
+	if err != nil {
+		return err
+	}
+	var table []depthPoint
+	out.Exhaustive, table, err = searchFor(ctx, initial, consequence.BFS, *maxStates, *budget, "initial state, 5 nodes")
+	if err != nil {
+		return err
+	}
+	out.DepthTable["bfs"] = table
+	_, table, err = searchFor(ctx, initial, consequence.Consequence, *maxStates, *budget, "initial state, 5 nodes")
+	if err != nil {
+		return err
+	}
+	out.DepthTable["consequence"] = table
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	fmt.Fprintf(stdout, "randtree-prediction: ChildrenSiblingsDisjoint (bug 1), one silent reset allowed; budget %v or %d states per search\n\n", budget, *maxStates)
+	fmt.Fprintf(stdout, "%-34s %-12s %-6s %6s %10s %9s\n", "from", "strategy", "found", "depth", "states", "seconds")
+	for _, r := range []searchReport{out.Prediction, out.Exhaustive} {
+		fmt.Fprintf(stdout, "%-34s %-12s %-6v %6d %10d %9.3f\n", r.From, r.Strategy, r.Found, r.Depth, r.Unique, r.Seconds)
+	}
+	if p := out.Prediction; p.Found {
+		fmt.Fprintf(stdout, "\npredicted path: %s\n", strings.Join(p.Path, ", "))
+	}
+	fmt.Fprintf(stdout, "\ndepth reached over time from the initial 5-node state:\n%6s %14s %14s\n", "depth", "bfs (s)", "consequence (s)")
+	maxDepth := 0
+	for _, t := range out.DepthTable {
+		for _, p := range t {
+			maxDepth = max(maxDepth, p.Depth)
+		}
+	}
+	for d := 1; d <= maxDepth; d++ {
+		cell := func(t []depthPoint) string {
+			for _, p := range t {
+				if p.Depth == d {
+					return fmt.Sprintf("%.3f", p.Seconds)
+				}
+			}
+			return "-"
+		}
+		fmt.Fprintf(stdout, "%6d %14s %14s\n", d, cell(out.DepthTable["bfs"]), cell(out.DepthTable["consequence"]))
+	}
+	return nil
+}
+
+// searchFor searches m for a violation of ChildrenSiblingsDisjoint and
+// reports when it was found, with the depth reached over time.
+func searchFor(ctx context.Context, m *consequence.ActorModel, s consequence.Strategy, maxStates int, budget time.Duration, from string) (searchReport, []depthPoint, error) {
+	var props []consequence.Property[*consequence.GlobalState]
+	for _, p := range m.Properties() {
+		if p.Name == randtree.ChildrenSiblingsDisjoint {
+			props = append(props, p)
+		}
+	}
+	var table []depthPoint
+	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+		Properties(props...).Strategy(s).MaxStates(maxStates).MaxTime(budget).StopOnViolation(true).
+		Progress(func(p consequence.Progress) {
+			table = append(table, depthPoint{Depth: p.Depth, Unique: p.Unique, Seconds: p.Elapsed.Seconds()})
+		}).
+		Run(ctx)
+	if err != nil && res == nil {
+		return searchReport{}, nil, err
+	}
+	r := searchReport{From: from, Strategy: s.String(), Depth: res.Depth, MaxReached: res.Depth, Unique: res.Unique,
+		Seconds: res.Elapsed.Seconds(), Stop: res.Stop.String(), Path: []string{}}
+	if v, ok := res.Violated(randtree.ChildrenSiblingsDisjoint); ok {
+		r.Found, r.Depth, r.Violation = true, v.Depth, v.Err.Error()
+		for _, a := range v.Path {
+			r.Path = append(r.Path, a.Act.String())
+		}
+	}
+	return r, table, err
+}
