@@ -375,3 +375,25 @@ func FindCriticalTransition[S, A any](ctx context.Context, m Model[S, A], props 
 	res.LivePath = append(append([]Action[A](nil), path[:lo]...), liveWalks[lo].Path...)
 	return res, nil
 }
+
+// KindWeights returns a WalkOptions.Weight for the actor model that weighs
+// each action by its kind (deliveries, timers, application calls, resets,
+// breaks); kinds missing from w weigh 1, and a weight of 0 excludes the
+// kind. The map is copied.
+func KindWeights(w map[ActorActionKind]float64) func(Action[ActorAction]) float64 {
+	var ws [ActBreak + 1]float64
+	for k := range ws {
+		ws[k] = 1
+	}
+	for k, x := range w {
+		if int(k) < len(ws) {
+			ws[k] = x
+		}
+	}
+	return func(a Action[ActorAction]) float64 {
+		if int(a.Act.Kind) < len(ws) {
+			return ws[a.Act.Kind]
+		}
+		return 1
+	}
+}

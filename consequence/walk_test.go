@@ -151,6 +151,12 @@ func TestLivenessCriticalTransition(t *testing.T) {
 	if res.Live != res.Walks || res.Walks != opts.Walks {
 		t.Fatalf("correct service: %d of %d walks live", res.Live, res.Walks)
 	}
+	// Without breaks the lossy service never loses its data.
+	noBreaks := opts
+	noBreaks.Weight = consequence.KindWeights(map[consequence.ActorActionKind]float64{consequence.ActBreak: 0, consequence.ActTimer: 0.5})
+	if res, err := consequence.RandomWalks(ctx, m, m.Properties(), noBreaks); err != nil || res.Suspect != nil {
+		t.Fatalf("lossy service without breaks: %v, suspect %v", err, res.Suspect != nil)
+	}
 	// A suspect that is too short to tell: the end still reaches a live state.
 	short, err := consequence.FindCriticalTransition(ctx, ok, ok.Properties(), ok.Start(), nil, opts)
 	if err != nil || short.Verdict != consequence.C2 {
