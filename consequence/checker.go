@@ -62,6 +62,9 @@ func (c *Checker[S, A]) MaxTime(d time.Duration) *Checker[S, A] { c.opts.MaxTime
 // MaxViolations sets Options.MaxViolations.
 func (c *Checker[S, A]) MaxViolations(n int) *Checker[S, A] { c.opts.MaxViolations = n; return c }
 
+// Periphery sets Options.Periphery.
+func (c *Checker[S, A]) Periphery(n int) *Checker[S, A] { c.opts.Periphery = n; return c }
+
 // StopOnViolation sets Options.StopOnViolation.
 func (c *Checker[S, A]) StopOnViolation(stop bool) *Checker[S, A] {
 	c.opts.StopOnViolation = stop

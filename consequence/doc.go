@@ -77,6 +77,10 @@
 // steps (actions drawn by an optional per-action weight, each walk from
 // its own seeded stream) from the start states; a walk that never reaches
 // a state where every Eventually property holds is a suspected violation.
+// As in MaceMC, walks also start where a bounded search left off: a search
+// with Options.Periphery returns states of its deepest level with their
+// paths (Result.Periphery), and RandomWalksFrom walks from them; a suspect
+// then carries the whole path from the start state.
 // FindCriticalTransition probes states along the suspect path with K walks
 // each — the end (not dead: C2, raise DMax), then exponentially farther
 // back, then by binary search — and returns the critical transition (C1)

@@ -91,6 +91,11 @@ type Options struct {
 	// StopOnViolation stops the search at the end of the first level in
 	// which any violation was recorded.
 	StopOnViolation bool
+	// Periphery is how many states of the deepest level the search reached
+	// to return in Result.Periphery, with their paths: MaceMC starts random
+	// walks there, where the bounded search left off. They are sampled
+	// evenly across the level, so the choice is deterministic. 0: none.
+	Periphery int
 	// Clock returns the current time, for MaxTime and Result.Elapsed; nil
 	// means time.Now. It must be safe for concurrent use. The search logic
 	// reads no other clock.
@@ -126,6 +131,8 @@ func (o Options) resolve() (Options, error) {
 	switch {
 	case o.Strategy != BFS && o.Strategy != Consequence:
 		return o, fmt.Errorf("%w: unknown strategy %d", ErrInvalidOptions, uint8(o.Strategy))
+	case o.Periphery < 0:
+		return o, fmt.Errorf("%w: Periphery = %d, want >= 0", ErrInvalidOptions, o.Periphery)
 	case o.Workers < 0:
 		return o, fmt.Errorf("%w: Workers = %d, want >= 0", ErrInvalidOptions, o.Workers)
 	case o.MaxStates < 0:

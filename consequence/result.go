@@ -67,6 +67,14 @@ type Violation[S, A any] struct {
 	Fingerprint node.Hash
 }
 
+// PathState is a state with the path that reaches it from a start state:
+// Replay(model, Start, Path) returns State.
+type PathState[S, A any] struct {
+	Start S
+	Path  []Action[A]
+	State S
+}
+
 // Result is what a search found and what it cost.
 type Result[S, A any] struct {
 	// Strategy and Workers are the ones the search used.
@@ -90,6 +98,10 @@ type Result[S, A any] struct {
 	// Violations are the recorded violations, in the order the search met
 	// them (by depth, then position in the level, then property order).
 	Violations []Violation[S, A]
+	// Periphery holds up to Options.Periphery states of the deepest level
+	// reached (the last, possibly partial, level when a budget stopped the
+	// search), in level order, each with its path from its start state.
+	Periphery []PathState[S, A]
 	// Elapsed is the wall time of the search, measured with Options.Clock.
 	Elapsed time.Duration
 	// VisitedBytes is the memory of the visited set (fingerprints only);

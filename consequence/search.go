@@ -885,6 +885,13 @@ func (r *run[S, A]) result() (*Result[S, A], error) {
 		}
 		res.Violations = append(res.Violations, v)
 	}
+	if r.opts.Periphery > 0 {
+		ps, err := r.periphery()
+		if err != nil {
+			return nil, err
+		}
+		res.Periphery = ps
+	}
 	res.Elapsed = r.opts.Clock().Sub(r.start)
 	if r.stop == StopCanceled && r.ctx.Err() != nil {
 		return res, fmt.Errorf("consequence: search canceled at depth %d: %w", r.depth, r.ctx.Err())
@@ -892,45 +899,73 @@ func (r *run[S, A]) result() (*Result[S, A], error) {
 	return res, nil
 }
 
-// rebuild reconstructs a violation's path from the parent links by
-// replaying the recorded action positions from its start state.
+// rebuild reconstructs a violation's path from the parent links.
 func (r *run[S, A]) rebuild(p pending[S]) (Violation[S, A], error) {
-	ords := make([]uint16, p.depth)
-	i := p.index
-	for d := p.depth; d > 0; d-- {
-		ords[d-1] = r.links[d].ord[i]
-		i = int(r.links[d].parent[i])
-	}
-	start := r.starts[r.links[0].parent[i]]
 	v := Violation[S, A]{
 		Property:    r.props[p.prop].Name,
 		Kind:        r.props[p.prop].Kind,
 		Err:         p.err,
 		Depth:       p.depth,
-		Start:       start,
-		Path:        make([]Action[A], p.depth),
 		State:       p.state,
 		Fingerprint: p.fp,
 	}
+	ps, err := r.pathTo(p.depth, p.index, p.fp)
+	if err != nil {
+		return v, fmt.Errorf("replaying %q: %w", v.Property, err)
+	}
+	v.Start, v.Path = ps.Start, ps.Path
+	return v, nil
+}
+
+// periphery samples up to Options.Periphery states of the current (deepest)
+// level evenly and rebuilds their paths.
+func (r *run[S, A]) periphery() ([]PathState[S, A], error) {
+	n := len(r.cur.states)
+	k := min(r.opts.Periphery, n)
+	out := make([]PathState[S, A], 0, k)
+	for j := range k {
+		i := j * n / k
+		ps, err := r.pathTo(r.depth, i, r.cur.fps[i])
+		if err != nil {
+			return nil, fmt.Errorf("periphery state %d: %w", j, err)
+		}
+		out = append(out, ps)
+	}
+	return out, nil
+}
+
+// pathTo reconstructs the path to state index of level depth from the
+// parent links by replaying the recorded action positions from its start
+// state, and checks that it ends at fingerprint fp.
+func (r *run[S, A]) pathTo(depth, index int, fp node.Hash) (PathState[S, A], error) {
+	ords := make([]uint16, depth)
+	i := index
+	for d := depth; d > 0; d-- {
+		ords[d-1] = r.links[d].ord[i]
+		i = int(r.links[d].parent[i])
+	}
+	start := r.starts[r.links[0].parent[i]]
+	ps := PathState[S, A]{Start: start, Path: make([]Action[A], depth)}
 	s := start
 	var acts []Action[A]
 	for d, o := range ords {
 		acts = r.m.Actions(s, acts[:0])
 		if int(o) >= len(acts) {
-			return v, fmt.Errorf("%w: replaying %q: step %d has %d actions, the search took number %d", ErrNondeterministic, v.Property, d+1, len(acts), o)
+			return ps, fmt.Errorf("%w: step %d has %d actions, the search took number %d", ErrNondeterministic, d+1, len(acts), o)
 		}
 		a := acts[o]
 		next, ok := r.m.Next(s, a.Act)
 		if !ok {
-			return v, fmt.Errorf("%w: replaying %q: step %d (%v) is disabled", ErrNondeterministic, v.Property, d+1, a.Act)
+			return ps, fmt.Errorf("%w: step %d (%v) is disabled", ErrNondeterministic, d+1, a.Act)
 		}
-		v.Path[d] = a
+		ps.Path[d] = a
 		s = next
 	}
-	if fp := normFP(r.m.Fingerprint(s)); fp != p.fp {
-		return v, fmt.Errorf("%w: replaying %q reached fingerprint %v, the search had %v", ErrNondeterministic, v.Property, fp, p.fp)
+	if got := normFP(r.m.Fingerprint(s)); got != fp {
+		return ps, fmt.Errorf("%w: the path reached fingerprint %v, the search had %v", ErrNondeterministic, got, fp)
 	}
-	return v, nil
+	ps.State = s
+	return ps, nil
 }
 
 // --- small helpers -------------------------------------------------------

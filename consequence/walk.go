@@ -112,6 +112,7 @@ type walker[S, A any] struct {
 	opts  WalkOptions[A]
 	buf   []Action[A]
 	ws    []float64
+	err   error // why takeWalk stopped the walks, if not a suspect
 }
 
 // walk takes one walk of at most DMax steps from s with the random stream
@@ -221,24 +222,61 @@ func RandomWalks[S, A any](ctx context.Context, m Model[S, A], props []Property[
 	if err != nil {
 		return nil, err
 	}
-	res := &WalkResult[S, A]{}
 	starts := m.Init()
+	res := &WalkResult[S, A]{}
 	for i := 0; i < w.opts.Walks; i++ {
 		for k, s := range starts {
-			walk, err := w.walk(s, uint64(i*len(starts)+k))
-			if err != nil {
-				return res, err
+			if w.takeWalk(res, PathState[S, A]{Start: s, State: s}, uint64(i*len(starts)+k)) {
+				return res, w.err
 			}
-			res.Walks++
-			if walk.Live {
-				res.Live++
-				continue
-			}
-			res.Suspect = &walk
-			return res, nil
 		}
 	}
 	return res, nil
+}
+
+// RandomWalksFrom runs opts.Walks random walks in all from the given
+// states, walk i from from[i mod len(from)], typically the periphery of a
+// bounded search (Result.Periphery): MaceMC walks from where exhaustive
+// search left off, so that walks start deep in the state space. A suspect's
+// Start is its state's start state and its Path the state's path followed
+// by the walk, so FindCriticalTransition searches the whole path. Walks draw
+// from streams disjoint from RandomWalks' and FindCriticalTransition's; the
+// result is a pure function of its inputs.
+func RandomWalksFrom[S, A any](ctx context.Context, m Model[S, A], props []Property[S], from []PathState[S, A], opts WalkOptions[A]) (*WalkResult[S, A], error) {
+	w, err := newWalker(ctx, m, props, opts)
+	if err != nil {
+		return nil, err
+	}
+	res := &WalkResult[S, A]{}
+	if len(from) == 0 {
+		return res, nil
+	}
+	for i := 0; i < w.opts.Walks; i++ {
+		if w.takeWalk(res, from[i%len(from)], 1<<61|uint64(i)) {
+			return res, w.err
+		}
+	}
+	return res, nil
+}
+
+// takeWalk takes one walk from ps.State on stream and counts it in res. It
+// reports whether the walks must stop: at a suspect (recorded in res, its
+// path prefixed with ps.Path) or on an error (left in w.err).
+func (w *walker[S, A]) takeWalk(res *WalkResult[S, A], ps PathState[S, A], stream uint64) bool {
+	walk, err := w.walk(ps.State, stream)
+	if err != nil {
+		w.err = err
+		return true
+	}
+	res.Walks++
+	if walk.Live {
+		res.Live++
+		return false
+	}
+	walk.Start = ps.Start
+	walk.Path = append(append(make([]Action[A], 0, len(ps.Path)+len(walk.Path)), ps.Path...), walk.Path...)
+	res.Suspect = &walk
+	return true
 }
 
 // Verdict classifies a suspected liveness violation (MaceMC §4.4).

@@ -163,3 +163,81 @@ func TestLivenessCriticalTransition(t *testing.T) {
 		t.Fatalf("start of the correct service: %v, %v", short, err)
 	}
 }
+
+// TestLivenessFromPeriphery: MaceMC's combination — a bounded BFS, then
+// random walks from the states where it left off. The periphery states
+// replay to themselves from their paths, the choice does not depend on the
+// number of workers, and a suspect found from the periphery carries the
+// whole path from the start state, on which the critical transition is
+// found as from the start.
+func TestLivenessFromPeriphery(t *testing.T) {
+	ctx := context.Background()
+	m := retxModel(t, true)
+	const depth, keep = 4, 8
+	var first []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]
+	for _, workers := range []int{1, 2} {
+		res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+			Workers(workers).MaxDepth(depth).Periphery(keep).Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := min(keep, int(res.DepthCounts[depth])); len(res.Periphery) != n {
+			t.Fatalf("workers=%d: %d periphery states, want %d (level %d has %d)", workers, len(res.Periphery), n, depth, res.DepthCounts[depth])
+		}
+		for i, ps := range res.Periphery {
+			if len(ps.Path) != depth {
+				t.Fatalf("periphery state %d at depth %d, want %d", i, len(ps.Path), depth)
+			}
+			end, err := consequence.Replay[*consequence.GlobalState, consequence.ActorAction](m, ps.Start, ps.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Fingerprint(end) != m.Fingerprint(ps.State) {
+				t.Fatalf("periphery state %d does not replay to itself", i)
+			}
+			if first != nil && pathString(ps.Path) != pathString(first[i].Path) {
+				t.Fatalf("periphery state %d differs between 1 and 2 workers: %s vs %s", i, pathString(first[i].Path), pathString(ps.Path))
+			}
+		}
+		first = res.Periphery
+	}
+
+	opts := consequence.WalkOptions[consequence.ActorAction]{Seed: 1, Walks: 200, DMax: 60, K: 10}
+	res, err := consequence.RandomWalksFrom(ctx, m, m.Properties(), first, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil {
+		t.Fatalf("no suspect in %d walks from the periphery", res.Walks)
+	}
+	s := res.Suspect
+	var from *consequence.PathState[*consequence.GlobalState, consequence.ActorAction]
+	for i := range first {
+		if len(s.Path) >= depth && pathString(s.Path[:depth]) == pathString(first[i].Path) {
+			from = &first[i]
+		}
+	}
+	if from == nil || s.Start != from.Start {
+		t.Fatalf("suspect path %s does not begin with a periphery path", pathString(s.Path))
+	}
+	crit, err := consequence.FindCriticalTransition(ctx, m, m.Properties(), s.Start, s.Path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if crit.Verdict != consequence.C1 || crit.Step < 0 || crit.Action.Act.Kind != consequence.ActBreak {
+		t.Fatalf("%v at step %d (%v) on %s", crit.Verdict, crit.Step, crit.Action.Act, pathString(s.Path))
+	}
+
+	ok := retxModel(t, false)
+	bounded, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](ok).MaxDepth(depth).Periphery(keep).Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = consequence.RandomWalksFrom(ctx, ok, ok.Properties(), bounded.Periphery, opts)
+	if err != nil || res.Suspect != nil || res.Walks != opts.Walks {
+		t.Fatalf("correct service from the periphery: %v, %d walks, suspect %v", err, res.Walks, res.Suspect != nil)
+	}
+	if _, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](ok).Periphery(-1).Run(ctx); !errors.Is(err, consequence.ErrInvalidOptions) {
+		t.Fatalf("Periphery(-1): %v", err)
+	}
+}

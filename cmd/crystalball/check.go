@@ -55,14 +55,19 @@ type checkViolation struct {
 }
 
 type livenessOutput struct {
-	Walks    int      `json:"walks"`
-	Live     int      `json:"live"`
-	Suspect  []string `json:"suspect,omitempty"`
-	Failing  []string `json:"failing,omitempty"`
-	Verdict  string   `json:"verdict,omitempty"`
-	Critical int      `json:"critical_step"`
-	Action   string   `json:"critical_action,omitempty"`
-	LivePath []string `json:"live_path,omitempty"`
+	Walks int `json:"walks"`
+	Live  int `json:"live"`
+	// Periphery is the number of states of the bounded search's deepest
+	// level the second half of the walks started from (0: walks from the
+	// start state only); PeripheryDepth is that level.
+	Periphery      int      `json:"periphery"`
+	PeripheryDepth int      `json:"periphery_depth"`
+	Suspect        []string `json:"suspect,omitempty"`
+	Failing        []string `json:"failing,omitempty"`
+	Verdict        string   `json:"verdict,omitempty"`
+	Critical       int      `json:"critical_step"`
+	Action         string   `json:"critical_action,omitempty"`
+	LivePath       []string `json:"live_path,omitempty"`
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) error {
@@ -83,6 +88,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	walks := fs.Int("walks", 100, "random walks (strategy walk)")
 	dmax := fs.Int("dmax", 500, "steps per random walk (strategy walk)")
 	dinit := fs.Int("dinit", 0, "steps before a walk may count as live (strategy walk)")
+	periphery := fs.Int("periphery", 16, "strategy walk with --max-depth: also walk from this many states where a BFS bounded by --max-depth and --budget left off")
 	workers := fs.Int("workers", 0, "search goroutines (0: every core)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	fs.Usage = func() {
@@ -93,7 +99,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *maxDepth < 0 || *maxStates < 0 || *budget < 0 || *resets < 0 || *breaks < 0 || *walks <= 0 || *dmax <= 0 || *dinit < 0 || *workers < 0 {
+	if *maxDepth < 0 || *maxStates < 0 || *budget < 0 || *resets < 0 || *breaks < 0 || *walks <= 0 || *dmax <= 0 || *dinit < 0 || *workers < 0 || *periphery < 0 {
 		return usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")
 	}
 	walk := *strategy == "walk"
@@ -138,7 +144,17 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 			Fix:    *fix, Resets: *resets, Silent: *silent, Breaks: *breaks}
 		if walk {
 			out.Strategy = "walk"
-			out.Liveness, err = checkWalks(ctx, m, m.Properties(), wopts(*seed))
+			var from []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]
+			if *maxDepth > 0 && *periphery > 0 {
+				bounded := opts
+				bounded.Periphery = *periphery
+				res, berr := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).WithOptions(bounded).Run(ctx)
+				if berr != nil {
+					return berr
+				}
+				from = res.Periphery
+			}
+			out.Liveness, err = checkWalks(ctx, m, m.Properties(), from, wopts(*seed))
 			break
 		}
 		var res *consequence.Result[*consequence.GlobalState, consequence.ActorAction]
@@ -209,14 +225,27 @@ func fillResult[S, A any](out *checkOutput, res *consequence.Result[S, A]) {
 	}
 }
 
-// checkWalks runs the random walks and, on a suspect, the search for its
-// critical transition.
-func checkWalks(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], o consequence.WalkOptions[consequence.ActorAction]) (*livenessOutput, error) {
+// checkWalks runs the random walks from the start state and then, if the
+// start state raised no suspect, as many from the periphery states of a
+// bounded search (MaceMC: walks begin where exhaustive search left off);
+// on a suspect it searches for the critical transition.
+func checkWalks(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction], o consequence.WalkOptions[consequence.ActorAction]) (*livenessOutput, error) {
 	res, err := consequence.RandomWalks(ctx, m, props, o)
 	if err != nil {
 		return nil, err
 	}
-	out := &livenessOutput{Walks: res.Walks, Live: res.Live, Critical: -1}
+	out := &livenessOutput{Walks: res.Walks, Live: res.Live, Critical: -1, Periphery: len(periphery)}
+	if len(periphery) > 0 {
+		out.PeripheryDepth = len(periphery[0].Path)
+	}
+	if res.Suspect == nil && len(periphery) > 0 {
+		res, err = consequence.RandomWalksFrom(ctx, m, props, periphery, o)
+		if err != nil {
+			return nil, err
+		}
+		out.Walks += res.Walks
+		out.Live += res.Live
+	}
 	if res.Suspect == nil {
 		return out, nil
 	}
@@ -251,7 +280,11 @@ func printCheckSummary(w io.Writer, o checkOutput) {
 	}
 	fmt.Fprintln(w)
 	if l := o.Liveness; l != nil {
-		fmt.Fprintf(w, "random walks: %d, live %d\n", l.Walks, l.Live)
+		fmt.Fprintf(w, "random walks: %d, live %d", l.Walks, l.Live)
+		if l.Periphery > 0 {
+			fmt.Fprintf(w, " (half from %d states at depth %d of a bounded search)", l.Periphery, l.PeripheryDepth)
+		}
+		fmt.Fprintln(w)
 		if l.Suspect == nil {
 			fmt.Fprintln(w, "no suspected liveness violation")
 			return

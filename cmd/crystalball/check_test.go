@@ -59,6 +59,19 @@ func TestCheckWalksAndSummary(t *testing.T) {
 	if !strings.Contains(stdout, "random walks: 20") {
 		t.Fatalf("summary:\n%s", stdout)
 	}
+	// With --max-depth, as many walks again start from the periphery of the
+	// bounded search.
+	code, stdout, stderr = runCLI("check", "--service", "randtree", "--nodes", "3", "--strategy", "walk", "--walks", "20", "--max-depth", "5", "--periphery", "4", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var out checkOutput
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if l := out.Liveness; l == nil || l.Walks != 40 || l.Live != 40 || l.Periphery != 4 || l.PeripheryDepth != 5 {
+		t.Fatalf("liveness %+v", out.Liveness)
+	}
 	if code, _, stderr := runCLI("check", "--strategy", "dfs"); code != exitUsage || !strings.Contains(stderr, "--strategy") {
 		t.Fatalf("bad strategy: exit %d, %s", code, stderr)
 	}
