@@ -163,14 +163,14 @@ func (c *Core) Step(ev Event) (Effects, error) {
 			return Effects{}, ErrAlreadyStarted
 		}
 		c.started = true
-		c.fresh()
+		c.fresh(nil)
 		c.state.Service.Init(env)
 		return *fx, nil
 	case EventReset:
 		if !c.started {
 			return Effects{}, ErrNotStarted
 		}
-		c.fresh()
+		c.fresh(c.state.Service)
 		c.state.Service.Init(env)
 		return *fx, nil
 	}
@@ -207,11 +207,16 @@ func (c *Core) Step(ev Event) (Effects, error) {
 }
 
 // fresh replaces the service with a new value and drops all timers; the
-// random source carries on.
-func (c *Core) fresh() {
+// random source carries on. A Durable service first recovers what it keeps
+// on stable storage from previous, the value of the incarnation that reset
+// (nil on a first start).
+func (c *Core) fresh(previous Service) {
 	svc := c.factory()
 	if svc == nil {
 		panic("node: Factory returned a nil Service")
+	}
+	if d, ok := svc.(Durable); ok && previous != nil {
+		d.Recover(previous)
 	}
 	c.state.Service = svc
 	c.state.Timers = nil

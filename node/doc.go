@@ -22,6 +22,12 @@
 //	for _, env := range fx.Sends { transmit(env) }
 //	for _, op := range fx.Timers { schedule(op) }
 //
+// A reset (EventReset) replaces the service with a fresh value from the
+// factory and runs Init again: a crashed node loses its memory. A service
+// that keeps part of its state on stable storage implements Durable, and
+// the core hands the fresh value the incarnation that went down so it can
+// copy those fields back before Init (a Paxos acceptor's promise, say).
+//
 // # State, checkpoints and hashes
 //
 // A node's State is its service state, its timers and its random source. It

@@ -22,6 +22,7 @@ const (
 	EventTransportError
 	// EventReset models a node reset (crash and restart): the service state
 	// and timers are lost, a fresh service is built and Init runs again.
+	// A Durable service recovers its stable-storage fields before Init.
 	// The random source is kept (a restarted process draws new numbers).
 	EventReset
 )

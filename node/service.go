@@ -25,7 +25,9 @@ import (
 //     never shared between nodes.
 type Service interface {
 	// Init runs once when the node starts and again after every reset, on a
-	// fresh value from the factory. It typically arms the service's timers.
+	// fresh value from the factory (which, for a Durable service, has first
+	// recovered what it keeps on stable storage). It typically arms the
+	// service's timers.
 	Init(env Env)
 	// HandleMessage delivers a message sent by from (which may be Self).
 	HandleMessage(env Env, from ID, msg Message)
