@@ -114,10 +114,11 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	opts := consequence.Options{Strategy: strat, Workers: *workers, MaxStates: *maxStates, MaxDepth: *maxDepth, MaxTime: *budget}
-	if !*asJSON {
-		opts.Progress = func(p consequence.Progress) {
-			fmt.Fprintf(stderr, "depth %d: %d unique, %d in frontier, %v\n", p.Depth, p.Unique, p.Frontier, p.Elapsed.Round(time.Millisecond))
-		}
+	endProgress := func() {}
+	if !*asJSON && (!walk || *maxDepth > 0) {
+		progress := newProgress(stderr, "")
+		opts.Progress, endProgress = progress.level, progress.close
+		defer progress.close()
 	}
 	wopts := func(seed uint64) consequence.WalkOptions[consequence.ActorAction] {
 		return consequence.WalkOptions[consequence.ActorAction]{Seed: seed, Walks: *walks, DMax: *dmax, DInit: *dinit}
@@ -189,6 +190,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("unknown --model %q (known: 2pc)", *model)
 	}
+	endProgress()
 	if err != nil && out.Stop == "" && out.Liveness == nil {
 		return err
 	}

@@ -125,6 +125,15 @@ func TestExperimentRandTreePrediction(t *testing.T) {
 	if e := out.Exhaustive; e.Found || e.Unique != 3000 || e.Stop != "state budget" {
 		t.Fatalf("exhaustive search from the initial state: %+v", e)
 	}
+	// BFS from the live state finds it at the same depth after more states;
+	// consequence prediction from the initial state exhausts its pruned
+	// space without finding it.
+	if b := out.LiveBFS; !b.Found || b.Depth != 5 || b.Unique != 731 {
+		t.Fatalf("bfs from the live state: %+v", b)
+	}
+	if c := out.InitialPrediction; c.Found || c.Stop != "completed" || c.Unique != 112 {
+		t.Fatalf("consequence prediction from the initial state: %+v", c)
+	}
 	if len(out.DepthTable["bfs"]) == 0 || len(out.DepthTable["consequence"]) == 0 {
 		t.Fatalf("depth table %v", out.DepthTable)
 	}

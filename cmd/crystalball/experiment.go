@@ -17,11 +17,17 @@ import (
 
 // experimentOutput is the --json form of 'experiment randtree-prediction'.
 type experimentOutput struct {
-	Experiment string       `json:"experiment"`
-	MaxStates  int          `json:"max_states"`
-	Budget     string       `json:"budget"`
-	Prediction searchReport `json:"prediction"`
-	Exhaustive searchReport `json:"exhaustive"`
+	Experiment string `json:"experiment"`
+	MaxStates  int    `json:"max_states"`
+	Budget     string `json:"budget"`
+	// Prediction is consequence prediction from Figure 2's live state,
+	// LiveBFS exhaustive search from that same state, Exhaustive exhaustive
+	// search from the initial 5-node state (the paper's MaceMC baseline)
+	// and InitialPrediction consequence prediction from the initial state.
+	Prediction        searchReport `json:"prediction"`
+	LiveBFS           searchReport `json:"live_bfs"`
+	Exhaustive        searchReport `json:"exhaustive"`
+	InitialPrediction searchReport `json:"initial_prediction"`
 	// DepthTable is the time at which each search from the initial 5-node
 	// state completed each level (the paper's Fig. 12 shape); the last
 	// entry of a search cut off by a budget is the partial level.
@@ -136,10 +142,6 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out.Prediction, _, err = searchFor(ctx, live, consequence.Consequence, *maxStates, *budget, "figure 2 live state (n1, n9, n13)")
-	if err != nil {
-		return err
-	}
 	initial, err := consequence.NewActorModel(spec, consequence.ActorOptions{N: 5,
 		Workload: func(node.ID, bool) []node.Message {
 			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1}}}
@@ -148,27 +150,48 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var table []depthPoint
-	out.Exhaustive, table, err = searchFor(ctx, initial, consequence.BFS, *maxStates, *budget, "initial state, 5 nodes")
-	if err != nil {
-		return err
+	const liveFrom, initialFrom = "figure 2 live state (n1, n9, n13)", "initial state, 5 nodes"
+	searches := []struct {
+		m        *consequence.ActorModel
+		strategy consequence.Strategy
+		from     string
+		report   *searchReport
+	}{
+		{live, consequence.Consequence, liveFrom, &out.Prediction},
+		{live, consequence.BFS, liveFrom, &out.LiveBFS},
+		{initial, consequence.BFS, initialFrom, &out.Exhaustive},
+		{initial, consequence.Consequence, initialFrom, &out.InitialPrediction},
 	}
-	out.DepthTable["bfs"] = table
-	_, table, err = searchFor(ctx, initial, consequence.Consequence, *maxStates, *budget, "initial state, 5 nodes")
-	if err != nil {
-		return err
+	for _, sr := range searches {
+		var progress *progressPrinter
+		if !*asJSON {
+			progress = newProgress(stderr, sr.strategy.String()+" from "+sr.from)
+		}
+		var table []depthPoint
+		*sr.report, table, err = searchFor(ctx, sr.m, sr.strategy, *maxStates, *budget, sr.from, progress)
+		if progress != nil {
+			progress.close()
+		}
+		if err != nil {
+			return err
+		}
+		if sr.m == initial {
+			out.DepthTable[sr.strategy.String()] = table
+		}
 	}
-	out.DepthTable["consequence"] = table
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "randtree-prediction: ChildrenSiblingsDisjoint (bug 1), one silent reset allowed; budget %v or %d states per search\n\n", budget, *maxStates)
-	fmt.Fprintf(stdout, "%-34s %-12s %-6s %6s %10s %9s\n", "from", "strategy", "found", "depth", "states", "seconds")
-	for _, r := range []searchReport{out.Prediction, out.Exhaustive} {
-		fmt.Fprintf(stdout, "%-34s %-12s %-6v %6d %10d %9.3f\n", r.From, r.Strategy, r.Found, r.Depth, r.Unique, r.Seconds)
+	fmt.Fprintf(stdout, "%-34s %-12s %-6s %6s %10s %9s  %s\n", "from", "strategy", "found", "depth", "states", "seconds", "stopped by")
+	for _, r := range []searchReport{out.Prediction, out.LiveBFS, out.Exhaustive, out.InitialPrediction} {
+		fmt.Fprintf(stdout, "%-34s %-12s %-6v %6d %10d %9.3f  %s\n", r.From, r.Strategy, r.Found, r.Depth, r.Unique, r.Seconds, r.Stop)
 	}
-	if p := out.Prediction; p.Found {
-		fmt.Fprintf(stdout, "\npredicted path: %s\n", strings.Join(p.Path, ", "))
+	fmt.Fprintln(stdout, "(depth: of the violation when found, else the deepest level reached)")
+	for _, r := range []searchReport{out.Prediction, out.InitialPrediction} {
+		if r.Found {
+			fmt.Fprintf(stdout, "\npath found by consequence prediction from the %s:\n  %s\n", r.From, strings.Join(r.Path, ",\n  "))
+		}
 	}
 	fmt.Fprintf(stdout, "\ndepth reached over time from the initial 5-node state:\n%6s %14s %14s\n", "depth", "bfs (s)", "consequence (s)")
 	maxDepth := 0
@@ -188,12 +211,18 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%6d %14s %14s\n", d, cell(out.DepthTable["bfs"]), cell(out.DepthTable["consequence"]))
 	}
+	for _, r := range []searchReport{out.Exhaustive, out.InitialPrediction} {
+		if r.Stop == consequence.StopCompleted.String() {
+			fmt.Fprintf(stdout, "(%s from the %s explored all it could reach: %d states, depth %d)\n", r.Strategy, r.From, r.Unique, r.MaxReached)
+		}
+	}
 	return nil
 }
 
 // searchFor searches m for a violation of ChildrenSiblingsDisjoint and
 // reports when it was found, with the depth reached over time.
-func searchFor(ctx context.Context, m *consequence.ActorModel, s consequence.Strategy, maxStates int, budget time.Duration, from string) (searchReport, []depthPoint, error) {
+// progress, if not nil, is shown the search's levels.
+func searchFor(ctx context.Context, m *consequence.ActorModel, s consequence.Strategy, maxStates int, budget time.Duration, from string, progress *progressPrinter) (searchReport, []depthPoint, error) {
 	var props []consequence.Property[*consequence.GlobalState]
 	for _, p := range m.Properties() {
 		if p.Name == randtree.ChildrenSiblingsDisjoint {
@@ -205,6 +234,9 @@ func searchFor(ctx context.Context, m *consequence.ActorModel, s consequence.Str
 		Properties(props...).Strategy(s).MaxStates(maxStates).MaxTime(budget).StopOnViolation(true).
 		Progress(func(p consequence.Progress) {
 			table = append(table, depthPoint{Depth: p.Depth, Unique: p.Unique, Seconds: p.Elapsed.Seconds()})
+			if progress != nil {
+				progress.level(p)
+			}
 		}).
 		Run(ctx)
 	if err != nil && res == nil {
