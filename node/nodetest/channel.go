@@ -1,0 +1,71 @@
+package nodetest
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// channel is a directed pair of nodes: one FIFO queue of messages.
+type channel struct{ from, to node.ID }
+
+func (ch channel) reverse() channel { return channel{from: ch.to, to: ch.from} }
+
+// pendingChannels returns the non-empty channels in (to, from) order, the
+// one order every command that walks the channels uses, so output never
+// depends on map iteration.
+func (h *Harness) pendingChannels() []channel {
+	var chs []channel
+	for ch, q := range h.queues {
+		if len(q) > 0 {
+			chs = append(chs, ch)
+		}
+	}
+	slices.SortFunc(chs, func(a, b channel) int {
+		if a.to != b.to {
+			return cmp.Compare(a.to, b.to)
+		}
+		return cmp.Compare(a.from, b.from)
+	})
+	return chs
+}
+
+// pop removes and returns the head of ch.
+func (h *Harness) pop(ch channel) (node.Message, error) {
+	q := h.queues[ch]
+	if len(q) == 0 {
+		return nil, fmt.Errorf("nothing pending from %v to %v", ch.from, ch.to)
+	}
+	msg := q[0]
+	if len(q) == 1 {
+		delete(h.queues, ch)
+	} else {
+		q[0] = nil // let the message go once delivered
+		h.queues[ch] = q[1:]
+	}
+	return msg, nil
+}
+
+// breakConnections closes every connection id has with another node,
+// losing the messages queued on them both ways, and returns the peers at
+// the other end, ascending. A node's messages to itself travel no
+// connection and stay.
+func (h *Harness) breakConnections(id node.ID) []node.ID {
+	var peers []node.ID
+	for ch := range h.contact {
+		if ch.from == id && ch.to != id {
+			peers = append(peers, ch.to)
+		}
+	}
+	slices.Sort(peers)
+	for _, p := range peers {
+		ch := channel{from: id, to: p}
+		delete(h.contact, ch)
+		delete(h.contact, ch.reverse())
+		delete(h.queues, ch)
+		delete(h.queues, ch.reverse())
+	}
+	return peers
+}

@@ -1,0 +1,216 @@
+package nodetest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// startTime is the harness clock's origin: fixed, so that scripts are
+// reproducible, and far from the zero time so that no service mistakes it
+// for "unset".
+var startTime = time.Unix(1_000_000, 0).UTC()
+
+// eventSpacing is how far the clock advances per event: enough for timers
+// to print as clean durations relative to the event that set them.
+const eventSpacing = time.Millisecond
+
+// Harness runs scripts against a set of cores of one service (see the
+// package documentation for the script language). It is a node.View of the
+// started nodes, so the service's properties evaluate on it. A Harness holds
+// one scenario: build a new one per script. It is not safe for concurrent
+// use.
+type Harness struct {
+	cfg     Config
+	seed    uint64
+	spec    node.Spec
+	specSet bool
+	cores   map[node.ID]*node.Core
+	ids     []node.ID // started nodes, ascending
+	queues  map[channel][]node.Message
+	// contact holds the pairs with an open connection, in both orders.
+	contact map[channel]bool
+	now     time.Time
+}
+
+var _ node.View = (*Harness)(nil)
+
+// New returns a harness with no node started. It fails when cfg has no
+// Spec or a command shadows a built-in one.
+func New(cfg Config) (*Harness, error) {
+	if cfg.Spec == nil {
+		return nil, errors.New("nodetest: Config.Spec is required")
+	}
+	for name, cmd := range cfg.Commands {
+		if _, ok := builtins[name]; ok {
+			return nil, fmt.Errorf("nodetest: command %q shadows a built-in command", name)
+		}
+		if cmd == nil {
+			return nil, fmt.Errorf("nodetest: command %q is nil", name)
+		}
+	}
+	if cfg.DeliverAllLimit <= 0 {
+		cfg.DeliverAllLimit = DefaultDeliverAllLimit
+	}
+	return &Harness{
+		cfg:     cfg,
+		seed:    cfg.Seed,
+		cores:   map[node.ID]*node.Core{},
+		queues:  map[channel][]node.Message{},
+		contact: map[channel]bool{},
+		now:     startTime,
+	}, nil
+}
+
+// Nodes returns the started nodes, ascending. The caller must not modify
+// the slice.
+func (h *Harness) Nodes() []node.ID { return h.ids }
+
+// Service returns the live service state of id, or nil if id is not
+// started. The caller must only read it.
+func (h *Harness) Service(id node.ID) node.Service {
+	if c, ok := h.cores[id]; ok {
+		return c.Service()
+	}
+	return nil
+}
+
+// TimerScheduled reports whether the started node id has timer name
+// scheduled.
+func (h *Harness) TimerScheduled(id node.ID, name string) bool {
+	c, ok := h.cores[id]
+	if !ok {
+		return false
+	}
+	_, ok = c.State().TimerAt(name)
+	return ok
+}
+
+// Now returns the harness clock: the time of the last event run.
+func (h *Harness) Now() time.Time { return h.now }
+
+// Core returns an independent copy of id's core (see node.Core.Copy), so a
+// test can inspect it, hash it or step it speculatively without changing
+// the scenario. It fails when id is not started or its state does not copy.
+func (h *Harness) Core(id node.ID) (*node.Core, error) {
+	c, ok := h.cores[id]
+	if !ok {
+		return nil, fmt.Errorf("nodetest: node %v not started", id)
+	}
+	cp, err := c.Copy()
+	if err != nil {
+		return nil, fmt.Errorf("nodetest: copy %v: %w", id, err)
+	}
+	return cp, nil
+}
+
+// Pending returns every queued message, channels in (To, From) order and
+// FIFO within a channel: the order the pending command prints and
+// deliver-all delivers. The slice is the caller's.
+func (h *Harness) Pending() []node.Envelope {
+	var out []node.Envelope
+	for _, ch := range h.pendingChannels() {
+		for _, m := range h.queues[ch] {
+			out = append(out, node.Envelope{From: ch.from, To: ch.to, Msg: m})
+		}
+	}
+	return out
+}
+
+// Step runs ev at the started node id at the next clock tick, queues the
+// messages it sends (opening the connections they need) and writes its
+// effects to out in the script's output format. It is how service commands
+// act on nodes; ev.At is ignored. Reset and transport-error events run at
+// id only: Step does not break channels or notify peers as the reset
+// command does.
+func (h *Harness) Step(id node.ID, ev node.Event, out io.Writer) error {
+	c, ok := h.cores[id]
+	if !ok {
+		return fmt.Errorf("node %v not started", id)
+	}
+	return h.step(c, ev, out)
+}
+
+func (h *Harness) step(c *node.Core, ev node.Event, out io.Writer) error {
+	h.now = h.now.Add(eventSpacing)
+	ev.At = h.now
+	switch ev.Kind {
+	case node.EventReset:
+		fmt.Fprintf(out, "%v: reset\n", c.ID())
+	case node.EventTransportError:
+		fmt.Fprintf(out, "%v: transport error from %v\n", c.ID(), ev.Peer)
+	}
+	fx, err := c.Step(ev)
+	if err != nil {
+		return fmt.Errorf("%v: %v: %w", c.ID(), ev, err)
+	}
+	if fx.Ignored {
+		fmt.Fprintf(out, "%v: %v ignored\n", c.ID(), ev)
+	}
+	for _, e := range fx.Sends {
+		ch := channel{from: e.From, to: e.To}
+		h.queues[ch] = append(h.queues[ch], e.Msg)
+		h.contact[ch] = true
+		h.contact[ch.reverse()] = true
+		fmt.Fprintf(out, "%v -> %v %v\n", e.From, e.To, e.Msg)
+	}
+	for _, op := range fx.Timers {
+		if op.Cancel {
+			fmt.Fprintf(out, "%v: cancel timer %s\n", c.ID(), op.Name)
+		} else {
+			fmt.Fprintf(out, "%v: set timer %s +%v\n", c.ID(), op.Name, op.At.Sub(h.now))
+		}
+	}
+	return nil
+}
+
+// start creates, registers and initialises the node id.
+func (h *Harness) start(id node.ID, out io.Writer) error {
+	if _, ok := h.cores[id]; ok {
+		return fmt.Errorf("%v already started", id)
+	}
+	spec, err := h.ensureSpec()
+	if err != nil {
+		return err
+	}
+	c, err := node.NewCore(node.CoreConfig{ID: id, Factory: spec.New, Seed: h.seed})
+	if err != nil {
+		return err
+	}
+	h.cores[id] = c
+	i, _ := slices.BinarySearch(h.ids, id)
+	h.ids = slices.Insert(h.ids, i, id)
+	return h.step(c, node.Event{Kind: node.EventInit}, out)
+}
+
+// ensureSpec builds the spec on first use; from then on the options are
+// frozen, because nodes built from different options would not be one
+// service.
+func (h *Harness) ensureSpec() (node.Spec, error) {
+	if h.specSet {
+		return h.spec, nil
+	}
+	spec := h.cfg.Spec()
+	if err := spec.Validate(); err != nil {
+		return node.Spec{}, err
+	}
+	h.spec, h.specSet = spec, true
+	return spec, nil
+}
+
+// core returns the started node named s.
+func (h *Harness) core(s string) (*node.Core, error) {
+	id, err := node.ParseID(s)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := h.cores[id]
+	if !ok {
+		return nil, fmt.Errorf("node %v not started", id)
+	}
+	return c, nil
+}

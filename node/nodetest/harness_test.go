@@ -1,0 +1,170 @@
+package nodetest_test
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+)
+
+// TestScripts runs the pinger scenarios in testdata/scripts through Walk,
+// the entry point services use.
+func TestScripts(t *testing.T) {
+	nodetest.Walk(t, "testdata/scripts", pingerConfig)
+}
+
+// fatalRecorder stands in for the test when a command is expected to fail:
+// it keeps what d.Fatalf reported instead of ending the test.
+type fatalRecorder struct {
+	testing.TB
+	msg    string
+	failed bool
+}
+
+func (r *fatalRecorder) Fatalf(format string, args ...any) {
+	r.msg = fmt.Sprintf(format, args...)
+	r.failed = true
+}
+
+// TestErrors runs testdata/errors.txt, where commands that cannot run print
+// "fatal: " and the message Run reported through d.Fatalf, without the
+// script position that Fatalf puts first.
+func TestErrors(t *testing.T) {
+	h := newHarness(t)
+	datadriven.RunTest(t, "testdata/errors.txt", func(t *testing.T, d *datadriven.TestData) string {
+		rec := &fatalRecorder{TB: t}
+		out := h.Run(rec, d)
+		if !rec.failed {
+			return out
+		}
+		if out != "" {
+			t.Errorf("%s: Run returned %q after failing", d.Pos, out)
+		}
+		msg, ok := strings.CutPrefix(rec.msg, d.Pos+": ")
+		if !ok {
+			t.Errorf("%s: failure %q does not start with the script position", d.Pos, rec.msg)
+		}
+		return "fatal: " + msg + "\n"
+	})
+}
+
+func newHarness(t *testing.T) *nodetest.Harness {
+	t.Helper()
+	h, err := nodetest.New(pingerConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// run executes one script line on h and fails the test if it cannot run.
+func run(t *testing.T, h *nodetest.Harness, line string) string {
+	t.Helper()
+	cmd, args, err := datadriven.ParseLine(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.Run(t, &datadriven.TestData{Pos: "line", Cmd: cmd, CmdArgs: args})
+}
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	noop := func(*nodetest.Harness, []string, io.Writer) error { return nil }
+	cases := map[string]nodetest.Config{
+		"no spec":     {},
+		"shadowing":   {Spec: pingerConfig().Spec, Commands: map[string]nodetest.Command{"deliver": noop}},
+		"nil command": {Spec: pingerConfig().Spec, Commands: map[string]nodetest.Command{"x": nil}},
+	}
+	for name, cfg := range cases {
+		if _, err := nodetest.New(cfg); err == nil || !strings.HasPrefix(err.Error(), "nodetest: ") {
+			t.Errorf("%s: New = %v, want a nodetest error", name, err)
+		}
+	}
+}
+
+func TestHarnessExposesStateReadOnly(t *testing.T) {
+	h := newHarness(t)
+	run(t, h, "start n3 n1 n2")
+	run(t, h, "app n1 ping n2")
+	run(t, h, "app n3 ping n2")
+
+	if got, want := fmt.Sprint(h.Nodes()), "[n1 n2 n3]"; got != want {
+		t.Errorf("Nodes = %s, want %s", got, want)
+	}
+	if h.Service(9) != nil || h.TimerScheduled(9, tickTimer) {
+		t.Error("a node that was never started shows in the view")
+	}
+	if !h.TimerScheduled(1, retryTimer) || h.TimerScheduled(2, retryTimer) {
+		t.Error("TimerScheduled disagrees with the pings sent")
+	}
+	if p := h.Service(1).(*pinger); p.Waiting != 2 || p.Sent != 1 {
+		t.Errorf("n1 = %+v, want waiting for n2 after one ping", p)
+	}
+
+	pending := h.Pending()
+	if got, want := fmt.Sprint(pending), "[{n1 n2 0 Ping(1)} {n3 n2 0 Ping(1)}]"; got != want {
+		t.Errorf("Pending = %s, want %s", got, want)
+	}
+	pending[0].Msg = Pong{Seq: 99} // the caller's copy
+	if got := run(t, h, "pending"); got != "n1 -> n2 Ping(1)\nn3 -> n2 Ping(1)\n" {
+		t.Errorf("pending after modifying Pending's result:\n%s", got)
+	}
+
+	// Stepping a copy of a core must leave the scenario alone.
+	cp, err := h.Core(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := cp.Hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cp.Step(node.Event{Kind: node.EventMessage, From: 1, Msg: Ping{Seq: 1}, At: h.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if c2, _ := h.Core(2); mustHash(t, c2) != before {
+		t.Error("stepping the copy from Core changed the harness's node")
+	}
+	if _, err := h.Core(9); err == nil {
+		t.Error("Core of a node that was never started succeeded")
+	}
+	if len(h.Pending()) != 2 {
+		t.Error("stepping a copy changed the pending messages")
+	}
+}
+
+func mustHash(t *testing.T, c *node.Core) node.Hash {
+	t.Helper()
+	hash, err := c.Hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hash
+}
+
+// TestSeedReachesNodes checks that options seed=N, and only it, decides
+// the nodes' random streams.
+func TestSeedReachesNodes(t *testing.T) {
+	draw := func(options string) uint64 {
+		h := newHarness(t)
+		if options != "" {
+			run(t, h, options)
+		}
+		run(t, h, "start n1")
+		c, err := h.Core(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.State().Rand.Uint64()
+	}
+	if draw("") != draw("options seed=1") {
+		t.Error("the default seed is not Config.Seed")
+	}
+	if draw("options seed=1") == draw("options seed=2") {
+		t.Error("seed=2 draws the same numbers as seed=1")
+	}
+}
