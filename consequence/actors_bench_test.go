@@ -54,7 +54,12 @@ func liveRandTree25(b *testing.B) *consequence.ActorModel {
 // NewCore per step it allocates a third fewer bytes at the same speed
 // (within the noise of a shared 2-core machine).
 //
-//	go test ./consequence/ -run '^$' -bench ActorRandTree25 -benchtime 3x [-actorstates 200000]
+//	go test ./consequence/ -run '^$' -bench ActorRandTree25 -benchtime 3x [-actorstates 200000] [-cpu 1,2]
+//
+// With -actortime D every case runs for D of wall time with no state
+// budget instead (the depth metric is then the depth reached in D):
+//
+//	go test ./consequence/ -run '^$' -bench 'ActorRandTree25/(consequence|bfs)$' -benchtime 1x -actortime 10s
 func BenchmarkActorRandTree25(b *testing.B) {
 	cases := []struct {
 		name     string
@@ -71,6 +76,9 @@ func BenchmarkActorRandTree25(b *testing.B) {
 		{"bfs-depth3", consequence.BFS, 0, 3},
 	}
 	for _, bc := range cases {
+		if *benchTime > 0 && bc.depth == 0 {
+			bc.states = 0
+		}
 		s := bc.strategy
 		b.Run(bc.name, func(b *testing.B) {
 			m := liveRandTree25(b)
@@ -84,6 +92,7 @@ func BenchmarkActorRandTree25(b *testing.B) {
 					Strategy(s).
 					MaxStates(bc.states).
 					MaxDepth(bc.depth).
+					MaxTime(*benchTime).
 					MaxViolations(1 << 20).
 					Run(context.Background())
 				if err != nil {
@@ -103,3 +112,7 @@ func BenchmarkActorRandTree25(b *testing.B) {
 
 // benchStates is the state budget of BenchmarkActorRandTree25.
 var benchStates = flag.Int("actorstates", 20_000, "state budget of BenchmarkActorRandTree25")
+
+// benchTime, if set, replaces the state budget of BenchmarkActorRandTree25
+// by a wall-time budget.
+var benchTime = flag.Duration("actortime", 0, "wall-time budget of BenchmarkActorRandTree25 (replaces -actorstates)")
