@@ -1,0 +1,20 @@
+package paxos
+
+import "github.com/seed6eee2ec7/crystalball/node"
+
+// Name is the service name in a node.Spec.
+const Name = "paxos"
+
+// NewSpec returns the Paxos service with the given options: zero parameters
+// take their defaults and the bug flags are used as given, so
+// NewSpec(Options{}) is correct Paxos among n1, n2 and n3. The factory
+// builds a *State that has promised, accepted and learned nothing.
+func NewSpec(opts Options) node.Spec {
+	opts = opts.withDefaults()
+	return node.Spec{
+		Name:       Name,
+		New:        func() node.Service { return newState(opts) },
+		Messages:   Messages(),
+		Properties: Properties(),
+	}
+}
