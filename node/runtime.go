@@ -23,23 +23,29 @@ var (
 )
 
 // Runtime is the live shell around a Core: it runs one node of a service
-// over real TCP, wall-clock timers and memberlist.
+// over real TCP, wall-clock timers and memberlist, with the Layers of its
+// configuration (a snapshot manager) beside the core.
 //
 // Concurrency: exactly one goroutine (the core goroutine, started by Start)
-// owns the Core. It takes inbound envelopes and transport errors from the
-// transport, application calls from Submit, expiries of its own wall-clock
-// timers and status requests, one at a time, and steps the core in
-// dispatch. Everything else (accepting, dialling, reading, writing,
-// memberlist) runs on other goroutines that talk to it over channels. All
-// exported methods are safe for concurrent use.
+// owns the Core and the layers. It takes inbound envelopes and transport
+// errors from the transport, application calls from Submit, functions from
+// Do, expiries of its own wall-clock timers (the service's and the layers')
+// and status requests, one at a time, and steps the core in dispatch.
+// Everything else (accepting, dialling, reading, writing, memberlist) runs
+// on other goroutines that talk to it over channels. All exported methods
+// are safe for concurrent use.
 type Runtime struct {
-	cfg   RuntimeConfig
-	spec  Spec
-	reg   *Registry
-	log   *zap.Logger
-	core  *Core // owned by the core goroutine once started
-	stats counters
-	dir   *directory
+	cfg    RuntimeConfig
+	spec   Spec
+	reg    *Registry // the wire: the service's messages and the layers'
+	svcReg *Registry // the service's messages (application calls)
+	log    *zap.Logger
+	core   *Core // owned by the core goroutine once started
+	stats  counters
+	dir    *directory
+	// layerTypes names the layers' message types, which the service never
+	// sees and the counters account separately.
+	layerTypes map[string]bool
 
 	ctx    context.Context // cancelled by Stop
 	cancel context.CancelFunc
@@ -47,6 +53,7 @@ type Runtime struct {
 	events chan netEvent
 	appc   chan Message
 	statc  chan chan Status
+	doc    chan doRequest
 	tr     *transport
 	ml     *memberlist.Memberlist
 
@@ -65,6 +72,14 @@ type Runtime struct {
 	timers map[string]time.Time
 	selfq  []Envelope
 	failq  []ID
+	// layerHold delays a layer's next tick after its Tick failed.
+	layerHold []time.Time
+}
+
+// doRequest is a function for the core goroutine (Do).
+type doRequest struct {
+	fn   func(now time.Time) []Envelope
+	done chan struct{}
 }
 
 const (
@@ -73,8 +88,10 @@ const (
 	runStopped
 )
 
-// NewRuntime validates cfg and spec and returns a runtime that is not yet
-// started. The logger defaults to a no-op logger.
+// NewRuntime validates cfg and spec, registers the layers' message types
+// beside the service's and attaches the layers to the node's core, and
+// returns a runtime that is not yet started. The logger defaults to a no-op
+// logger.
 func NewRuntime(cfg RuntimeConfig, spec Spec) (*Runtime, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
@@ -85,23 +102,46 @@ func NewRuntime(cfg RuntimeConfig, spec Spec) (*Runtime, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	reg, err := spec.Registry()
+	svcReg, err := spec.Registry()
 	if err != nil {
 		return nil, err
+	}
+	wire := slices.Clone(spec.Messages)
+	layerTypes := map[string]bool{}
+	for _, l := range cfg.Layers {
+		for _, m := range l.Messages() {
+			if m == nil {
+				return nil, fmt.Errorf("node: layer %T: nil message prototype", l)
+			}
+			wire = append(wire, m)
+			layerTypes[m.MessageType()] = true
+		}
+	}
+	reg, err := NewRegistry(wire...)
+	if err != nil {
+		return nil, fmt.Errorf("node: service %q with its layers: %w", spec.Name, err)
 	}
 	log := cfg.Logger.With(zap.Stringer("node", cfg.ID))
 	core, err := NewCore(CoreConfig{ID: cfg.ID, Factory: spec.New, Seed: cfg.Seed, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
+	for _, l := range cfg.Layers {
+		if err := l.Attach(core); err != nil {
+			return nil, fmt.Errorf("node: attach layer %T: %w", l, err)
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runtime{
-		cfg: cfg, spec: spec, reg: reg, log: log, core: core, dir: newDirectory(),
-		ctx: ctx, cancel: cancel,
-		events: make(chan netEvent, cfg.InboxLen),
-		appc:   make(chan Message, 64),
-		statc:  make(chan chan Status),
-		timers: make(map[string]time.Time),
+		cfg: cfg, spec: spec, reg: reg, svcReg: svcReg, log: log, core: core, dir: newDirectory(),
+		layerTypes: layerTypes,
+		ctx:        ctx, cancel: cancel,
+		events:    make(chan netEvent, cfg.InboxLen),
+		appc:      make(chan Message, 64),
+		statc:     make(chan chan Status),
+		doc:       make(chan doRequest),
+		timers:    make(map[string]time.Time),
+		layerHold: make([]time.Time, len(cfg.Layers)),
 	}
 	r.tr = newTransport(ctx, cfg, reg, log, r.dir, &r.stats, r.events, &r.wg)
 	return r, nil
@@ -268,7 +308,7 @@ func (r *Runtime) Submit(call Message) error {
 	if call == nil {
 		return errors.New("node: Submit: nil call")
 	}
-	if !r.reg.Has(call) {
+	if !r.svcReg.Has(call) {
 		return fmt.Errorf("node: Submit: %w: %q (%T)", ErrUnknownMessageType, call.MessageType(), call)
 	}
 	r.mu.Lock()
@@ -283,6 +323,40 @@ func (r *Runtime) Submit(call Message) error {
 	case <-r.ctx.Done():
 		return ErrNotRunning
 	}
+}
+
+// Do runs fn on the core goroutine, between two events, with the current
+// time, and sends the envelopes it returns as a layer's own messages (on
+// the runtime's connections, not passed through Layer.Sending: they must
+// be complete, CN included). It is how code outside the runtime calls a
+// layer's methods that are reserved to the core goroutine, such as
+// snapshot.Live.Gather. fn must not block nor call the runtime; the
+// returned slice is read before Do returns. Do waits until fn has run and
+// its sends are queued, and returns ErrNotRunning before Start and after
+// Stop (fn then does not run), or ctx's error if ctx ends before the core
+// goroutine takes fn.
+func (r *Runtime) Do(ctx context.Context, fn func(now time.Time) []Envelope) error {
+	if fn == nil {
+		return errors.New("node: Do: nil function")
+	}
+	r.mu.Lock()
+	running := r.state == runRunning
+	r.mu.Unlock()
+	if !running {
+		return ErrNotRunning
+	}
+	req := doRequest{fn: fn, done: make(chan struct{})}
+	select {
+	case r.doc <- req:
+	case <-r.ctx.Done():
+		return ErrNotRunning
+	case <-ctx.Done():
+		return fmt.Errorf("node: Do: %w", ctx.Err())
+	}
+	// Once taken, fn runs to completion: the core goroutine checks for
+	// Stop only between requests.
+	<-req.done
+	return nil
 }
 
 // ID returns the node's ID.
@@ -330,6 +404,18 @@ type Counters struct {
 	// DialFailures counts outbound connections that failed to resolve,
 	// dial or handshake.
 	DialFailures uint64 `json:"dial_failures"`
+	// BytesIn counts frame bytes (headers included) received in
+	// envelopes, BytesOut those written to peers' connections.
+	BytesIn  uint64 `json:"bytes_in"`
+	BytesOut uint64 `json:"bytes_out"`
+	// LayerMessagesIn and LayerBytesIn count the envelopes of the layers'
+	// own message types (snapshot protocol traffic) among those received,
+	// LayerMessagesOut and LayerBytesOut those queued for peers. Frame
+	// bytes, headers included; messages to self are not counted.
+	LayerMessagesIn  uint64 `json:"layer_messages_in"`
+	LayerBytesIn     uint64 `json:"layer_bytes_in"`
+	LayerMessagesOut uint64 `json:"layer_messages_out"`
+	LayerBytesOut    uint64 `json:"layer_bytes_out"`
 }
 
 // Status is a read-only, JSON-friendly picture of a node.
@@ -404,6 +490,9 @@ func (r *Runtime) fillStatus(st *Status) {
 		MessagesIn: s.msgsIn.Load(), MessagesOut: s.msgsOut.Load(),
 		TransportErrors: s.transportErrors.Load(), FramesRejected: s.framesRejected.Load(),
 		ConnsDialed: s.connsDialed.Load(), ConnsAccepted: s.connsAccepted.Load(), DialFailures: s.dialFailures.Load(),
+		BytesIn: s.bytesIn.Load(), BytesOut: s.bytesOut.Load(),
+		LayerMessagesIn: s.layerMsgsIn.Load(), LayerBytesIn: s.layerBytesIn.Load(),
+		LayerMessagesOut: s.layerMsgsOut.Load(), LayerBytesOut: s.layerBytesOut.Load(),
 	}
 }
 
@@ -444,9 +533,14 @@ func (r *Runtime) run() {
 		r.last = st
 		r.mu.Unlock()
 	}()
-	r.dispatch(Event{Kind: EventInit, At: time.Now()}, nil)
+	now := time.Now()
+	r.dispatch(Event{Kind: EventInit, At: now}, nil)
+	for _, l := range r.cfg.Layers {
+		r.sendLayer(l.Start(now))
+	}
+	r.drain()
 	for {
-		if at, ok := r.nextTimer(); ok {
+		if at, ok := r.nextDeadline(); ok {
 			timer.Reset(time.Until(at))
 		} else {
 			timer.Stop()
@@ -460,27 +554,73 @@ func (r *Runtime) run() {
 				continue
 			}
 			env := ev.env
+			if r.layerTypes[env.Msg.MessageType()] {
+				r.stats.layerMsgsIn.Add(1)
+				r.stats.layerBytesIn.Add(uint64(ev.size))
+			}
 			r.dispatch(Event{Kind: EventMessage, From: env.From, Msg: env.Msg, At: time.Now()}, &env)
 		case call := <-r.appc:
 			r.dispatch(Event{Kind: EventApp, Msg: call, At: time.Now()}, nil)
 		case <-timer.C:
 			r.fireTimers()
+			r.tickLayers()
+		case req := <-r.doc:
+			r.sendLayer(req.fn(time.Now()))
+			r.drain()
+			close(req.done)
 		case reply := <-r.statc:
 			reply <- r.serviceStatus()
 		}
 	}
 }
 
-// nextTimer returns the earliest timer deadline.
-func (r *Runtime) nextTimer() (time.Time, bool) {
+// nextDeadline returns the earliest service timer deadline or layer tick.
+func (r *Runtime) nextDeadline() (time.Time, bool) {
 	var min time.Time
 	ok := false
-	for _, at := range r.timers {
+	consider := func(at time.Time) {
 		if !ok || at.Before(min) {
 			min, ok = at, true
 		}
 	}
+	for _, at := range r.timers {
+		consider(at)
+	}
+	for i, l := range r.cfg.Layers {
+		if at := l.NextTick(); !at.IsZero() {
+			consider(latest(at, r.layerHold[i]))
+		}
+	}
 	return min, ok
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// layerRetry is how long a layer whose Tick failed waits before the next:
+// its NextTick has not moved, and calling it at once would spin.
+const layerRetry = 100 * time.Millisecond
+
+// tickLayers runs the Tick of every layer that is due.
+func (r *Runtime) tickLayers() {
+	now := time.Now()
+	for i, l := range r.cfg.Layers {
+		at := l.NextTick()
+		if at.IsZero() || latest(at, r.layerHold[i]).After(now) {
+			continue
+		}
+		out, err := l.Tick(now)
+		if err != nil {
+			r.log.Error("node: layer tick failed", zap.String("layer", fmt.Sprintf("%T", l)), zap.Error(err))
+			r.layerHold[i] = now.Add(layerRetry)
+		}
+		r.sendLayer(out)
+		r.drain()
+	}
 }
 
 // fireTimers steps every due timer, earliest first (ties by name). Each
@@ -520,39 +660,17 @@ func (r *Runtime) fireTimers() {
 // every event (init, message, timer, app call, transport error) goes
 // through it, and so does every effect. in is the received envelope of a
 // message event (nil otherwise); its CN is the sender's checkpoint number.
-//
-// Layers that must see every event or every send hook in here: a snapshot
-// manager reads in.CN and checkpoints before the step, and stamps env.CN
-// on each outgoing send; a steering controller filters ev before the step.
-//
-// Messages a handler sends to its own node are queued and stepped after
-// the handler, in order, as are transport errors for sends that could not
-// be queued (peer too slow, frame too large).
+// Then it steps what the event caused (drain).
 func (r *Runtime) dispatch(ev Event, in *Envelope) {
+	r.step(ev, in)
+	r.drain()
+}
+
+// drain steps, in order, the messages the node sent itself (the service's
+// and the layers') and the transport errors of sends that could not be
+// queued (peer too slow, frame too large), until none is left.
+func (r *Runtime) drain() {
 	for {
-		fx, err := r.core.Step(ev)
-		if err != nil {
-			r.log.Error("node: core refused an event", zap.Stringer("event", ev), zap.Error(err))
-		}
-		if ev.Kind == EventTransportError {
-			r.stats.transportErrors.Add(1)
-		}
-		// The effect slices are the core's until the next Step: carry them
-		// out now.
-		for _, op := range fx.Timers {
-			if op.Cancel {
-				delete(r.timers, op.Name)
-			} else {
-				r.timers[op.Name] = op.At
-			}
-		}
-		for _, env := range fx.Sends {
-			if env.To == r.cfg.ID {
-				r.selfq = append(r.selfq, env)
-				continue
-			}
-			r.send(env)
-		}
 		switch {
 		case len(r.selfq) > 0:
 			next := r.selfq[0]
@@ -561,24 +679,92 @@ func (r *Runtime) dispatch(ev Event, in *Envelope) {
 			if len(r.selfq) == 0 {
 				r.selfq = nil
 			}
-			ev, in = Event{Kind: EventMessage, From: next.From, Msg: next.Msg, At: time.Now()}, &next
+			r.step(Event{Kind: EventMessage, From: next.From, Msg: next.Msg, At: time.Now()}, &next)
 		case len(r.failq) > 0:
 			peer := r.failq[0]
 			r.failq = r.failq[1:]
-			ev, in = Event{Kind: EventTransportError, Peer: peer, At: time.Now()}, nil
+			r.step(Event{Kind: EventTransportError, Peer: peer, At: time.Now()}, nil)
 		default:
 			return
 		}
 	}
 }
 
+// step runs one event through the layers and the core and carries out the
+// effects. The layers see the event first (a snapshot manager checkpoints
+// before a message with a larger number is handled, and consumes its own
+// messages; a steering controller would drop what it filters), then every
+// send of the service (the snapshot manager stamps its CN), then the end
+// of the step.
+func (r *Runtime) step(ev Event, in *Envelope) {
+	for _, l := range r.cfg.Layers {
+		handle, out, err := l.Before(ev.At, ev, in)
+		if err != nil {
+			r.log.Error("node: layer failed on an event", zap.String("layer", fmt.Sprintf("%T", l)),
+				zap.Stringer("event", ev), zap.Error(err))
+		}
+		r.sendLayer(out)
+		if !handle {
+			return
+		}
+	}
+	if ev.Kind == EventMessage && r.layerTypes[ev.Msg.MessageType()] {
+		// No layer took its own message: a layer bug; the service must
+		// not see it.
+		r.log.Error("node: a layer message reached the core; dropped", zap.Stringer("event", ev))
+		return
+	}
+	fx, err := r.core.Step(ev)
+	if err != nil {
+		r.log.Error("node: core refused an event", zap.Stringer("event", ev), zap.Error(err))
+	}
+	if ev.Kind == EventTransportError {
+		r.stats.transportErrors.Add(1)
+	}
+	// The effect slices are the core's until the next Step: carry them
+	// out now.
+	for _, op := range fx.Timers {
+		if op.Cancel {
+			delete(r.timers, op.Name)
+		} else {
+			r.timers[op.Name] = op.At
+		}
+	}
+	for _, env := range fx.Sends {
+		for _, l := range r.cfg.Layers {
+			l.Sending(ev.At, &env)
+		}
+		if env.To == r.cfg.ID {
+			r.selfq = append(r.selfq, env)
+			continue
+		}
+		r.send(env, false)
+	}
+	for _, l := range r.cfg.Layers {
+		r.sendLayer(l.After(ev.At))
+	}
+}
+
+// sendLayer sends a layer's own messages: to peers on their connections,
+// to this node through the self queue (so they reach the layers' Before).
+func (r *Runtime) sendLayer(out []Envelope) {
+	for _, env := range out {
+		if env.To == r.cfg.ID {
+			r.selfq = append(r.selfq, env)
+			continue
+		}
+		r.send(env, true)
+	}
+}
+
 // send encodes env into a frame and queues it on the peer's connection.
 // A send that cannot be queued becomes a transport error for the peer.
-func (r *Runtime) send(env Envelope) {
+// layer marks a layer's own message, for the counters.
+func (r *Runtime) send(env Envelope, layer bool) {
 	frame, start := beginFrame(make([]byte, 0, 256))
 	frame, err := r.reg.AppendEnvelope(frame, env)
 	if err != nil {
-		// An unregistered message type is a bug in the service.
+		// An unregistered message type is a bug in the service (or layer).
 		r.log.Error("node: cannot encode message", zap.Stringer("to", env.To), zap.Error(err))
 		r.failq = append(r.failq, env.To)
 		return
@@ -594,5 +780,10 @@ func (r *Runtime) send(env Envelope) {
 		if !errors.Is(err, errClosedLocally) {
 			r.failq = append(r.failq, env.To)
 		}
+		return
+	}
+	if layer {
+		r.stats.layerMsgsOut.Add(1)
+		r.stats.layerBytesOut.Add(uint64(len(frame) - start))
 	}
 }

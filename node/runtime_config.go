@@ -101,6 +101,13 @@ type RuntimeConfig struct {
 	// zap levels) and, with a "node" field, the service's. Default
 	// zap.NewNop().
 	Logger *zap.Logger
+	// Layers run beside the core on the core goroutine, in this order,
+	// with a hook on every event and send (see Layer): a snapshot manager
+	// (snapshot.Live) first, then whatever must see only the events it
+	// lets through. Their message types are registered beside the
+	// service's and travel on the service transport. A layer belongs to
+	// one runtime (NewRuntime attaches it). Default none.
+	Layers []Layer
 	// TuneMemberlist, when set, is called on the memberlist configuration
 	// (memberlist.DefaultLocalConfig with the fields above applied) just
 	// before memberlist is created, to adjust failure-detection timing and
@@ -193,6 +200,11 @@ func (c RuntimeConfig) Validate() error {
 	}
 	if c.MaxRedialBackoff < c.RedialBackoff {
 		return fmt.Errorf("node: RuntimeConfig.MaxRedialBackoff (%v) is below RedialBackoff (%v)", c.MaxRedialBackoff, c.RedialBackoff)
+	}
+	for i, l := range c.Layers {
+		if l == nil {
+			return fmt.Errorf("node: RuntimeConfig.Layers[%d] is nil", i)
+		}
 	}
 	return nil
 }

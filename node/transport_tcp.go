@@ -30,11 +30,12 @@ import (
 // group and end when their connection closes or the runtime stops.
 
 // netEvent is what the transport hands the core goroutine: an envelope
-// received from peer, or (err != nil) the news that a connection to or from
-// peer broke.
+// received from peer (size is its frame's length, header included), or
+// (err != nil) the news that a connection to or from peer broke.
 type netEvent struct {
 	peer ID
 	env  Envelope
+	size int
 	err  error
 }
 
@@ -50,8 +51,10 @@ var (
 // counters are the runtime's statistics; updated atomically from any
 // goroutine.
 type counters struct {
-	msgsIn, msgsOut, transportErrors, framesRejected atomic.Uint64
-	connsDialed, connsAccepted, dialFailures         atomic.Uint64
+	msgsIn, msgsOut, transportErrors, framesRejected       atomic.Uint64
+	connsDialed, connsAccepted, dialFailures               atomic.Uint64
+	bytesIn, bytesOut                                      atomic.Uint64
+	layerMsgsIn, layerBytesIn, layerMsgsOut, layerBytesOut atomic.Uint64
 }
 
 // peerConn is one connection to (out) or from (in) a peer.
@@ -351,8 +354,10 @@ func (t *transport) readEnvelopes(c *peerConn, conn net.Conn) error {
 			return err
 		}
 		t.stats.msgsIn.Add(1)
+		size := FrameHeaderLen + len(payload)
+		t.stats.bytesIn.Add(uint64(size))
 		select {
-		case t.events <- netEvent{peer: c.peer, env: env}:
+		case t.events <- netEvent{peer: c.peer, env: env, size: size}:
 		case <-c.closed:
 			return errClosedLocally
 		case <-t.ctx.Done():
@@ -452,6 +457,7 @@ func (c *peerConn) runOutbound() {
 				return
 			}
 			t.stats.msgsOut.Add(1)
+			t.stats.bytesOut.Add(uint64(len(f)))
 			if len(c.queue) == 0 {
 				if err := bw.Flush(); err != nil {
 					c.close(fmt.Errorf("node: write: %w", err), !isClosed(c))

@@ -1,0 +1,247 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"go.uber.org/zap"
+)
+
+// probe is the message type of probeLayer.
+type probe struct{ Seq int }
+
+func (probe) MessageType() string { return "test.probe" }
+
+// probeLayer stamps every service send with CN 42, sends a probe to peer
+// on every tick (every 30ms), consumes the probes it receives, and records
+// what it saw.
+type probeLayer struct {
+	peer ID
+	leak bool // let received probes through to the core (a layer bug)
+
+	mu       sync.Mutex
+	host     Host
+	started  bool
+	next     time.Time
+	seq      int
+	probes   []int    // Seq of probes received, in order
+	kinds    []string // events Before saw, by kind
+	stamped  []uint64 // CN of service messages received
+	afters   int
+	attaches int
+}
+
+func (l *probeLayer) Messages() []Message { return []Message{probe{}} }
+
+func (l *probeLayer) Attach(h Host) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.attaches++
+	if l.host != nil {
+		return errors.New("attached twice")
+	}
+	l.host = h
+	return nil
+}
+
+func (l *probeLayer) Start(now time.Time) []Envelope {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := l.host.Checkpoint(); err != nil {
+		panic("Start before the core's Init: " + err.Error())
+	}
+	l.started, l.next = true, now.Add(30*time.Millisecond)
+	return nil
+}
+
+func (l *probeLayer) Before(now time.Time, ev Event, in *Envelope) (bool, []Envelope, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.kinds = append(l.kinds, ev.Kind.String())
+	if ev.Kind != EventMessage {
+		return true, nil, nil
+	}
+	if p, ok := in.Msg.(probe); ok {
+		l.probes = append(l.probes, p.Seq)
+		return l.leak, nil, nil
+	}
+	l.stamped = append(l.stamped, in.CN)
+	return true, nil, nil
+}
+
+func (l *probeLayer) Sending(now time.Time, env *Envelope) { env.CN = 42 }
+
+func (l *probeLayer) After(time.Time) []Envelope {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.afters++
+	return nil
+}
+
+func (l *probeLayer) Tick(now time.Time) ([]Envelope, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.next = now.Add(30 * time.Millisecond)
+	if l.peer == None {
+		return nil, nil
+	}
+	l.seq++
+	return []Envelope{{From: l.host.ID(), To: l.peer, Msg: probe{Seq: l.seq}}}, nil
+}
+
+func (l *probeLayer) NextTick() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.started {
+		return time.Time{}
+	}
+	return l.next
+}
+
+func (l *probeLayer) snapshot() (probes []int, kinds []string, stamped []uint64, afters int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.probes), slices.Clone(l.kinds), slices.Clone(l.stamped), l.afters
+}
+
+// TestRuntimeLayers: a layer's messages travel on the runtime's
+// connections (ticked by its own timer, and sent through Do), reach the
+// peer's layer and never its service; the layer stamps the service's
+// sends (the peer's layer sees the CN on arrival), sees every event
+// before the core, including messages to self, and runs After each step.
+func TestRuntimeLayers(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	l1, l2 := &probeLayer{peer: 2}, &probeLayer{}
+	withLayer := func(l Layer) func(*RuntimeConfig) {
+		return func(c *RuntimeConfig) { c.Layers = []Layer{l} }
+	}
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), withLayer(l1))
+	n2 := startNoteNodeWith(t, 2, zap.NewNop(), withLayer(l2), n1.Addr())
+
+	waitFor(t, "n2's layer to get three ticked probes", func() bool {
+		p, _, _, _ := l2.snapshot()
+		return len(p) >= 3
+	})
+	if err := n1.Do(context.Background(), func(now time.Time) []Envelope {
+		return []Envelope{{From: 1, To: 2, CN: 7, Msg: probe{Seq: -1}}}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n2's layer to get the probe sent through Do", func() bool {
+		p, _, _, _ := l2.snapshot()
+		return slices.Contains(p, -1)
+	})
+	if err := n1.Submit(sendNote{To: 2, Text: "stamped"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := n1.Submit(sendNote{To: 1, Text: "self"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n2 to get the note", gotNote(t, n2, "n1:stamped"))
+	waitFor(t, "n1 to get its own note", gotNote(t, n1, "n1:self"))
+
+	probes, _, stamped, _ := l2.snapshot()
+	for i := 1; i < len(probes) && probes[i] != -1; i++ {
+		if probes[i] != probes[i-1]+1 {
+			t.Errorf("probes out of order or lost: %v", probes)
+			break
+		}
+	}
+	if !slices.Equal(stamped, []uint64{42}) {
+		t.Errorf("n2's layer saw service messages with CN %v, want [42]", stamped)
+	}
+	c1, c2 := n1.Status().Counters, n2.Status().Counters
+	if c1.LayerMessagesOut < 4 || c1.LayerBytesOut == 0 || c2.LayerMessagesIn < 4 || c2.LayerBytesIn == 0 ||
+		c2.LayerBytesIn >= c2.BytesIn || c2.MessagesIn <= c2.LayerMessagesIn {
+		t.Errorf("counters: n1 %+v, n2 %+v", c1, c2)
+	}
+	for _, r := range []*Runtime{n2, n1} {
+		if err := r.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Stopped: the layers' records are final.
+	probes, kinds2, _, afters2 := l2.snapshot()
+	if afters2 != len(kinds2)-len(probes) {
+		t.Errorf("n2's core stepped %d of %d events, but %d of them were consumed probes", afters2, len(kinds2), len(probes))
+	}
+	_, kinds, stamped1, afters := l1.snapshot()
+	for _, k := range []string{"init", "app", "timer", "message"} {
+		if !slices.Contains(kinds, k) {
+			t.Errorf("n1's layer never saw a %s event: %v", k, kinds)
+		}
+	}
+	if !slices.Equal(stamped1, []uint64{42}) {
+		t.Errorf("n1's layer saw its message to itself with CN %v, want [42]", stamped1)
+	}
+	if afters != len(kinds) {
+		t.Errorf("After ran %d times for %d events n1's layer let through", afters, len(kinds))
+	}
+}
+
+// TestRuntimeDropsLeakedLayerMessages: a layer message no layer consumed
+// is dropped, never handed to the service's core.
+func TestRuntimeDropsLeakedLayerMessages(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	l1, l2 := &probeLayer{peer: 2}, &probeLayer{leak: true}
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []Layer{l1} })
+	n2 := startNoteNodeWith(t, 2, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []Layer{l2} }, n1.Addr())
+	waitFor(t, "n2's layer to get three probes", func() bool {
+		p, _, _, _ := l2.snapshot()
+		return len(p) >= 3
+	})
+	for _, r := range []*Runtime{n2, n1} {
+		if err := r.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	probes, kinds, _, afters := l2.snapshot()
+	if afters != len(kinds)-len(probes) {
+		t.Errorf("n2's core stepped %d of %d events, %d of which were leaked probes", afters, len(kinds), len(probes))
+	}
+}
+
+// TestRuntimeLayerConfigErrors: layers are checked when the runtime is
+// built: no nil layer, no message name clashing with the service's, no
+// layer shared between runtimes; application calls cannot be layer
+// messages.
+func TestRuntimeLayerConfigErrors(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	cfg := DefaultRuntimeConfig()
+	cfg.ID = 1
+	cfg.Layers = []Layer{nil}
+	if _, err := NewRuntime(cfg, noteSpec()); err == nil || !strings.Contains(err.Error(), "Layers[0] is nil") {
+		t.Errorf("nil layer: %v", err)
+	}
+	clash := noteSpec()
+	clash.Messages = append(clash.Messages, probe{})
+	cfg.Layers = []Layer{&probeLayer{}}
+	if _, err := NewRuntime(cfg, clash); !errors.Is(err, ErrDuplicateMessageType) {
+		t.Errorf("clashing message names: %v", err)
+	}
+	l := &probeLayer{}
+	cfg.Layers = []Layer{l}
+	r, err := NewRuntime(cfg, noteSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewRuntime(cfg, noteSpec()); err == nil || !strings.Contains(err.Error(), "attach layer") {
+		t.Errorf("second runtime with the same layer: %v", err)
+	}
+	if err := r.Submit(probe{}); !errors.Is(err, ErrUnknownMessageType) {
+		t.Errorf("Submit of a layer message = %v", err)
+	}
+	if err := r.Do(context.Background(), func(time.Time) []Envelope { return nil }); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("Do before Start = %v", err)
+	}
+	if err := r.Do(context.Background(), nil); err == nil {
+		t.Error("Do(nil) succeeded")
+	}
+}
