@@ -369,6 +369,10 @@ func (m *Manager) TransportError(now time.Time, peer node.ID) Effects {
 	m.dirty[peer] = true
 	delete(m.clean, peer)
 	delete(m.sentCN, peer)
+	// The peer may have restarted and lost the checkpoints it
+	// acknowledged: the next answer to it is not a delta.
+	delete(m.acked, peer)
+	delete(m.sent, peer)
 	m.pos++
 	m.log = append(m.log, logEntry{pos: m.pos, from: peer, err: true, cost: 32})
 	m.logCost += 32
@@ -886,6 +890,7 @@ func (m *Manager) onAck(from node.ID, a Ack) {
 			return
 		}
 	}
+	delete(m.acked, from) // see Ack: the requester has no usable base
 }
 
 // ---- gatherer side ----
@@ -964,7 +969,11 @@ func (m *Manager) onResponse(from node.ID, r Response) {
 	reject := func(why string) {
 		m.stats.BadMessages++
 		st.state, st.reason = memberExcluded, why
-		delete(m.bases, from) // resynchronise: the next answer is full
+		// Resynchronise: an Ack of nothing withdraws the base the member
+		// would answer against (this node may have restarted and lost it),
+		// so the next answer is full.
+		delete(m.bases, from)
+		m.send(from, Ack{Gather: r.Gather})
 		m.checkRound()
 	}
 	if err := r.validate(m.cfg.MaxCheckpointSize); err != nil || r.CR != m.g.cr || len(r.Channels) != len(m.g.members) {

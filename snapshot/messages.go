@@ -134,7 +134,9 @@ func (Negative) MessageType() string { return "snapshot.Negative" }
 
 // Ack acknowledges the checkpoint with xxh3 hash Hash received in a
 // Response: the responder may use it as the base of its next delta to the
-// acknowledging node.
+// acknowledging node. An Ack of a hash the responder did not send (Hash 0:
+// the requester could not decode an answer, e.g. because it restarted and
+// lost its bases) withdraws the base: the next answer is not a delta.
 type Ack struct {
 	_msgpack struct{} `msgpack:",as_array"`
 	Gather   uint64

@@ -1,0 +1,214 @@
+package snapshot_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+)
+
+// liveNode is a RandTree runtime with a snapshot layer.
+type liveNode struct {
+	rt   *node.Runtime
+	live *snapshot.Live
+}
+
+func startLiveNode(t *testing.T, spec node.Spec, id node.ID, join ...string) liveNode {
+	t.Helper()
+	reg, err := spec.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := zaptest.NewLogger(t).Named(id.String())
+	live, err := snapshot.NewLive(snapshot.Config{Registry: reg, Interval: 300 * time.Millisecond}, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := node.DefaultRuntimeConfig()
+	cfg.ID = id
+	cfg.Join = join
+	cfg.Label = "live-snapshot-test"
+	cfg.Logger = logger
+	cfg.Layers = []node.Layer{live}
+	rt, err := node.NewRuntime(cfg, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Stop(context.Background()) })
+	targets := rt.Bootstrap()
+	if len(targets) == 0 {
+		targets = []node.ID{id}
+	}
+	if err := rt.Submit(randtree.JoinOverlay{Targets: targets}); err != nil {
+		t.Fatal(err)
+	}
+	return liveNode{rt: rt, live: live}
+}
+
+// gatherAt makes n gather a snapshot through Runtime.Do and waits for it.
+func gatherAt(t *testing.T, n liveNode) *snapshot.Snapshot {
+	t.Helper()
+	prev := n.live.Last()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var gerr error
+		err := n.rt.Do(context.Background(), func(now time.Time) []node.Envelope {
+			out, err := n.live.Gather(now)
+			gerr = err
+			return out
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gerr == nil {
+			break
+		}
+		if !errors.Is(gerr, snapshot.ErrGatherInProgress) || time.Now().After(deadline) {
+			t.Fatalf("Gather: %v", gerr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for {
+		if s := n.live.Last(); s != nil && s != prev {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no snapshot gathered at %v within 10s: %+v", n.rt.ID(), n.live.Status(time.Now()))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestLiveGathersConsistentSnapshotOverTCP runs three RandTree nodes over
+// real TCP with a snapshot layer each: once they form a tree, the root
+// gathers a snapshot that holds a checkpoint of itself and of every
+// neighbour at one cut, the safety properties hold on its view, the
+// protocol traffic went over the runtime's connections, and stopping the
+// nodes leaves no goroutine behind.
+func TestLiveGathersConsistentSnapshotOverTCP(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	spec := randtree.NewSpec(randtree.AllFixes())
+	nodes := []liveNode{startLiveNode(t, spec, 1)}
+	for id := node.ID(2); id <= 3; id++ {
+		nodes = append(nodes, startLiveNode(t, spec, id, nodes[0].rt.Addr()))
+	}
+	root := nodes[0]
+	var nbrs []node.ID
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st := root.rt.Status()
+		nbrs = st.Neighbors
+		if len(nbrs) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the root has neighbours %v after 20s: %s", nbrs, st.Summary)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	s := gatherAt(t, root)
+	want := append([]node.ID{1}, nbrs...)
+	slices.Sort(want)
+	var got []node.ID
+	for _, nc := range s.Nodes {
+		got = append(got, nc.Node)
+		if nc.CN < s.CN {
+			t.Errorf("%v's checkpoint %d is below the cut %d", nc.Node, nc.CN, s.CN)
+		}
+	}
+	if !slices.Equal(got, want) || len(s.Dead) != 0 || len(s.Excluded) != 0 {
+		t.Fatalf("snapshot of %v (dead %v, excluded %v), want %v", got, s.Dead, s.Excluded, want)
+	}
+	if len(s.Channels) != len(want)*len(want) {
+		t.Errorf("%d channels for %d nodes", len(s.Channels), len(want))
+	}
+	v, err := s.Decode(spec.New)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range spec.PropertiesOf(node.Safety) {
+		if err := p.Check(v); err != nil {
+			t.Errorf("%s on the snapshot: %v", p.Name, err)
+		}
+	}
+	if r := v.Service(1).(*randtree.State); r.Root != 1 || len(r.Children) == 0 {
+		t.Errorf("the root's checkpoint: %v", r)
+	}
+
+	st := root.live.Status(time.Now())
+	if st.CN < s.CN || st.Stats.Gathers != 1 || st.Last == nil || st.Last.CN != s.CN ||
+		!slices.Equal(st.Last.Members, want) || st.Last.SizeBytes == 0 || st.CheckpointsStored == 0 {
+		t.Errorf("root's snapshot status: %+v (last %+v)", st, st.Last)
+	}
+	for _, n := range nodes[1:] {
+		if c := n.rt.Status().Counters; c.LayerMessagesIn == 0 || c.LayerMessagesOut == 0 || c.LayerBytesOut == 0 {
+			t.Errorf("%v exchanged no protocol messages over TCP: %+v", n.rt.ID(), c)
+		}
+	}
+	c := root.rt.Status().Counters
+	if c.LayerBytesIn == 0 || c.LayerBytesIn >= c.BytesIn {
+		t.Errorf("root's counters: %+v", c)
+	}
+
+	// The numbers advance by themselves (Interval 300ms) and a second
+	// gather is of a later cut.
+	time.Sleep(400 * time.Millisecond)
+	if s2 := gatherAt(t, root); s2.CN <= s.CN || len(s2.Nodes) != 3 {
+		t.Errorf("second snapshot: cut %d after %d, %d nodes", s2.CN, s.CN, len(s2.Nodes))
+	}
+	for _, n := range nodes {
+		if err := n.rt.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := root.rt.Do(context.Background(), func(time.Time) []node.Envelope { return nil }); !errors.Is(err, node.ErrNotRunning) {
+		t.Errorf("Do after Stop = %v", err)
+	}
+}
+
+// A Live belongs to one runtime, and its configuration is checked when it
+// is built.
+func TestLiveMisuse(t *testing.T) {
+	spec := randtree.NewSpec(randtree.AllFixes())
+	reg, _ := spec.Registry()
+	if _, err := snapshot.NewLive(snapshot.Config{}, nil); err == nil {
+		t.Error("NewLive without a registry succeeded")
+	}
+	if _, err := snapshot.NewLive(snapshot.Config{Registry: reg, Interval: -time.Second}, nil); err == nil {
+		t.Error("NewLive with a negative interval succeeded")
+	}
+	live, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := live.Gather(time.Now()); !errors.Is(err, snapshot.ErrNotAttached) {
+		t.Errorf("Gather before Attach = %v", err)
+	}
+	if st := live.Status(time.Now()); st.IntervalSeconds != 10 || st.Last != nil {
+		t.Errorf("status before Attach: %+v", st)
+	}
+	cfg := node.DefaultRuntimeConfig()
+	cfg.ID = 1
+	cfg.Layers = []node.Layer{live}
+	if _, err := node.NewRuntime(cfg, spec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := live.Gather(time.Now()); !errors.Is(err, snapshot.ErrNotStarted) {
+		t.Errorf("Gather before the runtime started = %v", err)
+	}
+	if _, err := node.NewRuntime(cfg, spec); !errors.Is(err, snapshot.ErrAttached) {
+		t.Errorf("a second runtime with the same Live: %v", err)
+	}
+}
