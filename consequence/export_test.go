@@ -7,3 +7,11 @@ func SetMinParallel[S, A any](c *Checker[S, A], n int) *Checker[S, A] {
 	c.opts.minParallel = n
 	return c
 }
+
+// SetParallelRound makes the checker expand parallel levels in rounds of n
+// frontier states (default parallelRound), so tests cover levels that span
+// many rounds.
+func SetParallelRound[S, A any](c *Checker[S, A], n int) *Checker[S, A] {
+	c.opts.parallelRound = n
+	return c
+}

@@ -109,6 +109,9 @@ type Options struct {
 	// minParallel overrides the smallest frontier expanded in parallel
 	// (tests set it to 1 to run the parallel phases on small models).
 	minParallel int
+	// parallelRound overrides parallelRound (tests make levels span many
+	// rounds).
+	parallelRound int
 }
 
 // Progress is a running search's state at the end of a level, passed to

@@ -55,6 +55,13 @@ const checkEvery = 256
 // inserting into them.
 const touchBatch = 16
 
+// parallelRound is the most frontier states one parallel round expands. A
+// level is expanded round by round, in frontier order, so a time budget or a
+// cancellation that ends a level part-way keeps the rounds already done (a
+// prefix of the level, as a sequential search would keep) instead of
+// dropping the whole level.
+const parallelRound = 1 << 15
+
 type level[S any] struct {
 	states []S
 	fps    []node.Hash
@@ -348,7 +355,7 @@ func (r *run[S, A]) step() error {
 	n := len(r.cur.states)
 	parallel := len(r.workers) > 1 && n >= r.minPar && !r.budgetLikelyExhausted(n)
 	if parallel {
-		r.cutChunks(n)
+		r.cutChunks(0, n)
 	}
 	if r.local != nil {
 		if err := r.planLocal(parallel); err != nil {
@@ -365,16 +372,15 @@ func (r *run[S, A]) step() error {
 	if !parallel {
 		r.presize(n)
 	}
-	direct := !parallel
+	from := 0
 	if parallel {
-		ok, err := r.expandParallel()
-		if err != nil {
+		var err error
+		if from, err = r.expandParallel(); err != nil {
 			return err
 		}
-		direct = !ok
 	}
-	if direct && !r.abort.Load() {
-		r.expandDirect()
+	if from < n && !r.abort.Load() {
+		r.expandDirect(from)
 	}
 	size := len(r.next.states)
 	r.growth = float64(size) / float64(n)
@@ -489,16 +495,17 @@ func (r *run[S, A]) parallel(tasks int, fn func(w *worker[S, A], t int)) error {
 	return r.failErr
 }
 
-// cutChunks splits a frontier of n states into chunks: several per worker,
-// so that uneven states balance out.
-func (r *run[S, A]) cutChunks(n int) {
+// cutChunks splits the frontier states [lo, hi) into chunks: several per
+// worker, so that uneven states balance out.
+func (r *run[S, A]) cutChunks(lo, hi int) {
+	n := hi - lo
 	count := min(max(n/checkEvery, 1), 8*len(r.workers))
 	for len(r.chunks) < count {
 		r.chunks = append(r.chunks, &chunk[S]{})
 	}
 	r.chunks = r.chunks[:count]
 	for i, c := range r.chunks {
-		c.reset(n*i/count, n*(i+1)/count, r.groups, len(r.props))
+		c.reset(lo+n*i/count, lo+n*(i+1)/count, r.groups, len(r.props))
 		// Size the candidate buffers from the previous level's ratio of
 		// candidates to states, so phase A rarely grows a slice.
 		// (Fresh allocations: slices.Grow would copy the old capacity.)
@@ -701,11 +708,12 @@ func (r *run[S, A]) insertDirect(w *worker[S, A], i int) (refused bool) {
 	return false
 }
 
-// expandDirect expands the whole frontier in order on the calling goroutine.
-func (r *run[S, A]) expandDirect() {
+// expandDirect expands the frontier from state from on, in order, on the
+// calling goroutine.
+func (r *run[S, A]) expandDirect(from int) {
 	w := r.workers[0]
-	for i := range r.cur.states {
-		if i%checkEvery == 0 && r.expired() {
+	for i := from; i < len(r.cur.states); i++ {
+		if (i-from)%checkEvery == 0 && r.expired() {
 			return
 		}
 		if r.expandOne(w, i, nil) {
@@ -715,11 +723,35 @@ func (r *run[S, A]) expandDirect() {
 	}
 }
 
-// expandParallel expands the frontier with phases A, B and C. It returns
-// false, having changed nothing, when the level might exceed the state
-// budget, so that the caller expands it directly and stops at exactly the
-// same state a sequential search would.
-func (r *run[S, A]) expandParallel() (bool, error) {
+// expandParallel expands the frontier in rounds of parallelRound states and
+// returns the index of the first state it did not expand: len(frontier)
+// when it expanded all, the start of a round that might exceed the state
+// budget (the caller expands the rest directly and so stops at exactly the
+// state a sequential search would), or the start of the round during which
+// the search was aborted (that round is dropped whole).
+func (r *run[S, A]) expandParallel() (int, error) {
+	n := len(r.cur.states)
+	round := parallelRound
+	if r.opts.parallelRound > 0 {
+		round = r.opts.parallelRound
+	}
+	for lo := 0; lo < n; lo += round {
+		if lo > 0 && r.expired() {
+			return lo, nil
+		}
+		r.cutChunks(lo, min(lo+round, n))
+		ok, err := r.expandRound()
+		if err != nil || !ok || r.abort.Load() {
+			return lo, err
+		}
+	}
+	return n, nil
+}
+
+// expandRound expands the chunks' part of the frontier with phases A, B and
+// C, appending to the next level. It returns false, having changed
+// nothing, when the round might exceed the state budget.
+func (r *run[S, A]) expandRound() (bool, error) {
 	// Phase A: expand chunks into candidates.
 	err := r.parallel(len(r.chunks), func(w *worker[S, A], t int) {
 		c := r.chunks[t]
@@ -731,13 +763,14 @@ func (r *run[S, A]) expandParallel() (bool, error) {
 		}
 	})
 	if err != nil || r.abort.Load() {
-		return true, err // an aborted level is dropped whole
+		return true, err // an aborted round is dropped whole
 	}
-	total := 0
+	total, states := 0, 0
 	for _, c := range r.chunks {
 		total += len(c.cands)
+		states += c.hi - c.lo
 	}
-	r.candRatio = 1.125*float64(total)/float64(len(r.cur.states)) + 0.5
+	r.candRatio = 1.125*float64(total)/float64(states) + 0.5
 	if !r.roomFor(total) {
 		return false, nil
 	}
@@ -777,18 +810,16 @@ func (r *run[S, A]) expandParallel() (bool, error) {
 			size += n
 		}
 	}
-	if cap(r.next.states) < size {
-		r.next.states = make([]S, size)
-		r.next.fps = make([]node.Hash, size)
-	}
-	r.next.states, r.next.fps = r.next.states[:size], r.next.fps[:size]
+	base := len(r.next.states)
+	r.next.states = slices.Grow(r.next.states, size)[:base+size]
+	r.next.fps = slices.Grow(r.next.fps, size)[:base+size]
 	l := &r.links[r.depth+1]
-	l.parent = make([]uint32, size)
-	l.ord = make([]uint16, size)
+	l.parent = slices.Grow(l.parent, size)[:base+size]
+	l.ord = slices.Grow(l.ord, size)[:base+size]
 	// Phase C: place the winners and check them.
 	err = r.parallel(len(r.chunks), func(_ *worker[S, A], t int) {
 		c := r.chunks[t]
-		at := c.off
+		at := base + c.off
 		for idx := range c.cands {
 			if !c.isNew[idx] {
 				continue

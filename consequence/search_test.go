@@ -25,20 +25,31 @@ var configs = []struct {
 	name        string
 	workers     int
 	minParallel int
+	round       int // parallel round size; 0: the default
 }{
-	{"workers=1", 1, 0},
-	{"workers=2", 2, 0},
-	{"workers=4/parallel-always", 4, 1},
-	{"workers=3/parallel-always", 3, 1},
+	{"workers=1", 1, 0, 0},
+	{"workers=2", 2, 0, 0},
+	{"workers=4/parallel-always", 4, 1, 0},
+	{"workers=3/parallel-always", 3, 1, 0},
+	{"workers=2/parallel-always/rounds-of-97", 2, 1, 97},
 }
 
-func runGraph(t *testing.T, g *graph, o consequence.Options, workers, minParallel int) *consequence.Result[uint64, gAct] {
-	t.Helper()
-	o.Workers = workers
-	c := consequence.NewChecker[uint64, gAct](g).Properties(graphProps()...).WithOptions(o)
+// tune applies a config's test-only knobs to c.
+func tune[S, A any](c *consequence.Checker[S, A], minParallel, round int) *consequence.Checker[S, A] {
 	if minParallel > 0 {
 		consequence.SetMinParallel(c, minParallel)
 	}
+	if round > 0 {
+		consequence.SetParallelRound(c, round)
+	}
+	return c
+}
+
+func runGraph(t *testing.T, g *graph, o consequence.Options, workers, minParallel, round int) *consequence.Result[uint64, gAct] {
+	t.Helper()
+	o.Workers = workers
+	c := consequence.NewChecker[uint64, gAct](g).Properties(graphProps()...).WithOptions(o)
+	tune(c, minParallel, round)
 	res, err := c.Run(context.Background())
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -103,7 +114,7 @@ func TestMatchesReference(t *testing.T) {
 				name := fmt.Sprintf("seed=%d/%s/states=%d/depth=%d/viol=%d/stop=%v/%s",
 					g.seed, o.Strategy, o.MaxStates, o.MaxDepth, o.MaxViolations, o.StopOnViolation, cfg.name)
 				t.Run(name, func(t *testing.T) {
-					compare(t, want, runGraph(t, g, o, cfg.workers, cfg.minParallel))
+					compare(t, want, runGraph(t, g, o, cfg.workers, cfg.minParallel, cfg.round))
 				})
 			}
 		}
@@ -137,9 +148,7 @@ func TestConsequencePruning(t *testing.T) {
 	for _, cfg := range configs {
 		t.Run(cfg.name, func(t *testing.T) {
 			c := consequence.NewChecker[uint64, cAct](m).Workers(cfg.workers)
-			if cfg.minParallel > 0 {
-				consequence.SetMinParallel(c, cfg.minParallel)
-			}
+			tune(c, cfg.minParallel, cfg.round)
 			bfs, err := c.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -162,7 +171,7 @@ func TestConsequencePruning(t *testing.T) {
 // Replay, to the reported state, and that the state violates the property.
 func TestViolationPathReplays(t *testing.T) {
 	g := &graph{seed: 2, size: 20000, nodes: 5, fanout: 4}
-	res := runGraph(t, g, consequence.Options{MaxViolations: 50}, 2, 1)
+	res := runGraph(t, g, consequence.Options{MaxViolations: 50}, 2, 1, 0)
 	if len(res.Violations) < 50 {
 		t.Fatalf("only %d violations", len(res.Violations))
 	}
@@ -265,14 +274,12 @@ func (c *fakeClock) Now() time.Time {
 // passed.
 func TestTimeBudget(t *testing.T) {
 	g := &graph{seed: 1, size: 5000, nodes: 3, fanout: 6}
-	full := runGraph(t, g, consequence.Options{}, 1, 0)
+	full := runGraph(t, g, consequence.Options{}, 1, 0, 0)
 	for _, cfg := range configs {
 		t.Run(cfg.name, func(t *testing.T) {
 			clk := &fakeClock{now: time.Unix(1000, 0), step: time.Second}
 			c := consequence.NewChecker[uint64, gAct](g).Workers(cfg.workers).Clock(clk.Now).MaxTime(4 * time.Second)
-			if cfg.minParallel > 0 {
-				consequence.SetMinParallel(c, cfg.minParallel)
-			}
+			tune(c, cfg.minParallel, cfg.round)
 			res, err := c.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -291,6 +298,38 @@ func TestTimeBudget(t *testing.T) {
 				t.Fatalf("depth counts %v sum to %d, unique %d", res.DepthCounts, sum, res.Unique)
 			}
 		})
+	}
+}
+
+// TestTimeBudgetKeepsFinishedRounds: a parallel level is expanded in rounds,
+// and a time budget that runs out part-way through a level keeps the rounds
+// already done: the result is always a prefix of the full search in BFS
+// order, and for some budgets it ends inside a level rather than at its
+// boundary.
+func TestTimeBudgetKeepsFinishedRounds(t *testing.T) {
+	g := &graph{seed: 2, size: 20000, nodes: 5, fanout: 4}
+	full, err := consequence.NewChecker[uint64, gAct](g).Workers(1).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial := 0
+	for budget := 3; budget <= 40; budget++ {
+		clk := &fakeClock{now: time.Unix(1000, 0), step: time.Second}
+		c := consequence.NewChecker[uint64, gAct](g).Workers(2).Clock(clk.Now).MaxTime(time.Duration(budget) * time.Second)
+		res, err := tune(c, 1, 97).Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := len(res.DepthCounts) - 1
+		if !slices.Equal(res.DepthCounts[:last], full.DepthCounts[:last]) || res.DepthCounts[last] > full.DepthCounts[last] {
+			t.Fatalf("budget %ds: depth counts %v are not a prefix of %v", budget, res.DepthCounts, full.DepthCounts)
+		}
+		if res.DepthCounts[last] < full.DepthCounts[last] {
+			partial++
+		}
+	}
+	if partial == 0 {
+		t.Fatalf("no budget ended inside a level; full depth counts %v", full.DepthCounts)
 	}
 }
 
@@ -315,9 +354,7 @@ func TestCancel(t *testing.T) {
 				}
 			}
 			c := consequence.NewChecker[uint64, gAct](h).Workers(cfg.workers)
-			if cfg.minParallel > 0 {
-				consequence.SetMinParallel(c, cfg.minParallel)
-			}
+			tune(c, cfg.minParallel, cfg.round)
 			res, err := c.Run(ctx)
 			if !errors.Is(err, context.Canceled) || res == nil || res.Stop != consequence.StopCanceled {
 				t.Fatalf("Run = %v, %v", res, err)
@@ -342,9 +379,7 @@ func TestModelPanic(t *testing.T) {
 				}
 			}
 			c := consequence.NewChecker[uint64, gAct](h).Workers(cfg.workers)
-			if cfg.minParallel > 0 {
-				consequence.SetMinParallel(c, cfg.minParallel)
-			}
+			tune(c, cfg.minParallel, cfg.round)
 			res, err := c.Run(context.Background())
 			if !errors.Is(err, consequence.ErrModelPanic) || res != nil || !strings.Contains(err.Error(), "boom") {
 				t.Fatalf("Run = %v, %v", res, err)
@@ -510,9 +545,7 @@ func (w wide) Actions(s uint64, out []consequence.Action[cAct]) []consequence.Ac
 func TestTooManyActions(t *testing.T) {
 	for _, cfg := range configs {
 		c := consequence.NewChecker[uint64, cAct](wide{counters{nodes: 1, max: 1}}).Workers(cfg.workers)
-		if cfg.minParallel > 0 {
-			consequence.SetMinParallel(c, cfg.minParallel)
-		}
+		tune(c, cfg.minParallel, cfg.round)
 		if _, err := c.Run(context.Background()); !errors.Is(err, consequence.ErrInvalidModel) {
 			t.Fatalf("%s: Run: %v", cfg.name, err)
 		}
