@@ -51,9 +51,10 @@
 // communication between C and the others is broken and a Learn from A to B
 // is dropped, so A chooses its own value; in the second, the communication
 // between A and the others is broken and the value proposed by C is
-// accepted by B. (The paper's steering remark, "C rejects the Prepare
-// message sent by B", suggests B may have led round 2 in their run; with
-// bug1 that order breaks safety the same way, and the explorer finds both.)
+// accepted by B. The paper's steering remark, "C rejects the Prepare
+// message sent by B", suggests that B led round 2 in their run; the
+// shortest violation consequence prediction finds from the end of round 1
+// is exactly that (the scripts' explore command).
 //
 // # Properties
 //
