@@ -69,7 +69,14 @@
 // message deliveries are always expanded. It therefore follows every chain
 // of consequences — a node whose state changed gets all its actions again —
 // while skipping the interleavings of independent local decisions, and
-// reaches much deeper in the same budget.
+// reaches much deeper in the same budget. The price is completeness: a
+// violation that needs a node's local action in a combination of other
+// nodes' states other than the first one met is missed. From a 25-node
+// RandTree state, BFS finds RootHasNoSiblings at depth 5 through a reset of
+// n1 after other nodes moved, which consequence prediction pruned because
+// it had already reset n1 (in its unchanged local state) earlier in BFS
+// order. Consequence prediction is for reaching deep from live states;
+// BFS is the complete baseline.
 //
 // # Liveness
 //
