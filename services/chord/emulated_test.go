@@ -1,0 +1,122 @@
+package chord_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/chord"
+)
+
+// These tests run Chord on the emulator the way `crystalball emulate`
+// does: 25 nodes joining through node 1 on the default wide-area topology,
+// with hashed placement.
+
+func emulate(t *testing.T, seed uint64, opts chord.Options, churn emulation.ChurnConfig, d time.Duration) (emulation.Result, *emulation.Emulator) {
+	t.Helper()
+	e, err := emulation.New(emulation.Config{
+		Spec:     chord.NewSpec(opts),
+		Nodes:    25,
+		Seed:     seed,
+		Duration: d,
+		Workload: func(node.ID, bool) []node.Message {
+			return []node.Message{chord.JoinOverlay{Bootstrap: 1}}
+		},
+		Churn: churn,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatalf("seed=%d: %v", seed, err)
+	}
+	return r, e
+}
+
+func requireLive(t *testing.T, seed uint64, r emulation.Result) {
+	t.Helper()
+	for _, l := range r.Liveness {
+		if !l.Holds {
+			t.Errorf("seed=%d: liveness %s does not hold at the end: %s", seed, l.Name, l.Error)
+		}
+	}
+}
+
+// requireCorrectRing checks the final ring exactly: every node joined, one
+// ring of 25, every successor and predecessor pointer the right one.
+func requireCorrectRing(t *testing.T, seed uint64, e *emulation.Emulator) {
+	t.Helper()
+	want := chord.Summary{Nodes: 25, Joined: 25, Ring: 25, SuccessorsCorrect: 25, PredecessorsCorrect: 25}
+	if got := chord.Summarize(e.View()); got != want {
+		t.Errorf("seed=%d: final ring %v, want %v", seed, got, want)
+	}
+}
+
+func safetyCount(r emulation.Result, name string) int64 {
+	for _, s := range r.Safety {
+		if s.Name == name {
+			return s.ViolatedStates
+		}
+	}
+	return -1
+}
+
+// Without churn, 25 nodes joining through node 1 form one correct ring,
+// with the paper's code as it is and with the corrections.
+func TestEmulatedRingFormsWithoutChurn(t *testing.T) {
+	for _, opts := range []chord.Options{chord.DefaultOptions(), chord.AllFixes()} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			r, e := emulate(t, seed, opts, emulation.ChurnConfig{}, 3*time.Minute)
+			requireLive(t, seed, r)
+			requireCorrectRing(t, seed, e)
+		}
+	}
+}
+
+// Under churn the paper's code violates NodeOrdering (the Figure 11
+// pattern: two nodes join next to each other at once, or a restarted
+// bootstrap alone on its ring takes a predecessor and then learns nodes
+// between it and itself), and after the churn stops the ring heals. The
+// counts are exact for these seeds (the emulator is deterministic); what
+// is asserted is only what holds across seeds: some violation, and the
+// healing. PredSelfImpliesSuccSelf is not asserted: in emulation it needs a
+// transport error to overtake a 10 µs loopback message, and it did not
+// happen in 20 seeds; the explorer test finds it.
+func TestEmulatedChurnWithThePapersCode(t *testing.T) {
+	churn := emulation.ChurnConfig{Rate: 1, After: 30 * time.Second, Until: 40 * time.Minute}
+	var ordering int64
+	for seed := uint64(1); seed <= 3; seed++ {
+		r, e := emulate(t, seed, chord.DefaultOptions(), churn, 45*time.Minute)
+		if r.Churn.Leaves < 20 {
+			t.Fatalf("seed=%d: only %d churn leaves in 40 minutes", seed, r.Churn.Leaves)
+		}
+		n := safetyCount(r, chord.NodeOrdering)
+		t.Logf("seed=%d: %d leaves, NodeOrdering violated in %d states, PredSelfImpliesSuccSelf in %d",
+			seed, r.Churn.Leaves, n, safetyCount(r, chord.PredSelfImpliesSuccSelf))
+		ordering += n
+		requireLive(t, seed, r)
+		requireCorrectRing(t, seed, e)
+	}
+	if ordering == 0 {
+		t.Errorf("%s never violated under churn with the paper's code (seeds 1-3)", chord.NodeOrdering)
+	}
+}
+
+// With both corrections the same churn violates no safety property, and
+// the ring heals.
+func TestEmulatedChurnWithCorrections(t *testing.T) {
+	churn := emulation.ChurnConfig{Rate: 1, After: 30 * time.Second, Until: 40 * time.Minute}
+	for seed := uint64(1); seed <= 3; seed++ {
+		r, e := emulate(t, seed, chord.AllFixes(), churn, 45*time.Minute)
+		for _, s := range r.Safety {
+			if s.ViolatedStates != 0 {
+				t.Errorf("seed=%d: %s violated in %d states with every correction: %s", seed, s.Name, s.ViolatedStates, s.FirstError)
+			}
+		}
+		requireLive(t, seed, r)
+		requireCorrectRing(t, seed, e)
+	}
+}

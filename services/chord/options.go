@@ -1,0 +1,199 @@
+package chord
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Placement says how a node's ring identifier is derived from its node.ID.
+type Placement uint8
+
+const (
+	// PlaceHashed places a node at a 64-bit mix (SplitMix64's finaliser) of
+	// its ID, truncated to Options.Bits: positions look random and do not
+	// follow ID order, as Mace's SHA-derived keys do. The default.
+	PlaceHashed Placement = iota
+	// PlaceByID places a node at its ID modulo 2^Bits, so the ring order is
+	// the ID order. Scenario scripts use it to lay nodes out the way the
+	// paper's figures need.
+	PlaceByID
+)
+
+// String returns "hashed" or "by-id".
+func (p Placement) String() string {
+	switch p {
+	case PlaceHashed:
+		return "hashed"
+	case PlaceByID:
+		return "by-id"
+	}
+	return fmt.Sprintf("placement(%d)", uint8(p))
+}
+
+// ParsePlacement parses "hashed" or "by-id".
+func ParsePlacement(s string) (Placement, error) {
+	switch s {
+	case "hashed":
+		return PlaceHashed, nil
+	case "by-id", "id":
+		return PlaceByID, nil
+	}
+	return 0, fmt.Errorf("chord: unknown placement %q (want hashed or by-id)", s)
+}
+
+// Options configure a Chord node. The zero value of each parameter means
+// "the default"; DefaultOptions is the protocol as the paper ran it, with
+// both of its bugs, and Fixed applies the paper's corrections.
+type Options struct {
+	// Bits is the width of the identifier ring (2^Bits identifiers) and the
+	// number of fingers. Default 32, as Mace Chord's SHA32 keys; at most 64.
+	Bits int
+	// Placement derives ring identifiers from node IDs. Default PlaceHashed.
+	Placement Placement
+	// MaxSuccessors bounds the successor list. Default 4 (Mace's
+	// MAX_SUCCESSORS).
+	MaxSuccessors int
+	// JoinRetry is how long a joining node waits for a FindPredReply before
+	// it asks its bootstrap again. Default 2s.
+	JoinRetry time.Duration
+	// StabilizeInterval is the period of the stabilize timer, which asks the
+	// successor for its predecessor. Default 1s.
+	StabilizeInterval time.Duration
+	// FixFingersInterval is the period of the fix-fingers timer, which looks
+	// up one random finger. Default 2s.
+	FixFingersInterval time.Duration
+	// RecoveryInterval is the period of the recovery timer, by which a
+	// joined node that did not bootstrap the ring looks its own identifier
+	// up through its bootstrap (Mace's partition repair). Default 30s.
+	RecoveryInterval time.Duration
+
+	// FixSelfPredecessor corrects the paper's first Chord inconsistency
+	// (Figure 10, PredSelfImpliesSuccSelf): a node that handles an
+	// UpdatePred from itself does not make itself its predecessor while its
+	// successor list holds other nodes.
+	FixSelfPredecessor bool
+	// FixNodeOrdering corrects the second (Figure 11, NodeOrdering): after
+	// its successor list or predecessor changes, a node makes the successor
+	// that lies between its predecessor and itself (the nearest to itself)
+	// its predecessor.
+	FixNodeOrdering bool
+}
+
+// Defaults for the zero-valued fields of Options.
+const (
+	DefaultBits               = 32
+	DefaultMaxSuccessors      = 4
+	DefaultJoinRetry          = 2 * time.Second
+	DefaultStabilizeInterval  = time.Second
+	DefaultFixFingersInterval = 2 * time.Second
+	DefaultRecoveryInterval   = 30 * time.Second
+)
+
+// DefaultOptions returns the protocol as the paper describes it: default
+// parameters, hashed placement and both bugs present.
+func DefaultOptions() Options {
+	return Options{
+		Bits:               DefaultBits,
+		MaxSuccessors:      DefaultMaxSuccessors,
+		JoinRetry:          DefaultJoinRetry,
+		StabilizeInterval:  DefaultStabilizeInterval,
+		FixFingersInterval: DefaultFixFingersInterval,
+		RecoveryInterval:   DefaultRecoveryInterval,
+	}
+}
+
+// AllFixes returns DefaultOptions with every correction applied.
+func AllFixes() Options { return DefaultOptions().Fixed() }
+
+// Fixed returns o with every correction applied, parameters unchanged.
+func (o Options) Fixed() Options {
+	o.FixSelfPredecessor = true
+	o.FixNodeOrdering = true
+	return o
+}
+
+// withDefaults replaces zero or out-of-range parameters by their defaults,
+// so a node never runs on an empty ring or with a timer that spins.
+func (o Options) withDefaults() Options {
+	if o.Bits <= 0 || o.Bits > 64 {
+		o.Bits = DefaultBits
+	}
+	if o.Placement != PlaceByID {
+		o.Placement = PlaceHashed
+	}
+	if o.MaxSuccessors <= 0 {
+		o.MaxSuccessors = DefaultMaxSuccessors
+	}
+	if o.JoinRetry <= 0 {
+		o.JoinRetry = DefaultJoinRetry
+	}
+	if o.StabilizeInterval <= 0 {
+		o.StabilizeInterval = DefaultStabilizeInterval
+	}
+	if o.FixFingersInterval <= 0 {
+		o.FixFingersInterval = DefaultFixFingersInterval
+	}
+	if o.RecoveryInterval <= 0 {
+		o.RecoveryInterval = DefaultRecoveryInterval
+	}
+	return o
+}
+
+// fixFlag binds a correction's name (as EnableFix takes it) to its field.
+type fixFlag struct {
+	name  string
+	field func(*Options) *bool
+}
+
+var fixFlags = [...]fixFlag{
+	{"self-predecessor", func(o *Options) *bool { return &o.FixSelfPredecessor }},
+	{"node-ordering", func(o *Options) *bool { return &o.FixNodeOrdering }},
+}
+
+// FixNames returns the names EnableFix accepts, in bug order, without "all".
+func FixNames() []string {
+	names := make([]string, len(fixFlags))
+	for i, f := range fixFlags {
+		names[i] = f.name
+	}
+	return names
+}
+
+// EnableFix turns on the correction called name: one of FixNames, with or
+// without a "fix-" prefix, or "all". It is how command lines and test
+// scripts select corrections.
+func (o *Options) EnableFix(name string) error {
+	name = strings.TrimPrefix(name, "fix-")
+	if name == "all" {
+		*o = o.Fixed()
+		return nil
+	}
+	for _, f := range fixFlags {
+		if f.name == name {
+			*f.field(o) = true
+			return nil
+		}
+	}
+	return fmt.Errorf("chord: unknown fix %q (want one of %s or all)", name, strings.Join(FixNames(), ", "))
+}
+
+// Fixes returns the names of the corrections o enables, in bug order.
+func (o Options) Fixes() []string {
+	var out []string
+	for _, f := range fixFlags {
+		if *f.field(&o) {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// String renders the options for logs and reports, e.g. "bits=32
+// placement=hashed successors=4 join-retry=2s stabilize=1s
+// fix-fingers=2s recovery=30s fixes=[node-ordering]".
+func (o Options) String() string {
+	return fmt.Sprintf("bits=%d placement=%v successors=%d join-retry=%v stabilize=%v fix-fingers=%v recovery=%v fixes=[%s]",
+		o.Bits, o.Placement, o.MaxSuccessors, o.JoinRetry, o.StabilizeInterval, o.FixFingersInterval,
+		o.RecoveryInterval, strings.Join(o.Fixes(), " "))
+}
