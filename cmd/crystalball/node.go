@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // liveJoin returns, per service, the application calls a live node issues
@@ -37,6 +39,21 @@ type nodeStatusOutput struct {
 	node.Status
 	Options       string  `json:"options"`
 	UptimeSeconds float64 `json:"uptime_seconds"`
+	// Snapshots is the snapshot manager's status (absent with
+	// --snapshots 0).
+	Snapshots *snapshot.LiveStatus `json:"snapshots,omitempty"`
+}
+
+// gatherStarted is the JSON body of a successful POST /snapshot.
+type gatherStarted struct {
+	// Started is the gather's start time: the snapshot it produces has
+	// this "started" time in GET /snapshot.
+	Started time.Time `json:"started"`
+}
+
+// httpError is the JSON body of a failed status-server request.
+type httpError struct {
+	Error string `json:"error"`
 }
 
 func runNode(args []string, stdout, stderr io.Writer) error {
@@ -53,6 +70,8 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fix := fs.String("fix", "", "service corrections to apply: all, or a comma-separated list")
 	seed := fs.Uint64("seed", 1, "seed of the node's random source")
+	snapEvery := durationFlag(fs, "snapshots", snapshot.DefaultInterval, "checkpoint interval of the node's snapshot manager (0: no snapshot manager, no snapshot endpoints)")
+	gatherEvery := durationFlag(fs, "gather", -1, "interval of automatic neighbourhood snapshots (auto: the --snapshots interval; 0: only on POST /snapshot)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: crystalball node --id N [flags]")
 		fmt.Fprintln(fs.Output(), "Runs one live node of a service in the foreground until SIGINT or SIGTERM.")
@@ -71,6 +90,17 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	joinCalls, ok := liveJoin[*service]
 	if !ok {
 		return usagef("unknown service %q (known: %s)", *service, serviceNames())
+	}
+	if *snapEvery < 0 {
+		return usagef("--snapshots must not be negative, got %v", *snapEvery)
+	}
+	if *gatherEvery < 0 {
+		explicit := false
+		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "gather" })
+		if explicit {
+			return usagef("--gather must not be negative, got %v", *gatherEvery)
+		}
+		*gatherEvery = *snapEvery
 	}
 	svc, err := lookupService(*service, splitList(*fix), 0)
 	if err != nil {
@@ -95,6 +125,18 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	cfg.Label = *label
 	cfg.Seed = *seed
 	cfg.Logger = logger
+	var live *snapshot.Live
+	if *snapEvery > 0 {
+		reg, err := svc.spec.Registry()
+		if err != nil {
+			return err
+		}
+		live, err = snapshot.NewLive(snapshot.Config{Registry: reg, Interval: *snapEvery, GatherInterval: *gatherEvery}, logger)
+		if err != nil {
+			return usageError{err}
+		}
+		cfg.Layers = []node.Layer{live}
+	}
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
 	}
@@ -135,20 +177,15 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	var srv *http.Server
 	srvDone := make(chan error, 1)
 	if statusLn != nil {
-		mux := http.NewServeMux()
-		mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
-			out := nodeStatusOutput{Status: rt.Status(), Options: svc.options, UptimeSeconds: time.Since(started).Seconds()}
-			w.Header().Set("Content-Type", "application/json")
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			enc.Encode(out)
-		})
-		srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		srv = &http.Server{Handler: statusMux(rt, live, svc, started), ReadHeaderTimeout: 5 * time.Second}
 		go func() { srvDone <- srv.Serve(statusLn) }()
 	}
 	fmt.Fprintf(stdout, "node %v: %s on %s, gossip %s", id, *service, rt.Addr(), rt.GossipAddr())
 	if statusLn != nil {
 		fmt.Fprintf(stdout, ", status http://%s/status", statusLn.Addr())
+	}
+	if live != nil {
+		fmt.Fprintf(stdout, ", checkpoints every %v", *snapEvery)
 	}
 	fmt.Fprintln(stdout)
 
@@ -169,6 +206,74 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	}
 	logger.Info("stopped")
 	return serveErr
+}
+
+// statusMux serves the node's status endpoints (README.md, "Live nodes"):
+// GET /status always; GET and POST /snapshot with a snapshot manager.
+func statusMux(rt *node.Runtime, live *snapshot.Live, svc serviceRun, started time.Time) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
+		out := nodeStatusOutput{Status: rt.Status(), Options: svc.options, UptimeSeconds: time.Since(started).Seconds()}
+		if live != nil {
+			st := live.Status(time.Now())
+			out.Snapshots = &st
+		}
+		writeJSON(w, http.StatusOK, out)
+	})
+	off := func(w http.ResponseWriter) bool {
+		if live == nil {
+			writeJSON(w, http.StatusNotFound, httpError{"snapshots are off (--snapshots 0)"})
+			return true
+		}
+		return false
+	}
+	mux.HandleFunc("GET /snapshot", func(w http.ResponseWriter, r *http.Request) {
+		if off(w) {
+			return
+		}
+		s := live.Last()
+		if s == nil {
+			writeJSON(w, http.StatusNotFound, httpError{"no snapshot gathered yet"})
+			return
+		}
+		doc, err := newSnapshotDoc(s, svc.spec, time.Now())
+		if err != nil {
+			writeJSON(w, http.StatusInternalServerError, httpError{err.Error()})
+			return
+		}
+		writeJSON(w, http.StatusOK, doc)
+	})
+	mux.HandleFunc("POST /snapshot", func(w http.ResponseWriter, r *http.Request) {
+		if off(w) {
+			return
+		}
+		var at time.Time
+		var gerr error
+		err := rt.Do(r.Context(), func(now time.Time) []node.Envelope {
+			out, err := live.Gather(now)
+			at, gerr = now, err
+			return out
+		})
+		switch {
+		case err != nil:
+			writeJSON(w, http.StatusServiceUnavailable, httpError{err.Error()})
+		case errors.Is(gerr, snapshot.ErrGatherInProgress):
+			writeJSON(w, http.StatusConflict, httpError{gerr.Error()})
+		case gerr != nil:
+			writeJSON(w, http.StatusServiceUnavailable, httpError{gerr.Error()})
+		default:
+			writeJSON(w, http.StatusAccepted, gatherStarted{Started: at.Round(0)})
+		}
+	})
+	return mux
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
 }
 
 // newCLILogger builds the node's zap logger writing to w.

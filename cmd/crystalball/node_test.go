@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 func TestNodeBadFlagsAreOneLineUsageErrors(t *testing.T) {
@@ -38,6 +40,9 @@ func TestNodeBadFlagsAreOneLineUsageErrors(t *testing.T) {
 		{[]string{"node", "--id", "1", "--fix", "everything"}, `unknown fix "everything"`},
 		{[]string{"node", "--id", "1", "stray"}, `unexpected argument "stray"`},
 		{[]string{"node", "--id", "1", "--label", strings.Repeat("x", 300)}, "RuntimeConfig.Label"},
+		{[]string{"node", "--id", "1", "--snapshots", "-1s"}, "--snapshots must not be negative"},
+		{[]string{"node", "--id", "1", "--snapshots", "often"}, "want a duration"},
+		{[]string{"node", "--id", "1", "--gather", "-2s"}, "--gather must not be negative"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runCLI(c.args...)
@@ -213,11 +218,114 @@ func waitForTree(t *testing.T, ctx context.Context, procs []*nodeProc, what stri
 	}
 }
 
+// gatherSnapshot asks p (POST /snapshot, retried while a periodic gather
+// is in progress) for a neighbourhood snapshot and fetches it (GET
+// /snapshot) once it is complete.
+func gatherSnapshot(t *testing.T, ctx context.Context, p *nodeProc, client *http.Client) snapshotDoc {
+	t.Helper()
+	var started gatherStarted
+	for {
+		resp, err := client.Post("http://"+p.http+"/snapshot", "", nil)
+		if err != nil {
+			t.Fatalf("POST /snapshot at %v: %v", p.id, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusAccepted {
+			if err := json.Unmarshal(body, &started); err != nil {
+				t.Fatalf("POST /snapshot answered %s: %v", body, err)
+			}
+			break
+		}
+		if resp.StatusCode != http.StatusConflict {
+			t.Fatalf("POST /snapshot at %v: %s %s", p.id, resp.Status, body)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("POST /snapshot at %v: still busy at the deadline: %s", p.id, body)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	for {
+		resp, err := client.Get("http://" + p.http + "/snapshot")
+		if err != nil {
+			t.Fatalf("GET /snapshot at %v: %v", p.id, err)
+		}
+		var doc snapshotDoc
+		err = json.NewDecoder(resp.Body).Decode(&doc)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK && err != nil {
+			t.Fatalf("GET /snapshot at %v: %v", p.id, err)
+		}
+		if resp.StatusCode == http.StatusOK && !doc.Started.Before(started.Started) {
+			return doc
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("GET /snapshot at %v: no snapshot started at %v before the deadline (last: %s, started %v)",
+				p.id, started.Started, resp.Status, doc.Started)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// checkRootSnapshot checks a snapshot gathered at the root: it holds a
+// checkpoint of the root and of every neighbour the root's own checkpoint
+// names, all for the snapshot's cut, restorable with the service's
+// factory, and no safety property is violated on its view (evaluated here
+// and by the node).
+func checkRootSnapshot(t *testing.T, doc snapshotDoc, root node.ID, spec node.Spec) {
+	t.Helper()
+	s := &snapshot.Snapshot{Gatherer: doc.Gatherer, CN: doc.CN}
+	var members []node.ID
+	for _, n := range doc.Nodes {
+		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: n.ID, CN: n.CN, State: n.Checkpoint})
+		members = append(members, n.ID)
+		if n.CN < doc.CN {
+			t.Errorf("%v's checkpoint %d is not of the cut %d", n.ID, n.CN, doc.CN)
+		}
+	}
+	view, err := s.Decode(spec.New)
+	if err != nil {
+		t.Fatalf("snapshot checkpoints: %v", err)
+	}
+	rs, ok := view.Service(root).(*randtree.State)
+	if doc.Gatherer != root || !ok {
+		t.Fatalf("snapshot gathered by %v holds no checkpoint of the root %v: members %v", doc.Gatherer, root, members)
+	}
+	want := append(rs.Neighbors(root), root)
+	slices.Sort(want)
+	if !slices.Equal(members, want) || !slices.Equal(doc.Members, want) || len(doc.Dead) != 0 || len(doc.Excluded) != 0 {
+		t.Errorf("snapshot members %v (summary %v, dead %v, excluded %v); the root's checkpoint %q names neighbours %v",
+			members, doc.Members, doc.Dead, doc.Excluded, rs, want)
+	}
+	if len(doc.Channels) != len(want)*len(want) {
+		t.Errorf("%d channels recorded for %d members", len(doc.Channels), len(want))
+	}
+	for _, p := range spec.PropertiesOf(node.Safety) {
+		if err := p.Check(view); err != nil {
+			t.Errorf("safety property %s violated on the snapshot: %v", p.Name, err)
+		}
+	}
+	for _, p := range doc.Properties {
+		if p.Kind == node.Safety.String() && !p.Holds {
+			t.Errorf("the node reports %s violated on its snapshot: %s", p.Name, p.Error)
+		}
+	}
+	if len(doc.Properties) != len(spec.Properties) {
+		t.Errorf("the node evaluated %d properties, the service has %d", len(doc.Properties), len(spec.Properties))
+	}
+}
+
 // TestNodeProcessesFormAndRepairARandTree builds the binary, runs five
 // `crystalball node` processes on loopback, waits until their status
 // endpoints show one RandTree of five nodes, SIGKILLs an interior node,
-// restarts it and waits for the tree of five to re-form; then it stops
-// every node with SIGTERM and checks that each exits cleanly.
+// restarts it and waits for the tree of five to re-form; then the root
+// gathers a neighbourhood snapshot (POST /snapshot), which must hold
+// consistent checkpoints of the root's neighbours (the restarted node,
+// whose checkpoint number started again at 0, among them) on which no
+// safety property is violated; finally it stops every node with SIGTERM
+// and checks that each exits cleanly.
 func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped with -short: builds the binary and runs 5 OS processes for up to a minute")
@@ -239,7 +347,7 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 		t.Fatalf("go %v: %v\n%s", buildArgs, err, out)
 	}
 	t.Logf("built %s in %v (race detector: %v)", bin, time.Since(started).Round(time.Millisecond), raceEnabled)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 
 	const n = 5
@@ -267,7 +375,11 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 			http:   fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]),
 		}
 		p.args = []string{"node", "--service", "randtree", "--fix", "all", "--id", p.id.String(),
-			"--listen", p.listen, "--gossip", p.gossip, "--http", p.http, "--label", "mp-test", "--log", "json"}
+			"--listen", p.listen, "--gossip", p.gossip, "--http", p.http, "--label", "mp-test", "--log", "json",
+			// Checkpoint numbers advance (and every node gathers) every
+			// second, so the restarted node, back at number 0, has to
+			// adopt its peers' numbers.
+			"--snapshots", "1s"}
 		if i > 0 {
 			p.args = append(p.args, "--join", procs[0].listen)
 		}
@@ -304,6 +416,23 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 	victim.start(t, bin)
 	sum = waitForTree(t, ctx, procs, "tree after restart")
 	t.Logf("re-formed: %v", sum)
+
+	root := procs[sum.Root-1]
+	doc := gatherSnapshot(t, ctx, root, client)
+	t.Logf("snapshot at %v: cut %d, members %v, %d B of checkpoints, %d in flight, %d round(s) in %v",
+		root.id, doc.CN, doc.Members, doc.SizeBytes, doc.InFlight, doc.Rounds, doc.At.Sub(doc.Started))
+	checkRootSnapshot(t, doc, root.id, randtree.NewSpec(randtree.AllFixes()))
+	if !slices.Contains(doc.Members, victim.id) {
+		t.Logf("the restarted %v is not a neighbour of the root any more", victim.id)
+	}
+	st, _, err := root.status(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sn := st.Snapshots; sn == nil || sn.Last == nil || sn.Last.Gather < doc.Gather || sn.CN < doc.CN ||
+		sn.Stats.Gathers == 0 || sn.CheckpointsStored == 0 || st.Counters.LayerBytesOut == 0 || st.Counters.LayerBytesIn == 0 {
+		t.Errorf("root status after the snapshot: snapshots %+v, counters %+v", sn, st.Counters)
+	}
 
 	// A clean stop: SIGTERM, exit status 0, and the node says so.
 	for _, p := range procs {
