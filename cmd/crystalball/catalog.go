@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/paxos"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 )
 
@@ -36,6 +37,7 @@ type figure struct {
 func serviceCatalog() map[string]serviceEntry {
 	return map[string]serviceEntry{
 		randtree.Name: {name: randtree.Name, build: buildRandTree},
+		paxos.Name:    {name: paxos.Name, build: buildPaxos},
 	}
 }
 
@@ -84,6 +86,40 @@ func buildRandTree(fixes []string, nodes int) (serviceRun, error) {
 			}
 		},
 		describe: func(v node.View) string { return randtree.Summarize(v).String() },
+		options:  opts.String(),
+	}, nil
+}
+
+// buildPaxos configures Paxos as the paper's experiments run it: nodes
+// 1..N are the members (1..3 when the command does not say), both of the
+// paper's injected bugs are on, and --fix names the bugs to take out
+// ("bug1", "bug2" or "all" for correct Paxos), as --fix removes RandTree's.
+// Every node proposes its own value (paxos.ValueOf) when it starts and
+// again after every restart.
+func buildPaxos(fixes []string, nodes int) (serviceRun, error) {
+	opts := paxos.Options{}.WithBugs()
+	for _, f := range fixes {
+		if err := opts.EnableFix(f); err != nil {
+			return serviceRun{}, usageError{err}
+		}
+	}
+	for id := 1; id <= nodes; id++ {
+		opts.Members = append(opts.Members, node.ID(id))
+	}
+	return serviceRun{
+		spec: paxos.NewSpec(opts),
+		workload: func(id node.ID, restart bool) []node.Message {
+			return []node.Message{paxos.Propose{Value: paxos.ValueOf(id)}}
+		},
+		summarize: func(v node.View) []figure {
+			s := paxos.Summarize(v)
+			return []figure{
+				{"learned", s.Learned},
+				{"values", len(s.Values)},
+				{"max_round", int(s.MaxRound)},
+			}
+		},
+		describe: func(v node.View) string { return paxos.Summarize(v).String() },
 		options:  opts.String(),
 	}, nil
 }
