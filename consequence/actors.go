@@ -69,6 +69,47 @@ type ActorOptions struct {
 	Workload func(id node.ID, restart bool) []node.Message
 	// Faults bound the injected faults.
 	Faults Faults
+	// Intercept, when set, puts event filters in the model (execution
+	// steering checks what a filter does before installing it): it is
+	// asked about every delivery of a message, timer and application call,
+	// and its verdict replaces the event's normal effect (see
+	// Interception). It must be deterministic and safe for concurrent use.
+	Intercept func(ActorAction) Interception
+}
+
+// Interception is an event filter's verdict on an event of the actor
+// model.
+type Interception uint8
+
+const (
+	// Pass lets the event happen as usual.
+	Pass Interception = iota
+	// Drop consumes a delivered message without running the handler.
+	Drop
+	// DropAndBreak consumes a delivered message without running the
+	// handler and breaks the connection to its sender: the messages in
+	// flight both ways are discarded and each end gets a transport error
+	// (the sender's failure handling runs). It does not count against
+	// Faults.Breaks.
+	DropAndBreak
+	// Postpone keeps a timer or application call from happening in this
+	// state: it stays scheduled (pending) but is not enabled.
+	Postpone
+)
+
+// String returns "pass", "drop", "drop+break" or "postpone".
+func (i Interception) String() string {
+	switch i {
+	case Pass:
+		return "pass"
+	case Drop:
+		return "drop"
+	case DropAndBreak:
+		return "drop+break"
+	case Postpone:
+		return "postpone"
+	}
+	return fmt.Sprintf("interception(%d)", uint8(i))
 }
 
 // Checkpoint is one node of a gathered snapshot: its ID, its checkpoint
@@ -431,14 +472,14 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 	for i, n := range g.nodes {
 		id := m.ids[i]
 		for _, t := range n.st.Timers {
-			out = append(out, Action[ActorAction]{Node: i, Local: true, Act: ActorAction{Kind: ActTimer, Node: id, Timer: t.Name}})
+			out = m.appendLocal(out, i, ActorAction{Kind: ActTimer, Node: id, Timer: t.Name})
 		}
 		if len(n.pending) > 0 {
-			out = append(out, Action[ActorAction]{Node: i, Local: true, Act: ActorAction{Kind: ActApp, Node: id, Msg: n.pending[0].msg, Pending: true}})
+			out = m.appendLocal(out, i, ActorAction{Kind: ActApp, Node: id, Msg: n.pending[0].msg, Pending: true})
 		}
 		if ac, ok := n.st.Service.(node.AppCaller); ok {
 			for _, call := range ac.AppCalls(id) {
-				out = append(out, Action[ActorAction]{Node: i, Local: true, Act: ActorAction{Kind: ActApp, Node: id, Msg: call}})
+				out = m.appendLocal(out, i, ActorAction{Kind: ActApp, Node: id, Msg: call})
 			}
 		}
 		if canReset {
@@ -452,6 +493,37 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 		}
 	}
 	return out
+}
+
+// appendLocal appends the timer or application call a of node i unless a
+// filter postpones it.
+func (m *ActorModel) appendLocal(out []Action[ActorAction], i int, a ActorAction) []Action[ActorAction] {
+	if m.opts.Intercept != nil && m.opts.Intercept(a) == Postpone {
+		return out
+	}
+	return append(out, Action[ActorAction]{Node: i, Local: true, Act: a})
+}
+
+// intercept returns the filters' verdict on a.
+func (m *ActorModel) intercept(a ActorAction) Interception {
+	if m.opts.Intercept == nil {
+		return Pass
+	}
+	return m.opts.Intercept(a)
+}
+
+// WithIntercept returns a model with the same start state whose events
+// pass through intercept (see ActorOptions.Intercept); nil removes the
+// filters. The two models share their start state, so their fingerprints
+// and paths are comparable.
+func (m *ActorModel) WithIntercept(intercept func(ActorAction) Interception) *ActorModel {
+	c := *m
+	c.opts.Intercept = intercept
+	c.cores = make([]sync.Pool, len(m.ids))
+	for i := range c.cores {
+		c.cores[i].New = m.cores[i].New
+	}
+	return &c
 }
 
 // Next implements Model: it runs the action's handler on a clone of the
@@ -478,6 +550,19 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 		head := c.items[0]
 		s := newSucc(g)
 		s.setChan(a.Peer, a.Node, c.items[1:])
+		if head.msg != nil {
+			switch m.intercept(ActorAction{Kind: ActDeliver, Node: a.Node, Peer: a.Peer, Msg: head.msg}) {
+			case Drop:
+				return s.g, true
+			case DropAndBreak:
+				if a.Peer != a.Node {
+					s.setChan(a.Node, a.Peer, []inflight{{h: teHash}})
+					s.setChan(a.Peer, a.Node, []inflight{{h: teHash}})
+					s.disconnect(a.Node, a.Peer)
+				}
+				return s.g, true
+			}
+		}
 		ev := node.Event{Kind: node.EventMessage, From: a.Peer, Msg: head.msg, At: n.now}
 		if head.msg == nil {
 			ev = node.Event{Kind: node.EventTransportError, Peer: a.Peer, At: n.now}
@@ -485,7 +570,7 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 		return m.run(g, s, i, n.pending, ev)
 	case ActTimer:
 		at, ok := n.st.TimerAt(a.Timer)
-		if !ok {
+		if !ok || m.intercept(a) == Postpone {
 			return nil, false
 		}
 		if at.Before(n.now) {
@@ -501,7 +586,7 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 			}
 			msg, pending = pending[0].msg, pending[1:]
 		}
-		if msg == nil {
+		if msg == nil || m.intercept(ActorAction{Kind: ActApp, Node: a.Node, Msg: msg, Pending: a.Pending}) == Postpone {
 			return nil, false
 		}
 		return m.run(g, newSucc(g), i, pending, node.Event{Kind: node.EventApp, Msg: msg, At: n.now})

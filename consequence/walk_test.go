@@ -241,3 +241,79 @@ func TestLivenessFromPeriphery(t *testing.T) {
 		t.Fatalf("Periphery(-1): %v", err)
 	}
 }
+
+// TestIntercept: event filters inside the model. Dropping n1's Data at n2
+// consumes it without a reply; dropping and breaking also tells both ends;
+// a postponed timer is not enabled; the filtered model shares the start
+// state with the unfiltered one.
+func TestIntercept(t *testing.T) {
+	m := retxModel(t, false)
+	isData := func(a consequence.ActorAction) bool {
+		return a.Kind == consequence.ActDeliver && a.Node == 2 && a.Msg != nil && a.Msg.MessageType() == "test.Data"
+	}
+	find := func(m *consequence.ActorModel, s *consequence.GlobalState, want string) (consequence.ActorAction, bool) {
+		for _, a := range m.Actions(s, nil) {
+			if a.Act.String() == want {
+				return a.Act, true
+			}
+		}
+		return consequence.ActorAction{}, false
+	}
+	for _, verdict := range []consequence.Interception{consequence.Drop, consequence.DropAndBreak} {
+		f := m.WithIntercept(func(a consequence.ActorAction) consequence.Interception {
+			if isData(a) {
+				return verdict
+			}
+			return consequence.Pass
+		})
+		if f.Fingerprint(f.Start()) != m.Fingerprint(m.Start()) {
+			t.Fatal("filtered model has another start state")
+		}
+		a, ok := find(f, f.Start(), "n2 deliver test.Data from n1")
+		if !ok {
+			t.Fatalf("%v: the delivery is not enabled", verdict)
+		}
+		next, ok := f.Next(f.Start(), a)
+		if !ok {
+			t.Fatalf("%v: Next refused the delivery", verdict)
+		}
+		if len(next.InFlight(1, 2)) != 0 && verdict == consequence.Drop {
+			t.Fatalf("drop: channel 1->2 still holds %v", next.InFlight(1, 2))
+		}
+		if acks := next.InFlight(2, 1); verdict == consequence.Drop && len(acks) != 0 {
+			t.Fatalf("drop: n2 answered %v", acks)
+		}
+		if verdict == consequence.DropAndBreak {
+			for _, ch := range [][2]node.ID{{1, 2}, {2, 1}} {
+				in := next.InFlight(ch[0], ch[1])
+				if len(in) != 1 || in[0].Msg != nil {
+					t.Fatalf("drop+break: channel %v->%v holds %v, want one transport error", ch[0], ch[1], in)
+				}
+			}
+			if next.Connected(1, 2) {
+				t.Fatal("drop+break: still connected")
+			}
+		}
+		// Unfiltered, the same delivery runs the handler: n2 acks.
+		if a, ok := find(m, m.Start(), "n2 deliver test.Data from n1"); ok {
+			if plain, _ := m.Next(m.Start(), a); len(plain.InFlight(2, 1)) != 1 || plain.InFlight(2, 1)[0].Msg == nil {
+				t.Fatalf("unfiltered delivery: %v", plain.InFlight(2, 1))
+			}
+		}
+	}
+	postponed := m.WithIntercept(func(a consequence.ActorAction) consequence.Interception {
+		if a.Kind == consequence.ActTimer && a.Timer == "retx" {
+			return consequence.Postpone
+		}
+		return consequence.Pass
+	})
+	if _, ok := find(postponed, postponed.Start(), "n1 timer retx"); ok {
+		t.Fatal("a postponed timer is enabled")
+	}
+	if _, ok := find(m, m.Start(), "n1 timer retx"); !ok {
+		t.Fatal("the timer is not enabled without the filter")
+	}
+	if _, ok := postponed.Next(postponed.Start(), consequence.ActorAction{Kind: consequence.ActTimer, Node: 1, Timer: "retx"}); ok {
+		t.Fatal("Next ran a postponed timer")
+	}
+}
