@@ -181,6 +181,7 @@ func TestLiveGathersConsistentSnapshotOverTCP(t *testing.T) {
 // A Live belongs to one runtime, and its configuration is checked when it
 // is built.
 func TestLiveMisuse(t *testing.T) {
+	defer goleak.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.AllFixes())
 	reg, _ := spec.Registry()
 	if _, err := snapshot.NewLive(snapshot.Config{}, nil); err == nil {

@@ -242,10 +242,12 @@ func (m *Manager) restartClocks() {
 // Reset models the node losing its state (a crash and restart): stored
 // checkpoints, the message log, answers being recorded, a gather in
 // progress and the delta bases are lost, as a process's memory would be.
-// The checkpoint number is kept, as it must be (the shell persists it
-// across process restarts): numbers on a channel never decrease, which the
-// channel-state recording relies on. Requests for cuts up to the current
-// number are answered negatively from now on.
+// The checkpoint number is kept, as a process that persisted it across a
+// restart would: numbers on a channel never decrease, which the
+// channel-state recording relies on. (The live runtime persists nothing: a
+// restarted process is a new Manager at number 0; see Live for why that is
+// tolerated.) Requests for cuts up to the current number are answered
+// negatively from now on.
 func (m *Manager) Reset(now time.Time) Effects {
 	m.begin(now)
 	m.prunedCN = m.cn

@@ -94,12 +94,14 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	if *snapEvery < 0 {
 		return usagef("--snapshots must not be negative, got %v", *snapEvery)
 	}
-	if *gatherEvery < 0 {
-		explicit := false
-		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "gather" })
-		if explicit {
-			return usagef("--gather must not be negative, got %v", *gatherEvery)
-		}
+	gatherSet := false
+	fs.Visit(func(f *flag.Flag) { gatherSet = gatherSet || f.Name == "gather" })
+	switch {
+	case gatherSet && *gatherEvery < 0:
+		return usagef("--gather must not be negative, got %v", *gatherEvery)
+	case gatherSet && *gatherEvery > 0 && *snapEvery == 0:
+		return usagef("--gather %v needs a snapshot manager (--snapshots is 0)", *gatherEvery)
+	case *gatherEvery < 0:
 		*gatherEvery = *snapEvery
 	}
 	svc, err := lookupService(*service, splitList(*fix), 0)

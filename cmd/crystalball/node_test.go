@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -43,6 +44,7 @@ func TestNodeBadFlagsAreOneLineUsageErrors(t *testing.T) {
 		{[]string{"node", "--id", "1", "--snapshots", "-1s"}, "--snapshots must not be negative"},
 		{[]string{"node", "--id", "1", "--snapshots", "often"}, "want a duration"},
 		{[]string{"node", "--id", "1", "--gather", "-2s"}, "--gather must not be negative"},
+		{[]string{"node", "--id", "1", "--snapshots", "0", "--gather", "5s"}, "needs a snapshot manager"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runCLI(c.args...)
@@ -449,6 +451,53 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 		}
 		if strings.Contains(p.out.String(), "DATA RACE") {
 			t.Errorf("%v: the race detector reported a race", p.id)
+		}
+	}
+}
+
+// TestNodeSnapshotEndpointsWithoutSnapshots: the status server's snapshot
+// endpoints say why they have nothing to serve: no snapshot manager (404),
+// no snapshot yet (404), a runtime that is not running (503).
+func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
+	svc, err := lookupService("randtree", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := node.DefaultRuntimeConfig()
+	cfg.ID = 1
+	reg, _ := svc.spec.Registry()
+	live, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Layers = []node.Layer{live}
+	withLive, err := node.NewRuntime(cfg, svc.spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Layers = nil
+	without, err := node.NewRuntime(cfg, svc.spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		mux          *http.ServeMux
+		method, path string
+		code         int
+		want         string
+	}{
+		{statusMux(without, nil, svc, time.Now()), "GET", "/snapshot", http.StatusNotFound, "snapshots are off"},
+		{statusMux(without, nil, svc, time.Now()), "POST", "/snapshot", http.StatusNotFound, "snapshots are off"},
+		{statusMux(without, nil, svc, time.Now()), "GET", "/status", http.StatusOK, `"counters"`},
+		{statusMux(withLive, live, svc, time.Now()), "GET", "/snapshot", http.StatusNotFound, "no snapshot gathered yet"},
+		{statusMux(withLive, live, svc, time.Now()), "POST", "/snapshot", http.StatusServiceUnavailable, "not running"},
+		{statusMux(withLive, live, svc, time.Now()), "GET", "/status", http.StatusOK, `"interval_seconds": 10`},
+	}
+	for _, c := range cases {
+		w := httptest.NewRecorder()
+		c.mux.ServeHTTP(w, httptest.NewRequest(c.method, c.path, nil))
+		if w.Code != c.code || !strings.Contains(w.Body.String(), c.want) {
+			t.Errorf("%s %s: %d %s, want %d with %q", c.method, c.path, w.Code, w.Body, c.code, c.want)
 		}
 	}
 }
