@@ -1,12 +1,15 @@
 package paxos
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 )
@@ -346,5 +349,32 @@ func TestBallotOrder(t *testing.T) {
 	}
 	if (Ballot{}).Valid() || !(Ballot{}).IsZero() || !(Ballot{Round: 1, Node: 1}).Valid() {
 		t.Fatal("zero ballot must be invalid and zero, 1.n1 valid")
+	}
+}
+
+// TestEncodeMsgpackMatchesReflection holds the hand-written encoder to the
+// layout reflection derives from State's fields and tags, which is what the
+// decoder reads: a field added to State without EncodeMsgpack fails here.
+func TestEncodeMsgpackMatchesReflection(t *testing.T) {
+	type plainState State // same fields and tags, no EncodeMsgpack
+	big := benchState(25).Service.(*State)
+	big.Round = 1 << 40
+	big.Last, big.LastValue = Ballot{Round: 300, Node: 1 << 33}, "last"
+	big.Tallies = append(big.Tallies, Tally{Ballot: Ballot{Round: 7, Node: 3}, Value: "v3", From: []node.ID{}})
+	for _, s := range []*State{newState(Options{}), stateOfCore(busyState(t)), big} {
+		var custom, reflected bytes.Buffer
+		enc := msgpack.NewEncoder(&custom)
+		enc.UseCompactInts(true)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		enc = msgpack.NewEncoder(&reflected)
+		enc.UseCompactInts(true)
+		if err := enc.Encode((*plainState)(s)); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
+			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
+		}
 	}
 }
