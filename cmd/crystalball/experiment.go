@@ -13,6 +13,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
 )
 
 // experimentOutput is the --json form of 'experiment randtree-prediction'.
@@ -54,61 +55,13 @@ type depthPoint struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// figure2Steps are the events after the three inits of the first row of
-// the paper's Figure 2 (services/randtree/testdata/figure2.txt).
-var figure2Steps = []string{
-	"n9 app randtree.JoinOverlay",
-	"n13 app randtree.JoinOverlay",
-	"n13 deliver randtree.Join from n9",
-	"n9 deliver randtree.Join from n13",
-	"n13 deliver randtree.JoinReply from n9",
-	"n1 app randtree.JoinOverlay",
-	"n9 deliver randtree.Join from n1",
-	"n1 deliver randtree.Join from n9",
-	"n9 deliver randtree.JoinReply from n1",
-	"n13 deliver randtree.NewRoot from n9",
-}
-
-// figure2Model runs the 13 steps of Figure 2's first row (three inits and
-// the events above) through an actor model of n1, n9 and n13 and returns
-// the model of the state reached, built from its checkpoints as a gathered
-// snapshot would be, with faults allowed.
+// figure2Model returns the actor model of the live state of the first row
+// of the paper's Figure 2, built from the checkpoints a snapshot gathered
+// there would hold, with faults allowed.
 func figure2Model(spec node.Spec, faults consequence.Faults) (*consequence.ActorModel, error) {
-	targets := map[node.ID][]node.ID{1: {9}, 9: {13}, 13: {9}}
-	m, err := consequence.NewActorModel(spec, consequence.ActorOptions{
-		Nodes: []node.ID{1, 9, 13},
-		Workload: func(id node.ID, restart bool) []node.Message {
-			return []node.Message{randtree.JoinOverlay{Targets: targets[id]}}
-		},
-	})
+	cps, err := paper.Figure2(spec)
 	if err != nil {
 		return nil, err
-	}
-	g := m.Start()
-	for _, step := range figure2Steps {
-		found := false
-		for _, a := range m.Actions(g, nil) {
-			if a.Act.String() == step {
-				next, ok := m.Next(g, a.Act)
-				if !ok {
-					break
-				}
-				g, found = next, true
-				break
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("figure 2: step %q is not enabled", step)
-		}
-	}
-	var cps []consequence.Checkpoint
-	for _, id := range g.Nodes() {
-		st, now, _ := g.NodeState(id)
-		b, err := st.AppendCheckpoint(nil)
-		if err != nil {
-			return nil, err
-		}
-		cps = append(cps, consequence.Checkpoint{ID: id, Bytes: b, At: now})
 	}
 	return consequence.NewActorModelFromCheckpoints(spec, cps, nil, consequence.ActorOptions{Faults: faults})
 }

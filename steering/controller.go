@@ -1,0 +1,473 @@
+package steering
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+)
+
+// ErrInvalidConfig is wrapped by the errors New and ParseMode return for a
+// configuration they cannot run.
+var ErrInvalidConfig = errors.New("steering: invalid config")
+
+// Config configures a Controller. Zero fields take the defaults documented
+// on each.
+type Config struct {
+	// Mode is Off (default), Debug or Steer.
+	Mode Mode
+	// Spec is the service the node runs; its checkpoints are decoded and
+	// its handlers explored with it.
+	Spec node.Spec
+	// Properties are the safety properties to protect; nil means the
+	// spec's safety properties. Liveness properties are ignored.
+	Properties []node.Property
+	// Workload gives the application calls a node makes after a reset the
+	// explorer injects (consequence.ActorOptions.Workload); nil uses the
+	// service's node.Restarter.
+	Workload func(id node.ID, restart bool) []node.Message
+	// Faults bound the faults explored along a path (default: none).
+	Faults consequence.Faults
+	// MaxStates is each search's budget of unique states (default 20,000).
+	// Budgets in states keep a round a pure function of its snapshot.
+	MaxStates int
+	// MaxDepth bounds each search's depth (default: none).
+	MaxDepth int
+	// MaxTime bounds each search's wall time (default: none). It makes
+	// rounds depend on timing: the live runtime uses it, the emulator not.
+	MaxTime time.Duration
+	// Workers is the number of goroutines per search (default 1: the
+	// emulator runs a controller per node; the live runtime may give more).
+	Workers int
+	// KeepConnection keeps the connection to the sender of a filtered
+	// message open. By default a message filter also breaks it, so the
+	// sender's failure handling runs (the paper's TCP reset).
+	KeepConnection bool
+	// Refinements is how many times a filter set whose check still finds a
+	// violation is extended with the filters that violation suggests
+	// before the filters are judged unhelpful (default 2; negative: none).
+	Refinements int
+	// MaxPaths is how many error paths are kept to replay in later rounds
+	// (default 16; the oldest go first).
+	MaxPaths int
+	// MaxViolations is how many violations per property a search records
+	// (default 4).
+	MaxViolations int
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if err := c.Spec.Validate(); err != nil {
+		return c, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	switch {
+	case c.Mode > Steer:
+		return c, fmt.Errorf("%w: mode %d", ErrInvalidConfig, uint8(c.Mode))
+	case c.MaxStates < 0, c.MaxDepth < 0, c.MaxTime < 0, c.Workers < 0, c.MaxPaths < 0, c.MaxViolations < 0:
+		return c, fmt.Errorf("%w: negative budget", ErrInvalidConfig)
+	}
+	if c.Properties == nil {
+		c.Properties = c.Spec.Properties
+	}
+	var safety []node.Property
+	for _, p := range c.Properties {
+		if p.Kind == node.Safety {
+			safety = append(safety, p)
+		}
+	}
+	c.Properties = safety
+	if c.MaxStates == 0 {
+		c.MaxStates = 20_000
+	}
+	if c.Workers == 0 {
+		c.Workers = 1
+	}
+	if c.Refinements == 0 {
+		c.Refinements = 2
+	} else if c.Refinements < 0 {
+		c.Refinements = 0
+	}
+	if c.MaxPaths == 0 {
+		c.MaxPaths = 16
+	}
+	if c.MaxViolations == 0 {
+		c.MaxViolations = 4
+	}
+	return c, nil
+}
+
+// Prediction is a violation a round predicted (or a replayed path that
+// still fails): the property, its error, the path from the snapshot's state
+// and the filter that would stop it at this node, if it can.
+type Prediction struct {
+	Property string
+	Err      error
+	Path     []consequence.ActorAction
+	// Report is the path in the serializable form consequence reports use.
+	Report consequence.ActorReport
+	// Filter stops the path at this node (nil if no event of the path
+	// happens at this node in a form a filter can stop).
+	Filter *Filter
+	// Replayed marks a path of an earlier round that still fails.
+	Replayed bool
+}
+
+// RoundReport is what one round did.
+type RoundReport struct {
+	// Snapshot identifies the snapshot the round started from.
+	Gatherer node.ID
+	CN       uint64
+	Members  []node.ID
+	// States is the number of unique states explored by every search of
+	// the round (replays, prediction, filter checks): the emulator charges
+	// the round's virtual time from it.
+	States uint64
+	// Predictions are the violations found, replayed paths first.
+	Predictions []Prediction
+	// Installed are the filters in force after the round.
+	Installed []Filter
+	// Unhelpful counts filters whose check still found a violation and
+	// were not installed.
+	Unhelpful int
+	// Present lists the properties the snapshot's own state already
+	// violates (nothing to steer away from).
+	Present []string
+}
+
+// Stats are a controller's counters since it was made.
+type Stats struct {
+	Rounds           uint64
+	StatesExplored   uint64
+	Predicted        map[string]uint64 // per property
+	ReplayHits       uint64
+	FiltersInstalled uint64
+	Unhelpful        uint64
+	FilterHits       uint64
+	Vetoes           uint64
+	ImmediateChecks  uint64
+}
+
+// Controller is the execution-steering controller of one node: it
+// explores from the node's gathered snapshots, keeps the error paths it
+// found, installs event filters and runs the immediate safety check. It is
+// a deterministic core: no goroutines of its own (a search may use
+// Config.Workers), no clock unless Config.MaxTime is set; the caller owns
+// when rounds run. Not safe for concurrent use.
+type Controller struct {
+	cfg     Config
+	self    node.ID
+	filters filterSet
+	paths   []storedPath
+	view    *snapshot.View
+	stats   Stats
+}
+
+type storedPath struct {
+	property string
+	path     []consequence.ActorAction
+	key      string
+}
+
+// New returns the controller of node self.
+func New(cfg Config, self node.ID) (*Controller, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if self == node.None {
+		return nil, fmt.Errorf("%w: no node ID", ErrInvalidConfig)
+	}
+	return &Controller{cfg: c, self: self, stats: Stats{Predicted: map[string]uint64{}}}, nil
+}
+
+// Mode returns the controller's mode.
+func (c *Controller) Mode() Mode { return c.cfg.Mode }
+
+// Filters returns the filters in force. The slice is the controller's:
+// read it before the next call.
+func (c *Controller) Filters() []Filter { return c.filters }
+
+// Stats returns the counters; the map is a copy.
+func (c *Controller) Stats() Stats {
+	s := c.stats
+	s.Predicted = make(map[string]uint64, len(c.stats.Predicted))
+	for k, v := range c.stats.Predicted {
+		s.Predicted[k] = v
+	}
+	return s
+}
+
+// View returns the decoded neighbourhood of the last round's snapshot (nil
+// before the first round): the view the immediate safety check evaluates
+// properties on.
+func (c *Controller) View() node.View {
+	if c.view == nil {
+		return nil
+	}
+	return c.view
+}
+
+// Intercept returns what the installed filters do to ev arriving at this
+// node (consequence.Pass if none matches) and counts a hit.
+func (c *Controller) Intercept(ev node.Event) consequence.Interception {
+	v, i := c.filters.verdict(c.self, ev)
+	if i >= 0 {
+		c.stats.FilterHits++
+	}
+	return v
+}
+
+// ImmediateCheck runs the immediate safety check (the package function
+// ImmediateCheck) for ev on core with the controller's properties and the
+// last snapshot's view, and counts it. In mode Off it checks nothing.
+func (c *Controller) ImmediateCheck(core *node.Core, ev node.Event) (*Veto, error) {
+	if c.cfg.Mode == Off {
+		return nil, nil
+	}
+	c.stats.ImmediateChecks++
+	var view node.View
+	if c.view != nil {
+		view = c.view
+	}
+	v, err := ImmediateCheck(core, ev, view, c.cfg.Properties)
+	if v != nil {
+		c.stats.Vetoes++
+	}
+	return v, err
+}
+
+// Round runs one round on a gathered snapshot: it removes the filters of
+// the last round, replays the stored error paths (reinstalling at once the
+// filter of each that still fails), explores with consequence prediction,
+// and in mode Steer checks the filters the new violations suggest by
+// exploring again with them in place, installing them only if that finds
+// no violation. The result is a pure function of the controller's state
+// and the snapshot unless Config.MaxTime is set. ctx cancels the searches.
+func (c *Controller) Round(ctx context.Context, snap *snapshot.Snapshot) (*RoundReport, error) {
+	c.filters = nil
+	rep := &RoundReport{Gatherer: snap.Gatherer, CN: snap.CN}
+	for _, n := range snap.Nodes {
+		rep.Members = append(rep.Members, n.Node)
+	}
+	if c.cfg.Mode == Off {
+		return rep, nil
+	}
+	c.stats.Rounds++
+	view, err := snap.Decode(c.cfg.Spec.New)
+	if err != nil {
+		return rep, fmt.Errorf("steering: round at %v: %w", c.self, err)
+	}
+	c.view = view
+	m, err := c.model(snap)
+	if err != nil {
+		return rep, err
+	}
+	props := make([]consequence.Property[*consequence.GlobalState], 0, len(c.cfg.Properties))
+	for _, p := range c.cfg.Properties {
+		ap := consequence.AdaptProperty(p)
+		if ap.Check(m.Start()) != nil {
+			rep.Present = append(rep.Present, p.Name)
+			continue // already violated: nothing to steer away from
+		}
+		props = append(props, ap)
+	}
+	if len(props) == 0 {
+		return rep, nil
+	}
+	steer := c.cfg.Mode == Steer
+
+	// Replay the paths of earlier rounds first.
+	for _, sp := range c.paths {
+		pred, ok := c.replay(m, props, sp)
+		if !ok {
+			continue
+		}
+		c.stats.ReplayHits++
+		rep.Predictions = append(rep.Predictions, pred)
+		if steer && pred.Filter != nil && !c.filters.has(*pred.Filter) {
+			c.filters = append(c.filters, *pred.Filter)
+			c.stats.FiltersInstalled++
+		}
+	}
+
+	found, states, err := c.search(ctx, m, props)
+	rep.States += states
+	if err != nil {
+		return rep, err
+	}
+	var candidates filterSet
+	for _, p := range found {
+		c.stats.Predicted[p.Property]++
+		rep.Predictions = append(rep.Predictions, p)
+		c.remember(p)
+		if p.Filter != nil && !c.filters.has(*p.Filter) && !candidates.has(*p.Filter) {
+			candidates = append(candidates, *p.Filter)
+		}
+	}
+	if steer && len(candidates) > 0 {
+		installed, unhelpful, states, err := c.checkFilters(ctx, m, props, candidates)
+		rep.States += states
+		if err != nil {
+			return rep, err
+		}
+		c.filters = append(c.filters, installed...)
+		c.stats.FiltersInstalled += uint64(len(installed))
+		rep.Unhelpful = unhelpful
+		c.stats.Unhelpful += uint64(unhelpful)
+	}
+	c.stats.StatesExplored += rep.States
+	rep.Installed = slices.Clone(c.filters)
+	return rep, nil
+}
+
+// model builds the actor model of a snapshot.
+func (c *Controller) model(snap *snapshot.Snapshot) (*consequence.ActorModel, error) {
+	cps := make([]consequence.Checkpoint, 0, len(snap.Nodes))
+	for _, n := range snap.Nodes {
+		cps = append(cps, consequence.Checkpoint{ID: n.Node, Bytes: n.State, At: snap.At})
+	}
+	var inFlight []node.Envelope
+	for _, ch := range snap.Channels {
+		inFlight = append(inFlight, ch.Messages...)
+	}
+	m, err := consequence.NewActorModelFromCheckpoints(c.cfg.Spec, cps, inFlight, consequence.ActorOptions{
+		Workload: c.cfg.Workload,
+		Faults:   c.cfg.Faults,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("steering: round at %v: %w", c.self, err)
+	}
+	return m, nil
+}
+
+// search explores m with consequence prediction and returns the violations
+// below the start state, with the filter each suggests.
+func (c *Controller) search(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState]) ([]Prediction, uint64, error) {
+	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+		Properties(props...).
+		Strategy(consequence.Consequence).
+		Workers(c.cfg.Workers).
+		MaxStates(c.cfg.MaxStates).
+		MaxDepth(c.cfg.MaxDepth).
+		MaxTime(c.cfg.MaxTime).
+		MaxViolations(c.cfg.MaxViolations).
+		Run(ctx)
+	if res == nil {
+		return nil, 0, fmt.Errorf("steering: exploring at %v: %w", c.self, err)
+	}
+	if err != nil && ctx.Err() == nil {
+		return nil, res.Unique, fmt.Errorf("steering: exploring at %v: %w", c.self, err)
+	}
+	var out []Prediction
+	for _, v := range res.Violations {
+		if v.Depth == 0 {
+			continue
+		}
+		path := make([]consequence.ActorAction, len(v.Path))
+		for i, a := range v.Path {
+			path[i] = a.Act
+		}
+		p, err := c.prediction(m, v.Property, v.Err, path)
+		if err != nil {
+			return nil, res.Unique, err
+		}
+		out = append(out, p)
+	}
+	return out, res.Unique, nil
+}
+
+// prediction packages a violating path with its report and filter.
+func (c *Controller) prediction(m *consequence.ActorModel, prop string, verr error, path []consequence.ActorAction) (Prediction, error) {
+	p := Prediction{Property: prop, Err: verr, Path: path}
+	p.Report = consequence.ActorReport{Property: prop, Kind: node.Safety.String(), Depth: len(path)}
+	if verr != nil {
+		p.Report.Error = verr.Error()
+	}
+	for _, a := range path {
+		rec, err := m.Record(a)
+		if err != nil {
+			return p, fmt.Errorf("steering: recording a path at %v: %w", c.self, err)
+		}
+		p.Report.Path = append(p.Report.Path, rec)
+	}
+	for _, a := range path {
+		if f, ok := filterFor(c.self, a, !c.cfg.KeepConnection); ok {
+			p.Filter = &f
+			break
+		}
+	}
+	return p, nil
+}
+
+// checkFilters explores with the candidate filters in place; if a violation
+// remains it extends the set with the filters that violation suggests, up
+// to Config.Refinements times. If the set never comes out clean, each
+// candidate is checked alone and only the clean ones are installed. It
+// returns the filters to install and how many candidates were unhelpful.
+func (c *Controller) checkFilters(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], candidates filterSet) (filterSet, int, uint64, error) {
+	var states uint64
+	clean := func(fs filterSet) (bool, []Prediction, error) {
+		all := append(slices.Clone(c.filters), fs...)
+		found, n, err := c.search(ctx, m.WithIntercept(all.intercept), props)
+		states += n
+		return err == nil && len(found) == 0, found, err
+	}
+	set := slices.Clone(candidates)
+	for round := 0; ; round++ {
+		ok, found, err := clean(set)
+		if err != nil {
+			return nil, 0, states, err
+		}
+		if ok {
+			return set, 0, states, nil
+		}
+		if round >= c.cfg.Refinements {
+			break
+		}
+		grown := false
+		for _, p := range found {
+			if p.Filter != nil && !set.has(*p.Filter) && !c.filters.has(*p.Filter) {
+				set = append(set, *p.Filter)
+				grown = true
+			}
+		}
+		if !grown {
+			break
+		}
+	}
+	var installed filterSet
+	unhelpful := 0
+	for _, f := range candidates {
+		ok, _, err := clean(filterSet{f})
+		if err != nil {
+			return nil, 0, states, err
+		}
+		if ok {
+			installed = append(installed, f)
+		} else {
+			unhelpful++
+		}
+	}
+	return installed, unhelpful, states, nil
+}
+
+// remember stores a new error path for replay in later rounds.
+func (c *Controller) remember(p Prediction) {
+	key := p.Property
+	for _, r := range p.Report.Path {
+		key += "|" + r.Text
+	}
+	for _, sp := range c.paths {
+		if sp.key == key {
+			return
+		}
+	}
+	if len(c.paths) >= c.cfg.MaxPaths {
+		c.paths = c.paths[1:]
+	}
+	c.paths = append(c.paths, storedPath{property: p.Property, path: p.Path, key: key})
+}

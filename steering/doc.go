@@ -1,0 +1,48 @@
+// Package steering is crystalball's execution steering: the controller that
+// turns predictions into action, event filters, and the immediate safety
+// check (the CrystalBall paper, §3.3 and §4).
+//
+// # The controller
+//
+// A Controller belongs to one node. Each round starts from a neighbourhood
+// snapshot the node gathered (package snapshot) and
+//
+//  1. removes the filters of the last round;
+//  2. replays the error paths found in earlier rounds on the new snapshot
+//     (timers, application calls and faults are replayed; messages are
+//     taken only when the handlers regenerated one of the same type on the
+//     same channel) and reinstalls at once the filter of each that still
+//     fails;
+//  3. explores from the snapshot with consequence prediction (package
+//     consequence) within a budget of states;
+//  4. in mode Debug reports each violation; in mode Steer derives from each
+//     the event filter for the earliest event of its path that this node
+//     can stop, explores again with the filters in place (the actor model
+//     then drops or postpones the filtered events, as the runtime would),
+//     and installs them only if that finds no violation — extending the set
+//     with the filters a remaining violation suggests, a bounded number of
+//     times, and otherwise checking each filter alone; the rest are counted
+//     as unhelpful.
+//
+// The controller is a deterministic core: a round with budgets in states is
+// a pure function of the controller's state and the snapshot, so the
+// emulator charges it in virtual time from the states it explored and runs
+// stay reproducible. The live runtime runs rounds on a goroutine of its own
+// with a wall-time budget.
+//
+// # Event filters
+//
+// A Filter is the paper's: for messages (type, source, destination) — the
+// message is dropped and, unless Config.KeepConnection, the connection to
+// the sender is broken so its failure handling runs; for a timer or an
+// application call, the handler's identity — the event is postponed, not
+// dropped. Controller.Intercept gives the verdict on a live event.
+//
+// # The immediate safety check
+//
+// ImmediateCheck runs a handler on a copy of the node's state (the paper
+// forks the process; a Go state copy costs microseconds) and evaluates the
+// safety properties on the last snapshot's view with the node's new state.
+// If a property that held would fail, the caller does not run the handler
+// and treats the event as a filter would.
+package steering

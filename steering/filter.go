@@ -1,0 +1,146 @@
+package steering
+
+import (
+	"fmt"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// FilterKind says which events a Filter matches.
+type FilterKind uint8
+
+const (
+	// FilterMessage matches deliveries of messages of one type from one
+	// sender.
+	FilterMessage FilterKind = iota + 1
+	// FilterTimer matches one timer.
+	FilterTimer
+	// FilterApp matches application calls of one type.
+	FilterApp
+)
+
+// Filter is an event filter at one node: the paper's (message type, source,
+// destination) for messages, the handler's identity for timers and
+// application calls. A matched message is dropped (and, with Break, the
+// connection to its sender is broken so the sender's failure handling
+// runs); a matched timer or application call is postponed, not dropped.
+type Filter struct {
+	Kind FilterKind
+	// Node is the node the filter is installed at (the destination).
+	Node node.ID
+	// From is the sender of a filtered message.
+	From node.ID
+	// Type is the message type of a filtered message or application call.
+	Type string
+	// Timer is the name of a filtered timer.
+	Timer string
+	// Break breaks the connection to the sender of a dropped message.
+	Break bool
+}
+
+// String renders the filter for logs, e.g. "n9: drop+break randtree.Join
+// from n13", "n9: postpone timer recovery".
+func (f Filter) String() string {
+	switch f.Kind {
+	case FilterMessage:
+		verb := "drop"
+		if f.Break {
+			verb = "drop+break"
+		}
+		return fmt.Sprintf("%v: %s %s from %v", f.Node, verb, f.Type, f.From)
+	case FilterTimer:
+		return fmt.Sprintf("%v: postpone timer %s", f.Node, f.Timer)
+	case FilterApp:
+		return fmt.Sprintf("%v: postpone app %s", f.Node, f.Type)
+	}
+	return fmt.Sprintf("%v: filter(%d)", f.Node, uint8(f.Kind))
+}
+
+// Verdict is what the filter does to ev arriving at node at (Pass if it
+// does not match).
+func (f Filter) Verdict(at node.ID, ev node.Event) consequence.Interception {
+	if at != f.Node {
+		return consequence.Pass
+	}
+	switch {
+	case f.Kind == FilterMessage && ev.Kind == node.EventMessage && ev.Msg != nil && ev.From == f.From && ev.Msg.MessageType() == f.Type:
+		if f.Break {
+			return consequence.DropAndBreak
+		}
+		return consequence.Drop
+	case f.Kind == FilterTimer && ev.Kind == node.EventTimer && ev.Timer == f.Timer:
+		return consequence.Postpone
+	case f.Kind == FilterApp && ev.Kind == node.EventApp && ev.Msg != nil && ev.Msg.MessageType() == f.Type:
+		return consequence.Postpone
+	}
+	return consequence.Pass
+}
+
+// actionVerdict is Verdict for an action of the actor model.
+func (f Filter) actionVerdict(a consequence.ActorAction) consequence.Interception {
+	switch a.Kind {
+	case consequence.ActDeliver:
+		if a.Msg == nil {
+			return consequence.Pass
+		}
+		return f.Verdict(a.Node, node.Event{Kind: node.EventMessage, From: a.Peer, Msg: a.Msg})
+	case consequence.ActTimer:
+		return f.Verdict(a.Node, node.Event{Kind: node.EventTimer, Timer: a.Timer})
+	case consequence.ActApp:
+		return f.Verdict(a.Node, node.Event{Kind: node.EventApp, Msg: a.Msg})
+	}
+	return consequence.Pass
+}
+
+// filterFor returns the filter that stops action a at node self, if self
+// can stop it: a message delivered to self, or a timer or application call
+// of self. Transport errors, resets and breaks cannot be stopped.
+func filterFor(self node.ID, a consequence.ActorAction, brk bool) (Filter, bool) {
+	if a.Node != self {
+		return Filter{}, false
+	}
+	switch a.Kind {
+	case consequence.ActDeliver:
+		if a.Msg == nil || a.Peer == self {
+			return Filter{}, false
+		}
+		return Filter{Kind: FilterMessage, Node: self, From: a.Peer, Type: a.Msg.MessageType(), Break: brk}, true
+	case consequence.ActTimer:
+		return Filter{Kind: FilterTimer, Node: self, Timer: a.Timer}, true
+	case consequence.ActApp:
+		return Filter{Kind: FilterApp, Node: self, Type: a.Msg.MessageType()}, true
+	}
+	return Filter{}, false
+}
+
+// filterSet is a set of filters at one node; the first matching filter
+// decides.
+type filterSet []Filter
+
+func (fs filterSet) verdict(at node.ID, ev node.Event) (consequence.Interception, int) {
+	for i, f := range fs {
+		if v := f.Verdict(at, ev); v != consequence.Pass {
+			return v, i
+		}
+	}
+	return consequence.Pass, -1
+}
+
+func (fs filterSet) intercept(a consequence.ActorAction) consequence.Interception {
+	for _, f := range fs {
+		if v := f.actionVerdict(a); v != consequence.Pass {
+			return v
+		}
+	}
+	return consequence.Pass
+}
+
+func (fs filterSet) has(f Filter) bool {
+	for _, g := range fs {
+		if g == f {
+			return true
+		}
+	}
+	return false
+}

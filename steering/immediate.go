@@ -1,0 +1,105 @@
+package steering
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// Veto is the immediate safety check's verdict against an event: running
+// it would violate Property.
+type Veto struct {
+	Property string
+	Err      error
+}
+
+// ImmediateCheck is the paper's immediate safety check: it runs ev on a
+// copy of core (the real core is not touched), and evaluates the safety
+// properties props on view with this node's state replaced by the copy's.
+// It vetoes the event if a property that held before the event fails after
+// it; a property that already fails (a stale or partial view can make it
+// fail whatever this node does) vetoes nothing, or the node would freeze.
+// view may be nil (only this node is visible) and need not contain the
+// node. A handler panic in the copy is returned as an error, not a veto.
+//
+// It allocates the copy of the node state (node.Cloner makes that cheap);
+// its cost per event is in docs/PERFORMANCE.md.
+func ImmediateCheck(core *node.Core, ev node.Event, view node.View, props []node.Property) (*Veto, error) {
+	if len(props) == 0 || !core.Started() {
+		return nil, nil
+	}
+	before := overlay{base: view, self: core.ID(), st: core.State()}
+	var held []int
+	for i, p := range props {
+		if p.Kind == node.Safety && p.Check(before) == nil {
+			held = append(held, i)
+		}
+	}
+	if len(held) == 0 {
+		return nil, nil
+	}
+	cp, err := core.Copy()
+	if err != nil {
+		return nil, fmt.Errorf("steering: immediate check: copying %v: %w", core.ID(), err)
+	}
+	if err := stepCopy(cp, ev); err != nil {
+		return nil, fmt.Errorf("steering: immediate check of %v at %v: %w", ev, core.ID(), err)
+	}
+	after := overlay{base: view, self: core.ID(), st: cp.State()}
+	for _, i := range held {
+		if err := props[i].Check(after); err != nil {
+			return &Veto{Property: props[i].Name, Err: err}, nil
+		}
+	}
+	return nil, nil
+}
+
+// stepCopy steps a copy, turning a handler panic into an error.
+func stepCopy(c *node.Core, ev node.Event) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("handler panicked: %v", p)
+		}
+	}()
+	_, err = c.Step(ev)
+	return err
+}
+
+// overlay is view with node self's state replaced by st.
+type overlay struct {
+	base node.View
+	self node.ID
+	st   *node.State
+}
+
+var _ node.View = overlay{}
+
+func (o overlay) Nodes() []node.ID {
+	if o.base == nil {
+		return []node.ID{o.self}
+	}
+	ids := o.base.Nodes()
+	if i, ok := slices.BinarySearch(ids, o.self); !ok {
+		ids = slices.Insert(slices.Clone(ids), i, o.self)
+	}
+	return ids
+}
+
+func (o overlay) Service(id node.ID) node.Service {
+	if id == o.self {
+		return o.st.Service
+	}
+	if o.base == nil {
+		return nil
+	}
+	return o.base.Service(id)
+}
+
+func (o overlay) TimerScheduled(id node.ID, name string) bool {
+	if id == o.self {
+		_, ok := o.st.TimerAt(name)
+		return ok
+	}
+	return o.base != nil && o.base.TimerScheduled(id, name)
+}

@@ -1,0 +1,139 @@
+package steering_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// beforeUpdateSibling walks Figure 2's violating path up to the step
+// before the last — n13 has reset and rejoined through n9, n1 has placed it
+// and told n9 — and returns n9's core there and the UpdateSibling in flight
+// from n1.
+func beforeUpdateSibling(t testing.TB, spec node.Spec) (*node.Core, node.Event, *consequence.GlobalState) {
+	t.Helper()
+	cps, err := paper.Figure2(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := consequence.NewActorModelFromCheckpoints(spec, cps, nil, consequence.ActorOptions{Faults: consequence.Faults{Resets: 1, SilentResets: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.Start()
+	for _, step := range []string{
+		"n13 reset silent",
+		"n13 app randtree.JoinOverlay",
+		"n9 deliver randtree.Join from n13",
+		"n1 deliver randtree.Join from n9",
+	} {
+		var next *consequence.GlobalState
+		for _, a := range m.Actions(g, nil) {
+			if a.Act.String() == step {
+				next, _ = m.Next(g, a.Act)
+				break
+			}
+		}
+		if next == nil {
+			t.Fatalf("step %q not enabled", step)
+		}
+		g = next
+	}
+	in := g.InFlight(1, 9)
+	if len(in) == 0 || in[0].Msg == nil || in[0].Msg.MessageType() != "randtree.UpdateSibling" {
+		t.Fatalf("in flight n1 -> n9: %v", in)
+	}
+	st, now, _ := g.NodeState(9)
+	clone, err := st.Clone(spec.New)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, err := node.NewCore(node.CoreConfig{ID: 9, Factory: spec.New})
+	if err != nil {
+		t.Fatal(err)
+	}
+	core.SetState(clone, now)
+	return core, node.Event{Kind: node.EventMessage, From: 1, Msg: in[0].Msg, At: now}, g
+}
+
+// TestImmediateCheckVetoesUpdateSibling: the immediate safety check stops
+// the last step of Figure 2 — n9 handling n1's UpdateSibling(n13) while
+// n13 is still its child — and leaves n9's real state untouched; a
+// harmless event passes; with the correction the same step passes.
+func TestImmediateCheckVetoesUpdateSibling(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	core, ev, g := beforeUpdateSibling(t, spec)
+	h0, _ := core.Hash()
+	veto, err := steering.ImmediateCheck(core, ev, g, spec.Properties)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if veto == nil || veto.Property != randtree.ChildrenSiblingsDisjoint {
+		t.Fatalf("veto %+v, want %s", veto, randtree.ChildrenSiblingsDisjoint)
+	}
+	if h1, _ := core.Hash(); h1 != h0 {
+		t.Fatal("the check changed the real node state")
+	}
+	// A probe from n13 changes nothing dangerous.
+	probe := node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: ev.At}
+	if veto, err := steering.ImmediateCheck(core, probe, g, spec.Properties); err != nil || veto != nil {
+		t.Fatalf("probe: veto %+v, %v", veto, err)
+	}
+	// Without a view only the node itself is checked: the violation is
+	// local to n9, so it is still caught.
+	if veto, err := steering.ImmediateCheck(core, ev, nil, spec.Properties); err != nil || veto == nil {
+		t.Fatalf("no view: veto %+v, %v", veto, err)
+	}
+	fixed := randtree.NewSpec(randtree.AllFixes())
+	fcore, fev, fg := beforeUpdateSibling(t, fixed)
+	if veto, err := steering.ImmediateCheck(fcore, fev, fg, fixed.Properties); err != nil || veto != nil {
+		t.Fatalf("fixed protocol: veto %+v, %v", veto, err)
+	}
+}
+
+// TestControllerImmediateCheckCounts: the controller's check uses its last
+// snapshot's view and counts checks and vetoes; off checks nothing.
+func TestControllerImmediateCheckCounts(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	core, ev, _ := beforeUpdateSibling(t, spec)
+	c := controller(t, steering.Steer, spec, 9)
+	if _, err := c.Round(context.Background(), figure2Snapshot(t, spec)); err != nil {
+		t.Fatal(err)
+	}
+	if c.View() == nil {
+		t.Fatal("no view after a round")
+	}
+	veto, err := c.ImmediateCheck(core, ev)
+	if err != nil || veto == nil {
+		t.Fatalf("veto %+v, %v", veto, err)
+	}
+	if s := c.Stats(); s.ImmediateChecks != 1 || s.Vetoes != 1 {
+		t.Fatalf("stats %+v", s)
+	}
+	off := controller(t, steering.Off, spec, 9)
+	if veto, err := off.ImmediateCheck(core, ev); veto != nil || err != nil || off.Stats().ImmediateChecks != 0 {
+		t.Fatalf("off: %+v, %v", veto, err)
+	}
+}
+
+// BenchmarkImmediateCheck is the cost of the immediate safety check per
+// event for RandTree: copy n9's state, run the handler, evaluate the four
+// safety properties on the three-node view (the paper forks a process).
+//
+//	go test ./steering/ -run '^$' -bench ImmediateCheck -benchmem
+func BenchmarkImmediateCheck(b *testing.B) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	core, ev, g := beforeUpdateSibling(b, spec)
+	probe := node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: ev.At}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := steering.ImmediateCheck(core, probe, g, spec.Properties); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
