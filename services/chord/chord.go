@@ -328,8 +328,10 @@ func (s *State) onFindPredReply(env node.Env, from node.ID, m FindPredReply) {
 	self := env.Self()
 	switch s.Status {
 	case StatusJoining:
-		if m.Key&s.ring.mask != s.ring.pos(self) {
-			return // the answer to another lookup cannot place this node
+		// The answer to another lookup cannot place this node, and a node
+		// never answers its own lookup, so a reply from itself is forged.
+		if m.Key&s.ring.mask != s.ring.pos(self) || from == self {
+			return
 		}
 		// The paper's join, in its order: (i) the predecessor is the
 		// replier, (ii) its successor list becomes ours, (iii) UpdatePred
@@ -373,7 +375,9 @@ func (s *State) onFindPredReply(env node.Env, from node.ID, m FindPredReply) {
 // Replies from anyone but the current successor are stale and ignored.
 func (s *State) onGetPredReply(env node.Env, from node.ID, m GetPredReply) {
 	self := env.Self()
-	if s.Status != StatusJoined || from != s.successor(self) {
+	// A node alone on its ring is its own successor, but never asks
+	// itself: a reply from itself is forged.
+	if s.Status != StatusJoined || from != s.successor(self) || from == self {
 		return
 	}
 	// Bug 2 (Figure 11): the successor list grows here while the
