@@ -128,8 +128,11 @@ type RoundReport struct {
 	States uint64
 	// Predictions are the violations found, replayed paths first.
 	Predictions []Prediction
-	// Installed are the filters in force after the round.
-	Installed []Filter
+	// Installed are the filters of the round: the replayed paths' and the
+	// new ones that passed their check. Reinstalled are the replayed
+	// paths' alone, which need no check and go in at once.
+	Installed   []Filter
+	Reinstalled []Filter
 	// Unhelpful counts filters whose check still found a violation and
 	// were not installed.
 	Unhelpful int
@@ -240,15 +243,32 @@ func (c *Controller) ImmediateCheck(core *node.Core, ev node.Event) (*Veto, erro
 	return v, err
 }
 
-// Round runs one round on a gathered snapshot: it removes the filters of
-// the last round, replays the stored error paths (reinstalling at once the
-// filter of each that still fails), explores with consequence prediction,
-// and in mode Steer checks the filters the new violations suggest by
-// exploring again with them in place, installing them only if that finds
-// no violation. The result is a pure function of the controller's state
-// and the snapshot unless Config.MaxTime is set. ctx cancels the searches.
+// Round runs one round on a gathered snapshot and installs its filters at
+// once: Explore followed by Install(rep.Installed). The live runtime uses
+// it; the emulator calls the two halves at different virtual times.
 func (c *Controller) Round(ctx context.Context, snap *snapshot.Snapshot) (*RoundReport, error) {
 	c.filters = nil
+	rep, err := c.Explore(ctx, snap)
+	if rep != nil {
+		c.Install(rep.Installed)
+	}
+	return rep, err
+}
+
+// Install replaces the filters in force with fs (copied).
+func (c *Controller) Install(fs []Filter) { c.filters = slices.Clone(fs) }
+
+// Explore runs one round on a gathered snapshot without touching the
+// filters in force: it replays the stored error paths (the filter of each
+// that still fails goes into rep.Reinstalled, to be installed at once),
+// explores with consequence prediction, and in mode Steer checks the
+// filters the new violations suggest by exploring again with them in place,
+// keeping them only if that finds no violation. rep.Installed is the whole
+// filter set of the round, which replaces the last round's (filters never
+// outlive the next round). The result is a pure function of the
+// controller's state and the snapshot unless Config.MaxTime is set. ctx
+// cancels the searches.
+func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*RoundReport, error) {
 	rep := &RoundReport{Gatherer: snap.Gatherer, CN: snap.CN}
 	for _, n := range snap.Nodes {
 		rep.Members = append(rep.Members, n.Node)
@@ -279,6 +299,7 @@ func (c *Controller) Round(ctx context.Context, snap *snapshot.Snapshot) (*Round
 		return rep, nil
 	}
 	steer := c.cfg.Mode == Steer
+	var installed filterSet
 
 	// Replay the paths of earlier rounds first.
 	for _, sp := range c.paths {
@@ -288,8 +309,8 @@ func (c *Controller) Round(ctx context.Context, snap *snapshot.Snapshot) (*Round
 		}
 		c.stats.ReplayHits++
 		rep.Predictions = append(rep.Predictions, pred)
-		if steer && pred.Filter != nil && !c.filters.has(*pred.Filter) {
-			c.filters = append(c.filters, *pred.Filter)
+		if steer && pred.Filter != nil && !installed.has(*pred.Filter) {
+			installed = append(installed, *pred.Filter)
 			c.stats.FiltersInstalled++
 		}
 	}
@@ -304,23 +325,24 @@ func (c *Controller) Round(ctx context.Context, snap *snapshot.Snapshot) (*Round
 		c.stats.Predicted[p.Property]++
 		rep.Predictions = append(rep.Predictions, p)
 		c.remember(p)
-		if p.Filter != nil && !c.filters.has(*p.Filter) && !candidates.has(*p.Filter) {
+		if p.Filter != nil && !installed.has(*p.Filter) && !candidates.has(*p.Filter) {
 			candidates = append(candidates, *p.Filter)
 		}
 	}
+	rep.Reinstalled = slices.Clone(installed)
 	if steer && len(candidates) > 0 {
-		installed, unhelpful, states, err := c.checkFilters(ctx, m, props, candidates)
+		ok, unhelpful, states, err := c.checkFilters(ctx, m, props, installed, candidates)
 		rep.States += states
 		if err != nil {
 			return rep, err
 		}
-		c.filters = append(c.filters, installed...)
-		c.stats.FiltersInstalled += uint64(len(installed))
+		installed = append(installed, ok...)
+		c.stats.FiltersInstalled += uint64(len(ok))
 		rep.Unhelpful = unhelpful
 		c.stats.Unhelpful += uint64(unhelpful)
 	}
 	c.stats.StatesExplored += rep.States
-	rep.Installed = slices.Clone(c.filters)
+	rep.Installed = slices.Clone(installed)
 	return rep, nil
 }
 
@@ -408,10 +430,11 @@ func (c *Controller) prediction(m *consequence.ActorModel, prop string, verr err
 // to Config.Refinements times. If the set never comes out clean, each
 // candidate is checked alone and only the clean ones are installed. It
 // returns the filters to install and how many candidates were unhelpful.
-func (c *Controller) checkFilters(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], candidates filterSet) (filterSet, int, uint64, error) {
+// base are the filters already decided for the round.
+func (c *Controller) checkFilters(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], base, candidates filterSet) (filterSet, int, uint64, error) {
 	var states uint64
 	clean := func(fs filterSet) (bool, []Prediction, error) {
-		all := append(slices.Clone(c.filters), fs...)
+		all := append(slices.Clone(base), fs...)
 		found, n, err := c.search(ctx, m.WithIntercept(all.intercept), props)
 		states += n
 		return err == nil && len(found) == 0, found, err
@@ -430,7 +453,7 @@ func (c *Controller) checkFilters(ctx context.Context, m *consequence.ActorModel
 		}
 		grown := false
 		for _, p := range found {
-			if p.Filter != nil && !set.has(*p.Filter) && !c.filters.has(*p.Filter) {
+			if p.Filter != nil && !set.has(*p.Filter) && !base.has(*p.Filter) {
 				set = append(set, *p.Filter)
 				grown = true
 			}
