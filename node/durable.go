@@ -10,8 +10,10 @@ package node
 // Init, calls fresh.Recover(previous) with the service value the node had
 // when it went down, so the fresh value can copy the fields it keeps on
 // disk. Recover must copy, not alias, mutable memory (slices, maps,
-// pointers) of previous: the explorer keeps previous as part of another
-// global state. It must be deterministic, like a handler, and it has no Env:
+// pointers) of previous: previous still belongs to whoever held the state
+// before the reset (a shell may keep it, as a checkpoint or as the node
+// state of another global state), and the new incarnation must not write
+// into it. It must be deterministic, like a handler, and it has no Env:
 // it restores state, and any action on the world belongs in Init, which
 // runs right after it. EventInit (a first start) has no previous value and
 // does not call it.
