@@ -88,9 +88,10 @@ const (
 	Drop
 	// DropAndBreak consumes a delivered message without running the
 	// handler and breaks the connection to its sender: the messages in
-	// flight both ways are discarded and each end gets a transport error
-	// (the sender's failure handling runs). It does not count against
-	// Faults.Breaks.
+	// flight both ways are discarded and the sender gets a transport error,
+	// so its failure handling runs. The filtering node's service is not
+	// told: its runtime broke the connection on purpose. It does not count
+	// against Faults.Breaks.
 	DropAndBreak
 	// Postpone keeps a timer or application call from happening in this
 	// state: it stays scheduled (pending) but is not enabled.
@@ -557,7 +558,7 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 			case DropAndBreak:
 				if a.Peer != a.Node {
 					s.setChan(a.Node, a.Peer, []inflight{{h: teHash}})
-					s.setChan(a.Peer, a.Node, []inflight{{h: teHash}})
+					s.setChan(a.Peer, a.Node, nil)
 					s.disconnect(a.Node, a.Peer)
 				}
 				return s.g, true

@@ -77,6 +77,15 @@ type Config struct {
 	// checkpoint numbers on every message, checkpoints, and neighbourhood
 	// snapshots gathered over the emulated network.
 	Snapshots *SnapshotConfig
+	// OnStep, when non-nil, sees every event a node's handler ran, after
+	// the step (experiments measure protocol milestones with it, such as
+	// join times). It runs inside the loop: it must not call the Emulator,
+	// and must treat the service as read-only.
+	OnStep func(Step)
+	// Steering, when non-nil, runs a steering.Controller beside every node:
+	// rounds of prediction from its gathered snapshots, event filters and
+	// the immediate safety check.
+	Steering *SteeringConfig
 	// OnNetwork, when non-nil, sees every message sent, delivered and
 	// dropped, in processing order (an omniscient observer for checkers).
 	// It runs inside the loop: it must not call the Emulator.
@@ -124,6 +133,16 @@ type ChurnConfig struct {
 func Fraction(f float64) *float64 { return &f }
 
 // settings is a validated Config with defaults applied.
+// Step is an event a node's handler ran, for Config.OnStep.
+type Step struct {
+	At    time.Duration
+	Node  node.ID
+	Event node.Event
+	// Service is the node's service state after the step: read-only, and
+	// valid only during the call.
+	Service node.Service
+}
+
 type settings struct {
 	Config
 	silent float64

@@ -9,8 +9,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // Epoch is virtual time zero: every run starts at Epoch and Env.Now, trace
@@ -50,6 +52,8 @@ type Emulator struct {
 	registry                  *node.Registry // the service's, for snapshot managers
 	obsSeq                    uint64         // observation order (OnNetwork, OnCheckpoint)
 	snapGathers, snapFailures int64
+	steer                     *SteeringConfig // resolved Config.Steering; nil without
+	steerHandled              uint64          // events offered to steerGate
 }
 
 // emNode is the emulator's record of one node.
@@ -67,6 +71,12 @@ type emNode struct {
 	// takenDone: the checkpoints of the manager effects being applied were
 	// already reported (applyTaken).
 	takenDone bool
+	// ctl is the steering controller (nil without Config.Steering);
+	// steerSeq the seq of its pending filter installation (0: none) and
+	// steerFilters what it installs.
+	ctl          *steering.Controller
+	steerSeq     uint64
+	steerFilters []steering.Filter
 }
 
 // peer is what node n keeps about one peer p: its socket to p and the
@@ -138,6 +148,13 @@ func New(cfg Config) (*Emulator, error) {
 		}
 		e.registry = reg
 	}
+	if s.Steering != nil {
+		st, err := s.Steering.withDefaults(&s.Config)
+		if err != nil {
+			return nil, err
+		}
+		e.steer = st
+	}
 	e.netKey = deriveSeed(s.Seed, streamNetwork)
 	e.nodes = make([]*emNode, s.Nodes+1)
 	e.live = make([]node.ID, 0, s.Nodes)
@@ -157,6 +174,11 @@ func New(cfg Config) (*Emulator, error) {
 		e.nodes[i] = &emNode{id: id, core: core, timers: map[string]uint64{}, peers: map[node.ID]*peer{}}
 		if s.Snapshots != nil {
 			if e.nodes[i].mgr, err = e.newManager(id, core); err != nil {
+				return nil, fmt.Errorf("emulation: node %v: %w", id, err)
+			}
+		}
+		if e.steer != nil {
+			if e.nodes[i].ctl, err = e.newController(id); err != nil {
 				return nil, fmt.Errorf("emulation: node %v: %w", id, err)
 			}
 		}
@@ -323,7 +345,14 @@ func (e *Emulator) process(it *item) bool {
 			e.traceDrop(n.id, "app", it.msg, node.None, "node reset or down")
 			return true
 		}
-		e.stepCore(n, node.Event{Kind: node.EventApp, Msg: it.msg}, "")
+		ev := node.Event{Kind: node.EventApp, Msg: it.msg}
+		if e.steerGate(n, ev) != consequence.Pass {
+			again := e.q.alloc()
+			again.kind, again.at, again.node, again.inc, again.msg = itemApp, e.now+e.steer.PostponeDelay, n.id, n.inc, it.msg
+			e.q.push(again)
+			return true
+		}
+		e.stepCore(n, ev, "")
 		return true
 
 	case itemDeliver:
@@ -334,8 +363,19 @@ func (e *Emulator) process(it *item) bool {
 		if !n.live || n.inc != it.inc || n.timers[it.name] != it.seq {
 			return false // cancelled, rescheduled or lost in a reset
 		}
+		ev := node.Event{Kind: node.EventTimer, Timer: it.name, Deadline: Epoch.Add(it.dl)}
+		if e.steerGate(n, ev) != consequence.Pass {
+			// Postponed: the core keeps the timer at its deadline; the
+			// queue tries it again later.
+			again := e.q.alloc()
+			again.kind, again.node, again.inc, again.name, again.dl = itemTimer, n.id, n.inc, it.name, it.dl
+			again.at = e.now + e.steer.PostponeDelay
+			e.q.push(again)
+			n.timers[it.name] = again.seq
+			return true
+		}
 		delete(n.timers, it.name)
-		e.stepCore(n, node.Event{Kind: node.EventTimer, Timer: it.name, Deadline: Epoch.Add(it.dl)}, "")
+		e.stepCore(n, ev, "")
 		return true
 
 	case itemTransportError:
@@ -358,6 +398,9 @@ func (e *Emulator) process(it *item) bool {
 
 	case itemSnapshotTick:
 		return e.mgrTick(it)
+
+	case itemSteerInstall:
+		return e.steerInstall(it)
 
 	case itemRejoin:
 		n := e.nodes[it.node]
@@ -467,6 +510,9 @@ func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
 		e.traceStep(n, ev, label, len(fx.Sends))
 	}
 	e.observe(n.id, ev, label)
+	if e.cfg.OnStep != nil && e.err == nil {
+		e.cfg.OnStep(Step{At: e.now, Node: n.id, Event: ev, Service: n.core.Service()})
+	}
 	if n.mgr != nil && e.err == nil {
 		e.applyMgr(n, n.mgr.AfterStep(ev.At), "")
 	}
@@ -502,6 +548,12 @@ func (e *Emulator) takeDown(n *emNode, silent bool) {
 	if n.mgr != nil {
 		e.applyMgr(n, n.mgr.Reset(Epoch.Add(e.now)), "")
 		n.mgrSeq = 0
+	}
+	if n.ctl != nil {
+		// The process died: its filters go with it. The controller's
+		// stored error paths survive, as if kept on disk.
+		n.ctl.Install(nil)
+		n.steerSeq, n.steerFilters = 0, nil
 	}
 	e.st.resets++
 	ids := e.scratch[:0]
@@ -664,6 +716,13 @@ func (e *Emulator) AppCall(id node.ID, msg node.Message) error {
 // that no longer holds the connection, or already has an error pending for
 // it, is not told again. It fails if a holds no connection to b.
 func (e *Emulator) BreakConnection(a, b node.ID) error {
+	return e.breakConnection(a, b, true)
+}
+
+// breakConnection breaks the connection between a and b; tellA says
+// whether a's service gets a transport error too (steering breaks a
+// connection on purpose and does not tell its own node).
+func (e *Emulator) breakConnection(a, b node.ID, tellA bool) error {
 	na, err := e.liveNode("BreakConnection", a)
 	if err != nil {
 		return err
@@ -680,7 +739,18 @@ func (e *Emulator) BreakConnection(a, b node.ID) error {
 		e.traceLabel(a, "break "+b.String())
 	}
 	if !c.doomed(a) {
-		e.doom(c, na, e.now)
+		if tellA {
+			e.doom(c, na, e.now)
+		} else {
+			// The connection is gone, and the node's snapshot manager
+			// must know (messages in flight on it are lost), but not its
+			// service.
+			c.setDoomed(a)
+			p.conn = nil
+			if na.mgr != nil {
+				e.applyMgr(na, na.mgr.TransportError(Epoch.Add(e.now), b), "")
+			}
+		}
 	}
 	if nb.live && nb.inc == c.incOf(b) && !c.doomed(b) {
 		if bp := nb.peers[a]; bp != nil && bp.conn == c {

@@ -5,6 +5,7 @@ import (
 	mrand "math/rand/v2"
 	"time"
 
+	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
@@ -156,7 +157,18 @@ func (e *Emulator) deliver(it *item) bool {
 		} else {
 			e.observeNet(NetDeliver, it.id, it.peer, n.id, it.cn, it.msg)
 		}
-		e.stepCore(n, node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}, "")
+		ev := node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}
+		switch e.steerGate(n, ev) {
+		case consequence.Pass:
+			e.stepCore(n, ev, "")
+		case consequence.DropAndBreak:
+			e.st.filtered++
+			if p := n.peers[it.peer]; p != nil && p.conn != nil {
+				_ = e.breakConnection(n.id, it.peer, false) // cannot fail: n is live and holds the connection
+			}
+		default:
+			e.st.filtered++
+		}
 		return true
 	}
 	e.observeNet(NetDrop, it.id, it.peer, n.id, it.cn, it.msg)

@@ -19,6 +19,7 @@ const (
 	itemChurn                              // next churn leave
 	itemRejoin                             // churned node comes back (if still down in incarnation inc)
 	itemSnapshotTick                       // snapshot manager tick of node; live only if node.mgrSeq == seq
+	itemSteerInstall                       // a steering round's filters take effect; live only if node.steerSeq == seq
 )
 
 // item is one scheduled occurrence. Items are pooled: the queue owns them

@@ -39,7 +39,7 @@ type counters struct {
 	byKind                                                 [numKinds]int64
 	sent, delivered, dropped, retransmits, transportErrors int64
 	resets, leaves, silentLeaves, rejoins, churnSkipped    int64
-	protocol                                               int64
+	protocol, filtered                                     int64
 }
 
 func (c *counters) count(k eventKind) { c.byKind[k]++ }
@@ -78,6 +78,9 @@ type Result struct {
 	// Snapshots sums the snapshot managers' work (nil without
 	// Config.Snapshots).
 	Snapshots *SnapshotResult `json:"snapshots,omitempty"`
+	// Steering sums the steering controllers' work (nil without
+	// Config.Steering).
+	Steering *SteeringResult `json:"steering,omitempty"`
 }
 
 // MessageStats counts service messages.
@@ -92,8 +95,11 @@ type MessageStats struct {
 	Dropped int64 `json:"dropped"`
 	// Protocol counts snapshot protocol messages delivered to managers.
 	Protocol int64 `json:"protocol,omitempty"`
-	// InFlight is Sent - Delivered - Dropped - Protocol: messages still
-	// queued.
+	// Filtered counts messages that arrived but that steering (a filter or
+	// the immediate safety check) kept from the service.
+	Filtered int64 `json:"filtered,omitempty"`
+	// InFlight is Sent - Delivered - Dropped - Protocol - Filtered:
+	// messages still queued.
 	InFlight int64 `json:"in_flight"`
 	// Retransmissions counts packet losses repaired by retransmission.
 	Retransmissions int64 `json:"retransmissions"`
@@ -151,7 +157,8 @@ func (e *Emulator) Result() Result {
 			Delivered:       e.st.delivered,
 			Dropped:         e.st.dropped,
 			Protocol:        e.st.protocol,
-			InFlight:        e.st.sent - e.st.delivered - e.st.dropped - e.st.protocol,
+			Filtered:        e.st.filtered,
+			InFlight:        e.st.sent - e.st.delivered - e.st.dropped - e.st.protocol - e.st.filtered,
 			Retransmissions: e.st.retransmits,
 		},
 		TransportErrors: e.st.transportErrors,
@@ -165,6 +172,7 @@ func (e *Emulator) Result() Result {
 		Safety:    make([]SafetyResult, 0, len(e.safety)),
 		Liveness:  e.evalLiveness(),
 		Snapshots: e.snapshotResult(),
+		Steering:  e.steeringResult(),
 	}
 	for k, n := range e.st.byKind {
 		r.Events += n

@@ -153,6 +153,9 @@ func (e *Emulator) applyMgr(n *emNode, fx snapshot.Effects, what string) {
 		if sc.OnSnapshot != nil {
 			sc.OnSnapshot(n.id, s)
 		}
+		if n.ctl != nil && e.err == nil {
+			e.steerRound(n, s)
+		}
 	}
 	for _, f := range fx.Failures {
 		e.snapFailures++

@@ -226,11 +226,10 @@ func (c *Controller) Intercept(ev node.Event) consequence.Interception {
 
 // ImmediateCheck runs the immediate safety check (the package function
 // ImmediateCheck) for ev on core with the controller's properties and the
-// last snapshot's view, and counts it. In mode Off it checks nothing.
+// last snapshot's view, and counts it. It works in every mode: the caller
+// decides whether the check is on (the paper's "immediate safety check
+// only" configuration is mode Off with the check on).
 func (c *Controller) ImmediateCheck(core *node.Core, ev node.Event) (*Veto, error) {
-	if c.cfg.Mode == Off {
-		return nil, nil
-	}
 	c.stats.ImmediateChecks++
 	var view node.View
 	if c.view != nil {
@@ -273,15 +272,15 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 	for _, n := range snap.Nodes {
 		rep.Members = append(rep.Members, n.Node)
 	}
-	if c.cfg.Mode == Off {
-		return rep, nil
-	}
-	c.stats.Rounds++
 	view, err := snap.Decode(c.cfg.Spec.New)
 	if err != nil {
 		return rep, fmt.Errorf("steering: round at %v: %w", c.self, err)
 	}
-	c.view = view
+	c.view = view // the immediate safety check's view, in every mode
+	if c.cfg.Mode == Off {
+		return rep, nil
+	}
+	c.stats.Rounds++
 	m, err := c.model(snap)
 	if err != nil {
 		return rep, err

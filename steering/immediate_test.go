@@ -115,8 +115,14 @@ func TestControllerImmediateCheckCounts(t *testing.T) {
 	if s := c.Stats(); s.ImmediateChecks != 1 || s.Vetoes != 1 {
 		t.Fatalf("stats %+v", s)
 	}
+	// Mode off explores nothing, but the check (the paper's
+	// immediate-check-only configuration) still works with the view of the
+	// last snapshot.
 	off := controller(t, steering.Off, spec, 9)
-	if veto, err := off.ImmediateCheck(core, ev); veto != nil || err != nil || off.Stats().ImmediateChecks != 0 {
+	if rep, err := off.Round(context.Background(), figure2Snapshot(t, spec)); err != nil || rep.States != 0 || off.View() == nil {
+		t.Fatalf("off round: %+v, %v", rep, err)
+	}
+	if veto, err := off.ImmediateCheck(core, ev); veto == nil || err != nil || off.Stats().Vetoes != 1 {
 		t.Fatalf("off: %+v, %v", veto, err)
 	}
 }

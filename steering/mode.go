@@ -6,7 +6,8 @@ import "fmt"
 type Mode uint8
 
 const (
-	// Off runs no rounds and installs no filters (the zero value).
+	// Off explores nothing and installs no filters (the zero value); a
+	// round only keeps the snapshot's view for the immediate safety check.
 	Off Mode = iota
 	// Debug explores and reports predicted violations, changing nothing.
 	Debug

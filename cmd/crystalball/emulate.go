@@ -11,8 +11,10 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // churnWarmup is how long churn waits after the start of a run, so the
@@ -53,6 +55,10 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	snapEvery := durationFlag(fs, "snapshots", 0, "run a checkpoint manager on every node, checkpointing and gathering its neighbourhood at this interval (e.g. 10s; 0: off)")
+	modeName := fs.String("mode", "off", "steering controller on every node: off, debug (predict and report) or steer (also install event filters); needs --snapshots")
+	immediate := fs.Bool("immediate", false, "run the immediate safety check before every handler")
+	steerStates := fs.Int("steer-states", 2000, "unique states per search of a steering round")
+	steerResets := fs.Int("steer-resets", 1, "node resets a steering round explores along a path (silent)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: crystalball emulate [flags]")
 		fmt.Fprintln(fs.Output(), "Runs an emulated deployment on virtual time and reports property violations.")
@@ -72,6 +78,16 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 	}
 	if *snapEvery < 0 {
 		return usagef("--snapshots must not be negative, got %v", *snapEvery)
+	}
+	mode, err := steering.ParseMode(*modeName)
+	if err != nil {
+		return usagef("--mode: %q is not off, debug or steer", *modeName)
+	}
+	if mode != steering.Off && *snapEvery == 0 {
+		return usagef("--mode %v needs --snapshots (rounds start from gathered snapshots)", mode)
+	}
+	if *steerStates <= 0 || *steerResets < 0 {
+		return usagef("--steer-states must be positive and --steer-resets not negative")
 	}
 	if !(*silent >= 0 && *silent <= 1) {
 		return usagef("--silent must be in [0, 1], got %v", *silent)
@@ -108,6 +124,16 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 	}
 	if *snapEvery > 0 {
 		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: *snapEvery, GatherInterval: *snapEvery}}
+	}
+	if mode != steering.Off || *immediate {
+		cfg.Steering = &emulation.SteeringConfig{
+			Controller: steering.Config{
+				Mode:      mode,
+				Faults:    consequence.Faults{Resets: *steerResets, SilentResets: true},
+				MaxStates: *steerStates,
+			},
+			Immediate: *immediate,
+		}
 	}
 	var trace *bufio.Writer
 	if *tracePath != "" {
@@ -200,6 +226,16 @@ func printEmulateSummary(w io.Writer, o emulateOutput) {
 		fmt.Fprintf(w, "             %d answers: %.0f B raw, %.0f B sent per checkpoint (%d unchanged, %d deltas); %.0f b/s checkpoints, %.0f b/s answers per node\n",
 			t.Responses, avg(t.RawStateBytes, t.Responses), avg(t.StateBytes, t.Responses), t.Unchanged, t.Deltas,
 			float64(t.StateBytes)*8/perNode, float64(t.ResponseBytes)*8/perNode)
+	}
+	if s := r.Steering; s != nil {
+		var predicted uint64
+		for _, n := range s.Predicted {
+			predicted += n
+		}
+		fmt.Fprintf(w, "  steering:  %d rounds, %d states explored, %d violations predicted (%d replayed), %d filters installed, %d unhelpful\n",
+			s.Rounds, s.StatesExplored, predicted, s.ReplayHits, s.FiltersInstalled, s.Unhelpful)
+		fmt.Fprintf(w, "             %d filter hits, %d immediate-check vetoes in %d checks: %.2f%% of %d actions changed\n",
+			s.FilterHits, s.Vetoes, s.ImmediateChecks, 100*s.ChangedShare(), s.Handled)
 	}
 	fmt.Fprintln(w, "  safety — states violating each property (episodes, first occurrence):")
 	width := 0

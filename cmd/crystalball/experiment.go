@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,10 +67,25 @@ func figure2Model(spec node.Spec, faults consequence.Faults) (*consequence.Actor
 	return consequence.NewActorModelFromCheckpoints(spec, cps, nil, consequence.ActorOptions{Faults: faults})
 }
 
+// experiments are the paper's experiments, by name.
+var experiments = map[string]func(args []string, stdout, stderr io.Writer) error{
+	"randtree-prediction": runRandTreePrediction,
+	"randtree-churn":      runRandTreeChurn,
+}
+
 func runExperiment(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "randtree-prediction" {
-		return usagef("usage: crystalball experiment randtree-prediction [flags] (known experiments: randtree-prediction)")
+	var names []string
+	for n := range experiments {
+		names = append(names, n)
 	}
+	slices.Sort(names)
+	if len(args) == 0 || experiments[args[0]] == nil {
+		return usagef("usage: crystalball experiment NAME [flags] (known experiments: %s)", strings.Join(names, ", "))
+	}
+	return experiments[args[0]](args[1:], stdout, stderr)
+}
+
+func runRandTreePrediction(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("experiment randtree-prediction", stderr)
 	budget := durationFlag(fs, "budget", 30*time.Second, "wall-time budget of each search")
 	maxStates := fs.Int("max-states", 2_000_000, "state budget of each search")
@@ -79,7 +95,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(fs.Output(), "The paper's §1.2/§5 comparison: consequence prediction from Figure 2's live state against exhaustive search from the initial 5-node state.")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *budget < 0 || *maxStates < 0 {
