@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmihailenco/msgpack/v5"
+
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
@@ -557,6 +559,31 @@ func checkTable(t *testing.T, self node.ID, s *State) {
 			if f != self && !slices.Contains(s.Successors, f) {
 				t.Fatalf("%v: finger %v missing from successor list %v with room", self, f, s.Successors)
 			}
+		}
+	}
+}
+
+// TestEncodeMsgpackMatchesReflection holds the hand-written encoder to the
+// layout reflection derives from State's fields and tags, which is what the
+// decoder reads: a field added to State without EncodeMsgpack fails here.
+func TestEncodeMsgpackMatchesReflection(t *testing.T) {
+	type plainState State // same fields and tags, no EncodeMsgpack
+	big := benchState(1000).Service.(*State)
+	big.Pred = 1 << 40
+	for _, s := range []*State{newState(DefaultOptions()), sampleState(), big} {
+		var custom, reflected bytes.Buffer
+		enc := msgpack.NewEncoder(&custom)
+		enc.UseCompactInts(true)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		enc = msgpack.NewEncoder(&reflected)
+		enc.UseCompactInts(true)
+		if err := enc.Encode((*plainState)(s)); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
+			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
 		}
 	}
 }
