@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/chord"
 	"github.com/seed6eee2ec7/crystalball/services/paxos"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 )
@@ -37,6 +38,7 @@ type figure struct {
 func serviceCatalog() map[string]serviceEntry {
 	return map[string]serviceEntry{
 		randtree.Name: {name: randtree.Name, build: buildRandTree},
+		chord.Name:    {name: chord.Name, build: buildChord},
 		paxos.Name:    {name: paxos.Name, build: buildPaxos},
 	}
 }
@@ -86,6 +88,37 @@ func buildRandTree(fixes []string, nodes int) (serviceRun, error) {
 			}
 		},
 		describe: func(v node.View) string { return randtree.Summarize(v).String() },
+		options:  opts.String(),
+	}, nil
+}
+
+// buildChord configures Chord as the paper's experiments run it: every
+// node joins the ring through node 1, the designated bootstrap, when it
+// starts and again after every restart. A restarted bootstrap forms a ring
+// of its own, which the other nodes' recovery lookups merge back.
+func buildChord(fixes []string, nodes int) (serviceRun, error) {
+	opts := chord.DefaultOptions()
+	for _, f := range fixes {
+		if err := opts.EnableFix(f); err != nil {
+			return serviceRun{}, usageError{err}
+		}
+	}
+	const bootstrap node.ID = 1
+	return serviceRun{
+		spec: chord.NewSpec(opts),
+		workload: func(id node.ID, restart bool) []node.Message {
+			return []node.Message{chord.JoinOverlay{Bootstrap: bootstrap}}
+		},
+		summarize: func(v node.View) []figure {
+			s := chord.Summarize(v)
+			return []figure{
+				{"joined", s.Joined},
+				{"ring_size", s.Ring},
+				{"successors_correct", s.SuccessorsCorrect},
+				{"predecessors_correct", s.PredecessorsCorrect},
+			}
+		},
+		describe: func(v node.View) string { return chord.Summarize(v).String() },
 		options:  opts.String(),
 	}, nil
 }
