@@ -353,9 +353,8 @@ func (s *State) onFindPredReply(env node.Env, from node.ID, m FindPredReply) {
 		env.Send(target, UpdatePred{})
 		s.armMaintenance(env)
 	case StatusJoined:
-		// A node alone on its ring that hears of another must stop being
-		// its own predecessor (MaceMC's Chord bug, fixed in the code the
-		// CrystalBall paper ran).
+		// A node alone on its ring that hears of another stops being its
+		// own predecessor, as in Mace Chord: it is no longer alone.
 		if s.Pred == self {
 			s.Pred = node.None
 		}

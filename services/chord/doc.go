@@ -67,14 +67,17 @@
 //     whose predecessor was unset and is set to a farther node keeps the
 //     ordering too.
 //
-// MaceMC's own Chord bug (a node alone on its ring kept itself as its
-// predecessor after learning of a successor) was fixed in the code the
-// CrystalBall paper ran; this package carries that fix always.
+// MaceMC's Chord bug (§6: on hearing of a new node a node updated its
+// predecessor but not its successor, so a ring of one grew a predecessor
+// while staying its own successor) is fixed here, as in the mature Mace
+// code the CrystalBall paper checked: every node a node hears of goes into
+// its successor list and fingers, and a node alone on its ring that hears
+// of another through a FindPredReply stops being its own predecessor.
 //
 // # What emulation and prediction show
 //
 // In emulation with the paper's code (25 nodes, hashed placement, one churn
-// event a minute for 40 minutes), NodeOrdering is violated in 9 of 20
+// event a minute for 40 minutes), NodeOrdering is violated in 8 of 20
 // seeds: the Figure 11 pattern arises wherever two nodes join next to each
 // other at once, including when the restarted bootstrap is alone on its
 // ring, and each episode lasts until an UpdatePred repairs the predecessor.
