@@ -346,9 +346,9 @@ func (e *Emulator) process(it *item) bool {
 			return true
 		}
 		ev := node.Event{Kind: node.EventApp, Msg: it.msg}
-		if e.steerGate(n, ev) != consequence.Pass {
+		if e.steerGate(n, ev, it.retry) != consequence.Pass {
 			again := e.q.alloc()
-			again.kind, again.at, again.node, again.inc, again.msg = itemApp, e.now+e.steer.PostponeDelay, n.id, n.inc, it.msg
+			again.kind, again.at, again.node, again.inc, again.msg, again.retry = itemApp, e.now+e.steer.PostponeDelay, n.id, n.inc, it.msg, true
 			e.q.push(again)
 			return true
 		}
@@ -364,11 +364,11 @@ func (e *Emulator) process(it *item) bool {
 			return false // cancelled, rescheduled or lost in a reset
 		}
 		ev := node.Event{Kind: node.EventTimer, Timer: it.name, Deadline: Epoch.Add(it.dl)}
-		if e.steerGate(n, ev) != consequence.Pass {
+		if e.steerGate(n, ev, it.retry) != consequence.Pass {
 			// Postponed: the core keeps the timer at its deadline; the
 			// queue tries it again later.
 			again := e.q.alloc()
-			again.kind, again.node, again.inc, again.name, again.dl = itemTimer, n.id, n.inc, it.name, it.dl
+			again.kind, again.node, again.inc, again.name, again.dl, again.retry = itemTimer, n.id, n.inc, it.name, it.dl, true
 			again.at = e.now + e.steer.PostponeDelay
 			e.q.push(again)
 			n.timers[it.name] = again.seq
@@ -383,14 +383,24 @@ func (e *Emulator) process(it *item) bool {
 		if !n.live || n.inc != it.inc {
 			return false // the socket died with the node's incarnation
 		}
-		if p := n.peers[it.peer]; p != nil && p.conn == it.conn {
-			p.conn = nil
+		if !it.retry {
+			if p := n.peers[it.peer]; p != nil && p.conn == it.conn {
+				p.conn = nil
+			}
+			e.st.transportErrors++
+			if n.mgr != nil {
+				e.applyMgr(n, n.mgr.TransportError(Epoch.Add(e.now), it.peer), "")
+			}
 		}
-		e.st.transportErrors++
-		if n.mgr != nil {
-			e.applyMgr(n, n.mgr.TransportError(Epoch.Add(e.now), it.peer), "")
+		ev := node.Event{Kind: node.EventTransportError, Peer: it.peer}
+		if e.steerGate(n, ev, it.retry) != consequence.Pass {
+			again := e.q.alloc()
+			again.kind, again.node, again.peer, again.inc, again.conn, again.retry = itemTransportError, n.id, it.peer, n.inc, it.conn, true
+			again.at = e.now + e.steer.PostponeDelay
+			e.q.push(again)
+			return true
 		}
-		e.stepCore(n, node.Event{Kind: node.EventTransportError, Peer: it.peer}, "")
+		e.stepCore(n, ev, "")
 		return true
 
 	case itemChurn:

@@ -158,7 +158,7 @@ func (e *Emulator) deliver(it *item) bool {
 			e.observeNet(NetDeliver, it.id, it.peer, n.id, it.cn, it.msg)
 		}
 		ev := node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}
-		switch e.steerGate(n, ev) {
+		switch e.steerGate(n, ev, false) {
 		case consequence.Pass:
 			e.stepCore(n, ev, "")
 		case consequence.DropAndBreak:

@@ -38,6 +38,9 @@ type item struct {
 	conn *conn         // connection a message travels on / an error is about
 	cn   uint64        // the envelope's checkpoint number
 	id   uint64        // message ID (NetworkEvent.ID)
+	// retry marks an event steering postponed before: it is not counted
+	// again, and the transport error's socket work is already done.
+	retry bool
 }
 
 // eventQueue is a min-heap of items ordered by (at, seq): ties are broken by

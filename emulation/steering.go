@@ -3,6 +3,7 @@ package emulation
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
@@ -69,6 +70,9 @@ type SteeringResult struct {
 	// and by the immediate check.
 	FilterHits uint64 `json:"filter_hits"`
 	Vetoes     uint64 `json:"vetoes"`
+	// Overrides counts events let through because their kind had used up
+	// its intervention budget (steering.Config.MaxInterventions).
+	Overrides uint64 `json:"overrides"`
 	// Handled counts the messages, timers and application calls that
 	// reached a handler or were stopped: the base of "actions changed".
 	Handled uint64 `json:"handled"`
@@ -136,13 +140,23 @@ func (e *Emulator) steerRound(n *emNode, s *snapshot.Snapshot) {
 	if e.steer.OnRound != nil {
 		e.steer.OnRound(n.id, e.now, rep)
 	}
+	if e.cfg.Trace != nil && (len(rep.Predictions) > 0 || len(rep.Installed) > 0) {
+		e.traceLabel(n.id, fmt.Sprintf("steering round cn=%d states=%d predicted=%d filters=%d unhelpful=%d", rep.CN, rep.States, len(rep.Predictions), len(rep.Installed), rep.Unhelpful))
+		for _, p := range rep.Predictions {
+			steps := make([]string, len(p.Path))
+			for i, a := range p.Path {
+				steps[i] = a.String()
+			}
+			e.traceLabel(n.id, fmt.Sprintf("steering predicted %s (replayed=%v, filter %v): %s", p.Property, p.Replayed, p.Filter, strings.Join(steps, "; ")))
+		}
+		for _, f := range rep.Installed {
+			e.traceLabel(n.id, "steering filter "+f.String())
+		}
+	}
 	if n.ctl.Mode() != steering.Steer {
 		return
 	}
 	n.ctl.Install(rep.Reinstalled)
-	if e.cfg.Trace != nil && (len(rep.Predictions) > 0 || len(rep.Installed) > 0) {
-		e.traceLabel(n.id, fmt.Sprintf("steering round cn=%d states=%d predicted=%d filters=%d unhelpful=%d", rep.CN, rep.States, len(rep.Predictions), len(rep.Installed), rep.Unhelpful))
-	}
 	if len(rep.Installed) == len(rep.Reinstalled) {
 		n.steerSeq = 0 // nothing more to install; a pending install is stale
 		return
@@ -171,37 +185,22 @@ func (e *Emulator) steerInstall(it *item) bool {
 
 // steerGate decides whether ev may run on n's handler now: installed
 // filters first, then the immediate safety check. It returns Pass, or what
-// to do instead (the caller drops or postpones).
-func (e *Emulator) steerGate(n *emNode, ev node.Event) consequence.Interception {
+// to do instead (the caller drops or postpones). A retry of an event
+// postponed before is checked the same way but not counted again. The
+// check also covers transport errors: a node cannot refuse to learn of a
+// failure, but it can handle it later, when its neighbourhood has moved on.
+func (e *Emulator) steerGate(n *emNode, ev node.Event, retry bool) consequence.Interception {
 	if n.ctl == nil {
 		return consequence.Pass
 	}
-	e.steerHandled++
+	if !retry {
+		e.steerHandled++
+	}
 	ev.At = Epoch.Add(e.now)
-	if v := n.ctl.Intercept(ev); v != consequence.Pass {
-		e.intervene(n, ev, v, nil)
-		return v
+	v, veto := n.ctl.Gate(n.core, ev, e.steer.Immediate, retry)
+	if v != consequence.Pass && !retry {
+		e.intervene(n, ev, v, veto)
 	}
-	if !e.steer.Immediate {
-		return consequence.Pass
-	}
-	veto, err := n.ctl.ImmediateCheck(n.core, ev)
-	if err != nil {
-		// The copy's handler panicked: let the real one run and surface
-		// the panic as the emulator always does.
-		return consequence.Pass
-	}
-	if veto == nil {
-		return consequence.Pass
-	}
-	v := consequence.Postpone
-	if ev.Kind == node.EventMessage {
-		v = consequence.Drop
-		if !e.steer.Controller.KeepConnection {
-			v = consequence.DropAndBreak
-		}
-	}
-	e.intervene(n, ev, v, veto)
 	return v
 }
 
@@ -237,6 +236,7 @@ func (e *Emulator) steeringResult() *SteeringResult {
 		r.ImmediateChecks += s.ImmediateChecks
 		r.FilterHits += s.FilterHits
 		r.Vetoes += s.Vetoes
+		r.Overrides += s.Overrides
 	}
 	return r
 }

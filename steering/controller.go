@@ -44,10 +44,13 @@ type Config struct {
 	// Workers is the number of goroutines per search (default 1: the
 	// emulator runs a controller per node; the live runtime may give more).
 	Workers int
-	// KeepConnection keeps the connection to the sender of a filtered
-	// message open. By default a message filter also breaks it, so the
-	// sender's failure handling runs (the paper's TCP reset).
-	KeepConnection bool
+	// BreakConnection makes a message filter (and an immediate-check veto
+	// of a message) also break the connection to the sender, so the
+	// sender's failure handling runs — the paper's TCP reset. It is off by
+	// default: on RandTree under churn, breaking the connection to a
+	// parent or root orphans the filtering node and more than doubled the
+	// inconsistent states (docs/RESULTS.md, randtree-churn).
+	BreakConnection bool
 	// Refinements is how many times a filter set whose check still finds a
 	// violation is extended with the filters that violation suggests
 	// before the filters are judged unhelpful (default 2; negative: none).
@@ -58,6 +61,17 @@ type Config struct {
 	// MaxViolations is how many violations per property a search records
 	// (default 4).
 	MaxViolations int
+	// MaxInterventions bounds how often the same kind of event (message
+	// type and sender, timer, application call type, transport error
+	// about a peer) may be kept from the handler within
+	// InterventionWindow; past it the event runs (counted as an override).
+	// Steering must not trade safety for liveness: a filter reinstalled
+	// round after round, or a veto repeated on every retry, would keep a
+	// node from ever healing (default 5; negative: no bound).
+	MaxInterventions int
+	// InterventionWindow is the window of MaxInterventions, measured on
+	// the events' times (default 1 minute).
+	InterventionWindow time.Duration
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -96,6 +110,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxViolations == 0 {
 		c.MaxViolations = 4
+	}
+	if c.MaxInterventions == 0 {
+		c.MaxInterventions = 5
+	}
+	if c.InterventionWindow < 0 {
+		return c, fmt.Errorf("%w: negative intervention window", ErrInvalidConfig)
+	}
+	if c.InterventionWindow == 0 {
+		c.InterventionWindow = time.Minute
 	}
 	return c, nil
 }
@@ -152,6 +175,9 @@ type Stats struct {
 	FilterHits       uint64
 	Vetoes           uint64
 	ImmediateChecks  uint64
+	// Overrides counts events let through because their kind had been
+	// kept from the handler MaxInterventions times within the window.
+	Overrides uint64
 }
 
 // Controller is the execution-steering controller of one node: it
@@ -167,6 +193,110 @@ type Controller struct {
 	paths   []storedPath
 	view    *snapshot.View
 	stats   Stats
+	// recent holds, per kind of event, the times it was kept from the
+	// handler within the intervention window (oldest first).
+	recent map[eventKey][]time.Time
+}
+
+// eventKey is the kind of an event, for the intervention budget.
+type eventKey struct {
+	kind node.EventKind
+	peer node.ID
+	name string // message type, timer name or call type
+}
+
+func keyOf(ev node.Event) eventKey {
+	k := eventKey{kind: ev.Kind}
+	switch ev.Kind {
+	case node.EventMessage:
+		k.peer = ev.From
+		if ev.Msg != nil {
+			k.name = ev.Msg.MessageType()
+		}
+	case node.EventTimer:
+		k.name = ev.Timer
+	case node.EventApp:
+		if ev.Msg != nil {
+			k.name = ev.Msg.MessageType()
+		}
+	case node.EventTransportError:
+		k.peer = ev.Peer
+	}
+	return k
+}
+
+// allow reports whether ev may still be kept from the handler under the
+// intervention budget, and records the intervention if so.
+func (c *Controller) allow(ev node.Event) bool {
+	if c.cfg.MaxInterventions < 0 {
+		return true
+	}
+	k := keyOf(ev)
+	ts := c.recent[k]
+	cut := ev.At.Add(-c.cfg.InterventionWindow)
+	i := 0
+	for i < len(ts) && !ts[i].After(cut) {
+		i++
+	}
+	ts = ts[i:]
+	if len(ts) >= c.cfg.MaxInterventions {
+		c.recent[k] = ts
+		return false
+	}
+	if c.recent == nil {
+		c.recent = map[eventKey][]time.Time{}
+	}
+	c.recent[k] = append(ts, ev.At)
+	return true
+}
+
+// Gate decides whether ev (with ev.At set) may run on this node's handler
+// now: the installed filters first, then, if immediate, the immediate
+// safety check on core. It returns consequence.Pass, or what to do
+// instead — Drop (DropAndBreak with Config.BreakConnection) for a message,
+// Postpone for a timer, application call or transport error — with the
+// veto when the check decided. retry marks an event the caller postponed
+// before and tries again: it is checked the same way but not counted as a
+// new hit or veto. Every intervention is charged to the event kind's
+// budget (Config.MaxInterventions); past it the event runs and the
+// override is counted.
+func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool) (consequence.Interception, *Veto) {
+	if v, _ := c.filters.verdict(c.self, ev); v != consequence.Pass {
+		if !c.allow(ev) {
+			c.stats.Overrides++
+			return consequence.Pass, nil
+		}
+		if !retry {
+			c.stats.FilterHits++
+		}
+		return v, nil
+	}
+	if !immediate || ev.Kind == node.EventInit || ev.Kind == node.EventReset {
+		return consequence.Pass, nil
+	}
+	if !retry {
+		c.stats.ImmediateChecks++
+	}
+	veto, err := ImmediateCheck(core, ev, c.View(), c.cfg.Properties)
+	if err != nil || veto == nil {
+		// An error means the copy's handler panicked: the real one runs
+		// and the caller surfaces the panic as it always does.
+		return consequence.Pass, nil
+	}
+	if !c.allow(ev) {
+		c.stats.Overrides++
+		return consequence.Pass, nil
+	}
+	if !retry {
+		c.stats.Vetoes++
+	}
+	if ev.Kind != node.EventMessage {
+		return consequence.Postpone, veto
+	}
+	if c.cfg.BreakConnection {
+		return consequence.DropAndBreak, veto
+	}
+	return consequence.Drop, veto
 }
 
 type storedPath struct {
@@ -213,6 +343,18 @@ func (c *Controller) View() node.View {
 	}
 	return c.view
 }
+
+// Peek returns what the installed filters do to ev arriving at this node
+// (consequence.Pass if none matches), without counting a hit: for an event
+// the caller postponed before and tries again.
+func (c *Controller) Peek(ev node.Event) consequence.Interception {
+	v, _ := c.filters.verdict(c.self, ev)
+	return v
+}
+
+// Properties returns the safety properties the controller protects. The
+// slice is the controller's: do not modify it.
+func (c *Controller) Properties() []node.Property { return c.cfg.Properties }
 
 // Intercept returns what the installed filters do to ev arriving at this
 // node (consequence.Pass if none matches) and counts a hit.
@@ -384,6 +526,7 @@ func (c *Controller) search(ctx context.Context, m *consequence.ActorModel, prop
 		return nil, res.Unique, fmt.Errorf("steering: exploring at %v: %w", c.self, err)
 	}
 	var out []Prediction
+	seen := map[string]bool{}
 	for _, v := range res.Violations {
 		if v.Depth == 0 {
 			continue
@@ -392,13 +535,51 @@ func (c *Controller) search(ctx context.Context, m *consequence.ActorModel, prop
 		for i, a := range v.Path {
 			path[i] = a.Act
 		}
-		p, err := c.prediction(m, v.Property, v.Err, path)
+		// The search goes on from violating states, so a recorded path may
+		// extend an earlier violation: cut it at the first violating state,
+		// or a filter could be derived from an event after the damage.
+		prop, verr, path := firstViolation(m, props, v.Start, path, v.Property, v.Err)
+		p, err := c.prediction(m, prop, verr, path)
 		if err != nil {
 			return nil, res.Unique, err
 		}
+		key := predictionKey(p)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		out = append(out, p)
 	}
 	return out, res.Unique, nil
+}
+
+// firstViolation replays path from start and returns the shortest prefix
+// that reaches a state violating one of props, with that property and its
+// error (the whole path, prop and verr if no shorter prefix violates).
+func firstViolation(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], start *consequence.GlobalState, path []consequence.ActorAction, prop string, verr error) (string, error, []consequence.ActorAction) {
+	g := start
+	for i, a := range path[:len(path)-1] {
+		next, ok := m.Next(g, a)
+		if !ok {
+			break
+		}
+		g = next
+		for _, p := range props {
+			if err := p.Check(g); err != nil {
+				return p.Name, err, path[:i+1]
+			}
+		}
+	}
+	return prop, verr, path
+}
+
+// predictionKey identifies a prediction by property and path.
+func predictionKey(p Prediction) string {
+	key := p.Property
+	for _, r := range p.Report.Path {
+		key += "|" + r.Text
+	}
+	return key
 }
 
 // prediction packages a violating path with its report and filter.
@@ -416,7 +597,7 @@ func (c *Controller) prediction(m *consequence.ActorModel, prop string, verr err
 		p.Report.Path = append(p.Report.Path, rec)
 	}
 	for _, a := range path {
-		if f, ok := filterFor(c.self, a, !c.cfg.KeepConnection); ok {
+		if f, ok := filterFor(c.self, a, c.cfg.BreakConnection); ok {
 			p.Filter = &f
 			break
 		}
@@ -479,10 +660,7 @@ func (c *Controller) checkFilters(ctx context.Context, m *consequence.ActorModel
 
 // remember stores a new error path for replay in later rounds.
 func (c *Controller) remember(p Prediction) {
-	key := p.Property
-	for _, r := range p.Report.Path {
-		key += "|" + r.Text
-	}
+	key := predictionKey(p)
 	for _, sp := range c.paths {
 		if sp.key == key {
 			return

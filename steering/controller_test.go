@@ -61,6 +61,8 @@ func controller(t *testing.T, mode steering.Mode, spec node.Spec, self node.ID) 
 		Spec:     spec,
 		Workload: paper.Figure2Workload,
 		Faults:   consequence.Faults{Resets: 1, SilentResets: true},
+		// The paper's filter: drop the Join and reset the connection.
+		BreakConnection: true,
 	}, self)
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@
 // # Event filters
 //
 // A Filter is the paper's: for messages (type, source, destination) — the
-// message is dropped and, unless Config.KeepConnection, the connection to
+// message is dropped and, with Config.BreakConnection, the connection to
 // the sender is broken so its failure handling runs; for a timer or an
 // application call, the handler's identity — the event is postponed, not
 // dropped. Controller.Intercept gives the verdict on a live event.

@@ -59,6 +59,7 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 	immediate := fs.Bool("immediate", false, "run the immediate safety check before every handler")
 	steerStates := fs.Int("steer-states", 2000, "unique states per search of a steering round")
 	steerResets := fs.Int("steer-resets", 1, "node resets a steering round explores along a path (silent)")
+	breakConn := fs.Bool("break-connection", false, "steering filters and vetoes also break the connection to a dropped message's sender")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: crystalball emulate [flags]")
 		fmt.Fprintln(fs.Output(), "Runs an emulated deployment on virtual time and reports property violations.")
@@ -128,9 +129,10 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 	if mode != steering.Off || *immediate {
 		cfg.Steering = &emulation.SteeringConfig{
 			Controller: steering.Config{
-				Mode:      mode,
-				Faults:    consequence.Faults{Resets: *steerResets, SilentResets: true},
-				MaxStates: *steerStates,
+				Mode:            mode,
+				Faults:          consequence.Faults{Resets: *steerResets, SilentResets: true},
+				MaxStates:       *steerStates,
+				BreakConnection: *breakConn,
 			},
 			Immediate: *immediate,
 		}

@@ -55,10 +55,12 @@ type churnRun struct {
 	Joins    int     `json:"joins"`
 	JoinMean float64 `json:"join_mean_s"`
 	JoinStd  float64 `json:"join_std_s"`
-	// AllJoined reports the liveness property at the end of the run,
-	// after the heal phase.
-	AllJoined   bool    `json:"all_joined"`
-	WallSeconds float64 `json:"wall_seconds"`
+	// AllJoined reports RandTree's AllJoined at the end of the run, after
+	// the heal phase; NotLive lists every liveness property that does not
+	// hold then (empty: the tree healed completely).
+	AllJoined   bool     `json:"all_joined"`
+	NotLive     []string `json:"not_live"`
+	WallSeconds float64  `json:"wall_seconds"`
 }
 
 // churnConfigs are the configurations 'randtree-churn' compares, as the
@@ -82,6 +84,8 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	snapEvery := durationFlag(fs, "snapshots", 10*time.Second, "checkpoint and gather interval of every node")
 	maxStates := fs.Int("max-states", 2000, "unique states per search of a steering round")
 	configs := fs.String("configs", "off,immediate,steer+immediate", "configurations to run, a comma list")
+	maxInterventions := fs.Int("max-interventions", 5, "times per minute the same kind of event may be kept from a handler before it runs anyway (negative: no bound)")
+	breakConn := fs.Bool("break-connection", false, "filters and vetoes also break the connection to a dropped message's sender (the paper's TCP reset)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: crystalball experiment randtree-churn [flags]")
@@ -115,7 +119,7 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 		if !*asJSON {
 			fmt.Fprintf(stderr, "running %s...\n", c.name)
 		}
-		run, err := churnExperimentRun(ctx, c.name, c.mode, c.immediate, *nodes, *duration, heal, rate, *seed, *snapEvery, *maxStates)
+		run, err := churnExperimentRun(ctx, c.name, c.mode, c.immediate, *nodes, *duration, heal, rate, *seed, *snapEvery, *maxStates, *breakConn, *maxInterventions)
 		if err != nil {
 			return err
 		}
@@ -129,12 +133,16 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "randtree-churn: %d nodes, %v emulated, churn %s, seed %d, snapshots every %v, %d states per search\n\n",
 		out.Nodes, *duration, out.Churn, out.Seed, *snapEvery, out.MaxStates)
-	fmt.Fprintf(stdout, "%-16s %12s %9s %9s %9s %9s %8s %8s %14s %9s %6s\n",
-		"config", "inconsistent", "predicted", "unhelpful", "filters", "hits", "vetoes", "changed", "join s (mean±sd)", "all-joined", "wall s")
+	fmt.Fprintf(stdout, "%-16s %12s %9s %9s %9s %9s %8s %8s %16s %6s  %s\n",
+		"config", "inconsistent", "predicted", "unhelpful", "filters", "hits", "vetoes", "changed", "join s (mean±sd)", "wall s", "liveness at the end")
 	for _, r := range out.Runs {
-		fmt.Fprintf(stdout, "%-16s %12d %9d %9d %9d %9d %8d %7.2f%% %8.2f±%-5.2f %9v %6.1f\n",
+		live := "all hold"
+		if len(r.NotLive) > 0 {
+			live = "FAILS: " + strings.Join(r.NotLive, ", ")
+		}
+		fmt.Fprintf(stdout, "%-16s %12d %9d %9d %9d %9d %8d %7.2f%% %8.2f ± %-5.2f %6.1f  %s\n",
 			r.Config, r.InconsistentStates, r.Predicted, r.Unhelpful, r.FiltersInstalled, r.FilterHits, r.Vetoes,
-			100*r.ChangedShare, r.JoinMean, r.JoinStd, r.AllJoined, r.WallSeconds)
+			100*r.ChangedShare, r.JoinMean, r.JoinStd, r.WallSeconds, live)
 	}
 	fmt.Fprintln(stdout, "\ninconsistent states by property:")
 	for _, r := range out.Runs {
@@ -148,7 +156,7 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 }
 
 // churnExperimentRun runs one configuration.
-func churnExperimentRun(ctx context.Context, name string, mode steering.Mode, immediate bool, nodes int, duration, heal time.Duration, rate float64, seed uint64, snapEvery time.Duration, maxStates int) (churnRun, error) {
+func churnExperimentRun(ctx context.Context, name string, mode steering.Mode, immediate bool, nodes int, duration, heal time.Duration, rate float64, seed uint64, snapEvery time.Duration, maxStates int, breakConn bool, maxInterventions int) (churnRun, error) {
 	svc, err := lookupService(randtree.Name, nil, nodes)
 	if err != nil {
 		return churnRun{}, err
@@ -189,9 +197,11 @@ func churnExperimentRun(ctx context.Context, name string, mode steering.Mode, im
 	if mode != steering.Off || immediate {
 		cfg.Steering = &emulation.SteeringConfig{
 			Controller: steering.Config{
-				Mode:      mode,
-				Faults:    consequence.Faults{Resets: 1, SilentResets: true},
-				MaxStates: maxStates,
+				Mode:             mode,
+				Faults:           consequence.Faults{Resets: 1, SilentResets: true},
+				MaxStates:        maxStates,
+				BreakConnection:  breakConn,
+				MaxInterventions: maxInterventions,
 			},
 			Immediate: immediate,
 		}
@@ -219,9 +229,13 @@ func churnExperimentRun(ctx context.Context, name string, mode steering.Mode, im
 		run.FilterHits, run.Vetoes, run.Actions = s.FilterHits, s.Vetoes, s.Handled
 		run.ChangedShare = s.ChangedShare()
 	}
+	run.NotLive = []string{}
 	for _, l := range res.Liveness {
 		if l.Name == randtree.AllJoined {
 			run.AllJoined = l.Holds
+		}
+		if !l.Holds {
+			run.NotLive = append(run.NotLive, l.Name)
 		}
 	}
 	run.Joins = len(joins)
