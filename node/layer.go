@@ -16,12 +16,16 @@ import "time"
 // RuntimeConfig.Layers and called in that order; an event one layer keeps
 // from the core is not shown to the layers after it.
 //
-// A steering controller (it must see every event before dispatch, drop or
-// postpone it, and read the latest gathered snapshot) is meant to be a
-// second Layer after the snapshot layer: Before gives it every event with
-// the power to drop it (postponing would be a further verdict of Before), and
-// it reads snapshots from the snapshot layer it is wired to, not through
-// this port.
+// A steering controller (steering.Live: it must see every event before
+// dispatch, drop or postpone it, and read the latest gathered snapshot) is a
+// second Layer after the snapshot layer. It implements two optional
+// extensions of this port: Gate, whose Verdict can also postpone an event
+// (the runtime delivers it again later) and break the connection to a
+// dropped message's sender, and Stopper, for a layer with goroutines of its
+// own. Through LayerHost (what Attach is given by a Runtime) it reads the
+// core for the immediate safety check and wakes the core goroutine when its
+// own goroutine has a result. It reads snapshots from the snapshot layer it
+// is wired to, not through this port.
 //
 // Concurrency: the runtime calls every method except Messages and Attach
 // from its core goroutine only, one call at a time, so a layer needs no
@@ -73,8 +77,9 @@ type Layer interface {
 }
 
 // Host is the node a Layer runs beside, as the layer may read it: a *Core
-// satisfies it. Its methods may be called only from within the layer's
-// hooks (on the core goroutine, between two core steps).
+// satisfies it, and a Runtime gives its layers a LayerHost. Its methods may
+// be called only from within the layer's hooks (on the core goroutine,
+// between two core steps).
 type Host interface {
 	// ID is the node's ID.
 	ID() ID
@@ -87,3 +92,68 @@ type Host interface {
 }
 
 var _ Host = (*Core)(nil)
+
+// LayerHost is the Host a Runtime attaches its layers to: a Host with what
+// a layer that checks events speculatively or runs goroutines of its own
+// needs. A layer that needs it type-asserts the host Attach is given and
+// refuses a plain Host (a bare *Core is only a Host).
+type LayerHost interface {
+	Host
+	// Core returns the node's core for speculative use within a hook (on
+	// the core goroutine): a layer may read it and Copy it — the immediate
+	// safety check steps a copy —, never Step, Restore or SetState it (the
+	// runtime owns it).
+	Core() *Core
+	// Wake asks the runtime to run the Tick of every layer that is due (it
+	// asks each layer's NextTick again) as soon as the core goroutine is
+	// free: how a layer's own goroutine hands a result to the core
+	// goroutine (the layer makes NextTick return a time that has come, then
+	// calls Wake). Safe from any goroutine at any time; never blocks;
+	// wake-ups not yet served coalesce; a no-op once the runtime stopped.
+	Wake()
+}
+
+// Verdict is a Gate's decision on one event.
+type Verdict struct {
+	// Handle lets the event through to the layers after this one and to
+	// the core. The other fields apply only to an event kept from them.
+	Handle bool
+	// Break, for a message, closes the connections to and from its sender
+	// without a transport error for this node's service: the sender sees
+	// its connection break and runs its own failure handling (the
+	// CrystalBall paper's TCP reset of a filtered message). Ignored for
+	// other kinds and for messages the node sent itself.
+	Break bool
+	// RetryAt, for a timer, an application call or a transport error,
+	// asks the runtime to deliver the event again at that time (or as soon
+	// after as the core goroutine is free): to this layer first, with
+	// retry set, since the layers before it saw it already. The zero time
+	// drops the event. Ignored for messages (a dropped message is gone)
+	// and for EventInit. A postponed timer keeps its Deadline; it is not
+	// delivered again if the service cancels or sets that timer meanwhile
+	// (the core would ignore the stale firing).
+	RetryAt time.Time
+}
+
+// Gate is an optional extension of Layer for a layer that may postpone an
+// event or break a connection, not only keep an event from the core: a
+// steering controller's event filters and immediate safety check. For a
+// layer that implements Gate the runtime calls Gate instead of Before, with
+// Before's contract otherwise (same goroutine, same ownership of in and of
+// the returned envelopes, same meaning of the error).
+type Gate interface {
+	Layer
+	// Gate is Before with a Verdict. retry is set when ev is an event this
+	// layer postponed (Verdict.RetryAt), delivered again: a layer that
+	// counts events should not count it twice.
+	Gate(now time.Time, ev Event, in *Envelope, retry bool) (Verdict, []Envelope, error)
+}
+
+// Stopper is an optional extension of Layer for a layer with goroutines of
+// its own. A Runtime's core goroutine calls Stop once as it exits, after
+// the layer's last hook and before Runtime.Stop returns (layers in reverse
+// order). Stop must end every goroutine the layer started before it
+// returns, and must not call the runtime (it would wait for itself).
+type Stopper interface {
+	Stop()
+}

@@ -29,8 +29,9 @@ var (
 // Concurrency: exactly one goroutine (the core goroutine, started by Start)
 // owns the Core and the layers. It takes inbound envelopes and transport
 // errors from the transport, application calls from Submit, functions from
-// Do, expiries of its own wall-clock timers (the service's and the layers')
-// and status requests, one at a time, and steps the core in dispatch.
+// Do, expiries of its own wall-clock timers (the service's, the layers' and
+// those of events a layer postponed), layers' wake-ups (LayerHost.Wake) and
+// status requests, one at a time, and steps the core in dispatch.
 // Everything else (accepting, dialling, reading, writing, memberlist) runs
 // on other goroutines that talk to it over channels. All exported methods
 // are safe for concurrent use.
@@ -74,6 +75,37 @@ type Runtime struct {
 	failq  []ID
 	// layerHold delays a layer's next tick after its Tick failed.
 	layerHold []time.Time
+	// retries are the events a Gate postponed, in the order they were
+	// postponed (see Verdict.RetryAt).
+	retries  []retry
+	retrySeq uint64
+	// wake is LayerHost.Wake's signal to the core goroutine.
+	wake chan struct{}
+}
+
+// retry is an event a layer postponed: delivered again at at, to layer
+// first.
+type retry struct {
+	at    time.Time
+	layer int
+	ev    Event
+	seq   uint64 // order of postponement
+}
+
+// layerHost is the LayerHost a Runtime gives its layers.
+type layerHost struct{ r *Runtime }
+
+var _ LayerHost = layerHost{}
+
+func (h layerHost) ID() ID                      { return h.r.cfg.ID }
+func (h layerHost) Checkpoint() ([]byte, error) { return h.r.core.Checkpoint() }
+func (h layerHost) Service() Service            { return h.r.core.Service() }
+func (h layerHost) Core() *Core                 { return h.r.core }
+func (h layerHost) Wake() {
+	select {
+	case h.r.wake <- struct{}{}:
+	default: // a wake-up is pending already
+	}
 }
 
 // doRequest is a function for the core goroutine (Do).
@@ -126,11 +158,6 @@ func NewRuntime(cfg RuntimeConfig, spec Spec) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, l := range cfg.Layers {
-		if err := l.Attach(core); err != nil {
-			return nil, fmt.Errorf("node: attach layer %T: %w", l, err)
-		}
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runtime{
 		cfg: cfg, spec: spec, reg: reg, svcReg: svcReg, log: log, core: core, dir: newDirectory(),
@@ -142,6 +169,13 @@ func NewRuntime(cfg RuntimeConfig, spec Spec) (*Runtime, error) {
 		doc:       make(chan doRequest),
 		timers:    make(map[string]time.Time),
 		layerHold: make([]time.Time, len(cfg.Layers)),
+		wake:      make(chan struct{}, 1),
+	}
+	for _, l := range cfg.Layers {
+		if err := l.Attach(layerHost{r}); err != nil {
+			cancel()
+			return nil, fmt.Errorf("node: attach layer %T: %w", l, err)
+		}
 	}
 	r.tr = newTransport(ctx, cfg, reg, log, r.dir, &r.stats, r.events, &r.wg)
 	return r, nil
@@ -533,6 +567,7 @@ func (r *Runtime) run() {
 		r.last = st
 		r.mu.Unlock()
 	}()
+	defer r.stopLayers()
 	now := time.Now()
 	r.dispatch(Event{Kind: EventInit, At: now}, nil)
 	for _, l := range r.cfg.Layers {
@@ -563,6 +598,9 @@ func (r *Runtime) run() {
 			r.dispatch(Event{Kind: EventApp, Msg: call, At: time.Now()}, nil)
 		case <-timer.C:
 			r.fireTimers()
+			r.fireRetries()
+			r.tickLayers()
+		case <-r.wake:
 			r.tickLayers()
 		case req := <-r.doc:
 			r.sendLayer(req.fn(time.Now()))
@@ -585,6 +623,11 @@ func (r *Runtime) nextDeadline() (time.Time, bool) {
 	}
 	for _, at := range r.timers {
 		consider(at)
+	}
+	if len(r.retries) > 0 {
+		for _, rt := range r.retries {
+			consider(rt.at)
+		}
 	}
 	for i, l := range r.cfg.Layers {
 		if at := l.NextTick(); !at.IsZero() {
@@ -693,18 +736,31 @@ func (r *Runtime) drain() {
 // step runs one event through the layers and the core and carries out the
 // effects. The layers see the event first (a snapshot manager checkpoints
 // before a message with a larger number is handled, and consumes its own
-// messages; a steering controller would drop what it filters), then every
-// send of the service (the snapshot manager stamps its CN), then the end
-// of the step.
-func (r *Runtime) step(ev Event, in *Envelope) {
-	for _, l := range r.cfg.Layers {
-		handle, out, err := l.Before(ev.At, ev, in)
+// messages; a steering controller drops or postpones what it filters, see
+// Gate), then every send of the service (the snapshot manager stamps its
+// CN), then the end of the step.
+func (r *Runtime) step(ev Event, in *Envelope) { r.stepFrom(0, ev, in, false) }
+
+// stepFrom is step starting at layer first: a postponed event is delivered
+// again (retry set) to the layer that postponed it and those after it.
+func (r *Runtime) stepFrom(first int, ev Event, in *Envelope, retried bool) {
+	for i := first; i < len(r.cfg.Layers); i++ {
+		l := r.cfg.Layers[i]
+		var v Verdict
+		var out []Envelope
+		var err error
+		if g, ok := l.(Gate); ok {
+			v, out, err = g.Gate(ev.At, ev, in, retried && i == first)
+		} else {
+			v.Handle, out, err = l.Before(ev.At, ev, in)
+		}
 		if err != nil {
 			r.log.Error("node: layer failed on an event", zap.String("layer", fmt.Sprintf("%T", l)),
 				zap.Stringer("event", ev), zap.Error(err))
 		}
 		r.sendLayer(out)
-		if !handle {
+		if !v.Handle {
+			r.keptFromCore(i, ev, v)
 			return
 		}
 	}
@@ -729,6 +785,7 @@ func (r *Runtime) step(ev Event, in *Envelope) {
 		} else {
 			r.timers[op.Name] = op.At
 		}
+		r.forgetTimerRetry(op.Name)
 	}
 	for _, env := range fx.Sends {
 		for _, l := range r.cfg.Layers {
@@ -785,5 +842,69 @@ func (r *Runtime) send(env Envelope, layer bool) {
 	if layer {
 		r.stats.layerMsgsOut.Add(1)
 		r.stats.layerBytesOut.Add(uint64(len(frame) - start))
+	}
+}
+
+// errBrokenByLayer is the reason of a connection a Gate broke.
+var errBrokenByLayer = errors.New("node: connection broken by a layer's verdict on a message from the peer")
+
+// keptFromCore carries out the verdict of layer i that kept ev from the
+// core: break the connection to a dropped message's sender (without a
+// transport error for the service), or queue a postponed event.
+func (r *Runtime) keptFromCore(i int, ev Event, v Verdict) {
+	switch ev.Kind {
+	case EventMessage:
+		if v.Break && ev.From != r.cfg.ID && ev.From != None {
+			r.tr.closePeer(ev.From, errBrokenByLayer, false)
+		}
+	case EventTimer, EventApp, EventTransportError:
+		if !v.RetryAt.IsZero() {
+			r.retrySeq++
+			r.retries = append(r.retries, retry{at: v.RetryAt, layer: i, ev: ev, seq: r.retrySeq})
+		}
+	}
+}
+
+// forgetTimerRetry drops a postponed firing of timer name: the service
+// cancelled or set it again.
+func (r *Runtime) forgetTimerRetry(name string) {
+	if len(r.retries) == 0 {
+		return
+	}
+	r.retries = slices.DeleteFunc(r.retries, func(rt retry) bool {
+		return rt.ev.Kind == EventTimer && rt.ev.Timer == name
+	})
+}
+
+// fireRetries delivers again, in the order they were postponed, the
+// postponed events whose time has come, to the layer that postponed each.
+// A timer retry the service cancels (or sets again) while earlier ones run
+// is not delivered; an event postponed again waits for a later call.
+func (r *Runtime) fireRetries() {
+	if len(r.retries) == 0 {
+		return
+	}
+	now := time.Now()
+	last := r.retrySeq
+	for {
+		i := slices.IndexFunc(r.retries, func(rt retry) bool { return rt.seq <= last && !rt.at.After(now) })
+		if i < 0 {
+			return
+		}
+		rt := r.retries[i]
+		r.retries = slices.Delete(r.retries, i, i+1)
+		rt.ev.At = now
+		r.stepFrom(rt.layer, rt.ev, nil, true)
+		r.drain()
+	}
+}
+
+// stopLayers calls Stop on the layers that implement Stopper, last layer
+// first.
+func (r *Runtime) stopLayers() {
+	for i := len(r.cfg.Layers) - 1; i >= 0; i-- {
+		if s, ok := r.cfg.Layers[i].(Stopper); ok {
+			s.Stop()
+		}
 	}
 }

@@ -30,6 +30,16 @@ type sendNote struct {
 
 func (sendNote) MessageType() string { return "test.sendNote" }
 
+// timerCall is an app call of noteSvc: set (After) or cancel its timer
+// Name.
+type timerCall struct {
+	Name   string
+	After  time.Duration
+	Cancel bool
+}
+
+func (timerCall) MessageType() string { return "test.timerCall" }
+
 // noteSvc records the notes it receives and the peers whose connections
 // broke.
 type noteSvc struct {
@@ -60,6 +70,15 @@ func (s *noteSvc) HandleApp(env Env, call Message) {
 			s.RetryTo = c.To
 		}
 	}
+	if c, ok := call.(timerCall); ok {
+		if c.Cancel {
+			env.CancelTimer(c.Name)
+			s.Got = append(s.Got, "cancel:"+c.Name)
+		} else {
+			env.SetTimer(c.Name, c.After)
+			s.Got = append(s.Got, "set:"+c.Name)
+		}
+	}
 }
 
 func (s *noteSvc) HandleTransportError(env Env, peer ID) {
@@ -70,7 +89,7 @@ func (s *noteSvc) HandleTransportError(env Env, peer ID) {
 }
 
 func noteSpec() Spec {
-	return Spec{Name: "notes", New: func() Service { return &noteSvc{} }, Messages: []Message{note{}, joinMsg{}, sendNote{}}}
+	return Spec{Name: "notes", New: func() Service { return &noteSvc{} }, Messages: []Message{note{}, joinMsg{}, sendNote{}, timerCall{}}}
 }
 
 func startNoteNode(t *testing.T, id ID, logger *zap.Logger, join ...string) *Runtime {

@@ -245,3 +245,201 @@ func TestRuntimeLayerConfigErrors(t *testing.T) {
 		t.Error("Do(nil) succeeded")
 	}
 }
+
+// gateLayer is a Gate and a Stopper: it drops (breaking the connection)
+// every note from dropFrom, postpones by delay the first occurrence of each
+// event named in once, postpones by an hour every firing of timer hold, and
+// records the events it sees ("kind:detail", with " retry" for retries)
+// and its ticks and stops.
+type gateLayer struct {
+	dropFrom ID
+	once     map[string]bool
+	hold     string
+	delay    time.Duration
+
+	mu      sync.Mutex
+	host    LayerHost
+	seen    []string
+	due     time.Time // NextTick
+	ticks   int
+	stops   int
+	afterUp bool // a hook ran after Stop
+}
+
+func (l *gateLayer) Messages() []Message { return nil }
+
+func (l *gateLayer) Attach(h Host) error {
+	lh, ok := h.(LayerHost)
+	if !ok {
+		return errors.New("not a LayerHost")
+	}
+	l.host = lh
+	return nil
+}
+
+func (l *gateLayer) Start(time.Time) []Envelope { return nil }
+
+func (l *gateLayer) Before(now time.Time, ev Event, in *Envelope) (bool, []Envelope, error) {
+	panic("the runtime called Before on a Gate")
+}
+
+func (l *gateLayer) Gate(now time.Time, ev Event, in *Envelope, retry bool) (Verdict, []Envelope, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.afterUp = l.afterUp || l.stops > 0
+	name := ev.Kind.String()
+	switch ev.Kind {
+	case EventTimer:
+		name += ":" + ev.Timer
+	case EventApp, EventMessage:
+		name += ":" + ev.Msg.MessageType()
+	case EventTransportError:
+		name += ":" + ev.Peer.String()
+	}
+	if retry {
+		l.seen = append(l.seen, name+" retry")
+	} else {
+		l.seen = append(l.seen, name)
+	}
+	switch {
+	case ev.Kind == EventMessage && ev.From == l.dropFrom:
+		return Verdict{Break: true}, nil, nil
+	case ev.Kind == EventTimer && ev.Timer == l.hold:
+		return Verdict{RetryAt: now.Add(time.Hour)}, nil, nil
+	case l.once[name] && !retry:
+		delete(l.once, name)
+		return Verdict{RetryAt: now.Add(l.delay)}, nil, nil
+	}
+	return Verdict{Handle: true}, nil, nil
+}
+
+func (l *gateLayer) Sending(time.Time, *Envelope) {}
+func (l *gateLayer) After(time.Time) []Envelope   { return nil }
+
+func (l *gateLayer) Tick(now time.Time) ([]Envelope, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ticks++
+	l.due = time.Time{}
+	return nil, nil
+}
+
+func (l *gateLayer) NextTick() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.due
+}
+
+func (l *gateLayer) Stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stops++
+}
+
+func (l *gateLayer) events() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.seen)
+}
+
+func (l *gateLayer) saw(what string) func() bool {
+	return func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return slices.Contains(l.seen, what)
+	}
+}
+
+// TestRuntimeGate: a Gate's verdicts are carried out. A dropped message
+// with Break never reaches the service and breaks the connection: the
+// sender's service is told, the node's own is not. A postponed timer,
+// application call and transport error are delivered again later, to the
+// gate with retry set, and then handled (the timer after another timer
+// that was due later); a postponed timer the service cancels is not
+// delivered again. LayerHost.Wake makes the runtime tick a layer that is
+// due; Stop calls the layer's Stop once, after its last hook.
+func TestRuntimeGate(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	g := &gateLayer{dropFrom: 2, hold: "x", delay: 100 * time.Millisecond,
+		once: map[string]bool{"timer:tick": true, "app:test.timerCall": true, "transport-error:n2": true}}
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []Layer{g} })
+	n2 := startNoteNode(t, 2, zap.NewNop(), n1.Addr())
+
+	// The tick (20ms) was postponed by 100ms, so the "cancelled" timer
+	// (40ms), which the tick would have cancelled, fired first.
+	waitFor(t, "the postponed tick", gotNote(t, n1, "timer:tick"))
+	if got := noteState(t, n1).Got; !slices.Equal(got[:2], []string{"timer:cancelled", "timer:tick"}) {
+		t.Errorf("n1 got %v, want the cancelled timer before the postponed tick", got)
+	}
+	if !g.saw("timer:tick retry")() {
+		t.Errorf("the gate did not see the tick's retry: %v", g.events())
+	}
+
+	// A note from n2 is dropped and the connection broken: n2 hears of
+	// it, n1's service neither gets the note nor a transport error.
+	if err := n2.Submit(sendNote{To: 1, Text: "dropped"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n2 to hear its connection to n1 broke", func() bool { return slices.Contains(noteState(t, n2).Broken, 1) })
+	if s := noteState(t, n1); slices.Contains(s.Got, "n2:dropped") || len(s.Broken) != 0 {
+		t.Errorf("n1's service saw the dropped note or the break: %+v", s)
+	}
+
+	// The first app call is postponed, then runs and sets timer x, whose
+	// firings are held an hour; cancelling x drops the held firing.
+	if err := n1.Submit(timerCall{Name: "x", After: 10 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "timer x to fire and be held", g.saw("timer:x"))
+	if !g.saw("app:test.timerCall retry")() || !slices.Contains(noteState(t, n1).Got, "set:x") {
+		t.Errorf("the app call was not delivered again: %v", g.events())
+	}
+	retries := func() (n int) {
+		if err := n1.Do(context.Background(), func(time.Time) []Envelope { n = len(n1.retries); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := retries(); n != 1 {
+		t.Fatalf("%d postponed events, want timer x's firing", n)
+	}
+	if err := n1.Submit(timerCall{Name: "x", Cancel: true}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the cancel", gotNote(t, n1, "cancel:x"))
+	if n := retries(); n != 0 {
+		t.Errorf("%d postponed events after the service cancelled timer x", n)
+	}
+
+	// Wake: the layer is due, but no event comes; Wake gets it ticked.
+	g.mu.Lock()
+	g.due = time.Now()
+	g.mu.Unlock()
+	if c := g.host.Core(); c != n1.core || g.host.ID() != 1 {
+		t.Error("LayerHost does not expose the runtime's core")
+	}
+	g.host.Wake()
+	waitFor(t, "the woken tick", func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.ticks > 0 })
+
+	// A transport error postponed once: n1 opens a connection to n2,
+	// n2 stops, n1's service hears of it after the retry.
+	if err := n1.Submit(sendNote{To: 2, Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n2 to get n1's note", gotNote(t, n2, "n1:hello"))
+	if err := n2.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n1's service to hear n2 broke", func() bool { return slices.Contains(noteState(t, n1).Broken, 2) })
+	if !g.saw("transport-error:n2 retry")() {
+		t.Errorf("the transport error was not postponed: %v", g.events())
+	}
+	if err := n1.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stops != 1 || g.afterUp {
+		t.Errorf("layer stopped %d times (hook after Stop: %v)", g.stops, g.afterUp)
+	}
+}
