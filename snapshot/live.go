@@ -35,7 +35,8 @@ import (
 //
 // Concurrency: the node.Layer methods run on the runtime's core goroutine
 // (see node.Layer); Gather must run there too (through node.Runtime.Do).
-// Status and Last are safe from any goroutine at any time.
+// Status and Last are safe from any goroutine at any time. OnSnapshot's
+// function is called on the core goroutine.
 type Live struct {
 	cfg Config
 	log *zap.Logger
@@ -48,6 +49,9 @@ type Live struct {
 	last    *Snapshot
 	failure *Failure
 	failAt  time.Time
+	// onSnap and fresh: see OnSnapshot.
+	onSnap func(*Snapshot)
+	fresh  []*Snapshot
 }
 
 var _ node.Layer = (*Live)(nil)
@@ -95,7 +99,7 @@ func (l *Live) Attach(host node.Host) error {
 // Start starts the Manager (node.Layer).
 func (l *Live) Start(now time.Time) []node.Envelope {
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	defer l.unlockAndNotify()
 	if l.m == nil {
 		return nil
 	}
@@ -110,7 +114,7 @@ func (l *Live) Start(now time.Time) []node.Envelope {
 // Manager.
 func (l *Live) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, []node.Envelope, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	defer l.unlockAndNotify()
 	if l.m == nil {
 		return !(ev.Kind == node.EventMessage && IsProtocol(ev.Msg)), nil, nil
 	}
@@ -151,7 +155,7 @@ func (l *Live) Sending(now time.Time, env *node.Envelope) {
 // After runs Manager.AfterStep (node.Layer).
 func (l *Live) After(now time.Time) []node.Envelope {
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	defer l.unlockAndNotify()
 	if l.m == nil {
 		return nil
 	}
@@ -161,7 +165,7 @@ func (l *Live) After(now time.Time) []node.Envelope {
 // Tick runs Manager.Tick (node.Layer).
 func (l *Live) Tick(now time.Time) ([]node.Envelope, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	defer l.unlockAndNotify()
 	if l.m == nil {
 		return nil, nil
 	}
@@ -194,7 +198,7 @@ func (l *Live) NextTick() time.Time {
 // ErrNotStarted, ErrGatherInProgress.
 func (l *Live) Gather(now time.Time) ([]node.Envelope, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	defer l.unlockAndNotify()
 	if l.m == nil {
 		return nil, ErrNotAttached
 	}
@@ -202,11 +206,41 @@ func (l *Live) Gather(now time.Time) ([]node.Envelope, error) {
 	return l.apply(fx), err
 }
 
+// OnSnapshot registers fn to see every snapshot this node gathers (the
+// snapshots Last returns, in order): a steering controller starts its
+// rounds from them. fn is called on the runtime's core goroutine by the
+// hook (or Gather) that completed the gather, after the Live's lock is
+// released, so it may call Last and Status; it must not block (every event
+// of the node waits) nor call the Live's node.Layer methods or Gather. The
+// Snapshot is immutable and shared. Register before the runtime starts; a
+// second call replaces fn, nil unregisters.
+func (l *Live) OnSnapshot(fn func(*Snapshot)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.onSnap = fn
+}
+
+// unlockAndNotify releases mu, then hands the snapshots gathered while it
+// was held to the OnSnapshot function.
+func (l *Live) unlockAndNotify() {
+	fresh, fn := l.fresh, l.onSnap
+	l.fresh = nil
+	l.mu.Unlock()
+	if fn != nil {
+		for _, s := range fresh {
+			fn(s)
+		}
+	}
+}
+
 // apply records the gathers and failures in fx and returns its sends.
 // Called with mu held.
 func (l *Live) apply(fx Effects) []node.Envelope {
 	for _, s := range fx.Snapshots {
 		l.last = s
+		if l.onSnap != nil {
+			l.fresh = append(l.fresh, s)
+		}
 		l.log.Debug("snapshot: gathered", zap.Uint64("cut", s.CN), zap.Int("nodes", len(s.Nodes)),
 			zap.Stringers("dead", s.Dead), zap.Int("excluded", len(s.Excluded)), zap.Int("rounds", s.Rounds),
 			zap.Duration("took", s.At.Sub(s.Started)))
