@@ -1,0 +1,483 @@
+package steering
+
+import (
+	"errors"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+)
+
+// fakeHost is the node.LayerHost of a runtime that is not there: the test
+// goroutine plays the core goroutine and calls the hooks itself.
+type fakeHost struct {
+	core *node.Core
+	woke chan struct{}
+}
+
+func newFakeHost(core *node.Core) *fakeHost {
+	return &fakeHost{core: core, woke: make(chan struct{}, 16)}
+}
+
+func (h *fakeHost) ID() node.ID                 { return h.core.ID() }
+func (h *fakeHost) Checkpoint() ([]byte, error) { return h.core.Checkpoint() }
+func (h *fakeHost) Service() node.Service       { return h.core.Service() }
+func (h *fakeHost) Core() *node.Core            { return h.core }
+func (h *fakeHost) Wake() {
+	select {
+	case h.woke <- struct{}{}:
+	default:
+	}
+}
+
+// awaitRound waits for the round goroutine to post a result and wake the
+// host, then applies it as the runtime would (NextTick has come, Tick).
+func awaitRound(t *testing.T, l *Live, h *fakeHost) {
+	t.Helper()
+	select {
+	case <-h.woke:
+	case <-time.After(30 * time.Second): // a hang guard, not a timing assertion
+		t.Fatal("no round result")
+	}
+	now := time.Now()
+	if at := l.NextTick(); at.IsZero() || at.After(now) {
+		t.Fatalf("a round result is waiting but NextTick = %v", at)
+	}
+	if _, err := l.Tick(now); err != nil {
+		t.Fatal(err)
+	}
+	if at := l.NextTick(); !at.IsZero() {
+		t.Fatalf("NextTick = %v after Tick applied every result", at)
+	}
+}
+
+// figure2 returns the snapshot of Figure 2's live state gathered at n9
+// (nothing in flight).
+func figure2(t *testing.T, spec node.Spec) *snapshot.Snapshot {
+	t.Helper()
+	cps, err := paper.Figure2(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &snapshot.Snapshot{Gatherer: 9, CN: 7}
+	for _, cp := range cps {
+		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: cp.ID, CN: 7, State: cp.Bytes})
+		s.At = cp.At
+	}
+	return s
+}
+
+// n9BeforeUpdateSibling walks Figure 2's violating path up to its last
+// step (as steering's immediate_test.go does) and returns n9's core there
+// and the UpdateSibling in flight from n1.
+func n9BeforeUpdateSibling(t *testing.T, spec node.Spec) (*node.Core, node.Event) {
+	t.Helper()
+	cps, err := paper.Figure2(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := consequence.NewActorModelFromCheckpoints(spec, cps, nil, consequence.ActorOptions{Faults: consequence.Faults{Resets: 1, SilentResets: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.Start()
+	for _, step := range []string{
+		"n13 reset silent",
+		"n13 app randtree.JoinOverlay",
+		"n9 deliver randtree.Join from n13",
+		"n1 deliver randtree.Join from n9",
+	} {
+		var next *consequence.GlobalState
+		for _, a := range m.Actions(g, nil) {
+			if a.Act.String() == step {
+				next, _ = m.Next(g, a.Act)
+				break
+			}
+		}
+		if next == nil {
+			t.Fatalf("step %q not enabled", step)
+		}
+		g = next
+	}
+	in := g.InFlight(1, 9)
+	if len(in) == 0 || in[0].Msg == nil || in[0].Msg.MessageType() != "randtree.UpdateSibling" {
+		t.Fatalf("in flight n1 -> n9: %v", in)
+	}
+	st, now, _ := g.NodeState(9)
+	clone, err := st.Clone(spec.New)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, err := node.NewCore(node.CoreConfig{ID: 9, Factory: spec.New})
+	if err != nil {
+		t.Fatal(err)
+	}
+	core.SetState(clone, now)
+	return core, node.Event{Kind: node.EventMessage, From: 1, Msg: in[0].Msg, At: now}
+}
+
+// newTestLive builds a Live for spec attached to a fake host around core,
+// started.
+func newTestLive(t *testing.T, cfg LiveConfig, core *node.Core) (*Live, *fakeHost) {
+	t.Helper()
+	reg, err := cfg.Controller.Spec.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLive(cfg, snaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newFakeHost(core)
+	if err := l.Attach(h); err != nil {
+		t.Fatal(err)
+	}
+	l.Start(time.Now())
+	t.Cleanup(l.Stop)
+	return l, h
+}
+
+func figure2Config(mode Mode, spec node.Spec) Config {
+	return Config{
+		Mode:            mode,
+		Spec:            spec,
+		Workload:        paper.Figure2Workload,
+		Faults:          consequence.Faults{Resets: 1, SilentResets: true},
+		BreakConnection: true,
+		MaxTime:         10 * time.Second,
+	}
+}
+
+// TestLiveFilterDropsExactlyTheTargetedMessage: a steering round on
+// Figure 2's snapshot, run on the layer's goroutine, installs the paper's
+// filter at n9 when the result is applied on the core goroutine; the gate
+// then drops (and breaks the connection for) the Join from n13 and nothing
+// else — not a Join from n1, not another message from n13, not a timer.
+// A round on a state with nothing bad ahead removes the filter.
+func TestLiveFilterDropsExactlyTheTargetedMessage(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	core, _ := n9BeforeUpdateSibling(t, spec)
+	var rounds []*RoundReport
+	cfg := LiveConfig{Controller: figure2Config(Steer, spec), OnRound: func(_ *snapshot.Snapshot, rep *RoundReport) { rounds = append(rounds, rep) }}
+	l, h := newTestLive(t, cfg, core)
+
+	if st := l.Status(); st.Mode != "steer" || len(st.Filters) != 0 || st.Rounds != 0 {
+		t.Fatalf("status before a round: %+v", st)
+	}
+	l.gathered(figure2(t, spec))
+	awaitRound(t, l, h)
+	st := l.Status()
+	want := "n9: drop+break randtree.Join from n13"
+	if st.Rounds != 1 || st.StatesExplored == 0 || st.Predicted[randtree.ChildrenSiblingsDisjoint] == 0 ||
+		st.FiltersInstalled == 0 || !slices.Equal(st.Filters, []string{want}) || st.LastRound == nil || st.LastRoundCN != 7 || st.Running {
+		t.Fatalf("status after the round: %+v", st)
+	}
+	if len(rounds) != 1 || len(rounds[0].Predictions) == 0 {
+		t.Fatalf("OnRound saw %d rounds: %+v", len(rounds), rounds)
+	}
+
+	now := time.Now()
+	join := randtree.Join{}
+	cases := []struct {
+		ev   node.Event
+		want node.Verdict
+	}{
+		{node.Event{Kind: node.EventMessage, From: 13, Msg: join, At: now}, node.Verdict{Break: true}},
+		{node.Event{Kind: node.EventMessage, From: 1, Msg: join, At: now}, node.Verdict{Handle: true}},
+		{node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: now}, node.Verdict{Handle: true}},
+		{node.Event{Kind: node.EventTimer, Timer: "recovery", At: now}, node.Verdict{Handle: true}},
+		{node.Event{Kind: node.EventTransportError, Peer: 13, At: now}, node.Verdict{Handle: true}},
+	}
+	for _, c := range cases {
+		v, out, err := l.Gate(now, c.ev, nil, false)
+		if err != nil || len(out) != 0 || v != c.want {
+			t.Errorf("%v: verdict %+v, %d sends, %v; want %+v", c.ev, v, len(out), err, c.want)
+		}
+	}
+	// Before (a host without Gate) says the same, without the break.
+	if handle, _, _ := l.Before(now, cases[0].ev, nil); handle {
+		t.Error("Before let the filtered Join through")
+	}
+	if st := l.Status(); st.FilterHits != 2 || st.Events != 6 || st.Vetoes != 0 || st.ImmediateChecks != 0 {
+		t.Errorf("counters after the events: %+v", st)
+	}
+
+	// Nothing bad ahead of the initial state: the next round's filter set
+	// is empty, so the filter is gone.
+	m, err := consequence.NewActorModel(spec, consequence.ActorOptions{Nodes: paper.Figure2Nodes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calm := &snapshot.Snapshot{Gatherer: 9, CN: 8}
+	for _, id := range paper.Figure2Nodes {
+		st, at, _ := m.Start().NodeState(id)
+		b, err := st.AppendCheckpoint(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calm.Nodes = append(calm.Nodes, snapshot.NodeCheckpoint{Node: id, CN: 8, State: b})
+		calm.At = at
+	}
+	l.gathered(calm)
+	awaitRound(t, l, h)
+	if st := l.Status(); st.Rounds != 2 || len(st.Filters) != 0 {
+		t.Fatalf("status after a calm round: %+v", st)
+	}
+	if v, _, _ := l.Gate(now, cases[0].ev, nil, false); !v.Handle {
+		t.Error("the Join from n13 is still filtered after a calm round")
+	}
+	l.Stop()
+	l.Stop() // idempotent
+}
+
+// TestLivePostponesFilteredTimer: a timer filter postpones the timer by
+// the PostponeDelay (the runtime delivers it again, node's tests show it);
+// a retry is checked again but not counted again; once the filter is gone
+// the retry runs. The intervention budget lets the event through after
+// Config.MaxInterventions postponements.
+func TestLivePostponesFilteredTimer(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	core, _ := n9BeforeUpdateSibling(t, spec)
+	cfg := LiveConfig{Controller: figure2Config(Steer, spec), PostponeDelay: 300 * time.Millisecond}
+	cfg.Controller.MaxInterventions = 3
+	l, _ := newTestLive(t, cfg, core)
+	l.gate.Install([]Filter{{Kind: FilterTimer, Node: 9, Timer: "recovery"}, {Kind: FilterApp, Node: 9, Type: "randtree.JoinOverlay"}})
+
+	now := time.Now()
+	timer := node.Event{Kind: node.EventTimer, Timer: "recovery", Deadline: now, At: now}
+	v, _, err := l.Gate(now, timer, nil, false)
+	if err != nil || v.Handle || v.Break || !v.RetryAt.Equal(now.Add(300*time.Millisecond)) {
+		t.Fatalf("timer verdict %+v, %v", v, err)
+	}
+	app := node.Event{Kind: node.EventApp, Msg: randtree.JoinOverlay{Targets: []node.ID{1}}, At: now}
+	if v, _, _ := l.Gate(now, app, nil, false); v.Handle || v.RetryAt.IsZero() {
+		t.Fatalf("app verdict %+v", v)
+	}
+	later := now.Add(300 * time.Millisecond)
+	timer.At = later
+	if v, _, _ := l.Gate(later, timer, nil, true); v.Handle || !v.RetryAt.Equal(later.Add(300*time.Millisecond)) {
+		t.Fatalf("retry verdict %+v", v)
+	}
+	if st := l.Status(); st.FilterHits != 2 || st.Events != 2 {
+		t.Fatalf("a retry was counted: %+v", st)
+	}
+	// Third postponement of the timer within the window, then the budget
+	// is spent: the event runs and the override is counted.
+	if v, _, _ := l.Gate(later, timer, nil, true); v.Handle {
+		t.Fatal("third attempt not postponed")
+	}
+	if v, _, _ := l.Gate(later, timer, nil, true); !v.Handle {
+		t.Fatal("the timer is still postponed past the intervention budget")
+	}
+	if st := l.Status(); st.Overrides != 1 {
+		t.Fatalf("overrides %d, want 1", st.Overrides)
+	}
+	// A new round's filters (none) replace these: the app call's retry runs.
+	l.apply(roundResult{rep: &RoundReport{}})
+	if v, _, _ := l.Gate(later, app, nil, true); !v.Handle {
+		t.Fatalf("app retry after the filters went: %+v", v)
+	}
+	l.Stop()
+}
+
+// TestLiveImmediateCheckVetoesUpdateSibling: with the immediate check on
+// (mode Off: no rounds), n9's handling of n1's UpdateSibling(n13) in
+// Figure 2 is vetoed on the view of the snapshot the node gathered: the
+// message is dropped (and n1's connection broken), n9's state untouched;
+// a harmless probe passes. Without BreakConnection the veto only drops.
+func TestLiveImmediateCheckVetoesUpdateSibling(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	for _, brk := range []bool{true, false} {
+		core, ev := n9BeforeUpdateSibling(t, spec)
+		cfg := LiveConfig{Controller: figure2Config(Off, spec), Immediate: true}
+		cfg.Controller.BreakConnection = brk
+		l, h := newTestLive(t, cfg, core)
+		l.gathered(figure2(t, spec)) // mode Off: the view, at once, no round
+		if l.gate.View() == nil {
+			t.Fatal("no view after the snapshot")
+		}
+		select {
+		case <-h.woke:
+			t.Fatal("mode Off ran a round")
+		default:
+		}
+		h0, _ := core.Hash()
+		v, _, err := l.Gate(ev.At, ev, nil, false)
+		if err != nil || v.Handle || v.Break != brk || !v.RetryAt.IsZero() {
+			t.Fatalf("break=%v: UpdateSibling verdict %+v, %v", brk, v, err)
+		}
+		if h1, _ := core.Hash(); h1 != h0 {
+			t.Fatal("the check changed n9's real state")
+		}
+		probe := node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: ev.At}
+		if v, _, err := l.Gate(ev.At, probe, nil, false); err != nil || !v.Handle {
+			t.Fatalf("probe verdict %+v, %v", v, err)
+		}
+		if st := l.Status(); st.Mode != "off" || !st.Immediate || st.Vetoes != 1 || st.ImmediateChecks != 2 || st.Events != 2 || st.Rounds != 0 {
+			t.Fatalf("status %+v", st)
+		}
+		l.Stop()
+	}
+}
+
+// blockSvc is a service with an endless state space (a counter its timer
+// bumps forever) whose timer handler blocks, the first time, until the
+// test releases it: it holds a round inside Explore.
+type blockSvc struct{ N int }
+
+var blockEntered, blockRelease chan struct{}
+
+func (s *blockSvc) Init(env node.Env) { env.SetTimer("tick", time.Second) }
+func (s *blockSvc) HandleMessage(env node.Env, from node.ID, msg node.Message) {
+}
+func (s *blockSvc) HandleApp(env node.Env, call node.Message)       {}
+func (s *blockSvc) HandleTransportError(env node.Env, peer node.ID) {}
+func (s *blockSvc) HandleTimer(env node.Env, name string) {
+	select {
+	case blockEntered <- struct{}{}:
+	default:
+	}
+	<-blockRelease
+	s.N++
+	env.SetTimer("tick", time.Second)
+}
+
+// TestLiveNewerSnapshotCancelsRound: a snapshot that arrives while a round
+// explores cancels it; the next round starts from the newest snapshot; a
+// cancelled round's filters are not installed; Stop ends a running round
+// and the goroutine.
+func TestLiveNewerSnapshotCancelsRound(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	blockEntered, blockRelease = make(chan struct{}, 1), make(chan struct{})
+	spec := node.Spec{Name: "block", New: func() node.Service { return &blockSvc{} },
+		Properties: []node.Property{{Name: "Small", Kind: node.Safety, Check: func(node.View) error { return nil }}}}
+	core, err := node.NewCore(node.CoreConfig{ID: 1, Factory: spec.New})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := core.Step(node.Event{Kind: node.EventInit, At: time.Unix(100, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := core.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := func(cn uint64) *snapshot.Snapshot {
+		return &snapshot.Snapshot{Gatherer: 1, CN: cn, At: time.Unix(100, 0), Nodes: []snapshot.NodeCheckpoint{{Node: 1, CN: cn, State: cp}}}
+	}
+	var completed []uint64
+	cfg := LiveConfig{Controller: Config{Mode: Debug, Spec: spec, MaxStates: 500},
+		OnRound: func(s *snapshot.Snapshot, _ *RoundReport) { completed = append(completed, s.CN) }}
+	l, h := newTestLive(t, cfg, core)
+
+	l.gathered(snap(1))
+	<-blockEntered // round 1 is exploring
+	if !l.Status().Running {
+		t.Fatal("status does not show the running round")
+	}
+	l.gathered(snap(2))
+	l.gathered(snap(3)) // replaces 2 before any round took it
+	close(blockRelease)
+	awaitRound(t, l, h) // round 1, cancelled
+	for l.Status().Rounds < 2 || l.Status().Running {
+		awaitRound(t, l, h)
+	}
+	st := l.Status()
+	if st.RoundsCanceled != 1 || st.SnapshotsSkipped != 1 || st.LastRoundCN != 3 || st.RoundErrors != 0 {
+		t.Fatalf("status %+v", st)
+	}
+	if !slices.Equal(completed, []uint64{3}) {
+		t.Fatalf("OnRound saw cuts %v, want [3]", completed)
+	}
+	if st.ExplorationSeconds < st.LastRoundSeconds || st.LastRound == nil {
+		t.Fatalf("round times %+v", st)
+	}
+
+	// Stop in the middle of a round: it is cancelled and the goroutine
+	// ends (goleak).
+	blockEntered, blockRelease = make(chan struct{}, 1), make(chan struct{})
+	l.gathered(snap(4))
+	<-blockEntered
+	stopped := make(chan struct{})
+	go func() {
+		l.Stop()
+		close(stopped)
+	}()
+	for quit := false; !quit; runtime.Gosched() {
+		l.mu.Lock()
+		quit = l.quit // set with the round's cancellation, under mu
+		l.mu.Unlock()
+	}
+	close(blockRelease)
+	<-stopped
+	if st := l.Status(); st.RoundsCanceled != 2 {
+		t.Fatalf("Stop did not cancel the round: %+v", st)
+	}
+	l.gathered(snap(5)) // after Stop: ignored
+	if st := l.Status(); st.Running {
+		t.Fatal("a round started after Stop")
+	}
+}
+
+// TestLiveConfigErrors: bad configurations and hosts are refused with an
+// error, never a panic.
+func TestLiveConfigErrors(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	reg, _ := spec.Registry()
+	snaps, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewLive(LiveConfig{Controller: Config{Spec: spec}}, nil); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("no snapshot layer: %v", err)
+	}
+	if _, err := NewLive(LiveConfig{Controller: Config{}}, snaps); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("no spec: %v", err)
+	}
+	if _, err := NewLive(LiveConfig{Controller: Config{Spec: spec, MaxStates: -1}}, snaps); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("negative budget: %v", err)
+	}
+	if _, err := NewLive(LiveConfig{Controller: Config{Spec: spec}, PostponeDelay: -time.Second}, snaps); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("negative delay: %v", err)
+	}
+	l, err := NewLive(LiveConfig{Controller: Config{Spec: spec, Mode: Steer}}, snaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := l.Status(); st.Mode != "steer" || st.Predicted == nil || st.Filters == nil {
+		t.Errorf("status before Attach: %+v", st)
+	}
+	core, _ := node.NewCore(node.CoreConfig{ID: 9, Factory: spec.New})
+	if err := l.Attach(core); !errors.Is(err, ErrLiveHost) {
+		t.Errorf("Attach to a bare core: %v", err)
+	}
+	if err := l.Attach(newFakeHost(core)); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Attach(newFakeHost(core)); !errors.Is(err, ErrLiveAttached) {
+		t.Errorf("second Attach: %v", err)
+	}
+	l.Stop() // never started
+	if out := l.Start(time.Now()); out != nil {
+		t.Errorf("Start after Stop sent %v", out)
+	}
+	l.Stop()
+	if v, _, _ := l.Gate(time.Now(), node.Event{Kind: node.EventInit}, nil, false); !v.Handle {
+		t.Error("init kept from the core")
+	}
+}
