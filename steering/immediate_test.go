@@ -6,6 +6,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/paxos"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
 	"github.com/seed6eee2ec7/crystalball/steering"
@@ -139,6 +140,39 @@ func BenchmarkImmediateCheck(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := steering.ImmediateCheck(core, probe, g, spec.Properties); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkImmediateCheckPaxos is the immediate check's cost per event for
+// a Paxos acceptor of three members: copy n2's state (it has proposed),
+// run its Accept handler, evaluate OneValueChosen on the three-node view.
+//
+//	go test ./steering/ -run '^$' -bench ImmediateCheck -benchmem
+func BenchmarkImmediateCheckPaxos(b *testing.B) {
+	spec := paxos.NewSpec(paxos.Options{})
+	m, err := consequence.NewActorModel(spec, consequence.ActorOptions{N: 3, Workload: func(id node.ID, _ bool) []node.Message {
+		return []node.Message{paxos.Propose{Value: "v" + id.String()}}
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := m.Start()
+	st, now, _ := g.NodeState(2)
+	clone, err := st.Clone(spec.New)
+	if err != nil {
+		b.Fatal(err)
+	}
+	core, err := node.NewCore(node.CoreConfig{ID: 2, Factory: spec.New})
+	if err != nil {
+		b.Fatal(err)
+	}
+	core.SetState(clone, now)
+	ev := node.Event{Kind: node.EventMessage, From: 1, Msg: paxos.Accept{Ballot: paxos.Ballot{Round: 1, Node: 1}, Value: "v1"}, At: now}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := steering.ImmediateCheck(core, ev, g, spec.Properties); err != nil {
 			b.Fatal(err)
 		}
 	}
