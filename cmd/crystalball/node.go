@@ -17,9 +17,11 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // liveJoin returns, per service, the application calls a live node issues
@@ -42,6 +44,9 @@ type nodeStatusOutput struct {
 	// Snapshots is the snapshot manager's status (absent with
 	// --snapshots 0).
 	Snapshots *snapshot.LiveStatus `json:"snapshots,omitempty"`
+	// Steering is the steering layer's mode and counters (absent with
+	// --mode off and no --immediate).
+	Steering *steering.LiveStatus `json:"steering,omitempty"`
 }
 
 // gatherStarted is the JSON body of a successful POST /snapshot.
@@ -57,6 +62,14 @@ type httpError struct {
 }
 
 func runNode(args []string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runNodeUntil(ctx, args, stdout, stderr)
+}
+
+// runNodeUntil is runNode until ctx ends (SIGINT or SIGTERM for the CLI;
+// the in-process tests cancel it).
+func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("node", stderr)
 	service := fs.String("service", "randtree", "service to run ("+serviceNames()+")")
 	idFlag := fs.String("id", "", "this node's ID: a positive integer such as 3 or n3 (required, unique in the cluster)")
@@ -64,7 +77,7 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	advertise := fs.String("advertise", "", "host:port peers dial for the service transport (default: the --listen address)")
 	join := fs.String("join", "", "comma-separated service addresses (--listen of running nodes) to join through; empty starts a new cluster")
 	gossip := fs.String("gossip", "", "host:port memberlist binds for membership and failure detection (default: --listen's host, a free port)")
-	httpAddr := fs.String("http", "", "host:port serving GET /status as JSON (default: no status server)")
+	httpAddr := fs.String("http", "", "host:port serving GET /status (JSON), GET /metrics (Prometheus text) and /snapshot (default: no status server)")
 	label := fs.String("label", "", "cluster label: peers with another label are refused")
 	logFormat := fs.String("log", "console", "log format: json or console")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
@@ -72,6 +85,13 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the node's random source")
 	snapEvery := durationFlag(fs, "snapshots", snapshot.DefaultInterval, "checkpoint interval of the node's snapshot manager (0: no snapshot manager, no snapshot endpoints)")
 	gatherEvery := durationFlag(fs, "gather", -1, "interval of automatic neighbourhood snapshots (auto: the --snapshots interval; 0: only on POST /snapshot)")
+	modeFlag := fs.String("mode", "off", "execution steering: off, debug (predict from every gathered snapshot and report) or steer (also install event filters); needs --snapshots")
+	immediate := fs.Bool("immediate", false, "run the immediate safety check before every event the node handles (in any --mode; needs --snapshots)")
+	steerStates := fs.Int("steer-states", 20000, "budget of unique states of each steering search")
+	steerTime := durationFlag(fs, "steer-time", 2*time.Second, "wall-time budget of each steering search (a round runs several)")
+	steerResets := fs.Int("steer-resets", 1, "node resets (silent: the RST is lost) explored along a predicted path")
+	steerBreak := fs.Bool("steer-break", false, "a filtered or vetoed message also breaks the connection to its sender (the paper's TCP reset)")
+	reports := fs.String("reports", "", "directory to write a JSON report per predicted violation into (--mode debug or steer; default: none)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: crystalball node --id N [flags]")
 		fmt.Fprintln(fs.Output(), "Runs one live node of a service in the foreground until SIGINT or SIGTERM.")
@@ -104,9 +124,33 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	case *gatherEvery < 0:
 		*gatherEvery = *snapEvery
 	}
+	mode, err := steering.ParseMode(*modeFlag)
+	if err != nil {
+		return usagef("--mode: want off, debug or steer, got %q", *modeFlag)
+	}
+	steer := mode != steering.Off || *immediate
+	switch {
+	case *steerStates <= 0:
+		return usagef("--steer-states must be positive, got %d", *steerStates)
+	case *steerTime <= 0:
+		return usagef("--steer-time must be positive, got %v", *steerTime)
+	case *steerResets < 0:
+		return usagef("--steer-resets must not be negative, got %d", *steerResets)
+	case mode != steering.Off && *snapEvery == 0:
+		return usagef("--mode %v needs a snapshot manager (--snapshots is 0): rounds start from gathered snapshots", mode)
+	case *immediate && *snapEvery == 0:
+		return usagef("--immediate needs a snapshot manager (--snapshots is 0): the check reads the last gathered snapshot")
+	case *reports != "" && mode == steering.Off:
+		return usagef("--reports needs --mode debug or steer")
+	}
 	svc, err := lookupService(*service, splitList(*fix), 0)
 	if err != nil {
 		return err
+	}
+	if *reports != "" {
+		if err := os.MkdirAll(*reports, 0o755); err != nil {
+			return fmt.Errorf("--reports: %w", err)
+		}
 	}
 	var level zapcore.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -139,6 +183,32 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Layers = []node.Layer{live}
 	}
+	var steerer *steering.Live
+	if steer {
+		ccfg := steering.Config{
+			Mode:            mode,
+			Spec:            svc.spec,
+			Faults:          consequence.Faults{Resets: *steerResets, SilentResets: true},
+			MaxStates:       *steerStates,
+			MaxTime:         *steerTime,
+			BreakConnection: *steerBreak,
+		}
+		lcfg := steering.LiveConfig{Controller: ccfg, Immediate: *immediate, Logger: logger}
+		if *reports != "" {
+			lcfg.OnRound = (&reportWriter{dir: *reports, self: id, service: *service, options: svc.options,
+				spec: svc.spec, mode: mode, faults: ccfg.Faults, log: logger}).write
+		}
+		if steerer, err = steering.NewLive(lcfg, live); err != nil {
+			return usageError{err}
+		}
+		cfg.Layers = append(cfg.Layers, steerer)
+		// A round runs the prediction and then the checks of the filters
+		// it suggests; a newer snapshot cancels it.
+		if mode != steering.Off && *gatherEvery > 0 && *gatherEvery < 3**steerTime {
+			logger.Warn("steering rounds may outlast the gather interval; a newer snapshot cancels a running round",
+				zap.Duration("gather", *gatherEvery), zap.Duration("steer_time", *steerTime))
+		}
+	}
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
 	}
@@ -157,8 +227,6 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 		defer statusLn.Close()
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	started := time.Now()
 	if err := rt.Start(ctx); err != nil {
 		return err
@@ -179,7 +247,7 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	var srv *http.Server
 	srvDone := make(chan error, 1)
 	if statusLn != nil {
-		srv = &http.Server{Handler: statusMux(rt, live, svc, started), ReadHeaderTimeout: 5 * time.Second}
+		srv = &http.Server{Handler: statusMux(rt, live, steerer, svc, started), ReadHeaderTimeout: 5 * time.Second}
 		go func() { srvDone <- srv.Serve(statusLn) }()
 	}
 	fmt.Fprintf(stdout, "node %v: %s on %s, gossip %s", id, *service, rt.Addr(), rt.GossipAddr())
@@ -188,6 +256,12 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	}
 	if live != nil {
 		fmt.Fprintf(stdout, ", checkpoints every %v", *snapEvery)
+	}
+	if steerer != nil {
+		fmt.Fprintf(stdout, ", steering %v", mode)
+		if *immediate {
+			fmt.Fprint(stdout, " with the immediate check")
+		}
 	}
 	fmt.Fprintln(stdout)
 
@@ -211,8 +285,9 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 }
 
 // statusMux serves the node's status endpoints (README.md, "Live nodes"):
-// GET /status always; GET and POST /snapshot with a snapshot manager.
-func statusMux(rt *node.Runtime, live *snapshot.Live, svc serviceRun, started time.Time) *http.ServeMux {
+// GET /status and GET /metrics always; GET and POST /snapshot with a
+// snapshot manager. live and steer may be nil.
+func statusMux(rt *node.Runtime, live *snapshot.Live, steer *steering.Live, svc serviceRun, started time.Time) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
 		out := nodeStatusOutput{Status: rt.Status(), Options: svc.options, UptimeSeconds: time.Since(started).Seconds()}
@@ -220,7 +295,16 @@ func statusMux(rt *node.Runtime, live *snapshot.Live, svc serviceRun, started ti
 			st := live.Status(time.Now())
 			out.Snapshots = &st
 		}
+		if steer != nil {
+			st := steer.Status()
+			out.Steering = &st
+		}
 		writeJSON(w, http.StatusOK, out)
+	})
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", metricsContentType)
+		writeMetrics(w, metricsInput{status: rt.Status(), uptime: time.Since(started), live: live, steer: steer,
+			properties: svc.spec.Properties, now: time.Now()})
 	})
 	off := func(w http.ResponseWriter) bool {
 		if live == nil {

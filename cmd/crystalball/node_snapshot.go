@@ -3,10 +3,16 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
+	"go.uber.org/zap"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // snapshotDoc is the JSON body of `crystalball node`'s GET /snapshot: the
@@ -50,10 +56,13 @@ type channelDoc struct {
 	Messages []messageDoc `json:"messages"`
 }
 
+// messageDoc is an in-flight message: Body is its JSON rendering, Msgpack
+// the service registry's encoding (Registry.DecodeMessage restores it).
 type messageDoc struct {
-	Type string          `json:"type"`
-	CN   uint64          `json:"cn"`
-	Body json.RawMessage `json:"body"`
+	Type    string          `json:"type"`
+	CN      uint64          `json:"cn"`
+	Body    json.RawMessage `json:"body"`
+	Msgpack []byte          `json:"msgpack"`
 }
 
 // propertyDoc is a property evaluated on the snapshot's view. A liveness
@@ -70,6 +79,10 @@ func newSnapshotDoc(s *snapshot.Snapshot, spec node.Spec, now time.Time) (snapsh
 	doc := snapshotDoc{Gatherer: s.Gatherer, SnapshotSummary: s.Summarize(now),
 		Nodes: []snapshotNodeDoc{}, Channels: []channelDoc{}, Properties: []propertyDoc{}}
 	view, err := s.Decode(spec.New)
+	if err != nil {
+		return doc, err
+	}
+	reg, err := spec.Registry()
 	if err != nil {
 		return doc, err
 	}
@@ -94,7 +107,11 @@ func newSnapshotDoc(s *snapshot.Snapshot, spec node.Spec, now time.Time) (snapsh
 			if err != nil {
 				return doc, fmt.Errorf("message %s on %v→%v: %w", m.Msg.MessageType(), c.From, c.To, err)
 			}
-			cd.Messages = append(cd.Messages, messageDoc{Type: m.Msg.MessageType(), CN: m.CN, Body: body})
+			raw, err := reg.EncodeMessage(m.Msg)
+			if err != nil {
+				return doc, fmt.Errorf("message %s on %v→%v: %w", m.Msg.MessageType(), c.From, c.To, err)
+			}
+			cd.Messages = append(cd.Messages, messageDoc{Type: m.Msg.MessageType(), CN: m.CN, Body: body, Msgpack: raw})
 		}
 		doc.Channels = append(doc.Channels, cd)
 	}
@@ -106,4 +123,150 @@ func newSnapshotDoc(s *snapshot.Snapshot, spec node.Spec, now time.Time) (snapsh
 		doc.Properties = append(doc.Properties, pd)
 	}
 	return doc, nil
+}
+
+// predictionFormat names the format of the files --reports writes.
+const predictionFormat = "crystalball-prediction/1"
+
+// predictionDoc is the JSON file `crystalball node --reports DIR` writes
+// per predicted violation (README.md, "Steering a live node"): the
+// prediction, its path as a consequence.ActorReport (fingerprint included)
+// and the snapshot it was predicted from — checkpoints, recorded in-flight
+// messages (msgpack bodies) and cut time — so predictionModel can rebuild
+// the explorer's model and replay the path from that state.
+type predictionDoc struct {
+	Format   string  `json:"format"`
+	Node     node.ID `json:"node"`
+	Service  string  `json:"service"`
+	Options  string  `json:"options"`
+	Mode     string  `json:"mode"`
+	Property string  `json:"property"`
+	Error    string  `json:"error"`
+	// Replayed marks the path of an earlier round that still fails on
+	// this snapshot; Filter is the filter that would stop it at Node.
+	Replayed bool   `json:"replayed"`
+	Filter   string `json:"filter,omitempty"`
+	// Resets, Silent and Breaks are the faults the explorer could inject.
+	Resets   int                     `json:"resets"`
+	Silent   bool                    `json:"silent"`
+	Breaks   int                     `json:"breaks"`
+	Report   consequence.ActorReport `json:"report"`
+	Snapshot snapshotDoc             `json:"snapshot"`
+}
+
+// snapshotModel builds the model the steering controller explores from s
+// (steering.Controller's rounds build the same one).
+func snapshotModel(spec node.Spec, s *snapshot.Snapshot, faults consequence.Faults) (*consequence.ActorModel, error) {
+	cps := make([]consequence.Checkpoint, 0, len(s.Nodes))
+	for _, n := range s.Nodes {
+		cps = append(cps, consequence.Checkpoint{ID: n.Node, Bytes: n.State, At: s.At})
+	}
+	var inFlight []node.Envelope
+	for _, c := range s.Channels {
+		inFlight = append(inFlight, c.Messages...)
+	}
+	return consequence.NewActorModelFromCheckpoints(spec, cps, inFlight, consequence.ActorOptions{Faults: faults})
+}
+
+// predictionModel rebuilds, from a report --reports wrote, the model its
+// path replays on (consequence.ActorModel.ReplayReport).
+func predictionModel(doc predictionDoc, spec node.Spec) (*consequence.ActorModel, error) {
+	if doc.Format != predictionFormat {
+		return nil, fmt.Errorf("not a prediction report (format %q, want %q)", doc.Format, predictionFormat)
+	}
+	reg, err := spec.Registry()
+	if err != nil {
+		return nil, err
+	}
+	s := &snapshot.Snapshot{Gatherer: doc.Snapshot.Gatherer, CN: doc.Snapshot.CN, At: doc.Snapshot.At}
+	for _, n := range doc.Snapshot.Nodes {
+		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: n.ID, CN: n.CN, State: n.Checkpoint})
+	}
+	for _, c := range doc.Snapshot.Channels {
+		ch := snapshot.Channel{From: c.From, To: c.To, Complete: c.Complete, Lossy: c.Lossy}
+		for _, m := range c.Messages {
+			msg, err := reg.DecodeMessage(m.Type, m.Msgpack)
+			if err != nil {
+				return nil, fmt.Errorf("message %s on %v→%v: %w", m.Type, c.From, c.To, err)
+			}
+			ch.Messages = append(ch.Messages, node.Envelope{From: c.From, To: c.To, CN: m.CN, Msg: msg})
+		}
+		s.Channels = append(s.Channels, ch)
+	}
+	return snapshotModel(spec, s, consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, Breaks: doc.Breaks})
+}
+
+// reportWriter writes a predictionDoc per prediction of a steering round
+// into dir (steering.LiveConfig.OnRound). It runs on the steering layer's
+// round goroutine only, so seq needs no lock.
+type reportWriter struct {
+	dir     string
+	self    node.ID
+	service string
+	options string
+	spec    node.Spec
+	mode    steering.Mode
+	faults  consequence.Faults
+	log     *zap.Logger
+	seq     int
+}
+
+// write writes the reports of one round; failures are logged, not fatal.
+func (w *reportWriter) write(s *snapshot.Snapshot, rep *steering.RoundReport) {
+	if len(rep.Predictions) == 0 {
+		return
+	}
+	doc, err := newSnapshotDoc(s, w.spec, s.At)
+	if err != nil {
+		w.log.Error("steering report: rendering the snapshot", zap.Error(err))
+		return
+	}
+	m, err := snapshotModel(w.spec, s, w.faults)
+	if err != nil {
+		w.log.Error("steering report: rebuilding the model", zap.Error(err))
+		return
+	}
+	for _, p := range rep.Predictions {
+		r := p.Report
+		if fp, err := pathFingerprint(m, r); err != nil {
+			w.log.Warn("steering report: the path does not replay on the snapshot's model", zap.String("property", p.Property), zap.Error(err))
+		} else {
+			r.Fingerprint = fp
+		}
+		pd := predictionDoc{Format: predictionFormat, Node: w.self, Service: w.service, Options: w.options,
+			Mode: w.mode.String(), Property: p.Property, Error: r.Error, Replayed: p.Replayed,
+			Resets: w.faults.Resets, Silent: w.faults.SilentResets, Breaks: w.faults.Breaks, Report: r, Snapshot: doc}
+		if p.Filter != nil {
+			pd.Filter = p.Filter.String()
+		}
+		w.seq++
+		name := filepath.Join(w.dir, fmt.Sprintf("prediction-%v-cut%d-%d.json", w.self, s.CN, w.seq))
+		b, err := json.MarshalIndent(pd, "", "  ")
+		if err == nil {
+			err = os.WriteFile(name, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			w.log.Error("steering report: writing", zap.String("file", name), zap.Error(err))
+			continue
+		}
+		w.log.Info("steering report written", zap.String("file", name), zap.String("property", p.Property))
+	}
+}
+
+// pathFingerprint replays r's path on m and returns the fingerprint of the
+// state it reaches.
+func pathFingerprint(m *consequence.ActorModel, r consequence.ActorReport) (string, error) {
+	g := m.Start()
+	for i, rec := range r.Path {
+		a, err := m.Action(rec)
+		if err != nil {
+			return "", fmt.Errorf("step %d: %w", i+1, err)
+		}
+		next, ok := m.Next(g, a)
+		if !ok {
+			return "", fmt.Errorf("step %d (%v) is not enabled", i+1, a)
+		}
+		g = next
+	}
+	return m.Fingerprint(g).String(), nil
 }

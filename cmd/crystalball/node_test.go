@@ -9,18 +9,27 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+	"go.uber.org/zap"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 func TestNodeBadFlagsAreOneLineUsageErrors(t *testing.T) {
@@ -45,6 +54,16 @@ func TestNodeBadFlagsAreOneLineUsageErrors(t *testing.T) {
 		{[]string{"node", "--id", "1", "--snapshots", "often"}, "want a duration"},
 		{[]string{"node", "--id", "1", "--gather", "-2s"}, "--gather must not be negative"},
 		{[]string{"node", "--id", "1", "--snapshots", "0", "--gather", "5s"}, "needs a snapshot manager"},
+		{[]string{"node", "--id", "1", "--mode", "loud"}, "--mode: want off, debug or steer"},
+		{[]string{"node", "--id", "1", "--mode", "steer", "--snapshots", "0"}, "--mode steer needs a snapshot manager"},
+		{[]string{"node", "--id", "1", "--immediate", "--snapshots", "0"}, "--immediate needs a snapshot manager"},
+		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-states", "0"}, "--steer-states must be positive"},
+		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-states", "lots"}, "invalid value"},
+		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-time", "0s"}, "--steer-time must be positive"},
+		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-time", "soon"}, "want a duration"},
+		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-resets", "-1"}, "--steer-resets must not be negative"},
+		{[]string{"node", "--id", "1", "--reports", "/tmp/x"}, "--reports needs --mode debug or steer"},
+		{[]string{"node", "--id", "1", "--immediate=maybe"}, "invalid boolean value"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runCLI(c.args...)
@@ -486,12 +505,12 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 		code         int
 		want         string
 	}{
-		{statusMux(without, nil, svc, time.Now()), "GET", "/snapshot", http.StatusNotFound, "snapshots are off"},
-		{statusMux(without, nil, svc, time.Now()), "POST", "/snapshot", http.StatusNotFound, "snapshots are off"},
-		{statusMux(without, nil, svc, time.Now()), "GET", "/status", http.StatusOK, `"counters"`},
-		{statusMux(withLive, live, svc, time.Now()), "GET", "/snapshot", http.StatusNotFound, "no snapshot gathered yet"},
-		{statusMux(withLive, live, svc, time.Now()), "POST", "/snapshot", http.StatusServiceUnavailable, "not running"},
-		{statusMux(withLive, live, svc, time.Now()), "GET", "/status", http.StatusOK, `"interval_seconds": 10`},
+		{statusMux(without, nil, nil, svc, time.Now()), "GET", "/snapshot", http.StatusNotFound, "snapshots are off"},
+		{statusMux(without, nil, nil, svc, time.Now()), "POST", "/snapshot", http.StatusNotFound, "snapshots are off"},
+		{statusMux(without, nil, nil, svc, time.Now()), "GET", "/status", http.StatusOK, `"counters"`},
+		{statusMux(withLive, live, nil, svc, time.Now()), "GET", "/snapshot", http.StatusNotFound, "no snapshot gathered yet"},
+		{statusMux(withLive, live, nil, svc, time.Now()), "POST", "/snapshot", http.StatusServiceUnavailable, "not running"},
+		{statusMux(withLive, live, nil, svc, time.Now()), "GET", "/status", http.StatusOK, `"interval_seconds": 10`},
 	}
 	for _, c := range cases {
 		w := httptest.NewRecorder()
@@ -500,4 +519,310 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 			t.Errorf("%s %s: %d %s, want %d with %q", c.method, c.path, w.Code, w.Body, c.code, c.want)
 		}
 	}
+}
+
+// checkExposition parses a Prometheus text exposition (format 0.0.4) as
+// strictly as a scraper would: every family has one HELP and one TYPE
+// (counter or gauge; counters end in _total) before its samples, a
+// family's samples are contiguous, label values are escaped, values parse,
+// no sample appears twice, the text ends with a newline. It returns the
+// samples by "name{labels}".
+func checkExposition(t *testing.T, text string) map[string]float64 {
+	t.Helper()
+	if !strings.HasSuffix(text, "\n") {
+		t.Fatal("exposition does not end with a newline")
+	}
+	sampleRe := regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*",?)*)\})? (\S+)$`)
+	helps, types := map[string]bool{}, map[string]string{}
+	samples := map[string]float64{}
+	current := ""
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "# HELP "):
+			name, help, _ := strings.Cut(line[len("# HELP "):], " ")
+			if helps[name] || help == "" {
+				t.Fatalf("line %d: second or empty HELP for %s", i+1, name)
+			}
+			helps[name] = true
+		case strings.HasPrefix(line, "# TYPE "):
+			f := strings.Fields(line[len("# TYPE "):])
+			if len(f) != 2 || (f[1] != "counter" && f[1] != "gauge") {
+				t.Fatalf("line %d: bad TYPE line %q", i+1, line)
+			}
+			if types[f[0]] != "" || !helps[f[0]] {
+				t.Fatalf("line %d: second TYPE, or TYPE before HELP, for %s", i+1, f[0])
+			}
+			if f[1] == "counter" && !strings.HasSuffix(f[0], "_total") {
+				t.Fatalf("line %d: counter %s does not end in _total", i+1, f[0])
+			}
+			types[f[0]], current = f[1], f[0]
+		default:
+			m := sampleRe.FindStringSubmatch(line)
+			if m == nil {
+				t.Fatalf("line %d: not a sample: %q", i+1, line)
+			}
+			if m[1] != current {
+				t.Fatalf("line %d: sample of %s outside its family (%s)", i+1, m[1], current)
+			}
+			v, err := strconv.ParseFloat(m[3], 64)
+			if err != nil {
+				t.Fatalf("line %d: value %q: %v", i+1, m[3], err)
+			}
+			key := m[1] + "{" + m[2] + "}"
+			if _, dup := samples[key]; dup {
+				t.Fatalf("line %d: sample %s twice", i+1, key)
+			}
+			samples[key] = v
+		}
+	}
+	return samples
+}
+
+// TestNodeMetricsFormat: /metrics is valid Prometheus text with the
+// runtime's, the snapshot manager's and the steering layer's counters;
+// every safety property has a predicted_total sample; label values are
+// escaped.
+func TestNodeMetricsFormat(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	reg, _ := spec.Registry()
+	live, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steer, err := steering.NewLive(steering.LiveConfig{Controller: steering.Config{Mode: steering.Steer, Spec: spec}, Immediate: true}, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := append(slices.Clone(spec.Properties), node.Property{Name: "we\"ird\\na\nme", Kind: node.Safety})
+	var b strings.Builder
+	err = writeMetrics(&b, metricsInput{status: node.Status{ID: 3, Service: "randtree", Running: true, Counters: node.Counters{MessagesIn: 5, BytesOut: 1 << 40}},
+		uptime: 1500 * time.Millisecond, live: live, steer: steer, properties: props, now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := checkExposition(t, b.String())
+	want := map[string]float64{
+		`crystalball_node_info{id="n3",service="randtree"}`:                1,
+		`crystalball_node_running{}`:                                       1,
+		`crystalball_node_uptime_seconds{}`:                                1.5,
+		`crystalball_node_messages_in_total{}`:                             5,
+		`crystalball_node_bytes_out_total{}`:                               1 << 40,
+		`crystalball_snapshot_checkpoints_total{reason="forced"}`:          0,
+		`crystalball_snapshot_gathers_total{}`:                             0,
+		`crystalball_steering_mode{mode="steer",immediate="true"}`:         1,
+		`crystalball_steering_rounds_total{}`:                              0,
+		`crystalball_steering_states_explored_total{}`:                     0,
+		`crystalball_steering_filters_installed_total{}`:                   0,
+		`crystalball_steering_filters_unhelpful_total{}`:                   0,
+		`crystalball_steering_filter_hits_total{}`:                         0,
+		`crystalball_steering_immediate_vetoes_total{}`:                    0,
+		`crystalball_steering_exploration_seconds_total{}`:                 0,
+		`crystalball_steering_rounds_canceled_total{}`:                     0,
+		`crystalball_steering_last_round_timestamp_seconds{}`:              0,
+		`crystalball_steering_predicted_total{property="we\"ird\\na\nme"}`: 0,
+	}
+	for _, p := range spec.Properties {
+		if p.Kind == node.Safety {
+			want[`crystalball_steering_predicted_total{property="`+p.Name+`"}`] = 0
+		}
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
+		}
+	}
+	// Without the layers only the runtime's families are there.
+	b.Reset()
+	if err := writeMetrics(&b, metricsInput{status: node.Status{ID: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for k := range checkExposition(t, b.String()) {
+		if !strings.HasPrefix(k, "crystalball_node_") {
+			t.Errorf("unexpected sample %s without layers", k)
+		}
+	}
+}
+
+// TestNodeReportsReplay: a report --reports writes for a prediction (here
+// the steering round on Figure 2's live state at n9, with an in-flight
+// message recorded) holds the snapshot and the path, and the path replays
+// on the model rebuilt from the file to the same state and the same
+// violation.
+func TestNodeReportsReplay(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	cps, err := paper.Figure2(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &snapshot.Snapshot{Gatherer: 9, CN: 7}
+	for _, cp := range cps {
+		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: cp.ID, CN: 7, State: cp.Bytes})
+		s.At = cp.At
+	}
+	s.Channels = []snapshot.Channel{{From: 1, To: 13, Complete: true, Messages: []node.Envelope{{From: 1, To: 13, CN: 6, Msg: randtree.Probe{Root: 1}}}}}
+	faults := consequence.Faults{Resets: 1, SilentResets: true}
+	ctl, err := steering.New(steering.Config{Mode: steering.Steer, Spec: spec, Faults: faults}, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ctl.Round(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Predictions) == 0 {
+		t.Fatal("no prediction on Figure 2's state")
+	}
+	dir := t.TempDir()
+	w := &reportWriter{dir: dir, self: 9, service: "randtree", options: "paper", spec: spec, mode: steering.Steer, faults: faults, log: zap.NewNop()}
+	w.write(s, rep)
+	files, _ := filepath.Glob(filepath.Join(dir, "prediction-n9-cut7-*.json"))
+	if len(files) != len(rep.Predictions) {
+		t.Fatalf("%d report files for %d predictions", len(files), len(rep.Predictions))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc predictionDoc
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Property == "" || doc.Report.Fingerprint == "" || len(doc.Snapshot.Nodes) != 3 || len(doc.Snapshot.Channels) != 1 {
+			t.Fatalf("%s: %+v", f, doc)
+		}
+		m, err := predictionModel(doc, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := m.ReplayReport(doc.Report, m.Properties()); err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+		}
+		t.Logf("%s: %s at depth %d, filter %q", filepath.Base(f), doc.Property, doc.Report.Depth, doc.Filter)
+	}
+	if _, err := predictionModel(predictionDoc{Format: "x"}, spec); err == nil {
+		t.Error("a file of another format was accepted")
+	}
+}
+
+// TestNodeSteeringInProcess runs three RandTree nodes in this process over
+// loopback (runNodeUntil, the CLI's own wiring) with --mode steer and the
+// immediate check, gathering every 400ms: every node's steering layer
+// completes rounds, /status and /metrics show them, and cancelling the
+// nodes stops them cleanly with no goroutine left behind. It asserts
+// nothing about violations.
+func TestNodeSteeringInProcess(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	deadline := time.Now().Add(30 * time.Second) // a hang guard
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	reports := t.TempDir()
+	const n = 3
+	ports := freePorts(t, 3*n)
+	type proc struct {
+		args        []string
+		listen, web string
+		stdout, log *syncBuffer
+		done        chan error
+	}
+	procs := make([]*proc, n)
+	get := func(p *proc, path string) ([]byte, error) {
+		resp, err := client.Get("http://" + p.web + path)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s: %s", path, resp.Status)
+		}
+		return b, err
+	}
+	status := func(p *proc) (nodeStatusOutput, error) {
+		var st nodeStatusOutput
+		b, err := get(p, "/status")
+		if err == nil {
+			err = json.Unmarshal(b, &st)
+		}
+		return st, err
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for i, p := range procs {
+				if p != nil {
+					t.Logf("log of n%d:\n%s", i+1, p.log)
+				}
+			}
+		}
+	})
+	for i := range n {
+		p := &proc{listen: fmt.Sprintf("127.0.0.1:%d", ports[3*i]), web: fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]),
+			stdout: &syncBuffer{}, log: &syncBuffer{}, done: make(chan error, 1)}
+		p.args = []string{"node", "--service", "randtree", "--id", strconv.Itoa(i + 1), "--listen", p.listen,
+			"--gossip", fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]), "--http", p.web, "--label", "steer-test", "--log", "json",
+			"--snapshots", "200ms", "--gather", "400ms", "--mode", "steer", "--immediate",
+			"--steer-time", "100ms", "--steer-states", "3000", "--reports", reports}
+		if i > 0 {
+			p.args = append(p.args, "--join", procs[0].listen)
+		}
+		procs[i] = p
+		go func() { p.done <- runNodeUntil(ctx, p.args[1:], p.stdout, p.log) }()
+		for i == 0 {
+			if _, err := status(p); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("n1 does not serve")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for _, p := range procs {
+		for {
+			st, err := status(p)
+			// Two rounds, the last from a snapshot of the node and a
+			// neighbour at least.
+			if err == nil && st.Steering != nil && st.Steering.Rounds >= 2 && st.Steering.LastRound != nil &&
+				st.Snapshots != nil && st.Snapshots.Last != nil && len(st.Snapshots.Last.Members) >= 2 && st.Steering.LastRoundCN >= st.Snapshots.Last.CN {
+				t.Logf("%v: %d rounds (%d cancelled), last from %d members, %d states, predicted %v, filters %v, %d events, %d checks, %d vetoes, %d filter hits",
+					st.ID, st.Steering.Rounds, st.Steering.RoundsCanceled, len(st.Snapshots.Last.Members), st.Steering.StatesExplored, st.Steering.Predicted,
+					st.Steering.Filters, st.Steering.Events, st.Steering.ImmediateChecks, st.Steering.Vetoes, st.Steering.FilterHits)
+				if st.Steering.Mode != "steer" || !st.Steering.Immediate || st.Steering.Events == 0 || st.Snapshots == nil || st.Snapshots.Stats.Gathers == 0 {
+					t.Errorf("%v: status %+v, snapshots %+v", st.ID, st.Steering, st.Snapshots)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no two steering rounds: %+v (%v)", p.web, st.Steering, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		b, err := get(p, "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := checkExposition(t, string(b))
+		if m["crystalball_steering_rounds_total{}"] < 2 || m["crystalball_steering_states_explored_total{}"] == 0 ||
+			m["crystalball_steering_exploration_seconds_total{}"] == 0 || m["crystalball_snapshot_gathers_total{}"] == 0 ||
+			m["crystalball_steering_immediate_checks_total{}"] == 0 {
+			t.Errorf("%s /metrics:\n%s", p.web, b)
+		}
+	}
+	cancel()
+	for i, p := range procs {
+		select {
+		case err := <-p.done:
+			if err != nil {
+				t.Errorf("n%d: %v", i+1, err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatalf("n%d did not stop", i+1)
+		}
+		if !strings.Contains(p.log.String(), `"msg":"stopped"`) || !strings.Contains(p.stdout.String(), "steering steer with the immediate check") {
+			t.Errorf("n%d: stdout %q, no clean stop in the log", i+1, p.stdout)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(reports, "*.json"))
+	t.Logf("%d prediction reports written", len(files))
 }
