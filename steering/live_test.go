@@ -61,7 +61,7 @@ func awaitRound(t *testing.T, l *Live, h *fakeHost) {
 
 // figure2 returns the snapshot of Figure 2's live state gathered at n9
 // (nothing in flight).
-func figure2(t *testing.T, spec node.Spec) *snapshot.Snapshot {
+func figure2(t testing.TB, spec node.Spec) *snapshot.Snapshot {
 	t.Helper()
 	cps, err := paper.Figure2(spec)
 	if err != nil {
@@ -78,7 +78,7 @@ func figure2(t *testing.T, spec node.Spec) *snapshot.Snapshot {
 // n9BeforeUpdateSibling walks Figure 2's violating path up to its last
 // step (as steering's immediate_test.go does) and returns n9's core there
 // and the UpdateSibling in flight from n1.
-func n9BeforeUpdateSibling(t *testing.T, spec node.Spec) (*node.Core, node.Event) {
+func n9BeforeUpdateSibling(t testing.TB, spec node.Spec) (*node.Core, node.Event) {
 	t.Helper()
 	cps, err := paper.Figure2(spec)
 	if err != nil {
@@ -126,7 +126,7 @@ func n9BeforeUpdateSibling(t *testing.T, spec node.Spec) (*node.Core, node.Event
 
 // newTestLive builds a Live for spec attached to a fake host around core,
 // started.
-func newTestLive(t *testing.T, cfg LiveConfig, core *node.Core) (*Live, *fakeHost) {
+func newTestLive(t testing.TB, cfg LiveConfig, core *node.Core) (*Live, *fakeHost) {
 	t.Helper()
 	reg, err := cfg.Controller.Spec.Registry()
 	if err != nil {
@@ -479,5 +479,32 @@ func TestLiveConfigErrors(t *testing.T) {
 	l.Stop()
 	if v, _, _ := l.Gate(time.Now(), node.Event{Kind: node.EventInit}, nil, false); !v.Handle {
 		t.Error("init kept from the core")
+	}
+}
+
+// BenchmarkLiveGate is what the steering layer adds to every event of a
+// live node: with no filter in force and the check off (the gate only
+// counts), and with the immediate safety check on Figure 2's view.
+//
+//	go test ./steering/ -run '^$' -bench LiveGate -benchmem
+func BenchmarkLiveGate(b *testing.B) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	for _, immediate := range []bool{false, true} {
+		name := "idle"
+		if immediate {
+			name = "immediate"
+		}
+		b.Run(name, func(b *testing.B) {
+			core, _ := n9BeforeUpdateSibling(b, spec)
+			l, _ := newTestLive(b, LiveConfig{Controller: figure2Config(Off, spec), Immediate: immediate}, core)
+			l.gathered(figure2(b, spec))
+			probe := node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: core.Now()}
+			b.ReportAllocs()
+			for b.Loop() {
+				if v, _, err := l.Gate(probe.At, probe, nil, false); err != nil || !v.Handle {
+					b.Fatal(v, err)
+				}
+			}
+		})
 	}
 }
