@@ -147,11 +147,6 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if *reports != "" {
-		if err := os.MkdirAll(*reports, 0o755); err != nil {
-			return fmt.Errorf("--reports: %w", err)
-		}
-	}
 	var level zapcore.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return usagef("--log-level: want debug, info, warn or error, got %q", *logLevel)
@@ -211,6 +206,11 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
+	}
+	if *reports != "" {
+		if err := os.MkdirAll(*reports, 0o755); err != nil {
+			return fmt.Errorf("--reports: %w", err)
+		}
 	}
 	rt, err := node.NewRuntime(cfg, svc.spec)
 	if err != nil {
