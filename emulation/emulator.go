@@ -54,6 +54,7 @@ type Emulator struct {
 	snapGathers, snapFailures int64
 	steer                     *SteeringConfig // resolved Config.Steering; nil without
 	steerHandled              uint64          // events offered to steerGate
+	faults                    faultState      // scripted partitions and drops (faults.go)
 }
 
 // emNode is the emulator's record of one node.

@@ -69,9 +69,10 @@ func (e *Emulator) send(from *emNode, env *node.Envelope) {
 	dst := e.node(to)
 	c := p.conn
 	if c == nil {
-		if dst == nil || !dst.live {
-			// Connection refused (or no such host): the attempt fails
-			// after one RTT; sends until then fail with it.
+		if dst == nil || !dst.live || e.faults.cut(from.id, to) {
+			// Connection refused (or no such host, or the link is cut by
+			// Partition): the attempt fails after one RTT; sends until
+			// then fail with it.
 			c = e.newConn(from.id, from.inc, to, 0)
 			c.broken = true
 			p.conn = c
@@ -134,6 +135,9 @@ func (e *Emulator) schedule(p *peer, at time.Duration, to, from node.ID, inc uin
 func (e *Emulator) deliver(it *item) bool {
 	n := e.nodes[it.node]
 	c := it.conn
+	if c != nil && !c.broken && e.faults.cut(it.peer, n.id) {
+		c.broken = true // a connection that outlived a Partition is lost in it
+	}
 	if n.live && n.inc == it.inc && (c == nil || !c.broken) {
 		if n.mgr != nil {
 			ok, fx, err := n.mgr.Deliver(Epoch.Add(e.now), node.Envelope{From: it.peer, To: n.id, CN: it.cn, Msg: it.msg})
@@ -156,6 +160,9 @@ func (e *Emulator) deliver(it *item) bool {
 			}
 		} else {
 			e.observeNet(NetDeliver, it.id, it.peer, n.id, it.cn, it.msg)
+		}
+		if e.dropFault(n, it.peer, it.msg) {
+			return true
 		}
 		ev := node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}
 		switch e.steerGate(n, ev, false) {
