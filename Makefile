@@ -8,7 +8,7 @@ BIN       := bin/crystalball
 FUZZTIME  ?= 60s
 BENCHTIME ?= 1s
 
-.PHONY: all build test bench verify fuzz snapshot-sweep clean
+.PHONY: all build test bench verify fuzz snapshot-sweep spin-compare clean
 
 all: verify build test
 
@@ -41,6 +41,14 @@ fuzz:
 SEEDS ?= 20
 snapshot-sweep:
 	SNAPSHOT_SEEDS=$(SEEDS) $(GO) test -count=1 -run TestSnapshotsAreConsistent -v -timeout 30m ./snapshot/
+
+# SPIN on the same two-phase-commit specification as consequence/twophase
+# (bench/spin/twophase.pml; docs/PERFORMANCE.md). Needs spin and a C
+# compiler; not part of `make test`. SPIN_RMS: numbers of resource managers.
+SPIN_RMS ?= 3 5 7 8
+spin-compare:
+	@command -v spin >/dev/null 2>&1 || { echo "spin-compare: spin is not installed; on Debian or Ubuntu: apt-get install spin" >&2; exit 1; }
+	bench/spin/run.sh $(SPIN_RMS)
 
 clean:
 	rm -rf bin
