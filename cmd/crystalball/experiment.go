@@ -71,6 +71,7 @@ func figure2Model(spec node.Spec, faults consequence.Faults) (*consequence.Actor
 var experiments = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"randtree-prediction": runRandTreePrediction,
 	"randtree-churn":      runRandTreeChurn,
+	"paxos":               runPaxosExperiment,
 }
 
 func runExperiment(args []string, stdout, stderr io.Writer) error {
