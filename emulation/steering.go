@@ -3,6 +3,7 @@ package emulation
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -128,9 +129,13 @@ func (e *Emulator) Controller(id node.ID) *steering.Controller {
 	return nil
 }
 
-// steerRound runs node n's round on a snapshot it just gathered: the
-// replayed paths' filters replace the last round's at once, the rest when
-// the round's virtual cost has passed.
+// steerRound runs node n's round on a snapshot it just gathered. The
+// filters in force stay while the round explores, joined at once by the
+// filters of the replayed paths that still fail (they need no check); the
+// round's whole filter set replaces them when its virtual cost has passed,
+// as in the live runtime, where a round's result is applied when the round
+// finishes. So no filter outlives the next round, and none lapses while
+// the next round explores.
 func (e *Emulator) steerRound(n *emNode, s *snapshot.Snapshot) {
 	rep, err := n.ctl.Explore(context.Background(), s)
 	if err != nil {
@@ -156,10 +161,14 @@ func (e *Emulator) steerRound(n *emNode, s *snapshot.Snapshot) {
 	if n.ctl.Mode() != steering.Steer {
 		return
 	}
-	n.ctl.Install(rep.Reinstalled)
-	if len(rep.Installed) == len(rep.Reinstalled) {
-		n.steerSeq = 0 // nothing more to install; a pending install is stale
-		return
+	if len(rep.Reinstalled) > 0 {
+		fs := slices.Clone(n.ctl.Filters())
+		for _, f := range rep.Reinstalled {
+			if !slices.Contains(fs, f) {
+				fs = append(fs, f)
+			}
+		}
+		n.ctl.Install(fs)
 	}
 	it := e.q.alloc()
 	it.kind, it.node, it.inc = itemSteerInstall, n.id, n.inc

@@ -72,6 +72,23 @@ type Config struct {
 	// InterventionWindow is the window of MaxInterventions, measured on
 	// the events' times (default 1 minute).
 	InterventionWindow time.Duration
+	// LastKnownFor keeps members that a gather could not reach in the
+	// round: a member the snapshot marks dead enters the round's model
+	// and the immediate check's view at the checkpoint an earlier
+	// snapshot of this controller held of it, if that snapshot completed
+	// at most LastKnownFor before this one. In the model it takes part
+	// like any member (with no messages in flight to or from it): a
+	// member that is cut off now will act again once it is back, and one
+	// that reset can be reset again by the explorer's fault budget. Zero
+	// (the default) leaves dead members out, as the paper does.
+	//
+	// It suits services whose state survives a partition and a reset
+	// (Paxos: what an acceptor promised and accepted, what a learner
+	// learned), where a member's last state still binds the others while
+	// it is out of reach; for a service whose dead members have usually
+	// reset and forgotten (RandTree under churn) their old states would
+	// mislead the round.
+	LastKnownFor time.Duration
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -81,7 +98,7 @@ func (c Config) withDefaults() (Config, error) {
 	switch {
 	case c.Mode > Steer:
 		return c, fmt.Errorf("%w: mode %d", ErrInvalidConfig, uint8(c.Mode))
-	case c.MaxStates < 0, c.MaxDepth < 0, c.MaxTime < 0, c.Workers < 0, c.MaxPaths < 0, c.MaxViolations < 0:
+	case c.MaxStates < 0, c.MaxDepth < 0, c.MaxTime < 0, c.Workers < 0, c.MaxPaths < 0, c.MaxViolations < 0, c.LastKnownFor < 0:
 		return c, fmt.Errorf("%w: negative budget", ErrInvalidConfig)
 	}
 	if c.Properties == nil {
@@ -145,6 +162,10 @@ type RoundReport struct {
 	Gatherer node.ID
 	CN       uint64
 	Members  []node.ID
+	// LastKnown are the members the gather marked dead that entered the
+	// round at their last known checkpoint (Config.LastKnownFor); they are
+	// in Members too.
+	LastKnown []node.ID
 	// States is the number of unique states explored by every search of
 	// the round (replays, prediction, filter checks): the emulator charges
 	// the round's virtual time from it.
@@ -162,11 +183,20 @@ type RoundReport struct {
 	// Present lists the properties the snapshot's own state already
 	// violates (nothing to steer away from).
 	Present []string
+	// Reused is set when the snapshot's global state (node states,
+	// timers, pending calls, messages in flight, connections) was that of
+	// the last completed round: the round took that round's predictions
+	// and filters without exploring (States is 0), and its filters, all
+	// checked before, are in Reinstalled.
+	Reused bool
 }
 
 // Stats are a controller's counters since it was made.
 type Stats struct {
-	Rounds           uint64
+	Rounds uint64
+	// RoundsReused counts the rounds that reused the last round's outcome
+	// (RoundReport.Reused); they are in Rounds too.
+	RoundsReused     uint64
 	StatesExplored   uint64
 	Predicted        map[string]uint64 // per property
 	ReplayHits       uint64
@@ -196,6 +226,17 @@ type Controller struct {
 	// recent holds, per kind of event, the times it was kept from the
 	// handler within the intervention window (oldest first).
 	recent map[eventKey][]time.Time
+	// lastKnown holds each member's checkpoint from the latest snapshot
+	// that included it (Config.LastKnownFor).
+	lastKnown map[node.ID]knownCheckpoint
+	// memo is the last completed round's outcome.
+	memo *roundMemo
+}
+
+// knownCheckpoint is a member's checkpoint and when its snapshot completed.
+type knownCheckpoint struct {
+	cp snapshot.NodeCheckpoint
+	at time.Time
 }
 
 // eventKey is the kind of an event, for the intervention budget.
@@ -303,6 +344,11 @@ type storedPath struct {
 	property string
 	path     []consequence.ActorAction
 	key      string
+	// checked is the filter of the path that passed its check (the
+	// paper's "checking safety of event filters") in some round; nil if
+	// none did. Only that filter is reinstalled without a new check when
+	// the path replays.
+	checked *Filter
 }
 
 // New returns the controller of node self.
@@ -411,6 +457,7 @@ func (c *Controller) Install(fs []Filter) { c.filters = slices.Clone(fs) }
 // cancels the searches.
 func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*RoundReport, error) {
 	rep := &RoundReport{Gatherer: snap.Gatherer, CN: snap.CN}
+	snap, rep.LastKnown = c.withLastKnown(snap)
 	for _, n := range snap.Nodes {
 		rep.Members = append(rep.Members, n.Node)
 	}
@@ -440,9 +487,29 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 		return rep, nil
 	}
 	steer := c.cfg.Mode == Steer
+	fp := m.Start().Fingerprint()
+	if memo := c.memo; memo != nil && memo.fp == fp && slices.Equal(memo.present, rep.Present) {
+		// The same global state as the last completed round: its searches
+		// would find the same violations and pass the same filters.
+		c.stats.RoundsReused++
+		rep.Reused = true
+		rep.Predictions = slices.Clone(memo.predictions)
+		for _, p := range memo.predictions {
+			if !p.Replayed {
+				c.stats.Predicted[p.Property]++
+			}
+		}
+		rep.Installed = slices.Clone(memo.installed)
+		rep.Reinstalled = slices.Clone(memo.installed)
+		c.stats.FiltersInstalled += uint64(len(memo.installed))
+		return rep, nil
+	}
 	var installed filterSet
 
-	// Replay the paths of earlier rounds first.
+	// Replay the paths of earlier rounds first. A path whose filter passed
+	// its check before gets it back at once; any other filter it suggests
+	// is checked with the new ones.
+	var candidates filterSet
 	for _, sp := range c.paths {
 		pred, ok := c.replay(m, props, sp)
 		if !ok {
@@ -450,9 +517,13 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 		}
 		c.stats.ReplayHits++
 		rep.Predictions = append(rep.Predictions, pred)
-		if steer && pred.Filter != nil && !installed.has(*pred.Filter) {
-			installed = append(installed, *pred.Filter)
+		switch f := pred.Filter; {
+		case !steer || f == nil || installed.has(*f):
+		case sp.checked != nil && *sp.checked == *f:
+			installed = append(installed, *f)
 			c.stats.FiltersInstalled++
+		case !candidates.has(*f):
+			candidates = append(candidates, *f)
 		}
 	}
 
@@ -461,7 +532,6 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 	if err != nil {
 		return rep, err
 	}
-	var candidates filterSet
 	for _, p := range found {
 		c.stats.Predicted[p.Property]++
 		rep.Predictions = append(rep.Predictions, p)
@@ -481,10 +551,70 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 		c.stats.FiltersInstalled += uint64(len(ok))
 		rep.Unhelpful = unhelpful
 		c.stats.Unhelpful += uint64(unhelpful)
+		c.markChecked(rep.Predictions, ok)
 	}
 	c.stats.StatesExplored += rep.States
 	rep.Installed = slices.Clone(installed)
+	if ctx.Err() == nil {
+		c.memo = &roundMemo{fp: fp, present: rep.Present, predictions: rep.Predictions, installed: rep.Installed}
+	}
 	return rep, nil
+}
+
+// roundMemo is the outcome of the last completed round, for a round that
+// starts from the same global state (Stats.RoundsReused).
+type roundMemo struct {
+	fp          node.Hash
+	present     []string
+	predictions []Prediction
+	installed   filterSet
+}
+
+// withLastKnown remembers the checkpoints of snap and, with
+// Config.LastKnownFor, returns a copy of snap in which the dead members
+// with a recent enough last known checkpoint are included, with their IDs
+// (ascending). Without any, it returns snap itself.
+func (c *Controller) withLastKnown(snap *snapshot.Snapshot) (*snapshot.Snapshot, []node.ID) {
+	if c.cfg.LastKnownFor <= 0 {
+		return snap, nil
+	}
+	if c.lastKnown == nil {
+		c.lastKnown = map[node.ID]knownCheckpoint{}
+	}
+	for _, n := range snap.Nodes {
+		c.lastKnown[n.Node] = knownCheckpoint{cp: n, at: snap.At}
+	}
+	var added []node.ID
+	var out *snapshot.Snapshot
+	for _, id := range snap.Dead {
+		k, ok := c.lastKnown[id]
+		if !ok || id == c.self || snap.At.Sub(k.at) > c.cfg.LastKnownFor {
+			continue
+		}
+		if out == nil {
+			cp := *snap
+			cp.Nodes = slices.Clone(snap.Nodes)
+			out = &cp
+		}
+		out.Nodes = append(out.Nodes, k.cp)
+		added = append(added, id)
+	}
+	if out == nil {
+		return snap, nil
+	}
+	slices.SortFunc(out.Nodes, func(a, b snapshot.NodeCheckpoint) int { return cmpNode(a.Node, b.Node) })
+	out.Dead = slices.DeleteFunc(slices.Clone(snap.Dead), func(id node.ID) bool { return slices.Contains(added, id) })
+	return out, added
+}
+
+func cmpNode(a, b node.ID) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // model builds the actor model of a snapshot.
@@ -606,18 +736,34 @@ func (c *Controller) prediction(m *consequence.ActorModel, prop string, verr err
 }
 
 // checkFilters explores with the candidate filters in place; if a violation
-// remains it extends the set with the filters that violation suggests, up
-// to Config.Refinements times. If the set never comes out clean, each
-// candidate is checked alone and only the clean ones are installed. It
-// returns the filters to install and how many candidates were unhelpful.
-// base are the filters already decided for the round.
+// this node could stop remains it extends the set with the filters that
+// violation suggests, up to Config.Refinements times. If the set never
+// comes out clean, each candidate is checked alone and only the clean ones
+// are installed. It returns the filters to install and how many candidates
+// were unhelpful. base are the filters already decided for the round.
+//
+// A violation whose path has no event this node can stop (no delivery of a
+// message to it, none of its timers or calls) does not count against the
+// filters: every event of such a path is unaffected by them, so the same
+// path leads to the same violation without them. Holding filters to those
+// would judge every filter unhelpful in a neighbourhood where another
+// node can break a property alone (a Paxos acceptor that resets and forgets
+// its promise).
 func (c *Controller) checkFilters(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], base, candidates filterSet) (filterSet, int, uint64, error) {
 	var states uint64
 	clean := func(fs filterSet) (bool, []Prediction, error) {
 		all := append(slices.Clone(base), fs...)
 		found, n, err := c.search(ctx, m.WithIntercept(all.intercept), props)
 		states += n
-		return err == nil && len(found) == 0, found, err
+		if err != nil {
+			return false, nil, err
+		}
+		for _, p := range found {
+			if p.Filter != nil {
+				return false, found, nil
+			}
+		}
+		return true, found, nil
 	}
 	set := slices.Clone(candidates)
 	for round := 0; ; round++ {
@@ -656,6 +802,23 @@ func (c *Controller) checkFilters(ctx context.Context, m *consequence.ActorModel
 		}
 	}
 	return installed, unhelpful, states, nil
+}
+
+// markChecked records, on the stored paths of preds, the filters among ok
+// (those that passed their check this round).
+func (c *Controller) markChecked(preds []Prediction, ok filterSet) {
+	for _, p := range preds {
+		if p.Filter == nil || !ok.has(*p.Filter) {
+			continue
+		}
+		key := predictionKey(p)
+		for i := range c.paths {
+			if c.paths[i].key == key {
+				f := *p.Filter
+				c.paths[i].checked = &f
+			}
+		}
+	}
 }
 
 // remember stores a new error path for replay in later rounds.

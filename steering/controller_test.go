@@ -128,14 +128,29 @@ func TestSteerFigure2(t *testing.T) {
 		t.Error("a filter hit was not counted")
 	}
 
-	// Next round, same state: the stored path replays and the filter is
-	// back at once.
+	// Next round, same state: the last round's outcome is reused without
+	// exploring, its checked filters back at once.
 	rep2, err := c.Round(ctx, figure2Snapshot(t, spec))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep2.Predictions) == 0 || !rep2.Predictions[0].Replayed || !contains(rep2.Installed, want) {
-		t.Fatalf("second round: predictions %v, installed %v", rep2.Predictions, rep2.Installed)
+	if !rep2.Reused || rep2.States != 0 || !contains(rep2.Reinstalled, want) || !contains(rep2.Installed, want) || c.Stats().RoundsReused != 1 {
+		t.Fatalf("second round: reused %v, %d states, reinstalled %v, installed %v", rep2.Reused, rep2.States, rep2.Reinstalled, rep2.Installed)
+	}
+
+	// A round on a different state on which the stored path still fails
+	// (a Probe from the root is in flight to n13, on a channel the path
+	// does not use): the path replays and its filter, which passed its
+	// check, is back at once, before any search.
+	probed := figure2Snapshot(t, spec)
+	probed.Channels = []snapshot.Channel{{From: 1, To: 13, Complete: true,
+		Messages: []node.Envelope{{From: 1, To: 13, CN: 7, Msg: randtree.Probe{Root: 1}}}}}
+	rep2, err = c.Round(ctx, probed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep2.Reused || len(rep2.Predictions) == 0 || !rep2.Predictions[0].Replayed || !contains(rep2.Reinstalled, want) {
+		t.Fatalf("round on the probed state: reused %v, predictions %v, reinstalled %v", rep2.Reused, rep2.Predictions, rep2.Reinstalled)
 	}
 	if c.Stats().ReplayHits == 0 {
 		t.Fatal("replay hit not counted")

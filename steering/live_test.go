@@ -409,8 +409,13 @@ func TestLiveNewerSnapshotCancelsRound(t *testing.T) {
 	}
 
 	// Stop in the middle of a round: it is cancelled and the goroutine
-	// ends (goleak).
+	// ends (goleak). The snapshot holds a new state: one of the last
+	// round's state would reuse that round's outcome without exploring.
 	blockEntered, blockRelease = make(chan struct{}, 1), make(chan struct{})
+	core.State().Service.(*blockSvc).N = 7
+	if cp, err = core.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
 	l.gathered(snap(4))
 	<-blockEntered
 	stopped := make(chan struct{})

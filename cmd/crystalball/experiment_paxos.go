@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -53,9 +54,13 @@ import (
 // (no snapshots, no steering: does the script lead to the bug?), with the
 // immediate safety check alone, and with execution steering plus the check
 // on every node. The steered run's outcome is the paper's: violated if
-// OneValueChosen was violated in any state of the run; otherwise avoided
-// by the immediate check if it vetoed an event, and avoided by steering if
-// a filter installed from a prediction kept an event from a handler.
+// OneValueLearned (two nodes learned different values: the property the
+// paper's experiment enforces, see services/paxos) was violated in any
+// state of the run; otherwise avoided by the immediate check if it vetoed
+// an event, and avoided by steering if a filter installed from a
+// prediction kept an event from a handler. Violations of the stricter
+// OneValueChosen (a majority accepted a second value, learned or not) are
+// counted beside them; both properties are protected by the controllers.
 const (
 	paxosRound1      = time.Second
 	paxosRoundLength = 5 * time.Second
@@ -82,11 +87,17 @@ type paxosOutput struct {
 	Violated                int `json:"violated"`
 	NoIntervention          int `json:"safe_without_intervention"`
 	// ViolatedWithoutCrystalBall counts the runs that violate
-	// OneValueChosen without CrystalBall (all of them if the script leads
+	// OneValueLearned without CrystalBall (all of them if the script leads
 	// to the bug); ViolatedImmediateOnly those with the immediate check
 	// alone.
 	ViolatedWithoutCrystalBall int `json:"violated_without_crystalball"`
 	ViolatedImmediateOnly      int `json:"violated_immediate_only"`
+	// ChosenViolated* count the runs that violate the stricter
+	// OneValueChosen: with steering and the check, with the check alone,
+	// and without CrystalBall.
+	ChosenViolated                   int `json:"chosen_violated"`
+	ChosenViolatedImmediateOnly      int `json:"chosen_violated_immediate_only"`
+	ChosenViolatedWithoutCrystalBall int `json:"chosen_violated_without_crystalball"`
 	// Live* count the runs in which AllLearned holds at the end.
 	LiveWithCrystalBall    int `json:"live_with_crystalball"`
 	LiveImmediateOnly      int `json:"live_immediate_only"`
@@ -146,8 +157,11 @@ type paxosRun struct {
 
 // paxosConfigRun is one configuration's run of the scenario.
 type paxosConfigRun struct {
-	Violated bool `json:"violated"`
-	// FirstViolationS is when OneValueChosen was first violated, in
+	// Violated is set if OneValueLearned was violated, ChosenViolated if
+	// OneValueChosen was.
+	Violated       bool `json:"violated"`
+	ChosenViolated bool `json:"chosen_violated"`
+	// FirstViolationS is when OneValueLearned was first violated, in
 	// seconds after round 2 started.
 	FirstViolationS float64 `json:"first_violation_s,omitempty"`
 	// FirstIntervention names the first event steering kept from a
@@ -176,6 +190,10 @@ type paxosSettings struct {
 	snapEvery time.Duration
 	maxStates int
 	resets    int
+	lastKnown time.Duration
+	// trace, when non-nil, receives the per-event trace of the steered
+	// configuration (only with a single run).
+	trace io.Writer
 }
 
 func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
@@ -186,8 +204,11 @@ func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
 	maxStates := fs.Int("max-states", 10_000, "unique states per search of a steering round")
 	resets := fs.Int("resets", 1, "node resets the steering controllers explore along a path")
 	snapEvery := durationFlag(fs, "snapshots", 2*time.Second, "checkpoint and gather interval of every node")
+	lastKnown := durationFlag(fs, "last-known", time.Minute, "a member a gather cannot reach enters steering rounds and the immediate check frozen at its last checkpoint seen at most this long before (0: left out, as in the paper)")
 	maxGap := durationFlag(fs, "max-gap", time.Minute, "upper bound of the time between the rounds (the paper: 60s)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs emulated in parallel (the results do not depend on it)")
+	only := fs.Int("run", -1, "run only this run of the experiment (0-based, as per_run[].run numbers them): the same seed and gap as in the full experiment")
+	tracePath := fs.String("trace", "", "with --run, write the per-event trace of the steered configuration (steering rounds, predictions, filters, interventions) to this file")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: crystalball experiment paxos --bug 1|2 [flags]")
@@ -201,22 +222,50 @@ func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
 	if name != "bug1" && name != "bug2" {
 		return usagef("--bug must be 1 or 2")
 	}
-	set := paxosSettings{maxGap: *maxGap, snapEvery: *snapEvery, maxStates: *maxStates, resets: *resets}
+	set := paxosSettings{maxGap: *maxGap, snapEvery: *snapEvery, maxStates: *maxStates, resets: *resets, lastKnown: *lastKnown}
 	if err := set.opts.EnableBug(name); err != nil {
 		return usageError{err}
 	}
-	if *runs <= 0 || *maxStates <= 0 || *snapEvery <= 0 || *workers <= 0 || *maxGap < 0 || *resets < 0 {
-		return usagef("--runs, --max-states, --snapshots and --workers must be positive, --max-gap and --resets not negative")
+	if *runs <= 0 || *maxStates <= 0 || *snapEvery <= 0 || *workers <= 0 || *maxGap < 0 || *resets < 0 || *lastKnown < 0 {
+		return usagef("--runs, --max-states, --snapshots and --workers must be positive, --max-gap, --resets and --last-known not negative")
+	}
+	indices := make([]int, 0, *runs)
+	switch {
+	case *only >= 0:
+		indices = append(indices, *only)
+	case *only != -1:
+		return usagef("--run must be a run number (0 or more)")
+	default:
+		for r := 0; r < *runs; r++ {
+			indices = append(indices, r)
+		}
+	}
+	if *tracePath != "" {
+		if *only < 0 {
+			return usagef("--trace needs --run: it traces one run")
+		}
+		f, err := os.Create(*tracePath)
+		if err != nil {
+			return fmt.Errorf("experiment paxos: %w", err)
+		}
+		w := bufio.NewWriter(f)
+		defer func() {
+			if err := w.Flush(); err != nil {
+				fmt.Fprintf(stderr, "experiment paxos: writing %s: %v\n", *tracePath, err)
+			}
+			f.Close()
+		}()
+		set.trace = w
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
 	start := time.Now()
-	out := paxosOutput{Experiment: "paxos", Bug: name, Seed: *seed, Runs: *runs,
+	out := paxosOutput{Experiment: "paxos", Bug: name, Seed: *seed, Runs: len(indices),
 		SnapshotInterval: snapEvery.String(), MaxStates: *maxStates, Resets: *resets, MaxGap: maxGap.String(),
 		RoundLength: paxosRoundLength.String(), HealPeriod: paxosHeal.String()}
-	out.PerRun = make([]paxosRun, *runs)
-	errs := make([]error, *runs)
+	out.PerRun = make([]paxosRun, len(indices))
+	errs := make([]error, len(indices))
 	// Runs are independent emulations, each a pure function of its seed:
 	// they run in parallel and land in their own slots.
 	var (
@@ -225,24 +274,24 @@ func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
 		done int
 	)
 	next := make(chan int)
-	for w := 0; w < min(*workers, *runs); w++ {
+	for w := 0; w < min(*workers, len(indices)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for r := range next {
-				out.PerRun[r], errs[r] = paxosExperimentRun(ctx, set, *seed, r)
+				out.PerRun[r], errs[r] = paxosExperimentRun(ctx, set, *seed, indices[r])
 				if !*asJSON {
 					mu.Lock()
 					done++
-					if done%10 == 0 || done == *runs {
-						fmt.Fprintf(stderr, "%d/%d runs done\n", done, *runs)
+					if done%10 == 0 || done == len(indices) {
+						fmt.Fprintf(stderr, "%d/%d runs done\n", done, len(indices))
 					}
 					mu.Unlock()
 				}
 			}
 		}()
 	}
-	for r := 0; r < *runs && ctx.Err() == nil; r++ {
+	for r := 0; r < len(indices) && ctx.Err() == nil; r++ {
 		next <- r
 	}
 	close(next)
@@ -268,6 +317,9 @@ func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
 		}
 		out.ViolatedWithoutCrystalBall += btoi(r.Off.Violated)
 		out.ViolatedImmediateOnly += btoi(r.Immediate.Violated)
+		out.ChosenViolated += btoi(r.Steer.ChosenViolated)
+		out.ChosenViolatedImmediateOnly += btoi(r.Immediate.ChosenViolated)
+		out.ChosenViolatedWithoutCrystalBall += btoi(r.Off.ChosenViolated)
 		out.LiveWithoutCrystalBall += btoi(r.Off.Live)
 		out.LiveImmediateOnly += btoi(r.Immediate.Live)
 		out.LiveWithCrystalBall += btoi(r.Steer.Live)
@@ -306,6 +358,8 @@ func printPaxosTable(w io.Writer, out *paxosOutput) {
 		fmt.Fprintf(w, "(%s left the script in round 1)\n", pct(out.ScenarioDeviations))
 	}
 	fmt.Fprintf(w, "\nwith the immediate safety check alone: %s violated\n", pct(out.ViolatedImmediateOnly))
+	fmt.Fprintf(w, "%s (a majority accepted a second value, learned or not): violated in %s with CrystalBall, %s with the check alone, %s without\n",
+		paxos.OneValueChosen, pct(out.ChosenViolated), pct(out.ChosenViolatedImmediateOnly), pct(out.ChosenViolatedWithoutCrystalBall))
 	fmt.Fprintf(w, "AllLearned at the end (%s after round 2): %d/%d live with CrystalBall, %d/%d with the check alone, %d/%d without\n",
 		out.HealPeriod, out.LiveWithCrystalBall, out.Runs, out.LiveImmediateOnly, out.Runs, out.LiveWithoutCrystalBall, out.Runs)
 	s := out.Steering
@@ -372,9 +426,10 @@ func paxosScenario(ctx context.Context, set paxosSettings, seed uint64, gap time
 		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: set.snapEvery, GatherInterval: set.snapEvery}}
 		cfg.Steering = &emulation.SteeringConfig{
 			Controller: steering.Config{
-				Mode:      mode,
-				Faults:    consequence.Faults{Resets: set.resets},
-				MaxStates: set.maxStates,
+				Mode:         mode,
+				Faults:       consequence.Faults{Resets: set.resets},
+				MaxStates:    set.maxStates,
+				LastKnownFor: set.lastKnown,
 			},
 			Immediate: immediate,
 			OnIntervention: func(iv emulation.Intervention) {
@@ -388,6 +443,9 @@ func paxosScenario(ctx context.Context, set paxosSettings, seed uint64, gap time
 				res.FirstIntervention = fmt.Sprintf("%+.3fs %v %s %s by %s", (iv.At - t2).Seconds(), iv.Node, iv.Verdict, describeEvent(iv.Event), why)
 			},
 		}
+	}
+	if mode == steering.Steer && set.trace != nil {
+		cfg.Trace = set.trace
 	}
 	e, err := emulation.New(cfg)
 	if err != nil {
@@ -439,9 +497,15 @@ func paxosScenario(ctx context.Context, set paxosSettings, seed uint64, gap time
 	}
 	r := e.Result()
 	for _, s := range r.Safety {
-		if s.Name == paxos.OneValueChosen && s.ViolatedStates > 0 {
+		if s.ViolatedStates == 0 {
+			continue
+		}
+		switch s.Name {
+		case paxos.OneValueLearned:
 			res.Violated = true
 			res.FirstViolationS = (s.FirstViolation - t2).Seconds()
+		case paxos.OneValueChosen:
+			res.ChosenViolated = true
 		}
 	}
 	for _, l := range r.Liveness {

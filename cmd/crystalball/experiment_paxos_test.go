@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -99,6 +101,9 @@ func TestExperimentPaxosBadFlags(t *testing.T) {
 		{[]string{"experiment", "paxos", "--bug", "1", "--runs", "0"}, "must be positive"},
 		{[]string{"experiment", "paxos", "--bug", "2", "--max-gap", "-1s"}, "not negative"},
 		{[]string{"experiment", "paxos", "--bug", "2", "--snapshots", "soon"}, "invalid value"},
+		{[]string{"experiment", "paxos", "--bug", "1", "--trace", "t.txt"}, "--trace needs --run"},
+		{[]string{"experiment", "paxos", "--bug", "1", "--run", "-2"}, "--run must be a run number"},
+		{[]string{"experiment", "paxos", "--bug", "1", "--last-known", "-1s"}, "not negative"},
 	} {
 		code, stdout, stderr := runCLI(c.args...)
 		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
@@ -116,6 +121,43 @@ func TestExperimentPaxosTable(t *testing.T) {
 	for _, want := range []string{"avoided by steering", "avoided by immediate check", "violated without CrystalBall", "bug2", "AllLearned at the end"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// With the experiment's own settings, steering keeps a run with a long
+// gap between the rounds safe for each bug: C, back in touch with A and B,
+// predicts round 2 and drops B's Prepare (the paper's "C rejects the
+// Prepare message sent by B"), while without CrystalBall the run violates
+// both properties. --run reruns one run of the full experiment alone, and
+// --trace shows the filter at work.
+func TestExperimentPaxosSteeringAvoidsTheViolation(t *testing.T) {
+	for _, bug := range []string{"1", "2"} {
+		trace := filepath.Join(t.TempDir(), "run.txt")
+		code, stdout, stderr := runCLI("experiment", "paxos", "--bug", bug, "--seed", "1", "--run", "2", "--max-gap", "8s", "--trace", trace, "--json")
+		if code != exitOK {
+			t.Fatalf("bug %s: exit %d: %s", bug, code, stderr)
+		}
+		var out paxosOutput
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatalf("bug %s: %v", bug, err)
+		}
+		if len(out.PerRun) != 1 || out.Runs != 1 {
+			t.Fatalf("bug %s: %d runs in the output, want 1", bug, len(out.PerRun))
+		}
+		r := out.PerRun[0]
+		if r.Run != 2 || r.Seed != paxosRunSeed(1, 2) || r.GapS < 3 {
+			t.Fatalf("bug %s: run %d seed %d gap %.2fs; want run 2 of seed 1, a gap of 3 s or more", bug, r.Run, r.Seed, r.GapS)
+		}
+		if r.Outcome != outcomeSteering || r.Steer.ChosenViolated || !r.Steer.Live || !r.Off.Violated || !r.Off.ChosenViolated {
+			t.Fatalf("bug %s: outcome %q, steered %+v, without CrystalBall %+v", bug, r.Outcome, r.Steer, r.Off)
+		}
+		b, err := os.ReadFile(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "n3 steering drop message paxos.Prepare from n2 by filter") {
+			t.Errorf("bug %s: the trace does not show n3 dropping n2's Prepare", bug)
 		}
 	}
 }

@@ -58,9 +58,14 @@
 //
 // # Properties
 //
-// SafetyProperties is the paper's: OneValueChosen, at most one value chosen
-// across all nodes, judged from the learned values and from the proposals
-// a majority of members hold as accepted at one ballot. LivenessProperties
+// SafetyProperties are OneValueChosen, at most one value chosen across all
+// nodes, judged from the learned values and from the proposals a majority
+// of members hold as accepted at one ballot (Lamport's definition of
+// chosen), and OneValueLearned, no two nodes learned different values: the
+// weaker form the paper's experiment enforces (its immediate safety check
+// stops the second value from being learned, not from being accepted by a
+// majority). Every violation of OneValueLearned violates OneValueChosen;
+// the reverse does not hold. LivenessProperties
 // is AllLearned: every member eventually learns a value. Checks read only
 // the nodes in the view they are given and allocate nothing while the
 // property holds. Summarize reduces a view to a few figures for reports.

@@ -103,12 +103,29 @@ type State struct {
 }
 
 var (
-	_ node.Service = (*State)(nil)
-	_ node.Cloner  = (*State)(nil)
+	_ node.Service    = (*State)(nil)
+	_ node.Cloner     = (*State)(nil)
+	_ node.Neighborer = (*State)(nil)
 )
 
 // newState returns a node that has promised, accepted and learned nothing.
 func newState(opts Options) *State { return &State{opts: opts} }
+
+// Neighbors implements node.Neighborer: every other member. A Paxos node's
+// safety depends on what every acceptor promised and accepted and what
+// every learner learned, and it talks to all of them in every ballot, so
+// its snapshot neighbourhood is the whole membership — also for a node
+// that has exchanged nothing yet (Figure 13's C after its partition
+// heals), which a neighbourhood of recent peers would leave alone.
+func (s *State) Neighbors(self node.ID) []node.ID {
+	out := make([]node.ID, 0, len(s.opts.Members))
+	for _, id := range s.opts.Members {
+		if id != self {
+			out = append(out, id)
+		}
+	}
+	return out
+}
 
 // Options returns the configuration the node runs with.
 func (s *State) Options() Options { return s.opts }
