@@ -61,6 +61,7 @@ type Intervention struct {
 type SteeringResult struct {
 	// Totals sums every node's steering.Stats.
 	Rounds           uint64            `json:"rounds"`
+	RoundsReused     uint64            `json:"rounds_reused"`
 	StatesExplored   uint64            `json:"states_explored"`
 	Predicted        map[string]uint64 `json:"predicted"`
 	ReplayHits       uint64            `json:"replay_hits"`
@@ -235,6 +236,7 @@ func (e *Emulator) steeringResult() *SteeringResult {
 	for _, n := range e.nodes[1:] {
 		s := n.ctl.Stats()
 		r.Rounds += s.Rounds
+		r.RoundsReused += s.RoundsReused
 		r.StatesExplored += s.StatesExplored
 		for k, v := range s.Predicted {
 			r.Predicted[k] += v

@@ -493,10 +493,12 @@ type LiveStatus struct {
 	Immediate bool   `json:"immediate"`
 	// Running is set while a round is in progress.
 	Running bool `json:"running"`
-	// Rounds, StatesExplored, Predicted (per property), ReplayHits,
-	// FiltersInstalled and FiltersUnhelpful are the explorer controller's
-	// Stats (mode Off counts no rounds: they only refresh the view).
+	// Rounds, RoundsReused, StatesExplored, Predicted (per property),
+	// ReplayHits, FiltersInstalled and FiltersUnhelpful are the explorer
+	// controller's Stats (mode Off counts no rounds: they only refresh the
+	// view).
 	Rounds           uint64            `json:"rounds"`
+	RoundsReused     uint64            `json:"rounds_reused"`
 	StatesExplored   uint64            `json:"states_explored"`
 	Predicted        map[string]uint64 `json:"predicted"`
 	ReplayHits       uint64            `json:"replay_hits"`
@@ -540,7 +542,7 @@ func (l *Live) Status() LiveStatus {
 		st.Mode, st.Immediate = l.cfg.Controller.Mode.String(), l.cfg.Immediate
 	}
 	c, g := l.explored, l.gated
-	st.Rounds, st.StatesExplored, st.ReplayHits = c.Rounds, c.StatesExplored, c.ReplayHits
+	st.Rounds, st.RoundsReused, st.StatesExplored, st.ReplayHits = c.Rounds, c.RoundsReused, c.StatesExplored, c.ReplayHits
 	st.FiltersInstalled, st.FiltersUnhelpful = c.FiltersInstalled, c.Unhelpful
 	st.FilterHits, st.ImmediateChecks, st.Vetoes, st.Overrides = g.FilterHits, g.ImmediateChecks, g.Vetoes, g.Overrides
 	st.Predicted = make(map[string]uint64, len(c.Predicted))

@@ -234,8 +234,8 @@ func printEmulateSummary(w io.Writer, o emulateOutput) {
 		for _, n := range s.Predicted {
 			predicted += n
 		}
-		fmt.Fprintf(w, "  steering:  %d rounds, %d states explored, %d violations predicted (%d replayed), %d filters installed, %d unhelpful\n",
-			s.Rounds, s.StatesExplored, predicted, s.ReplayHits, s.FiltersInstalled, s.Unhelpful)
+		fmt.Fprintf(w, "  steering:  %d rounds (%d reused the last round's outcome), %d states explored, %d violations predicted (%d replayed), %d filters installed, %d unhelpful\n",
+			s.Rounds, s.RoundsReused, s.StatesExplored, predicted, s.ReplayHits, s.FiltersInstalled, s.Unhelpful)
 		fmt.Fprintf(w, "             %d filter hits, %d immediate-check vetoes in %d checks: %.2f%% of %d actions changed\n",
 			s.FilterHits, s.Vetoes, s.ImmediateChecks, 100*s.ChangedShare(), s.Handled)
 	}

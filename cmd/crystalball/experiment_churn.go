@@ -42,6 +42,7 @@ type churnRun struct {
 	// check still found one; FiltersInstalled the filters installed;
 	// FilterHits the events filters changed; Vetoes the immediate check's.
 	Rounds           uint64  `json:"rounds"`
+	RoundsReused     uint64  `json:"rounds_reused"`
 	StatesExplored   uint64  `json:"states_explored"`
 	Predicted        uint64  `json:"predicted"`
 	Unhelpful        uint64  `json:"unhelpful"`
@@ -221,7 +222,7 @@ func churnExperimentRun(ctx context.Context, name string, mode steering.Mode, im
 		run.ByProperty[s.Name] = s.ViolatedStates
 	}
 	if s := res.Steering; s != nil {
-		run.Rounds, run.StatesExplored = s.Rounds, s.StatesExplored
+		run.Rounds, run.RoundsReused, run.StatesExplored = s.Rounds, s.RoundsReused, s.StatesExplored
 		for _, n := range s.Predicted {
 			run.Predicted += n
 		}

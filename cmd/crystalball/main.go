@@ -34,7 +34,7 @@ func commands() map[string]command {
 	cs := []command{
 		{name: "check", summary: "explore a service from its initial state (or the 2pc model) and report violations", run: runCheck},
 		{name: "emulate", summary: "run an emulated deployment of a service and report what happened", run: runEmulate},
-		{name: "experiment", summary: "run one of the paper's experiments (randtree-prediction)", run: runExperiment},
+		{name: "experiment", summary: "run one of the paper's experiments (crystalball experiment NAME; run it without NAME for the list)", run: runExperiment},
 		{name: "node", summary: "run one live node of a service over TCP and memberlist", run: runNode},
 		{name: "trace", summary: "trace show FILE: replay a violation found by check --json step by step", run: runTrace},
 	}

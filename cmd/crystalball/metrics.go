@@ -170,6 +170,7 @@ func writeSteeringMetrics(p promWriter, st steering.LiveStatus, props []node.Pro
 	p.family("crystalball_steering_mode", "gauge", "The steering mode (value 1) and whether the immediate safety check is on.")
 	p.sample("crystalball_steering_mode", 1, "mode", st.Mode, "immediate", strconv.FormatBool(st.Immediate))
 	p.counter("crystalball_steering_rounds_total", "Steering rounds (explorations from a gathered snapshot).", st.Rounds)
+	p.counter("crystalball_steering_rounds_reused_total", "Rounds whose snapshot held the last round's global state: its outcome was reused without exploring.", st.RoundsReused)
 	p.counter("crystalball_steering_rounds_canceled_total", "Rounds cancelled by a newer snapshot or by the node's stop.", st.RoundsCanceled)
 	p.counter("crystalball_steering_round_errors_total", "Rounds that failed.", st.RoundErrors)
 	p.counter("crystalball_steering_snapshots_skipped_total", "Snapshots replaced by a newer one before a round took them.", st.SnapshotsSkipped)
