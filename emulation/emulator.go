@@ -54,6 +54,7 @@ type Emulator struct {
 	snapGathers, snapFailures int64
 	steer                     *SteeringConfig // resolved Config.Steering; nil without
 	steerHandled              uint64          // events offered to steerGate
+	steerWall                 time.Duration   // wall time of the steering rounds (measured, not virtual)
 	faults                    faultState      // scripted partitions and drops (faults.go)
 }
 

@@ -78,6 +78,11 @@ type SteeringResult struct {
 	// Handled counts the messages, timers and application calls that
 	// reached a handler or were stopped: the base of "actions changed".
 	Handled uint64 `json:"handled"`
+	// ExplorationSeconds is the wall time the rounds took, summed over
+	// the nodes: what the explorers cost this process. Like
+	// Result.WallTime it is measured, so it is the one field that differs
+	// between two runs of the same seed.
+	ExplorationSeconds float64 `json:"exploration_seconds"`
 }
 
 // ChangedShare is the share of actions steering changed: (filter hits +
@@ -138,7 +143,9 @@ func (e *Emulator) Controller(id node.ID) *steering.Controller {
 // finishes. So no filter outlives the next round, and none lapses while
 // the next round explores.
 func (e *Emulator) steerRound(n *emNode, s *snapshot.Snapshot) {
+	started := time.Now()
 	rep, err := n.ctl.Explore(context.Background(), s)
+	e.steerWall += time.Since(started)
 	if err != nil {
 		e.fail(fmt.Errorf("emulation: node %v steering round at %s: %w; rerun with seed=%d", n.id, clock(e.now), err, e.cfg.Seed))
 		return
@@ -232,7 +239,7 @@ func (e *Emulator) steeringResult() *SteeringResult {
 	if e.steer == nil {
 		return nil
 	}
-	r := &SteeringResult{Predicted: map[string]uint64{}, Handled: e.steerHandled}
+	r := &SteeringResult{Predicted: map[string]uint64{}, Handled: e.steerHandled, ExplorationSeconds: e.steerWall.Seconds()}
 	for _, n := range e.nodes[1:] {
 		s := n.ctl.Stats()
 		r.Rounds += s.Rounds

@@ -166,6 +166,11 @@ type RoundReport struct {
 	// round at their last known checkpoint (Config.LastKnownFor); they are
 	// in Members too.
 	LastKnown []node.ID
+	// Snapshot is the snapshot the round explored from — the gathered one,
+	// or a copy with the LastKnown members added — whose model every
+	// prediction's path replays on (cmd/crystalball writes it into its
+	// prediction reports). Read-only.
+	Snapshot *snapshot.Snapshot
 	// States is the number of unique states explored by every search of
 	// the round (replays, prediction, filter checks): the emulator charges
 	// the round's virtual time from it.
@@ -458,6 +463,7 @@ func (c *Controller) Install(fs []Filter) { c.filters = slices.Clone(fs) }
 func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*RoundReport, error) {
 	rep := &RoundReport{Gatherer: snap.Gatherer, CN: snap.CN}
 	snap, rep.LastKnown = c.withLastKnown(snap)
+	rep.Snapshot = snap
 	for _, n := range snap.Nodes {
 		rep.Members = append(rep.Members, n.Node)
 	}

@@ -190,8 +190,8 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		lcfg := steering.LiveConfig{Controller: ccfg, Immediate: *immediate, Logger: logger}
 		if *reports != "" {
-			lcfg.OnRound = (&reportWriter{dir: *reports, self: id, service: *service, options: svc.options,
-				spec: svc.spec, mode: mode, faults: ccfg.Faults, log: logger}).write
+			lcfg.OnRound = (&reportWriter{dir: *reports, log: logger, src: predictionSource{node: id, service: *service,
+				fix: *fix, options: svc.options, spec: svc.spec, mode: mode, faults: ccfg.Faults}}).write
 		}
 		if steerer, err = steering.NewLive(lcfg, live); err != nil {
 			return usageError{err}

@@ -128,20 +128,27 @@ func newSnapshotDoc(s *snapshot.Snapshot, spec node.Spec, now time.Time) (snapsh
 // predictionFormat names the format of the files --reports writes.
 const predictionFormat = "crystalball-prediction/1"
 
-// predictionDoc is the JSON file `crystalball node --reports DIR` writes
-// per predicted violation (README.md, "Steering a live node"): the
-// prediction, its path as a consequence.ActorReport (fingerprint included)
-// and the snapshot it was predicted from — checkpoints, recorded in-flight
-// messages (msgpack bodies) and cut time — so predictionModel can rebuild
-// the explorer's model and replay the path from that state.
+// predictionDoc is the JSON file `crystalball node --reports DIR` and
+// `crystalball emulate --reports DIR` write per predicted violation
+// (README.md, "Steering a live node"), and `crystalball trace show` opens:
+// the prediction, its path as a consequence.ActorReport (fingerprint
+// included) and the snapshot it was predicted from — checkpoints, recorded
+// in-flight messages (msgpack bodies) and cut time — so predictionModel can
+// rebuild the explorer's model and replay the path from that state.
 type predictionDoc struct {
-	Format   string  `json:"format"`
-	Node     node.ID `json:"node"`
-	Service  string  `json:"service"`
-	Options  string  `json:"options"`
-	Mode     string  `json:"mode"`
-	Property string  `json:"property"`
-	Error    string  `json:"error"`
+	Format  string  `json:"format"`
+	Node    node.ID `json:"node"`
+	Service string  `json:"service"`
+	Options string  `json:"options"`
+	// Fix and Nodes are the service flags the spec was built with
+	// (lookupService), so the model can be rebuilt.
+	Fix      string `json:"fix,omitempty"`
+	Nodes    int    `json:"nodes,omitempty"`
+	Mode     string `json:"mode"`
+	Property string `json:"property"`
+	Error    string `json:"error"`
+	// Shape is the path with node IDs replaced by roles (steering.Shape).
+	Shape string `json:"shape,omitempty"`
 	// Replayed marks the path of an earlier round that still fails on
 	// this snapshot; Filter is the filter that would stop it at Node.
 	Replayed bool   `json:"replayed"`
@@ -152,6 +159,56 @@ type predictionDoc struct {
 	Breaks   int                     `json:"breaks"`
 	Report   consequence.ActorReport `json:"report"`
 	Snapshot snapshotDoc             `json:"snapshot"`
+}
+
+// predictionSource is what a prediction report says about the node and
+// service that made it.
+type predictionSource struct {
+	node    node.ID
+	service string
+	fix     string
+	nodes   int
+	options string
+	spec    node.Spec
+	mode    steering.Mode
+	faults  consequence.Faults
+}
+
+// newPredictionDoc renders prediction p of a round on snapshot snap (the
+// round's RoundReport.Snapshot), checking that its path replays on the
+// snapshot's model and recording the fingerprint it reaches.
+func newPredictionDoc(src predictionSource, snap *snapshot.Snapshot, p steering.Prediction) (predictionDoc, error) {
+	doc, err := newSnapshotDoc(snap, src.spec, snap.At)
+	if err != nil {
+		return predictionDoc{}, fmt.Errorf("rendering the snapshot: %w", err)
+	}
+	m, err := snapshotModel(src.spec, snap, src.faults)
+	if err != nil {
+		return predictionDoc{}, fmt.Errorf("rebuilding the model: %w", err)
+	}
+	r := p.Report
+	fp, err := pathFingerprint(m, r)
+	if err != nil {
+		return predictionDoc{}, fmt.Errorf("the path does not replay on the snapshot's model: %w", err)
+	}
+	r.Fingerprint = fp
+	pd := predictionDoc{Format: predictionFormat, Node: src.node, Service: src.service, Options: src.options,
+		Fix: src.fix, Nodes: src.nodes, Mode: src.mode.String(), Property: p.Property, Error: r.Error,
+		Shape: steering.Shape(p.Path), Replayed: p.Replayed,
+		Resets: src.faults.Resets, Silent: src.faults.SilentResets, Breaks: src.faults.Breaks, Report: r, Snapshot: doc}
+	if p.Filter != nil {
+		pd.Filter = p.Filter.String()
+	}
+	return pd, nil
+}
+
+// writePredictionDoc writes pd as indented JSON to the file name.
+func writePredictionDoc(name string, pd predictionDoc) error {
+	b, err := json.MarshalIndent(pd, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(name, append(b, '\n'), 0o644)
 }
 
 // snapshotModel builds the model the steering controller explores from s
@@ -200,15 +257,10 @@ func predictionModel(doc predictionDoc, spec node.Spec) (*consequence.ActorModel
 // into dir (steering.LiveConfig.OnRound). It runs on the steering layer's
 // round goroutine only, so seq needs no lock.
 type reportWriter struct {
-	dir     string
-	self    node.ID
-	service string
-	options string
-	spec    node.Spec
-	mode    steering.Mode
-	faults  consequence.Faults
-	log     *zap.Logger
-	seq     int
+	dir string
+	src predictionSource
+	log *zap.Logger
+	seq int
 }
 
 // write writes the reports of one round; failures are logged, not fatal.
@@ -216,36 +268,18 @@ func (w *reportWriter) write(s *snapshot.Snapshot, rep *steering.RoundReport) {
 	if len(rep.Predictions) == 0 {
 		return
 	}
-	doc, err := newSnapshotDoc(s, w.spec, s.At)
-	if err != nil {
-		w.log.Error("steering report: rendering the snapshot", zap.Error(err))
-		return
-	}
-	m, err := snapshotModel(w.spec, s, w.faults)
-	if err != nil {
-		w.log.Error("steering report: rebuilding the model", zap.Error(err))
-		return
+	if rep.Snapshot != nil {
+		s = rep.Snapshot // with the last known members the round added
 	}
 	for _, p := range rep.Predictions {
-		r := p.Report
-		if fp, err := pathFingerprint(m, r); err != nil {
-			w.log.Warn("steering report: the path does not replay on the snapshot's model", zap.String("property", p.Property), zap.Error(err))
-		} else {
-			r.Fingerprint = fp
-		}
-		pd := predictionDoc{Format: predictionFormat, Node: w.self, Service: w.service, Options: w.options,
-			Mode: w.mode.String(), Property: p.Property, Error: r.Error, Replayed: p.Replayed,
-			Resets: w.faults.Resets, Silent: w.faults.SilentResets, Breaks: w.faults.Breaks, Report: r, Snapshot: doc}
-		if p.Filter != nil {
-			pd.Filter = p.Filter.String()
+		pd, err := newPredictionDoc(w.src, s, p)
+		if err != nil {
+			w.log.Error("steering report", zap.String("property", p.Property), zap.Error(err))
+			continue
 		}
 		w.seq++
-		name := filepath.Join(w.dir, fmt.Sprintf("prediction-%v-cut%d-%d.json", w.self, s.CN, w.seq))
-		b, err := json.MarshalIndent(pd, "", "  ")
-		if err == nil {
-			err = os.WriteFile(name, append(b, '\n'), 0o644)
-		}
-		if err != nil {
+		name := filepath.Join(w.dir, fmt.Sprintf("prediction-%v-cut%d-%d.json", w.src.node, s.CN, w.seq))
+		if err := writePredictionDoc(name, pd); err != nil {
 			w.log.Error("steering report: writing", zap.String("file", name), zap.Error(err))
 			continue
 		}

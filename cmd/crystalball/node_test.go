@@ -673,7 +673,7 @@ func TestNodeReportsReplay(t *testing.T) {
 		t.Fatal("no prediction on Figure 2's state")
 	}
 	dir := t.TempDir()
-	w := &reportWriter{dir: dir, self: 9, service: "randtree", options: "paper", spec: spec, mode: steering.Steer, faults: faults, log: zap.NewNop()}
+	w := &reportWriter{dir: dir, log: zap.NewNop(), src: predictionSource{node: 9, service: "randtree", options: "paper", spec: spec, mode: steering.Steer, faults: faults}}
 	w.write(s, rep)
 	files, _ := filepath.Glob(filepath.Join(dir, "prediction-n9-cut7-*.json"))
 	if len(files) != len(rep.Predictions) {
@@ -699,6 +699,20 @@ func TestNodeReportsReplay(t *testing.T) {
 			t.Errorf("%s: %v", filepath.Base(f), err)
 		}
 		t.Logf("%s: %s at depth %d, filter %q", filepath.Base(f), doc.Property, doc.Report.Depth, doc.Filter)
+		// trace show replays it from the snapshot it holds.
+		code, stdout, stderr := runCLI("trace", "show", f)
+		if code != exitOK || !strings.Contains(stdout, "predicted by n9") || !strings.Contains(stdout, "violation of "+doc.Property) ||
+			!strings.Contains(stdout, fmt.Sprintf("%3d. ", doc.Report.Depth)) {
+			t.Errorf("trace show %s: exit %d, stderr %q, stdout:\n%s", filepath.Base(f), code, stderr, stdout)
+		}
+	}
+	// A report of an unknown format is a usage error, not a crash.
+	other := filepath.Join(dir, "other.json")
+	if err := os.WriteFile(other, []byte(`{"format":"crystalball-prediction/9"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI("trace", "show", other); code != exitUsage || !strings.Contains(stderr, "unknown report format") {
+		t.Errorf("trace show of a future format: exit %d, %q", code, stderr)
 	}
 	if _, err := predictionModel(predictionDoc{Format: "x"}, spec); err == nil {
 		t.Error("a file of another format was accepted")

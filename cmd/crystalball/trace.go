@@ -14,13 +14,13 @@ import (
 // runTrace dispatches the trace subcommands.
 func runTrace(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "show" {
-		return usagef("usage: crystalball trace show [--violation N] FILE (FILE: the output of 'crystalball check --json')")
+		return usagef("usage: crystalball trace show [--violation N] FILE (FILE: the output of 'crystalball check --json', or a prediction report of 'crystalball node|emulate --reports DIR')")
 	}
 	fs := newFlagSet("trace show", stderr)
 	which := fs.Int("violation", 1, "which violation of the file to show (1 is the first)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: crystalball trace show [--violation N] FILE")
-		fmt.Fprintln(fs.Output(), "Replays a violation found by 'crystalball check --json' step by step, printing each step's changed node states.")
+		fmt.Fprintln(fs.Output(), "Replays a violation step by step, printing each step's changed node states. FILE is the output of 'crystalball check --json' (a violation found from the initial state), or a prediction report written by 'crystalball node --reports DIR' or 'crystalball emulate --reports DIR' (a violation predicted from a gathered snapshot).")
 		fs.PrintDefaults()
 	}
 	// Accept the file before or after the flags.
@@ -48,6 +48,12 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	var probe struct {
+		Format string `json:"format"`
+	}
+	if json.Unmarshal(b, &probe) == nil && probe.Format != "" {
+		return showPrediction(file, b, probe.Format, stdout)
+	}
 	var co checkOutput
 	if err := json.Unmarshal(b, &co); err != nil {
 		return usagef("%s: not the output of 'crystalball check --json': %v", file, err)
@@ -72,6 +78,41 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s (%s), %d nodes, faults %s\n", co.Target, co.Options, co.Nodes, co.Faults)
+	return printSteps(stdout, m, rep)
+}
+
+// showPrediction replays a prediction report of 'node --reports' or
+// 'emulate --reports' from the snapshot it holds.
+func showPrediction(file string, b []byte, format string, stdout io.Writer) error {
+	if format != predictionFormat {
+		return usagef("%s: unknown report format %q (this crystalball reads %q)", file, format, predictionFormat)
+	}
+	var doc predictionDoc
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return usagef("%s: not a prediction report: %v", file, err)
+	}
+	svc, err := lookupService(doc.Service, splitList(doc.Fix), doc.Nodes)
+	if err != nil {
+		return err
+	}
+	m, err := predictionModel(doc, svc.spec)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if _, _, err := m.ReplayReport(doc.Report, m.Properties()); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	fmt.Fprintf(stdout, "%s (%s), predicted by %v (mode %s) from its snapshot of %v at cut %d, faults resets=%d silent=%v breaks=%d\n",
+		doc.Service, doc.Options, doc.Node, doc.Mode, m.Nodes(), doc.Snapshot.CN, doc.Resets, doc.Silent, doc.Breaks)
+	if doc.Filter != "" {
+		fmt.Fprintf(stdout, "filter: %s\n", doc.Filter)
+	}
+	return printSteps(stdout, m, doc.Report)
+}
+
+// printSteps prints a replayed violation: the start state, then every step
+// with the node states it changed.
+func printSteps(stdout io.Writer, m *consequence.ActorModel, rep consequence.ActorReport) error {
 	fmt.Fprintf(stdout, "violation of %s (%s) at depth %d: %s\n", rep.Property, rep.Kind, rep.Depth, rep.Error)
 	g := m.Start()
 	fmt.Fprintln(stdout, "start:")
