@@ -41,9 +41,12 @@ type Faults struct {
 	// incarnation (the paper's Figure 2 power failure).
 	SilentResets bool
 	// Breaks is the most connection breaks along a path. Breaking the open
-	// connection between a and b (a local action of the lower ID) discards
-	// the messages in flight both ways and queues a transport error for
-	// each end.
+	// connection between a and b discards the messages in flight both ways
+	// and queues a transport error for each end. It is a local action of
+	// both ends (two actions with the same successor), so consequence
+	// prediction expands it whenever either end shows a new local state:
+	// the break that matters is often right after the end with the higher
+	// ID changed (the paper's Figure 10).
 	Breaks int
 }
 
@@ -490,7 +493,10 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 	if g.breaks < m.opts.Faults.Breaks {
 		for _, c := range g.conns {
 			i, _ := m.index(c.lo)
-			out = append(out, Action[ActorAction]{Node: i, Local: true, Act: ActorAction{Kind: ActBreak, Node: c.lo, Peer: c.hi}})
+			j, _ := m.index(c.hi)
+			out = append(out,
+				Action[ActorAction]{Node: i, Local: true, Act: ActorAction{Kind: ActBreak, Node: c.lo, Peer: c.hi}},
+				Action[ActorAction]{Node: j, Local: true, Act: ActorAction{Kind: ActBreak, Node: c.hi, Peer: c.lo}})
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // Shape renders a path with its node IDs replaced by roles — A for the
@@ -76,8 +77,11 @@ type LoggedPrediction struct {
 	Nodes []node.ID
 	// Rounds counts the rounds that predicted it (replays included).
 	Rounds int
-	// Example is the first prediction of it: its error, path and report.
-	Example Prediction
+	// Example is the first prediction of it: its error, path and report;
+	// Snapshot the snapshot its round explored from (RoundReport.Snapshot),
+	// on whose model the path replays.
+	Example  Prediction
+	Snapshot *snapshot.Snapshot
 }
 
 // PredictionLog collects the predictions of many rounds, of one node or
@@ -107,7 +111,7 @@ func (l *PredictionLog) Add(at time.Time, by node.ID, rep *RoundReport) {
 		if !ok {
 			i = len(l.entries)
 			l.index[key] = i
-			l.entries = append(l.entries, LoggedPrediction{Property: p.Property, Shape: shape, First: at, Node: by, Example: p})
+			l.entries = append(l.entries, LoggedPrediction{Property: p.Property, Shape: shape, First: at, Node: by, Example: p, Snapshot: rep.Snapshot})
 		}
 		if slices.Contains(counted, i) {
 			continue

@@ -31,6 +31,12 @@ func TestBadInputIsAOneLineUsageError(t *testing.T) {
 		{[]string{"emulate", "--fix", "everything"}, `unknown fix "everything"`},
 		{[]string{"emulate", "stray"}, `unexpected argument "stray"`},
 		{[]string{"emulate", "--duration", "1m", "--heal", "40s"}, "leaves no time for churn"},
+		{[]string{"emulate", "--predictors", "2"}, "--predictors needs --mode debug or steer"},
+		{[]string{"emulate", "--reports", "dir"}, "--reports needs --mode debug or steer"},
+		{[]string{"emulate", "--mode", "debug", "--nodes", "5", "--predictors", "6"}, "--predictors must be between 0 and --nodes (5)"},
+		{[]string{"emulate", "--mode", "debug", "--steer-breaks", "-2"}, "not negative"},
+		{[]string{"emulate", "--mode", "debug", "--snapshots", "0"}, "--mode debug needs --snapshots"},
+		{[]string{"emulate", "--mode", "sideways"}, `--mode: "sideways" is not off, debug or steer`},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runCLI(c.args...)
@@ -119,6 +125,9 @@ func stripWall(t *testing.T, s string) string {
 			if strings.HasPrefix(k, "wall") {
 				delete(r, k)
 			}
+		}
+		if st, ok := r["steering"].(map[string]any); ok {
+			delete(st, "exploration_seconds")
 		}
 	}
 	b, _ := json.Marshal(m)

@@ -4,15 +4,18 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
@@ -35,113 +38,250 @@ type emulateOutput struct {
 	SilentFraction float64          `json:"silent_fraction"`
 	Summary        []figure         `json:"summary"`
 	Result         emulation.Result `json:"result"`
-	WallSeconds    float64          `json:"wall_seconds"`
-	Speedup        float64          `json:"speedup"`
-	summaryLine    string           // human form of Summary
+	// Predictors are the nodes that ran steering rounds (empty: every
+	// node, or none without --mode); Predictions the distinct violations
+	// they predicted, matched against the run (--mode debug or steer).
+	Predictors  []node.ID       `json:"predictors,omitempty"`
+	Predictions []predictionOut `json:"predictions,omitempty"`
+	WallSeconds float64         `json:"wall_seconds"`
+	Speedup     float64         `json:"speedup"`
+	summaryLine string          // human form of Summary
+	// predictionLog holds the rounds' distinct predictions with their
+	// paths (macemc-baseline compares them with an offline search).
+	predictionLog *steering.PredictionLog
+}
+
+// emulateParams are the flags of an emulated run, shared by 'emulate' and
+// the experiments built on it (macemc-baseline).
+type emulateParams struct {
+	service     string
+	nodes       int
+	duration    time.Duration
+	churn       string
+	silent      float64
+	downtime    time.Duration
+	heal        time.Duration
+	fix         string
+	seed        uint64
+	tracePath   string
+	cpuProfile  string
+	snapEvery   time.Duration
+	modeName    string
+	immediate   bool
+	steerStates int
+	steerResets int
+	steerBreaks int
+	breakConn   bool
+	predictors  int
+	reports     string
+
+	// Resolved by resolve.
+	mode       steering.Mode
+	rate       float64
+	churnUntil time.Duration
+	predicting []node.ID
+}
+
+// Defaults of the steering flags in deep online debugging (--mode debug):
+// a few predictors, each exploring far, as the paper's 100-node runs did
+// ("consequence prediction ... for up to several hundred seconds"); with
+// --mode steer every node predicts and a round must stay cheap.
+const (
+	debugPredictors  = 2
+	debugSteerStates = 50_000
+	debugSteerBreaks = 1
+	steerSteerStates = 2_000
+	defaultSnapEvery = 10 * time.Second
+)
+
+// register defines p's flags on fs; the steering and sampling ones that
+// depend on --mode start at -1 (resolve picks them).
+func (p *emulateParams) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.service, "service", "randtree", "service to run ("+serviceNames()+")")
+	fs.IntVar(&p.nodes, "nodes", 25, "number of nodes (IDs 1..N)")
+	p.duration = 30 * time.Minute
+	fs.Var(durationValue{&p.duration}, "duration", "virtual time to emulate (e.g. 90s, 30m, 1.4h)")
+	fs.StringVar(&p.churn, "churn", "1/m", "leave-and-rejoin events per unit of time: N/s, N/m, N/h, or 0")
+	fs.Float64Var(&p.silent, "silent", emulation.DefaultSilentFraction, "fraction of churn leaves whose TCP RST is lost, in [0, 1]")
+	p.downtime = emulation.DefaultDowntime
+	fs.Var(durationValue{&p.downtime}, "downtime", "mean time a churned node stays down")
+	p.heal = -1
+	fs.Var(durationValue{&p.heal}, "heal", "churn-free time at the end of the run, before liveness is judged (auto: a quarter of --duration, at most 5m)")
+	fs.StringVar(&p.fix, "fix", "", "service corrections to apply: all, or a comma-separated list")
+	fs.Uint64Var(&p.seed, "seed", 1, "seed of the run (the only source of randomness)")
+	fs.StringVar(&p.tracePath, "trace", "", "write the per-event trace to this file")
+	fs.StringVar(&p.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	p.snapEvery = -1
+	fs.Var(durationValue{&p.snapEvery}, "snapshots", "run a checkpoint manager on every node, checkpointing and gathering its neighbourhood at this interval (e.g. 10s; 0: off; default: 10s with --mode debug or steer or --immediate, else off)")
+	fs.StringVar(&p.modeName, "mode", "off", "steering controller: off, debug (predict and report: deep online debugging) or steer (also install event filters)")
+	fs.BoolVar(&p.immediate, "immediate", false, "run the immediate safety check before every handler")
+	fs.IntVar(&p.steerStates, "steer-states", -1, fmt.Sprintf("unique states per search of a steering round (default: %d with --mode debug, %d with --mode steer)", debugSteerStates, steerSteerStates))
+	fs.IntVar(&p.steerResets, "steer-resets", 1, "node resets a steering round explores along a path (silent)")
+	fs.IntVar(&p.steerBreaks, "steer-breaks", -1, fmt.Sprintf("connection breaks a steering round explores along a path (default: %d with --mode debug, 0 with --mode steer)", debugSteerBreaks))
+	fs.BoolVar(&p.breakConn, "break-connection", false, "steering filters and vetoes also break the connection to a dropped message's sender")
+	fs.IntVar(&p.predictors, "predictors", -1, fmt.Sprintf("nodes that gather snapshots and run steering rounds, spread over the IDs from n1 (0: every node; default: %d with --mode debug, as in the paper's 100-node runs, every node with --mode steer); every node checkpoints and answers", debugPredictors))
+	fs.StringVar(&p.reports, "reports", "", "with --mode debug or steer, write a prediction report ('crystalball trace show' replays it) for every distinct predicted violation into this directory")
+}
+
+// resolve checks p and fills the values that depend on others.
+func (p *emulateParams) resolve() error {
+	if p.nodes <= 0 || p.nodes > emulation.MaxNodes {
+		return usagef("--nodes must be positive and at most %d, got %d", emulation.MaxNodes, p.nodes)
+	}
+	if p.duration <= 0 {
+		return usagef("--duration must be positive, got %v", p.duration)
+	}
+	if p.downtime <= 0 {
+		return usagef("--downtime must be positive, got %v", p.downtime)
+	}
+	mode, err := steering.ParseMode(p.modeName)
+	if err != nil {
+		return usagef("--mode: %q is not off, debug or steer", p.modeName)
+	}
+	p.mode = mode
+	if p.snapEvery < -1 {
+		return usagef("--snapshots must not be negative, got %v", p.snapEvery)
+	}
+	if p.snapEvery == -1 {
+		p.snapEvery = 0
+		if mode != steering.Off || p.immediate {
+			p.snapEvery = defaultSnapEvery
+		}
+	}
+	if mode != steering.Off && p.snapEvery == 0 {
+		return usagef("--mode %v needs --snapshots (rounds start from gathered snapshots)", mode)
+	}
+	if p.steerStates == -1 {
+		p.steerStates = steerSteerStates
+		if mode == steering.Debug {
+			p.steerStates = debugSteerStates
+		}
+	}
+	if p.steerBreaks == -1 {
+		p.steerBreaks = 0
+		if mode == steering.Debug {
+			p.steerBreaks = debugSteerBreaks
+		}
+	}
+	if p.steerStates <= 0 || p.steerResets < 0 || p.steerBreaks < 0 {
+		return usagef("--steer-states must be positive, --steer-resets and --steer-breaks not negative")
+	}
+	if p.predictors < -1 || p.predictors > p.nodes {
+		return usagef("--predictors must be between 0 and --nodes (%d), got %d", p.nodes, p.predictors)
+	}
+	if p.predictors >= 0 && mode == steering.Off {
+		return usagef("--predictors needs --mode debug or steer")
+	}
+	if p.reports != "" && mode == steering.Off {
+		return usagef("--reports needs --mode debug or steer")
+	}
+	if p.predictors == -1 && mode == steering.Debug {
+		p.predictors = debugPredictors
+	}
+	p.predicting = predictorIDs(p.predictors, p.nodes)
+	if !(p.silent >= 0 && p.silent <= 1) {
+		return usagef("--silent must be in [0, 1], got %v", p.silent)
+	}
+	if p.rate, err = parseRate(p.churn); err != nil {
+		return usagef("--churn: %v", err)
+	}
+	if p.heal < 0 {
+		p.heal = min(p.duration/4, 5*time.Minute)
+	}
+	p.churnUntil = p.duration - p.heal
+	if p.rate > 0 && p.churnUntil <= churnWarmup {
+		return usagef("--duration %v leaves no time for churn after the %v warm-up and %v of healing", p.duration, churnWarmup, p.heal)
+	}
+	return nil
 }
 
 func runEmulate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("emulate", stderr)
-	service := fs.String("service", "randtree", "service to run ("+serviceNames()+")")
-	nodes := fs.Int("nodes", 25, "number of nodes (IDs 1..N)")
-	duration := durationFlag(fs, "duration", 30*time.Minute, "virtual time to emulate (e.g. 90s, 30m, 1.4h)")
-	churn := fs.String("churn", "1/m", "leave-and-rejoin events per unit of time: N/s, N/m, N/h, or 0")
-	silent := fs.Float64("silent", emulation.DefaultSilentFraction, "fraction of churn leaves whose TCP RST is lost, in [0, 1]")
-	downtime := durationFlag(fs, "downtime", emulation.DefaultDowntime, "mean time a churned node stays down")
-	heal := durationFlag(fs, "heal", -1, "churn-free time at the end of the run, before liveness is judged (auto: a quarter of --duration, at most 5m)")
-	fix := fs.String("fix", "", "service corrections to apply: all, or a comma-separated list")
-	seed := fs.Uint64("seed", 1, "seed of the run (the only source of randomness)")
-	tracePath := fs.String("trace", "", "write the per-event trace to this file")
+	var p emulateParams
+	p.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
-	snapEvery := durationFlag(fs, "snapshots", 0, "run a checkpoint manager on every node, checkpointing and gathering its neighbourhood at this interval (e.g. 10s; 0: off)")
-	modeName := fs.String("mode", "off", "steering controller on every node: off, debug (predict and report) or steer (also install event filters); needs --snapshots")
-	immediate := fs.Bool("immediate", false, "run the immediate safety check before every handler")
-	steerStates := fs.Int("steer-states", 2000, "unique states per search of a steering round")
-	steerResets := fs.Int("steer-resets", 1, "node resets a steering round explores along a path (silent)")
-	breakConn := fs.Bool("break-connection", false, "steering filters and vetoes also break the connection to a dropped message's sender")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: crystalball emulate [flags]")
-		fmt.Fprintln(fs.Output(), "Runs an emulated deployment on virtual time and reports property violations.")
+		fmt.Fprintln(fs.Output(), "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *nodes <= 0 || *nodes > emulation.MaxNodes {
-		return usagef("--nodes must be positive and at most %d, got %d", emulation.MaxNodes, *nodes)
+	if err := p.resolve(); err != nil {
+		return err
 	}
-	if *duration <= 0 {
-		return usagef("--duration must be positive, got %v", *duration)
-	}
-	if *downtime <= 0 {
-		return usagef("--downtime must be positive, got %v", *downtime)
-	}
-	if *snapEvery < 0 {
-		return usagef("--snapshots must not be negative, got %v", *snapEvery)
-	}
-	mode, err := steering.ParseMode(*modeName)
-	if err != nil {
-		return usagef("--mode: %q is not off, debug or steer", *modeName)
-	}
-	if mode != steering.Off && *snapEvery == 0 {
-		return usagef("--mode %v needs --snapshots (rounds start from gathered snapshots)", mode)
-	}
-	if *steerStates <= 0 || *steerResets < 0 {
-		return usagef("--steer-states must be positive and --steer-resets not negative")
-	}
-	if !(*silent >= 0 && *silent <= 1) {
-		return usagef("--silent must be in [0, 1], got %v", *silent)
-	}
-	rate, err := parseRate(*churn)
-	if err != nil {
-		return usagef("--churn: %v", err)
-	}
-	if *heal < 0 {
-		*heal = min(*duration/4, 5*time.Minute)
-	}
-	churnUntil := *duration - *heal
-	if rate > 0 && churnUntil <= churnWarmup {
-		return usagef("--duration %v leaves no time for churn after the %v warm-up and %v of healing", *duration, churnWarmup, *heal)
-	}
-	svc, err := lookupService(*service, splitList(*fix), *nodes)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	out, err := runEmulation(ctx, &p)
 	if err != nil {
 		return err
 	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	printEmulateSummary(stdout, out)
+	return nil
+}
 
+// runEmulation runs the emulated deployment p (resolved) describes.
+func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) {
+	svc, err := lookupService(p.service, splitList(p.fix), p.nodes)
+	if err != nil {
+		return emulateOutput{}, err
+	}
 	cfg := emulation.Config{
 		Spec:     svc.spec,
-		Nodes:    *nodes,
-		Seed:     *seed,
-		Duration: *duration,
+		Nodes:    p.nodes,
+		Seed:     p.seed,
+		Duration: p.duration,
 		Workload: svc.workload,
-		Churn: emulation.ChurnConfig{
-			Rate:           rate,
-			Downtime:       *downtime,
-			SilentFraction: emulation.Fraction(*silent),
+	}
+	if p.rate > 0 {
+		cfg.Churn = emulation.ChurnConfig{
+			Rate:           p.rate,
+			Downtime:       p.downtime,
+			SilentFraction: emulation.Fraction(p.silent),
 			After:          churnWarmup,
-			Until:          churnUntil,
-		},
+			Until:          p.churnUntil,
+		}
 	}
-	if *snapEvery > 0 {
-		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: *snapEvery, GatherInterval: *snapEvery}}
+	isPredictor := func(id node.ID) bool { return p.predicting == nil || slices.Contains(p.predicting, id) }
+	if p.snapEvery > 0 {
+		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: p.snapEvery, GatherInterval: p.snapEvery}}
+		if p.predicting != nil && !p.immediate {
+			// Only the predictors need neighbourhood snapshots; with the
+			// immediate check every node needs its view.
+			cfg.Snapshots.Gatherers = isPredictor
+		}
 	}
-	if mode != steering.Off || *immediate {
+	var predLog steering.PredictionLog
+	episodes := episodeLog{}
+	if p.mode != steering.Off || p.immediate {
 		cfg.Steering = &emulation.SteeringConfig{
 			Controller: steering.Config{
-				Mode:            mode,
-				Faults:          consequence.Faults{Resets: *steerResets, SilentResets: true},
-				MaxStates:       *steerStates,
-				BreakConnection: *breakConn,
+				Mode:            p.mode,
+				Faults:          consequence.Faults{Resets: p.steerResets, SilentResets: true, Breaks: p.steerBreaks},
+				MaxStates:       p.steerStates,
+				BreakConnection: p.breakConn,
 			},
-			Immediate: *immediate,
+			Immediate: p.immediate,
+		}
+		if p.predicting != nil {
+			cfg.Steering.Predictors = isPredictor
+		}
+		if p.mode != steering.Off {
+			cfg.Steering.OnRound = func(id node.ID, at time.Duration, rep *steering.RoundReport) {
+				predLog.Add(emulation.Epoch.Add(at), id, rep)
+			}
+			cfg.OnViolation = episodes.add
 		}
 	}
 	var trace *bufio.Writer
-	if *tracePath != "" {
-		f, err := os.Create(*tracePath)
+	if p.tracePath != "" {
+		f, err := os.Create(p.tracePath)
 		if err != nil {
-			return usagef("--trace: %v", err)
+			return emulateOutput{}, usagef("--trace: %v", err)
 		}
 		defer f.Close()
 		trace = bufio.NewWriterSize(f, 1<<16)
@@ -149,18 +289,16 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 	}
 	em, err := emulation.New(cfg)
 	if err != nil {
-		return err
+		return emulateOutput{}, err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	if p.cpuProfile != "" {
+		f, err := os.Create(p.cpuProfile)
 		if err != nil {
-			return usagef("--cpuprofile: %v", err)
+			return emulateOutput{}, usagef("--cpuprofile: %v", err)
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("--cpuprofile: %w", err)
+			return emulateOutput{}, fmt.Errorf("--cpuprofile: %w", err)
 		}
 		defer pprof.StopCPUProfile()
 	}
@@ -171,17 +309,17 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if runErr != nil {
-		return fmt.Errorf("%w (rerun with --seed %d)", runErr, *seed)
+		return emulateOutput{}, fmt.Errorf("%w (rerun with --seed %d)", runErr, p.seed)
 	}
 	out := emulateOutput{
-		Service:        *service,
+		Service:        p.service,
 		Options:        svc.options,
-		Seed:           *seed,
-		Nodes:          *nodes,
-		Duration:       duration.String(),
-		ChurnPerMinute: rate,
-		Heal:           heal.String(),
-		SilentFraction: *silent,
+		Seed:           p.seed,
+		Nodes:          p.nodes,
+		Duration:       p.duration.String(),
+		ChurnPerMinute: p.rate,
+		Heal:           p.heal.String(),
+		SilentFraction: p.silent,
 		Summary:        svc.summarize(em.View()),
 		Result:         res,
 		WallSeconds:    res.WallTime.Seconds(),
@@ -190,12 +328,19 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 		out.Speedup = float64(res.VirtualDuration) / float64(res.WallTime)
 	}
 	out.summaryLine = svc.describe(em.View())
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		return enc.Encode(out)
+	if p.mode != steering.Off {
+		out.Predictors = p.predicting
+		out.Predictions = matchPredictions(&predLog, episodes)
+		out.predictionLog = &predLog
+		if p.reports != "" {
+			src := predictionSource{service: p.service, fix: p.fix, nodes: p.nodes, options: svc.options, spec: svc.spec,
+				mode: p.mode, faults: cfg.Steering.Controller.Faults}
+			if err := writePredictionReports(p.reports, &predLog, src, out.Predictions); err != nil {
+				return emulateOutput{}, err
+			}
+		}
 	}
-	printEmulateSummary(stdout, out)
-	return nil
+	return out, nil
 }
 
 func printEmulateSummary(w io.Writer, o emulateOutput) {
@@ -236,8 +381,11 @@ func printEmulateSummary(w io.Writer, o emulateOutput) {
 		}
 		fmt.Fprintf(w, "  steering:  %d rounds (%d reused the last round's outcome), %d states explored, %d violations predicted (%d replayed), %d filters installed, %d unhelpful\n",
 			s.Rounds, s.RoundsReused, s.StatesExplored, predicted, s.ReplayHits, s.FiltersInstalled, s.Unhelpful)
-		fmt.Fprintf(w, "             %d filter hits, %d immediate-check vetoes in %d checks: %.2f%% of %d actions changed\n",
-			s.FilterHits, s.Vetoes, s.ImmediateChecks, 100*s.ChangedShare(), s.Handled)
+		fmt.Fprintf(w, "             %d filter hits, %d immediate-check vetoes in %d checks: %.2f%% of %d actions changed; %.2fs of wall time exploring\n",
+			s.FilterHits, s.Vetoes, s.ImmediateChecks, 100*s.ChangedShare(), s.Handled, s.ExplorationSeconds)
+		if s.Rounds > 0 {
+			printPredictions(w, o.Predictions, o.Predictors, s.Rounds)
+		}
 	}
 	fmt.Fprintln(w, "  safety — states violating each property (episodes, first occurrence):")
 	width := 0
