@@ -675,6 +675,11 @@ func (c *Controller) search(ctx context.Context, m *consequence.ActorModel, prop
 		// extend an earlier violation: cut it at the first violating state,
 		// or a filter could be derived from an event after the damage.
 		prop, verr, path := firstViolation(m, props, v.Start, path, v.Property, v.Err)
+		// A path may also carry events the violation does not need (a
+		// timer that fired on the way): without them the filter comes
+		// from an event that matters and equal scenarios compare equal.
+		path, verr = minimizePath(m, props, v.Start, path, prop, verr)
+		prop, verr, path = firstViolation(m, props, v.Start, path, prop, verr)
 		p, err := c.prediction(m, prop, verr, path)
 		if err != nil {
 			return nil, res.Unique, err

@@ -2,6 +2,7 @@ package steering
 
 import (
 	"github.com/seed6eee2ec7/crystalball/consequence"
+	"slices"
 )
 
 // replay re-runs a stored error path on a new snapshot's model, the way the
@@ -70,4 +71,59 @@ func equivalent(a, want consequence.ActorAction) bool {
 		return a.Peer == want.Peer
 	}
 	return false
+}
+
+// minimizePath drops, one at a time from the first, the events of path
+// that the violation of property prop does not need: an event goes if the
+// path without it still runs from start — every later event enabled, in
+// its equivalent form — and still ends in a state violating prop. The
+// result is one-minimal (no single remaining event can go), with the error
+// its end state gives; it is path itself when nothing can go.
+func minimizePath(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], start *consequence.GlobalState, path []consequence.ActorAction, prop string, verr error) ([]consequence.ActorAction, error) {
+	var check func(*consequence.GlobalState) error
+	for _, p := range props {
+		if p.Name == prop {
+			check = p.Check
+		}
+	}
+	if check == nil || len(path) < 2 {
+		return path, verr
+	}
+	var acts []consequence.Action[consequence.ActorAction]
+	// run replays want strictly and returns the actions taken and the
+	// error of the end state (nil if it does not violate prop or a step is
+	// not enabled).
+	run := func(want []consequence.ActorAction) ([]consequence.ActorAction, error) {
+		g := start
+		taken := make([]consequence.ActorAction, 0, len(want))
+		for _, w := range want {
+			acts = m.Actions(g, acts[:0])
+			var next *consequence.GlobalState
+			for _, a := range acts {
+				if !equivalent(a.Act, w) {
+					continue
+				}
+				if s, ok := m.Next(g, a.Act); ok {
+					next = s
+					taken = append(taken, a.Act)
+					break
+				}
+			}
+			if next == nil {
+				return nil, nil
+			}
+			g = next
+		}
+		return taken, check(g)
+	}
+	cur := path
+	for i := 0; i < len(cur) && len(cur) > 1; {
+		cand := append(slices.Clone(cur[:i]), cur[i+1:]...)
+		if taken, err := run(cand); err != nil {
+			cur, verr = taken, err
+			continue // the event at i went: try the one that took its place
+		}
+		i++
+	}
+	return cur, verr
 }

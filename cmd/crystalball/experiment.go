@@ -72,6 +72,7 @@ var experiments = map[string]func(args []string, stdout, stderr io.Writer) error
 	"randtree-prediction": runRandTreePrediction,
 	"randtree-churn":      runRandTreeChurn,
 	"paxos":               runPaxosExperiment,
+	"macemc-baseline":     runMaceMCBaseline,
 }
 
 func runExperiment(args []string, stdout, stderr io.Writer) error {
