@@ -24,8 +24,8 @@ func (s *flagSvc) Init(env node.Env) {
 	}
 }
 func (s *flagSvc) HandleMessage(node.Env, node.ID, node.Message) {}
-func (s *flagSvc) HandleApp(node.Env, node.Message)             {}
-func (s *flagSvc) HandleTransportError(node.Env, node.ID)       {}
+func (s *flagSvc) HandleApp(node.Env, node.Message)              {}
+func (s *flagSvc) HandleTransportError(node.Env, node.ID)        {}
 func (s *flagSvc) HandleTimer(env node.Env, name string) {
 	switch name {
 	case "bad":
