@@ -153,6 +153,29 @@
 // send, delivery, drop and checkpoint. Without Config.Snapshots the
 // emulator behaves, and traces, exactly as before.
 //
+// # Steering
+//
+// With Config.Steering set, a steering.Controller runs beside every node
+// (SteeringConfig.Predictors may leave some in mode Off). Every snapshot a
+// node gathers starts a round on its controller: Controller.Explore runs
+// at once, inside the loop, and the round is charged in virtual time —
+// SteeringConfig.CostPerState per state it explored — so a run stays a
+// pure function of its seed however fast the machine is. The filters in
+// force stay while a round explores, joined at once by the filters of its
+// replayed paths; the round's whole filter set replaces them when its cost
+// has passed (a later round or a reset of the node supersedes a pending
+// install). Before a message, timer, application call or transport error
+// reaches a node's handler, Controller.Gate decides: the filters first,
+// then, with SteeringConfig.Immediate, the immediate safety check on the
+// node's core and its last round's view. A dropped message is consumed
+// (with steering.Config.BreakConnection the connection to its sender
+// breaks and only the sender is told); a postponed event is tried again
+// SteeringConfig.PostponeDelay later. SteeringConfig.OnRound sees every
+// round's report and OnIntervention every event kept from a handler; both
+// are traced. Result.Steering sums the controllers' counters; its
+// ExplorationSeconds, the wall time the rounds took, is measured and so is
+// the one field two runs of a seed do not share.
+//
 // # Failures
 //
 // A panic in a handler or a property check stops the loop with a

@@ -1,5 +1,9 @@
-// Command crystalball runs crystalball's jobs: emulated experiments today;
-// live nodes, offline checking and trace inspection as they land.
+// Command crystalball is the command-line tool of the crystalball runtime:
+// a live node over TCP and memberlist (node), emulated deployments of
+// hundreds of nodes with deep online debugging and steering (emulate),
+// offline model checking from an initial state, MaceMC's mode (check),
+// replaying and inspecting violations (trace show), and the papers'
+// experiments (experiment NAME). README.md documents every command.
 //
 // Every command that involves randomness takes --seed, and the same seed and
 // flags give the same output. --json prints one machine-readable JSON object
