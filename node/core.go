@@ -254,6 +254,17 @@ func (e *coreEnv) Send(to ID, msg Message) {
 	fx.Sends = append(fx.Sends, Envelope{From: e.core.id, To: to, Msg: msg})
 }
 
+func (e *coreEnv) SendDatagram(to ID, msg Message) {
+	fx := e.live()
+	if to == None {
+		panic("node: Env.SendDatagram to None")
+	}
+	if msg == nil {
+		panic("node: Env.SendDatagram of a nil message")
+	}
+	fx.Sends = append(fx.Sends, Envelope{From: e.core.id, To: to, Msg: msg, Datagram: true})
+}
+
 func (e *coreEnv) SetTimer(name string, after time.Duration) {
 	fx := e.live()
 	if name == "" || len(name) > MaxTimerNameLen {

@@ -25,6 +25,10 @@ func (r *recorder) HandleMessage(env Env, from ID, m Message) {
 	if m.(note).Text == "echo" {
 		env.Send(from, note{Text: "echoed"})
 	}
+	if m.(note).Text == "datagram" {
+		env.Send(from, note{Text: "first"})
+		env.SendDatagram(from, note{Text: "second"})
+	}
 	if m.(note).Text == "cancel" {
 		env.CancelTimer("tick")
 	}
@@ -258,4 +262,53 @@ func TestStepDoesNotAllocate(t *testing.T) {
 	if allocs != 0 {
 		t.Fatalf("Step allocated %v times per event", allocs)
 	}
+}
+
+// A datagram is a send effect with Datagram set, in the order the handler
+// made it among the messages; the core does not allocate for it.
+func TestCoreSendDatagramEffect(t *testing.T) {
+	c := newRecorderCore(t, 1)
+	if _, err := c.Step(Event{Kind: EventInit, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	fx, err := c.Step(Event{Kind: EventMessage, At: t0, From: 2, Msg: note{"datagram"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Envelope{
+		{From: 5, To: 2, Msg: note{"first"}},
+		{From: 5, To: 2, Msg: note{"second"}, Datagram: true},
+	}
+	if len(fx.Sends) != 2 || fx.Sends[0] != want[0] || fx.Sends[1] != want[1] {
+		t.Fatalf("sends = %v, want %v", fx.Sends, want)
+	}
+	if got := fx.Sends[1].String(); got != "{n5 n2 0 {second} datagram}" {
+		t.Errorf("String = %q", got)
+	}
+	if got := fx.Sends[0].String(); got != "{n5 n2 0 {first}}" {
+		t.Errorf("String = %q", got)
+	}
+
+	d, _ := NewCore(CoreConfig{ID: 1, Factory: func() Service { return &dgramTicker{} }})
+	fx, _ = d.Step(Event{Kind: EventInit, At: t0})
+	at := fx.Timers[0].At
+	allocs := testing.AllocsPerRun(100, func() {
+		fx, _ = d.Step(Event{Kind: EventTimer, At: at, Timer: "t"})
+		at = fx.Timers[0].At
+		if len(fx.Sends) != 1 || !fx.Sends[0].Datagram {
+			t.Fatalf("effects of one step = %+v", fx)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("Step allocated %v times per event with a datagram", allocs)
+	}
+}
+
+// dgramTicker is ticker with a datagram instead of a message.
+type dgramTicker struct{ ticker }
+
+func (k *dgramTicker) HandleTimer(env Env, _ string) {
+	k.Fired++
+	env.SendDatagram(2, tick{})
+	env.SetTimer("t", time.Second)
 }

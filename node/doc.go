@@ -64,6 +64,29 @@
 // membership, discovery of service addresses (node metadata) and failure
 // detection. Stop leaves no goroutine behind.
 //
+// # Datagrams
+//
+// Env.Send is a message: FIFO per (sender, receiver) pair, and a lost
+// connection is reported to the sender (HandleTransportError).
+// Env.SendDatagram is a datagram: best effort — delivered at most once, in
+// any order, or lost silently; it needs no connection and never causes a
+// transport error. The receiver handles both with HandleMessage. In the
+// core's Effects a datagram is a send like any other, in handler order,
+// with Envelope.Datagram set (so Step stays allocation-free and shells that
+// know nothing of datagrams still compile); each shell then keeps the
+// contract its own way: the emulator gives each datagram its own latency
+// and loss (package emulation), the explorer holds them as an unordered
+// multiset per pair and may drop them (package consequence). The live
+// Runtime carries a datagram on the connection the sender's messages use,
+// as a frame whose envelope starts with 0xE2 instead of 0xE1, so it arrives
+// in order — a valid best-effort delivery — and the receiver's layers see
+// the flag. It is dropped, and counted (Counters.DatagramsDropped), never
+// queued past a failed dial nor reported: when the peer is unreachable (its
+// last dial failed and the redial backoff runs), when the connection's
+// queue is full, or when it cannot be encoded or is too large; a
+// connection that carried datagrams only breaks without a transport error.
+// A steering Verdict's Break is ignored for a datagram.
+//
 // # Properties
 //
 // A service exports its safety (Always) and liveness (Eventually) properties

@@ -6,8 +6,13 @@ import (
 	"fmt"
 )
 
-// envelopeFormatV1 is the first byte of an encoded envelope.
-const envelopeFormatV1 = 0xE1
+// envelopeFormatV1 is the first byte of an encoded envelope;
+// envelopeDatagramV1 the first byte of an encoded datagram (Envelope.Datagram
+// set), whose layout is otherwise the same.
+const (
+	envelopeFormatV1   = 0xE1
+	envelopeDatagramV1 = 0xE2
+)
 
 // ErrBadEnvelope is wrapped by every envelope decoding error other than an
 // unknown message type (ErrUnknownMessageType).
@@ -17,7 +22,7 @@ var ErrBadEnvelope = errors.New("node: bad envelope")
 //
 //	0xE1 | uvarint From | uvarint To | uvarint CN | uvarint len(type) | type | msgpack body
 //
-// The body runs to the end of the buffer; the transport's framing delimits
+// A datagram (env.Datagram) starts with 0xE2 instead. The body runs to the end of the buffer; the transport's framing delimits
 // it. The message type must be registered.
 func (r *Registry) AppendEnvelope(dst []byte, env Envelope) ([]byte, error) {
 	if env.Msg == nil {
@@ -27,7 +32,11 @@ func (r *Registry) AppendEnvelope(dst []byte, env Envelope) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %q (%T)", ErrUnknownMessageType, env.Msg.MessageType(), env.Msg)
 	}
 	name := env.Msg.MessageType()
-	dst = append(dst, envelopeFormatV1)
+	format := byte(envelopeFormatV1)
+	if env.Datagram {
+		format = envelopeDatagramV1
+	}
+	dst = append(dst, format)
 	dst = binary.AppendUvarint(dst, uint64(env.From))
 	dst = binary.AppendUvarint(dst, uint64(env.To))
 	dst = binary.AppendUvarint(dst, env.CN)
@@ -45,9 +54,10 @@ func (r *Registry) DecodeEnvelope(b []byte) (Envelope, error) {
 	bad := func(what string) (Envelope, error) {
 		return Envelope{}, fmt.Errorf("%w: %s", ErrBadEnvelope, what)
 	}
-	if len(b) == 0 || b[0] != envelopeFormatV1 {
+	if len(b) == 0 || (b[0] != envelopeFormatV1 && b[0] != envelopeDatagramV1) {
 		return bad("unknown format")
 	}
+	datagram := b[0] == envelopeDatagramV1
 	rest := b[1:]
 	var fields [4]uint64
 	for i := range fields {
@@ -73,5 +83,5 @@ func (r *Registry) DecodeEnvelope(b []byte) (Envelope, error) {
 		}
 		return Envelope{}, fmt.Errorf("%w: %w", ErrBadEnvelope, err)
 	}
-	return Envelope{From: from, To: to, CN: cn, Msg: msg}, nil
+	return Envelope{From: from, To: to, CN: cn, Msg: msg, Datagram: datagram}, nil
 }

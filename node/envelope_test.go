@@ -154,6 +154,8 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	}
 	good, _ := r.AppendEnvelope(nil, Envelope{From: 7, To: 9, CN: 1, Msg: joinMsg{Joiner: 7, Siblings: []ID{1, 2}, Tags: map[string]uint32{"x": 1}}})
 	f.Add(good)
+	dgram, _ := r.AppendEnvelope(nil, Envelope{From: 7, To: 9, CN: 1, Msg: note{"x"}, Datagram: true})
+	f.Add(dgram)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		env, err := r.DecodeEnvelope(b)
 		if err != nil {

@@ -122,7 +122,8 @@ type Verdict struct {
 	// without a transport error for this node's service: the sender sees
 	// its connection break and runs its own failure handling (the
 	// CrystalBall paper's TCP reset of a filtered message). Ignored for
-	// other kinds and for messages the node sent itself.
+	// other kinds, for messages the node sent itself and for datagrams
+	// (Envelope.Datagram: their sender holds no connection to learn from).
 	Break bool
 	// RetryAt, for a timer, an application call or a transport error,
 	// asks the runtime to deliver the event again at that time (or as soon

@@ -450,6 +450,14 @@ type Counters struct {
 	LayerBytesIn     uint64 `json:"layer_bytes_in"`
 	LayerMessagesOut uint64 `json:"layer_messages_out"`
 	LayerBytesOut    uint64 `json:"layer_bytes_out"`
+	// DatagramsQueued counts the service's datagrams (Env.SendDatagram)
+	// queued on peers' connections (then written, or lost with the
+	// connection); DatagramsDropped those dropped before that: peer
+	// unreachable, queue full, unencodable or oversized. Datagrams to
+	// self are not counted. Both are also in MessagesOut/BytesOut once
+	// written.
+	DatagramsQueued  uint64 `json:"datagrams_queued,omitempty"`
+	DatagramsDropped uint64 `json:"datagrams_dropped,omitempty"`
 }
 
 // Status is a read-only, JSON-friendly picture of a node.
@@ -527,6 +535,7 @@ func (r *Runtime) fillStatus(st *Status) {
 		BytesIn: s.bytesIn.Load(), BytesOut: s.bytesOut.Load(),
 		LayerMessagesIn: s.layerMsgsIn.Load(), LayerBytesIn: s.layerBytesIn.Load(),
 		LayerMessagesOut: s.layerMsgsOut.Load(), LayerBytesOut: s.layerBytesOut.Load(),
+		DatagramsQueued: s.dgramsQueued.Load(), DatagramsDropped: s.dgramsDropped.Load(),
 	}
 }
 
@@ -760,7 +769,7 @@ func (r *Runtime) stepFrom(first int, ev Event, in *Envelope, retried bool) {
 		}
 		r.sendLayer(out)
 		if !v.Handle {
-			r.keptFromCore(i, ev, v)
+			r.keptFromCore(i, ev, in, v)
 			return
 		}
 	}
@@ -793,6 +802,10 @@ func (r *Runtime) stepFrom(first int, ev Event, in *Envelope, retried bool) {
 		}
 		if env.To == r.cfg.ID {
 			r.selfq = append(r.selfq, env)
+			continue
+		}
+		if env.Datagram {
+			r.sendDatagram(env)
 			continue
 		}
 		r.send(env, false)
@@ -845,16 +858,48 @@ func (r *Runtime) send(env Envelope, layer bool) {
 	}
 }
 
+// sendDatagram encodes a datagram into a frame and queues it on the peer's
+// connection, the one its messages use (transport.enqueueDatagram), so a
+// datagram that gets through arrives reliably and in order with them: a
+// valid best-effort delivery. When the peer is unreachable (its last dial
+// failed and its redial backoff has not passed), the connection's queue is
+// full, or the datagram cannot be encoded or exceeds the maximum frame
+// size, it is dropped and counted, never reported: a datagram causes no
+// transport error.
+func (r *Runtime) sendDatagram(env Envelope) {
+	frame, start := beginFrame(make([]byte, 0, 256))
+	frame, err := r.reg.AppendEnvelope(frame, env)
+	if err != nil {
+		r.log.Error("node: cannot encode datagram; dropped", zap.Stringer("to", env.To), zap.Error(err))
+		r.stats.dgramsDropped.Add(1)
+		return
+	}
+	if n := len(frame) - start - FrameHeaderLen; n > r.cfg.MaxFrameSize {
+		r.log.Error("node: datagram exceeds the maximum frame size; dropped", zap.Stringer("to", env.To),
+			zap.String("type", env.Msg.MessageType()), zap.Int("bytes", n), zap.Int("max", r.cfg.MaxFrameSize))
+		r.stats.dgramsDropped.Add(1)
+		return
+	}
+	finishFrame(frame, start)
+	if !r.tr.enqueueDatagram(env.To, frame) {
+		r.stats.dgramsDropped.Add(1)
+		return
+	}
+	r.stats.dgramsQueued.Add(1)
+}
+
 // errBrokenByLayer is the reason of a connection a Gate broke.
 var errBrokenByLayer = errors.New("node: connection broken by a layer's verdict on a message from the peer")
 
-// keptFromCore carries out the verdict of layer i that kept ev from the
-// core: break the connection to a dropped message's sender (without a
-// transport error for the service), or queue a postponed event.
-func (r *Runtime) keptFromCore(i int, ev Event, v Verdict) {
+// keptFromCore carries out the verdict of layer i that kept ev (received
+// as in, for a message) from the core: break the connection to a dropped
+// message's sender (without a transport error for the service; not for a
+// datagram, whose sender holds no connection to learn from), or queue a
+// postponed event.
+func (r *Runtime) keptFromCore(i int, ev Event, in *Envelope, v Verdict) {
 	switch ev.Kind {
 	case EventMessage:
-		if v.Break && ev.From != r.cfg.ID && ev.From != None {
+		if v.Break && (in == nil || !in.Datagram) && ev.From != r.cfg.ID && ev.From != None {
 			r.tr.closePeer(ev.From, errBrokenByLayer, false)
 		}
 	case EventTimer, EventApp, EventTransportError:

@@ -26,6 +26,8 @@ type sendNote struct {
 	// Retry makes the service send again whenever the connection to To
 	// breaks.
 	Retry bool
+	// Datagram sends the note as a datagram (Env.SendDatagram).
+	Datagram bool
 }
 
 func (sendNote) MessageType() string { return "test.sendNote" }
@@ -64,7 +66,9 @@ func (s *noteSvc) HandleTimer(env Env, name string) {
 	}
 }
 func (s *noteSvc) HandleApp(env Env, call Message) {
-	if c, ok := call.(sendNote); ok {
+	if c, ok := call.(sendNote); ok && c.Datagram {
+		env.SendDatagram(c.To, note{Text: c.Text})
+	} else if ok {
 		env.Send(c.To, note{Text: c.Text})
 		if c.Retry {
 			s.RetryTo = c.To

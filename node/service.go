@@ -18,7 +18,7 @@ import (
 // The contract, which every runtime relies on:
 //   - Handlers are deterministic given the state, the event and Env: they use
 //     no goroutines, wall clock, global randomness or I/O, and act on the
-//     world only through Env (Send, SetTimer, CancelTimer).
+//     world only through Env (Send, SendDatagram, SetTimer, CancelTimer).
 //   - Handlers do not retain Env past the call, and treat received messages
 //     as read-only.
 //   - Exactly one handler runs at a time on a given Service value; a value is
@@ -69,6 +69,14 @@ type Env interface {
 	// and may fail, which the sender learns through HandleTransportError.
 	// Sending to Self is allowed and goes through the same path.
 	Send(to ID, msg Message)
+	// SendDatagram queues msg for to as a datagram: best effort. A datagram
+	// is delivered at most once, in no guaranteed order (datagrams between
+	// the same pair may overtake each other and the sender's messages), or
+	// lost silently — to a node that is down, unreachable, partitioned away
+	// or unknown, or by the network. It needs no connection and never
+	// causes HandleTransportError at the sender. The receiver handles it
+	// with HandleMessage, like a message. Sending to Self is allowed.
+	SendDatagram(to ID, msg Message)
 	// SetTimer schedules (or reschedules) the timer name to expire after d.
 	// A node has at most one timer per name.
 	SetTimer(name string, after time.Duration)

@@ -23,6 +23,14 @@ import (
 // The reader of an outbound connection expects nothing but the end of the
 // stream, so a peer's reset is noticed on both connections.
 //
+// Datagrams (Env.SendDatagram) travel as frames on the same outbound
+// connection as the sender's messages, so they arrive in order and at most
+// once — a valid best-effort delivery. They are never queued past a failed
+// dial and never reported: a datagram for an unreachable peer (last dial
+// failed, redial backoff running) or a full queue is dropped at once, and a
+// connection that carried datagrams only breaks without a transport error
+// (enqueueDatagram).
+//
 // Goroutines: one accept loop; per outbound connection a writer (resolve,
 // dial, handshake, then write its queue) and a watcher (read until EOF);
 // per inbound connection a reader (handshake, then read, decode and hand
@@ -55,6 +63,7 @@ type counters struct {
 	connsDialed, connsAccepted, dialFailures               atomic.Uint64
 	bytesIn, bytesOut                                      atomic.Uint64
 	layerMsgsIn, layerBytesIn, layerMsgsOut, layerBytesOut atomic.Uint64
+	dgramsQueued, dgramsDropped                            atomic.Uint64
 }
 
 // peerConn is one connection to (out) or from (in) a peer.
@@ -67,6 +76,10 @@ type peerConn struct {
 	// closed is closed by close; the writer and readers watch it.
 	closed chan struct{}
 	once   sync.Once
+	// msgs and dgrams record whether a message, and a datagram, was ever
+	// queued on (outbound) or received from (inbound) the connection. One
+	// that carried datagrams only breaks silently: no transport error.
+	msgs, dgrams atomic.Bool
 
 	mu   sync.Mutex
 	conn net.Conn // nil until an outbound connection is dialled
@@ -79,6 +92,10 @@ func (c *peerConn) dirName() string {
 	}
 	return "inbound"
 }
+
+// datagramsOnly reports whether c has carried datagrams and no message: its
+// breaking is reported to nobody (datagrams are lost silently).
+func (c *peerConn) datagramsOnly() bool { return c.dgrams.Load() && !c.msgs.Load() }
 
 // setConn records the dialled connection; false if c was closed meanwhile.
 func (c *peerConn) setConn(conn net.Conn) bool {
@@ -106,6 +123,11 @@ func (c *peerConn) close(reason error, report bool) {
 			conn.Close()
 		}
 		c.t.forget(c)
+		// Read after forget: whatever enqueue marked on c while it was
+		// in the tables (under the transport's lock) is visible here.
+		if report && c.datagramsOnly() {
+			report = false
+		}
 		lvl := zap.InfoLevel
 		if errors.Is(reason, ErrBadFrame) || errors.Is(reason, ErrBadEnvelope) ||
 			errors.Is(reason, ErrUnknownMessageType) || errors.Is(reason, ErrHandshake) {
@@ -353,6 +375,11 @@ func (t *transport) readEnvelopes(c *peerConn, conn net.Conn) error {
 			t.rejected(err)
 			return err
 		}
+		if env.Datagram {
+			c.dgrams.Store(true)
+		} else {
+			c.msgs.Store(true)
+		}
 		t.stats.msgsIn.Add(1)
 		size := FrameHeaderLen + len(payload)
 		t.stats.bytesIn.Add(uint64(size))
@@ -387,11 +414,9 @@ func (t *transport) enqueue(peer ID, frame []byte) error {
 	}
 	c := t.out[peer]
 	if c == nil {
-		c = &peerConn{t: t, peer: peer, outbound: true, queue: make(chan []byte, t.cfg.SendQueueLen), closed: make(chan struct{})}
-		t.out[peer] = c
-		t.wg.Add(1)
-		go c.runOutbound()
+		c = t.dialOut(peer)
 	}
+	c.msgs.Store(true)
 	t.mu.Unlock()
 	select {
 	case c.queue <- frame:
@@ -402,9 +427,54 @@ func (t *transport) enqueue(peer ID, frame []byte) error {
 	}
 }
 
+// dialOut creates the outbound connection to peer and starts its writer,
+// which dials it. t.mu must be held.
+func (t *transport) dialOut(peer ID) *peerConn {
+	c := &peerConn{t: t, peer: peer, outbound: true, queue: make(chan []byte, t.cfg.SendQueueLen), closed: make(chan struct{})}
+	t.out[peer] = c
+	t.wg.Add(1)
+	go c.runOutbound()
+	return c
+}
+
+// enqueueDatagram queues an encoded datagram for peer, never blocking, and
+// reports whether it did; it is called only from the core goroutine. A
+// datagram goes on the connection the peer's messages use, dialled on
+// first use as for a message (it waits in the queue while the connection
+// is dialled, and is lost if the dial fails). It is dropped (false) when
+// the transport is closed, when the peer is unreachable — its last dial
+// failed and its redial backoff has not passed — or when the queue is full,
+// which, unlike for a message, leaves the connection open. A connection
+// that only ever carried datagrams reports no transport error when it
+// fails or breaks.
+func (t *transport) enqueueDatagram(peer ID, frame []byte) bool {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return false
+	}
+	c := t.out[peer]
+	if c == nil {
+		if st, ok := t.redial[peer]; ok && time.Now().Before(st.notBefore) {
+			t.mu.Unlock()
+			return false
+		}
+		c = t.dialOut(peer)
+	}
+	c.dgrams.Store(true)
+	t.mu.Unlock()
+	select {
+	case c.queue <- frame:
+		return true
+	default:
+		return false
+	}
+}
+
 // closePeer closes every connection to and from peer. With report set it
-// reports one transport error if any was open; it must then not be called
-// from the core goroutine.
+// reports one transport error if any was open (other than connections that
+// carried datagrams only); it must then not be called from the core
+// goroutine.
 func (t *transport) closePeer(peer ID, reason error, report bool) {
 	t.mu.Lock()
 	conns := []*peerConn{t.out[peer], t.in[peer]}
@@ -412,7 +482,7 @@ func (t *transport) closePeer(peer ID, reason error, report bool) {
 	open := false
 	for _, c := range conns {
 		if c != nil {
-			open = true
+			open = open || !c.datagramsOnly()
 			c.close(reason, false)
 		}
 	}

@@ -18,6 +18,10 @@
 // millisecond per event, so timer deadlines print as durations and scripts
 // are byte-for-byte reproducible.
 //
+// A datagram (node.Env.SendDatagram) is queued on the same FIFO channel as
+// the sender's messages — one valid best-effort delivery, and drop loses
+// it — and prints as "FROM ~> TO MSG" when sent. It opens no connection.
+//
 // Resets come in the two flavours MaceMC and CrystalBall distinguish. A
 // silent reset (the RST is lost) restarts the node and leaves every channel
 // alone, so messages already on their way reach the new incarnation. A reset

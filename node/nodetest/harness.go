@@ -154,9 +154,13 @@ func (h *Harness) step(c *node.Core, ev node.Event, out io.Writer) error {
 	for _, e := range fx.Sends {
 		ch := channel{from: e.From, to: e.To}
 		h.queues[ch] = append(h.queues[ch], e.Msg)
-		h.contact[ch] = true
-		h.contact[ch.reverse()] = true
-		fmt.Fprintf(out, "%v -> %v %v\n", e.From, e.To, e.Msg)
+		arrow := "~>"
+		if !e.Datagram {
+			arrow = "->"
+			h.contact[ch] = true
+			h.contact[ch.reverse()] = true
+		}
+		fmt.Fprintf(out, "%v %s %v %v\n", e.From, arrow, e.To, e.Msg)
 	}
 	for _, op := range fx.Timers {
 		if op.Cancel {
