@@ -71,6 +71,14 @@
 // j reset (less than a minute) before its checkpoint with nothing from s
 // since.
 //
+// Datagrams (node.Env.SendDatagram, node.Envelope.Datagram) carry cn and
+// force the receiver's checkpoint like messages, so the cut stays
+// consistent (no orphans). But they are unordered, so none of the channel
+// reasoning above applies to them: a datagram never closes a channel,
+// never stands in for a Marker, and is never recorded. A snapshot holds no
+// datagram in flight — as if every datagram in flight at the cut was lost,
+// which a datagram may be — and the guarantee below is about messages.
+//
 // # The consistency guarantee
 //
 // A Snapshot for cut CN holds, for each included node n, the checkpoint

@@ -280,7 +280,11 @@ func (m *Manager) Sent(now time.Time, env *node.Envelope, size int) {
 		m.now = now
 	}
 	env.CN = m.cn
-	m.sentCN[env.To] = m.cn
+	if !env.Datagram {
+		// A datagram closes no channel at its receiver (see Deliver), so
+		// it must not stand in for a Marker either.
+		m.sentCN[env.To] = m.cn
+	}
 	if env.To != m.self {
 		m.recent[env.To] = m.now
 	}
@@ -297,7 +301,10 @@ func (m *Manager) Sent(now time.Time, env *node.Envelope, size int) {
 // checkpointed first (so the checkpoint is of the state before the message)
 // and the number adopted. Protocol messages are consumed: deliver is false
 // and the shell must not hand them to the core. For a service message
-// deliver is true; it is recorded as in flight if it crossed a cut.
+// deliver is true; it is recorded as in flight if it crossed a cut. A
+// datagram (env.Datagram) is unordered: it forces the checkpoint like a
+// message, but neither closes its channel nor is recorded (a snapshot
+// treats a datagram in flight as lost).
 //
 // A non-nil error comes from the Source (the node state could not be
 // encoded) or the Registry (the message type is not registered): a bug in
@@ -316,14 +323,16 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 			return false, m.fx, err
 		}
 	}
-	if env.CN > m.lastCN[env.From] {
-		m.lastCN[env.From] = env.CN
-	}
-	// Whatever was lost on the way from env.From arrived (was dropped)
-	// before env: FIFO.
-	delete(m.dirty, env.From)
-	if m.dirtyAll {
-		m.clean[env.From] = true
+	if !env.Datagram {
+		if env.CN > m.lastCN[env.From] {
+			m.lastCN[env.From] = env.CN
+		}
+		// Whatever was lost on the way from env.From arrived (was
+		// dropped) before env: FIFO.
+		delete(m.dirty, env.From)
+		if m.dirtyAll {
+			m.clean[env.From] = true
+		}
 	}
 	switch msg := env.Msg.(type) {
 	case Request:
@@ -342,7 +351,7 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 		if env.From != m.self {
 			m.recent[env.From] = m.now
 		}
-		if env.CN < m.cn && len(m.store) > 0 {
+		if env.CN < m.cn && len(m.store) > 0 && !env.Datagram {
 			body, err := m.cfg.Registry.EncodeMessage(env.Msg)
 			if err != nil {
 				return false, m.fx, fmt.Errorf("snapshot: recording an in-flight message: %w", err)

@@ -272,6 +272,41 @@ func TestForcedCheckpointAndInFlightRecording(t *testing.T) {
 	}
 }
 
+// A datagram carries the number and forces a checkpoint like a message, but
+// it is never recorded as in flight: a snapshot treats it as lost.
+func TestDatagramsForceCheckpointsAndAreNotRecorded(t *testing.T) {
+	h := newHarness(t, []node.ID{1, 2}, defaults)
+	dg := node.Envelope{From: 2, To: 1, Msg: ping{N: 2}, Datagram: true}
+	h.mgrs[2].Sent(h.now, &dg, 10)
+	h.q[[2]node.ID{2, 1}] = append(h.q[[2]node.ID{2, 1}], dg)
+	h.send(2, 1, 1) // a message behind the datagram, both with CN 0
+	fx, err := h.mgrs[1].Gather(h.now) // node 1 checkpoints at 1
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.apply(fx)
+	h.deliverAll()
+	if len(h.snaps) != 1 {
+		t.Fatalf("%d snapshots", len(h.snaps))
+	}
+	for _, ch := range h.snaps[0].Channels {
+		if ch.From == 2 && ch.To == 1 {
+			if !ch.Complete || len(ch.Messages) != 1 || ch.Messages[0].Msg.(ping).N != 1 {
+				t.Errorf("channel 2→1 = %+v, want the message only", ch)
+			}
+		}
+	}
+	before := h.mgrs[2].Stats().Forced
+	ok, fx, err := h.mgrs[2].Deliver(h.now, node.Envelope{From: 1, To: 2, CN: 9, Msg: ping{N: 3}, Datagram: true})
+	if err != nil || !ok {
+		t.Fatalf("deliver datagram: %v %v", ok, err)
+	}
+	h.apply(fx)
+	if st := h.mgrs[2].Stats(); st.Forced != before+1 || st.CN != 9 {
+		t.Errorf("node 2 stats %+v after a datagram with CN 9: want a forced checkpoint and cn 9", st)
+	}
+}
+
 // With a small quota the requested checkpoint is pruned: the member answers
 // negatively with its number and the gatherer retries at it.
 func TestPrunedCheckpointNegativeAndRetry(t *testing.T) {
