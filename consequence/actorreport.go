@@ -17,8 +17,8 @@ var ErrBadReport = errors.New("consequence: bad report")
 // appears in an ActorReport's JSON. Messages are carried as their type name
 // and canonical msgpack body (base64 in JSON).
 type ActionRecord struct {
-	// Kind is "deliver", "transport-error", "timer", "app", "reset" or
-	// "break".
+	// Kind is "deliver", "transport-error", "timer", "app", "reset",
+	// "break", "deliver-datagram" or "drop-datagram".
 	Kind    string  `json:"kind"`
 	Node    node.ID `json:"node"`
 	Peer    node.ID `json:"peer,omitempty"`
@@ -51,6 +51,9 @@ var actionKindNames = [...]string{
 	ActApp:     "app",
 	ActReset:   "reset",
 	ActBreak:   "break",
+
+	ActDeliverDatagram: "deliver-datagram",
+	ActDropDatagram:    "drop-datagram",
 }
 
 // Record returns the serializable form of a.
@@ -91,6 +94,10 @@ func (m *ActorModel) Action(r ActionRecord) (ActorAction, error) {
 		a.Kind = ActReset
 	case "break":
 		a.Kind = ActBreak
+	case "deliver-datagram":
+		a.Kind = ActDeliverDatagram
+	case "drop-datagram":
+		a.Kind = ActDropDatagram
 	default:
 		return ActorAction{}, fmt.Errorf("%w: action kind %q", ErrBadReport, r.Kind)
 	}
@@ -100,6 +107,9 @@ func (m *ActorModel) Action(r ActionRecord) (ActorAction, error) {
 			return ActorAction{}, fmt.Errorf("%w: %w", ErrBadReport, err)
 		}
 		a.Msg = msg
+	}
+	if a.Msg == nil && (a.Kind == ActDeliverDatagram || a.Kind == ActDropDatagram) {
+		return ActorAction{}, fmt.Errorf("%w: %s without a message", ErrBadReport, r.Kind)
 	}
 	return a, nil
 }
@@ -137,7 +147,7 @@ func (m *ActorModel) ReplayReport(r ActorReport, props []Property[*GlobalState])
 		}
 		act := Action[ActorAction]{Act: a}
 		act.Node, _ = m.index(a.Node)
-		act.Local = a.Kind != ActDeliver
+		act.Local = a.Kind != ActDeliver && a.Kind != ActDeliverDatagram
 		path = append(path, act)
 		g = next
 	}

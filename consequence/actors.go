@@ -48,6 +48,16 @@ type Faults struct {
 	// the break that matters is often right after the end with the higher
 	// ID changed (the paper's Figure 10).
 	Breaks int
+	// Drops is the most datagrams dropped along a path. Dropping a datagram
+	// in flight from p to n (ActDropDatagram) removes it from the multiset
+	// p → n for good: the network lost it, and nobody is told. It is a local
+	// action of the receiver n; so that consequence prediction considers a
+	// drop whenever there is a new datagram to drop, n's local fingerprint
+	// then covers the datagrams in flight to n and the drops spent (which
+	// also means n's timers and calls are expanded again when its incoming
+	// datagrams change). Datagrams are also lost, outside this budget, when
+	// their receiver resets.
+	Drops int
 }
 
 // ActorOptions configure an ActorModel.
@@ -126,8 +136,9 @@ type Checkpoint struct {
 
 // LiveSystem is a running system the explorer can start from: its live
 // nodes (View().Nodes()), their cores and the messages in flight, in FIFO
-// order per channel. emulation.Emulator implements it (its InFlight method
-// is the snapshot of its network).
+// order per channel, with the datagrams in flight among them (Datagram
+// set; their order does not matter). emulation.Emulator implements it
+// (its InFlight method is the snapshot of its network).
 type LiveSystem interface {
 	View() node.View
 	Core(id node.ID) *node.Core
@@ -151,6 +162,13 @@ const (
 	ActReset
 	// ActBreak breaks the connection between Node and Peer.
 	ActBreak
+	// ActDeliverDatagram delivers the datagram Msg in flight from Peer to
+	// Node: any one of the multiset Peer → Node, not only the oldest (one
+	// action per distinct message: equal datagrams are one action).
+	ActDeliverDatagram
+	// ActDropDatagram loses the datagram Msg in flight from Peer to Node
+	// (within Faults.Drops): a local action of the receiver Node.
+	ActDropDatagram
 )
 
 // ActorAction is one event of a global state. It is a small value; Msg is
@@ -159,10 +177,11 @@ type ActorAction struct {
 	Kind ActorActionKind
 	// Node is the node the action happens to (the receiver of a delivery).
 	Node node.ID
-	// Peer is the sender of a delivery and the other end of a break.
+	// Peer is the sender of a delivery or datagram and the other end of a
+	// break.
 	Peer node.ID
-	// Msg is the delivered message (nil for a transport error) or the
-	// application call.
+	// Msg is the delivered message (nil for a transport error), the
+	// delivered or dropped datagram, or the application call.
 	Msg   node.Message
 	Timer string
 	// Silent marks a silent reset.
@@ -174,7 +193,9 @@ type ActorAction struct {
 
 // String renders the action for traces, e.g. "n13 deliver randtree.Join
 // from n9", "n9 timer recovery", "n13 reset silent", "n13 app
-// randtree.JoinOverlay", "n9 transport-error from n13", "n1 break n9".
+// randtree.JoinOverlay", "n9 transport-error from n13", "n1 break n9",
+// "n2 deliver-datagram test.Note from n1", "n2 drop-datagram test.Note
+// from n1".
 func (a ActorAction) String() string {
 	switch a.Kind {
 	case ActDeliver:
@@ -193,6 +214,15 @@ func (a ActorAction) String() string {
 		return fmt.Sprintf("%v reset rst", a.Node)
 	case ActBreak:
 		return fmt.Sprintf("%v break %v", a.Node, a.Peer)
+	case ActDeliverDatagram, ActDropDatagram:
+		verb := "deliver-datagram"
+		if a.Kind == ActDropDatagram {
+			verb = "drop-datagram"
+		}
+		if a.Msg == nil {
+			return fmt.Sprintf("%v %s <nil> from %v", a.Node, verb, a.Peer)
+		}
+		return fmt.Sprintf("%v %s %s from %v", a.Node, verb, a.Msg.MessageType(), a.Peer)
 	}
 	return fmt.Sprintf("%v action(%d)", a.Node, uint8(a.Kind))
 }
@@ -266,11 +296,13 @@ func NewActorModel(spec node.Spec, opts ActorOptions) (*ActorModel, error) {
 
 // NewActorModelFromCheckpoints builds the model of a gathered snapshot:
 // the nodes of the checkpoints (decoded with node.DecodeCheckpoint and
-// spec.New) and the in-flight envelopes, in FIFO order per channel.
+// spec.New) and the in-flight envelopes, in FIFO order per channel; an
+// envelope with Datagram set joins its pair's datagram multiset instead.
 // Envelopes to nodes outside the snapshot are dropped (the dummy sink);
 // envelopes from outside are delivered. Open connections are assumed
-// between every pair with a message in flight and between each node and
-// the snapshot members its service names through node.Neighborer.
+// between every pair with a message (not a datagram) in flight and between
+// each node and the snapshot members its service names through
+// node.Neighborer.
 func NewActorModelFromCheckpoints(spec node.Spec, cps []Checkpoint, inFlight []node.Envelope, opts ActorOptions) (*ActorModel, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrActorModel, err)
@@ -312,7 +344,7 @@ func NewActorModelFromLive(spec node.Spec, sys LiveSystem, opts ActorOptions) (*
 }
 
 func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight []node.Envelope) (*ActorModel, error) {
-	if opts.Faults.Resets < 0 || opts.Faults.Breaks < 0 {
+	if opts.Faults.Resets < 0 || opts.Faults.Breaks < 0 || opts.Faults.Drops < 0 {
 		return nil, fmt.Errorf("%w: negative fault budget %+v", ErrActorModel, opts.Faults)
 	}
 	if len(inits) == 0 {
@@ -365,6 +397,10 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 		if err != nil {
 			return nil, fmt.Errorf("%w: message %v -> %v: %w", ErrActorModel, env.From, env.To, err)
 		}
+		if env.Datagram {
+			s.addDgram(env.From, env.To, inflight{msg: env.Msg, h: h})
+			continue
+		}
 		s.appendChan(env.From, env.To, inflight{msg: env.Msg, h: h})
 		if _, ok := m.index(env.From); ok && env.From != env.To {
 			s.connect(env.From, env.To)
@@ -416,11 +452,22 @@ func (m *ActorModel) Fingerprint(g *GlobalState) node.Hash { return g.fp }
 
 // LocalFingerprint implements Model: node n's state, timer names, pending
 // calls and random source, with the fault budget spent (which enables its
-// reset and break actions) and, when breaks are enabled, the connections.
+// reset and break actions), when breaks are enabled the connections, and,
+// when drops are enabled, the drops spent and the datagrams in flight to n
+// (which its drop actions drop).
 func (m *ActorModel) LocalFingerprint(g *GlobalState, n int) node.Hash {
 	h := g.nodes[n].hash
 	if m.opts.Faults.Breaks > 0 {
 		h = xorHash(h, g.connsH)
+	}
+	if m.opts.Faults.Drops > 0 {
+		id := m.ids[n]
+		for _, d := range g.dgrams {
+			if d.to == id {
+				h = xorHash(h, dgramComponent(d))
+			}
+		}
+		h = mix(tagDrops, uint64(g.drops), 0, h)
 	}
 	return mix(tagLocal, uint64(g.resets), uint64(g.breaks), h)
 }
@@ -458,9 +505,12 @@ func (m *ActorModel) hashNode(n *actorNode) error {
 }
 
 // Actions implements Model. The order is fixed: deliveries (channels by
-// sender, then receiver), then per node in ID order its timers (by name),
-// its first pending call, its declared calls and its reset, then breaks of
-// the open connections in order. A crashed state has none.
+// sender, then receiver), datagram deliveries (multisets by sender, then
+// receiver; within one, distinct messages in hash order), then per node in
+// ID order its timers (by name), its first pending call, its declared calls
+// and its reset, then breaks of the open connections in order, then
+// datagram drops (in the order of datagram deliveries). A crashed state
+// has none.
 func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action[ActorAction] {
 	if g.crash != nil {
 		return out
@@ -472,6 +522,7 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 		}
 		out = append(out, Action[ActorAction]{Node: i, Act: ActorAction{Kind: ActDeliver, Node: c.to, Peer: c.from, Msg: c.items[0].msg}})
 	}
+	out = m.appendDgrams(out, g, ActDeliverDatagram)
 	canReset := g.resets < m.opts.Faults.Resets
 	for i, n := range g.nodes {
 		id := m.ids[i]
@@ -497,6 +548,29 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 			out = append(out,
 				Action[ActorAction]{Node: i, Local: true, Act: ActorAction{Kind: ActBreak, Node: c.lo, Peer: c.hi}},
 				Action[ActorAction]{Node: j, Local: true, Act: ActorAction{Kind: ActBreak, Node: c.hi, Peer: c.lo}})
+		}
+	}
+	if g.drops < m.opts.Faults.Drops {
+		out = m.appendDgrams(out, g, ActDropDatagram)
+	}
+	return out
+}
+
+// appendDgrams appends an action of kind (a datagram delivery or drop) for
+// every distinct datagram in flight in g; a drop is the receiver's local
+// action.
+func (m *ActorModel) appendDgrams(out []Action[ActorAction], g *GlobalState, kind ActorActionKind) []Action[ActorAction] {
+	for _, d := range g.dgrams {
+		i, ok := m.index(d.to)
+		if !ok {
+			continue
+		}
+		for k, it := range d.items {
+			if k > 0 && it.h == d.items[k-1].h {
+				continue // an equal datagram: the same successor
+			}
+			out = append(out, Action[ActorAction]{Node: i, Local: kind == ActDropDatagram,
+				Act: ActorAction{Kind: kind, Node: d.to, Peer: d.from, Msg: it.msg}})
 		}
 	}
 	return out
@@ -575,6 +649,32 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 			ev = node.Event{Kind: node.EventTransportError, Peer: a.Peer, At: n.now}
 		}
 		return m.run(g, s, i, n.pending, ev)
+	case ActDeliverDatagram, ActDropDatagram:
+		d := g.dgramSet(a.Peer, a.Node)
+		if d == nil || a.Msg == nil || (a.Kind == ActDropDatagram && g.drops >= m.opts.Faults.Drops) {
+			return nil, false
+		}
+		h, err := m.msgHash(a.Msg)
+		if err != nil {
+			return nil, false
+		}
+		k, ok := d.find(h)
+		if !ok {
+			return nil, false
+		}
+		msg := d.items[k].msg
+		s := newSucc(g)
+		s.removeDgram(a.Peer, a.Node, k)
+		if a.Kind == ActDropDatagram {
+			s.setFaults(g.resets, g.breaks, g.drops+1)
+			return s.g, true
+		}
+		if m.intercept(ActorAction{Kind: ActDeliverDatagram, Node: a.Node, Peer: a.Peer, Msg: msg}) != Pass {
+			// Dropped by a filter; a datagram's sender holds no
+			// connection to break.
+			return s.g, true
+		}
+		return m.run(g, s, i, n.pending, node.Event{Kind: node.EventMessage, From: a.Peer, Msg: msg, At: n.now})
 	case ActTimer:
 		at, ok := n.st.TimerAt(a.Timer)
 		if !ok || m.intercept(a) == Postpone {
@@ -616,7 +716,14 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 			pending = append(pending, inflight{msg: call, h: h})
 		}
 		s := newSucc(g)
-		s.setFaults(g.resets+1, g.breaks)
+		s.setFaults(g.resets+1, g.breaks, g.drops)
+		// Datagrams in flight to the node arrive at no one: lost, with or
+		// without RST (a datagram does not outlive its receiver's reset).
+		for _, d := range g.dgrams {
+			if d.to == a.Node {
+				s.setDgrams(d.from, d.to, nil)
+			}
+		}
 		if !a.Silent {
 			for _, c := range g.conns {
 				var p node.ID
@@ -639,7 +746,7 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 			return nil, false
 		}
 		s := newSucc(g)
-		s.setFaults(g.resets, g.breaks+1)
+		s.setFaults(g.resets, g.breaks+1, g.drops)
 		s.setChan(a.Node, a.Peer, []inflight{{h: teHash}})
 		s.setChan(a.Peer, a.Node, []inflight{{h: teHash}})
 		s.disconnect(a.Node, a.Peer)
@@ -676,6 +783,10 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 			h, err := m.msgHash(env.Msg)
 			if err != nil {
 				panic(fmt.Sprintf("sent %T to %v: %v", env.Msg, env.To, err))
+			}
+			if env.Datagram {
+				s.addDgram(id, env.To, inflight{msg: env.Msg, h: h})
+				continue // no connection
 			}
 			s.appendChan(id, env.To, inflight{msg: env.Msg, h: h})
 			if env.To != id {

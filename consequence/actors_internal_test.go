@@ -2,6 +2,7 @@ package consequence
 
 import (
 	mrand "math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -56,6 +57,74 @@ func TestActorIncrementalFingerprint(t *testing.T) {
 			if kinds[k] == 0 {
 				t.Errorf("silent=%v: no action of kind %d taken", silent, k)
 			}
+		}
+	}
+}
+
+// gossip is the message of gossipSvc.
+type gossip struct{ N int }
+
+func (gossip) MessageType() string { return "test.Gossip" }
+
+// gossipSvc mixes datagrams and messages: on each of its first three ticks
+// a node sends a datagram to the next node and a message to the one after;
+// it counts what it receives.
+type gossipSvc struct{ Ticks, Got int }
+
+func (s *gossipSvc) Init(env node.Env) { env.SetTimer("t", 1) }
+func (s *gossipSvc) HandleTimer(env node.Env, _ string) {
+	self := uint64(env.Self())
+	env.SendDatagram(node.ID(self%3+1), gossip{N: s.Ticks % 2})
+	env.Send(node.ID((self+1)%3+1), gossip{N: s.Ticks})
+	if s.Ticks++; s.Ticks < 3 {
+		env.SetTimer("t", 1)
+	}
+}
+func (s *gossipSvc) HandleMessage(env node.Env, _ node.ID, m node.Message) { s.Got += 1 + m.(gossip).N }
+func (s *gossipSvc) HandleApp(node.Env, node.Message)                      {}
+func (s *gossipSvc) HandleTransportError(node.Env, node.ID)                {}
+
+// TestActorIncrementalFingerprintDatagrams is TestActorIncrementalFingerprint
+// for a service that sends datagrams, with drops among the faults.
+func TestActorIncrementalFingerprintDatagrams(t *testing.T) {
+	spec := node.Spec{Name: "gossip", New: func() node.Service { return &gossipSvc{} }, Messages: []node.Message{gossip{}}}
+	m, err := NewActorModel(spec, ActorOptions{N: 3, Faults: Faults{Resets: 2, Breaks: 1, Drops: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := mrand.New(mrand.NewPCG(3, 4))
+	kinds := map[ActorActionKind]int{}
+	for walk := 0; walk < 50; walk++ {
+		g := m.Start()
+		for step := 0; step < 40; step++ {
+			acts := m.Actions(g, nil)
+			if len(acts) == 0 {
+				break
+			}
+			a := acts[rng.IntN(len(acts))].Act
+			before, str := g.fp, g.String()
+			next, ok := m.Next(g, a)
+			if !ok {
+				t.Fatalf("%v not enabled", a)
+			}
+			if g.fp != before || g.fingerprint() != before || g.String() != str {
+				t.Fatalf("%v modified its parent", a)
+			}
+			if next.fp != next.fingerprint() {
+				t.Fatalf("walk %d step %d %v: incremental %v, from scratch %v", walk, step, a, next.fp, next.fingerprint())
+			}
+			for _, d := range next.dgrams {
+				if !slices.IsSortedFunc(d.items, func(x, y inflight) int { return cmpHash(x.h, y.h) }) {
+					t.Fatalf("%v: datagrams %v→%v out of hash order", a, d.from, d.to)
+				}
+			}
+			kinds[a.Kind]++
+			g = next
+		}
+	}
+	for k := ActDeliver; k <= ActDropDatagram; k++ {
+		if kinds[k] == 0 && k != ActApp {
+			t.Errorf("no action of kind %d taken", k)
 		}
 	}
 }

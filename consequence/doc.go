@@ -24,23 +24,44 @@
 // the node states of the nodes in a snapshot (shared between global states,
 // never modified: a transition clones the one node state it steps, with a
 // pooled scratch node.Core), a FIFO channel per directed pair of the
-// messages and transport errors in flight, the open connections, the
-// faults spent and a crash flag. Nodes outside the snapshot are one dummy
+// messages and transport errors in flight, a multiset per directed pair of
+// the datagrams in flight, the open connections, the faults spent and a
+// crash flag. Nodes outside the snapshot are one dummy
 // sink: messages to them vanish. Its actions (ActorAction) deliver a
 // channel's head, fire a scheduled timer (advancing the node's clock to the
 // deadline), run a pending application call (from a workload, or after a
 // reset from node.Restarter) or one the service declares (node.AppCaller),
-// and, within Faults, reset a node (silently or with RST) or break a
-// connection. A panic in a handler yields a crashed state that the built-in
+// and, within Faults, reset a node (silently or with RST), break a
+// connection or drop a datagram. A panic in a handler yields a crashed state that the built-in
 // "crash" property reports, with its path. The fingerprint is the XOR of
-// the hashes of the components (each node, each non-empty channel, the
-// connections, the fault counters, the crash) mixed with their position; a
+// the hashes of the components (each node, each non-empty channel and
+// datagram multiset, the connections, the fault counters, the crash) mixed
+// with their position; a
 // transition updates only the components it changed, and a message's hash
 // is computed once, when it is sent. Build the model from an initial
 // configuration (NewActorModel), from checkpoints and in-flight envelopes
 // (NewActorModelFromCheckpoints) or from a running emulator
 // (NewActorModelFromLive); GlobalState is a node.View, so the services'
 // properties apply through AdaptProperty (ActorModel.Properties).
+//
+// # Datagrams
+//
+// A datagram (node.Env.SendDatagram) joins the multiset of its directed
+// pair; it opens no connection. Any datagram of a multiset may be delivered
+// next (ActDeliverDatagram, one action per distinct message: equal
+// datagrams, by message hash, are one action with one successor), so
+// datagrams between the same pair may arrive in every order. Within
+// Faults.Drops, ActDropDatagram loses one for good; it is a local action
+// of the receiver. A multiset is kept sorted by message hash and hashed in
+// that order, so its contribution to the fingerprint does not depend on
+// the order its datagrams were sent or listed in, and the update stays
+// incremental. A reset of the receiver, silent or not, loses the
+// datagrams in flight to it (as in the emulator); a break leaves datagrams
+// alone; a filter's DropAndBreak drops a datagram without breaking
+// anything. Datagrams to nodes outside the snapshot go to the dummy sink.
+// Start states take datagrams as envelopes with node.Envelope.Datagram set
+// (emulation.Emulator.InFlight lists its datagrams in flight so), in any
+// order. Reports name the kinds "deliver-datagram" and "drop-datagram".
 //
 // # Running a search
 //
@@ -77,6 +98,15 @@
 // it had already reset n1 (in its unchanged local state) earlier in BFS
 // order. Consequence prediction is for reaching deep from live states;
 // BFS is the complete baseline.
+//
+// A fault is a local action too: a reset of its node, a break of either
+// end, a datagram drop of the receiver. So that the rule does not prune a
+// fault whose target appeared after the node's local state did, the local
+// fingerprint covers what enables the fault: the fault budget spent always,
+// the connections when breaks are enabled, and, when drops are enabled,
+// the drops spent and the datagrams in flight to the node. A drop is thus
+// expanded whenever the receiver or its incoming datagrams change — and so
+// are the receiver's timers and calls, the price of keeping drops.
 //
 // # Liveness
 //

@@ -14,9 +14,10 @@ import (
 
 // GlobalState is a state of the actor system an ActorModel explores: the
 // node states of the nodes in the snapshot, the network (a FIFO channel per
-// directed pair holding the envelopes and transport errors in flight), the
-// open connections, the faults spent along the path, and whether a handler
-// crashed. Nodes outside the snapshot form one dummy sink: messages sent to
+// directed pair holding the envelopes and transport errors in flight, and
+// an unordered multiset per directed pair holding the datagrams in flight),
+// the open connections, the faults spent along the path, and whether a
+// handler crashed. Nodes outside the snapshot form one dummy sink: messages sent to
 // them vanish, and they take no actions.
 //
 // A GlobalState is immutable once the model returned it, and it shares its
@@ -33,14 +34,16 @@ type GlobalState struct {
 	nodes []*actorNode
 	// chans are the non-empty channels, sorted by (from, to).
 	chans []*channel
+	// dgrams are the non-empty datagram multisets, sorted by (from, to).
+	dgrams []*dgramSet
 	// conns are the open connections, as ordered pairs lo < hi, sorted.
 	conns []connKey
 	// connsH is connsComponent(conns), kept with it.
 	connsH node.Hash
-	// resets and breaks count the faults injected along the path.
-	resets, breaks int
-	crash          *Crash
-	fp             node.Hash
+	// resets, breaks and drops count the faults injected along the path.
+	resets, breaks, drops int
+	crash                 *Crash
+	fp                    node.Hash
 }
 
 // Crash describes a service handler that panicked during exploration: the
@@ -78,6 +81,16 @@ type channel struct {
 	hash     node.Hash
 }
 
+// dgramSet is the multiset of datagrams in flight from one node to another.
+// Its items are sorted by hash, so a multiset has one representation (and
+// one hash) whatever order its datagrams were sent in, and equal messages
+// sit side by side. Immutable once built: removing or adding copies it.
+type dgramSet struct {
+	from, to node.ID
+	items    []inflight
+	hash     node.Hash
+}
+
 // inflight is a message (or, with msg == nil, a transport error) on a
 // channel, or a pending application call, with its hash computed once.
 type inflight struct {
@@ -98,6 +111,8 @@ const (
 	tagCrash
 	tagPending
 	tagLocal
+	tagDgram
+	tagDrops
 )
 
 // teHash is the hash of a transport-error marker on a channel.
@@ -144,6 +159,28 @@ func chanComponent(c *channel) node.Hash {
 	return mix(tagChan, uint64(c.from), uint64(c.to), c.hash)
 }
 
+// dgramComponent is a datagram multiset's contribution to the global
+// fingerprint.
+func dgramComponent(d *dgramSet) node.Hash {
+	return mix(tagDgram, uint64(d.from), uint64(d.to), d.hash)
+}
+
+// cmpHash orders hashes (the canonical order of a datagram multiset).
+func cmpHash(a, b node.Hash) int {
+	switch {
+	case a.Hi != b.Hi:
+		if a.Hi < b.Hi {
+			return -1
+		}
+		return 1
+	case a.Lo < b.Lo:
+		return -1
+	case a.Lo > b.Lo:
+		return 1
+	}
+	return 0
+}
+
 func connsComponent(conns []connKey) node.Hash {
 	if len(conns) == 0 {
 		return node.Hash{}
@@ -157,11 +194,11 @@ func connsComponent(conns []connKey) node.Hash {
 	return mix(tagConns, 0, 0, node.Hash{Hi: r.Hi, Lo: r.Lo})
 }
 
-func faultsComponent(resets, breaks int) node.Hash {
-	if resets == 0 && breaks == 0 {
+func faultsComponent(resets, breaks, drops int) node.Hash {
+	if resets == 0 && breaks == 0 && drops == 0 {
 		return node.Hash{}
 	}
-	return mix(tagFaults, uint64(resets), uint64(breaks), node.Hash{})
+	return mix(tagFaults, uint64(resets), uint64(breaks), node.Hash{Hi: uint64(drops)})
 }
 
 func crashComponent(c *Crash) node.Hash {
@@ -182,14 +219,19 @@ func (g *GlobalState) fingerprint() node.Hash {
 	for _, c := range g.chans {
 		fp = xorHash(fp, chanComponent(c))
 	}
+	for _, d := range g.dgrams {
+		fp = xorHash(fp, dgramComponent(d))
+	}
 	fp = xorHash(fp, g.connsH)
-	fp = xorHash(fp, faultsComponent(g.resets, g.breaks))
+	fp = xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops))
 	return xorHash(fp, crashComponent(g.crash))
 }
 
 // Fingerprint returns the state's 128-bit fingerprint: the XOR of a hash of
-// every component (a node's local state, a non-empty channel's content, the
-// connections, the fault counters, a crash) mixed with its position. Timer
+// every component (a node's local state, a non-empty channel's content, a
+// non-empty datagram multiset's content — its items in hash order, so the
+// order datagrams were sent in does not matter —, the connections, the
+// fault counters, a crash) mixed with its position. Timer
 // deadlines and node clocks are not part of it (see node.State).
 func (g *GlobalState) Fingerprint() node.Hash { return g.fp }
 
@@ -243,6 +285,21 @@ func (g *GlobalState) InFlight(from, to node.ID) []node.Envelope {
 	return out
 }
 
+// Datagrams returns the datagrams in flight from → to (Datagram set), a
+// multiset in a canonical order (by message hash; equal messages repeat).
+// The result is freshly allocated; the messages are shared.
+func (g *GlobalState) Datagrams(from, to node.ID) []node.Envelope {
+	d := g.dgramSet(from, to)
+	if d == nil {
+		return nil
+	}
+	out := make([]node.Envelope, len(d.items))
+	for i, it := range d.items {
+		out[i] = node.Envelope{From: from, To: to, Msg: it.msg, Datagram: true}
+	}
+	return out
+}
+
 // Pending returns the application calls queued for id, in order. The
 // result is freshly allocated; the messages are shared.
 func (g *GlobalState) Pending(id node.ID) []node.Message {
@@ -273,9 +330,13 @@ func (g *GlobalState) Resets() int { return g.resets }
 // Breaks returns the connection breaks injected along the path to g.
 func (g *GlobalState) Breaks() int { return g.breaks }
 
+// Drops returns the datagrams dropped along the path to g (Faults.Drops).
+func (g *GlobalState) Drops() int { return g.drops }
+
 // String renders the state on several lines: one per node (its service
 // state if it has a String method, and its timers and pending calls), one
-// per non-empty channel.
+// per non-empty channel ("n1 -> n2: ..."), one per non-empty datagram
+// multiset ("n1 ~> n2: ...", in canonical order).
 func (g *GlobalState) String() string {
 	var b strings.Builder
 	for i, n := range g.nodes {
@@ -303,6 +364,13 @@ func (g *GlobalState) String() string {
 			} else {
 				fmt.Fprintf(&b, " %v", it.msg)
 			}
+		}
+		b.WriteByte('\n')
+	}
+	for _, d := range g.dgrams {
+		fmt.Fprintf(&b, "%v ~> %v:", d.from, d.to)
+		for _, it := range d.items {
+			fmt.Fprintf(&b, " %v", it.msg)
 		}
 		b.WriteByte('\n')
 	}
@@ -362,12 +430,43 @@ func (g *GlobalState) channel(from, to node.ID) *channel {
 	return g.chans[i]
 }
 
+func cmpDgram(d *dgramSet, from, to node.ID) int {
+	if d.from != from {
+		if d.from < from {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case d.to < to:
+		return -1
+	case d.to > to:
+		return 1
+	}
+	return 0
+}
+
+// dgramSet returns the datagram multiset from → to, or nil when it is
+// empty.
+func (g *GlobalState) dgramSet(from, to node.ID) *dgramSet {
+	i, ok := slices.BinarySearchFunc(g.dgrams, from, func(d *dgramSet, f node.ID) int { return cmpDgram(d, f, to) })
+	if !ok {
+		return nil
+	}
+	return g.dgrams[i]
+}
+
+// find returns the position of an item with hash h in d, if there is one.
+func (d *dgramSet) find(h node.Hash) (int, bool) {
+	return slices.BinarySearchFunc(d.items, h, func(it inflight, h node.Hash) int { return cmpHash(it.h, h) })
+}
+
 // succ is a successor under construction: a shallow copy of its parent
 // whose slices are copied the first time they change, with the
 // fingerprint updated per changed component.
 type succ struct {
-	g                  *GlobalState
-	nodesOwn, chansOwn bool
+	g                             *GlobalState
+	nodesOwn, chansOwn, dgramsOwn bool
 }
 
 func newSucc(p *GlobalState) *succ {
@@ -423,6 +522,54 @@ func (s *succ) appendChan(from, to node.ID, add ...inflight) {
 	s.setChan(from, to, items)
 }
 
+// setDgrams replaces the items of the datagram multiset from → to, which
+// must be sorted by hash (nil or empty removes it), and updates the
+// fingerprint.
+func (s *succ) setDgrams(from, to node.ID, items []inflight) {
+	if !s.dgramsOwn {
+		s.g.dgrams = slices.Clone(s.g.dgrams)
+		s.dgramsOwn = true
+	}
+	i, ok := slices.BinarySearchFunc(s.g.dgrams, from, func(d *dgramSet, f node.ID) int { return cmpDgram(d, f, to) })
+	if ok {
+		s.g.fp = xorHash(s.g.fp, dgramComponent(s.g.dgrams[i]))
+	}
+	if len(items) == 0 {
+		if ok {
+			s.g.dgrams = slices.Delete(s.g.dgrams, i, i+1)
+		}
+		return
+	}
+	d := &dgramSet{from: from, to: to, items: items, hash: hashList(tagDgram, node.Hash{}, items)}
+	s.g.fp = xorHash(s.g.fp, dgramComponent(d))
+	if ok {
+		s.g.dgrams[i] = d
+	} else {
+		s.g.dgrams = slices.Insert(s.g.dgrams, i, d)
+	}
+}
+
+// addDgram adds a datagram to the multiset from → to, copying its items.
+func (s *succ) addDgram(from, to node.ID, it inflight) {
+	var old []inflight
+	if d := s.g.dgramSet(from, to); d != nil {
+		old = d.items
+	}
+	k, _ := slices.BinarySearchFunc(old, it.h, func(x inflight, h node.Hash) int { return cmpHash(x.h, h) })
+	items := make([]inflight, 0, len(old)+1)
+	items = append(append(append(items, old[:k]...), it), old[k:]...)
+	s.setDgrams(from, to, items)
+}
+
+// removeDgram removes the datagram at position k of the multiset from → to,
+// copying its items.
+func (s *succ) removeDgram(from, to node.ID, k int) {
+	old := s.g.dgramSet(from, to).items
+	items := make([]inflight, 0, len(old)-1)
+	items = append(append(items, old[:k]...), old[k+1:]...)
+	s.setDgrams(from, to, items)
+}
+
 func (s *succ) setConns(conns []connKey) {
 	s.g.fp = xorHash(s.g.fp, s.g.connsH)
 	s.g.conns, s.g.connsH = conns, connsComponent(conns)
@@ -448,10 +595,10 @@ func (s *succ) disconnect(a, b node.ID) {
 	s.setConns(slices.Delete(slices.Clone(s.g.conns), i, i+1))
 }
 
-func (s *succ) setFaults(resets, breaks int) {
-	s.g.fp = xorHash(s.g.fp, faultsComponent(s.g.resets, s.g.breaks))
-	s.g.resets, s.g.breaks = resets, breaks
-	s.g.fp = xorHash(s.g.fp, faultsComponent(resets, breaks))
+func (s *succ) setFaults(resets, breaks, drops int) {
+	s.g.fp = xorHash(s.g.fp, faultsComponent(s.g.resets, s.g.breaks, s.g.drops))
+	s.g.resets, s.g.breaks, s.g.drops = resets, breaks, drops
+	s.g.fp = xorHash(s.g.fp, faultsComponent(resets, breaks, drops))
 }
 
 func (s *succ) setCrash(c *Crash) {
