@@ -28,7 +28,8 @@
 //
 // # Network
 //
-// Every directed pair of nodes has a TCP-like FIFO channel. The path
+// Every directed pair of nodes has a TCP-like FIFO channel (and datagrams,
+// see Datagrams). The path
 // properties come from a Topology (topology.go): latency, jitter bound and
 // loss per link. The default AccessTopology gives each node an access
 // latency, with link latency access(a)+access(b), rescaled so the mean RTT
@@ -87,6 +88,33 @@
 // the newer one is kept): the service learns that messages it sent may
 // have been lost. The next send after an error opens a new connection.
 //
+// # Datagrams
+//
+// A datagram (node.Env.SendDatagram) uses no connection. It arrives after
+// the link's one-way latency plus a jitter draw of its own, U[0, jitter],
+// and is not raised to any earlier delivery, so datagrams between the same
+// pair overtake each other (and messages). With the link's loss
+// probability it is lost, and never retransmitted. It is dropped silently
+// — no transport error for anyone, no RST — if its receiver is down when
+// it is sent or when it arrives, resets before it arrives, or the link is
+// cut (Partition, Isolate) when it is sent or when it arrives; one to an
+// ID outside 1..N vanishes at once. Connections, RSTs and BreakConnection
+// do not concern it. A datagram to self takes Network.SelfDelay and is
+// never lost. Each datagram, except one to an ID outside 1..N, is an event
+// when it would arrive: "nB datagram T from nA -> hash=... sends=N" when delivered,
+// "nB drop datagram T from nA (lost|receiver down|receiver reset|
+// partitioned|fault)" when not. Result.Messages.Datagrams counts them
+// (nil, and absent from the JSON, for a run without datagrams); their
+// deliveries are "message" events and their losses "drop" events in
+// EventsByKind. Their draws come from a stream per directed pair of their
+// own (see Seeds), so adding datagrams to a run leaves its messages'
+// timing alone, and a run without datagrams traces exactly as before.
+// With snapshot managers a datagram carries the checkpoint number and
+// forces the receiver's checkpoint, but a snapshot never records it as in
+// flight (package snapshot); Config.OnNetwork flags it (NetworkEvent.
+// Datagram). InFlight lists the datagrams the network will still deliver,
+// flagged, so the explorer's start state holds them.
+//
 // # Churn
 //
 // With Churn.Rate > 0, leaves form a Poisson process of that many events
@@ -104,8 +132,9 @@
 // # Seeds
 //
 // The run seed is split per subsystem with a SplitMix64 derivation:
-// topology, start times, churn, per-node core seeds, and one stream per
-// network channel for jitter and loss. Changing the draws of one subsystem
+// topology, start times, churn, per-node core seeds, one stream per
+// network channel for jitter and loss, and one per directed pair for the
+// datagrams' jitter and loss (seeded on the pair's first datagram). Changing the draws of one subsystem
 // (say, a different churn rate) does not shift the numbers of the others,
 // so the start of two such runs is identical up to the first churn event.
 //

@@ -41,6 +41,7 @@ type Emulator struct {
 	netKey  uint64 // per-channel jitter/loss streams derive from it
 	churn   *mrand.Rand
 	connSeq uint64
+	netID   uint64 // the last message or datagram ID (NetworkEvent.ID)
 
 	safety   []safetyState
 	liveness []node.Property
@@ -87,6 +88,7 @@ type peer struct {
 	conn *conn         // n's connection to p; nil when none
 	last time.Duration // latest delivery time scheduled on channel n→p
 	rng  mrand.PCG     // the channel's jitter and loss draws
+	dg   *mrand.PCG    // the datagrams' jitter and loss draws n→p; nil until the first
 }
 
 // conn is one TCP-like connection between nodes a and b, recording the
@@ -348,7 +350,7 @@ func (e *Emulator) process(it *item) bool {
 			return true
 		}
 		ev := node.Event{Kind: node.EventApp, Msg: it.msg}
-		if e.steerGate(n, ev, it.retry) != consequence.Pass {
+		if e.steerGate(n, ev, it.retry, "") != consequence.Pass {
 			again := e.q.alloc()
 			again.kind, again.at, again.node, again.inc, again.msg, again.retry = itemApp, e.now+e.steer.PostponeDelay, n.id, n.inc, it.msg, true
 			e.q.push(again)
@@ -366,7 +368,7 @@ func (e *Emulator) process(it *item) bool {
 			return false // cancelled, rescheduled or lost in a reset
 		}
 		ev := node.Event{Kind: node.EventTimer, Timer: it.name, Deadline: Epoch.Add(it.dl)}
-		if e.steerGate(n, ev, it.retry) != consequence.Pass {
+		if e.steerGate(n, ev, it.retry, "") != consequence.Pass {
 			// Postponed: the core keeps the timer at its deadline; the
 			// queue tries it again later.
 			again := e.q.alloc()
@@ -395,7 +397,7 @@ func (e *Emulator) process(it *item) bool {
 			}
 		}
 		ev := node.Event{Kind: node.EventTransportError, Peer: it.peer}
-		if e.steerGate(n, ev, it.retry) != consequence.Pass {
+		if e.steerGate(n, ev, it.retry, "") != consequence.Pass {
 			again := e.q.alloc()
 			again.kind, again.node, again.peer, again.inc, again.conn, again.retry = itemTransportError, n.id, it.peer, n.inc, it.conn, true
 			again.at = e.now + e.steer.PostponeDelay
@@ -464,7 +466,8 @@ func (e *Emulator) queueWorkload(n *emNode, restart bool) {
 
 // stepCore runs ev on n's core at the current virtual time, carries out the
 // effects, writes the trace line and runs the observer. label, when set,
-// names the event in the trace instead of its kind (reset, up).
+// names the event in the trace instead of its kind (reset, up; labelDatagram
+// for a message event that is a datagram's arrival).
 func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
 	ev.At = Epoch.Add(e.now)
 	fx, err := e.safeStep(n, ev, label)
@@ -483,7 +486,11 @@ func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
 		e.st.count(kindInit)
 	case node.EventMessage:
 		e.st.count(kindMessage)
-		e.st.delivered++
+		if label == labelDatagram {
+			e.st.dgDelivered++
+		} else {
+			e.st.delivered++
+		}
 	case node.EventTimer:
 		e.st.count(kindTimer)
 	case node.EventApp:

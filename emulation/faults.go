@@ -24,13 +24,16 @@ import (
 //     connection (one per connection attempt). Isolate and Reconnect cut
 //     and heal every link of one node. Self-sends are never cut; a node's
 //     resets and restarts do not heal its cuts.
-//   - DropNext(from, to, type) discards the next service message of that
-//     type from one node to another when it arrives: the network delivered
-//     it (FIFO order, the node's snapshot manager and the connection are
-//     unaffected), but the node's handler never sees it, as if the packet
-//     had been lost above the transport. It is counted in
-//     Result.Messages.Dropped (without a transport error) and traced as
-//     "drop message T from nX (fault)".
+//   - DropNext(from, to, type) discards the next service message (or
+//     datagram) of that type from one node to another when it arrives: the
+//     network delivered it (FIFO order, the node's snapshot manager and the
+//     connection are unaffected), but the node's handler never sees it, as
+//     if the packet had been lost above the transport. It is counted in
+//     Result.Messages.Dropped (Datagrams.Dropped for a datagram; without a
+//     transport error) and traced as "drop message T from nX (fault)"
+//     ("drop datagram ...").
+//   - A partition loses the datagrams sent across the cut link, and those
+//     in flight on it when it is cut, silently.
 //
 // Trace lines: "nA partition nB", "nA heal nB".
 //
@@ -193,8 +196,8 @@ func (e *Emulator) Reconnect(id node.ID) error {
 	return e.err
 }
 
-// DropNext makes the next service message of type msgType (its
-// MessageType) from node from to node to vanish on arrival: the transport
+// DropNext makes the next service message (or datagram) of type msgType
+// (its MessageType) from node from to node to vanish on arrival: the transport
 // delivers it — FIFO order, the connection and the receiver's snapshot
 // manager are unaffected — but to's handler never sees it. Rules are
 // consumed by the first matching arrival, in the order they were
@@ -219,15 +222,21 @@ func (e *Emulator) DropNext(from, to node.ID, msgType string) error {
 // PendingDrops returns the number of DropNext rules not consumed yet.
 func (e *Emulator) PendingDrops() int { return len(e.faults.drops) }
 
-// dropFault discards an arriving service message that a DropNext rule
-// matches, and reports whether it did.
-func (e *Emulator) dropFault(n *emNode, from node.ID, msg node.Message) bool {
+// dropFault discards an arriving service message (or datagram) that a
+// DropNext rule matches, and reports whether it did.
+func (e *Emulator) dropFault(n *emNode, from node.ID, msg node.Message, datagram bool) bool {
 	if !e.faults.takeDrop(from, n.id, msg) {
 		return false
 	}
-	e.st.dropped++
+	what := "message"
+	if datagram {
+		e.st.dgDropped++
+		what = "datagram"
+	} else {
+		e.st.dropped++
+	}
 	e.st.count(kindDrop)
-	e.traceDrop(n.id, "message", msg, from, "fault")
+	e.traceDrop(n.id, what, msg, from, "fault")
 	return true
 }
 

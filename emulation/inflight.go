@@ -10,7 +10,9 @@ import (
 // envelope per queued delivery whose receiver is live in the incarnation the
 // message was sent to and whose connection is not broken, in delivery order
 // (by due time, then by the order they were queued), which is FIFO order on
-// every directed channel. It is a read-only snapshot for the explorer
+// every directed channel. Datagrams the network will still deliver (not
+// lost, receiver live in the incarnation they were sent to, link not cut)
+// are among them with Datagram set; their order means nothing. It is a read-only snapshot for the explorer
 // (package consequence builds a global state from the nodes' states and
 // these envelopes): the envelopes are fresh, the messages are shared with
 // the emulator and must be treated as read-only. Messages that the loop
@@ -25,6 +27,9 @@ func (e *Emulator) InFlight() []node.Envelope {
 		}
 		n := e.node(it.node)
 		if n == nil || !n.live || n.inc != it.inc || (it.conn != nil && it.conn.broken) {
+			continue
+		}
+		if it.datagram && (it.dgDrop != dgKeep || e.faults.cut(it.peer, it.node)) {
 			continue
 		}
 		items = append(items, it)
@@ -46,7 +51,7 @@ func (e *Emulator) InFlight() []node.Envelope {
 	})
 	out := make([]node.Envelope, len(items))
 	for i, it := range items {
-		out[i] = node.Envelope{From: it.peer, To: it.node, CN: it.cn, Msg: it.msg}
+		out[i] = node.Envelope{From: it.peer, To: it.node, CN: it.cn, Msg: it.msg, Datagram: it.datagram}
 	}
 	return out
 }

@@ -57,8 +57,13 @@ func (e *Emulator) newConn(a node.ID, incA uint64, b node.ID, incB uint64) *conn
 // send carries out one Env.Send of node from (see the package
 // documentation for the connection rules).
 func (e *Emulator) send(from *emNode, env *node.Envelope) {
+	if env.Datagram {
+		e.sendDatagram(from, env)
+		return
+	}
 	e.st.sent++
-	id := uint64(e.st.sent)
+	e.netID++
+	id := e.netID
 	e.observeNet(NetSend, id, from.id, env.To, env.CN, env.Msg)
 	to := env.To
 	p := e.peerOf(from, to)
@@ -133,6 +138,9 @@ func (e *Emulator) schedule(p *peer, at time.Duration, to, from node.ID, inc uin
 // not broken; otherwise it is dropped and the sender, if it still holds the
 // connection's incarnation, gets a transport error when the RST gets back.
 func (e *Emulator) deliver(it *item) bool {
+	if it.datagram {
+		return e.deliverDatagram(it)
+	}
 	n := e.nodes[it.node]
 	c := it.conn
 	if c != nil && !c.broken && e.faults.cut(it.peer, n.id) {
@@ -161,11 +169,11 @@ func (e *Emulator) deliver(it *item) bool {
 		} else {
 			e.observeNet(NetDeliver, it.id, it.peer, n.id, it.cn, it.msg)
 		}
-		if e.dropFault(n, it.peer, it.msg) {
+		if e.dropFault(n, it.peer, it.msg, false) {
 			return true
 		}
 		ev := node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}
-		switch e.steerGate(n, ev, false) {
+		switch e.steerGate(n, ev, false, "") {
 		case consequence.Pass:
 			e.stepCore(n, ev, "")
 		case consequence.DropAndBreak:

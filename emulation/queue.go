@@ -41,6 +41,10 @@ type item struct {
 	// retry marks an event steering postponed before: it is not counted
 	// again, and the transport error's socket work is already done.
 	retry bool
+	// datagram marks a datagram's arrival (itemDeliver); dgDrop, when
+	// set, is why the network already decided at the send to lose it.
+	datagram bool
+	dgDrop   dgramDrop
 }
 
 // eventQueue is a min-heap of items ordered by (at, seq): ties are broken by

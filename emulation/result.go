@@ -40,6 +40,7 @@ type counters struct {
 	sent, delivered, dropped, retransmits, transportErrors int64
 	resets, leaves, silentLeaves, rejoins, churnSkipped    int64
 	protocol, filtered                                     int64
+	dgSent, dgDelivered, dgLost, dgDropped, dgFiltered     int64
 }
 
 func (c *counters) count(k eventKind) { c.byKind[k]++ }
@@ -60,7 +61,7 @@ type Result struct {
 	// EventsByKind splits Events: init, message, timer, app,
 	// transport-error, reset, up, down, drop, break. Every key is present.
 	EventsByKind map[string]int64 `json:"events_by_kind"`
-	// Messages counts service messages.
+	// Messages counts service messages (and, apart, datagrams).
 	Messages MessageStats `json:"messages"`
 	// TransportErrors is the number of transport errors delivered to
 	// services.
@@ -103,6 +104,31 @@ type MessageStats struct {
 	InFlight int64 `json:"in_flight"`
 	// Retransmissions counts packet losses repaired by retransmission.
 	Retransmissions int64 `json:"retransmissions"`
+	// Datagrams counts the datagrams (node.Env.SendDatagram), which the
+	// counts above leave out; nil when the run sent none.
+	Datagrams *DatagramStats `json:"datagrams,omitempty"`
+}
+
+// DatagramStats counts datagrams. Deliveries are also message events
+// (EventsByKind "message"), losses and drops "drop" events.
+type DatagramStats struct {
+	// Sent counts Env.SendDatagram calls.
+	Sent int64 `json:"sent"`
+	// Delivered counts datagrams handed to a service.
+	Delivered int64 `json:"delivered"`
+	// Lost counts datagrams the network lost (the link's loss
+	// probability; a datagram is never retransmitted).
+	Lost int64 `json:"lost"`
+	// Dropped counts datagrams dropped because the receiver was down,
+	// reset before the arrival, partitioned away or no node at all, or by
+	// a DropNext rule. No datagram ever causes a transport error.
+	Dropped int64 `json:"dropped"`
+	// Filtered counts datagrams that arrived but that steering kept from
+	// the service.
+	Filtered int64 `json:"filtered,omitempty"`
+	// InFlight is Sent - Delivered - Lost - Dropped - Filtered: datagrams
+	// still queued.
+	InFlight int64 `json:"in_flight"`
 }
 
 // ChurnStats counts churn events.
@@ -173,6 +199,10 @@ func (e *Emulator) Result() Result {
 		Liveness:  e.evalLiveness(),
 		Snapshots: e.snapshotResult(),
 		Steering:  e.steeringResult(),
+	}
+	if s := &e.st; s.dgSent > 0 {
+		r.Messages.Datagrams = &DatagramStats{Sent: s.dgSent, Delivered: s.dgDelivered, Lost: s.dgLost, Dropped: s.dgDropped,
+			Filtered: s.dgFiltered, InFlight: s.dgSent - s.dgDelivered - s.dgLost - s.dgDropped - s.dgFiltered}
 	}
 	for k, n := range e.st.byKind {
 		r.Events += n

@@ -12,6 +12,7 @@ const (
 	streamChurn    uint64 = 0x636875726e000000 // "churn"
 	streamCores    uint64 = 0x636f726573000000 // "cores"
 	streamNetwork  uint64 = 0x6e6574776f726b00 // "network"
+	streamDatagram uint64 = 0x646174616772616d // "datagram"
 )
 
 // splitmix64 is the SplitMix64 finaliser: a bijective, well-mixing hash of

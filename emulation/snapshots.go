@@ -72,6 +72,10 @@ type NetworkEvent struct {
 	Msg node.Message
 	// Protocol is set for snapshot protocol messages.
 	Protocol bool
+	// Datagram is set for a datagram (node.Env.SendDatagram): unordered,
+	// never recorded in a snapshot's channel state, so a checker of
+	// channel state leaves it out.
+	Datagram bool
 }
 
 // SnapshotResult sums the managers' counters and the gathers.

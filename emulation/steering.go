@@ -206,7 +206,8 @@ func (e *Emulator) steerInstall(it *item) bool {
 // postponed before is checked the same way but not counted again. The
 // check also covers transport errors: a node cannot refuse to learn of a
 // failure, but it can handle it later, when its neighbourhood has moved on.
-func (e *Emulator) steerGate(n *emNode, ev node.Event, retry bool) consequence.Interception {
+// label names the event in the trace (see stepCore).
+func (e *Emulator) steerGate(n *emNode, ev node.Event, retry bool, label string) consequence.Interception {
 	if n.ctl == nil {
 		return consequence.Pass
 	}
@@ -216,18 +217,18 @@ func (e *Emulator) steerGate(n *emNode, ev node.Event, retry bool) consequence.I
 	ev.At = Epoch.Add(e.now)
 	v, veto := n.ctl.Gate(n.core, ev, e.steer.Immediate, retry)
 	if v != consequence.Pass && !retry {
-		e.intervene(n, ev, v, veto)
+		e.intervene(n, ev, label, v, veto)
 	}
 	return v
 }
 
-func (e *Emulator) intervene(n *emNode, ev node.Event, v consequence.Interception, veto *steering.Veto) {
+func (e *Emulator) intervene(n *emNode, ev node.Event, label string, v consequence.Interception, veto *steering.Veto) {
 	if e.cfg.Trace != nil {
 		why := "filter"
 		if veto != nil {
 			why = "immediate check (" + veto.Property + ")"
 		}
-		e.traceLabel(n.id, fmt.Sprintf("steering %s %s by %s", v, describe(ev, ""), why))
+		e.traceLabel(n.id, fmt.Sprintf("steering %s %s by %s", v, describe(ev, label), why))
 	}
 	if e.steer.OnIntervention != nil {
 		e.steer.OnIntervention(Intervention{At: e.now, Node: n.id, Event: ev, Verdict: v, Veto: veto})

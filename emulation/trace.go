@@ -52,6 +52,12 @@ func msgType(m node.Message) string {
 // appendDesc appends the trace name of an event; label, when set, replaces
 // it (reset, up, down...).
 func appendDesc(b []byte, ev node.Event, label string) []byte {
+	if label == labelDatagram && ev.Kind == node.EventMessage {
+		b = append(b, "datagram "...)
+		b = append(b, msgType(ev.Msg)...)
+		b = append(b, " from "...)
+		return appendID(b, ev.From)
+	}
 	if label != "" {
 		return append(b, label...)
 	}
