@@ -12,7 +12,7 @@ type FilterKind uint8
 
 const (
 	// FilterMessage matches deliveries of messages of one type from one
-	// sender.
+	// sender, datagrams included.
 	FilterMessage FilterKind = iota + 1
 	// FilterTimer matches one timer.
 	FilterTimer
@@ -80,7 +80,7 @@ func (f Filter) Verdict(at node.ID, ev node.Event) consequence.Interception {
 // actionVerdict is Verdict for an action of the actor model.
 func (f Filter) actionVerdict(a consequence.ActorAction) consequence.Interception {
 	switch a.Kind {
-	case consequence.ActDeliver:
+	case consequence.ActDeliver, consequence.ActDeliverDatagram:
 		if a.Msg == nil {
 			return consequence.Pass
 		}
@@ -94,14 +94,15 @@ func (f Filter) actionVerdict(a consequence.ActorAction) consequence.Interceptio
 }
 
 // filterFor returns the filter that stops action a at node self, if self
-// can stop it: a message delivered to self, or a timer or application call
-// of self. Transport errors, resets and breaks cannot be stopped.
+// can stop it: a message or datagram delivered to self, or a timer or
+// application call of self. Transport errors, resets, breaks and datagram
+// drops cannot be stopped.
 func filterFor(self node.ID, a consequence.ActorAction, brk bool) (Filter, bool) {
 	if a.Node != self {
 		return Filter{}, false
 	}
 	switch a.Kind {
-	case consequence.ActDeliver:
+	case consequence.ActDeliver, consequence.ActDeliverDatagram:
 		if a.Msg == nil || a.Peer == self {
 			return Filter{}, false
 		}
