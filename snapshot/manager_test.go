@@ -279,7 +279,7 @@ func TestDatagramsForceCheckpointsAndAreNotRecorded(t *testing.T) {
 	dg := node.Envelope{From: 2, To: 1, Msg: ping{N: 2}, Datagram: true}
 	h.mgrs[2].Sent(h.now, &dg, 10)
 	h.q[[2]node.ID{2, 1}] = append(h.q[[2]node.ID{2, 1}], dg)
-	h.send(2, 1, 1) // a message behind the datagram, both with CN 0
+	h.send(2, 1, 1)                    // a message behind the datagram, both with CN 0
 	fx, err := h.mgrs[1].Gather(h.now) // node 1 checkpoints at 1
 	if err != nil {
 		t.Fatal(err)
