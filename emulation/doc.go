@@ -93,27 +93,32 @@
 // A datagram (node.Env.SendDatagram) uses no connection. It arrives after
 // the link's one-way latency plus a jitter draw of its own, U[0, jitter],
 // and is not raised to any earlier delivery, so datagrams between the same
-// pair overtake each other (and messages). With the link's loss
-// probability it is lost, and never retransmitted. It is dropped silently
-// — no transport error for anyone, no RST — if its receiver is down when
-// it is sent or when it arrives, resets before it arrives, or the link is
-// cut (Partition, Isolate) when it is sent or when it arrives; one to an
-// ID outside 1..N vanishes at once. Connections, RSTs and BreakConnection
-// do not concern it. A datagram to self takes Network.SelfDelay and is
-// never lost. Each datagram, except one to an ID outside 1..N, is an event
-// when it would arrive: "nB datagram T from nA -> hash=... sends=N" when delivered,
-// "nB drop datagram T from nA (lost|receiver down|receiver reset|
-// partitioned|fault)" when not. Result.Messages.Datagrams counts them
-// (nil, and absent from the JSON, for a run without datagrams); their
-// deliveries are "message" events and their losses "drop" events in
-// EventsByKind. Their draws come from a stream per directed pair of their
-// own (see Seeds), so adding datagrams to a run leaves its messages'
-// timing alone, and a run without datagrams traces exactly as before.
-// With snapshot managers a datagram carries the checkpoint number and
-// forces the receiver's checkpoint, but a snapshot never records it as in
-// flight (package snapshot); Config.OnNetwork flags it (NetworkEvent.
-// Datagram). InFlight lists the datagrams the network will still deliver,
-// flagged, so the explorer's start state holds them.
+// pair overtake each other (and messages). With the link's loss probability
+// it is lost, and never retransmitted. It is dropped silently — no transport
+// error for anyone, no RST — if its receiver is down when it is sent or when
+// it arrives, resets before it arrives, or the link is cut (Partition,
+// Isolate) when it is sent or when it arrives; one to an ID outside 1..N
+// vanishes at once. Connections, RSTs and BreakConnection do not concern it,
+// nor does a steering verdict's connection break (a filtered datagram is
+// only dropped). A datagram to self takes Network.SelfDelay and is never
+// lost.
+//
+// Each datagram, except one to an ID outside 1..N, is an event when it would
+// arrive: "nB datagram T from nA -> hash=... sends=N" when delivered, "nB
+// drop datagram T from nA (REASON)" when not, REASON being lost, receiver
+// down, receiver reset, partitioned or fault (DropNext).
+// Result.Messages.Datagrams counts them (nil, and absent from the JSON, for
+// a run without datagrams); their deliveries are "message" events and their
+// losses "drop" events in EventsByKind. Their draws come from a stream per
+// directed pair of their own (see Seeds), so adding datagrams to a run
+// leaves its messages' timing alone, and a run without datagrams traces
+// exactly as before.
+//
+// With snapshot managers a datagram carries the checkpoint number and forces
+// the receiver's checkpoint, but a snapshot never records it as in flight
+// (package snapshot); Config.OnNetwork flags it (NetworkEvent.Datagram).
+// InFlight lists the datagrams the network will still deliver, flagged, so
+// the explorer's start state holds them.
 //
 // # Churn
 //
@@ -147,8 +152,8 @@
 //	00:01:05.041250000 n7 drop message randtree.Probe from n3 (receiver down)
 //
 // The clock is virtual time since Epoch; a core step is followed by the
-// node's state fingerprint hash after the step and the number of messages it
-// sent. Reset events read "reset rst" or "reset silent", restarts "up". The
+// node's state fingerprint hash after the step and the number of messages
+// (and datagrams) it sent. Reset events read "reset rst" or "reset silent", restarts "up". The
 // trace is the reproducibility contract: same seed and code, same bytes.
 //
 // # Observer
