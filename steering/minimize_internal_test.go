@@ -92,3 +92,19 @@ func TestPredictionLog(t *testing.T) {
 		t.Fatalf("first entry %+v", e)
 	}
 }
+
+// Datagram events have a shape and replay like deliveries.
+func TestShapeAndEquivalenceOfDatagrams(t *testing.T) {
+	d := consequence.ActorAction{Kind: consequence.ActDeliverDatagram, Node: 7, Peer: 3, Msg: testMsg{}}
+	x := consequence.ActorAction{Kind: consequence.ActDropDatagram, Node: 3, Peer: 7, Msg: testMsg{}}
+	if got := Shape([]consequence.ActorAction{d, x}); got != "A deliver-datagram test.Msg from B; B drop-datagram test.Msg from A" {
+		t.Fatalf("shape %q", got)
+	}
+	if !equivalent(d, d) || equivalent(d, x) || equivalent(d, consequence.ActorAction{Kind: consequence.ActDeliverDatagram, Node: 7, Peer: 4, Msg: testMsg{}}) {
+		t.Fatal("datagram equivalence")
+	}
+}
+
+type testMsg struct{}
+
+func (testMsg) MessageType() string { return "test.Msg" }

@@ -56,6 +56,16 @@ func Shape(path []consequence.ActorAction) string {
 			}
 		case consequence.ActBreak:
 			fmt.Fprintf(&b, " break %s", role(a.Peer))
+		case consequence.ActDeliverDatagram, consequence.ActDropDatagram:
+			verb := "deliver-datagram"
+			if a.Kind == consequence.ActDropDatagram {
+				verb = "drop-datagram"
+			}
+			typ := "<nil>"
+			if a.Msg != nil {
+				typ = a.Msg.MessageType()
+			}
+			fmt.Fprintf(&b, " %s %s from %s", verb, typ, role(a.Peer))
 		default:
 			fmt.Fprintf(&b, " action(%d)", uint8(a.Kind))
 		}

@@ -69,6 +69,13 @@ func equivalent(a, want consequence.ActorAction) bool {
 		return a.Silent == want.Silent
 	case consequence.ActBreak:
 		return a.Peer == want.Peer
+	case consequence.ActDeliverDatagram, consequence.ActDropDatagram:
+		// Datagrams are unordered: any of the same type on the same pair
+		// stands for the old one (the first enabled is taken).
+		if a.Peer != want.Peer || a.Msg == nil || want.Msg == nil {
+			return false
+		}
+		return a.Msg.MessageType() == want.Msg.MessageType()
 	}
 	return false
 }
