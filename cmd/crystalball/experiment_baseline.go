@@ -94,7 +94,7 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	fs.Lookup("mode").DefValue = "debug"
 	bfsNodes := fs.Int("bfs-nodes", 5, "nodes of the initial configuration the exhaustive search starts from (the paper: 5)")
 	budget := durationFlag(fs, "budget", 0, "wall-time budget of the exhaustive search (default: the wall time the online predictors spent exploring)")
-	maxStates := fs.Int("bfs-states", 10_000_000, "unique-state budget of the exhaustive search: it bounds its memory (about 1.3 KB per state on Chord: 13 GB at the default); 0: none")
+	maxStates := fs.Int("bfs-states", 8_000_000, "unique-state budget of the exhaustive search: it bounds its memory (about 1.7 KB per state on Chord, 14 GB at the default: the frontier holds whole global states); 0: none")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines of the exhaustive search")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	fs.Usage = func() {
