@@ -57,14 +57,16 @@ type depthPoint struct {
 }
 
 // figure2Model returns the actor model of the live state of the first row
-// of the paper's Figure 2, built from the checkpoints a snapshot gathered
-// there would hold, with faults allowed.
+// of the paper's Figure 2, reached in emulation by the figure's joins
+// (paper.Figure2Emulated, seed 1) and built from the checkpoints and
+// in-flight messages a snapshot gathered there would hold, with faults
+// allowed. A node the explorer resets rejoins as it did in the figure.
 func figure2Model(spec node.Spec, faults consequence.Faults) (*consequence.ActorModel, error) {
-	cps, err := paper.Figure2(spec)
+	cps, inFlight, err := paper.Figure2Emulated(spec, 1)
 	if err != nil {
 		return nil, err
 	}
-	return consequence.NewActorModelFromCheckpoints(spec, cps, nil, consequence.ActorOptions{Faults: faults})
+	return consequence.NewActorModelFromCheckpoints(spec, cps, inFlight, consequence.ActorOptions{Faults: faults, Workload: paper.Figure2Workload})
 }
 
 // experiments are the paper's experiments, by name.
