@@ -1,6 +1,7 @@
 package steering
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -608,19 +609,9 @@ func (c *Controller) withLastKnown(snap *snapshot.Snapshot) (*snapshot.Snapshot,
 	if out == nil {
 		return snap, nil
 	}
-	slices.SortFunc(out.Nodes, func(a, b snapshot.NodeCheckpoint) int { return cmpNode(a.Node, b.Node) })
+	slices.SortFunc(out.Nodes, func(a, b snapshot.NodeCheckpoint) int { return cmp.Compare(a.Node, b.Node) })
 	out.Dead = slices.DeleteFunc(slices.Clone(snap.Dead), func(id node.ID) bool { return slices.Contains(added, id) })
 	return out, added
-}
-
-func cmpNode(a, b node.ID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // model builds the actor model of a snapshot.

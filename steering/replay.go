@@ -19,21 +19,12 @@ func (c *Controller) replay(m *consequence.ActorModel, props []consequence.Prope
 	var taken []consequence.ActorAction
 	var acts []consequence.Action[consequence.ActorAction]
 	for _, want := range sp.path {
-		acts = m.Actions(g, acts[:0])
 		var next *consequence.GlobalState
-		for _, a := range acts {
-			if !equivalent(a.Act, want) {
-				continue
-			}
-			if s, ok := m.Next(g, a.Act); ok {
-				next = s
-				taken = append(taken, a.Act)
-				break
-			}
-		}
-		if next == nil {
+		var a consequence.ActorAction
+		if next, a, acts = stepEquivalent(m, g, want, acts); next == nil {
 			continue
 		}
+		taken = append(taken, a)
 		g = next
 		for _, p := range props {
 			if err := p.Check(g); err != nil {
@@ -104,21 +95,12 @@ func minimizePath(m *consequence.ActorModel, props []consequence.Property[*conse
 		g := start
 		taken := make([]consequence.ActorAction, 0, len(want))
 		for _, w := range want {
-			acts = m.Actions(g, acts[:0])
 			var next *consequence.GlobalState
-			for _, a := range acts {
-				if !equivalent(a.Act, w) {
-					continue
-				}
-				if s, ok := m.Next(g, a.Act); ok {
-					next = s
-					taken = append(taken, a.Act)
-					break
-				}
-			}
-			if next == nil {
+			var a consequence.ActorAction
+			if next, a, acts = stepEquivalent(m, g, w, acts); next == nil {
 				return nil, nil
 			}
+			taken = append(taken, a)
 			g = next
 		}
 		return taken, check(g)
@@ -133,4 +115,20 @@ func minimizePath(m *consequence.ActorModel, props []consequence.Property[*conse
 		i++
 	}
 	return cur, verr
+}
+
+// stepEquivalent takes, from g, the first enabled action equivalent to
+// want and returns the successor and the action taken (nil if none
+// applies). acts is scratch space, returned for reuse.
+func stepEquivalent(m *consequence.ActorModel, g *consequence.GlobalState, want consequence.ActorAction, acts []consequence.Action[consequence.ActorAction]) (*consequence.GlobalState, consequence.ActorAction, []consequence.Action[consequence.ActorAction]) {
+	acts = m.Actions(g, acts[:0])
+	for _, a := range acts {
+		if !equivalent(a.Act, want) {
+			continue
+		}
+		if s, ok := m.Next(g, a.Act); ok {
+			return s, a.Act, acts
+		}
+	}
+	return nil, consequence.ActorAction{}, acts
 }

@@ -58,11 +58,11 @@ type depthPoint struct {
 
 // figure2Model returns the actor model of the live state of the first row
 // of the paper's Figure 2, reached in emulation by the figure's joins
-// (paper.Figure2Emulated, seed 1) and built from the checkpoints and
+// (figure2Emulated, seed 1) and built from the checkpoints and
 // in-flight messages a snapshot gathered there would hold, with faults
 // allowed. A node the explorer resets rejoins as it did in the figure.
 func figure2Model(spec node.Spec, faults consequence.Faults) (*consequence.ActorModel, error) {
-	cps, inFlight, err := paper.Figure2Emulated(spec, 1)
+	cps, inFlight, err := figure2Emulated(spec, 1)
 	if err != nil {
 		return nil, err
 	}

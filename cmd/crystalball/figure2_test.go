@@ -1,4 +1,4 @@
-package paper_test
+package main
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func TestFigure2EmulatedMatchesTheFigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, seed := range []uint64{1, 2, 3} {
-		emulated, inFlight, err := paper.Figure2Emulated(spec, seed)
+		emulated, inFlight, err := figure2Emulated(spec, seed)
 		if err != nil {
 			t.Fatalf("seed=%d: %v", seed, err)
 		}
@@ -35,7 +35,7 @@ func TestFigure2EmulatedMatchesTheFigure(t *testing.T) {
 				t.Fatal(err)
 			}
 			as, bs := a.Service.(*randtree.State), b.Service.(*randtree.State)
-			if as.Root != bs.Root || as.Parent != bs.Parent || !equalIDs(as.Children, bs.Children) || !equalIDs(as.Siblings, bs.Siblings) {
+			if as.Root != bs.Root || as.Parent != bs.Parent || !equalNodeIDs(as.Children, bs.Children) || !equalNodeIDs(as.Siblings, bs.Siblings) {
 				t.Errorf("seed=%d: %v is %v in emulation, %v in the actor model", seed, model[i].ID, bs, as)
 			}
 		}
@@ -62,7 +62,7 @@ func TestFigure2EmulatedMatchesTheFigure(t *testing.T) {
 	}
 }
 
-func equalIDs(a, b []node.ID) bool {
+func equalNodeIDs(a, b []node.ID) bool {
 	if len(a) != len(b) {
 		return false
 	}
