@@ -91,6 +91,7 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	steerTime := durationFlag(fs, "steer-time", 2*time.Second, "wall-time budget of each steering search (a round runs several)")
 	steerResets := fs.Int("steer-resets", 1, "node resets (silent: the RST is lost) explored along a predicted path")
 	steerBreak := fs.Bool("steer-break", false, "a filtered or vetoed message also breaks the connection to its sender (the paper's TCP reset)")
+	lastKnown := durationFlag(fs, "steer-last-known", 0, "a member a gather cannot reach enters steering rounds and the immediate check at its last checkpoint seen at most this long before (0: left out, as in the paper; suits services whose state survives partitions and resets, such as paxos)")
 	reports := fs.String("reports", "", "directory to write a JSON report per predicted violation into (--mode debug or steer; default: none)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: crystalball node --id N [flags]")
@@ -136,6 +137,8 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return usagef("--steer-time must be positive, got %v", *steerTime)
 	case *steerResets < 0:
 		return usagef("--steer-resets must not be negative, got %d", *steerResets)
+	case *lastKnown < 0:
+		return usagef("--steer-last-known must not be negative, got %v", *lastKnown)
 	case mode != steering.Off && *snapEvery == 0:
 		return usagef("--mode %v needs a snapshot manager (--snapshots is 0): rounds start from gathered snapshots", mode)
 	case *immediate && *snapEvery == 0:
@@ -187,6 +190,7 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			MaxStates:       *steerStates,
 			MaxTime:         *steerTime,
 			BreakConnection: *steerBreak,
+			LastKnownFor:    *lastKnown,
 		}
 		lcfg := steering.LiveConfig{Controller: ccfg, Immediate: *immediate, Logger: logger}
 		if *reports != "" {
