@@ -1,6 +1,7 @@
 package consequence
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -405,21 +406,16 @@ func cmpConn(x, y connKey) int {
 	return 0
 }
 
-func cmpChan(c *channel, from, to node.ID) int {
-	if c.from != from {
-		if c.from < from {
-			return -1
-		}
-		return 1
+// cmpPair orders directed pairs (from, to) by sender, then receiver: the
+// order of the channels and of the datagram sets.
+func cmpPair(aFrom, aTo, from, to node.ID) int {
+	if c := cmp.Compare(aFrom, from); c != 0 {
+		return c
 	}
-	switch {
-	case c.to < to:
-		return -1
-	case c.to > to:
-		return 1
-	}
-	return 0
+	return cmp.Compare(aTo, to)
 }
+
+func cmpChan(c *channel, from, to node.ID) int { return cmpPair(c.from, c.to, from, to) }
 
 // channel returns the channel from → to, or nil when it is empty.
 func (g *GlobalState) channel(from, to node.ID) *channel {
@@ -430,21 +426,7 @@ func (g *GlobalState) channel(from, to node.ID) *channel {
 	return g.chans[i]
 }
 
-func cmpDgram(d *dgramSet, from, to node.ID) int {
-	if d.from != from {
-		if d.from < from {
-			return -1
-		}
-		return 1
-	}
-	switch {
-	case d.to < to:
-		return -1
-	case d.to > to:
-		return 1
-	}
-	return 0
-}
+func cmpDgram(d *dgramSet, from, to node.ID) int { return cmpPair(d.from, d.to, from, to) }
 
 // dgramSet returns the datagram multiset from → to, or nil when it is
 // empty.
