@@ -25,34 +25,7 @@ func TestActorIncrementalFingerprint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rng := mrand.New(mrand.NewPCG(1, 2))
-		kinds := map[ActorActionKind]int{}
-		for walk := 0; walk < 20; walk++ {
-			g := m.Start()
-			for step := 0; step < 60; step++ {
-				acts := m.Actions(g, nil)
-				if len(acts) == 0 {
-					break
-				}
-				a := acts[rng.IntN(len(acts))].Act
-				before, str := g.fp, g.String()
-				next, ok := m.Next(g, a)
-				if !ok {
-					t.Fatalf("%v not enabled", a)
-				}
-				if g.fp != before || g.fingerprint() != before || g.String() != str {
-					t.Fatalf("%v modified its parent", a)
-				}
-				if next.connsH != connsComponent(next.conns) {
-					t.Fatalf("%v: stale connection hash", a)
-				}
-				if next.fp != next.fingerprint() {
-					t.Fatalf("silent=%v walk %d step %d %v: incremental %v, from scratch %v", silent, walk, step, a, next.fp, next.fingerprint())
-				}
-				kinds[a.Kind]++
-				g = next
-			}
-		}
+		kinds := checkIncrementalWalks(t, m, 20, 60, 1)
 		for k := ActDeliver; k <= ActBreak; k++ {
 			if kinds[k] == 0 {
 				t.Errorf("silent=%v: no action of kind %d taken", silent, k)
@@ -92,11 +65,27 @@ func TestActorIncrementalFingerprintDatagrams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := mrand.New(mrand.NewPCG(3, 4))
+	kinds := checkIncrementalWalks(t, m, 50, 40, 3)
+	for k := ActDeliver; k <= ActDropDatagram; k++ {
+		if kinds[k] == 0 && k != ActApp {
+			t.Errorf("no action of kind %d taken", k)
+		}
+	}
+}
+
+// checkIncrementalWalks takes walks random paths of up to steps actions
+// from m's start state (seeded by seed) and fails t unless every step
+// leaves its parent untouched, keeps the cached connection hash and the
+// datagram sets' hash order, and updates the fingerprint incrementally to
+// what a computation from scratch gives. It returns how many actions of
+// each kind it took.
+func checkIncrementalWalks(t *testing.T, m *ActorModel, walks, steps int, seed uint64) map[ActorActionKind]int {
+	t.Helper()
+	rng := mrand.New(mrand.NewPCG(seed, seed+1))
 	kinds := map[ActorActionKind]int{}
-	for walk := 0; walk < 50; walk++ {
+	for walk := 0; walk < walks; walk++ {
 		g := m.Start()
-		for step := 0; step < 40; step++ {
+		for step := 0; step < steps; step++ {
 			acts := m.Actions(g, nil)
 			if len(acts) == 0 {
 				break
@@ -110,8 +99,11 @@ func TestActorIncrementalFingerprintDatagrams(t *testing.T) {
 			if g.fp != before || g.fingerprint() != before || g.String() != str {
 				t.Fatalf("%v modified its parent", a)
 			}
+			if next.connsH != connsComponent(next.conns) {
+				t.Fatalf("%v: stale connection hash", a)
+			}
 			if next.fp != next.fingerprint() {
-				t.Fatalf("walk %d step %d %v: incremental %v, from scratch %v", walk, step, a, next.fp, next.fingerprint())
+				t.Fatalf("seed %d walk %d step %d %v: incremental %v, from scratch %v", seed, walk, step, a, next.fp, next.fingerprint())
 			}
 			for _, d := range next.dgrams {
 				if !slices.IsSortedFunc(d.items, func(x, y inflight) int { return cmpHash(x.h, y.h) }) {
@@ -122,9 +114,5 @@ func TestActorIncrementalFingerprintDatagrams(t *testing.T) {
 			g = next
 		}
 	}
-	for k := ActDeliver; k <= ActDropDatagram; k++ {
-		if kinds[k] == 0 && k != ActApp {
-			t.Errorf("no action of kind %d taken", k)
-		}
-	}
+	return kinds
 }
