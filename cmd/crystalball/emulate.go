@@ -121,6 +121,10 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	fs.BoolVar(&p.breakConn, "break-connection", false, "steering filters and vetoes also break the connection to a dropped message's sender")
 	fs.IntVar(&p.predictors, "predictors", -1, fmt.Sprintf("nodes that gather snapshots and run steering rounds, spread over the IDs from n1 (0: every node; default: %d with --mode debug, as in the paper's 100-node runs, every node with --mode steer); every node checkpoints and answers", debugPredictors))
 	fs.StringVar(&p.reports, "reports", "", "with --mode debug or steer, write a prediction report ('crystalball trace show' replays it) for every distinct predicted violation into this directory")
+	// The -1 defaults mean "chosen by --mode" (resolve); say so in -help.
+	for _, name := range []string{"steer-states", "steer-breaks", "predictors"} {
+		fs.Lookup(name).DefValue = "auto"
+	}
 }
 
 // resolve checks p and fills the values that depend on others.
