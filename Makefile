@@ -8,20 +8,34 @@ BIN       := bin/crystalball
 FUZZTIME  ?= 60s
 BENCHTIME ?= 1s
 
-.PHONY: all build test bench verify fuzz snapshot-sweep spin-compare clean
+.PHONY: all build test bench verify purity fuzz snapshot-sweep spin-compare clean
 
 all: verify build test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/crystalball
 
-test:
+test: purity
 	$(GO) test -race -count=1 $(PKGS)
+
+# The deterministic cores must not reach the network: none of them may
+# depend (even indirectly) on package net, on memberlist or on zap (whose
+# package imports net/http). The live shell (package live) is where those
+# belong. CORE lists every core package; a new service package is checked
+# by the ./services/... pattern.
+CORE := ./node ./node/nodetest ./snapshot ./consequence/... ./steering ./emulation ./services/...
+purity:
+	@bad=$$($(GO) list -deps $(CORE) | grep -xE 'net|github.com/hashicorp/memberlist|go.uber.org/zap' || true); \
+	if [ -n "$$bad" ]; then \
+	  echo "purity: a core package depends on the network:"; echo "$$bad"; \
+	  for p in $$($(GO) list $(CORE)); do \
+	    for d in $$bad; do $(GO) list -deps $$p | grep -qx "$$d" && echo "  $$p -> $$d"; done; \
+	  done; exit 1; fi; echo "purity: core packages import no net, memberlist or zap"
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
 
-verify:
+verify: purity
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(GO) mod tidy -diff

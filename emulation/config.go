@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"time"
-
-	"go.uber.org/zap"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 )
@@ -72,7 +71,7 @@ type Config struct {
 	OnViolation func(Violation)
 	// Logger is handed to the services through Env.Logger. Nil means no
 	// logging.
-	Logger *zap.Logger
+	Logger *slog.Logger
 	// Snapshots, when non-nil, runs a snapshot.Manager beside every node:
 	// checkpoint numbers on every message, checkpoints, and neighbourhood
 	// snapshots gathered over the emulated network.
@@ -205,7 +204,7 @@ func (c Config) validate() (settings, error) {
 		s.Churn.Downtime = DefaultDowntime
 	}
 	if s.Logger == nil {
-		s.Logger = zap.NewNop()
+		s.Logger = slog.New(slog.DiscardHandler)
 	}
 	return s, nil
 }

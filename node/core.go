@@ -3,9 +3,8 @@ package node
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
-
-	"go.uber.org/zap"
 )
 
 // Errors returned by Core.Step for events the core cannot take. They signal a
@@ -31,7 +30,7 @@ type CoreConfig struct {
 	Seed uint64
 	// Logger is handed to the service through Env.Logger, with a "node"
 	// field added. Default: a no-op logger.
-	Logger *zap.Logger
+	Logger *slog.Logger
 }
 
 // Core is the deterministic node: a Service plus its timers and random
@@ -44,7 +43,7 @@ type CoreConfig struct {
 type Core struct {
 	id      ID
 	factory Factory
-	logger  *zap.Logger
+	logger  *slog.Logger
 	state   State
 	now     time.Time
 	started bool
@@ -65,12 +64,12 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	}
 	logger := cfg.Logger
 	if logger == nil {
-		logger = zap.NewNop()
+		logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Core{
 		id:      cfg.ID,
 		factory: cfg.Factory,
-		logger:  logger.With(zap.Stringer("node", cfg.ID)),
+		logger:  logger.With(slog.Any("node", cfg.ID)),
 		state:   State{Rand: NewRand(cfg.Seed, uint64(cfg.ID))},
 	}
 	c.env.core = c
@@ -238,10 +237,10 @@ func (e *coreEnv) live() *Effects {
 	return e.fx
 }
 
-func (e *coreEnv) Self() ID            { return e.core.id }
-func (e *coreEnv) Now() time.Time      { return e.core.now }
-func (e *coreEnv) Rand() *Rand         { return &e.core.state.Rand }
-func (e *coreEnv) Logger() *zap.Logger { return e.core.logger }
+func (e *coreEnv) Self() ID             { return e.core.id }
+func (e *coreEnv) Now() time.Time       { return e.core.now }
+func (e *coreEnv) Rand() *Rand          { return &e.core.state.Rand }
+func (e *coreEnv) Logger() *slog.Logger { return e.core.logger }
 
 func (e *coreEnv) Send(to ID, msg Message) {
 	fx := e.live()

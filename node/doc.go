@@ -50,19 +50,13 @@
 // header is an error and never an allocation (whatever the msgpack library
 // version does).
 //
-// # The live runtime
+// # Shells
 //
-// Runtime is the live shell: NewRuntime(cfg, spec), Start, Submit for
-// application calls, Status, Stop. One goroutine owns the Core and steps it
-// in Runtime.dispatch, the single point every event and every send passes
-// (where a snapshot or steering layer hooks in). Around it: a framed TCP
-// transport (frame.go: length prefix checked against the maximum frame size
-// before allocating, CRC-32C; handshake.go: node ID and cluster label), one
-// outbound connection per peer dialled on first send, inbound connections
-// accepted from peers, a broken connection delivered as EventTransportError;
-// wall-clock timers mirroring the core's TimerOps; and memberlist for
-// membership, discovery of service addresses (node metadata) and failure
-// detection. Stop leaves no goroutine behind.
+// This package does no I/O and reads no clock: it imports no network
+// package (make purity checks it, with every other core package). The live
+// shell is package live (TCP, memberlist, wall-clock timers); the emulator is
+// package emulation; the explorer is package consequence. All three host the
+// same Layers (layer.go) beside the same Core.
 //
 // # Datagrams
 //
@@ -77,7 +71,7 @@
 // contract its own way: the emulator gives each datagram its own latency
 // and loss (package emulation), the explorer holds them as an unordered
 // multiset per pair and may drop them (package consequence). The live
-// Runtime carries a datagram on the connection the sender's messages use,
+// runtime (package live) carries a datagram on the connection the sender's messages use,
 // as a frame whose envelope starts with 0xE2 instead of 0xE1, so it arrives
 // in order — a valid best-effort delivery — and the receiver's layers see
 // the flag. It is dropped, and counted (Counters.DatagramsDropped), never

@@ -58,15 +58,17 @@ func AppendFrame(dst, payload []byte) []byte {
 	return append(dst, payload...)
 }
 
-// beginFrame reserves a frame header at the end of dst; finishFrame fills it
+// BeginFrame reserves a frame header at the end of dst; FinishFrame fills it
 // in once the payload has been appended after it. Together they let an
 // encoder append straight into the frame buffer.
-func beginFrame(dst []byte) (out []byte, start int) {
+func BeginFrame(dst []byte) (out []byte, start int) {
 	start = len(dst)
 	return append(dst, make([]byte, FrameHeaderLen)...), start
 }
 
-func finishFrame(frame []byte, start int) {
+// FinishFrame writes the header of the frame that BeginFrame reserved at
+// start, covering everything appended to frame after that header.
+func FinishFrame(frame []byte, start int) {
 	payload := frame[start+FrameHeaderLen:]
 	binary.BigEndian.PutUint32(frame[start:], uint32(len(payload)))
 	binary.BigEndian.PutUint32(frame[start+4:], crc32.Checksum(payload, castagnoli))

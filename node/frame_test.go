@@ -48,7 +48,6 @@ func frameSeeds(t testing.TB) [][]byte {
 		{0, 0, 0, 0, 0, 0, 0, 0},                                                                 // empty frame
 		append(append([]byte{}, goodFrame[:len(goodFrame)-1]...), goodFrame[len(goodFrame)-1]^1), // bad checksum
 		AppendFrame(nil, []byte{0xdd, 0xff, 0xff, 0xff, 0xff}),                                   // the array32 bomb as a payload
-		AppendFrame(nil, appendHello(nil, hello{kind: helloData, id: 7, label: "x"})),
 	}
 	for _, body := range hostileBodies {
 		seeds = append(seeds, AppendFrame(nil, body), AppendFrame(nil, envelopeWithBody(body)))
@@ -73,7 +72,6 @@ func TestReadFrameHostileInputs(t *testing.T) {
 				t.Errorf("seed %d: envelope error %v wraps neither ErrBadEnvelope nor ErrUnknownMessageType", i, err)
 			}
 		}
-		_, _ = decodeHello(payload)
 	}
 }
 
@@ -123,37 +121,8 @@ func TestReadFrameDoesNotAllocateForLengthPrefix(t *testing.T) {
 	}
 }
 
-func TestHelloRoundTrip(t *testing.T) {
-	h := hello{kind: helloProbe, id: 9, label: "prod", gossip: "127.0.0.1:7101", service: "127.0.0.1:7001"}
-	var buf bytes.Buffer
-	if err := writeHelloFrame(&buf, h); err != nil {
-		t.Fatal(err)
-	}
-	got, err := readHelloFrame(&buf)
-	if err != nil || got != h {
-		t.Fatalf("got %+v, %v", got, err)
-	}
-	for _, bad := range [][]byte{nil, []byte("CBH1"), []byte("CBH1\x03\x01"), append(appendHello(nil, h), 0)} {
-		if _, err := decodeHello(bad); !errors.Is(err, ErrHandshake) {
-			t.Errorf("decodeHello(%q) = %v", bad, err)
-		}
-	}
-}
-
-func TestMetaRoundTrip(t *testing.T) {
-	id, addr, err := decodeMeta(encodeMeta(42, "127.0.0.1:7001"))
-	if err != nil || id != 42 || addr != "127.0.0.1:7001" {
-		t.Fatalf("got %v %q %v", id, addr, err)
-	}
-	for _, bad := range [][]byte{nil, {2, 1}, {1, 0}, {1, 5, 'x'}} {
-		if _, _, err := decodeMeta(bad); err == nil {
-			t.Errorf("decodeMeta(%v) accepted", bad)
-		}
-	}
-}
-
 // FuzzReadFrame feeds arbitrary streams to the frame reader and what it
-// accepts to the envelope and hello decoders: all must fail cleanly, and an
+// accepts to the envelope decoder: all must fail cleanly, and an
 // accepted envelope must re-encode.
 func FuzzReadFrame(f *testing.F) {
 	for _, s := range frameSeeds(f) {
@@ -181,11 +150,6 @@ func FuzzReadFrame(f *testing.F) {
 				}
 			} else if !errors.Is(err, ErrBadEnvelope) && !errors.Is(err, ErrUnknownMessageType) {
 				t.Fatalf("envelope error class: %v", err)
-			}
-			if h, err := decodeHello(payload); err == nil {
-				if got, err := decodeHello(appendHello(nil, h)); err != nil || got != h {
-					t.Fatalf("hello round trip: %+v %v", got, err)
-				}
 			}
 		}
 	})

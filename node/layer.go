@@ -2,7 +2,7 @@ package node
 
 import "time"
 
-// Layer is a component a Runtime runs beside its Core, on the core
+// Layer is a component a live.Runtime runs beside its Core, on the core
 // goroutine, with a hook on every event and every send: a snapshot manager
 // (snapshot.Live) is one. The layer sees each event before the core does and
 // may keep it from the core, stamps every envelope the service sends, sends
@@ -13,7 +13,7 @@ import "time"
 //	Before(ev) → [core.Step(ev) → Sending(env) for each send] → After
 //
 // and Tick whenever the time NextTick named has come. Layers are listed in
-// RuntimeConfig.Layers and called in that order; an event one layer keeps
+// live.RuntimeConfig.Layers and called in that order; an event one layer keeps
 // from the core is not shown to the layers after it.
 //
 // A steering controller (steering.Live: it must see every event before
@@ -22,7 +22,7 @@ import "time"
 // extensions of this port: Gate, whose Verdict can also postpone an event
 // (the runtime delivers it again later) and break the connection to a
 // dropped message's sender, and Stopper, for a layer with goroutines of its
-// own. Through LayerHost (what Attach is given by a Runtime) it reads the
+// own. Through LayerHost (what Attach is given by a live.Runtime) it reads the
 // core for the immediate safety check and wakes the core goroutine when its
 // own goroutine has a result. It reads snapshots from the snapshot layer it
 // is wired to, not through this port.
@@ -77,7 +77,7 @@ type Layer interface {
 }
 
 // Host is the node a Layer runs beside, as the layer may read it: a *Core
-// satisfies it, and a Runtime gives its layers a LayerHost. Its methods may
+// satisfies it, and a live.Runtime gives its layers a LayerHost. Its methods may
 // be called only from within the layer's hooks (on the core goroutine,
 // between two core steps).
 type Host interface {
@@ -93,7 +93,7 @@ type Host interface {
 
 var _ Host = (*Core)(nil)
 
-// LayerHost is the Host a Runtime attaches its layers to: a Host with what
+// LayerHost is the Host a live.Runtime attaches its layers to: a Host with what
 // a layer that checks events speculatively or runs goroutines of its own
 // needs. A layer that needs it type-asserts the host Attach is given and
 // refuses a plain Host (a bare *Core is only a Host).
@@ -151,7 +151,7 @@ type Gate interface {
 }
 
 // Stopper is an optional extension of Layer for a layer with goroutines of
-// its own. A Runtime's core goroutine calls Stop once as it exits, after
+// its own. A live.Runtime's core goroutine calls Stop once as it exits, after
 // the layer's last hook and before Runtime.Stop returns (layers in reverse
 // order). Stop must end every goroutine the layer started before it
 // returns, and must not call the runtime (it would wait for itself).

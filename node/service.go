@@ -1,9 +1,8 @@
 package node
 
 import (
+	"log/slog"
 	"time"
-
-	"go.uber.org/zap"
 )
 
 // Service is a protocol written as a deterministic state machine: the user's
@@ -90,5 +89,5 @@ type Env interface {
 	Rand() *Rand
 	// Logger is the node's logger (a no-op logger unless the runtime was
 	// given one).
-	Logger() *zap.Logger
+	Logger() *slog.Logger
 }

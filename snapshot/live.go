@@ -2,11 +2,10 @@ package snapshot
 
 import (
 	"errors"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
-
-	"go.uber.org/zap"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 )
@@ -39,7 +38,7 @@ import (
 // function is called on the core goroutine.
 type Live struct {
 	cfg Config
-	log *zap.Logger
+	log *slog.Logger
 
 	// mu guards everything below against Status and Last; the hooks hold it
 	// while they call the Manager.
@@ -68,12 +67,12 @@ var (
 // Spec.Registry, which recorded in-flight messages are encoded with) and
 // returns a Live for one runtime. logger (nil: no-op) gets a line per
 // gathered (debug) or failed (info) snapshot.
-func NewLive(cfg Config, logger *zap.Logger) (*Live, error) {
+func NewLive(cfg Config, logger *slog.Logger) (*Live, error) {
 	if _, err := cfg.withDefaults(); err != nil {
 		return nil, err
 	}
 	if logger == nil {
-		logger = zap.NewNop()
+		logger = slog.New(slog.DiscardHandler)
 	}
 	return &Live{cfg: cfg, log: logger}, nil
 }
@@ -241,14 +240,14 @@ func (l *Live) apply(fx Effects) []node.Envelope {
 		if l.onSnap != nil {
 			l.fresh = append(l.fresh, s)
 		}
-		l.log.Debug("snapshot: gathered", zap.Uint64("cut", s.CN), zap.Int("nodes", len(s.Nodes)),
-			zap.Stringers("dead", s.Dead), zap.Int("excluded", len(s.Excluded)), zap.Int("rounds", s.Rounds),
-			zap.Duration("took", s.At.Sub(s.Started)))
+		l.log.Debug("snapshot: gathered", slog.Uint64("cut", s.CN), slog.Int("nodes", len(s.Nodes)),
+			slog.Any("dead", s.Dead), slog.Int("excluded", len(s.Excluded)), slog.Int("rounds", s.Rounds),
+			slog.Duration("took", s.At.Sub(s.Started)))
 	}
 	for i := range fx.Failures {
 		f := fx.Failures[i]
 		l.failure, l.failAt = &f, l.m.now
-		l.log.Info("snapshot: gather given up", zap.Int("rounds", f.Rounds), zap.String("reason", f.Reason))
+		l.log.Info("snapshot: gather given up", slog.Int("rounds", f.Rounds), slog.String("reason", f.Reason))
 	}
 	return fx.Sends
 }

@@ -3,13 +3,16 @@ package snapshot_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+	"go.uber.org/zap/exp/zapslog"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
@@ -17,8 +20,8 @@ import (
 
 // liveNode is a RandTree runtime with a snapshot layer.
 type liveNode struct {
-	rt   *node.Runtime
-	live *snapshot.Live
+	rt *live.Runtime
+	sl *snapshot.Live
 }
 
 func startLiveNode(t *testing.T, spec node.Spec, id node.ID, join ...string) liveNode {
@@ -28,17 +31,17 @@ func startLiveNode(t *testing.T, spec node.Spec, id node.ID, join ...string) liv
 		t.Fatal(err)
 	}
 	logger := zaptest.NewLogger(t).Named(id.String())
-	live, err := snapshot.NewLive(snapshot.Config{Registry: reg, Interval: 300 * time.Millisecond}, logger)
+	sl, err := snapshot.NewLive(snapshot.Config{Registry: reg, Interval: 300 * time.Millisecond}, slog.New(zapslog.NewHandler(logger.Core())))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := node.DefaultRuntimeConfig()
+	cfg := live.DefaultRuntimeConfig()
 	cfg.ID = id
 	cfg.Join = join
 	cfg.Label = "live-snapshot-test"
 	cfg.Logger = logger
-	cfg.Layers = []node.Layer{live}
-	rt, err := node.NewRuntime(cfg, spec)
+	cfg.Layers = []node.Layer{sl}
+	rt, err := live.NewRuntime(cfg, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,18 +56,18 @@ func startLiveNode(t *testing.T, spec node.Spec, id node.ID, join ...string) liv
 	if err := rt.Submit(randtree.JoinOverlay{Targets: targets}); err != nil {
 		t.Fatal(err)
 	}
-	return liveNode{rt: rt, live: live}
+	return liveNode{rt: rt, sl: sl}
 }
 
 // gatherAt makes n gather a snapshot through Runtime.Do and waits for it.
 func gatherAt(t *testing.T, n liveNode) *snapshot.Snapshot {
 	t.Helper()
-	prev := n.live.Last()
+	prev := n.sl.Last()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var gerr error
 		err := n.rt.Do(context.Background(), func(now time.Time) []node.Envelope {
-			out, err := n.live.Gather(now)
+			out, err := n.sl.Gather(now)
 			gerr = err
 			return out
 		})
@@ -80,11 +83,11 @@ func gatherAt(t *testing.T, n liveNode) *snapshot.Snapshot {
 		time.Sleep(20 * time.Millisecond)
 	}
 	for {
-		if s := n.live.Last(); s != nil && s != prev {
+		if s := n.sl.Last(); s != nil && s != prev {
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no snapshot gathered at %v within 10s: %+v", n.rt.ID(), n.live.Status(time.Now()))
+			t.Fatalf("no snapshot gathered at %v within 10s: %+v", n.rt.ID(), n.sl.Status(time.Now()))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -147,7 +150,7 @@ func TestLiveGathersConsistentSnapshotOverTCP(t *testing.T) {
 		t.Errorf("the root's checkpoint: %v", r)
 	}
 
-	st := root.live.Status(time.Now())
+	st := root.sl.Status(time.Now())
 	if st.CN < s.CN || st.Stats.Gathers != 1 || st.Last == nil || st.Last.CN != s.CN ||
 		!slices.Equal(st.Last.Members, want) || st.Last.SizeBytes == 0 || st.CheckpointsStored == 0 {
 		t.Errorf("root's snapshot status: %+v (last %+v)", st, st.Last)
@@ -173,7 +176,7 @@ func TestLiveGathersConsistentSnapshotOverTCP(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := root.rt.Do(context.Background(), func(time.Time) []node.Envelope { return nil }); !errors.Is(err, node.ErrNotRunning) {
+	if err := root.rt.Do(context.Background(), func(time.Time) []node.Envelope { return nil }); !errors.Is(err, live.ErrNotRunning) {
 		t.Errorf("Do after Stop = %v", err)
 	}
 }
@@ -190,26 +193,26 @@ func TestLiveMisuse(t *testing.T) {
 	if _, err := snapshot.NewLive(snapshot.Config{Registry: reg, Interval: -time.Second}, nil); err == nil {
 		t.Error("NewLive with a negative interval succeeded")
 	}
-	live, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
+	sl, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := live.Gather(time.Now()); !errors.Is(err, snapshot.ErrNotAttached) {
+	if _, err := sl.Gather(time.Now()); !errors.Is(err, snapshot.ErrNotAttached) {
 		t.Errorf("Gather before Attach = %v", err)
 	}
-	if st := live.Status(time.Now()); st.IntervalSeconds != 10 || st.Last != nil {
+	if st := sl.Status(time.Now()); st.IntervalSeconds != 10 || st.Last != nil {
 		t.Errorf("status before Attach: %+v", st)
 	}
-	cfg := node.DefaultRuntimeConfig()
+	cfg := live.DefaultRuntimeConfig()
 	cfg.ID = 1
-	cfg.Layers = []node.Layer{live}
-	if _, err := node.NewRuntime(cfg, spec); err != nil {
+	cfg.Layers = []node.Layer{sl}
+	if _, err := live.NewRuntime(cfg, spec); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := live.Gather(time.Now()); !errors.Is(err, snapshot.ErrNotStarted) {
+	if _, err := sl.Gather(time.Now()); !errors.Is(err, snapshot.ErrNotStarted) {
 		t.Errorf("Gather before the runtime started = %v", err)
 	}
-	if _, err := node.NewRuntime(cfg, spec); !errors.Is(err, snapshot.ErrAttached) {
+	if _, err := live.NewRuntime(cfg, spec); !errors.Is(err, snapshot.ErrAttached) {
 		t.Errorf("a second runtime with the same Live: %v", err)
 	}
 }

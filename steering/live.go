@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
-
-	"go.uber.org/zap"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -37,7 +36,7 @@ type LiveConfig struct {
 	// Logger (nil: no-op) gets a line per prediction and per filter set
 	// installed (info), per round and per intervention (debug), and the
 	// rounds' errors.
-	Logger *zap.Logger
+	Logger *slog.Logger
 	// OnRound, when non-nil, sees every round that ran to its end (not
 	// cancelled, no error) with the snapshot it started from, on the
 	// layer's round goroutine, before the round's filters are installed:
@@ -105,7 +104,7 @@ type LiveConfig struct {
 type Live struct {
 	cfg   LiveConfig
 	snaps *snapshot.Live
-	log   *zap.Logger
+	log   *slog.Logger
 	delay time.Duration
 
 	// Set by Attach, then read or owned by the core goroutine.
@@ -174,7 +173,7 @@ func NewLive(cfg LiveConfig, snaps *snapshot.Live) (*Live, error) {
 	}
 	l := &Live{cfg: cfg, snaps: snaps, log: cfg.Logger, delay: cfg.PostponeDelay}
 	if l.log == nil {
-		l.log = zap.NewNop()
+		l.log = slog.New(slog.DiscardHandler)
 	}
 	if l.delay == 0 {
 		l.delay = DefaultPostponeDelay
@@ -208,7 +207,7 @@ func (l *Live) Attach(host node.Host) error {
 		return err
 	}
 	l.host, l.self, l.explorer, l.gate, l.mode = lh, host.ID(), explorer, gate, explorer.Mode()
-	l.log = l.log.With(zap.Stringer("node", l.self))
+	l.log = l.log.With(slog.Any("node", l.self))
 	l.mu.Lock()
 	l.st.Mode, l.st.Immediate = l.mode.String(), l.cfg.Immediate
 	l.mu.Unlock()
@@ -251,7 +250,7 @@ func (l *Live) gathered(s *snapshot.Snapshot) {
 	if l.cfg.Immediate {
 		// Mode Off: this only decodes the view.
 		if _, err := l.gate.Explore(context.Background(), s); err != nil {
-			l.log.Error("steering: decoding the snapshot for the immediate check", zap.Uint64("cut", s.CN), zap.Error(err))
+			l.log.Error("steering: decoding the snapshot for the immediate check", slog.Uint64("cut", s.CN), slog.Any("error", err))
 		}
 	}
 	if l.mode == Off {
@@ -332,17 +331,17 @@ func (l *Live) rounds() {
 func (l *Live) report(snap *snapshot.Snapshot, res roundResult, took time.Duration) {
 	rep := res.rep
 	if res.canceled {
-		l.log.Debug("steering: round cancelled by a newer snapshot", zap.Uint64("cut", snap.CN), zap.Duration("took", took))
+		l.log.Debug("steering: round cancelled by a newer snapshot", slog.Uint64("cut", snap.CN), slog.Duration("took", took))
 		return
 	}
 	if res.err != nil {
-		l.log.Error("steering: round failed", zap.Uint64("cut", snap.CN), zap.Error(res.err))
+		l.log.Error("steering: round failed", slog.Uint64("cut", snap.CN), slog.Any("error", res.err))
 		return
 	}
-	l.log.Debug("steering: round", zap.Uint64("cut", snap.CN), zap.Stringers("members", rep.Members),
-		zap.Uint64("states", rep.States), zap.Int("predicted", len(rep.Predictions)),
-		zap.Int("filters", len(rep.Installed)), zap.Int("unhelpful", rep.Unhelpful),
-		zap.Strings("present", rep.Present), zap.Duration("took", took))
+	l.log.Debug("steering: round", slog.Uint64("cut", snap.CN), slog.Any("members", rep.Members),
+		slog.Uint64("states", rep.States), slog.Int("predicted", len(rep.Predictions)),
+		slog.Int("filters", len(rep.Installed)), slog.Int("unhelpful", rep.Unhelpful),
+		slog.Any("present", rep.Present), slog.Duration("took", took))
 	for _, p := range rep.Predictions {
 		path := make([]string, len(p.Report.Path))
 		for i, r := range p.Report.Path {
@@ -352,10 +351,10 @@ func (l *Live) report(snap *snapshot.Snapshot, res roundResult, took time.Durati
 		if p.Filter != nil {
 			filter = p.Filter.String()
 		}
-		l.log.Info("steering: predicted violation", zap.String("mode", l.mode.String()),
-			zap.String("property", p.Property), zap.String("error", p.Report.Error),
-			zap.Strings("path", path), zap.Int("depth", len(path)), zap.Bool("replayed", p.Replayed),
-			zap.String("filter", filter), zap.Uint64("cut", snap.CN), zap.Stringer("gatherer", snap.Gatherer))
+		l.log.Info("steering: predicted violation", slog.String("mode", l.mode.String()),
+			slog.String("property", p.Property), slog.String("error", p.Report.Error),
+			slog.Any("path", path), slog.Int("depth", len(path)), slog.Bool("replayed", p.Replayed),
+			slog.String("filter", filter), slog.Uint64("cut", snap.CN), slog.Any("gatherer", snap.Gatherer))
 	}
 	if l.cfg.OnRound != nil {
 		l.cfg.OnRound(snap, rep)
@@ -407,10 +406,10 @@ func (l *Live) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool)
 	}
 	if !retry {
 		if veto != nil {
-			l.log.Debug("steering: immediate check vetoed", zap.Stringer("event", ev), zap.Stringer("verdict", v),
-				zap.String("property", veto.Property), zap.NamedError("violation", veto.Err))
+			l.log.Debug("steering: immediate check vetoed", slog.Any("event", ev), slog.Any("verdict", v),
+				slog.String("property", veto.Property), slog.Any("violation", veto.Err))
 		} else {
-			l.log.Debug("steering: filter", zap.Stringer("event", ev), zap.Stringer("verdict", v))
+			l.log.Debug("steering: filter", slog.Any("event", ev), slog.Any("verdict", v))
 		}
 	}
 	return l.verdict(now, ev, v), nil, nil
@@ -465,8 +464,8 @@ func (l *Live) apply(res roundResult) {
 		shown[i] = f.String()
 	}
 	if len(fs) > 0 || len(l.gate.Filters()) > 0 {
-		l.log.Info("steering: filters installed", zap.Strings("filters", shown), zap.Uint64("cut", res.rep.CN),
-			zap.Bool("round_completed", !res.canceled && res.err == nil))
+		l.log.Info("steering: filters installed", slog.Any("filters", shown), slog.Uint64("cut", res.rep.CN),
+			slog.Bool("round_completed", !res.canceled && res.err == nil))
 	}
 	l.gate.Install(fs)
 	l.mu.Lock()

@@ -1,8 +1,9 @@
 package steering
 
 import (
-	"github.com/seed6eee2ec7/crystalball/consequence"
 	"slices"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
 )
 
 // replay re-runs a stored error path on a new snapshot's model, the way the

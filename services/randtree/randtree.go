@@ -2,9 +2,8 @@ package randtree
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
-
-	"go.uber.org/zap"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 )
@@ -233,9 +232,7 @@ func (s *State) becomeRoot(env node.Env) {
 	s.Parent = node.None
 	env.CancelTimer(TimerJoin)
 	s.armRecovery(env)
-	if ce := env.Logger().Check(zap.DebugLevel, "randtree: became root"); ce != nil {
-		ce.Write(zap.Stringers("children", s.Children))
-	}
+	env.Logger().Debug("randtree: became root", slog.Any("children", s.Children))
 }
 
 // armRecovery schedules the recovery timer for a node that just joined.

@@ -1,0 +1,325 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/consequence/twophase"
+)
+
+// checkOutput is the --json form of an offline check (MaceMC mode): what
+// was checked, what the search cost and what it found.
+type checkOutput struct {
+	Target   string `json:"target"`
+	Options  string `json:"options"`
+	Nodes    int    `json:"nodes"`
+	Strategy string `json:"strategy"`
+	Seed     uint64 `json:"seed"`
+	Faults   string `json:"faults,omitempty"`
+	// Fix, Resets, Silent and Breaks are the flags the service's model was
+	// built with, so that 'trace show' can rebuild it.
+	Fix             string           `json:"fix,omitempty"`
+	Resets          int              `json:"resets,omitempty"`
+	Silent          bool             `json:"silent,omitempty"`
+	Breaks          int              `json:"breaks,omitempty"`
+	Stop            string           `json:"stop,omitempty"`
+	Unique          uint64           `json:"unique"`
+	Generated       uint64           `json:"generated"`
+	Pruned          uint64           `json:"pruned"`
+	Depth           int              `json:"depth"`
+	DepthCounts     []uint64         `json:"depth_counts,omitempty"`
+	StatesPerSecond float64          `json:"states_per_second"`
+	BytesPerState   float64          `json:"bytes_per_state"`
+	MemoryBytes     uint64           `json:"memory_bytes"`
+	WallSeconds     float64          `json:"wall_seconds"`
+	Violations      []checkViolation `json:"violations"`
+	Liveness        *livenessOutput  `json:"liveness,omitempty"`
+	// Reports are the violations of a service check as replayable
+	// consequence.ActorReports.
+	Reports []json.RawMessage `json:"reports,omitempty"`
+}
+
+type checkViolation struct {
+	Property string   `json:"property"`
+	Kind     string   `json:"kind"`
+	Error    string   `json:"error"`
+	Depth    int      `json:"depth"`
+	Path     []string `json:"path"`
+}
+
+type livenessOutput struct {
+	Walks int `json:"walks"`
+	Live  int `json:"live"`
+	// Periphery is the number of states of the bounded search's deepest
+	// level the second half of the walks started from (0: walks from the
+	// start state only); PeripheryDepth is that level.
+	Periphery      int      `json:"periphery"`
+	PeripheryDepth int      `json:"periphery_depth"`
+	Suspect        []string `json:"suspect,omitempty"`
+	Failing        []string `json:"failing,omitempty"`
+	Verdict        string   `json:"verdict,omitempty"`
+	Critical       int      `json:"critical_step"`
+	Action         string   `json:"critical_action,omitempty"`
+	LivePath       []string `json:"live_path,omitempty"`
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("check", stderr)
+	service := fs.String("service", "randtree", "service to check from its initial state ("+serviceNames()+")")
+	model := fs.String("model", "", "check a hand-written model instead of a service: 2pc")
+	nodes := fs.Int("nodes", 5, "number of service nodes (IDs 1..N)")
+	rms := fs.Int("rms", 3, "resource managers of the 2pc model")
+	strategy := fs.String("strategy", "bfs", "search strategy: bfs, consequence or walk")
+	maxDepth := fs.Int("max-depth", 0, "depth budget (0: none)")
+	maxStates := fs.Int("max-states", 1_000_000, "budget of unique states (0: none)")
+	budget := durationFlag(fs, "budget", 30*time.Second, "wall-time budget (e.g. 30s; 0: none)")
+	resets := fs.Int("resets", 0, "node resets allowed along a path")
+	silent := fs.Bool("silent", false, "resets are silent (the RST is lost)")
+	breaks := fs.Int("breaks", 0, "connection breaks allowed along a path")
+	fix := fs.String("fix", "", "service corrections to apply: all, or a comma-separated list")
+	seed := fs.Uint64("seed", 1, "seed of the node random sources and the random walks")
+	walks := fs.Int("walks", 100, "random walks (strategy walk)")
+	dmax := fs.Int("dmax", 500, "steps per random walk (strategy walk)")
+	dinit := fs.Int("dinit", 0, "steps before a walk may count as live (strategy walk)")
+	periphery := fs.Int("periphery", 16, "strategy walk with --max-depth: also walk from this many states where a BFS bounded by --max-depth and --budget left off")
+	workers := fs.Int("workers", 0, "search goroutines (0: every core)")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: crystalball check [flags]")
+		fmt.Fprintln(fs.Output(), "Explores a service (from its initial state) or a model and reports property violations.")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *maxDepth < 0 || *maxStates < 0 || *budget < 0 || *resets < 0 || *breaks < 0 || *walks <= 0 || *dmax <= 0 || *dinit < 0 || *workers < 0 || *periphery < 0 {
+		return usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")
+	}
+	walk := *strategy == "walk"
+	var strat consequence.Strategy
+	if !walk {
+		s, err := consequence.ParseStrategy(*strategy)
+		if err != nil {
+			return usagef("--strategy: %q is not bfs, consequence or walk", *strategy)
+		}
+		strat = s
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opts := consequence.Options{Strategy: strat, Workers: *workers, MaxStates: *maxStates, MaxDepth: *maxDepth, MaxTime: *budget}
+	endProgress := func() {}
+	if !*asJSON && (!walk || *maxDepth > 0) {
+		progress := newProgress(stderr, "")
+		opts.Progress, endProgress = progress.level, progress.close
+		defer progress.close()
+	}
+	wopts := func(seed uint64) consequence.WalkOptions[consequence.ActorAction] {
+		return consequence.WalkOptions[consequence.ActorAction]{Seed: seed, Walks: *walks, DMax: *dmax, DInit: *dinit}
+	}
+
+	var out checkOutput
+	var err error
+	switch *model {
+	case "":
+		if *nodes <= 0 || *nodes > 1<<16 {
+			return usagef("--nodes must be in 1..65536, got %d", *nodes)
+		}
+		svc, lerr := lookupService(*service, splitList(*fix), *nodes)
+		if lerr != nil {
+			return lerr
+		}
+		faults := consequence.Faults{Resets: *resets, SilentResets: *silent, Breaks: *breaks}
+		m, merr := serviceModel(svc, *nodes, *seed, faults)
+		if merr != nil {
+			return merr
+		}
+		out = checkOutput{Target: *service, Options: svc.options, Nodes: *nodes, Seed: *seed,
+			Faults: fmt.Sprintf("resets=%d silent=%v breaks=%d", *resets, *silent, *breaks),
+			Fix:    *fix, Resets: *resets, Silent: *silent, Breaks: *breaks}
+		if walk {
+			out.Strategy = "walk"
+			var from []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]
+			if *maxDepth > 0 && *periphery > 0 {
+				bounded := opts
+				bounded.Periphery = *periphery
+				res, berr := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).WithOptions(bounded).Run(ctx)
+				if berr != nil {
+					return berr
+				}
+				from = res.Periphery
+			}
+			out.Liveness, err = checkWalks(ctx, m, m.Properties(), from, wopts(*seed))
+			break
+		}
+		var res *consequence.Result[*consequence.GlobalState, consequence.ActorAction]
+		res, err = consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+			Properties(m.Properties()...).WithOptions(opts).Run(ctx)
+		if res != nil {
+			fillResult(&out, res)
+			for _, v := range res.Violations {
+				rep, rerr := m.Report(v)
+				if rerr != nil {
+					return rerr
+				}
+				b, _ := json.Marshal(rep)
+				out.Reports = append(out.Reports, b)
+			}
+		}
+	case "2pc":
+		m, merr := twophase.New(twophase.Options{RMs: *rms})
+		if merr != nil {
+			return usageError{merr}
+		}
+		out = checkOutput{Target: "2pc", Options: fmt.Sprintf("rms=%d", *rms), Nodes: *rms + 1, Seed: *seed}
+		if walk {
+			return usagef("--strategy walk needs a service with liveness properties, not --model 2pc")
+		}
+		var res *consequence.Result[twophase.State, twophase.Action]
+		res, err = consequence.NewChecker[twophase.State, twophase.Action](m).
+			Properties(m.Properties()...).WithOptions(opts).Run(ctx)
+		if res != nil {
+			fillResult(&out, res)
+		}
+	default:
+		return usagef("unknown --model %q (known: 2pc)", *model)
+	}
+	endProgress()
+	if err != nil && out.Stop == "" && out.Liveness == nil {
+		return err
+	}
+	if *asJSON {
+		if err := json.NewEncoder(stdout).Encode(out); err != nil {
+			return err
+		}
+		return err
+	}
+	printCheckSummary(stdout, out)
+	return err
+}
+
+// fillResult copies a search result into out.
+func fillResult[S, A any](out *checkOutput, res *consequence.Result[S, A]) {
+	out.Strategy = res.Strategy.String()
+	out.Stop = res.Stop.String()
+	out.Unique, out.Generated, out.Pruned = res.Unique, res.Generated, res.Pruned
+	out.Depth, out.DepthCounts = res.Depth, res.DepthCounts
+	out.StatesPerSecond = res.StatesPerSecond()
+	out.BytesPerState = res.BytesPerState()
+	out.MemoryBytes = res.VisitedBytes + res.TraceBytes + res.LocalBytes
+	out.WallSeconds = res.Elapsed.Seconds()
+	out.Violations = []checkViolation{}
+	for _, v := range res.Violations {
+		cv := checkViolation{Property: v.Property, Kind: v.Kind.String(), Depth: v.Depth, Path: []string{}}
+		if v.Err != nil {
+			cv.Error = v.Err.Error()
+		}
+		for _, a := range v.Path {
+			cv.Path = append(cv.Path, fmt.Sprint(a.Act))
+		}
+		out.Violations = append(out.Violations, cv)
+	}
+}
+
+// checkWalks runs the random walks from the start state and then, if the
+// start state raised no suspect, as many from the periphery states of a
+// bounded search (MaceMC: walks begin where exhaustive search left off);
+// on a suspect it searches for the critical transition.
+func checkWalks(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction], o consequence.WalkOptions[consequence.ActorAction]) (*livenessOutput, error) {
+	res, err := consequence.RandomWalks(ctx, m, props, o)
+	if err != nil {
+		return nil, err
+	}
+	out := &livenessOutput{Walks: res.Walks, Live: res.Live, Critical: -1, Periphery: len(periphery)}
+	if len(periphery) > 0 {
+		out.PeripheryDepth = len(periphery[0].Path)
+	}
+	if res.Suspect == nil && len(periphery) > 0 {
+		res, err = consequence.RandomWalksFrom(ctx, m, props, periphery, o)
+		if err != nil {
+			return nil, err
+		}
+		out.Walks += res.Walks
+		out.Live += res.Live
+	}
+	if res.Suspect == nil {
+		return out, nil
+	}
+	out.Suspect = actionStrings(res.Suspect.Path)
+	for _, f := range res.Suspect.Failing {
+		out.Failing = append(out.Failing, f.Property+": "+f.Err.Error())
+	}
+	crit, err := consequence.FindCriticalTransition(ctx, m, props, res.Suspect.Start, res.Suspect.Path, o)
+	if err != nil {
+		return nil, err
+	}
+	out.Verdict, out.Critical = crit.Verdict.String(), crit.Step
+	if crit.Step >= 0 {
+		out.Action = crit.Action.Act.String()
+		out.LivePath = actionStrings(crit.LivePath)
+	}
+	return out, nil
+}
+
+func actionStrings[A any](path []consequence.Action[A]) []string {
+	out := make([]string, len(path))
+	for i, a := range path {
+		out[i] = fmt.Sprint(a.Act)
+	}
+	return out
+}
+
+func printCheckSummary(w io.Writer, o checkOutput) {
+	fmt.Fprintf(w, "%s (%s), %d nodes, strategy %s, seed %d", o.Target, o.Options, o.Nodes, o.Strategy, o.Seed)
+	if o.Faults != "" {
+		fmt.Fprintf(w, ", faults %s", o.Faults)
+	}
+	fmt.Fprintln(w)
+	if l := o.Liveness; l != nil {
+		fmt.Fprintf(w, "random walks: %d, live %d", l.Walks, l.Live)
+		if l.Periphery > 0 {
+			fmt.Fprintf(w, " (half from %d states at depth %d of a bounded search)", l.Periphery, l.PeripheryDepth)
+		}
+		fmt.Fprintln(w)
+		if l.Suspect == nil {
+			fmt.Fprintln(w, "no suspected liveness violation")
+			return
+		}
+		fmt.Fprintf(w, "suspected liveness violation after %d steps: %s\n", len(l.Suspect), strings.Join(l.Failing, "; "))
+		fmt.Fprintf(w, "verdict %s", l.Verdict)
+		if l.Critical >= 0 {
+			fmt.Fprintf(w, ": critical transition at step %d: %s", l.Critical+1, l.Action)
+		}
+		fmt.Fprintln(w)
+		for i, a := range l.Suspect {
+			fmt.Fprintf(w, "  %3d. %s\n", i+1, a)
+		}
+		return
+	}
+	fmt.Fprintf(w, "stopped: %s\n", o.Stop)
+	fmt.Fprintf(w, "states: %d unique, %d generated, %d pruned; max depth %d\n", o.Unique, o.Generated, o.Pruned, o.Depth)
+	fmt.Fprintf(w, "speed: %.0f unique states/s over %.2fs; memory %d B (%.1f B/state visited)\n", o.StatesPerSecond, o.WallSeconds, o.MemoryBytes, o.BytesPerState)
+	if len(o.Violations) == 0 {
+		fmt.Fprintln(w, "no violation found")
+		return
+	}
+	for _, v := range o.Violations {
+		fmt.Fprintf(w, "VIOLATION %s (%s) at depth %d: %s\n", v.Property, v.Kind, v.Depth, v.Error)
+		for i, a := range v.Path {
+			fmt.Fprintf(w, "  %3d. %s\n", i+1, a)
+		}
+	}
+}
+
+// serviceModel is the actor model 'check' explores and 'trace show'
+// rebuilds: the service's initial configuration of nodes 1..n with the
+// CLI's workload.
+func serviceModel(svc serviceRun, n int, seed uint64, faults consequence.Faults) (*consequence.ActorModel, error) {
+	return consequence.NewActorModel(svc.spec, consequence.ActorOptions{N: n, Seed: seed, Workload: svc.workload, Faults: faults})
+}

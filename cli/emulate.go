@@ -1,0 +1,429 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"slices"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// churnWarmup is how long churn waits after the start of a run, so the
+// overlay forms before nodes start leaving.
+const churnWarmup = 30 * time.Second
+
+// emulateOutput is the --json form of an emulated run: the configuration
+// that produced it, the service's own summary of the final state, and the
+// emulator's result.
+type emulateOutput struct {
+	Service        string           `json:"service"`
+	Options        string           `json:"options"`
+	Seed           uint64           `json:"seed"`
+	Nodes          int              `json:"nodes"`
+	Duration       string           `json:"duration"`
+	ChurnPerMinute float64          `json:"churn_per_minute"`
+	Heal           string           `json:"heal"`
+	SilentFraction float64          `json:"silent_fraction"`
+	Summary        []figure         `json:"summary"`
+	Result         emulation.Result `json:"result"`
+	// Predictors are the nodes that ran steering rounds (empty: every
+	// node, or none without --mode); Predictions the distinct violations
+	// they predicted, matched against the run (--mode debug or steer).
+	Predictors  []node.ID       `json:"predictors,omitempty"`
+	Predictions []predictionOut `json:"predictions,omitempty"`
+	WallSeconds float64         `json:"wall_seconds"`
+	Speedup     float64         `json:"speedup"`
+	summaryLine string          // human form of Summary
+	// predictionLog holds the rounds' distinct predictions with their
+	// paths (macemc-baseline compares them with an offline search).
+	predictionLog *steering.PredictionLog
+}
+
+// emulateParams are the flags of an emulated run, shared by 'emulate' and
+// the experiments built on it (macemc-baseline).
+type emulateParams struct {
+	service     string
+	nodes       int
+	duration    time.Duration
+	churn       string
+	silent      float64
+	downtime    time.Duration
+	heal        time.Duration
+	fix         string
+	seed        uint64
+	tracePath   string
+	cpuProfile  string
+	snapEvery   time.Duration
+	modeName    string
+	immediate   bool
+	steerStates int
+	steerResets int
+	steerBreaks int
+	breakConn   bool
+	predictors  int
+	reports     string
+
+	// Resolved by resolve.
+	mode       steering.Mode
+	rate       float64
+	churnUntil time.Duration
+	predicting []node.ID
+}
+
+// Defaults of the steering flags in deep online debugging (--mode debug):
+// a few predictors, each exploring far, as the paper's 100-node runs did
+// ("consequence prediction ... for up to several hundred seconds"); with
+// --mode steer every node predicts and a round must stay cheap.
+const (
+	debugPredictors  = 2
+	debugSteerStates = 50_000
+	debugSteerBreaks = 1
+	steerSteerStates = 2_000
+	defaultSnapEvery = 10 * time.Second
+)
+
+// register defines p's flags on fs; the steering and sampling ones that
+// depend on --mode start at -1 (resolve picks them).
+func (p *emulateParams) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.service, "service", "randtree", "service to run ("+serviceNames()+")")
+	fs.IntVar(&p.nodes, "nodes", 25, "number of nodes (IDs 1..N)")
+	p.duration = 30 * time.Minute
+	fs.Var(durationValue{&p.duration}, "duration", "virtual time to emulate (e.g. 90s, 30m, 1.4h)")
+	fs.StringVar(&p.churn, "churn", "1/m", "leave-and-rejoin events per unit of time: N/s, N/m, N/h, or 0")
+	fs.Float64Var(&p.silent, "silent", emulation.DefaultSilentFraction, "fraction of churn leaves whose TCP RST is lost, in [0, 1]")
+	p.downtime = emulation.DefaultDowntime
+	fs.Var(durationValue{&p.downtime}, "downtime", "mean time a churned node stays down")
+	p.heal = -1
+	fs.Var(durationValue{&p.heal}, "heal", "churn-free time at the end of the run, before liveness is judged (auto: a quarter of --duration, at most 5m)")
+	fs.StringVar(&p.fix, "fix", "", "service corrections to apply: all, or a comma-separated list")
+	fs.Uint64Var(&p.seed, "seed", 1, "seed of the run (the only source of randomness)")
+	fs.StringVar(&p.tracePath, "trace", "", "write the per-event trace to this file")
+	fs.StringVar(&p.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	p.snapEvery = -1
+	fs.Var(durationValue{&p.snapEvery}, "snapshots", "run a checkpoint manager on every node, checkpointing and gathering its neighbourhood at this interval (e.g. 10s; 0: off; default: 10s with --mode debug or steer or --immediate, else off)")
+	fs.StringVar(&p.modeName, "mode", "off", "steering controller: off, debug (predict and report: deep online debugging) or steer (also install event filters)")
+	fs.BoolVar(&p.immediate, "immediate", false, "run the immediate safety check before every handler")
+	fs.IntVar(&p.steerStates, "steer-states", -1, fmt.Sprintf("unique states per search of a steering round (default: %d with --mode debug, %d with --mode steer)", debugSteerStates, steerSteerStates))
+	fs.IntVar(&p.steerResets, "steer-resets", 1, "node resets a steering round explores along a path (silent)")
+	fs.IntVar(&p.steerBreaks, "steer-breaks", -1, fmt.Sprintf("connection breaks a steering round explores along a path (default: %d with --mode debug, 0 with --mode steer)", debugSteerBreaks))
+	fs.BoolVar(&p.breakConn, "break-connection", false, "steering filters and vetoes also break the connection to a dropped message's sender")
+	fs.IntVar(&p.predictors, "predictors", -1, fmt.Sprintf("nodes that gather snapshots and run steering rounds, spread over the IDs from n1 (0: every node; default: %d with --mode debug, as in the paper's 100-node runs, every node with --mode steer); every node checkpoints and answers", debugPredictors))
+	fs.StringVar(&p.reports, "reports", "", "with --mode debug or steer, write a prediction report ('crystalball trace show' replays it) for every distinct predicted violation into this directory")
+	// The -1 defaults mean "chosen by --mode" (resolve); say so in -help.
+	for _, name := range []string{"steer-states", "steer-breaks", "predictors"} {
+		fs.Lookup(name).DefValue = "auto"
+	}
+}
+
+// resolve checks p and fills the values that depend on others.
+func (p *emulateParams) resolve() error {
+	if p.nodes <= 0 || p.nodes > emulation.MaxNodes {
+		return usagef("--nodes must be positive and at most %d, got %d", emulation.MaxNodes, p.nodes)
+	}
+	if p.duration <= 0 {
+		return usagef("--duration must be positive, got %v", p.duration)
+	}
+	if p.downtime <= 0 {
+		return usagef("--downtime must be positive, got %v", p.downtime)
+	}
+	mode, err := steering.ParseMode(p.modeName)
+	if err != nil {
+		return usagef("--mode: %q is not off, debug or steer", p.modeName)
+	}
+	p.mode = mode
+	if p.snapEvery < -1 {
+		return usagef("--snapshots must not be negative, got %v", p.snapEvery)
+	}
+	if p.snapEvery == -1 {
+		p.snapEvery = 0
+		if mode != steering.Off || p.immediate {
+			p.snapEvery = defaultSnapEvery
+		}
+	}
+	if mode != steering.Off && p.snapEvery == 0 {
+		return usagef("--mode %v needs --snapshots (rounds start from gathered snapshots)", mode)
+	}
+	if p.steerStates == -1 {
+		p.steerStates = steerSteerStates
+		if mode == steering.Debug {
+			p.steerStates = debugSteerStates
+		}
+	}
+	if p.steerBreaks == -1 {
+		p.steerBreaks = 0
+		if mode == steering.Debug {
+			p.steerBreaks = debugSteerBreaks
+		}
+	}
+	if p.steerStates <= 0 || p.steerResets < 0 || p.steerBreaks < 0 {
+		return usagef("--steer-states must be positive, --steer-resets and --steer-breaks not negative")
+	}
+	if p.predictors < -1 || p.predictors > p.nodes {
+		return usagef("--predictors must be between 0 and --nodes (%d), got %d", p.nodes, p.predictors)
+	}
+	if p.predictors >= 0 && mode == steering.Off {
+		return usagef("--predictors needs --mode debug or steer")
+	}
+	if p.reports != "" && mode == steering.Off {
+		return usagef("--reports needs --mode debug or steer")
+	}
+	if p.predictors == -1 && mode == steering.Debug {
+		p.predictors = debugPredictors
+	}
+	p.predicting = predictorIDs(p.predictors, p.nodes)
+	if !(p.silent >= 0 && p.silent <= 1) {
+		return usagef("--silent must be in [0, 1], got %v", p.silent)
+	}
+	if p.rate, err = parseRate(p.churn); err != nil {
+		return usagef("--churn: %v", err)
+	}
+	if p.heal < 0 {
+		p.heal = min(p.duration/4, 5*time.Minute)
+	}
+	p.churnUntil = p.duration - p.heal
+	if p.rate > 0 && p.churnUntil <= churnWarmup {
+		return usagef("--duration %v leaves no time for churn after the %v warm-up and %v of healing", p.duration, churnWarmup, p.heal)
+	}
+	return nil
+}
+
+func runEmulate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("emulate", stderr)
+	var p emulateParams
+	p.register(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: crystalball emulate [flags]")
+		fmt.Fprintln(fs.Output(), "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := p.resolve(); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	out, err := runEmulation(ctx, &p)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	printEmulateSummary(stdout, out)
+	return nil
+}
+
+// runEmulation runs the emulated deployment p (resolved) describes.
+func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) {
+	svc, err := lookupService(p.service, splitList(p.fix), p.nodes)
+	if err != nil {
+		return emulateOutput{}, err
+	}
+	cfg := emulation.Config{
+		Spec:     svc.spec,
+		Nodes:    p.nodes,
+		Seed:     p.seed,
+		Duration: p.duration,
+		Workload: svc.workload,
+	}
+	if p.rate > 0 {
+		cfg.Churn = emulation.ChurnConfig{
+			Rate:           p.rate,
+			Downtime:       p.downtime,
+			SilentFraction: emulation.Fraction(p.silent),
+			After:          churnWarmup,
+			Until:          p.churnUntil,
+		}
+	}
+	isPredictor := func(id node.ID) bool { return p.predicting == nil || slices.Contains(p.predicting, id) }
+	if p.snapEvery > 0 {
+		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: p.snapEvery, GatherInterval: p.snapEvery}}
+		if p.predicting != nil && !p.immediate {
+			// Only the predictors need neighbourhood snapshots; with the
+			// immediate check every node needs its view.
+			cfg.Snapshots.Gatherers = isPredictor
+		}
+	}
+	var predLog steering.PredictionLog
+	episodes := episodeLog{}
+	if p.mode != steering.Off || p.immediate {
+		cfg.Steering = &emulation.SteeringConfig{
+			Controller: steering.Config{
+				Mode:            p.mode,
+				Faults:          consequence.Faults{Resets: p.steerResets, SilentResets: true, Breaks: p.steerBreaks},
+				MaxStates:       p.steerStates,
+				BreakConnection: p.breakConn,
+			},
+			Immediate: p.immediate,
+		}
+		if p.predicting != nil {
+			cfg.Steering.Predictors = isPredictor
+		}
+		if p.mode != steering.Off {
+			cfg.Steering.OnRound = func(id node.ID, at time.Duration, rep *steering.RoundReport) {
+				predLog.Add(emulation.Epoch.Add(at), id, rep)
+			}
+			cfg.OnViolation = episodes.add
+		}
+	}
+	var trace *bufio.Writer
+	if p.tracePath != "" {
+		f, err := os.Create(p.tracePath)
+		if err != nil {
+			return emulateOutput{}, usagef("--trace: %v", err)
+		}
+		defer f.Close()
+		trace = bufio.NewWriterSize(f, 1<<16)
+		cfg.Trace = trace
+	}
+	em, err := emulation.New(cfg)
+	if err != nil {
+		return emulateOutput{}, err
+	}
+	if p.cpuProfile != "" {
+		f, err := os.Create(p.cpuProfile)
+		if err != nil {
+			return emulateOutput{}, usagef("--cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return emulateOutput{}, fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	res, runErr := em.Run(ctx)
+	if trace != nil {
+		if err := trace.Flush(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("writing trace: %w", err)
+		}
+	}
+	if runErr != nil {
+		return emulateOutput{}, fmt.Errorf("%w (rerun with --seed %d)", runErr, p.seed)
+	}
+	out := emulateOutput{
+		Service:        p.service,
+		Options:        svc.options,
+		Seed:           p.seed,
+		Nodes:          p.nodes,
+		Duration:       p.duration.String(),
+		ChurnPerMinute: p.rate,
+		Heal:           p.heal.String(),
+		SilentFraction: p.silent,
+		Summary:        svc.summarize(em.View()),
+		Result:         res,
+		WallSeconds:    res.WallTime.Seconds(),
+	}
+	if res.WallTime > 0 {
+		out.Speedup = float64(res.VirtualDuration) / float64(res.WallTime)
+	}
+	out.summaryLine = svc.describe(em.View())
+	if p.mode != steering.Off {
+		out.Predictors = p.predicting
+		out.Predictions = matchPredictions(&predLog, episodes)
+		out.predictionLog = &predLog
+		if p.reports != "" {
+			src := predictionSource{service: p.service, fix: p.fix, nodes: p.nodes, options: svc.options, spec: svc.spec,
+				mode: p.mode, faults: cfg.Steering.Controller.Faults}
+			if err := writePredictionReports(p.reports, &predLog, src, out.Predictions); err != nil {
+				return emulateOutput{}, err
+			}
+		}
+	}
+	return out, nil
+}
+
+func printEmulateSummary(w io.Writer, o emulateOutput) {
+	r := o.Result
+	churn := "no churn"
+	if o.ChurnPerMinute > 0 {
+		churn = fmt.Sprintf("churn %g/min (%.0f%% silent) then %s of healing", o.ChurnPerMinute, 100*o.SilentFraction, o.Heal)
+	}
+	fmt.Fprintf(w, "%s emulation: %d nodes, %s virtual, %s, seed %d\n", o.Service, o.Nodes, o.Duration, churn, o.Seed)
+	fmt.Fprintf(w, "  options:   %s\n", o.Options)
+	fmt.Fprintf(w, "  final:     %s\n", o.summaryLine)
+	fmt.Fprintf(w, "  messages:  %d sent, %d delivered, %d dropped, %d retransmitted; %d transport errors\n",
+		r.Messages.Sent, r.Messages.Delivered, r.Messages.Dropped, r.Messages.Retransmissions, r.TransportErrors)
+	if r.Messages.Protocol > 0 {
+		fmt.Fprintf(w, "             (%d of those sent were snapshot protocol messages, for the checkpoint managers)\n", r.Messages.Protocol)
+	}
+	fmt.Fprintf(w, "  events:    %d (%d resets; churn: %d leaves, %d silent, %d rejoins)\n",
+		r.Events, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins)
+	if s := r.Snapshots; s != nil {
+		t := s.Totals
+		perNode := float64(o.Nodes) * r.VirtualDuration.Seconds()
+		avg := func(a, b int64) float64 {
+			if b == 0 {
+				return 0
+			}
+			return float64(a) / float64(b)
+		}
+		fmt.Fprintf(w, "  snapshots: %d gathered, %d given up; %d checkpoints (%d periodic, %d forced, %d requested)\n",
+			s.Gathers, s.Failures, t.Periodic+t.Forced+t.Requested, t.Periodic, t.Forced, t.Requested)
+		fmt.Fprintf(w, "             %d answers: %.0f B raw, %.0f B sent per checkpoint (%d unchanged, %d deltas); %.0f b/s checkpoints, %.0f b/s answers per node\n",
+			t.Responses, avg(t.RawStateBytes, t.Responses), avg(t.StateBytes, t.Responses), t.Unchanged, t.Deltas,
+			float64(t.StateBytes)*8/perNode, float64(t.ResponseBytes)*8/perNode)
+	}
+	if s := r.Steering; s != nil {
+		var predicted uint64
+		for _, n := range s.Predicted {
+			predicted += n
+		}
+		fmt.Fprintf(w, "  steering:  %d rounds (%d reused the last round's outcome), %d states explored, %d violations predicted (%d replayed), %d filters installed, %d unhelpful\n",
+			s.Rounds, s.RoundsReused, s.StatesExplored, predicted, s.ReplayHits, s.FiltersInstalled, s.Unhelpful)
+		fmt.Fprintf(w, "             %d filter hits, %d immediate-check vetoes in %d checks: %.2f%% of %d actions changed; %.2fs of wall time exploring\n",
+			s.FilterHits, s.Vetoes, s.ImmediateChecks, 100*s.ChangedShare(), s.Handled, s.ExplorationSeconds)
+		if s.Rounds > 0 {
+			printPredictions(w, o.Predictions, o.Predictors, s.Rounds)
+		}
+	}
+	fmt.Fprintln(w, "  safety — states violating each property (episodes, first occurrence):")
+	width := 0
+	for _, s := range r.Safety {
+		width = max(width, len(s.Name))
+	}
+	for _, l := range r.Liveness {
+		width = max(width, len(l.Name))
+	}
+	for _, s := range r.Safety {
+		line := fmt.Sprintf("    %-*s %6d", width, s.Name, s.ViolatedStates)
+		if s.ViolatedStates > 0 {
+			line += fmt.Sprintf("  (%d episodes, first at %s: %s — %s)",
+				s.Episodes, clock(s.FirstViolation), s.FirstEvent, s.FirstError)
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w, "  liveness — on the final state, after healing:")
+	for _, l := range r.Liveness {
+		verdict := "holds"
+		if !l.Holds {
+			verdict = "does not hold: " + l.Error
+		}
+		fmt.Fprintf(w, "    %-*s %s\n", width, l.Name, verdict)
+	}
+	fmt.Fprintf(w, "  time:      %s virtual in %.2fs wall (%.0fx real time)\n",
+		o.Duration, o.WallSeconds, o.Speedup)
+}
+
+// clock renders a virtual time offset as hh:mm:ss.mmm.
+func clock(d time.Duration) string {
+	h := d / time.Hour
+	m := (d % time.Hour) / time.Minute
+	s := (d % time.Minute) / time.Second
+	ms := (d % time.Second) / time.Millisecond
+	return fmt.Sprintf("%02d:%02d:%02d.%03d", h, m, s, ms)
+}

@@ -1,0 +1,843 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"go.uber.org/zap"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/live"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+func TestNodeBadFlagsAreOneLineUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"node"}, "--id is required"},
+		{[]string{"node", "--id", "zero"}, "invalid node ID"},
+		{[]string{"node", "--id", "0"}, "invalid node ID"},
+		{[]string{"node", "--id", "1", "--service", "nope"}, `unknown service "nope"`},
+		{[]string{"node", "--id", "1", "--listen", "7000"}, "RuntimeConfig.Listen"},
+		{[]string{"node", "--id", "1", "--join", "127.0.0.1"}, "RuntimeConfig.Join[0]"},
+		{[]string{"node", "--id", "1", "--listen", "0.0.0.0:7000"}, "RuntimeConfig.Advertise is required"},
+		{[]string{"node", "--id", "1", "--gossip", "localhost"}, "RuntimeConfig.GossipBind"},
+		{[]string{"node", "--id", "1", "--log", "xml"}, "--log: want json or console"},
+		{[]string{"node", "--id", "1", "--log-level", "loud"}, "--log-level"},
+		{[]string{"node", "--id", "1", "--fix", "everything"}, `unknown fix "everything"`},
+		{[]string{"node", "--id", "1", "stray"}, `unexpected argument "stray"`},
+		{[]string{"node", "--id", "1", "--label", strings.Repeat("x", 300)}, "RuntimeConfig.Label"},
+		{[]string{"node", "--id", "1", "--snapshots", "-1s"}, "--snapshots must not be negative"},
+		{[]string{"node", "--id", "1", "--snapshots", "often"}, "want a duration"},
+		{[]string{"node", "--id", "1", "--gather", "-2s"}, "--gather must not be negative"},
+		{[]string{"node", "--id", "1", "--snapshots", "0", "--gather", "5s"}, "needs a snapshot manager"},
+		{[]string{"node", "--id", "1", "--mode", "loud"}, "--mode: want off, debug or steer"},
+		{[]string{"node", "--id", "1", "--mode", "steer", "--snapshots", "0"}, "--mode steer needs a snapshot manager"},
+		{[]string{"node", "--id", "1", "--immediate", "--snapshots", "0"}, "--immediate needs a snapshot manager"},
+		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-states", "0"}, "--steer-states must be positive"},
+		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-states", "lots"}, "invalid value"},
+		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-time", "0s"}, "--steer-time must be positive"},
+		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-time", "soon"}, "want a duration"},
+		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-resets", "-1"}, "--steer-resets must not be negative"},
+		{[]string{"node", "--id", "1", "--reports", "/tmp/x"}, "--reports needs --mode debug or steer"},
+		{[]string{"node", "--id", "1", "--immediate=maybe"}, "invalid boolean value"},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := runCLI(c.args...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, exitUsage, stderr)
+		}
+		if stdout != "" {
+			t.Errorf("%v: wrote to stdout: %q", c.args, stdout)
+		}
+		if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: stderr %q, want one line containing %q", c.args, stderr, c.want)
+		}
+	}
+}
+
+// freePorts returns n distinct loopback ports that were free a moment ago.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var lns []net.Listener
+	var ports []int
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns = append(lns, ln)
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	for _, ln := range lns {
+		ln.Close()
+	}
+	return ports
+}
+
+// nodeProc is one `crystalball node` OS process.
+type nodeProc struct {
+	id                   node.ID
+	args                 []string
+	cmd                  *exec.Cmd
+	out                  *syncBuffer
+	done                 chan struct{}
+	err                  error // Wait's result, set before done closes
+	listen, http, gossip string
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (p *nodeProc) start(t *testing.T, bin string) {
+	t.Helper()
+	p.out = &syncBuffer{}
+	p.cmd = exec.Command(bin, p.args...)
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.done = make(chan struct{})
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+}
+
+func (p *nodeProc) running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return p.cmd != nil
+	}
+}
+
+func (p *nodeProc) kill() {
+	if p.running() {
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// status fetches and decodes a node's /status.
+func (p *nodeProc) status(client *http.Client) (nodeStatusOutput, *randtree.State, error) {
+	var st nodeStatusOutput
+	resp, err := client.Get("http://" + p.http + "/status")
+	if err != nil {
+		return st, nil, err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return st, nil, err
+	}
+	s := new(randtree.State)
+	if err := json.Unmarshal(st.State, s); err != nil {
+		return st, nil, fmt.Errorf("state %s: %w", st.State, err)
+	}
+	return st, s, nil
+}
+
+// liveView is a node.View over the states the status endpoints reported.
+type liveView struct {
+	ids    []node.ID
+	states map[node.ID]*randtree.State
+	timers map[node.ID]map[string]time.Time
+}
+
+func (v *liveView) Nodes() []node.ID { return v.ids }
+func (v *liveView) Service(id node.ID) node.Service {
+	if s, ok := v.states[id]; ok {
+		return s
+	}
+	return nil
+}
+func (v *liveView) TimerScheduled(id node.ID, name string) bool {
+	_, ok := v.timers[id][name]
+	return ok
+}
+
+// observe reads every running node's status into a view.
+func observe(procs []*nodeProc, client *http.Client) (*liveView, error) {
+	v := &liveView{states: map[node.ID]*randtree.State{}, timers: map[node.ID]map[string]time.Time{}}
+	for _, p := range procs {
+		st, s, err := p.status(client)
+		if err != nil {
+			return nil, fmt.Errorf("%v: %w", p.id, err)
+		}
+		v.ids = append(v.ids, p.id)
+		v.states[p.id] = s
+		v.timers[p.id] = st.Timers
+	}
+	slices.Sort(v.ids)
+	return v, nil
+}
+
+// waitForTree polls the status endpoints until the nodes form one RandTree
+// containing all of them, and returns its summary.
+func waitForTree(t *testing.T, ctx context.Context, procs []*nodeProc, what string) randtree.Summary {
+	t.Helper()
+	client := &http.Client{Timeout: 2 * time.Second}
+	var last randtree.Summary
+	var lastErr error
+	for {
+		for _, p := range procs {
+			if !p.running() {
+				t.Fatalf("%s: node %v exited: %v\n%s", what, p.id, p.err, p.out)
+			}
+		}
+		v, err := observe(procs, client)
+		if err == nil {
+			last = randtree.Summarize(v)
+			if last.Joined == len(procs) && last.Roots == 1 && last.TreeSize == len(procs) {
+				return last
+			}
+		}
+		lastErr = err
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: no tree of %d nodes before the deadline: last summary %v, last error %v", what, len(procs), last, lastErr)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// gatherSnapshot asks p (POST /snapshot, retried while a periodic gather
+// is in progress) for a neighbourhood snapshot and fetches it (GET
+// /snapshot) once it is complete.
+func gatherSnapshot(t *testing.T, ctx context.Context, p *nodeProc, client *http.Client) snapshotDoc {
+	t.Helper()
+	var started gatherStarted
+	for {
+		resp, err := client.Post("http://"+p.http+"/snapshot", "", nil)
+		if err != nil {
+			t.Fatalf("POST /snapshot at %v: %v", p.id, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusAccepted {
+			if err := json.Unmarshal(body, &started); err != nil {
+				t.Fatalf("POST /snapshot answered %s: %v", body, err)
+			}
+			break
+		}
+		if resp.StatusCode != http.StatusConflict {
+			t.Fatalf("POST /snapshot at %v: %s %s", p.id, resp.Status, body)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("POST /snapshot at %v: still busy at the deadline: %s", p.id, body)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	for {
+		resp, err := client.Get("http://" + p.http + "/snapshot")
+		if err != nil {
+			t.Fatalf("GET /snapshot at %v: %v", p.id, err)
+		}
+		var doc snapshotDoc
+		err = json.NewDecoder(resp.Body).Decode(&doc)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK && err != nil {
+			t.Fatalf("GET /snapshot at %v: %v", p.id, err)
+		}
+		if resp.StatusCode == http.StatusOK && !doc.Started.Before(started.Started) {
+			return doc
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("GET /snapshot at %v: no snapshot started at %v before the deadline (last: %s, started %v)",
+				p.id, started.Started, resp.Status, doc.Started)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// checkRootSnapshot checks a snapshot gathered at the root: it holds a
+// checkpoint of the root and of every neighbour the root's own checkpoint
+// names, all for the snapshot's cut, restorable with the service's
+// factory, and no safety property is violated on its view (evaluated here
+// and by the node).
+func checkRootSnapshot(t *testing.T, doc snapshotDoc, root node.ID, spec node.Spec) {
+	t.Helper()
+	s := &snapshot.Snapshot{Gatherer: doc.Gatherer, CN: doc.CN}
+	var members []node.ID
+	for _, n := range doc.Nodes {
+		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: n.ID, CN: n.CN, State: n.Checkpoint})
+		members = append(members, n.ID)
+		if n.CN < doc.CN {
+			t.Errorf("%v's checkpoint %d is not of the cut %d", n.ID, n.CN, doc.CN)
+		}
+	}
+	view, err := s.Decode(spec.New)
+	if err != nil {
+		t.Fatalf("snapshot checkpoints: %v", err)
+	}
+	rs, ok := view.Service(root).(*randtree.State)
+	if doc.Gatherer != root || !ok {
+		t.Fatalf("snapshot gathered by %v holds no checkpoint of the root %v: members %v", doc.Gatherer, root, members)
+	}
+	want := append(rs.Neighbors(root), root)
+	slices.Sort(want)
+	if !slices.Equal(members, want) || !slices.Equal(doc.Members, want) || len(doc.Dead) != 0 || len(doc.Excluded) != 0 {
+		t.Errorf("snapshot members %v (summary %v, dead %v, excluded %v); the root's checkpoint %q names neighbours %v",
+			members, doc.Members, doc.Dead, doc.Excluded, rs, want)
+	}
+	if len(doc.Channels) != len(want)*len(want) {
+		t.Errorf("%d channels recorded for %d members", len(doc.Channels), len(want))
+	}
+	for _, p := range spec.PropertiesOf(node.Safety) {
+		if err := p.Check(view); err != nil {
+			t.Errorf("safety property %s violated on the snapshot: %v", p.Name, err)
+		}
+	}
+	for _, p := range doc.Properties {
+		if p.Kind == node.Safety.String() && !p.Holds {
+			t.Errorf("the node reports %s violated on its snapshot: %s", p.Name, p.Error)
+		}
+	}
+	if len(doc.Properties) != len(spec.Properties) {
+		t.Errorf("the node evaluated %d properties, the service has %d", len(doc.Properties), len(spec.Properties))
+	}
+}
+
+// TestNodeProcessesFormAndRepairARandTree builds the binary, runs five
+// `crystalball node` processes on loopback, waits until their status
+// endpoints show one RandTree of five nodes, SIGKILLs an interior node,
+// restarts it and waits for the tree of five to re-form; then the root
+// gathers a neighbourhood snapshot (POST /snapshot), which must hold
+// consistent checkpoints of the root's neighbours (the restarted node,
+// whose checkpoint number started again at 0, among them) on which no
+// safety property is violated; finally it stops every node with SIGTERM
+// and checks that each exits cleanly.
+func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: builds the binary and runs 5 OS processes for up to a minute")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool in PATH to build the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "crystalball")
+	buildArgs := []string{"build", "-o", bin}
+	if raceEnabled {
+		buildArgs = append(buildArgs, "-race")
+	}
+	buildCtx, cancelBuild := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancelBuild()
+	started := time.Now()
+	build := exec.CommandContext(buildCtx, goBin, append(buildArgs, "../cmd/crystalball")...)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go %v: %v\n%s", buildArgs, err, out)
+	}
+	t.Logf("built %s in %v (race detector: %v)", bin, time.Since(started).Round(time.Millisecond), raceEnabled)
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+
+	const n = 5
+	ports := freePorts(t, 3*n)
+	procs := make([]*nodeProc, n)
+	t.Cleanup(func() {
+		for _, p := range procs {
+			if p != nil {
+				p.kill()
+			}
+		}
+		if t.Failed() {
+			for _, p := range procs {
+				if p != nil && p.out != nil {
+					t.Logf("output of %v:\n%s", p.id, p.out)
+				}
+			}
+		}
+	})
+	for i := range n {
+		p := &nodeProc{
+			id:     node.ID(i + 1),
+			listen: fmt.Sprintf("127.0.0.1:%d", ports[3*i]),
+			gossip: fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]),
+			http:   fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]),
+		}
+		p.args = []string{"node", "--service", "randtree", "--fix", "all", "--id", p.id.String(),
+			"--listen", p.listen, "--gossip", p.gossip, "--http", p.http, "--label", "mp-test", "--log", "json",
+			// Checkpoint numbers advance (and every node gathers) every
+			// second, so the restarted node, back at number 0, has to
+			// adopt its peers' numbers.
+			"--snapshots", "1s"}
+		if i > 0 {
+			p.args = append(p.args, "--join", procs[0].listen)
+		}
+		procs[i] = p
+		p.start(t, bin)
+		if i == 0 {
+			// The others join through n1: wait until it serves.
+			waitForTree(t, ctx, procs[:1], "n1 alone")
+		}
+	}
+	sum := waitForTree(t, ctx, procs, "initial tree")
+	t.Logf("formed: %v", sum)
+
+	// Kill an interior node if there is one (a child of the root with
+	// children of its own), so that its children must rejoin too.
+	client := &http.Client{Timeout: 2 * time.Second}
+	v, err := observe(procs, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := procs[1]
+	for _, p := range procs {
+		s := v.states[p.id]
+		if p.id != sum.Root && len(s.Children) > 0 {
+			victim = p
+			break
+		}
+	}
+	t.Logf("SIGKILL %v (children %v)", victim.id, v.states[victim.id].Children)
+	victim.kill()
+	if victim.err == nil || !strings.Contains(victim.err.Error(), "killed") {
+		t.Fatalf("%v: exit %v, want killed", victim.id, victim.err)
+	}
+	victim.start(t, bin)
+	sum = waitForTree(t, ctx, procs, "tree after restart")
+	t.Logf("re-formed: %v", sum)
+
+	root := procs[sum.Root-1]
+	doc := gatherSnapshot(t, ctx, root, client)
+	t.Logf("snapshot at %v: cut %d, members %v, %d B of checkpoints, %d in flight, %d round(s) in %v",
+		root.id, doc.CN, doc.Members, doc.SizeBytes, doc.InFlight, doc.Rounds, doc.At.Sub(doc.Started))
+	checkRootSnapshot(t, doc, root.id, randtree.NewSpec(randtree.AllFixes()))
+	if !slices.Contains(doc.Members, victim.id) {
+		t.Logf("the restarted %v is not a neighbour of the root any more", victim.id)
+	}
+	st, _, err := root.status(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sn := st.Snapshots; sn == nil || sn.Last == nil || sn.Last.Gather < doc.Gather || sn.CN < doc.CN ||
+		sn.Stats.Gathers == 0 || sn.CheckpointsStored == 0 || st.Counters.LayerBytesOut == 0 || st.Counters.LayerBytesIn == 0 {
+		t.Errorf("root status after the snapshot: snapshots %+v, counters %+v", sn, st.Counters)
+	}
+
+	// A clean stop: SIGTERM, exit status 0, and the node says so.
+	for _, p := range procs {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for _, p := range procs {
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			t.Fatalf("%v did not stop within the deadline", p.id)
+		}
+		if p.err != nil || !strings.Contains(p.out.String(), `"msg":"stopped"`) {
+			t.Errorf("%v: exit %v after SIGTERM, want a clean stop", p.id, p.err)
+		}
+		if strings.Contains(p.out.String(), "DATA RACE") {
+			t.Errorf("%v: the race detector reported a race", p.id)
+		}
+	}
+}
+
+// TestNodeSnapshotEndpointsWithoutSnapshots: the status server's snapshot
+// endpoints say why they have nothing to serve: no snapshot manager (404),
+// no snapshot yet (404), a runtime that is not running (503).
+func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
+	svc, err := lookupService("randtree", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := live.DefaultRuntimeConfig()
+	cfg.ID = 1
+	reg, _ := svc.spec.Registry()
+	sl, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Layers = []node.Layer{sl}
+	withLive, err := live.NewRuntime(cfg, svc.spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Layers = nil
+	without, err := live.NewRuntime(cfg, svc.spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		mux          *http.ServeMux
+		method, path string
+		code         int
+		want         string
+	}{
+		{statusMux(without, nil, nil, svc, time.Now()), "GET", "/snapshot", http.StatusNotFound, "snapshots are off"},
+		{statusMux(without, nil, nil, svc, time.Now()), "POST", "/snapshot", http.StatusNotFound, "snapshots are off"},
+		{statusMux(without, nil, nil, svc, time.Now()), "GET", "/status", http.StatusOK, `"counters"`},
+		{statusMux(withLive, sl, nil, svc, time.Now()), "GET", "/snapshot", http.StatusNotFound, "no snapshot gathered yet"},
+		{statusMux(withLive, sl, nil, svc, time.Now()), "POST", "/snapshot", http.StatusServiceUnavailable, "not running"},
+		{statusMux(withLive, sl, nil, svc, time.Now()), "GET", "/status", http.StatusOK, `"interval_seconds": 10`},
+	}
+	for _, c := range cases {
+		w := httptest.NewRecorder()
+		c.mux.ServeHTTP(w, httptest.NewRequest(c.method, c.path, nil))
+		if w.Code != c.code || !strings.Contains(w.Body.String(), c.want) {
+			t.Errorf("%s %s: %d %s, want %d with %q", c.method, c.path, w.Code, w.Body, c.code, c.want)
+		}
+	}
+}
+
+// checkExposition parses a Prometheus text exposition (format 0.0.4) as
+// strictly as a scraper would: every family has one HELP and one TYPE
+// (counter or gauge; counters end in _total) before its samples, a
+// family's samples are contiguous, label values are escaped, values parse,
+// no sample appears twice, the text ends with a newline. It returns the
+// samples by "name{labels}".
+func checkExposition(t *testing.T, text string) map[string]float64 {
+	t.Helper()
+	if !strings.HasSuffix(text, "\n") {
+		t.Fatal("exposition does not end with a newline")
+	}
+	sampleRe := regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*",?)*)\})? (\S+)$`)
+	helps, types := map[string]bool{}, map[string]string{}
+	samples := map[string]float64{}
+	current := ""
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "# HELP "):
+			name, help, _ := strings.Cut(line[len("# HELP "):], " ")
+			if helps[name] || help == "" {
+				t.Fatalf("line %d: second or empty HELP for %s", i+1, name)
+			}
+			helps[name] = true
+		case strings.HasPrefix(line, "# TYPE "):
+			f := strings.Fields(line[len("# TYPE "):])
+			if len(f) != 2 || (f[1] != "counter" && f[1] != "gauge") {
+				t.Fatalf("line %d: bad TYPE line %q", i+1, line)
+			}
+			if types[f[0]] != "" || !helps[f[0]] {
+				t.Fatalf("line %d: second TYPE, or TYPE before HELP, for %s", i+1, f[0])
+			}
+			if f[1] == "counter" && !strings.HasSuffix(f[0], "_total") {
+				t.Fatalf("line %d: counter %s does not end in _total", i+1, f[0])
+			}
+			types[f[0]], current = f[1], f[0]
+		default:
+			m := sampleRe.FindStringSubmatch(line)
+			if m == nil {
+				t.Fatalf("line %d: not a sample: %q", i+1, line)
+			}
+			if m[1] != current {
+				t.Fatalf("line %d: sample of %s outside its family (%s)", i+1, m[1], current)
+			}
+			v, err := strconv.ParseFloat(m[3], 64)
+			if err != nil {
+				t.Fatalf("line %d: value %q: %v", i+1, m[3], err)
+			}
+			key := m[1] + "{" + m[2] + "}"
+			if _, dup := samples[key]; dup {
+				t.Fatalf("line %d: sample %s twice", i+1, key)
+			}
+			samples[key] = v
+		}
+	}
+	return samples
+}
+
+// TestNodeMetricsFormat: /metrics is valid Prometheus text with the
+// runtime's, the snapshot manager's and the steering layer's counters;
+// every safety property has a predicted_total sample; label values are
+// escaped.
+func TestNodeMetricsFormat(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	reg, _ := spec.Registry()
+	sl, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steer, err := steering.NewLive(steering.LiveConfig{Controller: steering.Config{Mode: steering.Steer, Spec: spec}, Immediate: true}, sl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := append(slices.Clone(spec.Properties), node.Property{Name: "we\"ird\\na\nme", Kind: node.Safety})
+	var b strings.Builder
+	err = writeMetrics(&b, metricsInput{status: live.Status{ID: 3, Service: "randtree", Running: true, Counters: live.Counters{MessagesIn: 5, BytesOut: 1 << 40}},
+		uptime: 1500 * time.Millisecond, live: sl, steer: steer, properties: props, now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := checkExposition(t, b.String())
+	want := map[string]float64{
+		`crystalball_node_info{id="n3",service="randtree"}`:                1,
+		`crystalball_node_running{}`:                                       1,
+		`crystalball_node_uptime_seconds{}`:                                1.5,
+		`crystalball_node_messages_in_total{}`:                             5,
+		`crystalball_node_bytes_out_total{}`:                               1 << 40,
+		`crystalball_snapshot_checkpoints_total{reason="forced"}`:          0,
+		`crystalball_snapshot_gathers_total{}`:                             0,
+		`crystalball_steering_mode{mode="steer",immediate="true"}`:         1,
+		`crystalball_steering_rounds_total{}`:                              0,
+		`crystalball_steering_states_explored_total{}`:                     0,
+		`crystalball_steering_filters_installed_total{}`:                   0,
+		`crystalball_steering_filters_unhelpful_total{}`:                   0,
+		`crystalball_steering_filter_hits_total{}`:                         0,
+		`crystalball_steering_immediate_vetoes_total{}`:                    0,
+		`crystalball_steering_exploration_seconds_total{}`:                 0,
+		`crystalball_steering_rounds_canceled_total{}`:                     0,
+		`crystalball_steering_last_round_timestamp_seconds{}`:              0,
+		`crystalball_steering_predicted_total{property="we\"ird\\na\nme"}`: 0,
+	}
+	for _, p := range spec.Properties {
+		if p.Kind == node.Safety {
+			want[`crystalball_steering_predicted_total{property="`+p.Name+`"}`] = 0
+		}
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
+		}
+	}
+	// Without the layers only the runtime's families are there.
+	b.Reset()
+	if err := writeMetrics(&b, metricsInput{status: live.Status{ID: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for k := range checkExposition(t, b.String()) {
+		if !strings.HasPrefix(k, "crystalball_node_") {
+			t.Errorf("unexpected sample %s without layers", k)
+		}
+	}
+}
+
+// TestNodeReportsReplay: a report --reports writes for a prediction (here
+// the steering round on Figure 2's sl state at n9, with an in-flight
+// message recorded) holds the snapshot and the path, and the path replays
+// on the model rebuilt from the file to the same state and the same
+// violation.
+func TestNodeReportsReplay(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	cps, err := paper.Figure2(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &snapshot.Snapshot{Gatherer: 9, CN: 7}
+	for _, cp := range cps {
+		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: cp.ID, CN: 7, State: cp.Bytes})
+		s.At = cp.At
+	}
+	s.Channels = []snapshot.Channel{{From: 1, To: 13, Complete: true, Messages: []node.Envelope{{From: 1, To: 13, CN: 6, Msg: randtree.Probe{Root: 1}}}}}
+	faults := consequence.Faults{Resets: 1, SilentResets: true}
+	ctl, err := steering.New(steering.Config{Mode: steering.Steer, Spec: spec, Faults: faults}, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ctl.Round(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Predictions) == 0 {
+		t.Fatal("no prediction on Figure 2's state")
+	}
+	dir := t.TempDir()
+	w := &reportWriter{dir: dir, log: zap.NewNop(), src: predictionSource{node: 9, service: "randtree", options: "paper", spec: spec, mode: steering.Steer, faults: faults}}
+	w.write(s, rep)
+	files, _ := filepath.Glob(filepath.Join(dir, "prediction-n9-cut7-*.json"))
+	if len(files) != len(rep.Predictions) {
+		t.Fatalf("%d report files for %d predictions", len(files), len(rep.Predictions))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc predictionDoc
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Property == "" || doc.Report.Fingerprint == "" || len(doc.Snapshot.Nodes) != 3 || len(doc.Snapshot.Channels) != 1 {
+			t.Fatalf("%s: %+v", f, doc)
+		}
+		m, err := predictionModel(doc, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := m.ReplayReport(doc.Report, m.Properties()); err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+		}
+		t.Logf("%s: %s at depth %d, filter %q", filepath.Base(f), doc.Property, doc.Report.Depth, doc.Filter)
+		// trace show replays it from the snapshot it holds.
+		code, stdout, stderr := runCLI("trace", "show", f)
+		if code != exitOK || !strings.Contains(stdout, "predicted by n9") || !strings.Contains(stdout, "violation of "+doc.Property) ||
+			!strings.Contains(stdout, fmt.Sprintf("%3d. ", doc.Report.Depth)) {
+			t.Errorf("trace show %s: exit %d, stderr %q, stdout:\n%s", filepath.Base(f), code, stderr, stdout)
+		}
+	}
+	// A report of an unknown format is a usage error, not a crash.
+	other := filepath.Join(dir, "other.json")
+	if err := os.WriteFile(other, []byte(`{"format":"crystalball-prediction/9"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI("trace", "show", other); code != exitUsage || !strings.Contains(stderr, "unknown report format") {
+		t.Errorf("trace show of a future format: exit %d, %q", code, stderr)
+	}
+	if _, err := predictionModel(predictionDoc{Format: "x"}, spec); err == nil {
+		t.Error("a file of another format was accepted")
+	}
+}
+
+// TestNodeSteeringInProcess runs three RandTree nodes in this process over
+// loopback (runNodeUntil, the CLI's own wiring) with --mode steer and the
+// immediate check, gathering every 400ms: every node's steering layer
+// completes rounds, /status and /metrics show them, and cancelling the
+// nodes stops them cleanly with no goroutine left behind. It asserts
+// nothing about violations.
+func TestNodeSteeringInProcess(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	deadline := time.Now().Add(30 * time.Second) // a hang guard
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	reports := t.TempDir()
+	const n = 3
+	ports := freePorts(t, 3*n)
+	type proc struct {
+		args        []string
+		listen, web string
+		stdout, log *syncBuffer
+		done        chan error
+	}
+	procs := make([]*proc, n)
+	get := func(p *proc, path string) ([]byte, error) {
+		resp, err := client.Get("http://" + p.web + path)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s: %s", path, resp.Status)
+		}
+		return b, err
+	}
+	status := func(p *proc) (nodeStatusOutput, error) {
+		var st nodeStatusOutput
+		b, err := get(p, "/status")
+		if err == nil {
+			err = json.Unmarshal(b, &st)
+		}
+		return st, err
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for i, p := range procs {
+				if p != nil {
+					t.Logf("log of n%d:\n%s", i+1, p.log)
+				}
+			}
+		}
+	})
+	for i := range n {
+		p := &proc{listen: fmt.Sprintf("127.0.0.1:%d", ports[3*i]), web: fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]),
+			stdout: &syncBuffer{}, log: &syncBuffer{}, done: make(chan error, 1)}
+		p.args = []string{"node", "--service", "randtree", "--id", strconv.Itoa(i + 1), "--listen", p.listen,
+			"--gossip", fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]), "--http", p.web, "--label", "steer-test", "--log", "json",
+			"--snapshots", "200ms", "--gather", "400ms", "--mode", "steer", "--immediate",
+			"--steer-time", "100ms", "--steer-states", "3000", "--reports", reports}
+		if i > 0 {
+			p.args = append(p.args, "--join", procs[0].listen)
+		}
+		procs[i] = p
+		go func() { p.done <- runNodeUntil(ctx, p.args[1:], p.stdout, p.log) }()
+		for i == 0 {
+			if _, err := status(p); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("n1 does not serve")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for _, p := range procs {
+		for {
+			st, err := status(p)
+			// Two rounds, the last from a snapshot of the node and a
+			// neighbour at least.
+			if err == nil && st.Steering != nil && st.Steering.Rounds >= 2 && st.Steering.LastRound != nil &&
+				st.Snapshots != nil && st.Snapshots.Last != nil && len(st.Snapshots.Last.Members) >= 2 && st.Steering.LastRoundCN >= st.Snapshots.Last.CN {
+				t.Logf("%v: %d rounds (%d cancelled), last from %d members, %d states, predicted %v, filters %v, %d events, %d checks, %d vetoes, %d filter hits",
+					st.ID, st.Steering.Rounds, st.Steering.RoundsCanceled, len(st.Snapshots.Last.Members), st.Steering.StatesExplored, st.Steering.Predicted,
+					st.Steering.Filters, st.Steering.Events, st.Steering.ImmediateChecks, st.Steering.Vetoes, st.Steering.FilterHits)
+				if st.Steering.Mode != "steer" || !st.Steering.Immediate || st.Steering.Events == 0 || st.Snapshots == nil || st.Snapshots.Stats.Gathers == 0 {
+					t.Errorf("%v: status %+v, snapshots %+v", st.ID, st.Steering, st.Snapshots)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no two steering rounds: %+v (%v)", p.web, st.Steering, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		b, err := get(p, "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := checkExposition(t, string(b))
+		if m["crystalball_steering_rounds_total{}"] < 2 || m["crystalball_steering_states_explored_total{}"] == 0 ||
+			m["crystalball_steering_exploration_seconds_total{}"] == 0 || m["crystalball_snapshot_gathers_total{}"] == 0 ||
+			m["crystalball_steering_immediate_checks_total{}"] == 0 {
+			t.Errorf("%s /metrics:\n%s", p.web, b)
+		}
+	}
+	cancel()
+	for i, p := range procs {
+		select {
+		case err := <-p.done:
+			if err != nil {
+				t.Errorf("n%d: %v", i+1, err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatalf("n%d did not stop", i+1)
+		}
+		if !strings.Contains(p.log.String(), `"msg":"stopped"`) || !strings.Contains(p.stdout.String(), "steering steer with the immediate check") {
+			t.Errorf("n%d: stdout %q, no clean stop in the log", i+1, p.stdout)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(reports, "*.json"))
+	t.Logf("%d prediction reports written", len(files))
+}

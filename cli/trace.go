@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// runTrace dispatches the trace subcommands.
+func runTrace(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "show" {
+		return usagef("usage: crystalball trace show [--violation N] FILE (FILE: the output of 'crystalball check --json', or a prediction report of 'crystalball node|emulate --reports DIR')")
+	}
+	fs := newFlagSet("trace show", stderr)
+	which := fs.Int("violation", 1, "which violation of the file to show (1 is the first)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: crystalball trace show [--violation N] FILE")
+		fmt.Fprintln(fs.Output(), "Replays a violation step by step, printing each step's changed node states. FILE is the output of 'crystalball check --json' (a violation found from the initial state), or a prediction report written by 'crystalball node --reports DIR' or 'crystalball emulate --reports DIR' (a violation predicted from a gathered snapshot).")
+		fs.PrintDefaults()
+	}
+	// Accept the file before or after the flags.
+	rest := args[1:]
+	var file string
+	if len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
+		file, rest = rest[0], rest[1:]
+	}
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(rest)
+	fs.SetOutput(out)
+	if err != nil {
+		if err.Error() == "flag: help requested" {
+			fs.Usage()
+		}
+		return usageError{err}
+	}
+	if file == "" && fs.NArg() == 1 {
+		file = fs.Arg(0)
+	} else if fs.NArg() > 0 || file == "" {
+		return usagef("want exactly one FILE")
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	var probe struct {
+		Format string `json:"format"`
+	}
+	if json.Unmarshal(b, &probe) == nil && probe.Format != "" {
+		return showPrediction(file, b, probe.Format, stdout)
+	}
+	var co checkOutput
+	if err := json.Unmarshal(b, &co); err != nil {
+		return usagef("%s: not the output of 'crystalball check --json': %v", file, err)
+	}
+	if *which < 1 || *which > len(co.Reports) {
+		return usagef("%s has %d replayable violations, --violation %d is out of range", file, len(co.Reports), *which)
+	}
+	var rep consequence.ActorReport
+	if err := json.Unmarshal(co.Reports[*which-1], &rep); err != nil {
+		return usagef("%s: violation %d: %v", file, *which, err)
+	}
+	svc, err := lookupService(co.Target, splitList(co.Fix), co.Nodes)
+	if err != nil {
+		return err
+	}
+	m, err := serviceModel(svc, co.Nodes, co.Seed, consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks})
+	if err != nil {
+		return err
+	}
+	// Check the whole report first (fingerprint and property error).
+	if _, _, err := m.ReplayReport(rep, m.Properties()); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s (%s), %d nodes, faults %s\n", co.Target, co.Options, co.Nodes, co.Faults)
+	return printSteps(stdout, m, rep)
+}
+
+// showPrediction replays a prediction report of 'node --reports' or
+// 'emulate --reports' from the snapshot it holds.
+func showPrediction(file string, b []byte, format string, stdout io.Writer) error {
+	if format != predictionFormat {
+		return usagef("%s: unknown report format %q (this crystalball reads %q)", file, format, predictionFormat)
+	}
+	var doc predictionDoc
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return usagef("%s: not a prediction report: %v", file, err)
+	}
+	svc, err := lookupService(doc.Service, splitList(doc.Fix), doc.Nodes)
+	if err != nil {
+		return err
+	}
+	m, err := predictionModel(doc, svc.spec)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if _, _, err := m.ReplayReport(doc.Report, m.Properties()); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	fmt.Fprintf(stdout, "%s (%s), predicted by %v (mode %s) from its snapshot of %v at cut %d, faults resets=%d silent=%v breaks=%d\n",
+		doc.Service, doc.Options, doc.Node, doc.Mode, m.Nodes(), doc.Snapshot.CN, doc.Resets, doc.Silent, doc.Breaks)
+	if doc.Filter != "" {
+		fmt.Fprintf(stdout, "filter: %s\n", doc.Filter)
+	}
+	return printSteps(stdout, m, doc.Report)
+}
+
+// printSteps prints a replayed violation: the start state, then every step
+// with the node states it changed.
+func printSteps(stdout io.Writer, m *consequence.ActorModel, rep consequence.ActorReport) error {
+	fmt.Fprintf(stdout, "violation of %s (%s) at depth %d: %s\n", rep.Property, rep.Kind, rep.Depth, rep.Error)
+	g := m.Start()
+	fmt.Fprintln(stdout, "start:")
+	for _, id := range g.Nodes() {
+		fmt.Fprintf(stdout, "    %s\n", describeNode(g, id))
+	}
+	for i, rec := range rep.Path {
+		a, err := m.Action(rec)
+		if err != nil {
+			return err
+		}
+		next, ok := m.Next(g, a)
+		if !ok {
+			return fmt.Errorf("step %d (%v) is not enabled", i+1, a)
+		}
+		fmt.Fprintf(stdout, "%3d. %s\n", i+1, a)
+		for _, id := range next.Nodes() {
+			if before, after := describeNode(g, id), describeNode(next, id); before != after {
+				fmt.Fprintf(stdout, "    %s\n", after)
+			}
+		}
+		if c := next.Crash(); c != nil {
+			fmt.Fprintf(stdout, "    crash: %v\n", c)
+		}
+		g = next
+	}
+	return nil
+}
+
+// describeNode renders a node's service state and timers on one line.
+func describeNode(g *consequence.GlobalState, id node.ID) string {
+	st, _, ok := g.NodeState(id)
+	if !ok {
+		return id.String() + ": not in the state"
+	}
+	var timers []string
+	for _, t := range st.Timers {
+		timers = append(timers, t.Name)
+	}
+	slices.Sort(timers)
+	s := fmt.Sprintf("%v: %v timers=%v", id, st.Service, timers)
+	if p := g.Pending(id); len(p) > 0 {
+		s += fmt.Sprintf(" pending=%d", len(p))
+	}
+	return s
+}

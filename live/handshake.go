@@ -1,0 +1,108 @@
+package live
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// The first frame on every service-transport connection, in both
+// directions, is a hello:
+//
+//	"CBH1" | kind | uvarint node ID | uvarint len | label | uvarint len | gossip address | uvarint len | service address
+//
+// The dialler sends first; the acceptor checks the label and answers with
+// its own hello. A data connection then carries envelope frames from the
+// dialler to the acceptor only (each node sends on the connection it
+// dialled); a probe connection ends after the exchange (Start uses it to
+// learn a join address's node ID and gossip address).
+const helloMagic = "CBH1"
+
+// Hello kinds.
+const (
+	helloData  byte = 1
+	helloProbe byte = 2
+)
+
+// maxHelloAddrLen bounds an address in a hello.
+const maxHelloAddrLen = 255
+
+// ErrHandshake is wrapped by every handshake failure: a malformed hello, a
+// wrong cluster label, an unexpected node ID.
+var ErrHandshake = errors.New("live: handshake failed")
+
+type hello struct {
+	kind    byte
+	id      node.ID
+	label   string
+	gossip  string
+	service string
+}
+
+func appendHello(dst []byte, h hello) []byte {
+	dst = append(dst, helloMagic...)
+	dst = append(dst, h.kind)
+	dst = binary.AppendUvarint(dst, uint64(h.id))
+	for _, s := range []string{h.label, h.gossip, h.service} {
+		dst = binary.AppendUvarint(dst, uint64(len(s)))
+		dst = append(dst, s...)
+	}
+	return dst
+}
+
+// decodeHello parses an untrusted hello payload.
+func decodeHello(b []byte) (hello, error) {
+	bad := func(what string) (hello, error) {
+		return hello{}, fmt.Errorf("%w: malformed hello: %s", ErrHandshake, what)
+	}
+	if len(b) < len(helloMagic)+1 || string(b[:len(helloMagic)]) != helloMagic {
+		return bad("not a crystalball hello")
+	}
+	h := hello{kind: b[len(helloMagic)]}
+	if h.kind != helloData && h.kind != helloProbe {
+		return bad("unknown kind")
+	}
+	rest := b[len(helloMagic)+1:]
+	v, k := binary.Uvarint(rest)
+	if k <= 0 || v == 0 {
+		return bad("node ID")
+	}
+	h.id = node.ID(v)
+	rest = rest[k:]
+	var strs [3]string
+	limits := [3]int{MaxLabelLen, maxHelloAddrLen, maxHelloAddrLen}
+	for i := range strs {
+		n, k := binary.Uvarint(rest)
+		if k <= 0 || n > uint64(limits[i]) || n > uint64(len(rest)-k) {
+			return bad("string length")
+		}
+		rest = rest[k:]
+		strs[i] = string(rest[:n])
+		rest = rest[n:]
+	}
+	if len(rest) != 0 {
+		return bad("trailing bytes")
+	}
+	h.label, h.gossip, h.service = strs[0], strs[1], strs[2]
+	return h, nil
+}
+
+// writeHelloFrame writes h as one frame.
+func writeHelloFrame(w io.Writer, h hello) error {
+	_, err := w.Write(node.AppendFrame(nil, appendHello(nil, h)))
+	return err
+}
+
+// readHelloFrame reads and parses one hello frame, whose size is bounded
+// by the hello's own limits rather than the runtime's frame size.
+func readHelloFrame(r io.Reader) (hello, error) {
+	const maxHello = len(helloMagic) + 1 + binary.MaxVarintLen64 + 3*binary.MaxVarintLen16 + MaxLabelLen + 2*maxHelloAddrLen
+	b, err := node.ReadFrame(r, nil, maxHello)
+	if err != nil {
+		return hello{}, err
+	}
+	return decodeHello(b)
+}

@@ -1,0 +1,307 @@
+package live
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+
+	"github.com/hashicorp/memberlist"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// Membership: memberlist discovers the cluster's nodes, publishes each
+// node's ID and service address in its metadata, and detects failures. It
+// carries no service traffic (memberlist's SendReliable dials a connection
+// per message); that goes over the service transport.
+
+// metaVersion is the first byte of a node's memberlist metadata:
+//
+//	0x01 | uvarint node ID | service address (host:port, the rest)
+const metaVersion = 1
+
+func encodeMeta(id node.ID, serviceAddr string) []byte {
+	b := []byte{metaVersion}
+	b = binary.AppendUvarint(b, uint64(id))
+	return append(b, serviceAddr...)
+}
+
+func decodeMeta(b []byte) (node.ID, string, error) {
+	if len(b) < 2 || b[0] != metaVersion {
+		return node.None, "", errors.New("live: memberlist metadata: unknown format")
+	}
+	v, k := binary.Uvarint(b[1:])
+	if k <= 0 || v == 0 {
+		return node.None, "", errors.New("live: memberlist metadata: bad node ID")
+	}
+	addr := string(b[1+k:])
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return node.None, "", fmt.Errorf("live: memberlist metadata: service address: %w", err)
+	}
+	return node.ID(v), addr, nil
+}
+
+// PeerStatus is what a node knows of one peer, for Status.
+type PeerStatus struct {
+	// ID is the peer's node ID.
+	ID node.ID `json:"id"`
+	// ServiceAddr is the peer's service-transport address.
+	ServiceAddr string `json:"service_addr"`
+	// GossipAddr is the peer's memberlist address, when known.
+	GossipAddr string `json:"gossip_addr,omitempty"`
+	// Alive is memberlist's view: false once it left or was declared dead.
+	Alive bool `json:"alive"`
+	// Outbound and Inbound report open service connections to and from it.
+	Outbound bool `json:"outbound"`
+	Inbound  bool `json:"inbound"`
+}
+
+// directory maps node IDs to service addresses. memberlist's callbacks and
+// hellos write it; the transport reads it when dialling. Safe for
+// concurrent use.
+type directory struct {
+	mu      sync.Mutex
+	peers   map[node.ID]*PeerStatus
+	changed chan struct{} // closed and replaced on every change
+}
+
+func newDirectory() *directory {
+	return &directory{peers: make(map[node.ID]*PeerStatus), changed: make(chan struct{})}
+}
+
+// learn records a peer's addresses and marks it alive.
+func (d *directory) learn(id node.ID, service, gossip string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p := d.peers[id]
+	if p == nil {
+		p = &PeerStatus{ID: id}
+		d.peers[id] = p
+	}
+	p.ServiceAddr = service
+	if gossip != "" {
+		p.GossipAddr = gossip
+	}
+	p.Alive = true
+	close(d.changed)
+	d.changed = make(chan struct{})
+}
+
+// died marks a peer not alive; its address is kept, so a send to it fails
+// fast (connection refused) instead of waiting for rediscovery.
+func (d *directory) died(id node.ID) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p := d.peers[id]; p != nil {
+		p.Alive = false
+	}
+}
+
+// resolve returns id's service address, waiting until it is learned, ctx
+// ends or stop is closed.
+func (d *directory) resolve(ctx context.Context, id node.ID, stop <-chan struct{}) (string, error) {
+	for {
+		d.mu.Lock()
+		p, changed := d.peers[id], d.changed
+		addr := ""
+		if p != nil {
+			addr = p.ServiceAddr
+		}
+		d.mu.Unlock()
+		if addr != "" {
+			return addr, nil
+		}
+		select {
+		case <-changed:
+		case <-stop:
+			return "", errClosedLocally
+		case <-ctx.Done():
+			return "", fmt.Errorf("live: no service address known for %v: %w", id, ctx.Err())
+		}
+	}
+}
+
+// list returns the known peers, ascending by ID.
+func (d *directory) list() []PeerStatus {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]PeerStatus, 0, len(d.peers))
+	for _, p := range d.peers {
+		out = append(out, *p)
+	}
+	slices.SortFunc(out, func(a, b PeerStatus) int { return cmpID(a.ID, b.ID) })
+	return out
+}
+
+func cmpID(a, b node.ID) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func sortIDs(ids []node.ID) { slices.SortFunc(ids, cmpID) }
+
+// membership is the memberlist delegate: it publishes this node's metadata
+// and feeds the directory. memberlist calls it from its own goroutines.
+type membership struct {
+	self node.ID
+	meta []byte
+	dir  *directory
+	log  *zap.Logger
+	// onDead is called (from a memberlist goroutine) when a peer leaves or
+	// is declared dead.
+	onDead func(node.ID)
+}
+
+var (
+	_ memberlist.Delegate      = (*membership)(nil)
+	_ memberlist.EventDelegate = (*membership)(nil)
+)
+
+func (m *membership) NodeMeta(limit int) []byte {
+	if len(m.meta) > limit {
+		m.log.Error("live: memberlist metadata exceeds its limit", zap.Int("len", len(m.meta)), zap.Int("limit", limit))
+		return nil
+	}
+	return m.meta
+}
+func (m *membership) NotifyMsg([]byte)                           {}
+func (m *membership) GetBroadcasts(overhead, limit int) [][]byte { return nil }
+func (m *membership) LocalState(join bool) []byte                { return nil }
+func (m *membership) MergeRemoteState(buf []byte, join bool)     {}
+
+func (m *membership) NotifyJoin(n *memberlist.Node)   { m.update(n) }
+func (m *membership) NotifyUpdate(n *memberlist.Node) { m.update(n) }
+
+func (m *membership) update(n *memberlist.Node) {
+	id, addr, err := decodeMeta(n.Meta)
+	if err != nil {
+		m.log.Warn("live: ignoring memberlist member with bad metadata", zap.String("member", n.Name), zap.Error(err))
+		return
+	}
+	if id == m.self {
+		return
+	}
+	m.log.Debug("live: member alive", zap.Stringer("peer", id), zap.String("service", addr), zap.String("gossip", n.Address()))
+	m.dir.learn(id, addr, n.Address())
+}
+
+func (m *membership) NotifyLeave(n *memberlist.Node) {
+	id, _, err := decodeMeta(n.Meta)
+	if err != nil || id == m.self {
+		return
+	}
+	m.log.Info("live: member left or failed", zap.Stringer("peer", id), zap.String("gossip", n.Address()))
+	m.dir.died(id)
+	if m.onDead != nil {
+		m.onDead(id)
+	}
+}
+
+// zapLogWriter is the io.Writer behind memberlist's *log.Logger: it parses
+// the "[LEVEL] " prefix of each line and logs the rest at that zap level.
+type zapLogWriter struct{ log *zap.Logger }
+
+func newMemberlistLogger(l *zap.Logger) *log.Logger {
+	return log.New(zapLogWriter{l.With(zap.String("component", "memberlist"))}, "", 0)
+}
+
+func (w zapLogWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for _, line := range bytes.Split(bytes.TrimRight(p, "\n"), []byte{'\n'}) {
+		lvl, msg := parseLogLevel(line)
+		if ce := w.log.Check(lvl, string(msg)); ce != nil {
+			ce.Write()
+		}
+	}
+	return n, nil
+}
+
+// parseLogLevel splits memberlist's "[WARN] memberlist: ..." into a zap
+// level and the message. Lines without a known prefix log at info.
+func parseLogLevel(line []byte) (zapcore.Level, []byte) {
+	levels := []struct {
+		prefix string
+		lvl    zapcore.Level
+	}{
+		{"[DEBUG]", zapcore.DebugLevel},
+		{"[TRACE]", zapcore.DebugLevel},
+		{"[INFO]", zapcore.InfoLevel},
+		{"[WARN]", zapcore.WarnLevel},
+		{"[ERR]", zapcore.ErrorLevel},
+		{"[ERROR]", zapcore.ErrorLevel},
+	}
+	for _, l := range levels {
+		if bytes.HasPrefix(line, []byte(l.prefix)) {
+			return l.lvl, bytes.TrimLeft(line[len(l.prefix):], " ")
+		}
+	}
+	return zapcore.InfoLevel, line
+}
+
+// memberlistConfig builds memberlist's configuration from cfg.
+func memberlistConfig(cfg RuntimeConfig, d *membership, logger *zap.Logger) (*memberlist.Config, error) {
+	mc := memberlist.DefaultLocalConfig()
+	mc.Name = cfg.ID.String()
+	bind := cfg.GossipBind
+	if bind == "" {
+		host, _, _ := net.SplitHostPort(cfg.Listen)
+		bind = net.JoinHostPort(host, "0")
+	}
+	host, port, err := splitPort(bind)
+	if err != nil {
+		return nil, fmt.Errorf("live: RuntimeConfig.GossipBind: %w", err)
+	}
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	mc.BindAddr, mc.BindPort = host, port
+	mc.AdvertiseAddr, mc.AdvertisePort = "", 0
+	if cfg.GossipAdvertise != "" {
+		host, port, err := splitPort(cfg.GossipAdvertise)
+		if err != nil {
+			return nil, fmt.Errorf("live: RuntimeConfig.GossipAdvertise: %w", err)
+		}
+		mc.AdvertiseAddr, mc.AdvertisePort = host, port
+	}
+	mc.Label = cfg.Label
+	if len(cfg.SecretKey) > 0 {
+		mc.SecretKey = cfg.SecretKey
+	}
+	if cfg.Keyring != nil {
+		mc.Keyring = cfg.Keyring
+	}
+	mc.Delegate = d
+	mc.Events = d
+	mc.LogOutput = nil
+	mc.Logger = newMemberlistLogger(logger)
+	if cfg.TuneMemberlist != nil {
+		cfg.TuneMemberlist(mc)
+	}
+	return mc, nil
+}
+
+func splitPort(hostport string) (string, int, error) {
+	host, p, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return "", 0, err
+	}
+	port, err := strconv.ParseUint(p, 10, 16)
+	if err != nil {
+		return "", 0, fmt.Errorf("invalid port in %q", hostport)
+	}
+	return host, int(port), nil
+}

@@ -1,0 +1,959 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+
+	"github.com/hashicorp/memberlist"
+	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
+)
+
+// Runtime errors.
+var (
+	// ErrNotRunning: Submit on a runtime that was not started or has been
+	// stopped.
+	ErrNotRunning = errors.New("live: runtime not running")
+	// ErrRuntimeStarted is returned by a second Start.
+	ErrRuntimeStarted = errors.New("live: runtime already started")
+)
+
+// Runtime is the live shell around a Core: it runs one node of a service
+// over real TCP, wall-clock timers and memberlist, with the Layers of its
+// configuration (a snapshot manager) beside the core.
+//
+// Concurrency: exactly one goroutine (the core goroutine, started by Start)
+// owns the Core and the layers. It takes inbound envelopes and transport
+// errors from the transport, application calls from Submit, functions from
+// Do, expiries of its own wall-clock timers (the service's, the layers' and
+// those of events a layer postponed), layers' wake-ups (LayerHost.Wake) and
+// status requests, one at a time, and steps the core in dispatch.
+// Everything else (accepting, dialling, reading, writing, memberlist) runs
+// on other goroutines that talk to it over channels. All exported methods
+// are safe for concurrent use.
+type Runtime struct {
+	cfg    RuntimeConfig
+	spec   node.Spec
+	reg    *node.Registry // the wire: the service's messages and the layers'
+	svcReg *node.Registry // the service's messages (application calls)
+	log    *zap.Logger
+	core   *node.Core // owned by the core goroutine once started
+	stats  counters
+	dir    *directory
+	// layerTypes names the layers' message types, which the service never
+	// sees and the counters account separately.
+	layerTypes map[string]bool
+
+	ctx    context.Context // cancelled by Stop
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	events chan netEvent
+	appc   chan node.Message
+	statc  chan chan Status
+	doc    chan doRequest
+	tr     *transport
+	ml     *memberlist.Memberlist
+
+	// life serialises Start and Stop, so a Stop that races a Start waits
+	// for it and then releases what it acquired.
+	life sync.Mutex
+
+	mu        sync.Mutex // guards the fields below
+	state     int        // runNew, runRunning, runStopped
+	bootstrap []node.ID
+	addr      string
+	gossip    string
+	last      Status // the core goroutine's final status, after Stop
+
+	// Owned by the core goroutine.
+	timers map[string]time.Time
+	selfq  []node.Envelope
+	failq  []node.ID
+	// layerHold delays a layer's next tick after its Tick failed.
+	layerHold []time.Time
+	// retries are the events a Gate postponed, in the order they were
+	// postponed (see Verdict.RetryAt).
+	retries  []retry
+	retrySeq uint64
+	// wake is LayerHost.Wake's signal to the core goroutine.
+	wake chan struct{}
+}
+
+// retry is an event a layer postponed: delivered again at at, to layer
+// first.
+type retry struct {
+	at    time.Time
+	layer int
+	ev    node.Event
+	seq   uint64 // order of postponement
+}
+
+// layerHost is the LayerHost a Runtime gives its layers.
+type layerHost struct{ r *Runtime }
+
+var _ node.LayerHost = layerHost{}
+
+func (h layerHost) ID() node.ID                 { return h.r.cfg.ID }
+func (h layerHost) Checkpoint() ([]byte, error) { return h.r.core.Checkpoint() }
+func (h layerHost) Service() node.Service       { return h.r.core.Service() }
+func (h layerHost) Core() *node.Core            { return h.r.core }
+func (h layerHost) Wake() {
+	select {
+	case h.r.wake <- struct{}{}:
+	default: // a wake-up is pending already
+	}
+}
+
+// doRequest is a function for the core goroutine (Do).
+type doRequest struct {
+	fn   func(now time.Time) []node.Envelope
+	done chan struct{}
+}
+
+const (
+	runNew = iota
+	runRunning
+	runStopped
+)
+
+// NewRuntime validates cfg and spec, registers the layers' message types
+// beside the service's and attaches the layers to the node's core, and
+// returns a runtime that is not yet started. The logger defaults to a no-op
+// logger.
+func NewRuntime(cfg RuntimeConfig, spec node.Spec) (*Runtime, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	svcReg, err := spec.Registry()
+	if err != nil {
+		return nil, err
+	}
+	wire := slices.Clone(spec.Messages)
+	layerTypes := map[string]bool{}
+	for _, l := range cfg.Layers {
+		for _, m := range l.Messages() {
+			if m == nil {
+				return nil, fmt.Errorf("live: layer %T: nil message prototype", l)
+			}
+			wire = append(wire, m)
+			layerTypes[m.MessageType()] = true
+		}
+	}
+	reg, err := node.NewRegistry(wire...)
+	if err != nil {
+		return nil, fmt.Errorf("live: service %q with its layers: %w", spec.Name, err)
+	}
+	log := cfg.Logger.With(zap.Stringer("node", cfg.ID))
+	core, err := node.NewCore(node.CoreConfig{ID: cfg.ID, Factory: spec.New, Seed: cfg.Seed, Logger: slog.New(zapslog.NewHandler(cfg.Logger.Core()))})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Runtime{
+		cfg: cfg, spec: spec, reg: reg, svcReg: svcReg, log: log, core: core, dir: newDirectory(),
+		layerTypes: layerTypes,
+		ctx:        ctx, cancel: cancel,
+		events:    make(chan netEvent, cfg.InboxLen),
+		appc:      make(chan node.Message, 64),
+		statc:     make(chan chan Status),
+		doc:       make(chan doRequest),
+		timers:    make(map[string]time.Time),
+		layerHold: make([]time.Time, len(cfg.Layers)),
+		wake:      make(chan struct{}, 1),
+	}
+	for _, l := range cfg.Layers {
+		if err := l.Attach(layerHost{r}); err != nil {
+			cancel()
+			return nil, fmt.Errorf("live: attach layer %T: %w", l, err)
+		}
+	}
+	r.tr = newTransport(ctx, cfg, reg, log, r.dir, &r.stats, r.events, &r.wg)
+	return r, nil
+}
+
+// Start binds the service listener, starts memberlist, joins the cluster
+// through cfg.Join (probing each address for its node ID and gossip
+// address, retrying until JoinTimeout), and starts the core goroutine,
+// which steps the core with EventInit. It returns once the node serves.
+// If no Join address answers, Start fails and releases everything it
+// acquired. ctx bounds only the start-up; Stop ends the runtime. Start may
+// be called once.
+func (r *Runtime) Start(ctx context.Context) error {
+	r.life.Lock()
+	defer r.life.Unlock()
+	r.mu.Lock()
+	if r.state != runNew {
+		r.mu.Unlock()
+		return ErrRuntimeStarted
+	}
+	r.state = runRunning
+	r.mu.Unlock()
+	if err := r.start(ctx); err != nil {
+		r.shutdown(context.Background())
+		return err
+	}
+	return nil
+}
+
+func (r *Runtime) start(ctx context.Context) error {
+	if err := r.tr.listen(); err != nil {
+		return err
+	}
+	addr := r.cfg.Advertise
+	if addr == "" {
+		addr = r.tr.ln.Addr().String()
+	}
+	d := &membership{self: r.cfg.ID, meta: encodeMeta(r.cfg.ID, addr), dir: r.dir, log: r.log,
+		onDead: func(id node.ID) { r.tr.closePeer(id, errPeerDead, true) }}
+	mc, err := memberlistConfig(r.cfg, d, r.log)
+	if err != nil {
+		return err
+	}
+	ml, err := memberlist.Create(mc)
+	if err != nil {
+		return fmt.Errorf("live: start memberlist: %w", err)
+	}
+	r.ml = ml
+	gossip := ml.LocalNode().Address()
+	r.mu.Lock()
+	r.addr, r.gossip = addr, gossip
+	r.mu.Unlock()
+	r.tr.serviceAddr, r.tr.gossipAddr = addr, gossip
+	r.tr.serve()
+	if err := r.join(ctx); err != nil {
+		return err
+	}
+	r.wg.Add(1)
+	go r.run()
+	r.log.Info("live: started", zap.String("service", r.spec.Name), zap.String("addr", addr), zap.String("gossip", gossip),
+		zap.Stringers("bootstrap", r.Bootstrap()))
+	return nil
+}
+
+// join probes the Join addresses and joins memberlist through them.
+func (r *Runtime) join(ctx context.Context) error {
+	if len(r.cfg.Join) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.JoinTimeout)
+	defer cancel()
+	var lastErr error
+	for {
+		var ids []node.ID
+		var gossip []string
+		for _, a := range r.cfg.Join {
+			h, err := r.tr.probe(ctx, a)
+			if err != nil {
+				lastErr = err
+				r.log.Debug("live: join probe failed", zap.String("addr", a), zap.Error(err))
+				continue
+			}
+			if h.id == r.cfg.ID {
+				lastErr = fmt.Errorf("live: join address %s is this node's own ID %v", a, h.id)
+				continue
+			}
+			r.dir.learn(h.id, a, h.gossip)
+			ids = append(ids, h.id)
+			if h.gossip != "" {
+				gossip = append(gossip, h.gossip)
+			}
+		}
+		if len(ids) > 0 {
+			n, err := r.ml.Join(gossip)
+			if err == nil || n > 0 {
+				r.mu.Lock()
+				r.bootstrap = ids
+				r.mu.Unlock()
+				return nil
+			}
+			lastErr = fmt.Errorf("live: memberlist join: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("live: join %v: %w (last error: %w)", r.cfg.Join, ctx.Err(), lastErr)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// Stop shuts the node down gracefully: it leaves memberlist (so peers learn
+// of the departure at once), stops the core goroutine, closes the listener
+// and every connection (queued, unsent messages are dropped), and waits
+// for every goroutine the runtime started. If ctx ends first, Stop returns
+// its error; the goroutines still end shortly after. Stop on a runtime
+// that is not running returns nil. A Stop concurrent with Start waits for
+// Start to return first.
+func (r *Runtime) Stop(ctx context.Context) error {
+	r.life.Lock()
+	defer r.life.Unlock()
+	r.mu.Lock()
+	if r.state != runRunning {
+		r.mu.Unlock()
+		return nil
+	}
+	r.state = runStopped
+	r.mu.Unlock()
+	r.log.Info("live: stopping")
+	return r.shutdown(ctx)
+}
+
+func (r *Runtime) shutdown(ctx context.Context) error {
+	r.mu.Lock()
+	r.state = runStopped
+	r.mu.Unlock()
+	if r.ml != nil {
+		if err := r.ml.Leave(r.cfg.LeaveTimeout); err != nil {
+			r.log.Info("live: memberlist leave", zap.Error(err))
+		}
+		if err := r.ml.Shutdown(); err != nil {
+			r.log.Info("live: memberlist shutdown", zap.Error(err))
+		}
+	}
+	r.cancel()
+	r.tr.shutdown()
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("live: stop: %w", ctx.Err())
+	}
+}
+
+// Submit hands an application call (a registered message, e.g.
+// randtree.JoinOverlay) to the core goroutine, which runs the service's
+// HandleApp. It blocks only while the call queue (64 calls) is full, and
+// returns ErrNotRunning before Start and after Stop.
+func (r *Runtime) Submit(call node.Message) error {
+	if call == nil {
+		return errors.New("live: Submit: nil call")
+	}
+	if !r.svcReg.Has(call) {
+		return fmt.Errorf("live: Submit: %w: %q (%T)", node.ErrUnknownMessageType, call.MessageType(), call)
+	}
+	r.mu.Lock()
+	running := r.state == runRunning
+	r.mu.Unlock()
+	if !running {
+		return ErrNotRunning
+	}
+	select {
+	case r.appc <- call:
+		return nil
+	case <-r.ctx.Done():
+		return ErrNotRunning
+	}
+}
+
+// Do runs fn on the core goroutine, between two events, with the current
+// time, and sends the envelopes it returns as a layer's own messages (on
+// the runtime's connections, not passed through Layer.Sending: they must
+// be complete, CN included). It is how code outside the runtime calls a
+// layer's methods that are reserved to the core goroutine, such as
+// snapshot.Live.Gather. fn must not block nor call the runtime; the
+// returned slice is read before Do returns. Do waits until fn has run and
+// its sends are queued, and returns ErrNotRunning before Start and after
+// Stop (fn then does not run), or ctx's error if ctx ends before the core
+// goroutine takes fn.
+func (r *Runtime) Do(ctx context.Context, fn func(now time.Time) []node.Envelope) error {
+	if fn == nil {
+		return errors.New("live: Do: nil function")
+	}
+	r.mu.Lock()
+	running := r.state == runRunning
+	r.mu.Unlock()
+	if !running {
+		return ErrNotRunning
+	}
+	req := doRequest{fn: fn, done: make(chan struct{})}
+	select {
+	case r.doc <- req:
+	case <-r.ctx.Done():
+		return ErrNotRunning
+	case <-ctx.Done():
+		return fmt.Errorf("live: Do: %w", ctx.Err())
+	}
+	// Once taken, fn runs to completion: the core goroutine checks for
+	// Stop only between requests.
+	<-req.done
+	return nil
+}
+
+// ID returns the node's ID.
+func (r *Runtime) ID() node.ID { return r.cfg.ID }
+
+// Addr returns the service address peers dial (the advertised address, or
+// the one the listener bound); "" before Start.
+func (r *Runtime) Addr() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.addr
+}
+
+// GossipAddr returns memberlist's advertised address; "" before Start.
+func (r *Runtime) GossipAddr() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gossip
+}
+
+// Bootstrap returns the node IDs behind cfg.Join, in Join order, learned
+// by Start from their handshakes (nil for a node that started a cluster).
+// The application passes them to the service's join call.
+func (r *Runtime) Bootstrap() []node.ID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.bootstrap)
+}
+
+// Counters are the runtime's statistics since Start.
+type Counters struct {
+	// MessagesIn counts envelopes received and decoded from peers.
+	MessagesIn uint64 `json:"messages_in"`
+	// MessagesOut counts envelopes written to peers' connections.
+	MessagesOut uint64 `json:"messages_out"`
+	// TransportErrors counts transport errors delivered to the service.
+	TransportErrors uint64 `json:"transport_errors"`
+	// FramesRejected counts connections closed because of what the peer
+	// sent: bad or oversized frames, failed checksums, undecodable
+	// envelopes, unknown message types, failed handshakes.
+	FramesRejected uint64 `json:"frames_rejected"`
+	// ConnsDialed and ConnsAccepted count connections established.
+	ConnsDialed   uint64 `json:"conns_dialed"`
+	ConnsAccepted uint64 `json:"conns_accepted"`
+	// DialFailures counts outbound connections that failed to resolve,
+	// dial or handshake.
+	DialFailures uint64 `json:"dial_failures"`
+	// BytesIn counts frame bytes (headers included) received in
+	// envelopes, BytesOut those written to peers' connections.
+	BytesIn  uint64 `json:"bytes_in"`
+	BytesOut uint64 `json:"bytes_out"`
+	// LayerMessagesIn and LayerBytesIn count the envelopes of the layers'
+	// own message types (snapshot protocol traffic) among those received,
+	// LayerMessagesOut and LayerBytesOut those queued for peers. Frame
+	// bytes, headers included; messages to self are not counted.
+	LayerMessagesIn  uint64 `json:"layer_messages_in"`
+	LayerBytesIn     uint64 `json:"layer_bytes_in"`
+	LayerMessagesOut uint64 `json:"layer_messages_out"`
+	LayerBytesOut    uint64 `json:"layer_bytes_out"`
+	// DatagramsQueued counts the service's datagrams (Env.SendDatagram)
+	// queued on peers' connections (then written, or lost with the
+	// connection); DatagramsDropped those dropped before that: peer
+	// unreachable, queue full, unencodable or oversized. Datagrams to
+	// self are not counted. Both are also in MessagesOut/BytesOut once
+	// written.
+	DatagramsQueued  uint64 `json:"datagrams_queued,omitempty"`
+	DatagramsDropped uint64 `json:"datagrams_dropped,omitempty"`
+}
+
+// Status is a read-only, JSON-friendly picture of a node.
+type Status struct {
+	// ID is the node's ID.
+	ID node.ID `json:"id"`
+	// Service is the service name.
+	Service string `json:"service"`
+	// Running is false before Start and after Stop.
+	Running bool `json:"running"`
+	// Addr and GossipAddr are the node's service and memberlist addresses.
+	Addr       string `json:"addr"`
+	GossipAddr string `json:"gossip_addr"`
+	// Summary is the service state's String(), when it has one.
+	Summary string `json:"summary,omitempty"`
+	// State is the service state as JSON (its exported fields).
+	State json.RawMessage `json:"state,omitempty"`
+	// Neighbors are the nodes the service names as its neighbourhood, when
+	// it has a Neighbors(self ID) []ID method.
+	Neighbors []node.ID `json:"neighbors,omitempty"`
+	// Timers maps scheduled timer names to their deadlines.
+	Timers map[string]time.Time `json:"timers,omitempty"`
+	// Peers are the nodes memberlist and handshakes have told of, with
+	// their open connections.
+	Peers []PeerStatus `json:"peers"`
+	// Counters are the runtime's statistics.
+	Counters Counters `json:"counters"`
+}
+
+// Status returns the node's status. While the runtime runs, the service
+// part is taken by the core goroutine between two events (so Status waits
+// for the event being handled); before Start and after Stop it is the last
+// one taken. Safe from any goroutine.
+func (r *Runtime) Status() Status {
+	reply := make(chan Status, 1)
+	r.mu.Lock()
+	running := r.state == runRunning
+	r.mu.Unlock()
+	var st Status
+	got := false
+	if running {
+		select {
+		case r.statc <- reply:
+			st, got = <-reply, true
+		case <-r.ctx.Done():
+		}
+	}
+	if !got {
+		r.mu.Lock()
+		st = r.last
+		r.mu.Unlock()
+		st.ID, st.Service = r.cfg.ID, r.spec.Name
+	}
+	st.Running = got
+	r.fillStatus(&st)
+	return st
+}
+
+// fillStatus adds the parts of a status any goroutine can read.
+func (r *Runtime) fillStatus(st *Status) {
+	r.mu.Lock()
+	st.Addr, st.GossipAddr = r.addr, r.gossip
+	r.mu.Unlock()
+	st.Peers = r.dir.list()
+	out, in := r.tr.connections()
+	for i := range st.Peers {
+		st.Peers[i].Outbound = slices.Contains(out, st.Peers[i].ID)
+		st.Peers[i].Inbound = slices.Contains(in, st.Peers[i].ID)
+	}
+	s := &r.stats
+	st.Counters = Counters{
+		MessagesIn: s.msgsIn.Load(), MessagesOut: s.msgsOut.Load(),
+		TransportErrors: s.transportErrors.Load(), FramesRejected: s.framesRejected.Load(),
+		ConnsDialed: s.connsDialed.Load(), ConnsAccepted: s.connsAccepted.Load(), DialFailures: s.dialFailures.Load(),
+		BytesIn: s.bytesIn.Load(), BytesOut: s.bytesOut.Load(),
+		LayerMessagesIn: s.layerMsgsIn.Load(), LayerBytesIn: s.layerBytesIn.Load(),
+		LayerMessagesOut: s.layerMsgsOut.Load(), LayerBytesOut: s.layerBytesOut.Load(),
+		DatagramsQueued: s.dgramsQueued.Load(), DatagramsDropped: s.dgramsDropped.Load(),
+	}
+}
+
+// serviceStatus is the part of Status only the core goroutine may read.
+func (r *Runtime) serviceStatus() Status {
+	st := Status{ID: r.cfg.ID, Service: r.spec.Name}
+	svc := r.core.Service()
+	if svc == nil {
+		return st
+	}
+	if s, ok := svc.(fmt.Stringer); ok {
+		st.Summary = s.String()
+	}
+	if b, err := json.Marshal(svc); err == nil {
+		st.State = b
+	}
+	if n, ok := svc.(interface{ Neighbors(self node.ID) []node.ID }); ok {
+		st.Neighbors = n.Neighbors(r.cfg.ID)
+	}
+	if len(r.timers) > 0 {
+		st.Timers = make(map[string]time.Time, len(r.timers))
+		for name, at := range r.timers {
+			st.Timers[name] = at.Round(0)
+		}
+	}
+	return st
+}
+
+// run is the core goroutine.
+func (r *Runtime) run() {
+	defer r.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	defer func() {
+		st := r.serviceStatus()
+		r.mu.Lock()
+		r.last = st
+		r.mu.Unlock()
+	}()
+	defer r.stopLayers()
+	now := time.Now()
+	r.dispatch(node.Event{Kind: node.EventInit, At: now}, nil)
+	for _, l := range r.cfg.Layers {
+		r.sendLayer(l.Start(now))
+	}
+	r.drain()
+	for {
+		if at, ok := r.nextDeadline(); ok {
+			timer.Reset(time.Until(at))
+		} else {
+			timer.Stop()
+		}
+		select {
+		case <-r.ctx.Done():
+			return
+		case ev := <-r.events:
+			if ev.err != nil {
+				r.dispatch(node.Event{Kind: node.EventTransportError, Peer: ev.peer, At: time.Now()}, nil)
+				continue
+			}
+			env := ev.env
+			if r.layerTypes[env.Msg.MessageType()] {
+				r.stats.layerMsgsIn.Add(1)
+				r.stats.layerBytesIn.Add(uint64(ev.size))
+			}
+			r.dispatch(node.Event{Kind: node.EventMessage, From: env.From, Msg: env.Msg, At: time.Now()}, &env)
+		case call := <-r.appc:
+			r.dispatch(node.Event{Kind: node.EventApp, Msg: call, At: time.Now()}, nil)
+		case <-timer.C:
+			r.fireTimers()
+			r.fireRetries()
+			r.tickLayers()
+		case <-r.wake:
+			r.tickLayers()
+		case req := <-r.doc:
+			r.sendLayer(req.fn(time.Now()))
+			r.drain()
+			close(req.done)
+		case reply := <-r.statc:
+			reply <- r.serviceStatus()
+		}
+	}
+}
+
+// nextDeadline returns the earliest service timer deadline or layer tick.
+func (r *Runtime) nextDeadline() (time.Time, bool) {
+	var min time.Time
+	ok := false
+	consider := func(at time.Time) {
+		if !ok || at.Before(min) {
+			min, ok = at, true
+		}
+	}
+	for _, at := range r.timers {
+		consider(at)
+	}
+	if len(r.retries) > 0 {
+		for _, rt := range r.retries {
+			consider(rt.at)
+		}
+	}
+	for i, l := range r.cfg.Layers {
+		if at := l.NextTick(); !at.IsZero() {
+			consider(latest(at, r.layerHold[i]))
+		}
+	}
+	return min, ok
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// layerRetry is how long a layer whose Tick failed waits before the next:
+// its NextTick has not moved, and calling it at once would spin.
+const layerRetry = 100 * time.Millisecond
+
+// tickLayers runs the Tick of every layer that is due.
+func (r *Runtime) tickLayers() {
+	now := time.Now()
+	for i, l := range r.cfg.Layers {
+		at := l.NextTick()
+		if at.IsZero() || latest(at, r.layerHold[i]).After(now) {
+			continue
+		}
+		out, err := l.Tick(now)
+		if err != nil {
+			r.log.Error("live: layer tick failed", zap.String("layer", fmt.Sprintf("%T", l)), zap.Error(err))
+			r.layerHold[i] = now.Add(layerRetry)
+		}
+		r.sendLayer(out)
+		r.drain()
+	}
+}
+
+// fireTimers steps every due timer, earliest first (ties by name). Each
+// event carries the deadline it was armed for, so the core ignores a fire
+// that an earlier handler in this batch rescheduled.
+func (r *Runtime) fireTimers() {
+	now := time.Now()
+	type due struct {
+		name string
+		at   time.Time
+	}
+	var fire []due
+	for name, at := range r.timers {
+		if !at.After(now) {
+			fire = append(fire, due{name, at})
+		}
+	}
+	slices.SortFunc(fire, func(a, b due) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		if a.name < b.name {
+			return -1
+		}
+		return 1
+	})
+	for _, f := range fire {
+		if at, ok := r.timers[f.name]; !ok || !at.Equal(f.at) {
+			continue // cancelled or rescheduled by an earlier handler
+		}
+		delete(r.timers, f.name)
+		r.dispatch(node.Event{Kind: node.EventTimer, Timer: f.name, Deadline: f.at, At: now}, nil)
+	}
+}
+
+// dispatch is the single point where the core goroutine steps the core:
+// every event (init, message, timer, app call, transport error) goes
+// through it, and so does every effect. in is the received envelope of a
+// message event (nil otherwise); its CN is the sender's checkpoint number.
+// Then it steps what the event caused (drain).
+func (r *Runtime) dispatch(ev node.Event, in *node.Envelope) {
+	r.step(ev, in)
+	r.drain()
+}
+
+// drain steps, in order, the messages the node sent itself (the service's
+// and the layers') and the transport errors of sends that could not be
+// queued (peer too slow, frame too large), until none is left.
+func (r *Runtime) drain() {
+	for {
+		switch {
+		case len(r.selfq) > 0:
+			next := r.selfq[0]
+			r.selfq[0] = node.Envelope{}
+			r.selfq = r.selfq[1:]
+			if len(r.selfq) == 0 {
+				r.selfq = nil
+			}
+			r.step(node.Event{Kind: node.EventMessage, From: next.From, Msg: next.Msg, At: time.Now()}, &next)
+		case len(r.failq) > 0:
+			peer := r.failq[0]
+			r.failq = r.failq[1:]
+			r.step(node.Event{Kind: node.EventTransportError, Peer: peer, At: time.Now()}, nil)
+		default:
+			return
+		}
+	}
+}
+
+// step runs one event through the layers and the core and carries out the
+// effects. The layers see the event first (a snapshot manager checkpoints
+// before a message with a larger number is handled, and consumes its own
+// messages; a steering controller drops or postpones what it filters, see
+// Gate), then every send of the service (the snapshot manager stamps its
+// CN), then the end of the step.
+func (r *Runtime) step(ev node.Event, in *node.Envelope) { r.stepFrom(0, ev, in, false) }
+
+// stepFrom is step starting at layer first: a postponed event is delivered
+// again (retry set) to the layer that postponed it and those after it.
+func (r *Runtime) stepFrom(first int, ev node.Event, in *node.Envelope, retried bool) {
+	for i := first; i < len(r.cfg.Layers); i++ {
+		l := r.cfg.Layers[i]
+		var v node.Verdict
+		var out []node.Envelope
+		var err error
+		if g, ok := l.(node.Gate); ok {
+			v, out, err = g.Gate(ev.At, ev, in, retried && i == first)
+		} else {
+			v.Handle, out, err = l.Before(ev.At, ev, in)
+		}
+		if err != nil {
+			r.log.Error("live: layer failed on an event", zap.String("layer", fmt.Sprintf("%T", l)),
+				zap.Stringer("event", ev), zap.Error(err))
+		}
+		r.sendLayer(out)
+		if !v.Handle {
+			r.keptFromCore(i, ev, in, v)
+			return
+		}
+	}
+	if ev.Kind == node.EventMessage && r.layerTypes[ev.Msg.MessageType()] {
+		// No layer took its own message: a layer bug; the service must
+		// not see it.
+		r.log.Error("live: a layer message reached the core; dropped", zap.Stringer("event", ev))
+		return
+	}
+	fx, err := r.core.Step(ev)
+	if err != nil {
+		r.log.Error("live: core refused an event", zap.Stringer("event", ev), zap.Error(err))
+	}
+	if ev.Kind == node.EventTransportError {
+		r.stats.transportErrors.Add(1)
+	}
+	// The effect slices are the core's until the next Step: carry them
+	// out now.
+	for _, op := range fx.Timers {
+		if op.Cancel {
+			delete(r.timers, op.Name)
+		} else {
+			r.timers[op.Name] = op.At
+		}
+		r.forgetTimerRetry(op.Name)
+	}
+	for _, env := range fx.Sends {
+		for _, l := range r.cfg.Layers {
+			l.Sending(ev.At, &env)
+		}
+		if env.To == r.cfg.ID {
+			r.selfq = append(r.selfq, env)
+			continue
+		}
+		if env.Datagram {
+			r.sendDatagram(env)
+			continue
+		}
+		r.send(env, false)
+	}
+	for _, l := range r.cfg.Layers {
+		r.sendLayer(l.After(ev.At))
+	}
+}
+
+// sendLayer sends a layer's own messages: to peers on their connections,
+// to this node through the self queue (so they reach the layers' Before).
+func (r *Runtime) sendLayer(out []node.Envelope) {
+	for _, env := range out {
+		if env.To == r.cfg.ID {
+			r.selfq = append(r.selfq, env)
+			continue
+		}
+		r.send(env, true)
+	}
+}
+
+// send encodes env into a frame and queues it on the peer's connection.
+// A send that cannot be queued becomes a transport error for the peer.
+// layer marks a layer's own message, for the counters.
+func (r *Runtime) send(env node.Envelope, layer bool) {
+	frame, start := node.BeginFrame(make([]byte, 0, 256))
+	frame, err := r.reg.AppendEnvelope(frame, env)
+	if err != nil {
+		// An unregistered message type is a bug in the service (or layer).
+		r.log.Error("live: cannot encode message", zap.Stringer("to", env.To), zap.Error(err))
+		r.failq = append(r.failq, env.To)
+		return
+	}
+	if n := len(frame) - start - node.FrameHeaderLen; n > r.cfg.MaxFrameSize {
+		r.log.Error("live: message exceeds the maximum frame size", zap.Stringer("to", env.To),
+			zap.String("type", env.Msg.MessageType()), zap.Int("bytes", n), zap.Int("max", r.cfg.MaxFrameSize))
+		r.failq = append(r.failq, env.To)
+		return
+	}
+	node.FinishFrame(frame, start)
+	if err := r.tr.enqueue(env.To, frame); err != nil {
+		if !errors.Is(err, errClosedLocally) {
+			r.failq = append(r.failq, env.To)
+		}
+		return
+	}
+	if layer {
+		r.stats.layerMsgsOut.Add(1)
+		r.stats.layerBytesOut.Add(uint64(len(frame) - start))
+	}
+}
+
+// sendDatagram encodes a datagram into a frame and queues it on the peer's
+// connection, the one its messages use (transport.enqueueDatagram), so a
+// datagram that gets through arrives reliably and in order with them: a
+// valid best-effort delivery. When the peer is unreachable (its last dial
+// failed and its redial backoff has not passed), the connection's queue is
+// full, or the datagram cannot be encoded or exceeds the maximum frame
+// size, it is dropped and counted, never reported: a datagram causes no
+// transport error.
+func (r *Runtime) sendDatagram(env node.Envelope) {
+	frame, start := node.BeginFrame(make([]byte, 0, 256))
+	frame, err := r.reg.AppendEnvelope(frame, env)
+	if err != nil {
+		r.log.Error("live: cannot encode datagram; dropped", zap.Stringer("to", env.To), zap.Error(err))
+		r.stats.dgramsDropped.Add(1)
+		return
+	}
+	if n := len(frame) - start - node.FrameHeaderLen; n > r.cfg.MaxFrameSize {
+		r.log.Error("live: datagram exceeds the maximum frame size; dropped", zap.Stringer("to", env.To),
+			zap.String("type", env.Msg.MessageType()), zap.Int("bytes", n), zap.Int("max", r.cfg.MaxFrameSize))
+		r.stats.dgramsDropped.Add(1)
+		return
+	}
+	node.FinishFrame(frame, start)
+	if !r.tr.enqueueDatagram(env.To, frame) {
+		r.stats.dgramsDropped.Add(1)
+		return
+	}
+	r.stats.dgramsQueued.Add(1)
+}
+
+// errBrokenByLayer is the reason of a connection a Gate broke.
+var errBrokenByLayer = errors.New("live: connection broken by a layer's verdict on a message from the peer")
+
+// keptFromCore carries out the verdict of layer i that kept ev (received
+// as in, for a message) from the core: break the connection to a dropped
+// message's sender (without a transport error for the service; not for a
+// datagram, whose sender holds no connection to learn from), or queue a
+// postponed event.
+func (r *Runtime) keptFromCore(i int, ev node.Event, in *node.Envelope, v node.Verdict) {
+	switch ev.Kind {
+	case node.EventMessage:
+		if v.Break && (in == nil || !in.Datagram) && ev.From != r.cfg.ID && ev.From != node.None {
+			r.tr.closePeer(ev.From, errBrokenByLayer, false)
+		}
+	case node.EventTimer, node.EventApp, node.EventTransportError:
+		if !v.RetryAt.IsZero() {
+			r.retrySeq++
+			r.retries = append(r.retries, retry{at: v.RetryAt, layer: i, ev: ev, seq: r.retrySeq})
+		}
+	}
+}
+
+// forgetTimerRetry drops a postponed firing of timer name: the service
+// cancelled or set it again.
+func (r *Runtime) forgetTimerRetry(name string) {
+	if len(r.retries) == 0 {
+		return
+	}
+	r.retries = slices.DeleteFunc(r.retries, func(rt retry) bool {
+		return rt.ev.Kind == node.EventTimer && rt.ev.Timer == name
+	})
+}
+
+// fireRetries delivers again, in the order they were postponed, the
+// postponed events whose time has come, to the layer that postponed each.
+// A timer retry the service cancels (or sets again) while earlier ones run
+// is not delivered; an event postponed again waits for a later call.
+func (r *Runtime) fireRetries() {
+	if len(r.retries) == 0 {
+		return
+	}
+	now := time.Now()
+	last := r.retrySeq
+	for {
+		i := slices.IndexFunc(r.retries, func(rt retry) bool { return rt.seq <= last && !rt.at.After(now) })
+		if i < 0 {
+			return
+		}
+		rt := r.retries[i]
+		r.retries = slices.Delete(r.retries, i, i+1)
+		rt.ev.At = now
+		r.stepFrom(rt.layer, rt.ev, nil, true)
+		r.drain()
+	}
+}
+
+// stopLayers calls Stop on the layers that implement Stopper, last layer
+// first.
+func (r *Runtime) stopLayers() {
+	for i := len(r.cfg.Layers) - 1; i >= 0; i-- {
+		if s, ok := r.cfg.Layers[i].(node.Stopper); ok {
+			s.Stop()
+		}
+	}
+}

@@ -1,0 +1,237 @@
+package live
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+
+	"github.com/hashicorp/memberlist"
+	"go.uber.org/zap"
+)
+
+// MaxLabelLen bounds RuntimeConfig.Label (memberlist's own limit).
+const MaxLabelLen = 255
+
+// RuntimeConfig configures a Runtime. Start from DefaultRuntimeConfig, set
+// ID (and usually Listen and Join), and let NewRuntime validate it. Zero
+// durations and sizes are not "defaults": Validate rejects them, so a
+// config is always explicit about its limits.
+type RuntimeConfig struct {
+	// ID is this node's ID; required (not None). It is also the node's
+	// memberlist name (ID.String(), e.g. "n3"), so it must be unique in the
+	// cluster.
+	ID node.ID
+	// Listen is the host:port the service transport (framed TCP) listens
+	// on. Port 0 picks a free port (see Runtime.Addr). Default
+	// "127.0.0.1:0".
+	Listen string
+	// Advertise is the host:port peers dial to reach this node's service
+	// transport, published in memberlist metadata. Default "": the
+	// address the listener actually bound (which must then not be an
+	// unspecified address such as 0.0.0.0).
+	Advertise string
+	// GossipBind is the host:port memberlist binds (UDP and TCP). Default
+	// "": Listen's host with port 0 (a free port).
+	GossipBind string
+	// GossipAdvertise is the host:port memberlist advertises to peers.
+	// Default "": memberlist's choice (the bound address).
+	GossipAdvertise string
+	// Join lists service addresses (host:port, as in Listen) of nodes
+	// already in the cluster. Start asks each, over the handshake of the
+	// service transport, for its ID and gossip address, joins memberlist
+	// through them and reports their IDs through Runtime.Bootstrap.
+	// Empty: this node starts a new cluster. Default empty.
+	Join []string
+	// Label names the cluster. The service transport's handshake refuses
+	// peers with another label, and memberlist gets it as its Label
+	// (packets with another label are dropped). At most MaxLabelLen
+	// bytes. Default "" (no label).
+	Label string
+	// SecretKey, when set, is memberlist's primary gossip encryption key
+	// (16, 24 or 32 bytes: AES-128/192/256). It protects gossip only; the
+	// service transport is not encrypted. Default nil (no encryption).
+	SecretKey []byte
+	// Keyring, when set, is memberlist's keyring (for key rotation); it
+	// takes precedence over SecretKey as memberlist documents. Default nil.
+	Keyring *memberlist.Keyring
+	// Seed seeds the node's random source (see CoreConfig.Seed). Default 0.
+	Seed uint64
+	// MaxFrameSize is the largest frame payload, in bytes, the transport
+	// sends or accepts; a peer announcing a larger frame is disconnected
+	// before anything is allocated. Must be in [MinFrameSize,
+	// MaxFrameSizeLimit]. Default DefaultMaxFrameSize (1 MiB).
+	MaxFrameSize int
+	// SendQueueLen bounds the frames queued for one peer's connection.
+	// When a peer does not keep up and its queue is full, its connection
+	// is closed and the service gets a transport error for it. Default
+	// 1024 frames.
+	SendQueueLen int
+	// InboxLen bounds the inbound messages and transport events waiting
+	// for the core goroutine; readers block (TCP pushes back) when it is
+	// full. Default 1024.
+	InboxLen int
+	// DialTimeout bounds resolving a peer's service address (waiting for
+	// memberlist to discover it) plus dialling it. Default 3s.
+	DialTimeout time.Duration
+	// RedialBackoff is how long the transport waits before dialling a
+	// peer again after a dial (or handshake) to it failed; it doubles with
+	// every further failure up to MaxRedialBackoff and resets on success.
+	// Messages sent meanwhile wait in the peer's queue. It keeps a service
+	// that answers a transport error by sending again (RandTree retrying
+	// its only bootstrap node) from spinning on refused connections.
+	// Default 100ms.
+	RedialBackoff time.Duration
+	// MaxRedialBackoff caps RedialBackoff's doubling. Default 5s.
+	MaxRedialBackoff time.Duration
+	// HandshakeTimeout bounds the exchange of handshake frames on a new
+	// connection. Default 2s.
+	HandshakeTimeout time.Duration
+	// WriteTimeout bounds one write to a connection; a peer that does not
+	// read for this long is disconnected. Default 5s.
+	WriteTimeout time.Duration
+	// JoinTimeout bounds Start's attempts to reach the Join addresses and
+	// join memberlist through them (retried every 200ms). Default 10s.
+	JoinTimeout time.Duration
+	// LeaveTimeout bounds the broadcast of memberlist's leave message in
+	// Stop. Default 1s.
+	LeaveTimeout time.Duration
+	// Logger receives the runtime's logs, memberlist's logs (bridged to
+	// zap levels) and, with a "node" field, the service's. Default
+	// zap.NewNop().
+	Logger *zap.Logger
+	// Layers run beside the core on the core goroutine, in this order,
+	// with a hook on every event and send (see Layer): a snapshot manager
+	// (snapshot.Live) first, then whatever must see only the events it
+	// lets through. Their message types are registered beside the
+	// service's and travel on the service transport. A layer belongs to
+	// one runtime (NewRuntime attaches it). Default none.
+	Layers []node.Layer
+	// TuneMemberlist, when set, is called on the memberlist configuration
+	// (memberlist.DefaultLocalConfig with the fields above applied) just
+	// before memberlist is created, to adjust failure-detection timing and
+	// the like. It must not replace Delegate, Events, Logger, Name or the
+	// addresses. Default nil.
+	TuneMemberlist func(*memberlist.Config)
+}
+
+// DefaultRuntimeConfig returns a configuration with every default filled
+// in and ID unset: a node for one machine or a LAN, listening on a free
+// loopback port, with memberlist's local-network timing.
+func DefaultRuntimeConfig() RuntimeConfig {
+	return RuntimeConfig{
+		Listen:           "127.0.0.1:0",
+		MaxFrameSize:     node.DefaultMaxFrameSize,
+		SendQueueLen:     1024,
+		InboxLen:         1024,
+		DialTimeout:      3 * time.Second,
+		HandshakeTimeout: 2 * time.Second,
+		RedialBackoff:    100 * time.Millisecond,
+		MaxRedialBackoff: 5 * time.Second,
+		WriteTimeout:     5 * time.Second,
+		JoinTimeout:      10 * time.Second,
+		LeaveTimeout:     time.Second,
+		Logger:           zap.NewNop(),
+	}
+}
+
+// Validate checks the configuration. Every error names the offending field
+// and starts with "live: ". A nil Logger is accepted and means no-op.
+func (c RuntimeConfig) Validate() error {
+	if c.ID == node.None {
+		return errors.New("live: RuntimeConfig.ID must not be none (0)")
+	}
+	if err := checkHostPort("Listen", c.Listen, true); err != nil {
+		return err
+	}
+	if c.Advertise != "" {
+		if err := checkHostPort("Advertise", c.Advertise, false); err != nil {
+			return err
+		}
+	} else if host, _, _ := net.SplitHostPort(c.Listen); host == "" || isUnspecified(host) {
+		return fmt.Errorf("live: RuntimeConfig.Advertise is required when Listen (%q) has no specific host", c.Listen)
+	}
+	if c.GossipBind != "" {
+		if err := checkHostPort("GossipBind", c.GossipBind, true); err != nil {
+			return err
+		}
+	}
+	if c.GossipAdvertise != "" {
+		if err := checkHostPort("GossipAdvertise", c.GossipAdvertise, false); err != nil {
+			return err
+		}
+	}
+	for i, j := range c.Join {
+		if err := checkHostPort(fmt.Sprintf("Join[%d]", i), j, false); err != nil {
+			return err
+		}
+	}
+	if len(c.Label) > MaxLabelLen {
+		return fmt.Errorf("live: RuntimeConfig.Label is %d bytes, at most %d allowed", len(c.Label), MaxLabelLen)
+	}
+	if n := len(c.SecretKey); n != 0 && n != 16 && n != 24 && n != 32 {
+		return fmt.Errorf("live: RuntimeConfig.SecretKey is %d bytes, want 16, 24 or 32", n)
+	}
+	if c.MaxFrameSize < node.MinFrameSize || c.MaxFrameSize > node.MaxFrameSizeLimit {
+		return fmt.Errorf("live: RuntimeConfig.MaxFrameSize %d is outside [%d, %d]", c.MaxFrameSize, node.MinFrameSize, node.MaxFrameSizeLimit)
+	}
+	if c.SendQueueLen <= 0 {
+		return fmt.Errorf("live: RuntimeConfig.SendQueueLen must be positive, got %d", c.SendQueueLen)
+	}
+	if c.InboxLen <= 0 {
+		return fmt.Errorf("live: RuntimeConfig.InboxLen must be positive, got %d", c.InboxLen)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"DialTimeout", c.DialTimeout},
+		{"HandshakeTimeout", c.HandshakeTimeout},
+		{"RedialBackoff", c.RedialBackoff},
+		{"MaxRedialBackoff", c.MaxRedialBackoff},
+		{"WriteTimeout", c.WriteTimeout},
+		{"JoinTimeout", c.JoinTimeout},
+		{"LeaveTimeout", c.LeaveTimeout},
+	} {
+		if d.v <= 0 {
+			return fmt.Errorf("live: RuntimeConfig.%s must be positive, got %v", d.name, d.v)
+		}
+	}
+	if c.MaxRedialBackoff < c.RedialBackoff {
+		return fmt.Errorf("live: RuntimeConfig.MaxRedialBackoff (%v) is below RedialBackoff (%v)", c.MaxRedialBackoff, c.RedialBackoff)
+	}
+	for i, l := range c.Layers {
+		if l == nil {
+			return fmt.Errorf("live: RuntimeConfig.Layers[%d] is nil", i)
+		}
+	}
+	return nil
+}
+
+// checkHostPort checks a host:port field; port 0 is allowed only for
+// addresses this node binds.
+func checkHostPort(field, addr string, bind bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("live: RuntimeConfig.%s %q: want host:port: %w", field, addr, err)
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return fmt.Errorf("live: RuntimeConfig.%s %q: invalid port", field, addr)
+	}
+	if p == 0 && !bind {
+		return fmt.Errorf("live: RuntimeConfig.%s %q: port 0 names no peer", field, addr)
+	}
+	if host == "" && !bind {
+		return fmt.Errorf("live: RuntimeConfig.%s %q: host is required", field, addr)
+	}
+	return nil
+}
+
+func isUnspecified(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsUnspecified()
+}

@@ -1,0 +1,706 @@
+package live
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+
+	"go.uber.org/zap"
+)
+
+// The service transport: framed TCP between runtimes.
+//
+// Each node sends to a peer on one persistent connection it dials itself
+// (on its first send to that peer) and receives from the peer on the
+// connection the peer dialled; so per pair of nodes there are at most two
+// connections, each carrying envelopes one way, which keeps FIFO order per
+// (sender, receiver) without any tie-breaking between simultaneous dials.
+// The reader of an outbound connection expects nothing but the end of the
+// stream, so a peer's reset is noticed on both connections.
+//
+// Datagrams (Env.SendDatagram) travel as frames on the same outbound
+// connection as the sender's messages, so they arrive in order and at most
+// once — a valid best-effort delivery. They are never queued past a failed
+// dial and never reported: a datagram for an unreachable peer (last dial
+// failed, redial backoff running) or a full queue is dropped at once, and a
+// connection that carried datagrams only breaks without a transport error
+// (enqueueDatagram).
+//
+// Goroutines: one accept loop; per outbound connection a writer (resolve,
+// dial, handshake, then write its queue) and a watcher (read until EOF);
+// per inbound connection a reader (handshake, then read, decode and hand
+// envelopes to the core goroutine). All are counted in the runtime's wait
+// group and end when their connection closes or the runtime stops.
+
+// netEvent is what the transport hands the core goroutine: an envelope
+// received from peer (size is its frame's length, header included), or
+// (err != nil) the news that a connection to or from peer broke.
+type netEvent struct {
+	peer node.ID
+	env  node.Envelope
+	size int
+	err  error
+}
+
+// Reasons a connection is closed locally.
+var (
+	errClosedLocally   = errors.New("live: connection closed locally")
+	errSendQueueFull   = errors.New("live: send queue full (peer too slow)")
+	errPeerDead        = errors.New("live: peer left or was declared dead by memberlist")
+	errSuperseded      = errors.New("live: inbound connection replaced by a new one from the same peer")
+	errUnexpectedFrame = errors.New("live: frame received on an outbound connection")
+)
+
+// counters are the runtime's statistics; updated atomically from any
+// goroutine.
+type counters struct {
+	msgsIn, msgsOut, transportErrors, framesRejected       atomic.Uint64
+	connsDialed, connsAccepted, dialFailures               atomic.Uint64
+	bytesIn, bytesOut                                      atomic.Uint64
+	layerMsgsIn, layerBytesIn, layerMsgsOut, layerBytesOut atomic.Uint64
+	dgramsQueued, dgramsDropped                            atomic.Uint64
+}
+
+// peerConn is one connection to (out) or from (in) a peer.
+type peerConn struct {
+	t        *transport
+	peer     node.ID
+	outbound bool
+	// queue holds encoded frames for an outbound connection.
+	queue chan []byte
+	// closed is closed by close; the writer and readers watch it.
+	closed chan struct{}
+	once   sync.Once
+	// msgs and dgrams record whether a message, and a datagram, was ever
+	// queued on (outbound) or received from (inbound) the connection. One
+	// that carried datagrams only breaks silently: no transport error.
+	msgs, dgrams atomic.Bool
+
+	mu   sync.Mutex
+	conn net.Conn // nil until an outbound connection is dialled
+	dead bool     // set by close; a late dial is closed at once
+}
+
+func (c *peerConn) dirName() string {
+	if c.outbound {
+		return "outbound"
+	}
+	return "inbound"
+}
+
+// datagramsOnly reports whether c has carried datagrams and no message: its
+// breaking is reported to nobody (datagrams are lost silently).
+func (c *peerConn) datagramsOnly() bool { return c.dgrams.Load() && !c.msgs.Load() }
+
+// setConn records the dialled connection; false if c was closed meanwhile.
+func (c *peerConn) setConn(conn net.Conn) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead {
+		return false
+	}
+	c.conn = conn
+	return true
+}
+
+// close closes c once, removes it from the transport's tables and, when
+// report is set, hands the core goroutine a transport error for the peer
+// (blocking until it is taken or the runtime stops). It must not be called
+// with report set from the core goroutine.
+func (c *peerConn) close(reason error, report bool) {
+	c.once.Do(func() {
+		c.mu.Lock()
+		c.dead = true
+		conn := c.conn
+		c.mu.Unlock()
+		close(c.closed)
+		if conn != nil {
+			conn.Close()
+		}
+		c.t.forget(c)
+		// Read after forget: whatever enqueue marked on c while it was
+		// in the tables (under the transport's lock) is visible here.
+		if report && c.datagramsOnly() {
+			report = false
+		}
+		lvl := zap.InfoLevel
+		if errors.Is(reason, node.ErrBadFrame) || errors.Is(reason, node.ErrBadEnvelope) ||
+			errors.Is(reason, node.ErrUnknownMessageType) || errors.Is(reason, ErrHandshake) {
+			lvl = zap.WarnLevel
+		}
+		if errors.Is(reason, errClosedLocally) {
+			lvl = zap.DebugLevel
+		}
+		if ce := c.t.log.Check(lvl, "live: connection closed"); ce != nil {
+			ce.Write(zap.Stringer("peer", c.peer), zap.String("dir", c.dirName()), zap.NamedError("reason", reason))
+		}
+		if report {
+			// One breakage, one transport error: close the other
+			// direction to the same peer now (so the next send redials)
+			// without reporting it again. A connection opened after
+			// this point is not affected.
+			if sib := c.t.sibling(c); sib != nil {
+				sib.close(fmt.Errorf("%w: the %s connection to the same peer broke", errClosedLocally, c.dirName()), false)
+			}
+			c.t.report(netEvent{peer: c.peer, err: reason})
+		}
+	})
+}
+
+// transport owns the listener and the connections. Its methods are safe
+// for concurrent use unless noted.
+type transport struct {
+	self     node.ID
+	label    string
+	maxFrame int
+	cfg      RuntimeConfig
+	reg      *node.Registry
+	log      *zap.Logger
+	dir      *directory
+	stats    *counters
+	events   chan netEvent
+	ctx      context.Context // cancelled when the runtime stops
+	wg       *sync.WaitGroup
+	ln       net.Listener
+	// advertised addresses, for hellos; set before the accept loop starts.
+	serviceAddr, gossipAddr string
+
+	mu     sync.Mutex
+	closed bool
+	out    map[node.ID]*peerConn
+	in     map[node.ID]*peerConn
+	raw    map[net.Conn]struct{}   // every open socket, closed on shutdown
+	redial map[node.ID]redialState // peers whose last dial failed
+}
+
+// redialState is the backoff of a peer whose last dial failed.
+type redialState struct {
+	notBefore time.Time
+	backoff   time.Duration
+}
+
+func newTransport(ctx context.Context, cfg RuntimeConfig, reg *node.Registry, log *zap.Logger, dir *directory,
+	stats *counters, events chan netEvent, wg *sync.WaitGroup) *transport {
+	return &transport{
+		self: cfg.ID, label: cfg.Label, maxFrame: cfg.MaxFrameSize, cfg: cfg, reg: reg, log: log,
+		dir: dir, stats: stats, events: events, ctx: ctx, wg: wg,
+		out: make(map[node.ID]*peerConn), in: make(map[node.ID]*peerConn), raw: make(map[net.Conn]struct{}),
+		redial: make(map[node.ID]redialState),
+	}
+}
+
+// listen binds the service listener.
+func (t *transport) listen() error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(t.ctx, "tcp", t.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("live: listen on %s: %w", t.cfg.Listen, err)
+	}
+	t.ln = ln
+	return nil
+}
+
+// serve starts the accept loop.
+func (t *transport) serve() {
+	t.wg.Add(1)
+	go t.acceptLoop()
+}
+
+func (t *transport) acceptLoop() {
+	defer t.wg.Done()
+	for {
+		conn, err := t.ln.Accept()
+		if err != nil {
+			if t.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			t.log.Warn("live: accept failed", zap.Error(err))
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-t.ctx.Done():
+				return
+			}
+			continue
+		}
+		if !t.track(conn) {
+			conn.Close()
+			return
+		}
+		t.stats.connsAccepted.Add(1)
+		t.wg.Add(1)
+		go t.serveInbound(conn)
+	}
+}
+
+// track registers a socket for closing at shutdown; false when the
+// transport is already closed.
+func (t *transport) track(conn net.Conn) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
+	}
+	t.raw[conn] = struct{}{}
+	return true
+}
+
+func (t *transport) untrack(conn net.Conn) {
+	t.mu.Lock()
+	delete(t.raw, conn)
+	t.mu.Unlock()
+	conn.Close()
+}
+
+// forget removes c from the connection tables if it is still there.
+func (t *transport) forget(c *peerConn) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := t.in
+	if c.outbound {
+		m = t.out
+	}
+	if m[c.peer] == c {
+		delete(m, c.peer)
+	}
+}
+
+// sibling returns the open connection to c's peer in the other direction.
+func (t *transport) sibling(c *peerConn) *peerConn {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c.outbound {
+		return t.in[c.peer]
+	}
+	return t.out[c.peer]
+}
+
+// report hands ev to the core goroutine, unless the runtime stops first.
+func (t *transport) report(ev netEvent) {
+	select {
+	case t.events <- ev:
+	case <-t.ctx.Done():
+	}
+}
+
+func (t *transport) myHello(kind byte) hello {
+	return hello{kind: kind, id: t.self, label: t.label, gossip: t.gossipAddr, service: t.serviceAddr}
+}
+
+// rejected counts and classifies a connection failure caused by what the
+// peer sent.
+func (t *transport) rejected(err error) {
+	if errors.Is(err, node.ErrBadFrame) || errors.Is(err, node.ErrBadEnvelope) || errors.Is(err, node.ErrUnknownMessageType) || errors.Is(err, ErrHandshake) {
+		t.stats.framesRejected.Add(1)
+	}
+}
+
+func (t *transport) serveInbound(conn net.Conn) {
+	defer t.wg.Done()
+	defer t.untrack(conn)
+	conn.SetDeadline(time.Now().Add(t.cfg.HandshakeTimeout))
+	h, err := readHelloFrame(conn)
+	if err == nil && h.label != t.label {
+		err = fmt.Errorf("%w: cluster label %q, want %q", ErrHandshake, h.label, t.label)
+	}
+	if err == nil && h.kind == helloData && h.id == t.self {
+		err = fmt.Errorf("%w: peer claims this node's own ID %v", ErrHandshake, h.id)
+	}
+	if err != nil {
+		t.rejected(err)
+		t.log.Warn("live: inbound handshake failed", zap.Stringer("remote", conn.RemoteAddr()), zap.Error(err))
+		if errors.Is(err, ErrHandshake) && h.id != node.None {
+			// A well-formed hello from another cluster: answer with ours
+			// so the dialler can say why it was refused.
+			writeHelloFrame(conn, t.myHello(h.kind))
+		}
+		return
+	}
+	if err := writeHelloFrame(conn, t.myHello(h.kind)); err != nil {
+		t.log.Info("live: inbound handshake failed", zap.Stringer("peer", h.id), zap.Error(err))
+		return
+	}
+	if h.kind == helloProbe {
+		return
+	}
+	conn.SetDeadline(time.Time{})
+	if h.service != "" {
+		t.dir.learn(h.id, h.service, h.gossip)
+	}
+	c := &peerConn{t: t, peer: h.id, conn: conn, closed: make(chan struct{})}
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return
+	}
+	old := t.in[h.id]
+	t.in[h.id] = c
+	t.mu.Unlock()
+	if old != nil {
+		// The peer dialled again while its old connection looked open: it
+		// restarted or lost that connection. Report the old one as broken
+		// before anything arrives on the new one.
+		old.close(errSuperseded, true)
+	}
+	t.log.Debug("live: inbound connection", zap.Stringer("peer", h.id), zap.Stringer("remote", conn.RemoteAddr()))
+	c.close(t.readEnvelopes(c, conn), true)
+}
+
+// readEnvelopes reads frames from an inbound connection until it fails and
+// returns the reason.
+func (t *transport) readEnvelopes(c *peerConn, conn net.Conn) error {
+	br := bufio.NewReaderSize(conn, 64<<10)
+	var buf []byte
+	for {
+		payload, err := node.ReadFrame(br, buf, t.maxFrame)
+		if err != nil {
+			if isClosed(c) {
+				return errClosedLocally
+			}
+			t.rejected(err)
+			return err
+		}
+		if cap(payload) <= 64<<10 {
+			buf = payload // reuse small buffers; let big ones go
+		}
+		env, err := t.reg.DecodeEnvelope(payload)
+		if err == nil && (env.From != c.peer || env.To != t.self) {
+			err = fmt.Errorf("%w: envelope %v→%v on the connection from %v to %v", node.ErrBadEnvelope, env.From, env.To, c.peer, t.self)
+		}
+		if err != nil {
+			t.rejected(err)
+			return err
+		}
+		if env.Datagram {
+			c.dgrams.Store(true)
+		} else {
+			c.msgs.Store(true)
+		}
+		t.stats.msgsIn.Add(1)
+		size := node.FrameHeaderLen + len(payload)
+		t.stats.bytesIn.Add(uint64(size))
+		select {
+		case t.events <- netEvent{peer: c.peer, env: env, size: size}:
+		case <-c.closed:
+			return errClosedLocally
+		case <-t.ctx.Done():
+			return errClosedLocally
+		}
+	}
+}
+
+func isClosed(c *peerConn) bool {
+	select {
+	case <-c.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// enqueue queues an encoded frame for peer, dialling on first use. It is
+// called only from the core goroutine; a full queue closes the connection
+// (without reporting) and returns errSendQueueFull for the caller to
+// deliver as a transport error.
+func (t *transport) enqueue(peer node.ID, frame []byte) error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return errClosedLocally
+	}
+	c := t.out[peer]
+	if c == nil {
+		c = t.dialOut(peer)
+	}
+	c.msgs.Store(true)
+	t.mu.Unlock()
+	select {
+	case c.queue <- frame:
+		return nil
+	default:
+		c.close(errSendQueueFull, false)
+		return errSendQueueFull
+	}
+}
+
+// dialOut creates the outbound connection to peer and starts its writer,
+// which dials it. t.mu must be held.
+func (t *transport) dialOut(peer node.ID) *peerConn {
+	c := &peerConn{t: t, peer: peer, outbound: true, queue: make(chan []byte, t.cfg.SendQueueLen), closed: make(chan struct{})}
+	t.out[peer] = c
+	t.wg.Add(1)
+	go c.runOutbound()
+	return c
+}
+
+// enqueueDatagram queues an encoded datagram for peer, never blocking, and
+// reports whether it did; it is called only from the core goroutine. A
+// datagram goes on the connection the peer's messages use, dialled on
+// first use as for a message (it waits in the queue while the connection
+// is dialled, and is lost if the dial fails). It is dropped (false) when
+// the transport is closed, when the peer is unreachable — its last dial
+// failed and its redial backoff has not passed — or when the queue is full,
+// which, unlike for a message, leaves the connection open. A connection
+// that only ever carried datagrams reports no transport error when it
+// fails or breaks.
+func (t *transport) enqueueDatagram(peer node.ID, frame []byte) bool {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return false
+	}
+	c := t.out[peer]
+	if c == nil {
+		if st, ok := t.redial[peer]; ok && time.Now().Before(st.notBefore) {
+			t.mu.Unlock()
+			return false
+		}
+		c = t.dialOut(peer)
+	}
+	c.dgrams.Store(true)
+	t.mu.Unlock()
+	select {
+	case c.queue <- frame:
+		return true
+	default:
+		return false
+	}
+}
+
+// closePeer closes every connection to and from peer. With report set it
+// reports one transport error if any was open (other than connections that
+// carried datagrams only); it must then not be called from the core
+// goroutine.
+func (t *transport) closePeer(peer node.ID, reason error, report bool) {
+	t.mu.Lock()
+	conns := []*peerConn{t.out[peer], t.in[peer]}
+	t.mu.Unlock()
+	open := false
+	for _, c := range conns {
+		if c != nil {
+			open = open || !c.datagramsOnly()
+			c.close(reason, false)
+		}
+	}
+	if open && report {
+		t.report(netEvent{peer: peer, err: reason})
+	}
+}
+
+// runOutbound resolves, dials and handshakes, then writes the queue.
+func (c *peerConn) runOutbound() {
+	t := c.t
+	defer t.wg.Done()
+	if !t.waitRedial(c) {
+		return
+	}
+	conn, err := t.dialPeer(c)
+	if err != nil {
+		t.stats.dialFailures.Add(1)
+		t.dialFailed(c.peer)
+		c.close(err, !isClosed(c))
+		return
+	}
+	t.mu.Lock()
+	delete(t.redial, c.peer)
+	t.mu.Unlock()
+	defer t.untrack(conn)
+	if !c.setConn(conn) {
+		return
+	}
+	t.stats.connsDialed.Add(1)
+	t.wg.Add(1)
+	go c.watchOutbound(conn)
+	bw := bufio.NewWriterSize(conn, 64<<10)
+	for {
+		select {
+		case <-c.closed:
+			return
+		case f := <-c.queue:
+			conn.SetWriteDeadline(time.Now().Add(t.cfg.WriteTimeout))
+			if _, err := bw.Write(f); err != nil {
+				c.close(fmt.Errorf("live: write: %w", err), !isClosed(c))
+				return
+			}
+			t.stats.msgsOut.Add(1)
+			t.stats.bytesOut.Add(uint64(len(f)))
+			if len(c.queue) == 0 {
+				if err := bw.Flush(); err != nil {
+					c.close(fmt.Errorf("live: write: %w", err), !isClosed(c))
+					return
+				}
+			}
+		}
+	}
+}
+
+// waitRedial waits out the peer's redial backoff; false if c closed or
+// the runtime stopped meanwhile.
+func (t *transport) waitRedial(c *peerConn) bool {
+	t.mu.Lock()
+	wait := time.Until(t.redial[c.peer].notBefore)
+	t.mu.Unlock()
+	if wait <= 0 {
+		return true
+	}
+	tm := time.NewTimer(wait)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-c.closed:
+		return false
+	case <-t.ctx.Done():
+		return false
+	}
+}
+
+// dialFailed doubles the peer's redial backoff.
+func (t *transport) dialFailed(peer node.ID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st, ok := t.redial[peer]
+	if !ok {
+		st.backoff = t.cfg.RedialBackoff
+	} else {
+		st.backoff = min(2*st.backoff, t.cfg.MaxRedialBackoff)
+	}
+	st.notBefore = time.Now().Add(st.backoff)
+	t.redial[peer] = st
+}
+
+// watchOutbound reads an outbound connection, on which the peer sends
+// nothing after its hello: any frame is a protocol error and the end of the
+// stream means the peer closed or reset.
+func (c *peerConn) watchOutbound(conn net.Conn) {
+	defer c.t.wg.Done()
+	var b [1]byte
+	_, err := conn.Read(b[:])
+	if isClosed(c) {
+		return
+	}
+	if err == nil {
+		err = errUnexpectedFrame
+		c.t.stats.framesRejected.Add(1)
+	} else {
+		err = fmt.Errorf("live: read: %w", err)
+	}
+	c.close(err, true)
+}
+
+// dialPeer resolves peer's service address (waiting for discovery up to
+// DialTimeout), dials it and exchanges hellos.
+func (t *transport) dialPeer(c *peerConn) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.DialTimeout)
+	defer cancel()
+	addr, err := t.dir.resolve(ctx, c.peer, c.closed)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := t.dialHello(ctx, addr, helloData)
+	if err != nil {
+		return nil, err
+	}
+	if conn.h.id != c.peer {
+		t.untrack(conn.Conn)
+		return nil, fmt.Errorf("%w: %s is %v, not %v", ErrHandshake, addr, conn.h.id, c.peer)
+	}
+	return conn.Conn, nil
+}
+
+type helloConn struct {
+	net.Conn
+	h hello
+}
+
+// dialHello dials addr and exchanges hellos of the given kind. The
+// returned connection is tracked; untrack it to close it.
+func (t *transport) dialHello(ctx context.Context, addr string, kind byte) (helloConn, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return helloConn{}, fmt.Errorf("live: dial %s: %w", addr, err)
+	}
+	if !t.track(conn) {
+		conn.Close()
+		return helloConn{}, errClosedLocally
+	}
+	deadline := time.Now().Add(t.cfg.HandshakeTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	conn.SetDeadline(deadline)
+	if err := writeHelloFrame(conn, t.myHello(kind)); err != nil {
+		t.untrack(conn)
+		return helloConn{}, fmt.Errorf("live: handshake with %s: %w", addr, err)
+	}
+	h, err := readHelloFrame(conn)
+	if err == nil && h.label != t.label {
+		err = fmt.Errorf("%w: cluster label %q, want %q", ErrHandshake, h.label, t.label)
+	}
+	if err != nil {
+		t.untrack(conn)
+		return helloConn{}, fmt.Errorf("live: handshake with %s: %w", addr, err)
+	}
+	conn.SetDeadline(time.Time{})
+	return helloConn{Conn: conn, h: h}, nil
+}
+
+// probe asks the node at a service address for its hello.
+func (t *transport) probe(ctx context.Context, addr string) (hello, error) {
+	c, err := t.dialHello(ctx, addr, helloProbe)
+	if err != nil {
+		return hello{}, err
+	}
+	t.untrack(c.Conn)
+	return c.h, nil
+}
+
+// connections lists the peers with open connections, for Status.
+func (t *transport) connections() (out, in []node.ID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for id := range t.out {
+		out = append(out, id)
+	}
+	for id := range t.in {
+		in = append(in, id)
+	}
+	sortIDs(out)
+	sortIDs(in)
+	return out, in
+}
+
+// shutdown closes the listener and every connection. Goroutines end on
+// their own; the runtime waits for them.
+func (t *transport) shutdown() {
+	t.mu.Lock()
+	t.closed = true
+	conns := make([]*peerConn, 0, len(t.out)+len(t.in))
+	for _, c := range t.out {
+		conns = append(conns, c)
+	}
+	for _, c := range t.in {
+		conns = append(conns, c)
+	}
+	raw := make([]net.Conn, 0, len(t.raw))
+	for c := range t.raw {
+		raw = append(raw, c)
+	}
+	t.mu.Unlock()
+	if t.ln != nil {
+		t.ln.Close()
+	}
+	for _, c := range conns {
+		c.close(errClosedLocally, false)
+	}
+	for _, c := range raw {
+		c.Close()
+	}
+}
