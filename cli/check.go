@@ -149,7 +149,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 			if *maxDepth > 0 && *periphery > 0 {
 				bounded := opts
 				bounded.Periphery = *periphery
-				res, berr := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).WithOptions(bounded).Run(ctx)
+				res, berr := consequence.NewChecker(m).WithOptions(bounded).Run(ctx)
 				if berr != nil {
 					return berr
 				}
@@ -159,7 +159,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 			break
 		}
 		var res *consequence.Result[*consequence.GlobalState, consequence.ActorAction]
-		res, err = consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+		res, err = consequence.NewChecker(m).
 			Properties(m.Properties()...).WithOptions(opts).Run(ctx)
 		if res != nil {
 			fillResult(&out, res)
@@ -182,7 +182,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 			return usagef("--strategy walk needs a service with liveness properties, not --model 2pc")
 		}
 		var res *consequence.Result[twophase.State, twophase.Action]
-		res, err = consequence.NewChecker[twophase.State, twophase.Action](m).
+		res, err = consequence.NewChecker(m).
 			Properties(m.Properties()...).WithOptions(opts).Run(ctx)
 		if res != nil {
 			fillResult(&out, res)

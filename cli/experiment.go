@@ -203,7 +203,7 @@ func searchFor(ctx context.Context, m *consequence.ActorModel, s consequence.Str
 		}
 	}
 	var table []depthPoint
-	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+	res, err := consequence.NewChecker(m).
 		Properties(props...).Strategy(s).MaxStates(maxStates).MaxTime(budget).StopOnViolation(true).
 		Progress(func(p consequence.Progress) {
 			table = append(table, depthPoint{Depth: p.Depth, Unique: p.Unique, Seconds: p.Elapsed.Seconds()})

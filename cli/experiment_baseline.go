@@ -153,7 +153,7 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 		opts.Progress = progress.level
 		defer progress.close()
 	}
-	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+	res, err := consequence.NewChecker(m).
 		Properties(m.Properties()...).WithOptions(opts).Run(ctx)
 	if res == nil {
 		return fmt.Errorf("experiment macemc-baseline: %w", err)

@@ -50,7 +50,7 @@ func TestFigure2EmulatedMatchesTheFigure(t *testing.T) {
 				props = append(props, p)
 			}
 		}
-		res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).Properties(props...).
+		res, err := consequence.NewChecker(m).Properties(props...).
 			Strategy(consequence.Consequence).MaxStates(100_000).StopOnViolation(true).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)

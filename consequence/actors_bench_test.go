@@ -87,7 +87,7 @@ func BenchmarkActorRandTree25(b *testing.B) {
 			var elapsed time.Duration
 			for b.Loop() {
 				var err error
-				res, err = consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+				res, err = consequence.NewChecker(m).
 					Properties(m.Properties()...).
 					Strategy(s).
 					MaxStates(bc.states).

@@ -127,7 +127,7 @@ func TestFigure2Prediction(t *testing.T) {
 	opts := consequence.ActorOptions{Faults: consequence.Faults{Resets: 1, SilentResets: true}}
 	m := figure2Start(t, randtree.DefaultOptions(), opts)
 	start := time.Now()
-	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+	res, err := consequence.NewChecker(m).
 		Properties(figure2Props(m)...).
 		Strategy(consequence.Consequence).
 		MaxStates(figure2Budget).
@@ -178,7 +178,7 @@ func TestFigure2Prediction(t *testing.T) {
 	checkReportRoundTrip(t, m, v, figure2Props(m))
 
 	// The exhaustive baseline from the same state, for comparison.
-	bres, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+	bres, err := consequence.NewChecker(m).
 		Properties(figure2Props(m)...).
 		MaxStates(figure2Budget).
 		StopOnViolation(true).
@@ -193,7 +193,7 @@ func TestFigure2Prediction(t *testing.T) {
 	}
 
 	fixed := figure2Start(t, randtree.AllFixes(), opts)
-	fres, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](fixed).
+	fres, err := consequence.NewChecker(fixed).
 		Properties(figure2Props(fixed)...).
 		Strategy(consequence.Consequence).
 		MaxStates(figure2Budget).
@@ -213,7 +213,7 @@ func TestActorDeterminism(t *testing.T) {
 	opts := consequence.ActorOptions{Faults: consequence.Faults{Resets: 1, SilentResets: true}}
 	run := func(workers int, strategy consequence.Strategy) *consequence.Result[*consequence.GlobalState, consequence.ActorAction] {
 		m := figure2Start(t, randtree.DefaultOptions(), opts)
-		c := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+		c := consequence.NewChecker(m).
 			Properties(m.Properties()...).
 			Strategy(strategy).
 			MaxStates(3000).
@@ -292,7 +292,7 @@ func TestActorCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+	res, err := consequence.NewChecker(m).
 		Properties(m.Properties()...).
 		Run(context.Background())
 	if err != nil {
@@ -514,7 +514,7 @@ func TestActorFromEmulator(t *testing.T) {
 		t.Fatalf("%d messages in flight in the model, %d in the emulator", n, len(inflight))
 	}
 	t.Logf("%d nodes, %d messages in flight", len(g.Nodes()), n)
-	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+	res, err := consequence.NewChecker(m).
 		Properties(m.Properties()...).MaxStates(2000).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -28,6 +28,14 @@ type Checker[S, A any] struct {
 
 // NewChecker returns a checker for m with the zero Options (exhaustive BFS,
 // all cores, no budgets) and no properties.
+//
+// S and A are inferred from the methods of m's type, so
+// consequence.NewChecker(actorModel) is a *Checker[*GlobalState,
+// ActorAction] and consequence.NewChecker(twophaseModel) a
+// *Checker[twophase.State, twophase.Action]; this holds for any concrete
+// model type (also one that embeds another model) under the inference rules
+// of Go 1.21 and later, which every module using this one has. Spell them
+// out only when m has no type of its own (an untyped nil).
 func NewChecker[S, A any](m Model[S, A]) *Checker[S, A] {
 	return &Checker[S, A]{model: m}
 }

@@ -127,7 +127,7 @@ func TestDatagramsReorderAndDrop(t *testing.T) {
 		for _, strategy := range []consequence.Strategy{consequence.BFS, consequence.Consequence} {
 			name := fmt.Sprintf("%v drops=%d %v", c.payloads, c.drops, strategy)
 			m := dgramModel(t, c.drops, c.payloads...)
-			res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+			res, err := consequence.NewChecker(m).
 				Properties(orderAB, orderBA, aLost).Strategy(strategy).Run(ctx)
 			if err != nil {
 				t.Fatal(err)

@@ -48,7 +48,7 @@ func tune[S, A any](c *consequence.Checker[S, A], minParallel, round int) *conse
 func runGraph(t *testing.T, g *graph, o consequence.Options, workers, minParallel, round int) *consequence.Result[uint64, gAct] {
 	t.Helper()
 	o.Workers = workers
-	c := consequence.NewChecker[uint64, gAct](g).Properties(graphProps()...).WithOptions(o)
+	c := consequence.NewChecker(g).Properties(graphProps()...).WithOptions(o)
 	tune(c, minParallel, round)
 	res, err := c.Run(context.Background())
 	if err != nil {
@@ -147,7 +147,7 @@ func TestConsequencePruning(t *testing.T) {
 	m := counters{nodes: 2, max: 2}
 	for _, cfg := range configs {
 		t.Run(cfg.name, func(t *testing.T) {
-			c := consequence.NewChecker[uint64, cAct](m).Workers(cfg.workers)
+			c := consequence.NewChecker(m).Workers(cfg.workers)
 			tune(c, cfg.minParallel, cfg.round)
 			bfs, err := c.Run(context.Background())
 			if err != nil {
@@ -209,18 +209,18 @@ func TestOptionsValidation(t *testing.T) {
 		c        *consequence.Checker[uint64, gAct]
 		sentinel error
 	}{
-		{"negative states", consequence.NewChecker[uint64, gAct](g).MaxStates(-1), consequence.ErrInvalidOptions},
-		{"negative depth", consequence.NewChecker[uint64, gAct](g).MaxDepth(-1), consequence.ErrInvalidOptions},
-		{"negative time", consequence.NewChecker[uint64, gAct](g).MaxTime(-time.Second), consequence.ErrInvalidOptions},
-		{"negative workers", consequence.NewChecker[uint64, gAct](g).Workers(-2), consequence.ErrInvalidOptions},
-		{"negative violations", consequence.NewChecker[uint64, gAct](g).MaxViolations(-1), consequence.ErrInvalidOptions},
-		{"strategy", consequence.NewChecker[uint64, gAct](g).Strategy(9), consequence.ErrInvalidOptions},
-		{"unnamed", consequence.NewChecker[uint64, gAct](g).Properties(consequence.Always("", ok.Check)), consequence.ErrInvalidOptions},
-		{"no check", consequence.NewChecker[uint64, gAct](g).Properties(consequence.Always[uint64]("x", nil)), consequence.ErrInvalidOptions},
-		{"bad kind", consequence.NewChecker[uint64, gAct](g).Properties(consequence.Property[uint64]{Name: "x", Check: ok.Check}), consequence.ErrInvalidOptions},
-		{"duplicate", consequence.NewChecker[uint64, gAct](g).Properties(ok, ok), consequence.ErrInvalidOptions},
+		{"negative states", consequence.NewChecker(g).MaxStates(-1), consequence.ErrInvalidOptions},
+		{"negative depth", consequence.NewChecker(g).MaxDepth(-1), consequence.ErrInvalidOptions},
+		{"negative time", consequence.NewChecker(g).MaxTime(-time.Second), consequence.ErrInvalidOptions},
+		{"negative workers", consequence.NewChecker(g).Workers(-2), consequence.ErrInvalidOptions},
+		{"negative violations", consequence.NewChecker(g).MaxViolations(-1), consequence.ErrInvalidOptions},
+		{"strategy", consequence.NewChecker(g).Strategy(9), consequence.ErrInvalidOptions},
+		{"unnamed", consequence.NewChecker(g).Properties(consequence.Always("", ok.Check)), consequence.ErrInvalidOptions},
+		{"no check", consequence.NewChecker(g).Properties(consequence.Always[uint64]("x", nil)), consequence.ErrInvalidOptions},
+		{"bad kind", consequence.NewChecker(g).Properties(consequence.Property[uint64]{Name: "x", Check: ok.Check}), consequence.ErrInvalidOptions},
+		{"duplicate", consequence.NewChecker(g).Properties(ok, ok), consequence.ErrInvalidOptions},
 		{"nil model", consequence.NewChecker[uint64, gAct](nil), consequence.ErrInvalidModel},
-		{"no init", consequence.NewChecker[uint64, gAct](noInit{g}), consequence.ErrInvalidModel},
+		{"no init", consequence.NewChecker(noInit{g}), consequence.ErrInvalidModel},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -246,7 +246,7 @@ func (noInit) Init() []uint64 { return nil }
 // expanded.
 func TestDepthBudget(t *testing.T) {
 	m := counters{nodes: 2, max: 2}
-	res, err := consequence.NewChecker[uint64, cAct](m).MaxDepth(2).Run(context.Background())
+	res, err := consequence.NewChecker(m).MaxDepth(2).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestTimeBudget(t *testing.T) {
 	for _, cfg := range configs {
 		t.Run(cfg.name, func(t *testing.T) {
 			clk := &fakeClock{now: time.Unix(1000, 0), step: time.Second}
-			c := consequence.NewChecker[uint64, gAct](g).Workers(cfg.workers).Clock(clk.Now).MaxTime(4 * time.Second)
+			c := consequence.NewChecker(g).Workers(cfg.workers).Clock(clk.Now).MaxTime(4 * time.Second)
 			tune(c, cfg.minParallel, cfg.round)
 			res, err := c.Run(context.Background())
 			if err != nil {
@@ -308,14 +308,14 @@ func TestTimeBudget(t *testing.T) {
 // boundary.
 func TestTimeBudgetKeepsFinishedRounds(t *testing.T) {
 	g := &graph{seed: 2, size: 20000, nodes: 5, fanout: 4}
-	full, err := consequence.NewChecker[uint64, gAct](g).Workers(1).Run(context.Background())
+	full, err := consequence.NewChecker(g).Workers(1).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	partial := 0
 	for budget := 3; budget <= 40; budget++ {
 		clk := &fakeClock{now: time.Unix(1000, 0), step: time.Second}
-		c := consequence.NewChecker[uint64, gAct](g).Workers(2).Clock(clk.Now).MaxTime(time.Duration(budget) * time.Second)
+		c := consequence.NewChecker(g).Workers(2).Clock(clk.Now).MaxTime(time.Duration(budget) * time.Second)
 		res, err := tune(c, 1, 97).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -338,7 +338,7 @@ func TestCancel(t *testing.T) {
 	t.Run("before", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		res, err := consequence.NewChecker[uint64, gAct](g).Run(ctx)
+		res, err := consequence.NewChecker(g).Run(ctx)
 		if !errors.Is(err, context.Canceled) || res == nil || res.Stop != consequence.StopCanceled || res.Unique != 2 {
 			t.Fatalf("Run = %+v, %v", res, err)
 		}
@@ -353,7 +353,7 @@ func TestCancel(t *testing.T) {
 					cancel()
 				}
 			}
-			c := consequence.NewChecker[uint64, gAct](h).Workers(cfg.workers)
+			c := consequence.NewChecker(h).Workers(cfg.workers)
 			tune(c, cfg.minParallel, cfg.round)
 			res, err := c.Run(ctx)
 			if !errors.Is(err, context.Canceled) || res == nil || res.Stop != consequence.StopCanceled {
@@ -378,7 +378,7 @@ func TestModelPanic(t *testing.T) {
 					panic("boom")
 				}
 			}
-			c := consequence.NewChecker[uint64, gAct](h).Workers(cfg.workers)
+			c := consequence.NewChecker(h).Workers(cfg.workers)
 			tune(c, cfg.minParallel, cfg.round)
 			res, err := c.Run(context.Background())
 			if !errors.Is(err, consequence.ErrModelPanic) || res != nil || !strings.Contains(err.Error(), "boom") {
@@ -393,7 +393,7 @@ func TestModelPanic(t *testing.T) {
 			}
 			return nil
 		})
-		_, err := consequence.NewChecker[uint64, gAct](g).Properties(p).Workers(2).Run(context.Background())
+		_, err := consequence.NewChecker(g).Properties(p).Workers(2).Run(context.Background())
 		if !errors.Is(err, consequence.ErrModelPanic) {
 			t.Fatalf("Run: %v", err)
 		}
@@ -419,7 +419,7 @@ func TestNondeterministicModel(t *testing.T) {
 		}
 		return nil
 	})
-	_, err := consequence.NewChecker[uint64, gAct](h).Properties(p).Workers(1).Run(context.Background())
+	_, err := consequence.NewChecker(h).Properties(p).Workers(1).Run(context.Background())
 	if !errors.Is(err, consequence.ErrNondeterministic) {
 		t.Fatalf("Run: %v", err)
 	}
@@ -434,7 +434,7 @@ func TestStopRules(t *testing.T) {
 		}
 		return nil
 	})
-	res, err := consequence.NewChecker[uint64, cAct](m).Properties(odd).MaxViolations(4).Run(context.Background())
+	res, err := consequence.NewChecker(m).Properties(odd).MaxViolations(4).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +448,7 @@ func TestStopRules(t *testing.T) {
 			t.Fatalf("violation %d at depth %d, want %d", i, res.Violations[i].Depth, want)
 		}
 	}
-	res, err = consequence.NewChecker[uint64, cAct](m).Properties(odd, consequence.Always("never", func(uint64) error { return nil })).
+	res, err = consequence.NewChecker(m).Properties(odd, consequence.Always("never", func(uint64) error { return nil })).
 		StopOnViolation(true).MaxViolations(2).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -480,7 +480,7 @@ func TestLivenessOnQuiescentStates(t *testing.T) {
 			return nil
 		}),
 	}
-	res, err := consequence.NewChecker[uint64, cAct](m).Properties(props...).Run(context.Background())
+	res, err := consequence.NewChecker(m).Properties(props...).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,7 +507,7 @@ func (z zeroFP) Fingerprint(s uint64) node.Hash {
 }
 
 func TestZeroFingerprint(t *testing.T) {
-	res, err := consequence.NewChecker[uint64, cAct](zeroFP{counters{nodes: 2, max: 2}}).Run(context.Background())
+	res, err := consequence.NewChecker(zeroFP{counters{nodes: 2, max: 2}}).Run(context.Background())
 	if err != nil || res.Unique != 9 {
 		t.Fatalf("Run: %v unique, %v", res.Unique, err)
 	}
@@ -517,7 +517,7 @@ func TestZeroFingerprint(t *testing.T) {
 // full, so between 16 and 64 bytes per state once the tables are large.
 func TestMemoryReport(t *testing.T) {
 	g := &graph{seed: 2, size: 20000, nodes: 5, fanout: 4}
-	res, err := consequence.NewChecker[uint64, gAct](g).Workers(1).Run(context.Background())
+	res, err := consequence.NewChecker(g).Workers(1).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +544,7 @@ func (w wide) Actions(s uint64, out []consequence.Action[cAct]) []consequence.Ac
 
 func TestTooManyActions(t *testing.T) {
 	for _, cfg := range configs {
-		c := consequence.NewChecker[uint64, cAct](wide{counters{nodes: 1, max: 1}}).Workers(cfg.workers)
+		c := consequence.NewChecker(wide{counters{nodes: 1, max: 1}}).Workers(cfg.workers)
 		tune(c, cfg.minParallel, cfg.round)
 		if _, err := c.Run(context.Background()); !errors.Is(err, consequence.ErrInvalidModel) {
 			t.Fatalf("%s: Run: %v", cfg.name, err)
@@ -556,7 +556,7 @@ func TestTooManyActions(t *testing.T) {
 // (Run does not modify it), with the same results.
 func TestConcurrentRuns(t *testing.T) {
 	g := &graph{seed: 1, size: 5000, nodes: 3, fanout: 6}
-	c := consequence.SetMinParallel(consequence.NewChecker[uint64, gAct](g).Properties(graphProps()...).MaxViolations(5).Workers(2), 1)
+	c := consequence.SetMinParallel(consequence.NewChecker(g).Properties(graphProps()...).MaxViolations(5).Workers(2), 1)
 	var wg sync.WaitGroup
 	results := make([]*consequence.Result[uint64, gAct], 4)
 	for i := range results {
@@ -581,7 +581,7 @@ func TestConcurrentRuns(t *testing.T) {
 func TestProgress(t *testing.T) {
 	var got []string
 	clk := &fakeClock{now: time.Unix(0, 0), step: time.Millisecond}
-	res, err := consequence.NewChecker[uint64, cAct](counters{nodes: 2, max: 2}).Clock(clk.Now).
+	res, err := consequence.NewChecker(counters{nodes: 2, max: 2}).Clock(clk.Now).
 		Progress(func(p consequence.Progress) {
 			got = append(got, fmt.Sprintf("d%d f%d u%d g%d %v", p.Depth, p.Frontier, p.Unique, p.Generated, p.Elapsed))
 		}).Run(context.Background())

@@ -176,7 +176,7 @@ func TestLivenessFromPeriphery(t *testing.T) {
 	const depth, keep = 4, 8
 	var first []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]
 	for _, workers := range []int{1, 2} {
-		res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+		res, err := consequence.NewChecker(m).
 			Workers(workers).MaxDepth(depth).Periphery(keep).Run(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -229,7 +229,7 @@ func TestLivenessFromPeriphery(t *testing.T) {
 	}
 
 	ok := retxModel(t, false)
-	bounded, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](ok).MaxDepth(depth).Periphery(keep).Run(ctx)
+	bounded, err := consequence.NewChecker(ok).MaxDepth(depth).Periphery(keep).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestLivenessFromPeriphery(t *testing.T) {
 	if err != nil || res.Suspect != nil || res.Walks != opts.Walks {
 		t.Fatalf("correct service from the periphery: %v, %d walks, suspect %v", err, res.Walks, res.Suspect != nil)
 	}
-	if _, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](ok).Periphery(-1).Run(ctx); !errors.Is(err, consequence.ErrInvalidOptions) {
+	if _, err := consequence.NewChecker(ok).Periphery(-1).Run(ctx); !errors.Is(err, consequence.ErrInvalidOptions) {
 		t.Fatalf("Periphery(-1): %v", err)
 	}
 }

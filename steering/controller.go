@@ -637,7 +637,7 @@ func (c *Controller) model(snap *snapshot.Snapshot) (*consequence.ActorModel, er
 // search explores m with consequence prediction and returns the violations
 // below the start state, with the filter each suggests.
 func (c *Controller) search(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState]) ([]Prediction, uint64, error) {
-	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+	res, err := consequence.NewChecker(m).
 		Properties(props...).
 		Strategy(consequence.Consequence).
 		Workers(c.cfg.Workers).

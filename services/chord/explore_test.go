@@ -101,7 +101,7 @@ func predict(t *testing.T, m *consequence.ActorModel, property string, budget in
 		}
 	}
 	start := time.Now()
-	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+	res, err := consequence.NewChecker(m).
 		Properties(props...).
 		Strategy(consequence.Consequence).
 		MaxStates(budget).

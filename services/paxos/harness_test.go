@@ -100,7 +100,7 @@ func explore(spec node.Spec, h *nodetest.Harness, args []string, out io.Writer) 
 			props = append(props, p)
 		}
 	}
-	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+	res, err := consequence.NewChecker(m).
 		Properties(props...).
 		Strategy(strategy).
 		MaxDepth(depth).

@@ -66,7 +66,7 @@ func BenchmarkPredictFigure13(b *testing.B) {
 			b.Run(tc.name+"/"+strategy.String(), func(b *testing.B) {
 				var unique uint64
 				for b.Loop() {
-					res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+					res, err := consequence.NewChecker(m).
 						Properties(props...).
 						Strategy(strategy).
 						StopOnViolation(true).
