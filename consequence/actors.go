@@ -476,9 +476,11 @@ func (m *ActorModel) LocalFingerprint(g *GlobalState, n int) node.Hash {
 var encPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
 // msgHash is the hash of a message's canonical encoding (type and body).
+// It fails, with node.Registry.CheckMessage's error, for a message outside
+// Spec.Messages.
 func (m *ActorModel) msgHash(msg node.Message) (node.Hash, error) {
-	if msg == nil {
-		return node.Hash{}, errors.New("nil message")
+	if err := m.reg.CheckMessage(msg); err != nil {
+		return node.Hash{}, err
 	}
 	bp := encPool.Get().(*[]byte)
 	defer encPool.Put(bp)
@@ -610,9 +612,12 @@ func (m *ActorModel) WithIntercept(intercept func(ActorAction) Interception) *Ac
 // Next implements Model: it runs the action's handler on a clone of the
 // node's state with a pooled scratch core and builds the successor, which
 // shares every unchanged node state and channel with g. A panic in the
-// handler (or a send of an unregistered message) gives a successor flagged
-// crashed instead (see Crash), so a search reports it as a violation of
-// CrashProperty.
+// handler gives a successor flagged crashed instead (see Crash), so a
+// search reports it as a violation of CrashProperty. A message outside
+// Spec.Messages — sent by the handler, an application call or a restart
+// call — breaks the model's contract (node.Registry.CheckMessage): Next
+// panics with an error wrapping ErrInvalidModel, which Checker.Run and the
+// random walks return.
 func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 	if g.crash != nil {
 		return nil, false
@@ -696,6 +701,9 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 		if msg == nil || m.intercept(ActorAction{Kind: ActApp, Node: a.Node, Msg: msg, Pending: a.Pending}) == Postpone {
 			return nil, false
 		}
+		if err := m.reg.CheckMessage(msg); err != nil {
+			panic(fmt.Errorf("%w: application call of %v: %w", ErrInvalidModel, a.Node, err))
+		}
 		return m.run(g, newSucc(g), i, pending, node.Event{Kind: node.EventApp, Msg: msg, At: n.now})
 	case ActReset:
 		if g.resets >= m.opts.Faults.Resets {
@@ -711,7 +719,7 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 		for _, call := range calls {
 			h, err := m.msgHash(call)
 			if err != nil {
-				panic(fmt.Sprintf("consequence: restart call of %v: %v", a.Node, err))
+				panic(fmt.Errorf("%w: restart call of %v: %w", ErrInvalidModel, a.Node, err))
 			}
 			pending = append(pending, inflight{msg: call, h: h})
 		}
@@ -767,7 +775,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 	}
 	core := m.cores[i].Get().(*node.Core)
 	core.SetState(st, old.now)
-	var stepErr error
+	var stepErr, sendErr error
 	crash := func() (crash any) {
 		defer func() { crash = recover() }()
 		fx, err := core.Step(ev)
@@ -782,7 +790,8 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 			}
 			h, err := m.msgHash(env.Msg)
 			if err != nil {
-				panic(fmt.Sprintf("sent %T to %v: %v", env.Msg, env.To, err))
+				sendErr = fmt.Errorf("%w: %v %v: sent to %v: %w", ErrInvalidModel, id, ev, env.To, err)
+				return nil
 			}
 			if env.Datagram {
 				s.addDgram(id, env.To, inflight{msg: env.Msg, h: h})
@@ -803,6 +812,11 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 	}
 	if stepErr != nil {
 		panic(fmt.Sprintf("consequence: %v %v: %v", id, ev, stepErr))
+	}
+	if sendErr != nil {
+		// Not a behaviour to explore: a message outside Spec.Messages is
+		// an error in every host (node.Registry.CheckMessage).
+		panic(sendErr)
 	}
 	n := &actorNode{st: *core.State(), now: core.Now(), pending: pending}
 	// The state now belongs to n: the core must not keep it.

@@ -16,7 +16,9 @@ var (
 	// with the same name).
 	ErrInvalidOptions = errors.New("consequence: invalid options")
 	// ErrInvalidModel: the model broke its contract in a way the checker
-	// detects up front (no model, no initial states, too many actions).
+	// detects (no model, no initial states, too many actions), or the
+	// system it models did: the actor model meets a message outside its
+	// Spec.Messages (node.Registry.CheckMessage).
 	ErrInvalidModel = errors.New("consequence: invalid model")
 	// ErrModelPanic: a model method or a property check panicked. The error
 	// carries the panic value and the depth being explored.

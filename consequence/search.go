@@ -451,10 +451,18 @@ func (r *run[S, A]) abortWith(why StopReason) {
 
 // panicError turns a recovered panic into the error Run returns.
 func (r *run[S, A]) panicError(p any) error {
+	return panicError(p, fmt.Sprintf("expanding depth %d", r.depth))
+}
+
+// panicError turns a panic recovered while doing what into an error: a
+// panic with an error wrapping ErrInvalidModel (a model reporting that the
+// system breaks its contract, such as a send outside Spec.Messages) is
+// returned as it is, anything else wrapped in ErrModelPanic.
+func panicError(p any, what string) error {
 	if err, ok := p.(error); ok && errors.Is(err, ErrInvalidModel) {
 		return err
 	}
-	return fmt.Errorf("%w while expanding depth %d: %v", ErrModelPanic, r.depth, p)
+	return fmt.Errorf("%w while %s: %v", ErrModelPanic, what, p)
 }
 
 // fail records the first worker failure and stops the other workers.

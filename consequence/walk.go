@@ -118,7 +118,15 @@ type walker[S, A any] struct {
 // walk takes one walk of at most DMax steps from s with the random stream
 // (seed, stream), stopping at the first live state at or after step DInit.
 // It also stops early in a state without enabled actions.
-func (w *walker[S, A]) walk(s S, stream uint64) (Walk[S, A], error) {
+//
+// A panic of the model or a property ends the walk with the error Run
+// would return for it (ErrInvalidModel or ErrModelPanic).
+func (w *walker[S, A]) walk(s S, stream uint64) (_ Walk[S, A], err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = panicError(p, fmt.Sprintf("taking random walk %d", stream))
+		}
+	}()
 	rng := mrand.New(mrand.NewPCG(w.opts.Seed, stream))
 	out := Walk[S, A]{Start: s}
 	for step := 0; ; step++ {

@@ -346,8 +346,8 @@ func (r *Runtime) Submit(call node.Message) error {
 	if call == nil {
 		return errors.New("live: Submit: nil call")
 	}
-	if !r.svcReg.Has(call) {
-		return fmt.Errorf("live: Submit: %w: %q (%T)", node.ErrUnknownMessageType, call.MessageType(), call)
+	if err := r.svcReg.CheckMessage(call); err != nil {
+		return fmt.Errorf("live: Submit: %w", err)
 	}
 	r.mu.Lock()
 	running := r.state == runRunning

@@ -23,13 +23,13 @@ var ErrBadEnvelope = errors.New("node: bad envelope")
 //	0xE1 | uvarint From | uvarint To | uvarint CN | uvarint len(type) | type | msgpack body
 //
 // A datagram (env.Datagram) starts with 0xE2 instead. The body runs to the end of the buffer; the transport's framing delimits
-// it. The message type must be registered.
+// it. The message must pass CheckMessage.
 func (r *Registry) AppendEnvelope(dst []byte, env Envelope) ([]byte, error) {
 	if env.Msg == nil {
 		return nil, fmt.Errorf("%w: nil message", ErrBadEnvelope)
 	}
-	if !r.Has(env.Msg) {
-		return nil, fmt.Errorf("%w: %q (%T)", ErrUnknownMessageType, env.Msg.MessageType(), env.Msg)
+	if err := r.CheckMessage(env.Msg); err != nil {
+		return nil, err
 	}
 	name := env.Msg.MessageType()
 	format := byte(envelopeFormatV1)

@@ -82,11 +82,54 @@ func (r *Registry) Has(m Message) bool {
 	return ok && t == reflect.TypeOf(m)
 }
 
+// CheckMessage is the one rule every host applies to the messages a
+// service uses: every message it sends (Env.Send, Env.SendDatagram) and
+// every application call it is given must be in its Spec.Messages, that is
+// registered in r under its MessageType with its own Go type. It returns
+// nil for such a message and otherwise an error wrapping
+// ErrUnknownMessageType that names the type and says what to register.
+//
+// A message outside the registry cannot cross a wire or a checkpoint, so
+// accepting it in one host would hide a bug that breaks another. Every
+// host calls this (or CheckSends) and treats the error as the service's
+// bug, never as a behaviour: the explorer (consequence) rejects the model
+// — NewActorModel* fail, and a search or walk that meets such a send or
+// call fails with consequence.ErrInvalidModel —, the emulator fails the
+// run, nodetest fails the command, and the live runtime refuses the call
+// (Submit), or logs the send and reports a transport error for its peer
+// since a deployed node keeps running.
+func (r *Registry) CheckMessage(m Message) error {
+	if m == nil {
+		return fmt.Errorf("%w: nil message", ErrUnknownMessageType)
+	}
+	name := m.MessageType()
+	t, ok := r.byName[name]
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: %q (%T) is not in Spec.Messages", ErrUnknownMessageType, name, m)
+	case t != reflect.TypeOf(m):
+		return fmt.Errorf("%w: %q is registered as %v, not %T (register a struct value, not a pointer)", ErrUnknownMessageType, name, t, m)
+	}
+	return nil
+}
+
+// CheckSends applies CheckMessage to the message of every send, in order,
+// and returns the first error, naming the envelope's sender and receiver.
+func (r *Registry) CheckSends(sends []Envelope) error {
+	for i := range sends {
+		if err := r.CheckMessage(sends[i].Msg); err != nil {
+			return fmt.Errorf("node: %v sent to %v: %w", sends[i].From, sends[i].To, err)
+		}
+	}
+	return nil
+}
+
 // EncodeMessage returns the canonical msgpack encoding of m's body. The
-// result is freshly allocated and owned by the caller.
+// result is freshly allocated and owned by the caller. m must pass
+// CheckMessage.
 func (r *Registry) EncodeMessage(m Message) ([]byte, error) {
-	if !r.Has(m) {
-		return nil, fmt.Errorf("%w: %q (%T)", ErrUnknownMessageType, m.MessageType(), m)
+	if err := r.CheckMessage(m); err != nil {
+		return nil, err
 	}
 	return encodeCanonical(nil, m)
 }

@@ -14,7 +14,10 @@ type Spec struct {
 	// New builds a fresh service value (see Factory).
 	New Factory
 	// Messages are prototypes of every message and application call the
-	// service uses; they form its Registry.
+	// service uses; they form its Registry. Sending or calling a message
+	// missing here is the service's bug in every host alike
+	// (Registry.CheckMessage): the explorer rejects the model, the
+	// emulator fails the run.
 	Messages []Message
 	// Properties are the service's safety and liveness properties.
 	Properties []Property

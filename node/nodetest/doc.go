@@ -80,6 +80,7 @@
 // them a String method. A command that prints nothing outputs "ok".
 //
 // A command that cannot run (unknown command or node, bad arguments, an
-// empty channel, an error from a hook) fails the test through
+// empty channel, an error from a hook, a message outside Spec.Messages
+// sent or called, see node.Registry.CheckMessage) fails the test through
 // datadriven.TestData.Fatalf with an error prefixed "nodetest: COMMAND:".
 package nodetest

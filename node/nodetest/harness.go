@@ -28,6 +28,7 @@ type Harness struct {
 	cfg     Config
 	seed    uint64
 	spec    node.Spec
+	reg     *node.Registry // spec's: every send and call must pass it
 	specSet bool
 	cores   map[node.ID]*node.Core
 	ids     []node.ID // started nodes, ascending
@@ -126,7 +127,8 @@ func (h *Harness) Pending() []node.Envelope {
 // effects to out in the script's output format. It is how service commands
 // act on nodes; ev.At is ignored. Reset and transport-error events run at
 // id only: Step does not break channels or notify peers as the reset
-// command does.
+// command does. An application call or a send outside Spec.Messages fails
+// the step with node.Registry.CheckMessage's error, as in every host.
 func (h *Harness) Step(id node.ID, ev node.Event, out io.Writer) error {
 	c, ok := h.cores[id]
 	if !ok {
@@ -144,8 +146,16 @@ func (h *Harness) step(c *node.Core, ev node.Event, out io.Writer) error {
 	case node.EventTransportError:
 		fmt.Fprintf(out, "%v: transport error from %v\n", c.ID(), ev.Peer)
 	}
+	if ev.Kind == node.EventApp {
+		if err := h.reg.CheckMessage(ev.Msg); err != nil {
+			return fmt.Errorf("%v: application call: %w", c.ID(), err)
+		}
+	}
 	fx, err := c.Step(ev)
 	if err != nil {
+		return fmt.Errorf("%v: %v: %w", c.ID(), ev, err)
+	}
+	if err := h.reg.CheckSends(fx.Sends); err != nil {
 		return fmt.Errorf("%v: %v: %w", c.ID(), ev, err)
 	}
 	if fx.Ignored {
@@ -202,7 +212,11 @@ func (h *Harness) ensureSpec() (node.Spec, error) {
 	if err := spec.Validate(); err != nil {
 		return node.Spec{}, err
 	}
-	h.spec, h.specSet = spec, true
+	reg, err := spec.Registry()
+	if err != nil {
+		return node.Spec{}, err
+	}
+	h.spec, h.reg, h.specSet = spec, reg, true
 	return spec, nil
 }
 

@@ -1,6 +1,7 @@
 package nodetest_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -166,5 +167,34 @@ func TestSeedReachesNodes(t *testing.T) {
 	}
 	if draw("options seed=1") == draw("options seed=2") {
 		t.Error("seed=2 draws the same numbers as seed=1")
+	}
+}
+
+// TestMessagesOutsideSpecFailTheStep is nodetest's side of
+// node.Registry.CheckMessage: a send or an application call outside
+// Spec.Messages fails the step, as it does in every host.
+func TestMessagesOutsideSpecFailTheStep(t *testing.T) {
+	cfg := pingerConfig()
+	full := cfg.Spec
+	cfg.Spec = func() node.Spec {
+		s := full()
+		s.Messages = []node.Message{Ping{}, PingCall{}} // no Pong
+		return s
+	}
+	h, err := nodetest.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, h, "start n1 n2")
+	var out strings.Builder
+	if err := h.Step(1, node.Event{Kind: node.EventApp, Msg: Pong{Seq: 1}}, &out); !errors.Is(err, node.ErrUnknownMessageType) {
+		t.Errorf("application call outside the spec: %v, want node.ErrUnknownMessageType", err)
+	}
+	run(t, h, "app n1 ping n2")
+	// n2 answers the Ping with a Pong, which the spec does not list.
+	err = h.Step(2, node.Event{Kind: node.EventMessage, From: 1, Msg: Ping{Seq: 1}}, &out)
+	want := `n2: message ping from n1: node: n2 sent to n1: node: unknown message type: "pong" (nodetest_test.Pong) is not in Spec.Messages`
+	if !errors.Is(err, node.ErrUnknownMessageType) || err.Error() != want {
+		t.Errorf("send outside the spec:\n got %v\nwant %s", err, want)
 	}
 }
