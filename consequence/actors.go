@@ -60,14 +60,18 @@ type Faults struct {
 	Drops int
 }
 
-// ActorOptions configure an ActorModel.
+// ActorOptions configure an ActorModel. The zero value of every field
+// means its documented default (DefaultActorOptions), except that
+// NewActorModel needs nodes: Nodes or N.
 type ActorOptions struct {
 	// Nodes are the node IDs of an initial configuration (NewActorModel).
 	// Empty means 1..N.
 	Nodes []node.ID
-	// N is the number of nodes when Nodes is empty.
+	// N is the number of nodes when Nodes is empty; NewActorModel fails
+	// when both are zero. The models built from snapshots ignore both.
 	N int
-	// Seed seeds the random sources of an initial configuration's nodes.
+	// Seed seeds the random sources of an initial configuration's nodes;
+	// zero is a seed like any other.
 	Seed uint64
 	// Start is the clock of an initial configuration's nodes; zero means
 	// DefaultStart.
@@ -80,7 +84,7 @@ type ActorOptions struct {
 	// through node.Restarter. It must be deterministic and safe for
 	// concurrent use; the calls must not be modified afterwards.
 	Workload func(id node.ID, restart bool) []node.Message
-	// Faults bound the injected faults.
+	// Faults bound the injected faults; zero injects none.
 	Faults Faults
 	// Intercept, when set, puts event filters in the model (execution
 	// steering checks what a filter does before installing it): it is
@@ -89,6 +93,11 @@ type ActorOptions struct {
 	// Interception). It must be deterministic and safe for concurrent use.
 	Intercept func(ActorAction) Interception
 }
+
+// DefaultActorOptions returns what the zero ActorOptions stand for: no
+// nodes (set Nodes or N), seed 0, the clock DefaultStart, no workload, no
+// faults, no event filter.
+func DefaultActorOptions() ActorOptions { return ActorOptions{Start: DefaultStart} }
 
 // Interception is an event filter's verdict on an event of the actor
 // model.

@@ -67,9 +67,10 @@ func ParseStrategy(name string) (Strategy, error) {
 	return 0, fmt.Errorf("%w: unknown strategy %q (want bfs or consequence)", ErrInvalidOptions, name)
 }
 
-// Options configure a search. The zero value is an exhaustive BFS on every
-// core with no budget, recording the first violation of each property.
-// Budgets of zero mean "no limit".
+// Options configure a search. The zero value of every field means its
+// documented default (DefaultOptions): an exhaustive BFS on every core with
+// no budget, recording the first violation of each property. Budgets of
+// zero mean "no limit"; negative values are errors.
 type Options struct {
 	// Strategy is BFS (default) or Consequence.
 	Strategy Strategy
@@ -131,6 +132,15 @@ type Progress struct {
 	Elapsed time.Duration
 }
 
+// DefaultOptions returns what the zero Options stand for, filled in: BFS,
+// runtime.GOMAXPROCS(0) workers (read now; a zero Workers reads it when
+// the search starts), no state, depth or time budget, one violation
+// recorded per property, no stop at the first violation, no periphery,
+// time.Now as the clock and no progress callback.
+func DefaultOptions() Options {
+	return Options{Strategy: BFS, Workers: runtime.GOMAXPROCS(0), MaxViolations: 1, Clock: time.Now}
+}
+
 // resolve checks o and returns it with defaults filled in.
 func (o Options) resolve() (Options, error) {
 	switch {
@@ -149,14 +159,15 @@ func (o Options) resolve() (Options, error) {
 	case o.MaxViolations < 0:
 		return o, fmt.Errorf("%w: MaxViolations = %d, want >= 0", ErrInvalidOptions, o.MaxViolations)
 	}
+	d := DefaultOptions()
 	if o.Workers == 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
+		o.Workers = d.Workers
 	}
 	if o.MaxViolations == 0 {
-		o.MaxViolations = 1
+		o.MaxViolations = d.MaxViolations
 	}
 	if o.Clock == nil {
-		o.Clock = time.Now
+		o.Clock = d.Clock
 	}
 	return o, nil
 }

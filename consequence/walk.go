@@ -9,22 +9,25 @@ import (
 )
 
 // WalkOptions configure MaceMC's liveness search: random walks and the
-// search for the critical transition. Zero fields take the defaults.
+// search for the critical transition. The zero value of every field means
+// its documented default (DefaultWalkOptions); negative counts are errors.
 type WalkOptions[A any] struct {
 	// Seed seeds every walk: walk w of a search draws from the stream
-	// (Seed, w), so results do not depend on anything else.
+	// (Seed, w), so results do not depend on anything else. Zero is a
+	// seed like any other.
 	Seed uint64
 	// Walks is the number of random walks RandomWalks takes from each start
-	// state (default 100).
+	// state; zero means DefaultWalks.
 	Walks int
-	// DMax is the length of a walk (default 500 steps).
+	// DMax is the length of a walk, in steps; zero means DefaultDMax.
 	DMax int
 	// DInit is the number of steps after which a walk that reaches a live
-	// state counts as live (default 0: any live state counts).
+	// state counts as live; zero (the default) means any live state
+	// counts.
 	DInit int
-	// K is the number of walks per probe in FindCriticalTransition
-	// (default 20): a state is judged dead when none of K walks of DMax
-	// steps from it reaches a live state.
+	// K is the number of walks per probe in FindCriticalTransition: a
+	// state is judged dead when none of K walks of DMax steps from it
+	// reaches a live state. Zero means DefaultK.
 	K int
 	// Weight biases the choice of the next action: an action is drawn with
 	// probability proportional to its weight; actions of weight <= 0 are
@@ -32,18 +35,36 @@ type WalkOptions[A any] struct {
 	Weight func(Action[A]) float64
 }
 
+// Defaults of WalkOptions (MaceMC's published settings are of this order).
+const (
+	// DefaultWalks is WalkOptions.Walks's default.
+	DefaultWalks = 100
+	// DefaultDMax is WalkOptions.DMax's default, in steps.
+	DefaultDMax = 500
+	// DefaultK is WalkOptions.K's default, in walks per probe.
+	DefaultK = 20
+)
+
+// DefaultWalkOptions returns what the zero WalkOptions stand for: seed 0,
+// DefaultWalks walks of DefaultDMax steps, any live state counting (DInit
+// 0), DefaultK walks per probe, every action weighing 1 (Weight nil).
+func DefaultWalkOptions[A any]() WalkOptions[A] {
+	return WalkOptions[A]{Walks: DefaultWalks, DMax: DefaultDMax, K: DefaultK}
+}
+
 func (o WalkOptions[A]) resolve() (WalkOptions[A], error) {
 	if o.Walks < 0 || o.DMax < 0 || o.DInit < 0 || o.K < 0 {
-		return o, fmt.Errorf("%w: negative walk option %+v", ErrInvalidOptions, o)
+		return o, fmt.Errorf("%w: negative walk option (Walks %d, DMax %d, DInit %d, K %d)", ErrInvalidOptions, o.Walks, o.DMax, o.DInit, o.K)
 	}
+	d := DefaultWalkOptions[A]()
 	if o.Walks == 0 {
-		o.Walks = 100
+		o.Walks = d.Walks
 	}
 	if o.DMax == 0 {
-		o.DMax = 500
+		o.DMax = d.DMax
 	}
 	if o.K == 0 {
-		o.K = 20
+		o.K = d.K
 	}
 	return o, nil
 }

@@ -124,14 +124,12 @@ const (
 	runStopped
 )
 
-// NewRuntime validates cfg and spec, registers the layers' message types
-// beside the service's and attaches the layers to the node's core, and
-// returns a runtime that is not yet started. The logger defaults to a no-op
-// logger.
+// NewRuntime fills cfg's zero fields with their defaults (see
+// RuntimeConfig), validates cfg and spec, registers the layers' message
+// types beside the service's and attaches the layers to the node's core,
+// and returns a runtime that is not yet started.
 func NewRuntime(cfg RuntimeConfig, spec node.Spec) (*Runtime, error) {
-	if cfg.Logger == nil {
-		cfg.Logger = zap.NewNop()
-	}
+	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -16,131 +16,205 @@ import (
 // MaxLabelLen bounds RuntimeConfig.Label (memberlist's own limit).
 const MaxLabelLen = 255
 
-// RuntimeConfig configures a Runtime. Start from DefaultRuntimeConfig, set
-// ID (and usually Listen and Join), and let NewRuntime validate it. Zero
-// durations and sizes are not "defaults": Validate rejects them, so a
-// config is always explicit about its limits.
+// RuntimeConfig configures a Runtime. The zero value of every field except
+// ID means that field's documented default (the value DefaultRuntimeConfig
+// returns), and NewRuntime fills those defaults in before it validates the
+// config: RuntimeConfig{ID: 1} is a complete configuration. Negative sizes
+// and durations are errors, never defaults.
 type RuntimeConfig struct {
 	// ID is this node's ID; required (not None). It is also the node's
 	// memberlist name (ID.String(), e.g. "n3"), so it must be unique in the
 	// cluster.
 	ID node.ID
 	// Listen is the host:port the service transport (framed TCP) listens
-	// on. Port 0 picks a free port (see Runtime.Addr). Default
+	// on. Port 0 picks a free port (see Runtime.Addr). Zero ("") means
 	// "127.0.0.1:0".
 	Listen string
 	// Advertise is the host:port peers dial to reach this node's service
-	// transport, published in memberlist metadata. Default "": the
+	// transport, published in memberlist metadata. Zero ("") means the
 	// address the listener actually bound (which must then not be an
 	// unspecified address such as 0.0.0.0).
 	Advertise string
-	// GossipBind is the host:port memberlist binds (UDP and TCP). Default
-	// "": Listen's host with port 0 (a free port).
+	// GossipBind is the host:port memberlist binds (UDP and TCP). Zero
+	// ("") means Listen's host with port 0 (a free port).
 	GossipBind string
 	// GossipAdvertise is the host:port memberlist advertises to peers.
-	// Default "": memberlist's choice (the bound address).
+	// Zero ("") means memberlist's choice (the bound address).
 	GossipAdvertise string
 	// Join lists service addresses (host:port, as in Listen) of nodes
 	// already in the cluster. Start asks each, over the handshake of the
 	// service transport, for its ID and gossip address, joins memberlist
-	// through them and reports their IDs through Runtime.Bootstrap.
-	// Empty: this node starts a new cluster. Default empty.
+	// through them and reports their IDs through Runtime.Bootstrap. Zero
+	// (empty) means this node starts a new cluster.
 	Join []string
 	// Label names the cluster. The service transport's handshake refuses
 	// peers with another label, and memberlist gets it as its Label
 	// (packets with another label are dropped). At most MaxLabelLen
-	// bytes. Default "" (no label).
+	// bytes. Zero ("") means no label.
 	Label string
 	// SecretKey, when set, is memberlist's primary gossip encryption key
 	// (16, 24 or 32 bytes: AES-128/192/256). It protects gossip only; the
-	// service transport is not encrypted. Default nil (no encryption).
+	// service transport is not encrypted. Zero (nil) means no encryption.
 	SecretKey []byte
 	// Keyring, when set, is memberlist's keyring (for key rotation); it
-	// takes precedence over SecretKey as memberlist documents. Default nil.
+	// takes precedence over SecretKey as memberlist documents. Zero (nil)
+	// means none.
 	Keyring *memberlist.Keyring
-	// Seed seeds the node's random source (see CoreConfig.Seed). Default 0.
+	// Seed seeds the node's random source (see node.CoreConfig.Seed); zero
+	// is a seed like any other.
 	Seed uint64
 	// MaxFrameSize is the largest frame payload, in bytes, the transport
 	// sends or accepts; a peer announcing a larger frame is disconnected
-	// before anything is allocated. Must be in [MinFrameSize,
-	// MaxFrameSizeLimit]. Default DefaultMaxFrameSize (1 MiB).
+	// before anything is allocated. In [node.MinFrameSize,
+	// node.MaxFrameSizeLimit]; zero means node.DefaultMaxFrameSize (1 MiB).
 	MaxFrameSize int
 	// SendQueueLen bounds the frames queued for one peer's connection.
 	// When a peer does not keep up and its queue is full, its connection
-	// is closed and the service gets a transport error for it. Default
-	// 1024 frames.
+	// is closed and the service gets a transport error for it. Zero means
+	// DefaultSendQueueLen frames.
 	SendQueueLen int
 	// InboxLen bounds the inbound messages and transport events waiting
 	// for the core goroutine; readers block (TCP pushes back) when it is
-	// full. Default 1024.
+	// full. Zero means DefaultInboxLen events.
 	InboxLen int
 	// DialTimeout bounds resolving a peer's service address (waiting for
-	// memberlist to discover it) plus dialling it. Default 3s.
+	// memberlist to discover it) plus dialling it. Zero means 3s.
 	DialTimeout time.Duration
 	// RedialBackoff is how long the transport waits before dialling a
 	// peer again after a dial (or handshake) to it failed; it doubles with
 	// every further failure up to MaxRedialBackoff and resets on success.
 	// Messages sent meanwhile wait in the peer's queue. It keeps a service
 	// that answers a transport error by sending again (RandTree retrying
-	// its only bootstrap node) from spinning on refused connections.
-	// Default 100ms.
+	// its only bootstrap node) from spinning on refused connections. Zero
+	// means 100ms.
 	RedialBackoff time.Duration
-	// MaxRedialBackoff caps RedialBackoff's doubling. Default 5s.
+	// MaxRedialBackoff caps RedialBackoff's doubling; it must not be below
+	// RedialBackoff. Zero means 5s, or RedialBackoff when that is longer.
 	MaxRedialBackoff time.Duration
 	// HandshakeTimeout bounds the exchange of handshake frames on a new
-	// connection. Default 2s.
+	// connection. Zero means 2s.
 	HandshakeTimeout time.Duration
 	// WriteTimeout bounds one write to a connection; a peer that does not
-	// read for this long is disconnected. Default 5s.
+	// read for this long is disconnected. Zero means 5s.
 	WriteTimeout time.Duration
 	// JoinTimeout bounds Start's attempts to reach the Join addresses and
-	// join memberlist through them (retried every 200ms). Default 10s.
+	// join memberlist through them (retried every 200ms). Zero means 10s.
 	JoinTimeout time.Duration
 	// LeaveTimeout bounds the broadcast of memberlist's leave message in
-	// Stop. Default 1s.
+	// Stop. Zero means 1s.
 	LeaveTimeout time.Duration
 	// Logger receives the runtime's logs, memberlist's logs (bridged to
-	// zap levels) and, with a "node" field, the service's. Default
-	// zap.NewNop().
+	// zap levels) and, with a "node" field, the service's. Zero (nil)
+	// means zap.NewNop().
 	Logger *zap.Logger
 	// Layers run beside the core on the core goroutine, in this order,
-	// with a hook on every event and send (see Layer): a snapshot manager
-	// (snapshot.Live) first, then whatever must see only the events it
-	// lets through. Their message types are registered beside the
-	// service's and travel on the service transport. A layer belongs to
-	// one runtime (NewRuntime attaches it). Default none.
+	// with a hook on every event and send (see node.Layer): a snapshot
+	// manager (snapshot.Live) first, then whatever must see only the
+	// events it lets through. Their message types are registered beside
+	// the service's and travel on the service transport. A layer belongs
+	// to one runtime (NewRuntime attaches it). Zero (empty) means none.
 	Layers []node.Layer
 	// TuneMemberlist, when set, is called on the memberlist configuration
 	// (memberlist.DefaultLocalConfig with the fields above applied) just
 	// before memberlist is created, to adjust failure-detection timing and
 	// the like. It must not replace Delegate, Events, Logger, Name or the
-	// addresses. Default nil.
+	// addresses. Zero (nil) means memberlist's local-network defaults.
 	TuneMemberlist func(*memberlist.Config)
 }
 
-// DefaultRuntimeConfig returns a configuration with every default filled
-// in and ID unset: a node for one machine or a LAN, listening on a free
-// loopback port, with memberlist's local-network timing.
+// Defaults of RuntimeConfig's queue lengths.
+const (
+	// DefaultSendQueueLen is RuntimeConfig.SendQueueLen's default, in
+	// frames per peer.
+	DefaultSendQueueLen = 1024
+	// DefaultInboxLen is RuntimeConfig.InboxLen's default, in events.
+	DefaultInboxLen = 1024
+)
+
+// DefaultRuntimeConfig returns the configuration a zero field stands for,
+// with ID unset: a node for one machine or a LAN, listening on a free
+// loopback port, with memberlist's local-network timing. Every field that
+// is not listed below defaults to its zero value (see RuntimeConfig).
 func DefaultRuntimeConfig() RuntimeConfig {
 	return RuntimeConfig{
-		Listen:           "127.0.0.1:0",
-		MaxFrameSize:     node.DefaultMaxFrameSize,
-		SendQueueLen:     1024,
-		InboxLen:         1024,
+		// The service transport listens on a free loopback port.
+		Listen: "127.0.0.1:0",
+
+		// Frames of up to 1 MiB (bytes of payload after the length
+		// prefix), enough for a compressed checkpoint of a large node.
+		MaxFrameSize: node.DefaultMaxFrameSize,
+
+		// 1024 frames may wait per peer connection before the peer is
+		// declared too slow (its connection is closed: a transport
+		// error); 1024 inbound events may wait for the core goroutine
+		// before readers block.
+		SendQueueLen: DefaultSendQueueLen,
+		InboxLen:     DefaultInboxLen,
+
+		// 3 s to find a peer's address in memberlist and dial it; 2 s for
+		// the handshake on a new connection; 5 s for one write before a
+		// peer that does not read is disconnected.
 		DialTimeout:      3 * time.Second,
 		HandshakeTimeout: 2 * time.Second,
+		WriteTimeout:     5 * time.Second,
+
+		// After a failed dial, wait 100 ms before the next one, doubling
+		// up to 5 s while failures continue.
 		RedialBackoff:    100 * time.Millisecond,
 		MaxRedialBackoff: 5 * time.Second,
-		WriteTimeout:     5 * time.Second,
-		JoinTimeout:      10 * time.Second,
-		LeaveTimeout:     time.Second,
-		Logger:           zap.NewNop(),
+
+		// 10 s for Start to join the cluster through Join; 1 s for Stop to
+		// broadcast memberlist's leave message.
+		JoinTimeout:  10 * time.Second,
+		LeaveTimeout: time.Second,
+
+		// Logs are discarded.
+		Logger: zap.NewNop(),
 	}
 }
 
-// Validate checks the configuration. Every error names the offending field
-// and starts with "live: ". A nil Logger is accepted and means no-op.
+// withDefaults returns c with every zero field that has a default set to
+// it (see DefaultRuntimeConfig).
+func (c RuntimeConfig) withDefaults() RuntimeConfig {
+	d := DefaultRuntimeConfig()
+	if c.Listen == "" {
+		c.Listen = d.Listen
+	}
+	if c.MaxFrameSize == 0 {
+		c.MaxFrameSize = d.MaxFrameSize
+	}
+	if c.SendQueueLen == 0 {
+		c.SendQueueLen = d.SendQueueLen
+	}
+	if c.InboxLen == 0 {
+		c.InboxLen = d.InboxLen
+	}
+	for _, f := range []struct{ v, def *time.Duration }{
+		{&c.DialTimeout, &d.DialTimeout},
+		{&c.HandshakeTimeout, &d.HandshakeTimeout},
+		{&c.WriteTimeout, &d.WriteTimeout},
+		{&c.RedialBackoff, &d.RedialBackoff},
+		{&c.JoinTimeout, &d.JoinTimeout},
+		{&c.LeaveTimeout, &d.LeaveTimeout},
+	} {
+		if *f.v == 0 {
+			*f.v = *f.def
+		}
+	}
+	if c.MaxRedialBackoff == 0 {
+		c.MaxRedialBackoff = max(d.MaxRedialBackoff, c.RedialBackoff)
+	}
+	if c.Logger == nil {
+		c.Logger = d.Logger
+	}
+	return c
+}
+
+// Validate checks the configuration as NewRuntime will use it: zero fields
+// stand for their defaults, so they pass. Every error names the offending
+// field and starts with "live: RuntimeConfig.".
 func (c RuntimeConfig) Validate() error {
+	c = c.withDefaults()
 	if c.ID == node.None {
 		return errors.New("live: RuntimeConfig.ID must not be none (0)")
 	}
@@ -176,13 +250,13 @@ func (c RuntimeConfig) Validate() error {
 		return fmt.Errorf("live: RuntimeConfig.SecretKey is %d bytes, want 16, 24 or 32", n)
 	}
 	if c.MaxFrameSize < node.MinFrameSize || c.MaxFrameSize > node.MaxFrameSizeLimit {
-		return fmt.Errorf("live: RuntimeConfig.MaxFrameSize %d is outside [%d, %d]", c.MaxFrameSize, node.MinFrameSize, node.MaxFrameSizeLimit)
+		return fmt.Errorf("live: RuntimeConfig.MaxFrameSize %d is outside [%d, %d] (0 means %d)", c.MaxFrameSize, node.MinFrameSize, node.MaxFrameSizeLimit, node.DefaultMaxFrameSize)
 	}
 	if c.SendQueueLen <= 0 {
-		return fmt.Errorf("live: RuntimeConfig.SendQueueLen must be positive, got %d", c.SendQueueLen)
+		return fmt.Errorf("live: RuntimeConfig.SendQueueLen is %d; want a positive length or 0 for the default", c.SendQueueLen)
 	}
 	if c.InboxLen <= 0 {
-		return fmt.Errorf("live: RuntimeConfig.InboxLen must be positive, got %d", c.InboxLen)
+		return fmt.Errorf("live: RuntimeConfig.InboxLen is %d; want a positive length or 0 for the default", c.InboxLen)
 	}
 	for _, d := range []struct {
 		name string
@@ -197,7 +271,7 @@ func (c RuntimeConfig) Validate() error {
 		{"LeaveTimeout", c.LeaveTimeout},
 	} {
 		if d.v <= 0 {
-			return fmt.Errorf("live: RuntimeConfig.%s must be positive, got %v", d.name, d.v)
+			return fmt.Errorf("live: RuntimeConfig.%s is %v; want a positive duration or 0 for the default", d.name, d.v)
 		}
 	}
 	if c.MaxRedialBackoff < c.RedialBackoff {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -375,9 +376,11 @@ func TestRuntimeConfigValidate(t *testing.T) {
 		"Label":            func(c *RuntimeConfig) { c.Label = strings.Repeat("x", 256) },
 		"SecretKey":        func(c *RuntimeConfig) { c.SecretKey = []byte("short") },
 		"MaxFrameSize":     func(c *RuntimeConfig) { c.MaxFrameSize = 10 },
-		"SendQueueLen":     func(c *RuntimeConfig) { c.SendQueueLen = 0 },
-		"DialTimeout":      func(c *RuntimeConfig) { c.DialTimeout = 0 },
+		"SendQueueLen":     func(c *RuntimeConfig) { c.SendQueueLen = -1 },
+		"InboxLen":         func(c *RuntimeConfig) { c.InboxLen = -5 },
+		"DialTimeout":      func(c *RuntimeConfig) { c.DialTimeout = -time.Second },
 		"HandshakeTimeout": func(c *RuntimeConfig) { c.HandshakeTimeout = -1 },
+		"MaxRedialBackoff": func(c *RuntimeConfig) { c.RedialBackoff, c.MaxRedialBackoff = time.Second, time.Millisecond },
 	}
 	for field, mutate := range cases {
 		c := good
@@ -392,6 +395,40 @@ func TestRuntimeConfigValidate(t *testing.T) {
 	}
 	if _, err := NewRuntime(good, node.Spec{}); err == nil {
 		t.Error("NewRuntime accepted an empty spec")
+	}
+}
+
+// TestRuntimeConfigZeroMeansDefault pins the config convention: every zero
+// field stands for the value DefaultRuntimeConfig documents, and NewRuntime
+// fills it in.
+func TestRuntimeConfigZeroMeansDefault(t *testing.T) {
+	zero := RuntimeConfig{ID: 7}
+	if err := zero.Validate(); err != nil {
+		t.Fatalf("RuntimeConfig{ID: 7}.Validate() = %v", err)
+	}
+	r, err := NewRuntime(zero, noteSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultRuntimeConfig()
+	want.ID = 7
+	got := r.cfg
+	if got.Logger == nil {
+		t.Fatal("no logger filled in")
+	}
+	got.Logger, want.Logger = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("filled-in config\n got %+v\nwant %+v", got, want)
+	}
+
+	// A field that is set is kept; MaxRedialBackoff's default never falls
+	// below a longer RedialBackoff.
+	set := RuntimeConfig{ID: 7, InboxLen: 3, RedialBackoff: 8 * time.Second}.withDefaults()
+	if set.InboxLen != 3 || set.SendQueueLen != DefaultSendQueueLen || set.MaxRedialBackoff != 8*time.Second {
+		t.Errorf("withDefaults kept InboxLen %d, SendQueueLen %d, MaxRedialBackoff %v", set.InboxLen, set.SendQueueLen, set.MaxRedialBackoff)
+	}
+	if err := (RuntimeConfig{ID: 7, RedialBackoff: 8 * time.Second}).Validate(); err != nil {
+		t.Errorf("a long RedialBackoff with the default cap: %v", err)
 	}
 }
 

@@ -19,18 +19,28 @@ var (
 	ErrInvalidEvent = errors.New("node: invalid event")
 )
 
-// CoreConfig configures a Core.
+// CoreConfig configures a Core. ID and Factory are required; the zero
+// value of every other field means its documented default
+// (DefaultCoreConfig).
 type CoreConfig struct {
 	// ID is the node's ID; it must not be None.
 	ID ID
 	// Factory builds the service value; required.
 	Factory Factory
 	// Seed seeds the node's random source (the node ID selects the stream,
-	// so nodes sharing a seed still draw independent numbers). Default 0.
+	// so nodes sharing a seed still draw independent numbers). Zero is a
+	// seed like any other.
 	Seed uint64
 	// Logger is handed to the service through Env.Logger, with a "node"
-	// field added. Default: a no-op logger.
+	// field added. Zero (nil) means a logger that discards everything.
 	Logger *slog.Logger
+}
+
+// DefaultCoreConfig returns what a CoreConfig's optional fields stand for
+// when zero — seed 0 and a logger that discards everything — with ID and
+// Factory, which have no default, left for the caller to set.
+func DefaultCoreConfig() CoreConfig {
+	return CoreConfig{Logger: slog.New(slog.DiscardHandler)}
 }
 
 // Core is the deterministic node: a Service plus its timers and random
@@ -57,14 +67,14 @@ type Core struct {
 // EventInit (or Restore a checkpoint) before anything else.
 func NewCore(cfg CoreConfig) (*Core, error) {
 	if cfg.ID == None {
-		return nil, errors.New("node: CoreConfig.ID must not be None")
+		return nil, errors.New("node: CoreConfig.ID must not be None (0)")
 	}
 	if cfg.Factory == nil {
 		return nil, errors.New("node: CoreConfig.Factory is required")
 	}
 	logger := cfg.Logger
 	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+		logger = DefaultCoreConfig().Logger
 	}
 	c := &Core{
 		id:      cfg.ID,

@@ -312,3 +312,35 @@ func (k *dgramTicker) HandleTimer(env Env, _ string) {
 	env.SendDatagram(2, tick{})
 	env.SetTimer("t", time.Second)
 }
+
+// TestZeroCoreConfigMeansDefault: a CoreConfig with only ID and Factory
+// set makes the same node as DefaultCoreConfig with them filled in.
+func TestZeroCoreConfigMeansDefault(t *testing.T) {
+	factory := func() Service { return &recorder{} }
+	def := DefaultCoreConfig()
+	if def.Logger == nil || def.Seed != 0 || def.ID != None || def.Factory != nil {
+		t.Fatalf("DefaultCoreConfig() = %+v", def)
+	}
+	def.ID, def.Factory = 4, factory
+	var hashes []Hash
+	for _, cfg := range []CoreConfig{{ID: 4, Factory: factory}, def} {
+		c, err := NewCore(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Step(Event{Kind: EventInit, At: time.Unix(10, 0)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Step(Event{Kind: EventTimer, Timer: "tick", At: time.Unix(11, 0)}); err != nil {
+			t.Fatal(err)
+		}
+		h, err := c.Hash()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hashes = append(hashes, h)
+	}
+	if hashes[0] != hashes[1] {
+		t.Errorf("zero and default configs step to different states: %v, %v", hashes[0], hashes[1])
+	}
+}

@@ -231,15 +231,25 @@ func (a Action) String() string {
 	return fmt.Sprintf("%v(%d)", a.Kind, a.RM)
 }
 
-// Options configure the model.
+// Options configure the model. The zero value of each field means its
+// default (DefaultOptions).
 type Options struct {
-	// RMs is the number of resource managers, 1..MaxRMs.
+	// RMs is the number of resource managers, 1..MaxRMs; zero means
+	// DefaultRMs.
 	RMs int
 	// BugCommitWithoutMsg plants a bug for testing the checker: a prepared
 	// RM may take RMRcvCommitMsg although no Commit message was sent, so an
 	// RM can commit while another aborts.
 	BugCommitWithoutMsg bool
 }
+
+// DefaultRMs is Options.RMs's default: the size TLC's and SPIN's
+// published runs of the specification start with.
+const DefaultRMs = 3
+
+// DefaultOptions returns the options a zero Options stands for: DefaultRMs
+// resource managers and no planted bug.
+func DefaultOptions() Options { return Options{RMs: DefaultRMs} }
 
 // ErrInvalidOptions is wrapped by New's errors.
 var ErrInvalidOptions = errors.New("twophase: invalid options")
@@ -256,8 +266,11 @@ var _ consequence.Model[State, Action] = (*Model)(nil)
 
 // New returns the model for opts.
 func New(opts Options) (*Model, error) {
+	if opts.RMs == 0 {
+		opts.RMs = DefaultRMs
+	}
 	if opts.RMs < 1 || opts.RMs > MaxRMs {
-		return nil, fmt.Errorf("%w: RMs = %d, want 1..%d", ErrInvalidOptions, opts.RMs, MaxRMs)
+		return nil, fmt.Errorf("%w: RMs = %d, want 1..%d (0 means %d)", ErrInvalidOptions, opts.RMs, MaxRMs, DefaultRMs)
 	}
 	return &Model{
 		n:   opts.RMs,

@@ -313,10 +313,13 @@ func TestTerminatedAtQuiescence(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	for _, n := range []int{0, -1, twophase.MaxRMs + 1} {
+	for _, n := range []int{-1, twophase.MaxRMs + 1} {
 		if _, err := twophase.New(twophase.Options{RMs: n}); !errors.Is(err, twophase.ErrInvalidOptions) {
 			t.Fatalf("New(%d): %v", n, err)
 		}
+	}
+	if m := newModel(t, twophase.Options{}); m.RMs() != twophase.DefaultRMs || twophase.DefaultOptions().RMs != twophase.DefaultRMs {
+		t.Fatalf("zero Options: %d RMs, DefaultOptions %+v; want %d", m.RMs(), twophase.DefaultOptions(), twophase.DefaultRMs)
 	}
 	m := newModel(t, twophase.Options{RMs: twophase.MaxRMs})
 	s := twophase.State(0)

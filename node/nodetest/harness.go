@@ -40,8 +40,9 @@ type Harness struct {
 
 var _ node.View = (*Harness)(nil)
 
-// New returns a harness with no node started. It fails when cfg has no
-// Spec or a command shadows a built-in one.
+// New returns a harness with no node started, cfg's zero fields taking
+// their defaults. It fails when cfg has no Spec, a negative
+// DeliverAllLimit, or a command that is nil or shadows a built-in one.
 func New(cfg Config) (*Harness, error) {
 	if cfg.Spec == nil {
 		return nil, errors.New("nodetest: Config.Spec is required")
@@ -54,8 +55,11 @@ func New(cfg Config) (*Harness, error) {
 			return nil, fmt.Errorf("nodetest: command %q is nil", name)
 		}
 	}
-	if cfg.DeliverAllLimit <= 0 {
-		cfg.DeliverAllLimit = DefaultDeliverAllLimit
+	switch {
+	case cfg.DeliverAllLimit < 0:
+		return nil, fmt.Errorf("nodetest: Config.DeliverAllLimit is %d; want a positive bound or 0 for the default", cfg.DeliverAllLimit)
+	case cfg.DeliverAllLimit == 0:
+		cfg.DeliverAllLimit = DefaultConfig().DeliverAllLimit
 	}
 	return &Harness{
 		cfg:     cfg,

@@ -79,6 +79,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		"no spec":     {},
 		"shadowing":   {Spec: pingerConfig().Spec, Commands: map[string]nodetest.Command{"deliver": noop}},
 		"nil command": {Spec: pingerConfig().Spec, Commands: map[string]nodetest.Command{"x": nil}},
+		"limit":       {Spec: pingerConfig().Spec, DeliverAllLimit: -1},
 	}
 	for name, cfg := range cases {
 		if _, err := nodetest.New(cfg); err == nil || !strings.HasPrefix(err.Error(), "nodetest: ") {
@@ -196,5 +197,39 @@ func TestMessagesOutsideSpecFailTheStep(t *testing.T) {
 	want := `n2: message ping from n1: node: n2 sent to n1: node: unknown message type: "pong" (nodetest_test.Pong) is not in Spec.Messages`
 	if !errors.Is(err, node.ErrUnknownMessageType) || err.Error() != want {
 		t.Errorf("send outside the spec:\n got %v\nwant %s", err, want)
+	}
+}
+
+// TestZeroConfigMeansDefault: a Config with only Spec set runs like one
+// with DefaultConfig's fields: a deliver-all of fewer deliveries than
+// DefaultDeliverAllLimit succeeds, one of more fails.
+func TestZeroConfigMeansDefault(t *testing.T) {
+	if d := nodetest.DefaultConfig(); d.DeliverAllLimit != nodetest.DefaultDeliverAllLimit || d.Spec != nil || d.Seed != 0 {
+		t.Fatalf("DefaultConfig() = %+v", d)
+	}
+	// Each call queues a Ping and each Ping a Pong: two deliveries a call.
+	for _, tc := range []struct {
+		calls int
+		fail  bool
+	}{
+		{nodetest.DefaultDeliverAllLimit/2 - 1, false},
+		{nodetest.DefaultDeliverAllLimit/2 + 1, true},
+	} {
+		h, err := nodetest.New(nodetest.Config{Spec: pingerConfig().Spec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(t, h, "start n1 n2")
+		var out strings.Builder
+		for range tc.calls {
+			if err := h.Step(1, node.Event{Kind: node.EventApp, Msg: PingCall{To: 2}}, &out); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rec := &fatalRecorder{TB: t}
+		h.Run(rec, &datadriven.TestData{Pos: "line", Cmd: "deliver-all"})
+		if rec.failed != tc.fail || (tc.fail && !strings.Contains(rec.msg, fmt.Sprint(nodetest.DefaultDeliverAllLimit))) {
+			t.Errorf("%d calls: deliver-all failed=%v (%q), want failed=%v naming the limit", tc.calls, rec.failed, rec.msg, tc.fail)
+		}
 	}
 }
