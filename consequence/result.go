@@ -61,7 +61,7 @@ type Violation[S, A any] struct {
 	Start S
 	// Path is the sequence of actions from Start to State, each tagged with
 	// its node and kind.
-	Path []Action[A]
+	Path Path[A]
 	// State is the violating state; Fingerprint its fingerprint.
 	State       S
 	Fingerprint node.Hash
@@ -71,7 +71,7 @@ type Violation[S, A any] struct {
 // Replay(model, Start, Path) returns State.
 type PathState[S, A any] struct {
 	Start S
-	Path  []Action[A]
+	Path  Path[A]
 	State S
 }
 

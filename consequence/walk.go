@@ -74,7 +74,7 @@ func (o WalkOptions[A]) resolve() (WalkOptions[A], error) {
 // liveness property holds) at step DInit or later; it stops there.
 type Walk[S, A any] struct {
 	Start S
-	Path  []Action[A]
+	Path  Path[A]
 	State S
 	Live  bool
 	// Failing are the liveness properties that do not hold in State, in
@@ -345,7 +345,7 @@ type Critical[S, A any] struct {
 	// LivePath is the path from the start that shares the suspect path's
 	// first Step actions and then follows a walk to a live state: the
 	// nearest live path, for comparison. Nil when Step is -1.
-	LivePath []Action[A]
+	LivePath Path[A]
 	// Probes is the number of states probed.
 	Probes int
 }
