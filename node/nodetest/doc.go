@@ -8,7 +8,8 @@
 // the command's output is what the nodes did in response, so a script reads
 // as a step-by-step trace of a scenario and its expected outcome. Nothing
 // happens unless a command says so: messages wait in their channel until
-// delivered, timers until fired.
+// delivered, timers until fired. Walk runs script files; Harness.Exec runs
+// one line from Go (see the package example).
 //
 // # Model
 //

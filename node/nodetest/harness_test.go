@@ -233,3 +233,24 @@ func TestZeroConfigMeansDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestExec: Exec runs a line as Run does and returns a command that cannot
+// run as an error instead of failing a test.
+func TestExec(t *testing.T) {
+	h := newHarness(t)
+	if out, err := h.Exec("start n1 n2"); err != nil || out != "n1: set timer tick +10s\nn2: set timer tick +10s\n" {
+		t.Fatalf("start: %q, %v", out, err)
+	}
+	if out, err := h.Exec("app n1 ping n2"); err != nil || out != "n1 -> n2 Ping(1)\nn1: set timer retry +1s\n" {
+		t.Errorf("app: %q, %v", out, err)
+	}
+	if _, err := h.Exec("deliver n3 n1"); err == nil || err.Error() != "nodetest: deliver: nothing pending from n1 to n3" {
+		t.Errorf("deliver from an empty channel: %v", err)
+	}
+	if _, err := h.Exec("frobnicate"); err == nil || err.Error() != "nodetest: frobnicate: unknown command" {
+		t.Errorf("unknown command: %v", err)
+	}
+	if _, err := h.Exec("state x=(1"); err == nil || !strings.HasPrefix(err.Error(), "nodetest: ") {
+		t.Errorf("unparsable line: %v", err)
+	}
+}

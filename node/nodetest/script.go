@@ -52,16 +52,36 @@ func Walk(t *testing.T, dir string, newConfig func() Config) {
 // Run then returns "" should t.Fatalf return.
 func (h *Harness) Run(t testing.TB, d *datadriven.TestData) string {
 	t.Helper()
-	args := make([]string, len(d.CmdArgs))
-	for i, a := range d.CmdArgs {
-		args[i] = a.String()
-	}
-	out, err := h.exec(d.Cmd, args)
+	out, err := h.exec(d.Cmd, argStrings(d.CmdArgs))
 	if err != nil {
 		d.Fatalf(t, "%v", err)
 		return ""
 	}
 	return out
+}
+
+// Exec runs one script line, such as "deliver n2 n1", and returns its
+// output ("ok\n" when it prints nothing) or, when the command cannot run,
+// an error prefixed "nodetest: COMMAND:". It is Run without datadriven: a
+// scenario written as a list of lines in Go, an Example or a tool drives a
+// harness through it. The line is parsed as datadriven parses a script's
+// command line.
+func (h *Harness) Exec(line string) (string, error) {
+	cmd, cmdArgs, err := datadriven.ParseLine(line)
+	if err != nil {
+		return "", fmt.Errorf("nodetest: %q: %w", line, err)
+	}
+	return h.exec(cmd, argStrings(cmdArgs))
+}
+
+// argStrings renders each argument as datadriven prints it: "key",
+// "key=val" or "key=(v1, v2)".
+func argStrings(cmdArgs []datadriven.CmdArg) []string {
+	args := make([]string, len(cmdArgs))
+	for i, a := range cmdArgs {
+		args[i] = a.String()
+	}
+	return args
 }
 
 // exec runs the command cmd with its arguments.
