@@ -243,8 +243,8 @@ type Options struct {
 	BugCommitWithoutMsg bool
 }
 
-// DefaultRMs is Options.RMs's default: the size TLC's and SPIN's
-// published runs of the specification start with.
+// DefaultRMs is Options.RMs's default: three resource managers, the
+// smallest published state count (288 states).
 const DefaultRMs = 3
 
 // DefaultOptions returns the options a zero Options stands for: DefaultRMs
