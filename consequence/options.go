@@ -1,6 +1,7 @@
 package consequence
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime"
@@ -160,12 +161,8 @@ func (o Options) resolve() (Options, error) {
 		return o, fmt.Errorf("%w: MaxViolations = %d, want >= 0", ErrInvalidOptions, o.MaxViolations)
 	}
 	d := DefaultOptions()
-	if o.Workers == 0 {
-		o.Workers = d.Workers
-	}
-	if o.MaxViolations == 0 {
-		o.MaxViolations = d.MaxViolations
-	}
+	o.Workers = cmp.Or(o.Workers, d.Workers)
+	o.MaxViolations = cmp.Or(o.MaxViolations, d.MaxViolations)
 	if o.Clock == nil {
 		o.Clock = d.Clock
 	}

@@ -1,6 +1,7 @@
 package consequence
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	mrand "math/rand/v2"
@@ -57,15 +58,9 @@ func (o WalkOptions[A]) resolve() (WalkOptions[A], error) {
 		return o, fmt.Errorf("%w: negative walk option (Walks %d, DMax %d, DInit %d, K %d)", ErrInvalidOptions, o.Walks, o.DMax, o.DInit, o.K)
 	}
 	d := DefaultWalkOptions[A]()
-	if o.Walks == 0 {
-		o.Walks = d.Walks
-	}
-	if o.DMax == 0 {
-		o.DMax = d.DMax
-	}
-	if o.K == 0 {
-		o.K = d.K
-	}
+	o.Walks = cmp.Or(o.Walks, d.Walks)
+	o.DMax = cmp.Or(o.DMax, d.DMax)
+	o.K = cmp.Or(o.K, d.K)
 	return o, nil
 }
 

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -177,36 +178,18 @@ func DefaultRuntimeConfig() RuntimeConfig {
 // it (see DefaultRuntimeConfig).
 func (c RuntimeConfig) withDefaults() RuntimeConfig {
 	d := DefaultRuntimeConfig()
-	if c.Listen == "" {
-		c.Listen = d.Listen
-	}
-	if c.MaxFrameSize == 0 {
-		c.MaxFrameSize = d.MaxFrameSize
-	}
-	if c.SendQueueLen == 0 {
-		c.SendQueueLen = d.SendQueueLen
-	}
-	if c.InboxLen == 0 {
-		c.InboxLen = d.InboxLen
-	}
-	for _, f := range []struct{ v, def *time.Duration }{
-		{&c.DialTimeout, &d.DialTimeout},
-		{&c.HandshakeTimeout, &d.HandshakeTimeout},
-		{&c.WriteTimeout, &d.WriteTimeout},
-		{&c.RedialBackoff, &d.RedialBackoff},
-		{&c.JoinTimeout, &d.JoinTimeout},
-		{&c.LeaveTimeout, &d.LeaveTimeout},
-	} {
-		if *f.v == 0 {
-			*f.v = *f.def
-		}
-	}
-	if c.MaxRedialBackoff == 0 {
-		c.MaxRedialBackoff = max(d.MaxRedialBackoff, c.RedialBackoff)
-	}
-	if c.Logger == nil {
-		c.Logger = d.Logger
-	}
+	c.Listen = cmp.Or(c.Listen, d.Listen)
+	c.MaxFrameSize = cmp.Or(c.MaxFrameSize, d.MaxFrameSize)
+	c.SendQueueLen = cmp.Or(c.SendQueueLen, d.SendQueueLen)
+	c.InboxLen = cmp.Or(c.InboxLen, d.InboxLen)
+	c.DialTimeout = cmp.Or(c.DialTimeout, d.DialTimeout)
+	c.HandshakeTimeout = cmp.Or(c.HandshakeTimeout, d.HandshakeTimeout)
+	c.WriteTimeout = cmp.Or(c.WriteTimeout, d.WriteTimeout)
+	c.RedialBackoff = cmp.Or(c.RedialBackoff, d.RedialBackoff)
+	c.MaxRedialBackoff = cmp.Or(c.MaxRedialBackoff, max(d.MaxRedialBackoff, c.RedialBackoff))
+	c.JoinTimeout = cmp.Or(c.JoinTimeout, d.JoinTimeout)
+	c.LeaveTimeout = cmp.Or(c.LeaveTimeout, d.LeaveTimeout)
+	c.Logger = cmp.Or(c.Logger, d.Logger)
 	return c
 }
 
