@@ -113,7 +113,11 @@ type LayerHost interface {
 	Wake()
 }
 
-// Verdict is a Gate's decision on one event.
+// Verdict is a decision on one event: a Gate's in a runtime's layer
+// pipeline, and an event filter's in the explorer (consequence's
+// ActorOptions.Intercept takes the same type), so a filter means the same
+// thing live, emulated and explored. The zero Verdict drops the event.
+// Compare verdicts with their methods, not ==.
 type Verdict struct {
 	// Handle lets the event through to the layers after this one and to
 	// the core. The other fields apply only to an event kept from them.
@@ -126,14 +130,32 @@ type Verdict struct {
 	// (Envelope.Datagram: their sender holds no connection to learn from).
 	Break bool
 	// RetryAt, for a timer, an application call or a transport error,
-	// asks the runtime to deliver the event again at that time (or as soon
-	// after as the core goroutine is free): to this layer first, with
+	// asks the Pipeline to deliver the event again at that time (or as
+	// soon after as the shell gets to it): to this layer first, with
 	// retry set, since the layers before it saw it already. The zero time
 	// drops the event. Ignored for messages (a dropped message is gone)
-	// and for EventInit. A postponed timer keeps its Deadline; it is not
-	// delivered again if the service cancels or sets that timer meanwhile
-	// (the core would ignore the stale firing).
+	// and for EventInit and EventReset. A postponed timer keeps its
+	// Deadline; it is not delivered again if the service cancels or sets
+	// that timer meanwhile (the core would ignore the stale firing). The
+	// explorer reads only whether it is set.
 	RetryAt time.Time
+}
+
+// Postponed reports whether v keeps the event from the core for now and
+// asks for it again later (RetryAt set).
+func (v Verdict) Postponed() bool { return !v.Handle && !v.RetryAt.IsZero() }
+
+// String returns "pass", "drop", "drop+break" or "postpone".
+func (v Verdict) String() string {
+	switch {
+	case v.Handle:
+		return "pass"
+	case !v.RetryAt.IsZero():
+		return "postpone"
+	case v.Break:
+		return "drop+break"
+	}
+	return "drop"
 }
 
 // Gate is an optional extension of Layer for a layer that may postpone an
