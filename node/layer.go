@@ -2,9 +2,9 @@ package node
 
 import "time"
 
-// Layer is a component a live.Runtime runs beside its Core, on the core
-// goroutine, with a hook on every event and every send: a snapshot manager
-// (snapshot.Live) is one. The layer sees each event before the core does and
+// Layer is a component a node.Pipeline runs beside its Core — on the live
+// runtime's core goroutine, or in the emulator's loop —, with a hook on
+// every event and every send: a snapshot manager (snapshot.Live) is one. The layer sees each event before the core does and
 // may keep it from the core, stamps every envelope the service sends, sends
 // messages of its own types on the runtime's framed connections (never on
 // memberlist), and has a timer of its own. The runtime calls the hooks in
@@ -13,23 +13,24 @@ import "time"
 //	Before(ev) → [core.Step(ev) → Sending(env) for each send] → After
 //
 // and Tick whenever the time NextTick named has come. Layers are listed in
-// live.RuntimeConfig.Layers and called in that order; an event one layer keeps
-// from the core is not shown to the layers after it.
+// PipelineConfig.Layers (live.RuntimeConfig.Layers) and called in that
+// order; an event one layer keeps from the core is not shown to the layers
+// after it. Pipeline is where this order is implemented, once.
 //
-// A steering controller (steering.Live: it must see every event before
+// A steering layer (steering.Layer: it must see every event before
 // dispatch, drop or postpone it, and read the latest gathered snapshot) is a
 // second Layer after the snapshot layer. It implements two optional
 // extensions of this port: Gate, whose Verdict can also postpone an event
 // (the runtime delivers it again later) and break the connection to a
 // dropped message's sender, and Stopper, for a layer with goroutines of its
-// own. Through LayerHost (what Attach is given by a live.Runtime) it reads the
-// core for the immediate safety check and wakes the core goroutine when its
-// own goroutine has a result. It reads snapshots from the snapshot layer it
+// own. Through LayerHost (what Attach is given in both shells) it reads the
+// core for the immediate safety check and wakes the core goroutine when a
+// round run elsewhere has a result. It reads snapshots from the snapshot layer it
 // is wired to, not through this port.
 //
-// Concurrency: the runtime calls every method except Messages and Attach
-// from its core goroutine only, one call at a time, so a layer needs no
-// locking for state only its hooks touch; whatever it also exposes to other
+// Concurrency: the shell calls every method except Messages and Attach
+// from one goroutine only (the live runtime's core goroutine), one call at
+// a time, so a layer needs no locking for state only its hooks touch; whatever it also exposes to other
 // goroutines (status readers) it must guard itself. Hooks must not block:
 // they delay every event of the node.
 //
