@@ -27,7 +27,7 @@ type metricsInput struct {
 	status     live.Status
 	uptime     time.Duration
 	live       *snapshot.Live
-	steer      *steering.Live
+	steer      *steering.Layer
 	properties []node.Property
 	now        time.Time
 }
@@ -167,7 +167,7 @@ func writeSnapshotMetrics(p promWriter, st snapshot.LiveStatus) {
 	}
 }
 
-func writeSteeringMetrics(p promWriter, st steering.LiveStatus, props []node.Property) {
+func writeSteeringMetrics(p promWriter, st steering.LayerStatus, props []node.Property) {
 	p.family("crystalball_steering_mode", "gauge", "The steering mode (value 1) and whether the immediate safety check is on.")
 	p.sample("crystalball_steering_mode", 1, "mode", st.Mode, "immediate", strconv.FormatBool(st.Immediate))
 	p.counter("crystalball_steering_rounds_total", "Steering rounds (explorations from a gathered snapshot).", st.Rounds)

@@ -49,7 +49,7 @@ type nodeStatusOutput struct {
 	Snapshots *snapshot.LiveStatus `json:"snapshots,omitempty"`
 	// Steering is the steering layer's mode and counters (absent with
 	// --mode off and no --immediate).
-	Steering *steering.LiveStatus `json:"steering,omitempty"`
+	Steering *steering.LayerStatus `json:"steering,omitempty"`
 }
 
 // gatherStarted is the JSON body of a successful POST /snapshot.
@@ -185,7 +185,7 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		cfg.Layers = []node.Layer{snapLive}
 	}
-	var steerer *steering.Live
+	var steerer *steering.Layer
 	if steer {
 		ccfg := steering.Config{
 			Mode:            mode,
@@ -196,12 +196,12 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			BreakConnection: *steerBreak,
 			LastKnownFor:    *lastKnown,
 		}
-		lcfg := steering.LiveConfig{Controller: ccfg, Immediate: *immediate, Logger: slogger}
+		lcfg := steering.LayerConfig{Controller: ccfg, Immediate: *immediate, Logger: slogger, Runner: live.NewRoundRunner()}
 		if *reports != "" {
 			lcfg.OnRound = (&reportWriter{dir: *reports, log: logger, src: predictionSource{node: id, service: *service,
 				fix: *fix, options: svc.options, spec: svc.spec, mode: mode, faults: ccfg.Faults}}).write
 		}
-		if steerer, err = steering.NewLive(lcfg, snapLive); err != nil {
+		if steerer, err = steering.NewLayer(lcfg, snapLive); err != nil {
 			return usageError{err}
 		}
 		cfg.Layers = append(cfg.Layers, steerer)
@@ -295,7 +295,7 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // statusMux serves the node's status endpoints (README.md, "Live nodes"):
 // GET /status and GET /metrics always; GET and POST /snapshot with a
 // snapshot manager. live and steer may be nil.
-func statusMux(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Live, svc serviceRun, started time.Time) *http.ServeMux {
+func statusMux(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Layer, svc serviceRun, started time.Time) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
 		out := nodeStatusOutput{Status: rt.Status(), Options: svc.options, UptimeSeconds: time.Since(started).Seconds()}

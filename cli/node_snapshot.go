@@ -254,7 +254,7 @@ func predictionModel(doc predictionDoc, spec node.Spec) (*consequence.ActorModel
 }
 
 // reportWriter writes a predictionDoc per prediction of a steering round
-// into dir (steering.LiveConfig.OnRound). It runs on the steering layer's
+// into dir (steering.LayerConfig.OnRound). It runs on the steering layer's
 // round goroutine only, so seq needs no lock.
 type reportWriter struct {
 	dir string

@@ -590,7 +590,7 @@ func TestNodeMetricsFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steer, err := steering.NewLive(steering.LiveConfig{Controller: steering.Config{Mode: steering.Steer, Spec: spec}, Immediate: true}, sl)
+	steer, err := steering.NewLayer(steering.LayerConfig{Controller: steering.Config{Mode: steering.Steer, Spec: spec}, Immediate: true, Runner: live.NewRoundRunner()}, sl)
 	if err != nil {
 		t.Fatal(err)
 	}

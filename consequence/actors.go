@@ -89,51 +89,26 @@ type ActorOptions struct {
 	// Intercept, when set, puts event filters in the model (execution
 	// steering checks what a filter does before installing it): it is
 	// asked about every delivery of a message, timer and application call,
-	// and its verdict replaces the event's normal effect (see
-	// Interception). It must be deterministic and safe for concurrent use.
-	Intercept func(ActorAction) Interception
+	// and its node.Verdict — the one verdict type the shells' layers use
+	// too — replaces the event's normal effect: Handle lets it happen;
+	// otherwise a message (datagrams included) is consumed without running
+	// the handler, and with Break the connection to its sender is broken
+	// too (the messages in flight both ways are discarded and the sender
+	// gets a transport error, so its failure handling runs; the filtering
+	// node's service is not told, and it does not count against
+	// Faults.Breaks; a datagram's sender holds no connection, so nothing is
+	// broken); a timer or application call with RetryAt set is postponed —
+	// it stays scheduled (pending) but is not enabled in this state (the
+	// time itself means nothing to the model) — and one without is treated
+	// the same way (an explored state cannot lose a timer to a filter). It
+	// must be deterministic and safe for concurrent use.
+	Intercept func(ActorAction) node.Verdict
 }
 
 // DefaultActorOptions returns what the zero ActorOptions stand for: no
 // nodes (set Nodes or N), seed 0, the clock DefaultStart, no workload, no
 // faults, no event filter.
 func DefaultActorOptions() ActorOptions { return ActorOptions{Start: DefaultStart} }
-
-// Interception is an event filter's verdict on an event of the actor
-// model.
-type Interception uint8
-
-const (
-	// Pass lets the event happen as usual.
-	Pass Interception = iota
-	// Drop consumes a delivered message without running the handler.
-	Drop
-	// DropAndBreak consumes a delivered message without running the
-	// handler and breaks the connection to its sender: the messages in
-	// flight both ways are discarded and the sender gets a transport error,
-	// so its failure handling runs. The filtering node's service is not
-	// told: its runtime broke the connection on purpose. It does not count
-	// against Faults.Breaks.
-	DropAndBreak
-	// Postpone keeps a timer or application call from happening in this
-	// state: it stays scheduled (pending) but is not enabled.
-	Postpone
-)
-
-// String returns "pass", "drop", "drop+break" or "postpone".
-func (i Interception) String() string {
-	switch i {
-	case Pass:
-		return "pass"
-	case Drop:
-		return "drop"
-	case DropAndBreak:
-		return "drop+break"
-	case Postpone:
-		return "postpone"
-	}
-	return fmt.Sprintf("interception(%d)", uint8(i))
-}
 
 // Checkpoint is one node of a gathered snapshot: its ID, its checkpoint
 // encoding (node.State.AppendCheckpoint) and its clock at the checkpoint.
@@ -590,16 +565,16 @@ func (m *ActorModel) appendDgrams(out []Action[ActorAction], g *GlobalState, kin
 // appendLocal appends the timer or application call a of node i unless a
 // filter postpones it.
 func (m *ActorModel) appendLocal(out []Action[ActorAction], i int, a ActorAction) []Action[ActorAction] {
-	if m.opts.Intercept != nil && m.opts.Intercept(a) == Postpone {
+	if !m.intercept(a).Handle {
 		return out
 	}
 	return append(out, Action[ActorAction]{Node: i, Local: true, Act: a})
 }
 
 // intercept returns the filters' verdict on a.
-func (m *ActorModel) intercept(a ActorAction) Interception {
+func (m *ActorModel) intercept(a ActorAction) node.Verdict {
 	if m.opts.Intercept == nil {
-		return Pass
+		return node.Verdict{Handle: true}
 	}
 	return m.opts.Intercept(a)
 }
@@ -608,7 +583,7 @@ func (m *ActorModel) intercept(a ActorAction) Interception {
 // pass through intercept (see ActorOptions.Intercept); nil removes the
 // filters. The two models share their start state, so their fingerprints
 // and paths are comparable.
-func (m *ActorModel) WithIntercept(intercept func(ActorAction) Interception) *ActorModel {
+func (m *ActorModel) WithIntercept(intercept func(ActorAction) node.Verdict) *ActorModel {
 	c := *m
 	c.opts.Intercept = intercept
 	c.cores = make([]sync.Pool, len(m.ids))
@@ -646,10 +621,11 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 		s := newSucc(g)
 		s.setChan(a.Peer, a.Node, c.items[1:])
 		if head.msg != nil {
-			switch m.intercept(ActorAction{Kind: ActDeliver, Node: a.Node, Peer: a.Peer, Msg: head.msg}) {
-			case Drop:
+			switch v := m.intercept(ActorAction{Kind: ActDeliver, Node: a.Node, Peer: a.Peer, Msg: head.msg}); {
+			case v.Handle:
+			case !v.Break:
 				return s.g, true
-			case DropAndBreak:
+			default:
 				if a.Peer != a.Node {
 					s.setChan(a.Node, a.Peer, []inflight{{h: teHash}})
 					s.setChan(a.Peer, a.Node, nil)
@@ -683,7 +659,7 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 			s.setFaults(g.resets, g.breaks, g.drops+1)
 			return s.g, true
 		}
-		if m.intercept(ActorAction{Kind: ActDeliverDatagram, Node: a.Node, Peer: a.Peer, Msg: msg}) != Pass {
+		if !m.intercept(ActorAction{Kind: ActDeliverDatagram, Node: a.Node, Peer: a.Peer, Msg: msg}).Handle {
 			// Dropped by a filter; a datagram's sender holds no
 			// connection to break.
 			return s.g, true
@@ -691,7 +667,7 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 		return m.run(g, s, i, n.pending, node.Event{Kind: node.EventMessage, From: a.Peer, Msg: msg, At: n.now})
 	case ActTimer:
 		at, ok := n.st.TimerAt(a.Timer)
-		if !ok || m.intercept(a) == Postpone {
+		if !ok || !m.intercept(a).Handle {
 			return nil, false
 		}
 		if at.Before(n.now) {
@@ -707,7 +683,7 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 			}
 			msg, pending = pending[0].msg, pending[1:]
 		}
-		if msg == nil || m.intercept(ActorAction{Kind: ActApp, Node: a.Node, Msg: msg, Pending: a.Pending}) == Postpone {
+		if msg == nil || !m.intercept(ActorAction{Kind: ActApp, Node: a.Node, Msg: msg, Pending: a.Pending}).Handle {
 			return nil, false
 		}
 		if err := m.reg.CheckMessage(msg); err != nil {

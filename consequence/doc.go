@@ -57,7 +57,7 @@
 // the order its datagrams were sent or listed in, and the update stays
 // incremental. A reset of the receiver, silent or not, loses the
 // datagrams in flight to it (as in the emulator); a break leaves datagrams
-// alone; a filter's DropAndBreak drops a datagram without breaking
+// alone; a filter's verdict with Break drops a datagram without breaking
 // anything. Datagrams to nodes outside the snapshot go to the dummy sink.
 // Start states take datagrams as envelopes with node.Envelope.Datagram set
 // (emulation.Emulator.InFlight lists its datagrams in flight so), in any

@@ -259,12 +259,13 @@ func TestIntercept(t *testing.T) {
 		}
 		return consequence.ActorAction{}, false
 	}
-	for _, verdict := range []consequence.Interception{consequence.Drop, consequence.DropAndBreak} {
-		f := m.WithIntercept(func(a consequence.ActorAction) consequence.Interception {
+	drop, dropBreak := node.Verdict{}, node.Verdict{Break: true}
+	for _, verdict := range []node.Verdict{drop, dropBreak} {
+		f := m.WithIntercept(func(a consequence.ActorAction) node.Verdict {
 			if isData(a) {
 				return verdict
 			}
-			return consequence.Pass
+			return node.Verdict{Handle: true}
 		})
 		if f.Fingerprint(f.Start()) != m.Fingerprint(m.Start()) {
 			t.Fatal("filtered model has another start state")
@@ -277,13 +278,13 @@ func TestIntercept(t *testing.T) {
 		if !ok {
 			t.Fatalf("%v: Next refused the delivery", verdict)
 		}
-		if len(next.InFlight(1, 2)) != 0 && verdict == consequence.Drop {
+		if len(next.InFlight(1, 2)) != 0 && verdict == drop {
 			t.Fatalf("drop: channel 1->2 still holds %v", next.InFlight(1, 2))
 		}
-		if acks := next.InFlight(2, 1); verdict == consequence.Drop && len(acks) != 0 {
+		if acks := next.InFlight(2, 1); verdict == drop && len(acks) != 0 {
 			t.Fatalf("drop: n2 answered %v", acks)
 		}
-		if verdict == consequence.DropAndBreak {
+		if verdict == dropBreak {
 			// The sender hears of the break; the filtering node broke it on
 			// purpose and is not told.
 			if in := next.InFlight(2, 1); len(in) != 1 || in[0].Msg != nil {
@@ -303,11 +304,11 @@ func TestIntercept(t *testing.T) {
 			}
 		}
 	}
-	postponed := m.WithIntercept(func(a consequence.ActorAction) consequence.Interception {
+	postponed := m.WithIntercept(func(a consequence.ActorAction) node.Verdict {
 		if a.Kind == consequence.ActTimer && a.Timer == "retx" {
-			return consequence.Postpone
+			return node.Verdict{RetryAt: time.Unix(1, 0)}
 		}
-		return consequence.Pass
+		return node.Verdict{Handle: true}
 	})
 	if _, ok := find(postponed, postponed.Start(), "n1 timer retx"); ok {
 		t.Fatal("a postponed timer is enabled")

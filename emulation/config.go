@@ -81,14 +81,36 @@ type Config struct {
 	// join times). It runs inside the loop: it must not call the Emulator,
 	// and must treat the service as read-only.
 	OnStep func(Step)
-	// Steering, when non-nil, runs a steering.Controller beside every node:
-	// rounds of prediction from its gathered snapshots, event filters and
-	// the immediate safety check.
+	// Steering, when non-nil, runs a steering.Layer beside every node, in
+	// its node.Pipeline: rounds of prediction from its gathered
+	// snapshots, event filters and the immediate safety check.
 	Steering *SteeringConfig
 	// OnNetwork, when non-nil, sees every message sent, delivered and
 	// dropped, in processing order (an omniscient observer for checkers).
 	// It runs inside the loop: it must not call the Emulator.
 	OnNetwork func(NetworkEvent)
+	// WallClock reads the wall clock for the two measurements a Result
+	// reports, Result.WallTime and SteeringResult.ExplorationSeconds; it
+	// never feeds the loop. Nil means time.Now, the one wall-clock
+	// reading of the package.
+	WallClock func() time.Time
+}
+
+// DefaultConfig returns the defaults New gives a Config's zero optional
+// fields (Spec and Nodes have none; no churn, no snapshots, no steering).
+func DefaultConfig() Config {
+	return Config{
+		StartSpread: DefaultStartSpread,
+		Network:     DefaultNetworkConfig(),
+		Churn:       ChurnConfig{Downtime: DefaultDowntime, SilentFraction: Fraction(DefaultSilentFraction)},
+		WallClock:   time.Now,
+	}
+}
+
+// DefaultNetworkConfig returns the defaults of a NetworkConfig's zero
+// fields.
+func DefaultNetworkConfig() NetworkConfig {
+	return NetworkConfig{MinRTO: DefaultMinRTO, SelfDelay: DefaultSelfDelay}
 }
 
 // NetworkConfig tunes the transport model. Zero fields take the defaults.
@@ -205,6 +227,9 @@ func (c Config) validate() (settings, error) {
 	}
 	if s.Logger == nil {
 		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.WallClock == nil {
+		s.WallClock = time.Now
 	}
 	return s, nil
 }

@@ -5,7 +5,6 @@ import (
 	mrand "math/rand/v2"
 	"time"
 
-	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
@@ -155,12 +154,8 @@ func (e *Emulator) deliverDatagram(it *item) bool {
 	if e.dropFault(n, it.peer, it.msg, true) {
 		return true
 	}
-	ev := node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}
-	if e.steerGate(n, ev, false, labelDatagram) != consequence.Pass {
-		e.st.dgFiltered++
-		return true
-	}
-	e.stepCore(n, ev, labelDatagram)
+	in := node.Envelope{From: it.peer, To: n.id, CN: it.cn, Msg: it.msg, Datagram: true}
+	e.runEvent(n, node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}, &in, labelDatagram)
 	return true
 }
 

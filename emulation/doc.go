@@ -189,26 +189,40 @@
 //
 // # Steering
 //
-// With Config.Steering set, a steering.Controller runs beside every node
-// (SteeringConfig.Predictors may leave some in mode Off). Every snapshot a
-// node gathers starts a round on its controller: Controller.Explore runs
-// at once, inside the loop, and the round is charged in virtual time —
+// Every node's core runs inside a node.Pipeline, the layer pipeline the
+// live shell hosts too: every event a node handles passes through it, and
+// it holds the events a layer postponed (node.Verdict.RetryAt) until the
+// loop delivers them again (a queue item at the pipeline's NextDue). With
+// Config.Steering set, the pipeline holds a steering.Layer — the same type
+// the live shell runs (SteeringConfig.Predictors may leave some in mode
+// Off). Every snapshot a node gathers is handed to its layer
+// (steering.Layer.Gathered), whose round runs on a steering.SyncRunner: at
+// once, inside the loop, charged in virtual time —
 // SteeringConfig.CostPerState per state it explored — so a run stays a
-// pure function of its seed however fast the machine is. The filters in
-// force stay while a round explores, joined at once by the filters of its
-// replayed paths; the round's whole filter set replaces them when its cost
-// has passed (a later round or a reset of the node supersedes a pending
-// install). Before a message, timer, application call or transport error
-// reaches a node's handler, Controller.Gate decides: the filters first,
-// then, with SteeringConfig.Immediate, the immediate safety check on the
-// node's core and its last round's view. A dropped message is consumed
-// (with steering.Config.BreakConnection the connection to its sender
-// breaks and only the sender is told); a postponed event is tried again
-// SteeringConfig.PostponeDelay later. SteeringConfig.OnRound sees every
+// pure function of its seed however fast the machine is. What a round
+// installs, and when, is the layer's policy, the live shell's too: the
+// filters in force stay while a round explores, joined at once by the
+// filters of its replayed paths; the round's whole filter set replaces
+// them when its cost has passed (a later round or a reset of the node
+// supersedes it). Before a message, timer, application call or transport
+// error reaches a node's handler, the layer's Gate decides: the filters
+// first, then, with SteeringConfig.Immediate, the immediate safety check
+// on the node's core and its last snapshot's view. A dropped message is
+// consumed (with steering.Config.BreakConnection the connection to its
+// sender breaks and only the sender is told); a postponed event is tried
+// again steering.Config.PostponeDelay later. The scripted AppCall bypasses
+// the gate (node.Pipeline.StepUngated). SteeringConfig.OnRound sees every
 // round's report and OnIntervention every event kept from a handler; both
-// are traced. Result.Steering sums the controllers' counters; its
-// ExplorationSeconds, the wall time the rounds took, is measured and so is
-// the one field two runs of a seed do not share.
+// are traced. Result.Steering sums the layers' counters; its
+// ExplorationSeconds, the wall time the rounds took (Config.WallClock), is
+// measured and so is the one field two runs of a seed do not share.
+// Emulator.RunUntilContext and Run hand their context to the rounds.
+//
+// The snapshot managers are not yet layers of the pipeline: the loop
+// drives each snapshot.Manager itself around the pipeline's steps (the
+// hooks snapshot.Live puts in the live pipeline), because it reports
+// their checkpoints, gathers and failures to observers in one global
+// order with the network's events.
 //
 // # Failures
 //

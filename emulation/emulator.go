@@ -9,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
@@ -53,10 +52,9 @@ type Emulator struct {
 	registry                  *node.Registry // the service's, for snapshot managers
 	obsSeq                    uint64         // observation order (OnNetwork, OnCheckpoint)
 	snapGathers, snapFailures int64
-	steer                     *SteeringConfig // resolved Config.Steering; nil without
-	steerHandled              uint64          // events offered to steerGate
-	steerWall                 time.Duration   // wall time of the steering rounds (measured, not virtual)
-	faults                    faultState      // scripted partitions and drops (faults.go)
+	steer                     *SteeringConfig      // resolved Config.Steering; nil without
+	runner                    *steering.SyncRunner // runs every node's steering rounds
+	faults                    faultState           // scripted partitions and drops (faults.go)
 }
 
 // emNode is the emulator's record of one node.
@@ -74,12 +72,17 @@ type emNode struct {
 	// takenDone: the checkpoints of the manager effects being applied were
 	// already reported (applyTaken).
 	takenDone bool
-	// ctl is the steering controller (nil without Config.Steering);
-	// steerSeq the seq of its pending filter installation (0: none) and
-	// steerFilters what it installs.
-	ctl          *steering.Controller
-	steerSeq     uint64
-	steerFilters []steering.Filter
+	// pipe runs the node's layers around its core (node.Pipeline): the
+	// steering layer with Config.Steering. Every core step goes through
+	// it, and it holds the events steering postponed. pipeSeq is the seq
+	// of the queued item for its next due time (0: none), pipeAt that time.
+	pipe    *node.Pipeline
+	pipeSeq uint64
+	pipeAt  time.Duration
+	// steer is the steering layer (nil without Config.Steering); iv the
+	// intervention it reported for the event being run.
+	steer *steering.Layer
+	iv    *steering.Intervention
 }
 
 // peer is what node n keeps about one peer p: its socket to p and the
@@ -158,6 +161,7 @@ func New(cfg Config) (*Emulator, error) {
 			return nil, err
 		}
 		e.steer = st
+		e.runner = &steering.SyncRunner{CostPerState: st.CostPerState, Clock: s.WallClock}
 	}
 	e.netKey = deriveSeed(s.Seed, streamNetwork)
 	e.nodes = make([]*emNode, s.Nodes+1)
@@ -181,10 +185,8 @@ func New(cfg Config) (*Emulator, error) {
 				return nil, fmt.Errorf("emulation: node %v: %w", id, err)
 			}
 		}
-		if e.steer != nil {
-			if e.nodes[i].ctl, err = e.newController(id); err != nil {
-				return nil, fmt.Errorf("emulation: node %v: %w", id, err)
-			}
+		if err := e.newPipeline(e.nodes[i]); err != nil {
+			return nil, fmt.Errorf("emulation: node %v: %w", id, err)
 		}
 		it := e.q.alloc()
 		it.kind, it.node = itemStart, id
@@ -287,8 +289,18 @@ func (e *Emulator) stepUntil(limit time.Duration) bool {
 // RunUntil processes every event due at or before t, then advances the
 // clock to t (if it is later than Now). It returns Err.
 func (e *Emulator) RunUntil(t time.Time) error {
+	return e.RunUntilContext(context.Background(), t)
+}
+
+// RunUntilContext is RunUntil that ctx cancels: it checks ctx every 1024
+// events and hands it to the steering rounds (a cancelled round installs
+// only its replayed paths' filters). On cancellation it returns ctx's
+// error with the clock at the last processed event; a later call goes on
+// from there.
+func (e *Emulator) RunUntilContext(ctx context.Context, t time.Time) error {
 	limit := t.Sub(Epoch)
-	for e.stepUntil(limit) {
+	if err := e.runUntil(ctx, limit); err != nil {
+		return err
 	}
 	if e.err == nil && limit > e.now {
 		e.now = limit
@@ -296,35 +308,48 @@ func (e *Emulator) RunUntil(t time.Time) error {
 	return e.err
 }
 
+// runUntil processes events due at or before limit until none is left,
+// the loop fails or ctx ends (its error is returned).
+func (e *Emulator) runUntil(ctx context.Context, limit time.Duration) error {
+	if e.runner != nil {
+		prev := e.runner.Ctx
+		e.runner.Ctx = ctx
+		defer func() { e.runner.Ctx = prev }()
+	}
+	for i := 0; ; i++ {
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if !e.stepUntil(limit) {
+			return nil
+		}
+	}
+}
+
 // Run emulates until Config.Duration of virtual time has passed (from
 // Epoch, so a Run after some Steps finishes the same run), then evaluates
 // the liveness properties on the final state and returns the Result. It
-// checks ctx every 1024 events; on cancellation it returns the partial
-// Result and ctx's error. On a handler panic it returns the partial Result
-// and a *PanicError. Run reads the wall clock only to fill Result.WallTime.
+// checks ctx every 1024 events and hands it to the steering rounds; on
+// cancellation it returns the partial Result and ctx's error. On a
+// handler panic it returns the partial Result and a *PanicError. Run
+// reads the wall clock (Config.WallClock) only to fill Result.WallTime.
 func (e *Emulator) Run(ctx context.Context) (Result, error) {
 	if e.cfg.Duration <= 0 {
 		return Result{}, errors.New("emulation: Run needs a positive Config.Duration")
 	}
-	wall := time.Now()
-	limit := e.cfg.Duration
-	for i := 0; ; i++ {
-		if i&1023 == 0 {
-			if err := ctx.Err(); err != nil {
-				r := e.Result()
-				r.WallTime = time.Since(wall)
-				return r, err
-			}
-		}
-		if !e.stepUntil(limit) {
-			break
-		}
+	wall := e.cfg.WallClock()
+	if err := e.runUntil(ctx, e.cfg.Duration); err != nil {
+		r := e.Result()
+		r.WallTime = e.cfg.WallClock().Sub(wall)
+		return r, err
 	}
-	if e.err == nil && limit > e.now {
-		e.now = limit
+	if e.err == nil && e.cfg.Duration > e.now {
+		e.now = e.cfg.Duration
 	}
 	r := e.Result()
-	r.WallTime = time.Since(wall)
+	r.WallTime = e.cfg.WallClock().Sub(wall)
 	return r, e.err
 }
 
@@ -339,6 +364,10 @@ func (e *Emulator) process(it *item) bool {
 		if n.mgr != nil && e.err == nil {
 			e.applyMgr(n, n.mgr.Start(Epoch.Add(e.now)), "")
 		}
+		if e.err == nil {
+			e.sendLayer(n, n.pipe.Start(Epoch.Add(e.now)))
+			e.syncPipe(n)
+		}
 		e.queueWorkload(n, false)
 		return true
 
@@ -349,14 +378,7 @@ func (e *Emulator) process(it *item) bool {
 			e.traceDrop(n.id, "app", it.msg, node.None, "node reset or down")
 			return true
 		}
-		ev := node.Event{Kind: node.EventApp, Msg: it.msg}
-		if e.steerGate(n, ev, it.retry, "") != consequence.Pass {
-			again := e.q.alloc()
-			again.kind, again.at, again.node, again.inc, again.msg, again.retry = itemApp, e.now+e.steer.PostponeDelay, n.id, n.inc, it.msg, true
-			e.q.push(again)
-			return true
-		}
-		e.stepCore(n, ev, "")
+		e.runEvent(n, node.Event{Kind: node.EventApp, Msg: it.msg}, nil, "")
 		return true
 
 	case itemDeliver:
@@ -367,19 +389,10 @@ func (e *Emulator) process(it *item) bool {
 		if !n.live || n.inc != it.inc || n.timers[it.name] != it.seq {
 			return false // cancelled, rescheduled or lost in a reset
 		}
-		ev := node.Event{Kind: node.EventTimer, Timer: it.name, Deadline: Epoch.Add(it.dl)}
-		if e.steerGate(n, ev, it.retry, "") != consequence.Pass {
-			// Postponed: the core keeps the timer at its deadline; the
-			// queue tries it again later.
-			again := e.q.alloc()
-			again.kind, again.node, again.inc, again.name, again.dl, again.retry = itemTimer, n.id, n.inc, it.name, it.dl, true
-			again.at = e.now + e.steer.PostponeDelay
-			e.q.push(again)
-			n.timers[it.name] = again.seq
-			return true
-		}
+		// Handled or postponed (the pipeline then holds it, and forgets it
+		// if the service cancels or sets the timer meanwhile).
 		delete(n.timers, it.name)
-		e.stepCore(n, ev, "")
+		e.runEvent(n, node.Event{Kind: node.EventTimer, Timer: it.name, Deadline: Epoch.Add(it.dl)}, nil, "")
 		return true
 
 	case itemTransportError:
@@ -387,24 +400,14 @@ func (e *Emulator) process(it *item) bool {
 		if !n.live || n.inc != it.inc {
 			return false // the socket died with the node's incarnation
 		}
-		if !it.retry {
-			if p := n.peers[it.peer]; p != nil && p.conn == it.conn {
-				p.conn = nil
-			}
-			e.st.transportErrors++
-			if n.mgr != nil {
-				e.applyMgr(n, n.mgr.TransportError(Epoch.Add(e.now), it.peer), "")
-			}
+		if p := n.peers[it.peer]; p != nil && p.conn == it.conn {
+			p.conn = nil
 		}
-		ev := node.Event{Kind: node.EventTransportError, Peer: it.peer}
-		if e.steerGate(n, ev, it.retry, "") != consequence.Pass {
-			again := e.q.alloc()
-			again.kind, again.node, again.peer, again.inc, again.conn, again.retry = itemTransportError, n.id, it.peer, n.inc, it.conn, true
-			again.at = e.now + e.steer.PostponeDelay
-			e.q.push(again)
-			return true
+		e.st.transportErrors++
+		if n.mgr != nil {
+			e.applyMgr(n, n.mgr.TransportError(Epoch.Add(e.now), it.peer), "")
 		}
-		e.stepCore(n, ev, "")
+		e.runEvent(n, node.Event{Kind: node.EventTransportError, Peer: it.peer}, nil, "")
 		return true
 
 	case itemChurn:
@@ -413,8 +416,8 @@ func (e *Emulator) process(it *item) bool {
 	case itemSnapshotTick:
 		return e.mgrTick(it)
 
-	case itemSteerInstall:
-		return e.steerInstall(it)
+	case itemPipeline:
+		return e.pipeDue(it)
 
 	case itemRejoin:
 		n := e.nodes[it.node]
@@ -464,23 +467,135 @@ func (e *Emulator) queueWorkload(n *emNode, restart bool) {
 	}
 }
 
-// stepCore runs ev on n's core at the current virtual time, carries out the
-// effects, writes the trace line and runs the observer. label, when set,
-// names the event in the trace instead of its kind (reset, up; labelDatagram
-// for a message event that is a datagram's arrival).
+// stepCore runs ev on n's core through its pipeline at the current
+// virtual time, for an event no layer keeps from the core (init, reset;
+// the scripted AppCall bypasses the layers' gates: the pipeline's
+// StepUngated), and carries out the effects. label, when set, names the event in the trace instead of its
+// kind (reset, up).
 func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
 	ev.At = Epoch.Add(e.now)
-	fx, err := e.safeStep(n, ev, label)
-	if err != nil {
-		e.fail(err)
+	step := n.pipe.Step
+	if ev.Kind == node.EventApp {
+		step = func(ev node.Event, _ *node.Envelope) node.Outcome { return n.pipe.StepUngated(ev) }
+	}
+	if o, ok := e.safeRun(n, ev, label, func() node.Outcome { return step(ev, nil) }); ok {
+		e.carryOut(n, o, label)
+	}
+}
+
+// runEvent runs ev (a message received as in, a timer, an application call
+// or a transport error) through n's pipeline at the current virtual time:
+// the layers may keep it from the core (steering drops a message or
+// postpones the rest; the pipeline holds a postponed event and the loop
+// delivers it again when due, pipeDue). label is as for stepCore
+// (labelDatagram for a datagram's arrival).
+func (e *Emulator) runEvent(n *emNode, ev node.Event, in *node.Envelope, label string) {
+	ev.At = Epoch.Add(e.now)
+	if o, ok := e.safeRun(n, ev, label, func() node.Outcome { return n.pipe.Step(ev, in) }); ok {
+		e.carryOut(n, o, label)
+	}
+}
+
+// safeRun runs one pipeline call for n, turning a handler panic into a
+// *PanicError (the loop is then stuck) and ok false.
+func (e *Emulator) safeRun(n *emNode, ev node.Event, label string, run func() node.Outcome) (o node.Outcome, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.fail(&PanicError{Node: n.id, Event: describe(ev, label), At: e.now, Seed: e.cfg.Seed, Value: r, Stack: debug.Stack()})
+			ok = false
+		}
+	}()
+	return run(), true
+}
+
+// carryOut carries out one pipeline outcome for n: an event kept from the
+// core is counted and reported (and a connection its verdict breaks is
+// broken); a handled one's effects go out as stepped does.
+func (e *Emulator) carryOut(n *emNode, o node.Outcome, label string) {
+	if len(o.Errors) > 0 {
+		e.fail(fmt.Errorf("emulation: node %v on %s at %s: %w; rerun with seed=%d", n.id, describe(o.Event, label), clock(e.now), errors.Join(o.Errors...), e.cfg.Seed))
+	} else if o.Handled {
+		e.stepped(n, o, label)
+	} else if o.Kept >= 0 {
+		e.kept(n, o, label)
+	}
+	e.syncPipe(n)
+}
+
+// kept counts and reports an event a layer kept from n's core.
+func (e *Emulator) kept(n *emNode, o node.Outcome, label string) {
+	ev := o.Event
+	if !o.Retried {
+		e.intervene(n, ev, label, o.Verdict)
+	}
+	n.iv = nil
+	e.sendLayer(n, o.Sends)
+	if ev.Kind != node.EventMessage {
+		return // postponed: the pipeline holds it
+	}
+	if label == labelDatagram {
+		e.st.dgFiltered++
 		return
 	}
-	if fx.Ignored {
+	e.st.filtered++
+	if o.Break != node.None {
+		if p := n.peers[o.Break]; p != nil && p.conn != nil {
+			_ = e.breakConnection(n.id, o.Break, false) // cannot fail: n is live and holds the connection
+		}
+	}
+}
+
+// stepped carries out the effects of an event n's core handled, writes the
+// trace line and runs the observer.
+func (e *Emulator) stepped(n *emNode, o node.Outcome, label string) {
+	ev := o.Event
+	if o.Ignored {
 		// Cannot happen: the emulator only fires timers the core has
 		// scheduled. Treat it as a shell bug rather than hide it.
 		e.fail(fmt.Errorf("emulation: node %v ignored %v at %s; rerun with seed=%d", n.id, ev, clock(e.now), e.cfg.Seed))
 		return
 	}
+	e.countStep(ev, label)
+	sends := 0
+	for i := range o.Sends {
+		s := &o.Sends[i]
+		if !s.Layer {
+			sends++
+			if n.mgr != nil {
+				n.mgr.Sent(ev.At, &s.Env, e.sizeOf(s.Env.Msg))
+			}
+		}
+		e.send(n, &s.Env)
+	}
+	for _, op := range o.Timers {
+		if op.Cancel {
+			delete(n.timers, op.Name)
+			continue
+		}
+		it := e.q.alloc()
+		it.kind, it.node, it.inc, it.name = itemTimer, n.id, n.inc, op.Name
+		it.dl = op.At.Sub(Epoch)
+		it.at = max(it.dl, e.now) // a core never sets a deadline in the past
+		e.q.push(it)
+		n.timers[op.Name] = it.seq
+	}
+	if e.err != nil {
+		return
+	}
+	if e.cfg.Trace != nil {
+		e.traceStep(n, ev, label, sends)
+	}
+	e.observe(n.id, ev, label)
+	if e.cfg.OnStep != nil && e.err == nil {
+		e.cfg.OnStep(Step{At: e.now, Node: n.id, Event: ev, Service: n.core.Service()})
+	}
+	if n.mgr != nil && e.err == nil {
+		e.applyMgr(n, n.mgr.AfterStep(ev.At), "")
+	}
+}
+
+// countStep counts an event a core handled.
+func (e *Emulator) countStep(ev node.Event, label string) {
 	switch ev.Kind {
 	case node.EventInit:
 		e.st.count(kindInit)
@@ -504,51 +619,79 @@ func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
 			e.st.count(kindReset)
 		}
 	}
-	for i := range fx.Sends {
-		if n.mgr != nil {
-			n.mgr.Sent(ev.At, &fx.Sends[i], e.sizeOf(fx.Sends[i].Msg))
-		}
-		e.send(n, &fx.Sends[i])
-	}
-	for _, op := range fx.Timers {
-		if op.Cancel {
-			delete(n.timers, op.Name)
-			continue
-		}
-		it := e.q.alloc()
-		it.kind, it.node, it.inc, it.name = itemTimer, n.id, n.inc, op.Name
-		it.dl = op.At.Sub(Epoch)
-		it.at = max(it.dl, e.now) // a core never sets a deadline in the past
-		e.q.push(it)
-		n.timers[op.Name] = it.seq
-	}
-	if e.err != nil {
-		return
-	}
-	if e.cfg.Trace != nil {
-		e.traceStep(n, ev, label, len(fx.Sends))
-	}
-	e.observe(n.id, ev, label)
-	if e.cfg.OnStep != nil && e.err == nil {
-		e.cfg.OnStep(Step{At: e.now, Node: n.id, Event: ev, Service: n.core.Service()})
-	}
-	if n.mgr != nil && e.err == nil {
-		e.applyMgr(n, n.mgr.AfterStep(ev.At), "")
+}
+
+// sendLayer sends the layers' own messages of n.
+func (e *Emulator) sendLayer(n *emNode, out []node.Send) {
+	for i := range out {
+		e.send(n, &out[i].Env)
 	}
 }
 
-// safeStep steps n's core, turning a handler panic into a *PanicError.
-func (e *Emulator) safeStep(n *emNode, ev node.Event, label string) (fx node.Effects, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &PanicError{Node: n.id, Event: describe(ev, label), At: e.now, Seed: e.cfg.Seed, Value: r, Stack: debug.Stack()}
-		}
-	}()
-	fx, err = n.core.Step(ev)
-	if err != nil {
-		err = fmt.Errorf("emulation: node %v rejected %s at %s: %w; rerun with seed=%d", n.id, describe(ev, label), clock(e.now), err, e.cfg.Seed)
+// syncPipe (re)arms the queue item for n's pipeline's next due time
+// (a postponed event or a layer tick).
+func (e *Emulator) syncPipe(n *emNode) {
+	if !n.live {
+		return
 	}
-	return fx, err
+	due := n.pipe.NextDue()
+	if due.IsZero() {
+		n.pipeSeq = 0
+		return
+	}
+	at := max(due.Sub(Epoch), e.now)
+	if n.pipeSeq != 0 && n.pipeAt == at {
+		return
+	}
+	it := e.q.alloc()
+	it.kind, it.at, it.node, it.inc = itemPipeline, at, n.id, n.inc
+	e.q.push(it)
+	n.pipeSeq, n.pipeAt = it.seq, at
+}
+
+// pipeDue delivers n's postponed events that are due again, in the order
+// they were postponed, then runs its layers' due ticks (a steering round's
+// filters take effect).
+func (e *Emulator) pipeDue(it *item) bool {
+	n := e.nodes[it.node]
+	if !n.live || n.inc != it.inc || n.pipeSeq != it.seq {
+		return false
+	}
+	n.pipeSeq = 0
+	now := Epoch.Add(e.now)
+	busy := false
+	for _, token := range n.pipe.DueRetries(now) {
+		held := false
+		o, ran := e.safeRun(n, node.Event{}, "retry", func() node.Outcome {
+			o, ok := n.pipe.Retry(token, now)
+			held = ok
+			return o
+		})
+		if ran && held {
+			e.carryOut(n, o, "")
+			busy = true
+		}
+		if e.err != nil {
+			return true
+		}
+	}
+	if e.tickLayers(n) {
+		busy = true
+	}
+	e.syncPipe(n)
+	return busy
+}
+
+// tickLayers runs n's layers' due ticks now and reports whether any
+// sent or failed.
+func (e *Emulator) tickLayers(n *emNode) bool {
+	out, errs := n.pipe.Tick(Epoch.Add(e.now))
+	if len(errs) > 0 {
+		e.fail(fmt.Errorf("emulation: node %v layer tick at %s: %w; rerun with seed=%d", n.id, clock(e.now), errors.Join(errs...), e.cfg.Seed))
+		return true
+	}
+	e.sendLayer(n, out)
+	return len(out) > 0
 }
 
 func (e *Emulator) fail(err error) {
@@ -568,12 +711,11 @@ func (e *Emulator) takeDown(n *emNode, silent bool) {
 		e.applyMgr(n, n.mgr.Reset(Epoch.Add(e.now)), "")
 		n.mgrSeq = 0
 	}
-	if n.ctl != nil {
-		// The process died: its filters go with it. The controller's
-		// stored error paths survive, as if kept on disk.
-		n.ctl.Install(nil)
-		n.steerSeq, n.steerFilters = 0, nil
-	}
+	// The process died: the events its layers postponed go with it (the
+	// EventReset of its restart also clears the steering layer's filters;
+	// its controller's stored error paths survive, as if kept on disk).
+	n.pipe.ForgetRetries()
+	n.pipeSeq = 0
 	e.st.resets++
 	ids := e.scratch[:0]
 	for id, p := range n.peers {

@@ -5,7 +5,6 @@ import (
 	mrand "math/rand/v2"
 	"time"
 
-	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
@@ -172,18 +171,8 @@ func (e *Emulator) deliver(it *item) bool {
 		if e.dropFault(n, it.peer, it.msg, false) {
 			return true
 		}
-		ev := node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}
-		switch e.steerGate(n, ev, false, "") {
-		case consequence.Pass:
-			e.stepCore(n, ev, "")
-		case consequence.DropAndBreak:
-			e.st.filtered++
-			if p := n.peers[it.peer]; p != nil && p.conn != nil {
-				_ = e.breakConnection(n.id, it.peer, false) // cannot fail: n is live and holds the connection
-			}
-		default:
-			e.st.filtered++
-		}
+		in := node.Envelope{From: it.peer, To: n.id, CN: it.cn, Msg: it.msg}
+		e.runEvent(n, node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}, &in, "")
 		return true
 	}
 	e.observeNet(NetDrop, it.id, it.peer, n.id, it.cn, it.msg)

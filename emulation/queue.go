@@ -19,7 +19,7 @@ const (
 	itemChurn                              // next churn leave
 	itemRejoin                             // churned node comes back (if still down in incarnation inc)
 	itemSnapshotTick                       // snapshot manager tick of node; live only if node.mgrSeq == seq
-	itemSteerInstall                       // a steering round's filters take effect; live only if node.steerSeq == seq
+	itemPipeline                           // the node's pipeline is due (postponed events, layer ticks); live only if node.pipeSeq == seq
 )
 
 // item is one scheduled occurrence. Items are pooled: the queue owns them
@@ -38,9 +38,6 @@ type item struct {
 	conn *conn         // connection a message travels on / an error is about
 	cn   uint64        // the envelope's checkpoint number
 	id   uint64        // message ID (NetworkEvent.ID)
-	// retry marks an event steering postponed before: it is not counted
-	// again, and the transport error's socket work is already done.
-	retry bool
 	// datagram marks a datagram's arrival (itemDeliver); dgDrop, when
 	// set, is why the network already decided at the send to lose it.
 	datagram bool

@@ -157,8 +157,15 @@ func (e *Emulator) applyMgr(n *emNode, fx snapshot.Effects, what string) {
 		if sc.OnSnapshot != nil {
 			sc.OnSnapshot(n.id, s)
 		}
-		if n.ctl != nil && e.err == nil {
-			e.steerRound(n, s)
+		if n.steer != nil && e.err == nil {
+			// The SyncRunner runs the round now; the layer's due tick puts
+			// the replayed paths' filters in force at once, and the rest
+			// when the round's charged cost has passed (pipeDue).
+			n.steer.Gathered(s)
+			if e.err == nil {
+				e.tickLayers(n)
+				e.syncPipe(n)
+			}
 		}
 	}
 	for _, f := range fx.Failures {

@@ -1,36 +1,37 @@
 package emulation
 
 import (
-	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
-// SteeringConfig runs a steering.Controller beside every emulated node (see
+// SteeringConfig runs a steering.Layer beside every emulated node, in
+// the node's node.Pipeline, with rounds run by a steering.SyncRunner (see
 // the package documentation, "Steering"). Rounds start from the snapshots
-// the node gathers, so it needs Config.Snapshots.
+// the node gathers, so modes Debug and Steer need Config.Snapshots. Zero
+// fields take the defaults documented on each (DefaultSteeringConfig).
 type SteeringConfig struct {
 	// Controller configures every node's controller. Spec and Workload,
-	// when unset, are the emulator's.
+	// when unset, are the emulator's. Controller.PostponeDelay is how long
+	// a filtered or vetoed timer, application call or transport error is
+	// put off before it is tried again (default
+	// steering.DefaultPostponeDelay). Controller.MaxTime bounds each
+	// search in wall time as well as in states, at the price of the run's
+	// determinism.
 	Controller steering.Config
 	// Immediate turns on the immediate safety check before every message,
 	// timer and application call a node handles (in any mode).
 	Immediate bool
 	// CostPerState is the virtual time a round is charged per state it
 	// explored: its new filters take effect that long after the snapshot
-	// completed (default 10µs, about what one core explores from a
-	// 25-node RandTree state; see docs/PERFORMANCE.md).
+	// completed (default steering.DefaultCostPerState, about what one core
+	// explores from a 25-node RandTree state; see docs/PERFORMANCE.md).
 	CostPerState time.Duration
-	// PostponeDelay is how long a filtered or vetoed timer or application
-	// call is put off before it is tried again (default 500ms).
-	PostponeDelay time.Duration
 	// Predictors selects the nodes that run rounds; nil means every node.
 	// The others still apply the immediate check when it is on.
 	Predictors func(id node.ID) bool
@@ -43,6 +44,12 @@ type SteeringConfig struct {
 	OnIntervention func(Intervention)
 }
 
+// DefaultSteeringConfig returns the defaults of a SteeringConfig's zero
+// fields (the Controller's are steering.DefaultConfig's).
+func DefaultSteeringConfig() SteeringConfig {
+	return SteeringConfig{Controller: steering.DefaultConfig(), CostPerState: steering.DefaultCostPerState}
+}
+
 // Intervention is an event steering kept from a node's handler.
 type Intervention struct {
 	At   time.Duration
@@ -51,7 +58,7 @@ type Intervention struct {
 	Event node.Event
 	// Verdict is what happened to it: dropped (with or without a broken
 	// connection) or postponed.
-	Verdict consequence.Interception
+	Verdict node.Verdict
 	// Veto is set when the immediate safety check stopped it (nil: a
 	// filter).
 	Veto *steering.Veto
@@ -79,9 +86,9 @@ type SteeringResult struct {
 	// reached a handler or were stopped: the base of "actions changed".
 	Handled uint64 `json:"handled"`
 	// ExplorationSeconds is the wall time the rounds took, summed over
-	// the nodes: what the explorers cost this process. Like
-	// Result.WallTime it is measured, so it is the one field that differs
-	// between two runs of the same seed.
+	// the nodes: what the explorers cost this process, measured with
+	// Config.WallClock. Like Result.WallTime it is measured, so it is the
+	// one field that differs between two runs of the same seed.
 	ExplorationSeconds float64 `json:"exploration_seconds"`
 }
 
@@ -105,124 +112,114 @@ func (c *SteeringConfig) withDefaults(cfg *Config) (*SteeringConfig, error) {
 	if s.Controller.Workload == nil {
 		s.Controller.Workload = cfg.Workload
 	}
-	if s.CostPerState < 0 || s.PostponeDelay < 0 {
-		return nil, fmt.Errorf("emulation: negative steering cost or postpone delay")
+	if s.CostPerState < 0 {
+		return nil, fmt.Errorf("emulation: negative steering cost per state %v", s.CostPerState)
 	}
 	if s.CostPerState == 0 {
-		s.CostPerState = 10 * time.Microsecond
-	}
-	if s.PostponeDelay == 0 {
-		s.PostponeDelay = 500 * time.Millisecond
+		s.CostPerState = steering.DefaultCostPerState
 	}
 	return &s, nil
 }
 
-// newController builds node id's controller.
-func (e *Emulator) newController(id node.ID) (*steering.Controller, error) {
-	c := e.steer.Controller
-	if e.steer.Predictors != nil && !e.steer.Predictors(id) {
-		c.Mode = steering.Off
+// emHost is the node.LayerHost an emulated node's pipeline gives its
+// layers: the node's core; Wake is not needed (rounds run within the
+// loop, which asks the pipeline when it is next due after every event).
+type emHost struct{ n *emNode }
+
+func (h emHost) ID() node.ID                 { return h.n.id }
+func (h emHost) Checkpoint() ([]byte, error) { return h.n.core.Checkpoint() }
+func (h emHost) Service() node.Service       { return h.n.core.Service() }
+func (h emHost) Core() *node.Core            { return h.n.core }
+func (h emHost) Wake()                       {}
+
+// newPipeline builds node n's layer pipeline: its steering layer with
+// Config.Steering, no layer without.
+func (e *Emulator) newPipeline(n *emNode) error {
+	var layers []node.Layer
+	if e.steer != nil {
+		l, err := e.newSteering(n)
+		if err != nil {
+			return err
+		}
+		n.steer = l
+		layers = append(layers, l)
 	}
-	return steering.New(c, id)
+	p, err := node.NewPipeline(node.PipelineConfig{Core: n.core, Layers: layers, Host: emHost{n}})
+	if err != nil {
+		return err
+	}
+	n.pipe = p
+	return nil
 }
 
-// Controller returns node id's steering controller (nil without
-// Config.Steering). It is the emulator's own: read it, do not call it.
-func (e *Emulator) Controller(id node.ID) *steering.Controller {
+// newSteering builds node n's steering layer, which reports to the
+// emulator's trace and callbacks.
+func (e *Emulator) newSteering(n *emNode) (*steering.Layer, error) {
+	c := e.steer.Controller
+	if e.steer.Predictors != nil && !e.steer.Predictors(n.id) {
+		c.Mode = steering.Off
+	}
+	return steering.NewLayer(steering.LayerConfig{
+		Controller: c,
+		Immediate:  e.steer.Immediate,
+		Runner:     e.runner,
+		OnRound:    func(_ *snapshot.Snapshot, rep *steering.RoundReport) { e.steerRound(n, rep) },
+		OnRoundFailed: func(_ *snapshot.Snapshot, err error, canceled bool) {
+			if !canceled {
+				e.fail(fmt.Errorf("emulation: node %v steering round at %s: %w; rerun with seed=%d", n.id, clock(e.now), err, e.cfg.Seed))
+			}
+		},
+		OnIntervention: func(iv steering.Intervention) { n.iv = &iv },
+		OnInstall: func(fs []steering.Filter, _ uint64, _ bool) {
+			if e.cfg.Trace != nil {
+				e.traceLabel(n.id, fmt.Sprintf("steering installed %d filters", len(fs)))
+			}
+		},
+	}, nil)
+}
+
+// Steering returns node id's steering layer (nil without
+// Config.Steering). It is the emulator's own: read its Status and Stats,
+// do not call its node.Layer methods.
+func (e *Emulator) Steering(id node.ID) *steering.Layer {
 	if n := e.node(id); n != nil {
-		return n.ctl
+		return n.steer
 	}
 	return nil
 }
 
-// steerRound runs node n's round on a snapshot it just gathered. The
-// filters in force stay while the round explores, joined at once by the
-// filters of the replayed paths that still fail (they need no check); the
-// round's whole filter set replaces them when its virtual cost has passed,
-// as in the live runtime, where a round's result is applied when the round
-// finishes. So no filter outlives the next round, and none lapses while
-// the next round explores.
-func (e *Emulator) steerRound(n *emNode, s *snapshot.Snapshot) {
-	started := time.Now()
-	rep, err := n.ctl.Explore(context.Background(), s)
-	e.steerWall += time.Since(started)
-	if err != nil {
-		e.fail(fmt.Errorf("emulation: node %v steering round at %s: %w; rerun with seed=%d", n.id, clock(e.now), err, e.cfg.Seed))
-		return
-	}
+// steerRound reports node n's round, which the SyncRunner ran as the
+// snapshot arrived: OnRound and the trace.
+func (e *Emulator) steerRound(n *emNode, rep *steering.RoundReport) {
 	if e.steer.OnRound != nil {
 		e.steer.OnRound(n.id, e.now, rep)
 	}
-	if e.cfg.Trace != nil && (len(rep.Predictions) > 0 || len(rep.Installed) > 0) {
-		e.traceLabel(n.id, fmt.Sprintf("steering round cn=%d states=%d predicted=%d filters=%d unhelpful=%d", rep.CN, rep.States, len(rep.Predictions), len(rep.Installed), rep.Unhelpful))
-		for _, p := range rep.Predictions {
-			steps := make([]string, len(p.Path))
-			for i, a := range p.Path {
-				steps[i] = a.String()
-			}
-			e.traceLabel(n.id, fmt.Sprintf("steering predicted %s (replayed=%v, filter %v): %s", p.Property, p.Replayed, p.Filter, strings.Join(steps, "; ")))
-		}
-		for _, f := range rep.Installed {
-			e.traceLabel(n.id, "steering filter "+f.String())
-		}
-	}
-	if n.ctl.Mode() != steering.Steer {
+	if e.cfg.Trace == nil || (len(rep.Predictions) == 0 && len(rep.Installed) == 0) {
 		return
 	}
-	if len(rep.Reinstalled) > 0 {
-		fs := slices.Clone(n.ctl.Filters())
-		for _, f := range rep.Reinstalled {
-			if !slices.Contains(fs, f) {
-				fs = append(fs, f)
-			}
+	e.traceLabel(n.id, fmt.Sprintf("steering round cn=%d states=%d predicted=%d filters=%d unhelpful=%d", rep.CN, rep.States, len(rep.Predictions), len(rep.Installed), rep.Unhelpful))
+	for _, p := range rep.Predictions {
+		steps := make([]string, len(p.Path))
+		for i, a := range p.Path {
+			steps[i] = a.String()
 		}
-		n.ctl.Install(fs)
+		e.traceLabel(n.id, fmt.Sprintf("steering predicted %s (replayed=%v, filter %v): %s", p.Property, p.Replayed, p.Filter, strings.Join(steps, "; ")))
 	}
-	it := e.q.alloc()
-	it.kind, it.node, it.inc = itemSteerInstall, n.id, n.inc
-	it.at = e.now + time.Duration(rep.States)*e.steer.CostPerState
-	e.q.push(it)
-	n.steerSeq, n.steerFilters = it.seq, rep.Installed
+	for _, f := range rep.Installed {
+		e.traceLabel(n.id, "steering filter "+f.String())
+	}
 }
 
-// steerInstall installs a round's filters when its cost has passed, unless
-// a later round or a reset superseded it.
-func (e *Emulator) steerInstall(it *item) bool {
-	n := e.nodes[it.node]
-	if n.ctl == nil || n.inc != it.inc || n.steerSeq != it.seq {
-		return false
+// intervene reports an event steering kept from n's handler (not a
+// retry): the trace and OnIntervention. label names the event in the
+// trace (see stepCore).
+func (e *Emulator) intervene(n *emNode, ev node.Event, label string, v node.Verdict) {
+	iv := n.iv
+	n.iv = nil
+	var veto *steering.Veto
+	if iv != nil {
+		veto = iv.Veto
 	}
-	n.ctl.Install(n.steerFilters)
-	n.steerSeq, n.steerFilters = 0, nil
-	if e.cfg.Trace != nil {
-		e.traceLabel(n.id, fmt.Sprintf("steering installed %d filters", len(n.ctl.Filters())))
-	}
-	return true
-}
-
-// steerGate decides whether ev may run on n's handler now: installed
-// filters first, then the immediate safety check. It returns Pass, or what
-// to do instead (the caller drops or postpones). A retry of an event
-// postponed before is checked the same way but not counted again. The
-// check also covers transport errors: a node cannot refuse to learn of a
-// failure, but it can handle it later, when its neighbourhood has moved on.
-// label names the event in the trace (see stepCore).
-func (e *Emulator) steerGate(n *emNode, ev node.Event, retry bool, label string) consequence.Interception {
-	if n.ctl == nil {
-		return consequence.Pass
-	}
-	if !retry {
-		e.steerHandled++
-	}
-	ev.At = Epoch.Add(e.now)
-	v, veto := n.ctl.Gate(n.core, ev, e.steer.Immediate, retry)
-	if v != consequence.Pass && !retry {
-		e.intervene(n, ev, label, v, veto)
-	}
-	return v
-}
-
-func (e *Emulator) intervene(n *emNode, ev node.Event, label string, v consequence.Interception, veto *steering.Veto) {
 	if e.cfg.Trace != nil {
 		why := "filter"
 		if veto != nil {
@@ -230,19 +227,22 @@ func (e *Emulator) intervene(n *emNode, ev node.Event, label string, v consequen
 		}
 		e.traceLabel(n.id, fmt.Sprintf("steering %s %s by %s", v, describe(ev, label), why))
 	}
-	if e.steer.OnIntervention != nil {
+	if e.steer != nil && e.steer.OnIntervention != nil {
 		e.steer.OnIntervention(Intervention{At: e.now, Node: n.id, Event: ev, Verdict: v, Veto: veto})
 	}
 }
 
-// steeringResult sums the controllers' counters.
+// steeringResult sums the steering layers' counters.
 func (e *Emulator) steeringResult() *SteeringResult {
 	if e.steer == nil {
 		return nil
 	}
-	r := &SteeringResult{Predicted: map[string]uint64{}, Handled: e.steerHandled, ExplorationSeconds: e.steerWall.Seconds()}
+	r := &SteeringResult{Predicted: map[string]uint64{}}
 	for _, n := range e.nodes[1:] {
-		s := n.ctl.Stats()
+		st := n.steer.Status()
+		r.Handled += st.Events
+		r.ExplorationSeconds += st.ExplorationSeconds
+		s := n.steer.Stats()
 		r.Rounds += s.Rounds
 		r.RoundsReused += s.RoundsReused
 		r.StatesExplored += s.StatesExplored

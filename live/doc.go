@@ -7,8 +7,15 @@
 //
 // Runtime is the live shell: NewRuntime(cfg, spec), Start, Submit for
 // application calls, Status, Stop. One goroutine owns the Core and steps it
-// in Runtime.dispatch, the single point every event and every send passes
-// (where a snapshot or steering layer hooks in). Around it: a framed TCP
+// through a node.Pipeline — the layer pipeline the emulator hosts too —,
+// the single point every event and every send passes (where the snapshot
+// and steering layers hook in, and where a postponed event waits): the
+// runtime carries out the pipeline's outcomes (sends, timer operations, a
+// connection a verdict breaks) and asks it when it is next due.
+// RoundRunner is the steering layer's runner in this shell: its rounds run
+// on a goroutine of their own (steering.Runner), so exploration never
+// blocks event handling; the steering, snapshot and node packages start no
+// goroutine themselves. Around it: a framed TCP
 // transport (node's frame codec: length prefix checked against the maximum frame size
 // before allocating, CRC-32C; handshake.go: node ID and cluster label), one
 // outbound connection per peer dialled on first send, inbound connections

@@ -48,6 +48,9 @@ type Runtime struct {
 	core   *node.Core // owned by the core goroutine once started
 	stats  counters
 	dir    *directory
+	// pipe runs the layers around the core (node.Pipeline): the layer
+	// dispatch, verdicts and postponed events. Owned by the core goroutine.
+	pipe *node.Pipeline
 	// layerTypes names the layers' message types, which the service never
 	// sees and the counters account separately.
 	layerTypes map[string]bool
@@ -77,23 +80,8 @@ type Runtime struct {
 	timers map[string]time.Time
 	selfq  []node.Envelope
 	failq  []node.ID
-	// layerHold delays a layer's next tick after its Tick failed.
-	layerHold []time.Time
-	// retries are the events a Gate postponed, in the order they were
-	// postponed (see Verdict.RetryAt).
-	retries  []retry
-	retrySeq uint64
 	// wake is LayerHost.Wake's signal to the core goroutine.
 	wake chan struct{}
-}
-
-// retry is an event a layer postponed: delivered again at at, to layer
-// first.
-type retry struct {
-	at    time.Time
-	layer int
-	ev    node.Event
-	seq   uint64 // order of postponement
 }
 
 // layerHost is the LayerHost a Runtime gives its layers.
@@ -140,21 +128,6 @@ func NewRuntime(cfg RuntimeConfig, spec node.Spec) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	wire := slices.Clone(spec.Messages)
-	layerTypes := map[string]bool{}
-	for _, l := range cfg.Layers {
-		for _, m := range l.Messages() {
-			if m == nil {
-				return nil, fmt.Errorf("live: layer %T: nil message prototype", l)
-			}
-			wire = append(wire, m)
-			layerTypes[m.MessageType()] = true
-		}
-	}
-	reg, err := node.NewRegistry(wire...)
-	if err != nil {
-		return nil, fmt.Errorf("live: service %q with its layers: %w", spec.Name, err)
-	}
 	log := cfg.Logger.With(zap.Stringer("node", cfg.ID))
 	core, err := node.NewCore(node.CoreConfig{ID: cfg.ID, Factory: spec.New, Seed: cfg.Seed, Logger: slog.New(zapslog.NewHandler(cfg.Logger.Core()))})
 	if err != nil {
@@ -162,24 +135,31 @@ func NewRuntime(cfg RuntimeConfig, spec node.Spec) (*Runtime, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runtime{
-		cfg: cfg, spec: spec, reg: reg, svcReg: svcReg, log: log, core: core, dir: newDirectory(),
-		layerTypes: layerTypes,
-		ctx:        ctx, cancel: cancel,
-		events:    make(chan netEvent, cfg.InboxLen),
-		appc:      make(chan node.Message, 64),
-		statc:     make(chan chan Status),
-		doc:       make(chan doRequest),
-		timers:    make(map[string]time.Time),
-		layerHold: make([]time.Time, len(cfg.Layers)),
-		wake:      make(chan struct{}, 1),
+		cfg: cfg, spec: spec, svcReg: svcReg, log: log, core: core, dir: newDirectory(),
+		ctx: ctx, cancel: cancel,
+		events: make(chan netEvent, cfg.InboxLen),
+		appc:   make(chan node.Message, 64),
+		statc:  make(chan chan Status),
+		doc:    make(chan doRequest),
+		timers: make(map[string]time.Time),
+		wake:   make(chan struct{}, 1),
 	}
-	for _, l := range cfg.Layers {
-		if err := l.Attach(layerHost{r}); err != nil {
-			cancel()
-			return nil, fmt.Errorf("live: attach layer %T: %w", l, err)
-		}
+	// The pipeline collects the layers' message types and attaches them.
+	r.pipe, err = node.NewPipeline(node.PipelineConfig{Core: core, Layers: cfg.Layers, Host: layerHost{r}})
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("live: %w", err)
 	}
-	r.tr = newTransport(ctx, cfg, reg, log, r.dir, &r.stats, r.events, &r.wg)
+	r.layerTypes = map[string]bool{}
+	for _, m := range r.pipe.Messages() {
+		r.layerTypes[m.MessageType()] = true
+	}
+	r.reg, err = node.NewRegistry(append(slices.Clone(spec.Messages), r.pipe.Messages()...)...)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("live: service %q with its layers: %w", spec.Name, err)
+	}
+	r.tr = newTransport(ctx, cfg, r.reg, log, r.dir, &r.stats, r.events, &r.wg)
 	return r, nil
 }
 
@@ -578,12 +558,10 @@ func (r *Runtime) run() {
 		r.last = st
 		r.mu.Unlock()
 	}()
-	defer r.stopLayers()
+	defer r.pipe.Stop()
 	now := time.Now()
 	r.dispatch(node.Event{Kind: node.EventInit, At: now}, nil)
-	for _, l := range r.cfg.Layers {
-		r.sendLayer(l.Start(now))
-	}
+	r.sendAll(r.pipe.Start(now))
 	r.drain()
 	for {
 		if at, ok := r.nextDeadline(); ok {
@@ -623,58 +601,27 @@ func (r *Runtime) run() {
 	}
 }
 
-// nextDeadline returns the earliest service timer deadline or layer tick.
+// nextDeadline returns the earliest service timer deadline, postponed
+// event or layer tick.
 func (r *Runtime) nextDeadline() (time.Time, bool) {
-	var min time.Time
-	ok := false
-	consider := func(at time.Time) {
+	min := r.pipe.NextDue()
+	ok := !min.IsZero()
+	for _, at := range r.timers {
 		if !ok || at.Before(min) {
 			min, ok = at, true
-		}
-	}
-	for _, at := range r.timers {
-		consider(at)
-	}
-	if len(r.retries) > 0 {
-		for _, rt := range r.retries {
-			consider(rt.at)
-		}
-	}
-	for i, l := range r.cfg.Layers {
-		if at := l.NextTick(); !at.IsZero() {
-			consider(latest(at, r.layerHold[i]))
 		}
 	}
 	return min, ok
 }
 
-func latest(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-// layerRetry is how long a layer whose Tick failed waits before the next:
-// its NextTick has not moved, and calling it at once would spin.
-const layerRetry = 100 * time.Millisecond
-
-// tickLayers runs the Tick of every layer that is due.
+// tickLayers runs the Tick of every layer that is due (node.Pipeline.Tick).
 func (r *Runtime) tickLayers() {
-	now := time.Now()
-	for i, l := range r.cfg.Layers {
-		at := l.NextTick()
-		if at.IsZero() || latest(at, r.layerHold[i]).After(now) {
-			continue
-		}
-		out, err := l.Tick(now)
-		if err != nil {
-			r.log.Error("live: layer tick failed", zap.String("layer", fmt.Sprintf("%T", l)), zap.Error(err))
-			r.layerHold[i] = now.Add(layerRetry)
-		}
-		r.sendLayer(out)
-		r.drain()
+	out, errs := r.pipe.Tick(time.Now())
+	for _, err := range errs {
+		r.log.Error("live: layer tick failed", zap.Error(err))
 	}
+	r.sendAll(out)
+	r.drain()
 }
 
 // fireTimers steps every due timer, earliest first (ties by name). Each
@@ -744,88 +691,60 @@ func (r *Runtime) drain() {
 	}
 }
 
-// step runs one event through the layers and the core and carries out the
-// effects. The layers see the event first (a snapshot manager checkpoints
-// before a message with a larger number is handled, and consumes its own
-// messages; a steering controller drops or postpones what it filters, see
-// Gate), then every send of the service (the snapshot manager stamps its
-// CN), then the end of the step.
-func (r *Runtime) step(ev node.Event, in *node.Envelope) { r.stepFrom(0, ev, in, false) }
+// step runs one event through the layers and the core (node.Pipeline:
+// the layers see the event first — a snapshot manager checkpoints before a
+// message with a larger number is handled and consumes its own messages; a
+// steering layer drops or postpones what it filters —, then every send of
+// the service, then the end of the step) and carries out the outcome.
+func (r *Runtime) step(ev node.Event, in *node.Envelope) { r.carryOut(r.pipe.Step(ev, in)) }
 
-// stepFrom is step starting at layer first: a postponed event is delivered
-// again (retry set) to the layer that postponed it and those after it.
-func (r *Runtime) stepFrom(first int, ev node.Event, in *node.Envelope, retried bool) {
-	for i := first; i < len(r.cfg.Layers); i++ {
-		l := r.cfg.Layers[i]
-		var v node.Verdict
-		var out []node.Envelope
-		var err error
-		if g, ok := l.(node.Gate); ok {
-			v, out, err = g.Gate(ev.At, ev, in, retried && i == first)
-		} else {
-			v.Handle, out, err = l.Before(ev.At, ev, in)
-		}
-		if err != nil {
-			r.log.Error("live: layer failed on an event", zap.String("layer", fmt.Sprintf("%T", l)),
-				zap.Stringer("event", ev), zap.Error(err))
-		}
-		r.sendLayer(out)
-		if !v.Handle {
-			r.keptFromCore(i, ev, in, v)
-			return
-		}
+// carryOut carries out one pipeline outcome: the layers' errors are
+// logged, the core's timer operations mirrored, a connection a verdict
+// broke closed (without a transport error for the service), and the sends
+// queued in order. The effect slices are the core's until the next Step:
+// it runs before the next one.
+func (r *Runtime) carryOut(o node.Outcome) {
+	for _, err := range o.Errors {
+		r.log.Error("live: layer or core error", zap.Stringer("event", o.Event), zap.Error(err))
 	}
-	if ev.Kind == node.EventMessage && r.layerTypes[ev.Msg.MessageType()] {
-		// No layer took its own message: a layer bug; the service must
-		// not see it.
-		r.log.Error("live: a layer message reached the core; dropped", zap.Stringer("event", ev))
-		return
-	}
-	fx, err := r.core.Step(ev)
-	if err != nil {
-		r.log.Error("live: core refused an event", zap.Stringer("event", ev), zap.Error(err))
-	}
-	if ev.Kind == node.EventTransportError {
+	if o.Handled && o.Event.Kind == node.EventTransportError {
 		r.stats.transportErrors.Add(1)
 	}
-	// The effect slices are the core's until the next Step: carry them
-	// out now.
-	for _, op := range fx.Timers {
+	for _, op := range o.Timers {
 		if op.Cancel {
 			delete(r.timers, op.Name)
 		} else {
 			r.timers[op.Name] = op.At
 		}
-		r.forgetTimerRetry(op.Name)
 	}
-	for _, env := range fx.Sends {
-		for _, l := range r.cfg.Layers {
-			l.Sending(ev.At, &env)
-		}
-		if env.To == r.cfg.ID {
-			r.selfq = append(r.selfq, env)
-			continue
-		}
-		if env.Datagram {
-			r.sendDatagram(env)
-			continue
-		}
-		r.send(env, false)
+	if o.Break != node.None {
+		r.tr.closePeer(o.Break, errBrokenByLayer, false)
 	}
-	for _, l := range r.cfg.Layers {
-		r.sendLayer(l.After(ev.At))
+	r.sendAll(o.Sends)
+}
+
+// sendAll sends a pipeline's messages in order: to peers on their
+// connections (datagrams as datagrams), to this node through the self
+// queue (so they reach the layers first).
+func (r *Runtime) sendAll(out []node.Send) {
+	for _, s := range out {
+		switch {
+		case s.Env.To == r.cfg.ID:
+			r.selfq = append(r.selfq, s.Env)
+		case s.Env.Datagram && !s.Layer:
+			r.sendDatagram(s.Env)
+		default:
+			r.send(s.Env, s.Layer)
+		}
 	}
 }
 
-// sendLayer sends a layer's own messages: to peers on their connections,
-// to this node through the self queue (so they reach the layers' Before).
+// sendLayer sends a layer's own messages (Do's): to peers on their
+// connections, to this node through the self queue (so they reach the
+// layers' Before).
 func (r *Runtime) sendLayer(out []node.Envelope) {
 	for _, env := range out {
-		if env.To == r.cfg.ID {
-			r.selfq = append(r.selfq, env)
-			continue
-		}
-		r.send(env, true)
+		r.sendAll([]node.Send{{Env: env, Layer: true}})
 	}
 }
 
@@ -893,65 +812,15 @@ func (r *Runtime) sendDatagram(env node.Envelope) {
 // errBrokenByLayer is the reason of a connection a Gate broke.
 var errBrokenByLayer = errors.New("live: connection broken by a layer's verdict on a message from the peer")
 
-// keptFromCore carries out the verdict of layer i that kept ev (received
-// as in, for a message) from the core: break the connection to a dropped
-// message's sender (without a transport error for the service; not for a
-// datagram, whose sender holds no connection to learn from), or queue a
-// postponed event.
-func (r *Runtime) keptFromCore(i int, ev node.Event, in *node.Envelope, v node.Verdict) {
-	switch ev.Kind {
-	case node.EventMessage:
-		if v.Break && (in == nil || !in.Datagram) && ev.From != r.cfg.ID && ev.From != node.None {
-			r.tr.closePeer(ev.From, errBrokenByLayer, false)
-		}
-	case node.EventTimer, node.EventApp, node.EventTransportError:
-		if !v.RetryAt.IsZero() {
-			r.retrySeq++
-			r.retries = append(r.retries, retry{at: v.RetryAt, layer: i, ev: ev, seq: r.retrySeq})
-		}
-	}
-}
-
-// forgetTimerRetry drops a postponed firing of timer name: the service
-// cancelled or set it again.
-func (r *Runtime) forgetTimerRetry(name string) {
-	if len(r.retries) == 0 {
-		return
-	}
-	r.retries = slices.DeleteFunc(r.retries, func(rt retry) bool {
-		return rt.ev.Kind == node.EventTimer && rt.ev.Timer == name
-	})
-}
-
 // fireRetries delivers again, in the order they were postponed, the
-// postponed events whose time has come, to the layer that postponed each.
-// A timer retry the service cancels (or sets again) while earlier ones run
-// is not delivered; an event postponed again waits for a later call.
+// postponed events whose time has come (node.Pipeline.DueRetries), each to
+// the layer that postponed it, stepping what each caused before the next.
 func (r *Runtime) fireRetries() {
-	if len(r.retries) == 0 {
-		return
-	}
 	now := time.Now()
-	last := r.retrySeq
-	for {
-		i := slices.IndexFunc(r.retries, func(rt retry) bool { return rt.seq <= last && !rt.at.After(now) })
-		if i < 0 {
-			return
-		}
-		rt := r.retries[i]
-		r.retries = slices.Delete(r.retries, i, i+1)
-		rt.ev.At = now
-		r.stepFrom(rt.layer, rt.ev, nil, true)
-		r.drain()
-	}
-}
-
-// stopLayers calls Stop on the layers that implement Stopper, last layer
-// first.
-func (r *Runtime) stopLayers() {
-	for i := len(r.cfg.Layers) - 1; i >= 0; i-- {
-		if s, ok := r.cfg.Layers[i].(node.Stopper); ok {
-			s.Stop()
+	for _, token := range r.pipe.DueRetries(now) {
+		if o, ok := r.pipe.Retry(token, now); ok {
+			r.carryOut(o)
+			r.drain()
 		}
 	}
 }

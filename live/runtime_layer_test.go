@@ -396,7 +396,7 @@ func TestRuntimeGate(t *testing.T) {
 		t.Errorf("the app call was not delivered again: %v", g.events())
 	}
 	retries := func() (n int) {
-		if err := n1.Do(context.Background(), func(time.Time) []node.Envelope { n = len(n1.retries); return nil }); err != nil {
+		if err := n1.Do(context.Background(), func(time.Time) []node.Envelope { n = n1.pipe.Postponed(); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		return n

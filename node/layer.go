@@ -2,9 +2,9 @@ package node
 
 import "time"
 
-// Layer is a component a live.Runtime runs beside its Core, on the core
-// goroutine, with a hook on every event and every send: a snapshot manager
-// (snapshot.Live) is one. The layer sees each event before the core does and
+// Layer is a component a node.Pipeline runs beside its Core — on the live
+// runtime's core goroutine, or in the emulator's loop —, with a hook on
+// every event and every send: a snapshot manager (snapshot.Live) is one. The layer sees each event before the core does and
 // may keep it from the core, stamps every envelope the service sends, sends
 // messages of its own types on the runtime's framed connections (never on
 // memberlist), and has a timer of its own. The runtime calls the hooks in
@@ -13,23 +13,24 @@ import "time"
 //	Before(ev) → [core.Step(ev) → Sending(env) for each send] → After
 //
 // and Tick whenever the time NextTick named has come. Layers are listed in
-// live.RuntimeConfig.Layers and called in that order; an event one layer keeps
-// from the core is not shown to the layers after it.
+// PipelineConfig.Layers (live.RuntimeConfig.Layers) and called in that
+// order; an event one layer keeps from the core is not shown to the layers
+// after it. Pipeline is where this order is implemented, once.
 //
-// A steering controller (steering.Live: it must see every event before
+// A steering layer (steering.Layer: it must see every event before
 // dispatch, drop or postpone it, and read the latest gathered snapshot) is a
 // second Layer after the snapshot layer. It implements two optional
 // extensions of this port: Gate, whose Verdict can also postpone an event
 // (the runtime delivers it again later) and break the connection to a
 // dropped message's sender, and Stopper, for a layer with goroutines of its
-// own. Through LayerHost (what Attach is given by a live.Runtime) it reads the
-// core for the immediate safety check and wakes the core goroutine when its
-// own goroutine has a result. It reads snapshots from the snapshot layer it
+// own. Through LayerHost (what Attach is given in both shells) it reads the
+// core for the immediate safety check and wakes the core goroutine when a
+// round run elsewhere has a result. It reads snapshots from the snapshot layer it
 // is wired to, not through this port.
 //
-// Concurrency: the runtime calls every method except Messages and Attach
-// from its core goroutine only, one call at a time, so a layer needs no
-// locking for state only its hooks touch; whatever it also exposes to other
+// Concurrency: the shell calls every method except Messages and Attach
+// from one goroutine only (the live runtime's core goroutine), one call at
+// a time, so a layer needs no locking for state only its hooks touch; whatever it also exposes to other
 // goroutines (status readers) it must guard itself. Hooks must not block:
 // they delay every event of the node.
 //
@@ -113,7 +114,11 @@ type LayerHost interface {
 	Wake()
 }
 
-// Verdict is a Gate's decision on one event.
+// Verdict is a decision on one event: a Gate's in a runtime's layer
+// pipeline, and an event filter's in the explorer (consequence's
+// ActorOptions.Intercept takes the same type), so a filter means the same
+// thing live, emulated and explored. The zero Verdict drops the event.
+// Compare verdicts with their methods, not ==.
 type Verdict struct {
 	// Handle lets the event through to the layers after this one and to
 	// the core. The other fields apply only to an event kept from them.
@@ -126,14 +131,32 @@ type Verdict struct {
 	// (Envelope.Datagram: their sender holds no connection to learn from).
 	Break bool
 	// RetryAt, for a timer, an application call or a transport error,
-	// asks the runtime to deliver the event again at that time (or as soon
-	// after as the core goroutine is free): to this layer first, with
+	// asks the Pipeline to deliver the event again at that time (or as
+	// soon after as the shell gets to it): to this layer first, with
 	// retry set, since the layers before it saw it already. The zero time
 	// drops the event. Ignored for messages (a dropped message is gone)
-	// and for EventInit. A postponed timer keeps its Deadline; it is not
-	// delivered again if the service cancels or sets that timer meanwhile
-	// (the core would ignore the stale firing).
+	// and for EventInit and EventReset. A postponed timer keeps its
+	// Deadline; it is not delivered again if the service cancels or sets
+	// that timer meanwhile (the core would ignore the stale firing). The
+	// explorer reads only whether it is set.
 	RetryAt time.Time
+}
+
+// Postponed reports whether v keeps the event from the core for now and
+// asks for it again later (RetryAt set).
+func (v Verdict) Postponed() bool { return !v.Handle && !v.RetryAt.IsZero() }
+
+// String returns "pass", "drop", "drop+break" or "postpone".
+func (v Verdict) String() string {
+	switch {
+	case v.Handle:
+		return "pass"
+	case !v.RetryAt.IsZero():
+		return "postpone"
+	case v.Break:
+		return "drop+break"
+	}
+	return "drop"
 }
 
 // Gate is an optional extension of Layer for a layer that may postpone an

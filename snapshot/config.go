@@ -111,6 +111,23 @@ type Config struct {
 	MaxPendingAnswers int
 }
 
+// DefaultConfig returns the values New gives a Config's zero fields (no
+// Registry: it is required; no gathers of its own, no bandwidth cap).
+func DefaultConfig() Config {
+	return Config{
+		Interval:          DefaultInterval,
+		GatherTimeout:     DefaultGatherTimeout,
+		RecordTimeout:     DefaultRecordTimeout,
+		MaxRounds:         DefaultMaxRounds,
+		Quota:             DefaultQuota,
+		RecentWindow:      DefaultRecentWindow,
+		MaxRecentPeers:    DefaultMaxRecentPeers,
+		Burst:             DefaultBurst,
+		MaxCheckpointSize: DefaultMaxCheckpointSize,
+		MaxPendingAnswers: DefaultMaxPendingAnswers,
+	}
+}
+
 func (c Config) withDefaults() (Config, error) {
 	if c.Registry == nil {
 		return c, errors.New("snapshot: Config.Registry is required")

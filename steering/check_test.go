@@ -117,7 +117,7 @@ func TestFilterCheckIgnoresViolationsThisNodeCannotStop(t *testing.T) {
 	if !slices.Equal(rep.Installed, []steering.Filter{poisonFilter}) || rep.Unhelpful != 0 {
 		t.Fatalf("installed %v, unhelpful %d; want [%v], 0", rep.Installed, rep.Unhelpful, poisonFilter)
 	}
-	if got := c.Intercept(node.Event{Kind: node.EventMessage, From: 3, Msg: poison{}}); got != consequence.Drop {
+	if got := c.Intercept(node.Event{Kind: node.EventMessage, From: 3, Msg: poison{}}); got != (node.Verdict{}) {
 		t.Fatalf("the Poison from n3: %v, want drop", got)
 	}
 }

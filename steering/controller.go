@@ -40,8 +40,13 @@ type Config struct {
 	// MaxDepth bounds each search's depth (default: none).
 	MaxDepth int
 	// MaxTime bounds each search's wall time (default: none). It makes
-	// rounds depend on timing: the live runtime uses it, the emulator not.
+	// rounds depend on timing: the live shell uses it; an emulated run
+	// with it set is no longer a pure function of its seed.
 	MaxTime time.Duration
+	// PostponeDelay is how long a filtered or vetoed timer, application
+	// call or transport error is put off (node.Verdict.RetryAt) before the
+	// shell delivers it again (default DefaultPostponeDelay).
+	PostponeDelay time.Duration
 	// Workers is the number of goroutines per search (default 1: the
 	// emulator runs a controller per node; the live runtime may give more).
 	Workers int
@@ -92,14 +97,38 @@ type Config struct {
 	LastKnownFor time.Duration
 }
 
+// DefaultPostponeDelay is how long a filtered or vetoed timer,
+// application call or transport error is put off by default
+// (Config.PostponeDelay).
+const DefaultPostponeDelay = 500 * time.Millisecond
+
+// DefaultConfig returns the configuration every zero field of a Config
+// stands for, in mode Off and without a Spec (which has no default: set
+// it). New(DefaultConfig(), id) fails for want of the Spec.
+func DefaultConfig() Config {
+	return Config{
+		MaxStates:          20_000,
+		Workers:            1,
+		Refinements:        2,
+		MaxPaths:           16,
+		MaxViolations:      4,
+		MaxInterventions:   5,
+		InterventionWindow: time.Minute,
+		PostponeDelay:      DefaultPostponeDelay,
+	}
+}
+
 func (c Config) withDefaults() (Config, error) {
+	if c.Spec.Name == "" && c.Spec.New == nil {
+		return c, fmt.Errorf("%w: Config.Spec is not set (the service the node runs: its checkpoints are decoded and its handlers explored with it)", ErrInvalidConfig)
+	}
 	if err := c.Spec.Validate(); err != nil {
-		return c, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		return c, fmt.Errorf("%w: Config.Spec: %w", ErrInvalidConfig, err)
 	}
 	switch {
 	case c.Mode > Steer:
 		return c, fmt.Errorf("%w: mode %d", ErrInvalidConfig, uint8(c.Mode))
-	case c.MaxStates < 0, c.MaxDepth < 0, c.MaxTime < 0, c.Workers < 0, c.MaxPaths < 0, c.MaxViolations < 0, c.LastKnownFor < 0:
+	case c.MaxStates < 0, c.MaxDepth < 0, c.MaxTime < 0, c.Workers < 0, c.MaxPaths < 0, c.MaxViolations < 0, c.LastKnownFor < 0, c.PostponeDelay < 0:
 		return c, fmt.Errorf("%w: negative budget", ErrInvalidConfig)
 	}
 	if c.Properties == nil {
@@ -137,6 +166,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.InterventionWindow == 0 {
 		c.InterventionWindow = time.Minute
+	}
+	if c.PostponeDelay == 0 {
+		c.PostponeDelay = DefaultPostponeDelay
 	}
 	return c, nil
 }
@@ -299,19 +331,21 @@ func (c *Controller) allow(ev node.Event) bool {
 
 // Gate decides whether ev (with ev.At set) may run on this node's handler
 // now: the installed filters first, then, if immediate, the immediate
-// safety check on core. It returns consequence.Pass, or what to do
-// instead — Drop (DropAndBreak with Config.BreakConnection) for a message,
-// Postpone for a timer, application call or transport error — with the
-// veto when the check decided. retry marks an event the caller postponed
-// before and tries again: it is checked the same way but not counted as a
-// new hit or veto. Every intervention is charged to the event kind's
-// budget (Config.MaxInterventions); past it the event runs and the
-// override is counted.
-func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool) (consequence.Interception, *Veto) {
-	if v, _ := c.filters.verdict(c.self, ev); v != consequence.Pass {
+// safety check on core. It returns a verdict that handles the event, or
+// what to do instead — a drop (with Break under Config.BreakConnection)
+// for a message, a postponement by Config.PostponeDelay for a timer,
+// application call or transport error — with the veto when the check
+// decided. retry marks an event the caller postponed before and tries
+// again: it is checked the same way but not counted as a new hit or veto.
+// Every intervention is charged to the event kind's budget
+// (Config.MaxInterventions); past it the event runs and the override is
+// counted.
+func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool) (node.Verdict, *Veto) {
+	pass := node.Verdict{Handle: true}
+	if v, _ := c.filters.verdict(c.self, ev, c.cfg.PostponeDelay); !v.Handle {
 		if !c.allow(ev) {
 			c.stats.Overrides++
-			return consequence.Pass, nil
+			return pass, nil
 		}
 		if !retry {
 			c.stats.FilterHits++
@@ -319,7 +353,7 @@ func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool)
 		return v, nil
 	}
 	if !immediate || ev.Kind == node.EventInit || ev.Kind == node.EventReset {
-		return consequence.Pass, nil
+		return pass, nil
 	}
 	if !retry {
 		c.stats.ImmediateChecks++
@@ -328,22 +362,19 @@ func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool)
 	if err != nil || veto == nil {
 		// An error means the copy's handler panicked: the real one runs
 		// and the caller surfaces the panic as it always does.
-		return consequence.Pass, nil
+		return pass, nil
 	}
 	if !c.allow(ev) {
 		c.stats.Overrides++
-		return consequence.Pass, nil
+		return pass, nil
 	}
 	if !retry {
 		c.stats.Vetoes++
 	}
 	if ev.Kind != node.EventMessage {
-		return consequence.Postpone, veto
+		return node.Verdict{RetryAt: ev.At.Add(c.cfg.PostponeDelay)}, veto
 	}
-	if c.cfg.BreakConnection {
-		return consequence.DropAndBreak, veto
-	}
-	return consequence.Drop, veto
+	return node.Verdict{Break: c.cfg.BreakConnection}, veto
 }
 
 type storedPath struct {
@@ -396,22 +427,15 @@ func (c *Controller) View() node.View {
 	return c.view
 }
 
-// Peek returns what the installed filters do to ev arriving at this node
-// (consequence.Pass if none matches), without counting a hit: for an event
-// the caller postponed before and tries again.
-func (c *Controller) Peek(ev node.Event) consequence.Interception {
-	v, _ := c.filters.verdict(c.self, ev)
-	return v
-}
-
 // Properties returns the safety properties the controller protects. The
 // slice is the controller's: do not modify it.
 func (c *Controller) Properties() []node.Property { return c.cfg.Properties }
 
 // Intercept returns what the installed filters do to ev arriving at this
-// node (consequence.Pass if none matches) and counts a hit.
-func (c *Controller) Intercept(ev node.Event) consequence.Interception {
-	v, i := c.filters.verdict(c.self, ev)
+// node (a verdict that handles it if none matches) and counts a hit. It
+// does not charge the intervention budget: Gate is what shells call.
+func (c *Controller) Intercept(ev node.Event) node.Verdict {
+	v, i := c.filters.verdict(c.self, ev, c.cfg.PostponeDelay)
 	if i >= 0 {
 		c.stats.FilterHits++
 	}

@@ -110,13 +110,13 @@ func TestSteerFigure2(t *testing.T) {
 	join13 := node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Join{Joiner: 13}}
 	cases := []struct {
 		ev   node.Event
-		want consequence.Interception
+		want node.Verdict
 	}{
-		{join13, consequence.DropAndBreak},
-		{node.Event{Kind: node.EventMessage, From: 1, Msg: randtree.Join{Joiner: 1}}, consequence.Pass},
-		{node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}}, consequence.Pass},
-		{node.Event{Kind: node.EventTimer, Timer: "recovery"}, consequence.Pass},
-		{node.Event{Kind: node.EventTransportError, Peer: 13}, consequence.Pass},
+		{join13, node.Verdict{Break: true}},
+		{node.Event{Kind: node.EventMessage, From: 1, Msg: randtree.Join{Joiner: 1}}, node.Verdict{Handle: true}},
+		{node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}}, node.Verdict{Handle: true}},
+		{node.Event{Kind: node.EventTimer, Timer: "recovery"}, node.Verdict{Handle: true}},
+		{node.Event{Kind: node.EventTransportError, Peer: 13}, node.Verdict{Handle: true}},
 	}
 	before := c.Stats().FilterHits
 	for _, tc := range cases {
@@ -164,7 +164,7 @@ func TestSteerFigure2(t *testing.T) {
 	if len(c.Filters()) != 0 || len(rep3.Installed) != 0 {
 		t.Fatalf("filters left after a clean round: %v (predictions %v)", c.Filters(), rep3.Predictions)
 	}
-	if c.Intercept(join13) != consequence.Pass {
+	if !c.Intercept(join13).Handle {
 		t.Fatal("the old filter still matches")
 	}
 }
@@ -173,7 +173,7 @@ func TestSteerFigure2(t *testing.T) {
 // matches ev (the round may install more than one).
 func otherFilterMatches(fs []steering.Filter, ev node.Event) bool {
 	for _, f := range fs {
-		if f.Verdict(9, ev) != consequence.Pass && !(f.Kind == steering.FilterMessage && f.From == 13 && f.Type == "randtree.Join") {
+		if !f.Verdict(9, ev, steering.DefaultPostponeDelay).Handle && !(f.Kind == steering.FilterMessage && f.From == 13 && f.Type == "randtree.Join") {
 			return true
 		}
 	}

@@ -27,8 +27,23 @@
 // The controller is a deterministic core: a round with budgets in states is
 // a pure function of the controller's state and the snapshot, so the
 // emulator charges it in virtual time from the states it explored and runs
-// stay reproducible. The live runtime runs rounds on a goroutine of its own
-// with a wall-time budget.
+// stay reproducible.
+//
+// # The layer, in both shells
+//
+// Layer is steering as a node.Layer and node.Gate, the same type in the
+// emulator's and the live runtime's node.Pipeline. Where and when its
+// rounds run is the shell's, through the small Runner interface: a
+// SyncRunner runs a round at once and charges it in virtual time (the
+// emulator); the live shell's runner (live.RoundRunner) runs it on a
+// goroutine with a wall-time budget (Config.MaxTime) and cancels it when a
+// newer snapshot comes. What a finished, cancelled or failed round
+// installs — the replayed paths' filters at once, the round's whole set
+// when it ends, only the replayed ones for a round that did not finish —
+// and the intervention budget are the Layer's and its Controller's, once
+// for both shells. Verdicts are node.Verdict values, the type the
+// explorer's filters (consequence.ActorOptions.Intercept) return too. This
+// package starts no goroutine and reads no clock.
 //
 // # Event filters
 //
@@ -36,7 +51,8 @@
 // message is dropped and, with Config.BreakConnection, the connection to
 // the sender is broken so its failure handling runs; for a timer or an
 // application call, the handler's identity — the event is postponed, not
-// dropped. Controller.Intercept gives the verdict on a live event.
+// dropped (by Config.PostponeDelay). Controller.Gate and Intercept give the
+// verdict on a live event.
 //
 // # The immediate safety check
 //

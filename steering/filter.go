@@ -2,6 +2,7 @@ package steering
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -57,40 +58,39 @@ func (f Filter) String() string {
 	return fmt.Sprintf("%v: filter(%d)", f.Node, uint8(f.Kind))
 }
 
-// Verdict is what the filter does to ev arriving at node at (Pass if it
-// does not match).
-func (f Filter) Verdict(at node.ID, ev node.Event) consequence.Interception {
+// Verdict is what the filter does to ev arriving at node at: pass
+// (Handle) if it does not match; for a matched message a drop (with Break
+// if the filter breaks the connection); for a matched timer or
+// application call a postponement to ev.At plus postpone.
+func (f Filter) Verdict(at node.ID, ev node.Event, postpone time.Duration) node.Verdict {
 	if at != f.Node {
-		return consequence.Pass
+		return node.Verdict{Handle: true}
 	}
 	switch {
 	case f.Kind == FilterMessage && ev.Kind == node.EventMessage && ev.Msg != nil && ev.From == f.From && ev.Msg.MessageType() == f.Type:
-		if f.Break {
-			return consequence.DropAndBreak
-		}
-		return consequence.Drop
-	case f.Kind == FilterTimer && ev.Kind == node.EventTimer && ev.Timer == f.Timer:
-		return consequence.Postpone
-	case f.Kind == FilterApp && ev.Kind == node.EventApp && ev.Msg != nil && ev.Msg.MessageType() == f.Type:
-		return consequence.Postpone
+		return node.Verdict{Break: f.Break}
+	case f.Kind == FilterTimer && ev.Kind == node.EventTimer && ev.Timer == f.Timer,
+		f.Kind == FilterApp && ev.Kind == node.EventApp && ev.Msg != nil && ev.Msg.MessageType() == f.Type:
+		return node.Verdict{RetryAt: ev.At.Add(max(postpone, time.Nanosecond))}
 	}
-	return consequence.Pass
+	return node.Verdict{Handle: true}
 }
 
-// actionVerdict is Verdict for an action of the actor model.
-func (f Filter) actionVerdict(a consequence.ActorAction) consequence.Interception {
+// actionEvent is the event of an action of the actor model that a filter
+// may match (ok false for actions no filter matches).
+func actionEvent(a consequence.ActorAction) (node.Event, bool) {
 	switch a.Kind {
 	case consequence.ActDeliver, consequence.ActDeliverDatagram:
 		if a.Msg == nil {
-			return consequence.Pass
+			return node.Event{}, false
 		}
-		return f.Verdict(a.Node, node.Event{Kind: node.EventMessage, From: a.Peer, Msg: a.Msg})
+		return node.Event{Kind: node.EventMessage, From: a.Peer, Msg: a.Msg}, true
 	case consequence.ActTimer:
-		return f.Verdict(a.Node, node.Event{Kind: node.EventTimer, Timer: a.Timer})
+		return node.Event{Kind: node.EventTimer, Timer: a.Timer}, true
 	case consequence.ActApp:
-		return f.Verdict(a.Node, node.Event{Kind: node.EventApp, Msg: a.Msg})
+		return node.Event{Kind: node.EventApp, Msg: a.Msg}, true
 	}
-	return consequence.Pass
+	return node.Event{}, false
 }
 
 // filterFor returns the filter that stops action a at node self, if self
@@ -119,22 +119,25 @@ func filterFor(self node.ID, a consequence.ActorAction, brk bool) (Filter, bool)
 // decides.
 type filterSet []Filter
 
-func (fs filterSet) verdict(at node.ID, ev node.Event) (consequence.Interception, int) {
+// verdict is the first matching filter's verdict on ev at node at, with
+// its index (-1 and pass if none matches).
+func (fs filterSet) verdict(at node.ID, ev node.Event, postpone time.Duration) (node.Verdict, int) {
 	for i, f := range fs {
-		if v := f.Verdict(at, ev); v != consequence.Pass {
+		if v := f.Verdict(at, ev, postpone); !v.Handle {
 			return v, i
 		}
 	}
-	return consequence.Pass, -1
+	return node.Verdict{Handle: true}, -1
 }
 
-func (fs filterSet) intercept(a consequence.ActorAction) consequence.Interception {
-	for _, f := range fs {
-		if v := f.actionVerdict(a); v != consequence.Pass {
-			return v
-		}
+// intercept is the set as the explorer's filter (consequence.ActorOptions.Intercept).
+func (fs filterSet) intercept(a consequence.ActorAction) node.Verdict {
+	ev, ok := actionEvent(a)
+	if !ok {
+		return node.Verdict{Handle: true}
 	}
-	return consequence.Pass
+	v, _ := fs.verdict(a.Node, ev, time.Nanosecond)
+	return v
 }
 
 func (fs filterSet) has(f Filter) bool {

@@ -2,8 +2,8 @@ package steering
 
 import (
 	"errors"
-	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,13 +38,14 @@ func (h *fakeHost) Wake() {
 	}
 }
 
-// awaitRound waits for the round goroutine to post a result and wake the
-// host, then applies it as the runtime would (NextTick has come, Tick).
-func awaitRound(t *testing.T, l *Live, h *fakeHost) {
+// awaitRound checks that the round (run at once by the SyncRunner) was
+// handed back and woke the host, then applies it as a pipeline would
+// (NextTick has come, Tick).
+func awaitRound(t *testing.T, l *Layer, h *fakeHost) {
 	t.Helper()
 	select {
 	case <-h.woke:
-	case <-time.After(30 * time.Second): // a hang guard, not a timing assertion
+	default:
 		t.Fatal("no round result")
 	}
 	now := time.Now()
@@ -124,9 +125,9 @@ func n9BeforeUpdateSibling(t testing.TB, spec node.Spec) (*node.Core, node.Event
 	return core, node.Event{Kind: node.EventMessage, From: 1, Msg: in[0].Msg, At: now}
 }
 
-// newTestLive builds a Live for spec attached to a fake host around core,
-// started.
-func newTestLive(t testing.TB, cfg LiveConfig, core *node.Core) (*Live, *fakeHost) {
+// newTestLive builds a Layer for spec attached to a fake host around core,
+// started, with a SyncRunner (no virtual cost) unless cfg has a runner.
+func newTestLive(t testing.TB, cfg LayerConfig, core *node.Core) (*Layer, *fakeHost) {
 	t.Helper()
 	reg, err := cfg.Controller.Spec.Registry()
 	if err != nil {
@@ -136,7 +137,10 @@ func newTestLive(t testing.TB, cfg LiveConfig, core *node.Core) (*Live, *fakeHos
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := NewLive(cfg, snaps)
+	if cfg.Runner == nil {
+		cfg.Runner = &SyncRunner{}
+	}
+	l, err := NewLayer(cfg, snaps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,23 +165,23 @@ func figure2Config(mode Mode, spec node.Spec) Config {
 }
 
 // TestLiveFilterDropsExactlyTheTargetedMessage: a steering round on
-// Figure 2's snapshot, run on the layer's goroutine, installs the paper's
-// filter at n9 when the result is applied on the core goroutine; the gate
+// Figure 2's snapshot, run by the layer's runner, installs the paper's
+// filter at n9 when the result is applied on the core goroutine (Tick); the gate
 // then drops (and breaks the connection for) the Join from n13 and nothing
 // else — not a Join from n1, not another message from n13, not a timer.
 // A round on a state with nothing bad ahead removes the filter.
-func TestLiveFilterDropsExactlyTheTargetedMessage(t *testing.T) {
+func TestLayerFilterDropsExactlyTheTargetedMessage(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	core, _ := n9BeforeUpdateSibling(t, spec)
 	var rounds []*RoundReport
-	cfg := LiveConfig{Controller: figure2Config(Steer, spec), OnRound: func(_ *snapshot.Snapshot, rep *RoundReport) { rounds = append(rounds, rep) }}
+	cfg := LayerConfig{Controller: figure2Config(Steer, spec), OnRound: func(_ *snapshot.Snapshot, rep *RoundReport) { rounds = append(rounds, rep) }}
 	l, h := newTestLive(t, cfg, core)
 
 	if st := l.Status(); st.Mode != "steer" || len(st.Filters) != 0 || st.Rounds != 0 {
 		t.Fatalf("status before a round: %+v", st)
 	}
-	l.gathered(figure2(t, spec))
+	l.Gathered(figure2(t, spec))
 	awaitRound(t, l, h)
 	st := l.Status()
 	want := "n9: drop+break randtree.Join from n13"
@@ -231,7 +235,7 @@ func TestLiveFilterDropsExactlyTheTargetedMessage(t *testing.T) {
 		calm.Nodes = append(calm.Nodes, snapshot.NodeCheckpoint{Node: id, CN: 8, State: b})
 		calm.At = at
 	}
-	l.gathered(calm)
+	l.Gathered(calm)
 	awaitRound(t, l, h)
 	if st := l.Status(); st.Rounds != 2 || len(st.Filters) != 0 {
 		t.Fatalf("status after a calm round: %+v", st)
@@ -248,12 +252,13 @@ func TestLiveFilterDropsExactlyTheTargetedMessage(t *testing.T) {
 // a retry is checked again but not counted again; once the filter is gone
 // the retry runs. The intervention budget lets the event through after
 // Config.MaxInterventions postponements.
-func TestLivePostponesFilteredTimer(t *testing.T) {
+func TestLayerPostponesFilteredTimer(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	core, _ := n9BeforeUpdateSibling(t, spec)
-	cfg := LiveConfig{Controller: figure2Config(Steer, spec), PostponeDelay: 300 * time.Millisecond}
+	cfg := LayerConfig{Controller: figure2Config(Steer, spec)}
 	cfg.Controller.MaxInterventions = 3
+	cfg.Controller.PostponeDelay = 300 * time.Millisecond
 	l, _ := newTestLive(t, cfg, core)
 	l.gate.Install([]Filter{{Kind: FilterTimer, Node: 9, Timer: "recovery"}, {Kind: FilterApp, Node: 9, Type: "randtree.JoinOverlay"}})
 
@@ -287,7 +292,7 @@ func TestLivePostponesFilteredTimer(t *testing.T) {
 		t.Fatalf("overrides %d, want 1", st.Overrides)
 	}
 	// A new round's filters (none) replace these: the app call's retry runs.
-	l.apply(roundResult{rep: &RoundReport{}})
+	l.apply(&pendingRound{round: &Round{l: l, snap: &snapshot.Snapshot{}, rep: &RoundReport{}}}, later)
 	if v, _, _ := l.Gate(later, app, nil, true); !v.Handle {
 		t.Fatalf("app retry after the filters went: %+v", v)
 	}
@@ -299,15 +304,15 @@ func TestLivePostponesFilteredTimer(t *testing.T) {
 // Figure 2 is vetoed on the view of the snapshot the node gathered: the
 // message is dropped (and n1's connection broken), n9's state untouched;
 // a harmless probe passes. Without BreakConnection the veto only drops.
-func TestLiveImmediateCheckVetoesUpdateSibling(t *testing.T) {
+func TestLayerImmediateCheckVetoesUpdateSibling(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	for _, brk := range []bool{true, false} {
 		core, ev := n9BeforeUpdateSibling(t, spec)
-		cfg := LiveConfig{Controller: figure2Config(Off, spec), Immediate: true}
+		cfg := LayerConfig{Controller: figure2Config(Off, spec), Immediate: true}
 		cfg.Controller.BreakConnection = brk
 		l, h := newTestLive(t, cfg, core)
-		l.gathered(figure2(t, spec)) // mode Off: the view, at once, no round
+		l.Gathered(figure2(t, spec)) // mode Off: the view, at once, no round
 		if l.gate.View() == nil {
 			t.Fatal("no view after the snapshot")
 		}
@@ -335,132 +340,28 @@ func TestLiveImmediateCheckVetoesUpdateSibling(t *testing.T) {
 	}
 }
 
-// blockSvc is a service with an endless state space (a counter its timer
-// bumps forever) whose timer handler blocks, the first time, until the
-// test releases it: it holds a round inside Explore.
-type blockSvc struct{ N int }
-
-var blockEntered, blockRelease chan struct{}
-
-func (s *blockSvc) Init(env node.Env) { env.SetTimer("tick", time.Second) }
-func (s *blockSvc) HandleMessage(env node.Env, from node.ID, msg node.Message) {
-}
-func (s *blockSvc) HandleApp(env node.Env, call node.Message)       {}
-func (s *blockSvc) HandleTransportError(env node.Env, peer node.ID) {}
-func (s *blockSvc) HandleTimer(env node.Env, name string) {
-	select {
-	case blockEntered <- struct{}{}:
-	default:
-	}
-	<-blockRelease
-	s.N++
-	env.SetTimer("tick", time.Second)
-}
-
-// TestLiveNewerSnapshotCancelsRound: a snapshot that arrives while a round
-// explores cancels it; the next round starts from the newest snapshot; a
-// cancelled round's filters are not installed; Stop ends a running round
-// and the goroutine.
-func TestLiveNewerSnapshotCancelsRound(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	blockEntered, blockRelease = make(chan struct{}, 1), make(chan struct{})
-	spec := node.Spec{Name: "block", New: func() node.Service { return &blockSvc{} },
-		Properties: []node.Property{{Name: "Small", Kind: node.Safety, Check: func(node.View) error { return nil }}}}
-	core, err := node.NewCore(node.CoreConfig{ID: 1, Factory: spec.New})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := core.Step(node.Event{Kind: node.EventInit, At: time.Unix(100, 0)}); err != nil {
-		t.Fatal(err)
-	}
-	cp, err := core.Checkpoint()
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := func(cn uint64) *snapshot.Snapshot {
-		return &snapshot.Snapshot{Gatherer: 1, CN: cn, At: time.Unix(100, 0), Nodes: []snapshot.NodeCheckpoint{{Node: 1, CN: cn, State: cp}}}
-	}
-	var completed []uint64
-	cfg := LiveConfig{Controller: Config{Mode: Debug, Spec: spec, MaxStates: 500},
-		OnRound: func(s *snapshot.Snapshot, _ *RoundReport) { completed = append(completed, s.CN) }}
-	l, h := newTestLive(t, cfg, core)
-
-	l.gathered(snap(1))
-	<-blockEntered // round 1 is exploring
-	if !l.Status().Running {
-		t.Fatal("status does not show the running round")
-	}
-	l.gathered(snap(2))
-	l.gathered(snap(3)) // replaces 2 before any round took it
-	close(blockRelease)
-	awaitRound(t, l, h) // round 1, cancelled
-	for l.Status().Rounds < 2 || l.Status().Running {
-		awaitRound(t, l, h)
-	}
-	st := l.Status()
-	if st.RoundsCanceled != 1 || st.SnapshotsSkipped != 1 || st.LastRoundCN != 3 || st.RoundErrors != 0 {
-		t.Fatalf("status %+v", st)
-	}
-	if !slices.Equal(completed, []uint64{3}) {
-		t.Fatalf("OnRound saw cuts %v, want [3]", completed)
-	}
-	if st.ExplorationSeconds < st.LastRoundSeconds || st.LastRound == nil {
-		t.Fatalf("round times %+v", st)
-	}
-
-	// Stop in the middle of a round: it is cancelled and the goroutine
-	// ends (goleak). The snapshot holds a new state: one of the last
-	// round's state would reuse that round's outcome without exploring.
-	blockEntered, blockRelease = make(chan struct{}, 1), make(chan struct{})
-	core.State().Service.(*blockSvc).N = 7
-	if cp, err = core.Checkpoint(); err != nil {
-		t.Fatal(err)
-	}
-	l.gathered(snap(4))
-	<-blockEntered
-	stopped := make(chan struct{})
-	go func() {
-		l.Stop()
-		close(stopped)
-	}()
-	for quit := false; !quit; runtime.Gosched() {
-		l.mu.Lock()
-		quit = l.quit // set with the round's cancellation, under mu
-		l.mu.Unlock()
-	}
-	close(blockRelease)
-	<-stopped
-	if st := l.Status(); st.RoundsCanceled != 2 {
-		t.Fatalf("Stop did not cancel the round: %+v", st)
-	}
-	l.gathered(snap(5)) // after Stop: ignored
-	if st := l.Status(); st.Running {
-		t.Fatal("a round started after Stop")
-	}
-}
-
 // TestLiveConfigErrors: bad configurations and hosts are refused with an
 // error, never a panic.
-func TestLiveConfigErrors(t *testing.T) {
+func TestLayerConfigErrors(t *testing.T) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	reg, _ := spec.Registry()
 	snaps, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewLive(LiveConfig{Controller: Config{Spec: spec}}, nil); !errors.Is(err, ErrInvalidConfig) {
-		t.Errorf("no snapshot layer: %v", err)
+	if _, err := NewLayer(LayerConfig{Controller: Config{Spec: spec, Mode: Debug}}, snaps); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("no runner: %v", err)
 	}
-	if _, err := NewLive(LiveConfig{Controller: Config{}}, snaps); !errors.Is(err, ErrInvalidConfig) {
+	if _, err := NewLayer(LayerConfig{Controller: Config{}}, snaps); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "Config.Spec is not set") {
 		t.Errorf("no spec: %v", err)
 	}
-	if _, err := NewLive(LiveConfig{Controller: Config{Spec: spec, MaxStates: -1}}, snaps); !errors.Is(err, ErrInvalidConfig) {
+	if _, err := NewLayer(LayerConfig{Controller: Config{Spec: spec, MaxStates: -1}}, snaps); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("negative budget: %v", err)
 	}
-	if _, err := NewLive(LiveConfig{Controller: Config{Spec: spec}, PostponeDelay: -time.Second}, snaps); !errors.Is(err, ErrInvalidConfig) {
+	if _, err := NewLayer(LayerConfig{Controller: Config{Spec: spec, PostponeDelay: -time.Second}}, snaps); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("negative delay: %v", err)
 	}
-	l, err := NewLive(LiveConfig{Controller: Config{Spec: spec, Mode: Steer}}, snaps)
+	l, err := NewLayer(LayerConfig{Controller: Config{Spec: spec, Mode: Steer}, Runner: &SyncRunner{}}, snaps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,13 +369,13 @@ func TestLiveConfigErrors(t *testing.T) {
 		t.Errorf("status before Attach: %+v", st)
 	}
 	core, _ := node.NewCore(node.CoreConfig{ID: 9, Factory: spec.New})
-	if err := l.Attach(core); !errors.Is(err, ErrLiveHost) {
+	if err := l.Attach(core); !errors.Is(err, ErrHost) {
 		t.Errorf("Attach to a bare core: %v", err)
 	}
 	if err := l.Attach(newFakeHost(core)); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Attach(newFakeHost(core)); !errors.Is(err, ErrLiveAttached) {
+	if err := l.Attach(newFakeHost(core)); !errors.Is(err, ErrAttached) {
 		t.Errorf("second Attach: %v", err)
 	}
 	l.Stop() // never started
@@ -487,12 +388,12 @@ func TestLiveConfigErrors(t *testing.T) {
 	}
 }
 
-// BenchmarkLiveGate is what the steering layer adds to every event of a
+// BenchmarkLayerGate is what the steering layer adds to every event of a
 // live node: with no filter in force and the check off (the gate only
 // counts), and with the immediate safety check on Figure 2's view.
 //
-//	go test ./steering/ -run '^$' -bench LiveGate -benchmem
-func BenchmarkLiveGate(b *testing.B) {
+//	go test ./steering/ -run '^$' -bench LayerGate -benchmem
+func BenchmarkLayerGate(b *testing.B) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	for _, immediate := range []bool{false, true} {
 		name := "idle"
@@ -501,8 +402,8 @@ func BenchmarkLiveGate(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			core, _ := n9BeforeUpdateSibling(b, spec)
-			l, _ := newTestLive(b, LiveConfig{Controller: figure2Config(Off, spec), Immediate: immediate}, core)
-			l.gathered(figure2(b, spec))
+			l, _ := newTestLive(b, LayerConfig{Controller: figure2Config(Off, spec), Immediate: immediate}, core)
+			l.Gathered(figure2(b, spec))
 			probe := node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: core.Now()}
 			b.ReportAllocs()
 			for b.Loop() {

@@ -1,0 +1,69 @@
+package emulation
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// String renders the Result for a person, one aspect per line: the run,
+// its events by kind, messages, failures and churn, every safety and
+// liveness property, and the snapshot and steering totals when present.
+// It leaves out WallTime and SteeringResult.ExplorationSeconds, the two
+// measured fields, so two runs of the same seed print alike.
+func (r Result) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d, %d nodes, %v virtual: %d events (", r.Seed, r.Nodes, r.VirtualDuration, r.Events)
+	first := true
+	for _, k := range kindNames {
+		if n := r.EventsByKind[k]; n > 0 {
+			if !first {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s %d", k, n)
+			first = false
+		}
+	}
+	b.WriteString(")\n")
+	m := r.Messages
+	fmt.Fprintf(&b, "messages: sent %d, delivered %d, dropped %d, filtered %d, in flight %d, retransmissions %d\n",
+		m.Sent, m.Delivered, m.Dropped, m.Filtered, m.InFlight, m.Retransmissions)
+	if d := m.Datagrams; d != nil {
+		fmt.Fprintf(&b, "datagrams: sent %d, delivered %d, lost %d, dropped %d, filtered %d, in flight %d\n",
+			d.Sent, d.Delivered, d.Lost, d.Dropped, d.Filtered, d.InFlight)
+	}
+	fmt.Fprintf(&b, "transport errors %d, resets %d, churn leaves %d (%d silent), rejoins %d\n",
+		r.TransportErrors, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins)
+	for _, s := range r.Safety {
+		if s.ViolatedStates == 0 {
+			fmt.Fprintf(&b, "safety %s: holds\n", s.Name)
+			continue
+		}
+		fmt.Fprintf(&b, "safety %s: violated in %d states (%d episodes), first at %v by %s\n",
+			s.Name, s.ViolatedStates, s.Episodes, s.FirstViolation.Round(time.Millisecond), s.FirstEvent)
+	}
+	for _, l := range r.Liveness {
+		if l.Holds {
+			fmt.Fprintf(&b, "liveness %s: holds at the end\n", l.Name)
+		} else {
+			fmt.Fprintf(&b, "liveness %s: fails at the end: %s\n", l.Name, l.Error)
+		}
+	}
+	if s := r.Snapshots; s != nil {
+		fmt.Fprintf(&b, "snapshots: %d gathered, %d failed, %d checkpoints, %d protocol messages\n",
+			s.Gathers, s.Failures, s.Totals.Periodic+s.Totals.Forced+s.Totals.Requested, s.ProtocolMessages)
+	}
+	if s := r.Steering; s != nil {
+		fmt.Fprintf(&b, "steering: %d rounds, %d states, %d predicted, %d filters installed (%d unhelpful), %d filter hits, %d vetoes, %d overrides, %.2f%% of %d actions changed\n",
+			s.Rounds, s.StatesExplored, sumCounts(s.Predicted), s.FiltersInstalled, s.Unhelpful, s.FilterHits, s.Vetoes, s.Overrides, 100*s.ChangedShare(), s.Handled)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func sumCounts(m map[string]uint64) uint64 {
+	var n uint64
+	for _, v := range m {
+		n += v
+	}
+	return n
+}

@@ -1,0 +1,26 @@
+package steering
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+)
+
+// DefaultConfig is what New makes of a Config with only its Spec set
+// (apart from the Spec and the properties taken from it).
+func TestDefaultConfigIsWhatZeroMeans(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	got, err := Config{Spec: spec}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Properties) != 4 {
+		t.Fatalf("properties %v, want RandTree's four safety properties", got.Properties)
+	}
+	got.Spec, got.Properties = DefaultConfig().Spec, nil // funcs do not compare
+	want := DefaultConfig()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("zero config becomes %+v, DefaultConfig is %+v", got, want)
+	}
+}

@@ -1,0 +1,411 @@
+package steering
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+)
+
+// LayerConfig configures a Layer. Zero fields take the defaults documented
+// on each (DefaultLayerConfig); Controller.Spec and Runner are required.
+type LayerConfig struct {
+	// Controller configures the node's controller. In a live shell its
+	// MaxTime should be set: it bounds each search of a round in wall time
+	// (a round runs several searches: the prediction, then the checks of
+	// the filters it suggests). PostponeDelay is how long a filtered or
+	// vetoed timer, application call or transport error is put off.
+	Controller Config
+	// Immediate turns on the immediate safety check before every message,
+	// timer, application call and transport error the node handles, in any
+	// mode (mode Off with Immediate is the paper's "immediate safety check
+	// only" configuration).
+	Immediate bool
+	// Runner runs the rounds (required in mode Debug and Steer): a
+	// SyncRunner in a deterministic shell (the emulator), live's round
+	// runner (a goroutine) in the live shell.
+	Runner Runner
+	// Logger (nil: no-op) gets a line per prediction and per filter set
+	// installed (info), per round and per intervention (debug), and the
+	// rounds' errors.
+	Logger *slog.Logger
+	// OnRound, when non-nil, sees every round that ran to its end (not
+	// cancelled, no error) with the snapshot it started from, where the
+	// Runner runs it (the live runner's goroutine; within Gathered for a
+	// SyncRunner), before the round's filters are installed. It must not
+	// block for long (the next round waits for it) and must not call the
+	// Layer's node.Layer methods (Status is fine). The snapshot and the
+	// report are shared: read them, do not modify them.
+	OnRound func(snap *snapshot.Snapshot, rep *RoundReport)
+	// OnRoundFailed, when non-nil, sees every round that did not run to
+	// its end: cancelled (a newer snapshot, Stop or the runner's context)
+	// or failed (err). Same goroutine and rules as OnRound.
+	OnRoundFailed func(snap *snapshot.Snapshot, err error, canceled bool)
+	// OnIntervention, when non-nil, sees every event the filters or the
+	// immediate check kept from the handler (retries not again), on the
+	// core goroutine, from Gate. It must not call the Layer.
+	OnIntervention func(Intervention)
+	// OnInstall, when non-nil, sees every filter set a finished,
+	// cancelled or failed round installs (mode Steer), on the core
+	// goroutine, from Tick; completed says whether the round ran to its
+	// end. The slice is the Layer's: read it during the call.
+	OnInstall func(filters []Filter, cn uint64, completed bool)
+}
+
+// DefaultLayerConfig returns the defaults of a LayerConfig's zero fields:
+// Controller is DefaultConfig(); no Runner, no Spec (both required).
+func DefaultLayerConfig() LayerConfig { return LayerConfig{Controller: DefaultConfig()} }
+
+// Intervention is an event steering kept from the node's handler.
+type Intervention struct {
+	// Event is the event that did not run (At set).
+	Event node.Event
+	// Verdict is what happens to it: dropped (with or without a broken
+	// connection) or postponed.
+	Verdict node.Verdict
+	// Veto is set when the immediate safety check stopped it (nil: a
+	// filter).
+	Veto *Veto
+}
+
+// Runner runs the rounds of a Layer: where and when a round's exploration
+// happens is the shell's choice, not the layer's. The Layer calls Run from
+// its Gathered (on the core goroutine) and Stop from its own Stop.
+type Runner interface {
+	// Run takes round r. The runner calls r.Explore once, then r.Done
+	// (or only r.Skip, for a round it drops unexplored), never two
+	// rounds of one Layer at a time: at once, before Run returns (a
+	// SyncRunner), or later on a goroutine of its own, where a newer Run
+	// may cancel the context of the round in progress and supersede one
+	// not yet taken. Run must not block for a round it runs elsewhere.
+	Run(r *Round)
+	// Stop cancels the round in progress and returns once no round of
+	// the runner runs any more; later Runs only Skip. It must not call
+	// the Layer's node.Layer methods.
+	Stop()
+}
+
+// Round is one steering round on one snapshot, handed to a Runner.
+type Round struct {
+	l       *Layer
+	snap    *snapshot.Snapshot
+	rep     *RoundReport
+	err     error
+	cancel  bool
+	started bool
+}
+
+// Snapshot returns the snapshot the round explores (read-only).
+func (r *Round) Snapshot() *snapshot.Snapshot { return r.snap }
+
+// Started returns when the round's snapshot completed (Snapshot.At): the
+// virtual time a SyncRunner charges the round's cost from.
+func (r *Round) Started() time.Time { return r.snap.At }
+
+// Explore runs the round (Controller.Explore on the layer's explorer
+// controller) under ctx and returns the unique states it explored. Call
+// it once, from the runner, never for two rounds of one Layer at a time.
+func (r *Round) Explore(ctx context.Context) uint64 {
+	l := r.l
+	l.mu.Lock()
+	l.st.Running = true
+	l.mu.Unlock()
+	r.started = true
+	r.rep, r.err = l.explorer.Explore(ctx, r.snap)
+	r.cancel = ctx.Err() != nil
+	stats := l.explorer.Stats()
+	l.mu.Lock()
+	l.explored = stats
+	l.mu.Unlock()
+	if r.rep == nil {
+		return 0
+	}
+	return r.rep.States
+}
+
+// Done hands the explored round back to the layer: took is its duration
+// as the runner measures it (wall time live; the virtual time charged
+// for it in emulation), ended when its result may take effect (the
+// layer's NextTick then names it, and its Tick applies the round's
+// filters: see Layer). It wakes the host (node.LayerHost.Wake). Call it
+// once, after Explore.
+func (r *Round) Done(ended time.Time, took time.Duration) {
+	l := r.l
+	l.report(r, took)
+	l.mu.Lock()
+	l.st.Running = false
+	l.st.ExplorationSeconds += took.Seconds()
+	l.st.LastRoundSeconds = took.Seconds()
+	end := ended.Round(0)
+	l.st.LastRound = &end
+	l.st.LastRoundCN = r.snap.CN
+	switch {
+	case r.cancel:
+		l.st.RoundsCanceled++
+	case r.err != nil:
+		l.st.RoundErrors++
+	}
+	// A newer round supersedes the older ones not applied fully: its
+	// filters replace theirs anyway.
+	l.results = []*pendingRound{{round: r, ended: ended}}
+	l.mu.Unlock()
+	if l.wake != nil {
+		l.wake.Wake()
+	}
+}
+
+// Skip tells the layer the runner dropped the round unexplored (a newer
+// snapshot replaced it, or the runner stopped).
+func (r *Round) Skip() {
+	r.l.mu.Lock()
+	r.l.st.SnapshotsSkipped++
+	r.l.mu.Unlock()
+}
+
+// pendingRound is a round whose result the layer has not applied fully.
+type pendingRound struct {
+	round  *Round
+	ended  time.Time
+	merged bool // its Reinstalled filters are in force
+}
+
+// SyncRunner runs every round at once, within Layer.Gathered, and charges
+// it CostPerState of virtual time per state explored: the round's filters
+// take effect that long after its snapshot completed. A run that uses it
+// stays a pure function of its inputs (unless Config.MaxTime is set). One
+// SyncRunner may serve the layers of many nodes (Run returns only when the
+// round is done). Ctx, when non-nil, cancels the rounds (a cancelled round
+// installs only its replayed paths' filters); the shell may change it
+// between Runs. Clock, when non-nil, measures each round in wall time for
+// LayerStatus.ExplorationSeconds (what the rounds cost the process); the
+// round's end stays its start plus its charged cost, so the clock never
+// feeds the run. Without Clock the charged cost is reported. Not safe for
+// concurrent use.
+type SyncRunner struct {
+	Ctx          context.Context
+	CostPerState time.Duration
+	Clock        func() time.Time
+}
+
+// DefaultCostPerState is the virtual time a SyncRunner charges per state
+// explored by default: about what one core explores from a 25-node
+// RandTree state (docs/PERFORMANCE.md).
+const DefaultCostPerState = 10 * time.Microsecond
+
+// Run explores r now and hands it back, ended at its start plus its cost.
+func (s *SyncRunner) Run(r *Round) {
+	ctx := s.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var began time.Time
+	if s.Clock != nil {
+		began = s.Clock()
+	}
+	states := r.Explore(ctx)
+	cost := time.Duration(states) * s.CostPerState
+	took := cost
+	if s.Clock != nil {
+		took = s.Clock().Sub(began)
+	}
+	r.Done(r.Started().Add(cost), took)
+}
+
+// Stop does nothing: no round runs once Run has returned.
+func (s *SyncRunner) Stop() {}
+
+// Layer is execution steering as a node.Layer (and node.Gate): the same
+// type in both shells, between the snapshot layer and the core. Put it in
+// the node.Pipeline after the snapshot layer it is wired to.
+//
+// Rounds. In mode Debug or Steer every snapshot the node gathers
+// (Gathered; snapshot.Live.OnSnapshot calls it when the Layer was built
+// with the snapshot layer) becomes a Round handed to the Runner, which
+// runs Controller.Explore when and where the shell wants: synchronously,
+// charged in virtual time (SyncRunner), or on a goroutine (the live
+// shell's runner, which cancels the round in progress when a newer
+// snapshot comes). The filter-install policy lives here, once: when a
+// round is handed back (Round.Done), the filters of the replayed paths
+// that still fail (RoundReport.Reinstalled: they need no check) join the
+// filters in force at the layer's next Tick; when its end has come, the
+// filters of a round that ran to its end replace those in force
+// (RoundReport.Installed), and a cancelled or failed round installs only
+// its Reinstalled filters. A newer round supersedes an older one whose end
+// has not come. So no filter outlives the next round, and none lapses while
+// the next round explores. Nothing is installed in mode Debug. An
+// EventReset (the emulator's restart) clears the filters and the rounds
+// not yet applied, as a new process would have none; the error paths the
+// explorer keeps survive, as if kept on disk.
+//
+// Events. Gate hands every message, timer, application call and transport
+// error to Controller.Gate: the filters in force first, then, with
+// LayerConfig.Immediate, the immediate safety check on the host's core
+// with the last snapshot's view, within the controller's intervention
+// budget. A message it stops is dropped and, with Config.BreakConnection,
+// the connection to its sender is broken (node.Verdict.Break); a timer,
+// application call or transport error is postponed by
+// Config.PostponeDelay (node.Verdict.RetryAt) and delivered again by the
+// pipeline, checked again but not counted again.
+//
+// Concurrency and ownership. A Controller is not safe for concurrent use,
+// and a live round runs for seconds while events keep coming, so a Layer
+// has two controllers of the same configuration that never meet: the
+// explorer, which belongs to the runner while a round runs (Round.Explore:
+// the error paths, rounds, predictions and filters installed are counted
+// there), and the gate, in mode Off, which belongs to the core goroutine
+// (Gate, Install: filter hits, immediate checks, vetoes, overrides and the
+// intervention budget). With the immediate check on, the gate decodes each
+// snapshot as it arrives, for the check's view. The Layer starts no
+// goroutine and reads no clock; its Runner may. The runner and the core
+// goroutine meet only under mu. The node.Layer and node.Gate methods and
+// Gathered run on the core goroutine; Status and Stats are safe from any
+// goroutine; Stop may be called from any goroutine and returns once the
+// runner has no round running.
+type Layer struct {
+	cfg   LayerConfig
+	snaps *snapshot.Live
+	log   *slog.Logger
+
+	// Set by Attach, then read or owned by the core goroutine.
+	host node.LayerHost
+	wake interface{ Wake() }
+	self node.ID
+	mode Mode
+	gate *Controller // mode Off: filters, immediate check, budget
+
+	// explorer belongs to the runner while a round runs.
+	explorer *Controller
+
+	// mu guards everything below (the handoff between the runner and the
+	// core goroutine, and the counters Status reads).
+	mu       sync.Mutex
+	started  bool
+	quit     bool
+	results  []*pendingRound // rounds handed back, not applied fully
+	st       LayerStatus     // the layer's own counters
+	explored Stats           // the explorer's, as of the last round
+	gated    Stats           // the gate's, as of the last event
+	shown    []string        // filters in force, as strings
+}
+
+var (
+	_ node.Layer   = (*Layer)(nil)
+	_ node.Gate    = (*Layer)(nil)
+	_ node.Stopper = (*Layer)(nil)
+)
+
+// Layer errors.
+var (
+	// ErrAttached: the Layer is already attached to a node.
+	ErrAttached = errors.New("steering: Layer is already attached to a node")
+	// ErrHost: Attach was given a host that is not a node.LayerHost (the
+	// immediate safety check needs the node's core).
+	ErrHost = errors.New("steering: Layer needs a node.LayerHost (attach it through a node.Pipeline with a LayerHost)")
+)
+
+// NewLayer validates cfg (Controller as New does) and returns the steering
+// layer of one node. snaps is the snapshot layer of the same node, whose
+// OnSnapshot Attach registers Gathered with (it must come before the Layer
+// in the pipeline); nil when the shell hands the snapshots over itself by
+// calling Gathered (the emulator, which drives its snapshot managers
+// directly).
+func NewLayer(cfg LayerConfig, snaps *snapshot.Live) (*Layer, error) {
+	// The node's ID is known only at Attach: check the rest now.
+	if _, err := New(cfg.Controller, node.ID(1)); err != nil {
+		return nil, err
+	}
+	if cfg.Runner == nil && cfg.Controller.Mode != Off {
+		return nil, fmt.Errorf("%w: LayerConfig.Runner is required in mode %v (a *SyncRunner in a deterministic shell; the live shell's round runner)", ErrInvalidConfig, cfg.Controller.Mode)
+	}
+	l := &Layer{cfg: cfg, snaps: snaps, log: cfg.Logger}
+	if l.log == nil {
+		l.log = slog.New(slog.DiscardHandler)
+	}
+	return l, nil
+}
+
+// Messages returns nil: steering sends no messages of its own
+// (node.Layer).
+func (l *Layer) Messages() []node.Message { return nil }
+
+// Attach builds the node's controllers and registers with the snapshot
+// layer, if any (node.Layer). host must be a node.LayerHost.
+func (l *Layer) Attach(host node.Host) error {
+	if l.host != nil {
+		return ErrAttached
+	}
+	lh, ok := host.(node.LayerHost)
+	if !ok {
+		return fmt.Errorf("%w, got %T", ErrHost, host)
+	}
+	explorer, err := New(l.cfg.Controller, host.ID())
+	if err != nil {
+		return err
+	}
+	gcfg := l.cfg.Controller
+	gcfg.Mode = Off
+	gate, err := New(gcfg, host.ID())
+	if err != nil {
+		return err
+	}
+	l.host, l.wake, l.self, l.explorer, l.gate, l.mode = lh, lh, host.ID(), explorer, gate, explorer.Mode()
+	l.log = l.log.With(slog.Any("node", l.self))
+	l.mu.Lock()
+	l.st.Mode, l.st.Immediate = l.mode.String(), l.cfg.Immediate
+	l.mu.Unlock()
+	if l.snaps != nil {
+		l.snaps.OnSnapshot(l.Gathered)
+	}
+	return nil
+}
+
+// Start lets rounds run (node.Layer).
+func (l *Layer) Start(now time.Time) []node.Envelope {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.host != nil && !l.quit {
+		l.started = true
+	}
+	return nil
+}
+
+// Stop stops the runner (node.Stopper): a stopped Layer starts no more
+// rounds; its Status stays readable. Safe from any goroutine; idempotent.
+func (l *Layer) Stop() {
+	l.mu.Lock()
+	l.quit = true
+	l.mu.Unlock()
+	if l.cfg.Runner != nil {
+		l.cfg.Runner.Stop()
+	}
+}
+
+// Gathered takes a snapshot the node gathered (core goroutine): with the
+// immediate check on, the gate takes its view at once; in mode Debug or
+// Steer it becomes a round for the Runner. It is snapshot.Live's
+// OnSnapshot function; a shell without a snapshot.Live calls it itself.
+func (l *Layer) Gathered(s *snapshot.Snapshot) {
+	if l.gate == nil {
+		return
+	}
+	if l.cfg.Immediate {
+		// Mode Off: this only decodes the view.
+		if _, err := l.gate.Explore(context.Background(), s); err != nil {
+			l.log.Error("steering: decoding the snapshot for the immediate check", slog.Uint64("cut", s.CN), slog.Any("error", err))
+		}
+	}
+	if l.mode == Off {
+		return
+	}
+	l.mu.Lock()
+	run := l.started && !l.quit
+	l.mu.Unlock()
+	if run {
+		l.cfg.Runner.Run(&Round{l: l, snap: s})
+	}
+}

@@ -1,0 +1,318 @@
+package steering
+
+import (
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// report logs a round handed back and gives it to OnRound or
+// OnRoundFailed (where the runner runs it).
+func (l *Layer) report(r *Round, took time.Duration) {
+	snap, rep := r.snap, r.rep
+	if r.cancel || r.err != nil {
+		if r.cancel {
+			l.log.Debug("steering: round cancelled", slog.Uint64("cut", snap.CN), slog.Duration("took", took))
+		} else {
+			l.log.Error("steering: round failed", slog.Uint64("cut", snap.CN), slog.Any("error", r.err))
+		}
+		if l.cfg.OnRoundFailed != nil {
+			l.cfg.OnRoundFailed(snap, r.err, r.cancel)
+		}
+		return
+	}
+	l.log.Debug("steering: round", slog.Uint64("cut", snap.CN), slog.Any("members", rep.Members),
+		slog.Uint64("states", rep.States), slog.Int("predicted", len(rep.Predictions)),
+		slog.Int("filters", len(rep.Installed)), slog.Int("unhelpful", rep.Unhelpful),
+		slog.Any("present", rep.Present), slog.Duration("took", took))
+	for _, p := range rep.Predictions {
+		path := make([]string, len(p.Report.Path))
+		for i, s := range p.Report.Path {
+			path[i] = s.Text
+		}
+		filter := ""
+		if p.Filter != nil {
+			filter = p.Filter.String()
+		}
+		l.log.Info("steering: predicted violation", slog.String("mode", l.mode.String()),
+			slog.String("property", p.Property), slog.String("error", p.Report.Error),
+			slog.Any("path", path), slog.Int("depth", len(path)), slog.Bool("replayed", p.Replayed),
+			slog.String("filter", filter), slog.Uint64("cut", snap.CN), slog.Any("gatherer", snap.Gatherer))
+	}
+	if l.cfg.OnRound != nil {
+		l.cfg.OnRound(snap, rep)
+	}
+}
+
+// Before is Gate without retries (node.Layer): a pipeline calls Gate.
+func (l *Layer) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, []node.Envelope, error) {
+	v, out, err := l.Gate(now, ev, in, false)
+	return v.Handle, out, err
+}
+
+// Gate decides whether ev may run on the core now (node.Gate) with
+// Controller.Gate: the filters in force, then, with LayerConfig.Immediate,
+// the immediate safety check. A stopped message is dropped (and its
+// sender's connection broken with Config.BreakConnection); a stopped
+// timer, application call or transport error is postponed by
+// Config.PostponeDelay. A retry is checked again but not counted again.
+// An EventReset clears the filters and the rounds not yet applied.
+func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool) (node.Verdict, []node.Envelope, error) {
+	pass := node.Verdict{Handle: true}
+	if l.gate == nil {
+		return pass, nil, nil
+	}
+	switch ev.Kind {
+	case node.EventMessage, node.EventTimer, node.EventApp, node.EventTransportError:
+	case node.EventReset:
+		l.reset()
+		return pass, nil, nil
+	default:
+		return pass, nil, nil
+	}
+	if ev.At.IsZero() {
+		ev.At = now
+	}
+	// With no filter in force and the check off, the gate passes
+	// everything and its counters cannot move: skip copying them.
+	idle := !l.cfg.Immediate && len(l.gate.Filters()) == 0
+	v, veto := l.gate.Gate(l.host.Core(), ev, l.cfg.Immediate, retry)
+	var gated Stats
+	if !idle {
+		gated = l.gate.Stats()
+	}
+	l.mu.Lock()
+	if !retry {
+		l.st.Events++
+	}
+	if !idle {
+		l.gated = gated
+	}
+	l.mu.Unlock()
+	if v.Handle {
+		return v, nil, nil
+	}
+	if ev.Kind == node.EventMessage {
+		v.RetryAt = time.Time{} // a message cannot wait: dropped
+	}
+	if !retry {
+		if veto != nil {
+			l.log.Debug("steering: immediate check vetoed", slog.Any("event", ev), slog.Any("verdict", v),
+				slog.String("property", veto.Property), slog.Any("violation", veto.Err))
+		} else {
+			l.log.Debug("steering: filter", slog.Any("event", ev), slog.Any("verdict", v))
+		}
+		if l.cfg.OnIntervention != nil {
+			l.cfg.OnIntervention(Intervention{Event: ev, Verdict: v, Veto: veto})
+		}
+	}
+	return v, nil, nil
+}
+
+// reset forgets the filters in force and the rounds not yet applied: the
+// node restarted (core goroutine).
+func (l *Layer) reset() {
+	l.gate.Install(nil)
+	l.mu.Lock()
+	l.results = nil
+	l.shown = nil
+	l.mu.Unlock()
+}
+
+// Sending does nothing (node.Layer).
+func (l *Layer) Sending(now time.Time, env *node.Envelope) {}
+
+// After does nothing (node.Layer).
+func (l *Layer) After(now time.Time) []node.Envelope { return nil }
+
+// Tick applies the rounds handed back (node.Layer): the install policy
+// of the type documentation, in mode Steer.
+func (l *Layer) Tick(now time.Time) ([]node.Envelope, error) {
+	l.mu.Lock()
+	results := l.results
+	l.results = nil
+	l.mu.Unlock()
+	var keep []*pendingRound
+	for _, p := range results {
+		if !l.apply(p, now) {
+			keep = append(keep, p)
+		}
+	}
+	if len(keep) > 0 {
+		l.mu.Lock()
+		l.results = append(keep, l.results...)
+		l.mu.Unlock()
+	}
+	return nil, nil
+}
+
+// apply carries out the install policy for one round handed back, at now
+// (core goroutine), and reports whether the round is done with: its
+// replayed paths' filters join those in force at once; at its end, a
+// completed round's filters replace them (a cancelled or failed round's
+// Reinstalled filters do).
+func (l *Layer) apply(p *pendingRound, now time.Time) bool {
+	r := p.round
+	steer := l.mode == Steer && r.rep != nil
+	if !p.merged {
+		p.merged = true
+		if steer && len(r.rep.Reinstalled) > 0 {
+			fs := slices.Clone(l.gate.Filters())
+			for _, f := range r.rep.Reinstalled {
+				if !slices.Contains(fs, f) {
+					fs = append(fs, f)
+				}
+			}
+			l.install(fs)
+		}
+	}
+	if p.ended.After(now) {
+		return false
+	}
+	if !steer {
+		return true
+	}
+	completed := !r.cancel && r.err == nil
+	fs := r.rep.Installed
+	if !completed {
+		fs = r.rep.Reinstalled
+	}
+	if len(fs) > 0 || len(l.gate.Filters()) > 0 {
+		l.log.Info("steering: filters installed", slog.Any("filters", fs), slog.Uint64("cut", r.rep.CN),
+			slog.Bool("round_completed", completed))
+	}
+	l.install(fs)
+	if l.cfg.OnInstall != nil {
+		l.cfg.OnInstall(l.gate.Filters(), r.rep.CN, completed)
+	}
+	return true
+}
+
+// install puts fs in force at the gate and in Status.
+func (l *Layer) install(fs []Filter) {
+	l.gate.Install(fs)
+	shown := make([]string, len(fs))
+	for i, f := range fs {
+		shown[i] = f.String()
+	}
+	l.mu.Lock()
+	l.shown = shown
+	l.mu.Unlock()
+}
+
+// NextTick is due when a round handed back waits to be applied: at once
+// for its replayed paths' filters, at its end for the rest (node.Layer).
+func (l *Layer) NextTick() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var at time.Time
+	for _, p := range l.results {
+		t := p.ended
+		if !p.merged {
+			t = p.round.Started()
+		}
+		if at.IsZero() || t.Before(at) {
+			at = t
+		}
+	}
+	return at
+}
+
+// Filters returns a copy of the filters in force. Core goroutine only.
+func (l *Layer) Filters() []Filter {
+	if l.gate == nil {
+		return nil
+	}
+	return slices.Clone(l.gate.Filters())
+}
+
+// Stats returns the node's steering counters: the explorer's (rounds,
+// states, predictions, filters installed) as of the last round and the
+// gate's (hits, checks, vetoes, overrides) as of the last event. Safe from
+// any goroutine.
+func (l *Layer) Stats() Stats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.explored
+	s.Predicted = make(map[string]uint64, len(l.explored.Predicted))
+	for k, v := range l.explored.Predicted {
+		s.Predicted[k] = v
+	}
+	g := l.gated
+	s.FilterHits, s.Vetoes, s.ImmediateChecks, s.Overrides = g.FilterHits, g.Vetoes, g.ImmediateChecks, g.Overrides
+	return s
+}
+
+// LayerStatus is a JSON-friendly picture of a Layer: its mode and counters
+// (the "steering" object of crystalball node's /status, and its /metrics).
+type LayerStatus struct {
+	// Mode is off, debug or steer; Immediate whether the immediate safety
+	// check is on.
+	Mode      string `json:"mode"`
+	Immediate bool   `json:"immediate"`
+	// Running is set while a round is in progress.
+	Running bool `json:"running"`
+	// Rounds, RoundsReused, StatesExplored, Predicted (per property),
+	// ReplayHits, FiltersInstalled and FiltersUnhelpful are the explorer
+	// controller's Stats (mode Off counts no rounds: they only refresh the
+	// view).
+	Rounds           uint64            `json:"rounds"`
+	RoundsReused     uint64            `json:"rounds_reused"`
+	StatesExplored   uint64            `json:"states_explored"`
+	Predicted        map[string]uint64 `json:"predicted"`
+	ReplayHits       uint64            `json:"replay_hits"`
+	FiltersInstalled uint64            `json:"filters_installed"`
+	FiltersUnhelpful uint64            `json:"filters_unhelpful"`
+	// RoundsCanceled counts rounds cancelled (a newer snapshot, Stop, the
+	// runner's context), RoundErrors rounds that failed; SnapshotsSkipped
+	// snapshots the runner dropped before any round took them.
+	RoundsCanceled   uint64 `json:"rounds_canceled"`
+	RoundErrors      uint64 `json:"round_errors"`
+	SnapshotsSkipped uint64 `json:"snapshots_skipped"`
+	// ExplorationSeconds is the time of every round as the runner
+	// measured it (wall time live; charged virtual time with a
+	// SyncRunner), cancelled ones included; LastRoundSeconds that of the
+	// last; LastRound when it ended and LastRoundCN the cut of its
+	// snapshot.
+	ExplorationSeconds float64    `json:"exploration_seconds"`
+	LastRoundSeconds   float64    `json:"last_round_seconds"`
+	LastRound          *time.Time `json:"last_round,omitempty"`
+	LastRoundCN        uint64     `json:"last_round_cn"`
+	// Events counts the events offered to the gate (messages, timers,
+	// application calls, transport errors; retries not counted again):
+	// the base of the share of actions steering changed. FilterHits
+	// counts those a filter stopped, ImmediateChecks those checked by the
+	// immediate safety check and Vetoes those it stopped (the gate
+	// controller's Stats); Overrides those let through because their kind
+	// had used up its intervention budget (Config.MaxInterventions).
+	Events          uint64 `json:"events"`
+	FilterHits      uint64 `json:"filter_hits"`
+	ImmediateChecks uint64 `json:"immediate_checks"`
+	Vetoes          uint64 `json:"vetoes"`
+	Overrides       uint64 `json:"overrides"`
+	// Filters are the filters in force, rendered by Filter.String.
+	Filters []string `json:"filters"`
+}
+
+// Status returns the layer's mode and counters. Safe from any goroutine.
+func (l *Layer) Status() LayerStatus {
+	s := l.Stats()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := l.st
+	if st.Mode == "" {
+		st.Mode, st.Immediate = l.cfg.Controller.Mode.String(), l.cfg.Immediate
+	}
+	st.Rounds, st.RoundsReused, st.StatesExplored, st.ReplayHits = s.Rounds, s.RoundsReused, s.StatesExplored, s.ReplayHits
+	st.FiltersInstalled, st.FiltersUnhelpful = s.FiltersInstalled, s.Unhelpful
+	st.FilterHits, st.ImmediateChecks, st.Vetoes, st.Overrides = s.FilterHits, s.ImmediateChecks, s.Vetoes, s.Overrides
+	st.Predicted = s.Predicted
+	st.Filters = append([]string{}, l.shown...)
+	if st.LastRound != nil {
+		t := *st.LastRound
+		st.LastRound = &t
+	}
+	return st
+}

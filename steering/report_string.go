@@ -1,0 +1,56 @@
+package steering
+
+import (
+	"fmt"
+	"strings"
+)
+
+// String renders the prediction on one line: the property, whether the
+// path was replayed from an earlier round, the filter that stops it at
+// this node (or "no filter"), and the path, e.g.
+//
+//	ChildrenSiblingsDisjoint (filter n9: drop+break randtree.Join from n13): n13 reset silent; n13 app randtree.JoinOverlay; ...
+func (p Prediction) String() string {
+	var b strings.Builder
+	b.WriteString(p.Property)
+	b.WriteString(" (")
+	if p.Replayed {
+		b.WriteString("replayed, ")
+	}
+	if p.Filter != nil {
+		b.WriteString("filter " + p.Filter.String())
+	} else {
+		b.WriteString("no filter")
+	}
+	b.WriteString("):")
+	for i, s := range p.Report.Path {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		b.WriteString(" " + s.Text)
+	}
+	return b.String()
+}
+
+// String renders the round: its snapshot, the states it explored, then a
+// line per prediction and the filters it installs.
+func (r *RoundReport) String() string {
+	if r == nil {
+		return "no round"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "round at %v cut %d over %v: %d states, %d predicted, %d filters, %d unhelpful", r.Gatherer, r.CN, r.Members, r.States, len(r.Predictions), len(r.Installed), r.Unhelpful)
+	if r.Reused {
+		b.WriteString(" (reused)")
+	}
+	if len(r.Present) > 0 {
+		fmt.Fprintf(&b, "; already violated: %s", strings.Join(r.Present, ", "))
+	}
+	for _, p := range r.Predictions {
+		b.WriteString("\n  predicted " + p.String())
+	}
+	for _, f := range r.Installed {
+		b.WriteString("\n  filter " + f.String())
+	}
+	return b.String()
+}
