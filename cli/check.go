@@ -14,9 +14,16 @@ import (
 	"github.com/seed6eee2ec7/crystalball/consequence/twophase"
 )
 
+// checkFormat names the format of check --json's output, the report
+// 'trace show' replays.
+const checkFormat = "crystalball-check/1"
+
 // checkOutput is the --json form of an offline check (MaceMC mode): what
 // was checked, what the search cost and what it found.
 type checkOutput struct {
+	// Format is checkFormat.
+	Format string `json:"format"`
+	// Target is the service's name (Service.Name), or the model's.
 	Target   string `json:"target"`
 	Options  string `json:"options"`
 	Nodes    int    `json:"nodes"`
@@ -70,9 +77,9 @@ type livenessOutput struct {
 	LivePath       []string `json:"live_path,omitempty"`
 }
 
-func runCheck(args []string, stdout, stderr io.Writer) error {
+func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("check", stderr)
-	service := fs.String("service", "randtree", "service to check from its initial state ("+serviceNames()+")")
+	service := fs.String("service", cat.defaultName(), "service to check from its initial state ("+cat.list()+")")
 	model := fs.String("model", "", "check a hand-written model instead of a service: 2pc")
 	nodes := fs.Int("nodes", 5, "number of service nodes (IDs 1..N)")
 	rms := fs.Int("rms", 3, "resource managers of the 2pc model")
@@ -131,7 +138,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		if *nodes <= 0 || *nodes > 1<<16 {
 			return usagef("--nodes must be in 1..65536, got %d", *nodes)
 		}
-		svc, lerr := lookupService(*service, splitList(*fix), *nodes)
+		svc, lerr := cat.lookup(*service, splitList(*fix), *nodes)
 		if lerr != nil {
 			return lerr
 		}
@@ -140,7 +147,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		if merr != nil {
 			return merr
 		}
-		out = checkOutput{Target: *service, Options: svc.options, Nodes: *nodes, Seed: *seed,
+		out = checkOutput{Format: checkFormat, Target: *service, Options: svc.options, Nodes: *nodes, Seed: *seed,
 			Faults: fmt.Sprintf("resets=%d silent=%v breaks=%d", *resets, *silent, *breaks),
 			Fix:    *fix, Resets: *resets, Silent: *silent, Breaks: *breaks}
 		if walk {
@@ -177,7 +184,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		if merr != nil {
 			return usageError{merr}
 		}
-		out = checkOutput{Target: "2pc", Options: fmt.Sprintf("rms=%d", *rms), Nodes: *rms + 1, Seed: *seed}
+		out = checkOutput{Format: checkFormat, Target: "2pc", Options: fmt.Sprintf("rms=%d", *rms), Nodes: *rms + 1, Seed: *seed}
 		if walk {
 			return usagef("--strategy walk needs a service with liveness properties, not --model 2pc")
 		}

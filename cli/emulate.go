@@ -24,10 +24,15 @@ import (
 // overlay forms before nodes start leaving.
 const churnWarmup = 30 * time.Second
 
+// emulateFormat names the format of emulate --json's output.
+const emulateFormat = "crystalball-emulate/1"
+
 // emulateOutput is the --json form of an emulated run: the configuration
 // that produced it, the service's own summary of the final state, and the
 // emulator's result.
 type emulateOutput struct {
+	// Format is emulateFormat.
+	Format         string           `json:"format"`
 	Service        string           `json:"service"`
 	Options        string           `json:"options"`
 	Seed           uint64           `json:"seed"`
@@ -54,6 +59,8 @@ type emulateOutput struct {
 // emulateParams are the flags of an emulated run, shared by 'emulate' and
 // the experiments built on it (macemc-baseline).
 type emulateParams struct {
+	// services are the services --service names (nil: the built-in ones).
+	services    *catalog
 	service     string
 	nodes       int
 	duration    time.Duration
@@ -97,7 +104,10 @@ const (
 // register defines p's flags on fs; the steering and sampling ones that
 // depend on --mode start at -1 (resolve picks them).
 func (p *emulateParams) register(fs *flag.FlagSet) {
-	fs.StringVar(&p.service, "service", "randtree", "service to run ("+serviceNames()+")")
+	if p.services == nil {
+		p.services = builtinCatalog()
+	}
+	fs.StringVar(&p.service, "service", p.services.defaultName(), "service to run ("+p.services.list()+")")
 	fs.IntVar(&p.nodes, "nodes", 25, "number of nodes (IDs 1..N)")
 	p.duration = 30 * time.Minute
 	fs.Var(durationValue{&p.duration}, "duration", "virtual time to emulate (e.g. 90s, 30m, 1.4h)")
@@ -199,9 +209,9 @@ func (p *emulateParams) resolve() error {
 	return nil
 }
 
-func runEmulate(args []string, stdout, stderr io.Writer) error {
+func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("emulate", stderr)
-	var p emulateParams
+	p := emulateParams{services: cat}
 	p.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	fs.Usage = func() {
@@ -230,7 +240,10 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 
 // runEmulation runs the emulated deployment p (resolved) describes.
 func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) {
-	svc, err := lookupService(p.service, splitList(p.fix), p.nodes)
+	if p.services == nil {
+		p.services = builtinCatalog()
+	}
+	svc, err := p.services.lookup(p.service, splitList(p.fix), p.nodes)
 	if err != nil {
 		return emulateOutput{}, err
 	}
@@ -316,6 +329,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 		return emulateOutput{}, fmt.Errorf("%w (rerun with --seed %d)", runErr, p.seed)
 	}
 	out := emulateOutput{
+		Format:         emulateFormat,
 		Service:        p.service,
 		Options:        svc.options,
 		Seed:           p.seed,

@@ -692,7 +692,7 @@ func TestNodeReportsReplay(t *testing.T) {
 		if doc.Property == "" || doc.Report.Fingerprint == "" || len(doc.Snapshot.Nodes) != 3 || len(doc.Snapshot.Channels) != 1 {
 			t.Fatalf("%s: %+v", f, doc)
 		}
-		m, err := predictionModel(doc, spec)
+		m, err := predictionModel(doc, resolve("randtree", Service{Spec: spec, Workload: func(node.ID, bool) []node.Message { return nil }}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -715,7 +715,7 @@ func TestNodeReportsReplay(t *testing.T) {
 	if code, _, stderr := runCLI("trace", "show", other); code != exitUsage || !strings.Contains(stderr, "unknown report format") {
 		t.Errorf("trace show of a future format: exit %d, %q", code, stderr)
 	}
-	if _, err := predictionModel(predictionDoc{Format: "x"}, spec); err == nil {
+	if _, err := predictionModel(predictionDoc{Format: "x"}, resolve("randtree", Service{Spec: spec})); err == nil {
 		t.Error("a file of another format was accepted")
 	}
 }
@@ -782,7 +782,7 @@ func TestNodeSteeringInProcess(t *testing.T) {
 			p.args = append(p.args, "--join", procs[0].listen)
 		}
 		procs[i] = p
-		go func() { p.done <- runNodeUntil(ctx, p.args[1:], p.stdout, p.log) }()
+		go func() { p.done <- runNodeUntil(ctx, builtinCatalog(), p.args[1:], p.stdout, p.log) }()
 		for i == 0 {
 			if _, err := status(p); err == nil {
 				break
