@@ -339,19 +339,11 @@ func checkRootSnapshot(t *testing.T, doc snapshotDoc, root node.ID, spec node.Sp
 	}
 }
 
-// TestNodeProcessesFormAndRepairARandTree builds the binary, runs five
-// `crystalball node` processes on loopback, waits until their status
-// endpoints show one RandTree of five nodes, SIGKILLs an interior node,
-// restarts it and waits for the tree of five to re-form; then the root
-// gathers a neighbourhood snapshot (POST /snapshot), which must hold
-// consistent checkpoints of the root's neighbours (the restarted node,
-// whose checkpoint number started again at 0, among them) on which no
-// safety property is violated; finally it stops every node with SIGTERM
-// and checks that each exits cleanly.
-func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipped with -short: builds the binary and runs 5 OS processes for up to a minute")
-	}
+// buildBinary builds cmd/crystalball into a temporary directory (with the
+// race detector when the tests run with it, reusing their compiled
+// packages) and returns its path; it skips the test without a go tool.
+func buildBinary(t *testing.T) string {
+	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool in PATH to build the binary")
@@ -369,6 +361,23 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 		t.Fatalf("go %v: %v\n%s", buildArgs, err, out)
 	}
 	t.Logf("built %s in %v (race detector: %v)", bin, time.Since(started).Round(time.Millisecond), raceEnabled)
+	return bin
+}
+
+// TestNodeProcessesFormAndRepairARandTree builds the binary, runs five
+// `crystalball node` processes on loopback, waits until their status
+// endpoints show one RandTree of five nodes, SIGKILLs an interior node,
+// restarts it and waits for the tree of five to re-form; then the root
+// gathers a neighbourhood snapshot (POST /snapshot), which must hold
+// consistent checkpoints of the root's neighbours (the restarted node,
+// whose checkpoint number started again at 0, among them) on which no
+// safety property is violated; finally it stops every node with SIGTERM
+// and checks that each exits cleanly.
+func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: builds the binary and runs 5 OS processes for up to a minute")
+	}
+	bin := buildBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 
