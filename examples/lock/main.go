@@ -7,8 +7,8 @@
 // 'lock trace show' replays. Every subcommand comes from cli.Main:
 //
 //	go run ./examples/lock emulate --nodes 4 --duration 2m --churn 0
-//	go run ./examples/lock check --nodes 3 --resets 1 --json > lock-report.json
-//	go run ./examples/lock trace show lock-report.json
+//	go run ./examples/lock check --nodes 3 --resets 1 --json > report.json
+//	go run ./examples/lock trace show report.json
 //	go run ./examples/lock node --id 1 --listen 127.0.0.1:7001 --http 127.0.0.1:8001
 package main
 
