@@ -238,15 +238,10 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// runEmulation runs the emulated deployment p (resolved) describes.
-func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) {
-	if p.services == nil {
-		p.services = builtinCatalog()
-	}
-	svc, err := p.services.lookup(p.service, splitList(p.fix), p.nodes)
-	if err != nil {
-		return emulateOutput{}, err
-	}
+// emulationConfig is the emulator's configuration for p (resolved) and
+// svc: churn, snapshots and steering as the flags say; the caller sets the
+// steering round and violation callbacks.
+func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 	cfg := emulation.Config{
 		Spec:     svc.spec,
 		Nodes:    p.nodes,
@@ -272,8 +267,6 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 			cfg.Snapshots.Gatherers = isPredictor
 		}
 	}
-	var predLog steering.PredictionLog
-	episodes := episodeLog{}
 	if p.mode != steering.Off || p.immediate {
 		cfg.Steering = &emulation.SteeringConfig{
 			Controller: steering.Config{
@@ -287,12 +280,27 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 		if p.predicting != nil {
 			cfg.Steering.Predictors = isPredictor
 		}
-		if p.mode != steering.Off {
-			cfg.Steering.OnRound = func(id node.ID, at time.Duration, rep *steering.RoundReport) {
-				predLog.Add(emulation.Epoch.Add(at), id, rep)
-			}
-			cfg.OnViolation = episodes.add
+	}
+	return cfg
+}
+
+// runEmulation runs the emulated deployment p (resolved) describes.
+func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) {
+	if p.services == nil {
+		p.services = builtinCatalog()
+	}
+	svc, err := p.services.lookup(p.service, splitList(p.fix), p.nodes)
+	if err != nil {
+		return emulateOutput{}, err
+	}
+	cfg := p.emulationConfig(svc)
+	var predLog steering.PredictionLog
+	episodes := episodeLog{}
+	if p.mode != steering.Off {
+		cfg.Steering.OnRound = func(id node.ID, at time.Duration, rep *steering.RoundReport) {
+			predLog.Add(emulation.Epoch.Add(at), id, rep)
 		}
+		cfg.OnViolation = episodes.add
 	}
 	var trace *bufio.Writer
 	if p.tracePath != "" {
@@ -308,18 +316,12 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 	if err != nil {
 		return emulateOutput{}, err
 	}
-	if p.cpuProfile != "" {
-		f, err := os.Create(p.cpuProfile)
-		if err != nil {
-			return emulateOutput{}, usagef("--cpuprofile: %v", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return emulateOutput{}, fmt.Errorf("--cpuprofile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(p.cpuProfile)
+	if err != nil {
+		return emulateOutput{}, err
 	}
 	res, runErr := em.Run(ctx)
+	stopProfile()
 	if trace != nil {
 		if err := trace.Flush(); err != nil && runErr == nil {
 			runErr = fmt.Errorf("writing trace: %w", err)
@@ -359,6 +361,26 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 		}
 	}
 	return out, nil
+}
+
+// startCPUProfile starts a CPU profile into the file name (--cpuprofile)
+// unless name is empty; stop ends it and closes the file.
+func startCPUProfile(name string) (stop func(), err error) {
+	if name == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, usagef("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 func printEmulateSummary(w io.Writer, o emulateOutput) {
