@@ -56,23 +56,9 @@ func TestNodeProcessesRunChordAndPaxos(t *testing.T) {
 func runCluster(t *testing.T, bin, service string, converged func(node.View) (bool, string)) {
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	const n = 3
-	ports := freePorts(t, 3*n)
-	procs := make([]*nodeProc, n)
-	t.Cleanup(func() {
-		for _, p := range procs {
-			if p != nil {
-				p.kill()
-				if t.Failed() && p.out != nil {
-					t.Logf("output of %v:\n%s", p.id, p.out)
-				}
-			}
-		}
-	})
+	procs := clusterProcs(t, 3)
 	client := &http.Client{Timeout: 2 * time.Second}
-	for i := range n {
-		p := &nodeProc{id: node.ID(i + 1), listen: fmt.Sprintf("127.0.0.1:%d", ports[3*i]),
-			gossip: fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]), http: fmt.Sprintf("127.0.0.1:%d", ports[3*i+2])}
+	for i, p := range procs {
 		p.args = []string{"node", "--service", service, "--fix", "all", "--id", p.id.String(),
 			"--listen", p.listen, "--gossip", p.gossip, "--http", p.http, "--label", service + "-test", "--log", "json",
 			"--snapshots", "300ms", "--gather", "600ms", "--mode", "steer", "--immediate",
@@ -80,7 +66,6 @@ func runCluster(t *testing.T, bin, service string, converged func(node.View) (bo
 		if i > 0 {
 			p.args = append(p.args, "--join", procs[0].listen)
 		}
-		procs[i] = p
 		p.start(t, bin)
 		if i == 0 { // the others join through n1: wait until it serves
 			waitStatus(t, ctx, p, client, func(nodeStatusOutput) bool { return true })
@@ -95,7 +80,7 @@ func runCluster(t *testing.T, bin, service string, converged func(node.View) (bo
 			t.Fatal(err)
 		}
 		ok, summary := converged(view)
-		if ok && len(doc.Members) == n {
+		if ok && len(doc.Members) == len(procs) {
 			t.Logf("snapshot at n1: cut %d, members %v: %s", doc.CN, doc.Members, summary)
 			break
 		}
@@ -123,6 +108,29 @@ func runCluster(t *testing.T, bin, service string, converged func(node.View) (bo
 		}
 	}
 	stopCluster(t, ctx, procs)
+}
+
+// clusterProcs returns n node processes, IDs 1..n, with free loopback
+// addresses for the service transport, memberlist and the status server,
+// not started. The test's cleanup kills those still running and, if the
+// test failed, logs their output.
+func clusterProcs(t *testing.T, n int) []*nodeProc {
+	t.Helper()
+	ports := freePorts(t, 3*n)
+	procs := make([]*nodeProc, n)
+	for i := range procs {
+		procs[i] = &nodeProc{id: node.ID(i + 1), listen: fmt.Sprintf("127.0.0.1:%d", ports[3*i]),
+			gossip: fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]), http: fmt.Sprintf("127.0.0.1:%d", ports[3*i+2])}
+	}
+	t.Cleanup(func() {
+		for _, p := range procs {
+			p.kill()
+			if t.Failed() && p.out != nil {
+				t.Logf("output of %v:\n%s", p.id, p.out)
+			}
+		}
+	})
+	return procs
 }
 
 // spec returns the built-in service's spec p runs, with its --fix.

@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -383,29 +382,8 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 	defer cancel()
 
 	const n = 5
-	ports := freePorts(t, 3*n)
-	procs := make([]*nodeProc, n)
-	t.Cleanup(func() {
-		for _, p := range procs {
-			if p != nil {
-				p.kill()
-			}
-		}
-		if t.Failed() {
-			for _, p := range procs {
-				if p != nil && p.out != nil {
-					t.Logf("output of %v:\n%s", p.id, p.out)
-				}
-			}
-		}
-	})
-	for i := range n {
-		p := &nodeProc{
-			id:     node.ID(i + 1),
-			listen: fmt.Sprintf("127.0.0.1:%d", ports[3*i]),
-			gossip: fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]),
-			http:   fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]),
-		}
+	procs := clusterProcs(t, n)
+	for i, p := range procs {
 		p.args = []string{"node", "--service", "randtree", "--fix", "all", "--id", p.id.String(),
 			"--listen", p.listen, "--gossip", p.gossip, "--http", p.http, "--label", "mp-test", "--log", "json",
 			// Checkpoint numbers advance (and every node gathers) every
@@ -415,7 +393,6 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 		if i > 0 {
 			p.args = append(p.args, "--join", procs[0].listen)
 		}
-		procs[i] = p
 		p.start(t, bin)
 		if i == 0 {
 			// The others join through n1: wait until it serves.
@@ -467,22 +444,7 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 	}
 
 	// A clean stop: SIGTERM, exit status 0, and the node says so.
-	for _, p := range procs {
-		p.cmd.Process.Signal(syscall.SIGTERM)
-	}
-	for _, p := range procs {
-		select {
-		case <-p.done:
-		case <-ctx.Done():
-			t.Fatalf("%v did not stop within the deadline", p.id)
-		}
-		if p.err != nil || !strings.Contains(p.out.String(), `"msg":"stopped"`) {
-			t.Errorf("%v: exit %v after SIGTERM, want a clean stop", p.id, p.err)
-		}
-		if strings.Contains(p.out.String(), "DATA RACE") {
-			t.Errorf("%v: the race detector reported a race", p.id)
-		}
-	}
+	stopCluster(t, ctx, procs)
 }
 
 // TestNodeSnapshotEndpointsWithoutSnapshots: the status server's snapshot
