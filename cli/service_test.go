@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 )
@@ -58,6 +60,7 @@ func TestMainRejectsInvalidServices(t *testing.T) {
 // A program's own service gets every subcommand; its reports replay in
 // that program and name it, with the known services, in another.
 func TestOwnServiceThroughMain(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	own := []Service{myTree()}
 	code, stdout, stderr := runWith(own, "help")
 	if code != exitOK || strings.Contains(stdout, "experiment") || !strings.Contains(stdout, "node") {
@@ -135,3 +138,28 @@ func TestLookupWrapsConfigureErrors(t *testing.T) {
 		t.Errorf("Configure without Spec.New: %v, want a programming error", err)
 	}
 }
+
+// The optional fields default as Service documents.
+func TestResolveDefaults(t *testing.T) {
+	r := resolve("mytree", myTree())
+	if got := r.join(3, []node.ID{1, 2}); len(got) != 1 || got[0].(randtree.JoinOverlay).Targets[0] != 1 {
+		t.Errorf("join: %v, want the workload's calls", got)
+	}
+	v := fakeView{1, 2, 3}
+	if got := r.summarize(v); len(got) != 1 || got[0] != (Figure{"nodes", 3}) {
+		t.Errorf("summarize: %v", got)
+	}
+	if got := r.describe(v); got != "nodes=3" {
+		t.Errorf("describe: %q", got)
+	}
+	if r.options != "default" || r.name != "mytree" {
+		t.Errorf("options %q, name %q", r.options, r.name)
+	}
+}
+
+// fakeView is a view of nodes without states.
+type fakeView []node.ID
+
+func (v fakeView) Nodes() []node.ID                    { return v }
+func (v fakeView) Service(node.ID) node.Service        { return nil }
+func (v fakeView) TimerScheduled(node.ID, string) bool { return false }
