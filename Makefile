@@ -15,6 +15,10 @@ all: verify build test
 build:
 	$(GO) build -o $(BIN) ./cmd/crystalball
 
+# ./... includes examples/lock, whose tests run the example program's
+# emulate --json, check --json and trace show on its report, both in this
+# module and built as a module of its own (go.mod replaces crystalball with
+# this checkout; GOFLAGS=-mod=mod, the module cache in use).
 test: purity
 	$(GO) test -race -count=1 $(PKGS)
 

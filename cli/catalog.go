@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"sort"
+	"fmt"
 	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -10,85 +10,77 @@ import (
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 )
 
-// serviceEntry is what the CLI needs to run a service: its spec for the
-// chosen corrections, the application workload the emulator drives it with,
-// and a service-specific summary of a final state.
-type serviceEntry struct {
-	name  string
-	build func(fixes []string, nodes int) (serviceRun, error)
+// BuiltinServices returns the services built into this module, RandTree,
+// Chord and Paxos, configured as the paper's experiments run them, with
+// their corrections (--fix), live join calls and summaries:
+// cmd/crystalball is cli.Main(cli.BuiltinServices()...).
+func BuiltinServices() []Service {
+	return []Service{builtin(randtree.Name, buildRandTree), builtin(chord.Name, buildChord), builtin(paxos.Name, buildPaxos)}
 }
 
-type serviceRun struct {
-	spec     node.Spec
-	workload func(id node.ID, restart bool) []node.Message
-	// summarize returns labelled figures of a view, in display order.
-	summarize func(v node.View) []figure
-	// describe renders the service's summary of a view as one line.
-	describe func(v node.View) string
-	// options describes the service configuration for reports.
-	options string
-}
-
-// figure is one labelled number of a service summary.
-type figure struct {
-	Name  string `json:"name"`
-	Value int    `json:"value"`
-}
-
-func serviceCatalog() map[string]serviceEntry {
-	return map[string]serviceEntry{
-		randtree.Name: {name: randtree.Name, build: buildRandTree},
-		chord.Name:    {name: chord.Name, build: buildChord},
-		paxos.Name:    {name: paxos.Name, build: buildPaxos},
+// builtin makes a Service of a built-in service's builder: its Spec,
+// Workload and the rest are those of the build without corrections.
+func builtin(name string, build func(fixes []string, nodes int) (Service, error)) Service {
+	s, err := build(nil, 0)
+	if err != nil {
+		panic(fmt.Sprintf("cli: built-in service %s: %v", name, err)) // the defaults always build
 	}
+	s.Configure = build
+	return s
 }
 
-func serviceNames() string {
-	var names []string
-	for n := range serviceCatalog() {
-		names = append(names, n)
+// builtinCatalog is the catalog of BuiltinServices.
+func builtinCatalog() *catalog {
+	c, err := newCatalog(BuiltinServices())
+	if err != nil {
+		panic(err) // the built-in services are valid
 	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
+	return c
 }
 
-// lookupService resolves --service and --fix.
+// lookupService resolves --service, --fix and --nodes among the built-in
+// services (the experiments run those).
 func lookupService(name string, fixes []string, nodes int) (serviceRun, error) {
-	e, ok := serviceCatalog()[name]
-	if !ok {
-		return serviceRun{}, usagef("unknown service %q (known: %s)", name, serviceNames())
-	}
-	return e.build(fixes, nodes)
+	return builtinCatalog().lookup(name, fixes, nodes)
 }
 
 // buildRandTree configures RandTree as the paper's experiments run it: every
 // node joins through node 1, the designated bootstrap, when it starts and
 // again after every restart. A restarted bootstrap joins itself and becomes
 // the root of a new tree, which recovery must merge back.
-func buildRandTree(fixes []string, nodes int) (serviceRun, error) {
+func buildRandTree(fixes []string, nodes int) (Service, error) {
 	opts := randtree.DefaultOptions()
 	for _, f := range fixes {
 		if err := opts.EnableFix(f); err != nil {
-			return serviceRun{}, usageError{err}
+			return Service{}, err
 		}
 	}
 	const bootstrap node.ID = 1
-	return serviceRun{
-		spec: randtree.NewSpec(opts),
-		workload: func(id node.ID, restart bool) []node.Message {
+	return Service{
+		Name: randtree.Name,
+		Spec: randtree.NewSpec(opts),
+		Workload: func(id node.ID, restart bool) []node.Message {
 			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{bootstrap}}}
 		},
-		summarize: func(v node.View) []figure {
+		// A live node joins through the nodes behind --join; the first
+		// node roots its own tree.
+		Join: func(self node.ID, targets []node.ID) []node.Message {
+			if len(targets) == 0 {
+				targets = []node.ID{self}
+			}
+			return []node.Message{randtree.JoinOverlay{Targets: targets}}
+		},
+		Summarize: func(v node.View) []Figure {
 			s := randtree.Summarize(v)
-			return []figure{
+			return []Figure{
 				{"joined", s.Joined},
 				{"roots", s.Roots},
 				{"tree_size", s.TreeSize},
 				{"tree_depth", s.Depth},
 			}
 		},
-		describe: func(v node.View) string { return randtree.Summarize(v).String() },
-		options:  opts.String(),
+		Describe: func(v node.View) string { return randtree.Summarize(v).String() },
+		Options:  opts.String(),
 	}, nil
 }
 
@@ -96,30 +88,39 @@ func buildRandTree(fixes []string, nodes int) (serviceRun, error) {
 // node joins the ring through node 1, the designated bootstrap, when it
 // starts and again after every restart. A restarted bootstrap forms a ring
 // of its own, which the other nodes' recovery lookups merge back.
-func buildChord(fixes []string, nodes int) (serviceRun, error) {
+func buildChord(fixes []string, nodes int) (Service, error) {
 	opts := chord.DefaultOptions()
 	for _, f := range fixes {
 		if err := opts.EnableFix(f); err != nil {
-			return serviceRun{}, usageError{err}
+			return Service{}, err
 		}
 	}
 	const bootstrap node.ID = 1
-	return serviceRun{
-		spec: chord.NewSpec(opts),
-		workload: func(id node.ID, restart bool) []node.Message {
+	return Service{
+		Name: chord.Name,
+		Spec: chord.NewSpec(opts),
+		Workload: func(id node.ID, restart bool) []node.Message {
 			return []node.Message{chord.JoinOverlay{Bootstrap: bootstrap}}
 		},
-		summarize: func(v node.View) []figure {
+		// A live node joins through the first node behind --join; the
+		// first node forms a ring of its own.
+		Join: func(self node.ID, targets []node.ID) []node.Message {
+			if len(targets) == 0 {
+				return []node.Message{chord.JoinOverlay{Bootstrap: self}}
+			}
+			return []node.Message{chord.JoinOverlay{Bootstrap: targets[0]}}
+		},
+		Summarize: func(v node.View) []Figure {
 			s := chord.Summarize(v)
-			return []figure{
+			return []Figure{
 				{"joined", s.Joined},
 				{"ring_size", s.Ring},
 				{"successors_correct", s.SuccessorsCorrect},
 				{"predecessors_correct", s.PredecessorsCorrect},
 			}
 		},
-		describe: func(v node.View) string { return chord.Summarize(v).String() },
-		options:  opts.String(),
+		Describe: func(v node.View) string { return chord.Summarize(v).String() },
+		Options:  opts.String(),
 	}, nil
 }
 
@@ -128,32 +129,34 @@ func buildChord(fixes []string, nodes int) (serviceRun, error) {
 // paper's injected bugs are on, and --fix names the bugs to take out
 // ("bug1", "bug2" or "all" for correct Paxos), as --fix removes RandTree's.
 // Every node proposes its own value (paxos.ValueOf) when it starts and
-// again after every restart.
-func buildPaxos(fixes []string, nodes int) (serviceRun, error) {
+// again after every restart; a live node too, whether or not it joins
+// through others (the members are fixed: 1..3, or 1..N with node --nodes).
+func buildPaxos(fixes []string, nodes int) (Service, error) {
 	opts := paxos.Options{}.WithBugs()
 	for _, f := range fixes {
 		if err := opts.EnableFix(f); err != nil {
-			return serviceRun{}, usageError{err}
+			return Service{}, err
 		}
 	}
 	for id := 1; id <= nodes; id++ {
 		opts.Members = append(opts.Members, node.ID(id))
 	}
-	return serviceRun{
-		spec: paxos.NewSpec(opts),
-		workload: func(id node.ID, restart bool) []node.Message {
+	return Service{
+		Name: paxos.Name,
+		Spec: paxos.NewSpec(opts),
+		Workload: func(id node.ID, restart bool) []node.Message {
 			return []node.Message{paxos.Propose{Value: paxos.ValueOf(id)}}
 		},
-		summarize: func(v node.View) []figure {
+		Summarize: func(v node.View) []Figure {
 			s := paxos.Summarize(v)
-			return []figure{
+			return []Figure{
 				{"learned", s.Learned},
 				{"values", len(s.Values)},
 				{"max_round", int(s.MaxRound)},
 			}
 		},
-		describe: func(v node.View) string { return paxos.Summarize(v).String() },
-		options:  opts.String(),
+		Describe: func(v node.View) string { return paxos.Summarize(v).String() },
+		Options:  opts.String(),
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,9 +15,16 @@ import (
 	"github.com/seed6eee2ec7/crystalball/consequence/twophase"
 )
 
+// checkFormat names the format of check --json's output, the report
+// 'trace show' replays.
+const checkFormat = "crystalball-check/1"
+
 // checkOutput is the --json form of an offline check (MaceMC mode): what
 // was checked, what the search cost and what it found.
 type checkOutput struct {
+	// Format is checkFormat.
+	Format string `json:"format"`
+	// Target is the service's name (Service.Name), or the model's.
 	Target   string `json:"target"`
 	Options  string `json:"options"`
 	Nodes    int    `json:"nodes"`
@@ -70,27 +78,67 @@ type livenessOutput struct {
 	LivePath       []string `json:"live_path,omitempty"`
 }
 
-func runCheck(args []string, stdout, stderr io.Writer) error {
+// checkFlags are the flags of 'crystalball check'.
+type checkFlags struct {
+	service, model, strategy, fix                   string
+	nodes, rms, maxDepth, maxStates, resets, breaks int
+	walks, dmax, dinit, periphery, workers          int
+	budget                                          time.Duration
+	seed                                            uint64
+	silent, asJSON                                  bool
+	walk                                            bool                 // --strategy walk
+	strat                                           consequence.Strategy // the others
+}
+
+// register defines f's flags on fs.
+func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
+	fs.StringVar(&f.service, "service", cat.defaultName(), "service to check from its initial state ("+cat.list()+")")
+	fs.StringVar(&f.model, "model", "", "check a hand-written model instead of a service: 2pc")
+	fs.IntVar(&f.nodes, "nodes", 5, "number of service nodes (IDs 1..N)")
+	fs.IntVar(&f.rms, "rms", 3, "resource managers of the 2pc model")
+	fs.StringVar(&f.strategy, "strategy", "bfs", "search strategy: bfs, consequence or walk")
+	fs.IntVar(&f.maxDepth, "max-depth", 0, "depth budget (0: none)")
+	fs.IntVar(&f.maxStates, "max-states", 1_000_000, "budget of unique states (0: none)")
+	f.budget = 30 * time.Second
+	fs.Var(durationValue{&f.budget}, "budget", "wall-time budget (e.g. 30s; 0: none)")
+	fs.IntVar(&f.resets, "resets", 0, "node resets allowed along a path")
+	fs.BoolVar(&f.silent, "silent", false, "resets are silent (the RST is lost)")
+	fs.IntVar(&f.breaks, "breaks", 0, "connection breaks allowed along a path")
+	fs.StringVar(&f.fix, "fix", "", "service corrections to apply: all, or a comma-separated list")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the node random sources and the random walks")
+	fs.IntVar(&f.walks, "walks", 100, "random walks (strategy walk)")
+	fs.IntVar(&f.dmax, "dmax", 500, "steps per random walk (strategy walk)")
+	fs.IntVar(&f.dinit, "dinit", 0, "steps before a walk may count as live (strategy walk)")
+	fs.IntVar(&f.periphery, "periphery", 16, "strategy walk with --max-depth: also walk from this many states where a BFS bounded by --max-depth and --budget left off")
+	fs.IntVar(&f.workers, "workers", 0, "search goroutines (0: every core)")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the summary")
+}
+
+// check validates f and resolves the strategy.
+func (f *checkFlags) check() error {
+	if f.maxDepth < 0 || f.maxStates < 0 || f.budget < 0 || f.resets < 0 || f.breaks < 0 || f.walks <= 0 || f.dmax <= 0 || f.dinit < 0 || f.workers < 0 || f.periphery < 0 {
+		return usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")
+	}
+	f.walk = f.strategy == "walk"
+	if !f.walk {
+		s, err := consequence.ParseStrategy(f.strategy)
+		if err != nil {
+			return usagef("--strategy: %q is not bfs, consequence or walk", f.strategy)
+		}
+		f.strat = s
+	}
+	return nil
+}
+
+// walkOptions are the random walks' options for seed.
+func (f *checkFlags) walkOptions(seed uint64) consequence.WalkOptions[consequence.ActorAction] {
+	return consequence.WalkOptions[consequence.ActorAction]{Seed: seed, Walks: f.walks, DMax: f.dmax, DInit: f.dinit}
+}
+
+func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("check", stderr)
-	service := fs.String("service", "randtree", "service to check from its initial state ("+serviceNames()+")")
-	model := fs.String("model", "", "check a hand-written model instead of a service: 2pc")
-	nodes := fs.Int("nodes", 5, "number of service nodes (IDs 1..N)")
-	rms := fs.Int("rms", 3, "resource managers of the 2pc model")
-	strategy := fs.String("strategy", "bfs", "search strategy: bfs, consequence or walk")
-	maxDepth := fs.Int("max-depth", 0, "depth budget (0: none)")
-	maxStates := fs.Int("max-states", 1_000_000, "budget of unique states (0: none)")
-	budget := durationFlag(fs, "budget", 30*time.Second, "wall-time budget (e.g. 30s; 0: none)")
-	resets := fs.Int("resets", 0, "node resets allowed along a path")
-	silent := fs.Bool("silent", false, "resets are silent (the RST is lost)")
-	breaks := fs.Int("breaks", 0, "connection breaks allowed along a path")
-	fix := fs.String("fix", "", "service corrections to apply: all, or a comma-separated list")
-	seed := fs.Uint64("seed", 1, "seed of the node random sources and the random walks")
-	walks := fs.Int("walks", 100, "random walks (strategy walk)")
-	dmax := fs.Int("dmax", 500, "steps per random walk (strategy walk)")
-	dinit := fs.Int("dinit", 0, "steps before a walk may count as live (strategy walk)")
-	periphery := fs.Int("periphery", 16, "strategy walk with --max-depth: also walk from this many states where a BFS bounded by --max-depth and --budget left off")
-	workers := fs.Int("workers", 0, "search goroutines (0: every core)")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	f := &checkFlags{}
+	f.register(fs, cat)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: crystalball check [flags]")
 		fmt.Fprintln(fs.Output(), "Explores a service (from its initial state) or a model and reports property violations.")
@@ -99,102 +147,33 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *maxDepth < 0 || *maxStates < 0 || *budget < 0 || *resets < 0 || *breaks < 0 || *walks <= 0 || *dmax <= 0 || *dinit < 0 || *workers < 0 || *periphery < 0 {
-		return usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")
-	}
-	walk := *strategy == "walk"
-	var strat consequence.Strategy
-	if !walk {
-		s, err := consequence.ParseStrategy(*strategy)
-		if err != nil {
-			return usagef("--strategy: %q is not bfs, consequence or walk", *strategy)
-		}
-		strat = s
+	if err := f.check(); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := consequence.Options{Strategy: strat, Workers: *workers, MaxStates: *maxStates, MaxDepth: *maxDepth, MaxTime: *budget}
+	opts := consequence.Options{Strategy: f.strat, Workers: f.workers, MaxStates: f.maxStates, MaxDepth: f.maxDepth, MaxTime: f.budget}
 	endProgress := func() {}
-	if !*asJSON && (!walk || *maxDepth > 0) {
+	if !f.asJSON && (!f.walk || f.maxDepth > 0) {
 		progress := newProgress(stderr, "")
 		opts.Progress, endProgress = progress.level, progress.close
 		defer progress.close()
 	}
-	wopts := func(seed uint64) consequence.WalkOptions[consequence.ActorAction] {
-		return consequence.WalkOptions[consequence.ActorAction]{Seed: seed, Walks: *walks, DMax: *dmax, DInit: *dinit}
-	}
-
 	var out checkOutput
 	var err error
-	switch *model {
+	switch f.model {
 	case "":
-		if *nodes <= 0 || *nodes > 1<<16 {
-			return usagef("--nodes must be in 1..65536, got %d", *nodes)
-		}
-		svc, lerr := lookupService(*service, splitList(*fix), *nodes)
-		if lerr != nil {
-			return lerr
-		}
-		faults := consequence.Faults{Resets: *resets, SilentResets: *silent, Breaks: *breaks}
-		m, merr := serviceModel(svc, *nodes, *seed, faults)
-		if merr != nil {
-			return merr
-		}
-		out = checkOutput{Target: *service, Options: svc.options, Nodes: *nodes, Seed: *seed,
-			Faults: fmt.Sprintf("resets=%d silent=%v breaks=%d", *resets, *silent, *breaks),
-			Fix:    *fix, Resets: *resets, Silent: *silent, Breaks: *breaks}
-		if walk {
-			out.Strategy = "walk"
-			var from []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]
-			if *maxDepth > 0 && *periphery > 0 {
-				bounded := opts
-				bounded.Periphery = *periphery
-				res, berr := consequence.NewChecker(m).WithOptions(bounded).Run(ctx)
-				if berr != nil {
-					return berr
-				}
-				from = res.Periphery
-			}
-			out.Liveness, err = checkWalks(ctx, m, m.Properties(), from, wopts(*seed))
-			break
-		}
-		var res *consequence.Result[*consequence.GlobalState, consequence.ActorAction]
-		res, err = consequence.NewChecker(m).
-			Properties(m.Properties()...).WithOptions(opts).Run(ctx)
-		if res != nil {
-			fillResult(&out, res)
-			for _, v := range res.Violations {
-				rep, rerr := m.Report(v)
-				if rerr != nil {
-					return rerr
-				}
-				b, _ := json.Marshal(rep)
-				out.Reports = append(out.Reports, b)
-			}
-		}
+		out, err = checkService(ctx, cat, f, opts)
 	case "2pc":
-		m, merr := twophase.New(twophase.Options{RMs: *rms})
-		if merr != nil {
-			return usageError{merr}
-		}
-		out = checkOutput{Target: "2pc", Options: fmt.Sprintf("rms=%d", *rms), Nodes: *rms + 1, Seed: *seed}
-		if walk {
-			return usagef("--strategy walk needs a service with liveness properties, not --model 2pc")
-		}
-		var res *consequence.Result[twophase.State, twophase.Action]
-		res, err = consequence.NewChecker(m).
-			Properties(m.Properties()...).WithOptions(opts).Run(ctx)
-		if res != nil {
-			fillResult(&out, res)
-		}
+		out, err = check2PC(ctx, f, opts)
 	default:
-		return usagef("unknown --model %q (known: 2pc)", *model)
+		return usagef("unknown --model %q (known: 2pc)", f.model)
 	}
 	endProgress()
 	if err != nil && out.Stop == "" && out.Liveness == nil {
 		return err
 	}
-	if *asJSON {
+	if f.asJSON {
 		if err := json.NewEncoder(stdout).Encode(out); err != nil {
 			return err
 		}
@@ -202,6 +181,74 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	printCheckSummary(stdout, out)
 	return err
+}
+
+// checkService explores the service f names from its initial state with
+// opts (or random walks). An error with a result (out.Stop or
+// out.Liveness set) is the search's: the result is still printed.
+func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequence.Options) (checkOutput, error) {
+	if f.nodes <= 0 || f.nodes > 1<<16 {
+		return checkOutput{}, usagef("--nodes must be in 1..65536, got %d", f.nodes)
+	}
+	svc, err := cat.lookup(f.service, splitList(f.fix), f.nodes)
+	if err != nil {
+		return checkOutput{}, err
+	}
+	faults := consequence.Faults{Resets: f.resets, SilentResets: f.silent, Breaks: f.breaks}
+	m, err := serviceModel(svc, f.nodes, f.seed, faults)
+	if err != nil {
+		return checkOutput{}, err
+	}
+	out := checkOutput{Format: checkFormat, Target: f.service, Options: svc.options, Nodes: f.nodes, Seed: f.seed,
+		Faults: fmt.Sprintf("resets=%d silent=%v breaks=%d", f.resets, f.silent, f.breaks),
+		Fix:    f.fix, Resets: f.resets, Silent: f.silent, Breaks: f.breaks}
+	if f.walk {
+		out.Strategy = "walk"
+		var from []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]
+		if f.maxDepth > 0 && f.periphery > 0 {
+			bounded := opts
+			bounded.Periphery = f.periphery
+			res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).WithOptions(bounded).Run(ctx)
+			if err != nil {
+				return checkOutput{}, err
+			}
+			from = res.Periphery
+		}
+		out.Liveness, err = checkWalks(ctx, m, m.Properties(), from, f.walkOptions(f.seed))
+		return out, err
+	}
+	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+		Properties(m.Properties()...).WithOptions(opts).Run(ctx)
+	if res != nil {
+		fillResult(&out, res)
+		for _, v := range res.Violations {
+			rep, rerr := m.Report(v)
+			if rerr != nil {
+				return checkOutput{}, rerr
+			}
+			b, _ := json.Marshal(rep)
+			out.Reports = append(out.Reports, b)
+		}
+	}
+	return out, err
+}
+
+// check2PC explores the two-phase commit model with opts.
+func check2PC(ctx context.Context, f *checkFlags, opts consequence.Options) (checkOutput, error) {
+	m, err := twophase.New(twophase.Options{RMs: f.rms})
+	if err != nil {
+		return checkOutput{}, usageError{err}
+	}
+	out := checkOutput{Format: checkFormat, Target: "2pc", Options: fmt.Sprintf("rms=%d", f.rms), Nodes: f.rms + 1, Seed: f.seed}
+	if f.walk {
+		return checkOutput{}, usagef("--strategy walk needs a service with liveness properties, not --model 2pc")
+	}
+	res, err := consequence.NewChecker[twophase.State, twophase.Action](m).
+		Properties(m.Properties()...).WithOptions(opts).Run(ctx)
+	if res != nil {
+		fillResult(&out, res)
+	}
+	return out, err
 }
 
 // fillResult copies a search result into out.

@@ -9,7 +9,7 @@ import (
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = run(args, &out, &errb)
+	code = run(BuiltinServices(), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -24,10 +24,15 @@ import (
 // overlay forms before nodes start leaving.
 const churnWarmup = 30 * time.Second
 
+// emulateFormat names the format of emulate --json's output.
+const emulateFormat = "crystalball-emulate/1"
+
 // emulateOutput is the --json form of an emulated run: the configuration
 // that produced it, the service's own summary of the final state, and the
 // emulator's result.
 type emulateOutput struct {
+	// Format is emulateFormat.
+	Format         string           `json:"format"`
 	Service        string           `json:"service"`
 	Options        string           `json:"options"`
 	Seed           uint64           `json:"seed"`
@@ -54,6 +59,8 @@ type emulateOutput struct {
 // emulateParams are the flags of an emulated run, shared by 'emulate' and
 // the experiments built on it (macemc-baseline).
 type emulateParams struct {
+	// services are the services --service names (nil: the built-in ones).
+	services    *catalog
 	service     string
 	nodes       int
 	duration    time.Duration
@@ -97,7 +104,10 @@ const (
 // register defines p's flags on fs; the steering and sampling ones that
 // depend on --mode start at -1 (resolve picks them).
 func (p *emulateParams) register(fs *flag.FlagSet) {
-	fs.StringVar(&p.service, "service", "randtree", "service to run ("+serviceNames()+")")
+	if p.services == nil {
+		p.services = builtinCatalog()
+	}
+	fs.StringVar(&p.service, "service", p.services.defaultName(), "service to run ("+p.services.list()+")")
 	fs.IntVar(&p.nodes, "nodes", 25, "number of nodes (IDs 1..N)")
 	p.duration = 30 * time.Minute
 	fs.Var(durationValue{&p.duration}, "duration", "virtual time to emulate (e.g. 90s, 30m, 1.4h)")
@@ -199,9 +209,9 @@ func (p *emulateParams) resolve() error {
 	return nil
 }
 
-func runEmulate(args []string, stdout, stderr io.Writer) error {
+func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("emulate", stderr)
-	var p emulateParams
+	p := emulateParams{services: cat}
 	p.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	fs.Usage = func() {
@@ -228,12 +238,10 @@ func runEmulate(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// runEmulation runs the emulated deployment p (resolved) describes.
-func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) {
-	svc, err := lookupService(p.service, splitList(p.fix), p.nodes)
-	if err != nil {
-		return emulateOutput{}, err
-	}
+// emulationConfig is the emulator's configuration for p (resolved) and
+// svc: churn, snapshots and steering as the flags say; the caller sets the
+// steering round and violation callbacks.
+func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 	cfg := emulation.Config{
 		Spec:     svc.spec,
 		Nodes:    p.nodes,
@@ -259,8 +267,6 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 			cfg.Snapshots.Gatherers = isPredictor
 		}
 	}
-	var predLog steering.PredictionLog
-	episodes := episodeLog{}
 	if p.mode != steering.Off || p.immediate {
 		cfg.Steering = &emulation.SteeringConfig{
 			Controller: steering.Config{
@@ -274,12 +280,27 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 		if p.predicting != nil {
 			cfg.Steering.Predictors = isPredictor
 		}
-		if p.mode != steering.Off {
-			cfg.Steering.OnRound = func(id node.ID, at time.Duration, rep *steering.RoundReport) {
-				predLog.Add(emulation.Epoch.Add(at), id, rep)
-			}
-			cfg.OnViolation = episodes.add
+	}
+	return cfg
+}
+
+// runEmulation runs the emulated deployment p (resolved) describes.
+func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) {
+	if p.services == nil {
+		p.services = builtinCatalog()
+	}
+	svc, err := p.services.lookup(p.service, splitList(p.fix), p.nodes)
+	if err != nil {
+		return emulateOutput{}, err
+	}
+	cfg := p.emulationConfig(svc)
+	var predLog steering.PredictionLog
+	episodes := episodeLog{}
+	if p.mode != steering.Off {
+		cfg.Steering.OnRound = func(id node.ID, at time.Duration, rep *steering.RoundReport) {
+			predLog.Add(emulation.Epoch.Add(at), id, rep)
 		}
+		cfg.OnViolation = episodes.add
 	}
 	var trace *bufio.Writer
 	if p.tracePath != "" {
@@ -295,18 +316,12 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 	if err != nil {
 		return emulateOutput{}, err
 	}
-	if p.cpuProfile != "" {
-		f, err := os.Create(p.cpuProfile)
-		if err != nil {
-			return emulateOutput{}, usagef("--cpuprofile: %v", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return emulateOutput{}, fmt.Errorf("--cpuprofile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(p.cpuProfile)
+	if err != nil {
+		return emulateOutput{}, err
 	}
 	res, runErr := em.Run(ctx)
+	stopProfile()
 	if trace != nil {
 		if err := trace.Flush(); err != nil && runErr == nil {
 			runErr = fmt.Errorf("writing trace: %w", err)
@@ -316,6 +331,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 		return emulateOutput{}, fmt.Errorf("%w (rerun with --seed %d)", runErr, p.seed)
 	}
 	out := emulateOutput{
+		Format:         emulateFormat,
 		Service:        p.service,
 		Options:        svc.options,
 		Seed:           p.seed,
@@ -345,6 +361,26 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 		}
 	}
 	return out, nil
+}
+
+// startCPUProfile starts a CPU profile into the file name (--cpuprofile)
+// unless name is empty; stop ends it and closes the file.
+func startCPUProfile(name string) (stop func(), err error) {
+	if name == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, usagef("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 func printEmulateSummary(w io.Writer, o emulateOutput) {

@@ -1,13 +1,29 @@
-// Package cli is the command-line tool of the crystalball runtime:
-// a live node over TCP and memberlist (node), emulated deployments of
-// hundreds of nodes with deep online debugging and steering (emulate),
-// offline model checking from an initial state, MaceMC's mode (check),
-// replaying and inspecting violations (trace show), and the papers'
-// experiments (experiment NAME). README.md documents every command.
+// Package cli is the command-line tool of the crystalball runtime, as a
+// library: Main parses os.Args and runs every subcommand for the services
+// a program gives it, so a program of one's own gets the whole tool for its
+// own services in one call:
+//
+//	func main() {
+//		cli.Main(cli.Service{Name: "lock", Spec: lockSpec(), Workload: lockWorkload})
+//	}
+//
+// The subcommands: a live node over TCP and memberlist, with checkpoints,
+// snapshots and steering (node); emulated deployments of hundreds of nodes
+// with deep online debugging and steering (emulate); offline model checking
+// from an initial state, MaceMC's mode (check); replaying and inspecting
+// violations (trace show); and the papers' experiments (experiment NAME),
+// offered when the program serves the built-in services they run.
+// cmd/crystalball is Main with BuiltinServices. README.md documents every
+// command; examples/lock is a program of its own.
 //
 // Every command that involves randomness takes --seed, and the same seed and
 // flags give the same output. --json prints one machine-readable JSON object
-// instead of the human summary.
+// instead of the human summary. Reports (check --json, --reports files)
+// carry a format version and the service's name and flags, and 'trace show'
+// rebuilds their model from the services of the program that runs it.
+//
+// Exit status: 0 success, 1 the command failed, 2 bad usage (one line on
+// standard error).
 package cli
 
 import (
@@ -34,13 +50,20 @@ type command struct {
 	run     func(args []string, stdout, stderr io.Writer) error
 }
 
-func commands() map[string]command {
+// commands returns the subcommands for the services of cat; experiment
+// only when cat serves a service an experiment runs.
+func commands(cat *catalog) map[string]command {
+	with := func(f func(*catalog, []string, io.Writer, io.Writer) error) func([]string, io.Writer, io.Writer) error {
+		return func(args []string, stdout, stderr io.Writer) error { return f(cat, args, stdout, stderr) }
+	}
 	cs := []command{
-		{name: "check", summary: "explore a service from its initial state (or the 2pc model) and report violations", run: runCheck},
-		{name: "emulate", summary: "run an emulated deployment of a service and report what happened", run: runEmulate},
-		{name: "experiment", summary: "run one of the paper's experiments (crystalball experiment NAME; run it without NAME for the list)", run: runExperiment},
-		{name: "node", summary: "run one live node of a service over TCP and memberlist", run: runNode},
-		{name: "trace", summary: "trace show FILE: replay a violation found by check --json step by step", run: runTrace},
+		{name: "check", summary: "explore a service from its initial state (or the 2pc model) and report violations", run: with(runCheck)},
+		{name: "emulate", summary: "run an emulated deployment of a service and report what happened", run: with(runEmulate)},
+		{name: "node", summary: "run one live node of a service over TCP and memberlist", run: with(runNode)},
+		{name: "trace", summary: "trace show FILE: replay a violation of a check --json or --reports file step by step", run: with(runTrace)},
+	}
+	if len(applicableExperiments(cat)) > 0 {
+		cs = append(cs, command{name: "experiment", summary: "run one of the paper's experiments (crystalball experiment NAME; run it without NAME for the list)", run: with(runExperimentFor)})
 	}
 	m := make(map[string]command, len(cs))
 	for _, c := range cs {
@@ -60,17 +83,26 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// Main runs the command line in os.Args for the services it is given and
-// exits the process with the CLI's exit status (0 success, 1 the command
-// failed, 2 bad usage). It is what a program's main calls.
-func Main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+// Main runs the command line in os.Args (a subcommand and its flags) for
+// the services it is given, which --service selects, and exits the process
+// with the CLI's exit status: 0 success, 1 the command failed, 2 bad usage.
+// It is what a program's main calls, and it does not return. Services that
+// break Service's contract (no name, a name given twice, no Spec.New or no
+// Workload) are a programming error: Main says so on standard error and
+// exits with status 1.
+func Main(services ...Service) {
+	os.Exit(run(services, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run executes the command line and returns the process exit code. Errors
-// are printed as one line on stderr.
-func run(args []string, stdout, stderr io.Writer) int {
-	cmds := commands()
+// run executes the command line for services and returns the process exit
+// code. Errors are printed as one line on stderr.
+func run(services []Service, args []string, stdout, stderr io.Writer) int {
+	cat, err := newCatalog(services)
+	if err != nil {
+		fmt.Fprintf(stderr, "crystalball: %v\n", err)
+		return exitFailure
+	}
+	cmds := commands(cat)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printUsage(stdout, cmds)
 		if len(args) == 0 {
@@ -83,7 +115,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crystalball: unknown command %q (run 'crystalball help')\n", args[0])
 		return exitUsage
 	}
-	err := c.run(args[1:], stdout, stderr)
+	err = c.run(args[1:], stdout, stderr)
 	switch {
 	case err == nil:
 		return exitOK

@@ -22,22 +22,9 @@ import (
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
-
-// liveJoin returns, per service, the application calls a live node issues
-// once it has started: bootstrap holds the node IDs behind --join (learned
-// from their handshakes), empty for the first node of a cluster.
-var liveJoin = map[string]func(self node.ID, bootstrap []node.ID) []node.Message{
-	randtree.Name: func(self node.ID, bootstrap []node.ID) []node.Message {
-		if len(bootstrap) == 0 {
-			bootstrap = []node.ID{self} // the first node roots its own tree
-		}
-		return []node.Message{randtree.JoinOverlay{Targets: bootstrap}}
-	},
-}
 
 // nodeStatusOutput is the JSON body of --http's /status.
 type nodeStatusOutput struct {
@@ -64,219 +51,270 @@ type httpError struct {
 	Error string `json:"error"`
 }
 
-func runNode(args []string, stdout, stderr io.Writer) error {
+func runNode(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return runNodeUntil(ctx, args, stdout, stderr)
+	return runNodeUntil(ctx, cat, args, stdout, stderr)
 }
 
 // runNodeUntil is runNode until ctx ends (SIGINT or SIGTERM for the CLI;
 // the in-process tests cancel it).
-func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runNodeUntil(ctx context.Context, cat *catalog, args []string, stdout, stderr io.Writer) error {
+	f, err := parseNodeFlags(cat, args, stderr)
+	if err != nil {
+		return err
+	}
+	svc, err := cat.lookup(f.service, splitList(f.fix), f.nodes)
+	if err != nil {
+		return err
+	}
+	var level zapcore.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return usagef("--log-level: want debug, info, warn or error, got %q", f.logLevel)
+	}
+	logger, err := newCLILogger(f.logFormat, level, stderr)
+	if err != nil {
+		return err
+	}
+	defer logger.Sync()
+	n, err := newLiveNode(f, svc, logger)
+	if err != nil {
+		return err
+	}
+	return n.serve(ctx, stdout)
+}
+
+// nodeFlags are the flags of 'crystalball node'.
+type nodeFlags struct {
+	service, idFlag, listen, advertise, join, gossip, httpAddr, label string
+	logFormat, logLevel, fix, modeName, reports                       string
+	nodes                                                             int
+	seed                                                              uint64
+	snapEvery, gatherEvery, steerTime, lastKnown                      time.Duration
+	immediate, steerBreak                                             bool
+	steerStates, steerResets                                          int
+
+	// Resolved by check.
+	id   node.ID
+	mode steering.Mode
+}
+
+// register defines f's flags on fs.
+func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
+	fs.StringVar(&f.service, "service", cat.defaultName(), "service to run ("+cat.list()+")")
+	fs.StringVar(&f.idFlag, "id", "", "this node's ID: a positive integer such as 3 or n3 (required, unique in the cluster)")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:7000", "host:port of the service transport (framed TCP)")
+	fs.StringVar(&f.advertise, "advertise", "", "host:port peers dial for the service transport (default: the --listen address)")
+	fs.StringVar(&f.join, "join", "", "comma-separated service addresses (--listen of running nodes) to join through; empty starts a new cluster")
+	fs.StringVar(&f.gossip, "gossip", "", "host:port memberlist binds for membership and failure detection (default: --listen's host, a free port)")
+	fs.StringVar(&f.httpAddr, "http", "", "host:port serving GET /status (JSON), GET /metrics (Prometheus text) and /snapshot (default: no status server)")
+	fs.StringVar(&f.label, "label", "", "cluster label: peers with another label are refused")
+	fs.StringVar(&f.logFormat, "log", "console", "log format: json or console")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&f.fix, "fix", "", "service corrections to apply: all, or a comma-separated list")
+	fs.IntVar(&f.nodes, "nodes", 0, "size of the cluster, for services configured with every member (paxos: members 1..N; 0: the service's default, paxos 1..3)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the node's random source")
+	f.snapEvery, f.gatherEvery, f.steerTime = snapshot.DefaultInterval, -1, 2*time.Second
+	fs.Var(durationValue{&f.snapEvery}, "snapshots", "checkpoint interval of the node's snapshot manager (0: no snapshot manager, no snapshot endpoints)")
+	fs.Var(durationValue{&f.gatherEvery}, "gather", "interval of automatic neighbourhood snapshots (auto: the --snapshots interval; 0: only on POST /snapshot)")
+	fs.StringVar(&f.modeName, "mode", "off", "execution steering: off, debug (predict from every gathered snapshot and report) or steer (also install event filters); needs --snapshots")
+	fs.BoolVar(&f.immediate, "immediate", false, "run the immediate safety check before every event the node handles (in any --mode; needs --snapshots)")
+	fs.IntVar(&f.steerStates, "steer-states", 20000, "budget of unique states of each steering search")
+	fs.Var(durationValue{&f.steerTime}, "steer-time", "wall-time budget of each steering search (a round runs several)")
+	fs.IntVar(&f.steerResets, "steer-resets", 1, "node resets (silent: the RST is lost) explored along a predicted path")
+	fs.BoolVar(&f.steerBreak, "steer-break", false, "a filtered or vetoed message also breaks the connection to its sender (the paper's TCP reset)")
+	fs.Var(durationValue{&f.lastKnown}, "steer-last-known", "a member a gather cannot reach enters steering rounds and the immediate check at its last checkpoint seen at most this long before (0: left out, as in the paper; suits services whose state survives partitions and resets, such as paxos)")
+	fs.StringVar(&f.reports, "reports", "", "directory to write a JSON report per predicted violation into (--mode debug or steer; default: none)")
+}
+
+// parseNodeFlags parses and checks the flags of 'crystalball node'.
+func parseNodeFlags(cat *catalog, args []string, stderr io.Writer) (*nodeFlags, error) {
 	fs := newFlagSet("node", stderr)
-	service := fs.String("service", "randtree", "service to run ("+serviceNames()+")")
-	idFlag := fs.String("id", "", "this node's ID: a positive integer such as 3 or n3 (required, unique in the cluster)")
-	listen := fs.String("listen", "127.0.0.1:7000", "host:port of the service transport (framed TCP)")
-	advertise := fs.String("advertise", "", "host:port peers dial for the service transport (default: the --listen address)")
-	join := fs.String("join", "", "comma-separated service addresses (--listen of running nodes) to join through; empty starts a new cluster")
-	gossip := fs.String("gossip", "", "host:port memberlist binds for membership and failure detection (default: --listen's host, a free port)")
-	httpAddr := fs.String("http", "", "host:port serving GET /status (JSON), GET /metrics (Prometheus text) and /snapshot (default: no status server)")
-	label := fs.String("label", "", "cluster label: peers with another label are refused")
-	logFormat := fs.String("log", "console", "log format: json or console")
-	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
-	fix := fs.String("fix", "", "service corrections to apply: all, or a comma-separated list")
-	seed := fs.Uint64("seed", 1, "seed of the node's random source")
-	snapEvery := durationFlag(fs, "snapshots", snapshot.DefaultInterval, "checkpoint interval of the node's snapshot manager (0: no snapshot manager, no snapshot endpoints)")
-	gatherEvery := durationFlag(fs, "gather", -1, "interval of automatic neighbourhood snapshots (auto: the --snapshots interval; 0: only on POST /snapshot)")
-	modeFlag := fs.String("mode", "off", "execution steering: off, debug (predict from every gathered snapshot and report) or steer (also install event filters); needs --snapshots")
-	immediate := fs.Bool("immediate", false, "run the immediate safety check before every event the node handles (in any --mode; needs --snapshots)")
-	steerStates := fs.Int("steer-states", 20000, "budget of unique states of each steering search")
-	steerTime := durationFlag(fs, "steer-time", 2*time.Second, "wall-time budget of each steering search (a round runs several)")
-	steerResets := fs.Int("steer-resets", 1, "node resets (silent: the RST is lost) explored along a predicted path")
-	steerBreak := fs.Bool("steer-break", false, "a filtered or vetoed message also breaks the connection to its sender (the paper's TCP reset)")
-	lastKnown := durationFlag(fs, "steer-last-known", 0, "a member a gather cannot reach enters steering rounds and the immediate check at its last checkpoint seen at most this long before (0: left out, as in the paper; suits services whose state survives partitions and resets, such as paxos)")
-	reports := fs.String("reports", "", "directory to write a JSON report per predicted violation into (--mode debug or steer; default: none)")
+	f := &nodeFlags{}
+	f.register(fs, cat)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: crystalball node --id N [flags]")
 		fmt.Fprintln(fs.Output(), "Runs one live node of a service in the foreground until SIGINT or SIGTERM.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	if *idFlag == "" {
+	gatherSet := false
+	fs.Visit(func(fl *flag.Flag) { gatherSet = gatherSet || fl.Name == "gather" })
+	return f, f.check(cat, gatherSet)
+}
+
+// check validates f and resolves id, mode and the --gather default.
+func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
+	if f.idFlag == "" {
 		return usagef("--id is required")
 	}
-	id, err := node.ParseID(*idFlag)
+	id, err := node.ParseID(f.idFlag)
 	if err != nil {
 		return usagef("--id: %v", err)
 	}
-	joinCalls, ok := liveJoin[*service]
-	if !ok {
-		return usagef("unknown service %q (known: %s)", *service, serviceNames())
+	f.id = id
+	if !cat.has(f.service) {
+		return usagef("unknown service %q (known: %s)", f.service, cat.list())
 	}
-	if *snapEvery < 0 {
-		return usagef("--snapshots must not be negative, got %v", *snapEvery)
-	}
-	gatherSet := false
-	fs.Visit(func(f *flag.Flag) { gatherSet = gatherSet || f.Name == "gather" })
 	switch {
-	case gatherSet && *gatherEvery < 0:
-		return usagef("--gather must not be negative, got %v", *gatherEvery)
-	case gatherSet && *gatherEvery > 0 && *snapEvery == 0:
-		return usagef("--gather %v needs a snapshot manager (--snapshots is 0)", *gatherEvery)
-	case *gatherEvery < 0:
-		*gatherEvery = *snapEvery
+	case f.nodes < 0 || f.nodes > 1<<16:
+		return usagef("--nodes must be in 0..65536, got %d", f.nodes)
+	case f.snapEvery < 0:
+		return usagef("--snapshots must not be negative, got %v", f.snapEvery)
+	case gatherSet && f.gatherEvery < 0:
+		return usagef("--gather must not be negative, got %v", f.gatherEvery)
+	case gatherSet && f.gatherEvery > 0 && f.snapEvery == 0:
+		return usagef("--gather %v needs a snapshot manager (--snapshots is 0)", f.gatherEvery)
+	case f.gatherEvery < 0:
+		f.gatherEvery = f.snapEvery
 	}
-	mode, err := steering.ParseMode(*modeFlag)
-	if err != nil {
-		return usagef("--mode: want off, debug or steer, got %q", *modeFlag)
+	if f.mode, err = steering.ParseMode(f.modeName); err != nil {
+		return usagef("--mode: want off, debug or steer, got %q", f.modeName)
 	}
-	steer := mode != steering.Off || *immediate
 	switch {
-	case *steerStates <= 0:
-		return usagef("--steer-states must be positive, got %d", *steerStates)
-	case *steerTime <= 0:
-		return usagef("--steer-time must be positive, got %v", *steerTime)
-	case *steerResets < 0:
-		return usagef("--steer-resets must not be negative, got %d", *steerResets)
-	case *lastKnown < 0:
-		return usagef("--steer-last-known must not be negative, got %v", *lastKnown)
-	case mode != steering.Off && *snapEvery == 0:
-		return usagef("--mode %v needs a snapshot manager (--snapshots is 0): rounds start from gathered snapshots", mode)
-	case *immediate && *snapEvery == 0:
+	case f.steerStates <= 0:
+		return usagef("--steer-states must be positive, got %d", f.steerStates)
+	case f.steerTime <= 0:
+		return usagef("--steer-time must be positive, got %v", f.steerTime)
+	case f.steerResets < 0:
+		return usagef("--steer-resets must not be negative, got %d", f.steerResets)
+	case f.lastKnown < 0:
+		return usagef("--steer-last-known must not be negative, got %v", f.lastKnown)
+	case f.mode != steering.Off && f.snapEvery == 0:
+		return usagef("--mode %v needs a snapshot manager (--snapshots is 0): rounds start from gathered snapshots", f.mode)
+	case f.immediate && f.snapEvery == 0:
 		return usagef("--immediate needs a snapshot manager (--snapshots is 0): the check reads the last gathered snapshot")
-	case *reports != "" && mode == steering.Off:
+	case f.reports != "" && f.mode == steering.Off:
 		return usagef("--reports needs --mode debug or steer")
 	}
-	svc, err := lookupService(*service, splitList(*fix), 0)
-	if err != nil {
-		return err
-	}
-	var level zapcore.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return usagef("--log-level: want debug, info, warn or error, got %q", *logLevel)
-	}
-	logger, err := newCLILogger(*logFormat, level, stderr)
-	if err != nil {
-		return err
-	}
-	defer logger.Sync()
+	return nil
+}
 
+// steers reports whether the node runs a steering layer.
+func (f *nodeFlags) steers() bool { return f.mode != steering.Off || f.immediate }
+
+// liveNode is a configured live node: its runtime, its layers and the
+// status listener, ready to serve.
+type liveNode struct {
+	f        *nodeFlags
+	svc      serviceRun
+	log      *zap.Logger
+	rt       *live.Runtime
+	snapLive *snapshot.Live // nil with --snapshots 0
+	steerer  *steering.Layer // nil without steering
+	statusLn net.Listener   // nil without --http
+}
+
+// newLiveNode builds the runtime and layers f describes for svc and binds
+// the status listener (so a busy port fails before the node joins anyone).
+func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, error) {
+	n := &liveNode{f: f, svc: svc, log: logger}
 	cfg := live.DefaultRuntimeConfig()
-	cfg.ID = id
-	cfg.Listen = *listen
-	cfg.Advertise = *advertise
-	cfg.GossipBind = *gossip
-	cfg.Join = splitList(*join)
-	cfg.Label = *label
-	cfg.Seed = *seed
-	cfg.Logger = logger
-	slogger := slog.New(zapslog.NewHandler(logger.Core()))
-	var snapLive *snapshot.Live
-	if *snapEvery > 0 {
-		reg, err := svc.spec.Registry()
-		if err != nil {
-			return err
-		}
-		snapLive, err = snapshot.NewLive(snapshot.Config{Registry: reg, Interval: *snapEvery, GatherInterval: *gatherEvery}, slogger)
-		if err != nil {
-			return usageError{err}
-		}
-		cfg.Layers = []node.Layer{snapLive}
-	}
-	var steerer *steering.Layer
-	if steer {
-		ccfg := steering.Config{
-			Mode:            mode,
-			Spec:            svc.spec,
-			Faults:          consequence.Faults{Resets: *steerResets, SilentResets: true},
-			MaxStates:       *steerStates,
-			MaxTime:         *steerTime,
-			BreakConnection: *steerBreak,
-			LastKnownFor:    *lastKnown,
-		}
-		lcfg := steering.LayerConfig{Controller: ccfg, Immediate: *immediate, Logger: slogger, Runner: live.NewRoundRunner()}
-		if *reports != "" {
-			lcfg.OnRound = (&reportWriter{dir: *reports, log: logger, src: predictionSource{node: id, service: *service,
-				fix: *fix, options: svc.options, spec: svc.spec, mode: mode, faults: ccfg.Faults}}).write
-		}
-		if steerer, err = steering.NewLayer(lcfg, snapLive); err != nil {
-			return usageError{err}
-		}
-		cfg.Layers = append(cfg.Layers, steerer)
-		// A round runs the prediction and then the checks of the filters
-		// it suggests; a newer snapshot cancels it.
-		if mode != steering.Off && *gatherEvery > 0 && *gatherEvery < 3**steerTime {
-			logger.Warn("steering rounds may outlast the gather interval; a newer snapshot cancels a running round",
-				zap.Duration("gather", *gatherEvery), zap.Duration("steer_time", *steerTime))
-		}
+	cfg.ID, cfg.Listen, cfg.Advertise, cfg.GossipBind = f.id, f.listen, f.advertise, f.gossip
+	cfg.Join, cfg.Label, cfg.Seed, cfg.Logger = splitList(f.join), f.label, f.seed, logger
+	if err := n.addLayers(&cfg); err != nil {
+		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageError{err}
+		return nil, usageError{err}
 	}
-	if *reports != "" {
-		if err := os.MkdirAll(*reports, 0o755); err != nil {
-			return fmt.Errorf("--reports: %w", err)
+	if f.reports != "" {
+		if err := os.MkdirAll(f.reports, 0o755); err != nil {
+			return nil, fmt.Errorf("--reports: %w", err)
 		}
 	}
 	rt, err := live.NewRuntime(cfg, svc.spec)
 	if err != nil {
-		return err
+		return nil, err
 	}
-
-	// Bind the status listener first, so a busy port fails before the
-	// node joins anyone.
-	var statusLn net.Listener
-	if *httpAddr != "" {
-		if statusLn, err = net.Listen("tcp", *httpAddr); err != nil {
-			return fmt.Errorf("--http: %w", err)
+	n.rt = rt
+	if f.httpAddr != "" {
+		if n.statusLn, err = net.Listen("tcp", f.httpAddr); err != nil {
+			return nil, fmt.Errorf("--http: %w", err)
 		}
-		defer statusLn.Close()
 	}
+	return n, nil
+}
 
-	started := time.Now()
-	if err := rt.Start(ctx); err != nil {
-		return err
-	}
-	stopNode := func() error {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return rt.Stop(sctx)
-	}
-	for _, call := range joinCalls(id, rt.Bootstrap()) {
-		if err := rt.Submit(call); err != nil {
-			stopNode()
+// addLayers adds the snapshot manager and the steering layer the flags ask
+// for to cfg.
+func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
+	f := n.f
+	slogger := slog.New(zapslog.NewHandler(n.log.Core()))
+	if f.snapEvery > 0 {
+		reg, err := n.svc.spec.Registry()
+		if err != nil {
 			return err
 		}
-		logger.Info("application call", zap.String("call", fmt.Sprint(call)))
+		n.snapLive, err = snapshot.NewLive(snapshot.Config{Registry: reg, Interval: f.snapEvery, GatherInterval: f.gatherEvery}, slogger)
+		if err != nil {
+			return usageError{err}
+		}
+		cfg.Layers = []node.Layer{n.snapLive}
 	}
+	if !f.steers() {
+		return nil
+	}
+	ccfg := steering.Config{
+		Mode:            f.mode,
+		Spec:            n.svc.spec,
+		Faults:          consequence.Faults{Resets: f.steerResets, SilentResets: true},
+		MaxStates:       f.steerStates,
+		MaxTime:         f.steerTime,
+		BreakConnection: f.steerBreak,
+		LastKnownFor:    f.lastKnown,
+	}
+	lcfg := steering.LayerConfig{Controller: ccfg, Immediate: f.immediate, Logger: slogger, Runner: live.NewRoundRunner()}
+	if f.reports != "" {
+		src := predictionSource{node: f.id, service: f.service, fix: f.fix, nodes: f.nodes, options: n.svc.options,
+			spec: n.svc.spec, mode: f.mode, workload: ccfg.Workload, faults: ccfg.Faults}
+		lcfg.OnRound = (&reportWriter{dir: f.reports, log: n.log, src: src}).write
+	}
+	var err error
+	if n.steerer, err = steering.NewLayer(lcfg, n.snapLive); err != nil {
+		return usageError{err}
+	}
+	cfg.Layers = append(cfg.Layers, n.steerer)
+	// A round runs the prediction and then the checks of the filters it
+	// suggests; a newer snapshot cancels it.
+	if f.mode != steering.Off && f.gatherEvery > 0 && f.gatherEvery < 3*f.steerTime {
+		n.log.Warn("steering rounds may outlast the gather interval; a newer snapshot cancels a running round",
+			zap.Duration("gather", f.gatherEvery), zap.Duration("steer_time", f.steerTime))
+	}
+	return nil
+}
 
+// serve starts the node, issues the service's join calls, serves the
+// status endpoints and runs until ctx ends or the status server fails;
+// then it stops the node.
+func (n *liveNode) serve(ctx context.Context, stdout io.Writer) error {
+	if n.statusLn != nil {
+		defer n.statusLn.Close()
+	}
+	started := time.Now()
+	if err := n.rt.Start(ctx); err != nil {
+		return err
+	}
+	for _, call := range n.svc.join(n.f.id, n.rt.Bootstrap()) {
+		if err := n.rt.Submit(call); err != nil {
+			n.stop()
+			return err
+		}
+		n.log.Info("application call", zap.String("call", fmt.Sprint(call)))
+	}
 	var srv *http.Server
 	srvDone := make(chan error, 1)
-	if statusLn != nil {
-		srv = &http.Server{Handler: statusMux(rt, snapLive, steerer, svc, started), ReadHeaderTimeout: 5 * time.Second}
-		go func() { srvDone <- srv.Serve(statusLn) }()
+	if n.statusLn != nil {
+		srv = &http.Server{Handler: statusMux(n.rt, n.snapLive, n.steerer, n.svc, started), ReadHeaderTimeout: 5 * time.Second}
+		go func() { srvDone <- srv.Serve(n.statusLn) }()
 	}
-	fmt.Fprintf(stdout, "node %v: %s on %s, gossip %s", id, *service, rt.Addr(), rt.GossipAddr())
-	if statusLn != nil {
-		fmt.Fprintf(stdout, ", status http://%s/status", statusLn.Addr())
-	}
-	if snapLive != nil {
-		fmt.Fprintf(stdout, ", checkpoints every %v", *snapEvery)
-	}
-	if steerer != nil {
-		fmt.Fprintf(stdout, ", steering %v", mode)
-		if *immediate {
-			fmt.Fprint(stdout, " with the immediate check")
-		}
-	}
-	fmt.Fprintln(stdout)
-
+	n.printStarted(stdout)
 	var serveErr error
 	select {
 	case <-ctx.Done():
-		logger.Info("signal received, stopping")
+		n.log.Info("signal received, stopping")
 	case serveErr = <-srvDone:
 		serveErr = fmt.Errorf("status server: %w", serveErr)
 	}
@@ -285,11 +323,36 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		srv.Shutdown(sctx)
 		cancel()
 	}
-	if err := stopNode(); err != nil {
+	if err := n.stop(); err != nil {
 		return errors.Join(serveErr, err)
 	}
-	logger.Info("stopped")
+	n.log.Info("stopped")
 	return serveErr
+}
+
+// stop stops the runtime, waiting at most 10s.
+func (n *liveNode) stop() error {
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return n.rt.Stop(sctx)
+}
+
+// printStarted prints the line that says the node runs, and where.
+func (n *liveNode) printStarted(stdout io.Writer) {
+	fmt.Fprintf(stdout, "node %v: %s on %s, gossip %s", n.f.id, n.f.service, n.rt.Addr(), n.rt.GossipAddr())
+	if n.statusLn != nil {
+		fmt.Fprintf(stdout, ", status http://%s/status", n.statusLn.Addr())
+	}
+	if n.snapLive != nil {
+		fmt.Fprintf(stdout, ", checkpoints every %v", n.f.snapEvery)
+	}
+	if n.steerer != nil {
+		fmt.Fprintf(stdout, ", steering %v", n.f.mode)
+		if n.f.immediate {
+			fmt.Fprint(stdout, " with the immediate check")
+		}
+	}
+	fmt.Fprintln(stdout)
 }
 
 // statusMux serves the node's status endpoints (README.md, "Live nodes"):

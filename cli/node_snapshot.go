@@ -15,12 +15,17 @@ import (
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
+// snapshotFormat names the format of a snapshotDoc.
+const snapshotFormat = "crystalball-snapshot/1"
+
 // snapshotDoc is the JSON body of `crystalball node`'s GET /snapshot: the
 // last neighbourhood snapshot the node gathered, with every member's
 // checkpoint both as bytes (restorable with node.DecodeCheckpoint) and
 // decoded, the recorded channels, and the service's properties evaluated
 // on the snapshot's view. README.md ("Live nodes") documents it.
 type snapshotDoc struct {
+	// Format is snapshotFormat.
+	Format   string  `json:"format"`
 	Gatherer node.ID `json:"gatherer"`
 	snapshot.SnapshotSummary
 	Nodes      []snapshotNodeDoc `json:"nodes"`
@@ -76,7 +81,7 @@ type propertyDoc struct {
 
 // newSnapshotDoc renders s for spec's service; now sets its age.
 func newSnapshotDoc(s *snapshot.Snapshot, spec node.Spec, now time.Time) (snapshotDoc, error) {
-	doc := snapshotDoc{Gatherer: s.Gatherer, SnapshotSummary: s.Summarize(now),
+	doc := snapshotDoc{Format: snapshotFormat, Gatherer: s.Gatherer, SnapshotSummary: s.Summarize(now),
 		Nodes: []snapshotNodeDoc{}, Channels: []channelDoc{}, Properties: []propertyDoc{}}
 	view, err := s.Decode(spec.New)
 	if err != nil {
@@ -153,6 +158,10 @@ type predictionDoc struct {
 	// this snapshot; Filter is the filter that would stop it at Node.
 	Replayed bool   `json:"replayed"`
 	Filter   string `json:"filter,omitempty"`
+	// Workload marks a round that issued the service's workload to the
+	// nodes it reset (steering.Config.Workload); without it, the reset
+	// nodes got their node.Restarter calls.
+	Workload bool `json:"workload,omitempty"`
 	// Resets, Silent and Breaks are the faults the explorer could inject.
 	Resets   int                     `json:"resets"`
 	Silent   bool                    `json:"silent"`
@@ -171,7 +180,9 @@ type predictionSource struct {
 	options string
 	spec    node.Spec
 	mode    steering.Mode
-	faults  consequence.Faults
+	// workload and faults are the controller's (steering.Config).
+	workload func(id node.ID, restart bool) []node.Message
+	faults   consequence.Faults
 }
 
 // newPredictionDoc renders prediction p of a round on snapshot snap (the
@@ -182,7 +193,7 @@ func newPredictionDoc(src predictionSource, snap *snapshot.Snapshot, p steering.
 	if err != nil {
 		return predictionDoc{}, fmt.Errorf("rendering the snapshot: %w", err)
 	}
-	m, err := snapshotModel(src.spec, snap, src.faults)
+	m, err := steering.SnapshotModel(src.spec, snap, src.workload, src.faults)
 	if err != nil {
 		return predictionDoc{}, fmt.Errorf("rebuilding the model: %w", err)
 	}
@@ -194,7 +205,7 @@ func newPredictionDoc(src predictionSource, snap *snapshot.Snapshot, p steering.
 	r.Fingerprint = fp
 	pd := predictionDoc{Format: predictionFormat, Node: src.node, Service: src.service, Options: src.options,
 		Fix: src.fix, Nodes: src.nodes, Mode: src.mode.String(), Property: p.Property, Error: r.Error,
-		Shape: steering.Shape(p.Path), Replayed: p.Replayed,
+		Shape: steering.Shape(p.Path), Replayed: p.Replayed, Workload: src.workload != nil,
 		Resets: src.faults.Resets, Silent: src.faults.SilentResets, Breaks: src.faults.Breaks, Report: r, Snapshot: doc}
 	if p.Filter != nil {
 		pd.Filter = p.Filter.String()
@@ -211,27 +222,17 @@ func writePredictionDoc(name string, pd predictionDoc) error {
 	return os.WriteFile(name, append(b, '\n'), 0o644)
 }
 
-// snapshotModel builds the model the steering controller explores from s
-// (steering.Controller's rounds build the same one).
-func snapshotModel(spec node.Spec, s *snapshot.Snapshot, faults consequence.Faults) (*consequence.ActorModel, error) {
-	cps := make([]consequence.Checkpoint, 0, len(s.Nodes))
-	for _, n := range s.Nodes {
-		cps = append(cps, consequence.Checkpoint{ID: n.Node, Bytes: n.State, At: s.At})
-	}
-	var inFlight []node.Envelope
-	for _, c := range s.Channels {
-		inFlight = append(inFlight, c.Messages...)
-	}
-	return consequence.NewActorModelFromCheckpoints(spec, cps, inFlight, consequence.ActorOptions{Faults: faults})
-}
-
 // predictionModel rebuilds, from a report --reports wrote, the model its
-// path replays on (consequence.ActorModel.ReplayReport).
-func predictionModel(doc predictionDoc, spec node.Spec) (*consequence.ActorModel, error) {
+// path replays on (consequence.ActorModel.ReplayReport), with svc, the
+// service the report names configured by the flags it records.
+func predictionModel(doc predictionDoc, svc serviceRun) (*consequence.ActorModel, error) {
 	if doc.Format != predictionFormat {
 		return nil, fmt.Errorf("not a prediction report (format %q, want %q)", doc.Format, predictionFormat)
 	}
-	reg, err := spec.Registry()
+	if f := doc.Snapshot.Format; f != snapshotFormat && f != "" { // reports of crystalball-prediction/1 before the snapshot's format
+		return nil, fmt.Errorf("unknown snapshot format %q (want %q)", f, snapshotFormat)
+	}
+	reg, err := svc.spec.Registry()
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +251,11 @@ func predictionModel(doc predictionDoc, spec node.Spec) (*consequence.ActorModel
 		}
 		s.Channels = append(s.Channels, ch)
 	}
-	return snapshotModel(spec, s, consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, Breaks: doc.Breaks})
+	var workload func(node.ID, bool) []node.Message
+	if doc.Workload {
+		workload = svc.workload
+	}
+	return steering.SnapshotModel(svc.spec, s, workload, consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, Breaks: doc.Breaks})
 }
 
 // reportWriter writes a predictionDoc per prediction of a steering round

@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -41,7 +40,8 @@ func TestNodeBadFlagsAreOneLineUsageErrors(t *testing.T) {
 		{[]string{"node"}, "--id is required"},
 		{[]string{"node", "--id", "zero"}, "invalid node ID"},
 		{[]string{"node", "--id", "0"}, "invalid node ID"},
-		{[]string{"node", "--id", "1", "--service", "nope"}, `unknown service "nope"`},
+		{[]string{"node", "--id", "1", "--service", "nope"}, `unknown service "nope" (known: chord, paxos, randtree)`},
+		{[]string{"node", "--id", "1", "--nodes", "-1"}, "--nodes must be in 0..65536"},
 		{[]string{"node", "--id", "1", "--listen", "7000"}, "RuntimeConfig.Listen"},
 		{[]string{"node", "--id", "1", "--join", "127.0.0.1"}, "RuntimeConfig.Join[0]"},
 		{[]string{"node", "--id", "1", "--listen", "0.0.0.0:7000"}, "RuntimeConfig.Advertise is required"},
@@ -339,19 +339,11 @@ func checkRootSnapshot(t *testing.T, doc snapshotDoc, root node.ID, spec node.Sp
 	}
 }
 
-// TestNodeProcessesFormAndRepairARandTree builds the binary, runs five
-// `crystalball node` processes on loopback, waits until their status
-// endpoints show one RandTree of five nodes, SIGKILLs an interior node,
-// restarts it and waits for the tree of five to re-form; then the root
-// gathers a neighbourhood snapshot (POST /snapshot), which must hold
-// consistent checkpoints of the root's neighbours (the restarted node,
-// whose checkpoint number started again at 0, among them) on which no
-// safety property is violated; finally it stops every node with SIGTERM
-// and checks that each exits cleanly.
-func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipped with -short: builds the binary and runs 5 OS processes for up to a minute")
-	}
+// buildBinary builds cmd/crystalball into a temporary directory (with the
+// race detector when the tests run with it, reusing their compiled
+// packages) and returns its path; it skips the test without a go tool.
+func buildBinary(t *testing.T) string {
+	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool in PATH to build the binary")
@@ -369,33 +361,29 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 		t.Fatalf("go %v: %v\n%s", buildArgs, err, out)
 	}
 	t.Logf("built %s in %v (race detector: %v)", bin, time.Since(started).Round(time.Millisecond), raceEnabled)
+	return bin
+}
+
+// TestNodeProcessesFormAndRepairARandTree builds the binary, runs five
+// `crystalball node` processes on loopback, waits until their status
+// endpoints show one RandTree of five nodes, SIGKILLs an interior node,
+// restarts it and waits for the tree of five to re-form; then the root
+// gathers a neighbourhood snapshot (POST /snapshot), which must hold
+// consistent checkpoints of the root's neighbours (the restarted node,
+// whose checkpoint number started again at 0, among them) on which no
+// safety property is violated; finally it stops every node with SIGTERM
+// and checks that each exits cleanly.
+func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: builds the binary and runs 5 OS processes for up to a minute")
+	}
+	bin := buildBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 
 	const n = 5
-	ports := freePorts(t, 3*n)
-	procs := make([]*nodeProc, n)
-	t.Cleanup(func() {
-		for _, p := range procs {
-			if p != nil {
-				p.kill()
-			}
-		}
-		if t.Failed() {
-			for _, p := range procs {
-				if p != nil && p.out != nil {
-					t.Logf("output of %v:\n%s", p.id, p.out)
-				}
-			}
-		}
-	})
-	for i := range n {
-		p := &nodeProc{
-			id:     node.ID(i + 1),
-			listen: fmt.Sprintf("127.0.0.1:%d", ports[3*i]),
-			gossip: fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]),
-			http:   fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]),
-		}
+	procs := clusterProcs(t, n)
+	for i, p := range procs {
 		p.args = []string{"node", "--service", "randtree", "--fix", "all", "--id", p.id.String(),
 			"--listen", p.listen, "--gossip", p.gossip, "--http", p.http, "--label", "mp-test", "--log", "json",
 			// Checkpoint numbers advance (and every node gathers) every
@@ -405,7 +393,6 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 		if i > 0 {
 			p.args = append(p.args, "--join", procs[0].listen)
 		}
-		procs[i] = p
 		p.start(t, bin)
 		if i == 0 {
 			// The others join through n1: wait until it serves.
@@ -457,22 +444,7 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 	}
 
 	// A clean stop: SIGTERM, exit status 0, and the node says so.
-	for _, p := range procs {
-		p.cmd.Process.Signal(syscall.SIGTERM)
-	}
-	for _, p := range procs {
-		select {
-		case <-p.done:
-		case <-ctx.Done():
-			t.Fatalf("%v did not stop within the deadline", p.id)
-		}
-		if p.err != nil || !strings.Contains(p.out.String(), `"msg":"stopped"`) {
-			t.Errorf("%v: exit %v after SIGTERM, want a clean stop", p.id, p.err)
-		}
-		if strings.Contains(p.out.String(), "DATA RACE") {
-			t.Errorf("%v: the race detector reported a race", p.id)
-		}
-	}
+	stopCluster(t, ctx, procs)
 }
 
 // TestNodeSnapshotEndpointsWithoutSnapshots: the status server's snapshot
@@ -692,7 +664,7 @@ func TestNodeReportsReplay(t *testing.T) {
 		if doc.Property == "" || doc.Report.Fingerprint == "" || len(doc.Snapshot.Nodes) != 3 || len(doc.Snapshot.Channels) != 1 {
 			t.Fatalf("%s: %+v", f, doc)
 		}
-		m, err := predictionModel(doc, spec)
+		m, err := predictionModel(doc, resolve("randtree", Service{Spec: spec, Workload: func(node.ID, bool) []node.Message { return nil }}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -715,7 +687,7 @@ func TestNodeReportsReplay(t *testing.T) {
 	if code, _, stderr := runCLI("trace", "show", other); code != exitUsage || !strings.Contains(stderr, "unknown report format") {
 		t.Errorf("trace show of a future format: exit %d, %q", code, stderr)
 	}
-	if _, err := predictionModel(predictionDoc{Format: "x"}, spec); err == nil {
+	if _, err := predictionModel(predictionDoc{Format: "x"}, resolve("randtree", Service{Spec: spec})); err == nil {
 		t.Error("a file of another format was accepted")
 	}
 }
@@ -782,7 +754,7 @@ func TestNodeSteeringInProcess(t *testing.T) {
 			p.args = append(p.args, "--join", procs[0].listen)
 		}
 		procs[i] = p
-		go func() { p.done <- runNodeUntil(ctx, p.args[1:], p.stdout, p.log) }()
+		go func() { p.done <- runNodeUntil(ctx, builtinCatalog(), p.args[1:], p.stdout, p.log) }()
 		for i == 0 {
 			if _, err := status(p); err == nil {
 				break

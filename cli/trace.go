@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +14,7 @@ import (
 )
 
 // runTrace dispatches the trace subcommands.
-func runTrace(args []string, stdout, stderr io.Writer) error {
+func runTrace(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "show" {
 		return usagef("usage: crystalball trace show [--violation N] FILE (FILE: the output of 'crystalball check --json', or a prediction report of 'crystalball node|emulate --reports DIR')")
 	}
@@ -33,10 +35,11 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
 	err := fs.Parse(rest)
 	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
+		return err
+	}
 	if err != nil {
-		if err.Error() == "flag: help requested" {
-			fs.Usage()
-		}
 		return usageError{err}
 	}
 	if file == "" && fs.NArg() == 1 {
@@ -51,31 +54,53 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 	var probe struct {
 		Format string `json:"format"`
 	}
-	if json.Unmarshal(b, &probe) == nil && probe.Format != "" {
-		return showPrediction(file, b, probe.Format, stdout)
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return usagef("%s: not a JSON report: %v", file, err)
 	}
+	switch probe.Format {
+	case predictionFormat:
+		return showPrediction(cat, file, b, stdout)
+	case checkFormat, "": // check --json wrote no format before crystalball-check/1
+		return showCheck(cat, file, b, *which, stdout)
+	}
+	return usagef("%s: unknown report format %q (this crystalball reads %q and %q)", file, probe.Format, checkFormat, predictionFormat)
+}
+
+// lookupReported resolves the service a report names among cat's, with the
+// flags it records; a report of a service the program does not serve is
+// bad usage naming the services it does.
+func lookupReported(cat *catalog, file, name, fix string, nodes int) (serviceRun, error) {
+	if !cat.has(name) {
+		return serviceRun{}, usagef("%s: a report of service %q, which this program does not serve (known: %s)", file, name, cat.list())
+	}
+	return cat.lookup(name, splitList(fix), nodes)
+}
+
+// showCheck replays violation which (1 is the first) of a check --json
+// output.
+func showCheck(cat *catalog, file string, b []byte, which int, stdout io.Writer) error {
 	var co checkOutput
 	if err := json.Unmarshal(b, &co); err != nil {
 		return usagef("%s: not the output of 'crystalball check --json': %v", file, err)
 	}
-	if *which < 1 || *which > len(co.Reports) {
-		return usagef("%s has %d replayable violations, --violation %d is out of range", file, len(co.Reports), *which)
+	if which < 1 || which > len(co.Reports) {
+		return usagef("%s has %d replayable violations, --violation %d is out of range", file, len(co.Reports), which)
 	}
 	var rep consequence.ActorReport
-	if err := json.Unmarshal(co.Reports[*which-1], &rep); err != nil {
-		return usagef("%s: violation %d: %v", file, *which, err)
+	if err := json.Unmarshal(co.Reports[which-1], &rep); err != nil {
+		return usagef("%s: violation %d: %v", file, which, err)
 	}
-	svc, err := lookupService(co.Target, splitList(co.Fix), co.Nodes)
+	svc, err := lookupReported(cat, file, co.Target, co.Fix, co.Nodes)
 	if err != nil {
 		return err
 	}
 	m, err := serviceModel(svc, co.Nodes, co.Seed, consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks})
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", file, err)
 	}
 	// Check the whole report first (fingerprint and property error).
 	if _, _, err := m.ReplayReport(rep, m.Properties()); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", file, err)
 	}
 	fmt.Fprintf(stdout, "%s (%s), %d nodes, faults %s\n", co.Target, co.Options, co.Nodes, co.Faults)
 	return printSteps(stdout, m, rep)
@@ -83,19 +108,16 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 
 // showPrediction replays a prediction report of 'node --reports' or
 // 'emulate --reports' from the snapshot it holds.
-func showPrediction(file string, b []byte, format string, stdout io.Writer) error {
-	if format != predictionFormat {
-		return usagef("%s: unknown report format %q (this crystalball reads %q)", file, format, predictionFormat)
-	}
+func showPrediction(cat *catalog, file string, b []byte, stdout io.Writer) error {
 	var doc predictionDoc
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return usagef("%s: not a prediction report: %v", file, err)
 	}
-	svc, err := lookupService(doc.Service, splitList(doc.Fix), doc.Nodes)
+	svc, err := lookupReported(cat, file, doc.Service, doc.Fix, doc.Nodes)
 	if err != nil {
 		return err
 	}
-	m, err := predictionModel(doc, svc.spec)
+	m, err := predictionModel(doc, svc)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}

@@ -640,18 +640,7 @@ func (c *Controller) withLastKnown(snap *snapshot.Snapshot) (*snapshot.Snapshot,
 
 // model builds the actor model of a snapshot.
 func (c *Controller) model(snap *snapshot.Snapshot) (*consequence.ActorModel, error) {
-	cps := make([]consequence.Checkpoint, 0, len(snap.Nodes))
-	for _, n := range snap.Nodes {
-		cps = append(cps, consequence.Checkpoint{ID: n.Node, Bytes: n.State, At: snap.At})
-	}
-	var inFlight []node.Envelope
-	for _, ch := range snap.Channels {
-		inFlight = append(inFlight, ch.Messages...)
-	}
-	m, err := consequence.NewActorModelFromCheckpoints(c.cfg.Spec, cps, inFlight, consequence.ActorOptions{
-		Workload: c.cfg.Workload,
-		Faults:   c.cfg.Faults,
-	})
+	m, err := SnapshotModel(c.cfg.Spec, snap, c.cfg.Workload, c.cfg.Faults)
 	if err != nil {
 		return nil, fmt.Errorf("steering: round at %v: %w", c.self, err)
 	}
