@@ -202,9 +202,9 @@ type liveNode struct {
 	svc      serviceRun
 	log      *zap.Logger
 	rt       *live.Runtime
-	snapLive *snapshot.Live // nil with --snapshots 0
+	snapLive *snapshot.Live  // nil with --snapshots 0
 	steerer  *steering.Layer // nil without steering
-	statusLn net.Listener   // nil without --http
+	statusLn net.Listener    // nil without --http
 }
 
 // newLiveNode builds the runtime and layers f describes for svc and binds
