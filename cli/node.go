@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -24,6 +22,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/status"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
@@ -37,31 +36,6 @@ var liveJoin = map[string]func(self node.ID, bootstrap []node.ID) []node.Message
 		}
 		return []node.Message{randtree.JoinOverlay{Targets: bootstrap}}
 	},
-}
-
-// nodeStatusOutput is the JSON body of --http's /status.
-type nodeStatusOutput struct {
-	live.Status
-	Options       string  `json:"options"`
-	UptimeSeconds float64 `json:"uptime_seconds"`
-	// Snapshots is the snapshot manager's status (absent with
-	// --snapshots 0).
-	Snapshots *snapshot.LiveStatus `json:"snapshots,omitempty"`
-	// Steering is the steering layer's mode and counters (absent with
-	// --mode off and no --immediate).
-	Steering *steering.LiveStatus `json:"steering,omitempty"`
-}
-
-// gatherStarted is the JSON body of a successful POST /snapshot.
-type gatherStarted struct {
-	// Started is the gather's start time: the snapshot it produces has
-	// this "started" time in GET /snapshot.
-	Started time.Time `json:"started"`
-}
-
-// httpError is the JSON body of a failed status-server request.
-type httpError struct {
-	Error string `json:"error"`
 }
 
 func runNode(args []string, stdout, stderr io.Writer) error {
@@ -186,6 +160,7 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		cfg.Layers = []node.Layer{snapLive}
 	}
 	var steerer *steering.Live
+	timings := status.NewTimings()
 	if steer {
 		ccfg := steering.Config{
 			Mode:            mode,
@@ -196,7 +171,8 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			BreakConnection: *steerBreak,
 			LastKnownFor:    *lastKnown,
 		}
-		lcfg := steering.LiveConfig{Controller: ccfg, Immediate: *immediate, Logger: slogger}
+		lcfg := steering.LiveConfig{Controller: ccfg, Immediate: *immediate, Logger: slogger,
+			OnRoundTime: timings.ObserveRound, OnImmediateCheck: timings.ObserveImmediateCheck}
 		if *reports != "" {
 			lcfg.OnRound = (&reportWriter{dir: *reports, log: logger, src: predictionSource{node: id, service: *service,
 				fix: *fix, options: svc.options, spec: svc.spec, mode: mode, faults: ccfg.Faults}}).write
@@ -252,10 +228,13 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		logger.Info("application call", zap.String("call", fmt.Sprint(call)))
 	}
 
-	var srv *http.Server
+	var srv *status.Server
 	srvDone := make(chan error, 1)
 	if statusLn != nil {
-		srv = &http.Server{Handler: statusMux(rt, snapLive, steerer, svc, started), ReadHeaderTimeout: 5 * time.Second}
+		if srv, err = newStatusServer(rt, snapLive, steerer, timings, svc, started); err != nil {
+			stopNode()
+			return err
+		}
 		go func() { srvDone <- srv.Serve(statusLn) }()
 	}
 	fmt.Fprintf(stdout, "node %v: %s on %s, gossip %s", id, *service, rt.Addr(), rt.GossipAddr())
@@ -278,7 +257,6 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	case <-ctx.Done():
 		logger.Info("signal received, stopping")
 	case serveErr = <-srvDone:
-		serveErr = fmt.Errorf("status server: %w", serveErr)
 	}
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -292,82 +270,17 @@ func runNodeUntil(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return serveErr
 }
 
-// statusMux serves the node's status endpoints (README.md, "Live nodes"):
-// GET /status and GET /metrics always; GET and POST /snapshot with a
-// snapshot manager. live and steer may be nil.
-func statusMux(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Live, svc serviceRun, started time.Time) *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
-		out := nodeStatusOutput{Status: rt.Status(), Options: svc.options, UptimeSeconds: time.Since(started).Seconds()}
-		if snapLive != nil {
-			st := snapLive.Status(time.Now())
-			out.Snapshots = &st
-		}
-		if steer != nil {
-			st := steer.Status()
-			out.Steering = &st
-		}
-		writeJSON(w, http.StatusOK, out)
-	})
-	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", metricsContentType)
-		writeMetrics(w, metricsInput{status: rt.Status(), uptime: time.Since(started), live: snapLive, steer: steer,
-			properties: svc.spec.Properties, now: time.Now()})
-	})
-	off := func(w http.ResponseWriter) bool {
-		if snapLive == nil {
-			writeJSON(w, http.StatusNotFound, httpError{"snapshots are off (--snapshots 0)"})
-			return true
-		}
-		return false
+// newStatusServer builds the --http status server (package status) over
+// the node's runtime and layers (snapLive and steer may be nil); GET
+// /snapshot serves the snapshot document of node_snapshot.go.
+func newStatusServer(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Live, timings *status.Timings, svc serviceRun, started time.Time) (*status.Server, error) {
+	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options,
+		Properties: svc.spec.Properties, Started: started}
+	if snapLive != nil {
+		cfg.Snapshots = snapLive
+		cfg.SnapshotDoc = func(s *snapshot.Snapshot, now time.Time) (any, error) { return newSnapshotDoc(s, svc.spec, now) }
 	}
-	mux.HandleFunc("GET /snapshot", func(w http.ResponseWriter, r *http.Request) {
-		if off(w) {
-			return
-		}
-		s := snapLive.Last()
-		if s == nil {
-			writeJSON(w, http.StatusNotFound, httpError{"no snapshot gathered yet"})
-			return
-		}
-		doc, err := newSnapshotDoc(s, svc.spec, time.Now())
-		if err != nil {
-			writeJSON(w, http.StatusInternalServerError, httpError{err.Error()})
-			return
-		}
-		writeJSON(w, http.StatusOK, doc)
-	})
-	mux.HandleFunc("POST /snapshot", func(w http.ResponseWriter, r *http.Request) {
-		if off(w) {
-			return
-		}
-		var at time.Time
-		var gerr error
-		err := rt.Do(r.Context(), func(now time.Time) []node.Envelope {
-			out, err := snapLive.Gather(now)
-			at, gerr = now, err
-			return out
-		})
-		switch {
-		case err != nil:
-			writeJSON(w, http.StatusServiceUnavailable, httpError{err.Error()})
-		case errors.Is(gerr, snapshot.ErrGatherInProgress):
-			writeJSON(w, http.StatusConflict, httpError{gerr.Error()})
-		case gerr != nil:
-			writeJSON(w, http.StatusServiceUnavailable, httpError{gerr.Error()})
-		default:
-			writeJSON(w, http.StatusAccepted, gatherStarted{Started: at.Round(0)})
-		}
-	})
-	return mux
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.Encode(v)
+	return status.New(cfg)
 }
 
 // newCLILogger builds the node's zap logger writing to w.

@@ -45,6 +45,14 @@ type LiveConfig struct {
 	// node.Layer methods (Status is fine). The snapshot and the report are
 	// shared: read them, do not modify them.
 	OnRound func(snap *snapshot.Snapshot, rep *RoundReport)
+	// OnRoundTime, when non-nil, is told the wall time of every round as
+	// it ends, cancelled and failed ones included, on the round goroutine
+	// (the status server's round-duration histogram). It must not block.
+	OnRoundTime func(took time.Duration)
+	// OnImmediateCheck, when non-nil, is told the wall time of Gate on
+	// every event the immediate safety check examined (the filters in
+	// force included), on the core goroutine. It must not block.
+	OnImmediateCheck func(took time.Duration)
 }
 
 // Live runs a Controller inside a live node.Runtime: the node.Layer that
@@ -294,6 +302,9 @@ func (l *Live) rounds() {
 		began := time.Now()
 		rep, err := l.explorer.Explore(ctx, snap)
 		took := time.Since(began)
+		if l.cfg.OnRoundTime != nil {
+			l.cfg.OnRoundTime(took)
+		}
 
 		l.mu.Lock()
 		l.cancel = nil
@@ -388,7 +399,16 @@ func (l *Live) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool)
 	// With no filter in force and the check off, the gate passes
 	// everything and its counters cannot move: skip copying them.
 	idle := !l.cfg.Immediate && len(l.gate.Filters()) == 0
+	timed := l.cfg.Immediate && l.cfg.OnImmediateCheck != nil
+	var began time.Time
+	if timed {
+		began = time.Now()
+	}
 	v, veto := l.gate.Gate(l.host.Core(), ev, l.cfg.Immediate, retry)
+	var took time.Duration
+	if timed {
+		took = time.Since(began)
+	}
 	var gated Stats
 	if !idle {
 		gated = l.gate.Stats()
@@ -397,10 +417,14 @@ func (l *Live) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool)
 	if !retry {
 		l.st.Events++
 	}
+	checked := !idle && gated.ImmediateChecks > l.gated.ImmediateChecks
 	if !idle {
 		l.gated = gated
 	}
 	l.mu.Unlock()
+	if timed && checked {
+		l.cfg.OnImmediateCheck(took)
+	}
 	if v == consequence.Pass {
 		return node.Verdict{Handle: true}, nil, nil
 	}
