@@ -80,7 +80,7 @@ func runRandTreePrediction(args []string, stdout, stderr io.Writer) error {
 	if *budget < 0 || *maxStates < 0 {
 		return usagef("--budget and --max-states must not be negative")
 	}
-	cfg := experiments.PredictionConfig{Budget: noneIfZero(*budget), MaxStates: int(noneIfZero(time.Duration(*maxStates))),
+	cfg := experiments.PredictionConfig{Budget: noneIfZero(*budget), MaxStates: noneIfZero(*maxStates),
 		OnSearch: searchProgress(stderr, *asJSON)}
 	ctx, stop := interruptible()
 	defer stop()
@@ -93,7 +93,7 @@ func runRandTreePrediction(args []string, stdout, stderr io.Writer) error {
 
 // noneIfZero maps a flag's 0 ("none") to the experiments' negative
 // ("none"; their 0 is "the default").
-func noneIfZero(v time.Duration) time.Duration {
+func noneIfZero[T int | time.Duration](v T) T {
 	if v == 0 {
 		return -1
 	}

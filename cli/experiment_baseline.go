@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/experiments"
@@ -75,7 +74,7 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := experiments.BaselineConfig{Spec: svc.spec, Workload: svc.workload, Nodes: *bfsNodes, Seed: p.seed,
 		Faults: consequence.Faults{Resets: p.steerResets, SilentResets: true, Breaks: p.steerBreaks},
-		Budget: *budget, MaxStates: int(noneIfZero(time.Duration(*maxStates))), Workers: *workers,
+		Budget: *budget, MaxStates: noneIfZero(*maxStates), Workers: *workers,
 		OnSearch: searchProgress(stderr, *asJSON)}
 	res, err := experiments.MaceMCBaseline(ctx, cfg, baselineOnline(&online))
 	if err != nil {

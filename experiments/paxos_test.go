@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -140,5 +141,20 @@ func TestPaxosSteeringAvoidsTheViolation(t *testing.T) {
 		if !strings.Contains(trace.String(), "n3 steering drop message paxos.Prepare from n2 by filter") {
 			t.Errorf("%s: the trace does not show n3 dropping n2's Prepare", bug)
 		}
+	}
+}
+
+// A cancelled context stops the experiments with its error.
+func TestExperimentsStopOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Paxos(ctx, paxosTestConfig("bug1")); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "experiments: paxos: ") {
+		t.Errorf("Paxos: %v", err)
+	}
+	if _, err := RandTreeChurn(ctx, ChurnConfig{Nodes: 4, Duration: 2 * time.Minute}); !errors.Is(err, context.Canceled) {
+		t.Errorf("RandTreeChurn: %v", err)
+	}
+	if _, err := RandTreePrediction(ctx, PredictionConfig{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("RandTreePrediction: %v", err)
 	}
 }
