@@ -46,13 +46,20 @@ type Runtime interface {
 
 // Snapshots is the node's snapshot manager; a *snapshot.Live is one.
 type Snapshots interface {
+	// Status is the manager's state and counters at now.
 	Status(now time.Time) snapshot.LiveStatus
+	// Last is the last snapshot gathered, nil before the first.
 	Last() *snapshot.Snapshot
+	// Gather starts a neighbourhood snapshot at now and returns the
+	// messages to send; the server calls it on the core goroutine
+	// (Runtime.Do). It fails with snapshot.ErrGatherInProgress while
+	// another runs.
 	Gather(now time.Time) ([]node.Envelope, error)
 }
 
 // Steering is the node's steering layer; a *steering.Live is one.
 type Steering interface {
+	// Status is the layer's mode and counters.
 	Status() steering.LiveStatus
 }
 

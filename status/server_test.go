@@ -197,6 +197,13 @@ func TestNewRejectsBadConfigs(t *testing.T) {
 	if s.srv.ReadHeaderTimeout != DefaultReadHeaderTimeout || s.srv.IdleTimeout != DefaultIdleTimeout || s.cfg.Started.IsZero() {
 		t.Errorf("defaults: read header %v, idle %v, started %v", s.srv.ReadHeaderTimeout, s.srv.IdleTimeout, s.cfg.Started)
 	}
+	s, err = New(Config{Runtime: &fakeRuntime{}, ReadHeaderTimeout: time.Second, IdleTimeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.srv.ReadHeaderTimeout != time.Second || s.srv.IdleTimeout != 3*time.Second {
+		t.Errorf("set timeouts: read header %v, idle %v", s.srv.ReadHeaderTimeout, s.srv.IdleTimeout)
+	}
 }
 
 // Serve answers on a real listener until Shutdown, then returns nil and
