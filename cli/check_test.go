@@ -108,36 +108,3 @@ func TestTraceShowReplaysACheckReport(t *testing.T) {
 		t.Fatalf("missing file: exit %d", code)
 	}
 }
-
-func TestExperimentRandTreePrediction(t *testing.T) {
-	code, stdout, stderr := runCLI("experiment", "randtree-prediction", "--max-states", "3000", "--budget", "0", "--json")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var out experimentOutput
-	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
-		t.Fatal(err)
-	}
-	p := out.Prediction
-	if !p.Found || p.Depth != 5 || !strings.Contains(p.Violation, "n9: n13 is both a child and a sibling") {
-		t.Fatalf("prediction: %+v", p)
-	}
-	if e := out.Exhaustive; e.Found || e.Unique != 3000 || e.Stop != "state budget" {
-		t.Fatalf("exhaustive search from the initial state: %+v", e)
-	}
-	// BFS from the live state finds it at the same depth after more states;
-	// consequence prediction from the initial state exhausts its pruned
-	// space without finding it.
-	if b := out.LiveBFS; !b.Found || b.Depth != 5 || b.Unique != 731 {
-		t.Fatalf("bfs from the live state: %+v", b)
-	}
-	if c := out.InitialPrediction; c.Found || c.Stop != "completed" || c.Unique != 112 {
-		t.Fatalf("consequence prediction from the initial state: %+v", c)
-	}
-	if len(out.DepthTable["bfs"]) == 0 || len(out.DepthTable["consequence"]) == 0 {
-		t.Fatalf("depth table %v", out.DepthTable)
-	}
-	if code, _, _ := runCLI("experiment", "nope"); code != exitUsage {
-		t.Fatalf("unknown experiment: exit %d", code)
-	}
-}

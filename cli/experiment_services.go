@@ -26,7 +26,7 @@ var experimentServices = map[string]string{
 // to the services of cat, sorted.
 func applicableExperiments(cat *catalog) []string {
 	var names []string
-	for name := range experiments {
+	for name := range experimentCommands {
 		svc, ok := experimentServices[name]
 		if ok && cat.has(svc) || !ok && cat.has(randtree.Name) && cat.has(chord.Name) && cat.has(paxos.Name) {
 			names = append(names, name)
@@ -42,7 +42,7 @@ func runExperimentFor(cat *catalog, args []string, stdout, stderr io.Writer) err
 	names := applicableExperiments(cat)
 	if len(args) == 0 || !slices.Contains(names, args[0]) {
 		msg := fmt.Sprintf("usage: crystalball experiment NAME [flags] (known experiments: %s)", strings.Join(names, ", "))
-		if len(args) > 0 && experiments[args[0]] != nil {
+		if len(args) > 0 && experimentCommands[args[0]] != nil {
 			msg = fmt.Sprintf("experiment %s runs the built-in service %s, which this program does not serve (known experiments: %s)",
 				args[0], experimentServices[args[0]], strings.Join(names, ", "))
 		}

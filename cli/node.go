@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -23,33 +21,9 @@ import (
 	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/status"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
-
-// nodeStatusOutput is the JSON body of --http's /status.
-type nodeStatusOutput struct {
-	live.Status
-	Options       string  `json:"options"`
-	UptimeSeconds float64 `json:"uptime_seconds"`
-	// Snapshots is the snapshot manager's status (absent with
-	// --snapshots 0).
-	Snapshots *snapshot.LiveStatus `json:"snapshots,omitempty"`
-	// Steering is the steering layer's mode and counters (absent with
-	// --mode off and no --immediate).
-	Steering *steering.LayerStatus `json:"steering,omitempty"`
-}
-
-// gatherStarted is the JSON body of a successful POST /snapshot.
-type gatherStarted struct {
-	// Started is the gather's start time: the snapshot it produces has
-	// this "started" time in GET /snapshot.
-	Started time.Time `json:"started"`
-}
-
-// httpError is the JSON body of a failed status-server request.
-type httpError struct {
-	Error string `json:"error"`
-}
 
 func runNode(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -204,13 +178,14 @@ type liveNode struct {
 	rt       *live.Runtime
 	snapLive *snapshot.Live  // nil with --snapshots 0
 	steerer  *steering.Layer // nil without steering
+	timings  *status.Timings // the status server's round and check histograms
 	statusLn net.Listener    // nil without --http
 }
 
 // newLiveNode builds the runtime and layers f describes for svc and binds
 // the status listener (so a busy port fails before the node joins anyone).
 func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, error) {
-	n := &liveNode{f: f, svc: svc, log: logger}
+	n := &liveNode{f: f, svc: svc, log: logger, timings: status.NewTimings()}
 	cfg := live.DefaultRuntimeConfig()
 	cfg.ID, cfg.Listen, cfg.Advertise, cfg.GossipBind = f.id, f.listen, f.advertise, f.gossip
 	cfg.Join, cfg.Label, cfg.Seed, cfg.Logger = splitList(f.join), f.label, f.seed, logger
@@ -266,7 +241,8 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 		BreakConnection: f.steerBreak,
 		LastKnownFor:    f.lastKnown,
 	}
-	lcfg := steering.LayerConfig{Controller: ccfg, Immediate: f.immediate, Logger: slogger, Runner: live.NewRoundRunner()}
+	lcfg := steering.LayerConfig{Controller: ccfg, Immediate: f.immediate, Logger: slogger, Runner: live.NewRoundRunner(),
+		OnRoundTime: n.timings.ObserveRound, OnImmediateCheck: n.timings.ObserveImmediateCheck, Clock: time.Now}
 	if f.reports != "" {
 		src := predictionSource{node: f.id, service: f.service, fix: f.fix, nodes: f.nodes, options: n.svc.options,
 			spec: n.svc.spec, mode: f.mode, workload: ccfg.Workload, faults: ccfg.Faults}
@@ -304,10 +280,14 @@ func (n *liveNode) serve(ctx context.Context, stdout io.Writer) error {
 		}
 		n.log.Info("application call", zap.String("call", fmt.Sprint(call)))
 	}
-	var srv *http.Server
+	var srv *status.Server
 	srvDone := make(chan error, 1)
 	if n.statusLn != nil {
-		srv = &http.Server{Handler: statusMux(n.rt, n.snapLive, n.steerer, n.svc, started), ReadHeaderTimeout: 5 * time.Second}
+		var err error
+		if srv, err = newStatusServer(n.rt, n.snapLive, n.steerer, n.timings, n.svc, started); err != nil {
+			n.stop()
+			return err
+		}
 		go func() { srvDone <- srv.Serve(n.statusLn) }()
 	}
 	n.printStarted(stdout)
@@ -316,7 +296,6 @@ func (n *liveNode) serve(ctx context.Context, stdout io.Writer) error {
 	case <-ctx.Done():
 		n.log.Info("signal received, stopping")
 	case serveErr = <-srvDone:
-		serveErr = fmt.Errorf("status server: %w", serveErr)
 	}
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -355,82 +334,17 @@ func (n *liveNode) printStarted(stdout io.Writer) {
 	fmt.Fprintln(stdout)
 }
 
-// statusMux serves the node's status endpoints (README.md, "Live nodes"):
-// GET /status and GET /metrics always; GET and POST /snapshot with a
-// snapshot manager. live and steer may be nil.
-func statusMux(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Layer, svc serviceRun, started time.Time) *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
-		out := nodeStatusOutput{Status: rt.Status(), Options: svc.options, UptimeSeconds: time.Since(started).Seconds()}
-		if snapLive != nil {
-			st := snapLive.Status(time.Now())
-			out.Snapshots = &st
-		}
-		if steer != nil {
-			st := steer.Status()
-			out.Steering = &st
-		}
-		writeJSON(w, http.StatusOK, out)
-	})
-	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", metricsContentType)
-		writeMetrics(w, metricsInput{status: rt.Status(), uptime: time.Since(started), live: snapLive, steer: steer,
-			properties: svc.spec.Properties, now: time.Now()})
-	})
-	off := func(w http.ResponseWriter) bool {
-		if snapLive == nil {
-			writeJSON(w, http.StatusNotFound, httpError{"snapshots are off (--snapshots 0)"})
-			return true
-		}
-		return false
+// newStatusServer builds the --http status server (package status) over
+// the node's runtime and layers (snapLive and steer may be nil); GET
+// /snapshot serves the snapshot document of node_snapshot.go.
+func newStatusServer(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Layer, timings *status.Timings, svc serviceRun, started time.Time) (*status.Server, error) {
+	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options,
+		Properties: svc.spec.Properties, Started: started}
+	if snapLive != nil {
+		cfg.Snapshots = snapLive
+		cfg.SnapshotDoc = func(s *snapshot.Snapshot, now time.Time) (any, error) { return newSnapshotDoc(s, svc.spec, now) }
 	}
-	mux.HandleFunc("GET /snapshot", func(w http.ResponseWriter, r *http.Request) {
-		if off(w) {
-			return
-		}
-		s := snapLive.Last()
-		if s == nil {
-			writeJSON(w, http.StatusNotFound, httpError{"no snapshot gathered yet"})
-			return
-		}
-		doc, err := newSnapshotDoc(s, svc.spec, time.Now())
-		if err != nil {
-			writeJSON(w, http.StatusInternalServerError, httpError{err.Error()})
-			return
-		}
-		writeJSON(w, http.StatusOK, doc)
-	})
-	mux.HandleFunc("POST /snapshot", func(w http.ResponseWriter, r *http.Request) {
-		if off(w) {
-			return
-		}
-		var at time.Time
-		var gerr error
-		err := rt.Do(r.Context(), func(now time.Time) []node.Envelope {
-			out, err := snapLive.Gather(now)
-			at, gerr = now, err
-			return out
-		})
-		switch {
-		case err != nil:
-			writeJSON(w, http.StatusServiceUnavailable, httpError{err.Error()})
-		case errors.Is(gerr, snapshot.ErrGatherInProgress):
-			writeJSON(w, http.StatusConflict, httpError{gerr.Error()})
-		case gerr != nil:
-			writeJSON(w, http.StatusServiceUnavailable, httpError{gerr.Error()})
-		default:
-			writeJSON(w, http.StatusAccepted, gatherStarted{Started: at.Round(0)})
-		}
-	})
-	return mux
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.Encode(v)
+	return status.New(cfg)
 }
 
 // newCLILogger builds the node's zap logger writing to w.

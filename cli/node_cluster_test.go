@@ -15,6 +15,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/services/chord"
 	"github.com/seed6eee2ec7/crystalball/services/paxos"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/status"
 )
 
 // TestNodeProcessesRunChordAndPaxos runs, for Chord and for Paxos, three
@@ -68,7 +69,7 @@ func runCluster(t *testing.T, bin, service string, converged func(node.View) (bo
 		}
 		p.start(t, bin)
 		if i == 0 { // the others join through n1: wait until it serves
-			waitStatus(t, ctx, p, client, func(nodeStatusOutput) bool { return true })
+			waitStatus(t, ctx, p, client, func(status.StatusDoc) bool { return true })
 		}
 	}
 	spec := procs[0].spec(t)
@@ -95,7 +96,7 @@ func runCluster(t *testing.T, bin, service string, converged func(node.View) (bo
 		}
 	}
 	for _, p := range procs {
-		st := waitStatus(t, ctx, p, client, func(st nodeStatusOutput) bool {
+		st := waitStatus(t, ctx, p, client, func(st status.StatusDoc) bool {
 			return st.Steering != nil && st.Steering.Rounds > 0 && st.Snapshots != nil && st.Snapshots.Stats.Gathers > 0
 		})
 		if st.Service != service || !st.Running || st.Steering.Mode != "steer" || !st.Steering.Immediate {
@@ -167,9 +168,9 @@ func snapshotView(doc snapshotDoc, spec node.Spec) (node.View, error) {
 
 // waitStatus polls p's /status until ok holds and returns it; it fails
 // the test if p exits or the deadline of ctx passes first.
-func waitStatus(t *testing.T, ctx context.Context, p *nodeProc, client *http.Client, ok func(nodeStatusOutput) bool) nodeStatusOutput {
+func waitStatus(t *testing.T, ctx context.Context, p *nodeProc, client *http.Client, ok func(status.StatusDoc) bool) status.StatusDoc {
 	t.Helper()
-	var last nodeStatusOutput
+	var last status.StatusDoc
 	var lastErr error
 	for {
 		if !p.running() {
@@ -177,7 +178,7 @@ func waitStatus(t *testing.T, ctx context.Context, p *nodeProc, client *http.Cli
 		}
 		resp, err := client.Get("http://" + p.http + "/status")
 		if err == nil {
-			var st nodeStatusOutput
+			var st status.StatusDoc
 			err = json.NewDecoder(resp.Body).Decode(&st)
 			resp.Body.Close()
 			if err == nil && ok(st) {

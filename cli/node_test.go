@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"go.uber.org/goleak"
 	"go.uber.org/zap"
 
@@ -29,6 +30,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/status"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
@@ -159,8 +161,8 @@ func (p *nodeProc) kill() {
 }
 
 // status fetches and decodes a node's /status.
-func (p *nodeProc) status(client *http.Client) (nodeStatusOutput, *randtree.State, error) {
-	var st nodeStatusOutput
+func (p *nodeProc) status(client *http.Client) (status.StatusDoc, *randtree.State, error) {
+	var st status.StatusDoc
 	resp, err := client.Get("http://" + p.http + "/status")
 	if err != nil {
 		return st, nil, err
@@ -245,7 +247,7 @@ func waitForTree(t *testing.T, ctx context.Context, procs []*nodeProc, what stri
 // /snapshot) once it is complete.
 func gatherSnapshot(t *testing.T, ctx context.Context, p *nodeProc, client *http.Client) snapshotDoc {
 	t.Helper()
-	var started gatherStarted
+	var started status.GatherStarted
 	for {
 		resp, err := client.Post("http://"+p.http+"/snapshot", "", nil)
 		if err != nil {
@@ -472,18 +474,25 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mux := func(rt *live.Runtime, sl *snapshot.Live) http.Handler {
+		srv, err := newStatusServer(rt, sl, nil, nil, svc, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return srv.Handler()
+	}
 	cases := []struct {
-		mux          *http.ServeMux
+		mux          http.Handler
 		method, path string
 		code         int
 		want         string
 	}{
-		{statusMux(without, nil, nil, svc, time.Now()), "GET", "/snapshot", http.StatusNotFound, "snapshots are off"},
-		{statusMux(without, nil, nil, svc, time.Now()), "POST", "/snapshot", http.StatusNotFound, "snapshots are off"},
-		{statusMux(without, nil, nil, svc, time.Now()), "GET", "/status", http.StatusOK, `"counters"`},
-		{statusMux(withLive, sl, nil, svc, time.Now()), "GET", "/snapshot", http.StatusNotFound, "no snapshot gathered yet"},
-		{statusMux(withLive, sl, nil, svc, time.Now()), "POST", "/snapshot", http.StatusServiceUnavailable, "not running"},
-		{statusMux(withLive, sl, nil, svc, time.Now()), "GET", "/status", http.StatusOK, `"interval_seconds": 10`},
+		{mux(without, nil), "GET", "/snapshot", http.StatusNotFound, "snapshots are off"},
+		{mux(without, nil), "POST", "/snapshot", http.StatusNotFound, "snapshots are off"},
+		{mux(without, nil), "GET", "/status", http.StatusOK, `"counters"`},
+		{mux(withLive, sl), "GET", "/snapshot", http.StatusNotFound, "no snapshot gathered yet"},
+		{mux(withLive, sl), "POST", "/snapshot", http.StatusServiceUnavailable, "not running"},
+		{mux(withLive, sl), "GET", "/status", http.StatusOK, `"interval_seconds": 10`},
 	}
 	for _, c := range cases {
 		w := httptest.NewRecorder()
@@ -494,126 +503,41 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 	}
 }
 
-// checkExposition parses a Prometheus text exposition (format 0.0.4) as
-// strictly as a scraper would: every family has one HELP and one TYPE
-// (counter or gauge; counters end in _total) before its samples, a
-// family's samples are contiguous, label values are escaped, values parse,
-// no sample appears twice, the text ends with a newline. It returns the
-// samples by "name{labels}".
+// checkExposition parses a /metrics body (Prometheus text exposition) as
+// a scraper would and returns its counter and gauge samples by
+// "name{label="value",...}" (labels in the order the text has them), and
+// each histogram's sample count as "name_count{...}". It
+// fails the test if the text does not parse or lacks the Go collector's
+// go_goroutines.
 func checkExposition(t *testing.T, text string) map[string]float64 {
 	t.Helper()
-	if !strings.HasSuffix(text, "\n") {
-		t.Fatal("exposition does not end with a newline")
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("/metrics does not parse: %v\n%s", err, text)
 	}
-	sampleRe := regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*",?)*)\})? (\S+)$`)
-	helps, types := map[string]bool{}, map[string]string{}
+	if fams["go_goroutines"] == nil {
+		t.Fatalf("/metrics lacks go_goroutines:\n%s", text)
+	}
 	samples := map[string]float64{}
-	current := ""
-	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		switch {
-		case strings.HasPrefix(line, "# HELP "):
-			name, help, _ := strings.Cut(line[len("# HELP "):], " ")
-			if helps[name] || help == "" {
-				t.Fatalf("line %d: second or empty HELP for %s", i+1, name)
+	for name, f := range fams {
+		for _, m := range f.Metric {
+			var labels []string
+			for _, l := range m.Label {
+				labels = append(labels, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
 			}
-			helps[name] = true
-		case strings.HasPrefix(line, "# TYPE "):
-			f := strings.Fields(line[len("# TYPE "):])
-			if len(f) != 2 || (f[1] != "counter" && f[1] != "gauge") {
-				t.Fatalf("line %d: bad TYPE line %q", i+1, line)
+			key := name + "{" + strings.Join(labels, ",") + "}"
+			switch {
+			case m.Counter != nil:
+				samples[key] = m.Counter.GetValue()
+			case m.Gauge != nil:
+				samples[key] = m.Gauge.GetValue()
+			case m.Histogram != nil:
+				samples[name+"_count{"+strings.Join(labels, ",")+"}"] = float64(m.Histogram.GetSampleCount())
 			}
-			if types[f[0]] != "" || !helps[f[0]] {
-				t.Fatalf("line %d: second TYPE, or TYPE before HELP, for %s", i+1, f[0])
-			}
-			if f[1] == "counter" && !strings.HasSuffix(f[0], "_total") {
-				t.Fatalf("line %d: counter %s does not end in _total", i+1, f[0])
-			}
-			types[f[0]], current = f[1], f[0]
-		default:
-			m := sampleRe.FindStringSubmatch(line)
-			if m == nil {
-				t.Fatalf("line %d: not a sample: %q", i+1, line)
-			}
-			if m[1] != current {
-				t.Fatalf("line %d: sample of %s outside its family (%s)", i+1, m[1], current)
-			}
-			v, err := strconv.ParseFloat(m[3], 64)
-			if err != nil {
-				t.Fatalf("line %d: value %q: %v", i+1, m[3], err)
-			}
-			key := m[1] + "{" + m[2] + "}"
-			if _, dup := samples[key]; dup {
-				t.Fatalf("line %d: sample %s twice", i+1, key)
-			}
-			samples[key] = v
 		}
 	}
 	return samples
-}
-
-// TestNodeMetricsFormat: /metrics is valid Prometheus text with the
-// runtime's, the snapshot manager's and the steering layer's counters;
-// every safety property has a predicted_total sample; label values are
-// escaped.
-func TestNodeMetricsFormat(t *testing.T) {
-	spec := randtree.NewSpec(randtree.DefaultOptions())
-	reg, _ := spec.Registry()
-	sl, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	steer, err := steering.NewLayer(steering.LayerConfig{Controller: steering.Config{Mode: steering.Steer, Spec: spec}, Immediate: true, Runner: live.NewRoundRunner()}, sl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	props := append(slices.Clone(spec.Properties), node.Property{Name: "we\"ird\\na\nme", Kind: node.Safety})
-	var b strings.Builder
-	err = writeMetrics(&b, metricsInput{status: live.Status{ID: 3, Service: "randtree", Running: true, Counters: live.Counters{MessagesIn: 5, BytesOut: 1 << 40}},
-		uptime: 1500 * time.Millisecond, live: sl, steer: steer, properties: props, now: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := checkExposition(t, b.String())
-	want := map[string]float64{
-		`crystalball_node_info{id="n3",service="randtree"}`:                1,
-		`crystalball_node_running{}`:                                       1,
-		`crystalball_node_uptime_seconds{}`:                                1.5,
-		`crystalball_node_messages_in_total{}`:                             5,
-		`crystalball_node_bytes_out_total{}`:                               1 << 40,
-		`crystalball_snapshot_checkpoints_total{reason="forced"}`:          0,
-		`crystalball_snapshot_gathers_total{}`:                             0,
-		`crystalball_steering_mode{mode="steer",immediate="true"}`:         1,
-		`crystalball_steering_rounds_total{}`:                              0,
-		`crystalball_steering_states_explored_total{}`:                     0,
-		`crystalball_steering_filters_installed_total{}`:                   0,
-		`crystalball_steering_filters_unhelpful_total{}`:                   0,
-		`crystalball_steering_filter_hits_total{}`:                         0,
-		`crystalball_steering_immediate_vetoes_total{}`:                    0,
-		`crystalball_steering_exploration_seconds_total{}`:                 0,
-		`crystalball_steering_rounds_canceled_total{}`:                     0,
-		`crystalball_steering_last_round_timestamp_seconds{}`:              0,
-		`crystalball_steering_predicted_total{property="we\"ird\\na\nme"}`: 0,
-	}
-	for _, p := range spec.Properties {
-		if p.Kind == node.Safety {
-			want[`crystalball_steering_predicted_total{property="`+p.Name+`"}`] = 0
-		}
-	}
-	for k, v := range want {
-		if g, ok := got[k]; !ok || g != v {
-			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
-		}
-	}
-	// Without the layers only the runtime's families are there.
-	b.Reset()
-	if err := writeMetrics(&b, metricsInput{status: live.Status{ID: 1}}); err != nil {
-		t.Fatal(err)
-	}
-	for k := range checkExposition(t, b.String()) {
-		if !strings.HasPrefix(k, "crystalball_node_") {
-			t.Errorf("unexpected sample %s without layers", k)
-		}
-	}
 }
 
 // TestNodeReportsReplay: a report --reports writes for a prediction (here
@@ -726,8 +650,8 @@ func TestNodeSteeringInProcess(t *testing.T) {
 		}
 		return b, err
 	}
-	status := func(p *proc) (nodeStatusOutput, error) {
-		var st nodeStatusOutput
+	status := func(p *proc) (status.StatusDoc, error) {
+		var st status.StatusDoc
 		b, err := get(p, "/status")
 		if err == nil {
 			err = json.Unmarshal(b, &st)
@@ -792,7 +716,8 @@ func TestNodeSteeringInProcess(t *testing.T) {
 		m := checkExposition(t, string(b))
 		if m["crystalball_steering_rounds_total{}"] < 2 || m["crystalball_steering_states_explored_total{}"] == 0 ||
 			m["crystalball_steering_exploration_seconds_total{}"] == 0 || m["crystalball_snapshot_gathers_total{}"] == 0 ||
-			m["crystalball_steering_immediate_checks_total{}"] == 0 {
+			m["crystalball_steering_immediate_checks_total{}"] == 0 ||
+			m["crystalball_steering_round_duration_seconds_count{}"] < 2 || m["crystalball_steering_immediate_check_seconds_count{}"] == 0 {
 			t.Errorf("%s /metrics:\n%s", p.web, b)
 		}
 	}

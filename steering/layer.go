@@ -55,6 +55,21 @@ type LayerConfig struct {
 	// goroutine, from Tick; completed says whether the round ran to its
 	// end. The slice is the Layer's: read it during the call.
 	OnInstall func(filters []Filter, cn uint64, completed bool)
+	// OnRoundTime, when non-nil, is told how long every round took as the
+	// Runner measured it (wall time live; the virtual time charged in
+	// emulation), cancelled and failed rounds included, where the Runner
+	// hands the round back (Round.Done). It must not block (the status
+	// server's round-duration histogram).
+	OnRoundTime func(took time.Duration)
+	// OnImmediateCheck, when non-nil and Clock is set, is told how long
+	// Gate took on every event the immediate safety check examined (the
+	// filters in force included; retries not again), on the core
+	// goroutine. It must not block (the immediate-check cost histogram).
+	OnImmediateCheck func(took time.Duration)
+	// Clock reads the time for OnImmediateCheck; nil disables that
+	// measurement. The live shell passes time.Now; the layer itself never
+	// reads a clock, so it stays deterministic in emulation.
+	Clock func() time.Time
 }
 
 // DefaultLayerConfig returns the defaults of a LayerConfig's zero fields:
@@ -137,6 +152,9 @@ func (r *Round) Explore(ctx context.Context) uint64 {
 func (r *Round) Done(ended time.Time, took time.Duration) {
 	l := r.l
 	l.report(r, took)
+	if l.cfg.OnRoundTime != nil {
+		l.cfg.OnRoundTime(took)
+	}
 	l.mu.Lock()
 	l.st.Running = false
 	l.st.ExplorationSeconds += took.Seconds()

@@ -78,7 +78,16 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 	// With no filter in force and the check off, the gate passes
 	// everything and its counters cannot move: skip copying them.
 	idle := !l.cfg.Immediate && len(l.gate.Filters()) == 0
+	timed := l.cfg.Immediate && l.cfg.OnImmediateCheck != nil && l.cfg.Clock != nil
+	var began time.Time
+	if timed {
+		began = l.cfg.Clock()
+	}
 	v, veto := l.gate.Gate(l.host.Core(), ev, l.cfg.Immediate, retry)
+	var took time.Duration
+	if timed {
+		took = l.cfg.Clock().Sub(began)
+	}
 	var gated Stats
 	if !idle {
 		gated = l.gate.Stats()
@@ -87,10 +96,14 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 	if !retry {
 		l.st.Events++
 	}
+	checked := !idle && gated.ImmediateChecks > l.gated.ImmediateChecks
 	if !idle {
 		l.gated = gated
 	}
 	l.mu.Unlock()
+	if timed && checked {
+		l.cfg.OnImmediateCheck(took)
+	}
 	if v.Handle {
 		return v, nil, nil
 	}

@@ -1,4 +1,4 @@
-package cli
+package experiments
 
 import (
 	"fmt"
@@ -23,9 +23,14 @@ import (
 func figure2Emulated(spec node.Spec, seed uint64) ([]consequence.Checkpoint, []node.Envelope, error) {
 	e, err := emulation.New(emulation.Config{Spec: spec, Nodes: 13, Seed: seed, StartSpread: time.Millisecond})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("experiments: figure 2 in emulation: %w", err)
 	}
-	runUntil := func(d time.Duration) error { return e.RunUntil(emulation.Epoch.Add(d)) }
+	runUntil := func(d time.Duration) error {
+		if err := e.RunUntil(emulation.Epoch.Add(d)); err != nil {
+			return fmt.Errorf("experiments: figure 2 in emulation: %w", err)
+		}
+		return nil
+	}
 	steps := []struct {
 		at    time.Duration
 		calls map[node.ID]node.ID // joiner → target
@@ -40,7 +45,7 @@ func figure2Emulated(spec node.Spec, seed uint64) ([]consequence.Checkpoint, []n
 		for _, id := range []node.ID{1, 9, 13} {
 			if to, ok := st.calls[id]; ok {
 				if err := e.Submit(id, randtree.JoinOverlay{Targets: []node.ID{to}}); err != nil {
-					return nil, nil, err
+					return nil, nil, fmt.Errorf("experiments: figure 2 in emulation: %w", err)
 				}
 			}
 		}
@@ -52,11 +57,11 @@ func figure2Emulated(spec node.Spec, seed uint64) ([]consequence.Checkpoint, []n
 	for _, id := range paper.Figure2Nodes {
 		c := e.Core(id)
 		if c == nil {
-			return nil, nil, fmt.Errorf("paper: figure 2 in emulation: no core for %v", id)
+			return nil, nil, fmt.Errorf("experiments: figure 2 in emulation: no core for %v", id)
 		}
 		b, err := c.Checkpoint()
 		if err != nil {
-			return nil, nil, fmt.Errorf("paper: figure 2 in emulation: checkpoint of %v: %w", id, err)
+			return nil, nil, fmt.Errorf("experiments: figure 2 in emulation: checkpoint of %v: %w", id, err)
 		}
 		cps = append(cps, consequence.Checkpoint{ID: id, Bytes: b, At: c.Now()})
 	}
@@ -64,7 +69,7 @@ func figure2Emulated(spec node.Spec, seed uint64) ([]consequence.Checkpoint, []n
 	for id, parent := range want {
 		s, _ := e.Core(id).State().Service.(*randtree.State)
 		if s == nil || s.Parent != parent || s.Root != 1 {
-			return nil, nil, fmt.Errorf("paper: figure 2 in emulation (seed %d): %v is %v, want root n1 and parent %v", seed, id, s, parent)
+			return nil, nil, fmt.Errorf("experiments: figure 2 in emulation (seed %d): %v is %v, want root n1 and parent %v", seed, id, s, parent)
 		}
 	}
 	var inFlight []node.Envelope

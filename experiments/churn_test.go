@@ -1,0 +1,71 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+)
+
+// A short churn run of every configuration: the result has a run per
+// configuration in order, the same seed gives every configuration the
+// same churn, the steered one explores, and progress names each run.
+func TestRandTreeChurn(t *testing.T) {
+	var progress bytes.Buffer
+	cfg := ChurnConfig{Nodes: 6, Duration: 3 * time.Minute, ChurnPerMinute: 2, Seed: 3, MaxStates: 200, Progress: &progress}
+	out, err := RandTreeChurn(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Format != ChurnFormat || out.Nodes != 6 || out.Duration != "3m0s" || out.ChurnPerMinute != 2 || out.Seed != 3 || out.Snapshots != "10s" || len(out.Runs) != 3 {
+		t.Fatalf("result %+v", out)
+	}
+	for i, r := range out.Runs {
+		if r.Config != ChurnConfigs[i] || len(r.ByProperty) != len(randtree.SafetyProperties()) || r.NotLive == nil || r.Joins == 0 || r.JoinMean <= 0 {
+			t.Errorf("run %d: %+v", i, r)
+		}
+	}
+	if off, steer := out.Runs[0], out.Runs[2]; off.Rounds != 0 || off.Actions != 0 || steer.Rounds == 0 || steer.StatesExplored == 0 || steer.Actions == 0 {
+		t.Errorf("off %+v, steer %+v", off, steer)
+	}
+	if progress.String() != "running off...\nrunning immediate...\nrunning steer+immediate...\n" {
+		t.Errorf("progress %q", progress.String())
+	}
+	text := out.String()
+	if !strings.Contains(text, "randtree-churn: 6 nodes, 3m0s emulated, churn 2/min") || !strings.Contains(text, "inconsistent states by property:") {
+		t.Errorf("text:\n%s", text)
+	}
+	b, _ := json.Marshal(out)
+	if !strings.Contains(string(b), `"format":"`+ChurnFormat+`"`) {
+		t.Errorf("JSON %s", b)
+	}
+}
+
+func TestChurnConfigErrors(t *testing.T) {
+	for _, cfg := range []ChurnConfig{
+		{Nodes: 1001},
+		{Duration: 30 * time.Second},
+		{Configs: []string{"off", "sometimes"}},
+	} {
+		if _, err := RandTreeChurn(context.Background(), cfg); err == nil || !strings.HasPrefix(err.Error(), "experiments: randtree-churn: ") {
+			t.Errorf("%+v: %v", cfg, err)
+		}
+	}
+	d := DefaultChurnConfig()
+	if d.Nodes != 25 || d.Duration != 84*time.Minute || d.ChurnPerMinute != 1 || len(d.Configs) != 3 || d.MaxInterventions != 5 {
+		t.Errorf("DefaultChurnConfig = %+v", d)
+	}
+}
+
+func TestMeanStd(t *testing.T) {
+	if m, s := meanStd([]float64{1, 3}); m != 2 || s != 1 {
+		t.Errorf("meanStd(1, 3) = %v, %v", m, s)
+	}
+	if m, s := meanStd(nil); m != 0 || s != 0 {
+		t.Errorf("meanStd() = %v, %v", m, s)
+	}
+}

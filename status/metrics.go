@@ -1,0 +1,213 @@
+package status
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/seed6eee2ec7/crystalball/live"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// scalar is a metric family of one unlabelled sample read from a status S.
+type scalar[S any] struct {
+	desc *prometheus.Desc
+	typ  prometheus.ValueType
+	get  func(S) float64
+}
+
+func counter[S any](name, help string, get func(S) float64) scalar[S] {
+	return scalar[S]{prometheus.NewDesc(name, help, nil, nil), prometheus.CounterValue, get}
+}
+
+func gauge[S any](name, help string, get func(S) float64) scalar[S] {
+	return scalar[S]{prometheus.NewDesc(name, help, nil, nil), prometheus.GaugeValue, get}
+}
+
+// statusCollector is a prometheus.Collector that reads a layer's status
+// once per scrape and turns it into constant metrics: scalars, and the
+// labelled or conditional families collect adds.
+type statusCollector[S any] struct {
+	read    func() S
+	scalars []scalar[S]
+	// descs are the descriptors of what collect sends.
+	descs   []*prometheus.Desc
+	collect func(S, chan<- prometheus.Metric)
+}
+
+func (c *statusCollector[S]) Describe(ch chan<- *prometheus.Desc) {
+	for _, s := range c.scalars {
+		ch <- s.desc
+	}
+	for _, d := range c.descs {
+		ch <- d
+	}
+}
+
+func (c *statusCollector[S]) Collect(ch chan<- prometheus.Metric) {
+	st := c.read()
+	for _, s := range c.scalars {
+		ch <- prometheus.MustNewConstMetric(s.desc, s.typ, s.get(st))
+	}
+	if c.collect != nil {
+		c.collect(st, ch)
+	}
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// nodeReading is what the node collector reads per scrape.
+type nodeReading struct {
+	st     live.Status
+	uptime float64
+}
+
+// newNodeCollector exposes the runtime's counters: crystalball_node_*.
+func newNodeCollector(cfg Config) prometheus.Collector {
+	type r = nodeReading
+	cnt := func(get func(live.Counters) uint64) func(r) float64 {
+		return func(x r) float64 { return float64(get(x.st.Counters)) }
+	}
+	info := prometheus.NewDesc("crystalball_node_info", "The node's ID and service (value 1).", []string{"id", "service"}, nil)
+	return &statusCollector[r]{
+		read: func() r {
+			return r{st: cfg.Runtime.Status(), uptime: cfg.Now().Sub(cfg.Started).Seconds()}
+		},
+		scalars: []scalar[r]{
+			gauge("crystalball_node_running", "1 while the runtime runs.", func(x r) float64 { return boolValue(x.st.Running) }),
+			gauge("crystalball_node_uptime_seconds", "Time since the node started.", func(x r) float64 { return x.uptime }),
+			counter("crystalball_node_messages_in_total", "Envelopes received and decoded from peers.", cnt(func(c live.Counters) uint64 { return c.MessagesIn })),
+			counter("crystalball_node_messages_out_total", "Envelopes written to peers' connections.", cnt(func(c live.Counters) uint64 { return c.MessagesOut })),
+			counter("crystalball_node_bytes_in_total", "Frame bytes received in envelopes.", cnt(func(c live.Counters) uint64 { return c.BytesIn })),
+			counter("crystalball_node_bytes_out_total", "Frame bytes written to peers.", cnt(func(c live.Counters) uint64 { return c.BytesOut })),
+			counter("crystalball_node_layer_messages_in_total", "Envelopes of the layers' own protocols received.", cnt(func(c live.Counters) uint64 { return c.LayerMessagesIn })),
+			counter("crystalball_node_layer_messages_out_total", "Envelopes of the layers' own protocols queued for peers.", cnt(func(c live.Counters) uint64 { return c.LayerMessagesOut })),
+			counter("crystalball_node_layer_bytes_in_total", "Frame bytes of the layers' own protocols received.", cnt(func(c live.Counters) uint64 { return c.LayerBytesIn })),
+			counter("crystalball_node_layer_bytes_out_total", "Frame bytes of the layers' own protocols queued for peers.", cnt(func(c live.Counters) uint64 { return c.LayerBytesOut })),
+			counter("crystalball_node_transport_errors_total", "Transport errors delivered to the service.", cnt(func(c live.Counters) uint64 { return c.TransportErrors })),
+			counter("crystalball_node_frames_rejected_total", "Connections closed for what the peer sent.", cnt(func(c live.Counters) uint64 { return c.FramesRejected })),
+			counter("crystalball_node_conns_dialed_total", "Outbound connections established.", cnt(func(c live.Counters) uint64 { return c.ConnsDialed })),
+			counter("crystalball_node_conns_accepted_total", "Inbound connections established.", cnt(func(c live.Counters) uint64 { return c.ConnsAccepted })),
+			counter("crystalball_node_dial_failures_total", "Outbound connections that failed to resolve, dial or handshake.", cnt(func(c live.Counters) uint64 { return c.DialFailures })),
+		},
+		descs: []*prometheus.Desc{info},
+		collect: func(x r, ch chan<- prometheus.Metric) {
+			ch <- prometheus.MustNewConstMetric(info, prometheus.GaugeValue, 1, x.st.ID.String(), x.st.Service)
+		},
+	}
+}
+
+// newSnapshotCollector exposes the snapshot manager's counters:
+// crystalball_snapshot_*.
+func newSnapshotCollector(cfg Config) prometheus.Collector {
+	type s = snapshot.LiveStatus
+	cnt := func(get func(snapshot.Stats) int64) func(s) float64 {
+		return func(x s) float64 { return float64(max(get(x.Stats), 0)) }
+	}
+	checkpoints := prometheus.NewDesc("crystalball_snapshot_checkpoints_total", "Checkpoints taken, by reason.", []string{"reason"}, nil)
+	lastAge := prometheus.NewDesc("crystalball_snapshot_last_age_seconds", "Age of the last gathered snapshot (absent before the first).", nil, nil)
+	lastMembers := prometheus.NewDesc("crystalball_snapshot_last_members", "Members of the last gathered snapshot (absent before the first).", nil, nil)
+	return &statusCollector[s]{
+		read: func() s { return cfg.Snapshots.Status(cfg.Now()) },
+		scalars: []scalar[s]{
+			gauge("crystalball_snapshot_cn", "The node's checkpoint number.", func(x s) float64 { return float64(x.CN) }),
+			gauge("crystalball_snapshot_checkpoints_stored", "Checkpoints stored.", func(x s) float64 { return float64(x.CheckpointsStored) }),
+			gauge("crystalball_snapshot_stored_bytes", "Cost of the stored checkpoints against the quota, the in-flight log included.", func(x s) float64 { return float64(x.StoredBytes) }),
+			counter("crystalball_snapshot_pruned_total", "Checkpoints dropped by the quota.", cnt(func(t snapshot.Stats) int64 { return t.Pruned })),
+			counter("crystalball_snapshot_requests_total", "Checkpoint requests received.", cnt(func(t snapshot.Stats) int64 { return t.Requests })),
+			counter("crystalball_snapshot_responses_total", "Checkpoint requests answered positively.", cnt(func(t snapshot.Stats) int64 { return t.Responses })),
+			counter("crystalball_snapshot_negatives_total", "Checkpoint requests answered negatively.", cnt(func(t snapshot.Stats) int64 { return t.Negatives })),
+			counter("crystalball_snapshot_negatives_bandwidth_total", "Negative answers for the bandwidth cap.", cnt(func(t snapshot.Stats) int64 { return t.NegativeBandwidth })),
+			counter("crystalball_snapshot_response_bytes_total", "Approximate wire size of the responses sent.", cnt(func(t snapshot.Stats) int64 { return t.ResponseBytes })),
+			counter("crystalball_snapshot_state_bytes_total", "Checkpoint payload bytes in the responses (compressed).", cnt(func(t snapshot.Stats) int64 { return t.StateBytes })),
+			counter("crystalball_snapshot_raw_state_bytes_total", "Raw size of the checkpoints the responses carried.", cnt(func(t snapshot.Stats) int64 { return t.RawStateBytes })),
+			counter("crystalball_snapshot_unchanged_total", "Responses without payload (identical to the acknowledged base).", cnt(func(t snapshot.Stats) int64 { return t.Unchanged })),
+			counter("crystalball_snapshot_deltas_total", "Responses compressed against a base.", cnt(func(t snapshot.Stats) int64 { return t.Deltas })),
+			counter("crystalball_snapshot_service_bytes_total", "Service traffic seen by the manager.", cnt(func(t snapshot.Stats) int64 { return t.ServiceBytes })),
+			counter("crystalball_snapshot_gathers_total", "Neighbourhood snapshots gathered.", cnt(func(t snapshot.Stats) int64 { return t.Gathers })),
+			counter("crystalball_snapshot_gathers_failed_total", "Gathers given up.", cnt(func(t snapshot.Stats) int64 { return t.GathersFailed })),
+			counter("crystalball_snapshot_gather_rounds_total", "Gather rounds started.", cnt(func(t snapshot.Stats) int64 { return t.Rounds })),
+			counter("crystalball_snapshot_bad_messages_total", "Malformed or out-of-bounds protocol messages.", cnt(func(t snapshot.Stats) int64 { return t.BadMessages })),
+			gauge("crystalball_snapshot_gathering", "1 while a gather is in progress.", func(x s) float64 { return boolValue(x.Gathering) }),
+		},
+		descs: []*prometheus.Desc{checkpoints, lastAge, lastMembers},
+		collect: func(x s, ch chan<- prometheus.Metric) {
+			for reason, n := range map[string]int64{"periodic": x.Stats.Periodic, "forced": x.Stats.Forced, "requested": x.Stats.Requested} {
+				ch <- prometheus.MustNewConstMetric(checkpoints, prometheus.CounterValue, float64(max(n, 0)), reason)
+			}
+			if x.Last != nil {
+				ch <- prometheus.MustNewConstMetric(lastAge, prometheus.GaugeValue, x.Last.AgeSeconds)
+				ch <- prometheus.MustNewConstMetric(lastMembers, prometheus.GaugeValue, float64(len(x.Last.Members)))
+			}
+		},
+	}
+}
+
+// newSteeringCollector exposes the steering layer's counters:
+// crystalball_steering_*.
+func newSteeringCollector(cfg Config) prometheus.Collector {
+	type s = steering.LayerStatus
+	u := func(get func(s) uint64) func(s) float64 { return func(x s) float64 { return float64(get(x)) } }
+	mode := prometheus.NewDesc("crystalball_steering_mode", "The steering mode (value 1) and whether the immediate safety check is on.", []string{"mode", "immediate"}, nil)
+	predicted := prometheus.NewDesc("crystalball_steering_predicted_total", "Violations predicted, by property.", []string{"property"}, nil)
+	var safety []string
+	for _, p := range cfg.Properties {
+		if p.Kind == node.Safety {
+			safety = append(safety, p.Name)
+		}
+	}
+	return &statusCollector[s]{
+		read:    cfg.Steering.Status,
+		scalars: steeringScalars(u),
+		descs:   []*prometheus.Desc{mode, predicted},
+		collect: func(x s, ch chan<- prometheus.Metric) {
+			ch <- prometheus.MustNewConstMetric(mode, prometheus.GaugeValue, 1, x.Mode, strconv.FormatBool(x.Immediate))
+			names := slices.Clone(safety)
+			for name := range x.Predicted {
+				names = append(names, name)
+			}
+			slices.Sort(names)
+			for _, name := range slices.Compact(names) {
+				ch <- prometheus.MustNewConstMetric(predicted, prometheus.CounterValue, float64(x.Predicted[name]), name)
+			}
+		},
+	}
+}
+
+func steeringScalars(u func(func(steering.LayerStatus) uint64) func(steering.LayerStatus) float64) []scalar[steering.LayerStatus] {
+	type s = steering.LayerStatus
+	return []scalar[s]{
+		counter("crystalball_steering_rounds_total", "Steering rounds (explorations from a gathered snapshot).", u(func(x s) uint64 { return x.Rounds })),
+		counter("crystalball_steering_rounds_reused_total", "Rounds whose snapshot held the last round's global state: its outcome was reused without exploring.", u(func(x s) uint64 { return x.RoundsReused })),
+		counter("crystalball_steering_rounds_canceled_total", "Rounds cancelled by a newer snapshot or by the node's stop.", u(func(x s) uint64 { return x.RoundsCanceled })),
+		counter("crystalball_steering_round_errors_total", "Rounds that failed.", u(func(x s) uint64 { return x.RoundErrors })),
+		counter("crystalball_steering_snapshots_skipped_total", "Snapshots replaced by a newer one before a round took them.", u(func(x s) uint64 { return x.SnapshotsSkipped })),
+		counter("crystalball_steering_states_explored_total", "Unique states explored by every search of every round.", u(func(x s) uint64 { return x.StatesExplored })),
+		counter("crystalball_steering_replay_hits_total", "Error paths of earlier rounds that still failed when replayed.", u(func(x s) uint64 { return x.ReplayHits })),
+		counter("crystalball_steering_filters_installed_total", "Event filters installed.", u(func(x s) uint64 { return x.FiltersInstalled })),
+		counter("crystalball_steering_filters_unhelpful_total", "Filters whose check still found a violation (not installed).", u(func(x s) uint64 { return x.FiltersUnhelpful })),
+		gauge("crystalball_steering_filters", "Event filters in force.", func(x s) float64 { return float64(len(x.Filters)) }),
+		counter("crystalball_steering_events_total", "Events offered to the steering gate (retries not counted).", u(func(x s) uint64 { return x.Events })),
+		counter("crystalball_steering_filter_hits_total", "Events a filter kept from the handler.", u(func(x s) uint64 { return x.FilterHits })),
+		counter("crystalball_steering_immediate_checks_total", "Events checked by the immediate safety check.", u(func(x s) uint64 { return x.ImmediateChecks })),
+		counter("crystalball_steering_immediate_vetoes_total", "Events the immediate safety check kept from the handler.", u(func(x s) uint64 { return x.Vetoes })),
+		counter("crystalball_steering_overrides_total", "Events let through because their kind used up its intervention budget.", u(func(x s) uint64 { return x.Overrides })),
+		counter("crystalball_steering_exploration_seconds_total", "Wall time of every round, cancelled ones included.", func(x s) float64 { return x.ExplorationSeconds }),
+		gauge("crystalball_steering_last_round_seconds", "Wall time of the last round.", func(x s) float64 { return x.LastRoundSeconds }),
+		gauge("crystalball_steering_last_round_timestamp_seconds", "When the last round ended (Unix time; 0: none yet).", func(x s) float64 {
+			if x.LastRound == nil {
+				return 0
+			}
+			return float64(x.LastRound.UnixNano()) / 1e9
+		}),
+		gauge("crystalball_steering_round_running", "1 while a round is in progress.", func(x s) float64 { return boolValue(x.Running) }),
+	}
+}

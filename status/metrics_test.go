@@ -1,0 +1,108 @@
+package status
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/seed6eee2ec7/crystalball/live"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// /metrics carries the Go and process collectors, the runtime's, the
+// snapshot manager's and the steering layer's counters read at the
+// scrape, a predicted_total sample per safety property (label values
+// escaped), and the steering histograms; the registry passes the
+// Prometheus linter.
+func TestMetricsWithEveryLayer(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	weird := "we\"ird\\na\nme"
+	props := append(append([]node.Property(nil), spec.Properties...), node.Property{Name: weird, Kind: node.Safety})
+	rt := &fakeRuntime{st: live.Status{ID: 3, Service: "randtree", Running: true, Counters: live.Counters{MessagesIn: 5, BytesOut: 1 << 40}}}
+	snaps := &fakeSnapshots{st: snapshot.LiveStatus{CN: 6, Stats: snapshot.Stats{Forced: 2, Gathers: 4}}}
+	end := t0.Add(time.Minute)
+	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer", Immediate: true, Rounds: 3, ImmediateChecks: 8,
+		Predicted: map[string]uint64{randtree.ChildrenSiblingsDisjoint: 2}, LastRound: &end}}
+	tm := NewTimings()
+	tm.ObserveRound(1500 * time.Millisecond)
+	tm.ObserveRound(20 * time.Millisecond)
+	tm.ObserveImmediateCheck(40 * time.Microsecond)
+	s := newTestServer(t, Config{Runtime: rt, Snapshots: snaps, Steering: steer, Timings: tm, Properties: props, SnapshotDoc: noDoc})
+	fams := scrape(t, s.Handler())
+	want := []struct {
+		name   string
+		labels []string
+		v      float64
+	}{
+		{"crystalball_node_info", []string{"id", "n3", "service", "randtree"}, 1},
+		{"crystalball_node_running", nil, 1},
+		{"crystalball_node_uptime_seconds", nil, 90},
+		{"crystalball_node_messages_in_total", nil, 5},
+		{"crystalball_node_bytes_out_total", nil, 1 << 40},
+		{"crystalball_snapshot_cn", nil, 6},
+		{"crystalball_snapshot_checkpoints_total", []string{"reason", "forced"}, 2},
+		{"crystalball_snapshot_checkpoints_total", []string{"reason", "periodic"}, 0},
+		{"crystalball_snapshot_gathers_total", nil, 4},
+		{"crystalball_steering_mode", []string{"immediate", "true", "mode", "steer"}, 1},
+		{"crystalball_steering_rounds_total", nil, 3},
+		{"crystalball_steering_immediate_checks_total", nil, 8},
+		{"crystalball_steering_last_round_timestamp_seconds", nil, float64(end.Unix())},
+		{"crystalball_steering_predicted_total", []string{"property", randtree.ChildrenSiblingsDisjoint}, 2},
+		{"crystalball_steering_predicted_total", []string{"property", weird}, 0},
+		{RoundDurationMetric, nil, 2},
+		{ImmediateCheckMetric, nil, 1},
+	}
+	for _, w := range want {
+		if v, ok := value(fams, w.name, w.labels...); !ok || v != w.v {
+			t.Errorf("%s%v = %v (present %v), want %v", w.name, w.labels, v, ok, w.v)
+		}
+	}
+	for _, p := range spec.Properties {
+		if _, ok := value(fams, "crystalball_steering_predicted_total", "property", p.Name); p.Kind == node.Safety && !ok {
+			t.Errorf("no predicted_total sample for %s", p.Name)
+		}
+	}
+	for _, name := range []string{"go_goroutines", "go_gc_duration_seconds", "process_cpu_seconds_total", "process_open_fds"} {
+		if fams[name] == nil {
+			t.Errorf("no %s", name)
+		}
+	}
+	if h := fams[RoundDurationMetric].Metric[0].Histogram; h.GetSampleSum() != 1.52 || fams[RoundDurationMetric].GetType() != dto.MetricType_HISTOGRAM {
+		t.Errorf("round histogram %v", h)
+	}
+	if _, ok := value(fams, "crystalball_snapshot_last_age_seconds"); ok {
+		t.Error("last_age_seconds before the first snapshot")
+	}
+	problems, err := testutil.GatherAndLint(s.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		if strings.HasPrefix(p.Metric, "crystalball_") {
+			t.Errorf("lint: %s: %s", p.Metric, p.Text)
+		}
+	}
+}
+
+// Without the layers only the runtime's families (and Go's and the
+// process's) are there; the counters follow the runtime between scrapes.
+func TestMetricsWithoutLayers(t *testing.T) {
+	rt := &fakeRuntime{st: live.Status{ID: 1, Service: "chord"}}
+	s := newTestServer(t, Config{Runtime: rt})
+	h := s.Handler()
+	for name := range scrape(t, h) {
+		if strings.HasPrefix(name, "crystalball_") && !strings.HasPrefix(name, "crystalball_node_") {
+			t.Errorf("unexpected family %s without layers", name)
+		}
+	}
+	rt.st.Counters.ConnsDialed = 12
+	if v, _ := value(scrape(t, h), "crystalball_node_conns_dialed_total"); v != 12 {
+		t.Errorf("conns_dialed_total = %v after the runtime counted 12", v)
+	}
+}

@@ -1,0 +1,308 @@
+package status
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"reflect"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/seed6eee2ec7/crystalball/live"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// The formats of the JSON documents the server writes, in their "format"
+// field. The number is bumped when a field changes meaning or goes away.
+const (
+	StatusFormat = "crystalball-status/1"
+	GatherFormat = "crystalball-gather/1"
+	ErrorFormat  = "crystalball-error/1"
+)
+
+// Defaults of the Config fields left zero.
+const (
+	DefaultReadHeaderTimeout = 5 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+)
+
+// Runtime is the live node the server reports on and acts through; a
+// *live.Runtime is one.
+type Runtime interface {
+	// Status is the runtime's state and counters.
+	Status() live.Status
+	// Do runs fn on the node's core goroutine and sends what it returns;
+	// it fails if the runtime is not running.
+	Do(ctx context.Context, fn func(now time.Time) []node.Envelope) error
+}
+
+// Snapshots is the node's snapshot manager; a *snapshot.Live is one.
+type Snapshots interface {
+	// Status is the manager's state and counters at now.
+	Status(now time.Time) snapshot.LiveStatus
+	// Last is the last snapshot gathered, nil before the first.
+	Last() *snapshot.Snapshot
+	// Gather starts a neighbourhood snapshot at now and returns the
+	// messages to send; the server calls it on the core goroutine
+	// (Runtime.Do). It fails with snapshot.ErrGatherInProgress while
+	// another runs.
+	Gather(now time.Time) ([]node.Envelope, error)
+}
+
+// Steering is the node's steering layer; a *steering.Layer is one.
+type Steering interface {
+	// Status is the layer's mode and counters.
+	Status() steering.LayerStatus
+}
+
+// Config configures a Server. Runtime is required; a nil Snapshots or
+// Steering (a nil pointer too) means the node runs without that layer.
+type Config struct {
+	Runtime   Runtime
+	Snapshots Snapshots
+	Steering  Steering
+	// Timings, when non-nil, adds the steering histograms to /metrics.
+	Timings *Timings
+	// Options describes the service's configuration in /status.
+	Options string
+	// Properties are the service's properties: with Steering, every
+	// safety property has a crystalball_steering_predicted_total sample,
+	// 0 until a violation of it is predicted.
+	Properties []node.Property
+	// SnapshotDoc renders a gathered snapshot as GET /snapshot's JSON body
+	// (the snapshot file format is the caller's). Required with Snapshots.
+	SnapshotDoc func(s *snapshot.Snapshot, now time.Time) (any, error)
+	// Started is when the node started, for uptime (zero: when New runs).
+	Started time.Time
+	// ReadHeaderTimeout and IdleTimeout bound a client's request headers
+	// and its idle keep-alive connections (zero: the defaults above).
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// StatusDoc is the JSON body of GET /status.
+type StatusDoc struct {
+	// Format is StatusFormat.
+	Format string `json:"format"`
+	live.Status
+	Options       string  `json:"options"`
+	UptimeSeconds float64 `json:"uptime_seconds"`
+	// Snapshots is the snapshot manager's status (absent without one).
+	Snapshots *snapshot.LiveStatus `json:"snapshots,omitempty"`
+	// Steering is the steering layer's mode and counters (absent without
+	// one).
+	Steering *steering.LayerStatus `json:"steering,omitempty"`
+}
+
+// GatherStarted is the JSON body of a successful POST /snapshot.
+type GatherStarted struct {
+	// Format is GatherFormat.
+	Format string `json:"format"`
+	// Started is the gather's start time: the snapshot it produces has
+	// this start time in GET /snapshot.
+	Started time.Time `json:"started"`
+}
+
+// ErrorDoc is the JSON body of a failed request.
+type ErrorDoc struct {
+	// Format is ErrorFormat.
+	Format string `json:"format"`
+	Error  string `json:"error"`
+}
+
+// Server serves a node's status endpoints (see the package comment).
+type Server struct {
+	cfg Config
+	reg *prometheus.Registry
+	srv *http.Server
+}
+
+// New checks cfg, fills its defaults and builds the server and its metrics
+// registry. It does not listen: call Serve, or mount Handler elsewhere.
+func New(cfg Config) (*Server, error) {
+	if isNil(cfg.Runtime) {
+		return nil, errors.New("status: Config.Runtime is required")
+	}
+	if isNil(cfg.Snapshots) {
+		cfg.Snapshots = nil
+	}
+	if isNil(cfg.Steering) {
+		cfg.Steering = nil
+	}
+	if cfg.Snapshots != nil && cfg.SnapshotDoc == nil {
+		return nil, errors.New("status: Config.SnapshotDoc is required with Config.Snapshots")
+	}
+	if cfg.ReadHeaderTimeout < 0 || cfg.IdleTimeout < 0 {
+		return nil, fmt.Errorf("status: negative timeout (read header %v, idle %v)", cfg.ReadHeaderTimeout, cfg.IdleTimeout)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Started.IsZero() {
+		cfg.Started = cfg.Now()
+	}
+	if cfg.ReadHeaderTimeout == 0 {
+		cfg.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	s := &Server{cfg: cfg, reg: prometheus.NewRegistry()}
+	cs := []prometheus.Collector{
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		newNodeCollector(cfg),
+	}
+	if cfg.Snapshots != nil {
+		cs = append(cs, newSnapshotCollector(cfg))
+	}
+	if cfg.Steering != nil {
+		cs = append(cs, newSteeringCollector(cfg))
+	}
+	if cfg.Timings != nil {
+		cs = append(cs, cfg.Timings.collectors()...)
+	}
+	for _, c := range cs {
+		if err := s.reg.Register(c); err != nil {
+			return nil, fmt.Errorf("status: registering metrics: %w", err)
+		}
+	}
+	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: cfg.ReadHeaderTimeout, IdleTimeout: cfg.IdleTimeout}
+	return s, nil
+}
+
+// isNil reports whether v is nil or a nil pointer in an interface.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}
+
+// Registry is the server's metrics registry (not the global one): a caller
+// may register collectors of its own on it.
+func (s *Server) Registry() *prometheus.Registry { return s.reg }
+
+// Handler returns a fresh handler of the server's endpoints.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /status", s.getStatus)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg}))
+	mux.HandleFunc("GET /snapshot", s.getSnapshot)
+	mux.HandleFunc("POST /snapshot", s.postSnapshot)
+	return mux
+}
+
+// Serve accepts connections on ln until Shutdown, then returns nil; any
+// other end is an error. It takes ln over (Shutdown closes it).
+func (s *Server) Serve(ln net.Listener) error {
+	if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("status: %w", err)
+	}
+	return nil
+}
+
+// Shutdown stops the server: it closes the listeners, then waits for the
+// requests in progress until ctx ends, and closes what remains.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		err = errors.Join(err, s.srv.Close())
+		return fmt.Errorf("status: shutdown: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) {
+	now := s.cfg.Now()
+	out := StatusDoc{Format: StatusFormat, Status: s.cfg.Runtime.Status(), Options: s.cfg.Options,
+		UptimeSeconds: now.Sub(s.cfg.Started).Seconds()}
+	if s.cfg.Snapshots != nil {
+		st := s.cfg.Snapshots.Status(now)
+		out.Snapshots = &st
+	}
+	if s.cfg.Steering != nil {
+		st := s.cfg.Steering.Status()
+		out.Steering = &st
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// snapshotsOff answers 404 when the node has no snapshot manager.
+func (s *Server) snapshotsOff(w http.ResponseWriter) bool {
+	if s.cfg.Snapshots == nil {
+		writeError(w, http.StatusNotFound, "snapshots are off (--snapshots 0)")
+		return true
+	}
+	return false
+}
+
+func (s *Server) getSnapshot(w http.ResponseWriter, r *http.Request) {
+	if s.snapshotsOff(w) {
+		return
+	}
+	snap := s.cfg.Snapshots.Last()
+	if snap == nil {
+		writeError(w, http.StatusNotFound, "no snapshot gathered yet")
+		return
+	}
+	doc, err := s.cfg.SnapshotDoc(snap, s.cfg.Now())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// postSnapshot starts a gather on the core goroutine: 202 with its start
+// time, 409 while another is in progress, 503 if the node cannot gather.
+func (s *Server) postSnapshot(w http.ResponseWriter, r *http.Request) {
+	if s.snapshotsOff(w) {
+		return
+	}
+	var at time.Time
+	var gerr error
+	err := s.cfg.Runtime.Do(r.Context(), func(now time.Time) []node.Envelope {
+		out, err := s.cfg.Snapshots.Gather(now)
+		at, gerr = now, err
+		return out
+	})
+	switch {
+	case err != nil:
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+	case errors.Is(gerr, snapshot.ErrGatherInProgress):
+		writeError(w, http.StatusConflict, gerr.Error())
+	case gerr != nil:
+		writeError(w, http.StatusServiceUnavailable, gerr.Error())
+	default:
+		writeJSON(w, http.StatusAccepted, GatherStarted{Format: GatherFormat, Started: at.Round(0)})
+	}
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, ErrorDoc{Format: ErrorFormat, Error: msg})
+}
+
+// writeJSON writes v indented with code, or a 500 ErrorDoc if v does not
+// encode (the caller's snapshot document might not).
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		code = http.StatusInternalServerError
+		b, _ = json.Marshal(ErrorDoc{Format: ErrorFormat, Error: "status: encoding the response: " + err.Error()})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	w.Write(append(b, '\n'))
+}
