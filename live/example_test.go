@@ -27,7 +27,7 @@ func (c *counter) String() string                                { return fmt.Sp
 
 // Running one live node: a RuntimeConfig needs only the node's ID (every
 // other field's zero value is its default: a free port on 127.0.0.1, a new
-// cluster, memberlist's LAN timing, no logs). The node takes two
+// cluster, memberlist's local-network timing, no logs). The node takes two
 // application calls, and Stop leaves no goroutine behind.
 func Example() {
 	spec := node.Spec{
