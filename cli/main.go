@@ -87,8 +87,8 @@ func usagef(format string, args ...any) error {
 // the services it is given, which --service selects, and exits the process
 // with the CLI's exit status: 0 success, 1 the command failed, 2 bad usage.
 // It is what a program's main calls, and it does not return. Services that
-// break Service's contract (no name, a name given twice, no Spec.New or no
-// Workload) are a programming error: Main says so on standard error and
+// break Service's contract (no name, a name given twice, an invalid Spec or
+// no Workload) are a programming error: Main says so on standard error and
 // exits with status 1.
 func Main(services ...Service) {
 	os.Exit(run(services, os.Args[1:], os.Stdout, os.Stderr))

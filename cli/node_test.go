@@ -616,6 +616,73 @@ func TestNodeReportsReplay(t *testing.T) {
 	}
 }
 
+// verifyNoLeaks returns the check, to defer, that the goroutines the test
+// starts after the call have all ended. memberlist's probe goroutine
+// outlives Shutdown (and so live.Runtime.Stop) by up to a probe interval,
+// until its ack timer fires, so the check waits up to 5s for the
+// goroutines to end before it fails.
+func verifyNoLeaks(t *testing.T) func() {
+	ignore := goleak.IgnoreCurrent()
+	return func() {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); goleak.Find(ignore) != nil && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+		}
+		goleak.VerifyNone(t, ignore)
+	}
+}
+
+// checkSteeringNode polls the status server at web until the node there
+// has completed two steering rounds, the last from a snapshot of the node
+// and a neighbour at least, and checks its /status and /metrics.
+func checkSteeringNode(t *testing.T, web string, deadline time.Time, client *http.Client) {
+	t.Helper()
+	get := func(path string) ([]byte, error) {
+		resp, err := client.Get("http://" + web + path)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s: %s", path, resp.Status)
+		}
+		return b, err
+	}
+	for {
+		var st status.StatusDoc
+		b, err := get("/status")
+		if err == nil {
+			err = json.Unmarshal(b, &st)
+		}
+		if err == nil && st.Steering != nil && st.Steering.Rounds >= 2 && st.Steering.LastRound != nil &&
+			st.Snapshots != nil && st.Snapshots.Last != nil && len(st.Snapshots.Last.Members) >= 2 && st.Steering.LastRoundCN >= st.Snapshots.Last.CN {
+			t.Logf("%v: %d rounds (%d cancelled), last from %d members, %d states, predicted %v, filters %v, %d events, %d checks, %d vetoes, %d filter hits",
+				st.ID, st.Steering.Rounds, st.Steering.RoundsCanceled, len(st.Snapshots.Last.Members), st.Steering.StatesExplored, st.Steering.Predicted,
+				st.Steering.Filters, st.Steering.Events, st.Steering.ImmediateChecks, st.Steering.Vetoes, st.Steering.FilterHits)
+			if st.Steering.Mode != "steer" || !st.Steering.Immediate || st.Steering.Events == 0 || st.Snapshots.Stats.Gathers == 0 {
+				t.Errorf("%v: status %+v, snapshots %+v", st.ID, st.Steering, st.Snapshots)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: no two steering rounds: %+v (%v)", web, st.Steering, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b, err := get("/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := checkExposition(t, string(b))
+	if m["crystalball_steering_rounds_total{}"] < 2 || m["crystalball_steering_states_explored_total{}"] == 0 ||
+		m["crystalball_steering_exploration_seconds_total{}"] == 0 || m["crystalball_snapshot_gathers_total{}"] == 0 ||
+		m["crystalball_steering_immediate_checks_total{}"] == 0 ||
+		m["crystalball_steering_round_duration_seconds_count{}"] < 2 || m["crystalball_steering_immediate_check_seconds_count{}"] == 0 {
+		t.Errorf("%s /metrics:\n%s", web, b)
+	}
+}
+
 // TestNodeSteeringInProcess runs three RandTree nodes in this process over
 // loopback (runNodeUntil, the CLI's own wiring) with --mode steer and the
 // immediate check, gathering every 400ms: every node's steering layer
@@ -623,7 +690,7 @@ func TestNodeReportsReplay(t *testing.T) {
 // nodes stops them cleanly with no goroutine left behind. It asserts
 // nothing about violations.
 func TestNodeSteeringInProcess(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer verifyNoLeaks(t)()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	deadline := time.Now().Add(30 * time.Second) // a hang guard
@@ -638,26 +705,6 @@ func TestNodeSteeringInProcess(t *testing.T) {
 		done        chan error
 	}
 	procs := make([]*proc, n)
-	get := func(p *proc, path string) ([]byte, error) {
-		resp, err := client.Get("http://" + p.web + path)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err == nil && resp.StatusCode != http.StatusOK {
-			err = fmt.Errorf("%s: %s", path, resp.Status)
-		}
-		return b, err
-	}
-	status := func(p *proc) (status.StatusDoc, error) {
-		var st status.StatusDoc
-		b, err := get(p, "/status")
-		if err == nil {
-			err = json.Unmarshal(b, &st)
-		}
-		return st, err
-	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			for i, p := range procs {
@@ -680,7 +727,8 @@ func TestNodeSteeringInProcess(t *testing.T) {
 		procs[i] = p
 		go func() { p.done <- runNodeUntil(ctx, builtinCatalog(), p.args[1:], p.stdout, p.log) }()
 		for i == 0 {
-			if _, err := status(p); err == nil {
+			if resp, err := client.Get("http://" + p.web + "/status"); err == nil {
+				resp.Body.Close()
 				break
 			}
 			if time.Now().After(deadline) {
@@ -690,36 +738,7 @@ func TestNodeSteeringInProcess(t *testing.T) {
 		}
 	}
 	for _, p := range procs {
-		for {
-			st, err := status(p)
-			// Two rounds, the last from a snapshot of the node and a
-			// neighbour at least.
-			if err == nil && st.Steering != nil && st.Steering.Rounds >= 2 && st.Steering.LastRound != nil &&
-				st.Snapshots != nil && st.Snapshots.Last != nil && len(st.Snapshots.Last.Members) >= 2 && st.Steering.LastRoundCN >= st.Snapshots.Last.CN {
-				t.Logf("%v: %d rounds (%d cancelled), last from %d members, %d states, predicted %v, filters %v, %d events, %d checks, %d vetoes, %d filter hits",
-					st.ID, st.Steering.Rounds, st.Steering.RoundsCanceled, len(st.Snapshots.Last.Members), st.Steering.StatesExplored, st.Steering.Predicted,
-					st.Steering.Filters, st.Steering.Events, st.Steering.ImmediateChecks, st.Steering.Vetoes, st.Steering.FilterHits)
-				if st.Steering.Mode != "steer" || !st.Steering.Immediate || st.Steering.Events == 0 || st.Snapshots == nil || st.Snapshots.Stats.Gathers == 0 {
-					t.Errorf("%v: status %+v, snapshots %+v", st.ID, st.Steering, st.Snapshots)
-				}
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: no two steering rounds: %+v (%v)", p.web, st.Steering, err)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		b, err := get(p, "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := checkExposition(t, string(b))
-		if m["crystalball_steering_rounds_total{}"] < 2 || m["crystalball_steering_states_explored_total{}"] == 0 ||
-			m["crystalball_steering_exploration_seconds_total{}"] == 0 || m["crystalball_snapshot_gathers_total{}"] == 0 ||
-			m["crystalball_steering_immediate_checks_total{}"] == 0 ||
-			m["crystalball_steering_round_duration_seconds_count{}"] < 2 || m["crystalball_steering_immediate_check_seconds_count{}"] == 0 {
-			t.Errorf("%s /metrics:\n%s", p.web, b)
-		}
+		checkSteeringNode(t, p.web, deadline, client)
 	}
 	cancel()
 	for i, p := range procs {

@@ -11,7 +11,8 @@ import (
 )
 
 // Service is a service the command line runs: Main offers every subcommand
-// for the services it is given, selected by --service NAME. Name, Spec and
+// for the services it is given, selected by --service NAME (the default is
+// randtree if given, else the first name in order). Name, Spec and
 // Workload are required; the other fields are optional and have the
 // defaults their comments give (the built-in services, BuiltinServices,
 // fill them all).
@@ -26,8 +27,9 @@ type Service struct {
 	// non-empty, without spaces or commas, and unique among the services
 	// given to Main.
 	Name string
-	// Spec is the service as run without --fix (and, if Configure is set,
-	// whenever Configure is not called). Spec.New must not be nil.
+	// Spec is the service: its state factory, messages and properties. It
+	// must be valid (node.Spec.Validate). With Configure set, the spec
+	// Configure returns replaces it for every run.
 	Spec node.Spec
 	// Workload returns the application calls a node receives right after
 	// it starts (restart false) and after every reset (restart true), in
@@ -102,10 +104,11 @@ func newCatalog(services []Service) (*catalog, error) {
 		switch {
 		case s.Name == "" || strings.ContainsAny(s.Name, " \t\n,"):
 			return nil, fmt.Errorf("cli: service %d: name %q is empty or has spaces or commas", i+1, s.Name)
-		case s.Spec.New == nil:
-			return nil, fmt.Errorf("cli: service %q: Spec.New is nil", s.Name)
 		case s.Workload == nil:
 			return nil, fmt.Errorf("cli: service %q: Workload is nil", s.Name)
+		}
+		if err := s.Spec.Validate(); err != nil {
+			return nil, fmt.Errorf("cli: service %q: %w", s.Name, err)
 		}
 		if _, dup := c.byName[s.Name]; dup {
 			return nil, fmt.Errorf("cli: service %q is given twice", s.Name)
@@ -147,8 +150,11 @@ func (c *catalog) lookup(name string, fixes []string, nodes int) (serviceRun, er
 		if err != nil {
 			return serviceRun{}, usageError{fmt.Errorf("service %s: %w", name, err)}
 		}
-		if configured.Spec.New == nil || configured.Workload == nil {
-			return serviceRun{}, fmt.Errorf("cli: service %s: Configure returned no Spec.New or no Workload", name)
+		if configured.Workload == nil {
+			return serviceRun{}, fmt.Errorf("cli: service %s: Configure returned no Workload", name)
+		}
+		if err := configured.Spec.Validate(); err != nil {
+			return serviceRun{}, fmt.Errorf("cli: service %s: Configure: %w", name, err)
 		}
 		s = configured
 	} else if len(fixes) > 0 {

@@ -44,7 +44,7 @@ func TestMainRejectsInvalidServices(t *testing.T) {
 		want     string
 	}{
 		{nil, "no service given"},
-		{[]Service{noNew}, "Spec.New is nil"},
+		{[]Service{noNew}, `cli: service "mytree": node: service "randtree": Spec.New is required`},
 		{[]Service{noWorkload}, "Workload is nil"},
 		{[]Service{spaced}, `name "my tree"`},
 		{[]Service{myTree(), myTree()}, `"mytree" is given twice`},
@@ -132,7 +132,7 @@ func TestLookupWrapsConfigureErrors(t *testing.T) {
 	if !errors.As(err, &ue) || err.Error() != `service mytree: unknown fix "x"` {
 		t.Errorf("lookup: %v", err)
 	}
-	s.Configure = func([]string, int) (Service, error) { return Service{Name: "mytree"}, nil }
+	s.Configure = func([]string, int) (Service, error) { return Service{Name: "mytree", Workload: s.Workload}, nil }
 	cat, _ = newCatalog([]Service{s})
 	if _, err := cat.lookup("mytree", nil, 3); err == nil || errors.As(err, &ue) {
 		t.Errorf("Configure without Spec.New: %v, want a programming error", err)
