@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -46,7 +44,7 @@ import (
 // live pipeline gives the same event at the same time (node.Verdict, as
 // String renders it) and the connection it breaks (Outcome.Break).
 func TestFigure2SameInBothShells(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer VerifyNoLeaks(t)
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	ctl := steering.Config{
 		Mode:            steering.Steer,

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
-	"go.uber.org/goleak"
 	"go.uber.org/zap"
 )
 
@@ -117,7 +116,7 @@ func (l *probeLayer) snapshot() (probes []int, kinds []string, stamped []uint64,
 // sends (the peer's layer sees the CN on arrival), sees every event
 // before the core, including messages to self, and runs After each step.
 func TestRuntimeLayers(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer VerifyNoLeaks(t)
 	l1, l2 := &probeLayer{peer: 2}, &probeLayer{}
 	withLayer := func(l node.Layer) func(*RuntimeConfig) {
 		return func(c *RuntimeConfig) { c.Layers = []node.Layer{l} }
@@ -190,7 +189,7 @@ func TestRuntimeLayers(t *testing.T) {
 // TestRuntimeDropsLeakedLayerMessages: a layer message no layer consumed
 // is dropped, never handed to the service's core.
 func TestRuntimeDropsLeakedLayerMessages(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer VerifyNoLeaks(t)
 	l1, l2 := &probeLayer{peer: 2}, &probeLayer{leak: true}
 	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []node.Layer{l1} })
 	n2 := startNoteNodeWith(t, 2, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []node.Layer{l2} }, n1.Addr())
@@ -214,7 +213,7 @@ func TestRuntimeDropsLeakedLayerMessages(t *testing.T) {
 // layer shared between runtimes; application calls cannot be layer
 // messages.
 func TestRuntimeLayerConfigErrors(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer VerifyNoLeaks(t)
 	cfg := DefaultRuntimeConfig()
 	cfg.ID = 1
 	cfg.Layers = []node.Layer{nil}
@@ -360,7 +359,7 @@ func (l *gateLayer) saw(what string) func() bool {
 // delivered again. LayerHost.Wake makes the runtime tick a layer that is
 // due; Stop calls the layer's Stop once, after its last hook.
 func TestRuntimeGate(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer VerifyNoLeaks(t)
 	g := &gateLayer{dropFrom: 2, hold: "x", delay: 100 * time.Millisecond,
 		once: map[string]bool{"timer:tick": true, "app:test.timerCall": true, "transport-error:n2": true}}
 	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []node.Layer{g} })

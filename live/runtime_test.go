@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/seed6eee2ec7/crystalball/live"
@@ -51,7 +50,7 @@ func (v statesView) TimerScheduled(id node.ID, name string) bool {
 // property holds on the final states, and stopping them leaves no
 // goroutine behind.
 func TestRuntimeFormsRandTree(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer live.VerifyNoLeaks(t)
 	spec := randtree.NewSpec(randtree.AllFixes())
 	var nodes []*live.Runtime
 	defer func() {
