@@ -140,7 +140,7 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	f := &checkFlags{}
 	f.register(fs, cat)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: crystalball check [flags]")
+		fmt.Fprintf(fs.Output(), "usage: %s check [flags]\n", programName)
 		fmt.Fprintln(fs.Output(), "Explores a service (from its initial state) or a model and reports property violations.")
 		fs.PrintDefaults()
 	}

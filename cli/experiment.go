@@ -32,7 +32,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	}
 	slices.Sort(names)
 	if len(args) == 0 || experimentCommands[args[0]] == nil {
-		return usagef("usage: crystalball experiment NAME [flags] (known experiments: %s)", strings.Join(names, ", "))
+		return usagef("usage: %s experiment NAME [flags] (known experiments: %s)", programName, strings.Join(names, ", "))
 	}
 	return experimentCommands[args[0]](args[1:], stdout, stderr)
 }
@@ -70,7 +70,7 @@ func runRandTreePrediction(args []string, stdout, stderr io.Writer) error {
 	maxStates := fs.Int("max-states", experiments.DefaultPredictionMaxStates, "state budget of each search (0: none)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the tables")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: crystalball experiment randtree-prediction [flags]")
+		fmt.Fprintf(fs.Output(), "usage: %s experiment randtree-prediction [flags]\n", programName)
 		fmt.Fprintln(fs.Output(), "The paper's §1.2/§5 comparison: consequence prediction from Figure 2's live state against exhaustive search from the initial 5-node state.")
 		fs.PrintDefaults()
 	}

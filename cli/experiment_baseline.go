@@ -40,7 +40,7 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines of the exhaustive search")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: crystalball experiment macemc-baseline --service chord|randtree [flags]")
+		fmt.Fprintf(fs.Output(), "usage: %s experiment macemc-baseline --service chord|randtree [flags]\n", programName)
 		fmt.Fprintln(fs.Output(), "The paper's §5.3: deep online debugging in an emulated run (as 'crystalball emulate --mode debug', whose flags it takes), then exhaustive BFS from the initial state of --bfs-nodes nodes with the wall-time budget the online predictors used; which online violations BFS finds, and how deep it gets.")
 		fs.PrintDefaults()
 	}

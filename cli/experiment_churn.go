@@ -22,7 +22,7 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	breakConn := fs.Bool("break-connection", false, "filters and vetoes also break the connection to a dropped message's sender (the paper's TCP reset)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: crystalball experiment randtree-churn [flags]")
+		fmt.Fprintf(fs.Output(), "usage: %s experiment randtree-churn [flags]\n", programName)
 		fmt.Fprintln(fs.Output(), "The paper's §5.4.1: RandTree under churn without CrystalBall, with the immediate safety check only, and with execution steering plus the check.")
 		fs.PrintDefaults()
 	}

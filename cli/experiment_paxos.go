@@ -26,7 +26,7 @@ func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
 	tracePath := fs.String("trace", "", "with --run, write the per-event trace of the steered configuration (steering rounds, predictions, filters, interventions) to this file")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: crystalball experiment paxos --bug 1|2 [flags]")
+		fmt.Fprintf(fs.Output(), "usage: %s experiment paxos --bug 1|2 [flags]\n", programName)
 		fmt.Fprintln(fs.Output(), "The paper's §5.4.2 (Fig. 13/14): Figure 13's two rounds on 3 Paxos nodes, with execution steering and the immediate safety check on every node, with the check alone, and without CrystalBall.")
 		fs.PrintDefaults()
 	}

@@ -41,7 +41,7 @@ func applicableExperiments(cat *catalog) []string {
 func runExperimentFor(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	names := applicableExperiments(cat)
 	if len(args) == 0 || !slices.Contains(names, args[0]) {
-		msg := fmt.Sprintf("usage: crystalball experiment NAME [flags] (known experiments: %s)", strings.Join(names, ", "))
+		msg := fmt.Sprintf("usage: %s experiment NAME [flags] (known experiments: %s)", programName, strings.Join(names, ", "))
 		if len(args) > 0 && experimentCommands[args[0]] != nil {
 			msg = fmt.Sprintf("experiment %s runs the built-in service %s, which this program does not serve (known experiments: %s)",
 				args[0], experimentServices[args[0]], strings.Join(names, ", "))

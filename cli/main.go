@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -63,7 +64,7 @@ func commands(cat *catalog) map[string]command {
 		{name: "trace", summary: "trace show FILE: replay a violation of a check --json or --reports file step by step", run: with(runTrace)},
 	}
 	if len(applicableExperiments(cat)) > 0 {
-		cs = append(cs, command{name: "experiment", summary: "run one of the paper's experiments (crystalball experiment NAME; run it without NAME for the list)", run: with(runExperimentFor)})
+		cs = append(cs, command{name: "experiment", summary: "run one of the paper's experiments (experiment NAME; run it without NAME for the list)", run: with(runExperimentFor)})
 	}
 	m := make(map[string]command, len(cs))
 	for _, c := range cs {
@@ -71,6 +72,11 @@ func commands(cat *catalog) map[string]command {
 	}
 	return m
 }
+
+// programName names the program in usage text and error messages: the
+// base name of os.Args[0] once Main runs (a user's own binary says its own
+// name), "crystalball" when run is called directly (the package's tests).
+var programName = "crystalball"
 
 // usageError marks errors caused by the user's input: they exit with
 // exitUsage.
@@ -91,6 +97,9 @@ func usagef(format string, args ...any) error {
 // no Workload) are a programming error: Main says so on standard error and
 // exits with status 1.
 func Main(services ...Service) {
+	if len(os.Args) > 0 && os.Args[0] != "" {
+		programName = filepath.Base(os.Args[0])
+	}
 	os.Exit(run(services, os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -99,7 +108,7 @@ func Main(services ...Service) {
 func run(services []Service, args []string, stdout, stderr io.Writer) int {
 	cat, err := newCatalog(services)
 	if err != nil {
-		fmt.Fprintf(stderr, "crystalball: %v\n", err)
+		fmt.Fprintf(stderr, "%s: %v\n", programName, err)
 		return exitFailure
 	}
 	cmds := commands(cat)
@@ -112,7 +121,7 @@ func run(services []Service, args []string, stdout, stderr io.Writer) int {
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "crystalball: unknown command %q (run 'crystalball help')\n", args[0])
+		fmt.Fprintf(stderr, "%s: unknown command %q (run '%s help')\n", programName, args[0], programName)
 		return exitUsage
 	}
 	err = c.run(args[1:], stdout, stderr)
@@ -122,7 +131,7 @@ func run(services []Service, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "crystalball %s: %v\n", c.name, oneLine(err))
+	fmt.Fprintf(stderr, "%s %s: %v\n", programName, c.name, oneLine(err))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return exitUsage
@@ -131,7 +140,7 @@ func run(services []Service, args []string, stdout, stderr io.Writer) int {
 }
 
 func printUsage(w io.Writer, cmds map[string]command) {
-	fmt.Fprintln(w, "usage: crystalball COMMAND [flags]")
+	fmt.Fprintf(w, "usage: %s COMMAND [flags]\n", programName)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
 	names := make([]string, 0, len(cmds))
@@ -143,7 +152,7 @@ func printUsage(w io.Writer, cmds map[string]command) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "run 'crystalball COMMAND -h' for a command's flags")
+	fmt.Fprintf(w, "run '%s COMMAND -h' for a command's flags\n", programName)
 }
 
 // oneLine keeps an error message on one line.
@@ -154,7 +163,7 @@ func oneLine(err error) string {
 // newFlagSet returns a flag set that reports errors instead of exiting, and
 // whose parse errors become usage errors.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("crystalball "+name, flag.ContinueOnError)
+	fs := flag.NewFlagSet(programName+" "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	return fs
 }

@@ -107,7 +107,7 @@ func parseNodeFlags(cat *catalog, args []string, stderr io.Writer) (*nodeFlags, 
 	f := &nodeFlags{}
 	f.register(fs, cat)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: crystalball node --id N [flags]")
+		fmt.Fprintf(fs.Output(), "usage: %s node --id N [flags]\n", programName)
 		fmt.Fprintln(fs.Output(), "Runs one live node of a service in the foreground until SIGINT or SIGTERM.")
 		fs.PrintDefaults()
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/live"
+	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
@@ -619,16 +620,13 @@ func TestNodeReportsReplay(t *testing.T) {
 // verifyNoLeaks returns the check, to defer, that the goroutines the test
 // starts after the call have all ended. memberlist's probe goroutine
 // outlives Shutdown (and so live.Runtime.Stop) by up to a probe interval,
-// until its ack timer fires, so the check waits up to 5s for the
-// goroutines to end before it fails.
+// until its ack timer fires, so the check (livetest.VerifyNone) waits for
+// the goroutines to end before it fails.
 func verifyNoLeaks(t *testing.T) func() {
 	ignore := goleak.IgnoreCurrent()
 	return func() {
 		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); goleak.Find(ignore) != nil && time.Now().Before(deadline); {
-			time.Sleep(50 * time.Millisecond)
-		}
-		goleak.VerifyNone(t, ignore)
+		livetest.VerifyNone(t, ignore)
 	}
 }
 

@@ -21,7 +21,7 @@ func runTrace(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("trace show", stderr)
 	which := fs.Int("violation", 1, "which violation of the file to show (1 is the first)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: crystalball trace show [--violation N] FILE")
+		fmt.Fprintf(fs.Output(), "usage: %s trace show [--violation N] FILE\n", programName)
 		fmt.Fprintln(fs.Output(), "Replays a violation step by step, printing each step's changed node states. FILE is the output of 'crystalball check --json' (a violation found from the initial state), or a prediction report written by 'crystalball node --reports DIR' or 'crystalball emulate --reports DIR' (a violation predicted from a gathered snapshot).")
 		fs.PrintDefaults()
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
@@ -44,7 +45,7 @@ import (
 // live pipeline gives the same event at the same time (node.Verdict, as
 // String renders it) and the connection it breaks (Outcome.Break).
 func TestFigure2SameInBothShells(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	ctl := steering.Config{
 		Mode:            steering.Steer,

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
@@ -71,7 +72,7 @@ func awaitRound(t *testing.T, l *steering.Layer, h *roundHost) {
 // cancelled round is reported as such; Stop ends a running round and the
 // goroutine.
 func TestRoundRunnerNewerSnapshotCancelsRound(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	blockEntered, blockRelease = make(chan struct{}, 1), make(chan struct{})
 	spec := node.Spec{Name: "block", New: func() node.Service { return &blockSvc{} },
 		Properties: []node.Property{{Name: "Small", Kind: node.Safety, Check: func(node.View) error { return nil }}}}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"go.uber.org/zap"
 )
@@ -16,7 +17,7 @@ import (
 // the node itself; when the peer stops, the node that only ever sent it
 // datagrams hears of no broken connection.
 func TestRuntimeDatagrams(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	n1 := startNoteNode(t, 1, zap.NewNop())
 	n2 := startNoteNode(t, 2, zap.NewNop(), n1.Addr())
 	if err := n1.Submit(sendNote{To: 2, Text: "dg", Datagram: true}); err != nil {
@@ -69,7 +70,7 @@ func TestRuntimeDatagramDecodesFlag(t *testing.T) {
 // datagrams are dropped at once while the redial backoff runs — whereas a
 // message to a peer without an address does become a transport error.
 func TestRuntimeDatagramToUnreachablePeer(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

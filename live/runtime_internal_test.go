@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
 
 	"github.com/hashicorp/memberlist"
@@ -184,7 +185,7 @@ func attack(t *testing.T, addr string, withHello bool, raw []byte) {
 // broken connection, and the node keeps exchanging messages with a good
 // peer throughout.
 func TestRuntimeDisconnectsBadPeers(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	core, logs := observer.New(zapcore.DebugLevel)
 	n1 := startNoteNode(t, 1, zap.New(core))
 	n2 := startNoteNode(t, 2, zap.NewNop(), n1.Addr())
@@ -271,7 +272,7 @@ func TestRuntimeDisconnectsBadPeers(t *testing.T) {
 // connection to it gets a transport error for it, and messages to a node
 // that is gone turn into transport errors too.
 func TestRuntimeTransportErrorOnPeerStop(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	n1 := startNoteNode(t, 1, zap.NewNop())
 	n2 := startNoteNode(t, 2, zap.NewNop(), n1.Addr())
 	if err := n1.Submit(sendNote{To: 2, Text: "hi"}); err != nil {
@@ -295,7 +296,7 @@ func TestRuntimeTransportErrorOnPeerStop(t *testing.T) {
 // TestRuntimeTimersAndSelfSends: wall-clock timers fire through the core and
 // messages to self are delivered.
 func TestRuntimeTimersAndSelfSends(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	n1 := startNoteNode(t, 1, zap.NewNop())
 	if err := n1.Submit(sendNote{To: 1, Text: "me"}); err != nil {
 		t.Fatal(err)
@@ -324,7 +325,7 @@ func TestRuntimeTimersAndSelfSends(t *testing.T) {
 // calls, stops as a no-op, and a failed Start (nobody at the join address)
 // releases everything it acquired.
 func TestRuntimeLifecycleWithoutStart(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	cfg := DefaultRuntimeConfig()
 	cfg.ID = 1
 	r, err := NewRuntime(cfg, noteSpec())
@@ -453,7 +454,7 @@ func TestMemberlistLogBridge(t *testing.T) {
 // TestRuntimePeerDeclaredDead: memberlist's news that a peer left or died
 // closes the connections to it and becomes one transport error for it.
 func TestRuntimePeerDeclaredDead(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	n1 := startNoteNode(t, 1, zap.NewNop())
 	n2 := startNoteNode(t, 2, zap.NewNop(), n1.Addr())
 	if err := n1.Submit(sendNote{To: 2, Text: "hi"}); err != nil {
@@ -483,7 +484,7 @@ func TestRuntimePeerDeclaredDead(t *testing.T) {
 // a cluster (memberlist sees both); a node with another label is refused
 // at the handshake and cannot join.
 func TestRuntimeClusterLabelAndKey(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	key := []byte("0123456789abcdef")
 	start := func(id node.ID, label string, join ...string) (*Runtime, error) {
 		cfg := DefaultRuntimeConfig()
@@ -521,7 +522,7 @@ func TestRuntimeClusterLabelAndKey(t *testing.T) {
 // past WriteTimeout); the node closes that connection and the service gets
 // a transport error for it, and nothing else.
 func TestRuntimeSlowPeerIsDisconnected(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -568,7 +569,7 @@ func TestRuntimeSlowPeerIsDisconnected(t *testing.T) {
 // sending again to a peer that refuses connections does not spin: dials
 // back off exponentially.
 func TestRuntimeRedialBackoff(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/memberlist"
+	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
@@ -14,7 +15,7 @@ import (
 // differ (a key rotation in progress: each decrypts with every key it
 // holds); a node that holds none of their keys cannot join.
 func TestRuntimeKeyring(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	k1, k2, k3 := []byte("0123456789abcdef"), []byte("fedcba9876543210"), []byte("aaaaaaaaaaaaaaaa")
 	start := func(id node.ID, primary []byte, others [][]byte, join ...string) (*Runtime, error) {
 		ring, err := memberlist.NewKeyring(others, primary)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"go.uber.org/zap"
 )
@@ -116,7 +117,7 @@ func (l *probeLayer) snapshot() (probes []int, kinds []string, stamped []uint64,
 // sends (the peer's layer sees the CN on arrival), sees every event
 // before the core, including messages to self, and runs After each step.
 func TestRuntimeLayers(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	l1, l2 := &probeLayer{peer: 2}, &probeLayer{}
 	withLayer := func(l node.Layer) func(*RuntimeConfig) {
 		return func(c *RuntimeConfig) { c.Layers = []node.Layer{l} }
@@ -189,7 +190,7 @@ func TestRuntimeLayers(t *testing.T) {
 // TestRuntimeDropsLeakedLayerMessages: a layer message no layer consumed
 // is dropped, never handed to the service's core.
 func TestRuntimeDropsLeakedLayerMessages(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	l1, l2 := &probeLayer{peer: 2}, &probeLayer{leak: true}
 	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []node.Layer{l1} })
 	n2 := startNoteNodeWith(t, 2, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []node.Layer{l2} }, n1.Addr())
@@ -213,7 +214,7 @@ func TestRuntimeDropsLeakedLayerMessages(t *testing.T) {
 // layer shared between runtimes; application calls cannot be layer
 // messages.
 func TestRuntimeLayerConfigErrors(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	cfg := DefaultRuntimeConfig()
 	cfg.ID = 1
 	cfg.Layers = []node.Layer{nil}
@@ -359,7 +360,7 @@ func (l *gateLayer) saw(what string) func() bool {
 // delivered again. LayerHost.Wake makes the runtime tick a layer that is
 // due; Stop calls the layer's Stop once, after its last hook.
 func TestRuntimeGate(t *testing.T) {
-	defer VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	g := &gateLayer{dropFrom: 2, hold: "x", delay: 100 * time.Millisecond,
 		once: map[string]bool{"timer:tick": true, "app:test.timerCall": true, "transport-error:n2": true}}
 	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []node.Layer{g} })

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/seed6eee2ec7/crystalball/live"
+	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 )
@@ -50,7 +51,7 @@ func (v statesView) TimerScheduled(id node.ID, name string) bool {
 // property holds on the final states, and stopping them leaves no
 // goroutine behind.
 func TestRuntimeFormsRandTree(t *testing.T) {
-	defer live.VerifyNoLeaks(t)
+	defer livetest.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.AllFixes())
 	var nodes []*live.Runtime
 	defer func() {

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	"go.uber.org/zap/exp/zapslog"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/seed6eee2ec7/crystalball/live"
+	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
@@ -100,7 +100,7 @@ func gatherAt(t *testing.T, n liveNode) *snapshot.Snapshot {
 // protocol traffic went over the runtime's connections, and stopping the
 // nodes leaves no goroutine behind.
 func TestLiveGathersConsistentSnapshotOverTCP(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer livetest.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.AllFixes())
 	nodes := []liveNode{startLiveNode(t, spec, 1)}
 	for id := node.ID(2); id <= 3; id++ {
@@ -184,7 +184,7 @@ func TestLiveGathersConsistentSnapshotOverTCP(t *testing.T) {
 // A Live belongs to one runtime, and its configuration is checked when it
 // is built.
 func TestLiveMisuse(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer livetest.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.AllFixes())
 	reg, _ := spec.Registry()
 	if _, err := snapshot.NewLive(snapshot.Config{}, nil); err == nil {
