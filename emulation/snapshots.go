@@ -214,14 +214,7 @@ func (e *Emulator) syncMgr(n *emNode) {
 	if n.mgr == nil || !n.live {
 		return
 	}
-	at := max(n.mgr.NextTick().Sub(Epoch), e.now)
-	if n.mgrSeq != 0 && n.mgrAt == at {
-		return
-	}
-	it := e.q.alloc()
-	it.kind, it.at, it.node, it.inc = itemSnapshotTick, at, n.id, n.inc
-	e.q.push(it)
-	n.mgrSeq, n.mgrAt = it.seq, at
+	e.rearm(n, itemSnapshotTick, n.mgr.NextTick().Sub(Epoch), &n.mgrSeq, &n.mgrAt)
 }
 
 // mgrTick runs a due manager tick.
