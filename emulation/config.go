@@ -102,9 +102,15 @@ func DefaultConfig() Config {
 	return Config{
 		StartSpread: DefaultStartSpread,
 		Network:     DefaultNetworkConfig(),
-		Churn:       ChurnConfig{Downtime: DefaultDowntime, SilentFraction: Fraction(DefaultSilentFraction)},
+		Churn:       DefaultChurnConfig(),
 		WallClock:   time.Now,
 	}
+}
+
+// DefaultChurnConfig returns the defaults of a ChurnConfig's zero fields
+// (Rate has none: zero is no churn).
+func DefaultChurnConfig() ChurnConfig {
+	return ChurnConfig{Downtime: DefaultDowntime, SilentFraction: Fraction(DefaultSilentFraction)}
 }
 
 // DefaultNetworkConfig returns the defaults of a NetworkConfig's zero

@@ -639,14 +639,21 @@ func (e *Emulator) syncPipe(n *emNode) {
 		n.pipeSeq = 0
 		return
 	}
-	at := max(due.Sub(Epoch), e.now)
-	if n.pipeSeq != 0 && n.pipeAt == at {
+	e.rearm(n, itemPipeline, due.Sub(Epoch), &n.pipeSeq, &n.pipeAt)
+}
+
+// rearm queues an item of kind for n at due (not before now), unless the
+// one queued for it (seq, at: 0 for none) is due then already; seq and at
+// then name the new one, and an older one is stale.
+func (e *Emulator) rearm(n *emNode, kind itemKind, due time.Duration, seq *uint64, at *time.Duration) {
+	due = max(due, e.now)
+	if *seq != 0 && *at == due {
 		return
 	}
 	it := e.q.alloc()
-	it.kind, it.at, it.node, it.inc = itemPipeline, at, n.id, n.inc
+	it.kind, it.at, it.node, it.inc = kind, due, n.id, n.inc
 	e.q.push(it)
-	n.pipeSeq, n.pipeAt = it.seq, at
+	*seq, *at = it.seq, due
 }
 
 // pipeDue delivers n's postponed events that are due again, in the order

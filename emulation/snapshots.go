@@ -9,7 +9,8 @@ import (
 )
 
 // SnapshotConfig runs a snapshot.Manager beside every emulated node (see
-// the package documentation, "Snapshots").
+// the package documentation, "Snapshots"). Zero fields take the defaults
+// documented on each (DefaultSnapshotConfig).
 type SnapshotConfig struct {
 	// Manager configures every node's manager. Registry, when nil, is the
 	// service's (Spec.Registry). Manager.GatherInterval applies to the
@@ -27,6 +28,13 @@ type SnapshotConfig struct {
 	OnCheckpoint func(CheckpointEvent)
 	// OnFailure, when non-nil, sees every gather given up.
 	OnFailure func(id node.ID, f snapshot.Failure)
+}
+
+// DefaultSnapshotConfig returns the defaults of a SnapshotConfig's zero
+// fields: the Manager's are snapshot.DefaultConfig's (its Registry, when
+// nil, is the service's); every node gathers; no callbacks.
+func DefaultSnapshotConfig() SnapshotConfig {
+	return SnapshotConfig{Manager: snapshot.DefaultConfig()}
 }
 
 // CheckpointEvent is a checkpoint taken by node Node's manager.
@@ -214,14 +222,7 @@ func (e *Emulator) syncMgr(n *emNode) {
 	if n.mgr == nil || !n.live {
 		return
 	}
-	at := max(n.mgr.NextTick().Sub(Epoch), e.now)
-	if n.mgrSeq != 0 && n.mgrAt == at {
-		return
-	}
-	it := e.q.alloc()
-	it.kind, it.at, it.node, it.inc = itemSnapshotTick, at, n.id, n.inc
-	e.q.push(it)
-	n.mgrSeq, n.mgrAt = it.seq, at
+	e.rearm(n, itemSnapshotTick, n.mgr.NextTick().Sub(Epoch), &n.mgrSeq, &n.mgrAt)
 }
 
 // mgrTick runs a due manager tick.

@@ -68,18 +68,25 @@ type AccessConfig struct {
 	Jitter time.Duration
 }
 
+// DefaultAccessConfig returns the defaults of an AccessConfig's zero
+// fields: the paper's wide-area parameters.
+func DefaultAccessConfig() AccessConfig {
+	return AccessConfig{MeanRTT: DefaultMeanRTT, Spread: DefaultAccessSpread, LossMin: DefaultLossMin, LossMax: DefaultLossMax, Jitter: DefaultJitter}
+}
+
 func (c AccessConfig) withDefaults() AccessConfig {
+	d := DefaultAccessConfig()
 	if c.MeanRTT == 0 {
-		c.MeanRTT = DefaultMeanRTT
+		c.MeanRTT = d.MeanRTT
 	}
 	if c.Spread == 0 {
-		c.Spread = DefaultAccessSpread
+		c.Spread = d.Spread
 	}
 	if c.LossMin == 0 && c.LossMax == 0 {
-		c.LossMin, c.LossMax = DefaultLossMin, DefaultLossMax
+		c.LossMin, c.LossMax = d.LossMin, d.LossMax
 	}
 	if c.Jitter == 0 {
-		c.Jitter = DefaultJitter
+		c.Jitter = d.Jitter
 	}
 	return c
 }

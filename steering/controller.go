@@ -461,8 +461,9 @@ func (c *Controller) ImmediateCheck(core *node.Core, ev node.Event) (*Veto, erro
 }
 
 // Round runs one round on a gathered snapshot and installs its filters at
-// once: Explore followed by Install(rep.Installed). The live runtime uses
-// it; the emulator calls the two halves at different virtual times.
+// once: Explore followed by Install(rep.Installed), for a caller that owns
+// the controller outright (a test, an offline check). A node's Layer
+// calls the two halves at different times, with its install policy.
 func (c *Controller) Round(ctx context.Context, snap *snapshot.Snapshot) (*RoundReport, error) {
 	c.filters = nil
 	rep, err := c.Explore(ctx, snap)
