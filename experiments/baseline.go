@@ -36,7 +36,7 @@ const BaselineFormat = "crystalball-experiment-macemc-baseline/1"
 // Defaults of BaselineConfig.
 const (
 	DefaultBaselineNodes     = 5
-	DefaultBaselineSeed      = 1
+	DefaultBaselineSeed      = 1 // the seed docs/RESULTS.md uses; not a default: every seed, 0 too, is a seed of its own
 	DefaultBaselineMaxStates = 8_000_000
 )
 
@@ -49,7 +49,8 @@ type BaselineConfig struct {
 	// Nodes is the size of the initial configuration BFS starts from
 	// (the paper: 5), at most 64.
 	Nodes int
-	// Seed seeds the model's nodes.
+	// Seed seeds the model's nodes. Every value, 0 included, is a seed of
+	// its own: a seed has no default.
 	Seed uint64
 	// Faults are the faults BFS explores per path: those the online
 	// predictors explored (zero: none).
@@ -75,7 +76,6 @@ func DefaultBaselineConfig(spec node.Spec, workload func(node.ID, bool) []node.M
 
 func (c BaselineConfig) withDefaults() BaselineConfig {
 	orDefault(&c.Nodes, DefaultBaselineNodes)
-	orDefault(&c.Seed, DefaultBaselineSeed)
 	orDefault(&c.MaxStates, DefaultBaselineMaxStates)
 	orDefault(&c.Workers, runtime.GOMAXPROCS(0))
 	return c

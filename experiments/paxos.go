@@ -188,7 +188,7 @@ const PaxosFormat = "crystalball-experiment-paxos/1"
 // Defaults of PaxosConfig.
 const (
 	DefaultPaxosRuns      = 100
-	DefaultPaxosSeed      = 1
+	DefaultPaxosSeed      = 1 // the seed docs/RESULTS.md uses; not a default: every seed, 0 too, is a seed of its own
 	DefaultPaxosMaxStates = 10_000
 	DefaultPaxosResets    = 1
 	DefaultPaxosSnapshots = 2 * time.Second
@@ -210,7 +210,8 @@ type PaxosConfig struct {
 	// it has in the full experiment; Runs is then ignored.
 	Indices []int
 	// Seed is the experiment's seed; run r's seed is derived from it and r
-	// (PaxosRunSeed).
+	// (PaxosRunSeed). Every value, 0 included, is a seed of its own: a seed
+	// has no default.
 	Seed uint64
 	// MaxStates is the unique-state budget of a steering round's search.
 	MaxStates int
@@ -251,7 +252,6 @@ func (c PaxosConfig) withDefaults() PaxosConfig {
 	orDefault(&c.Snapshots, DefaultPaxosSnapshots)
 	orDefault(&c.LastKnown, DefaultPaxosLastKnown)
 	orDefault(&c.MaxGap, DefaultPaxosMaxGap)
-	orDefault(&c.Seed, DefaultPaxosSeed)
 	return c
 }
 
