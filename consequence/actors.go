@@ -610,142 +610,193 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 	if !ok {
 		return nil, false
 	}
-	n := g.nodes[i]
 	switch a.Kind {
 	case ActDeliver:
-		c := g.channel(a.Peer, a.Node)
-		if c == nil {
-			return nil, false
-		}
-		head := c.items[0]
-		s := newSucc(g)
-		s.setChan(a.Peer, a.Node, c.items[1:])
-		if head.msg != nil {
-			switch v := m.intercept(ActorAction{Kind: ActDeliver, Node: a.Node, Peer: a.Peer, Msg: head.msg}); {
-			case v.Handle:
-			case !v.Break:
-				return s.g, true
-			default:
-				if a.Peer != a.Node {
-					s.setChan(a.Node, a.Peer, []inflight{{h: teHash}})
-					s.setChan(a.Peer, a.Node, nil)
-					s.disconnect(a.Node, a.Peer)
-				}
-				return s.g, true
-			}
-		}
-		ev := node.Event{Kind: node.EventMessage, From: a.Peer, Msg: head.msg, At: n.now}
-		if head.msg == nil {
-			ev = node.Event{Kind: node.EventTransportError, Peer: a.Peer, At: n.now}
-		}
-		return m.run(g, s, i, n.pending, ev)
+		return m.nextDeliver(g, i, a)
 	case ActDeliverDatagram, ActDropDatagram:
-		d := g.dgramSet(a.Peer, a.Node)
-		if d == nil || a.Msg == nil || (a.Kind == ActDropDatagram && g.drops >= m.opts.Faults.Drops) {
-			return nil, false
-		}
-		h, err := m.msgHash(a.Msg)
-		if err != nil {
-			return nil, false
-		}
-		k, ok := d.find(h)
-		if !ok {
-			return nil, false
-		}
-		msg := d.items[k].msg
-		s := newSucc(g)
-		s.removeDgram(a.Peer, a.Node, k)
-		if a.Kind == ActDropDatagram {
-			s.setFaults(g.resets, g.breaks, g.drops+1)
-			return s.g, true
-		}
-		if !m.intercept(ActorAction{Kind: ActDeliverDatagram, Node: a.Node, Peer: a.Peer, Msg: msg}).Handle {
-			// Dropped by a filter; a datagram's sender holds no
-			// connection to break.
-			return s.g, true
-		}
-		return m.run(g, s, i, n.pending, node.Event{Kind: node.EventMessage, From: a.Peer, Msg: msg, At: n.now})
+		return m.nextDatagram(g, i, a)
 	case ActTimer:
-		at, ok := n.st.TimerAt(a.Timer)
-		if !ok || !m.intercept(a).Handle {
-			return nil, false
-		}
-		if at.Before(n.now) {
-			at = n.now
-		}
-		return m.run(g, newSucc(g), i, n.pending, node.Event{Kind: node.EventTimer, Timer: a.Timer, At: at})
+		return m.nextTimer(g, i, a)
 	case ActApp:
-		pending := n.pending
-		msg := a.Msg
-		if a.Pending {
-			if len(pending) == 0 {
-				return nil, false
-			}
-			msg, pending = pending[0].msg, pending[1:]
-		}
-		if msg == nil || !m.intercept(ActorAction{Kind: ActApp, Node: a.Node, Msg: msg, Pending: a.Pending}).Handle {
-			return nil, false
-		}
-		if err := m.reg.CheckMessage(msg); err != nil {
-			panic(fmt.Errorf("%w: application call of %v: %w", ErrInvalidModel, a.Node, err))
-		}
-		return m.run(g, newSucc(g), i, pending, node.Event{Kind: node.EventApp, Msg: msg, At: n.now})
+		return m.nextApp(g, i, a)
 	case ActReset:
-		if g.resets >= m.opts.Faults.Resets {
-			return nil, false
-		}
-		var calls []node.Message
-		if m.opts.Workload != nil {
-			calls = m.opts.Workload(a.Node, true)
-		} else if r, ok := n.st.Service.(node.Restarter); ok {
-			calls = r.RestartCalls(a.Node)
-		}
-		pending := make([]inflight, 0, len(calls))
-		for _, call := range calls {
-			h, err := m.msgHash(call)
-			if err != nil {
-				panic(fmt.Errorf("%w: restart call of %v: %w", ErrInvalidModel, a.Node, err))
-			}
-			pending = append(pending, inflight{msg: call, h: h})
-		}
-		s := newSucc(g)
-		s.setFaults(g.resets+1, g.breaks, g.drops)
-		// Datagrams in flight to the node arrive at no one: lost, with or
-		// without RST (a datagram does not outlive its receiver's reset).
-		for _, d := range g.dgrams {
-			if d.to == a.Node {
-				s.setDgrams(d.from, d.to, nil)
-			}
-		}
-		if !a.Silent {
-			for _, c := range g.conns {
-				var p node.ID
-				switch a.Node {
-				case c.lo:
-					p = c.hi
-				case c.hi:
-					p = c.lo
-				default:
-					continue
-				}
-				s.setChan(p, a.Node, nil)
-				s.setChan(a.Node, p, []inflight{{h: teHash}})
-				s.disconnect(a.Node, p)
-			}
-		}
-		return m.run(g, s, i, pending, node.Event{Kind: node.EventReset, At: n.now})
+		return m.nextReset(g, i, a)
 	case ActBreak:
-		if g.breaks >= m.opts.Faults.Breaks || !g.Connected(a.Node, a.Peer) {
-			return nil, false
-		}
-		s := newSucc(g)
-		s.setFaults(g.resets, g.breaks+1, g.drops)
-		s.setChan(a.Node, a.Peer, []inflight{{h: teHash}})
-		s.setChan(a.Peer, a.Node, []inflight{{h: teHash}})
-		s.disconnect(a.Node, a.Peer)
-		return s.g, true
+		return m.nextBreak(g, a)
 	}
 	return nil, false
+}
+
+// nextDeliver delivers the head of the channel a.Peer → a.Node to node i:
+// a message (unless a filter drops it, perhaps breaking the connection)
+// or the transport error a broken connection left there.
+func (m *ActorModel) nextDeliver(g *GlobalState, i int, a ActorAction) (*GlobalState, bool) {
+	n := g.nodes[i]
+	c := g.channel(a.Peer, a.Node)
+	if c == nil {
+		return nil, false
+	}
+	head := c.items[0]
+	s := newSucc(g)
+	s.setChan(a.Peer, a.Node, c.items[1:])
+	if head.msg != nil {
+		switch v := m.intercept(ActorAction{Kind: ActDeliver, Node: a.Node, Peer: a.Peer, Msg: head.msg}); {
+		case v.Handle:
+		case !v.Break:
+			return s.g, true
+		default:
+			if a.Peer != a.Node {
+				s.setChan(a.Node, a.Peer, []inflight{{h: teHash}})
+				s.setChan(a.Peer, a.Node, nil)
+				s.disconnect(a.Node, a.Peer)
+			}
+			return s.g, true
+		}
+	}
+	ev := node.Event{Kind: node.EventMessage, From: a.Peer, Msg: head.msg, At: n.now}
+	if head.msg == nil {
+		ev = node.Event{Kind: node.EventTransportError, Peer: a.Peer, At: n.now}
+	}
+	return m.run(g, s, i, n.pending, ev)
+}
+
+// nextDatagram delivers (unless a filter drops it) or, within
+// Faults.Drops, drops the datagram a.Msg in flight from a.Peer to node i.
+func (m *ActorModel) nextDatagram(g *GlobalState, i int, a ActorAction) (*GlobalState, bool) {
+	n := g.nodes[i]
+	d := g.dgramSet(a.Peer, a.Node)
+	if d == nil || a.Msg == nil || (a.Kind == ActDropDatagram && g.drops >= m.opts.Faults.Drops) {
+		return nil, false
+	}
+	h, err := m.msgHash(a.Msg)
+	if err != nil {
+		return nil, false
+	}
+	k, ok := d.find(h)
+	if !ok {
+		return nil, false
+	}
+	msg := d.items[k].msg
+	s := newSucc(g)
+	s.removeDgram(a.Peer, a.Node, k)
+	if a.Kind == ActDropDatagram {
+		s.setFaults(g.resets, g.breaks, g.drops+1)
+		return s.g, true
+	}
+	if !m.intercept(ActorAction{Kind: ActDeliverDatagram, Node: a.Node, Peer: a.Peer, Msg: msg}).Handle {
+		// Dropped by a filter; a datagram's sender holds no connection to
+		// break.
+		return s.g, true
+	}
+	return m.run(g, s, i, n.pending, node.Event{Kind: node.EventMessage, From: a.Peer, Msg: msg, At: n.now})
+}
+
+// nextTimer fires node i's timer a.Timer (not before the node's clock),
+// unless a filter postpones it.
+func (m *ActorModel) nextTimer(g *GlobalState, i int, a ActorAction) (*GlobalState, bool) {
+	n := g.nodes[i]
+	at, ok := n.st.TimerAt(a.Timer)
+	if !ok || !m.intercept(a).Handle {
+		return nil, false
+	}
+	if at.Before(n.now) {
+		at = n.now
+	}
+	return m.run(g, newSucc(g), i, n.pending, node.Event{Kind: node.EventTimer, Timer: a.Timer, At: at})
+}
+
+// nextApp runs an application call on node i: a.Msg, or the first of its
+// pending calls (a.Pending), unless a filter postpones it. A call outside
+// the spec is a broken model (ErrInvalidModel).
+func (m *ActorModel) nextApp(g *GlobalState, i int, a ActorAction) (*GlobalState, bool) {
+	n := g.nodes[i]
+	pending := n.pending
+	msg := a.Msg
+	if a.Pending {
+		if len(pending) == 0 {
+			return nil, false
+		}
+		msg, pending = pending[0].msg, pending[1:]
+	}
+	if msg == nil || !m.intercept(ActorAction{Kind: ActApp, Node: a.Node, Msg: msg, Pending: a.Pending}).Handle {
+		return nil, false
+	}
+	if err := m.reg.CheckMessage(msg); err != nil {
+		panic(fmt.Errorf("%w: application call of %v: %w", ErrInvalidModel, a.Node, err))
+	}
+	return m.run(g, newSucc(g), i, pending, node.Event{Kind: node.EventApp, Msg: msg, At: n.now})
+}
+
+// nextReset resets node i, within Faults.Resets: its restart calls become
+// pending, datagrams to it are lost and, unless the reset is silent, every
+// connection of the node breaks with a transport error at its peer.
+func (m *ActorModel) nextReset(g *GlobalState, i int, a ActorAction) (*GlobalState, bool) {
+	n := g.nodes[i]
+	if g.resets >= m.opts.Faults.Resets {
+		return nil, false
+	}
+	pending := m.restartCalls(n, a.Node)
+	s := newSucc(g)
+	s.setFaults(g.resets+1, g.breaks, g.drops)
+	// Datagrams in flight to the node arrive at no one: lost, with or
+	// without RST (a datagram does not outlive its receiver's reset).
+	for _, d := range g.dgrams {
+		if d.to == a.Node {
+			s.setDgrams(d.from, d.to, nil)
+		}
+	}
+	if !a.Silent {
+		for _, c := range g.conns {
+			var p node.ID
+			switch a.Node {
+			case c.lo:
+				p = c.hi
+			case c.hi:
+				p = c.lo
+			default:
+				continue
+			}
+			s.setChan(p, a.Node, nil)
+			s.setChan(a.Node, p, []inflight{{h: teHash}})
+			s.disconnect(a.Node, p)
+		}
+	}
+	return m.run(g, s, i, pending, node.Event{Kind: node.EventReset, At: n.now})
+}
+
+// restartCalls returns the application calls node id receives after a
+// reset (the workload's, else the service's node.Restarter), as pending
+// calls. A call outside the spec is a broken model (ErrInvalidModel).
+func (m *ActorModel) restartCalls(n *actorNode, id node.ID) []inflight {
+	var calls []node.Message
+	if m.opts.Workload != nil {
+		calls = m.opts.Workload(id, true)
+	} else if r, ok := n.st.Service.(node.Restarter); ok {
+		calls = r.RestartCalls(id)
+	}
+	pending := make([]inflight, 0, len(calls))
+	for _, call := range calls {
+		h, err := m.msgHash(call)
+		if err != nil {
+			panic(fmt.Errorf("%w: restart call of %v: %w", ErrInvalidModel, id, err))
+		}
+		pending = append(pending, inflight{msg: call, h: h})
+	}
+	return pending
+}
+
+// nextBreak breaks the connection between a.Node and a.Peer, within
+// Faults.Breaks: both ends get a transport error.
+func (m *ActorModel) nextBreak(g *GlobalState, a ActorAction) (*GlobalState, bool) {
+	if g.breaks >= m.opts.Faults.Breaks || !g.Connected(a.Node, a.Peer) {
+		return nil, false
+	}
+	s := newSucc(g)
+	s.setFaults(g.resets, g.breaks+1, g.drops)
+	s.setChan(a.Node, a.Peer, []inflight{{h: teHash}})
+	s.setChan(a.Peer, a.Node, []inflight{{h: teHash}})
+	s.disconnect(a.Node, a.Peer)
+	return s.g, true
 }
 
 // run steps node i with ev on a clone of its state, applies the effects to
