@@ -520,45 +520,10 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 	}
 	steer := c.cfg.Mode == Steer
 	fp := m.Start().Fingerprint()
-	if memo := c.memo; memo != nil && memo.fp == fp && slices.Equal(memo.present, rep.Present) {
-		// The same global state as the last completed round: its searches
-		// would find the same violations and pass the same filters.
-		c.stats.RoundsReused++
-		rep.Reused = true
-		rep.Predictions = slices.Clone(memo.predictions)
-		for _, p := range memo.predictions {
-			if !p.Replayed {
-				c.stats.Predicted[p.Property]++
-			}
-		}
-		rep.Installed = slices.Clone(memo.installed)
-		rep.Reinstalled = slices.Clone(memo.installed)
-		c.stats.FiltersInstalled += uint64(len(memo.installed))
+	if c.reuse(fp, rep) {
 		return rep, nil
 	}
-	var installed filterSet
-
-	// Replay the paths of earlier rounds first. A path whose filter passed
-	// its check before gets it back at once; any other filter it suggests
-	// is checked with the new ones.
-	var candidates filterSet
-	for _, sp := range c.paths {
-		pred, ok := c.replay(m, props, sp)
-		if !ok {
-			continue
-		}
-		c.stats.ReplayHits++
-		rep.Predictions = append(rep.Predictions, pred)
-		switch f := pred.Filter; {
-		case !steer || f == nil || installed.has(*f):
-		case sp.checked != nil && *sp.checked == *f:
-			installed = append(installed, *f)
-			c.stats.FiltersInstalled++
-		case !candidates.has(*f):
-			candidates = append(candidates, *f)
-		}
-	}
-
+	installed, candidates := c.replayPaths(m, props, steer, rep)
 	found, states, err := c.search(ctx, m, props)
 	rep.States += states
 	if err != nil {
@@ -591,6 +556,53 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 		c.memo = &roundMemo{fp: fp, present: rep.Present, predictions: rep.Predictions, installed: rep.Installed}
 	}
 	return rep, nil
+}
+
+// reuse answers a round from the last completed round's outcome when the
+// global state (fingerprint fp) and the properties already violated are
+// the same: its searches would find the same violations and pass the same
+// filters. It reports whether it did.
+func (c *Controller) reuse(fp node.Hash, rep *RoundReport) bool {
+	memo := c.memo
+	if memo == nil || memo.fp != fp || !slices.Equal(memo.present, rep.Present) {
+		return false
+	}
+	c.stats.RoundsReused++
+	rep.Reused = true
+	rep.Predictions = slices.Clone(memo.predictions)
+	for _, p := range memo.predictions {
+		if !p.Replayed {
+			c.stats.Predicted[p.Property]++
+		}
+	}
+	rep.Installed = slices.Clone(memo.installed)
+	rep.Reinstalled = slices.Clone(memo.installed)
+	c.stats.FiltersInstalled += uint64(len(memo.installed))
+	return true
+}
+
+// replayPaths replays the paths of earlier rounds on m and adds what they
+// predict to rep. In mode Steer (steer), a path whose filter passed its
+// check before gets it back at once (installed); any other filter it
+// suggests becomes a candidate, checked with the new round's.
+func (c *Controller) replayPaths(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], steer bool, rep *RoundReport) (installed, candidates filterSet) {
+	for _, sp := range c.paths {
+		pred, ok := c.replay(m, props, sp)
+		if !ok {
+			continue
+		}
+		c.stats.ReplayHits++
+		rep.Predictions = append(rep.Predictions, pred)
+		switch f := pred.Filter; {
+		case !steer || f == nil || installed.has(*f):
+		case sp.checked != nil && *sp.checked == *f:
+			installed = append(installed, *f)
+			c.stats.FiltersInstalled++
+		case !candidates.has(*f):
+			candidates = append(candidates, *f)
+		}
+	}
+	return installed, candidates
 }
 
 // roundMemo is the outcome of the last completed round, for a round that
