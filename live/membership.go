@@ -212,7 +212,8 @@ func (m *membership) NotifyLeave(n *memberlist.Node) {
 }
 
 // zapLogWriter is the io.Writer behind memberlist's *log.Logger: it parses
-// the "[LEVEL] " prefix of each line and logs the rest at that zap level.
+// the "[LEVEL] " prefix of each line and logs the rest at that zap level
+// (memberlistLevel).
 type zapLogWriter struct{ log *zap.Logger }
 
 func newMemberlistLogger(l *zap.Logger) *log.Logger {
@@ -222,7 +223,7 @@ func newMemberlistLogger(l *zap.Logger) *log.Logger {
 func (w zapLogWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	for _, line := range bytes.Split(bytes.TrimRight(p, "\n"), []byte{'\n'}) {
-		lvl, msg := parseLogLevel(line)
+		lvl, msg := memberlistLevel(line)
 		if ce := w.log.Check(lvl, string(msg)); ce != nil {
 			ce.Write()
 		}
@@ -250,6 +251,21 @@ func parseLogLevel(line []byte) (zapcore.Level, []byte) {
 		}
 	}
 	return zapcore.InfoLevel, line
+}
+
+// closedConn is what a socket operation on a closed socket reports.
+var closedConn = []byte("use of closed network connection")
+
+// memberlistLevel is parseLogLevel, except that a failure on a closed
+// socket logs at debug: memberlist does not join its gossip and probe
+// goroutines at shutdown, so after Runtime.Stop they report sends on the
+// sockets Stop closed — expected, and not an error of a running node.
+func memberlistLevel(line []byte) (zapcore.Level, []byte) {
+	lvl, msg := parseLogLevel(line)
+	if lvl > zapcore.DebugLevel && bytes.Contains(msg, closedConn) {
+		lvl = zapcore.DebugLevel
+	}
+	return lvl, msg
 }
 
 // memberlistConfig builds memberlist's configuration from cfg.
