@@ -139,11 +139,7 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("check", stderr)
 	f := &checkFlags{}
 	f.register(fs, cat)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s check [flags]\n", programName)
-		fmt.Fprintln(fs.Output(), "Explores a service (from its initial state) or a model and reports property violations.")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "check [flags]", "Explores a service (from its initial state) or a model and reports property violations.")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -214,11 +214,7 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	p := emulateParams{services: cat}
 	p.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s emulate [flags]\n", programName)
-		fmt.Fprintln(fs.Output(), "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "emulate [flags]", "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -69,11 +69,7 @@ func runRandTreePrediction(args []string, stdout, stderr io.Writer) error {
 	budget := durationFlag(fs, "budget", experiments.DefaultPredictionBudget, "wall-time budget of each search (0: none)")
 	maxStates := fs.Int("max-states", experiments.DefaultPredictionMaxStates, "state budget of each search (0: none)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the tables")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s experiment randtree-prediction [flags]\n", programName)
-		fmt.Fprintln(fs.Output(), "The paper's §1.2/§5 comparison: consequence prediction from Figure 2's live state against exhaustive search from the initial 5-node state.")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "experiment randtree-prediction [flags]", "The paper's §1.2/§5 comparison: consequence prediction from Figure 2's live state against exhaustive search from the initial 5-node state.")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -39,11 +39,7 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	maxStates := fs.Int("bfs-states", experiments.DefaultBaselineMaxStates, "unique-state budget of the exhaustive search: it bounds its memory (about 1.7 KB per state on Chord, 14 GB at the default: the frontier holds whole global states); 0: none")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines of the exhaustive search")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s experiment macemc-baseline --service chord|randtree [flags]\n", programName)
-		fmt.Fprintln(fs.Output(), "The paper's §5.3: deep online debugging in an emulated run (as 'crystalball emulate --mode debug', whose flags it takes), then exhaustive BFS from the initial state of --bfs-nodes nodes with the wall-time budget the online predictors used; which online violations BFS finds, and how deep it gets.")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "experiment macemc-baseline --service chord|randtree [flags]", "The paper's §5.3: deep online debugging in an emulated run (as 'crystalball emulate --mode debug', whose flags it takes), then exhaustive BFS from the initial state of --bfs-nodes nodes with the wall-time budget the online predictors used; which online violations BFS finds, and how deep it gets.")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"time"
@@ -21,11 +20,7 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	maxInterventions := fs.Int("max-interventions", experiments.DefaultChurnMaxInterventions, "times per minute the same kind of event may be kept from a handler before it runs anyway (negative: no bound)")
 	breakConn := fs.Bool("break-connection", false, "filters and vetoes also break the connection to a dropped message's sender (the paper's TCP reset)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s experiment randtree-churn [flags]\n", programName)
-		fmt.Fprintln(fs.Output(), "The paper's §5.4.1: RandTree under churn without CrystalBall, with the immediate safety check only, and with execution steering plus the check.")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "experiment randtree-churn [flags]", "The paper's §5.4.1: RandTree under churn without CrystalBall, with the immediate safety check only, and with execution steering plus the check.")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

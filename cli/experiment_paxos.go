@@ -25,11 +25,7 @@ func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
 	only := fs.Int("run", -1, "run only this run of the experiment (0-based, as per_run[].run numbers them): the same seed and gap as in the full experiment")
 	tracePath := fs.String("trace", "", "with --run, write the per-event trace of the steered configuration (steering rounds, predictions, filters, interventions) to this file")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s experiment paxos --bug 1|2 [flags]\n", programName)
-		fmt.Fprintln(fs.Output(), "The paper's §5.4.2 (Fig. 13/14): Figure 13's two rounds on 3 Paxos nodes, with execution steering and the immediate safety check on every node, with the check alone, and without CrystalBall.")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "experiment paxos --bug 1|2 [flags]", "The paper's §5.4.2 (Fig. 13/14): Figure 13's two rounds on 3 Paxos nodes, with execution steering and the immediate safety check on every node, with the check alone, and without CrystalBall.")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -168,10 +168,32 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// setUsage makes fs's -h print "usage: PROGRAM synopsis", the command's
+// one-paragraph description and its flags.
+func setUsage(fs *flag.FlagSet, synopsis, description string) {
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s %s\n", programName, synopsis)
+		fmt.Fprintln(fs.Output(), description)
+		fs.PrintDefaults()
+	}
+}
+
 // parseFlags parses args and rejects positional arguments.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	// Usage text goes to stderr only when asked for; parse errors come back
-	// as one-line errors from run.
+	if err := parseFlagsOnly(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// parseFlagsOnly parses args, leaving positional arguments to the caller
+// (fs.Args). Usage text goes to the flag set's output only when asked for
+// (-h: flag.ErrHelp); parse errors come back as usage errors, which run
+// prints on one line.
+func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
 	out := fs.Output()
 	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
@@ -182,9 +204,6 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	if err != nil {
 		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
 }

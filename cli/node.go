@@ -106,11 +106,7 @@ func parseNodeFlags(cat *catalog, args []string, stderr io.Writer) (*nodeFlags, 
 	fs := newFlagSet("node", stderr)
 	f := &nodeFlags{}
 	f.register(fs, cat)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s node --id N [flags]\n", programName)
-		fmt.Fprintln(fs.Output(), "Runs one live node of a service in the foreground until SIGINT or SIGTERM.")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "node --id N [flags]", "Runs one live node of a service in the foreground until SIGINT or SIGTERM.")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}

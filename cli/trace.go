@@ -2,8 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,27 +18,15 @@ func runTrace(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlagSet("trace show", stderr)
 	which := fs.Int("violation", 1, "which violation of the file to show (1 is the first)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s trace show [--violation N] FILE\n", programName)
-		fmt.Fprintln(fs.Output(), "Replays a violation step by step, printing each step's changed node states. FILE is the output of 'crystalball check --json' (a violation found from the initial state), or a prediction report written by 'crystalball node --reports DIR' or 'crystalball emulate --reports DIR' (a violation predicted from a gathered snapshot).")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "trace show [--violation N] FILE", "Replays a violation step by step, printing each step's changed node states. FILE is the output of 'crystalball check --json' (a violation found from the initial state), or a prediction report written by 'crystalball node --reports DIR' or 'crystalball emulate --reports DIR' (a violation predicted from a gathered snapshot).")
 	// Accept the file before or after the flags.
 	rest := args[1:]
 	var file string
 	if len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
 		file, rest = rest[0], rest[1:]
 	}
-	out := fs.Output()
-	fs.SetOutput(io.Discard)
-	err := fs.Parse(rest)
-	fs.SetOutput(out)
-	if errors.Is(err, flag.ErrHelp) {
-		fs.Usage()
+	if err := parseFlagsOnly(fs, rest); err != nil {
 		return err
-	}
-	if err != nil {
-		return usageError{err}
 	}
 	if file == "" && fs.NArg() == 1 {
 		file = fs.Arg(0)

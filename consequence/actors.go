@@ -1,6 +1,7 @@
 package consequence
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -338,7 +339,7 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrActorModel, err)
 	}
-	slices.SortFunc(inits, func(a, b nodeInit) int { return cmpID(a.id, b.id) })
+	slices.SortFunc(inits, func(a, b nodeInit) int { return cmp.Compare(a.id, b.id) })
 	m := &ActorModel{spec: spec, reg: reg, opts: opts}
 	for i, in := range inits {
 		if in.id == node.None || (i > 0 && inits[i-1].id == in.id) {
@@ -404,16 +405,6 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 	g.fp = g.fingerprint()
 	m.start = g
 	return m, nil
-}
-
-func cmpID(a, b node.ID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // index returns the position of id among the snapshot's nodes.

@@ -2,6 +2,7 @@ package live
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -138,21 +139,11 @@ func (d *directory) list() []PeerStatus {
 	for _, p := range d.peers {
 		out = append(out, *p)
 	}
-	slices.SortFunc(out, func(a, b PeerStatus) int { return cmpID(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b PeerStatus) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 
-func cmpID(a, b node.ID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func sortIDs(ids []node.ID) { slices.SortFunc(ids, cmpID) }
+func sortIDs(ids []node.ID) { slices.Sort(ids) }
 
 // membership is the memberlist delegate: it publishes this node's metadata
 // and feeds the directory. memberlist calls it from its own goroutines.

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -617,7 +618,7 @@ func (m *Manager) members() []node.ID {
 			if c := b.at.Compare(a.at); c != 0 {
 				return c
 			}
-			return cmpID(a.id, b.id)
+			return cmp.Compare(a.id, b.id)
 		})
 		for i := 0; i < len(rs) && i < m.cfg.MaxRecentPeers; i++ {
 			ids = append(ids, rs[i].id)
@@ -664,16 +665,6 @@ func (cp *checkpoint) lossy(s node.ID) bool {
 		return !ok
 	}
 	return false
-}
-
-func cmpID(a, b node.ID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // ---- responder side ----
