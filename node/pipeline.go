@@ -67,6 +67,8 @@ type Pipeline struct {
 	retry    time.Duration
 	retries  []postponed
 	retrySeq uint64
+	// sends is the buffer Outcome.Sends reuses from step to step.
+	sends []Send
 }
 
 // postponed is an event a layer postponed: delivered again at at, to
@@ -88,9 +90,11 @@ type Send struct {
 	Layer bool
 }
 
-// Outcome is what one Pipeline call did, as data. Its slices are fresh
-// and the caller's, except Timers, which is the core's buffer (valid until
-// the next call).
+// Outcome is what one Pipeline call did, as data. Its slices are the
+// Pipeline's and the core's buffers, valid until the next Step or Retry
+// (etcd raft's Ready discipline, so a step allocates nothing): a shell
+// carries out or copies them before it steps the node again. Errors is
+// fresh.
 type Outcome struct {
 	// Event is the event run (with At as given).
 	Event Event
@@ -292,7 +296,8 @@ func (p *Pipeline) Stop() {
 // stepFrom is Step starting at layer first; retried marks a postponed
 // event delivered again to the layer that postponed it.
 func (p *Pipeline) stepFrom(first int, ev Event, in *Envelope, retried bool) Outcome {
-	o := Outcome{Event: ev, Kept: -1, Retried: retried}
+	o := Outcome{Event: ev, Kept: -1, Retried: retried, Sends: p.sends[:0]}
+	defer func() { p.sends = o.Sends[:0] }()
 	for i := first; i < len(p.layers); i++ {
 		v, msgs, err := p.before(i, ev, in, retried && i == first)
 		if err != nil {
@@ -317,10 +322,13 @@ func (p *Pipeline) stepFrom(first int, ev Event, in *Envelope, retried bool) Out
 		p.forgetTimer(op.Name)
 	}
 	for _, env := range fx.Sends {
-		for _, l := range p.layers {
-			l.Sending(ev.At, &env)
-		}
+		// Sending gets a pointer into the buffer, not to a copy that
+		// would escape to the heap with every send.
 		o.Sends = append(o.Sends, Send{Env: env})
+		out := &o.Sends[len(o.Sends)-1].Env
+		for _, l := range p.layers {
+			l.Sending(ev.At, out)
+		}
 	}
 	for _, l := range p.layers {
 		o.Sends = appendLayer(o.Sends, l.After(ev.At))
