@@ -563,12 +563,18 @@ func (e *Emulator) carryOut(n *emNode, o node.Outcome, label string, in *node.En
 // the last layer call (a steering round's replayed paths' filters take
 // effect at once), then re-arms n's pipeline item.
 func (e *Emulator) afterLayers(n *emNode) {
+	e.tickGathered(n)
+	e.syncPipe(n)
+}
+
+// tickGathered runs n's layers' due ticks if a gather completed since
+// they last ran.
+func (e *Emulator) tickGathered(n *emNode) {
 	if n.gathered && e.err == nil && n.live {
 		n.gathered = false
 		e.tickLayers(n)
 	}
 	n.gathered = false
-	e.syncPipe(n)
 }
 
 // kept counts and reports an event a layer kept from n's core: a protocol
@@ -587,6 +593,7 @@ func (e *Emulator) kept(n *emNode, o node.Outcome, label string, in *node.Envelo
 			return
 		}
 		e.st.protocol++
+		e.tickGathered(n) // the gather it completed takes effect first
 		if e.cfg.Trace != nil && in != nil {
 			e.traceLabel(n.id, fmt.Sprintf("snapshot %s from %v cn=%d", msgType(ev.Msg), ev.From, in.CN))
 		}
