@@ -9,22 +9,24 @@ import (
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
-// SnapshotConfig runs a snapshot.Manager beside every emulated node (see
-// the package documentation, "Snapshots"). Zero fields take the defaults
-// documented on each (DefaultSnapshotConfig).
+// SnapshotConfig runs a snapshot.Live, first in the node.Pipeline of every
+// emulated node (see the package documentation, "Snapshots"). Zero fields
+// take the defaults documented on each (DefaultSnapshotConfig).
 type SnapshotConfig struct {
-	// Manager configures every node's manager. Registry, when nil, is the
-	// service's (Spec.Registry). Manager.GatherInterval applies to the
-	// nodes Gatherers selects; the others gather only when told (Gather).
+	// Manager configures every node's snapshot layer (snapshot.NewLive).
+	// Registry, when nil, is the service's (Spec.Registry).
+	// Manager.GatherInterval applies to the nodes Gatherers selects; the
+	// others gather only when told (Gather).
 	Manager snapshot.Config
 	// Gatherers selects the nodes that gather automatically. Nil means
 	// every node.
 	Gatherers func(id node.ID) bool
 	// OnSnapshot, when non-nil, sees every completed gather. It runs inside
-	// the loop: it must not call the Emulator. The snapshot is the caller's
-	// to keep.
+	// the loop, before the node's steering layer gets the snapshot: it
+	// must not call the Emulator. The snapshot is immutable and shared:
+	// keep it, do not modify it.
 	OnSnapshot func(id node.ID, s *snapshot.Snapshot)
-	// OnCheckpoint, when non-nil, sees every checkpoint any manager takes,
+	// OnCheckpoint, when non-nil, sees every checkpoint any layer takes,
 	// in the global order of network observations (see Config.OnNetwork).
 	OnCheckpoint func(CheckpointEvent)
 	// OnFailure, when non-nil, sees every gather given up.
@@ -87,7 +89,7 @@ type NetworkEvent struct {
 	Datagram bool
 }
 
-// SnapshotResult sums the managers' counters and the gathers.
+// SnapshotResult sums the snapshot layers' counters and the gathers.
 type SnapshotResult struct {
 	// Totals sums every node's snapshot.Stats (CN is the maximum).
 	Totals snapshot.Stats `json:"totals"`
@@ -258,7 +260,7 @@ func (e *Emulator) reportSnap(n *emNode, lf snapshot.LiveEffects) {
 	}
 }
 
-// snapshotResult sums the managers' counters.
+// snapshotResult sums the snapshot layers' counters (their Status).
 func (e *Emulator) snapshotResult() *SnapshotResult {
 	if e.cfg.Snapshots == nil {
 		return nil
