@@ -49,7 +49,7 @@ type Emulator struct {
 	tbuf    []byte    // trace line buffer, reused
 	scratch []node.ID // reused by takeDown
 
-	registry                  *node.Registry // the service's and the snapshot protocol's, for snapshot managers
+	registry                  *node.Registry // the service's and the snapshot protocol's, for the snapshot layers
 	messages                  *node.Registry // Spec.Messages: what a service may send and be called with
 	obsSeq                    uint64         // observation order (OnNetwork, OnCheckpoint)
 	snapGathers, snapFailures int64
@@ -76,9 +76,9 @@ type emNode struct {
 	pipe    *node.Pipeline
 	pipeSeq uint64
 	pipeAt  time.Duration
-	// snapAt, faultAt and steerAt are the pipeline positions of the
-	// snapshot, fault and steering layers (-1: none).
-	snapAt, faultAt, steerAt int
+	// snapAt and faultAt are the pipeline positions of the snapshot and
+	// fault layers (-1: none); steering, when present, comes after them.
+	snapAt, faultAt int
 	// snap is the snapshot layer (nil without Config.Snapshots).
 	// arrival is the delivery report waiting for the checkpoint it may
 	// force (observeArrival); gathered is set when a gather completed

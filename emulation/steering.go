@@ -138,7 +138,7 @@ func (h emHost) Wake()                       {}
 // gathers) with Config.Steering.
 func (e *Emulator) newPipeline(n *emNode) error {
 	var layers []node.Layer
-	n.snapAt, n.faultAt, n.steerAt = -1, -1, -1
+	n.snapAt, n.faultAt = -1, -1
 	if e.cfg.Snapshots != nil {
 		l, err := e.newSnapshots(n)
 		if err != nil {
@@ -154,7 +154,7 @@ func (e *Emulator) newPipeline(n *emNode) error {
 		if err != nil {
 			return err
 		}
-		n.steer, n.steerAt = l, len(layers)
+		n.steer = l
 		layers = append(layers, l)
 	}
 	p, err := node.NewPipeline(node.PipelineConfig{Core: n.core, Layers: layers, Host: emHost{n}})
