@@ -39,10 +39,11 @@ import (
 // breaks, and a gatherer that cannot decode a delta says so (Ack with hash
 // 0), so a restarted gatherer gets full checkpoints again.
 //
-// Concurrency: the node.Layer methods run on the runtime's core goroutine
-// (see node.Layer); Gather must run there too (through node.Runtime.Do).
-// Status and Last are safe from any goroutine at any time. OnSnapshot's
-// function is called on the core goroutine.
+// Concurrency: the node.Layer methods run on the shell's core goroutine
+// (see node.Layer; the emulator's loop); Gather, Crash and
+// ConnectionBroken must run there too (live: through live.Runtime.Do).
+// Status and Last are safe from any goroutine at any time. The OnEffects
+// and OnSnapshot functions are called on the core goroutine.
 type Live struct {
 	cfg Config
 	log *slog.Logger
