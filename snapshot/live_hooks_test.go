@@ -76,47 +76,45 @@ func (n *hookNode) calls(mark int) []snapshot.LiveCall {
 	return c
 }
 
-// TestLiveEffectsHooks pins the extension points a deterministic shell
-// reports from: OnEffects sees a forced checkpoint from Before while the
-// message has not reached the core (and its CN), a completed gather before
-// OnSnapshot does, ConnectionBroken marks a pending member dead without
-// the service, and Crash resets the Manager once — the EventReset of the
-// restart leaves it alone, so its clocks date from the crash.
-func TestLiveEffectsHooks(t *testing.T) {
+// joinPair starts n1 (a root) and n2, moves n2's number to 1 with a
+// periodic tick and has n2 join through n1: it returns n2's Join to n1
+// (stamped 1), not yet delivered, and the time.
+func joinPair(t *testing.T) (n1, n2 *hookNode, join node.Envelope, at time.Time) {
+	t.Helper()
 	spec := randtree.NewSpec(randtree.AllFixes())
-	n1, n2 := newHookNode(t, spec, 1), newHookNode(t, spec, 2)
+	n1, n2 = newHookNode(t, spec, 1), newHookNode(t, spec, 2)
 	n1.step(t, node.Event{Kind: node.EventApp, At: hookT0, Msg: randtree.JoinOverlay{Targets: []node.ID{1}}}, nil)
-
-	// n2's number goes to 1 (a periodic checkpoint, seen from Tick).
-	t1 := hookT0.Add(time.Second)
-	if due := n2.pipe.NextDue(); !due.Equal(t1) {
-		t.Fatalf("n2 due at %v, want %v", due, t1)
+	at = hookT0.Add(time.Second)
+	if due := n2.pipe.NextDue(); !due.Equal(at) {
+		t.Fatalf("n2 due at %v, want %v", due, at)
 	}
 	mark := len(n2.fx)
-	if _, errs := n2.pipe.Tick(t1); len(errs) > 0 {
+	if _, errs := n2.pipe.Tick(at); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	if got := n2.calls(mark); !slices.Equal(got, []snapshot.LiveCall{snapshot.CallTick}) ||
 		n2.fx[mark].CN != 1 || len(n2.fx[mark].Effects.Taken) != 1 || n2.fx[mark].Effects.Taken[0].Reason != snapshot.CheckpointPeriodic {
 		t.Fatalf("n2's tick effects: %+v", n2.fx[mark:])
 	}
-
-	// n2 joins through n1: the Join carries CN 1 and forces n1's
-	// checkpoint before n1's service handles it.
-	sends := n2.step(t, node.Event{Kind: node.EventApp, At: t1, Msg: randtree.JoinOverlay{Targets: []node.ID{1}}}, nil)
+	sends := n2.step(t, node.Event{Kind: node.EventApp, At: at, Msg: randtree.JoinOverlay{Targets: []node.ID{1}}}, nil)
 	if len(sends) != 1 || sends[0].Env.CN != 1 || sends[0].Env.To != 1 {
 		t.Fatalf("n2 sent %+v, want one Join to n1 stamped 1", sends)
 	}
+	return n1, n2, sends[0].Env, at
+}
+
+// OnEffects sees a forced checkpoint from Before while the message that
+// forced it has not reached the core, with the number it adopted.
+func TestLiveEffectsForcedCheckpoint(t *testing.T) {
+	n1, _, join, at := joinPair(t)
 	handled := false
 	n1.onFx = func(fx snapshot.LiveEffects) {
 		if len(n1.core.Service().(*randtree.State).Children) != 0 {
 			handled = true
 		}
 	}
-	mark = len(n1.fx)
-	in := sends[0].Env
-	n1.step(t, node.Event{Kind: node.EventMessage, At: t1, From: 2, Msg: in.Msg}, &in)
-	n1.onFx = nil
+	mark := len(n1.fx)
+	n1.step(t, node.Event{Kind: node.EventMessage, At: at, From: 2, Msg: join.Msg}, &join)
 	if got := n1.calls(mark); len(got) == 0 || got[0] != snapshot.CallBefore {
 		t.Fatalf("n1's effects on the Join: %v", got)
 	}
@@ -126,19 +124,13 @@ func TestLiveEffectsHooks(t *testing.T) {
 	if kids := n1.core.Service().(*randtree.State).Children; !slices.Contains(kids, 2) {
 		t.Fatalf("n1's children %v after the Join", kids)
 	}
+}
 
-	// n1 gathers n2 (a recent peer); the connection to n2 breaks before
-	// n2 answers: the gather completes with n2 dead, reported to
-	// OnEffects before OnSnapshot.
-	var order []string
-	n1.onFx = func(fx snapshot.LiveEffects) {
-		if len(fx.Effects.Snapshots) > 0 {
-			order = append(order, "effects")
-		}
-	}
-	n1.sl.OnSnapshot(func(*snapshot.Snapshot) { order = append(order, "snapshot") })
-	t2 := t1.Add(100 * time.Millisecond)
-	out, err := n1.sl.Gather(t2)
+// gatherPending makes n1 (which heard from n2) gather at at and delivers
+// its Marker to itself, so the gather waits for n2 only.
+func gatherPending(t *testing.T, n1 *hookNode, at time.Time) {
+	t.Helper()
+	out, err := n1.sl.Gather(at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,33 +139,57 @@ func TestLiveEffectsHooks(t *testing.T) {
 	}
 	for _, env := range out {
 		if env.To == 1 { // the gatherer's Marker to itself
-			n1.step(t, node.Event{Kind: node.EventMessage, At: t2, From: 1, Msg: env.Msg}, &env)
+			n1.step(t, node.Event{Kind: node.EventMessage, At: at, From: 1, Msg: env.Msg}, &env)
 		}
 	}
-	if n1.sl.Last() != nil {
+	if !n1.sl.Status(at).Gathering {
 		t.Fatal("the gather completed before n2 answered")
 	}
-	mark = len(n1.fx)
+}
+
+// ConnectionBroken marks a pending member dead without the service; the
+// completed gather reaches OnEffects before OnSnapshot.
+func TestLiveConnectionBroken(t *testing.T) {
+	n1, _, join, at := joinPair(t)
+	n1.step(t, node.Event{Kind: node.EventMessage, At: at, From: 2, Msg: join.Msg}, &join)
+	var order []string
+	n1.onFx = func(fx snapshot.LiveEffects) {
+		if len(fx.Effects.Snapshots) > 0 {
+			order = append(order, "effects")
+		}
+	}
+	n1.sl.OnSnapshot(func(*snapshot.Snapshot) { order = append(order, "snapshot") })
+	t2 := at.Add(100 * time.Millisecond)
+	gatherPending(t, n1, t2)
+	mark := len(n1.fx)
 	n1.sl.ConnectionBroken(t2.Add(time.Millisecond), 2)
 	if got := n1.calls(mark); !slices.Equal(got, []snapshot.LiveCall{snapshot.CallConnectionBroken}) {
 		t.Fatalf("effects of ConnectionBroken: %v", got)
 	}
-	if s := n1.fx[mark].Effects.Snapshots; len(s) != 1 || !slices.Equal(s[0].Dead, []node.ID{2}) {
+	s := n1.fx[mark].Effects.Snapshots
+	if len(s) != 1 || !slices.Equal(s[0].Dead, []node.ID{2}) {
 		t.Fatalf("gather after the break: %+v", s)
 	}
 	if !slices.Equal(order, []string{"effects", "snapshot"}) {
 		t.Errorf("order of the reports: %v", order)
 	}
-	if n1.sl.Last() == nil || n1.sl.Last().CN != n1.fx[mark].Effects.Snapshots[0].CN {
+	if n1.sl.Last() == nil || n1.sl.Last().CN != s[0].CN {
 		t.Errorf("Last = %+v", n1.sl.Last())
 	}
-
-	// n1 crashes during a gather and comes back 30s later.
-	if _, err := n1.sl.Gather(t2.Add(time.Second)); err != nil {
-		t.Fatal(err)
+	if n1.core.Service().(*randtree.State).Root != 1 {
+		t.Error("the service changed")
 	}
-	crash := t2.Add(2 * time.Second)
-	mark = len(n1.fx)
+}
+
+// Crash resets the Manager once, when the node goes down: the EventReset
+// of the restart leaves it alone, so its clocks date from the crash; an
+// EventReset without a Crash before it resets it.
+func TestLiveCrash(t *testing.T) {
+	n1, _, join, at := joinPair(t)
+	n1.step(t, node.Event{Kind: node.EventMessage, At: at, From: 2, Msg: join.Msg}, &join)
+	gatherPending(t, n1, at.Add(time.Second))
+	crash := at.Add(2 * time.Second)
+	mark := len(n1.fx)
 	n1.sl.Crash(crash)
 	if got := n1.calls(mark); !slices.Equal(got, []snapshot.LiveCall{snapshot.CallCrash}) || len(n1.fx[mark].Effects.Failures) != 1 {
 		t.Fatalf("effects of Crash: %+v", n1.fx[mark:])
@@ -190,7 +206,6 @@ func TestLiveEffectsHooks(t *testing.T) {
 	if due := n1.sl.NextTick(); !due.Equal(crash.Add(time.Second)) {
 		t.Errorf("NextTick after the restart = %v, want the crash's %v plus the interval", due, crash)
 	}
-	// A second EventReset (no Crash before it) resets the Manager.
 	n1.step(t, node.Event{Kind: node.EventReset, At: back.Add(time.Second)}, nil)
 	if due := n1.sl.NextTick(); !due.Equal(back.Add(2 * time.Second)) {
 		t.Errorf("NextTick after a plain EventReset = %v, want %v", due, back.Add(2*time.Second))
