@@ -184,8 +184,8 @@
 // node that goes down loses its stored checkpoints at that moment
 // (snapshot.Live.Crash; the EventReset of its restart leaves the layer
 // alone) but keeps its checkpoint number; a connection a steering verdict
-// breaks is reported to the layer (snapshot.Live.ConnectionBroken), not to
-// the service.
+// breaks is reported to the layers (node.Pipeline.ConnectionBroken, which
+// the live runtime calls too), not to the service.
 //
 // After the layer come the scripted DropNext faults (a layer of the
 // emulator's own: a message a rule discards has reached the snapshot

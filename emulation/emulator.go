@@ -709,7 +709,7 @@ func (e *Emulator) sendLayer(n *emNode, out []node.Send) {
 }
 
 // sendEnvs sends messages a layer method the loop called directly
-// returned (snapshot.Live's Gather, Crash, ConnectionBroken).
+// returned (snapshot.Live's Gather and Crash).
 func (e *Emulator) sendEnvs(n *emNode, out []node.Envelope) {
 	for i := range out {
 		e.send(n, &out[i])
@@ -1008,10 +1008,8 @@ func (e *Emulator) breakConnection(a, b node.ID, tellA bool) error {
 			// service.
 			c.setDoomed(a)
 			p.conn = nil
-			if na.snap != nil {
-				e.sendEnvs(na, na.snap.ConnectionBroken(Epoch.Add(e.now), b))
-				e.afterLayers(na)
-			}
+			e.sendLayer(na, na.pipe.ConnectionBroken(Epoch.Add(e.now), b))
+			e.afterLayers(na)
 		}
 	}
 	if nb.live && nb.inc == c.incOf(b) && !c.doomed(b) {

@@ -24,7 +24,9 @@
 // what a shell knows and the node's events do not say: Crash (the node
 // lost its state now, before the EventReset of its restart: the emulator
 // calls it when a node goes down) and ConnectionBroken (the shell broke a
-// connection without telling the service). The protocol's own messages
+// connection without telling the service, on a steering verdict: both
+// shells call it through node.Pipeline.ConnectionBroken, Live being a
+// node.BreakObserver). The protocol's own messages
 // (Request, Marker, Response, Negative, Ack) are node.Messages with stable
 // names that travel on the same FIFO channels as the service's messages.
 //

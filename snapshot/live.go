@@ -23,8 +23,9 @@ import (
 // Init, Reset on an EventReset. What a shell reports beyond that (its
 // trace, observers, counters) it takes from OnEffects, OnSnapshot, Last
 // and Status; a shell that models a crash when the node goes down calls
-// Crash, and one that breaks a connection without telling the service
-// calls ConnectionBroken.
+// Crash, and a connection a shell breaks without telling the service
+// (a Verdict's Break) reaches ConnectionBroken through
+// node.Pipeline.ConnectionBroken.
 //
 // A live process has no Reset: a crash is a new process with a new Live,
 // whose checkpoint number starts at 0 (nothing is persisted). The protocol
@@ -127,7 +128,10 @@ func (fx *LiveEffects) Empty() bool {
 	return len(e.Sends)+len(e.Taken)+len(e.Snapshots)+len(e.Failures) == 0
 }
 
-var _ node.Layer = (*Live)(nil)
+var (
+	_ node.Layer         = (*Live)(nil)
+	_ node.BreakObserver = (*Live)(nil)
+)
 
 // Live errors.
 var (
@@ -233,9 +237,10 @@ func (l *Live) Crash(now time.Time) []node.Envelope {
 // broke without the service being told (a steering node.Verdict with
 // Break: the shell closed it on purpose), so messages in flight on it may
 // be lost (Manager.TransportError: its channels become lossy, a gather
-// marks peer dead). It returns the messages to send. Call it where the
-// node.Layer hooks run, between two of them; before Attach it does
-// nothing.
+// marks peer dead). It returns the messages to send. It implements
+// node.BreakObserver: both shells call it through
+// node.Pipeline.ConnectionBroken. Call it where the node.Layer hooks run,
+// between two of them; before Attach it does nothing.
 func (l *Live) ConnectionBroken(now time.Time, peer node.ID) []node.Envelope {
 	l.mu.Lock()
 	defer l.unlockAndNotify()
