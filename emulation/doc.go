@@ -188,9 +188,9 @@
 // the live runtime calls too), not to the service.
 //
 // After the layer come the scripted DropNext faults (a layer of the
-// emulator's own: a message a rule discards has reached the snapshot
-// layer, so a checkpoint its number forces is taken, but not steering nor
-// the handler), then steering.
+// emulator's own: a message a rule discards has passed the snapshot
+// layer, so a checkpoint its number forces is taken, but reaches neither
+// steering nor the handler), then steering.
 //
 // What the emulator reports beyond the rules comes from the layer's
 // extension point snapshot.Live.OnEffects, which sees every call's
@@ -210,9 +210,9 @@
 //
 // Every node's core runs inside a node.Pipeline, the layer pipeline the
 // live shell hosts too (its layers: see Snapshots): every event a node
-// handles passes through it, and
-// it holds the events a layer postponed (node.Verdict.RetryAt) until the
-// loop delivers them again (a queue item at the pipeline's NextDue). With
+// handles passes through it, and it holds the events a layer postponed
+// (node.Verdict.RetryAt) until the loop delivers them again (a queue item
+// at the pipeline's NextDue). With
 // Config.Steering set, the pipeline holds a steering.Layer — the same type
 // the live shell runs (SteeringConfig.Predictors may leave some in mode
 // Off). Every snapshot a node gathers is handed to its layer
@@ -243,10 +243,11 @@
 // steering.Layer, wired as the live shell wires them (the steering layer
 // takes the snapshot layer's gathers through snapshot.Live.OnSnapshot). A
 // round's replayed paths' filters take effect once the layer call that
-// completed the gather has returned: before the next event, and for a
-// protocol message before it is traced; the event whose arrival completed
-// the gather (a transport error from a member) passes the gate as it
-// stood.
+// completed the gather has returned (the loop then runs the layers' due
+// ticks: steering's, and the snapshot layer's if it is due at that
+// instant): before the next event, and for a protocol message before it
+// is traced; the event whose arrival completed the gather (a transport
+// error from a member) passes the gate as it stood, as it does live.
 //
 // # Messages
 //
