@@ -72,7 +72,8 @@ type Config struct {
 	// Logger is handed to the services through Env.Logger. Nil means no
 	// logging.
 	Logger *slog.Logger
-	// Snapshots, when non-nil, runs a snapshot.Manager beside every node:
+	// Snapshots, when non-nil, runs a snapshot.Live in every node's
+	// pipeline, before steering:
 	// checkpoint numbers on every message, checkpoints, and neighbourhood
 	// snapshots gathered over the emulated network.
 	Snapshots *SnapshotConfig

@@ -133,26 +133,8 @@ func (e *Emulator) deliverDatagram(it *item) bool {
 		e.traceDrop(n.id, "datagram", it.msg, it.peer, reason)
 		return true
 	}
-	if n.mgr != nil {
-		ok, fx, err := n.mgr.Deliver(Epoch.Add(e.now), node.Envelope{From: it.peer, To: n.id, CN: it.cn, Msg: it.msg, Datagram: true})
-		if err != nil {
-			e.fail(fmt.Errorf("emulation: node %v snapshot manager on datagram %s from %v at %s: %w; rerun with seed=%d", n.id, msgType(it.msg), it.peer, clock(e.now), err, e.cfg.Seed))
-			return true
-		}
-		e.applyTaken(n, fx)
-		e.observeDgram(NetDeliver, it.id, it.peer, n.id, it.cn, it.msg)
-		e.applyMgr(n, fx, "")
-		if !ok {
-			// A protocol message never travels as a datagram; a manager
-			// that consumed one anyway keeps it from the service.
-			e.st.dgFiltered++
-			return true
-		}
-	} else {
-		e.observeDgram(NetDeliver, it.id, it.peer, n.id, it.cn, it.msg)
-	}
-	if e.dropFault(n, it.peer, it.msg, true) {
-		return true
+	if e.cfg.OnNetwork != nil {
+		e.observeArrival(n, NetworkEvent{Kind: NetDeliver, ID: it.id, From: it.peer, To: n.id, CN: it.cn, Msg: it.msg, Datagram: true})
 	}
 	in := node.Envelope{From: it.peer, To: n.id, CN: it.cn, Msg: it.msg, Datagram: true}
 	e.runEvent(n, node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}, &in, labelDatagram)

@@ -304,7 +304,7 @@ func TestDatagramsInFlightAndSnapshots(t *testing.T) {
 	if err := e.Gather(1); err != nil { // n1's number goes up
 		t.Fatal(err)
 	}
-	cn1 := e.Manager(1).CN() // the burst carries it (the gather then moves on: n2 is a new neighbour)
+	cn1 := e.Snapshots(1).Status(e.Now()).CN // the burst carries it (the gather then moves on: n2 is a new neighbour)
 	app(t, e, 1, Burst{To: 2, N: 3})
 	run(t, e, 1500*time.Millisecond)
 	for _, env := range e.InFlight() {
@@ -312,13 +312,13 @@ func TestDatagramsInFlightAndSnapshots(t *testing.T) {
 			t.Errorf("datagram %v in flight, want CN %d", env, cn1)
 		}
 	}
-	cn2 := e.Manager(2).CN()
+	cn2 := e.Snapshots(2).Status(e.Now()).CN
 	run(t, e, 5*time.Second)
 	if got := dsvcOf(t, e, 2).Datagrams[1]; len(got) != 3 {
 		t.Fatalf("n2 got %v", got)
 	}
-	if e.Manager(2).CN() <= cn2 {
-		t.Errorf("n2's number %d did not adopt the datagrams' %d", e.Manager(2).CN(), cn1)
+	if e.Snapshots(2).Status(e.Now()).CN <= cn2 {
+		t.Errorf("n2's number %d did not adopt the datagrams' %d", e.Snapshots(2).Status(e.Now()).CN, cn1)
 	}
 	forced := false
 	for _, c := range checkpoints {

@@ -114,7 +114,7 @@
 // leaves its messages' timing alone, and a run without datagrams traces
 // exactly as before.
 //
-// With snapshot managers a datagram carries the checkpoint number and forces
+// With snapshot layers a datagram carries the checkpoint number and forces
 // the receiver's checkpoint, but a snapshot never records it as in flight
 // (package snapshot); Config.OnNetwork flags it (NetworkEvent.Datagram).
 // InFlight lists the datagrams the network will still deliver, flagged, so
@@ -169,30 +169,50 @@
 //
 // # Snapshots
 //
-// With Config.Snapshots set, every node runs a snapshot.Manager beside its
-// core. The manager stamps every message the service sends with the node's
-// checkpoint number; every arriving message goes to the manager first,
-// which may checkpoint the node state before the core handles it, and
-// consumes the snapshot protocol's own messages (they never reach the
-// service). Protocol messages travel on the same emulated channels as the
-// service's (latency, jitter, loss, resets, refused connections and
-// transport errors apply alike); transport errors are reported to the
-// manager and then to the service. The manager's ticks (periodic
-// checkpoint increments, timeouts, scheduled gathers) are queue items like
-// timers; a node that goes down loses its stored checkpoints
-// (snapshot.Manager.Reset) but keeps its checkpoint number. Completed
-// gathers are traced ("snapshot gathered cn=... nodes=...") and passed to
-// SnapshotConfig.OnSnapshot; Config.OnNetwork and
-// SnapshotConfig.OnCheckpoint give checkers one global order of every
-// send, delivery, drop and checkpoint. Without Config.Snapshots the
-// emulator behaves, and traces, exactly as before.
+// With Config.Snapshots set, every node's pipeline (see Steering) starts
+// with a snapshot.Live, the node.Layer the live shell hosts, so the
+// snapshot rules are the layer's in both shells: it stamps every message
+// the service sends with the node's checkpoint number; every arriving
+// message goes to it first, and it may checkpoint the node state before
+// the core handles it, and consumes the snapshot protocol's own messages
+// (they never reach the service). Protocol messages travel on the same
+// emulated channels as the service's (latency, jitter, loss, resets,
+// refused connections and transport errors apply alike); transport errors
+// reach the layer and then the service. The layer's ticks (periodic
+// checkpoint increments, timeouts, scheduled gathers) come due through the
+// pipeline's NextDue, one queue item per node with the postponed events. A
+// node that goes down loses its stored checkpoints at that moment
+// (snapshot.Live.Crash; the EventReset of its restart leaves the layer
+// alone) but keeps its checkpoint number; a connection a steering verdict
+// breaks is reported to the layers (node.Pipeline.ConnectionBroken, which
+// the live runtime calls too), not to the service.
+//
+// After the layer come the scripted DropNext faults (a layer of the
+// emulator's own: a message a rule discards has passed the snapshot
+// layer, so a checkpoint its number forces is taken, but reaches neither
+// steering nor the handler), then steering.
+//
+// What the emulator reports beyond the rules comes from the layer's
+// extension point snapshot.Live.OnEffects, which sees every call's
+// checkpoints, protocol sends, completed and failed gathers as they
+// happen: completed gathers are traced ("snapshot gathered cn=...
+// nodes=...") and passed to SnapshotConfig.OnSnapshot (and, through the
+// layer's OnSnapshot, to steering), failed ones to SnapshotConfig.OnFailure,
+// and Config.OnNetwork and SnapshotConfig.OnCheckpoint give checkers one
+// global order of every send, delivery, drop and checkpoint: a forced
+// checkpoint is observed before the delivery of the message that forced
+// it, and a checkpoint the layer's After hook takes (a gather's new round)
+// after the sends of the step it follows. Result.Snapshots sums the
+// layers' Status. Without Config.Snapshots the emulator behaves, and
+// traces, exactly as before.
 //
 // # Steering
 //
 // Every node's core runs inside a node.Pipeline, the layer pipeline the
-// live shell hosts too: every event a node handles passes through it, and
-// it holds the events a layer postponed (node.Verdict.RetryAt) until the
-// loop delivers them again (a queue item at the pipeline's NextDue). With
+// live shell hosts too (its layers: see Snapshots): every event a node
+// handles passes through it, and it holds the events a layer postponed
+// (node.Verdict.RetryAt) until the loop delivers them again (a queue item
+// at the pipeline's NextDue). With
 // Config.Steering set, the pipeline holds a steering.Layer — the same type
 // the live shell runs (SteeringConfig.Predictors may leave some in mode
 // Off). Every snapshot a node gathers is handed to its layer
@@ -218,11 +238,26 @@
 // measured and so is the one field two runs of a seed do not share.
 // Emulator.RunUntilContext and Run hand their context to the rounds.
 //
-// The snapshot managers are not yet layers of the pipeline: the loop
-// drives each snapshot.Manager itself around the pipeline's steps (the
-// hooks snapshot.Live puts in the live pipeline), because it reports
-// their checkpoints, gathers and failures to observers in one global
-// order with the network's events.
+// With Config.Snapshots, a node's pipeline holds the same layer stack as a
+// live node's: snapshot.Live, then (after the emulator's fault layer)
+// steering.Layer, wired as the live shell wires them (the steering layer
+// takes the snapshot layer's gathers through snapshot.Live.OnSnapshot). A
+// round's replayed paths' filters take effect once the layer call that
+// completed the gather has returned (the loop then runs the layers' due
+// ticks: steering's, and the snapshot layer's if it is due at that
+// instant): before the next event, and for a protocol message before it
+// is traced; the event whose arrival completed the gather (a transport
+// error from a member) passes the gate as it stood, as it does live.
+//
+// # Messages
+//
+// The emulator applies node.Registry.CheckMessage, the one rule every host
+// applies, as the explorer and nodetest do: every step's service sends are
+// checked (Registry.CheckSends) before they reach the network, and every
+// application call (the workload's, Submit's, AppCall's) before it is
+// queued or run. A message outside Config.Spec.Messages fails the run with
+// an error that names the node, the message type and the seed to rerun
+// with, wrapping node.ErrUnknownMessageType.
 //
 // # Failures
 //

@@ -49,12 +49,14 @@ type Emulator struct {
 	tbuf    []byte    // trace line buffer, reused
 	scratch []node.ID // reused by takeDown
 
-	registry                  *node.Registry // the service's, for snapshot managers
+	registry                  *node.Registry // the service's and the snapshot protocol's, for the snapshot layers
+	messages                  *node.Registry // Spec.Messages: what a service may send and be called with
 	obsSeq                    uint64         // observation order (OnNetwork, OnCheckpoint)
 	snapGathers, snapFailures int64
 	steer                     *SteeringConfig      // resolved Config.Steering; nil without
 	runner                    *steering.SyncRunner // runs every node's steering rounds
 	faults                    faultState           // scripted partitions and drops (faults.go)
+	envBuf                    []node.Envelope      // reused by checkSends
 }
 
 // emNode is the emulator's record of one node.
@@ -66,19 +68,28 @@ type emNode struct {
 	inc     uint64
 	timers  map[string]uint64 // timer name → seq of its live queue entry
 	peers   map[node.ID]*peer
-	mgr     *snapshot.Manager // nil without Config.Snapshots
-	mgrSeq  uint64            // seq of the live manager tick item (0: none)
-	mgrAt   time.Duration     // its time
-	// takenDone: the checkpoints of the manager effects being applied were
-	// already reported (applyTaken).
-	takenDone bool
 	// pipe runs the node's layers around its core (node.Pipeline): the
+	// snapshot layer with Config.Snapshots, the DropNext faults, the
 	// steering layer with Config.Steering. Every core step goes through
 	// it, and it holds the events steering postponed. pipeSeq is the seq
 	// of the queued item for its next due time (0: none), pipeAt that time.
 	pipe    *node.Pipeline
 	pipeSeq uint64
 	pipeAt  time.Duration
+	// snapAt and faultAt are the pipeline positions of the snapshot and
+	// fault layers (-1: none); steering, when present, comes after them.
+	snapAt, faultAt int
+	// snap is the snapshot layer (nil without Config.Snapshots).
+	// arrival is the delivery report waiting for the checkpoint it may
+	// force (observeArrival); gathered is set when a gather completed
+	// since the loop last ran the layers' due ticks (afterLayers);
+	// snapBusy when the layer's Manager did anything since pipeDue reset
+	// it.
+	snap                           *snapshot.Live
+	after                          []snapshot.LiveEffects // held by snapEffects until afterStep
+	afterSends                     int                    // the sends of the held effects
+	arrival                        NetworkEvent
+	arrivalSet, gathered, snapBusy bool
 	// steer is the steering layer (nil without Config.Steering); iv the
 	// intervention it reported for the event being run.
 	steer *steering.Layer
@@ -148,6 +159,9 @@ func New(cfg Config) (*Emulator, error) {
 		e.topo = t
 	}
 	e.view = globalView{e}
+	if e.messages, err = s.Spec.Registry(); err != nil {
+		return nil, fmt.Errorf("emulation: %w", err)
+	}
 	if s.Snapshots != nil {
 		reg, err := node.NewRegistry(append(append([]node.Message(nil), s.Spec.Messages...), snapshot.Messages()...)...)
 		if err != nil {
@@ -180,11 +194,6 @@ func New(cfg Config) (*Emulator, error) {
 			return nil, fmt.Errorf("emulation: node %v: %w", id, err)
 		}
 		e.nodes[i] = &emNode{id: id, core: core, timers: map[string]uint64{}, peers: map[node.ID]*peer{}}
-		if s.Snapshots != nil {
-			if e.nodes[i].mgr, err = e.newManager(id, core); err != nil {
-				return nil, fmt.Errorf("emulation: node %v: %w", id, err)
-			}
-		}
 		if err := e.newPipeline(e.nodes[i]); err != nil {
 			return nil, fmt.Errorf("emulation: node %v: %w", id, err)
 		}
@@ -361,9 +370,6 @@ func (e *Emulator) process(it *item) bool {
 		n.started = true
 		e.setLive(n, true)
 		e.stepCore(n, node.Event{Kind: node.EventInit}, "")
-		if n.mgr != nil && e.err == nil {
-			e.applyMgr(n, n.mgr.Start(Epoch.Add(e.now)), "")
-		}
 		if e.err == nil {
 			e.sendLayer(n, n.pipe.Start(Epoch.Add(e.now)))
 			e.syncPipe(n)
@@ -404,17 +410,11 @@ func (e *Emulator) process(it *item) bool {
 			p.conn = nil
 		}
 		e.st.transportErrors++
-		if n.mgr != nil {
-			e.applyMgr(n, n.mgr.TransportError(Epoch.Add(e.now), it.peer), "")
-		}
 		e.runEvent(n, node.Event{Kind: node.EventTransportError, Peer: it.peer}, nil, "")
 		return true
 
 	case itemChurn:
 		return e.churnLeave()
-
-	case itemSnapshotTick:
-		return e.mgrTick(it)
 
 	case itemPipeline:
 		return e.pipeDue(it)
@@ -461,10 +461,43 @@ func (e *Emulator) queueWorkload(n *emNode, restart bool) {
 		if m == nil {
 			continue
 		}
+		if e.checkCall(n, m) != nil {
+			return
+		}
 		it := e.q.alloc()
 		it.kind, it.at, it.node, it.inc, it.msg = itemApp, e.now, n.id, n.inc, m
 		e.q.push(it)
 	}
+}
+
+// checkCall applies node.Registry.CheckMessage to an application call
+// for n (a workload's, Submit's or AppCall's): a call outside
+// Spec.Messages fails the run, as the explorer and nodetest reject it.
+func (e *Emulator) checkCall(n *emNode, m node.Message) error {
+	if err := e.messages.CheckMessage(m); err != nil {
+		e.fail(fmt.Errorf("emulation: node %v: application call %s at %s: %w; rerun with seed=%d", n.id, msgType(m), clock(e.now), err, e.cfg.Seed))
+		return e.err
+	}
+	return nil
+}
+
+// checkSends applies node.Registry.CheckSends to the messages n's service
+// sent in o (not the layers' own): a send outside Spec.Messages fails the
+// run, as the explorer and nodetest reject it.
+func (e *Emulator) checkSends(n *emNode, o *node.Outcome, label string) error {
+	envs := e.envBuf[:0]
+	for i := range o.Sends {
+		if !o.Sends[i].Layer {
+			envs = append(envs, o.Sends[i].Env)
+		}
+	}
+	err := e.messages.CheckSends(envs)
+	clear(envs)
+	e.envBuf = envs[:0]
+	if err != nil {
+		e.fail(fmt.Errorf("emulation: node %v on %s at %s: %w; rerun with seed=%d", n.id, describe(o.Event, label), clock(e.now), err, e.cfg.Seed))
+	}
+	return err
 }
 
 // stepCore runs ev on n's core through its pipeline at the current
@@ -479,7 +512,7 @@ func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
 		step = func(ev node.Event, _ *node.Envelope) node.Outcome { return n.pipe.StepUngated(ev) }
 	}
 	if o, ok := e.safeRun(n, ev, label, func() node.Outcome { return step(ev, nil) }); ok {
-		e.carryOut(n, o, label)
+		e.carryOut(n, o, label, nil)
 	}
 }
 
@@ -491,8 +524,10 @@ func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
 // (labelDatagram for a datagram's arrival).
 func (e *Emulator) runEvent(n *emNode, ev node.Event, in *node.Envelope, label string) {
 	ev.At = Epoch.Add(e.now)
-	if o, ok := e.safeRun(n, ev, label, func() node.Outcome { return n.pipe.Step(ev, in) }); ok {
-		e.carryOut(n, o, label)
+	o, ok := e.safeRun(n, ev, label, func() node.Outcome { return n.pipe.Step(ev, in) })
+	e.flushArrival(n)
+	if ok {
+		e.carryOut(n, o, label, in)
 	}
 }
 
@@ -510,26 +545,66 @@ func (e *Emulator) safeRun(n *emNode, ev node.Event, label string, run func() no
 
 // carryOut carries out one pipeline outcome for n: an event kept from the
 // core is counted and reported (and a connection its verdict breaks is
-// broken); a handled one's effects go out as stepped does.
-func (e *Emulator) carryOut(n *emNode, o node.Outcome, label string) {
+// broken); a handled one's effects go out as stepped does. in is the
+// received envelope of a message (nil otherwise).
+func (e *Emulator) carryOut(n *emNode, o node.Outcome, label string, in *node.Envelope) {
 	if len(o.Errors) > 0 {
 		e.fail(fmt.Errorf("emulation: node %v on %s at %s: %w; rerun with seed=%d", n.id, describe(o.Event, label), clock(e.now), errors.Join(o.Errors...), e.cfg.Seed))
 	} else if o.Handled {
 		e.stepped(n, o, label)
+		n.after, n.afterSends = n.after[:0], 0 // reported by stepped unless it failed
 	} else if o.Kept >= 0 {
-		e.kept(n, o, label)
+		e.kept(n, o, label, in)
 	}
+	e.afterLayers(n)
+}
+
+// afterLayers runs n's layers' due ticks when a gather completed during
+// the last layer call (a steering round's replayed paths' filters take
+// effect at once), then re-arms n's pipeline item.
+func (e *Emulator) afterLayers(n *emNode) {
+	e.tickGathered(n)
 	e.syncPipe(n)
 }
 
-// kept counts and reports an event a layer kept from n's core.
-func (e *Emulator) kept(n *emNode, o node.Outcome, label string) {
+// tickGathered runs n's layers' due ticks if a gather completed since
+// they last ran.
+func (e *Emulator) tickGathered(n *emNode) {
+	if n.gathered && e.err == nil && n.live {
+		n.gathered = false
+		e.tickLayers(n)
+	}
+	n.gathered = false
+}
+
+// kept counts and reports an event a layer kept from n's core: a protocol
+// message the snapshot layer consumed, a message a DropNext fault
+// discarded (dropFault reported it), or an event steering dropped or
+// postponed.
+func (e *Emulator) kept(n *emNode, o node.Outcome, label string, in *node.Envelope) {
 	ev := o.Event
+	e.sendLayer(n, o.Sends)
+	switch o.Kept {
+	case n.snapAt:
+		if label == labelDatagram {
+			// A protocol message never travels as a datagram; a
+			// manager that consumed one anyway keeps it from the service.
+			e.st.dgFiltered++
+			return
+		}
+		e.st.protocol++
+		e.tickGathered(n) // the gather it completed takes effect first
+		if e.cfg.Trace != nil && in != nil {
+			e.traceLabel(n.id, fmt.Sprintf("snapshot %s from %v cn=%d", msgType(ev.Msg), ev.From, in.CN))
+		}
+		return
+	case n.faultAt:
+		return
+	}
 	if !o.Retried {
 		e.intervene(n, ev, label, o.Verdict)
 	}
 	n.iv = nil
-	e.sendLayer(n, o.Sends)
 	if ev.Kind != node.EventMessage {
 		return // postponed: the pipeline holds it
 	}
@@ -555,15 +630,19 @@ func (e *Emulator) stepped(n *emNode, o node.Outcome, label string) {
 		e.fail(fmt.Errorf("emulation: node %v ignored %v at %s; rerun with seed=%d", n.id, ev, clock(e.now), e.cfg.Seed))
 		return
 	}
+	if e.checkSends(n, &o, label) != nil {
+		return
+	}
 	e.countStep(ev, label)
+	// The snapshot layer's After sends come last (the layers after it
+	// send nothing from After); they go out after the step is reported,
+	// with the checkpoints After took (afterStep).
+	cut := max(len(o.Sends)-n.afterSends, 0)
 	sends := 0
-	for i := range o.Sends {
+	for i := range o.Sends[:cut] {
 		s := &o.Sends[i]
 		if !s.Layer {
 			sends++
-			if n.mgr != nil {
-				n.mgr.Sent(ev.At, &s.Env, e.sizeOf(s.Env.Msg))
-			}
 		}
 		e.send(n, &s.Env)
 	}
@@ -589,8 +668,9 @@ func (e *Emulator) stepped(n *emNode, o node.Outcome, label string) {
 	if e.cfg.OnStep != nil && e.err == nil {
 		e.cfg.OnStep(Step{At: e.now, Node: n.id, Event: ev, Service: n.core.Service()})
 	}
-	if n.mgr != nil && e.err == nil {
-		e.applyMgr(n, n.mgr.AfterStep(ev.At), "")
+	e.afterStep(n)
+	for i := range o.Sends[cut:] {
+		e.send(n, &o.Sends[cut+i].Env)
 	}
 }
 
@@ -625,6 +705,14 @@ func (e *Emulator) countStep(ev node.Event, label string) {
 func (e *Emulator) sendLayer(n *emNode, out []node.Send) {
 	for i := range out {
 		e.send(n, &out[i].Env)
+	}
+}
+
+// sendEnvs sends messages a layer method the loop called directly
+// returned (snapshot.Live's Gather and Crash).
+func (e *Emulator) sendEnvs(n *emNode, out []node.Envelope) {
+	for i := range out {
+		e.send(n, &out[i])
 	}
 }
 
@@ -667,6 +755,7 @@ func (e *Emulator) pipeDue(it *item) bool {
 	n.pipeSeq = 0
 	now := Epoch.Add(e.now)
 	busy := false
+	n.snapBusy = false
 	for _, token := range n.pipe.DueRetries(now) {
 		held := false
 		o, ran := e.safeRun(n, node.Event{}, "retry", func() node.Outcome {
@@ -675,17 +764,17 @@ func (e *Emulator) pipeDue(it *item) bool {
 			return o
 		})
 		if ran && held {
-			e.carryOut(n, o, "")
+			e.carryOut(n, o, "", nil)
 			busy = true
 		}
 		if e.err != nil {
 			return true
 		}
 	}
-	if e.tickLayers(n) {
+	if e.tickLayers(n) || n.snapBusy {
 		busy = true
 	}
-	e.syncPipe(n)
+	e.afterLayers(n)
 	return busy
 }
 
@@ -714,9 +803,11 @@ func (e *Emulator) takeDown(n *emNode, silent bool) {
 	n.inc++
 	e.setLive(n, false)
 	clear(n.timers)
-	if n.mgr != nil {
-		e.applyMgr(n, n.mgr.Reset(Epoch.Add(e.now)), "")
-		n.mgrSeq = 0
+	if n.snap != nil {
+		// The snapshot layer loses its stored checkpoints now, not when
+		// the node comes back (the EventReset then leaves it alone).
+		e.sendEnvs(n, n.snap.Crash(Epoch.Add(e.now)))
+		n.gathered = false
 	}
 	// The process died: the events its layers postponed go with it (the
 	// EventReset of its restart also clears the steering layer's filters;
@@ -755,7 +846,6 @@ func (e *Emulator) takeDown(n *emNode, silent bool) {
 func (e *Emulator) bringUp(n *emNode, label string) {
 	e.setLive(n, true)
 	e.stepCore(n, node.Event{Kind: node.EventReset}, label)
-	e.syncMgr(n)
 	e.queueWorkload(n, true)
 }
 
@@ -873,6 +963,9 @@ func (e *Emulator) AppCall(id node.ID, msg node.Message) error {
 	if msg == nil {
 		return errors.New("emulation: AppCall: nil message")
 	}
+	if err := e.checkCall(n, msg); err != nil {
+		return err
+	}
 	e.stepCore(n, node.Event{Kind: node.EventApp, Msg: msg}, "")
 	return e.err
 }
@@ -915,9 +1008,8 @@ func (e *Emulator) breakConnection(a, b node.ID, tellA bool) error {
 			// service.
 			c.setDoomed(a)
 			p.conn = nil
-			if na.mgr != nil {
-				e.applyMgr(na, na.mgr.TransportError(Epoch.Add(e.now), b), "")
-			}
+			e.sendLayer(na, na.pipe.ConnectionBroken(Epoch.Add(e.now), b))
+			e.afterLayers(na)
 		}
 	}
 	if nb.live && nb.inc == c.incOf(b) && !c.doomed(b) {

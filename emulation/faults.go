@@ -3,6 +3,7 @@ package emulation
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 )
@@ -240,6 +241,33 @@ func (e *Emulator) dropFault(n *emNode, from node.ID, msg node.Message, datagram
 	return true
 }
 
+// faultLayer is the DropNext rules of one node as a node.Layer, in its
+// pipeline after the snapshot layer and before steering: a message a rule
+// matches has reached the node (its snapshot layer saw it, checkpointing
+// first if its number is larger) but is kept from steering and the
+// handler. It has no messages, ticks or sends of its own.
+type faultLayer struct {
+	e *Emulator
+	n *emNode
+}
+
+func (faultLayer) Messages() []node.Message                { return nil }
+func (faultLayer) Attach(node.Host) error                  { return nil }
+func (faultLayer) Start(time.Time) []node.Envelope         { return nil }
+func (faultLayer) Sending(time.Time, *node.Envelope)       {}
+func (faultLayer) After(time.Time) []node.Envelope         { return nil }
+func (faultLayer) Tick(time.Time) ([]node.Envelope, error) { return nil, nil }
+func (faultLayer) NextTick() time.Time                     { return time.Time{} }
+
+// Before keeps from the layers after it a message a DropNext rule
+// matches (dropFault counts and traces it).
+func (f faultLayer) Before(_ time.Time, ev node.Event, in *node.Envelope) (bool, []node.Envelope, error) {
+	if ev.Kind != node.EventMessage {
+		return true, nil, nil
+	}
+	return !f.e.dropFault(f.n, ev.From, ev.Msg, in != nil && in.Datagram), nil, nil
+}
+
 // Submit queues the application call msg for live node id, due now: it is
 // handled like a workload call, after the events already due at this
 // instant, through steering's filters and the immediate safety check (which
@@ -252,6 +280,9 @@ func (e *Emulator) Submit(id node.ID, msg node.Message) error {
 	}
 	if msg == nil {
 		return errors.New("emulation: Submit: nil message")
+	}
+	if err := e.checkCall(n, msg); err != nil {
+		return err
 	}
 	it := e.q.alloc()
 	it.kind, it.at, it.node, it.inc, it.msg = itemApp, e.now, n.id, n.inc, msg

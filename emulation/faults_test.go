@@ -247,3 +247,61 @@ func TestSubmitQueuesAnApplicationCall(t *testing.T) {
 		t.Fatal("Submit to a down node succeeded")
 	}
 }
+
+// A message DropNext discards has reached the node's snapshot layer (the
+// first layer of its pipeline): a larger checkpoint number it carries
+// forces the receiver's checkpoint, observed before the delivery, while
+// the handler never sees the message. (n1's gather then goes on with n2,
+// a new neighbour, at cut 2: the Data message is observed sent before
+// n1's checkpoint for it.)
+func TestDropNextStillForcesTheCheckpoint(t *testing.T) {
+	const seed = 5
+	logSeedOnFailure(t, seed)
+	var cps []emulation.CheckpointEvent
+	var net []emulation.NetworkEvent
+	cfg := emulation.Config{Spec: testSpec(tcfg{nodes: 2}), Nodes: 2, Seed: seed,
+		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: time.Hour},
+			OnCheckpoint: func(c emulation.CheckpointEvent) { cps = append(cps, c) }},
+		OnNetwork: func(ev emulation.NetworkEvent) { net = append(net, ev) }}
+	e := mustNew(t, cfg)
+	run(t, e, 20*time.Second)
+	must(t, e.Gather(1)) // alone: n1 checkpoints at 1 and the gather completes
+	if cn := e.Snapshots(1).Status(e.Now()).CN; cn != 1 {
+		t.Fatalf("n1's number after its gather: %d", cn)
+	}
+	must(t, e.DropNext(1, 2, Data{}.MessageType()))
+	must(t, e.AppCall(1, SendTo{To: 2, N: 1}))
+	run(t, e, 25*time.Second)
+	if got := svc(t, e, 2).Got; got != 0 || e.PendingDrops() != 0 {
+		t.Fatalf("n2 handled %d messages, %d drops pending", got, e.PendingDrops())
+	}
+	var forced *emulation.CheckpointEvent
+	for i := range cps {
+		if cps[i].Node == 2 && cps[i].Reason == snapshot.CheckpointForced && cps[i].CN == 1 {
+			forced = &cps[i]
+		}
+	}
+	var delivered *emulation.NetworkEvent
+	for i := range net {
+		if net[i].Kind == emulation.NetDeliver && net[i].To == 2 && net[i].Msg == (Data{Seq: 0}) {
+			delivered = &net[i]
+		}
+	}
+	if forced == nil || delivered == nil || forced.Seq >= delivered.Seq || delivered.CN != 1 {
+		t.Fatalf("forced checkpoint %+v, delivery %+v: want the checkpoint observed first", forced, delivered)
+	}
+	var sent, cut2 uint64
+	for _, ev := range net {
+		if ev.Kind == emulation.NetSend && ev.ID == delivered.ID {
+			sent = ev.Seq
+		}
+	}
+	for _, c := range cps {
+		if c.Node == 1 && c.CN == 2 {
+			cut2 = c.Seq
+		}
+	}
+	if sent == 0 || cut2 == 0 || sent >= cut2 {
+		t.Errorf("n1's Data send observed at %d, its checkpoint 2 at %d: want the send first", sent, cut2)
+	}
+}

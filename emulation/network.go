@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // maxRetransmits bounds the retransmissions of one packet (each doubles the
@@ -146,30 +147,13 @@ func (e *Emulator) deliver(it *item) bool {
 		c.broken = true // a connection that outlived a Partition is lost in it
 	}
 	if n.live && n.inc == it.inc && (c == nil || !c.broken) {
-		if n.mgr != nil {
-			ok, fx, err := n.mgr.Deliver(Epoch.Add(e.now), node.Envelope{From: it.peer, To: n.id, CN: it.cn, Msg: it.msg})
-			if err != nil {
-				e.fail(fmt.Errorf("emulation: node %v snapshot manager on %s from %v at %s: %w; rerun with seed=%d", n.id, msgType(it.msg), it.peer, clock(e.now), err, e.cfg.Seed))
-				return true
-			}
-			// Checkpoints (a forced one is of the state before the
-			// message) are observed before the delivery, the delivery
-			// before the sends it causes.
-			e.applyTaken(n, fx)
-			e.observeNet(NetDeliver, it.id, it.peer, n.id, it.cn, it.msg)
-			e.applyMgr(n, fx, "")
-			if !ok {
-				e.st.protocol++
-				if e.cfg.Trace != nil {
-					e.traceLabel(n.id, fmt.Sprintf("snapshot %s from %v cn=%d", msgType(it.msg), it.peer, it.cn))
-				}
-				return true
-			}
-		} else {
-			e.observeNet(NetDeliver, it.id, it.peer, n.id, it.cn, it.msg)
-		}
-		if e.dropFault(n, it.peer, it.msg, false) {
-			return true
+		// The message runs through n's pipeline: the snapshot layer
+		// (which checkpoints first if its number is larger, and consumes
+		// protocol messages), the DropNext faults, steering, the core.
+		// Checkpoints are observed before the delivery, the delivery
+		// before the sends it causes (observeArrival).
+		if e.cfg.OnNetwork != nil {
+			e.observeArrival(n, NetworkEvent{Kind: NetDeliver, ID: it.id, From: it.peer, To: n.id, CN: it.cn, Msg: it.msg, Protocol: snapshot.IsProtocol(it.msg)})
 		}
 		in := node.Envelope{From: it.peer, To: n.id, CN: it.cn, Msg: it.msg}
 		e.runEvent(n, node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}, &in, "")

@@ -18,7 +18,6 @@ const (
 	itemTransportError                     // transport error about peer to node, for conn
 	itemChurn                              // next churn leave
 	itemRejoin                             // churned node comes back (if still down in incarnation inc)
-	itemSnapshotTick                       // snapshot manager tick of node; live only if node.mgrSeq == seq
 	itemPipeline                           // the node's pipeline is due (postponed events, layer ticks); live only if node.pipeSeq == seq
 )
 

@@ -2,28 +2,31 @@ package emulation
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
-// SnapshotConfig runs a snapshot.Manager beside every emulated node (see
-// the package documentation, "Snapshots"). Zero fields take the defaults
-// documented on each (DefaultSnapshotConfig).
+// SnapshotConfig runs a snapshot.Live, first in the node.Pipeline of every
+// emulated node (see the package documentation, "Snapshots"). Zero fields
+// take the defaults documented on each (DefaultSnapshotConfig).
 type SnapshotConfig struct {
-	// Manager configures every node's manager. Registry, when nil, is the
-	// service's (Spec.Registry). Manager.GatherInterval applies to the
-	// nodes Gatherers selects; the others gather only when told (Gather).
+	// Manager configures every node's snapshot layer (snapshot.NewLive).
+	// Registry, when nil, is the service's (Spec.Registry).
+	// Manager.GatherInterval applies to the nodes Gatherers selects; the
+	// others gather only when told (Gather).
 	Manager snapshot.Config
 	// Gatherers selects the nodes that gather automatically. Nil means
 	// every node.
 	Gatherers func(id node.ID) bool
 	// OnSnapshot, when non-nil, sees every completed gather. It runs inside
-	// the loop: it must not call the Emulator. The snapshot is the caller's
-	// to keep.
+	// the loop, before the node's steering layer gets the snapshot: it
+	// must not call the Emulator. The snapshot is immutable and shared:
+	// keep it, do not modify it.
 	OnSnapshot func(id node.ID, s *snapshot.Snapshot)
-	// OnCheckpoint, when non-nil, sees every checkpoint any manager takes,
+	// OnCheckpoint, when non-nil, sees every checkpoint any layer takes,
 	// in the global order of network observations (see Config.OnNetwork).
 	OnCheckpoint func(CheckpointEvent)
 	// OnFailure, when non-nil, sees every gather given up.
@@ -86,7 +89,7 @@ type NetworkEvent struct {
 	Datagram bool
 }
 
-// SnapshotResult sums the managers' counters and the gathers.
+// SnapshotResult sums the snapshot layers' counters and the gathers.
 type SnapshotResult struct {
 	// Totals sums every node's snapshot.Stats (CN is the maximum).
 	Totals snapshot.Stats `json:"totals"`
@@ -97,24 +100,32 @@ type SnapshotResult struct {
 	ProtocolMessages int64 `json:"protocol_messages"`
 }
 
-// newManager builds node n's snapshot manager.
-func (e *Emulator) newManager(id node.ID, core *node.Core) (*snapshot.Manager, error) {
+// newSnapshots builds node n's snapshot layer (snapshot.Live, the layer
+// the live shell hosts), which reports the Manager's effects to the
+// emulator (snapEffects).
+func (e *Emulator) newSnapshots(n *emNode) (*snapshot.Live, error) {
 	sc := e.cfg.Snapshots
 	c := sc.Manager
 	if c.Registry == nil {
 		c.Registry = e.registry
 	}
-	if sc.Gatherers != nil && !sc.Gatherers(id) {
+	if sc.Gatherers != nil && !sc.Gatherers(n.id) {
 		c.GatherInterval = 0
 	}
-	return snapshot.New(c, id, core)
+	l, err := snapshot.NewLive(c, nil)
+	if err != nil {
+		return nil, err
+	}
+	l.OnEffects(func(fx snapshot.LiveEffects) { e.snapEffects(n, fx) })
+	return l, nil
 }
 
-// Manager returns node id's snapshot manager (nil without
-// Config.Snapshots). It is the emulator's own: read it, do not call it.
-func (e *Emulator) Manager(id node.ID) *snapshot.Manager {
+// Snapshots returns node id's snapshot layer (nil without
+// Config.Snapshots). It is the emulator's own: read its Status and Last,
+// do not call its node.Layer methods, Gather, Crash or ConnectionBroken.
+func (e *Emulator) Snapshots(id node.ID) *snapshot.Live {
 	if n := e.node(id); n != nil {
-		return n.mgr
+		return n.snap
 	}
 	return nil
 }
@@ -126,54 +137,113 @@ func (e *Emulator) Gather(id node.ID) error {
 	if err != nil {
 		return err
 	}
-	if n.mgr == nil {
+	if n.snap == nil {
 		return fmt.Errorf("emulation: Gather: no snapshot managers (Config.Snapshots is nil)")
 	}
-	fx, err := n.mgr.Gather(Epoch.Add(e.now))
+	out, err := n.snap.Gather(Epoch.Add(e.now))
 	if err != nil {
 		return fmt.Errorf("emulation: Gather at %v: %w", id, err)
 	}
-	e.applyMgr(n, fx, "gather")
+	e.sendEnvs(n, out)
+	e.afterLayers(n)
 	return e.err
 }
 
+// observeNet reports a message to Config.OnNetwork.
 func (e *Emulator) observeNet(kind NetworkEventKind, id uint64, from, to node.ID, cn uint64, msg node.Message) {
 	if e.cfg.OnNetwork == nil {
 		return
 	}
-	e.obsSeq++
-	e.cfg.OnNetwork(NetworkEvent{Kind: kind, Seq: e.obsSeq, ID: id, At: e.now, From: from, To: to, CN: cn, Msg: msg, Protocol: snapshot.IsProtocol(msg)})
+	e.emitNet(NetworkEvent{Kind: kind, ID: id, From: from, To: to, CN: cn, Msg: msg, Protocol: snapshot.IsProtocol(msg)})
 }
 
-// applyMgr carries out a manager's effects for n: checkpoint observations,
-// protocol sends, completed and failed gathers; then re-arms its tick.
-// what names the call in the trace.
-func (e *Emulator) applyMgr(n *emNode, fx snapshot.Effects, what string) {
+// emitNet numbers and timestamps ev and hands it to Config.OnNetwork.
+func (e *Emulator) emitNet(ev NetworkEvent) {
+	e.obsSeq++
+	ev.Seq, ev.At = e.obsSeq, e.now
+	e.cfg.OnNetwork(ev)
+}
+
+// observeArrival reports the delivery of a message or datagram that is
+// about to run through n's pipeline. With a snapshot layer the report
+// waits until the layer has reported the checkpoint the message may force
+// (snapEffects), so checkers see the checkpoint first; flushArrival sends
+// it after the pipeline step in any case.
+func (e *Emulator) observeArrival(n *emNode, ev NetworkEvent) {
+	if e.cfg.OnNetwork == nil {
+		return
+	}
+	if n.snap == nil {
+		e.emitNet(ev)
+		return
+	}
+	n.arrival, n.arrivalSet = ev, true
+}
+
+// flushArrival reports n's pending delivery, if any.
+func (e *Emulator) flushArrival(n *emNode) {
+	if n.arrivalSet {
+		n.arrivalSet = false
+		e.emitNet(n.arrival)
+	}
+}
+
+// snapEffects reports what n's snapshot layer made its Manager do (the
+// layer's OnEffects hook), as it happens: checkpoints to
+// SnapshotConfig.OnCheckpoint (then the delivery that forced them, if
+// any), completed gathers to the trace and SnapshotConfig.OnSnapshot (the
+// steering layer then gets them through the layer's OnSnapshot), gathers
+// given up to the trace and SnapshotConfig.OnFailure, and a tick's or a
+// Gather's work to the trace.
+//
+// The effects of the layer's After hook are held until the loop has
+// carried out the step (afterStep): the service's sends of the step were
+// stamped before them, so they are observed first, as they happened.
+func (e *Emulator) snapEffects(n *emNode, lf snapshot.LiveEffects) {
+	n.snapBusy = true
+	if lf.Call == snapshot.CallAfter {
+		fx := &lf.Effects
+		n.after = append(n.after, snapshot.LiveEffects{Call: lf.Call, At: lf.At, CN: lf.CN, Effects: snapshot.Effects{
+			Taken: slices.Clone(fx.Taken), Snapshots: slices.Clone(fx.Snapshots), Failures: slices.Clone(fx.Failures)}})
+		n.afterSends += len(fx.Sends)
+		return
+	}
+	e.reportSnap(n, lf)
+}
+
+// afterStep reports the effects of n's snapshot layer's After hook that
+// snapEffects held, once the step's sends went out.
+func (e *Emulator) afterStep(n *emNode) {
+	held := n.after
+	n.after, n.afterSends = n.after[:0], 0
+	for _, lf := range held {
+		if e.err == nil {
+			e.reportSnap(n, lf)
+		}
+	}
+	clear(held)
+}
+
+// reportSnap reports one call's effects of n's snapshot layer (see
+// snapEffects).
+func (e *Emulator) reportSnap(n *emNode, lf snapshot.LiveEffects) {
 	sc := e.cfg.Snapshots
-	if !n.takenDone {
-		e.applyTaken(n, fx)
+	fx := &lf.Effects
+	if sc.OnCheckpoint != nil {
+		for _, t := range fx.Taken {
+			e.obsSeq++
+			sc.OnCheckpoint(CheckpointEvent{Seq: e.obsSeq, At: e.now, Node: n.id, CN: t.CN, Reason: t.Reason, Hash: t.Hash, Size: t.Size})
+		}
 	}
-	n.takenDone = false
-	for i := range fx.Sends {
-		e.send(n, &fx.Sends[i])
-	}
+	e.flushArrival(n)
 	for _, s := range fx.Snapshots {
 		e.snapGathers++
+		n.gathered = true
 		if e.cfg.Trace != nil {
 			e.traceLabel(n.id, fmt.Sprintf("snapshot gathered cn=%d nodes=%d dead=%d excluded=%d rounds=%d", s.CN, len(s.Nodes), len(s.Dead), len(s.Excluded), s.Rounds))
 		}
 		if sc.OnSnapshot != nil {
 			sc.OnSnapshot(n.id, s)
-		}
-		if n.steer != nil && e.err == nil {
-			// The SyncRunner runs the round now; the layer's due tick puts
-			// the replayed paths' filters in force at once, and the rest
-			// when the round's charged cost has passed (pipeDue).
-			n.steer.Gathered(s)
-			if e.err == nil {
-				e.tickLayers(n)
-				e.syncPipe(n)
-			}
 		}
 	}
 	for _, f := range fx.Failures {
@@ -185,64 +255,12 @@ func (e *Emulator) applyMgr(n *emNode, fx snapshot.Effects, what string) {
 			sc.OnFailure(n.id, f)
 		}
 	}
-	if e.cfg.Trace != nil && what != "" && (len(fx.Taken) > 0 || len(fx.Sends) > 0) {
-		e.traceLabel(n.id, fmt.Sprintf("snapshot %s cn=%d checkpoints=%d sends=%d", what, n.mgr.CN(), len(fx.Taken), len(fx.Sends)))
-	}
-	e.syncMgr(n)
-}
-
-// applyTaken reports the checkpoints in fx; applyMgr then skips them.
-func (e *Emulator) applyTaken(n *emNode, fx snapshot.Effects) {
-	sc := e.cfg.Snapshots
-	n.takenDone = true
-	if sc.OnCheckpoint == nil {
-		return
-	}
-	for _, t := range fx.Taken {
-		e.obsSeq++
-		sc.OnCheckpoint(CheckpointEvent{Seq: e.obsSeq, At: e.now, Node: n.id, CN: t.CN, Reason: t.Reason, Hash: t.Hash, Size: t.Size})
+	if e.cfg.Trace != nil && (lf.Call == snapshot.CallTick || lf.Call == snapshot.CallGather) && len(fx.Taken)+len(fx.Sends) > 0 {
+		e.traceLabel(n.id, fmt.Sprintf("snapshot %s cn=%d checkpoints=%d sends=%d", lf.Call, lf.CN, len(fx.Taken), len(fx.Sends)))
 	}
 }
 
-// sizeOf is a service message's wire size, computed only when a manager
-// needs it (Config.BandwidthFraction).
-func (e *Emulator) sizeOf(m node.Message) int {
-	if e.cfg.Snapshots == nil || e.cfg.Snapshots.Manager.BandwidthFraction <= 0 {
-		return 0
-	}
-	b, err := e.registry.EncodeMessage(m)
-	if err != nil {
-		return 0
-	}
-	return len(b) + 16
-}
-
-// syncMgr (re)arms n's manager tick at its NextTick.
-func (e *Emulator) syncMgr(n *emNode) {
-	if n.mgr == nil || !n.live {
-		return
-	}
-	e.rearm(n, itemSnapshotTick, n.mgr.NextTick().Sub(Epoch), &n.mgrSeq, &n.mgrAt)
-}
-
-// mgrTick runs a due manager tick.
-func (e *Emulator) mgrTick(it *item) bool {
-	n := e.nodes[it.node]
-	if n.mgr == nil || !n.live || n.inc != it.inc || n.mgrSeq != it.seq {
-		return false
-	}
-	n.mgrSeq = 0
-	fx, err := n.mgr.Tick(Epoch.Add(e.now))
-	if err != nil {
-		e.fail(fmt.Errorf("emulation: node %v snapshot tick at %s: %w; rerun with seed=%d", n.id, clock(e.now), err, e.cfg.Seed))
-		return true
-	}
-	busy := len(fx.Taken)+len(fx.Sends)+len(fx.Snapshots)+len(fx.Failures) > 0
-	e.applyMgr(n, fx, "tick")
-	return busy
-}
-
-// snapshotResult sums the managers' counters.
+// snapshotResult sums the snapshot layers' counters (their Status).
 func (e *Emulator) snapshotResult() *SnapshotResult {
 	if e.cfg.Snapshots == nil {
 		return nil
@@ -250,7 +268,7 @@ func (e *Emulator) snapshotResult() *SnapshotResult {
 	r := &SnapshotResult{Gathers: e.snapGathers, Failures: e.snapFailures, ProtocolMessages: e.st.protocol}
 	t := &r.Totals
 	for _, n := range e.nodes[1:] {
-		s := n.mgr.Stats()
+		s := n.snap.Status(e.Now()).Stats
 		t.CN = max(t.CN, s.CN)
 		t.Periodic += s.Periodic
 		t.Forced += s.Forced

@@ -86,7 +86,7 @@ func TestGatherOnDemand(t *testing.T) {
 	if err := e.RunUntil(emulation.Epoch.Add(40 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].Gatherer != 1 || e.Manager(1) == nil || e.Manager(1).Stats().Gathers != 1 {
+	if len(got) != 1 || got[0].Gatherer != 1 || e.Snapshots(1) == nil || e.Snapshots(1).Status(e.Now()).Stats.Gathers != 1 {
 		t.Fatalf("got %d snapshots", len(got))
 	}
 	plain := mustNew(t, gossipConfig(3, 4, 0, nil))

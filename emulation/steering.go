@@ -132,10 +132,23 @@ func (h emHost) Service() node.Service       { return h.n.core.Service() }
 func (h emHost) Core() *node.Core            { return h.n.core }
 func (h emHost) Wake()                       {}
 
-// newPipeline builds node n's layer pipeline: its steering layer with
-// Config.Steering, no layer without.
+// newPipeline builds node n's layer pipeline, the live shell's stack:
+// its snapshot layer (snapshot.Live) with Config.Snapshots, the DropNext
+// faults (faultLayer), its steering layer (wired to the snapshot layer's
+// gathers) with Config.Steering.
 func (e *Emulator) newPipeline(n *emNode) error {
 	var layers []node.Layer
+	n.snapAt, n.faultAt = -1, -1
+	if e.cfg.Snapshots != nil {
+		l, err := e.newSnapshots(n)
+		if err != nil {
+			return err
+		}
+		n.snap, n.snapAt = l, len(layers)
+		layers = append(layers, l)
+	}
+	n.faultAt = len(layers)
+	layers = append(layers, faultLayer{e: e, n: n})
 	if e.steer != nil {
 		l, err := e.newSteering(n)
 		if err != nil {
@@ -175,7 +188,7 @@ func (e *Emulator) newSteering(n *emNode) (*steering.Layer, error) {
 				e.traceLabel(n.id, fmt.Sprintf("steering installed %d filters", len(fs)))
 			}
 		},
-	}, nil)
+	}, n.snap)
 }
 
 // Steering returns node id's steering layer (nil without

@@ -724,6 +724,7 @@ func (r *Runtime) carryOut(o node.Outcome) {
 	}
 	if o.Break != node.None {
 		r.tr.closePeer(o.Break, errBrokenByLayer, false)
+		r.sendAll(r.pipe.ConnectionBroken(o.Event.At, o.Break))
 	}
 	r.sendAll(o.Sends)
 }

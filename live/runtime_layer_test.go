@@ -264,7 +264,8 @@ type gateLayer struct {
 	due     time.Time // NextTick
 	ticks   int
 	stops   int
-	afterUp bool // a hook ran after Stop
+	afterUp bool      // a hook ran after Stop
+	broken  []node.ID // ConnectionBroken's peers (node.BreakObserver)
 }
 
 func (l *gateLayer) Messages() []node.Message { return nil }
@@ -312,6 +313,14 @@ func (l *gateLayer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry 
 		return node.Verdict{RetryAt: now.Add(l.delay)}, nil, nil
 	}
 	return node.Verdict{Handle: true}, nil, nil
+}
+
+// ConnectionBroken records the peer (node.BreakObserver).
+func (l *gateLayer) ConnectionBroken(now time.Time, peer node.ID) []node.Envelope {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.broken = append(l.broken, peer)
+	return nil
 }
 
 func (l *gateLayer) Sending(time.Time, *node.Envelope) {}
@@ -385,6 +394,11 @@ func TestRuntimeGate(t *testing.T) {
 	if s := noteState(t, n1); slices.Contains(s.Got, "n2:dropped") || len(s.Broken) != 0 {
 		t.Errorf("n1's service saw the dropped note or the break: %+v", s)
 	}
+	waitFor(t, "n1's layers to be told of the break", func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return slices.Contains(g.broken, 2)
+	})
 
 	// The first app call is postponed, then runs and sets timer x, whose
 	// firings are held an hour; cancelling x drops the held firing.

@@ -173,6 +173,20 @@ type Gate interface {
 	Gate(now time.Time, ev Event, in *Envelope, retry bool) (Verdict, []Envelope, error)
 }
 
+// BreakObserver is an optional extension of Layer for a layer that must
+// know when the shell broke a connection on purpose without telling the
+// service: the Break of a Gate's Verdict (Outcome.Break). Messages in
+// flight on it may be lost, which a snapshot layer records (the channel
+// from the peer becomes lossy). Both shells call Pipeline.ConnectionBroken
+// when they close such a connection, on the core goroutine, between two
+// hooks; it calls every BreakObserver in layer order.
+type BreakObserver interface {
+	// ConnectionBroken says that the node's connections to and from peer
+	// were closed at now without a transport error for the service. It
+	// returns messages to send (the Layer's ownership rules apply).
+	ConnectionBroken(now time.Time, peer ID) []Envelope
+}
+
 // Stopper is an optional extension of Layer for a layer with goroutines of
 // its own. A live.Runtime's core goroutine calls Stop once as it exits, after
 // the layer's last hook and before Runtime.Stop returns (layers in reverse

@@ -284,6 +284,20 @@ func (p *Pipeline) Tick(now time.Time) ([]Send, []error) {
 	return out, errs
 }
 
+// ConnectionBroken tells the layers that implement BreakObserver, in
+// order, that the shell closed the connections to and from peer without
+// a transport error for the service (it carried out an Outcome.Break),
+// and returns their messages.
+func (p *Pipeline) ConnectionBroken(now time.Time, peer ID) []Send {
+	var out []Send
+	for _, l := range p.layers {
+		if b, ok := l.(BreakObserver); ok {
+			out = appendLayer(out, b.ConnectionBroken(now, peer))
+		}
+	}
+	return out
+}
+
 // Stop calls Stop on the layers that implement Stopper, last layer first.
 func (p *Pipeline) Stop() {
 	for i := len(p.layers) - 1; i >= 0; i-- {

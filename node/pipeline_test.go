@@ -209,3 +209,48 @@ func TestPipelineTickHoldsFailingLayer(t *testing.T) {
 		t.Fatalf("layers %v", got)
 	}
 }
+
+// breakLayer is a plain Layer that observes broken connections.
+type breakLayer struct {
+	broken []ID
+	at     []time.Time
+}
+
+func (b *breakLayer) Messages() []Message        { return nil }
+func (b *breakLayer) Attach(Host) error          { return nil }
+func (b *breakLayer) Start(time.Time) []Envelope { return nil }
+func (b *breakLayer) Before(time.Time, Event, *Envelope) (bool, []Envelope, error) {
+	return true, nil, nil
+}
+func (b *breakLayer) Sending(time.Time, *Envelope)       {}
+func (b *breakLayer) After(time.Time) []Envelope         { return nil }
+func (b *breakLayer) Tick(time.Time) ([]Envelope, error) { return nil, nil }
+func (b *breakLayer) NextTick() time.Time                { return time.Time{} }
+func (b *breakLayer) ConnectionBroken(now time.Time, peer ID) []Envelope {
+	b.broken, b.at = append(b.broken, peer), append(b.at, now)
+	return []Envelope{{From: 1, To: peer, Msg: proto{N: 100 + len(b.broken)}}}
+}
+
+// ConnectionBroken reaches the layers that implement BreakObserver, in
+// order, and returns their messages as layer sends; other layers are
+// skipped.
+func TestPipelineConnectionBroken(t *testing.T) {
+	core := newRecorderCore(t, 1)
+	b1, b2 := &breakLayer{}, &breakLayer{}
+	g := &gateLayer{hold: map[string]bool{}, drop: map[string]bool{}}
+	p, err := NewPipeline(PipelineConfig{Core: core, Layers: []Layer{b1, g, b2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(time.Second)
+	out := p.ConnectionBroken(at, 3)
+	if len(out) != 2 || !out[0].Layer || !out[1].Layer || out[0].Env.To != 3 {
+		t.Fatalf("sends %+v, want one layer send from each observer", out)
+	}
+	if !slices.Equal(b1.broken, []ID{3}) || !slices.Equal(b2.broken, []ID{3}) || !b1.at[0].Equal(at) {
+		t.Errorf("observers saw %v at %v and %v", b1.broken, b1.at, b2.broken)
+	}
+	if len(g.seen) != 0 {
+		t.Errorf("the gate saw %v", g.seen)
+	}
+}

@@ -10,14 +10,22 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
-// Live runs a Manager inside a live node.Runtime: it is the node.Layer that
-// puts the checkpoint manager on the runtime's core goroutine. Put it in
-// node.RuntimeConfig.Layers; the runtime then registers the protocol's
-// messages (Messages) beside the service's, so they travel on its framed
-// connections, and drives the Manager around every core step exactly as
-// the emulator does: Deliver before a message is handled (protocol
-// messages are consumed), Sent for every service send, AfterStep,
-// TransportError, Tick at NextTick, Start after the core's Init.
+// Live runs a Manager as a node.Layer: the one place where the snapshot
+// rules meet a node's events, in both shells. The live runtime hosts it on
+// its core goroutine (live.RuntimeConfig.Layers) and the emulator in every
+// emulated node's node.Pipeline, first, before steering. The shell
+// registers the protocol's messages (Messages) beside the service's, so
+// they travel on its connections, and the node.Pipeline drives the
+// Manager around every core step: Deliver before a message is handled
+// (checkpointing first when its number is larger; protocol messages are
+// consumed), Sent for every service send (stamping its number),
+// AfterStep, TransportError, Tick at NextTick, Start after the core's
+// Init, Reset on an EventReset. What a shell reports beyond that (its
+// trace, observers, counters) it takes from OnEffects, OnSnapshot, Last
+// and Status; a shell that models a crash when the node goes down calls
+// Crash, and a connection a shell breaks without telling the service
+// (a Verdict's Break) reaches ConnectionBroken through
+// node.Pipeline.ConnectionBroken.
 //
 // A live process has no Reset: a crash is a new process with a new Live,
 // whose checkpoint number starts at 0 (nothing is persisted). The protocol
@@ -32,10 +40,11 @@ import (
 // breaks, and a gatherer that cannot decode a delta says so (Ack with hash
 // 0), so a restarted gatherer gets full checkpoints again.
 //
-// Concurrency: the node.Layer methods run on the runtime's core goroutine
-// (see node.Layer); Gather must run there too (through node.Runtime.Do).
-// Status and Last are safe from any goroutine at any time. OnSnapshot's
-// function is called on the core goroutine.
+// Concurrency: the node.Layer methods run on the shell's core goroutine
+// (see node.Layer; the emulator's loop); Gather, Crash and
+// ConnectionBroken must run there too (live: through live.Runtime.Do).
+// Status and Last are safe from any goroutine at any time. The OnEffects
+// and OnSnapshot functions are called on the core goroutine.
 type Live struct {
 	cfg Config
 	log *slog.Logger
@@ -51,9 +60,78 @@ type Live struct {
 	// onSnap and fresh: see OnSnapshot.
 	onSnap func(*Snapshot)
 	fresh  []*Snapshot
+	// onFx and pend: see OnEffects (pend.Call is 0 when nothing is
+	// pending).
+	onFx func(LiveEffects)
+	pend LiveEffects
+	// crashed: Crash reset the Manager; the EventReset of the restart
+	// does not reset it again.
+	crashed bool
 }
 
-var _ node.Layer = (*Live)(nil)
+// LiveCall names the Live method whose Manager effects a LiveEffects
+// reports.
+type LiveCall uint8
+
+// The calls of a Live that run its Manager.
+const (
+	CallStart LiveCall = iota + 1
+	CallBefore
+	CallAfter
+	CallTick
+	CallGather
+	CallCrash
+	CallConnectionBroken
+)
+
+// String returns "start", "before", "after", "tick", "gather", "crash" or
+// "connection-broken".
+func (c LiveCall) String() string {
+	switch c {
+	case CallStart:
+		return "start"
+	case CallBefore:
+		return "before"
+	case CallAfter:
+		return "after"
+	case CallTick:
+		return "tick"
+	case CallGather:
+		return "gather"
+	case CallCrash:
+		return "crash"
+	case CallConnectionBroken:
+		return "connection-broken"
+	}
+	return "call(?)"
+}
+
+// LiveEffects is what one call of a Live made its Manager do, for an
+// OnEffects function.
+type LiveEffects struct {
+	// Call is the Live method that ran the Manager; At its time.
+	Call LiveCall
+	At   time.Time
+	// CN is the node's checkpoint number after the call.
+	CN uint64
+	// Effects are the Manager's effects of the call: checkpoints taken (a
+	// forced one, in Before, is of the state before the message being
+	// delivered), protocol messages the call returns to the shell to
+	// send, gathers completed and given up. The slices are the Manager's:
+	// read them during the OnEffects call, do not keep or modify them.
+	Effects Effects
+}
+
+// Empty reports whether the call had no effect to report.
+func (fx *LiveEffects) Empty() bool {
+	e := &fx.Effects
+	return len(e.Sends)+len(e.Taken)+len(e.Snapshots)+len(e.Failures) == 0
+}
+
+var (
+	_ node.Layer         = (*Live)(nil)
+	_ node.BreakObserver = (*Live)(nil)
+)
 
 // Live errors.
 var (
@@ -103,14 +181,14 @@ func (l *Live) Start(now time.Time) []node.Envelope {
 		return nil
 	}
 	l.started = true
-	return l.apply(l.m.Start(now))
+	return l.apply(CallStart, l.m.Start(now))
 }
 
 // Before hands received envelopes to Manager.Deliver (which checkpoints
 // first when the envelope's number is larger, and consumes protocol
 // messages) and transport errors to Manager.TransportError (node.Layer).
 // An EventReset (which the live runtime does not produce) resets the
-// Manager.
+// Manager, unless Crash did already for this restart.
 func (l *Live) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, []node.Envelope, error) {
 	l.mu.Lock()
 	defer l.unlockAndNotify()
@@ -124,13 +202,52 @@ func (l *Live) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, []
 			env = *in
 		}
 		deliver, fx, err := l.m.Deliver(now, env)
-		return deliver, l.apply(fx), err
+		return deliver, l.apply(CallBefore, fx), err
 	case node.EventTransportError:
-		return true, l.apply(l.m.TransportError(now, ev.Peer)), nil
+		return true, l.apply(CallBefore, l.m.TransportError(now, ev.Peer)), nil
 	case node.EventReset:
-		return true, l.apply(l.m.Reset(now)), nil
+		if l.crashed {
+			l.crashed = false
+			return true, nil, nil
+		}
+		return true, l.apply(CallBefore, l.m.Reset(now)), nil
 	}
 	return true, nil, nil
+}
+
+// Crash tells the Manager that the node lost its state now
+// (Manager.Reset), for a shell that models a crash at the moment the node
+// goes down rather than when it restarts (the emulator: a churned node is
+// down for a while, and its peers' view of its reset dates from then).
+// The EventReset of the restart that follows then leaves the Manager
+// alone. It returns the messages to send (none in practice). Call it where
+// the node.Layer hooks run, between two of them; before Attach it does
+// nothing.
+func (l *Live) Crash(now time.Time) []node.Envelope {
+	l.mu.Lock()
+	defer l.unlockAndNotify()
+	if l.m == nil {
+		return nil
+	}
+	l.crashed = true
+	return l.apply(CallCrash, l.m.Reset(now))
+}
+
+// ConnectionBroken tells the Manager that the node's connection to peer
+// broke without the service being told (a steering node.Verdict with
+// Break: the shell closed it on purpose), so messages in flight on it may
+// be lost (Manager.TransportError: its channels become lossy, a gather
+// marks peer dead). It returns the messages to send. It implements
+// node.BreakObserver: both shells call it through
+// node.Pipeline.ConnectionBroken. Call it where the node.Layer hooks run,
+// between two of them; before Attach it does nothing.
+func (l *Live) ConnectionBroken(now time.Time, peer node.ID) []node.Envelope {
+	l.mu.Lock()
+	defer l.unlockAndNotify()
+	if l.m == nil {
+		return nil
+	}
+	return l.apply(CallConnectionBroken, l.m.TransportError(now, peer))
 }
 
 // Sending stamps env with the checkpoint number and accounts it
@@ -158,7 +275,7 @@ func (l *Live) After(now time.Time) []node.Envelope {
 	if l.m == nil {
 		return nil
 	}
-	return l.apply(l.m.AfterStep(now))
+	return l.apply(CallAfter, l.m.AfterStep(now))
 }
 
 // Tick runs Manager.Tick (node.Layer).
@@ -169,7 +286,7 @@ func (l *Live) Tick(now time.Time) ([]node.Envelope, error) {
 		return nil, nil
 	}
 	fx, err := l.m.Tick(now)
-	return l.apply(fx), err
+	return l.apply(CallTick, fx), err
 }
 
 // NextTick returns the Manager's NextTick once started (node.Layer).
@@ -202,7 +319,7 @@ func (l *Live) Gather(now time.Time) ([]node.Envelope, error) {
 		return nil, ErrNotAttached
 	}
 	fx, err := l.m.Gather(now)
-	return l.apply(fx), err
+	return l.apply(CallGather, fx), err
 }
 
 // OnSnapshot registers fn to see every snapshot this node gathers (the
@@ -219,12 +336,38 @@ func (l *Live) OnSnapshot(fn func(*Snapshot)) {
 	l.onSnap = fn
 }
 
-// unlockAndNotify releases mu, then hands the snapshots gathered while it
-// was held to the OnSnapshot function.
+// OnEffects registers fn to see what every call of the Live made its
+// Manager do, when the call had an effect (LiveEffects.Empty is false):
+// checkpoints taken, protocol messages to send, gathers completed and
+// given up. It is the extension point for a shell that reports the
+// protocol's work in one order with its own events (the emulator's trace,
+// its checkpoint and network observers, its counters); the rules stay the
+// Live's. fn is called on the core goroutine by the hook (or Gather,
+// Crash, ConnectionBroken) that ran the Manager, after the Live's lock is
+// released and before the OnSnapshot function sees the call's snapshots:
+// so a forced checkpoint is reported while the message that forced it
+// has not reached the layers after this one, and before the shell sends
+// the call's messages. fn may call Last and Status; it must not block nor
+// call the Live's node.Layer methods, Gather, Crash or ConnectionBroken.
+// Register before the node starts; a second call replaces fn, nil
+// unregisters.
+func (l *Live) OnEffects(fn func(LiveEffects)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.onFx = fn
+}
+
+// unlockAndNotify releases mu, then hands the call's effects to the
+// OnEffects function and the snapshots gathered while it was held to the
+// OnSnapshot function.
 func (l *Live) unlockAndNotify() {
 	fresh, fn := l.fresh, l.onSnap
-	l.fresh = nil
+	pend, fxFn := l.pend, l.onFx
+	l.fresh, l.pend = nil, LiveEffects{}
 	l.mu.Unlock()
+	if fxFn != nil && pend.Call != 0 && !pend.Empty() {
+		fxFn(pend)
+	}
 	if fn != nil {
 		for _, s := range fresh {
 			fn(s)
@@ -232,9 +375,12 @@ func (l *Live) unlockAndNotify() {
 	}
 }
 
-// apply records the gathers and failures in fx and returns its sends.
-// Called with mu held.
-func (l *Live) apply(fx Effects) []node.Envelope {
+// apply records the gathers and failures in fx (the effects of call)
+// and returns its sends. Called with mu held.
+func (l *Live) apply(call LiveCall, fx Effects) []node.Envelope {
+	if l.onFx != nil {
+		l.pend = LiveEffects{Call: call, At: l.m.now, CN: l.m.cn, Effects: fx}
+	}
 	for _, s := range fx.Snapshots {
 		l.last = s
 		if l.onSnap != nil {

@@ -330,8 +330,7 @@ var (
 // layer of one node. snaps is the snapshot layer of the same node, whose
 // OnSnapshot Attach registers Gathered with (it must come before the Layer
 // in the pipeline); nil when the shell hands the snapshots over itself by
-// calling Gathered (the emulator, which drives its snapshot managers
-// directly).
+// calling Gathered (a shell without a snapshot layer, or a test).
 func NewLayer(cfg LayerConfig, snaps *snapshot.Live) (*Layer, error) {
 	// The node's ID is known only at Attach: check the rest now.
 	if _, err := New(cfg.Controller, node.ID(1)); err != nil {
