@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -163,3 +165,38 @@ type fakeView []node.ID
 func (v fakeView) Nodes() []node.ID                    { return v }
 func (v fakeView) Service(node.ID) node.Service        { return nil }
 func (v fakeView) TimerScheduled(node.ID, string) bool { return false }
+
+// A program's own service gets deep online debugging too: 'emulate --mode
+// debug --reports DIR' writes its predictions as reports that name the
+// service, and 'trace show' replays them in that program (from the
+// snapshot each holds) and refuses them, naming the known services, in
+// another.
+func TestOwnServicePredictionReportsReplay(t *testing.T) {
+	own := []Service{myTree()}
+	dir := t.TempDir()
+	code, stdout, stderr := runWith(own, "emulate", "--nodes", "13", "--duration", "30s", "--churn", "0",
+		"--mode", "debug", "--reports", dir, "--json")
+	if code != exitOK {
+		t.Fatalf("emulate --mode debug: exit %d: %s", code, stderr)
+	}
+	var out emulateOutput
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Service != "mytree" || len(out.Predictions) == 0 {
+		t.Fatalf("service %q, %d predictions; want mytree's RandTree bugs predicted: %.400s", out.Service, len(out.Predictions), stdout)
+	}
+	report := out.Predictions[0].Report
+	b, err := os.ReadFile(report)
+	if err != nil || !regexp.MustCompile(`"service":\s*"mytree"`).Match(b) {
+		t.Fatalf("report %s (%v) does not name its service: %.300s", report, err, b)
+	}
+	code, shown, stderr := runWith(own, "trace", "show", report)
+	if code != exitOK || !strings.Contains(shown, "violation of "+out.Predictions[0].Property) {
+		t.Errorf("trace show of a prediction in the program: exit %d, stderr %q, stdout:\n%s", code, stderr, shown)
+	}
+	code, _, stderr = runWith(BuiltinServices(), "trace", "show", report)
+	if code != exitUsage || !strings.Contains(stderr, `service "mytree", which this program does not serve`) {
+		t.Errorf("trace show of the prediction in another program: exit %d, %q", code, stderr)
+	}
+}
