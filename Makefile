@@ -27,7 +27,7 @@ test: purity
 # package imports net/http). The live shell (package live) is where those
 # belong. CORE lists every core package; a new service package is checked
 # by the ./services/... pattern.
-CORE := ./node ./node/nodetest ./snapshot ./consequence/... ./steering ./emulation ./services/...
+CORE := ./node ./node/nodetest ./snapshot ./consequence/... ./steering ./emulation ./report ./services/...
 purity:
 	@bad=$$($(GO) list -deps $(CORE) | grep -xE 'net|github.com/hashicorp/memberlist|go.uber.org/zap' || true); \
 	if [ -n "$$bad" ]; then \

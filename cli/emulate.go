@@ -16,6 +16,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/report"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
@@ -349,8 +350,8 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 		out.Predictions = matchPredictions(&predLog, episodes)
 		out.predictionLog = &predLog
 		if p.reports != "" {
-			src := predictionSource{service: p.service, fix: p.fix, nodes: p.nodes, options: svc.options, spec: svc.spec,
-				mode: p.mode, faults: cfg.Steering.Controller.Faults}
+			src := report.Source{Service: p.service, Fix: p.fix, Nodes: p.nodes, Options: svc.options, Spec: svc.spec,
+				Mode: p.mode, Faults: cfg.Steering.Controller.Faults}
 			if err := writePredictionReports(p.reports, &predLog, src, out.Predictions); err != nil {
 				return emulateOutput{}, err
 			}

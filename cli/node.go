@@ -20,6 +20,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/report"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/status"
 	"github.com/seed6eee2ec7/crystalball/steering"
@@ -240,9 +241,9 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 	lcfg := steering.LayerConfig{Controller: ccfg, Immediate: f.immediate, Logger: slogger, Runner: live.NewRoundRunner(),
 		OnRoundTime: n.timings.ObserveRound, OnImmediateCheck: n.timings.ObserveImmediateCheck, Clock: time.Now}
 	if f.reports != "" {
-		src := predictionSource{node: f.id, service: f.service, fix: f.fix, nodes: f.nodes, options: n.svc.options,
-			spec: n.svc.spec, mode: f.mode, workload: ccfg.Workload, faults: ccfg.Faults}
-		lcfg.OnRound = (&reportWriter{dir: f.reports, log: n.log, src: src}).write
+		src := report.Source{Node: f.id, Service: f.service, Fix: f.fix, Nodes: f.nodes, Options: n.svc.options,
+			Spec: n.svc.spec, Mode: f.mode, Workload: ccfg.Workload, Faults: ccfg.Faults}
+		lcfg.OnRound = (&report.Writer{Dir: f.reports, Logger: slogger, Source: src}).Round
 	}
 	var err error
 	if n.steerer, err = steering.NewLayer(lcfg, n.snapLive); err != nil {
@@ -332,13 +333,11 @@ func (n *liveNode) printStarted(stdout io.Writer) {
 
 // newStatusServer builds the --http status server (package status) over
 // the node's runtime and layers (snapLive and steer may be nil); GET
-// /snapshot serves the snapshot document of node_snapshot.go.
+// /snapshot serves the report.Snapshot document.
 func newStatusServer(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Layer, timings *status.Timings, svc serviceRun, started time.Time) (*status.Server, error) {
-	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options,
-		Properties: svc.spec.Properties, Started: started}
+	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options, Spec: svc.spec, Started: started}
 	if snapLive != nil {
 		cfg.Snapshots = snapLive
-		cfg.SnapshotDoc = func(s *snapshot.Snapshot, now time.Time) (any, error) { return newSnapshotDoc(s, svc.spec, now) }
 	}
 	return status.New(cfg)
 }

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/report"
 	"github.com/seed6eee2ec7/crystalball/services/chord"
 	"github.com/seed6eee2ec7/crystalball/services/paxos"
-	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/status"
 )
 
@@ -73,7 +73,7 @@ func runCluster(t *testing.T, bin, service string, converged func(node.View) (bo
 		}
 	}
 	spec := procs[0].spec(t)
-	var doc snapshotDoc
+	var doc report.Snapshot
 	for {
 		doc = gatherSnapshot(t, ctx, procs[0], client)
 		view, err := snapshotView(doc, spec)
@@ -154,10 +154,14 @@ func (p *nodeProc) spec(t *testing.T) node.Spec {
 }
 
 // snapshotView decodes the checkpoints of a GET /snapshot document.
-func snapshotView(doc snapshotDoc, spec node.Spec) (node.View, error) {
-	s := &snapshot.Snapshot{Gatherer: doc.Gatherer, CN: doc.CN}
-	for _, n := range doc.Nodes {
-		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: n.ID, CN: n.CN, State: n.Checkpoint})
+func snapshotView(doc report.Snapshot, spec node.Spec) (node.View, error) {
+	reg, err := spec.Registry()
+	if err != nil {
+		return nil, err
+	}
+	s, err := doc.Restore(reg)
+	if err != nil {
+		return nil, err
 	}
 	v, err := s.Decode(spec.New)
 	if err != nil {

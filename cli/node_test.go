@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -22,12 +23,12 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"go.uber.org/goleak"
-	"go.uber.org/zap"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/report"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
@@ -246,7 +247,7 @@ func waitForTree(t *testing.T, ctx context.Context, procs []*nodeProc, what stri
 // gatherSnapshot asks p (POST /snapshot, retried while a periodic gather
 // is in progress) for a neighbourhood snapshot and fetches it (GET
 // /snapshot) once it is complete.
-func gatherSnapshot(t *testing.T, ctx context.Context, p *nodeProc, client *http.Client) snapshotDoc {
+func gatherSnapshot(t *testing.T, ctx context.Context, p *nodeProc, client *http.Client) report.Snapshot {
 	t.Helper()
 	var started status.GatherStarted
 	for {
@@ -276,7 +277,7 @@ func gatherSnapshot(t *testing.T, ctx context.Context, p *nodeProc, client *http
 		if err != nil {
 			t.Fatalf("GET /snapshot at %v: %v", p.id, err)
 		}
-		var doc snapshotDoc
+		var doc report.Snapshot
 		err = json.NewDecoder(resp.Body).Decode(&doc)
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusOK && err != nil {
@@ -299,7 +300,7 @@ func gatherSnapshot(t *testing.T, ctx context.Context, p *nodeProc, client *http
 // names, all for the snapshot's cut, restorable with the service's
 // factory, and no safety property is violated on its view (evaluated here
 // and by the node).
-func checkRootSnapshot(t *testing.T, doc snapshotDoc, root node.ID, spec node.Spec) {
+func checkRootSnapshot(t *testing.T, doc report.Snapshot, root node.ID, spec node.Spec) {
 	t.Helper()
 	s := &snapshot.Snapshot{Gatherer: doc.Gatherer, CN: doc.CN}
 	var members []node.ID
@@ -571,8 +572,8 @@ func TestNodeReportsReplay(t *testing.T) {
 		t.Fatal("no prediction on Figure 2's state")
 	}
 	dir := t.TempDir()
-	w := &reportWriter{dir: dir, log: zap.NewNop(), src: predictionSource{node: 9, service: "randtree", options: "paper", spec: spec, mode: steering.Steer, faults: faults}}
-	w.write(s, rep)
+	w := &report.Writer{Dir: dir, Source: report.Source{Node: 9, Service: "randtree", Options: "paper", Spec: spec, Mode: steering.Steer, Faults: faults}}
+	w.Round(s, rep)
 	files, _ := filepath.Glob(filepath.Join(dir, "prediction-n9-cut7-*.json"))
 	if len(files) != len(rep.Predictions) {
 		t.Fatalf("%d report files for %d predictions", len(files), len(rep.Predictions))
@@ -582,14 +583,14 @@ func TestNodeReportsReplay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var doc predictionDoc
+		var doc report.Prediction
 		if err := json.Unmarshal(b, &doc); err != nil {
 			t.Fatal(err)
 		}
 		if doc.Property == "" || doc.Report.Fingerprint == "" || len(doc.Snapshot.Nodes) != 3 || len(doc.Snapshot.Channels) != 1 {
 			t.Fatalf("%s: %+v", f, doc)
 		}
-		m, err := predictionModel(doc, resolve("randtree", Service{Spec: spec, Workload: func(node.ID, bool) []node.Message { return nil }}))
+		m, err := doc.Model(spec, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -612,8 +613,8 @@ func TestNodeReportsReplay(t *testing.T) {
 	if code, _, stderr := runCLI("trace", "show", other); code != exitUsage || !strings.Contains(stderr, "unknown report format") {
 		t.Errorf("trace show of a future format: exit %d, %q", code, stderr)
 	}
-	if _, err := predictionModel(predictionDoc{Format: "x"}, resolve("randtree", Service{Spec: spec})); err == nil {
-		t.Error("a file of another format was accepted")
+	if _, err := (report.Prediction{Format: "x"}).Model(spec, nil); !errors.Is(err, report.ErrFormat) {
+		t.Errorf("a file of another format: %v, want report.ErrFormat", err)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/report"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
@@ -168,7 +169,7 @@ func matchPredictions(log *steering.PredictionLog, eps episodeLog) []predictionO
 // writePredictionReports writes a prediction report (trace show opens it)
 // for the first prediction of every distinct violation of log into dir,
 // and records the file names in preds (same order).
-func writePredictionReports(dir string, log *steering.PredictionLog, src predictionSource, preds []predictionOut) error {
+func writePredictionReports(dir string, log *steering.PredictionLog, src report.Source, preds []predictionOut) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--reports: %w", err)
 	}
@@ -176,13 +177,13 @@ func writePredictionReports(dir string, log *steering.PredictionLog, src predict
 		if e.Example.Report.Property == "" || e.Snapshot == nil {
 			continue
 		}
-		src.node = e.Node
-		pd, err := newPredictionDoc(src, e.Snapshot, e.Example)
+		src.Node = e.Node
+		pd, err := report.NewPrediction(src, e.Snapshot, e.Example)
 		if err != nil {
 			return fmt.Errorf("--reports: prediction %d (%s by %v): %w", i+1, e.Property, e.Node, err)
 		}
 		name := filepath.Join(dir, fmt.Sprintf("prediction-%03d-%s-%v.json", i+1, e.Property, e.Node))
-		if err := writePredictionDoc(name, pd); err != nil {
+		if err := pd.WriteFile(name); err != nil {
 			return fmt.Errorf("--reports: %w", err)
 		}
 		preds[i].Report = name

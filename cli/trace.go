@@ -9,6 +9,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/report"
 )
 
 // runTrace dispatches the trace subcommands.
@@ -44,12 +45,12 @@ func runTrace(cat *catalog, args []string, stdout, stderr io.Writer) error {
 		return usagef("%s: not a JSON report: %v", file, err)
 	}
 	switch probe.Format {
-	case predictionFormat:
+	case report.PredictionFormat:
 		return showPrediction(cat, file, b, stdout)
 	case checkFormat, "": // check --json wrote no format before crystalball-check/1
 		return showCheck(cat, file, b, *which, stdout)
 	}
-	return usagef("%s: unknown report format %q (this crystalball reads %q and %q)", file, probe.Format, checkFormat, predictionFormat)
+	return usagef("%s: unknown report format %q (this crystalball reads %q and %q)", file, probe.Format, checkFormat, report.PredictionFormat)
 }
 
 // lookupReported resolves the service a report names among cat's, with the
@@ -95,7 +96,7 @@ func showCheck(cat *catalog, file string, b []byte, which int, stdout io.Writer)
 // showPrediction replays a prediction report of 'node --reports' or
 // 'emulate --reports' from the snapshot it holds.
 func showPrediction(cat *catalog, file string, b []byte, stdout io.Writer) error {
-	var doc predictionDoc
+	var doc report.Prediction
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return usagef("%s: not a prediction report: %v", file, err)
 	}
@@ -103,7 +104,7 @@ func showPrediction(cat *catalog, file string, b []byte, stdout io.Writer) error
 	if err != nil {
 		return err
 	}
-	m, err := predictionModel(doc, svc)
+	m, err := doc.Model(svc.spec, svc.workload)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/report"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
@@ -77,8 +78,13 @@ type Config struct {
 	// safety property has a crystalball_steering_predicted_total sample,
 	// 0 until a violation of it is predicted.
 	Properties []node.Property
-	// SnapshotDoc renders a gathered snapshot as GET /snapshot's JSON body
-	// (the snapshot file format is the caller's). Required with Snapshots.
+	// Spec is the node's service. With Snapshots and no SnapshotDoc, GET
+	// /snapshot renders the snapshot as a report.Snapshot for it; nil
+	// Properties are its properties.
+	Spec node.Spec
+	// SnapshotDoc, when set, renders a gathered snapshot as GET
+	// /snapshot's JSON body instead of report.NewSnapshot. With Snapshots,
+	// Spec or SnapshotDoc is required.
 	SnapshotDoc func(s *snapshot.Snapshot, now time.Time) (any, error)
 	// Started is when the node started, for uptime (zero: when New runs).
 	Started time.Time
@@ -139,8 +145,15 @@ func New(cfg Config) (*Server, error) {
 	if isNil(cfg.Steering) {
 		cfg.Steering = nil
 	}
+	if cfg.Properties == nil {
+		cfg.Properties = cfg.Spec.Properties
+	}
 	if cfg.Snapshots != nil && cfg.SnapshotDoc == nil {
-		return nil, errors.New("status: Config.SnapshotDoc is required with Config.Snapshots")
+		if cfg.Spec.New == nil {
+			return nil, errors.New("status: Config.Spec (or Config.SnapshotDoc) is required with Config.Snapshots: GET /snapshot decodes the checkpoints with it")
+		}
+		spec := cfg.Spec
+		cfg.SnapshotDoc = func(s *snapshot.Snapshot, now time.Time) (any, error) { return report.NewSnapshot(s, spec, now) }
 	}
 	if cfg.ReadHeaderTimeout < 0 || cfg.IdleTimeout < 0 {
 		return nil, fmt.Errorf("status: negative timeout (read header %v, idle %v)", cfg.ReadHeaderTimeout, cfg.IdleTimeout)

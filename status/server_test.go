@@ -19,6 +19,8 @@ import (
 	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/report"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
@@ -183,7 +185,7 @@ func TestNewRejectsBadConfigs(t *testing.T) {
 	}{
 		{Config{}, "Runtime is required"},
 		{Config{Runtime: (*live.Runtime)(nil)}, "Runtime is required"},
-		{Config{Runtime: &fakeRuntime{}, Snapshots: &fakeSnapshots{}}, "SnapshotDoc is required"},
+		{Config{Runtime: &fakeRuntime{}, Snapshots: &fakeSnapshots{}}, "Config.Spec (or Config.SnapshotDoc) is required"},
 		{Config{Runtime: &fakeRuntime{}, IdleTimeout: -time.Second}, "negative timeout"},
 	} {
 		if _, err := New(c.cfg); err == nil || !strings.HasPrefix(err.Error(), "status: ") || !strings.Contains(err.Error(), c.want) {
@@ -279,4 +281,32 @@ next:
 		}
 	}
 	return 0, false
+}
+
+// TestSnapshotDefaultsToTheReportFormat: with Spec and no SnapshotDoc,
+// GET /snapshot serves the gathered snapshot as a report.Snapshot, its
+// checkpoints decoded and the service's properties evaluated.
+func TestSnapshotDefaultsToTheReportFormat(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	core, err := node.NewCore(node.CoreConfig{ID: 1, Factory: spec.New})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := core.Step(node.Event{Kind: node.EventInit, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := core.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := &snapshot.Snapshot{Gatherer: 1, CN: 3, At: t0, Nodes: []snapshot.NodeCheckpoint{{Node: 1, CN: 3, State: cp}}}
+	s := newTestServer(t, Config{Runtime: &fakeRuntime{}, Snapshots: &fakeSnapshots{last: snap}, Spec: spec})
+	w := do(t, s.Handler(), "GET", "/snapshot")
+	var doc report.Snapshot
+	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil || w.Code != http.StatusOK {
+		t.Fatalf("%d %s (%v)", w.Code, w.Body, err)
+	}
+	if doc.Format != report.SnapshotFormat || doc.Gatherer != 1 || len(doc.Nodes) != 1 || len(doc.Properties) != len(spec.Properties) {
+		t.Errorf("document %+v", doc)
+	}
 }

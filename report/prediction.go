@@ -1,0 +1,155 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// PredictionFormat names the format of a Prediction document.
+const PredictionFormat = "crystalball-prediction/1"
+
+// Prediction is the JSON file written per predicted violation (`crystalball
+// node --reports DIR`, `crystalball emulate --reports DIR`, a Writer; README.md,
+// "Steering a live node") and opened by `crystalball trace show`: the
+// prediction, its path as a consequence.ActorReport (fingerprint included)
+// and the snapshot it was predicted from — checkpoints, recorded in-flight
+// messages (msgpack bodies) and cut time — so Model can rebuild the
+// explorer's model and replay the path from that state.
+type Prediction struct {
+	Format  string  `json:"format"`
+	Node    node.ID `json:"node"`
+	Service string  `json:"service"`
+	Options string  `json:"options"`
+	// Fix and Nodes are the service flags the spec was built with, so the
+	// model can be rebuilt.
+	Fix      string `json:"fix,omitempty"`
+	Nodes    int    `json:"nodes,omitempty"`
+	Mode     string `json:"mode"`
+	Property string `json:"property"`
+	Error    string `json:"error"`
+	// Shape is the path with node IDs replaced by roles (steering.Shape).
+	Shape string `json:"shape,omitempty"`
+	// Replayed marks the path of an earlier round that still fails on
+	// this snapshot; Filter is the filter that would stop it at Node.
+	Replayed bool   `json:"replayed"`
+	Filter   string `json:"filter,omitempty"`
+	// Workload marks a round that issued the service's workload to the
+	// nodes it reset (steering.Config.Workload); without it, the reset
+	// nodes got their node.Restarter calls.
+	Workload bool `json:"workload,omitempty"`
+	// Resets, Silent and Breaks are the faults the explorer could inject.
+	Resets   int                     `json:"resets"`
+	Silent   bool                    `json:"silent"`
+	Breaks   int                     `json:"breaks"`
+	Report   consequence.ActorReport `json:"report"`
+	Snapshot Snapshot                `json:"snapshot"`
+}
+
+// Source is what a prediction report says about the node and service
+// that made it, and what NewPrediction needs to check its path.
+type Source struct {
+	// Node is the predicting node.
+	Node node.ID
+	// Service is the service's name (cli.Service.Name): what 'trace show'
+	// looks the service up by.
+	Service string
+	// Fix and Nodes are the service flags its Spec was built with, so the
+	// model can be rebuilt; Options describes its configuration.
+	Fix     string
+	Nodes   int
+	Options string
+	// Spec is the service.
+	Spec node.Spec
+	// Mode is the steering mode of the round.
+	Mode steering.Mode
+	// Workload and Faults are the controller's (steering.Config).
+	Workload func(id node.ID, restart bool) []node.Message
+	Faults   consequence.Faults
+}
+
+// NewPrediction renders prediction p of a round on snapshot snap (the
+// round's RoundReport.Snapshot), checking that its path replays on the
+// snapshot's model and recording the fingerprint it reaches.
+func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (Prediction, error) {
+	doc, err := NewSnapshot(snap, src.Spec, snap.At)
+	if err != nil {
+		return Prediction{}, fmt.Errorf("report: rendering the snapshot: %w", err)
+	}
+	m, err := steering.SnapshotModel(src.Spec, snap, src.Workload, src.Faults)
+	if err != nil {
+		return Prediction{}, fmt.Errorf("report: rebuilding the model: %w", err)
+	}
+	r := p.Report
+	fp, err := PathFingerprint(m, r)
+	if err != nil {
+		return Prediction{}, fmt.Errorf("report: the path does not replay on the snapshot's model: %w", err)
+	}
+	r.Fingerprint = fp
+	pd := Prediction{Format: PredictionFormat, Node: src.Node, Service: src.Service, Options: src.Options,
+		Fix: src.Fix, Nodes: src.Nodes, Mode: src.Mode.String(), Property: p.Property, Error: r.Error,
+		Shape: steering.Shape(p.Path), Replayed: p.Replayed, Workload: src.Workload != nil,
+		Resets: src.Faults.Resets, Silent: src.Faults.SilentResets, Breaks: src.Faults.Breaks, Report: r, Snapshot: doc}
+	if p.Filter != nil {
+		pd.Filter = p.Filter.String()
+	}
+	return pd, nil
+}
+
+// WriteFile writes pd as indented JSON to the file name (mode 0644).
+func (pd Prediction) WriteFile(name string) error {
+	b, err := json.MarshalIndent(pd, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(name, append(b, '\n'), 0o644)
+}
+
+// Model rebuilds the model the report's path replays on
+// (consequence.ActorModel.ReplayReport): the snapshot it holds, explored
+// with spec — the service the report names, configured by the flags it
+// records — and, if the round used it, workload. Its errors wrap
+// ErrFormat for a document of another format.
+func (doc Prediction) Model(spec node.Spec, workload func(id node.ID, restart bool) []node.Message) (*consequence.ActorModel, error) {
+	if doc.Format != PredictionFormat {
+		return nil, fmt.Errorf("%w: not a prediction report (format %q, want %q)", ErrFormat, doc.Format, PredictionFormat)
+	}
+	if f := doc.Snapshot.Format; f != SnapshotFormat && f != "" { // reports of crystalball-prediction/1 before the snapshot's format
+		return nil, fmt.Errorf("%w: unknown snapshot format %q (want %q)", ErrFormat, f, SnapshotFormat)
+	}
+	reg, err := spec.Registry()
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	s, err := doc.Snapshot.Restore(reg)
+	if err != nil {
+		return nil, err
+	}
+	if !doc.Workload {
+		workload = nil
+	}
+	return steering.SnapshotModel(spec, s, workload, consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, Breaks: doc.Breaks})
+}
+
+// PathFingerprint replays r's path on m and returns the fingerprint of the
+// state it reaches.
+func PathFingerprint(m *consequence.ActorModel, r consequence.ActorReport) (string, error) {
+	g := m.Start()
+	for i, rec := range r.Path {
+		a, err := m.Action(rec)
+		if err != nil {
+			return "", fmt.Errorf("step %d: %w", i+1, err)
+		}
+		next, ok := m.Next(g, a)
+		if !ok {
+			return "", fmt.Errorf("step %d (%v) is not enabled", i+1, a)
+		}
+		g = next
+	}
+	return m.Fingerprint(g).String(), nil
+}
