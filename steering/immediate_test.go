@@ -8,59 +8,8 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/paxos"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
-	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
-
-// beforeUpdateSibling walks Figure 2's violating path up to the step
-// before the last — n13 has reset and rejoined through n9, n1 has placed it
-// and told n9 — and returns n9's core there and the UpdateSibling in flight
-// from n1.
-func beforeUpdateSibling(t testing.TB, spec node.Spec) (*node.Core, node.Event, *consequence.GlobalState) {
-	t.Helper()
-	cps, err := paper.Figure2(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := consequence.NewActorModelFromCheckpoints(spec, cps, nil, consequence.ActorOptions{Faults: consequence.Faults{Resets: 1, SilentResets: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := m.Start()
-	for _, step := range []string{
-		"n13 reset silent",
-		"n13 app randtree.JoinOverlay",
-		"n9 deliver randtree.Join from n13",
-		"n1 deliver randtree.Join from n9",
-	} {
-		var next *consequence.GlobalState
-		for _, a := range m.Actions(g, nil) {
-			if a.Act.String() == step {
-				next, _ = m.Next(g, a.Act)
-				break
-			}
-		}
-		if next == nil {
-			t.Fatalf("step %q not enabled", step)
-		}
-		g = next
-	}
-	in := g.InFlight(1, 9)
-	if len(in) == 0 || in[0].Msg == nil || in[0].Msg.MessageType() != "randtree.UpdateSibling" {
-		t.Fatalf("in flight n1 -> n9: %v", in)
-	}
-	st, now, _ := g.NodeState(9)
-	clone, err := st.Clone(spec.New)
-	if err != nil {
-		t.Fatal(err)
-	}
-	core, err := node.NewCore(node.CoreConfig{ID: 9, Factory: spec.New})
-	if err != nil {
-		t.Fatal(err)
-	}
-	core.SetState(clone, now)
-	return core, node.Event{Kind: node.EventMessage, From: 1, Msg: in[0].Msg, At: now}, g
-}
 
 // TestImmediateCheckVetoesUpdateSibling: the immediate safety check stops
 // the last step of Figure 2 — n9 handling n1's UpdateSibling(n13) while
@@ -68,7 +17,7 @@ func beforeUpdateSibling(t testing.TB, spec node.Spec) (*node.Core, node.Event, 
 // harmless event passes; with the correction the same step passes.
 func TestImmediateCheckVetoesUpdateSibling(t *testing.T) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
-	core, ev, g := beforeUpdateSibling(t, spec)
+	core, ev, g := steering.BeforeUpdateSibling(t, spec)
 	h0, _ := core.Hash()
 	veto, err := steering.ImmediateCheck(core, ev, g, spec.Properties)
 	if err != nil {
@@ -91,7 +40,7 @@ func TestImmediateCheckVetoesUpdateSibling(t *testing.T) {
 		t.Fatalf("no view: veto %+v, %v", veto, err)
 	}
 	fixed := randtree.NewSpec(randtree.AllFixes())
-	fcore, fev, fg := beforeUpdateSibling(t, fixed)
+	fcore, fev, fg := steering.BeforeUpdateSibling(t, fixed)
 	if veto, err := steering.ImmediateCheck(fcore, fev, fg, fixed.Properties); err != nil || veto != nil {
 		t.Fatalf("fixed protocol: veto %+v, %v", veto, err)
 	}
@@ -101,7 +50,7 @@ func TestImmediateCheckVetoesUpdateSibling(t *testing.T) {
 // snapshot's view and counts checks and vetoes; off checks nothing.
 func TestControllerImmediateCheckCounts(t *testing.T) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
-	core, ev, _ := beforeUpdateSibling(t, spec)
+	core, ev, _ := steering.BeforeUpdateSibling(t, spec)
 	c := controller(t, steering.Steer, spec, 9)
 	if _, err := c.Round(context.Background(), figure2Snapshot(t, spec)); err != nil {
 		t.Fatal(err)
@@ -135,7 +84,7 @@ func TestControllerImmediateCheckCounts(t *testing.T) {
 //	go test ./steering/ -run '^$' -bench ImmediateCheck -benchmem
 func BenchmarkImmediateCheck(b *testing.B) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
-	core, ev, g := beforeUpdateSibling(b, spec)
+	core, ev, g := steering.BeforeUpdateSibling(b, spec)
 	probe := node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: ev.At}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -76,10 +76,12 @@ func figure2(t testing.TB, spec node.Spec) *snapshot.Snapshot {
 	return s
 }
 
-// n9BeforeUpdateSibling walks Figure 2's violating path up to its last
-// step (as steering's immediate_test.go does) and returns n9's core there
-// and the UpdateSibling in flight from n1.
-func n9BeforeUpdateSibling(t testing.TB, spec node.Spec) (*node.Core, node.Event) {
+// BeforeUpdateSibling walks Figure 2's violating path up to the step
+// before the last — n13 has reset and rejoined through n9, n1 has placed it
+// and told n9 — and returns n9's core there and the UpdateSibling in flight
+// from n1, and the global state there. (Exported for the package's
+// external tests; this file is compiled only into its tests.)
+func BeforeUpdateSibling(t testing.TB, spec node.Spec) (*node.Core, node.Event, *consequence.GlobalState) {
 	t.Helper()
 	cps, err := paper.Figure2(spec)
 	if err != nil {
@@ -122,7 +124,7 @@ func n9BeforeUpdateSibling(t testing.TB, spec node.Spec) (*node.Core, node.Event
 		t.Fatal(err)
 	}
 	core.SetState(clone, now)
-	return core, node.Event{Kind: node.EventMessage, From: 1, Msg: in[0].Msg, At: now}
+	return core, node.Event{Kind: node.EventMessage, From: 1, Msg: in[0].Msg, At: now}, g
 }
 
 // newTestLive builds a Layer for spec attached to a fake host around core,
@@ -173,7 +175,7 @@ func figure2Config(mode Mode, spec node.Spec) Config {
 func TestLayerFilterDropsExactlyTheTargetedMessage(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.DefaultOptions())
-	core, _ := n9BeforeUpdateSibling(t, spec)
+	core, _, _ := BeforeUpdateSibling(t, spec)
 	var rounds []*RoundReport
 	cfg := LayerConfig{Controller: figure2Config(Steer, spec), OnRound: func(_ *snapshot.Snapshot, rep *RoundReport) { rounds = append(rounds, rep) }}
 	l, h := newTestLive(t, cfg, core)
@@ -255,7 +257,7 @@ func TestLayerFilterDropsExactlyTheTargetedMessage(t *testing.T) {
 func TestLayerPostponesFilteredTimer(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.DefaultOptions())
-	core, _ := n9BeforeUpdateSibling(t, spec)
+	core, _, _ := BeforeUpdateSibling(t, spec)
 	cfg := LayerConfig{Controller: figure2Config(Steer, spec)}
 	cfg.Controller.MaxInterventions = 3
 	cfg.Controller.PostponeDelay = 300 * time.Millisecond
@@ -308,7 +310,7 @@ func TestLayerImmediateCheckVetoesUpdateSibling(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	for _, brk := range []bool{true, false} {
-		core, ev := n9BeforeUpdateSibling(t, spec)
+		core, ev, _ := BeforeUpdateSibling(t, spec)
 		cfg := LayerConfig{Controller: figure2Config(Off, spec), Immediate: true}
 		cfg.Controller.BreakConnection = brk
 		l, h := newTestLive(t, cfg, core)
@@ -401,7 +403,7 @@ func BenchmarkLayerGate(b *testing.B) {
 			name = "immediate"
 		}
 		b.Run(name, func(b *testing.B) {
-			core, _ := n9BeforeUpdateSibling(b, spec)
+			core, _, _ := BeforeUpdateSibling(b, spec)
 			l, _ := newTestLive(b, LayerConfig{Controller: figure2Config(Off, spec), Immediate: immediate}, core)
 			l.Gathered(figure2(b, spec))
 			probe := node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: core.Now()}

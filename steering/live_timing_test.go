@@ -13,7 +13,7 @@ import (
 // Clock, and OnRoundTime one per round, as the Runner measured it.
 func TestLayerTimingHooks(t *testing.T) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
-	core, ev := n9BeforeUpdateSibling(t, spec)
+	core, ev, _ := BeforeUpdateSibling(t, spec)
 	var checks, rounds []time.Duration
 	tick := time.Unix(0, 0)
 	clock := func() time.Time { tick = tick.Add(time.Millisecond); return tick }

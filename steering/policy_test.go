@@ -43,7 +43,7 @@ func TestLayerInstallPolicy(t *testing.T) {
 		{"debug", Debug, false, nil, []Filter{old}, []Filter{old}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			core, _ := n9BeforeUpdateSibling(t, spec)
+			core, _, _ := BeforeUpdateSibling(t, spec)
 			var installs []bool
 			cfg := LayerConfig{Controller: Config{Mode: c.mode, Spec: spec},
 				OnInstall: func(_ []Filter, _ uint64, completed bool) { installs = append(installs, completed) }}
@@ -74,7 +74,7 @@ func TestLayerInstallPolicy(t *testing.T) {
 	}
 
 	// A newer round supersedes one whose end has not come.
-	core, _ := n9BeforeUpdateSibling(t, spec)
+	core, _, _ := BeforeUpdateSibling(t, spec)
 	l, _ := newTestLive(t, LayerConfig{Controller: Config{Mode: Steer, Spec: spec}}, core)
 	hand(l, false, nil, 10*time.Second)
 	l.Tick(t0)
