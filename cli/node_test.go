@@ -548,14 +548,9 @@ func checkExposition(t *testing.T, text string) map[string]float64 {
 // violation). Package report's tests cover the format itself.
 func TestNodeReportsReplay(t *testing.T) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
-	cps, err := paper.Figure2(spec)
+	s, err := paper.Figure2Snapshot(spec)
 	if err != nil {
 		t.Fatal(err)
-	}
-	s := &snapshot.Snapshot{Gatherer: 9, CN: 7}
-	for _, cp := range cps {
-		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: cp.ID, CN: 7, State: cp.Bytes})
-		s.At = cp.At
 	}
 	s.Channels = []snapshot.Channel{{From: 1, To: 13, Complete: true, Messages: []node.Envelope{{From: 1, To: 13, CN: 6, Msg: randtree.Probe{Root: 1}}}}}
 	faults := consequence.Faults{Resets: 1, SilentResets: true}

@@ -23,14 +23,9 @@ import (
 func figure2(t *testing.T) (node.Spec, *snapshot.Snapshot, *steering.RoundReport) {
 	t.Helper()
 	spec := randtree.NewSpec(randtree.DefaultOptions())
-	cps, err := paper.Figure2(spec)
+	s, err := paper.Figure2Snapshot(spec)
 	if err != nil {
 		t.Fatal(err)
-	}
-	s := &snapshot.Snapshot{Gatherer: 9, CN: 7}
-	for _, cp := range cps {
-		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: cp.ID, CN: 7, State: cp.Bytes})
-		s.At = cp.At
 	}
 	s.Channels = []snapshot.Channel{{From: 1, To: 9, Complete: true,
 		Messages: []node.Envelope{{From: 1, To: 9, CN: 7, Msg: randtree.Probe{Root: 1}}}}}

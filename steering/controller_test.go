@@ -27,11 +27,11 @@ func snapshotOf(gatherer node.ID, cps []consequence.Checkpoint) *snapshot.Snapsh
 
 func figure2Snapshot(t *testing.T, spec node.Spec) *snapshot.Snapshot {
 	t.Helper()
-	cps, err := paper.Figure2(spec)
+	s, err := paper.Figure2Snapshot(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return snapshotOf(9, cps)
+	return s
 }
 
 // initialSnapshot is the three nodes of Figure 2 right after Init: nothing

@@ -8,7 +8,6 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
-	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
@@ -19,14 +18,9 @@ import (
 // connection of) the Join from n13, and lets the Join from n1 through.
 func ExampleController_Round() {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
-	cps, err := paper.Figure2(spec)
+	snap, err := paper.Figure2Snapshot(spec)
 	if err != nil {
 		panic(err)
-	}
-	snap := &snapshot.Snapshot{Gatherer: 9, CN: 7}
-	for _, cp := range cps {
-		snap.Nodes = append(snap.Nodes, snapshot.NodeCheckpoint{Node: cp.ID, CN: 7, State: cp.Bytes})
-		snap.At = cp.At
 	}
 	c, err := steering.New(steering.Config{
 		Mode:            steering.Steer,

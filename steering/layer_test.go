@@ -64,14 +64,9 @@ func awaitRound(t *testing.T, l *Layer, h *fakeHost) {
 // (nothing in flight).
 func figure2(t testing.TB, spec node.Spec) *snapshot.Snapshot {
 	t.Helper()
-	cps, err := paper.Figure2(spec)
+	s, err := paper.Figure2Snapshot(spec)
 	if err != nil {
 		t.Fatal(err)
-	}
-	s := &snapshot.Snapshot{Gatherer: 9, CN: 7}
-	for _, cp := range cps {
-		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: cp.ID, CN: 7, State: cp.Bytes})
-		s.At = cp.At
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // Figure2Nodes are the nodes of the paper's Figure 2.
@@ -74,4 +75,21 @@ func Figure2(spec node.Spec) ([]consequence.Checkpoint, error) {
 		cps = append(cps, consequence.Checkpoint{ID: id, Bytes: b, At: now})
 	}
 	return cps, nil
+}
+
+// Figure2Snapshot is Figure 2's live state as the snapshot n9 gathers
+// there: the checkpoints Figure2 returns, each with checkpoint number 7
+// (the cut), no message recorded in flight, taken at the last node's
+// clock. The snapshot is the caller's to modify.
+func Figure2Snapshot(spec node.Spec) (*snapshot.Snapshot, error) {
+	cps, err := Figure2(spec)
+	if err != nil {
+		return nil, err
+	}
+	s := &snapshot.Snapshot{Gatherer: 9, CN: 7}
+	for _, cp := range cps {
+		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: cp.ID, CN: 7, State: cp.Bytes})
+		s.At = cp.At
+	}
+	return s, nil
 }
