@@ -276,10 +276,9 @@ func (r *Runtime) join(ctx context.Context) error {
 // the runtime's to wait for: memberlist (v0.7.0) does not join a
 // failure-detector probe in progress when it shuts down, so that probe may
 // outlive Stop by up to one probe interval (1s with the defaults) before
-// it ends by itself; a leak check right after Stop must allow for it (the
-// package's tests poll for up to 10s). Stop on a runtime
-// that is not running returns nil. A Stop concurrent with Start waits for
-// Start to return first.
+// it ends by itself; a leak check right after Stop must allow for it
+// (package livetest does). Stop on a runtime that is not running returns
+// nil. A Stop concurrent with Start waits for Start to return first.
 func (r *Runtime) Stop(ctx context.Context) error {
 	r.life.Lock()
 	defer r.life.Unlock()
