@@ -39,16 +39,7 @@ func TestBadInputIsAOneLineUsageError(t *testing.T) {
 		{[]string{"emulate", "--mode", "sideways"}, `--mode: "sideways" is not off, debug or steer`},
 	}
 	for _, c := range cases {
-		code, stdout, stderr := runCLI(c.args...)
-		if code != exitUsage {
-			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, exitUsage, stderr)
-		}
-		if stdout != "" {
-			t.Errorf("%v: wrote to stdout: %q", c.args, stdout)
-		}
-		if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: stderr %q, want one line containing %q", c.args, stderr, c.want)
-		}
+		expectUsageError(t, c.args, c.want)
 	}
 }
 
@@ -132,4 +123,21 @@ func stripWall(t *testing.T, s string) string {
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+// expectUsageError runs the command line args and fails t unless it exits
+// with the usage status, writes nothing to stdout and one line containing
+// want to stderr.
+func expectUsageError(t *testing.T, args []string, want string) {
+	t.Helper()
+	code, stdout, stderr := runCLI(args...)
+	if code != exitUsage {
+		t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, exitUsage, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("%v: wrote to stdout: %q", args, stdout)
+	}
+	if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("%v: stderr %q, want one line containing %q", args, stderr, want)
+	}
 }

@@ -47,9 +47,6 @@ func TestExperimentMaceMCBaselineBadFlags(t *testing.T) {
 		{[]string{"experiment", "macemc-baseline", "--service", "chord", "--mode", "steer"}, "--mode must be debug"},
 		{[]string{"experiment", "macemc-baseline", "--service", "chord", "--bfs-nodes", "0"}, "--bfs-nodes must be in 1..64"},
 	} {
-		code, stdout, stderr := runCLI(c.args...)
-		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want one line containing %q", c.args, code, stdout, stderr, c.want)
-		}
+		expectUsageError(t, c.args, c.want)
 	}
 }

@@ -71,9 +71,6 @@ func TestExperimentBadFlags(t *testing.T) {
 		{[]string{"experiment", "randtree-churn", "--nodes", "0"}, "--nodes must be in 1..1000"},
 		{[]string{"experiment", "randtree-churn", "--configs", "off,sometimes"}, `unknown configuration "sometimes"`},
 	} {
-		code, stdout, stderr := runCLI(c.args...)
-		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and one line containing %q", c.args, code, stdout, stderr, exitUsage, c.want)
-		}
+		expectUsageError(t, c.args, c.want)
 	}
 }

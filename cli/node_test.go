@@ -70,16 +70,7 @@ func TestNodeBadFlagsAreOneLineUsageErrors(t *testing.T) {
 		{[]string{"node", "--id", "1", "--immediate=maybe"}, "invalid boolean value"},
 	}
 	for _, c := range cases {
-		code, stdout, stderr := runCLI(c.args...)
-		if code != exitUsage {
-			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, exitUsage, stderr)
-		}
-		if stdout != "" {
-			t.Errorf("%v: wrote to stdout: %q", c.args, stdout)
-		}
-		if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: stderr %q, want one line containing %q", c.args, stderr, c.want)
-		}
+		expectUsageError(t, c.args, c.want)
 	}
 }
 
