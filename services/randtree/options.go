@@ -46,6 +46,18 @@ type Options struct {
 	// Init that gets a JoinReply answers Remove, so the would-be parent
 	// does not keep it as a child forever.
 	FixJoinReplyInInit bool
+	// FixStaleChild corrects the stale child that MaceMC's RandTree kept:
+	// a joined node that gets a parent's Keepalive from a node it does not
+	// hold as its parent answers Disown, so the stale parent drops it. The
+	// paper's code has no such check (a parent trusts that a child whose
+	// TCP connection did not break still holds it), so a child that reset
+	// silently and whose new incarnation holds a healthy connection to the
+	// old parent — it got the old parent's JoinReply in Init, or rejoined
+	// elsewhere and later talked to it — stays that parent's child
+	// forever. The parent-side check (a Keepalive from a child the node
+	// does not hold is answered with Disown) is not a correction: it is
+	// always on.
+	FixStaleChild bool
 }
 
 // Defaults for the zero-valued fields of Options.
@@ -76,6 +88,7 @@ func (o Options) Fixed() Options {
 	o.FixRecoveryTimer = true
 	o.FixAcceptSibling = true
 	o.FixJoinReplyInInit = true
+	o.FixStaleChild = true
 	return o
 }
 
@@ -107,6 +120,7 @@ var fixFlags = [...]fixFlag{
 	{"recovery-timer", func(o *Options) *bool { return &o.FixRecoveryTimer }},
 	{"accept-sibling", func(o *Options) *bool { return &o.FixAcceptSibling }},
 	{"join-reply-in-init", func(o *Options) *bool { return &o.FixJoinReplyInInit }},
+	{"stale-child", func(o *Options) *bool { return &o.FixStaleChild }},
 }
 
 // FixNames returns the names EnableFix accepts, in bug order, without "all".

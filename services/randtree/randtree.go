@@ -338,7 +338,14 @@ func (s *State) onKeepalive(env node.Env, from node.ID, m Keepalive) {
 		holds = contains(s.Children, from)
 	}
 	if !holds {
-		env.Send(from, Disown{})
+		// The stale-child bug: the paper's child ignores a keepalive from
+		// a parent it does not hold, and the parent, whose connection
+		// works, keeps it as a child. A child's Keepalive to a parent that
+		// dropped it is always disowned (a node must not stay orphaned
+		// under a parent that does not know it).
+		if m.AsChild || s.opts.FixStaleChild {
+			env.Send(from, Disown{})
+		}
 		return
 	}
 	if !m.AsChild {

@@ -187,7 +187,7 @@ func TestOptions(t *testing.T) {
 	if len(d.Fixes()) != 0 || (Options{}).withDefaults() != d {
 		t.Errorf("defaults: %+v", d)
 	}
-	if got := AllFixes().String(); got != "max-children=3 join-retry=2s recovery=5s fixes=[update-sibling new-root-child root-siblings recovery-timer accept-sibling join-reply-in-init]" {
+	if got := AllFixes().String(); got != "max-children=3 join-retry=2s recovery=5s fixes=[update-sibling new-root-child root-siblings recovery-timer accept-sibling join-reply-in-init stale-child]" {
 		t.Errorf("String: %s", got)
 	}
 	s := NewSpec(Options{MaxChildren: -1}).New().(*State)
