@@ -35,9 +35,11 @@
 // only when it writes, so without this a reset root's children would keep it
 // as their parent, and a parent would keep a child that rejoined elsewhere,
 // for ever: the tree would not heal under churn. The write exposes a stale
-// connection; a live peer that does not hold the link answers Disown and the
-// link is dropped. This is the protocol's healing mechanism, not a bug fix,
-// so it is always on (testdata/keepalive*.txt).
+// connection; a parent that does not hold a child's link answers Disown and
+// the child is orphaned. This is the protocol's healing mechanism, not a bug
+// fix, so it is always on (testdata/keepalive.txt). The other direction — a
+// child answering Disown to a node that keeps it as a child but is not its
+// parent — is missing from the paper's code: see FixStaleChild below.
 //
 // # The paper's bugs
 //
@@ -71,6 +73,17 @@
 // JoinReply is on its way ignores the reply in Init, so the would-be parent
 // keeps it as a child forever (ParentChildAgree never holds again).
 // Correction: answer it with Remove.
+//
+// The stale child (FixStaleChild), which MaceMC's liveness bug needs to last:
+// a parent trusts that a child whose connection did not break still holds
+// it, so the paper's child ignores a Keepalive from a node that is not its
+// parent, and the parent keeps it for ever. It matters whenever a child
+// reset silently and its new incarnation holds a healthy connection to the
+// old parent (it got the old parent's JoinReply in Init, or the old parent's
+// first keepalive opened a connection to it): without the correction the
+// keepalives cannot heal that link (testdata/keepalive-stale-child-bug.txt;
+// with it, testdata/keepalive-stale-child.txt). Correction: the child
+// answers Disown and the parent drops it.
 //
 // The corrections fix these scenarios, not every inconsistency: under
 // random churn the protocol still briefly reaches states that violate
