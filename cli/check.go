@@ -68,26 +68,30 @@ type livenessOutput struct {
 	// Periphery is the number of states of the bounded search's deepest
 	// level the second half of the walks started from (0: walks from the
 	// start state only); PeripheryDepth is that level.
-	Periphery      int      `json:"periphery"`
-	PeripheryDepth int      `json:"periphery_depth"`
-	Suspect        []string `json:"suspect,omitempty"`
-	Failing        []string `json:"failing,omitempty"`
-	Verdict        string   `json:"verdict,omitempty"`
-	Critical       int      `json:"critical_step"`
-	Action         string   `json:"critical_action,omitempty"`
-	LivePath       []string `json:"live_path,omitempty"`
+	Periphery      int `json:"periphery"`
+	PeripheryDepth int `json:"periphery_depth"`
+	// Suspects is the number of suspects whose critical transition was
+	// searched, C2 how many were judged C2 and passed over (--suspects).
+	Suspects int      `json:"suspects"`
+	C2       int      `json:"c2"`
+	Suspect  []string `json:"suspect,omitempty"`
+	Failing  []string `json:"failing,omitempty"`
+	Verdict  string   `json:"verdict,omitempty"`
+	Critical int      `json:"critical_step"`
+	Action   string   `json:"critical_action,omitempty"`
+	LivePath []string `json:"live_path,omitempty"`
 }
 
 // checkFlags are the flags of 'crystalball check'.
 type checkFlags struct {
-	service, model, strategy, fix                   string
-	nodes, rms, maxDepth, maxStates, resets, breaks int
-	walks, dmax, dinit, periphery, workers          int
-	budget                                          time.Duration
-	seed                                            uint64
-	silent, asJSON                                  bool
-	walk                                            bool                 // --strategy walk
-	strat                                           consequence.Strategy // the others
+	service, model, strategy, fix                    string
+	nodes, rms, maxDepth, maxStates, resets, breaks  int
+	walks, dmax, dinit, periphery, workers, suspects int
+	budget                                           time.Duration
+	seed                                             uint64
+	silent, asJSON                                   bool
+	walk                                             bool                 // --strategy walk
+	strat                                            consequence.Strategy // the others
 }
 
 // register defines f's flags on fs.
@@ -108,6 +112,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the node random sources and the random walks")
 	fs.IntVar(&f.walks, "walks", 100, "random walks (strategy walk)")
 	fs.IntVar(&f.dmax, "dmax", 500, "steps per random walk (strategy walk)")
+	fs.IntVar(&f.suspects, "suspects", consequence.DefaultMaxSuspects, "suspects whose critical transition is searched before giving up on a C1 verdict (strategy walk; 1: stop at the first)")
 	fs.IntVar(&f.dinit, "dinit", 0, "steps before a walk may count as live (strategy walk)")
 	fs.IntVar(&f.periphery, "periphery", 16, "strategy walk with --max-depth: also walk from this many states where a BFS bounded by --max-depth and --budget left off")
 	fs.IntVar(&f.workers, "workers", 0, "search goroutines (0: every core)")
@@ -118,6 +123,9 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 func (f *checkFlags) check() error {
 	if f.maxDepth < 0 || f.maxStates < 0 || f.budget < 0 || f.resets < 0 || f.breaks < 0 || f.walks <= 0 || f.dmax <= 0 || f.dinit < 0 || f.workers < 0 || f.periphery < 0 {
 		return usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")
+	}
+	if f.suspects <= 0 {
+		return usagef("--suspects must be positive, got %d", f.suspects)
 	}
 	f.walk = f.strategy == "walk"
 	if !f.walk {
@@ -130,9 +138,12 @@ func (f *checkFlags) check() error {
 	return nil
 }
 
-// walkOptions are the random walks' options for seed.
-func (f *checkFlags) walkOptions(seed uint64) consequence.WalkOptions[consequence.ActorAction] {
-	return consequence.WalkOptions[consequence.ActorAction]{Seed: seed, Walks: f.walks, DMax: f.dmax, DInit: f.dinit}
+// walkOptions are the liveness search's options for seed.
+func (f *checkFlags) walkOptions(seed uint64) consequence.LivenessOptions[consequence.ActorAction] {
+	return consequence.LivenessOptions[consequence.ActorAction]{
+		Walk:        consequence.WalkOptions[consequence.ActorAction]{Seed: seed, Walks: f.walks, DMax: f.dmax, DInit: f.dinit},
+		MaxSuspects: f.suspects,
+	}
 }
 
 func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
@@ -270,26 +281,20 @@ func fillResult[S, A any](out *checkOutput, res *consequence.Result[S, A]) {
 	}
 }
 
-// checkWalks runs the random walks from the start state and then, if the
-// start state raised no suspect, as many from the periphery states of a
-// bounded search (MaceMC: walks begin where exhaustive search left off);
-// on a suspect it searches for the critical transition.
-func checkWalks(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction], o consequence.WalkOptions[consequence.ActorAction]) (*livenessOutput, error) {
-	res, err := consequence.RandomWalks(ctx, m, props, o)
+// checkWalks runs the random walks from the start state and then as many
+// from the periphery states of a bounded search (MaceMC: walks begin where
+// exhaustive search left off), searching each suspect's critical
+// transition; it passes over suspects judged C2 (often slow convergence)
+// until one is judged C1 or --suspects of them were judged, and reports the
+// C1, else the first suspect.
+func checkWalks(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction], o consequence.LivenessOptions[consequence.ActorAction]) (*livenessOutput, error) {
+	res, err := consequence.FindLivenessViolation(ctx, m, props, periphery, o)
 	if err != nil {
 		return nil, err
 	}
-	out := &livenessOutput{Walks: res.Walks, Live: res.Live, Critical: -1, Periphery: len(periphery)}
+	out := &livenessOutput{Walks: res.Walks, Live: res.Live, Critical: -1, Periphery: len(periphery), Suspects: res.Suspects, C2: res.C2}
 	if len(periphery) > 0 {
 		out.PeripheryDepth = len(periphery[0].Path)
-	}
-	if res.Suspect == nil && len(periphery) > 0 {
-		res, err = consequence.RandomWalksFrom(ctx, m, props, periphery, o)
-		if err != nil {
-			return nil, err
-		}
-		out.Walks += res.Walks
-		out.Live += res.Live
 	}
 	if res.Suspect == nil {
 		return out, nil
@@ -298,10 +303,7 @@ func checkWalks(ctx context.Context, m *consequence.ActorModel, props []conseque
 	for _, f := range res.Suspect.Failing {
 		out.Failing = append(out.Failing, f.Property+": "+f.Err.Error())
 	}
-	crit, err := consequence.FindCriticalTransition(ctx, m, props, res.Suspect.Start, res.Suspect.Path, o)
-	if err != nil {
-		return nil, err
-	}
+	crit := res.Critical
 	out.Verdict, out.Critical = crit.Verdict.String(), crit.Step
 	if crit.Step >= 0 {
 		out.Action = crit.Action.Act.String()
@@ -335,6 +337,9 @@ func printCheckSummary(w io.Writer, o checkOutput) {
 			return
 		}
 		fmt.Fprintf(w, "suspected liveness violation after %d steps: %s\n", len(l.Suspect), strings.Join(l.Failing, "; "))
+		if l.C2 > 0 {
+			fmt.Fprintf(w, "(%d of %d suspects judged C2)\n", l.C2, l.Suspects)
+		}
 		fmt.Fprintf(w, "verdict %s", l.Verdict)
 		if l.Critical >= 0 {
 			fmt.Fprintf(w, ": critical transition at step %d: %s", l.Critical+1, l.Action)
