@@ -347,7 +347,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 	out.summaryLine = svc.describe(em.View())
 	if p.mode != steering.Off {
 		out.Predictors = p.predicting
-		out.Predictions = matchPredictions(&predLog, episodes)
+		out.Predictions = matchPredictions(&predLog, episodes, res.Liveness)
 		out.predictionLog = &predLog
 		if p.reports != "" {
 			src := report.Source{Service: p.service, Fix: p.fix, Nodes: p.nodes, Options: svc.options, Spec: svc.spec,

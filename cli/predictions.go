@@ -69,6 +69,8 @@ func (l episodeLog) add(v emulation.Violation) {
 // --json output.
 type predictionOut struct {
 	Property string `json:"property"`
+	// Kind is "safety" or "liveness".
+	Kind string `json:"kind"`
 	// Shape is the path with nodes as roles (steering.Shape): the key the
 	// predictions are deduplicated by, with Property.
 	Shape string `json:"shape"`
@@ -91,8 +93,27 @@ type predictionOut struct {
 	// property had already been violated earlier in the run.
 	Happened       *happenedOut `json:"happened,omitempty"`
 	ViolatedBefore bool         `json:"violated_before"`
+	// Liveness is set on a liveness prediction: the path's last step is
+	// the critical transition into a dead end.
+	Liveness *deadEndOut `json:"liveness,omitempty"`
 	// Report is the prediction report written for it (--reports).
 	Report string `json:"report,omitempty"`
+}
+
+// deadEndOut is what a liveness prediction adds (steering.Critical).
+type deadEndOut struct {
+	Verdict string `json:"verdict"`
+	// CriticalStep is the 1-based step of Path that is the critical
+	// transition, Critical its text, and LiveStep what the nearest live
+	// path did at that step instead.
+	CriticalStep int    `json:"critical_step"`
+	Critical     string `json:"critical"`
+	LiveStep     string `json:"live_step,omitempty"`
+	// LivePath is the nearest live path.
+	LivePath []string `json:"live_path"`
+	// HoldsAtEnd says whether the property held on the run's final state,
+	// after the heal phase (a dead end that happened leaves it failing).
+	HoldsAtEnd bool `json:"holds_at_end"`
 }
 
 // happenedOut is a violation in the run that a prediction foretold.
@@ -123,11 +144,11 @@ func namedNodes(s string) []node.ID {
 
 // matchPredictions renders the distinct predictions of log and matches each
 // against the episodes of its property.
-func matchPredictions(log *steering.PredictionLog, eps episodeLog) []predictionOut {
+func matchPredictions(log *steering.PredictionLog, eps episodeLog, final []emulation.LivenessResult) []predictionOut {
 	out := make([]predictionOut, 0, log.Len())
 	for _, e := range log.Entries() {
 		first := e.First.Sub(emulation.Epoch)
-		p := predictionOut{Property: e.Property, Shape: e.Shape, FirstPredictedS: first.Seconds(), Node: e.Node,
+		p := predictionOut{Property: e.Property, Kind: node.Safety.String(), Shape: e.Shape, FirstPredictedS: first.Seconds(), Node: e.Node,
 			Predictors: slices.Clone(e.Nodes), Rounds: e.Rounds, Depth: len(e.Example.Path), Error: e.Example.Report.Error,
 			Path: make([]string, len(e.Example.Path))}
 		var onPath []node.ID
@@ -140,6 +161,12 @@ func matchPredictions(log *steering.PredictionLog, eps episodeLog) []predictionO
 		}
 		if e.Example.Filter != nil {
 			p.Filter = e.Example.Filter.String()
+		}
+		if c := e.Example.Critical; c != nil {
+			p.Kind = node.Liveness.String()
+			p.Liveness = deadEnd(e.Example, final)
+			out = append(out, p)
+			continue
 		}
 		var found *episode
 		same := false
@@ -164,6 +191,28 @@ func matchPredictions(log *steering.PredictionLog, eps episodeLog) []predictionO
 		out = append(out, p)
 	}
 	return out
+}
+
+// deadEnd renders a liveness prediction's critical transition, and
+// whether its property held at the end of the run (final).
+func deadEnd(p steering.Prediction, final []emulation.LivenessResult) *deadEndOut {
+	c := p.Critical
+	d := &deadEndOut{Verdict: c.Verdict.String(), CriticalStep: c.Step + 1, HoldsAtEnd: true}
+	if c.Step >= 0 && c.Step < len(p.Path) {
+		d.Critical = p.Path[c.Step].String()
+	}
+	if c.Step >= 0 && c.Step < len(c.LivePath) {
+		d.LiveStep = c.LivePath[c.Step].String()
+	}
+	for _, a := range c.LivePath {
+		d.LivePath = append(d.LivePath, a.String())
+	}
+	for _, l := range final {
+		if l.Name == p.Property {
+			d.HoldsAtEnd = l.Holds
+		}
+	}
+	return d
 }
 
 // writePredictionReports writes a prediction report (trace show opens it)
@@ -197,18 +246,32 @@ func printPredictions(w io.Writer, preds []predictionOut, predictors []node.ID, 
 	if len(predictors) > 0 {
 		who = fmt.Sprint(predictors)
 	}
-	happened := 0
+	happened, dead, failing := 0, 0, 0
 	for _, p := range preds {
-		if p.Happened != nil {
+		switch {
+		case p.Liveness != nil:
+			dead++
+			if !p.Liveness.HoldsAtEnd {
+				failing++
+			}
+		case p.Happened != nil:
 			happened++
 		}
 	}
-	fmt.Fprintf(w, "  predicted: %d distinct violations (property, path shape) by %s in %d rounds; %d of them violated later in the run\n",
-		len(preds), who, rounds, happened)
+	fmt.Fprintf(w, "  predicted: %d distinct safety violations (property, path shape) by %s in %d rounds; %d of them violated later in the run\n",
+		len(preds)-dead, who, rounds, happened)
+	fmt.Fprintf(w, "  predicted: %d distinct liveness dead ends; the property of %d of them fails at the end of the run\n", dead, failing)
 	for i, p := range preds {
-		fmt.Fprintf(w, "    %d. %s at %s by %v (%d rounds, %d predictors), depth %d: %s\n",
-			i+1, p.Property, clock(time.Duration(p.FirstPredictedS*float64(time.Second))), p.Node, p.Rounds, len(p.Predictors), p.Depth, p.Error)
+		fmt.Fprintf(w, "    %d. %s (%s) at %s by %v (%d rounds, %d predictors), depth %d: %s\n",
+			i+1, p.Property, p.Kind, clock(time.Duration(p.FirstPredictedS*float64(time.Second))), p.Node, p.Rounds, len(p.Predictors), p.Depth, p.Error)
 		fmt.Fprintf(w, "       shape: %s\n", p.Shape)
+		if d := p.Liveness; d != nil {
+			printDeadEnd(w, d)
+			if p.Report != "" {
+				fmt.Fprintf(w, "       report: %s\n", p.Report)
+			}
+			continue
+		}
 		switch h := p.Happened; {
 		case h == nil && p.ViolatedBefore:
 			fmt.Fprintln(w, "       not violated after the prediction (violated before it)")
@@ -224,5 +287,18 @@ func printPredictions(w io.Writer, preds []predictionOut, predictors []node.ID, 
 		if p.Report != "" {
 			fmt.Fprintf(w, "       report: %s\n", p.Report)
 		}
+	}
+}
+
+// printDeadEnd prints a liveness prediction's critical transition.
+func printDeadEnd(w io.Writer, d *deadEndOut) {
+	fmt.Fprintf(w, "       dead end %s, critical step %d: %s\n", d.Verdict, d.CriticalStep, d.Critical)
+	if d.LiveStep != "" {
+		fmt.Fprintf(w, "       nearest live path takes instead: %s (live after %d steps)\n", d.LiveStep, len(d.LivePath))
+	}
+	if d.HoldsAtEnd {
+		fmt.Fprintln(w, "       the property holds at the end of the run")
+	} else {
+		fmt.Fprintln(w, "       the property fails at the end of the run")
 	}
 }

@@ -90,7 +90,7 @@ func showCheck(cat *catalog, file string, b []byte, which int, stdout io.Writer)
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	fmt.Fprintf(stdout, "%s (%s), %d nodes, faults %s\n", co.Target, co.Options, co.Nodes, co.Faults)
-	return printSteps(stdout, m, rep)
+	return printSteps(stdout, m, rep, 0)
 }
 
 // showPrediction replays a prediction report of 'node --reports' or
@@ -116,12 +116,88 @@ func showPrediction(cat *catalog, file string, b []byte, stdout io.Writer) error
 	if doc.Filter != "" {
 		fmt.Fprintf(stdout, "filter: %s\n", doc.Filter)
 	}
-	return printSteps(stdout, m, doc.Report)
+	critical := 0
+	if d := doc.Liveness; d != nil {
+		if d.CriticalStep < 1 || d.CriticalStep > len(doc.Report.Path) {
+			return fmt.Errorf("%s: critical step %d is outside the path's %d steps", file, d.CriticalStep, len(doc.Report.Path))
+		}
+		critical = d.CriticalStep
+		fmt.Fprintf(stdout, "dead end (%s): after step %d no walk reaches a state where every liveness property holds (%d of the round's %d walks did from the snapshot)\n",
+			d.Verdict, d.CriticalStep, d.Live, d.Walks)
+	}
+	if err := printSteps(stdout, m, doc.Report, critical); err != nil {
+		return err
+	}
+	if doc.Liveness != nil {
+		if err := printLiveDiff(stdout, m, doc.Report.Path, doc.Liveness); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+	}
+	return nil
+}
+
+// printLiveDiff prints MaceMC's Mdb comparison of a dead end: at the
+// critical step, the step the nearest live path took instead, and the
+// node states after each where they differ; then how long the live path
+// took to reach a live state.
+func printLiveDiff(stdout io.Writer, m *consequence.ActorModel, dead []consequence.ActionRecord, d *report.DeadEnd) error {
+	k := d.CriticalStep - 1
+	if len(d.LivePath) <= k {
+		return fmt.Errorf("the nearest live path has %d steps, fewer than the critical step %d", len(d.LivePath), d.CriticalStep)
+	}
+	before, err := replayRecords(m, d.LivePath[:k])
+	if err != nil {
+		return fmt.Errorf("nearest live path: %w", err)
+	}
+	deadAfter, err := replayRecords(m, dead[:k+1])
+	if err != nil {
+		return err
+	}
+	liveAfter, err := replayRecords(m, d.LivePath[:k+1])
+	if err != nil {
+		return fmt.Errorf("nearest live path: %w", err)
+	}
+	if _, err := replayRecords(m, d.LivePath); err != nil {
+		return fmt.Errorf("nearest live path: %w", err)
+	}
+	fmt.Fprintf(stdout, "nearest live path: the same first %d steps, then at step %d\n", k, d.CriticalStep)
+	fmt.Fprintf(stdout, "  dead: %s\n  live: %s\n", dead[k].Text, d.LivePath[k].Text)
+	fmt.Fprintln(stdout, "  states after the step, where they differ (dead / live):")
+	same := true
+	for _, id := range before.Nodes() {
+		if x, y := describeNode(deadAfter, id), describeNode(liveAfter, id); x != y {
+			fmt.Fprintf(stdout, "    dead %s\n    live %s\n", x, y)
+			same = false
+		}
+	}
+	if same {
+		fmt.Fprintln(stdout, "    (the node states agree: the difference is in messages in flight or pending calls)")
+	}
+	fmt.Fprintf(stdout, "  the live path reaches a live state %d steps later\n", len(d.LivePath)-k-1)
+	return nil
+}
+
+// replayRecords replays recorded actions from m's start.
+func replayRecords(m *consequence.ActorModel, recs []consequence.ActionRecord) (*consequence.GlobalState, error) {
+	g := m.Start()
+	for i, rec := range recs {
+		a, err := m.Action(rec)
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", i+1, err)
+		}
+		next, ok := m.Next(g, a)
+		if !ok {
+			return nil, fmt.Errorf("step %d (%v) is not enabled", i+1, a)
+		}
+		g = next
+	}
+	return g, nil
 }
 
 // printSteps prints a replayed violation: the start state, then every step
-// with the node states it changed.
-func printSteps(stdout io.Writer, m *consequence.ActorModel, rep consequence.ActorReport) error {
+// with the node states it changed. Step critical (1-based; 0: none) is
+// marked as the critical transition of a dead end.
+func printSteps(stdout io.Writer, m *consequence.ActorModel, rep consequence.ActorReport, critical int) error {
 	fmt.Fprintf(stdout, "violation of %s (%s) at depth %d: %s\n", rep.Property, rep.Kind, rep.Depth, rep.Error)
 	g := m.Start()
 	fmt.Fprintln(stdout, "start:")
@@ -137,7 +213,11 @@ func printSteps(stdout io.Writer, m *consequence.ActorModel, rep consequence.Act
 		if !ok {
 			return fmt.Errorf("step %d (%v) is not enabled", i+1, a)
 		}
-		fmt.Fprintf(stdout, "%3d. %s\n", i+1, a)
+		mark := ""
+		if i+1 == critical {
+			mark = "   <- critical transition"
+		}
+		fmt.Fprintf(stdout, "%3d. %s%s\n", i+1, a, mark)
 		for _, id := range next.Nodes() {
 			if before, after := describeNode(g, id), describeNode(next, id); before != after {
 				fmt.Fprintf(stdout, "    %s\n", after)

@@ -44,11 +44,38 @@ type Prediction struct {
 	// nodes got their node.Restarter calls.
 	Workload bool `json:"workload,omitempty"`
 	// Resets, Silent and Breaks are the faults the explorer could inject.
-	Resets   int                     `json:"resets"`
-	Silent   bool                    `json:"silent"`
-	Breaks   int                     `json:"breaks"`
-	Report   consequence.ActorReport `json:"report"`
-	Snapshot Snapshot                `json:"snapshot"`
+	Resets int                     `json:"resets"`
+	Silent bool                    `json:"silent"`
+	Breaks int                     `json:"breaks"`
+	Report consequence.ActorReport `json:"report"`
+	// Liveness is set on a liveness prediction (Report.Kind "liveness"):
+	// the path enters a dead end at its last step.
+	Liveness *DeadEnd `json:"liveness,omitempty"`
+	Snapshot Snapshot `json:"snapshot"`
+}
+
+// DeadEnd is what a liveness prediction report adds: MaceMC's critical
+// transition and the nearest live path (steering.Critical).
+type DeadEnd struct {
+	// Verdict is "C1": the state before the critical step recovers (a walk
+	// from it reaches a state where every liveness property holds), the
+	// state after it does not.
+	Verdict string `json:"verdict"`
+	// CriticalStep is the step of Report.Path (1-based) that is the
+	// critical transition.
+	CriticalStep int `json:"critical_step"`
+	// LivePath is the nearest live path from the snapshot: the first
+	// CriticalStep-1 steps of Report.Path, then a walk that reached a live
+	// state.
+	LivePath []consequence.ActionRecord `json:"live_path"`
+	// Failing are the liveness properties that failed at the end of the
+	// suspect walk, with why ("Property: error").
+	Failing []string `json:"failing,omitempty"`
+	// Walks and Live count the round's walks and those that reached a live
+	// state; Probes the states the critical-transition search probed.
+	Walks  int `json:"walks"`
+	Live   int `json:"live"`
+	Probes int `json:"probes"`
 }
 
 // Source is what a prediction report says about the node and service
@@ -97,6 +124,18 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 		Resets: src.Faults.Resets, Silent: src.Faults.SilentResets, Breaks: src.Faults.Breaks, Report: r, Snapshot: doc}
 	if p.Filter != nil {
 		pd.Filter = p.Filter.String()
+	}
+	if c := p.Critical; c != nil {
+		if len(c.LiveReport) > 0 {
+			if _, err := PathFingerprint(m, consequence.ActorReport{Path: c.LiveReport}); err != nil {
+				return Prediction{}, fmt.Errorf("report: the nearest live path does not replay on the snapshot's model: %w", err)
+			}
+		}
+		pd.Liveness = &DeadEnd{Verdict: c.Verdict.String(), CriticalStep: c.Step + 1, LivePath: c.LiveReport,
+			Walks: c.Walks, Live: c.Live, Probes: c.Probes}
+		for _, f := range c.Failing {
+			pd.Liveness.Failing = append(pd.Liveness.Failing, fmt.Sprintf("%s: %v", f.Property, f.Err))
+		}
 	}
 	return pd, nil
 }

@@ -15,8 +15,12 @@ func TestDefaultConfigIsWhatZeroMeans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Properties) != 4 {
-		t.Fatalf("properties %v, want RandTree's four safety properties", got.Properties)
+	c, err := New(Config{Spec: spec}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Properties()) != 4 || len(c.LivenessProperties()) != 5 {
+		t.Fatalf("safety %v, liveness %v: want RandTree's four safety and five liveness properties", c.Properties(), c.LivenessProperties())
 	}
 	got.Spec, got.Properties = DefaultConfig().Spec, nil // funcs do not compare
 	want := DefaultConfig()

@@ -25,8 +25,10 @@ type Config struct {
 	// Spec is the service the node runs; its checkpoints are decoded and
 	// its handlers explored with it.
 	Spec node.Spec
-	// Properties are the safety properties to protect; nil means the
-	// spec's safety properties. Liveness properties are ignored.
+	// Properties are the properties to protect; nil means the spec's. The
+	// safety properties are checked by consequence prediction and the
+	// immediate safety check, the liveness properties by random walks
+	// (Walks).
 	Properties []node.Property
 	// Workload gives the application calls a node makes after a reset the
 	// explorer injects (consequence.ActorOptions.Workload); nil uses the
@@ -78,6 +80,41 @@ type Config struct {
 	// InterventionWindow is the window of MaxInterventions, measured on
 	// the events' times (default 1 minute).
 	InterventionWindow time.Duration
+	// Walks is the number of MaceMC random walks a round takes from the
+	// snapshot's global state against the liveness properties, after
+	// consequence prediction (default DefaultRoundWalks; negative: no
+	// walks). A walk that never reaches a state where every liveness
+	// property holds is a suspected violation: the round then searches
+	// its critical transition (consequence.FindCriticalTransition) and
+	// reports a liveness prediction (Prediction.Critical). Walks draw from
+	// a seed that is a function of WalkSeed, the node and the snapshot, so
+	// a round stays a pure function of its snapshot.
+	Walks int
+	// WalkDepth is the length of a walk in steps, MaceMC's dmax (default
+	// DefaultWalkDepth).
+	WalkDepth int
+	// ProbeWalks is the number of walks that probe one state in the
+	// critical-transition search, MaceMC's k: a state is dead when none of
+	// them reaches a live state (default DefaultProbeWalks).
+	ProbeWalks int
+	// MaxSuspects is how many suspects a round judges before it gives up
+	// on finding a dead end: a suspect judged C2 is passed over and the
+	// walks go on (default DefaultMaxSuspects).
+	MaxSuspects int
+	// MaxWalkSteps bounds the steps of a round's liveness search — walks,
+	// probes, minimizing the dead path and checking its filter — so a
+	// round's cost stays bounded whatever the service (default
+	// DefaultMaxWalkSteps). Past it the search stops with what it found
+	// (LivenessOutcome.BudgetSpent).
+	MaxWalkSteps int
+	// LiveFraction is the check of a filter against a dead end (mode
+	// Steer): with the filters in place, at least this fraction of Walks
+	// walks from the snapshot must reach a live state, and the filter must
+	// pass the safety check of filters. In [0, 1]; default
+	// DefaultLiveFraction.
+	LiveFraction float64
+	// WalkSeed is mixed into every round's walk seed (default 0).
+	WalkSeed uint64
 	// LastKnownFor keeps members that a gather could not reach in the
 	// round: a member the snapshot marks dead enters the round's model
 	// and the immediate check's view at the checkpoint an earlier
@@ -102,6 +139,18 @@ type Config struct {
 // (Config.PostponeDelay).
 const DefaultPostponeDelay = 500 * time.Millisecond
 
+// Defaults of a round's liveness search (Config.Walks and the fields after
+// it). They keep the search at about a tenth of a round's default safety
+// budget on RandTree and Chord neighbourhoods (docs/PERFORMANCE.md).
+const (
+	DefaultRoundWalks   = 32
+	DefaultWalkDepth    = 200
+	DefaultProbeWalks   = 8
+	DefaultMaxWalkSteps = 100_000
+	DefaultMaxSuspects  = 4
+	DefaultLiveFraction = 0.95
+)
+
 // DefaultConfig returns the configuration every zero field of a Config
 // stands for, in mode Off and without a Spec (which has no default: set
 // it). New(DefaultConfig(), id) fails for want of the Spec.
@@ -115,6 +164,12 @@ func DefaultConfig() Config {
 		MaxInterventions:   5,
 		InterventionWindow: time.Minute,
 		PostponeDelay:      DefaultPostponeDelay,
+		Walks:              DefaultRoundWalks,
+		WalkDepth:          DefaultWalkDepth,
+		ProbeWalks:         DefaultProbeWalks,
+		MaxWalkSteps:       DefaultMaxWalkSteps,
+		MaxSuspects:        DefaultMaxSuspects,
+		LiveFraction:       DefaultLiveFraction,
 	}
 }
 
@@ -131,16 +186,13 @@ func (c Config) withDefaults() (Config, error) {
 	case c.MaxStates < 0, c.MaxDepth < 0, c.MaxTime < 0, c.Workers < 0, c.MaxPaths < 0, c.MaxViolations < 0, c.LastKnownFor < 0, c.PostponeDelay < 0:
 		return c, fmt.Errorf("%w: negative budget", ErrInvalidConfig)
 	}
+	c, err := c.walkDefaults()
+	if err != nil {
+		return c, err
+	}
 	if c.Properties == nil {
 		c.Properties = c.Spec.Properties
 	}
-	var safety []node.Property
-	for _, p := range c.Properties {
-		if p.Kind == node.Safety {
-			safety = append(safety, p)
-		}
-	}
-	c.Properties = safety
 	if c.MaxStates == 0 {
 		c.MaxStates = 20_000
 	}
@@ -175,11 +227,18 @@ func (c Config) withDefaults() (Config, error) {
 
 // Prediction is a violation a round predicted (or a replayed path that
 // still fails): the property, its error, the path from the snapshot's state
-// and the filter that would stop it at this node, if it can.
+// and the filter that would stop it at this node, if it can. A safety
+// prediction's path ends in a state that violates the property; a liveness
+// prediction's (Kind node.Liveness) ends with its critical transition, in a
+// dead end from which the property never holds again (Critical).
 type Prediction struct {
 	Property string
 	Err      error
-	Path     []consequence.ActorAction
+	// Kind is node.Safety or node.Liveness.
+	Kind node.PropertyKind
+	Path []consequence.ActorAction
+	// Critical is the liveness search's finding (Kind node.Liveness only).
+	Critical *Critical
 	// Report is the path in the serializable form consequence reports use.
 	Report consequence.ActorReport
 	// Filter stops the path at this node (nil if no event of the path
@@ -221,6 +280,10 @@ type RoundReport struct {
 	// Present lists the properties the snapshot's own state already
 	// violates (nothing to steer away from).
 	Present []string
+	// Liveness is what the round's liveness search did (nil when it ran
+	// none: no liveness property, Config.Walks negative, or a reused
+	// round). Its prediction, if any, is in Predictions.
+	Liveness *LivenessOutcome
 	// Reused is set when the snapshot's global state (node states,
 	// timers, pending calls, messages in flight, connections) was that of
 	// the last completed round: the round took that round's predictions
@@ -246,6 +309,10 @@ type Stats struct {
 	// Overrides counts events let through because their kind had been
 	// kept from the handler MaxInterventions times within the window.
 	Overrides uint64
+	// Walks and WalkSteps count the liveness search's walks from
+	// snapshots and every step it took; DeadEnds the liveness predictions
+	// (verdict C1 or C2), which Predicted counts by property too.
+	Walks, WalkSteps, DeadEnds uint64
 }
 
 // Controller is the execution-steering controller of one node: it
@@ -255,7 +322,10 @@ type Stats struct {
 // Config.Workers), no clock unless Config.MaxTime is set; the caller owns
 // when rounds run. Not safe for concurrent use.
 type Controller struct {
-	cfg     Config
+	cfg Config
+	// live are the liveness properties of cfg.Properties, which keeps the
+	// safety ones.
+	live    []node.Property
 	self    node.ID
 	filters filterSet
 	paths   []storedPath
@@ -397,7 +467,17 @@ func New(cfg Config, self node.ID) (*Controller, error) {
 	if self == node.None {
 		return nil, fmt.Errorf("%w: no node ID", ErrInvalidConfig)
 	}
-	return &Controller{cfg: c, self: self, stats: Stats{Predicted: map[string]uint64{}}}, nil
+	var safety, live []node.Property
+	for _, p := range c.Properties {
+		switch p.Kind {
+		case node.Safety:
+			safety = append(safety, p)
+		case node.Liveness:
+			live = append(live, p)
+		}
+	}
+	c.Properties = safety
+	return &Controller{cfg: c, live: live, self: self, stats: Stats{Predicted: map[string]uint64{}}}, nil
 }
 
 // Mode returns the controller's mode.
@@ -430,6 +510,10 @@ func (c *Controller) View() node.View {
 // Properties returns the safety properties the controller protects. The
 // slice is the controller's: do not modify it.
 func (c *Controller) Properties() []node.Property { return c.cfg.Properties }
+
+// LivenessProperties returns the liveness properties the rounds' walks
+// check. The slice is the controller's: do not modify it.
+func (c *Controller) LivenessProperties() []node.Property { return c.live }
 
 // Intercept returns what the installed filters do to ev arriving at this
 // node (a verdict that handles it if none matches) and counts a hit. It
@@ -515,7 +599,8 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 		}
 		props = append(props, ap)
 	}
-	if len(props) == 0 {
+	walks := len(c.live) > 0 && c.cfg.Walks > 0
+	if len(props) == 0 && !walks {
 		return rep, nil
 	}
 	steer := c.cfg.Mode == Steer
@@ -523,11 +608,35 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 	if c.reuse(fp, rep) {
 		return rep, nil
 	}
+	var installed filterSet
+	if len(props) > 0 {
+		if installed, err = c.predictSafety(ctx, m, props, steer, rep); err != nil {
+			return rep, err
+		}
+	}
+	if walks {
+		if installed, err = c.predictLiveness(ctx, m, props, steer, installed, rep); err != nil {
+			return rep, err
+		}
+	}
+	c.stats.StatesExplored += rep.States
+	rep.Installed = slices.Clone(installed)
+	if ctx.Err() == nil {
+		c.memo = &roundMemo{fp: fp, present: rep.Present, predictions: rep.Predictions, installed: rep.Installed}
+	}
+	return rep, nil
+}
+
+// predictSafety replays the stored error paths, explores with consequence
+// prediction and, in mode Steer (steer), checks the filters the new
+// violations suggest; it adds what it found to rep and returns the
+// round's filters so far.
+func (c *Controller) predictSafety(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], steer bool, rep *RoundReport) (filterSet, error) {
 	installed, candidates := c.replayPaths(m, props, steer, rep)
 	found, states, err := c.search(ctx, m, props)
 	rep.States += states
 	if err != nil {
-		return rep, err
+		return installed, err
 	}
 	for _, p := range found {
 		c.stats.Predicted[p.Property]++
@@ -538,24 +647,20 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 		}
 	}
 	rep.Reinstalled = slices.Clone(installed)
-	if steer && len(candidates) > 0 {
-		ok, unhelpful, states, err := c.checkFilters(ctx, m, props, installed, candidates)
-		rep.States += states
-		if err != nil {
-			return rep, err
-		}
-		installed = append(installed, ok...)
-		c.stats.FiltersInstalled += uint64(len(ok))
-		rep.Unhelpful = unhelpful
-		c.stats.Unhelpful += uint64(unhelpful)
-		c.markChecked(rep.Predictions, ok)
+	if !steer || len(candidates) == 0 {
+		return installed, nil
 	}
-	c.stats.StatesExplored += rep.States
-	rep.Installed = slices.Clone(installed)
-	if ctx.Err() == nil {
-		c.memo = &roundMemo{fp: fp, present: rep.Present, predictions: rep.Predictions, installed: rep.Installed}
+	ok, unhelpful, states, err := c.checkFilters(ctx, m, props, installed, candidates)
+	rep.States += states
+	if err != nil {
+		return installed, err
 	}
-	return rep, nil
+	installed = append(installed, ok...)
+	c.stats.FiltersInstalled += uint64(len(ok))
+	rep.Unhelpful = unhelpful
+	c.stats.Unhelpful += uint64(unhelpful)
+	c.markChecked(rep.Predictions, ok)
+	return installed, nil
 }
 
 // reuse answers a round from the last completed round's outcome when the

@@ -14,6 +14,9 @@ func (p Prediction) String() string {
 	var b strings.Builder
 	b.WriteString(p.Property)
 	b.WriteString(" (")
+	if c := p.Critical; c != nil {
+		fmt.Fprintf(&b, "dead end %v at step %d, ", c.Verdict, c.Step+1)
+	}
 	if p.Replayed {
 		b.WriteString("replayed, ")
 	}
@@ -28,6 +31,9 @@ func (p Prediction) String() string {
 			b.WriteString(";")
 		}
 		b.WriteString(" " + s.Text)
+		if c := p.Critical; c != nil && i == c.Step {
+			b.WriteString(" [critical]")
+		}
 	}
 	return b.String()
 }
@@ -40,6 +46,18 @@ func (r *RoundReport) String() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "round at %v cut %d over %v: %d states, %d predicted, %d filters, %d unhelpful", r.Gatherer, r.CN, r.Members, r.States, len(r.Predictions), len(r.Installed), r.Unhelpful)
+	if l := r.Liveness; l != nil {
+		fmt.Fprintf(&b, "; %d walks (%d live, %d suspects, %d undecided, %d steps)", l.Walks, l.Live, l.Suspects, l.Undecided, l.Steps)
+		if len(l.DeadAtStart) > 0 {
+			fmt.Fprintf(&b, ", dead at the start: %s", strings.Join(l.DeadAtStart, ", "))
+		}
+		if l.BudgetSpent {
+			b.WriteString(", step budget spent")
+		}
+		if l.Err != nil {
+			fmt.Fprintf(&b, ", stopped: %v", l.Err)
+		}
+	}
 	if r.Reused {
 		b.WriteString(" (reused)")
 	}

@@ -1,0 +1,339 @@
+package steering
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// Critical is what a round's liveness search (MaceMC's random walks and
+// critical transition, from the snapshot's global state) found about a
+// suspected liveness violation: the verdict, where the path became dead
+// and the nearest live path.
+type Critical struct {
+	// Verdict is consequence.C1 when the critical transition was found:
+	// some walk from the state before Path[Step] reaches a live state (one
+	// where every liveness property holds), none of ProbeWalks walks from
+	// the state after it does — the path has entered a dead end. It is
+	// consequence.C2 when walks from the end of the suspect walk still
+	// reach a live state: the walk was too short to tell (raise
+	// Config.WalkDepth).
+	Verdict consequence.Verdict
+	// Step is the index in the prediction's Path of the critical
+	// transition (C1; the Path ends with it); -1 for C2.
+	Step int
+	// LivePath is the nearest live path (C1): the prediction's first Step
+	// actions, then the walk that reached a live state from there. The
+	// difference between Path[Step] and LivePath[Step], and the states
+	// they lead to, is where to look for the bug (MaceMC's Mdb diff).
+	LivePath []consequence.ActorAction
+	// LiveReport is LivePath in serializable form.
+	LiveReport []consequence.ActionRecord
+	// Failing are the liveness properties that failed at the end of the
+	// suspect walk, with their errors, in property order.
+	Failing []consequence.PropertyError
+	// Walks counts the walks the round took from the snapshot, Live those
+	// that reached a live state; Probes the states the critical-transition
+	// search probed.
+	Walks, Live, Probes int
+}
+
+// LivenessOutcome is what a round's liveness search did (RoundReport).
+type LivenessOutcome struct {
+	// Walks and Live count the round's walks from the snapshot and those
+	// that reached a live state; Steps counts every step of the search
+	// (walks, probes, path minimization and filter checks).
+	Walks, Live int
+	Steps       uint64
+	// Suspects counts the walks that never reached a live state, whose
+	// critical transition the round searched; Undecided those judged C2
+	// (walks from the walk's end still reach a live state: slow
+	// convergence, or a walk too short to tell), which are not
+	// predictions.
+	Suspects, Undecided int
+	// DeadAtStart lists the liveness properties no walk from the
+	// snapshot's own state satisfies: the neighbourhood is already in a
+	// dead end, or cannot leave it without nodes outside the snapshot.
+	// Nothing to predict or steer away from.
+	DeadAtStart []string
+	// BudgetSpent is set when Config.MaxWalkSteps ran out before the
+	// search ended (what it found until then stands).
+	BudgetSpent bool
+	// Err is why the search stopped early other than the budget or the
+	// round's context: a model or property panic (consequence.ErrModelPanic)
+	// on a walk. The round's other results stand.
+	Err error
+}
+
+// livenessSearch is one round's liveness search.
+type livenessSearch struct {
+	c      *Controller
+	m      *consequence.ActorModel
+	budget *walkBudget
+	props  []consequence.Property[*consequence.GlobalState]
+	opts   consequence.WalkOptions[consequence.ActorAction]
+	out    *LivenessOutcome
+	// safetyStates counts the states of the filters' safety checks.
+	safetyStates uint64
+}
+
+// predictLiveness runs the round's random walks from m's start against the
+// liveness properties and, on a suspect, the search for its critical
+// transition; it adds the prediction to rep. In mode Steer it checks the
+// filter that keeps this node from taking the path into the dead end and
+// returns installed with it added if the check passes. safety are the
+// round's safety properties, for the filter's safety check.
+func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorModel, safety []consequence.Property[*consequence.GlobalState], steer bool, installed filterSet, rep *RoundReport) (filterSet, error) {
+	ls := &livenessSearch{c: c, m: m, budget: newWalkBudget(ctx, c.cfg.MaxWalkSteps), out: &LivenessOutcome{}}
+	defer ls.budget.cancel()
+	for _, p := range c.live {
+		ls.props = append(ls.props, consequence.AdaptProperty(p))
+	}
+	ls.opts = consequence.WalkOptions[consequence.ActorAction]{
+		Seed: c.walkSeed(m.Start().Fingerprint()), Walks: c.cfg.Walks, DMax: c.cfg.WalkDepth, K: c.cfg.ProbeWalks,
+	}
+	rep.Liveness = ls.out
+	defer func() {
+		ls.out.Steps = ls.budget.steps
+		rep.States += ls.budget.steps + ls.safetyStates
+		c.stats.Walks += uint64(ls.out.Walks)
+		c.stats.WalkSteps += ls.budget.steps
+	}()
+	p, err := ls.predict()
+	if err != nil || p == nil {
+		return installed, ls.settle(ctx, err)
+	}
+	c.stats.Predicted[p.Property]++
+	c.stats.DeadEnds++
+	rep.Predictions = append(rep.Predictions, *p)
+	if !steer || p.Filter == nil || installed.has(*p.Filter) || p.Critical.Verdict != consequence.C1 {
+		return installed, nil
+	}
+	ok, err := ls.checkFilter(ctx, safety, installed, *p.Filter)
+	if err != nil {
+		return installed, ls.settle(ctx, err)
+	}
+	if !ok {
+		rep.Unhelpful++
+		c.stats.Unhelpful++
+		return installed, nil
+	}
+	c.stats.FiltersInstalled++
+	return append(installed, *p.Filter), nil
+}
+
+// settle sorts out why the search stopped: the budget or a panic end it
+// with the round carrying on (recorded in the outcome); the round's own
+// context or anything else is the round's error.
+func (ls *livenessSearch) settle(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case ls.budget.spent && ctx.Err() == nil:
+		ls.out.BudgetSpent = true
+		return nil
+	case ctx.Err() != nil:
+		return nil // the round was cancelled: its caller knows
+	case errors.Is(err, consequence.ErrModelPanic), errors.Is(err, consequence.ErrInvalidModel):
+		ls.out.Err = err
+		return nil
+	}
+	return fmt.Errorf("steering: liveness search at %v: %w", ls.c.self, err)
+}
+
+// predict walks from the start and judges the suspects by their critical
+// transition (consequence.FindLivenessViolation). It returns the
+// prediction of the first suspect judged C1, nil when none was. A
+// property no walk from the start satisfies is recorded in
+// out.DeadAtStart and the search goes on without it, so that a property a
+// partial neighbourhood can never satisfy does not mask the others.
+func (ls *livenessSearch) predict() (*Prediction, error) {
+	bm := ls.budget.model(ls.m)
+	props := ls.props
+	for len(props) > 0 {
+		res, err := consequence.FindLivenessViolation(ls.budget.ctx, bm, props, nil,
+			consequence.LivenessOptions[consequence.ActorAction]{Walk: ls.opts, MaxSuspects: ls.c.cfg.MaxSuspects})
+		if res != nil {
+			ls.out.Walks += res.Walks
+			ls.out.Live += res.Live
+			ls.out.Suspects += res.Suspects
+			ls.out.Undecided += res.C2
+		}
+		if err != nil || res.Suspect == nil || res.Critical.Verdict != consequence.C1 {
+			return nil, err
+		}
+		if res.Critical.Step >= 0 {
+			return ls.dead(props, res.Suspect, res.Critical)
+		}
+		if props, err = ls.withoutDeadAtStart(props, res.Suspect.Failing); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// withoutDeadAtStart returns props without those of failing that no walk
+// from the start satisfies alone, and records them in out.DeadAtStart. If
+// none of them is, it returns no properties: the start is dead only for
+// their conjunction, and the search ends.
+func (ls *livenessSearch) withoutDeadAtStart(props []consequence.Property[*consequence.GlobalState], failing []consequence.PropertyError) ([]consequence.Property[*consequence.GlobalState], error) {
+	bm := ls.budget.model(ls.m)
+	var keep []consequence.Property[*consequence.GlobalState]
+	for _, p := range props {
+		if !slices.ContainsFunc(failing, func(f consequence.PropertyError) bool { return f.Property == p.Name }) {
+			keep = append(keep, p)
+			continue
+		}
+		crit, err := consequence.FindCriticalTransition(ls.budget.ctx, bm, []consequence.Property[*consequence.GlobalState]{p}, ls.m.Start(), nil, ls.opts)
+		if err != nil {
+			return nil, err
+		}
+		if crit.Verdict == consequence.C2 {
+			keep = append(keep, p) // some walk satisfies it
+			continue
+		}
+		ls.out.DeadAtStart = append(ls.out.DeadAtStart, p.Name)
+	}
+	if len(keep) == len(props) {
+		return nil, nil
+	}
+	return keep, nil
+}
+
+// dead turns a suspect judged C1 into a prediction: the path cut at its
+// critical transition and minimized, with the nearest live path.
+func (ls *livenessSearch) dead(props []consequence.Property[*consequence.GlobalState], suspect *consequence.Walk[*consequence.GlobalState, consequence.ActorAction], crit *consequence.Critical[*consequence.GlobalState, consequence.ActorAction]) (*Prediction, error) {
+	ls.props = props
+	cr := &Critical{Verdict: crit.Verdict, Failing: suspect.Failing, Walks: ls.out.Walks, Live: ls.out.Live, Probes: crit.Probes}
+	path, live, step, err := ls.minimize(suspect.Path[:crit.Step+1], crit.LivePath)
+	if err != nil {
+		return nil, err
+	}
+	cr.Step, cr.LivePath = step, live
+	acts := actionsOf(path)
+	prop, verr := ls.failingAt(acts, suspect.Failing)
+	return ls.c.livenessPrediction(ls.m, prop, verr, acts, cr)
+}
+
+// failingAt returns the first property of failing (those the suspect walk
+// ended with) that fails in the dead end path reaches, with its error
+// there; the first of failing if none does.
+func (ls *livenessSearch) failingAt(path []consequence.ActorAction, failing []consequence.PropertyError) (string, error) {
+	if len(failing) == 0 {
+		return "", nil
+	}
+	g := ls.m.Start()
+	for _, a := range path {
+		next, ok := ls.m.Next(g, a)
+		if !ok {
+			return failing[0].Property, failing[0].Err
+		}
+		g = next
+	}
+	for _, f := range failing {
+		for _, p := range ls.props {
+			if p.Name != f.Property {
+				continue
+			}
+			if err := p.Check(g); err != nil {
+				return p.Name, err
+			}
+		}
+	}
+	return failing[0].Property, failing[0].Err
+}
+
+// actionsOf strips a path of its labels.
+func actionsOf(p consequence.Path[consequence.ActorAction]) []consequence.ActorAction {
+	out := make([]consequence.ActorAction, len(p))
+	for i, a := range p {
+		out[i] = a.Act
+	}
+	return out
+}
+
+// livenessPrediction packages a dead path (ending with its critical
+// transition for C1) with its reports and the filter that would keep this
+// node out of the dead end.
+func (c *Controller) livenessPrediction(m *consequence.ActorModel, prop string, verr error, path []consequence.ActorAction, cr *Critical) (*Prediction, error) {
+	p, err := c.prediction(m, prop, verr, path)
+	if err != nil {
+		return nil, err
+	}
+	p.Kind = node.Liveness
+	p.Report.Kind = node.Liveness.String()
+	p.Critical = cr
+	p.Filter = nil
+	for _, a := range cr.LivePath {
+		rec, err := m.Record(a)
+		if err != nil {
+			return nil, fmt.Errorf("steering: recording a live path at %v: %w", c.self, err)
+		}
+		cr.LiveReport = append(cr.LiveReport, rec)
+	}
+	if cr.Verdict == consequence.C1 {
+		p.Filter = deadEndFilter(c.self, path, cr.Step, c.cfg.BreakConnection)
+	}
+	return &p, nil
+}
+
+// deadEndFilter returns the filter that keeps node self from taking path
+// into its dead end: for the critical transition path[step] if it is an
+// event of self a filter can stop, else for the latest such event before
+// it (nil if there is none).
+func deadEndFilter(self node.ID, path []consequence.ActorAction, step int, brk bool) *Filter {
+	for i := step; i >= 0; i-- {
+		if f, ok := filterFor(self, path[i], brk); ok {
+			return &f
+		}
+	}
+	return nil
+}
+
+// walkSeed is the seed of a round's walks: the configured seed mixed with
+// the node and the start state's fingerprint, so a round is a pure
+// function of the controller's configuration and its snapshot.
+func (c *Controller) walkSeed(fp node.Hash) uint64 {
+	x := c.cfg.WalkSeed ^ fp.Hi ^ (fp.Lo * 0x9e3779b97f4a7c15) ^ uint64(c.self)<<32
+	// splitmix64's finalizer: nearby seeds give unrelated streams.
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// walkDefaults validates the liveness search's fields and fills in their
+// defaults.
+func (c Config) walkDefaults() (Config, error) {
+	if c.WalkDepth < 0 || c.ProbeWalks < 0 || c.MaxWalkSteps < 0 || c.MaxSuspects < 0 {
+		return c, fmt.Errorf("%w: negative walk budget (WalkDepth %d, ProbeWalks %d, MaxWalkSteps %d, MaxSuspects %d)", ErrInvalidConfig, c.WalkDepth, c.ProbeWalks, c.MaxWalkSteps, c.MaxSuspects)
+	}
+	if !(c.LiveFraction >= 0 && c.LiveFraction <= 1) {
+		return c, fmt.Errorf("%w: LiveFraction %v is not in [0, 1]", ErrInvalidConfig, c.LiveFraction)
+	}
+	d := DefaultConfig()
+	if c.Walks == 0 {
+		c.Walks = d.Walks
+	}
+	if c.WalkDepth == 0 {
+		c.WalkDepth = d.WalkDepth
+	}
+	if c.ProbeWalks == 0 {
+		c.ProbeWalks = d.ProbeWalks
+	}
+	if c.MaxWalkSteps == 0 {
+		c.MaxWalkSteps = d.MaxWalkSteps
+	}
+	if c.LiveFraction == 0 {
+		c.LiveFraction = d.LiveFraction
+	}
+	if c.MaxSuspects == 0 {
+		c.MaxSuspects = d.MaxSuspects
+	}
+	return c, nil
+}

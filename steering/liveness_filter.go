@@ -1,0 +1,73 @@
+package steering
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+)
+
+// minimize drops the events of a dead path (ending with its critical
+// transition) that the dead end does not need — the timers and
+// deliveries a random walk took on the way — so the prediction names the
+// events that matter and equal scenarios compare equal. An event goes when
+// the path without it still replays and its last step is still the
+// critical transition (the state before it recovers, the state after it
+// does not). It stops early, keeping what it has, when the step budget runs
+// out. live is the nearest live path of the path given; the result's is
+// that of the path returned.
+func (ls *livenessSearch) minimize(path, live consequence.Path[consequence.ActorAction]) (consequence.Path[consequence.ActorAction], []consequence.ActorAction, int, error) {
+	bm := ls.budget.model(ls.m)
+	for j := len(path) - 2; j >= 0; j-- {
+		cand := slices.Delete(slices.Clone(path), j, j+1)
+		crit, err := consequence.FindCriticalTransition(ls.budget.ctx, bm, ls.props, ls.m.Start(), cand, ls.opts)
+		switch {
+		case errors.Is(err, consequence.ErrReplay):
+			continue // the event enables a later one
+		case err != nil && ls.budget.spent:
+			return path, actionsOf(live), len(path) - 1, nil
+		case err != nil:
+			return nil, nil, 0, err
+		}
+		if crit.Verdict == consequence.C1 && crit.Step == len(cand)-1 {
+			path, live = cand, crit.LivePath
+		}
+	}
+	return path, actionsOf(live), len(path) - 1, nil
+}
+
+// checkFilter is the check of a filter against a dead end: with the
+// installed filters and f in place, at least Config.LiveFraction of
+// Config.Walks walks from the snapshot must reach a live state, and the
+// safety check of filters (checkFilters) must pass f. It reports whether
+// f passed.
+func (ls *livenessSearch) checkFilter(ctx context.Context, safety []consequence.Property[*consequence.GlobalState], installed filterSet, f Filter) (bool, error) {
+	all := append(slices.Clone(installed), f)
+	bm := ls.budget.model(ls.m.WithIntercept(all.intercept))
+	opts := ls.opts
+	opts.Walks = 1
+	live, walks := 0, ls.c.cfg.Walks
+	for w := 0; w < walks; w++ {
+		// One walk per call: RandomWalks stops at a suspect, and the check
+		// counts them all.
+		opts.Seed = ls.opts.Seed ^ (uint64(w)+1)*0x9e3779b97f4a7c15
+		res, err := consequence.RandomWalks(ls.budget.ctx, bm, ls.props, opts)
+		if err != nil {
+			return false, err
+		}
+		live += res.Live
+		if float64(live+walks-w-1) < ls.c.cfg.LiveFraction*float64(walks) {
+			return false, nil // cannot reach the fraction any more
+		}
+	}
+	if len(safety) == 0 {
+		return true, nil
+	}
+	ok, _, states, err := ls.c.checkFilters(ctx, ls.m, safety, installed, filterSet{f})
+	ls.safetyStates += states
+	if err != nil {
+		return false, err
+	}
+	return ok.has(f), nil
+}
