@@ -111,8 +111,8 @@ func showPrediction(cat *catalog, file string, b []byte, stdout io.Writer) error
 	if _, _, err := m.ReplayReport(doc.Report, m.Properties()); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	fmt.Fprintf(stdout, "%s (%s), predicted by %v (mode %s) from its snapshot of %v at cut %d, faults resets=%d silent=%v breaks=%d\n",
-		doc.Service, doc.Options, doc.Node, doc.Mode, m.Nodes(), doc.Snapshot.CN, doc.Resets, doc.Silent, doc.Breaks)
+	fmt.Fprintf(stdout, "%s (%s), predicted by %v (mode %s) from its snapshot of %v at cut %d, faults resets=%d silent=%v stale-connections=%v breaks=%d\n",
+		doc.Service, doc.Options, doc.Node, doc.Mode, m.Nodes(), doc.Snapshot.CN, doc.Resets, doc.Silent, doc.StaleConnections, doc.Breaks)
 	if doc.Filter != "" {
 		fmt.Fprintf(stdout, "filter: %s\n", doc.Filter)
 	}

@@ -41,6 +41,17 @@ type Faults struct {
 	// their stale connections and messages in flight reach the new
 	// incarnation (the paper's Figure 2 power failure).
 	SilentResets bool
+	// StaleConnections makes a silent reset detectable as TCP makes it:
+	// each peer's connection to the reset node goes stale, and the peer's
+	// next write over it is lost and answered by a transport error (see
+	// the package documentation, "Resets and connections"). Without it
+	// the peers' connections keep working with the new incarnation, which
+	// over-approximates what a reset can hide. Steering rounds set it for
+	// their liveness walks (an undetectable reset is a dead end no run
+	// reaches); their safety searches leave it off, since it doubles the
+	// states a RandTree round needs to find Figure 2 and multiplies a
+	// Chord round's by five (docs/ARCHITECTURE.md).
+	StaleConnections bool
 	// Breaks is the most connection breaks along a path. Breaking the open
 	// connection between a and b discards the messages in flight both ways
 	// and queues a transport error for each end. It is a local action of
@@ -570,6 +581,15 @@ func (m *ActorModel) intercept(a ActorAction) node.Verdict {
 	return m.opts.Intercept(a)
 }
 
+// WithFaults returns a model with the same start state that explores
+// faults f instead (see Faults). The two models share their start state,
+// so their fingerprints and paths are comparable.
+func (m *ActorModel) WithFaults(f Faults) *ActorModel {
+	c := m.WithIntercept(m.opts.Intercept)
+	c.opts.Faults = f
+	return c
+}
+
 // WithIntercept returns a model with the same start state whose events
 // pass through intercept (see ActorOptions.Intercept); nil removes the
 // filters. The two models share their start state, so their fingerprints
@@ -647,6 +667,8 @@ func (m *ActorModel) nextDeliver(g *GlobalState, i int, a ActorAction) (*GlobalS
 	ev := node.Event{Kind: node.EventMessage, From: a.Peer, Msg: head.msg, At: n.now}
 	if head.msg == nil {
 		ev = node.Event{Kind: node.EventTransportError, Peer: a.Peer, At: n.now}
+		s.clearStale(a.Node, a.Peer)
+		s.disconnect(a.Node, a.Peer)
 	}
 	return m.run(g, s, i, n.pending, ev)
 }
@@ -736,20 +758,32 @@ func (m *ActorModel) nextReset(g *GlobalState, i int, a ActorAction) (*GlobalSta
 			s.setDgrams(d.from, d.to, nil)
 		}
 	}
-	if !a.Silent {
-		for _, c := range g.conns {
-			var p node.ID
-			switch a.Node {
-			case c.lo:
-				p = c.hi
-			case c.hi:
-				p = c.lo
-			default:
-				continue
-			}
+	s.clearStaleOf(a.Node)
+	for _, c := range g.conns {
+		var p node.ID
+		switch a.Node {
+		case c.lo:
+			p = c.hi
+		case c.hi:
+			p = c.lo
+		default:
+			continue
+		}
+		switch {
+		case a.Silent && !m.opts.Faults.StaleConnections:
+			// The RST is lost and the connection works on with the new
+			// incarnation.
+		case a.Silent:
+			// The RST is lost: p keeps a stale connection and learns of
+			// the reset when it next writes to it. What is in flight to
+			// the node reaches its new incarnation (see the package
+			// documentation).
+			s.disconnect(a.Node, p)
+			s.markStale(p, a.Node)
+		default:
+			s.disconnect(a.Node, p)
 			s.setChan(p, a.Node, nil)
 			s.setChan(a.Node, p, []inflight{{h: teHash}})
-			s.disconnect(a.Node, p)
 		}
 	}
 	return m.run(g, s, i, pending, node.Event{Kind: node.EventReset, At: n.now})
@@ -824,10 +858,22 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 				s.addDgram(id, env.To, inflight{msg: env.Msg, h: h})
 				continue // no connection
 			}
-			s.appendChan(id, env.To, inflight{msg: env.Msg, h: h})
-			if env.To != id {
-				s.connect(id, env.To)
+			if env.To == id {
+				s.appendChan(id, env.To, inflight{msg: env.Msg, h: h})
+				continue
 			}
+			if s.g.Stale(id, env.To) {
+				// A write over a stale connection: lost, and answered by an
+				// RST (one transport error, however many writes).
+				if !s.g.teQueued(env.To, id) {
+					s.appendChan(env.To, id, inflight{h: teHash})
+				}
+				continue
+			}
+			s.appendChan(id, env.To, inflight{msg: env.Msg, h: h})
+			s.connect(id, env.To)
+			// The receiver's stale socket for id, if any, is replaced.
+			s.clearStale(env.To, id)
 		}
 		return nil
 	}()

@@ -44,6 +44,26 @@
 // (NewActorModelFromLive); GlobalState is a node.View, so the services'
 // properties apply through AdaptProperty (ActorModel.Properties).
 //
+// # Resets and connections
+//
+// A reset with RST breaks every connection of the node: what is in flight
+// to it is lost, and each peer gets a transport error after what the node
+// had already sent it. A silent reset (the RST is lost) leaves the peers'
+// connections open. By default they keep working with the new
+// incarnation, so the peers may never learn of the reset: an
+// over-approximation of what a silent reset can hide. With
+// Faults.StaleConnections a silent reset is what TCP and the emulator make
+// of it: each peer holds a stale connection (GlobalState.Stale), its next
+// write over it is lost and answered by one transport error, and a write
+// of the new incarnation to the peer replaces the stale connection. In
+// both, what was already in flight to the node reaches its new
+// incarnation — right for a connection whose first message was still on
+// its way (accepted, like a SYN, by whichever incarnation is up: MaceMC's
+// RandTree bug needs exactly that), an over-approximation for an
+// established one, whose data the emulator drops with an RST (telling the
+// two apart would make the explorer track every connection's handshake,
+// which multiplied the states of a Chord round by five).
+//
 // # Datagrams
 //
 // A datagram (node.Env.SendDatagram) joins the multiset of its directed

@@ -41,6 +41,11 @@ type GlobalState struct {
 	conns []connKey
 	// connsH is connsComponent(conns), kept with it.
 	connsH node.Hash
+	// stale are the connections a silent reset left behind, as (holder,
+	// reset node) pairs, sorted: the holder still believes it open, and its
+	// next write over it is answered by an RST (see ActorModel).
+	stale  []connKey
+	staleH node.Hash
 	// resets, breaks and drops count the faults injected along the path.
 	resets, breaks, drops int
 	crash                 *Crash
@@ -114,6 +119,7 @@ const (
 	tagLocal
 	tagDgram
 	tagDrops
+	tagStale
 )
 
 // teHash is the hash of a transport-error marker on a channel.
@@ -182,7 +188,11 @@ func cmpHash(a, b node.Hash) int {
 	return 0
 }
 
-func connsComponent(conns []connKey) node.Hash {
+func connsComponent(conns []connKey) node.Hash { return pairsComponent(tagConns, conns) }
+
+func staleComponent(stale []connKey) node.Hash { return pairsComponent(tagStale, stale) }
+
+func pairsComponent(tag uint64, conns []connKey) node.Hash {
 	if len(conns) == 0 {
 		return node.Hash{}
 	}
@@ -192,7 +202,7 @@ func connsComponent(conns []connKey) node.Hash {
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(c.hi))
 	}
 	r := xxh3.Hash128(buf)
-	return mix(tagConns, 0, 0, node.Hash{Hi: r.Hi, Lo: r.Lo})
+	return mix(tag, 0, 0, node.Hash{Hi: r.Hi, Lo: r.Lo})
 }
 
 func faultsComponent(resets, breaks, drops int) node.Hash {
@@ -224,6 +234,7 @@ func (g *GlobalState) fingerprint() node.Hash {
 		fp = xorHash(fp, dgramComponent(d))
 	}
 	fp = xorHash(fp, g.connsH)
+	fp = xorHash(fp, g.staleH)
 	fp = xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops))
 	return xorHash(fp, crashComponent(g.crash))
 }
@@ -575,6 +586,50 @@ func (s *succ) disconnect(a, b node.ID) {
 		return
 	}
 	s.setConns(slices.Delete(slices.Clone(s.g.conns), i, i+1))
+}
+
+func (s *succ) setStale(stale []connKey) {
+	s.g.fp = xorHash(s.g.fp, s.g.staleH)
+	s.g.stale, s.g.staleH = stale, staleComponent(stale)
+	s.g.fp = xorHash(s.g.fp, s.g.staleH)
+}
+
+// markStale records that holder keeps a stale connection to peer.
+func (s *succ) markStale(holder, peer node.ID) {
+	k := connKey{holder, peer}
+	i, ok := slices.BinarySearchFunc(s.g.stale, k, cmpConn)
+	if !ok {
+		s.setStale(slices.Insert(slices.Clone(s.g.stale), i, k))
+	}
+}
+
+// clearStale forgets holder's stale connection to peer, if any.
+func (s *succ) clearStale(holder, peer node.ID) {
+	if i, ok := slices.BinarySearchFunc(s.g.stale, connKey{holder, peer}, cmpConn); ok {
+		s.setStale(slices.Delete(slices.Clone(s.g.stale), i, i+1))
+	}
+}
+
+// clearStaleOf forgets every stale connection holder keeps (its reset
+// dropped them).
+func (s *succ) clearStaleOf(holder node.ID) {
+	if !slices.ContainsFunc(s.g.stale, func(k connKey) bool { return k.lo == holder }) {
+		return
+	}
+	s.setStale(slices.DeleteFunc(slices.Clone(s.g.stale), func(k connKey) bool { return k.lo == holder }))
+}
+
+// Stale reports whether holder keeps a stale connection to peer: one that
+// peer's silent reset left behind and that holder has not written to yet.
+func (g *GlobalState) Stale(holder, peer node.ID) bool {
+	_, ok := slices.BinarySearchFunc(g.stale, connKey{holder, peer}, cmpConn)
+	return ok
+}
+
+// teQueued reports whether a transport error is in flight on from → to.
+func (g *GlobalState) teQueued(from, to node.ID) bool {
+	c := g.channel(from, to)
+	return c != nil && slices.ContainsFunc(c.items, func(it inflight) bool { return it.msg == nil })
 }
 
 func (s *succ) setFaults(resets, breaks, drops int) {

@@ -44,10 +44,14 @@ type Prediction struct {
 	// nodes got their node.Restarter calls.
 	Workload bool `json:"workload,omitempty"`
 	// Resets, Silent and Breaks are the faults the explorer could inject.
-	Resets int                     `json:"resets"`
-	Silent bool                    `json:"silent"`
-	Breaks int                     `json:"breaks"`
-	Report consequence.ActorReport `json:"report"`
+	Resets int  `json:"resets"`
+	Silent bool `json:"silent"`
+	// StaleConnections marks a model in which a silent reset leaves the
+	// peers stale connections (consequence.Faults.StaleConnections): the
+	// model of a liveness prediction's walks.
+	StaleConnections bool                    `json:"stale_connections,omitempty"`
+	Breaks           int                     `json:"breaks"`
+	Report           consequence.ActorReport `json:"report"`
 	// Liveness is set on a liveness prediction (Report.Kind "liveness"):
 	// the path enters a dead end at its last step.
 	Liveness *DeadEnd `json:"liveness,omitempty"`
@@ -108,7 +112,9 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 	if err != nil {
 		return Prediction{}, fmt.Errorf("report: rendering the snapshot: %w", err)
 	}
-	m, err := steering.SnapshotModel(src.Spec, snap, src.Workload, src.Faults)
+	faults := src.Faults
+	faults.StaleConnections = p.Critical != nil // the walks' model
+	m, err := steering.SnapshotModel(src.Spec, snap, src.Workload, faults)
 	if err != nil {
 		return Prediction{}, fmt.Errorf("report: rebuilding the model: %w", err)
 	}
@@ -121,7 +127,7 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 	pd := Prediction{Format: PredictionFormat, Node: src.Node, Service: src.Service, Options: src.Options,
 		Fix: src.Fix, Nodes: src.Nodes, Mode: src.Mode.String(), Property: p.Property, Error: r.Error,
 		Shape: steering.Shape(p.Path), Replayed: p.Replayed, Workload: src.Workload != nil,
-		Resets: src.Faults.Resets, Silent: src.Faults.SilentResets, Breaks: src.Faults.Breaks, Report: r, Snapshot: doc}
+		Resets: faults.Resets, Silent: faults.SilentResets, StaleConnections: faults.StaleConnections, Breaks: faults.Breaks, Report: r, Snapshot: doc}
 	if p.Filter != nil {
 		pd.Filter = p.Filter.String()
 	}
@@ -172,7 +178,7 @@ func (doc Prediction) Model(spec node.Spec, workload func(id node.ID, restart bo
 	if !doc.Workload {
 		workload = nil
 	}
-	return steering.SnapshotModel(spec, s, workload, consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, Breaks: doc.Breaks})
+	return steering.SnapshotModel(spec, s, workload, consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, StaleConnections: doc.StaleConnections, Breaks: doc.Breaks})
 }
 
 // PathFingerprint replays r's path on m and returns the fingerprint of the

@@ -93,6 +93,12 @@ type Config struct {
 	// WalkDepth is the length of a walk in steps, MaceMC's dmax (default
 	// DefaultWalkDepth).
 	WalkDepth int
+	// WalkWarmup is the number of steps a walk takes before a live state
+	// counts, MaceMC's dinit (default DefaultWalkWarmup, at most half of
+	// WalkDepth): from a live snapshot, a walk that could stop at once
+	// would never enter a dead end ahead. Probes of the critical
+	// transition count any live state.
+	WalkWarmup int
 	// ProbeWalks is the number of walks that probe one state in the
 	// critical-transition search, MaceMC's k: a state is dead when none of
 	// them reaches a live state (default DefaultProbeWalks).
@@ -145,6 +151,7 @@ const DefaultPostponeDelay = 500 * time.Millisecond
 const (
 	DefaultRoundWalks   = 32
 	DefaultWalkDepth    = 200
+	DefaultWalkWarmup   = 100
 	DefaultProbeWalks   = 8
 	DefaultMaxWalkSteps = 100_000
 	DefaultMaxSuspects  = 4
@@ -166,6 +173,7 @@ func DefaultConfig() Config {
 		PostponeDelay:      DefaultPostponeDelay,
 		Walks:              DefaultRoundWalks,
 		WalkDepth:          DefaultWalkDepth,
+		WalkWarmup:         DefaultWalkWarmup,
 		ProbeWalks:         DefaultProbeWalks,
 		MaxWalkSteps:       DefaultMaxWalkSteps,
 		MaxSuspects:        DefaultMaxSuspects,

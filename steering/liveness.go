@@ -71,8 +71,12 @@ type LivenessOutcome struct {
 
 // livenessSearch is one round's liveness search.
 type livenessSearch struct {
-	c      *Controller
+	c *Controller
+	// m is the walks' model: the round's, with silent resets detectable
+	// (consequence.Faults.StaleConnections); safety is the round's model,
+	// for the safety check of a filter.
 	m      *consequence.ActorModel
+	safety *consequence.ActorModel
 	budget *walkBudget
 	props  []consequence.Property[*consequence.GlobalState]
 	opts   consequence.WalkOptions[consequence.ActorAction]
@@ -88,7 +92,9 @@ type livenessSearch struct {
 // returns installed with it added if the check passes. safety are the
 // round's safety properties, for the filter's safety check.
 func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorModel, safety []consequence.Property[*consequence.GlobalState], steer bool, installed filterSet, rep *RoundReport) (filterSet, error) {
-	ls := &livenessSearch{c: c, m: m, budget: newWalkBudget(ctx, c.cfg.MaxWalkSteps), out: &LivenessOutcome{}}
+	walkFaults := c.cfg.Faults
+	walkFaults.StaleConnections = true
+	ls := &livenessSearch{c: c, m: m.WithFaults(walkFaults), safety: m, budget: newWalkBudget(ctx, c.cfg.MaxWalkSteps), out: &LivenessOutcome{}}
 	defer ls.budget.cancel()
 	for _, p := range c.live {
 		ls.props = append(ls.props, consequence.AdaptProperty(p))
@@ -145,32 +151,46 @@ func (ls *livenessSearch) settle(ctx context.Context, err error) error {
 	return fmt.Errorf("steering: liveness search at %v: %w", ls.c.self, err)
 }
 
-// predict walks from the start and judges the suspects by their critical
-// transition (consequence.FindLivenessViolation). It returns the
-// prediction of the first suspect judged C1, nil when none was. A
+// predict walks from the start and judges each suspect by its critical
+// transition, as consequence.FindLivenessViolation does but with the
+// walks' warm-up (Config.WalkWarmup) and the round's budgets. It returns
+// the prediction of the first suspect judged C1, nil when none was. A
 // property no walk from the start satisfies is recorded in
 // out.DeadAtStart and the search goes on without it, so that a property a
 // partial neighbourhood can never satisfy does not mask the others.
 func (ls *livenessSearch) predict() (*Prediction, error) {
 	bm := ls.budget.model(ls.m)
 	props := ls.props
-	for len(props) > 0 {
-		res, err := consequence.FindLivenessViolation(ls.budget.ctx, bm, props, nil,
-			consequence.LivenessOptions[consequence.ActorAction]{Walk: ls.opts, MaxSuspects: ls.c.cfg.MaxSuspects})
+	for attempt := 0; len(props) > 0 && ls.out.Suspects < ls.c.cfg.MaxSuspects && ls.out.Walks < ls.c.cfg.Walks; attempt++ {
+		walk := ls.opts
+		walk.Walks = ls.c.cfg.Walks - ls.out.Walks
+		walk.DInit = ls.c.cfg.WalkWarmup
+		// A suspect stops RandomWalks: the walks after it draw from
+		// other streams.
+		walk.Seed = ls.opts.Seed + uint64(attempt)*0x9e3779b97f4a7c15
+		res, err := consequence.RandomWalks(ls.budget.ctx, bm, props, walk)
 		if res != nil {
 			ls.out.Walks += res.Walks
 			ls.out.Live += res.Live
-			ls.out.Suspects += res.Suspects
-			ls.out.Undecided += res.C2
 		}
-		if err != nil || res.Suspect == nil || res.Critical.Verdict != consequence.C1 {
+		if err != nil || res.Suspect == nil {
 			return nil, err
 		}
-		if res.Critical.Step >= 0 {
-			return ls.dead(props, res.Suspect, res.Critical)
-		}
-		if props, err = ls.withoutDeadAtStart(props, res.Suspect.Failing); err != nil {
+		ls.out.Suspects++
+		// Probes count any live state, as MaceMC's Recovers does: the
+		// warm-up is for the walks that look for a dead end.
+		crit, err := consequence.FindCriticalTransition(ls.budget.ctx, bm, props, ls.m.Start(), res.Suspect.Path, ls.opts)
+		switch {
+		case err != nil:
 			return nil, err
+		case crit.Verdict == consequence.C2:
+			ls.out.Undecided++
+		case crit.Step >= 0:
+			return ls.dead(props, res.Suspect, crit)
+		default:
+			if props, err = ls.withoutDeadAtStart(props, res.Suspect.Failing); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return nil, nil
@@ -310,7 +330,7 @@ func (c *Controller) walkSeed(fp node.Hash) uint64 {
 // walkDefaults validates the liveness search's fields and fills in their
 // defaults.
 func (c Config) walkDefaults() (Config, error) {
-	if c.WalkDepth < 0 || c.ProbeWalks < 0 || c.MaxWalkSteps < 0 || c.MaxSuspects < 0 {
+	if c.WalkDepth < 0 || c.WalkWarmup < 0 || c.ProbeWalks < 0 || c.MaxWalkSteps < 0 || c.MaxSuspects < 0 {
 		return c, fmt.Errorf("%w: negative walk budget (WalkDepth %d, ProbeWalks %d, MaxWalkSteps %d, MaxSuspects %d)", ErrInvalidConfig, c.WalkDepth, c.ProbeWalks, c.MaxWalkSteps, c.MaxSuspects)
 	}
 	if !(c.LiveFraction >= 0 && c.LiveFraction <= 1) {
@@ -334,6 +354,12 @@ func (c Config) walkDefaults() (Config, error) {
 	}
 	if c.MaxSuspects == 0 {
 		c.MaxSuspects = d.MaxSuspects
+	}
+	if c.WalkWarmup == 0 {
+		c.WalkWarmup = min(d.WalkWarmup, c.WalkDepth/2)
+	}
+	if c.WalkWarmup >= c.WalkDepth {
+		return c, fmt.Errorf("%w: WalkWarmup %d leaves no step of the %d-step walks to reach a live state", ErrInvalidConfig, c.WalkWarmup, c.WalkDepth)
 	}
 	return c, nil
 }

@@ -64,7 +64,7 @@ func (ls *livenessSearch) checkFilter(ctx context.Context, safety []consequence.
 	if len(safety) == 0 {
 		return true, nil
 	}
-	ok, _, states, err := ls.c.checkFilters(ctx, ls.m, safety, installed, filterSet{f})
+	ok, _, states, err := ls.c.checkFilters(ctx, ls.safety, safety, installed, filterSet{f})
 	ls.safetyStates += states
 	if err != nil {
 		return false, err

@@ -2,24 +2,135 @@ package steering_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/seed6eee2ec7/crystalball/services/randtree"
-	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
-func TestLivenessMaceMCDebug(t *testing.T) {
-	spec := randtree.NewSpec(paper.MaceMCOptions(randtree.DefaultOptions()))
-	snap, parent, err := paper.JoinReplyInFlight(spec)
+// The latch service is the smallest dead end: n1 pings n2 on its timer
+// until n2 pongs; n2 pongs every ping, unless a Jam reached it first,
+// after which it never answers again. Liveness property Ponged: n1 has its
+// pong. From a state with a Jam in flight to n2 and n1's ping not yet
+// sent, a path that delivers the Jam is dead at that step; one that lets
+// the ping and the pong through first is live.
+
+type latchPing struct{}
+type latchPong struct{}
+type latchJam struct{}
+
+func (latchPing) MessageType() string { return "latch.Ping" }
+func (latchPong) MessageType() string { return "latch.Pong" }
+func (latchJam) MessageType() string  { return "latch.Jam" }
+
+type latch struct {
+	Ponged bool
+	Jammed bool
+}
+
+func (s *latch) Init(env node.Env) {
+	switch env.Self() {
+	case 1:
+		env.SetTimer("ping", time.Second)
+	case 3:
+		env.Send(2, latchJam{})
+	}
+}
+
+func (s *latch) HandleMessage(env node.Env, from node.ID, msg node.Message) {
+	switch msg.(type) {
+	case latchPing:
+		if !s.Jammed {
+			env.Send(from, latchPong{})
+		}
+	case latchPong:
+		s.Ponged = true
+	case latchJam:
+		s.Jammed = true
+	}
+}
+
+func (s *latch) HandleTimer(env node.Env, name string) {
+	if !s.Ponged {
+		env.Send(2, latchPing{})
+		env.SetTimer("ping", time.Second)
+	}
+}
+
+func (s *latch) HandleApp(env node.Env, msg node.Message)        {}
+func (s *latch) HandleTransportError(env node.Env, peer node.ID) {}
+
+func latchSpec() node.Spec {
+	return node.Spec{
+		Name:     "latch",
+		New:      func() node.Service { return &latch{} },
+		Messages: []node.Message{latchPing{}, latchPong{}, latchJam{}},
+		Properties: []node.Property{node.Eventually("Ponged", func(v node.View) error {
+			if s, ok := v.Service(1).(*latch); ok && !s.Ponged {
+				return fmt.Errorf("n1 has no pong")
+			}
+			return nil
+		})},
+	}
+}
+
+// startSnapshot is the start state of an actor model of spec over ids (after
+// every Init) as the snapshot gatherer would gather it, in-flight messages
+// included.
+func startSnapshot(t *testing.T, spec node.Spec, ids []node.ID, gatherer node.ID) *snapshot.Snapshot {
+	t.Helper()
+	m, err := consequence.NewActorModel(spec, consequence.ActorOptions{Nodes: ids})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []steering.Mode{steering.Debug, steering.Steer} {
-		c, err := steering.New(steering.Config{Mode: mode, Spec: spec, Workload: paper.MaceMCWorkload,
-			Faults: consequence.Faults{Resets: 1, SilentResets: true}, Walks: 2000, WalkDepth: 1000, MaxSuspects: 50, MaxWalkSteps: 100_000_000}, parent)
+	g := m.Start()
+	s := &snapshot.Snapshot{Gatherer: gatherer, CN: 3}
+	for _, id := range ids {
+		st, now, _ := g.NodeState(id)
+		b, err := st.AppendCheckpoint(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: id, CN: 3, State: b})
+		s.At = now
+	}
+	for _, to := range ids {
+		for _, from := range ids {
+			ch := snapshot.Channel{From: from, To: to, Complete: true}
+			for _, env := range g.InFlight(from, to) {
+				env.CN = 3
+				ch.Messages = append(ch.Messages, env)
+			}
+			s.Channels = append(s.Channels, ch)
+		}
+	}
+	return s
+}
+
+// TestLivenessDeadEnd: a round from the latch's start predicts the dead
+// end (MaceMC's C1) at the Jam's delivery, with the nearest live path
+// delivering the ping first; n2, whose event the critical transition is,
+// installs a filter against it in mode Steer once walks with the filter in
+// place all reach the pong, and n1 (no event of its own on the path) has
+// no filter to offer.
+func TestLivenessDeadEnd(t *testing.T) {
+	spec := latchSpec()
+	snap := startSnapshot(t, spec, []node.ID{1, 2, 3}, 2)
+	for _, tc := range []struct {
+		mode   steering.Mode
+		self   node.ID
+		filter string
+	}{
+		{steering.Debug, 2, ""},
+		{steering.Steer, 2, "n2: drop latch.Jam from n3"},
+		{steering.Steer, 1, ""},
+	} {
+		c, err := steering.New(steering.Config{Mode: tc.mode, Spec: spec, WalkSeed: 2, ProbeWalks: 20}, tc.self)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,11 +138,32 @@ func TestLivenessMaceMCDebug(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%v", rep)
-		for _, p := range rep.Predictions {
-			if p.Kind == node.Liveness {
-				t.Logf("live path %v", p.Critical.LivePath[:min(len(p.Critical.LivePath), p.Critical.Step+3)])
-			}
+		if len(rep.Predictions) != 1 {
+			t.Fatalf("%v at %v: %d predictions, want 1:\n%v", tc.mode, tc.self, len(rep.Predictions), rep)
+		}
+		p := rep.Predictions[0]
+		cr := p.Critical
+		if p.Kind != node.Liveness || p.Property != "Ponged" || cr == nil || cr.Verdict != consequence.C1 {
+			t.Fatalf("%v at %v: prediction %v, want a C1 dead end of Ponged", tc.mode, tc.self, p)
+		}
+		if got := p.Path[cr.Step].String(); got != "n2 deliver latch.Jam from n3" || cr.Step != len(p.Path)-1 {
+			t.Fatalf("critical step %d of %d is %q, want the Jam's delivery last", cr.Step, len(p.Path), got)
+		}
+		if cr.Step >= len(cr.LivePath) || cr.LivePath[cr.Step] == p.Path[cr.Step] {
+			t.Fatalf("nearest live path %v takes the critical step too", cr.LivePath)
+		}
+		if p.Err == nil || p.Err.Error() != "n1 has no pong" {
+			t.Fatalf("prediction error %v", p.Err)
+		}
+		var installed []string
+		for _, f := range rep.Installed {
+			installed = append(installed, f.String())
+		}
+		if got := strings.Join(installed, ", "); got != tc.filter {
+			t.Fatalf("%v at %v: filters %q, want %q\n%v", tc.mode, tc.self, got, tc.filter, rep)
+		}
+		if l := rep.Liveness; l == nil || l.Walks == 0 || l.Steps == 0 || rep.States < l.Steps {
+			t.Fatalf("liveness outcome %+v, states %d", l, rep.States)
 		}
 	}
 }

@@ -327,10 +327,20 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 }
 
 // onKeepalive answers Disown when from claims a link this node does not
-// hold. A joining node does not judge: it has no links yet, and FIFO
-// delivery means a parent's keepalive never overtakes its JoinReply.
+// hold.
 func (s *State) onKeepalive(env node.Env, from node.ID, m Keepalive) {
 	if s.Status != StatusJoined {
+		// A node that is not in a tree holds no children: a child's
+		// keepalive is disowned, or a root that reset and is rejoining
+		// through its own former child would stay that child's parent for
+		// ever (the liveness walks of a steering round found this dead
+		// end: the child forwards the join to its root, which is the
+		// joiner itself). A parent's keepalive is not judged: the node
+		// has no links yet, and FIFO delivery means it never overtakes
+		// the parent's JoinReply.
+		if m.AsChild {
+			env.Send(from, Disown{})
+		}
 		return
 	}
 	holds := s.Parent == from

@@ -2,8 +2,7 @@ package paper
 
 import (
 	"fmt"
-	"strings"
-
+	
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
@@ -42,37 +41,36 @@ var macemcSteps = []string{
 	"n5 deliver randtree.UpdateSibling from n1",
 	"n9 app randtree.JoinOverlay",
 	"n1 deliver randtree.Join from n9",
-	// n1 passed the join to n5 or n6 (its random choice): that child
-	// accepts n9 and sends the JoinReply.
-	"child deliver randtree.Join from n1",
 }
 
-// JoinReplyInFlight is the live state in which MaceMC's RandTree liveness
-// bug can strike, as a snapshot gathered by the parent A: the tree n1{n5,
-// n6}, n9 joining, A (n5 or n6, the root's random choice, returned) having
-// accepted n9 with its JoinReply to n9 in flight. If n9 resets now and its
-// new incarnation gets the reply in Init, it ignores it (without
-// FixJoinReplyInInit) and joins again through n1; if that join lands at the
-// other child, A keeps n9 as a child for ever (without FixStaleChild):
-// ParentChildAgree never holds again. spec is RandTree with
-// MaceMCOptions; nodes recover from resets with MaceMCWorkload.
-func JoinReplyInFlight(spec node.Spec) (*snapshot.Snapshot, node.ID, error) {
+// JoinPassedDown is the live state in which MaceMC's RandTree liveness bug
+// can strike, as a snapshot gathered by the child A of the root that the
+// root passed n9's join down to (n5 or n6, the root's random choice,
+// returned): the tree n1{n5, n6}, n9 joining, the Join on its way from n1
+// to A. A will accept n9 and send it a JoinReply over a new connection. If
+// n9 resets before the reply arrives, its new incarnation gets the reply
+// in Init and ignores it (without FixJoinReplyInInit) and joins again
+// through n1; if that join lands at the other child, A keeps n9 as a child
+// for ever (without FixStaleChild): ParentChildAgree never holds again.
+// spec is RandTree with MaceMCOptions; nodes recover from resets with
+// MaceMCWorkload.
+func JoinPassedDown(spec node.Spec) (*snapshot.Snapshot, node.ID, error) {
 	m, err := consequence.NewActorModel(spec, consequence.ActorOptions{Nodes: MaceMCNodes, Workload: MaceMCWorkload})
 	if err != nil {
 		return nil, node.None, err
 	}
-	g, parent := m.Start(), node.None
+	g := m.Start()
 	for _, step := range macemcSteps {
-		if strings.HasPrefix(step, "child ") {
-			parent = childWithJoin(g)
-			step = fmt.Sprintf("n%d%s", parent, strings.TrimPrefix(step, "child"))
-		}
 		if g, err = takeStep(m, g, step); err != nil {
 			return nil, node.None, fmt.Errorf("paper: MaceMC scenario: %w", err)
 		}
 	}
-	s, err := snapshotOfState(g, parent)
-	return s, parent, err
+	a := childWithJoin(g)
+	if a == node.None {
+		return nil, node.None, fmt.Errorf("paper: MaceMC scenario: n1 passed the join to no child")
+	}
+	s, err := snapshotOfState(g, a)
+	return s, a, err
 }
 
 // childWithJoin returns the child of n1 that n1 passed n9's join to.
