@@ -78,6 +78,7 @@ type emulateParams struct {
 	immediate   bool
 	steerStates int
 	steerResets int
+	walk        walkFlags
 	steerBreaks int
 	breakConn   bool
 	predictors  int
@@ -129,6 +130,7 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	fs.IntVar(&p.steerStates, "steer-states", -1, fmt.Sprintf("unique states per search of a steering round (default: %d with --mode debug, %d with --mode steer)", debugSteerStates, steerSteerStates))
 	fs.IntVar(&p.steerResets, "steer-resets", 1, "node resets a steering round explores along a path (silent)")
 	fs.IntVar(&p.steerBreaks, "steer-breaks", -1, fmt.Sprintf("connection breaks a steering round explores along a path (default: %d with --mode debug, 0 with --mode steer)", debugSteerBreaks))
+	p.walk.register(fs)
 	fs.BoolVar(&p.breakConn, "break-connection", false, "steering filters and vetoes also break the connection to a dropped message's sender")
 	fs.IntVar(&p.predictors, "predictors", -1, fmt.Sprintf("nodes that gather snapshots and run steering rounds, spread over the IDs from n1 (0: every node; default: %d with --mode debug, as in the paper's 100-node runs, every node with --mode steer); every node checkpoints and answers", debugPredictors))
 	fs.StringVar(&p.reports, "reports", "", "with --mode debug or steer, write a prediction report ('crystalball trace show' replays it) for every distinct predicted violation into this directory")
@@ -180,6 +182,9 @@ func (p *emulateParams) resolve() error {
 	}
 	if p.steerStates <= 0 || p.steerResets < 0 || p.steerBreaks < 0 {
 		return usagef("--steer-states must be positive, --steer-resets and --steer-breaks not negative")
+	}
+	if err := p.walk.validate(); err != nil {
+		return err
 	}
 	if p.predictors < -1 || p.predictors > p.nodes {
 		return usagef("--predictors must be between 0 and --nodes (%d), got %d", p.nodes, p.predictors)
@@ -274,6 +279,7 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 			},
 			Immediate: p.immediate,
 		}
+		p.walk.apply(&cfg.Steering.Controller)
 		if p.predicting != nil {
 			cfg.Steering.Predictors = isPredictor
 		}

@@ -22,6 +22,7 @@ var experimentCommands = map[string]func(args []string, stdout, stderr io.Writer
 	"randtree-prediction": runRandTreePrediction,
 	"randtree-churn":      runRandTreeChurn,
 	"paxos":               runPaxosExperiment,
+	"randtree-liveness":   runRandTreeLiveness,
 	"macemc-baseline":     runMaceMCBaseline,
 }
 

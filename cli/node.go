@@ -68,6 +68,7 @@ type nodeFlags struct {
 	snapEvery, gatherEvery, steerTime, lastKnown                      time.Duration
 	immediate, steerBreak                                             bool
 	steerStates, steerResets                                          int
+	walk                                                              walkFlags
 
 	// Resolved by check.
 	id   node.ID
@@ -95,6 +96,7 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.StringVar(&f.modeName, "mode", "off", "execution steering: off, debug (predict from every gathered snapshot and report) or steer (also install event filters); needs --snapshots")
 	fs.BoolVar(&f.immediate, "immediate", false, "run the immediate safety check before every event the node handles (in any --mode; needs --snapshots)")
 	fs.IntVar(&f.steerStates, "steer-states", 20000, "budget of unique states of each steering search")
+	f.walk.register(fs)
 	fs.Var(durationValue{&f.steerTime}, "steer-time", "wall-time budget of each steering search (a round runs several)")
 	fs.IntVar(&f.steerResets, "steer-resets", 1, "node resets (silent: the RST is lost) explored along a predicted path")
 	fs.BoolVar(&f.steerBreak, "steer-break", false, "a filtered or vetoed message also breaks the connection to its sender (the paper's TCP reset)")
@@ -143,6 +145,9 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 	}
 	if f.mode, err = steering.ParseMode(f.modeName); err != nil {
 		return usagef("--mode: want off, debug or steer, got %q", f.modeName)
+	}
+	if err := f.walk.validate(); err != nil {
+		return err
 	}
 	switch {
 	case f.steerStates <= 0:
@@ -238,6 +243,7 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 		BreakConnection: f.steerBreak,
 		LastKnownFor:    f.lastKnown,
 	}
+	f.walk.apply(&ccfg)
 	lcfg := steering.LayerConfig{Controller: ccfg, Immediate: f.immediate, Logger: slogger, Runner: live.NewRoundRunner(),
 		OnRoundTime: n.timings.ObserveRound, OnImmediateCheck: n.timings.ObserveImmediateCheck, Clock: time.Now}
 	if f.reports != "" {

@@ -115,6 +115,14 @@ type ActorOptions struct {
 	// the same way (an explored state cannot lose a timer to a filter). It
 	// must be deterministic and safe for concurrent use.
 	Intercept func(ActorAction) node.Verdict
+	// Outside, when non-nil, is told of every message a handler sends to a
+	// node outside the snapshot (the dummy sink, where it vanishes), on the
+	// goroutine computing the successor: the steering rounds' liveness
+	// search uses it to tell a dead end of the neighbourhood from one that
+	// only waits for nodes the model does not hold. It must be safe for
+	// the model's concurrent use (a search with one worker calls it from
+	// one goroutine).
+	Outside func(from, to node.ID, msg node.Message)
 }
 
 // DefaultActorOptions returns what the zero ActorOptions stand for: no
@@ -590,6 +598,15 @@ func (m *ActorModel) WithFaults(f Faults) *ActorModel {
 	return c
 }
 
+// WithOutside returns a model with the same start state that reports the
+// messages sent outside the snapshot to outside (see
+// ActorOptions.Outside); nil stops the reports.
+func (m *ActorModel) WithOutside(outside func(from, to node.ID, msg node.Message)) *ActorModel {
+	c := m.WithIntercept(m.opts.Intercept)
+	c.opts.Outside = outside
+	return c
+}
+
 // WithIntercept returns a model with the same start state whose events
 // pass through intercept (see ActorOptions.Intercept); nil removes the
 // filters. The two models share their start state, so their fingerprints
@@ -847,6 +864,9 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		for k := range fx.Sends {
 			env := &fx.Sends[k]
 			if _, ok := m.index(env.To); !ok {
+				if m.opts.Outside != nil {
+					m.opts.Outside(id, env.To, env.Msg)
+				}
 				continue // the dummy sink
 			}
 			h, err := m.msgHash(env.Msg)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -55,6 +57,19 @@ type LivenessOutcome struct {
 	// convergence, or a walk too short to tell), which are not
 	// predictions.
 	Suspects, Undecided int
+	// FaultDeadEnds counts suspects judged C1 whose critical transition
+	// is a fault the explorer injected (a reset, a break, a lost
+	// datagram): not predictions. In a neighbourhood snapshot such a dead
+	// end mostly means that recovering needs nodes outside it (a reset
+	// node rejoins through a bootstrap the snapshot does not hold), and a
+	// fault is the environment's doing, not an event steering could keep
+	// from a handler; a protocol's own dead end hinges on a handler (MaceMC's
+	// RandTree bug on a JoinReply's delivery).
+	FaultDeadEnds int
+	// Open counts suspects judged C1 whose dead end waits on nodes outside
+	// the snapshot (a node its property's error names sends to one): not
+	// predictions, since the model cannot know the answer.
+	Open int
 	// DeadAtStart lists the liveness properties no walk from the
 	// snapshot's own state satisfies: the neighbourhood is already in a
 	// dead end, or cannot leave it without nodes outside the snapshot.
@@ -94,7 +109,7 @@ type livenessSearch struct {
 func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorModel, safety []consequence.Property[*consequence.GlobalState], steer bool, installed filterSet, rep *RoundReport) (filterSet, error) {
 	walkFaults := c.cfg.Faults
 	walkFaults.StaleConnections = true
-	ls := &livenessSearch{c: c, m: m.WithFaults(walkFaults), safety: m, budget: newWalkBudget(ctx, c.cfg.MaxWalkSteps), out: &LivenessOutcome{}}
+	ls := &livenessSearch{c: c, m: m.WithFaults(walkFaults), safety: m, budget: newWalkBudget(ctx, c.cfg.MaxWalkSteps, c.cfg.MaxTime), out: &LivenessOutcome{}}
 	defer ls.budget.cancel()
 	for _, p := range c.live {
 		ls.props = append(ls.props, consequence.AdaptProperty(p))
@@ -139,11 +154,11 @@ func (ls *livenessSearch) settle(ctx context.Context, err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case ls.budget.spent && ctx.Err() == nil:
-		ls.out.BudgetSpent = true
-		return nil
 	case ctx.Err() != nil:
 		return nil // the round was cancelled: its caller knows
+	case ls.budget.ctx.Err() != nil:
+		ls.out.BudgetSpent = true // steps or wall time
+		return nil
 	case errors.Is(err, consequence.ErrModelPanic), errors.Is(err, consequence.ErrInvalidModel):
 		ls.out.Err = err
 		return nil
@@ -186,7 +201,10 @@ func (ls *livenessSearch) predict() (*Prediction, error) {
 		case crit.Verdict == consequence.C2:
 			ls.out.Undecided++
 		case crit.Step >= 0:
-			return ls.dead(props, res.Suspect, crit)
+			p, err := ls.dead(props, res.Suspect, crit)
+			if err != nil || p != nil {
+				return p, err
+			}
 		default:
 			if props, err = ls.withoutDeadAtStart(props, res.Suspect.Failing); err != nil {
 				return nil, err
@@ -235,22 +253,46 @@ func (ls *livenessSearch) dead(props []consequence.Property[*consequence.GlobalS
 	}
 	cr.Step, cr.LivePath = step, live
 	acts := actionsOf(path)
-	prop, verr := ls.failingAt(acts, suspect.Failing)
+	if isFault(acts[step]) {
+		ls.out.FaultDeadEnds++
+		return nil, nil
+	}
+	prop, verr, g := ls.failingAt(acts, suspect.Failing)
+	closed, err := ls.closed(g, verr)
+	if err != nil || !closed {
+		ls.out.Open += btoi(err == nil)
+		return nil, err
+	}
 	return ls.c.livenessPrediction(ls.m, prop, verr, acts, cr)
 }
 
-// failingAt returns the first property of failing (those the suspect walk
-// ended with) that fails in the dead end path reaches, with its error
-// there; the first of failing if none does.
-func (ls *livenessSearch) failingAt(path []consequence.ActorAction, failing []consequence.PropertyError) (string, error) {
-	if len(failing) == 0 {
-		return "", nil
+// isFault reports whether a is a fault the explorer injects (a reset, a
+// broken connection, a lost datagram) rather than a handler's event.
+func isFault(a consequence.ActorAction) bool {
+	switch a.Kind {
+	case consequence.ActReset, consequence.ActBreak, consequence.ActDropDatagram:
+		return true
 	}
+	return false
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// failingAt replays path and returns the first property of failing
+// (those the suspect walk ended with) that fails in the dead end it
+// reaches, with its error there (the first of failing if none does), and
+// that state.
+func (ls *livenessSearch) failingAt(path []consequence.ActorAction, failing []consequence.PropertyError) (string, error, *consequence.GlobalState) {
 	g := ls.m.Start()
 	for _, a := range path {
 		next, ok := ls.m.Next(g, a)
 		if !ok {
-			return failing[0].Property, failing[0].Err
+			break
 		}
 		g = next
 	}
@@ -260,11 +302,58 @@ func (ls *livenessSearch) failingAt(path []consequence.ActorAction, failing []co
 				continue
 			}
 			if err := p.Check(g); err != nil {
-				return p.Name, err
+				return p.Name, err, g
 			}
 		}
 	}
-	return failing[0].Property, failing[0].Err
+	if len(failing) == 0 {
+		return "", nil, g
+	}
+	return failing[0].Property, failing[0].Err, g
+}
+
+// closed reports whether the dead end g is the neighbourhood's own: in
+// ProbeWalks walks from it, none of the nodes the property's error names
+// (verr, "n9: child n13 has parent n7" names n9, n13 and n7) sends a
+// message to a node outside the snapshot. If one does, the answer the
+// model cannot give might well end the dead end: a node that rejoins
+// through a bootstrap outside the neighbourhood, two roots whose merge
+// goes through a peer outside it. Predicting those would flood every
+// round with dead ends of the partial view; the search goes on instead.
+func (ls *livenessSearch) closed(g *consequence.GlobalState, verr error) (bool, error) {
+	if verr == nil {
+		return true, nil
+	}
+	named := namedNodes(verr.Error())
+	open := false
+	m := ls.m.WithOutside(func(from, to node.ID, _ node.Message) {
+		open = open || slices.Contains(named, from)
+	})
+	bm := ls.budget.model(m)
+	opts := ls.opts
+	opts.Walks = 1
+	for w := 0; w < ls.c.cfg.ProbeWalks && !open; w++ {
+		opts.Seed = ls.opts.Seed ^ (uint64(w)+1)*0xd1b54a32d192ed03
+		if _, err := consequence.RandomWalksFrom(ls.budget.ctx, bm, ls.props, []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]{{Start: g, State: g}}, opts); err != nil {
+			return false, err
+		}
+	}
+	return !open, nil
+}
+
+var nodeToken = regexp.MustCompile(`\bn([0-9]+)\b`)
+
+// namedNodes returns the node IDs a property's error names, as node.ID's
+// String writes them ("n9: n13 is both a child and a sibling" names n9 and
+// n13).
+func namedNodes(s string) []node.ID {
+	var out []node.ID
+	for _, m := range nodeToken.FindAllStringSubmatch(s, -1) {
+		if v, err := strconv.ParseUint(m[1], 10, 32); err == nil {
+			out = append(out, node.ID(v))
+		}
+	}
+	return out
 }
 
 // actionsOf strips a path of its labels.

@@ -25,7 +25,7 @@ func (ls *livenessSearch) minimize(path, live consequence.Path[consequence.Actor
 		switch {
 		case errors.Is(err, consequence.ErrReplay):
 			continue // the event enables a later one
-		case err != nil && ls.budget.spent:
+		case err != nil && ls.budget.ctx.Err() != nil:
 			return path, actionsOf(live), len(path) - 1, nil
 		case err != nil:
 			return nil, nil, 0, err

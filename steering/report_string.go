@@ -47,7 +47,7 @@ func (r *RoundReport) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "round at %v cut %d over %v: %d states, %d predicted, %d filters, %d unhelpful", r.Gatherer, r.CN, r.Members, r.States, len(r.Predictions), len(r.Installed), r.Unhelpful)
 	if l := r.Liveness; l != nil {
-		fmt.Fprintf(&b, "; %d walks (%d live, %d suspects, %d undecided, %d steps)", l.Walks, l.Live, l.Suspects, l.Undecided, l.Steps)
+		fmt.Fprintf(&b, "; %d walks (%d live, %d suspects: %d undecided, %d at a fault, %d open; %d steps)", l.Walks, l.Live, l.Suspects, l.Undecided, l.FaultDeadEnds, l.Open, l.Steps)
 		if len(l.DeadAtStart) > 0 {
 			fmt.Fprintf(&b, ", dead at the start: %s", strings.Join(l.DeadAtStart, ", "))
 		}

@@ -2,6 +2,7 @@ package steering
 
 import (
 	"context"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -20,8 +21,16 @@ type walkBudget struct {
 	spent  bool // the budget, not the caller, cancelled ctx
 }
 
-func newWalkBudget(ctx context.Context, limit int) *walkBudget {
+// newWalkBudget returns a budget of limit steps and, if wall is
+// positive, that much wall time (Config.MaxTime: the live shell's bound).
+func newWalkBudget(ctx context.Context, limit int, wall time.Duration) *walkBudget {
 	bctx, cancel := context.WithCancel(ctx)
+	if wall > 0 {
+		var stop context.CancelFunc
+		bctx, stop = context.WithTimeout(bctx, wall)
+		inner := cancel
+		cancel = func() { stop(); inner() }
+	}
 	return &walkBudget{ctx: bctx, cancel: cancel, limit: uint64(limit)}
 }
 

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"io"
+	"runtime"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/experiments"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+func runRandTreeLiveness(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("experiment randtree-liveness", stderr)
+	seed := fs.Uint64("seed", 0, "seed of the experiment (required); run r uses a seed derived from it and r")
+	runs := fs.Int("runs", 100, "runs; each draws a victim and the gap between its join and its silent reset")
+	nodes := fs.Int("nodes", 25, "tree size")
+	maxGap := durationFlag(fs, "max-gap", 0, "upper bound of the gap between the victim's join and its silent reset (default 600ms)")
+	snapEvery := durationFlag(fs, "snapshots", 0, "checkpoint, gather and round interval of every node in the debug and steered runs (default 10s)")
+	fix := fs.String("fix", "", "RandTree corrections: all, or a comma-separated list (none: the paper's protocol, with MaceMC's bug)")
+	resets := fs.Int("steer-resets", 1, "silent resets a steering round explores along a path")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs emulated in parallel (the results do not depend on it)")
+	var walk walkFlags
+	walk.register(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	setUsage(fs, "experiment randtree-liveness --seed N [flags]", "MaceMC's RandTree liveness bug scripted in an emulated tree over many gaps: without CrystalBall, in deep online debugging and with execution steering on every node.")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if !flagSet(fs, "seed") {
+		return usagef("--seed is required (the experiment is a pure function of it)")
+	}
+	if *runs <= 0 || *nodes < 3 || *workers <= 0 || *maxGap < 0 || *snapEvery < 0 || *resets < 0 {
+		return usagef("--runs and --workers must be positive, --nodes at least 3, --max-gap, --snapshots and --steer-resets not negative")
+	}
+	if err := walk.validate(); err != nil {
+		return err
+	}
+	sc := steering.Config{Faults: consequence.Faults{Resets: *resets, SilentResets: true}}
+	walk.apply(&sc)
+	cfg := experiments.RandTreeLivenessConfig{Seed: *seed, Runs: *runs, Nodes: *nodes, MaxGap: *maxGap, SnapEvery: *snapEvery,
+		Fixes: splitList(*fix), Steering: sc, Workers: *workers}
+	if !*asJSON {
+		cfg.Progress = stderr
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	res, err := experiments.RandTreeLiveness(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return printResult(stdout, *asJSON, res)
+}

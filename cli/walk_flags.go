@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// walkFlags are the budgets of a steering round's liveness search (MaceMC's
+// random walks and critical transition), shared by 'emulate' and 'node'
+// so both validate and apply them the same way.
+type walkFlags struct {
+	walks, depth, warmup, probes, steps, suspects int
+}
+
+// register defines the flags on fs with steering's defaults.
+func (w *walkFlags) register(fs *flag.FlagSet) {
+	d := steering.DefaultConfig()
+	fs.IntVar(&w.walks, "walks", d.Walks, "random walks a steering round takes from its snapshot against the liveness properties (0: none)")
+	fs.IntVar(&w.depth, "walk-depth", d.WalkDepth, "steps per random walk of a steering round (MaceMC's dmax)")
+	fs.IntVar(&w.warmup, "walk-warmup", d.WalkWarmup, "steps a walk takes before a live state counts (MaceMC's dinit; below --walk-depth)")
+	fs.IntVar(&w.probes, "probe-walks", d.ProbeWalks, "walks that probe one state in the search for a critical transition (MaceMC's k)")
+	fs.IntVar(&w.steps, "walk-steps", d.MaxWalkSteps, "budget of steps of a steering round's liveness search (walks, probes, filter checks)")
+	fs.IntVar(&w.suspects, "walk-suspects", d.MaxSuspects, "suspected violations a steering round judges before it gives up")
+}
+
+// validate reports the first bad value as a usage error.
+func (w *walkFlags) validate() error {
+	switch {
+	case w.walks < 0:
+		return usagef("--walks must not be negative, got %d", w.walks)
+	case w.depth <= 0:
+		return usagef("--walk-depth must be positive, got %d", w.depth)
+	case w.warmup < 0 || w.warmup >= w.depth:
+		return usagef("--walk-warmup must be at least 0 and below --walk-depth (%d), got %d", w.depth, w.warmup)
+	case w.probes <= 0:
+		return usagef("--probe-walks must be positive, got %d", w.probes)
+	case w.steps <= 0:
+		return usagef("--walk-steps must be positive, got %d", w.steps)
+	case w.suspects <= 0:
+		return usagef("--walk-suspects must be positive, got %d", w.suspects)
+	}
+	return nil
+}
+
+// apply sets the budgets on c; --walks 0 turns the walks off.
+func (w *walkFlags) apply(c *steering.Config) {
+	c.Walks = w.walks
+	if w.walks == 0 {
+		c.Walks = -1
+	}
+	c.WalkDepth, c.WalkWarmup, c.ProbeWalks, c.MaxWalkSteps, c.MaxSuspects = w.depth, w.warmup, w.probes, w.steps, w.suspects
+}
+
+// String renders the budgets for progress lines.
+func (w *walkFlags) String() string {
+	return fmt.Sprintf("%d walks of %d steps (warm-up %d), %d per probe, %d steps at most", w.walks, w.depth, w.warmup, w.probes, w.steps)
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
