@@ -682,6 +682,7 @@ func (m *ActorModel) nextDeliver(g *GlobalState, i int, a ActorAction) (*GlobalS
 		}
 	}
 	ev := node.Event{Kind: node.EventMessage, From: a.Peer, Msg: head.msg, At: n.now}
+	s.setFresh(a.Node, a.Peer, false) // something arrived: established
 	if head.msg == nil {
 		ev = node.Event{Kind: node.EventTransportError, Peer: a.Peer, At: n.now}
 		s.clearStale(a.Node, a.Peer)
@@ -790,11 +791,21 @@ func (m *ActorModel) nextReset(g *GlobalState, i int, a ActorAction) (*GlobalSta
 		case a.Silent && !m.opts.Faults.StaleConnections:
 			// The RST is lost and the connection works on with the new
 			// incarnation.
+		case a.Silent && g.isFresh(a.Node, p):
+			// Nothing has arrived on it yet: its first message will be
+			// accepted by the new incarnation, as a SYN is.
+		case a.Silent && g.channel(p, a.Node) != nil:
+			// The RST is lost, but what is in flight to the node arrives
+			// at an incarnation that never had the connection: dropped,
+			// and the RST answering it reaches p after what the node had
+			// sent it; p's writes until then are lost too.
+			s.disconnect(a.Node, p)
+			s.setChan(p, a.Node, nil)
+			s.appendChan(a.Node, p, inflight{h: teHash})
+			s.markStale(p, a.Node)
 		case a.Silent:
 			// The RST is lost: p keeps a stale connection and learns of
-			// the reset when it next writes to it. What is in flight to
-			// the node reaches its new incarnation (see the package
-			// documentation).
+			// the reset when it next writes to it.
 			s.disconnect(a.Node, p)
 			s.markStale(p, a.Node)
 		default:
@@ -891,7 +902,9 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 				continue
 			}
 			s.appendChan(id, env.To, inflight{msg: env.Msg, h: h})
-			s.connect(id, env.To)
+			if s.connect(id, env.To) && m.opts.Faults.StaleConnections {
+				s.setFresh(id, env.To, true)
+			}
 			// The receiver's stale socket for id, if any, is replaced.
 			s.clearStale(env.To, id)
 		}

@@ -50,19 +50,30 @@
 // to it is lost, and each peer gets a transport error after what the node
 // had already sent it. A silent reset (the RST is lost) leaves the peers'
 // connections open. By default they keep working with the new
-// incarnation, so the peers may never learn of the reset: an
-// over-approximation of what a silent reset can hide. With
+// incarnation, which also receives what was in flight to the node: the
+// peers may never learn of the reset, an over-approximation of what a
+// silent reset can hide that costs the safety search nothing. With
 // Faults.StaleConnections a silent reset is what TCP and the emulator make
-// of it: each peer holds a stale connection (GlobalState.Stale), its next
-// write over it is lost and answered by one transport error, and a write
-// of the new incarnation to the peer replaces the stale connection. In
-// both, what was already in flight to the node reaches its new
-// incarnation — right for a connection whose first message was still on
-// its way (accepted, like a SYN, by whichever incarnation is up: MaceMC's
-// RandTree bug needs exactly that), an over-approximation for an
-// established one, whose data the emulator drops with an RST (telling the
-// two apart would make the explorer track every connection's handshake,
-// which multiplied the states of a Chord round by five).
+// of it, connection by connection:
+//
+//   - opened by a send with nothing arrived on it yet: its first message
+//     reaches the new incarnation, accepted like a SYN, and the connection
+//     carries on with it (MaceMC's RandTree bug needs exactly that: a
+//     JoinReply reaching a node that reset after it asked);
+//   - established, with messages in flight to the node: they are dropped
+//     on arrival, and the RST answering them reaches the peer after what
+//     the node had already sent it;
+//   - established and idle: the peer holds a stale connection
+//     (GlobalState.Stale) and its next write over it is lost and answered
+//     by one transport error.
+//
+// In both models a write of the new incarnation to a peer replaces the
+// peer's stale connection, and the connections of a start state are
+// established. Steering rounds walk the faithful model for liveness (an
+// undetectable reset is a dead end no run reaches) and search the
+// over-approximation for safety: tracking handshakes and stale
+// connections doubles the states a RandTree round needs to find Figure 2
+// and multiplies a Chord round's by five.
 //
 // # Datagrams
 //

@@ -46,6 +46,12 @@ type GlobalState struct {
 	// next write over it is answered by an RST (see ActorModel).
 	stale  []connKey
 	staleH node.Hash
+	// fresh are the open connections (ordered pairs, sorted) a send opened
+	// and on which nothing has arrived yet (tracked with
+	// Faults.StaleConnections only): the first message is still on its
+	// way, so a silent reset of the receiver does not break them.
+	fresh  []connKey
+	freshH node.Hash
 	// resets, breaks and drops count the faults injected along the path.
 	resets, breaks, drops int
 	crash                 *Crash
@@ -120,6 +126,7 @@ const (
 	tagDgram
 	tagDrops
 	tagStale
+	tagFresh
 )
 
 // teHash is the hash of a transport-error marker on a channel.
@@ -192,6 +199,8 @@ func connsComponent(conns []connKey) node.Hash { return pairsComponent(tagConns,
 
 func staleComponent(stale []connKey) node.Hash { return pairsComponent(tagStale, stale) }
 
+func freshComponent(fresh []connKey) node.Hash { return pairsComponent(tagFresh, fresh) }
+
 func pairsComponent(tag uint64, conns []connKey) node.Hash {
 	if len(conns) == 0 {
 		return node.Hash{}
@@ -235,6 +244,7 @@ func (g *GlobalState) fingerprint() node.Hash {
 	}
 	fp = xorHash(fp, g.connsH)
 	fp = xorHash(fp, g.staleH)
+	fp = xorHash(fp, g.freshH)
 	fp = xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops))
 	return xorHash(fp, crashComponent(g.crash))
 }
@@ -569,14 +579,16 @@ func (s *succ) setConns(conns []connKey) {
 	s.g.fp = xorHash(s.g.fp, s.g.connsH)
 }
 
-// connect records an open connection between a and b (a != b).
-func (s *succ) connect(a, b node.ID) {
+// connect records an open connection between a and b (a != b) and
+// reports whether it is new.
+func (s *succ) connect(a, b node.ID) bool {
 	k := ordered(a, b)
 	i, ok := slices.BinarySearchFunc(s.g.conns, k, cmpConn)
 	if ok {
-		return
+		return false
 	}
 	s.setConns(slices.Insert(slices.Clone(s.g.conns), i, k))
+	return true
 }
 
 // disconnect forgets the connection between a and b.
@@ -586,6 +598,7 @@ func (s *succ) disconnect(a, b node.ID) {
 		return
 	}
 	s.setConns(slices.Delete(slices.Clone(s.g.conns), i, i+1))
+	s.setFresh(a, b, false)
 }
 
 func (s *succ) setStale(stale []connKey) {
@@ -617,6 +630,32 @@ func (s *succ) clearStaleOf(holder node.ID) {
 		return
 	}
 	s.setStale(slices.DeleteFunc(slices.Clone(s.g.stale), func(k connKey) bool { return k.lo == holder }))
+}
+
+// setFresh marks the connection between a and b as opened with nothing
+// arrived on it yet (on), or as established (off).
+func (s *succ) setFresh(a, b node.ID, on bool) {
+	k := ordered(a, b)
+	i, ok := slices.BinarySearchFunc(s.g.fresh, k, cmpConn)
+	if ok == on {
+		return
+	}
+	var fresh []connKey
+	if on {
+		fresh = slices.Insert(slices.Clone(s.g.fresh), i, k)
+	} else {
+		fresh = slices.Delete(slices.Clone(s.g.fresh), i, i+1)
+	}
+	s.g.fp = xorHash(s.g.fp, s.g.freshH)
+	s.g.fresh, s.g.freshH = fresh, freshComponent(fresh)
+	s.g.fp = xorHash(s.g.fp, s.g.freshH)
+}
+
+// isFresh reports whether the connection between a and b was opened and
+// nothing has arrived on it yet.
+func (g *GlobalState) isFresh(a, b node.ID) bool {
+	_, ok := slices.BinarySearchFunc(g.fresh, ordered(a, b), cmpConn)
+	return ok
 }
 
 // Stale reports whether holder keeps a stale connection to peer: one that

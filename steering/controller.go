@@ -150,10 +150,10 @@ const DefaultPostponeDelay = 500 * time.Millisecond
 // budget on RandTree and Chord neighbourhoods (docs/PERFORMANCE.md).
 const (
 	DefaultRoundWalks   = 32
-	DefaultWalkDepth    = 200
+	DefaultWalkDepth    = 500
 	DefaultWalkWarmup   = 100
 	DefaultProbeWalks   = 8
-	DefaultMaxWalkSteps = 100_000
+	DefaultMaxWalkSteps = 200_000
 	DefaultMaxSuspects  = 4
 	DefaultLiveFraction = 0.95
 )

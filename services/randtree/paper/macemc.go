@@ -2,7 +2,7 @@ package paper
 
 import (
 	"fmt"
-	
+
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
