@@ -157,12 +157,10 @@ func newSteeringCollector(cfg Config) prometheus.Collector {
 	type s = steering.LayerStatus
 	u := func(get func(s) uint64) func(s) float64 { return func(x s) float64 { return float64(get(x)) } }
 	mode := prometheus.NewDesc("crystalball_steering_mode", "The steering mode (value 1) and whether the immediate safety check is on.", []string{"mode", "immediate"}, nil)
-	predicted := prometheus.NewDesc("crystalball_steering_predicted_total", "Violations predicted, by property.", []string{"property"}, nil)
-	var safety []string
+	predicted := prometheus.NewDesc("crystalball_steering_predicted_total", "Violations predicted (safety) and dead ends predicted (liveness), by property and kind.", []string{"property", "kind"}, nil)
+	kinds := map[string]string{}
 	for _, p := range cfg.Properties {
-		if p.Kind == node.Safety {
-			safety = append(safety, p.Name)
-		}
+		kinds[p.Name] = p.Kind.String()
 	}
 	return &statusCollector[s]{
 		read:    cfg.Steering.Status,
@@ -170,13 +168,20 @@ func newSteeringCollector(cfg Config) prometheus.Collector {
 		descs:   []*prometheus.Desc{mode, predicted},
 		collect: func(x s, ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(mode, prometheus.GaugeValue, 1, x.Mode, strconv.FormatBool(x.Immediate))
-			names := slices.Clone(safety)
+			var names []string
+			for name := range kinds {
+				names = append(names, name)
+			}
 			for name := range x.Predicted {
 				names = append(names, name)
 			}
 			slices.Sort(names)
 			for _, name := range slices.Compact(names) {
-				ch <- prometheus.MustNewConstMetric(predicted, prometheus.CounterValue, float64(x.Predicted[name]), name)
+				kind := kinds[name]
+				if kind == "" {
+					kind = node.Safety.String() // a property outside the spec's: the controller's own
+				}
+				ch <- prometheus.MustNewConstMetric(predicted, prometheus.CounterValue, float64(x.Predicted[name]), name, kind)
 			}
 		},
 	}
@@ -192,6 +197,9 @@ func steeringScalars(u func(func(steering.LayerStatus) uint64) func(steering.Lay
 		counter("crystalball_steering_snapshots_skipped_total", "Snapshots replaced by a newer one before a round took them.", u(func(x s) uint64 { return x.SnapshotsSkipped })),
 		counter("crystalball_steering_states_explored_total", "Unique states explored by every search of every round.", u(func(x s) uint64 { return x.StatesExplored })),
 		counter("crystalball_steering_replay_hits_total", "Error paths of earlier rounds that still failed when replayed.", u(func(x s) uint64 { return x.ReplayHits })),
+		counter("crystalball_steering_walks_total", "Random walks the liveness search took from snapshots.", u(func(x s) uint64 { return x.Walks })),
+		counter("crystalball_steering_walk_steps_total", "Steps of every walk, probe and filter check of the liveness search.", u(func(x s) uint64 { return x.WalkSteps })),
+		counter("crystalball_steering_dead_ends_total", "Liveness dead ends predicted (critical transition found, verdict C1).", u(func(x s) uint64 { return x.DeadEnds })),
 		counter("crystalball_steering_filters_installed_total", "Event filters installed.", u(func(x s) uint64 { return x.FiltersInstalled })),
 		counter("crystalball_steering_filters_unhelpful_total", "Filters whose check still found a violation (not installed).", u(func(x s) uint64 { return x.FiltersUnhelpful })),
 		gauge("crystalball_steering_filters", "Event filters in force.", func(x s) float64 { return float64(len(x.Filters)) }),

@@ -17,8 +17,8 @@ import (
 
 // /metrics carries the Go and process collectors, the runtime's, the
 // snapshot manager's and the steering layer's counters read at the
-// scrape, a predicted_total sample per safety property (label values
-// escaped), and the steering histograms; the registry passes the
+// scrape, a predicted_total sample per property labelled with its kind
+// (label values escaped), and the steering histograms; the registry passes the
 // Prometheus linter.
 func TestMetricsWithEveryLayer(t *testing.T) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
@@ -28,7 +28,7 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 	snaps := &fakeSnapshots{st: snapshot.LiveStatus{CN: 6, Stats: snapshot.Stats{Forced: 2, Gathers: 4}}}
 	end := t0.Add(time.Minute)
 	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer", Immediate: true, Rounds: 3, ImmediateChecks: 8,
-		Predicted: map[string]uint64{randtree.ChildrenSiblingsDisjoint: 2}, LastRound: &end}}
+		Predicted: map[string]uint64{randtree.ChildrenSiblingsDisjoint: 2, randtree.ParentChildAgree: 1}, LastRound: &end}}
 	tm := NewTimings()
 	tm.ObserveRound(1500 * time.Millisecond)
 	tm.ObserveRound(20 * time.Millisecond)
@@ -53,8 +53,9 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 		{"crystalball_steering_rounds_total", nil, 3},
 		{"crystalball_steering_immediate_checks_total", nil, 8},
 		{"crystalball_steering_last_round_timestamp_seconds", nil, float64(end.Unix())},
-		{"crystalball_steering_predicted_total", []string{"property", randtree.ChildrenSiblingsDisjoint}, 2},
-		{"crystalball_steering_predicted_total", []string{"property", weird}, 0},
+		{"crystalball_steering_predicted_total", []string{"kind", "safety", "property", randtree.ChildrenSiblingsDisjoint}, 2},
+		{"crystalball_steering_predicted_total", []string{"kind", "liveness", "property", randtree.ParentChildAgree}, 1},
+		{"crystalball_steering_predicted_total", []string{"kind", "safety", "property", weird}, 0},
 		{RoundDurationMetric, nil, 2},
 		{ImmediateCheckMetric, nil, 1},
 	}
@@ -64,8 +65,8 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 		}
 	}
 	for _, p := range spec.Properties {
-		if _, ok := value(fams, "crystalball_steering_predicted_total", "property", p.Name); p.Kind == node.Safety && !ok {
-			t.Errorf("no predicted_total sample for %s", p.Name)
+		if _, ok := value(fams, "crystalball_steering_predicted_total", "kind", p.Kind.String(), "property", p.Name); !ok {
+			t.Errorf("no predicted_total sample for %s (%v)", p.Name, p.Kind)
 		}
 	}
 	for _, name := range []string{"go_goroutines", "go_gc_duration_seconds", "process_cpu_seconds_total", "process_open_fds"} {

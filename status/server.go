@@ -75,8 +75,9 @@ type Config struct {
 	// Options describes the service's configuration in /status.
 	Options string
 	// Properties are the service's properties: with Steering, every
-	// safety property has a crystalball_steering_predicted_total sample,
-	// 0 until a violation of it is predicted.
+	// property has a crystalball_steering_predicted_total sample labelled
+	// with its kind, 0 until a violation (safety) or a dead end
+	// (liveness) of it is predicted.
 	Properties []node.Property
 	// Spec is the node's service. With Snapshots and no SnapshotDoc, GET
 	// /snapshot renders the snapshot as a report.Snapshot for it; nil

@@ -319,7 +319,7 @@ type Stats struct {
 	Overrides uint64
 	// Walks and WalkSteps count the liveness search's walks from
 	// snapshots and every step it took; DeadEnds the liveness predictions
-	// (verdict C1 or C2), which Predicted counts by property too.
+	// (dead ends: verdict C1), which Predicted counts by property too.
 	Walks, WalkSteps, DeadEnds uint64
 }
 

@@ -36,10 +36,27 @@ func (l *Layer) report(r *Round, took time.Duration) {
 		if p.Filter != nil {
 			filter = p.Filter.String()
 		}
-		l.log.Info("steering: predicted violation", slog.String("mode", l.mode.String()),
+		attrs := []any{slog.String("mode", l.mode.String()), slog.String("kind", p.Report.Kind),
 			slog.String("property", p.Property), slog.String("error", p.Report.Error),
 			slog.Any("path", path), slog.Int("depth", len(path)), slog.Bool("replayed", p.Replayed),
-			slog.String("filter", filter), slog.Uint64("cut", snap.CN), slog.Any("gatherer", snap.Gatherer))
+			slog.String("filter", filter), slog.Uint64("cut", snap.CN), slog.Any("gatherer", snap.Gatherer)}
+		msg := "steering: predicted violation"
+		if c := p.Critical; c != nil {
+			msg = "steering: predicted dead end"
+			attrs = append(attrs, slog.String("verdict", c.Verdict.String()), slog.Int("critical_step", c.Step+1),
+				slog.String("critical", path[c.Step]))
+			if c.Step < len(c.LiveReport) {
+				attrs = append(attrs, slog.String("live_step", c.LiveReport[c.Step].Text))
+			}
+		}
+		l.log.Info(msg, attrs...)
+	}
+	for _, p := range rep.Predictions {
+		if p.Critical != nil {
+			l.mu.Lock()
+			l.st.LastDeadEnd = p.String()
+			l.mu.Unlock()
+		}
 	}
 	if l.cfg.OnRound != nil {
 		l.cfg.OnRound(snap, rep)
@@ -278,6 +295,15 @@ type LayerStatus struct {
 	ReplayHits       uint64            `json:"replay_hits"`
 	FiltersInstalled uint64            `json:"filters_installed"`
 	FiltersUnhelpful uint64            `json:"filters_unhelpful"`
+	// Walks, WalkSteps and DeadEnds are the liveness search's (Stats):
+	// walks taken from snapshots, steps of every walk and probe, and
+	// dead ends predicted (Predicted counts them by property too).
+	Walks     uint64 `json:"walks"`
+	WalkSteps uint64 `json:"walk_steps"`
+	DeadEnds  uint64 `json:"dead_ends"`
+	// LastDeadEnd renders the last dead end predicted (Prediction.String:
+	// property, verdict, critical step, path), empty before the first.
+	LastDeadEnd string `json:"last_dead_end,omitempty"`
 	// RoundsCanceled counts rounds cancelled (a newer snapshot, Stop, the
 	// runner's context), RoundErrors rounds that failed; SnapshotsSkipped
 	// snapshots the runner dropped before any round took them.
@@ -322,6 +348,7 @@ func (l *Layer) Status() LayerStatus {
 	st.FiltersInstalled, st.FiltersUnhelpful = s.FiltersInstalled, s.Unhelpful
 	st.FilterHits, st.ImmediateChecks, st.Vetoes, st.Overrides = s.FilterHits, s.ImmediateChecks, s.Vetoes, s.Overrides
 	st.Predicted = s.Predicted
+	st.Walks, st.WalkSteps, st.DeadEnds = s.Walks, s.WalkSteps, s.DeadEnds
 	st.Filters = append([]string{}, l.shown...)
 	if st.LastRound != nil {
 		t := *st.LastRound
