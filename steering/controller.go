@@ -119,6 +119,13 @@ type Config struct {
 	// pass the safety check of filters. In [0, 1]; default
 	// DefaultLiveFraction.
 	LiveFraction float64
+	// WalkWeights weighs a walk's next action by kind (MaceMC §4.3): an
+	// action is drawn with probability proportional to its weight; kinds
+	// missing weigh 1, and 0 excludes a kind. Nil means
+	// DefaultWalkWeights: faults and timers rare, so walks explore message
+	// interleavings (MaceMC's RandTree bug is found offline only with such
+	// weights: docs/RESULTS.md). The map is read, never modified.
+	WalkWeights map[consequence.ActorActionKind]float64
 	// WalkSeed is mixed into every round's walk seed (default 0).
 	WalkSeed uint64
 	// LastKnownFor keeps members that a gather could not reach in the
@@ -148,12 +155,21 @@ const DefaultPostponeDelay = 500 * time.Millisecond
 // Defaults of a round's liveness search (Config.Walks and the fields after
 // it). They keep the search at about a tenth of a round's default safety
 // budget on RandTree and Chord neighbourhoods (docs/PERFORMANCE.md).
+// DefaultWalkWeights returns the walk weights a nil Config.WalkWeights
+// stands for: resets, breaks and datagram drops 0.02, timers 0.1, every
+// other kind 1.
+func DefaultWalkWeights() map[consequence.ActorActionKind]float64 {
+	return map[consequence.ActorActionKind]float64{
+		consequence.ActReset: 0.02, consequence.ActBreak: 0.02, consequence.ActDropDatagram: 0.02, consequence.ActTimer: 0.1,
+	}
+}
+
 const (
 	DefaultRoundWalks   = 32
 	DefaultWalkDepth    = 500
 	DefaultWalkWarmup   = 100
 	DefaultProbeWalks   = 8
-	DefaultMaxWalkSteps = 200_000
+	DefaultMaxWalkSteps = 40_000
 	DefaultMaxSuspects  = 4
 	DefaultLiveFraction = 0.95
 )
@@ -178,6 +194,7 @@ func DefaultConfig() Config {
 		MaxWalkSteps:       DefaultMaxWalkSteps,
 		MaxSuspects:        DefaultMaxSuspects,
 		LiveFraction:       DefaultLiveFraction,
+		WalkWeights:        DefaultWalkWeights(),
 	}
 }
 

@@ -229,6 +229,11 @@ func TestConfigErrors(t *testing.T) {
 		{"no node", steering.Config{Spec: spec}, node.None},
 		{"negative states", steering.Config{Spec: spec, MaxStates: -1}, 1},
 		{"bad mode", steering.Config{Spec: spec, Mode: 9}, 1},
+		{"negative walk depth", steering.Config{Spec: spec, WalkDepth: -1}, 1},
+		{"warm-up past the walk", steering.Config{Spec: spec, WalkDepth: 50, WalkWarmup: 50}, 1},
+		{"live fraction above 1", steering.Config{Spec: spec, LiveFraction: 1.5}, 1},
+		{"negative walk weight", steering.Config{Spec: spec, WalkWeights: map[consequence.ActorActionKind]float64{consequence.ActTimer: -1}}, 1},
+		{"negative walk budget", steering.Config{Spec: spec, MaxWalkSteps: -5}, 1},
 	} {
 		if _, err := steering.New(tc.cfg, tc.self); !errors.Is(err, steering.ErrInvalidConfig) {
 			t.Errorf("%s: %v", tc.name, err)

@@ -16,11 +16,6 @@ import (
 // through n9 makes n13 both n9's child and sibling, and installs the
 // filter that stops it at n9; the filter then drops (and breaks the
 // connection of) the Join from n13, and lets the Join from n1 through.
-// The round's random walks also find a dead end of the paper's protocol
-// (MaceMC's liveness property ParentChildAgree): once n13's new incarnation
-// writes to n9 its stale connection is replaced, n9 never learns of the
-// reset and keeps n13 as a child for ever (randtree.Options.FixStaleChild
-// corrects it). No event of n9 leads there, so no filter is offered.
 func ExampleController_Round() {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	snap, err := paper.Figure2Snapshot(spec)
@@ -53,7 +48,6 @@ func ExampleController_Round() {
 	}
 	// Output:
 	// ChildrenSiblingsDisjoint (filter n9: drop+break randtree.Join from n13): n13 reset silent; n13 app randtree.JoinOverlay; n9 deliver randtree.Join from n13; n1 deliver randtree.Join from n9; n9 deliver randtree.UpdateSibling from n1
-	// ParentChildAgree (dead end C1 at step 2, no filter): n13 reset silent; n13 app randtree.JoinOverlay [critical]
 	// filter n9: drop+break randtree.Join from n13
 	// Join from n13: drop+break
 	// Join from n1: pass

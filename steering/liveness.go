@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -116,6 +117,7 @@ func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorMo
 	}
 	ls.opts = consequence.WalkOptions[consequence.ActorAction]{
 		Seed: c.walkSeed(m.Start().Fingerprint()), Walks: c.cfg.Walks, DMax: c.cfg.WalkDepth, K: c.cfg.ProbeWalks,
+		Weight: c.walkWeight,
 	}
 	rep.Liveness = ls.out
 	defer func() {
@@ -175,7 +177,13 @@ func (ls *livenessSearch) settle(ctx context.Context, err error) error {
 // partial neighbourhood can never satisfy does not mask the others.
 func (ls *livenessSearch) predict() (*Prediction, error) {
 	bm := ls.budget.model(ls.m)
-	props := ls.props
+	// Properties no walk from the snapshot satisfies go first, each for
+	// the price of ProbeWalks walks: judging them through suspects would
+	// take a full search for a critical transition per round.
+	props, err := ls.satisfiable(ls.props)
+	if err != nil {
+		return nil, err
+	}
 	for attempt := 0; len(props) > 0 && ls.out.Suspects < ls.c.cfg.MaxSuspects && ls.out.Walks < ls.c.cfg.Walks; attempt++ {
 		walk := ls.opts
 		walk.Walks = ls.c.cfg.Walks - ls.out.Walks
@@ -183,7 +191,8 @@ func (ls *livenessSearch) predict() (*Prediction, error) {
 		// A suspect stops RandomWalks: the walks after it draw from
 		// other streams.
 		walk.Seed = ls.opts.Seed + uint64(attempt)*0x9e3779b97f4a7c15
-		res, err := consequence.RandomWalks(ls.budget.ctx, bm, props, walk)
+		var res *consequence.WalkResult[*consequence.GlobalState, consequence.ActorAction]
+		res, err = consequence.RandomWalks(ls.budget.ctx, bm, props, walk)
 		if res != nil {
 			ls.out.Walks += res.Walks
 			ls.out.Live += res.Live
@@ -192,6 +201,13 @@ func (ls *livenessSearch) predict() (*Prediction, error) {
 			return nil, err
 		}
 		ls.out.Suspects++
+		if fault, err := ls.deadAtFault(props, res.Suspect.Path); err != nil || fault {
+			if err != nil {
+				return nil, err
+			}
+			ls.out.FaultDeadEnds++
+			continue
+		}
 		// Probes count any live state, as MaceMC's Recovers does: the
 		// warm-up is for the walks that look for a dead end.
 		crit, err := consequence.FindCriticalTransition(ls.budget.ctx, bm, props, ls.m.Start(), res.Suspect.Path, ls.opts)
@@ -212,6 +228,64 @@ func (ls *livenessSearch) predict() (*Prediction, error) {
 		}
 	}
 	return nil, nil
+}
+
+// deadAtFault reports whether the first fault the suspect path injects is
+// its critical transition: the state before it recovers, the state after
+// it does not. Two probes answer that where a full search for the critical
+// transition would take a dozen, and such a dead end is not a prediction
+// (LivenessOutcome.FaultDeadEnds).
+func (ls *livenessSearch) deadAtFault(props []consequence.Property[*consequence.GlobalState], path consequence.Path[consequence.ActorAction]) (bool, error) {
+	f := slices.IndexFunc(path, func(a consequence.Action[consequence.ActorAction]) bool { return isFault(a.Act) })
+	if f < 0 {
+		return false, nil
+	}
+	bm := ls.budget.model(ls.m)
+	g := ls.m.Start()
+	for _, a := range path[:f] {
+		if g, _ = ls.m.Next(g, a.Act); g == nil {
+			return false, nil
+		}
+	}
+	after, ok := ls.m.Next(g, path[f].Act)
+	if !ok {
+		return false, nil
+	}
+	for i, s := range []*consequence.GlobalState{after, g} {
+		crit, err := consequence.FindCriticalTransition(ls.budget.ctx, bm, props, s, nil, ls.opts)
+		if err != nil {
+			return false, err
+		}
+		// after must be dead (C1), g live (C2).
+		if (i == 0) != (crit.Verdict == consequence.C1) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// satisfiable returns the properties of props that some walk from the
+// start satisfies (a probe: ProbeWalks walks, any live state counting),
+// and records the others in out.DeadAtStart.
+func (ls *livenessSearch) satisfiable(props []consequence.Property[*consequence.GlobalState]) ([]consequence.Property[*consequence.GlobalState], error) {
+	bm := ls.budget.model(ls.m)
+	var keep []consequence.Property[*consequence.GlobalState]
+	for _, p := range props {
+		if p.Check(ls.m.Start()) == nil {
+			keep = append(keep, p) // holds already
+			continue
+		}
+		crit, err := consequence.FindCriticalTransition(ls.budget.ctx, bm, []consequence.Property[*consequence.GlobalState]{p}, ls.m.Start(), nil, ls.opts)
+		if err != nil {
+			return nil, err
+		}
+		if crit.Verdict == consequence.C2 {
+			keep = append(keep, p)
+			continue
+		}
+		ls.out.DeadAtStart = append(ls.out.DeadAtStart, p.Name)
+	}
+	return keep, nil
 }
 
 // withoutDeadAtStart returns props without those of failing that no walk
@@ -444,6 +518,14 @@ func (c Config) walkDefaults() (Config, error) {
 	if c.MaxSuspects == 0 {
 		c.MaxSuspects = d.MaxSuspects
 	}
+	if c.WalkWeights == nil {
+		c.WalkWeights = d.WalkWeights
+	}
+	for k, w := range c.WalkWeights {
+		if !(w >= 0) || math.IsInf(w, 0) {
+			return c, fmt.Errorf("%w: walk weight %v of action kind %d", ErrInvalidConfig, w, k)
+		}
+	}
 	if c.WalkWarmup == 0 {
 		c.WalkWarmup = min(d.WalkWarmup, c.WalkDepth/2)
 	}
@@ -451,4 +533,15 @@ func (c Config) walkDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: WalkWarmup %d leaves no step of the %d-step walks to reach a live state", ErrInvalidConfig, c.WalkWarmup, c.WalkDepth)
 	}
 	return c, nil
+}
+
+// walkWeight biases the round's walks as MaceMC §4.3 does
+// (Config.WalkWeights): by default faults are rare and timers fire less
+// often than messages arrive, so a walk explores interleavings of messages
+// rather than crash after crash or a timer storm.
+func (c *Controller) walkWeight(a consequence.Action[consequence.ActorAction]) float64 {
+	if w, ok := c.cfg.WalkWeights[a.Act.Kind]; ok {
+		return w
+	}
+	return 1
 }

@@ -130,7 +130,9 @@ func TestLivenessDeadEnd(t *testing.T) {
 		{steering.Steer, 2, "n2: drop latch.Jam from n3"},
 		{steering.Steer, 1, ""},
 	} {
-		c, err := steering.New(steering.Config{Mode: tc.mode, Spec: spec, WalkSeed: 2, ProbeWalks: 20}, tc.self)
+		c, err := steering.New(steering.Config{Mode: tc.mode, Spec: spec, WalkSeed: 2, ProbeWalks: 20,
+			// Every kind of event equally likely, and room for the probes.
+			WalkWeights: map[consequence.ActorActionKind]float64{}, MaxWalkSteps: 1_000_000}, tc.self)
 		if err != nil {
 			t.Fatal(err)
 		}
