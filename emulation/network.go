@@ -180,8 +180,9 @@ func (e *Emulator) schedule(p *peer, at time.Duration, to, from node.ID, inc uin
 
 // deliver processes a message arrival: it reaches the service if
 // deliverable says so (the first message of a pending connection binds it
-// to the receiver's current incarnation); otherwise it is dropped and the sender, if it still holds the
-// connection's incarnation, gets a transport error when the RST gets back.
+// to the receiver's current incarnation); otherwise it is dropped and the
+// sender, if it still holds the connection's incarnation, gets a transport
+// error when the RST gets back.
 func (e *Emulator) deliver(it *item) bool {
 	if it.datagram {
 		return e.deliverDatagram(it)
