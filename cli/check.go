@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,14 +86,15 @@ type livenessOutput struct {
 
 // checkFlags are the flags of 'crystalball check'.
 type checkFlags struct {
-	service, model, strategy, fix                    string
+	service, model, strategy, fix, weights           string
 	nodes, rms, maxDepth, maxStates, resets, breaks  int
 	walks, dmax, dinit, periphery, workers, suspects int
 	budget                                           time.Duration
 	seed                                             uint64
 	silent, asJSON                                   bool
-	walk                                             bool                 // --strategy walk
-	strat                                            consequence.Strategy // the others
+	weight                                           map[consequence.ActorActionKind]float64 // parsed --weights
+	walk                                             bool                                    // --strategy walk
+	strat                                            consequence.Strategy                    // the others
 }
 
 // register defines f's flags on fs.
@@ -113,6 +116,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.IntVar(&f.walks, "walks", 100, "random walks (strategy walk)")
 	fs.IntVar(&f.dmax, "dmax", 500, "steps per random walk (strategy walk)")
 	fs.IntVar(&f.suspects, "suspects", consequence.DefaultMaxSuspects, "suspects whose critical transition is searched before giving up on a C1 verdict (strategy walk; 1: stop at the first)")
+	fs.StringVar(&f.weights, "weights", "", "strategy walk: bias the walks by action kind, MaceMC-style: comma-separated KIND=W, KIND one of "+strings.Join(weightKindNames(), ", ")+" (unlisted kinds weigh 1, 0 excludes a kind)")
 	fs.IntVar(&f.dinit, "dinit", 0, "steps before a walk may count as live (strategy walk)")
 	fs.IntVar(&f.periphery, "periphery", 16, "strategy walk with --max-depth: also walk from this many states where a BFS bounded by --max-depth and --budget left off")
 	fs.IntVar(&f.workers, "workers", 0, "search goroutines (0: every core)")
@@ -127,6 +131,11 @@ func (f *checkFlags) check() error {
 	if f.suspects <= 0 {
 		return usagef("--suspects must be positive, got %d", f.suspects)
 	}
+	w, err := parseWeights(f.weights)
+	if err != nil {
+		return err
+	}
+	f.weight = w
 	f.walk = f.strategy == "walk"
 	if !f.walk {
 		s, err := consequence.ParseStrategy(f.strategy)
@@ -140,10 +149,60 @@ func (f *checkFlags) check() error {
 
 // walkOptions are the liveness search's options for seed.
 func (f *checkFlags) walkOptions(seed uint64) consequence.LivenessOptions[consequence.ActorAction] {
+	var weight func(consequence.Action[consequence.ActorAction]) float64
+	if f.weight != nil {
+		weight = consequence.KindWeights(f.weight)
+	}
 	return consequence.LivenessOptions[consequence.ActorAction]{
-		Walk:        consequence.WalkOptions[consequence.ActorAction]{Seed: seed, Walks: f.walks, DMax: f.dmax, DInit: f.dinit},
+		Walk:        consequence.WalkOptions[consequence.ActorAction]{Seed: seed, Walks: f.walks, DMax: f.dmax, DInit: f.dinit, Weight: weight},
 		MaxSuspects: f.suspects,
 	}
+}
+
+// weightKinds names the actor model's action kinds for --weights.
+var weightKinds = []struct {
+	name string
+	kind consequence.ActorActionKind
+}{
+	{"deliver", consequence.ActDeliver},
+	{"timer", consequence.ActTimer},
+	{"app", consequence.ActApp},
+	{"reset", consequence.ActReset},
+	{"break", consequence.ActBreak},
+	{"datagram", consequence.ActDeliverDatagram},
+	{"drop", consequence.ActDropDatagram},
+}
+
+func weightKindNames() []string {
+	out := make([]string, len(weightKinds))
+	for i, k := range weightKinds {
+		out[i] = k.name
+	}
+	return out
+}
+
+// parseWeights parses --weights ("reset=0.01,timer=0.5"); nil for "".
+func parseWeights(s string) (map[consequence.ActorActionKind]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	out := map[consequence.ActorActionKind]float64{}
+next:
+	for _, item := range strings.Split(s, ",") {
+		name, val, ok := strings.Cut(item, "=")
+		x, err := strconv.ParseFloat(val, 64)
+		if !ok || err != nil || !(x >= 0) || math.IsInf(x, 1) {
+			return nil, usagef("--weights: %q is not KIND=W with W a finite number >= 0", item)
+		}
+		for _, k := range weightKinds {
+			if k.name == name {
+				out[k.kind] = x
+				continue next
+			}
+		}
+		return nil, usagef("--weights: unknown kind %q (want one of %s)", name, strings.Join(weightKindNames(), ", "))
+	}
+	return out, nil
 }
 
 func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {

@@ -108,3 +108,76 @@ func TestTraceShowReplaysACheckReport(t *testing.T) {
 		t.Fatalf("missing file: exit %d", code)
 	}
 }
+
+// TestCheckReproducesMaceMCRandTreeBug pins the offline reproduction of
+// MaceMC's RandTree liveness bug (§6 of the MaceMC paper) with the paper's
+// code: C = n5 joins, the full root n1 passes it down to A = n3, C resets
+// silently, A's JoinReply reaches C's new incarnation in Init, which ignores
+// it (the critical transition, C1), and C rejoins under D = n4 while A keeps
+// it as a child forever (ParentChildAgree), A's keepalives being ignored
+// too (randtree.Options.FixStaleChild). The walks are biased MaceMC-style
+// (rare resets, few timers), and the suspects judged C2 before it are
+// passed over (--suspects).
+func TestCheckReproducesMaceMCRandTreeBug(t *testing.T) {
+	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "5", "--strategy", "walk",
+		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "7", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var out checkOutput
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	l := out.Liveness
+	if l == nil || l.Verdict != "C1" || l.Action != "n5 deliver randtree.JoinReply from n3" {
+		t.Fatalf("liveness %+v", l)
+	}
+	if len(l.Failing) != 1 || l.Failing[0] != "ParentChildAgree: n3: child n5 has parent n4" {
+		t.Fatalf("failing %q", l.Failing)
+	}
+	// C reset before the critical step and had not run its restart call
+	// (JoinOverlay) yet: it was in Init.
+	reset := -1
+	for i, a := range l.Suspect[:l.Critical] {
+		switch a {
+		case "n5 reset silent":
+			reset = i
+		case "n5 app randtree.JoinOverlay":
+			if reset >= 0 {
+				t.Fatalf("n5 left Init at step %d, before the critical step %d", i+1, l.Critical+1)
+			}
+		}
+	}
+	if reset < 0 {
+		t.Fatalf("n5 did not reset before the critical step %d: %q", l.Critical+1, l.Suspect)
+	}
+	// With MaceMC's correction the same walks find nothing to report there.
+	code, stdout, stderr = runCLI("check", "--service", "randtree", "--nodes", "5", "--strategy", "walk",
+		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "7", "--fix", "join-reply-in-init", "--json")
+	if code != exitOK {
+		t.Fatalf("fixed: exit %d: %s", code, stderr)
+	}
+	out = checkOutput{}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if l := out.Liveness; l != nil && l.Verdict == "C1" && strings.Contains(l.Action, "n5 deliver randtree.JoinReply from n3") {
+		t.Fatalf("fixed: still %+v", l)
+	}
+}
+
+func TestCheckRejectsBadWalkFlags(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--strategy", "walk", "--suspects", "0"}, "--suspects must be positive"},
+		{[]string{"check", "--strategy", "walk", "--weights", "reset"}, `--weights: "reset" is not KIND=W`},
+		{[]string{"check", "--strategy", "walk", "--weights", "reset=-1"}, `--weights: "reset=-1" is not KIND=W`},
+		{[]string{"check", "--strategy", "walk", "--weights", "reset=NaN"}, `--weights: "reset=NaN" is not KIND=W`},
+		{[]string{"check", "--strategy", "walk", "--weights", "gossip=2"}, `--weights: unknown kind "gossip"`},
+	}
+	for _, c := range cases {
+		expectUsageError(t, c.args, c.want)
+	}
+}

@@ -152,8 +152,12 @@
 // FindCriticalTransition probes states along the suspect path with K walks
 // each — the end (not dead: C2, raise DMax), then exponentially farther
 // back, then by binary search — and returns the critical transition (C1)
-// with the nearest live path. Both are pure functions of their inputs and
-// run on the calling goroutine.
+// with the nearest live path. FindLivenessViolation chains them to a
+// verdict: it searches each suspect's critical transition as the walks find
+// it and passes over suspects judged C2 (under faults the first suspect is
+// often slow convergence, and a real violation comes later) until a C1 or
+// LivenessOptions.MaxSuspects of them. All are pure functions of their
+// inputs and run on the calling goroutine.
 //
 // # Budgets, cancellation and results
 //

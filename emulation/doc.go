@@ -56,6 +56,19 @@
 //     hold it; if b held an older connection to a (one that went stale
 //     because a reset silently), the new one replaces it silently: b learns
 //     nothing.
+//   - The connection is pending at b until its first message arrives (that
+//     message is its SYN, as in TCP, where a connection is established when
+//     the SYN arrives). On that arrival, if b is live — in any incarnation —
+//     and holds no other connection to a, the connection is bound to b's
+//     current incarnation and the message is delivered: the first messages
+//     of a connection reach a b that reset after they were sent (MaceMC's
+//     RandTree bug: a JoinReply reaching the node that asked for it after
+//     it reset). A reset of b while the connection is pending sends no RST
+//     for it (b's end was never established), and a's writes on it are not
+//     stale. If b is down when the first message arrives, or its new
+//     incarnation opened a connection of its own to a meanwhile, the
+//     message is refused as below, and so are the connection's later
+//     messages. Once established, the rules below hold.
 //   - A reset or leave of b drops all of b's timers, its connections and its
 //     service state (the core steps EventReset when b comes back up). With an
 //     RST (not silent), every peer still holding a connection to b gets
@@ -67,15 +80,17 @@
 //     EventTransportError(b) one RTT later (the RST answering the write);
 //     the connection is removed then. Further sends before that error are
 //     dropped too, without a second error.
-//   - A message in flight to b when b resets arrives at an incarnation it was
-//     not sent to: it is dropped on arrival, and its sender (if it still
+//   - A message in flight to b on an established connection when b resets
+//     arrives at an incarnation the connection was not bound to: it is
+//     dropped on arrival, and its sender (if it still
 //     holds that connection's incarnation and was not already told) gets a
 //     transport error when the RST gets back, one-way latency after the
 //     arrival. Messages in flight from a node that reset are still
 //     delivered: they were already in the network.
 //   - While b is down (left, not yet back) a connection attempt to it is
 //     refused: the message is dropped and the sender gets a transport error
-//     after one RTT. A node ID outside 1..N behaves like a down node (the
+//     after one RTT (if b goes down while the first message is on its way,
+//     one-way latency after the arrival). A node ID outside 1..N behaves like a down node (the
 //     error comes after Network.MinRTO).
 //   - BreakConnection(a, b) breaks a connection on purpose: everything in
 //     flight on it is lost, a gets a transport error at once and b after the

@@ -111,6 +111,11 @@ type conn struct {
 	id         uint64
 	a, b       node.ID
 	incA, incB uint64
+	// pending is set while the connection's first message (its SYN) is on
+	// its way to b: b's end is not established yet, so whichever
+	// incarnation of b is up when it arrives accepts it, and incB is bound
+	// then (bindSYN).
+	pending bool
 	// broken is set when the connection was broken explicitly (or refused):
 	// everything in flight on it is lost.
 	broken bool
@@ -826,7 +831,10 @@ func (e *Emulator) takeDown(n *emNode, silent bool) {
 		p := n.peers[id]
 		c := p.conn
 		p.conn = nil
-		if silent {
+		if silent || (c.pending && c.b == n.id) {
+			// A connection whose SYN has not reached n was never
+			// established at n: there is nothing to reset, and the SYN
+			// will find n's next incarnation.
 			continue
 		}
 		x := e.node(id)

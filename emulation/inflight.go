@@ -7,8 +7,10 @@ import (
 )
 
 // InFlight returns the messages the emulated network will still deliver: one
-// envelope per queued delivery whose receiver is live in the incarnation the
-// message was sent to and whose connection is not broken, in delivery order
+// envelope per queued delivery whose receiver is live in the incarnation its
+// connection is bound to (any incarnation, while the connection's first
+// message is on its way and the receiver holds no other connection to the
+// sender) and whose connection is not broken, in delivery order
 // (by due time, then by the order they were queued), which is FIFO order on
 // every directed channel. Datagrams the network will still deliver (not
 // lost, receiver live in the incarnation they were sent to, link not cut)
@@ -26,7 +28,7 @@ func (e *Emulator) InFlight() []node.Envelope {
 			continue
 		}
 		n := e.node(it.node)
-		if n == nil || !n.live || n.inc != it.inc || (it.conn != nil && it.conn.broken) {
+		if n == nil || !e.deliverable(n, it) {
 			continue
 		}
 		if it.datagram && (it.dgDrop != dgKeep || e.faults.cut(it.peer, it.node)) {

@@ -48,10 +48,55 @@ func (e *Emulator) doom(c *conn, n *emNode, at time.Duration) {
 	e.q.push(it)
 }
 
-// newConn records a connection from a (incarnation incA) to b.
+// newConn records a connection from a (incarnation incA) to b, pending at
+// b until its first message arrives (bindSYN).
 func (e *Emulator) newConn(a node.ID, incA uint64, b node.ID, incB uint64) *conn {
 	e.connSeq++
-	return &conn{id: e.connSeq, a: a, incA: incA, b: b, incB: incB}
+	return &conn{id: e.connSeq, a: a, incA: incA, b: b, incB: incB, pending: true}
+}
+
+// stale reports whether a send from a over c to the live or down node dst
+// is answered by an RST: the connection was broken, or dst is down, or
+// dst's end was established in an earlier incarnation. While c's SYN is on
+// its way, dst's end is not established, so a reset of dst does not make
+// it stale.
+func (c *conn) stale(from node.ID, dst *emNode) bool {
+	if c.broken || c.doomed(from) || dst == nil || !dst.live {
+		return true
+	}
+	return !(c.pending && c.b == dst.id) && c.incOf(dst.id) != dst.inc
+}
+
+// bindSYN establishes, at its arrival at n, the pending connection c whose
+// first message (TCP's SYN) deliverable accepted: c is bound to whichever
+// incarnation of n is up, and its later messages are checked against that
+// incarnation.
+func (e *Emulator) bindSYN(n *emNode, c *conn) {
+	c.pending = false
+	c.incB = n.inc
+	e.peerOf(n, c.a).conn = c
+}
+
+// deliverable reports whether the message it, queued to n, reaches n's
+// service if nothing changes before it arrives: n is live in the
+// incarnation the connection is bound to (any incarnation while its SYN is
+// on its way, if n holds no other connection to the sender), and the
+// connection was not broken. A message without a connection (to self)
+// needs the incarnation it was sent to.
+func (e *Emulator) deliverable(n *emNode, it *item) bool {
+	c := it.conn
+	switch {
+	case !n.live:
+		return false
+	case c == nil:
+		return n.inc == it.inc
+	case c.broken:
+		return false
+	case c.pending && c.b == n.id:
+		p := n.peers[c.a]
+		return p == nil || p.conn == nil || p.conn == c
+	}
+	return n.inc == c.incOf(n.id)
 }
 
 // send carries out one Env.Send of node from (see the package
@@ -91,7 +136,7 @@ func (e *Emulator) send(from *emNode, env *node.Envelope) {
 		// The new connection replaces whatever (stale) socket the receiver
 		// held for from, silently.
 		e.peerOf(dst, from.id).conn = c
-	} else if c.broken || c.doomed(from.id) || dst == nil || !dst.live || c.incOf(to) != dst.inc {
+	} else if c.stale(from.id, dst) {
 		// Stale or broken: the write is answered by an RST one RTT later.
 		if !c.doomed(from.id) {
 			e.doom(c, from, e.now+e.rtt(from.id, to))
@@ -133,10 +178,11 @@ func (e *Emulator) schedule(p *peer, at time.Duration, to, from node.ID, inc uin
 	e.q.push(it)
 }
 
-// deliver processes a message arrival: it reaches the service if the
-// receiver is still the incarnation it was sent to and the connection was
-// not broken; otherwise it is dropped and the sender, if it still holds the
-// connection's incarnation, gets a transport error when the RST gets back.
+// deliver processes a message arrival: it reaches the service if
+// deliverable says so (the first message of a pending connection binds it
+// to the receiver's current incarnation); otherwise it is dropped and the
+// sender, if it still holds the connection's incarnation, gets a transport
+// error when the RST gets back.
 func (e *Emulator) deliver(it *item) bool {
 	if it.datagram {
 		return e.deliverDatagram(it)
@@ -146,7 +192,15 @@ func (e *Emulator) deliver(it *item) bool {
 	if c != nil && !c.broken && e.faults.cut(it.peer, n.id) {
 		c.broken = true // a connection that outlived a Partition is lost in it
 	}
-	if n.live && n.inc == it.inc && (c == nil || !c.broken) {
+	ok := e.deliverable(n, it)
+	if c != nil && c.pending && c.b == n.id {
+		if ok {
+			e.bindSYN(n, c)
+		} else {
+			c.pending = false // refused: later messages find n's end stale
+		}
+	}
+	if ok {
 		// The message runs through n's pipeline: the snapshot layer
 		// (which checkpoints first if its number is larger, and consumes
 		// protocol messages), the DropNext faults, steering, the core.

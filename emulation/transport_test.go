@@ -134,8 +134,13 @@ func TestInFlightToResetNodeDroppedAndSenderNotified(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			e, trace := scripted(t, 2, tcfg{}, nil)
-			app(t, e, 1, SendTo{To: 2, N: 2}) // arrive at 1.010
-			run(t, e, time.Second+lat/2)
+			// An established connection: its first message has arrived
+			// (a connection whose first message is still on its way is
+			// TestFirstMessageReachesNewIncarnation's).
+			app(t, e, 1, SendTo{To: 2, N: 1})
+			run(t, e, 1500*time.Millisecond)
+			app(t, e, 1, SendTo{To: 2, N: 2}) // arrive at 1.510
+			run(t, e, 1500*time.Millisecond+lat/2)
 			if err := e.Reset(2, silent); err != nil {
 				t.Fatal(err)
 			}
@@ -146,9 +151,9 @@ func TestInFlightToResetNodeDroppedAndSenderNotified(t *testing.T) {
 			// Silent: the first dropped message's RST returns at
 			// arrival+latency. RST: the reset's own RST arrives first
 			// (reset+latency) and the drops are not reported again.
-			when := time.Second + 2*lat
+			when := 1500*time.Millisecond + 2*lat
 			if !silent {
-				when = time.Second + lat/2 + lat
+				when = 1500*time.Millisecond + lat/2 + lat
 			}
 			wantErrors(t, svc(t, e, 1), []node.ID{2}, []time.Duration{when})
 			if got := strings.Count(trace.String(), "drop message test.data from n1 (receiver reset)"); got != 2 {

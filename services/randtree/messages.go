@@ -127,9 +127,11 @@ func (m ProbeReply) String() string { return fmt.Sprintf("ProbeReply(root=%v)", 
 // Keepalive is the recovery timer's check of a tree link: a node sends it to
 // its parent (AsChild set: "I am your child") and to each child ("I am your
 // parent"). The write is what exposes a stale connection to a peer that
-// reset silently, as TCP only notices a dead peer when it writes; and a peer
-// that is alive but does not hold the link (it reset and rejoined elsewhere,
-// or dropped the node) answers Disown, so stale links do not live forever.
+// reset silently, as TCP only notices a dead peer when it writes; and a
+// parent that is alive but does not hold the link (it reset, or dropped the
+// node) answers Disown, so stale links do not live forever. A child that
+// does not hold the link (it reset and rejoined elsewhere) answers Disown
+// only with Options.FixStaleChild: the paper's child ignores it.
 type Keepalive struct {
 	_msgpack struct{} `msgpack:",as_array"`
 	// AsChild is set when the sender claims to be the receiver's child,
