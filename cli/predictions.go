@@ -5,9 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
@@ -128,20 +126,6 @@ type happenedOut struct {
 	SameNodes bool `json:"same_nodes"`
 }
 
-var nodeToken = regexp.MustCompile(`\bn([0-9]+)\b`)
-
-// namedNodes returns the node IDs an explanation names ("n9: n13 is both a
-// child and a sibling" names n9 and n13).
-func namedNodes(s string) []node.ID {
-	var out []node.ID
-	for _, m := range nodeToken.FindAllStringSubmatch(s, -1) {
-		if v, err := strconv.ParseUint(m[1], 10, 32); err == nil {
-			out = append(out, node.ID(v))
-		}
-	}
-	return out
-}
-
 // matchPredictions renders the distinct predictions of log and matches each
 // against the episodes of its property.
 func matchPredictions(log *steering.PredictionLog, eps episodeLog, final []emulation.LivenessResult) []predictionOut {
@@ -176,7 +160,7 @@ func matchPredictions(log *steering.PredictionLog, eps episodeLog, final []emula
 				p.ViolatedBefore = true
 				continue
 			}
-			named := slices.ContainsFunc(namedNodes(ep.err), func(id node.ID) bool { return slices.Contains(onPath, id) })
+			named := slices.ContainsFunc(steering.NamedNodes(ep.err), func(id node.ID) bool { return slices.Contains(onPath, id) })
 			if found == nil || (named && !same) {
 				found, same = ep, named
 			}

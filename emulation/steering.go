@@ -82,6 +82,12 @@ type SteeringResult struct {
 	// Overrides counts events let through because their kind had used up
 	// its intervention budget (steering.Config.MaxInterventions).
 	Overrides uint64 `json:"overrides"`
+	// Walks, WalkSteps and DeadEnds are the liveness search's: walks
+	// from snapshots, steps of every walk and probe (also counted in
+	// StatesExplored), dead ends predicted (also in Predicted).
+	Walks     uint64 `json:"walks"`
+	WalkSteps uint64 `json:"walk_steps"`
+	DeadEnds  uint64 `json:"dead_ends"`
 	// Handled counts the messages, timers and application calls that
 	// reached a handler or were stopped: the base of "actions changed".
 	Handled uint64 `json:"handled"`
@@ -269,6 +275,9 @@ func (e *Emulator) steeringResult() *SteeringResult {
 		r.FilterHits += s.FilterHits
 		r.Vetoes += s.Vetoes
 		r.Overrides += s.Overrides
+		r.Walks += s.Walks
+		r.WalkSteps += s.WalkSteps
+		r.DeadEnds += s.DeadEnds
 	}
 	return r
 }

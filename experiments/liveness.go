@@ -317,7 +317,7 @@ func livenessScenario(ctx context.Context, cfg RandTreeLivenessConfig, opts rand
 		return out, fmt.Errorf("experiments: randtree-liveness: seed %d: %w", seed, err)
 	}
 	join := randtree.JoinOverlay{Targets: []node.ID{1}}
-	steps := []paxosStep{
+	steps := []scriptStep{
 		{livenessDown, func() error { return e.Down(c, false) }},
 		{livenessUp, func() error {
 			if err := e.Up(c); err != nil {
@@ -332,17 +332,8 @@ func livenessScenario(ctx context.Context, cfg RandTreeLivenessConfig, opts rand
 		{rejoin, func() error { return e.Submit(c, join) }},
 		{rejoin + livenessHeal, nil},
 	}
-	for _, s := range steps {
-		if err := ctx.Err(); err != nil {
-			return out, fmt.Errorf("experiments: randtree-liveness: %w", err)
-		}
-		err := e.RunUntil(emulation.Epoch.Add(s.at))
-		if err == nil && s.do != nil {
-			err = s.do()
-		}
-		if err != nil {
-			return out, fmt.Errorf("experiments: randtree-liveness: seed %d: %w", seed, err)
-		}
+	if err := runScript(ctx, e, steps, "randtree-liveness", seed); err != nil {
+		return out, err
 	}
 	r := e.Result()
 	var verdicts []string

@@ -502,33 +502,43 @@ func paxosScenario(ctx context.Context, set paxosSettings, seed uint64, gap time
 	if err != nil {
 		return res, fmt.Errorf("experiments: paxos: seed %d: %w", seed, err)
 	}
-	for _, s := range paxosScript(e, set, t2, &res) {
+	if err := runScript(ctx, e, paxosScript(e, set, t2, &res), "paxos", seed); err != nil {
+		return res, err
+	}
+	paxosAccount(&res, e, t2)
+	return res, nil
+}
+
+// scriptStep is a step of a scripted scenario: at a time, what the
+// script does (nothing: the run just reaches that time).
+type scriptStep struct {
+	at time.Duration
+	do func() error
+}
+
+// runScript runs e to each step's time and takes the step, in order;
+// errors name the experiment and the seed.
+func runScript(ctx context.Context, e *emulation.Emulator, steps []scriptStep, experiment string, seed uint64) error {
+	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("experiments: paxos: %w", err)
+			return fmt.Errorf("experiments: %s: %w", experiment, err)
 		}
 		err := e.RunUntil(emulation.Epoch.Add(s.at))
 		if err == nil && s.do != nil {
 			err = s.do()
 		}
 		if err != nil {
-			return res, fmt.Errorf("experiments: paxos: seed %d: %w", seed, err)
+			return fmt.Errorf("experiments: %s: seed %d: %w", experiment, seed, err)
 		}
 	}
-	paxosAccount(&res, e, t2)
-	return res, nil
-}
-
-// paxosStep is a step of the scenario: at a time, what the script does.
-type paxosStep struct {
-	at time.Duration
-	do func() error
+	return nil
 }
 
 // paxosScript is the scenario's script on e, round 2 starting at t2; its
 // steps record in res whether round 1 went as scripted.
-func paxosScript(e *emulation.Emulator, set paxosSettings, t2 time.Duration, res *PaxosConfigRun) []paxosStep {
+func paxosScript(e *emulation.Emulator, set paxosSettings, t2 time.Duration, res *PaxosConfigRun) []scriptStep {
 	learn := paxos.Learn{}.MessageType()
-	return []paxosStep{
+	return []scriptStep{
 		{paxosRound1, func() error {
 			if err := e.Isolate(paxosC); err != nil {
 				return err

@@ -398,7 +398,7 @@ func (ls *livenessSearch) closed(g *consequence.GlobalState, verr error) (bool, 
 	if verr == nil {
 		return true, nil
 	}
-	named := namedNodes(verr.Error())
+	named := NamedNodes(verr.Error())
 	open := false
 	m := ls.m.WithOutside(func(from, to node.ID, _ node.Message) {
 		open = open || slices.Contains(named, from)
@@ -417,10 +417,12 @@ func (ls *livenessSearch) closed(g *consequence.GlobalState, verr error) (bool, 
 
 var nodeToken = regexp.MustCompile(`\bn([0-9]+)\b`)
 
-// namedNodes returns the node IDs a property's error names, as node.ID's
-// String writes them ("n9: n13 is both a child and a sibling" names n9 and
-// n13).
-func namedNodes(s string) []node.ID {
+// NamedNodes returns the node IDs a property's error (or any explanation)
+// names, as node.ID's String writes them: "n9: n13 is both a child and a
+// sibling" names n9 and n13. Properties that name the nodes they blame
+// let the liveness search tell a dead end of the neighbourhood from one
+// that waits on nodes outside it.
+func NamedNodes(s string) []node.ID {
 	var out []node.ID
 	for _, m := range nodeToken.FindAllStringSubmatch(s, -1) {
 		if v, err := strconv.ParseUint(m[1], 10, 32); err == nil {
