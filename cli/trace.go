@@ -142,8 +142,15 @@ func showPrediction(cat *catalog, file string, b []byte, stdout io.Writer) error
 // took to reach a live state.
 func printLiveDiff(stdout io.Writer, m *consequence.ActorModel, dead []consequence.ActionRecord, d *report.DeadEnd) error {
 	k := d.CriticalStep - 1
-	if len(d.LivePath) <= k {
-		return fmt.Errorf("the nearest live path has %d steps, fewer than the critical step %d", len(d.LivePath), d.CriticalStep)
+	if len(d.LivePath) < k {
+		return fmt.Errorf("the nearest live path has %d steps, fewer than the %d before the critical step", len(d.LivePath), k)
+	}
+	if len(d.LivePath) == k {
+		if _, err := replayRecords(m, d.LivePath); err != nil {
+			return fmt.Errorf("nearest live path: %w", err)
+		}
+		fmt.Fprintf(stdout, "nearest live path: the first %d steps; the state they reach is live (every liveness property holds), and step %d leaves it for good\n", k, d.CriticalStep)
+		return nil
 	}
 	before, err := replayRecords(m, d.LivePath[:k])
 	if err != nil {

@@ -359,8 +359,8 @@ func btoi(b bool) int {
 
 // failingAt replays path and returns the first property of failing
 // (those the suspect walk ended with) that fails in the dead end it
-// reaches, with its error there (the first of failing if none does), and
-// that state.
+// reaches, else the first liveness property that does, with its error
+// there, and that state.
 func (ls *livenessSearch) failingAt(path []consequence.ActorAction, failing []consequence.PropertyError) (string, error, *consequence.GlobalState) {
 	g := ls.m.Start()
 	for _, a := range path {
@@ -378,6 +378,13 @@ func (ls *livenessSearch) failingAt(path []consequence.ActorAction, failing []co
 			if err := p.Check(g); err != nil {
 				return p.Name, err, g
 			}
+		}
+	}
+	// The walk's last failures may have come later; the dead end itself
+	// fails another property (the conjunction never holds again).
+	for _, p := range ls.props {
+		if err := p.Check(g); err != nil {
+			return p.Name, err, g
 		}
 	}
 	if len(failing) == 0 {
