@@ -24,10 +24,29 @@
 //     times, and otherwise checking each filter alone; the rest are counted
 //     as unhelpful.
 //
+// After step 3 the round checks liveness (MaceMC, beyond it: from the live
+// snapshot rather than an initial state): random walks from the snapshot
+// against the liveness properties, within their own budget (Config.Walks
+// and the fields after it), weighted so that faults and timers are rare,
+// and each walk warming up before a live state counts. A walk that never
+// reaches a live state is a suspect; the round searches its critical
+// transition (consequence.FindCriticalTransition) and reports a dead end —
+// a Prediction of Kind node.Liveness with its Critical: verdict C1, the
+// critical step, the nearest live path — unless the dead end hinges on an
+// injected fault or waits on a node outside the snapshot
+// (LivenessOutcome). The walks explore the snapshot's model with silent
+// resets made detectable as TCP makes them
+// (consequence.Faults.StaleConnections). In mode Steer, the filter for the
+// critical step — or the latest event of this node before it — is
+// installed if walks with it in place reach live states
+// (Config.LiveFraction) and it passes the safety check of filters.
+//
 // The controller is a deterministic core: a round with budgets in states is
 // a pure function of the controller's state and the snapshot, so the
 // emulator charges it in virtual time from the states it explored and runs
-// stay reproducible.
+// stay reproducible. The liveness walks draw from a seed that is a
+// function of Config.WalkSeed, the node and the snapshot's fingerprint;
+// each step counts as a state.
 //
 // # The layer, in both shells
 //
