@@ -36,6 +36,12 @@ func TestBadInputIsAOneLineUsageError(t *testing.T) {
 		{[]string{"emulate", "--mode", "debug", "--nodes", "5", "--predictors", "6"}, "--predictors must be between 0 and --nodes (5)"},
 		{[]string{"emulate", "--mode", "debug", "--steer-breaks", "-2"}, "not negative"},
 		{[]string{"emulate", "--mode", "debug", "--snapshots", "0"}, "--mode debug needs --snapshots"},
+		{[]string{"emulate", "--mode", "debug", "--walks", "-1"}, "--walks must not be negative"},
+		{[]string{"emulate", "--mode", "debug", "--walk-depth", "0"}, "--walk-depth must be positive"},
+		{[]string{"emulate", "--mode", "debug", "--probe-walks", "0"}, "--probe-walks must be positive"},
+		{[]string{"emulate", "--mode", "debug", "--walk-suspects", "0"}, "--walk-suspects must be positive"},
+		{[]string{"experiment", "randtree-liveness"}, "--seed is required"},
+		{[]string{"experiment", "randtree-liveness", "--seed", "1", "--runs", "0"}, "--runs and --workers must be positive"},
 		{[]string{"emulate", "--mode", "sideways"}, `--mode: "sideways" is not off, debug or steer`},
 	}
 	for _, c := range cases {

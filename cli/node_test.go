@@ -62,6 +62,8 @@ func TestNodeBadFlagsAreOneLineUsageErrors(t *testing.T) {
 		{[]string{"node", "--id", "1", "--mode", "steer", "--snapshots", "0"}, "--mode steer needs a snapshot manager"},
 		{[]string{"node", "--id", "1", "--immediate", "--snapshots", "0"}, "--immediate needs a snapshot manager"},
 		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-states", "0"}, "--steer-states must be positive"},
+		{[]string{"node", "--id", "1", "--mode", "debug", "--walk-warmup", "500"}, "--walk-warmup must be at least 0 and below --walk-depth"},
+		{[]string{"node", "--id", "1", "--mode", "debug", "--walk-steps", "0"}, "--walk-steps must be positive"},
 		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-states", "lots"}, "invalid value"},
 		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-time", "0s"}, "--steer-time must be positive"},
 		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-time", "soon"}, "want a duration"},
