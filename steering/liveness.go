@@ -126,7 +126,7 @@ func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorMo
 		c.stats.Walks += uint64(ls.out.Walks)
 		c.stats.WalkSteps += ls.budget.steps
 	}()
-	p, err := ls.predict()
+	p, err := ls.guardedPredict()
 	if err != nil || p == nil {
 		return installed, ls.settle(ctx, err)
 	}
@@ -166,6 +166,18 @@ func (ls *livenessSearch) settle(ctx context.Context, err error) error {
 		return nil
 	}
 	return fmt.Errorf("steering: liveness search at %v: %w", ls.c.self, err)
+}
+
+// guardedPredict is predict with a panic of a liveness property or a
+// handler outside the walks (which recover their own) turned into an
+// error wrapping consequence.ErrModelPanic: the round carries on.
+func (ls *livenessSearch) guardedPredict() (p *Prediction, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("steering: liveness search at %v: %w: %v", ls.c.self, consequence.ErrModelPanic, r)
+		}
+	}()
+	return ls.predict()
 }
 
 // predict walks from the start and judges each suspect by its critical

@@ -2,6 +2,7 @@ package steering_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -167,5 +168,27 @@ func TestLivenessDeadEnd(t *testing.T) {
 		if l := rep.Liveness; l == nil || l.Walks == 0 || l.Steps == 0 || rep.States < l.Steps {
 			t.Fatalf("liveness outcome %+v, states %d", l, rep.States)
 		}
+	}
+}
+
+// A liveness property that panics stops the round's walks, not the round:
+// the panic is the outcome's error, the safety results stand.
+func TestLivenessPropertyPanic(t *testing.T) {
+	spec := latchSpec()
+	spec.Properties = []node.Property{node.Eventually("Boom", func(node.View) error { panic("boom") })}
+	snap := startSnapshot(t, spec, []node.ID{1, 2, 3}, 2)
+	c, err := steering.New(steering.Config{Mode: steering.Debug, Spec: spec}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := c.Explore(context.Background(), snap)
+	if err != nil {
+		t.Fatalf("the round failed: %v", err)
+	}
+	if rep.Liveness == nil || !errors.Is(rep.Liveness.Err, consequence.ErrModelPanic) || !strings.Contains(rep.Liveness.Err.Error(), "boom") {
+		t.Fatalf("liveness outcome %+v", rep.Liveness)
+	}
+	if len(rep.Predictions) != 0 {
+		t.Fatalf("predictions %v", rep.Predictions)
 	}
 }
