@@ -36,7 +36,11 @@
 // as their parent, and a parent would keep a child that rejoined elsewhere,
 // for ever: the tree would not heal under churn. The write exposes a stale
 // connection; a parent that does not hold a child's link answers Disown and
-// the child is orphaned. This is the protocol's healing mechanism, not a bug
+// the child is orphaned — also when the "parent" is joining again, holding
+// no links at all: a root that reset and rejoins through its own former
+// child would otherwise stay that child's parent for ever (a steering
+// round's liveness walks found that dead end; the join goes up to the
+// root, which is the joiner). This is the protocol's healing mechanism, not a bug
 // fix, so it is always on (testdata/keepalive.txt). The other direction — a
 // child answering Disown to a node that keeps it as a child but is not its
 // parent — is missing from the paper's code: see FixStaleChild below.
