@@ -234,9 +234,10 @@ func (ls *livenessSearch) predict() (*Prediction, error) {
 				return p, err
 			}
 		default:
-			if props, err = ls.withoutDeadAtStart(props, res.Suspect.Failing); err != nil {
-				return nil, err
-			}
+			// Each property is satisfiable from the start (satisfiable
+			// kept only those) but no walk satisfies them together: the
+			// start is dead for their conjunction, nothing ahead of it.
+			return nil, nil
 		}
 	}
 	return nil, nil
@@ -296,34 +297,6 @@ func (ls *livenessSearch) satisfiable(props []consequence.Property[*consequence.
 			continue
 		}
 		ls.out.DeadAtStart = append(ls.out.DeadAtStart, p.Name)
-	}
-	return keep, nil
-}
-
-// withoutDeadAtStart returns props without those of failing that no walk
-// from the start satisfies alone, and records them in out.DeadAtStart. If
-// none of them is, it returns no properties: the start is dead only for
-// their conjunction, and the search ends.
-func (ls *livenessSearch) withoutDeadAtStart(props []consequence.Property[*consequence.GlobalState], failing []consequence.PropertyError) ([]consequence.Property[*consequence.GlobalState], error) {
-	bm := ls.budget.model(ls.m)
-	var keep []consequence.Property[*consequence.GlobalState]
-	for _, p := range props {
-		if !slices.ContainsFunc(failing, func(f consequence.PropertyError) bool { return f.Property == p.Name }) {
-			keep = append(keep, p)
-			continue
-		}
-		crit, err := consequence.FindCriticalTransition(ls.budget.ctx, bm, []consequence.Property[*consequence.GlobalState]{p}, ls.m.Start(), nil, ls.opts)
-		if err != nil {
-			return nil, err
-		}
-		if crit.Verdict == consequence.C2 {
-			keep = append(keep, p) // some walk satisfies it
-			continue
-		}
-		ls.out.DeadAtStart = append(ls.out.DeadAtStart, p.Name)
-	}
-	if len(keep) == len(props) {
-		return nil, nil
 	}
 	return keep, nil
 }

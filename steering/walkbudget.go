@@ -18,7 +18,6 @@ type walkBudget struct {
 	cancel context.CancelFunc
 	steps  uint64
 	limit  uint64
-	spent  bool // the budget, not the caller, cancelled ctx
 }
 
 // newWalkBudget returns a budget of limit steps and, if wall is
@@ -56,9 +55,8 @@ func (bm *budgetModel) Actions(g *consequence.GlobalState, out []consequence.Act
 func (bm *budgetModel) Next(g *consequence.GlobalState, a consequence.ActorAction) (*consequence.GlobalState, bool) {
 	b := bm.b
 	b.steps++
-	if b.steps > b.limit && !b.spent {
-		b.spent = true
-		b.cancel()
+	if b.steps > b.limit {
+		b.cancel() // idempotent
 	}
 	return bm.m.Next(g, a)
 }
