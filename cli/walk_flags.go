@@ -2,7 +2,6 @@ package cli
 
 import (
 	"flag"
-	"fmt"
 
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
@@ -51,11 +50,6 @@ func (w *walkFlags) apply(c *steering.Config) {
 		c.Walks = -1
 	}
 	c.WalkDepth, c.WalkWarmup, c.ProbeWalks, c.MaxWalkSteps, c.MaxSuspects = w.depth, w.warmup, w.probes, w.steps, w.suspects
-}
-
-// String renders the budgets for progress lines.
-func (w *walkFlags) String() string {
-	return fmt.Sprintf("%d walks of %d steps (warm-up %d), %d per probe, %d steps at most", w.walks, w.depth, w.warmup, w.probes, w.steps)
 }
 
 // flagSet reports whether the flag name was given on the command line.
