@@ -1,0 +1,44 @@
+// Package zoo is crystalball's bug zoo: small services written against the
+// public node API, each a plausible protocol with one planted bug and its
+// correction (the "fixed twin"). It is a regression suite for the
+// predictor — deep online debugging must predict every planted bug and
+// nothing on the twins, and steering must prevent what it predicts — not a
+// set of targets to tune constants to.
+//
+// Each service lives in its own subpackage; Cases lists them all, and
+// Services offers them to cli.Main (see cmd/zoo).
+package zoo
+
+import (
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// Case is one service of the zoo.
+type Case struct {
+	// Name is short and unique ("retry", "lease", …); the command line
+	// serves the case as "zoo-" + Name.
+	Name string
+	// Bug says in one line what is planted, and Fix what the twin changes.
+	Bug, Fix string
+	// Covers names the fault classes the bug needs, from: "timer-race",
+	// "reordering", "reset-rst", "reset-silent", "break", "datagram-loss",
+	// "partition", "lease".
+	Covers []string
+	// Spec returns the service: with the planted bug (fixed false) or its
+	// correction. Both have the same messages and properties.
+	Spec func(fixed bool) node.Spec
+	// Workload gives a node's application calls after it starts and after
+	// every reset (as emulation.Config.Workload).
+	Workload func(id node.ID, restart bool) []node.Message
+	// Nodes is the number of nodes of an emulated run (IDs 1..Nodes).
+	Nodes int
+	// Property is the name of the safety property the planted bug breaks.
+	Property string
+	// Churn and Breaks are the fault rates (events per minute) under which
+	// the bug shows in an emulated run; zero means none of that fault.
+	Churn, Breaks float64
+	// Duration is how long an emulated run of the case lasts.
+	Duration time.Duration
+}
