@@ -61,6 +61,9 @@ type Config struct {
 	// Churn schedules random leaves and rejoins. The zero value means no
 	// churn.
 	Churn ChurnConfig
+	// Breaks schedules random connection breaks between live nodes, beside
+	// churn. The zero value means none.
+	Breaks BreakConfig
 	// Trace, when non-nil, receives one line per processed event (see the
 	// package documentation). It is written synchronously, one Write per
 	// line: wrap a file in a bufio.Writer and flush it after Run.
@@ -212,6 +215,9 @@ func (c Config) validate() (settings, error) {
 	}
 	if c.Churn.Until > 0 && c.Churn.Until <= c.Churn.After {
 		return s, fmt.Errorf("emulation: Config.Churn.Until (%v) must be greater than Churn.After (%v)", c.Churn.Until, c.Churn.After)
+	}
+	if err := c.Breaks.validate(); err != nil {
+		return s, err
 	}
 	s.silent = DefaultSilentFraction
 	if f := c.Churn.SilentFraction; f != nil {

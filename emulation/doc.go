@@ -149,10 +149,22 @@
 // workload's restart calls (Config.Workload(id, true)). The scenario
 // methods Reset, Down and Up give the same transitions under script control.
 //
+// # Connection breaks
+//
+// With Breaks.Rate > 0, connection breaks form a Poisson process of their
+// own beside churn (between Breaks.After and Breaks.Until). Each picks,
+// uniformly, one end of an established connection between two live nodes
+// (pending connections, whose first message is still on its way, are
+// left out) and breaks it as BreakConnection does: everything in flight
+// both ways is lost, that end's service gets a transport error at once
+// and the other's after the one-way latency ("nA break nB network" in the
+// trace). Both processes stay up. A break that finds no open connection
+// is skipped. Result.Breaks counts both.
+//
 // # Seeds
 //
 // The run seed is split per subsystem with a SplitMix64 derivation:
-// topology, start times, churn, per-node core seeds, one stream per
+// topology, start times, churn, connection breaks, per-node core seeds, one stream per
 // network channel for jitter and loss, and one per directed pair for the
 // datagrams' jitter and loss (seeded on the pair's first datagram). Changing the draws of one subsystem
 // (say, a different churn rate) does not shift the numbers of the others,

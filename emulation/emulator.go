@@ -39,6 +39,7 @@ type Emulator struct {
 
 	netKey  uint64 // per-channel jitter/loss streams derive from it
 	churn   *mrand.Rand
+	breaks  *mrand.Rand // scheduled connection breaks (breaks.go); nil without
 	connSeq uint64
 	netID   uint64 // the last message or datagram ID (NetworkEvent.ID)
 
@@ -210,6 +211,10 @@ func New(cfg Config) (*Emulator, error) {
 	if s.Churn.Rate > 0 {
 		e.churn = newStream(s.Seed, streamChurn)
 		e.scheduleChurn(s.Churn.After)
+	}
+	if s.Breaks.Rate > 0 {
+		e.breaks = newStream(s.Seed, streamBreaks)
+		e.scheduleBreak(s.Breaks.After)
 	}
 	for _, p := range s.Spec.Properties {
 		switch p.Kind {
@@ -421,6 +426,9 @@ func (e *Emulator) process(it *item) bool {
 	case itemChurn:
 		return e.churnLeave()
 
+	case itemBreak:
+		return e.networkBreak()
+
 	case itemPipeline:
 		return e.pipeDue(it)
 
@@ -620,7 +628,7 @@ func (e *Emulator) kept(n *emNode, o node.Outcome, label string, in *node.Envelo
 	e.st.filtered++
 	if o.Break != node.None {
 		if p := n.peers[o.Break]; p != nil && p.conn != nil {
-			_ = e.breakConnection(n.id, o.Break, false) // cannot fail: n is live and holds the connection
+			_ = e.breakConnection(n.id, o.Break, false, "") // cannot fail: n is live and holds the connection
 		}
 	}
 }
@@ -985,13 +993,14 @@ func (e *Emulator) AppCall(id node.ID, msg node.Message) error {
 // that no longer holds the connection, or already has an error pending for
 // it, is not told again. It fails if a holds no connection to b.
 func (e *Emulator) BreakConnection(a, b node.ID) error {
-	return e.breakConnection(a, b, true)
+	return e.breakConnection(a, b, true, "")
 }
 
 // breakConnection breaks the connection between a and b; tellA says
 // whether a's service gets a transport error too (steering breaks a
-// connection on purpose and does not tell its own node).
-func (e *Emulator) breakConnection(a, b node.ID, tellA bool) error {
+// connection on purpose and does not tell its own node); why ends the
+// trace line (" network" for a scheduled break).
+func (e *Emulator) breakConnection(a, b node.ID, tellA bool, why string) error {
 	na, err := e.liveNode("BreakConnection", a)
 	if err != nil {
 		return err
@@ -1005,7 +1014,7 @@ func (e *Emulator) breakConnection(a, b node.ID, tellA bool) error {
 	c.broken = true
 	e.st.count(kindBreak)
 	if e.cfg.Trace != nil {
-		e.traceLabel(a, "break "+b.String())
+		e.traceLabel(a, "break "+b.String()+why)
 	}
 	if !c.doomed(a) {
 		if tellA {

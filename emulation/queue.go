@@ -19,6 +19,7 @@ const (
 	itemChurn                              // next churn leave
 	itemRejoin                             // churned node comes back (if still down in incarnation inc)
 	itemPipeline                           // the node's pipeline is due (postponed events, layer ticks); live only if node.pipeSeq == seq
+	itemBreak                              // next scheduled connection break (breaks.go)
 )
 
 // item is one scheduled occurrence. Items are pooled: the queue owns them

@@ -39,6 +39,7 @@ type counters struct {
 	byKind                                                 [numKinds]int64
 	sent, delivered, dropped, retransmits, transportErrors int64
 	resets, leaves, silentLeaves, rejoins, churnSkipped    int64
+	breaks, breaksSkipped                                  int64
 	protocol, filtered                                     int64
 	dgSent, dgDelivered, dgLost, dgDropped, dgFiltered     int64
 }
@@ -71,6 +72,8 @@ type Result struct {
 	Resets int64 `json:"resets"`
 	// Churn counts churn events.
 	Churn ChurnStats `json:"churn"`
+	// Breaks counts the scheduled connection breaks (Config.Breaks).
+	Breaks BreakStats `json:"breaks"`
 	// Safety has one entry per safety property, in spec order.
 	Safety []SafetyResult `json:"safety"`
 	// Liveness has one entry per liveness property, in spec order,
@@ -195,6 +198,7 @@ func (e *Emulator) Result() Result {
 			Rejoins:      e.st.rejoins,
 			Skipped:      e.st.churnSkipped,
 		},
+		Breaks:    BreakStats{Broken: e.st.breaks, Skipped: e.st.breaksSkipped},
 		Safety:    make([]SafetyResult, 0, len(e.safety)),
 		Liveness:  e.evalLiveness(),
 		Snapshots: e.snapshotResult(),

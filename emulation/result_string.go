@@ -32,8 +32,14 @@ func (r Result) String() string {
 		fmt.Fprintf(&b, "datagrams: sent %d, delivered %d, lost %d, dropped %d, filtered %d, in flight %d\n",
 			d.Sent, d.Delivered, d.Lost, d.Dropped, d.Filtered, d.InFlight)
 	}
-	fmt.Fprintf(&b, "transport errors %d, resets %d, churn leaves %d (%d silent), rejoins %d\n",
+	fmt.Fprintf(&b, "transport errors %d, resets %d, churn leaves %d (%d silent), rejoins %d",
 		r.TransportErrors, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins)
+	if k := r.Breaks; k.Broken > 0 || k.Skipped > 0 {
+		// Only runs with a break schedule say so: runs without print as
+		// they always did.
+		fmt.Fprintf(&b, ", connection breaks %d (%d skipped)", k.Broken, k.Skipped)
+	}
+	b.WriteString("\n")
 	for _, s := range r.Safety {
 		if s.ViolatedStates == 0 {
 			fmt.Fprintf(&b, "safety %s: holds\n", s.Name)

@@ -13,6 +13,7 @@ const (
 	streamCores    uint64 = 0x636f726573000000 // "cores"
 	streamNetwork  uint64 = 0x6e6574776f726b00 // "network"
 	streamDatagram uint64 = 0x646174616772616d // "datagram"
+	streamBreaks   uint64 = 0x627265616b730000 // "breaks"
 )
 
 // splitmix64 is the SplitMix64 finaliser: a bijective, well-mixing hash of
