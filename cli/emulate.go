@@ -55,6 +55,10 @@ type emulateOutput struct {
 	// predictionLog holds the rounds' distinct predictions with their
 	// paths (macemc-baseline compares them with an offline search).
 	predictionLog *steering.PredictionLog
+
+	// BreaksPerMinute is --breaks: connection breaks per minute, in the
+	// churn phase (absent when 0).
+	BreaksPerMinute float64 `json:"breaks_per_minute,omitempty"`
 }
 
 // emulateParams are the flags of an emulated run, shared by 'emulate' and
@@ -66,6 +70,7 @@ type emulateParams struct {
 	nodes       int
 	duration    time.Duration
 	churn       string
+	breaks      string
 	silent      float64
 	downtime    time.Duration
 	heal        time.Duration
@@ -87,6 +92,7 @@ type emulateParams struct {
 	// Resolved by resolve.
 	mode       steering.Mode
 	rate       float64
+	breakRate  float64
 	churnUntil time.Duration
 	predicting []node.ID
 }
@@ -114,6 +120,7 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	p.duration = 30 * time.Minute
 	fs.Var(durationValue{&p.duration}, "duration", "virtual time to emulate (e.g. 90s, 30m, 1.4h)")
 	fs.StringVar(&p.churn, "churn", "1/m", "leave-and-rejoin events per unit of time: N/s, N/m, N/h, or 0")
+	fs.StringVar(&p.breaks, "breaks", "0", "connection breaks between live nodes per unit of time, in the churn phase (after the warm-up, until --heal): N/s, N/m, N/h, or 0")
 	fs.Float64Var(&p.silent, "silent", emulation.DefaultSilentFraction, "fraction of churn leaves whose TCP RST is lost, in [0, 1]")
 	p.downtime = emulation.DefaultDowntime
 	fs.Var(durationValue{&p.downtime}, "downtime", "mean time a churned node stays down")
@@ -205,12 +212,15 @@ func (p *emulateParams) resolve() error {
 	if p.rate, err = parseRate(p.churn); err != nil {
 		return usagef("--churn: %v", err)
 	}
+	if p.breakRate, err = parseRate(p.breaks); err != nil {
+		return usagef("--breaks: %v", err)
+	}
 	if p.heal < 0 {
 		p.heal = min(p.duration/4, 5*time.Minute)
 	}
 	p.churnUntil = p.duration - p.heal
-	if p.rate > 0 && p.churnUntil <= churnWarmup {
-		return usagef("--duration %v leaves no time for churn after the %v warm-up and %v of healing", p.duration, churnWarmup, p.heal)
+	if (p.rate > 0 || p.breakRate > 0) && p.churnUntil <= churnWarmup {
+		return usagef("--duration %v leaves no time for churn or breaks after the %v warm-up and %v of healing", p.duration, churnWarmup, p.heal)
 	}
 	return nil
 }
@@ -259,6 +269,9 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 			After:          churnWarmup,
 			Until:          p.churnUntil,
 		}
+	}
+	if p.breakRate > 0 {
+		cfg.Breaks = emulation.BreakConfig{Rate: p.breakRate, After: churnWarmup, Until: p.churnUntil}
 	}
 	isPredictor := func(id node.ID) bool { return p.predicting == nil || slices.Contains(p.predicting, id) }
 	if p.snapEvery > 0 {
@@ -347,6 +360,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 		Result:         res,
 		WallSeconds:    res.WallTime.Seconds(),
 	}
+	out.BreaksPerMinute = p.breakRate
 	if res.WallTime > 0 {
 		out.Speedup = float64(res.VirtualDuration) / float64(res.WallTime)
 	}
@@ -392,6 +406,9 @@ func printEmulateSummary(w io.Writer, o emulateOutput) {
 	if o.ChurnPerMinute > 0 {
 		churn = fmt.Sprintf("churn %g/min (%.0f%% silent) then %s of healing", o.ChurnPerMinute, 100*o.SilentFraction, o.Heal)
 	}
+	if o.BreaksPerMinute > 0 {
+		churn += fmt.Sprintf(", connection breaks %g/min", o.BreaksPerMinute)
+	}
 	fmt.Fprintf(w, "%s emulation: %d nodes, %s virtual, %s, seed %d\n", o.Service, o.Nodes, o.Duration, churn, o.Seed)
 	fmt.Fprintf(w, "  options:   %s\n", o.Options)
 	fmt.Fprintf(w, "  final:     %s\n", o.summaryLine)
@@ -400,8 +417,12 @@ func printEmulateSummary(w io.Writer, o emulateOutput) {
 	if r.Messages.Protocol > 0 {
 		fmt.Fprintf(w, "             (%d of those sent were snapshot protocol messages, for the checkpoint managers)\n", r.Messages.Protocol)
 	}
-	fmt.Fprintf(w, "  events:    %d (%d resets; churn: %d leaves, %d silent, %d rejoins)\n",
-		r.Events, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins)
+	breaks := ""
+	if r.Breaks.Broken > 0 || r.Breaks.Skipped > 0 {
+		breaks = fmt.Sprintf("; %d connections broken", r.Breaks.Broken)
+	}
+	fmt.Fprintf(w, "  events:    %d (%d resets; churn: %d leaves, %d silent, %d rejoins%s)\n",
+		r.Events, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins, breaks)
 	if s := r.Snapshots; s != nil {
 		t := s.Totals
 		perNode := float64(o.Nodes) * r.VirtualDuration.Seconds()
