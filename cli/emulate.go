@@ -97,16 +97,15 @@ type emulateParams struct {
 	predicting []node.ID
 }
 
-// Defaults of the steering flags in deep online debugging (--mode debug):
-// a few predictors, each exploring far, as the paper's 100-node runs did
-// ("consequence prediction ... for up to several hundred seconds"); with
-// --mode steer every node predicts and a round must stay cheap.
+// Defaults of the steering flags in deep online debugging (--mode debug)
+// and steering (--mode steer): the library's (emulation.ModeConfig), so a
+// run with the defaults is the one other programs build from it.
 const (
-	debugPredictors  = 2
-	debugSteerStates = 50_000
-	debugSteerBreaks = 1
-	steerSteerStates = 2_000
-	defaultSnapEvery = 10 * time.Second
+	debugPredictors  = emulation.DebugPredictors
+	debugSteerStates = emulation.DebugMaxStates
+	debugSteerBreaks = emulation.DebugBreaks
+	steerSteerStates = emulation.SteerMaxStates
+	defaultSnapEvery = emulation.ModeSnapshotInterval
 )
 
 // register defines p's flags on fs; the steering and sampling ones that
@@ -135,7 +134,7 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.modeName, "mode", "off", "steering controller: off, debug (predict and report: deep online debugging) or steer (also install event filters)")
 	fs.BoolVar(&p.immediate, "immediate", false, "run the immediate safety check before every handler")
 	fs.IntVar(&p.steerStates, "steer-states", -1, fmt.Sprintf("unique states per search of a steering round (default: %d with --mode debug, %d with --mode steer)", debugSteerStates, steerSteerStates))
-	fs.IntVar(&p.steerResets, "steer-resets", 1, "node resets a steering round explores along a path (silent)")
+	fs.IntVar(&p.steerResets, "steer-resets", emulation.ModeResets, "node resets a steering round explores along a path (silent)")
 	fs.IntVar(&p.steerBreaks, "steer-breaks", -1, fmt.Sprintf("connection breaks a steering round explores along a path (default: %d with --mode debug, 0 with --mode steer)", debugSteerBreaks))
 	p.walk.register(fs)
 	fs.BoolVar(&p.breakConn, "break-connection", false, "steering filters and vetoes also break the connection to a dropped message's sender")

@@ -26,14 +26,7 @@ import (
 // model rejoins through n1, which is usually outside that model (the dummy
 // sink), and goes no further.
 func predictorIDs(n, nodes int) []node.ID {
-	if n <= 0 || n >= nodes {
-		return nil
-	}
-	ids := make([]node.ID, n)
-	for i := range ids {
-		ids[i] = node.ID(1 + i*nodes/n)
-	}
-	return ids
+	return emulation.SpreadPredictors(n, nodes)
 }
 
 // episode is the start of a stretch of states violating a property in an
