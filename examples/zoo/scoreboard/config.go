@@ -1,0 +1,129 @@
+package scoreboard
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/examples/zoo"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// Defaults of a Config's zero fields.
+const (
+	// DefaultWarmup is how long faults wait after the start of a run:
+	// the nodes start within emulation.DefaultStartSpread of it.
+	DefaultWarmup = 10 * time.Second
+	// DefaultHorizon is issue 13's target: a planted bug predicted within
+	// 60 s of emulated time.
+	DefaultHorizon = 60 * time.Second
+)
+
+// DefaultSeeds returns the seeds a Config with nil Seeds runs: 1, 2, 3.
+func DefaultSeeds() []uint64 { return []uint64{1, 2, 3} }
+
+// ErrConfig is returned (wrapped) by Run for an invalid Config or case.
+var ErrConfig = errors.New("scoreboard: invalid configuration")
+
+// Config says what Run scores. Zero fields take the defaults above.
+type Config struct {
+	// Cases are the zoo's cases to run, in order. Nil means zoo.Cases().
+	Cases []zoo.Case
+	// Seeds are the seeds every case runs with. Nil means DefaultSeeds.
+	Seeds []uint64
+	// Warmup delays the cases' churn and breaks from the start of a run.
+	// Zero means DefaultWarmup; it must be shorter than every run.
+	Warmup time.Duration
+	// Horizon is the virtual time by which a prediction counts as in
+	// time. Zero means DefaultHorizon.
+	Horizon time.Duration
+	// Duration, when positive, replaces every case's Duration (short
+	// runs for tests and smoke checks). Zero keeps the cases' own.
+	Duration time.Duration
+	// OnRun, when non-nil, sees every run as it ends (progress reports).
+	OnRun func(Progress)
+}
+
+// Progress is one emulated run as it ends, for Config.OnRun.
+type Progress struct {
+	Case string
+	Seed uint64
+	// Fixed is set for the fixed twin.
+	Fixed bool
+	// Mode is off, debug or steer (see the package documentation).
+	Mode   steering.Mode
+	Result RunResult
+}
+
+// DefaultConfig returns the defaults Run gives a Config's zero fields
+// (its Cases are zoo.Cases()).
+func DefaultConfig() Config {
+	return Config{Cases: zoo.Cases(), Seeds: DefaultSeeds(), Warmup: DefaultWarmup, Horizon: DefaultHorizon}
+}
+
+// withDefaults validates c and applies the defaults.
+func (c Config) withDefaults() (Config, error) {
+	if c.Warmup < 0 || c.Horizon < 0 || c.Duration < 0 {
+		return c, fmt.Errorf("%w: Warmup, Horizon and Duration must not be negative, got %v, %v, %v", ErrConfig, c.Warmup, c.Horizon, c.Duration)
+	}
+	if c.Cases == nil {
+		c.Cases = zoo.Cases()
+	}
+	if c.Seeds == nil {
+		c.Seeds = DefaultSeeds()
+	}
+	if c.Warmup == 0 {
+		c.Warmup = DefaultWarmup
+	}
+	if c.Horizon == 0 {
+		c.Horizon = DefaultHorizon
+	}
+	if len(c.Cases) == 0 || len(c.Seeds) == 0 {
+		return c, fmt.Errorf("%w: no cases or no seeds", ErrConfig)
+	}
+	seen := map[string]bool{}
+	for _, k := range c.Cases {
+		if seen[k.Name] {
+			return c, fmt.Errorf("%w: case %q listed twice", ErrConfig, k.Name)
+		}
+		seen[k.Name] = true
+		if err := c.checkCase(k); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// checkCase checks that k can run: a spec for both variants whose safety
+// properties include k.Property, nodes, and a run longer than the warm-up.
+func (c Config) checkCase(k zoo.Case) error {
+	switch {
+	case k.Name == "":
+		return fmt.Errorf("%w: a case has no name", ErrConfig)
+	case k.Spec == nil:
+		return fmt.Errorf("%w: case %q has no Spec", ErrConfig, k.Name)
+	case k.Nodes <= 0:
+		return fmt.Errorf("%w: case %q: Nodes must be positive, got %d", ErrConfig, k.Name, k.Nodes)
+	case k.Churn < 0 || k.Breaks < 0:
+		return fmt.Errorf("%w: case %q: Churn and Breaks must not be negative", ErrConfig, k.Name)
+	case c.duration(k) <= c.Warmup:
+		return fmt.Errorf("%w: case %q: a run of %v leaves no time after the %v warm-up", ErrConfig, k.Name, c.duration(k), c.Warmup)
+	}
+	for _, fixed := range []bool{false, true} {
+		spec := k.Spec(fixed)
+		if !slices.ContainsFunc(spec.Properties, func(p node.Property) bool { return p.Name == k.Property && p.Kind == node.Safety }) {
+			return fmt.Errorf("%w: case %q: %q is not a safety property of its spec (fixed=%v)", ErrConfig, k.Name, k.Property, fixed)
+		}
+	}
+	return nil
+}
+
+// duration is how long a run of k lasts.
+func (c Config) duration(k zoo.Case) time.Duration {
+	if c.Duration > 0 {
+		return c.Duration
+	}
+	return k.Duration
+}

@@ -1,0 +1,136 @@
+package scoreboard
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/examples/zoo"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// modes are the configurations of every variant, in the order they run.
+var modes = [...]steering.Mode{steering.Off, steering.Debug, steering.Steer}
+
+// Run scores cfg's cases: for each case and seed, the planted bug and its
+// fixed twin, each off, with deep online debugging and with steering (see
+// the package documentation). Runs go one after the other, each a pure
+// function of its case and seed. On an invalid configuration it returns
+// an error wrapping ErrConfig; when ctx ends or a run fails, the Result
+// so far (the cases completed) and the error.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Format: Format, Seeds: c.Seeds, Warmup: c.Warmup, Horizon: c.Horizon, Cases: []CaseResult{}}
+	for _, k := range c.Cases {
+		cr := CaseResult{Name: k.Name, Bug: k.Bug, Fix: k.Fix, Covers: k.Covers, Property: k.Property,
+			Nodes: k.Nodes, Duration: c.duration(k), Churn: k.Churn, Breaks: k.Breaks, Seeds: []SeedResult{}}
+		for _, seed := range c.Seeds {
+			sr := SeedResult{Seed: seed}
+			for _, fixed := range []bool{false, true} {
+				v := &sr.Bug
+				if fixed {
+					v = &sr.Twin
+				}
+				for _, m := range modes {
+					r, err := c.runOne(ctx, k, fixed, m, seed)
+					if err != nil {
+						return res, fmt.Errorf("scoreboard: case %q seed %d fixed=%v mode %v: %w", k.Name, seed, fixed, m, err)
+					}
+					v.set(m, r)
+					if c.OnRun != nil {
+						c.OnRun(Progress{Case: k.Name, Seed: seed, Fixed: fixed, Mode: m, Result: r})
+					}
+				}
+			}
+			cr.Seeds = append(cr.Seeds, sr)
+			cr.Summary.add(sr, c.Horizon)
+		}
+		res.Cases = append(res.Cases, cr)
+		res.Total = res.Total.plus(cr.Summary)
+	}
+	return res, nil
+}
+
+// runOne runs case k (fixed: its twin) with seed in mode m.
+func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.Mode, seed uint64) (RunResult, error) {
+	var r RunResult
+	ecfg := emulation.Config{
+		Spec:     k.Spec(fixed),
+		Nodes:    k.Nodes,
+		Seed:     seed,
+		Duration: c.duration(k),
+		Workload: k.Workload,
+	}
+	if k.Churn > 0 {
+		ecfg.Churn = emulation.ChurnConfig{Rate: k.Churn, After: c.Warmup}
+	}
+	if k.Breaks > 0 {
+		ecfg.Breaks = emulation.BreakConfig{Rate: k.Breaks, After: c.Warmup}
+	}
+	if m != steering.Off {
+		// debug: a few predictors, deep rounds; steer: every node, cheap
+		// rounds, and the immediate check.
+		ecfg.Snapshots, ecfg.Steering = emulation.ModeConfig(m, k.Nodes, m == steering.Steer)
+		ecfg.Steering.OnRound = func(_ node.ID, at time.Duration, rep *steering.RoundReport) {
+			r.round(k.Property, at, rep)
+		}
+	}
+	em, err := emulation.New(ecfg)
+	if err != nil {
+		return r, err
+	}
+	res, err := em.Run(ctx)
+	if err != nil {
+		return r, err
+	}
+	for _, s := range res.Safety {
+		switch {
+		case s.Name != k.Property:
+			r.OtherViolations += s.ViolatedStates
+		case s.ViolatedStates > 0:
+			r.Violations, r.Episodes, r.FirstViolation = s.ViolatedStates, s.Episodes, s.FirstViolation
+		}
+	}
+	r.Events, r.Leaves, r.Breaks = res.Events, res.Churn.Leaves, res.Breaks.Broken
+	if s := res.Steering; s != nil {
+		r.Rounds, r.FiltersInstalled, r.FilterHits, r.Vetoes, r.Overrides = s.Rounds, s.FiltersInstalled, s.FilterHits, s.Vetoes, s.Overrides
+	}
+	return r, nil
+}
+
+// round records one steering round's predictions, made in a round that
+// started at at: of property, and of the others.
+func (r *RunResult) round(property string, at time.Duration, rep *steering.RoundReport) {
+	hit := false
+	for _, p := range rep.Predictions {
+		if p.Property == property {
+			hit = true
+		} else {
+			r.OtherPredictions++
+		}
+	}
+	if !hit {
+		return
+	}
+	if !r.Predicted {
+		r.Predicted, r.FirstPrediction = true, at
+	}
+	r.PredictingRounds++
+}
+
+// set records r as v's run in mode m.
+func (v *Variant) set(m steering.Mode, r RunResult) {
+	switch m {
+	case steering.Off:
+		v.Off = r
+	case steering.Debug:
+		v.Debug = r
+	default:
+		v.Steer = r
+	}
+}
