@@ -8,7 +8,7 @@ BIN       := bin/crystalball
 FUZZTIME  ?= 60s
 BENCHTIME ?= 1s
 
-.PHONY: all build test bench verify purity fuzz snapshot-sweep spin-compare clean
+.PHONY: all build test bench verify purity fuzz snapshot-sweep spin-compare zoo clean
 
 all: verify build test
 
@@ -67,6 +67,15 @@ SPIN_RMS ?= 3 5 7 8
 spin-compare:
 	@command -v spin >/dev/null 2>&1 || { echo "spin-compare: spin is not installed; on Debian or Ubuntu: apt-get install spin" >&2; exit 1; }
 	bench/spin/run.sh $(SPIN_RMS)
+
+# The bug zoo's scoreboard (examples/zoo/scoreboard): deep online debugging
+# and steering on every case, planted bug and fixed twin, for ZOO_SEEDS;
+# ZOO_FLAGS adds flags (e.g. --cases retry,lease --json). Not part of
+# `make test`: a full board takes minutes.
+ZOO_SEEDS ?= 1,2,3
+ZOO_FLAGS ?=
+zoo:
+	$(GO) run ./examples/zoo/cmd/zoo-scoreboard --seeds $(ZOO_SEEDS) $(ZOO_FLAGS)
 
 clean:
 	rm -rf bin
