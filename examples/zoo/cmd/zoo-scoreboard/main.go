@@ -61,6 +61,9 @@ func run(ctx context.Context, args []string, all []zoo.Case, stdout, stderr io.W
 	if fs.NArg() > 0 {
 		return usage("unexpected argument %q", fs.Arg(0))
 	}
+	if len(all) == 0 {
+		return usage("the zoo has no cases")
+	}
 	cfg := scoreboard.Config{Duration: *duration}
 	var err error
 	if cfg.Seeds, err = parseSeeds(*seeds); err != nil {
@@ -107,9 +110,6 @@ func parseSeeds(s string) ([]uint64, error) {
 // pick returns the cases of all that names lists, in its order (every
 // case when names is empty).
 func pick(all []zoo.Case, names string) ([]zoo.Case, error) {
-	if len(all) == 0 {
-		return nil, fmt.Errorf("the zoo has no cases")
-	}
 	if names == "" {
 		return all, nil
 	}
