@@ -101,7 +101,8 @@ type Config struct {
 }
 
 // DefaultConfig returns the defaults New gives a Config's zero optional
-// fields (Spec and Nodes have none; no churn, no snapshots, no steering).
+// fields (Spec and Nodes have none; no churn, no breaks, no snapshots, no
+// steering).
 func DefaultConfig() Config {
 	return Config{
 		StartSpread: DefaultStartSpread,
