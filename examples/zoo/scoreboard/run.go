@@ -27,33 +27,42 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	res := Result{Format: Format, Seeds: c.Seeds, Warmup: c.Warmup, Horizon: c.Horizon, Cases: []CaseResult{}}
 	for _, k := range c.Cases {
-		cr := CaseResult{Name: k.Name, Bug: k.Bug, Fix: k.Fix, Covers: k.Covers, Property: k.Property,
-			Nodes: k.Nodes, Duration: c.duration(k), Churn: k.Churn, Breaks: k.Breaks, Seeds: []SeedResult{}}
-		for _, seed := range c.Seeds {
-			sr := SeedResult{Seed: seed}
-			for _, fixed := range []bool{false, true} {
-				v := &sr.Bug
-				if fixed {
-					v = &sr.Twin
-				}
-				for _, m := range modes {
-					r, err := c.runOne(ctx, k, fixed, m, seed)
-					if err != nil {
-						return res, fmt.Errorf("scoreboard: case %q seed %d fixed=%v mode %v: %w", k.Name, seed, fixed, m, err)
-					}
-					v.set(m, r)
-					if c.OnRun != nil {
-						c.OnRun(Progress{Case: k.Name, Seed: seed, Fixed: fixed, Mode: m, Result: r})
-					}
-				}
-			}
-			cr.Seeds = append(cr.Seeds, sr)
-			cr.Summary.add(sr, c.Horizon)
+		cr, err := c.runCase(ctx, k)
+		if err != nil {
+			return res, err
 		}
 		res.Cases = append(res.Cases, cr)
 		res.Total = res.Total.plus(cr.Summary)
 	}
 	return res, nil
+}
+
+// runCase runs case k with every seed: both variants, every mode.
+func (c Config) runCase(ctx context.Context, k zoo.Case) (CaseResult, error) {
+	cr := CaseResult{Name: k.Name, Bug: k.Bug, Fix: k.Fix, Covers: k.Covers, Property: k.Property,
+		Nodes: k.Nodes, Duration: c.duration(k), Churn: k.Churn, Breaks: k.Breaks, Seeds: []SeedResult{}}
+	for _, seed := range c.Seeds {
+		sr := SeedResult{Seed: seed}
+		for _, fixed := range []bool{false, true} {
+			v := &sr.Bug
+			if fixed {
+				v = &sr.Twin
+			}
+			for _, m := range modes {
+				r, err := c.runOne(ctx, k, fixed, m, seed)
+				if err != nil {
+					return cr, fmt.Errorf("scoreboard: case %q seed %d fixed=%v mode %v: %w", k.Name, seed, fixed, m, err)
+				}
+				v.set(m, r)
+				if c.OnRun != nil {
+					c.OnRun(Progress{Case: k.Name, Seed: seed, Fixed: fixed, Mode: m, Result: r})
+				}
+			}
+		}
+		cr.Seeds = append(cr.Seeds, sr)
+		cr.Summary.add(sr, c.Horizon)
+	}
+	return cr, nil
 }
 
 // runOne runs case k (fixed: its twin) with seed in mode m.
