@@ -39,7 +39,10 @@
 //   - prevented: of the seeds whose off run violated the Property, the
 //     share whose steer run did not (the target is at least 95%);
 //   - false positives: debug runs of the fixed twin in which any property
-//     was predicted (the twin has no bug, so every prediction is false);
+//     was predicted (the twin has no bug, so every prediction is false —
+//     provided the twin is safe under every fault the rounds explore, a
+//     silent reset and a connection break along any path, and not only
+//     under the case's own fault rates);
 //   - twin violations: runs of the fixed twin, in any configuration, that
 //     violated a safety property — a bug in the case, not in the
 //     predictor.
