@@ -71,7 +71,7 @@ func (v Variant) line() string {
 func (r RunResult) violations() string {
 	s := "no violation"
 	if r.Violations > 0 {
-		s = fmt.Sprintf("%d states violated from %s", r.Violations, clock(r.FirstViolation))
+		s = fmt.Sprintf("%d %s violated from %s", r.Violations, plural(r.Violations, "state"), clock(r.FirstViolation))
 	}
 	if r.OtherViolations > 0 {
 		s += fmt.Sprintf(" (+%d of other properties)", r.OtherViolations)
@@ -82,4 +82,12 @@ func (r RunResult) violations() string {
 // clock renders virtual time since the start as m:ss.mmm.
 func clock(d time.Duration) string {
 	return fmt.Sprintf("%d:%02d.%03d", d/time.Minute, (d%time.Minute)/time.Second, (d%time.Second)/time.Millisecond)
+}
+
+// plural returns word, with an s unless n is 1.
+func plural(n int64, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
