@@ -12,6 +12,7 @@ package zoo
 import (
 	"time"
 
+	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
@@ -41,4 +42,20 @@ type Case struct {
 	Churn, Breaks float64
 	// Duration is how long an emulated run of the case lasts.
 	Duration time.Duration
+	// Check is the smallest offline configuration in which an exhaustive
+	// search from the initial state finds the planted bug (and nothing on
+	// the fixed twin): what 'zoo check' and the zoo's own tests run.
+	Check Check
+}
+
+// Check is an offline search of a case: the actor model of an initial
+// configuration of Nodes nodes (IDs 1..Nodes) with the case's workload and
+// the given fault budget, searched breadth-first to MaxDepth.
+type Check struct {
+	// Nodes is the number of nodes of the initial configuration.
+	Nodes int
+	// Faults is the fault budget of every path.
+	Faults consequence.Faults
+	// MaxDepth bounds the search: the planted bug shows at or before it.
+	MaxDepth int
 }
