@@ -18,9 +18,9 @@ const quorum = Replicas/2 + 1
 // before it is retried, how long a client holds the lock, and how long it
 // waits before asking again.
 const (
-	RetryAfter   = time.Second
-	HoldFor      = 2 * time.Second
-	AcquireAgain = 3 * time.Second
+	RetryAfter   = 100 * time.Millisecond
+	HoldFor      = 500 * time.Millisecond
+	AcquireAgain = 300 * time.Millisecond
 )
 
 // Acquire is the application call that makes a client ask for the lock.

@@ -1,0 +1,41 @@
+package zoo
+
+import (
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/examples/zoo/cache"
+	"github.com/seed6eee2ec7/crystalball/examples/zoo/retry"
+)
+
+// Cases returns every case of the zoo, sorted by name. Each call returns
+// new values; the rates and durations are what an emulated run of the
+// case needs for its bug to show (the scoreboard runs them).
+func Cases() []Case {
+	return []Case{
+		{
+			Name:     "cache",
+			Bug:      "a cache installs the mirror's answer even when the origin's invalidation of a newer version overtook it",
+			Fix:      "a cache refuses an answer older than the newest invalidation it has seen, and fetches again",
+			Covers:   []string{"reordering"},
+			Spec:     cache.Spec,
+			Workload: cache.Workload,
+			Nodes:    6,
+			Property: "NoStaleRead",
+			Duration: 2 * time.Minute,
+			Check:    Check{Nodes: 3, MaxDepth: 12},
+		},
+		{
+			Name:     "retry",
+			Bug:      "a client counts a grant left over from an earlier attempt for its current one",
+			Fix:      "attempts are numbered, and a grant counts only for its own attempt",
+			Covers:   []string{"timer-race"},
+			Spec:     retry.Spec,
+			Workload: retry.Workload,
+			Nodes:    6,
+			Property: "LockBacked",
+			Duration: 3 * time.Minute,
+			Check:    Check{Nodes: 4, MaxDepth: 14, Faults: consequence.Faults{}},
+		},
+	}
+}

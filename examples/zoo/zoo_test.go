@@ -1,0 +1,102 @@
+package zoo
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/emulation"
+)
+
+// found pins, per case, the depth at which breadth-first search from the
+// case's Check configuration first finds its planted bug.
+var found = map[string]int{
+	"cache": 5,
+	"retry": 10,
+}
+
+// search runs the case's offline check on its spec with the bug or fixed.
+func search(t *testing.T, c Case, fixed bool) *consequence.Result[*consequence.GlobalState, consequence.ActorAction] {
+	t.Helper()
+	m, err := consequence.NewActorModel(c.Spec(fixed), consequence.ActorOptions{
+		N: c.Check.Nodes, Workload: c.Workload, Faults: c.Check.Faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := consequence.NewChecker(m).Properties(m.Properties()...).
+		Strategy(consequence.BFS).MaxDepth(c.Check.MaxDepth).MaxStates(2_000_000).
+		StopOnViolation(!fixed).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestCasesFound: breadth-first search finds every planted bug, at its
+// pinned depth, violating the case's property, and nothing on the twins.
+func TestCasesFound(t *testing.T) {
+	for _, c := range Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			res := search(t, c, false)
+			if len(res.Violations) == 0 {
+				t.Fatalf("bug not found: %v, %d states, depth %d", res.Stop, res.Unique, res.Depth)
+			}
+			v := res.Violations[0]
+			t.Logf("%v (%d states)", v, res.Unique)
+			if v.Property != c.Property || v.Depth != found[c.Name] {
+				t.Errorf("found %q at depth %d, want %q at depth %d", v.Property, v.Depth, c.Property, found[c.Name])
+			}
+		})
+	}
+}
+
+// TestTwinsClean: the fixed twins have no violation within the budget
+// that finds their bugs.
+func TestTwinsClean(t *testing.T) {
+	for _, c := range Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			res := search(t, c, true)
+			t.Logf("%v, %d states, depth %d", res.Stop, res.Unique, res.Depth)
+			for _, v := range res.Violations {
+				t.Errorf("fixed twin violates: %v", v)
+			}
+			if res.Stop != consequence.StopDepthBudget && res.Stop != consequence.StopCompleted {
+				t.Errorf("search stopped by %v before depth %d", res.Stop, c.Check.MaxDepth)
+			}
+		})
+	}
+}
+
+// emulate runs the case for d of virtual time with its churn.
+func emulate(t *testing.T, c Case, fixed bool, seed uint64, d time.Duration) emulation.Result {
+	t.Helper()
+	e, err := emulation.New(emulation.Config{
+		Spec: c.Spec(fixed), Nodes: c.Nodes, Seed: seed, Duration: d, Workload: c.Workload,
+		Churn: emulation.ChurnConfig{Rate: c.Churn},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+	return r
+}
+
+// TestTwinsEmulated: an emulated run of every fixed twin violates no
+// safety property.
+func TestTwinsEmulated(t *testing.T) {
+	const seed = 1
+	for _, c := range Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			r := emulate(t, c, true, seed, 30*time.Second)
+			for _, s := range r.Safety {
+				if s.ViolatedStates > 0 {
+					t.Errorf("seed %d: fixed twin violates %s at %v: %s", seed, s.Name, s.FirstViolation, s.FirstError)
+				}
+			}
+		})
+	}
+}
