@@ -5,6 +5,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/cache"
+	"github.com/seed6eee2ec7/crystalball/examples/zoo/logship"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/retry"
 )
 
@@ -24,6 +25,19 @@ func Cases() []Case {
 			Property: "NoStaleRead",
 			Duration: 2 * time.Minute,
 			Check:    Check{Nodes: 3, MaxDepth: 12},
+		},
+		{
+			Name:     "logship",
+			Bug:      "a follower appends whatever entry arrives, trusting the connection to continue its log",
+			Fix:      "a follower appends only the entry that continues its log, and tells the leader what it has otherwise",
+			Covers:   []string{"reset-rst", "reset-silent"},
+			Spec:     logship.Spec,
+			Workload: logship.Workload,
+			Nodes:    5,
+			Property: "FollowerPrefix",
+			Churn:    1,
+			Duration: 3 * time.Minute,
+			Check:    Check{Nodes: 2, MaxDepth: 12, Faults: consequence.Faults{Resets: 1}},
 		},
 		{
 			Name:     "retry",

@@ -2,6 +2,7 @@ package zoo
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,8 +13,41 @@ import (
 // found pins, per case, the depth at which breadth-first search from the
 // case's Check configuration first finds its planted bug.
 var found = map[string]int{
-	"cache": 5,
-	"retry": 10,
+	"cache":   5,
+	"logship": 6,
+	"retry":   10,
+}
+
+// also pins further fault budgets under which a case's bug is found (at
+// the depth given), beside its Check's; the twins stay clean under them.
+var also = map[string][]struct {
+	faults consequence.Faults
+	depth  int
+}{
+	"logship": {
+		{consequence.Faults{Resets: 1, SilentResets: true}, 7},
+		{consequence.Faults{Resets: 1, SilentResets: true, StaleConnections: true}, 7},
+		{consequence.Faults{Breaks: 1}, 7},
+	},
+}
+
+// TestCasesAlso: the further fault budgets of also find the bugs at their
+// pinned depths, and nothing on the twins.
+func TestCasesAlso(t *testing.T) {
+	for _, c := range Cases() {
+		for _, a := range also[c.Name] {
+			t.Run(fmt.Sprintf("%s/%+v", c.Name, a.faults), func(t *testing.T) {
+				c.Check.Faults = a.faults
+				res := search(t, c, false)
+				if len(res.Violations) == 0 || res.Violations[0].Property != c.Property || res.Violations[0].Depth != a.depth {
+					t.Errorf("bug: %v (%d states), want %q at depth %d", res.Violations, res.Unique, c.Property, a.depth)
+				}
+				if res := search(t, c, true); len(res.Violations) > 0 {
+					t.Errorf("fixed twin violates: %v", res.Violations[0])
+				}
+			})
+		}
+	}
 }
 
 // search runs the case's offline check on its spec with the bug or fixed.
