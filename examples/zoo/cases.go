@@ -5,6 +5,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/cache"
+	"github.com/seed6eee2ec7/crystalball/examples/zoo/lockd"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/logship"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/retry"
 )
@@ -25,6 +26,19 @@ func Cases() []Case {
 			Property: "NoStaleRead",
 			Duration: 2 * time.Minute,
 			Check:    Check{Nodes: 3, MaxDepth: 12},
+		},
+		{
+			Name:     "lockd",
+			Bug:      "the server passes the lock on when the holder's connection breaks, taking the break for a crash",
+			Fix:      "the lock stays with its holder until it gives it back or asks for it again",
+			Covers:   []string{"break"},
+			Spec:     lockd.Spec,
+			Workload: lockd.Workload,
+			Nodes:    5,
+			Property: "MutualExclusion",
+			Breaks:   4,
+			Duration: 3 * time.Minute,
+			Check:    Check{Nodes: 3, MaxDepth: 14, Faults: consequence.Faults{Breaks: 1}},
 		},
 		{
 			Name:     "logship",

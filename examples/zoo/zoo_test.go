@@ -3,17 +3,20 @@ package zoo
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/node"
 )
 
 // found pins, per case, the depth at which breadth-first search from the
 // case's Check configuration first finds its planted bug.
 var found = map[string]int{
 	"cache":   5,
+	"lockd":   8,
 	"logship": 6,
 	"retry":   10,
 }
@@ -24,6 +27,9 @@ var also = map[string][]struct {
 	faults consequence.Faults
 	depth  int
 }{
+	"lockd": {
+		{consequence.Faults{Resets: 1, Breaks: 1}, 8},
+	},
 	"logship": {
 		{consequence.Faults{Resets: 1, SilentResets: true}, 7},
 		{consequence.Faults{Resets: 1, SilentResets: true, StaleConnections: true}, 7},
@@ -102,7 +108,10 @@ func TestTwinsClean(t *testing.T) {
 	}
 }
 
-// emulate runs the case for d of virtual time with its churn.
+// emulate runs the case for d of virtual time with its churn and its
+// connection breaks: a Poisson process of c.Breaks a minute, each
+// breaking the connection between two nodes drawn at random (a pair
+// without one is passed over), from a stream of the seed.
 func emulate(t *testing.T, c Case, fixed bool, seed uint64, d time.Duration) emulation.Result {
 	t.Helper()
 	e, err := emulation.New(emulation.Config{
@@ -111,6 +120,23 @@ func emulate(t *testing.T, c Case, fixed bool, seed uint64, d time.Duration) emu
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c.Breaks > 0 {
+		rng := rand.New(rand.NewPCG(seed, 0xb4ea4))
+		at := time.Duration(0)
+		for {
+			at += time.Duration(rng.ExpFloat64() / c.Breaks * float64(time.Minute))
+			if at >= d {
+				break
+			}
+			if err := e.RunUntil(emulation.Epoch.Add(at)); err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			a, b := node.ID(1+rng.IntN(c.Nodes)), node.ID(1+rng.IntN(c.Nodes))
+			if a != b && e.Live(a) {
+				_ = e.BreakConnection(a, b) // fails only when a holds no connection to b
+			}
+		}
 	}
 	r, err := e.Run(context.Background())
 	if err != nil {
