@@ -7,6 +7,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/cache"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/lockd"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/logship"
+	"github.com/seed6eee2ec7/crystalball/examples/zoo/meter"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/retry"
 )
 
@@ -52,6 +53,18 @@ func Cases() []Case {
 			Churn:    1,
 			Duration: 3 * time.Minute,
 			Check:    Check{Nodes: 2, MaxDepth: 12, Faults: consequence.Faults{Resets: 1}},
+		},
+		{
+			Name:     "meter",
+			Bug:      "the server bills every usage report that arrives, and a client sends a report again when its Ack is lost",
+			Fix:      "reports are numbered per client and each number is billed once (duplicates are acknowledged again)",
+			Covers:   []string{"datagram-loss", "partition"},
+			Spec:     meter.Spec,
+			Workload: meter.Workload,
+			Nodes:    6,
+			Property: "NoDoubleBilling",
+			Duration: 2 * time.Minute,
+			Check:    Check{Nodes: 2, MaxDepth: 12, Faults: consequence.Faults{Drops: 1}},
 		},
 		{
 			Name:     "retry",

@@ -18,6 +18,7 @@ var found = map[string]int{
 	"cache":   5,
 	"lockd":   8,
 	"logship": 6,
+	"meter":   4,
 	"retry":   10,
 }
 
