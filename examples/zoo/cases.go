@@ -5,6 +5,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/cache"
+	"github.com/seed6eee2ec7/crystalball/examples/zoo/lease"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/lockd"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/logship"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/meter"
@@ -27,6 +28,19 @@ func Cases() []Case {
 			Property: "NoStaleRead",
 			Duration: 2 * time.Minute,
 			Check:    Check{Nodes: 3, MaxDepth: 12},
+		},
+		{
+			Name:     "lease",
+			Bug:      "a grantor that restarts grants the lease at once, while the lease its previous incarnation granted is still held",
+			Fix:      "a grantor waits out a lease's duration after every start before it grants",
+			Covers:   []string{"lease", "reset-rst", "reset-silent"},
+			Spec:     lease.Spec,
+			Workload: lease.Workload,
+			Nodes:    5,
+			Property: "OneHolder",
+			Churn:    2,
+			Duration: 4 * time.Minute,
+			Check:    Check{Nodes: 3, MaxDepth: 10, Faults: consequence.Faults{Resets: 1}},
 		},
 		{
 			Name:     "lockd",
