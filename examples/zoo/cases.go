@@ -27,7 +27,7 @@ func Cases() []Case {
 			Nodes:    6,
 			Property: "NoStaleRead",
 			Duration: 2 * time.Minute,
-			Check:    Check{Nodes: 3, MaxDepth: 12},
+			Check:    Check{Nodes: 3, MaxDepth: 10},
 		},
 		{
 			Name:     "lease",
@@ -53,7 +53,7 @@ func Cases() []Case {
 			Property: "MutualExclusion",
 			Breaks:   4,
 			Duration: 3 * time.Minute,
-			Check:    Check{Nodes: 3, MaxDepth: 14, Faults: consequence.Faults{Breaks: 1}},
+			Check:    Check{Nodes: 3, MaxDepth: 12, Faults: consequence.Faults{Breaks: 1}},
 		},
 		{
 			Name:     "logship",
@@ -90,7 +90,7 @@ func Cases() []Case {
 			Nodes:    6,
 			Property: "LockBacked",
 			Duration: 3 * time.Minute,
-			Check:    Check{Nodes: 4, MaxDepth: 14, Faults: consequence.Faults{}},
+			Check:    Check{Nodes: 4, MaxDepth: 12},
 		},
 	}
 }

@@ -32,18 +32,19 @@ var found = map[string]int{
 var timerOrder = map[string]bool{"lease": true}
 
 // also pins further fault budgets under which a case's bug is found (at
-// the depth given), beside its Check's; the twins stay clean under them.
+// depth), beside its Check's; the twins stay clean under them to
+// maxDepth.
 var also = map[string][]struct {
-	faults consequence.Faults
-	depth  int
+	faults          consequence.Faults
+	depth, maxDepth int
 }{
 	"lockd": {
-		{consequence.Faults{Resets: 1, Breaks: 1}, 8},
+		{consequence.Faults{Resets: 1, Breaks: 1}, 8, 10},
 	},
 	"logship": {
-		{consequence.Faults{Resets: 1, SilentResets: true}, 7},
-		{consequence.Faults{Resets: 1, SilentResets: true, StaleConnections: true}, 7},
-		{consequence.Faults{Breaks: 1}, 7},
+		{consequence.Faults{Resets: 1, SilentResets: true}, 7, 12},
+		{consequence.Faults{Resets: 1, SilentResets: true, StaleConnections: true}, 7, 10},
+		{consequence.Faults{Breaks: 1}, 7, 10},
 	},
 }
 
@@ -53,7 +54,7 @@ func TestCasesAlso(t *testing.T) {
 	for _, c := range Cases() {
 		for _, a := range also[c.Name] {
 			t.Run(fmt.Sprintf("%s/%+v", c.Name, a.faults), func(t *testing.T) {
-				c.Check.Faults = a.faults
+				c.Check.Faults, c.Check.MaxDepth = a.faults, a.maxDepth
 				res := search(t, c, false)
 				if len(res.Violations) == 0 || res.Violations[0].Property != c.Property || res.Violations[0].Depth != a.depth {
 					t.Errorf("bug: %v (%d states), want %q at depth %d", res.Violations, res.Unique, c.Property, a.depth)
@@ -158,18 +159,72 @@ func emulate(t *testing.T, c Case, fixed bool, seed uint64, d time.Duration) emu
 	return r
 }
 
-// TestTwinsEmulated: an emulated run of every fixed twin violates no
-// safety property.
+// TestTwinsEmulated: emulated runs of every fixed twin, seeds 1–3 for the
+// case's whole Duration with its churn and breaks, violate no safety
+// property.
 func TestTwinsEmulated(t *testing.T) {
-	const seed = 1
 	for _, c := range Cases() {
 		t.Run(c.Name, func(t *testing.T) {
-			r := emulate(t, c, true, seed, 30*time.Second)
-			for _, s := range r.Safety {
-				if s.ViolatedStates > 0 {
-					t.Errorf("seed %d: fixed twin violates %s at %v: %s", seed, s.Name, s.FirstViolation, s.FirstError)
+			for seed := uint64(1); seed <= 3; seed++ {
+				r := emulate(t, c, true, seed, c.Duration)
+				for _, s := range r.Safety {
+					if s.ViolatedStates > 0 {
+						t.Errorf("seed %d: fixed twin violates %s at %v: %s", seed, s.Name, s.FirstViolation, s.FirstError)
+					}
 				}
 			}
 		})
 	}
+}
+
+// shows pins, per case, a seed whose emulated run of the planted bug
+// violates the case's property within bugWindow (with the case's churn and
+// breaks), and the virtual time of the first violation, rounded down to
+// the second.
+var shows = map[string]struct {
+	seed  uint64
+	first time.Duration
+}{
+	"cache":   {1, 8 * time.Second},
+	"lease":   {3, 17 * time.Second},
+	"lockd":   {3, 17 * time.Second},
+	"logship": {2, 9 * time.Second},
+	"meter":   {2, 5 * time.Second},
+	"retry":   {1, 8 * time.Second},
+}
+
+// bugWindow is the emulated time TestBugsEmulated gives each case.
+const bugWindow = 30 * time.Second
+
+// TestBugsEmulated: every planted bug shows in a short emulated run of its
+// pinned seed, at the pinned time; the fixed twin of the same run does
+// not violate the property.
+func TestBugsEmulated(t *testing.T) {
+	for _, c := range Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			want, ok := shows[c.Name]
+			if !ok {
+				t.Fatal("no seed pinned")
+			}
+			r := emulate(t, c, false, want.seed, bugWindow)
+			s := safety(r, c.Property)
+			if s.ViolatedStates == 0 || s.FirstViolation.Truncate(time.Second) != want.first {
+				t.Errorf("seed %d: %s violated in %d states, first at %v; want first at %v", want.seed, c.Property, s.ViolatedStates, s.FirstViolation, want.first)
+			}
+			t.Logf("seed %d: %s first violated at %v by %s: %s", want.seed, c.Property, s.FirstViolation, s.FirstEvent, s.FirstError)
+			if s := safety(emulate(t, c, true, want.seed, bugWindow), c.Property); s.ViolatedStates > 0 {
+				t.Errorf("seed %d: fixed twin violates %s at %v: %s", want.seed, c.Property, s.FirstViolation, s.FirstError)
+			}
+		})
+	}
+}
+
+// safety returns the result of the named safety property of a run.
+func safety(r emulation.Result, name string) emulation.SafetyResult {
+	for _, s := range r.Safety {
+		if s.Name == name {
+			return s
+		}
+	}
+	return emulation.SafetyResult{Name: name}
 }

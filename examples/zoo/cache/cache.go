@@ -2,6 +2,7 @@ package cache
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -214,4 +215,12 @@ func cachesFresh(v node.View) error {
 		}
 	}
 	return nil
+}
+
+// Clone implements node.Cloner: the explorer copies a state on every
+// transition.
+func (s *State) Clone() node.Service {
+	c := *s
+	c.Subscribers = slices.Clone(s.Subscribers)
+	return &c
 }

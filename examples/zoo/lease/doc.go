@@ -44,7 +44,7 @@
 //	n1 reset rst; n3 app Acquire; n1 deliver Request from n3;
 //	n3 deliver Granted from n1
 //
-// and the fixed twin has no violation within depth 10. In emulation the
+// and the fixed twin has no violation within depth 9. In emulation the
 // bug needs the grantor to come back within a lease (LeaseFor is 15 s;
 // churn's downtimes are 30 s on average).
 package lease

@@ -196,3 +196,11 @@ func clientsServed(v node.View) error {
 	}
 	return nil
 }
+
+// Clone implements node.Cloner: the explorer copies a state on every
+// transition.
+func (s *State) Clone() node.Service {
+	c := *s
+	c.Queue = slices.Clone(s.Queue)
+	return &c
+}

@@ -2,6 +2,7 @@ package logship
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -245,4 +246,12 @@ func followersCaughtUp(v node.View) error {
 		}
 	}
 	return nil
+}
+
+// Clone implements node.Cloner: the explorer copies a state on every
+// transition.
+func (s *State) Clone() node.Service {
+	c := *s
+	c.Log, c.Followers = slices.Clone(s.Log), slices.Clone(s.Followers)
+	return &c
 }

@@ -2,6 +2,7 @@ package meter
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -178,4 +179,12 @@ func reportsAcknowledged(v node.View) error {
 		}
 	}
 	return nil
+}
+
+// Clone implements node.Cloner: the explorer copies a state on every
+// transition.
+func (s *State) Clone() node.Service {
+	c := *s
+	c.Accounts = slices.Clone(s.Accounts)
+	return &c
 }

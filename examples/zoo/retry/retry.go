@@ -2,6 +2,7 @@ package retry
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -252,4 +253,12 @@ func clientsServed(v node.View) error {
 		}
 	}
 	return nil
+}
+
+// Clone implements node.Cloner: the explorer copies a state on every
+// transition.
+func (s *State) Clone() node.Service {
+	c := *s
+	c.GrantedBy = slices.Clone(s.GrantedBy)
+	return &c
 }
