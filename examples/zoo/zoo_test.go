@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -227,4 +228,67 @@ func safety(r emulation.Result, name string) emulation.SafetyResult {
 		}
 	}
 	return emulation.SafetyResult{Name: name}
+}
+
+// TestCasesContract: the cases are sorted by name and unique, their
+// fields complete, their classes known and all covered, both specs valid
+// with the same messages and properties; Services serves each as
+// "zoo-NAME", with "--fix all" the fixed twin and any other correction an
+// error.
+func TestCasesContract(t *testing.T) {
+	classes := map[string]bool{"timer-race": false, "reordering": false, "reset-rst": false,
+		"reset-silent": false, "break": false, "datagram-loss": false, "partition": false, "lease": false}
+	cases := Cases()
+	for i, c := range cases {
+		if i > 0 && cases[i-1].Name >= c.Name {
+			t.Errorf("cases not sorted or not unique: %q before %q", cases[i-1].Name, c.Name)
+		}
+		if c.Bug == "" || c.Fix == "" || c.Spec == nil || c.Workload == nil || c.Nodes < 5 || c.Nodes > 10 ||
+			c.Duration <= 0 || c.Churn < 0 || c.Breaks < 0 || c.Check.Nodes <= 0 || c.Check.MaxDepth <= 0 {
+			t.Errorf("case %q is incomplete: %+v", c.Name, c)
+		}
+		for _, k := range c.Covers {
+			if _, ok := classes[k]; !ok {
+				t.Errorf("case %q covers unknown class %q", c.Name, k)
+			}
+			classes[k] = true
+		}
+		bug, fixed := c.Spec(false), c.Spec(true)
+		for _, s := range []node.Spec{bug, fixed} {
+			if err := s.Validate(); err != nil {
+				t.Errorf("case %q: %v", c.Name, err)
+			}
+		}
+		if len(bug.Messages) != len(fixed.Messages) || len(bug.Properties) != len(fixed.Properties) {
+			t.Errorf("case %q: the twins differ in messages or properties", c.Name)
+		}
+		if !slices.ContainsFunc(bug.Properties, func(p node.Property) bool { return p.Name == c.Property && p.Kind == node.Safety }) {
+			t.Errorf("case %q: no safety property %q", c.Name, c.Property)
+		}
+	}
+	for k, covered := range classes {
+		if !covered {
+			t.Errorf("no case covers %q", k)
+		}
+	}
+	services := Services()
+	if len(services) != len(cases) {
+		t.Fatalf("%d services for %d cases", len(services), len(cases))
+	}
+	for i, s := range services {
+		if s.Name != "zoo-"+cases[i].Name || s.Configure == nil {
+			t.Errorf("service %d is %q, want zoo-%s with corrections", i, s.Name, cases[i].Name)
+			continue
+		}
+		fixed, err := s.Configure([]string{"all"}, 5)
+		if err != nil || fixed.Options != "fixed" {
+			t.Errorf("%s --fix all: %v, options %q", s.Name, err, fixed.Options)
+		}
+		if plain, err := s.Configure(nil, 5); err != nil || plain.Options != "bug" {
+			t.Errorf("%s without --fix: %v, options %q", s.Name, err, plain.Options)
+		}
+		if _, err := s.Configure([]string{"other"}, 5); err == nil {
+			t.Errorf("%s --fix other: no error", s.Name)
+		}
+	}
 }

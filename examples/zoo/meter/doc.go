@@ -23,9 +23,12 @@
 //
 // # What finds it
 //
-// In emulation the bug needs loss: with the wide-area defaults (0.1–0.5%
-// loss per link) six of six seeds bill twice within two minutes, with no
-// loss none does (the round trip is shorter than ResendAfter). The
+// In emulation the bug needs loss or a partition: with the wide-area
+// defaults (0.1–0.5% loss per link) six of six seeds bill twice within
+// two minutes, with no loss none of four does (the round trip is shorter
+// than ResendAfter); on a lossless network, cutting the server off from
+// its clients for 5 s loses the Acks in flight, and 7 of seeds 1–12 bill
+// twice right after the heal (TestPartitionBillsTwice). The
 // explorer delays a datagram as long as it likes, and fires timers in any
 // order, so it needs no drop: from the server and one client,
 // breadth-first search finds NoDoubleBilling violated at depth 4, with or
