@@ -187,8 +187,8 @@ var shows = map[string]struct {
 	first time.Duration
 }{
 	"cache":   {1, 8 * time.Second},
-	"lease":   {3, 17 * time.Second},
-	"lockd":   {3, 17 * time.Second},
+	"lease":   {3, 19 * time.Second},
+	"lockd":   {2, 22 * time.Second},
 	"logship": {2, 9 * time.Second},
 	"meter":   {2, 5 * time.Second},
 	"retry":   {1, 8 * time.Second},

@@ -16,11 +16,13 @@ const (
 )
 
 // The timers: the origin writes every WriteMin plus up to WriteJitter; a
-// cache refreshes its copy every RefreshEvery.
+// cache refreshes its copy every RefreshEvery, and subscribes again
+// ResubscribeAfter its connection to the origin broke.
 const (
-	WriteMin     = 200 * time.Millisecond
-	WriteJitter  = 500 * time.Millisecond
-	RefreshEvery = 300 * time.Millisecond
+	WriteMin         = 200 * time.Millisecond
+	WriteJitter      = 500 * time.Millisecond
+	RefreshEvery     = 300 * time.Millisecond
+	ResubscribeAfter = time.Second
 )
 
 // Subscribe asks the origin for the invalidations of the value.
@@ -158,7 +160,7 @@ func (s *State) data(env node.Env, version uint64) {
 }
 
 // HandleTimer implements node.Service: the origin writes a new version; a
-// cache refreshes its copy.
+// cache refreshes its copy, or subscribes again.
 func (s *State) HandleTimer(env node.Env, name string) {
 	switch name {
 	case "write":
@@ -171,19 +173,21 @@ func (s *State) HandleTimer(env node.Env, name string) {
 	case "refresh":
 		env.Send(Mirror, Fetch{})
 		env.SetTimer("refresh", RefreshEvery)
+	case "resubscribe":
+		env.Send(Origin, Subscribe{})
 	}
 }
 
 // HandleApp implements node.Service: the cache takes no calls.
 func (s *State) HandleApp(env node.Env, call node.Message) {}
 
-// HandleTransportError implements node.Service: a cache subscribes again
-// to an origin whose connection broke (it may have missed invalidations,
-// so its copy is suspect until the next Data); the refresh timer fetches
+// HandleTransportError implements node.Service: a cache subscribes again,
+// ResubscribeAfter later, to an origin whose connection broke (the origin
+// may have restarted, or be down a while); the refresh timer fetches
 // again.
 func (s *State) HandleTransportError(env node.Env, peer node.ID) {
-	if peer == Origin && env.Self() != Mirror && env.Self() != Origin {
-		env.Send(Origin, Subscribe{})
+	if peer == Origin && env.Self() != Mirror && env.Self() != Origin && !env.TimerScheduled("resubscribe") {
+		env.SetTimer("resubscribe", ResubscribeAfter)
 	}
 }
 

@@ -37,5 +37,6 @@
 //	n3 deliver Invalidate from n1; n3 deliver Data from n2
 //
 // Consequence prediction finds it at the same depth. The fixed twin has
-// no violation within depth 12.
+// no violation within depth 12. In emulation six nodes without faults
+// violate NoStaleRead within 12 s for each of seeds 1–6.
 package cache

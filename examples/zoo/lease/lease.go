@@ -18,7 +18,7 @@ const Grantor node.ID = 1
 // a client that waits for the lease asks again every AskRetry (a
 // grantor that restarted has forgotten its queue).
 const (
-	LeaseFor = 15 * time.Second
+	LeaseFor = 30 * time.Second
 	Margin   = 100 * time.Millisecond
 	AskAgain = time.Second
 	AskRetry = 2 * time.Second
@@ -150,14 +150,10 @@ func (s *State) HandleTimer(env node.Env, name string) {
 	}
 }
 
-// HandleTransportError implements node.Service: a client that waits asks
-// again (its Request may be lost); a lease is a matter of time, not of
-// connections, so nothing else changes.
-func (s *State) HandleTransportError(env node.Env, peer node.ID) {
-	if peer == Grantor && s.Wants {
-		env.Send(Grantor, Request{})
-	}
-}
+// HandleTransportError implements node.Service: a lease is a matter of
+// time, not of connections, and a waiting client's "retry" timer asks
+// again if its Request was lost, so nothing changes.
+func (s *State) HandleTransportError(env node.Env, peer node.ID) {}
 
 // ask requests the lease, remembering when.
 func (s *State) ask(env node.Env) {

@@ -12,10 +12,12 @@ import (
 const Server node.ID = 1
 
 // A client holds the lock for HoldFor and asks for it again AcquireAgain
-// after giving it back.
+// after giving it back; ResendAfter its connection to the server broke, it
+// sends its Request or Release again.
 const (
 	HoldFor      = time.Second
 	AcquireAgain = 2 * time.Second
+	ResendAfter  = time.Second
 )
 
 // Acquire is the application call that makes a client ask for the lock.
@@ -131,8 +133,8 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 	}
 }
 
-// HandleTimer implements node.Service: a client gives the lock back, or
-// asks for it again.
+// HandleTimer implements node.Service: a client gives the lock back, asks
+// for it again, or resends what a broken connection may have lost.
 func (s *State) HandleTimer(env node.Env, name string) {
 	switch {
 	case name == "release" && s.Holds:
@@ -142,6 +144,10 @@ func (s *State) HandleTimer(env node.Env, name string) {
 	case name == "again" && !s.Wants && !s.Holds:
 		s.Wants = true
 		env.Send(Server, Request{})
+	case name == "resend" && s.Wants:
+		env.Send(Server, Request{})
+	case name == "resend" && !s.Holds:
+		env.Send(Server, Release{}) // the server ignores it from a non-holder
 	}
 }
 
@@ -149,12 +155,10 @@ func (s *State) HandleTimer(env node.Env, name string) {
 func (s *State) HandleTransportError(env node.Env, peer node.ID) {
 	if env.Self() != Server {
 		// What was in flight to the server may be lost: ask again, or give
-		// the lock back again. A holder keeps its lock: it is alive.
-		switch {
-		case s.Wants:
-			env.Send(Server, Request{})
-		case !s.Holds:
-			env.Send(Server, Release{})
+		// the lock back again, ResendAfter later (the server may be down a
+		// while). A holder keeps its lock: it is alive.
+		if !env.TimerScheduled("resend") {
+			env.SetTimer("resend", ResendAfter)
 		}
 		return
 	}

@@ -12,8 +12,12 @@ import (
 const Leader node.ID = 1
 
 // AppendEvery is how often the leader appends an entry and ships what its
-// followers have not been sent.
-const AppendEvery = 300 * time.Millisecond
+// followers have not been sent; HelloAfter how long after a broken
+// connection a follower says Hello again.
+const (
+	AppendEvery = 300 * time.Millisecond
+	HelloAfter  = time.Second
+)
 
 // Join is the application call that makes a node a follower of the
 // leader, once: the leader keeps its followers on disk.
@@ -169,9 +173,10 @@ func (s *State) entry(env node.Env, from node.ID, seq uint64) {
 }
 
 // HandleTimer implements node.Service: the leader appends an entry and
-// ships it.
+// ships it; a follower says Hello again.
 func (s *State) HandleTimer(env node.Env, name string) {
-	if name != "append" {
+	if name == "hello" {
+		env.Send(Leader, Hello{Have: uint64(len(s.Log))})
 		return
 	}
 	s.Log = append(s.Log, uint64(len(s.Log)+1))
@@ -183,10 +188,13 @@ func (s *State) HandleTimer(env node.Env, name string) {
 
 // HandleTransportError implements node.Service. The leader takes a broken
 // connection for a lost stream: what was not acknowledged is shipped
-// again, from Acked+1, at the next append. A follower says Hello again.
+// again, from Acked+1, at the next append. A follower says Hello again
+// HelloAfter later (the leader may be down a while).
 func (s *State) HandleTransportError(env node.Env, peer node.ID) {
 	if env.Self() != Leader {
-		env.Send(Leader, Hello{Have: uint64(len(s.Log))})
+		if !env.TimerScheduled("hello") {
+			env.SetTimer("hello", HelloAfter)
+		}
 		return
 	}
 	for i := range s.Followers {
