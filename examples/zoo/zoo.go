@@ -58,15 +58,20 @@ type Case struct {
 	Churn, Breaks float64
 	// Duration is how long an emulated run of the case lasts.
 	Duration time.Duration
-	// Check is the smallest offline configuration in which an exhaustive
-	// search from the initial state finds the planted bug (and nothing on
-	// the fixed twin): what 'zoo check' and the zoo's own tests run.
+	// Check is a small offline configuration in which breadth-first search
+	// from the initial state finds the planted bug, and nothing on the
+	// fixed twin (lease excepted until the explorer's timers follow their
+	// deadlines): what the zoo's tests search, and what 'zoo check
+	// --nodes N --resets R --silent --breaks B --max-depth D' repeats
+	// (the command line has no flag for datagram drops; the meter's bug
+	// shows without one).
 	Check Check
 }
 
 // Check is an offline search of a case: the actor model of an initial
 // configuration of Nodes nodes (IDs 1..Nodes) with the case's workload and
-// the given fault budget, searched breadth-first to MaxDepth.
+// the fault budget Faults (zero: none), searched breadth-first to
+// MaxDepth. Nodes and MaxDepth are positive.
 type Check struct {
 	// Nodes is the number of nodes of the initial configuration.
 	Nodes int
