@@ -171,14 +171,14 @@ func (s *State) grant(env node.Env, c node.ID) {
 
 // oneHolder: at most one client acts under the lease.
 func oneHolder(v node.View) error {
-	var holders []node.ID
+	first := node.None // no allocation while the property holds
 	for _, id := range v.Nodes() {
 		if c, ok := v.Service(id).(*State); ok && c.Holds {
-			holders = append(holders, id)
+			if first != node.None {
+				return fmt.Errorf("%v and %v hold the lease", first, id)
+			}
+			first = id
 		}
-	}
-	if len(holders) > 1 {
-		return fmt.Errorf("%v hold the lease", holders)
 	}
 	return nil
 }

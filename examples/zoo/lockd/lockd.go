@@ -180,14 +180,14 @@ func (s *State) next(env node.Env) {
 
 // mutualExclusion: at most one client holds the lock.
 func mutualExclusion(v node.View) error {
-	var holders []node.ID
+	first := node.None // no allocation while the property holds
 	for _, id := range v.Nodes() {
 		if c, ok := v.Service(id).(*State); ok && c.Holds {
-			holders = append(holders, id)
+			if first != node.None {
+				return fmt.Errorf("%v and %v hold the lock", first, id)
+			}
+			first = id
 		}
-	}
-	if len(holders) > 1 {
-		return fmt.Errorf("%v hold the lock", holders)
 	}
 	return nil
 }
