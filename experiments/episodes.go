@@ -34,17 +34,25 @@ func (e *episodes) violation(v emulation.Violation) {
 	e.byTrigger[t]++
 }
 
-// trigger is the kind of the event the emulator's trace names desc: its
-// words up to the peer ("message randtree.Join from n1" → "message
-// randtree.Join", "transport-error n1" → "transport-error").
+// trigger is the kind of the event the emulator names desc: its words
+// between the node and the peer ("n3 message randtree.Join from n1" →
+// "message randtree.Join", "n3 transport-error n1" → "transport-error").
 func trigger(desc string) string {
 	words := strings.Fields(desc)
+	if len(words) > 0 && isNodeName(words[0]) {
+		words = words[1:]
+	}
 	for i, w := range words {
-		if w == "from" || (i > 0 && strings.HasPrefix(w, "n") && strings.Trim(w[1:], "0123456789") == "") {
+		if w == "from" || isNodeName(w) {
 			return strings.Join(words[:i], " ")
 		}
 	}
-	return desc
+	return strings.Join(words, " ")
+}
+
+// isNodeName reports whether w names a node as node.ID.String does.
+func isNodeName(w string) bool {
+	return len(w) > 1 && w[0] == 'n' && strings.Trim(w[1:], "0123456789") == ""
 }
 
 // triggerText renders counts by trigger, largest first.

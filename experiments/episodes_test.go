@@ -11,10 +11,10 @@ import (
 // their states under the kind of the event that opened them.
 func TestEpisodesByTrigger(t *testing.T) {
 	for desc, want := range map[string]string{
-		"message randtree.Join from n1": "message randtree.Join",
-		"transport-error n12":           "transport-error",
-		"timer recovery":                "timer recovery",
-		"app randtree.JoinOverlay":      "app randtree.JoinOverlay",
+		"n3 message randtree.Join from n1": "message randtree.Join",
+		"n4 transport-error n12":           "transport-error",
+		"n5 timer recovery":                "timer recovery",
+		"n6 app randtree.JoinOverlay":      "app randtree.JoinOverlay",
 	} {
 		if got := trigger(desc); got != want {
 			t.Errorf("trigger(%q) = %q, want %q", desc, got, want)
