@@ -145,6 +145,16 @@ type Config struct {
 	// reset and forgotten (RandTree under churn) their old states would
 	// mislead the round.
 	LastKnownFor time.Duration
+	// Arrivals is the most nodes a round adds to its model from the
+	// environment the snapshot's members declare (node.Environment;
+	// SnapshotModelWith chooses them): fresh nodes that start at the
+	// snapshot's time and make their declared calls, such as two joins
+	// racing through one node. Zero means DefaultArrivals; negative is an
+	// error. A service without Environment gets none.
+	Arrivals int
+	// NoArrivals keeps the environment out of the rounds' models: they
+	// hold the snapshot's members only.
+	NoArrivals bool
 }
 
 // DefaultPostponeDelay is how long a filtered or vetoed timer,
@@ -187,6 +197,7 @@ func DefaultConfig() Config {
 		MaxInterventions:   5,
 		InterventionWindow: time.Minute,
 		PostponeDelay:      DefaultPostponeDelay,
+		Arrivals:           DefaultArrivals,
 		Walks:              DefaultRoundWalks,
 		WalkDepth:          DefaultWalkDepth,
 		WalkWarmup:         DefaultWalkWarmup,
@@ -208,7 +219,7 @@ func (c Config) withDefaults() (Config, error) {
 	switch {
 	case c.Mode > Steer:
 		return c, fmt.Errorf("%w: mode %d", ErrInvalidConfig, uint8(c.Mode))
-	case c.MaxStates < 0, c.MaxDepth < 0, c.MaxTime < 0, c.Workers < 0, c.MaxPaths < 0, c.MaxViolations < 0, c.LastKnownFor < 0, c.PostponeDelay < 0:
+	case c.MaxStates < 0, c.MaxDepth < 0, c.MaxTime < 0, c.Workers < 0, c.MaxPaths < 0, c.MaxViolations < 0, c.LastKnownFor < 0, c.PostponeDelay < 0, c.Arrivals < 0:
 		return c, fmt.Errorf("%w: negative budget", ErrInvalidConfig)
 	}
 	c, err := c.walkDefaults()
@@ -246,6 +257,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.PostponeDelay == 0 {
 		c.PostponeDelay = DefaultPostponeDelay
+	}
+	if c.Arrivals == 0 {
+		c.Arrivals = DefaultArrivals
 	}
 	return c, nil
 }
@@ -783,7 +797,7 @@ func (c *Controller) withLastKnown(snap *snapshot.Snapshot) (*snapshot.Snapshot,
 
 // model builds the actor model of a snapshot.
 func (c *Controller) model(snap *snapshot.Snapshot) (*consequence.ActorModel, error) {
-	m, err := SnapshotModel(c.cfg.Spec, snap, c.cfg.Workload, c.cfg.Faults)
+	m, err := SnapshotModelWith(c.cfg.Spec, snap, SnapshotOptions{Workload: c.cfg.Workload, Faults: c.cfg.Faults, Arrivals: c.cfg.Arrivals, NoArrivals: c.cfg.NoArrivals})
 	if err != nil {
 		return nil, fmt.Errorf("steering: round at %v: %w", c.self, err)
 	}
