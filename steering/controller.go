@@ -145,15 +145,16 @@ type Config struct {
 	// reset and forgotten (RandTree under churn) their old states would
 	// mislead the round.
 	LastKnownFor time.Duration
-	// Arrivals is the most nodes a round adds to its model from the
-	// environment the snapshot's members declare (node.Environment;
-	// SnapshotModelWith chooses them): fresh nodes that start at the
-	// snapshot's time and make their declared calls, such as two joins
-	// racing through one node. Zero means DefaultArrivals; negative is an
-	// error. A service without Environment gets none.
+	// Arrivals is the most nodes a round's environment search adds to the
+	// snapshot from what its members declare (node.Environment;
+	// SnapshotArrivals chooses them): fresh nodes that start at the
+	// snapshot's time having made their declared calls, such as two joins
+	// racing through one node (see searchArrivals). Zero means
+	// DefaultArrivals; negative is an error. A service without
+	// Environment declares none, and its rounds have no environment
+	// search.
 	Arrivals int
-	// NoArrivals keeps the environment out of the rounds' models: they
-	// hold the snapshot's members only.
+	// NoArrivals turns the environment search off.
 	NoArrivals bool
 }
 
@@ -285,6 +286,10 @@ type Prediction struct {
 	Filter *Filter
 	// Replayed marks a path of an earlier round that still fails.
 	Replayed bool
+	// Arrivals is the bound of arrivals the model of the path held
+	// (SnapshotOptions.Arrivals): zero for the snapshot's members alone,
+	// Config.Arrivals for a prediction of the environment search.
+	Arrivals int
 }
 
 // RoundReport is what one round did.
@@ -652,6 +657,9 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 		if installed, err = c.predictSafety(ctx, m, props, steer, rep); err != nil {
 			return rep, err
 		}
+		if err := c.searchArrivals(ctx, snap, props, rep); err != nil {
+			return rep, err
+		}
 	}
 	if walks {
 		if installed, err = c.predictLiveness(ctx, m, props, steer, installed, rep); err != nil {
@@ -797,7 +805,7 @@ func (c *Controller) withLastKnown(snap *snapshot.Snapshot) (*snapshot.Snapshot,
 
 // model builds the actor model of a snapshot.
 func (c *Controller) model(snap *snapshot.Snapshot) (*consequence.ActorModel, error) {
-	m, err := SnapshotModelWith(c.cfg.Spec, snap, SnapshotOptions{Workload: c.cfg.Workload, Faults: c.cfg.Faults, Arrivals: c.cfg.Arrivals, NoArrivals: c.cfg.NoArrivals})
+	m, err := SnapshotModel(c.cfg.Spec, snap, c.cfg.Workload, c.cfg.Faults)
 	if err != nil {
 		return nil, fmt.Errorf("steering: round at %v: %w", c.self, err)
 	}

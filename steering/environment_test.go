@@ -113,8 +113,8 @@ func TestRoundPredictsFigure11FromArrivals(t *testing.T) {
 	found := false
 	for i, p := range rep.Predictions {
 		t.Logf("prediction %d: %v", i, p)
-		if p.Property != chord.NodeOrdering || len(p.Path) != 9 || p.Err == nil || p.Err.Error() != wantErr {
-			t.Errorf("prediction %d: %s at depth %d (%v), want NodeOrdering at depth 9 (%s)", i, p.Property, len(p.Path), p.Err, wantErr)
+		if p.Property != chord.NodeOrdering || len(p.Path) != 9 || p.Err == nil || p.Err.Error() != wantErr || p.Arrivals != steering.DefaultArrivals {
+			t.Errorf("prediction %d: %s at depth %d (%v) with %d arrivals, want NodeOrdering at depth 9 (%s) with 2", i, p.Property, len(p.Path), p.Err, p.Arrivals, wantErr)
 		}
 		var path []string
 		for _, a := range p.Path {
@@ -144,8 +144,9 @@ func TestRoundPredictsFigure11FromArrivals(t *testing.T) {
 	}
 }
 
-// TestArrivalsConfig: a negative bound is an error, zero is the default,
-// and SnapshotModelWith holds exactly the bound's number of joiners.
+// TestArrivalsConfig: a negative bound is an error, zero in a Config is
+// the default, and SnapshotModelWith holds as many joiners as the bound
+// and the members' declarations allow (none for a zero bound).
 func TestArrivalsConfig(t *testing.T) {
 	spec := chordFigure11Spec()
 	if _, err := steering.New(steering.Config{Spec: spec, Arrivals: -1}, 30); !errors.Is(err, steering.ErrInvalidConfig) {
@@ -162,10 +163,9 @@ func TestArrivalsConfig(t *testing.T) {
 		opts steering.SnapshotOptions
 		want []node.ID
 	}{
-		{steering.SnapshotOptions{}, []node.ID{30, chord.ArrivalBase, chord.ArrivalBase + 1}},
+		{steering.SnapshotOptions{}, []node.ID{30}},
 		{steering.SnapshotOptions{Arrivals: 1}, []node.ID{30, chord.ArrivalBase}},
 		{steering.SnapshotOptions{Arrivals: 5}, []node.ID{30, chord.ArrivalBase, chord.ArrivalBase + 1}}, // n30 declares two
-		{steering.SnapshotOptions{NoArrivals: true}, []node.ID{30}},
 	} {
 		m, err := steering.SnapshotModelWith(spec, snap, tc.opts)
 		if err != nil {

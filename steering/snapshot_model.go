@@ -24,17 +24,16 @@ type SnapshotOptions struct {
 	// Faults bound the faults explored along a path (default: none).
 	Faults consequence.Faults
 	// Arrivals is the most nodes added from the members' environment
-	// (node.Environment); zero means DefaultArrivals, negative is an
-	// error. NoArrivals adds none.
-	Arrivals   int
-	NoArrivals bool
+	// (node.Environment, chosen by SnapshotArrivals); zero adds none (the
+	// snapshot's members only), negative is an error.
+	Arrivals int
 }
 
-// SnapshotModel returns the actor model a Controller's rounds explore from
-// snap by default: SnapshotModelWith with workload, faults and the
-// default number of arrivals. A path a round with the defaults predicted
-// replays on it (the reports of `crystalball node --reports` rebuild it
-// so). Errors are consequence's.
+// SnapshotModel returns the actor model of snap's members alone, the one
+// a Controller's safety search, replayed paths and liveness walks explore:
+// SnapshotModelWith with workload and faults and no arrivals. A path a
+// round predicted replays on it (the reports of `crystalball node
+// --reports` rebuild it so). Errors are consequence's.
 func SnapshotModel(spec node.Spec, snap *snapshot.Snapshot, workload func(id node.ID, restart bool) []node.Message, faults consequence.Faults) (*consequence.ActorModel, error) {
 	return SnapshotModelWith(spec, snap, SnapshotOptions{Workload: workload, Faults: faults})
 }
@@ -42,9 +41,9 @@ func SnapshotModel(spec node.Spec, snap *snapshot.Snapshot, workload func(id nod
 // SnapshotModelWith returns the actor model of snap: its members'
 // checkpoints at the snapshot's time, the in-flight messages it recorded,
 // workload and faults as o says, and the arrivals SnapshotArrivals
-// chooses, each a fresh node started (Init) at the snapshot's time with
-// its declared calls pending (consequence.Fresh). Errors are
-// consequence's, or ErrInvalidConfig for negative options.
+// chooses, each a fresh node started (Init) at the snapshot's time having
+// made its declared calls (consequence.Fresh). Errors are consequence's,
+// or wrap ErrInvalidConfig for a negative o.Arrivals.
 func SnapshotModelWith(spec node.Spec, snap *snapshot.Snapshot, o SnapshotOptions) (*consequence.ActorModel, error) {
 	if o.Arrivals < 0 {
 		return nil, fmt.Errorf("%w: negative SnapshotOptions.Arrivals %d", ErrInvalidConfig, o.Arrivals)
@@ -57,19 +56,13 @@ func SnapshotModelWith(spec node.Spec, snap *snapshot.Snapshot, o SnapshotOption
 	for _, ch := range snap.Channels {
 		inFlight = append(inFlight, ch.Messages...)
 	}
+	arrivals, err := SnapshotArrivals(spec, snap, o.Arrivals)
+	if err != nil {
+		return nil, err
+	}
 	var fresh []consequence.Fresh
-	if !o.NoArrivals {
-		max := o.Arrivals
-		if max == 0 {
-			max = DefaultArrivals
-		}
-		arrivals, err := SnapshotArrivals(spec, snap, max)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range arrivals {
-			fresh = append(fresh, consequence.Fresh{ID: a.ID, At: snap.At, Calls: a.Calls})
-		}
+	for _, a := range arrivals {
+		fresh = append(fresh, consequence.Fresh{ID: a.ID, At: snap.At, Calls: a.Calls})
 	}
 	return consequence.NewActorModelWithFresh(spec, cps, fresh, inFlight, consequence.ActorOptions{Workload: o.Workload, Faults: o.Faults})
 }
