@@ -149,8 +149,9 @@ type Config struct {
 	// snapshot from what its members declare (node.Environment;
 	// SnapshotArrivals chooses them): fresh nodes that start at the
 	// snapshot's time having made their declared calls, such as two joins
-	// racing through one node (see searchArrivals). Zero means
-	// DefaultArrivals; negative is an error. A service without
+	// racing through one node (the package documentation describes the
+	// environment search; it has its own MaxStates and MaxTime). Zero
+	// means DefaultArrivals; negative is an error. A service without
 	// Environment declares none, and its rounds have no environment
 	// search.
 	Arrivals int
