@@ -40,8 +40,10 @@
 // transition updates only the components it changed, and a message's hash
 // is computed once, when it is sent. Build the model from an initial
 // configuration (NewActorModel), from checkpoints and in-flight envelopes
-// (NewActorModelFromCheckpoints) or from a running emulator
-// (NewActorModelFromLive); GlobalState is a node.View, so the services'
+// (NewActorModelFromCheckpoints), with fresh nodes beside them that have
+// just started and made their calls (NewActorModelWithFresh: the nodes a
+// snapshot's environment says may arrive, node.Environment) or from a
+// running emulator (NewActorModelFromLive); GlobalState is a node.View, so the services'
 // properties apply through AdaptProperty (ActorModel.Properties).
 //
 // # Resets and connections

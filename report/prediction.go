@@ -54,9 +54,13 @@ type Prediction struct {
 	// StaleConnections marks a model in which a silent reset leaves the
 	// peers stale connections (consequence.Faults.StaleConnections): the
 	// model of a liveness prediction's walks.
-	StaleConnections bool                    `json:"stale_connections,omitempty"`
-	Breaks           int                     `json:"breaks"`
-	Report           consequence.ActorReport `json:"report"`
+	StaleConnections bool `json:"stale_connections,omitempty"`
+	Breaks           int  `json:"breaks"`
+	// Arrivals is the bound of arrivals the model held
+	// (steering.Prediction.Arrivals): zero for the snapshot's members
+	// alone.
+	Arrivals int                     `json:"arrivals,omitempty"`
+	Report   consequence.ActorReport `json:"report"`
 	// Liveness is set on a liveness prediction (Report.Kind "liveness"):
 	// the path enters a dead end at its last step.
 	Liveness *DeadEnd `json:"liveness,omitempty"`
@@ -119,7 +123,7 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 	}
 	faults := src.Faults
 	faults.StaleConnections = p.Critical != nil // the walks' model
-	m, err := steering.SnapshotModel(src.Spec, snap, src.Workload, faults)
+	m, err := steering.SnapshotModelWith(src.Spec, snap, steering.SnapshotOptions{Workload: src.Workload, Faults: faults, Arrivals: p.Arrivals})
 	if err != nil {
 		return Prediction{}, fmt.Errorf("report: rebuilding the model: %w", err)
 	}
@@ -132,7 +136,7 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 	pd := Prediction{Format: PredictionFormat, Node: src.Node, Service: src.Service, Options: src.Options,
 		Fix: src.Fix, Nodes: src.Nodes, Mode: src.Mode.String(), Property: p.Property, Error: r.Error,
 		Shape: steering.Shape(p.Path), Replayed: p.Replayed, Workload: src.Workload != nil,
-		Resets: faults.Resets, Silent: faults.SilentResets, StaleConnections: faults.StaleConnections, Breaks: faults.Breaks, Report: r, Snapshot: doc}
+		Resets: faults.Resets, Silent: faults.SilentResets, StaleConnections: faults.StaleConnections, Breaks: faults.Breaks, Arrivals: p.Arrivals, Report: r, Snapshot: doc}
 	if p.Filter != nil {
 		pd.Filter = p.Filter.String()
 	}
@@ -187,7 +191,8 @@ func (doc Prediction) Model(spec node.Spec, workload func(id node.ID, restart bo
 	if !doc.Workload {
 		workload = nil
 	}
-	return steering.SnapshotModel(spec, s, workload, consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, StaleConnections: doc.StaleConnections, Breaks: doc.Breaks})
+	faults := consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, StaleConnections: doc.StaleConnections, Breaks: doc.Breaks}
+	return steering.SnapshotModelWith(spec, s, steering.SnapshotOptions{Workload: workload, Faults: faults, Arrivals: doc.Arrivals})
 }
 
 // PathFingerprint replays r's path on m and returns the fingerprint of the

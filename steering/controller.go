@@ -162,6 +162,18 @@ type Config struct {
 	// reset and forgotten (RandTree under churn) their old states would
 	// mislead the round.
 	LastKnownFor time.Duration
+	// Arrivals is the most nodes a round's environment search adds to the
+	// snapshot from what its members declare (node.Environment;
+	// SnapshotArrivals chooses them): fresh nodes that start at the
+	// snapshot's time having made their declared calls, such as two joins
+	// racing through one node (the package documentation describes the
+	// environment search; it has its own MaxStates and MaxTime). Zero
+	// means DefaultArrivals; negative is an error. A service without
+	// Environment declares none, and its rounds have no environment
+	// search.
+	Arrivals int
+	// NoArrivals turns the environment search off.
+	NoArrivals bool
 }
 
 // DefaultFullDepth is the depth of a round's exhaustive near future by
@@ -211,6 +223,7 @@ func DefaultConfig() Config {
 		MaxInterventions:   5,
 		InterventionWindow: time.Minute,
 		PostponeDelay:      DefaultPostponeDelay,
+		Arrivals:           DefaultArrivals,
 		Walks:              DefaultRoundWalks,
 		WalkDepth:          DefaultWalkDepth,
 		WalkWarmup:         DefaultWalkWarmup,
@@ -232,7 +245,7 @@ func (c Config) withDefaults() (Config, error) {
 	switch {
 	case c.Mode > Steer:
 		return c, fmt.Errorf("%w: mode %d", ErrInvalidConfig, uint8(c.Mode))
-	case c.MaxStates < 0, c.MaxDepth < 0, c.MaxTime < 0, c.Workers < 0, c.MaxPaths < 0, c.MaxViolations < 0, c.LastKnownFor < 0, c.PostponeDelay < 0:
+	case c.MaxStates < 0, c.MaxDepth < 0, c.MaxTime < 0, c.Workers < 0, c.MaxPaths < 0, c.MaxViolations < 0, c.LastKnownFor < 0, c.PostponeDelay < 0, c.Arrivals < 0:
 		return c, fmt.Errorf("%w: negative budget", ErrInvalidConfig)
 	}
 	c, err := c.walkDefaults()
@@ -280,6 +293,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.PostponeDelay == 0 {
 		c.PostponeDelay = DefaultPostponeDelay
 	}
+	if c.Arrivals == 0 {
+		c.Arrivals = DefaultArrivals
+	}
 	return c, nil
 }
 
@@ -305,12 +321,17 @@ type Prediction struct {
 	// Replayed marks a path of an earlier round that still fails.
 	Replayed bool
 	// Likelihood is what the path asks of the network from the snapshot
-	// on, and Rank its place among the round's safety predictions by
-	// likelihood (1: the likeliest; see Likelihood). Steering checks and
+	// on, and Rank its place among the safety predictions of its search
+	// by likelihood (1: the likeliest; see Likelihood; the environment
+	// search's predictions are ranked among themselves). Steering checks and
 	// installs the filters of likelier paths first. Liveness predictions
 	// are not ranked (Rank 0).
 	Likelihood Likelihood
 	Rank       int
+	// Arrivals is the bound of arrivals the model of the path held
+	// (SnapshotOptions.Arrivals): zero for the snapshot's members alone,
+	// Config.Arrivals for a prediction of the environment search.
+	Arrivals int
 }
 
 // RoundReport is what one round did.
@@ -676,6 +697,9 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 	var installed filterSet
 	if len(props) > 0 {
 		if installed, err = c.predictSafety(ctx, m, props, steer, rep); err != nil {
+			return rep, err
+		}
+		if err := c.searchArrivals(ctx, snap, props, rep); err != nil {
 			return rep, err
 		}
 	}

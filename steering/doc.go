@@ -62,6 +62,18 @@
 // installed if walks with it in place reach live states
 // (Config.LiveFraction) and it passes the safety check of filters.
 //
+// Between the two, a service whose state declares its environment
+// (node.Environment: the nodes that may join through a member, with the
+// calls they make) gets an environment search: consequence prediction
+// again, from the snapshot with up to Config.Arrivals of the declared
+// arrivals (default two, chosen by SnapshotArrivals: the gatherer's
+// first), each a fresh node that has started and made its calls at the
+// snapshot's time, with the configured resets but no connection breaks
+// (a break multiplies every level's states; arrivals add depth). Two
+// joins racing through one node — Chord's Figure 11, which the members
+// alone can never show — are found there. Its predictions carry
+// Prediction.Arrivals and are reported, not steered.
+//
 // The controller is a deterministic core: a round with budgets in states is
 // a pure function of the controller's state and the snapshot, so the
 // emulator charges it in virtual time from the states it explored and runs

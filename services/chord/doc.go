@@ -96,6 +96,18 @@
 // one consequence prediction has already expanded (right after C's reset),
 // so the break at A is pruned. The test replays the script renamed.
 //
+// # The environment
+//
+// State implements node.Environment: a joined node declares two nodes that
+// may join the ring through it (IDs from ArrivalBase up whose identifiers
+// lie between it and its successor, each calling JoinOverlay through it).
+// A steering round's environment search starts them from its snapshot. In
+// a formed ring two such joins race harmlessly — every successor list is
+// full of nearer nodes — so Figure 11 needs a node whose view of the ring
+// is small: a node alone on its ring, as the bootstrap is right after it
+// restarts (nine steps from the joiners' lookups), or, from a formed
+// ring's snapshot, the bootstrap's silent reset and rejoin first (eleven).
+//
 // # Properties
 //
 // SafetyProperties are the two above; LivenessProperties are AllJoined and
