@@ -884,12 +884,7 @@ func (c *Controller) prediction(m *consequence.ActorModel, prop string, verr err
 		}
 		p.Report.Path = append(p.Report.Path, rec)
 	}
-	for _, a := range path {
-		if f, ok := filterFor(c.self, a, c.cfg.BreakConnection); ok {
-			p.Filter = &f
-			break
-		}
-	}
+	p.Filter = filterBefore(c.self, path, len(path)-1, c.cfg.BreakConnection)
 	return p, nil
 }
 

@@ -16,8 +16,9 @@
 //  3. explores from the snapshot with consequence prediction (package
 //     consequence) within a budget of states;
 //  4. in mode Debug reports each violation; in mode Steer derives from each
-//     the event filter for the earliest event of its path that this node
-//     can stop, explores again with the filters in place (the actor model
+//     the event filter for the violating step if this node can stop it,
+//     else for the latest event of this node before it that a filter can
+//     stop (filterBefore, shared with the dead ends), explores again with the filters in place (the actor model
 //     then drops or postpones the filtered events, as the runtime would),
 //     and installs them only if that finds no violation — extending the set
 //     with the filters a remaining violation suggests, a bounded number of
@@ -70,8 +71,16 @@
 // message is dropped and, with Config.BreakConnection, the connection to
 // the sender is broken so its failure handling runs; for a timer or an
 // application call, the handler's identity — the event is postponed, not
-// dropped (by Config.PostponeDelay). Controller.Gate and Intercept give the
-// verdict on a live event.
+// dropped (by Config.PostponeDelay). Every event a path can hinge on at a
+// node has one: a transport error about a peer is postponed too
+// (FilterTransportError; the connection is already gone both ways, so
+// postponing the node's failure handling is what a node can do), in the
+// shells through node.Verdict.RetryAt and in the explorer through
+// consequence.ActorOptions.Intercept, which leaves the error at the head of
+// its channel. Faults (resets, breaks, datagram losses) are the
+// environment's: a path that hinges on one gets the filter of this node's
+// latest event before it. Controller.Gate and Intercept give the verdict on
+// a live event.
 //
 // # The immediate safety check
 //
