@@ -16,10 +16,11 @@
 //  3. explores from the snapshot with consequence prediction (package
 //     consequence) within a budget of states;
 //  4. in mode Debug reports each violation; in mode Steer derives from each
-//     the event filter for the violating step if this node can stop it,
-//     else for the latest event of this node before it that a filter can
-//     stop (filterBefore, shared with the dead ends), explores again with the filters in place (the actor model
-//     then drops or postpones the filtered events, as the runtime would),
+//     the event filter for the earliest event of its path that this node
+//     can stop (the paper's Figure 2: n9 drops the Join from n13 that
+//     starts the scenario, not the UpdateSibling that completes it),
+//     explores again with the filters in place (the actor model then
+//     drops or postpones the filtered events, as the runtime would),
 //     and installs them only if that finds no violation — extending the set
 //     with the filters a remaining violation suggests, a bounded number of
 //     times, and otherwise checking each filter alone; the rest are counted

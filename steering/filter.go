@@ -143,13 +143,12 @@ func filterFor(self node.ID, a consequence.ActorAction, brk bool) (Filter, bool)
 	return Filter{}, false
 }
 
-// filterBefore returns the filter that keeps node self from taking path
-// past path[step], the step the path hinges on (a safety path's last, the
-// violating step; a dead end's critical transition): the filter for that
-// step if it is an event of self a filter can stop, else for the latest
-// such event of self before it — the one nearest the damage, so the fewest
-// other futures are cut — and nil if self has none. Safety predictions and
-// dead ends share it.
+// filterBefore returns the filter that keeps node self from taking a dead
+// path past path[step], its critical transition: the filter for that step
+// if it is an event of self a filter can stop, else for the latest such
+// event of self before it — the one nearest the dead end — and nil if self
+// has none. (A safety prediction's filter is the one for the earliest
+// event of self instead, the paper's rule: Controller.prediction.)
 func filterBefore(self node.ID, path []consequence.ActorAction, step int, brk bool) *Filter {
 	for i := min(step, len(path)-1); i >= 0; i-- {
 		if f, ok := filterFor(self, path[i], brk); ok {

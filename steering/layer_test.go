@@ -247,8 +247,9 @@ func TestLayerFilterDropsExactlyTheTargetedMessage(t *testing.T) {
 // TestLivePostponesFilteredTimer: a timer filter postpones the timer by
 // the PostponeDelay (the runtime delivers it again, node's tests show it);
 // a retry is checked again but not counted again; once the filter is gone
-// the retry runs. The intervention budget lets the event through after
-// Config.MaxInterventions postponements.
+// the retry runs. Past Config.MaxInterventions postponements the timer is
+// escalated (held, not let through); after a whole InterventionWindow held
+// it runs, counted as an override.
 func TestLayerPostponesFilteredTimer(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.DefaultOptions())
@@ -278,12 +279,20 @@ func TestLayerPostponesFilteredTimer(t *testing.T) {
 		t.Fatalf("a retry was counted: %+v", st)
 	}
 	// Third postponement of the timer within the window, then the budget
-	// is spent: the event runs and the override is counted.
+	// is spent: the timer is escalated and held, not let through.
 	if v, _, _ := l.Gate(later, timer, nil, true); v.Handle {
 		t.Fatal("third attempt not postponed")
 	}
-	if v, _, _ := l.Gate(later, timer, nil, true); !v.Handle {
-		t.Fatal("the timer is still postponed past the intervention budget")
+	if v, _, _ := l.Gate(later, timer, nil, true); v.Handle {
+		t.Fatal("the timer ran when its budget was spent: not escalated")
+	}
+	if st := l.Status(); st.Overrides != 0 || st.Escalations != 1 {
+		t.Fatalf("overrides %d, escalations %d, want 0 and 1", st.Overrides, st.Escalations)
+	}
+	// Held for a whole window: it runs, counted as an override.
+	timer.At = later.Add(time.Minute)
+	if v, _, _ := l.Gate(timer.At, timer, nil, true); !v.Handle {
+		t.Fatal("the timer is still postponed a window after its escalation")
 	}
 	if st := l.Status(); st.Overrides != 1 {
 		t.Fatalf("overrides %d, want 1", st.Overrides)

@@ -128,7 +128,7 @@ func TestTransportErrorFilterPostponesInThePipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Start(t0)
-	l.install([]Filter{teFilter})
+	l.install([]Filter{teFilter}, t0)
 	te := node.Event{Kind: node.EventTransportError, Peer: 2, At: t0}
 	o := p.Step(te, nil)
 	if o.Handled || !o.Postponed || !o.Verdict.RetryAt.Equal(t0.Add(200*time.Millisecond)) {
