@@ -378,6 +378,8 @@ type Controller struct {
 	lastKnown map[node.ID]knownCheckpoint
 	// memo is the last completed round's outcome.
 	memo *roundMemo
+	// known is the immediate check's merged view (immediate.go).
+	known *knownView
 }
 
 // knownCheckpoint is a member's checkpoint and when its snapshot completed.
@@ -466,17 +468,13 @@ func (c *Controller) Intercept(ev node.Event) node.Verdict {
 }
 
 // ImmediateCheck runs the immediate safety check (the package function
-// ImmediateCheck) for ev on core with the controller's properties and the
-// last snapshot's view, and counts it. It works in every mode: the caller
+// ImmediateCheck) for ev on core with the controller's properties and
+// CheckView, and counts it. It works in every mode: the caller
 // decides whether the check is on (the paper's "immediate safety check
 // only" configuration is mode Off with the check on).
 func (c *Controller) ImmediateCheck(core *node.Core, ev node.Event) (*Veto, error) {
 	c.stats.ImmediateChecks++
-	var view node.View
-	if c.view != nil {
-		view = c.view
-	}
-	v, err := ImmediateCheck(core, ev, view, c.cfg.Properties)
+	v, err := ImmediateCheck(core, ev, c.CheckView(), c.cfg.Properties)
 	if v != nil {
 		c.stats.Vetoes++
 	}
