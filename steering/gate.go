@@ -145,6 +145,9 @@ func (c *Controller) intervene(ev node.Event, f *Filter, retry bool) bool {
 // passed ends the escalation of ev's kind, if any: the filters in force and
 // the immediate check let ev through, so the re-check found it safe.
 func (c *Controller) passed(ev node.Event) {
+	if len(c.escalated) == 0 {
+		return // the common case: no key to compute
+	}
 	k := keyOf(ev)
 	if e := c.escalated[k]; e != nil && e.free.IsZero() {
 		delete(c.escalated, k)

@@ -396,20 +396,38 @@ func TestLayerConfigErrors(t *testing.T) {
 
 // BenchmarkLayerGate is what the steering layer adds to every event of a
 // live node: with no filter in force and the check off (the gate only
-// counts), and with the immediate safety check on Figure 2's view.
+// counts), with the immediate safety check on Figure 2's view, and with
+// the check on a view merged from two snapshots (ImmediateMemory: the
+// newest holds n9 alone, the one before all of Figure 2's nodes).
 //
 //	go test ./steering/ -run '^$' -bench LayerGate -benchmem
 func BenchmarkLayerGate(b *testing.B) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
-	for _, immediate := range []bool{false, true} {
-		name := "idle"
-		if immediate {
-			name = "immediate"
-		}
+	for _, name := range []string{"idle", "immediate", "remembered"} {
+		immediate := name != "idle"
 		b.Run(name, func(b *testing.B) {
 			core, _, _ := BeforeUpdateSibling(b, spec)
-			l, _ := newTestLive(b, LayerConfig{Controller: figure2Config(Off, spec), Immediate: immediate}, core)
-			l.Gathered(figure2(b, spec))
+			cfg := LayerConfig{Controller: figure2Config(Off, spec), Immediate: immediate}
+			if name == "remembered" {
+				cfg.ImmediateMemory = time.Minute
+			}
+			l, _ := newTestLive(b, cfg, core)
+			snap := figure2(b, spec)
+			l.Gathered(snap)
+			if name == "remembered" {
+				newer := *snap
+				newer.At = snap.At.Add(10 * time.Second)
+				newer.Nodes = nil
+				for _, n := range snap.Nodes {
+					if n.Node == 9 {
+						newer.Nodes = append(newer.Nodes, n)
+					}
+				}
+				l.Gathered(&newer)
+				if got := len(l.gate.CheckView().Nodes()); got != len(snap.Nodes) {
+					b.Fatalf("the merged view holds %d nodes, want %d", got, len(snap.Nodes))
+				}
+			}
 			probe := node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: core.Now()}
 			b.ReportAllocs()
 			for b.Loop() {
