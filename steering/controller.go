@@ -74,8 +74,9 @@ type Config struct {
 	// about a peer) may be kept from the handler within
 	// InterventionWindow; past it the kind is escalated: held until a
 	// round on a fresher snapshot, or the immediate check on the newest
-	// view, finds it safe, for at most one more InterventionWindow, after
-	// which it runs for a window (counted as overrides). Steering must not
+	// view, finds it safe, for at most DefaultEscalationHold
+	// (LayerConfig.EscalationHold), after which it runs for a window
+	// (counted as overrides). Steering must not
 	// trade safety for liveness: a filter reinstalled round after round,
 	// or a veto repeated on every retry, would keep a node from ever
 	// healing (default 5; negative: no bound).
@@ -373,6 +374,7 @@ type Controller struct {
 	// escalated holds the event kinds whose budget ran out while a filter
 	// or the check still stopped them (gate.go).
 	escalated map[eventKey]*escalation
+	hold      time.Duration // the escalation hold (gate.go; 0: the default)
 	// lastKnown holds each member's checkpoint from the latest snapshot
 	// that included it (Config.LastKnownFor).
 	lastKnown map[node.ID]knownCheckpoint

@@ -92,43 +92,45 @@ func TestEscalationHoldsUntilAFreshRoundRechecks(t *testing.T) {
 	}
 }
 
-// The budget's purpose stays: a kind held for a whole InterventionWindow
-// (every fresh round re-installing its filter) runs for the next window,
-// counted as overrides, and only then does the budget count again.
+// The budget's purpose stays: a kind held for the whole escalation hold
+// (every fresh round re-installing its filter) runs for the next
+// InterventionWindow, counted as overrides, and only then does the budget
+// count again.
 func TestEscalationTimesOutForLiveness(t *testing.T) {
 	l, apply := escalationLayer(t)
 	recovery := Filter{Kind: FilterTimer, Node: 9, Timer: "recovery"}
 	t0 := time.Unix(5000, 0)
 	apply([]Filter{recovery}, t0)
-	gate := func(d time.Duration) bool {
+	gate := func(s int) bool {
 		t.Helper()
-		ev := node.Event{Kind: node.EventTimer, Timer: "recovery", Deadline: t0, At: t0.Add(d)}
+		ev := node.Event{Kind: node.EventTimer, Timer: "recovery", Deadline: t0, At: t0.Add(time.Duration(s) * time.Second)}
 		v, _, _ := l.Gate(ev.At, ev, nil, false)
 		if !v.Handle && !v.RetryAt.Equal(ev.At.Add(DefaultPostponeDelay)) {
 			t.Fatalf("verdict %+v, want a postponement", v)
 		}
 		return v.Handle
 	}
-	for _, d := range []time.Duration{1, 2, 3, 30, 62} { // seconds; escalated at 3
-		if gate(d * time.Second) {
-			t.Fatalf("the timer ran at %v s, within its budget and escalation", d)
+	for _, s := range []int{1, 2, 3, 8, 12} { // escalated at 3 s
+		if gate(s) {
+			t.Fatalf("the timer ran at %d s, within its budget and escalation", s)
 		}
-		if d == 30 {
-			apply([]Filter{recovery}, t0.Add(29*time.Second)) // a fresh round still finds it dangerous
+		if s == 8 {
+			apply([]Filter{recovery}, t0.Add(7*time.Second)) // a fresh round still finds it dangerous
 		}
 	}
-	// Held since 3 s: at 63 s the hold has lasted a window.
-	for _, d := range []time.Duration{63, 100, 122} {
-		if !gate(d * time.Second) {
-			t.Fatalf("the timer is still held at %v s, past its escalation's window", d)
+	// Held since 3 s: at 13 s the hold (DefaultEscalationHold) is over;
+	// the timer runs until 73 s.
+	for _, s := range []int{13, 40, 72} {
+		if !gate(s) {
+			t.Fatalf("the timer is still held at %d s, past its escalation's hold", s)
 		}
 	}
 	st := l.Status()
 	if st.Escalations != 1 || st.Held != 3 || st.Overrides != 3 || st.FilterHits != 5 {
 		t.Fatalf("status %+v", st)
 	}
-	// The free window (63–123 s) is over: the budget counts again.
-	if gate(123 * time.Second) {
+	// The free window (13–73 s) is over: the budget counts again.
+	if gate(73) {
 		t.Fatal("the budget did not count again after the free window")
 	}
 }

@@ -37,6 +37,11 @@ type LayerConfig struct {
 	// (so RandTree, whose departed neighbours have usually moved on, keeps
 	// only the newest snapshot); negative is an error.
 	ImmediateMemory time.Duration
+	// EscalationHold is how long an event kind whose intervention budget
+	// ran out is held at most while a filter or the check still stops it
+	// (see Controller.Gate; default DefaultEscalationHold; negative is an
+	// error).
+	EscalationHold time.Duration
 	// Runner runs the rounds (required in mode Debug and Steer): a
 	// SyncRunner in a deterministic shell (the emulator), live's round
 	// runner (a goroutine) in the live shell.
@@ -347,8 +352,8 @@ func NewLayer(cfg LayerConfig, snaps *snapshot.Live) (*Layer, error) {
 	if _, err := New(cfg.Controller, node.ID(1)); err != nil {
 		return nil, err
 	}
-	if cfg.ImmediateMemory < 0 {
-		return nil, fmt.Errorf("%w: negative LayerConfig.ImmediateMemory", ErrInvalidConfig)
+	if cfg.ImmediateMemory < 0 || cfg.EscalationHold < 0 {
+		return nil, fmt.Errorf("%w: negative LayerConfig.ImmediateMemory or EscalationHold", ErrInvalidConfig)
 	}
 	if cfg.Runner == nil && cfg.Controller.Mode != Off {
 		return nil, fmt.Errorf("%w: LayerConfig.Runner is required in mode %v (a *SyncRunner in a deterministic shell; the live shell's round runner)", ErrInvalidConfig, cfg.Controller.Mode)
@@ -385,6 +390,7 @@ func (l *Layer) Attach(host node.Host) error {
 		return err
 	}
 	l.host, l.wake, l.self, l.explorer, l.gate, l.mode = lh, lh, host.ID(), explorer, gate, explorer.Mode()
+	gate.SetEscalationHold(l.cfg.EscalationHold)
 	l.log = l.log.With(slog.Any("node", l.self))
 	l.mu.Lock()
 	l.st.Mode, l.st.Immediate = l.mode.String(), l.cfg.Immediate
