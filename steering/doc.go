@@ -79,15 +79,34 @@
 // shells through node.Verdict.RetryAt and in the explorer through
 // consequence.ActorOptions.Intercept, which leaves the error at the head of
 // its channel. Faults (resets, breaks, datagram losses) are the
-// environment's: a path that hinges on one gets the filter of this node's
-// latest event before it. Controller.Gate and Intercept give the verdict on
-// a live event.
+// environment's, which no filter stops: a safety path gets the filter of
+// this node's earliest event it can stop, a dead end that of the critical
+// transition or this node's latest event before it (filterBefore).
+// Controller.Gate and Intercept give the verdict on a live event.
+//
+// # The intervention budget and escalation
+//
+// Config.MaxInterventions bounds how often one kind of event is kept from
+// the handler within Config.InterventionWindow, so that steering never
+// keeps a node from healing. A kind whose budget is spent while a filter
+// or the check still stops it is escalated, not let through: it is held
+// (a message dropped, anything else postponed) until a re-check finds it
+// safe — a round on a snapshot completed after the escalation began that
+// installs no filter for it (until such a round the escalated filter stays
+// in force beside a staler round's), or the immediate check on the newest
+// view — for at most LayerConfig.EscalationHold; then it runs for one
+// window (overrides) before the budget counts again. Stats counts
+// Escalations, Held and Released.
 //
 // # The immediate safety check
 //
 // ImmediateCheck runs a handler on a copy of the node's state (the paper
 // forks the process; a Go state copy costs microseconds) and evaluates the
-// safety properties on the last snapshot's view with the node's new state.
-// If a property that held would fail, the caller does not run the handler
-// and treats the event as a filter would.
+// safety properties on the check's view (Controller.CheckView) with the
+// node's new state: the newest snapshot's nodes and, within
+// LayerConfig.ImmediateMemory (default Config.LastKnownFor), the nodes
+// only earlier snapshots held, at their newest checkpoints — a property
+// spanning a former neighbour is still checked. If a property that held
+// would fail, the caller does not run the handler and treats the event as
+// a filter would.
 package steering
