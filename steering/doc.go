@@ -94,8 +94,10 @@
 // safe — a round on a snapshot completed after the escalation began that
 // installs no filter for it (until such a round the escalated filter stays
 // in force beside a staler round's), or the immediate check on the newest
-// view — for at most LayerConfig.EscalationHold; then it runs for one
-// window (overrides) before the budget counts again. Stats counts
+// view — for at most LayerConfig.EscalationHold (a filter's) or a whole
+// InterventionWindow (a veto's: the check judges the event itself, on
+// every retry); then it runs for one window (overrides) before the budget
+// counts again. Stats counts
 // Escalations, Held and Released.
 //
 // # The immediate safety check

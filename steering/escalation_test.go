@@ -134,3 +134,29 @@ func TestEscalationTimesOutForLiveness(t *testing.T) {
 		t.Fatal("the budget did not count again after the free window")
 	}
 }
+
+// A veto's escalation holds for a whole InterventionWindow, not only the
+// escalation hold: the check vetoes the event itself on the newest view,
+// at every retry. n1's Raise (n3 up, in the view) is vetoed twice within
+// the budget, escalated at 3 s, still held at 30 s (past the 10 s hold of
+// a filter's escalation), and runs at 63 s.
+func TestEscalationOfAVetoHoldsAWindow(t *testing.T) {
+	core := raiseCore(t, 1, false)
+	cfg := LayerConfig{Controller: Config{Mode: Off, Spec: raiseSpec, MaxInterventions: 2}, Immediate: true}
+	l, _ := newTestLive(t, cfg, core)
+	t0 := time.Unix(100, 0)
+	l.Gathered(raiseSnapshot(t, t0, 1, 2, 3))
+	for _, c := range []struct {
+		s       int
+		handled bool
+	}{{1, false}, {2, false}, {3, false}, {30, false}, {63, true}} {
+		ev := node.Event{Kind: node.EventApp, Msg: raise{}, At: t0.Add(time.Duration(c.s) * time.Second)}
+		if v, _, _ := l.Gate(ev.At, ev, nil, false); v.Handle != c.handled {
+			t.Fatalf("at %d s: verdict %v, want handled=%v", c.s, v, c.handled)
+		}
+	}
+	st := l.Status()
+	if st.Vetoes != 4 || st.Escalations != 1 || st.Held != 2 || st.Overrides != 1 {
+		t.Fatalf("vetoes %d escalations %d held %d overrides %d, want 4 1 2 1", st.Vetoes, st.Escalations, st.Held, st.Overrides)
+	}
+}
