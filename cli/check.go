@@ -88,6 +88,7 @@ type livenessOutput struct {
 type checkFlags struct {
 	service, model, strategy, fix, weights           string
 	nodes, rms, maxDepth, maxStates, resets, breaks  int
+	fullDepth                                        int
 	walks, dmax, dinit, periphery, workers, suspects int
 	budget                                           time.Duration
 	seed                                             uint64
@@ -105,6 +106,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.IntVar(&f.rms, "rms", 3, "resource managers of the 2pc model")
 	fs.StringVar(&f.strategy, "strategy", "bfs", "search strategy: bfs, consequence or walk")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "depth budget (0: none)")
+	fs.IntVar(&f.fullDepth, "full-depth", 0, "strategy consequence: expand every timer and application call in the states of the first N levels, Fig. 8's pruning below (a steering round's near-future search)")
 	fs.IntVar(&f.maxStates, "max-states", 1_000_000, "budget of unique states (0: none)")
 	f.budget = 30 * time.Second
 	fs.Var(durationValue{&f.budget}, "budget", "wall-time budget (e.g. 30s; 0: none)")
@@ -125,7 +127,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 
 // check validates f and resolves the strategy.
 func (f *checkFlags) check() error {
-	if f.maxDepth < 0 || f.maxStates < 0 || f.budget < 0 || f.resets < 0 || f.breaks < 0 || f.walks <= 0 || f.dmax <= 0 || f.dinit < 0 || f.workers < 0 || f.periphery < 0 {
+	if f.maxDepth < 0 || f.fullDepth < 0 || f.maxStates < 0 || f.budget < 0 || f.resets < 0 || f.breaks < 0 || f.walks <= 0 || f.dmax <= 0 || f.dinit < 0 || f.workers < 0 || f.periphery < 0 {
 		return usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")
 	}
 	if f.suspects <= 0 {
@@ -218,7 +220,7 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := consequence.Options{Strategy: f.strat, Workers: f.workers, MaxStates: f.maxStates, MaxDepth: f.maxDepth, MaxTime: f.budget}
+	opts := consequence.Options{Strategy: f.strat, Workers: f.workers, MaxStates: f.maxStates, MaxDepth: f.maxDepth, FullDepth: f.fullDepth, MaxTime: f.budget}
 	endProgress := func() {}
 	if !f.asJSON && (!f.walk || f.maxDepth > 0) {
 		progress := newProgress(stderr, "")

@@ -84,6 +84,10 @@ type predictionOut struct {
 	Error  string   `json:"error"`
 	Path   []string `json:"path"`
 	Filter string   `json:"filter,omitempty"`
+	// Rank and Likelihood are those of the first prediction among its
+	// round's (steering.Prediction.Rank; 0 and nil for a dead end).
+	Rank       int                  `json:"rank,omitempty"`
+	Likelihood *steering.Likelihood `json:"likelihood,omitempty"`
 	// Happened is the first episode of the property in the run at or
 	// after FirstPredictedS — preferring one whose explanation names a
 	// node of the predicted path — or nil if the property was never
@@ -145,6 +149,10 @@ func matchPredictions(log *steering.PredictionLog, eps episodeLog, final []emula
 		}
 		if e.Example.Filter != nil {
 			p.Filter = e.Example.Filter.String()
+		}
+		if e.Example.Rank > 0 {
+			l := e.Example.Likelihood
+			p.Rank, p.Likelihood = e.Example.Rank, &l
 		}
 		if c := e.Example.Critical; c != nil {
 			p.Kind = node.Liveness.String()
@@ -249,6 +257,10 @@ func printPredictions(w io.Writer, preds []predictionOut, predictors []node.ID, 
 		fmt.Fprintf(w, "    %d. %s (%s) at %s by %v (%d rounds, %d predictors), depth %d: %s\n",
 			i+1, p.Property, p.Kind, clock(time.Duration(p.FirstPredictedS*float64(time.Second))), p.Node, p.Rounds, len(p.Predictors), p.Depth, p.Error)
 		fmt.Fprintf(w, "       shape: %s\n", p.Shape)
+		if l := p.Likelihood; l != nil {
+			fmt.Fprintf(w, "       rank %d in its round: %d faults, %d timers and calls, %d messages in flight, %d sent on the way (cost %g)\n",
+				p.Rank, l.Faults, l.Local, l.InFlight, l.Spawned, l.Cost)
+		}
 		if d := p.Liveness; d != nil {
 			printDeadEnd(w, d)
 			if p.Report != "" {

@@ -116,6 +116,10 @@ func showPrediction(cat *catalog, file string, b []byte, stdout io.Writer) error
 	if doc.Filter != "" {
 		fmt.Fprintf(stdout, "filter: %s\n", doc.Filter)
 	}
+	if l := doc.Likelihood; l != nil {
+		fmt.Fprintf(stdout, "rank %d among its round's predictions: %d faults, %d timers and calls, %d messages in flight at the snapshot, %d sent on the way (cost %g)\n",
+			doc.Rank, l.Faults, l.Local, l.InFlight, l.Spawned, l.Cost)
+	}
 	critical := 0
 	if d := doc.Liveness; d != nil {
 		if d.CriticalStep < 1 || d.CriticalStep > len(doc.Report.Path) {

@@ -535,7 +535,7 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 			}
 		}
 		if canReset {
-			out = append(out, Action[ActorAction]{Node: i, Local: true, Act: ActorAction{Kind: ActReset, Node: id, Silent: m.opts.Faults.SilentResets}})
+			out = append(out, Action[ActorAction]{Node: i, Local: true, Fault: true, Act: ActorAction{Kind: ActReset, Node: id, Silent: m.opts.Faults.SilentResets}})
 		}
 	}
 	if g.breaks < m.opts.Faults.Breaks {
@@ -543,8 +543,8 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 			i, _ := m.index(c.lo)
 			j, _ := m.index(c.hi)
 			out = append(out,
-				Action[ActorAction]{Node: i, Local: true, Act: ActorAction{Kind: ActBreak, Node: c.lo, Peer: c.hi}},
-				Action[ActorAction]{Node: j, Local: true, Act: ActorAction{Kind: ActBreak, Node: c.hi, Peer: c.lo}})
+				Action[ActorAction]{Node: i, Local: true, Fault: true, Act: ActorAction{Kind: ActBreak, Node: c.lo, Peer: c.hi}},
+				Action[ActorAction]{Node: j, Local: true, Fault: true, Act: ActorAction{Kind: ActBreak, Node: c.hi, Peer: c.lo}})
 		}
 	}
 	if g.drops < m.opts.Faults.Drops {
@@ -566,7 +566,7 @@ func (m *ActorModel) appendDgrams(out []Action[ActorAction], g *GlobalState, kin
 			if k > 0 && it.h == d.items[k-1].h {
 				continue // an equal datagram: the same successor
 			}
-			out = append(out, Action[ActorAction]{Node: i, Local: kind == ActDropDatagram,
+			out = append(out, Action[ActorAction]{Node: i, Local: kind == ActDropDatagram, Fault: kind == ActDropDatagram,
 				Act: ActorAction{Kind: kind, Node: d.to, Peer: d.from, Msg: it.msg}})
 		}
 	}

@@ -67,6 +67,9 @@ func (c *Checker[S, A]) MaxDepth(d int) *Checker[S, A] { c.opts.MaxDepth = d; re
 // MaxTime sets Options.MaxTime.
 func (c *Checker[S, A]) MaxTime(d time.Duration) *Checker[S, A] { c.opts.MaxTime = d; return c }
 
+// FullDepth sets Options.FullDepth.
+func (c *Checker[S, A]) FullDepth(d int) *Checker[S, A] { c.opts.FullDepth = d; return c }
+
 // MaxViolations sets Options.MaxViolations.
 func (c *Checker[S, A]) MaxViolations(n int) *Checker[S, A] { c.opts.MaxViolations = n; return c }
 

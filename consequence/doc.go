@@ -128,7 +128,11 @@
 // n1 after other nodes moved, which consequence prediction pruned because
 // it had already reset n1 (in its unchanged local state) earlier in BFS
 // order. Consequence prediction is for reaching deep from live states;
-// BFS is the complete baseline.
+// BFS is the complete baseline. Options.FullDepth joins them: the first
+// FullDepth levels are expanded as BFS does (every local action of every
+// state), the rest as Fig. 8 — a timer that must fire twice from the same
+// local state is then found if its second firing is near the start, as
+// it is in a live snapshot taken mid-race.
 //
 // A fault is a local action too: a reset of its node, a break of either
 // end, a datagram drop of the receiver. So that the rule does not prune a

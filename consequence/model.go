@@ -15,6 +15,13 @@ type Action[A any] struct {
 	// prediction expands the local actions of node n only the first time it
 	// sees n in a given local state; it always expands message deliveries.
 	Local bool
+	// Fault marks a local action that injects a fault (a reset, a broken
+	// connection, a lost datagram) rather than doing what the node's
+	// program does. Consequence prediction treats it as any local action;
+	// Options.FullDepth does not re-expand it, since re-running every
+	// fault in every near state multiplies a search by the number of
+	// fault choices.
+	Fault bool
 	// Act is the model's action, handed back to Model.Next.
 	Act A
 }

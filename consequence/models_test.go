@@ -44,7 +44,7 @@ func (g *graph) Actions(s uint64, out []consequence.Action[gAct]) []consequence.
 		if r>>60 == 0 {
 			to = s // a stutter now and then
 		}
-		out = append(out, consequence.Action[gAct]{Node: int(r>>8) % g.nodes, Local: r>>20&1 == 1, Act: gAct{To: to}})
+		out = append(out, consequence.Action[gAct]{Node: int(r>>8) % g.nodes, Local: r>>20&1 == 1, Fault: r>>20&3 == 3, Act: gAct{To: to}})
 	}
 	return out
 }

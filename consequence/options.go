@@ -88,6 +88,21 @@ type Options struct {
 	// MaxTime stops the search after this much wall time, measured with
 	// Clock. Unlike the other budgets it makes the result depend on timing.
 	MaxTime time.Duration
+	// FullDepth makes consequence prediction exhaustive near its start
+	// states: in a state at a depth below FullDepth every node's local
+	// actions but faults (Action.Fault) are expanded, whether or not the
+	// node's local state was seen before (its local fingerprint is still
+	// recorded, so the pruning beyond FullDepth knows it). Consequence prediction expands a node's
+	// timers and calls only the first time the node shows a local state,
+	// so a race that needs a node's own timer to fire again in another
+	// context — a retry racing the replies to its previous attempt — is
+	// pruned away; FullDepth keeps the economy deep down and covers the
+	// near future, where a live round starts, completely. Faults keep
+	// Fig. 8's rule: re-running every reset and break in every near state
+	// multiplied a Paxos round's states beyond its budget and lost the
+	// prediction steering needs (docs/RESULTS.md, "Round strategy").
+	// Ignored by BFS; 0 is plain Fig. 8.
+	FullDepth int
 	// MaxViolations is how many violating states are recorded per property,
 	// the first ones in BFS order; 0 means 1. Once every property has this
 	// many, the search stops (StopViolations) at the end of the level.
@@ -157,6 +172,8 @@ func (o Options) resolve() (Options, error) {
 		return o, fmt.Errorf("%w: MaxDepth = %d, want >= 0", ErrInvalidOptions, o.MaxDepth)
 	case o.MaxTime < 0:
 		return o, fmt.Errorf("%w: MaxTime = %v, want >= 0", ErrInvalidOptions, o.MaxTime)
+	case o.FullDepth < 0:
+		return o, fmt.Errorf("%w: FullDepth = %d, want >= 0", ErrInvalidOptions, o.FullDepth)
 	case o.MaxViolations < 0:
 		return o, fmt.Errorf("%w: MaxViolations = %d, want >= 0", ErrInvalidOptions, o.MaxViolations)
 	}

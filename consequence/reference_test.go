@@ -131,7 +131,7 @@ func reference[S any, A comparable](m consequence.Model[S, A], props []consequen
 						localExplored[k] = true
 						decided[a.Node] = allowed
 					}
-					if !allowed {
+					if !allowed && (a.Fault || depth >= o.FullDepth) {
 						res.pruned++
 						prunedHere = true
 						continue

@@ -564,7 +564,9 @@ func (r *run[S, A]) localKeys(w *worker[S, A], i int, out []localKey) []localKey
 
 // planLocal decides for every (frontier state, node with local actions)
 // whether the node's local actions are expanded: only where its local state
-// enters localExplored (Fig. 8, lines 17 and 20).
+// enters localExplored (Fig. 8, lines 17 and 20). Above Options.FullDepth
+// expandOne also runs the local actions that are not faults where the plan
+// says no.
 func (r *run[S, A]) planLocal(parallel bool) error {
 	p := &r.plan
 	p.off, p.nodes, p.allowed = append(p.off[:0], 0), p.nodes[:0], p.allowed[:0]
@@ -627,6 +629,7 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 		panic(fmt.Errorf("%w: a state at depth %d has %d actions, more than MaxActions (%d)", ErrInvalidModel, r.depth, len(acts), MaxActions))
 	}
 	var planAt uint32
+	full := r.depth < r.opts.FullDepth
 	if r.local != nil {
 		planAt = r.plan.off[i]
 		w.marks.reset()
@@ -647,7 +650,7 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 				planAt++
 				w.marks.put(a.Node, allowed)
 			}
-			if !allowed {
+			if !allowed && (a.Fault || !full) {
 				pruned++
 				continue
 			}

@@ -103,6 +103,8 @@ func TestMatchesReference(t *testing.T) {
 		{MaxStates: 2},
 		{MaxStates: 777},
 		{MaxStates: 3001, Strategy: consequence.Consequence},
+		{Strategy: consequence.Consequence, FullDepth: 2},
+		{MaxStates: 3001, Strategy: consequence.Consequence, FullDepth: 3},
 		{MaxDepth: 3},
 		{MaxDepth: 1, MaxStates: 5},
 		{StopOnViolation: true},
@@ -111,8 +113,8 @@ func TestMatchesReference(t *testing.T) {
 		for _, o := range options {
 			want := reference[uint64, gAct](g, graphProps(), o)
 			for _, cfg := range configs {
-				name := fmt.Sprintf("seed=%d/%s/states=%d/depth=%d/viol=%d/stop=%v/%s",
-					g.seed, o.Strategy, o.MaxStates, o.MaxDepth, o.MaxViolations, o.StopOnViolation, cfg.name)
+				name := fmt.Sprintf("seed=%d/%s/full=%d/states=%d/depth=%d/viol=%d/stop=%v/%s",
+					g.seed, o.Strategy, o.FullDepth, o.MaxStates, o.MaxDepth, o.MaxViolations, o.StopOnViolation, cfg.name)
 				t.Run(name, func(t *testing.T) {
 					compare(t, want, runGraph(t, g, o, cfg.workers, cfg.minParallel, cfg.round))
 				})

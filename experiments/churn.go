@@ -130,6 +130,13 @@ type ChurnRun struct {
 	// (the paper's "states that contain inconsistencies").
 	InconsistentStates int64            `json:"inconsistent_states"`
 	ByProperty         map[string]int64 `json:"by_property"`
+	// Episodes counts the runs of consecutive violating states of one
+	// property; ByTrigger splits the inconsistent states by the kind of
+	// event that opened their episode ("transport-error", "message
+	// randtree.Join", "timer recovery", …): what steering would have to
+	// stop.
+	Episodes  int64            `json:"episodes"`
+	ByTrigger map[string]int64 `json:"by_trigger"`
 	// Predicted counts predicted violations; Unhelpful the filters whose
 	// check still found one; FiltersInstalled the filters installed;
 	// FilterHits the events filters changed; Vetoes the immediate check's.
@@ -223,7 +230,9 @@ func (j *joinTimer) step(s emulation.Step) {
 // churnRun runs one configuration.
 func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, error) {
 	jt := &joinTimer{start: map[node.ID]time.Duration{}}
+	ep := newEpisodes()
 	ecfg := emulation.Config{
+		OnViolation: ep.violation,
 		Spec:      randtree.NewSpec(randtree.DefaultOptions()),
 		Nodes:     cfg.Nodes,
 		Seed:      cfg.Seed,
@@ -260,6 +269,7 @@ func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, erro
 		return ChurnRun{}, fmt.Errorf("experiments: randtree-churn %s: %w", name, err)
 	}
 	run := churnAccount(name, res)
+	run.Episodes, run.ByTrigger = ep.count, ep.byTrigger
 	run.Joins = len(jt.joins)
 	run.JoinMean, run.JoinStd = meanStd(jt.joins)
 	return run, nil
@@ -335,6 +345,10 @@ func (r *ChurnResult) String() string {
 			parts = append(parts, fmt.Sprintf("%s=%d", p.Name, run.ByProperty[p.Name]))
 		}
 		fmt.Fprintf(&b, "  %-16s %s\n", run.Config, strings.Join(parts, " "))
+	}
+	fmt.Fprintln(&b, "\ninconsistent states by the event that opened their episode:")
+	for _, run := range r.Runs {
+		fmt.Fprintf(&b, "  %-16s %d episodes: %s\n", run.Config, run.Episodes, triggerText(run.ByTrigger))
 	}
 	return b.String()
 }

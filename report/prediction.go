@@ -39,6 +39,11 @@ type Prediction struct {
 	// this snapshot; Filter is the filter that would stop it at Node.
 	Replayed bool   `json:"replayed"`
 	Filter   string `json:"filter,omitempty"`
+	// Rank and Likelihood say how likely the path is among its round's
+	// safety predictions (steering.Prediction.Rank: 1 is the likeliest;
+	// 0 for a liveness prediction).
+	Rank       int                  `json:"rank,omitempty"`
+	Likelihood *steering.Likelihood `json:"likelihood,omitempty"`
 	// Workload marks a round that issued the service's workload to the
 	// nodes it reset (steering.Config.Workload); without it, the reset
 	// nodes got their node.Restarter calls.
@@ -130,6 +135,10 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 		Resets: faults.Resets, Silent: faults.SilentResets, StaleConnections: faults.StaleConnections, Breaks: faults.Breaks, Report: r, Snapshot: doc}
 	if p.Filter != nil {
 		pd.Filter = p.Filter.String()
+	}
+	if p.Rank > 0 {
+		l := p.Likelihood
+		pd.Rank, pd.Likelihood = p.Rank, &l
 	}
 	if c := p.Critical; c != nil {
 		if len(c.LiveReport) > 0 {

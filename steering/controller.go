@@ -41,6 +41,23 @@ type Config struct {
 	MaxStates int
 	// MaxDepth bounds each search's depth (default: none).
 	MaxDepth int
+	// FullDepth and NearStates are the round strategy's second search,
+	// the near future: after consequence prediction (the paper's Fig. 8,
+	// within MaxStates), each search of a round explores again, within
+	// NearStates states, expanding every timer and application call of
+	// every state of its first FullDepth levels and pruning as Fig. 8
+	// does only below (consequence.Options.FullDepth; faults keep Fig.
+	// 8's rule). Fig. 8 runs a node's local actions only where the node
+	// first shows a local state, so a timer that must fire again in
+	// another context — a retry racing the replies to its previous
+	// attempt — is never explored from a live snapshot. The second search
+	// has a budget of its own so that Fig. 8's reach is not spent on the
+	// near future (doing both in one search lost Paxos's predictions:
+	// docs/RESULTS.md, "Round strategy"). FullDepth defaults to
+	// DefaultFullDepth, NearStates to a fifth of MaxStates; a negative
+	// value of either turns the second search off.
+	FullDepth  int
+	NearStates int
 	// MaxTime bounds each search's wall time (default: none). It makes
 	// rounds depend on timing: the live shell uses it; an emulated run
 	// with it set is no longer a pure function of its seed.
@@ -151,6 +168,11 @@ type Config struct {
 	LastKnownFor time.Duration
 }
 
+// DefaultFullDepth is the depth of a round's exhaustive near future by
+// default (Config.FullDepth), chosen by measurement (docs/RESULTS.md,
+// "Round strategy").
+const DefaultFullDepth = 2
+
 // DefaultPostponeDelay is how long a filtered or vetoed timer,
 // application call or transport error is put off by default
 // (Config.PostponeDelay).
@@ -184,6 +206,8 @@ const (
 func DefaultConfig() Config {
 	return Config{
 		MaxStates:          20_000,
+		FullDepth:          DefaultFullDepth,
+		NearStates:         4_000,
 		Workers:            1,
 		Refinements:        2,
 		MaxPaths:           16,
@@ -224,6 +248,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxStates == 0 {
 		c.MaxStates = 20_000
+	}
+	if c.FullDepth == 0 {
+		c.FullDepth = DefaultFullDepth
+	}
+	if c.NearStates == 0 {
+		c.NearStates = c.MaxStates / 5
+	}
+	if c.FullDepth < 0 || c.NearStates < 0 {
+		c.FullDepth, c.NearStates = -1, -1
 	}
 	if c.Workers == 0 {
 		c.Workers = 1
@@ -275,6 +308,13 @@ type Prediction struct {
 	Filter *Filter
 	// Replayed marks a path of an earlier round that still fails.
 	Replayed bool
+	// Likelihood is what the path asks of the network from the snapshot
+	// on, and Rank its place among the round's safety predictions by
+	// likelihood (1: the likeliest; see Likelihood). Steering checks and
+	// installs the filters of likelier paths first. Liveness predictions
+	// are not ranked (Rank 0).
+	Likelihood Likelihood
+	Rank       int
 }
 
 // RoundReport is what one round did.
@@ -571,7 +611,7 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 // violations suggest; it adds what it found to rep and returns the
 // round's filters so far.
 func (c *Controller) predictSafety(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], steer bool, rep *RoundReport) (filterSet, error) {
-	installed, candidates := c.replayPaths(m, props, steer, rep)
+	installed := c.replayPaths(m, props, steer, rep)
 	found, states, err := c.search(ctx, m, props)
 	rep.States += states
 	if err != nil {
@@ -581,10 +621,9 @@ func (c *Controller) predictSafety(ctx context.Context, m *consequence.ActorMode
 		c.stats.Predicted[p.Property]++
 		rep.Predictions = append(rep.Predictions, p)
 		c.remember(p)
-		if p.Filter != nil && !installed.has(*p.Filter) && !candidates.has(*p.Filter) {
-			candidates = append(candidates, *p.Filter)
-		}
 	}
+	rank(m.Start(), rep.Predictions)
+	candidates := byRank(rep.Predictions, installed)
 	rep.Reinstalled = slices.Clone(installed)
 	if !steer || len(candidates) == 0 {
 		return installed, nil
@@ -628,8 +667,8 @@ func (c *Controller) reuse(fp node.Hash, rep *RoundReport) bool {
 // replayPaths replays the paths of earlier rounds on m and adds what they
 // predict to rep. In mode Steer (steer), a path whose filter passed its
 // check before gets it back at once (installed); any other filter it
-// suggests becomes a candidate, checked with the new round's.
-func (c *Controller) replayPaths(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], steer bool, rep *RoundReport) (installed, candidates filterSet) {
+// suggests is checked with the new round's (byRank).
+func (c *Controller) replayPaths(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], steer bool, rep *RoundReport) (installed filterSet) {
 	for _, sp := range c.paths {
 		pred, ok := c.replay(m, props, sp)
 		if !ok {
@@ -637,16 +676,12 @@ func (c *Controller) replayPaths(m *consequence.ActorModel, props []consequence.
 		}
 		c.stats.ReplayHits++
 		rep.Predictions = append(rep.Predictions, pred)
-		switch f := pred.Filter; {
-		case !steer || f == nil || installed.has(*f):
-		case sp.checked != nil && *sp.checked == *f:
+		if f := pred.Filter; steer && f != nil && !installed.has(*f) && sp.checked != nil && *sp.checked == *f {
 			installed = append(installed, *f)
 			c.stats.FiltersInstalled++
-		case !candidates.has(*f):
-			candidates = append(candidates, *f)
 		}
 	}
-	return installed, candidates
+	return installed
 }
 
 // roundMemo is the outcome of the last completed round, for a round that
@@ -704,15 +739,36 @@ func (c *Controller) model(snap *snapshot.Snapshot) (*consequence.ActorModel, er
 	return m, nil
 }
 
-// search explores m with consequence prediction and returns the violations
-// below the start state, with the filter each suggests.
+// search explores m with the round strategy — consequence prediction,
+// then the near future (Config.FullDepth) — and returns the violations
+// below the start state, each path once, with the filter each suggests,
+// and the states both searches explored.
 func (c *Controller) search(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState]) ([]Prediction, uint64, error) {
+	found, states, err := c.searchOnce(ctx, m, props, 0, c.cfg.MaxStates)
+	if err != nil || c.cfg.FullDepth < 0 || ctx.Err() != nil {
+		return found, states, err
+	}
+	near, n, err := c.searchOnce(ctx, m, props, c.cfg.FullDepth, c.cfg.NearStates)
+	states += n
+	for _, p := range near {
+		if !slices.ContainsFunc(found, func(q Prediction) bool { return predictionKey(q) == predictionKey(p) }) {
+			found = append(found, p)
+		}
+	}
+	return found, states, err
+}
+
+// searchOnce is one search of the round strategy: consequence prediction
+// with full (Options.FullDepth) levels expanded completely, within
+// maxStates unique states.
+func (c *Controller) searchOnce(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], full, maxStates int) ([]Prediction, uint64, error) {
 	res, err := consequence.NewChecker(m).
 		Properties(props...).
 		Strategy(consequence.Consequence).
 		Workers(c.cfg.Workers).
-		MaxStates(c.cfg.MaxStates).
+		MaxStates(maxStates).
 		MaxDepth(c.cfg.MaxDepth).
+		FullDepth(full).
 		MaxTime(c.cfg.MaxTime).
 		MaxViolations(c.cfg.MaxViolations).
 		Run(ctx)

@@ -14,9 +14,13 @@
 //     same channel) and reinstalls at once the filter of each that still
 //     fails;
 //  3. explores from the snapshot with consequence prediction (package
-//     consequence) within a budget of states;
-//  4. in mode Debug reports each violation; in mode Steer derives from each
-//     the event filter for the earliest event of its path that this node
+//     consequence) within a budget of states, exhaustively in its first
+//     Config.FullDepth levels (the round strategy, below);
+//  4. ranks what it found by how likely each path is (Likelihood: the
+//     faults it needs, the timers and calls it needs, the messages it
+//     needs that were not yet in flight), and reports each violation with
+//     its Rank; in mode Steer derives from each, likeliest first, the
+//     event filter for the earliest event of its path that this node
 //     can stop (the paper's Figure 2: n9 drops the Join from n13 that
 //     starts the scenario, not the UpdateSibling that completes it),
 //     explores again with the filters in place (the actor model then
@@ -25,6 +29,23 @@
 //     with the filters a remaining violation suggests, a bounded number of
 //     times, and otherwise checking each filter alone; the rest are counted
 //     as unhelpful.
+//
+// # The round strategy
+//
+// Consequence prediction (the paper's Fig. 8) expands a node's local
+// actions only in the first state where the node shows a given local
+// state. That economy is what lets a round reach deep, and it is also
+// what misses races of a node with itself: a timer that must fire again
+// from a local state seen before (a retry racing the replies to its
+// previous attempt, a periodic protocol's second period), or a local
+// action that must run again after other nodes moved. A live round starts
+// in the middle of such races. So a round's search is exhaustive — every
+// local action of every node in every state — in its first
+// Config.FullDepth levels, and Fig. 8 below: the near future is complete,
+// the far future reaches deep. The rule and its price were chosen by
+// measurement (docs/RESULTS.md, "Round strategy");
+// consequence.TestFullDepthFindsRepeatedTimer pins a race Fig. 8 misses and
+// the rule finds.
 //
 // After step 3 the round checks liveness (MaceMC, beyond it: from the live
 // snapshot rather than an initial state): random walks from the snapshot
