@@ -233,13 +233,13 @@ func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, erro
 	ep := newEpisodes()
 	ecfg := emulation.Config{
 		OnViolation: ep.violation,
-		Spec:      randtree.NewSpec(randtree.DefaultOptions()),
-		Nodes:     cfg.Nodes,
-		Seed:      cfg.Seed,
-		Duration:  cfg.Duration,
-		Workload:  bootstrapJoin,
-		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: cfg.Snapshots, GatherInterval: cfg.Snapshots}},
-		OnStep:    jt.step,
+		Spec:        randtree.NewSpec(randtree.DefaultOptions()),
+		Nodes:       cfg.Nodes,
+		Seed:        cfg.Seed,
+		Duration:    cfg.Duration,
+		Workload:    bootstrapJoin,
+		Snapshots:   &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: cfg.Snapshots, GatherInterval: cfg.Snapshots}},
+		OnStep:      jt.step,
 	}
 	if cfg.ChurnPerMinute > 0 {
 		ecfg.Churn = emulation.ChurnConfig{Rate: cfg.ChurnPerMinute, After: ChurnWarmup, Until: cfg.Duration - cfg.heal()}
