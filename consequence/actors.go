@@ -100,8 +100,8 @@ type ActorOptions struct {
 	Faults Faults
 	// Intercept, when set, puts event filters in the model (execution
 	// steering checks what a filter does before installing it): it is
-	// asked about every delivery of a message, timer and application call,
-	// and its node.Verdict — the one verdict type the shells' layers use
+	// asked about every delivery of a message or a transport error (Msg
+	// nil), timer and application call, and its node.Verdict — the one verdict type the shells' layers use
 	// too — replaces the event's normal effect: Handle lets it happen;
 	// otherwise a message (datagrams included) is consumed without running
 	// the handler, and with Break the connection to its sender is broken
@@ -109,7 +109,8 @@ type ActorOptions struct {
 	// gets a transport error, so its failure handling runs; the filtering
 	// node's service is not told, and it does not count against
 	// Faults.Breaks; a datagram's sender holds no connection, so nothing is
-	// broken); a timer or application call with RetryAt set is postponed —
+	// broken); a timer, application call or transport error with RetryAt
+	// set is postponed —
 	// it stays scheduled (pending) but is not enabled in this state (the
 	// time itself means nothing to the model) — and one without is treated
 	// the same way (an explored state cannot lose a timer to a filter). It
@@ -665,6 +666,11 @@ func (m *ActorModel) nextDeliver(g *GlobalState, i int, a ActorAction) (*GlobalS
 		return nil, false
 	}
 	head := c.items[0]
+	if head.msg == nil && !m.intercept(ActorAction{Kind: ActDeliver, Node: a.Node, Peer: a.Peer}).Handle {
+		// A filter postpones the transport error: it stays at the head of
+		// the channel, not enabled in this state, as a postponed timer.
+		return nil, false
+	}
 	s := newSucc(g)
 	s.setChan(a.Peer, a.Node, c.items[1:])
 	if head.msg != nil {

@@ -80,8 +80,14 @@ type SteeringResult struct {
 	FilterHits uint64 `json:"filter_hits"`
 	Vetoes     uint64 `json:"vetoes"`
 	// Overrides counts events let through because their kind had used up
-	// its intervention budget (steering.Config.MaxInterventions).
-	Overrides uint64 `json:"overrides"`
+	// its intervention budget (steering.Config.MaxInterventions) and its
+	// escalation timed out. Escalations, Held and Released are the
+	// escalations' (steering.Stats): kinds escalated, events held while
+	// escalated, escalations a re-check ended.
+	Overrides   uint64 `json:"overrides"`
+	Escalations uint64 `json:"escalations"`
+	Held        uint64 `json:"held"`
+	Released    uint64 `json:"released"`
 	// Walks, WalkSteps and DeadEnds are the liveness search's: walks
 	// from snapshots, steps of every walk and probe (also counted in
 	// StatesExplored), dead ends predicted (also in Predicted).
@@ -275,6 +281,9 @@ func (e *Emulator) steeringResult() *SteeringResult {
 		r.FilterHits += s.FilterHits
 		r.Vetoes += s.Vetoes
 		r.Overrides += s.Overrides
+		r.Escalations += s.Escalations
+		r.Held += s.Held
+		r.Released += s.Released
 		r.Walks += s.Walks
 		r.WalkSteps += s.WalkSteps
 		r.DeadEnds += s.DeadEnds

@@ -140,16 +140,21 @@ type ChurnRun struct {
 	// Predicted counts predicted violations; Unhelpful the filters whose
 	// check still found one; FiltersInstalled the filters installed;
 	// FilterHits the events filters changed; Vetoes the immediate check's.
-	Rounds           uint64  `json:"rounds"`
-	RoundsReused     uint64  `json:"rounds_reused"`
-	StatesExplored   uint64  `json:"states_explored"`
-	Predicted        uint64  `json:"predicted"`
-	Unhelpful        uint64  `json:"unhelpful"`
-	FiltersInstalled uint64  `json:"filters_installed"`
-	FilterHits       uint64  `json:"filter_hits"`
-	Vetoes           uint64  `json:"immediate_check_vetoes"`
-	Actions          uint64  `json:"actions"`
-	ChangedShare     float64 `json:"changed_share"`
+	Rounds           uint64 `json:"rounds"`
+	RoundsReused     uint64 `json:"rounds_reused"`
+	StatesExplored   uint64 `json:"states_explored"`
+	Predicted        uint64 `json:"predicted"`
+	Unhelpful        uint64 `json:"unhelpful"`
+	FiltersInstalled uint64 `json:"filters_installed"`
+	FilterHits       uint64 `json:"filter_hits"`
+	Vetoes           uint64 `json:"immediate_check_vetoes"`
+	// Overrides, Escalations and Held are the intervention budget's
+	// (emulation.SteeringResult).
+	Overrides    uint64  `json:"overrides"`
+	Escalations  uint64  `json:"escalations"`
+	Held         uint64  `json:"held"`
+	Actions      uint64  `json:"actions"`
+	ChangedShare float64 `json:"changed_share"`
 	// Joins, JoinMean and JoinStd describe the time from a node's join
 	// call to its joining the tree, in seconds.
 	Joins    int     `json:"joins"`
@@ -284,6 +289,7 @@ func churnAccount(name string, res emulation.Result) ChurnRun {
 		}
 		run.Unhelpful, run.FiltersInstalled = s.Unhelpful, s.FiltersInstalled
 		run.FilterHits, run.Vetoes, run.Actions = s.FilterHits, s.Vetoes, s.Handled
+		run.Overrides, run.Escalations, run.Held = s.Overrides, s.Escalations, s.Held
 		run.ChangedShare = s.ChangedShare()
 	}
 	for _, l := range res.Liveness {

@@ -129,6 +129,10 @@ type PaxosSteering struct {
 	FilterHits       uint64 `json:"filter_hits"`
 	Vetoes           uint64 `json:"immediate_check_vetoes"`
 	Overrides        uint64 `json:"overrides"`
+	// Escalations and Held are the escalated kinds and the events held
+	// while escalated (steering.Stats).
+	Escalations uint64 `json:"escalations"`
+	Held        uint64 `json:"held"`
 }
 
 func (s *PaxosSteering) add(o PaxosSteering) {
@@ -140,6 +144,8 @@ func (s *PaxosSteering) add(o PaxosSteering) {
 	s.FilterHits += o.FilterHits
 	s.Vetoes += o.Vetoes
 	s.Overrides += o.Overrides
+	s.Escalations += o.Escalations
+	s.Held += o.Held
 }
 
 // PaxosRun is one run: its seed, the drawn gap, the steered run's outcome
@@ -413,8 +419,8 @@ func (r *PaxosResult) String() string {
 	fmt.Fprintf(w, "AllLearned at the end (%s after round 2): %d/%d live with CrystalBall, %d/%d with the check alone, %d/%d without\n",
 		out.HealPeriod, out.LiveWithCrystalBall, out.Runs, out.LiveImmediateOnly, out.Runs, out.LiveWithoutCrystalBall, out.Runs)
 	s := out.Steering
-	fmt.Fprintf(w, "steering over all runs: %d rounds, %d states, %d predicted violations, %d filters installed (%d unhelpful), %d filter hits, %d vetoes, %d overrides\n",
-		s.Rounds, s.StatesExplored, s.Predicted, s.FiltersInstalled, s.Unhelpful, s.FilterHits, s.Vetoes, s.Overrides)
+	fmt.Fprintf(w, "steering over all runs: %d rounds, %d states, %d predicted violations, %d filters installed (%d unhelpful), %d filter hits, %d vetoes, %d overrides, %d escalations (%d held)\n",
+		s.Rounds, s.StatesExplored, s.Predicted, s.FiltersInstalled, s.Unhelpful, s.FilterHits, s.Vetoes, s.Overrides, s.Escalations, s.Held)
 	fmt.Fprintf(w, "wall time %.1fs\n", out.WallSeconds)
 	return b.String()
 }
@@ -591,7 +597,8 @@ func paxosAccount(res *PaxosConfigRun, e *emulation.Emulator, t2 time.Duration) 
 	if st := r.Steering; st != nil {
 		res.Steering = &PaxosSteering{Rounds: st.Rounds, StatesExplored: st.StatesExplored,
 			FiltersInstalled: st.FiltersInstalled, Unhelpful: st.Unhelpful,
-			FilterHits: st.FilterHits, Vetoes: st.Vetoes, Overrides: st.Overrides}
+			FilterHits: st.FilterHits, Vetoes: st.Vetoes, Overrides: st.Overrides,
+			Escalations: st.Escalations, Held: st.Held}
 		for _, n := range st.Predicted {
 			res.Steering.Predicted += n
 		}

@@ -89,10 +89,14 @@ type Config struct {
 	// MaxInterventions bounds how often the same kind of event (message
 	// type and sender, timer, application call type, transport error
 	// about a peer) may be kept from the handler within
-	// InterventionWindow; past it the event runs (counted as an override).
-	// Steering must not trade safety for liveness: a filter reinstalled
-	// round after round, or a veto repeated on every retry, would keep a
-	// node from ever healing (default 5; negative: no bound).
+	// InterventionWindow; past it the kind is escalated: held until a
+	// round on a fresher snapshot, or the immediate check on the newest
+	// view, finds it safe, for at most DefaultEscalationHold
+	// (LayerConfig.EscalationHold), after which it runs for a window
+	// (counted as overrides). Steering must not
+	// trade safety for liveness: a filter reinstalled round after round,
+	// or a veto repeated on every retry, would keep a node from ever
+	// healing (default 5; negative: no bound).
 	MaxInterventions int
 	// InterventionWindow is the window of MaxInterventions, measured on
 	// the events' times (default 1 minute).
@@ -393,8 +397,16 @@ type Stats struct {
 	Vetoes           uint64
 	ImmediateChecks  uint64
 	// Overrides counts events let through because their kind had been
-	// kept from the handler MaxInterventions times within the window.
+	// kept from the handler MaxInterventions times within the window and
+	// its escalation timed out (Controller.Gate).
 	Overrides uint64
+	// Escalations counts the event kinds escalated (their budget spent
+	// while a filter or the immediate check still stopped them), Held the
+	// events kept from the handler while escalated (retries not again;
+	// they are in FilterHits or Vetoes too), Released the escalations a
+	// re-check ended (no filter of a fresh round, and no veto, stops the
+	// kind any more).
+	Escalations, Held, Released uint64
 	// Walks and WalkSteps count the liveness search's walks from
 	// snapshots and every step it took; DeadEnds the liveness predictions
 	// (dead ends: verdict C1), which Predicted counts by property too.
@@ -420,117 +432,23 @@ type Controller struct {
 	// recent holds, per kind of event, the times it was kept from the
 	// handler within the intervention window (oldest first).
 	recent map[eventKey][]time.Time
+	// escalated holds the event kinds whose budget ran out while a filter
+	// or the check still stopped them (gate.go).
+	escalated map[eventKey]*escalation
+	hold      time.Duration // the escalation hold (gate.go; 0: the default)
 	// lastKnown holds each member's checkpoint from the latest snapshot
 	// that included it (Config.LastKnownFor).
 	lastKnown map[node.ID]knownCheckpoint
 	// memo is the last completed round's outcome.
 	memo *roundMemo
+	// known is the immediate check's merged view (immediate.go).
+	known *knownView
 }
 
 // knownCheckpoint is a member's checkpoint and when its snapshot completed.
 type knownCheckpoint struct {
 	cp snapshot.NodeCheckpoint
 	at time.Time
-}
-
-// eventKey is the kind of an event, for the intervention budget.
-type eventKey struct {
-	kind node.EventKind
-	peer node.ID
-	name string // message type, timer name or call type
-}
-
-func keyOf(ev node.Event) eventKey {
-	k := eventKey{kind: ev.Kind}
-	switch ev.Kind {
-	case node.EventMessage:
-		k.peer = ev.From
-		if ev.Msg != nil {
-			k.name = ev.Msg.MessageType()
-		}
-	case node.EventTimer:
-		k.name = ev.Timer
-	case node.EventApp:
-		if ev.Msg != nil {
-			k.name = ev.Msg.MessageType()
-		}
-	case node.EventTransportError:
-		k.peer = ev.Peer
-	}
-	return k
-}
-
-// allow reports whether ev may still be kept from the handler under the
-// intervention budget, and records the intervention if so.
-func (c *Controller) allow(ev node.Event) bool {
-	if c.cfg.MaxInterventions < 0 {
-		return true
-	}
-	k := keyOf(ev)
-	ts := c.recent[k]
-	cut := ev.At.Add(-c.cfg.InterventionWindow)
-	i := 0
-	for i < len(ts) && !ts[i].After(cut) {
-		i++
-	}
-	ts = ts[i:]
-	if len(ts) >= c.cfg.MaxInterventions {
-		c.recent[k] = ts
-		return false
-	}
-	if c.recent == nil {
-		c.recent = map[eventKey][]time.Time{}
-	}
-	c.recent[k] = append(ts, ev.At)
-	return true
-}
-
-// Gate decides whether ev (with ev.At set) may run on this node's handler
-// now: the installed filters first, then, if immediate, the immediate
-// safety check on core. It returns a verdict that handles the event, or
-// what to do instead — a drop (with Break under Config.BreakConnection)
-// for a message, a postponement by Config.PostponeDelay for a timer,
-// application call or transport error — with the veto when the check
-// decided. retry marks an event the caller postponed before and tries
-// again: it is checked the same way but not counted as a new hit or veto.
-// Every intervention is charged to the event kind's budget
-// (Config.MaxInterventions); past it the event runs and the override is
-// counted.
-func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool) (node.Verdict, *Veto) {
-	pass := node.Verdict{Handle: true}
-	if v, _ := c.filters.verdict(c.self, ev, c.cfg.PostponeDelay); !v.Handle {
-		if !c.allow(ev) {
-			c.stats.Overrides++
-			return pass, nil
-		}
-		if !retry {
-			c.stats.FilterHits++
-		}
-		return v, nil
-	}
-	if !immediate || ev.Kind == node.EventInit || ev.Kind == node.EventReset {
-		return pass, nil
-	}
-	if !retry {
-		c.stats.ImmediateChecks++
-	}
-	veto, err := ImmediateCheck(core, ev, c.View(), c.cfg.Properties)
-	if err != nil || veto == nil {
-		// An error means the copy's handler panicked: the real one runs
-		// and the caller surfaces the panic as it always does.
-		return pass, nil
-	}
-	if !c.allow(ev) {
-		c.stats.Overrides++
-		return pass, nil
-	}
-	if !retry {
-		c.stats.Vetoes++
-	}
-	if ev.Kind != node.EventMessage {
-		return node.Verdict{RetryAt: ev.At.Add(c.cfg.PostponeDelay)}, veto
-	}
-	return node.Verdict{Break: c.cfg.BreakConnection}, veto
 }
 
 type storedPath struct {
@@ -613,17 +531,13 @@ func (c *Controller) Intercept(ev node.Event) node.Verdict {
 }
 
 // ImmediateCheck runs the immediate safety check (the package function
-// ImmediateCheck) for ev on core with the controller's properties and the
-// last snapshot's view, and counts it. It works in every mode: the caller
+// ImmediateCheck) for ev on core with the controller's properties and
+// CheckView, and counts it. It works in every mode: the caller
 // decides whether the check is on (the paper's "immediate safety check
 // only" configuration is mode Off with the check on).
 func (c *Controller) ImmediateCheck(core *node.Core, ev node.Event) (*Veto, error) {
 	c.stats.ImmediateChecks++
-	var view node.View
-	if c.view != nil {
-		view = c.view
-	}
-	v, err := ImmediateCheck(core, ev, view, c.cfg.Properties)
+	v, err := ImmediateCheck(core, ev, c.CheckView(), c.cfg.Properties)
 	if v != nil {
 		c.stats.Vetoes++
 	}

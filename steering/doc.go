@@ -21,8 +21,10 @@
 //     needs that were not yet in flight), and reports each violation with
 //     its Rank; in mode Steer derives from each, likeliest first, the
 //     event filter for the earliest event of its path that this node
-//     can stop, explores again with the filters in place (the actor model
-//     then drops or postpones the filtered events, as the runtime would),
+//     can stop (the paper's Figure 2: n9 drops the Join from n13 that
+//     starts the scenario, not the UpdateSibling that completes it),
+//     explores again with the filters in place (the actor model then
+//     drops or postpones the filtered events, as the runtime would),
 //     and installs them only if that finds no violation — extending the set
 //     with the filters a remaining violation suggests, a bounded number of
 //     times, and otherwise checking each filter alone; the rest are counted
@@ -103,14 +105,43 @@
 // message is dropped and, with Config.BreakConnection, the connection to
 // the sender is broken so its failure handling runs; for a timer or an
 // application call, the handler's identity — the event is postponed, not
-// dropped (by Config.PostponeDelay). Controller.Gate and Intercept give the
-// verdict on a live event.
+// dropped (by Config.PostponeDelay). Every event a path can hinge on at a
+// node has one: a transport error about a peer is postponed too
+// (FilterTransportError; the connection is already gone both ways, so
+// postponing the node's failure handling is what a node can do), in the
+// shells through node.Verdict.RetryAt and in the explorer through
+// consequence.ActorOptions.Intercept, which leaves the error at the head of
+// its channel. Faults (resets, breaks, datagram losses) are the
+// environment's, which no filter stops: a safety path gets the filter of
+// this node's earliest event it can stop, a dead end that of the critical
+// transition or this node's latest event before it (filterBefore).
+// Controller.Gate and Intercept give the verdict on a live event.
+//
+// # The intervention budget and escalation
+//
+// Config.MaxInterventions bounds how often one kind of event is kept from
+// the handler within Config.InterventionWindow, so that steering never
+// keeps a node from healing. A kind whose budget is spent while a filter
+// or the check still stops it is escalated, not let through: it is held
+// (a message dropped, anything else postponed) until a re-check finds it
+// safe — a round on a snapshot completed after the escalation began that
+// installs no filter for it (until such a round the escalated filter stays
+// in force beside a staler round's), or the immediate check on the newest
+// view — for at most LayerConfig.EscalationHold (a filter's) or a whole
+// InterventionWindow (a veto's: the check judges the event itself, on
+// every retry); then it runs for one window (overrides) before the budget
+// counts again. Stats counts
+// Escalations, Held and Released.
 //
 // # The immediate safety check
 //
 // ImmediateCheck runs a handler on a copy of the node's state (the paper
 // forks the process; a Go state copy costs microseconds) and evaluates the
-// safety properties on the last snapshot's view with the node's new state.
-// If a property that held would fail, the caller does not run the handler
-// and treats the event as a filter would.
+// safety properties on the check's view (Controller.CheckView) with the
+// node's new state: the newest snapshot's nodes and, within
+// LayerConfig.ImmediateMemory (default Config.LastKnownFor), the nodes
+// only earlier snapshots held, at their newest checkpoints — a property
+// spanning a former neighbour is still checked. If a property that held
+// would fail, the caller does not run the handler and treats the event as
+// a filter would.
 package steering

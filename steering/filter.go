@@ -19,18 +19,30 @@ const (
 	FilterTimer
 	// FilterApp matches application calls of one type.
 	FilterApp
+	// FilterTransportError matches the transport error about one peer
+	// (the node's connection to From broke): it is postponed, so the
+	// node's failure handling for that peer runs later. It is the filter
+	// of a path that hinges on a node learning of a broken connection
+	// before something else happens (a reply in flight arrives, a timer
+	// fires). Postponing is the one thing a node can do about it: the
+	// connection is already gone both ways when the error is delivered,
+	// so breaking it again would change nothing, and dropping the error
+	// would leave the service believing in a dead connection for ever.
+	FilterTransportError
 )
 
 // Filter is an event filter at one node: the paper's (message type, source,
 // destination) for messages, the handler's identity for timers and
-// application calls. A matched message is dropped (and, with Break, the
-// connection to its sender is broken so the sender's failure handling
-// runs); a matched timer or application call is postponed, not dropped.
+// application calls, the peer for transport errors. A matched message is
+// dropped (and, with Break, the connection to its sender is broken so the
+// sender's failure handling runs); a matched timer, application call or
+// transport error is postponed, not dropped.
 type Filter struct {
 	Kind FilterKind
 	// Node is the node the filter is installed at (the destination).
 	Node node.ID
-	// From is the sender of a filtered message.
+	// From is the sender of a filtered message, or the peer of a
+	// filtered transport error.
 	From node.ID
 	// Type is the message type of a filtered message or application call.
 	Type string
@@ -41,7 +53,8 @@ type Filter struct {
 }
 
 // String renders the filter for logs, e.g. "n9: drop+break randtree.Join
-// from n13", "n9: postpone timer recovery".
+// from n13", "n9: postpone timer recovery", "n9: postpone transport-error
+// from n13".
 func (f Filter) String() string {
 	switch f.Kind {
 	case FilterMessage:
@@ -54,14 +67,16 @@ func (f Filter) String() string {
 		return fmt.Sprintf("%v: postpone timer %s", f.Node, f.Timer)
 	case FilterApp:
 		return fmt.Sprintf("%v: postpone app %s", f.Node, f.Type)
+	case FilterTransportError:
+		return fmt.Sprintf("%v: postpone transport-error from %v", f.Node, f.From)
 	}
 	return fmt.Sprintf("%v: filter(%d)", f.Node, uint8(f.Kind))
 }
 
 // Verdict is what the filter does to ev arriving at node at: pass
 // (Handle) if it does not match; for a matched message a drop (with Break
-// if the filter breaks the connection); for a matched timer or
-// application call a postponement to ev.At plus postpone.
+// if the filter breaks the connection); for a matched timer, application
+// call or transport error a postponement to ev.At plus postpone.
 func (f Filter) Verdict(at node.ID, ev node.Event, postpone time.Duration) node.Verdict {
 	if at != f.Node {
 		return node.Verdict{Handle: true}
@@ -70,7 +85,8 @@ func (f Filter) Verdict(at node.ID, ev node.Event, postpone time.Duration) node.
 	case f.Kind == FilterMessage && ev.Kind == node.EventMessage && ev.Msg != nil && ev.From == f.From && ev.Msg.MessageType() == f.Type:
 		return node.Verdict{Break: f.Break}
 	case f.Kind == FilterTimer && ev.Kind == node.EventTimer && ev.Timer == f.Timer,
-		f.Kind == FilterApp && ev.Kind == node.EventApp && ev.Msg != nil && ev.Msg.MessageType() == f.Type:
+		f.Kind == FilterApp && ev.Kind == node.EventApp && ev.Msg != nil && ev.Msg.MessageType() == f.Type,
+		f.Kind == FilterTransportError && ev.Kind == node.EventTransportError && ev.Peer == f.From:
 		return node.Verdict{RetryAt: ev.At.Add(max(postpone, time.Nanosecond))}
 	}
 	return node.Verdict{Handle: true}
@@ -82,6 +98,11 @@ func actionEvent(a consequence.ActorAction) (node.Event, bool) {
 	switch a.Kind {
 	case consequence.ActDeliver, consequence.ActDeliverDatagram:
 		if a.Msg == nil {
+			if a.Kind == consequence.ActDeliver {
+				// The head of the channel is the error a broken
+				// connection left there.
+				return node.Event{Kind: node.EventTransportError, Peer: a.Peer}, true
+			}
 			return node.Event{}, false
 		}
 		return node.Event{Kind: node.EventMessage, From: a.Peer, Msg: a.Msg}, true
@@ -94,17 +115,24 @@ func actionEvent(a consequence.ActorAction) (node.Event, bool) {
 }
 
 // filterFor returns the filter that stops action a at node self, if self
-// can stop it: a message or datagram delivered to self, or a timer or
-// application call of self. Transport errors, resets, breaks and datagram
-// drops cannot be stopped.
+// can stop it: a message or datagram delivered to self, a transport error
+// about a peer of self, or a timer or application call of self. Resets,
+// breaks and datagram drops are faults, which no filter stops; a message a
+// node sends itself is part of the step that sent it.
 func filterFor(self node.ID, a consequence.ActorAction, brk bool) (Filter, bool) {
 	if a.Node != self {
 		return Filter{}, false
 	}
 	switch a.Kind {
 	case consequence.ActDeliver, consequence.ActDeliverDatagram:
-		if a.Msg == nil || a.Peer == self {
+		if a.Peer == self {
 			return Filter{}, false
+		}
+		if a.Msg == nil {
+			if a.Kind != consequence.ActDeliver {
+				return Filter{}, false
+			}
+			return Filter{Kind: FilterTransportError, Node: self, From: a.Peer}, true
 		}
 		return Filter{Kind: FilterMessage, Node: self, From: a.Peer, Type: a.Msg.MessageType(), Break: brk}, true
 	case consequence.ActTimer:
@@ -113,6 +141,21 @@ func filterFor(self node.ID, a consequence.ActorAction, brk bool) (Filter, bool)
 		return Filter{Kind: FilterApp, Node: self, Type: a.Msg.MessageType()}, true
 	}
 	return Filter{}, false
+}
+
+// filterBefore returns the filter that keeps node self from taking a dead
+// path past path[step], its critical transition: the filter for that step
+// if it is an event of self a filter can stop, else for the latest such
+// event of self before it — the one nearest the dead end — and nil if self
+// has none. (A safety prediction's filter is the one for the earliest
+// event of self instead, the paper's rule: Controller.prediction.)
+func filterBefore(self node.ID, path []consequence.ActorAction, step int, brk bool) *Filter {
+	for i := min(step, len(path)-1); i >= 0; i-- {
+		if f, ok := filterFor(self, path[i], brk); ok {
+			return &f
+		}
+	}
+	return nil
 }
 
 // filterSet is a set of filters at one node; the first matching filter

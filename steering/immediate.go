@@ -3,6 +3,7 @@ package steering
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 )
@@ -102,4 +103,78 @@ func (o overlay) TimerScheduled(id node.ID, name string) bool {
 		return ok
 	}
 	return o.base != nil && o.base.TimerScheduled(id, name)
+}
+
+// knownView is the immediate check's view (Controller.CheckView): the
+// newest snapshot's nodes, and those of earlier snapshots it does not
+// hold, each at the newest checkpoint seen of it.
+type knownView struct {
+	ids   []node.ID // ascending
+	nodes map[node.ID]knownState
+}
+
+// knownState is a node's newest decoded state and when the snapshot that
+// held it completed.
+type knownState struct {
+	st *node.State
+	at time.Time
+}
+
+var _ node.View = (*knownView)(nil)
+
+func (k *knownView) Nodes() []node.ID { return k.ids }
+
+func (k *knownView) Service(id node.ID) node.Service {
+	if n, ok := k.nodes[id]; ok {
+		return n.st.Service
+	}
+	return nil
+}
+
+func (k *knownView) TimerScheduled(id node.ID, name string) bool {
+	n, ok := k.nodes[id]
+	if !ok {
+		return false
+	}
+	_, ok = n.st.TimerAt(name)
+	return ok
+}
+
+// RememberView merges the view of the snapshot the controller decoded last
+// (Explore), completed at at, into the immediate check's view: its nodes
+// at their new states, and the nodes only earlier snapshots held while
+// their snapshot completed at most memory before at (zero: the newest
+// snapshot alone). Decoded states are immutable, so the merge copies no
+// state. The layer calls it for every snapshot its gate decodes.
+func (c *Controller) RememberView(at time.Time, memory time.Duration) {
+	if c.view == nil {
+		return
+	}
+	k := &knownView{nodes: make(map[node.ID]knownState, len(c.view.Nodes()))}
+	for _, id := range c.view.Nodes() {
+		k.nodes[id] = knownState{st: c.view.State(id), at: at}
+	}
+	if old := c.known; old != nil && memory > 0 {
+		for id, n := range old.nodes {
+			if _, ok := k.nodes[id]; !ok && at.Sub(n.at) <= memory {
+				k.nodes[id] = n
+			}
+		}
+	}
+	k.ids = make([]node.ID, 0, len(k.nodes))
+	for id := range k.nodes {
+		k.ids = append(k.ids, id)
+	}
+	slices.Sort(k.ids)
+	c.known = k
+}
+
+// CheckView returns the view the immediate check evaluates properties on:
+// the merged view of RememberView once it ran, else the last snapshot's
+// (View); nil before the first snapshot.
+func (c *Controller) CheckView() node.View {
+	if c.known != nil {
+		return c.known
+	}
+	return c.View()
 }

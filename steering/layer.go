@@ -26,6 +26,22 @@ type LayerConfig struct {
 	// mode (mode Off with Immediate is the paper's "immediate safety check
 	// only" configuration).
 	Immediate bool
+	// ImmediateMemory keeps, in the immediate check's view, the nodes an
+	// earlier snapshot of this node held that the newest one does not (a
+	// former neighbour, a member the newest gather could not reach), at
+	// the newest checkpoint seen of each, while that snapshot completed at
+	// most this long before the newest (Controller.CheckView). A property
+	// that spans nodes beyond the newest neighbourhood can then still be
+	// checked. Zero (the default) takes Controller.LastKnownFor, the same
+	// judgement of how long a member's last state still binds the others
+	// (so RandTree, whose departed neighbours have usually moved on, keeps
+	// only the newest snapshot); negative is an error.
+	ImmediateMemory time.Duration
+	// EscalationHold is how long an event kind whose intervention budget
+	// ran out is held at most while a filter or the check still stops it
+	// (see Controller.Gate; default DefaultEscalationHold; negative is an
+	// error).
+	EscalationHold time.Duration
 	// Runner runs the rounds (required in mode Debug and Steer): a
 	// SyncRunner in a deterministic shell (the emulator), live's round
 	// runner (a goroutine) in the live shell.
@@ -336,6 +352,9 @@ func NewLayer(cfg LayerConfig, snaps *snapshot.Live) (*Layer, error) {
 	if _, err := New(cfg.Controller, node.ID(1)); err != nil {
 		return nil, err
 	}
+	if cfg.ImmediateMemory < 0 || cfg.EscalationHold < 0 {
+		return nil, fmt.Errorf("%w: negative LayerConfig.ImmediateMemory or EscalationHold", ErrInvalidConfig)
+	}
 	if cfg.Runner == nil && cfg.Controller.Mode != Off {
 		return nil, fmt.Errorf("%w: LayerConfig.Runner is required in mode %v (a *SyncRunner in a deterministic shell; the live shell's round runner)", ErrInvalidConfig, cfg.Controller.Mode)
 	}
@@ -371,6 +390,7 @@ func (l *Layer) Attach(host node.Host) error {
 		return err
 	}
 	l.host, l.wake, l.self, l.explorer, l.gate, l.mode = lh, lh, host.ID(), explorer, gate, explorer.Mode()
+	gate.SetEscalationHold(l.cfg.EscalationHold)
 	l.log = l.log.With(slog.Any("node", l.self))
 	l.mu.Lock()
 	l.st.Mode, l.st.Immediate = l.mode.String(), l.cfg.Immediate
@@ -414,6 +434,12 @@ func (l *Layer) Gathered(s *snapshot.Snapshot) {
 		// Mode Off: this only decodes the view.
 		if _, err := l.gate.Explore(context.Background(), s); err != nil {
 			l.log.Error("steering: decoding the snapshot for the immediate check", slog.Uint64("cut", s.CN), slog.Any("error", err))
+		} else {
+			mem := l.cfg.ImmediateMemory
+			if mem == 0 {
+				mem = l.cfg.Controller.LastKnownFor
+			}
+			l.gate.RememberView(s.At, mem)
 		}
 	}
 	if l.mode == Off {

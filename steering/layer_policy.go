@@ -145,6 +145,7 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 // node restarted (core goroutine).
 func (l *Layer) reset() {
 	l.gate.Install(nil)
+	l.gate.ForgetEscalations()
 	l.mu.Lock()
 	l.results = nil
 	l.shown = nil
@@ -195,7 +196,7 @@ func (l *Layer) apply(p *pendingRound, now time.Time) bool {
 					fs = append(fs, f)
 				}
 			}
-			l.install(fs)
+			l.install(fs, r.snap.At)
 		}
 	}
 	if p.ended.After(now) {
@@ -213,22 +214,27 @@ func (l *Layer) apply(p *pendingRound, now time.Time) bool {
 		l.log.Info("steering: filters installed", slog.Any("filters", fs), slog.Uint64("cut", r.rep.CN),
 			slog.Bool("round_completed", completed))
 	}
-	l.install(fs)
+	l.install(fs, r.snap.At)
 	if l.cfg.OnInstall != nil {
 		l.cfg.OnInstall(l.gate.Filters(), r.rep.CN, completed)
 	}
 	return true
 }
 
-// install puts fs in force at the gate and in Status.
-func (l *Layer) install(fs []Filter) {
-	l.gate.Install(fs)
+// install puts fs, the filters of a round on a snapshot completed at
+// checked, in force at the gate (Controller.InstallChecked: an escalated
+// filter not yet re-checked stays) and in Status.
+func (l *Layer) install(fs []Filter, checked time.Time) {
+	l.gate.InstallChecked(fs, checked)
+	fs = l.gate.Filters()
 	shown := make([]string, len(fs))
 	for i, f := range fs {
 		shown[i] = f.String()
 	}
+	gated := l.gate.Stats() // an install may release escalations
 	l.mu.Lock()
 	l.shown = shown
+	l.gated = gated
 	l.mu.Unlock()
 }
 
@@ -272,6 +278,7 @@ func (l *Layer) Stats() Stats {
 	}
 	g := l.gated
 	s.FilterHits, s.Vetoes, s.ImmediateChecks, s.Overrides = g.FilterHits, g.Vetoes, g.ImmediateChecks, g.Overrides
+	s.Escalations, s.Held, s.Released = g.Escalations, g.Held, g.Released
 	return s
 }
 
@@ -325,12 +332,19 @@ type LayerStatus struct {
 	// counts those a filter stopped, ImmediateChecks those checked by the
 	// immediate safety check and Vetoes those it stopped (the gate
 	// controller's Stats); Overrides those let through because their kind
-	// had used up its intervention budget (Config.MaxInterventions).
+	// had used up its intervention budget (Config.MaxInterventions) and
+	// its escalation timed out. Escalations counts the kinds escalated
+	// when their budget ran out, Held the events kept from the handler
+	// while escalated, Released the escalations a re-check ended
+	// (Stats).
 	Events          uint64 `json:"events"`
 	FilterHits      uint64 `json:"filter_hits"`
 	ImmediateChecks uint64 `json:"immediate_checks"`
 	Vetoes          uint64 `json:"vetoes"`
 	Overrides       uint64 `json:"overrides"`
+	Escalations     uint64 `json:"escalations"`
+	Held            uint64 `json:"held"`
+	Released        uint64 `json:"released"`
 	// Filters are the filters in force, rendered by Filter.String.
 	Filters []string `json:"filters"`
 }
@@ -347,6 +361,7 @@ func (l *Layer) Status() LayerStatus {
 	st.Rounds, st.RoundsReused, st.StatesExplored, st.ReplayHits = s.Rounds, s.RoundsReused, s.StatesExplored, s.ReplayHits
 	st.FiltersInstalled, st.FiltersUnhelpful = s.FiltersInstalled, s.Unhelpful
 	st.FilterHits, st.ImmediateChecks, st.Vetoes, st.Overrides = s.FilterHits, s.ImmediateChecks, s.Vetoes, s.Overrides
+	st.Escalations, st.Held, st.Released = s.Escalations, s.Held, s.Released
 	st.Predicted = s.Predicted
 	st.Walks, st.WalkSteps, st.DeadEnds = s.Walks, s.WalkSteps, s.DeadEnds
 	st.Filters = append([]string{}, l.shown...)

@@ -247,8 +247,9 @@ func TestLayerFilterDropsExactlyTheTargetedMessage(t *testing.T) {
 // TestLivePostponesFilteredTimer: a timer filter postpones the timer by
 // the PostponeDelay (the runtime delivers it again, node's tests show it);
 // a retry is checked again but not counted again; once the filter is gone
-// the retry runs. The intervention budget lets the event through after
-// Config.MaxInterventions postponements.
+// the retry runs. Past Config.MaxInterventions postponements the timer is
+// escalated (held, not let through); after a whole InterventionWindow held
+// it runs, counted as an override.
 func TestLayerPostponesFilteredTimer(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.DefaultOptions())
@@ -278,12 +279,20 @@ func TestLayerPostponesFilteredTimer(t *testing.T) {
 		t.Fatalf("a retry was counted: %+v", st)
 	}
 	// Third postponement of the timer within the window, then the budget
-	// is spent: the event runs and the override is counted.
+	// is spent: the timer is escalated and held, not let through.
 	if v, _, _ := l.Gate(later, timer, nil, true); v.Handle {
 		t.Fatal("third attempt not postponed")
 	}
-	if v, _, _ := l.Gate(later, timer, nil, true); !v.Handle {
-		t.Fatal("the timer is still postponed past the intervention budget")
+	if v, _, _ := l.Gate(later, timer, nil, true); v.Handle {
+		t.Fatal("the timer ran when its budget was spent: not escalated")
+	}
+	if st := l.Status(); st.Overrides != 0 || st.Escalations != 1 {
+		t.Fatalf("overrides %d, escalations %d, want 0 and 1", st.Overrides, st.Escalations)
+	}
+	// Held for a whole window: it runs, counted as an override.
+	timer.At = later.Add(time.Minute)
+	if v, _, _ := l.Gate(timer.At, timer, nil, true); !v.Handle {
+		t.Fatal("the timer is still postponed a window after its escalation")
 	}
 	if st := l.Status(); st.Overrides != 1 {
 		t.Fatalf("overrides %d, want 1", st.Overrides)
@@ -387,20 +396,38 @@ func TestLayerConfigErrors(t *testing.T) {
 
 // BenchmarkLayerGate is what the steering layer adds to every event of a
 // live node: with no filter in force and the check off (the gate only
-// counts), and with the immediate safety check on Figure 2's view.
+// counts), with the immediate safety check on Figure 2's view, and with
+// the check on a view merged from two snapshots (ImmediateMemory: the
+// newest holds n9 alone, the one before all of Figure 2's nodes).
 //
 //	go test ./steering/ -run '^$' -bench LayerGate -benchmem
 func BenchmarkLayerGate(b *testing.B) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
-	for _, immediate := range []bool{false, true} {
-		name := "idle"
-		if immediate {
-			name = "immediate"
-		}
+	for _, name := range []string{"idle", "immediate", "remembered"} {
+		immediate := name != "idle"
 		b.Run(name, func(b *testing.B) {
 			core, _, _ := BeforeUpdateSibling(b, spec)
-			l, _ := newTestLive(b, LayerConfig{Controller: figure2Config(Off, spec), Immediate: immediate}, core)
-			l.Gathered(figure2(b, spec))
+			cfg := LayerConfig{Controller: figure2Config(Off, spec), Immediate: immediate}
+			if name == "remembered" {
+				cfg.ImmediateMemory = time.Minute
+			}
+			l, _ := newTestLive(b, cfg, core)
+			snap := figure2(b, spec)
+			l.Gathered(snap)
+			if name == "remembered" {
+				newer := *snap
+				newer.At = snap.At.Add(10 * time.Second)
+				newer.Nodes = nil
+				for _, n := range snap.Nodes {
+					if n.Node == 9 {
+						newer.Nodes = append(newer.Nodes, n)
+					}
+				}
+				l.Gathered(&newer)
+				if got := len(l.gate.CheckView().Nodes()); got != len(snap.Nodes) {
+					b.Fatalf("the merged view holds %d nodes, want %d", got, len(snap.Nodes))
+				}
+			}
 			probe := node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: core.Now()}
 			b.ReportAllocs()
 			for b.Loop() {

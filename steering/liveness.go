@@ -453,22 +453,9 @@ func (c *Controller) livenessPrediction(m *consequence.ActorModel, prop string, 
 		cr.LiveReport = append(cr.LiveReport, rec)
 	}
 	if cr.Verdict == consequence.C1 {
-		p.Filter = deadEndFilter(c.self, path, cr.Step, c.cfg.BreakConnection)
+		p.Filter = filterBefore(c.self, path, cr.Step, c.cfg.BreakConnection)
 	}
 	return &p, nil
-}
-
-// deadEndFilter returns the filter that keeps node self from taking path
-// into its dead end: for the critical transition path[step] if it is an
-// event of self a filter can stop, else for the latest such event before
-// it (nil if there is none).
-func deadEndFilter(self node.ID, path []consequence.ActorAction, step int, brk bool) *Filter {
-	for i := step; i >= 0; i-- {
-		if f, ok := filterFor(self, path[i], brk); ok {
-			return &f
-		}
-	}
-	return nil
 }
 
 // walkSeed is the seed of a round's walks: the configured seed mixed with

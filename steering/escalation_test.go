@@ -1,0 +1,162 @@
+package steering
+
+import (
+	"testing"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+)
+
+// escalationLayer is n9's layer of Figure 2 in mode Steer with a budget
+// of two interventions a minute, and the round-applying helper.
+func escalationLayer(t *testing.T) (*Layer, func(fs []Filter, snapAt time.Time)) {
+	t.Helper()
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	core, _, _ := BeforeUpdateSibling(t, spec)
+	cfg := LayerConfig{Controller: figure2Config(Steer, spec)}
+	cfg.Controller.MaxInterventions = 2
+	cfg.Controller.InterventionWindow = time.Minute
+	l, _ := newTestLive(t, cfg, core)
+	apply := func(fs []Filter, snapAt time.Time) {
+		rep := &RoundReport{Installed: fs}
+		l.apply(&pendingRound{round: &Round{l: l, snap: &snapshot.Snapshot{At: snapAt}, rep: rep}, ended: snapAt}, snapAt)
+	}
+	return l, apply
+}
+
+// A filter hit past its budget is escalated, not let through: the event is
+// held (dropped: a message) while rounds on snapshots older than the
+// escalation replace the filters (the escalated filter stays: not
+// re-checked yet) and while a fresh round re-installs it (the re-check
+// still finds it dangerous); the first fresh round without it releases
+// it. Every count is exact.
+func TestEscalationHoldsUntilAFreshRoundRechecks(t *testing.T) {
+	l, apply := escalationLayer(t)
+	probe := Filter{Kind: FilterMessage, Node: 9, From: 13, Type: "randtree.Probe"}
+	t0 := time.Unix(5000, 0)
+	apply([]Filter{probe}, t0)
+	at := func(s int) node.Event {
+		return node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: t0.Add(time.Duration(s) * time.Second)}
+	}
+	gate := func(s int) bool {
+		t.Helper()
+		ev := at(s)
+		v, _, err := l.Gate(ev.At, ev, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Handle
+	}
+	want := func(hits, esc, held, released, overrides uint64) {
+		t.Helper()
+		st := l.Status()
+		if st.FilterHits != hits || st.Escalations != esc || st.Held != held || st.Released != released || st.Overrides != overrides {
+			t.Fatalf("hits %d escalations %d held %d released %d overrides %d, want %d %d %d %d %d",
+				st.FilterHits, st.Escalations, st.Held, st.Released, st.Overrides, hits, esc, held, released, overrides)
+		}
+	}
+	if gate(1) || gate(2) {
+		t.Fatal("a Probe passed the filter within its budget")
+	}
+	want(2, 0, 0, 0, 0)
+	if gate(3) || gate(4) {
+		t.Fatal("a Probe passed when its budget was spent (the old override)")
+	}
+	want(4, 1, 2, 0, 0)
+	// A round on a snapshot of 2 s, older than the escalation (3 s),
+	// installs nothing: the escalated filter stays in force.
+	apply(nil, t0.Add(2*time.Second))
+	if got := l.Filters(); len(got) != 1 || got[0] != probe {
+		t.Fatalf("filters after a stale round: %v, want the escalated %v", got, probe)
+	}
+	if gate(5) {
+		t.Fatal("a stale round released the escalation")
+	}
+	want(5, 1, 3, 0, 0)
+	// A fresh round (6 s) re-checks and still installs it: held.
+	apply([]Filter{probe}, t0.Add(6*time.Second))
+	if gate(7) {
+		t.Fatal("a re-check that still finds the Probe dangerous released it")
+	}
+	want(6, 1, 4, 0, 0)
+	// A fresh round without it: released, and the Probe runs.
+	apply(nil, t0.Add(8*time.Second))
+	if !gate(9) {
+		t.Fatal("the Probe is still held after a fresh round found it safe")
+	}
+	want(6, 1, 4, 1, 0)
+	if len(l.Filters()) != 0 {
+		t.Fatalf("filters %v after the release", l.Filters())
+	}
+}
+
+// The budget's purpose stays: a kind held for the whole escalation hold
+// (every fresh round re-installing its filter) runs for the next
+// InterventionWindow, counted as overrides, and only then does the budget
+// count again.
+func TestEscalationTimesOutForLiveness(t *testing.T) {
+	l, apply := escalationLayer(t)
+	recovery := Filter{Kind: FilterTimer, Node: 9, Timer: "recovery"}
+	t0 := time.Unix(5000, 0)
+	apply([]Filter{recovery}, t0)
+	gate := func(s int) bool {
+		t.Helper()
+		ev := node.Event{Kind: node.EventTimer, Timer: "recovery", Deadline: t0, At: t0.Add(time.Duration(s) * time.Second)}
+		v, _, _ := l.Gate(ev.At, ev, nil, false)
+		if !v.Handle && !v.RetryAt.Equal(ev.At.Add(DefaultPostponeDelay)) {
+			t.Fatalf("verdict %+v, want a postponement", v)
+		}
+		return v.Handle
+	}
+	for _, s := range []int{1, 2, 3, 8, 12} { // escalated at 3 s
+		if gate(s) {
+			t.Fatalf("the timer ran at %d s, within its budget and escalation", s)
+		}
+		if s == 8 {
+			apply([]Filter{recovery}, t0.Add(7*time.Second)) // a fresh round still finds it dangerous
+		}
+	}
+	// Held since 3 s: at 13 s the hold (DefaultEscalationHold) is over;
+	// the timer runs until 73 s.
+	for _, s := range []int{13, 40, 72} {
+		if !gate(s) {
+			t.Fatalf("the timer is still held at %d s, past its escalation's hold", s)
+		}
+	}
+	st := l.Status()
+	if st.Escalations != 1 || st.Held != 3 || st.Overrides != 3 || st.FilterHits != 5 {
+		t.Fatalf("status %+v", st)
+	}
+	// The free window (13–73 s) is over: the budget counts again.
+	if gate(73) {
+		t.Fatal("the budget did not count again after the free window")
+	}
+}
+
+// A veto's escalation holds for a whole InterventionWindow, not only the
+// escalation hold: the check vetoes the event itself on the newest view,
+// at every retry. n1's Raise (n3 up, in the view) is vetoed twice within
+// the budget, escalated at 3 s, still held at 30 s (past the 10 s hold of
+// a filter's escalation), and runs at 63 s.
+func TestEscalationOfAVetoHoldsAWindow(t *testing.T) {
+	core := raiseCore(t, 1, false)
+	cfg := LayerConfig{Controller: Config{Mode: Off, Spec: raiseSpec, MaxInterventions: 2}, Immediate: true}
+	l, _ := newTestLive(t, cfg, core)
+	t0 := time.Unix(100, 0)
+	l.Gathered(raiseSnapshot(t, t0, 1, 2, 3))
+	for _, c := range []struct {
+		s       int
+		handled bool
+	}{{1, false}, {2, false}, {3, false}, {30, false}, {63, true}} {
+		ev := node.Event{Kind: node.EventApp, Msg: raise{}, At: t0.Add(time.Duration(c.s) * time.Second)}
+		if v, _, _ := l.Gate(ev.At, ev, nil, false); v.Handle != c.handled {
+			t.Fatalf("at %d s: verdict %v, want handled=%v", c.s, v, c.handled)
+		}
+	}
+	st := l.Status()
+	if st.Vetoes != 4 || st.Escalations != 1 || st.Held != 2 || st.Overrides != 1 {
+		t.Fatalf("vetoes %d escalations %d held %d overrides %d, want 4 1 2 1", st.Vetoes, st.Escalations, st.Held, st.Overrides)
+	}
+}
