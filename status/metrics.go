@@ -208,6 +208,9 @@ func steeringScalars(u func(func(steering.LayerStatus) uint64) func(steering.Lay
 		counter("crystalball_steering_immediate_checks_total", "Events checked by the immediate safety check.", u(func(x s) uint64 { return x.ImmediateChecks })),
 		counter("crystalball_steering_immediate_vetoes_total", "Events the immediate safety check kept from the handler.", u(func(x s) uint64 { return x.Vetoes })),
 		counter("crystalball_steering_overrides_total", "Events let through because their kind used up its intervention budget.", u(func(x s) uint64 { return x.Overrides })),
+		counter("crystalball_steering_escalations_total", "Event kinds escalated: their intervention budget ran out while a filter or the immediate check still stopped them.", u(func(x s) uint64 { return x.Escalations })),
+		counter("crystalball_steering_held_total", "Events held from the handler while their kind was escalated.", u(func(x s) uint64 { return x.Held })),
+		counter("crystalball_steering_released_total", "Escalations a re-check (a fresh round or the immediate check) ended.", u(func(x s) uint64 { return x.Released })),
 		counter("crystalball_steering_exploration_seconds_total", "Wall time of every round, cancelled ones included.", func(x s) float64 { return x.ExplorationSeconds }),
 		gauge("crystalball_steering_last_round_seconds", "Wall time of the last round.", func(x s) float64 { return x.LastRoundSeconds }),
 		gauge("crystalball_steering_last_round_timestamp_seconds", "When the last round ended (Unix time; 0: none yet).", func(x s) float64 {
