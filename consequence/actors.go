@@ -76,12 +76,30 @@ type ActorOptions struct {
 	// the model's concurrent use (a search with one worker calls it from
 	// one goroutine).
 	Outside func(from, to node.ID, msg node.Message)
+	// ClockSkew bounds the skew between the nodes' clocks in the virtual
+	// clock that orders timers: a node's timers fire in deadline order
+	// (a deadline already past fires at the node's clock, which a firing
+	// advances to the deadline, so timers armed then get proper
+	// deadlines), and a timer may fire only if no timer of the snapshot is
+	// due more than ClockSkew before it. Message deliveries are not
+	// ordered by it: network delay is unbounded. Zero means
+	// DefaultClockSkew; negative is an error.
+	ClockSkew time.Duration
+	// AnyOrderTimers turns the virtual clock off: any scheduled timer may
+	// fire in any state, whatever the deadlines, as before the clock
+	// existed. It over-approximates (a lease a real run keeps may be
+	// reported broken) and explores fewer distinct states, since deadlines
+	// then stay out of the fingerprint.
+	AnyOrderTimers bool
 }
 
 // DefaultActorOptions returns what the zero ActorOptions stand for: no
 // nodes (set Nodes or N), seed 0, the clock DefaultStart, no workload, no
-// faults, no event filter.
-func DefaultActorOptions() ActorOptions { return ActorOptions{Start: DefaultStart} }
+// faults, no event filter, timers ordered by a virtual clock with skew
+// DefaultClockSkew.
+func DefaultActorOptions() ActorOptions {
+	return ActorOptions{Start: DefaultStart, ClockSkew: DefaultClockSkew}
+}
 
 // Checkpoint is one node of a gathered snapshot: its ID, its checkpoint
 // encoding (node.State.AppendCheckpoint) and its clock at the checkpoint.
@@ -304,6 +322,9 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 	if err := opts.Faults.validate(); err != nil {
 		return nil, err
 	}
+	if opts.ClockSkew < 0 {
+		return nil, fmt.Errorf("%w: negative clock skew %v", ErrActorModel, opts.ClockSkew)
+	}
 	if len(inits) == 0 {
 		return nil, fmt.Errorf("%w: no nodes", ErrActorModel)
 	}
@@ -374,6 +395,7 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 			}
 		}
 	}
+	g.clockH = m.clockComponent(g)
 	g.fp = g.fingerprint()
 	m.start = g
 	return m, nil
@@ -401,13 +423,22 @@ func (m *ActorModel) Fingerprint(g *GlobalState) node.Hash { return g.fp }
 // calls and random source, with the fault budget spent (which enables its
 // reset and break actions), when breaks are enabled the connections, and,
 // when drops are enabled, the drops spent and the datagrams in flight to n
-// (which its drop actions drop), and, when both kinds of reset are
+// (which its drop actions drop), the timers the virtual clock lets fire
+// (which depends on the other nodes' timers), the stale connections n
+// holds (its writes over them are lost: once it learns of the reset or
+// break, its local actions must be explored again), and, when both kinds
+// of reset are
 // explored, the peers a transport error about n is on its way to: a
 // reset with RST and a silent one leave n in the same local state, and
 // without them the second kind's successor would have n's next local
 // actions (its rejoin) pruned as already explored after the first.
 func (m *ActorModel) LocalFingerprint(g *GlobalState, n int) node.Hash {
-	h := g.nodes[n].hash
+	h := xorHash(g.nodes[n].hash, m.enabledTimerNames(g, n))
+	for _, k := range g.stale {
+		if k.lo == m.ids[n] {
+			h = xorHash(h, mix(tagStale, uint64(k.hi), 1, node.Hash{}))
+		}
+	}
 	if m.opts.Faults.Kinds() == ResetBoth && m.opts.Faults.Resets > 0 {
 		id := m.ids[n]
 		for _, c := range g.chans {
@@ -488,10 +519,13 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 	}
 	out = m.appendDgrams(out, g, ActDeliverDatagram)
 	canReset := g.resets < m.opts.Faults.Resets
+	first, _ := m.earliest(g)
 	for i, n := range g.nodes {
 		id := m.ids[i]
 		for _, t := range n.st.Timers {
-			out = m.appendLocal(out, i, ActorAction{Kind: ActTimer, Node: id, Timer: t.Name})
+			if m.timerEnabled(n, id, t, first) {
+				out = m.appendLocal(out, i, ActorAction{Kind: ActTimer, Node: id, Timer: t.Name})
+			}
 		}
 		if len(n.pending) > 0 {
 			out = m.appendLocal(out, i, ActorAction{Kind: ActApp, Node: id, Msg: n.pending[0].msg, Pending: true})
@@ -699,16 +733,18 @@ func (m *ActorModel) nextDatagram(g *GlobalState, i int, a ActorAction) (*Global
 }
 
 // nextTimer fires node i's timer a.Timer (not before the node's clock),
-// unless a filter postpones it.
+// unless a filter postpones it or the virtual clock holds it back.
 func (m *ActorModel) nextTimer(g *GlobalState, i int, a ActorAction) (*GlobalState, bool) {
 	n := g.nodes[i]
 	at, ok := n.st.TimerAt(a.Timer)
 	if !ok || !m.intercept(a).Handle {
 		return nil, false
 	}
-	if at.Before(n.now) {
-		at = n.now
+	t := node.Timer{Name: a.Timer, At: at}
+	if first, _ := m.earliest(g); !m.timerEnabled(n, a.Node, t, first) {
+		return nil, false // held back by the virtual clock
 	}
+	at = due(n, t)
 	return m.run(g, newSucc(g), i, n.pending, node.Event{Kind: node.EventTimer, Timer: a.Timer, At: at})
 }
 
@@ -808,6 +844,11 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 	if err != nil {
 		panic(fmt.Sprintf("consequence: cloning the state of %v: %v", id, err))
 	}
+	if ev.Kind != node.EventTimer && !m.opts.AnyOrderTimers {
+		// The virtual clock has reached the latest timer fired: what
+		// happens after it in the path happens no earlier.
+		ev.At = latest(ev.At, parent.now())
+	}
 	core := m.cores[i].Get().(*node.Core)
 	core.SetState(st, old.now)
 	var stepErr, sendErr error
@@ -865,6 +906,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		panic(fmt.Sprintf("consequence: hashing the state of %v: %v", id, err))
 	}
 	s.setNode(i, n)
+	s.setClock(m.clockComponent(s.g))
 	return s.g, true
 }
 

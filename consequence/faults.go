@@ -17,7 +17,8 @@ type Faults struct {
 	// does), and what it had sent is still delivered. With an RST, every
 	// peer holding a connection to it gets a transport error after what
 	// the node had sent it, and the peer's writes until then are lost; a
-	// silent reset (the RST is lost) leaves the peers stale connections.
+	// silent reset (the RST is lost) leaves the peers stale connections
+	// (with StaleConnections; without, they keep working).
 	// ResetKinds says which kinds a search explores.
 	Resets int
 	// ResetKinds are the kinds of reset explored: ResetRST, ResetSilent
@@ -28,19 +29,20 @@ type Faults struct {
 	// SilentResets makes resets silent when ResetKinds is zero (the
 	// paper's Figure 2 power failure); ResetKinds overrides it.
 	SilentResets bool
-	// StaleConnections is the model of silent resets every search now
-	// uses and is kept for the callers that set it: it changes nothing.
-	//
-	// Deprecated: a silent reset leaves stale connections unless
-	// SilentResetsKeepConnections is set.
-	StaleConnections bool
-	// SilentResetsKeepConnections selects the old over-approximation of a
-	// silent reset: the peers' connections keep working with the new
+	// StaleConnections makes a silent reset what TCP and the emulator make
+	// of it (see the package documentation, "Resets and connections"):
+	// each peer's connection to the reset node goes stale, what the peer
+	// had in flight to the node is dropped and answered by an RST, and the
+	// peer's next write over an idle one is lost and answered by a
+	// transport error. Without it a silent reset is an over-approximation
+	// no run does: the peers' connections keep working with the new
 	// incarnation, which also receives what was in flight to the node, so
-	// the peers may never learn of the reset. No run of the emulator (or
-	// of TCP) does that; it is kept for comparisons (it explores somewhat
-	// fewer states, docs/ARCHITECTURE.md).
-	SilentResetsKeepConnections bool
+	// the peers may never learn of the reset. Steering rounds set it for
+	// their liveness walks (an undetectable reset is a dead end no run
+	// reaches); their safety searches leave it off, since it takes a Chord
+	// round 2.7 times the states to reach the paper's Figure 10
+	// (docs/ARCHITECTURE.md). Resets with RST are always faithful.
+	StaleConnections bool
 	// Breaks is the most connection breaks along a path. Breaking the open
 	// connection between a and b discards the messages in flight both ways
 	// and queues a transport error for each end; each end's writes until

@@ -47,6 +47,9 @@ type GlobalState struct {
 	// RST unless a transport error is on its way already (see Stale).
 	stale  []connKey
 	staleH node.Hash
+	// clockH is the virtual clock's fingerprint component (the timers'
+	// relative due times; see clockComponent).
+	clockH node.Hash
 	// resets, breaks and drops count the faults injected along the path.
 	resets, breaks, drops int
 	crash                 *Crash
@@ -125,6 +128,7 @@ const (
 	tagDrops
 	tagStale
 	tagTold
+	tagClock
 )
 
 // teHash is the hash of a transport-error marker on a channel.
@@ -268,6 +272,7 @@ func (g *GlobalState) fingerprint() node.Hash {
 	}
 	fp = xorHash(fp, g.connsH)
 	fp = xorHash(fp, g.staleH)
+	fp = xorHash(fp, g.clockH)
 	fp = xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops))
 	return xorHash(fp, crashComponent(g.crash))
 }
@@ -276,8 +281,10 @@ func (g *GlobalState) fingerprint() node.Hash {
 // every component (a node's local state, a non-empty channel's content, a
 // non-empty datagram multiset's content — its items in hash order, so the
 // order datagrams were sent in does not matter —, the connections, the
-// fault counters, a crash) mixed with its position. Timer
-// deadlines and node clocks are not part of it (see node.State).
+// fault counters, a crash) mixed with its position, and, unless
+// ActorOptions.AnyOrderTimers, the timers' due times relative to the
+// earliest one (the virtual clock's state). Absolute deadlines and node
+// clocks are not part of it (see node.State).
 func (g *GlobalState) Fingerprint() node.Hash { return g.fp }
 
 // Nodes implements node.View: the IDs of the nodes in the snapshot,

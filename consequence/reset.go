@@ -27,7 +27,7 @@ func (m *ActorModel) tracksSYN(g *GlobalState) bool {
 	if g.resets >= f.Resets {
 		return false
 	}
-	return f.Kinds()&ResetRST != 0 || !f.SilentResetsKeepConnections
+	return f.Kinds()&ResetRST != 0 || f.StaleConnections
 }
 
 // nextReset resets node i, within Faults.Resets, as the emulator does
@@ -45,8 +45,8 @@ func (m *ActorModel) tracksSYN(g *GlobalState) bool {
 //     reset, answering the messages p had in flight to the node (if any)
 //     or p's next write.
 //
-// With Faults.SilentResetsKeepConnections a silent reset instead leaves
-// every connection working with the new incarnation.
+// Without Faults.StaleConnections a silent reset instead leaves every
+// connection working with the new incarnation (the over-approximation).
 func (m *ActorModel) nextReset(g *GlobalState, i int, a ActorAction) (*GlobalState, bool) {
 	n := g.nodes[i]
 	if g.resets >= m.opts.Faults.Resets {
@@ -65,7 +65,7 @@ func (m *ActorModel) nextReset(g *GlobalState, i int, a ActorAction) (*GlobalSta
 	}
 	s.setChan(id, id, nil) // sent to an incarnation that is gone
 	s.clearStaleOf(id)
-	keep := a.Silent && m.opts.Faults.SilentResetsKeepConnections
+	keep := a.Silent && !m.opts.Faults.StaleConnections
 	for _, c := range g.chans {
 		if keep || c.from == id {
 			continue

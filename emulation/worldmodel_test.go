@@ -256,7 +256,7 @@ func replayRun(t *testing.T, seed uint64, d time.Duration) {
 		t.Fatalf("%d messages in flight at the start", n)
 	}
 	m, err := consequence.NewActorModelFromLive(wmSpec(), e, consequence.ActorOptions{Workload: wmWorkload,
-		Faults: consequence.Faults{Resets: 1 << 20, Breaks: 1 << 20, ResetKinds: consequence.ResetBoth}})
+		Faults: consequence.Faults{Resets: 1 << 20, Breaks: 1 << 20, ResetKinds: consequence.ResetBoth, StaleConnections: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
