@@ -395,7 +395,7 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 			}
 		}
 	}
-	g.clockH = m.clockComponent(g)
+	m.setClock(&succ{g: g})
 	g.fp = g.fingerprint()
 	m.start = g
 	return m, nil
@@ -906,7 +906,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		panic(fmt.Sprintf("consequence: hashing the state of %v: %v", id, err))
 	}
 	s.setNode(i, n)
-	s.setClock(m.clockComponent(s.g))
+	m.setClock(s)
 	return s.g, true
 }
 

@@ -75,6 +75,14 @@ func (m *ActorModel) passes(id node.ID, name string) bool {
 // is due, if there is one (a postponed timer does not hold the others
 // back).
 func (m *ActorModel) earliest(g *GlobalState) (time.Time, bool) {
+	if m.opts.Intercept == nil {
+		return g.first, g.hasFirst
+	}
+	return m.earliestFiltered(g)
+}
+
+// earliestFiltered computes earliest, asking the filters.
+func (m *ActorModel) earliestFiltered(g *GlobalState) (time.Time, bool) {
 	var first time.Time
 	found := false
 	for i, n := range g.nodes {
@@ -142,11 +150,21 @@ func (m *ActorModel) clockComponent(g *GlobalState) node.Hash {
 	return mix(tagClock, 0, 0, node.Hash{Hi: r.Hi, Lo: r.Lo})
 }
 
-// setClock replaces the state's clock component.
-func (s *succ) setClock(h node.Hash) {
+// setClock replaces the state's clock component and caches its earliest
+// timer (without filters: a model with filters asks them instead).
+func (m *ActorModel) setClock(s *succ) {
+	h := m.clockComponent(s.g)
 	s.g.fp = xorHash(s.g.fp, s.g.clockH)
 	s.g.clockH = h
 	s.g.fp = xorHash(s.g.fp, h)
+	s.g.first, s.g.hasFirst = time.Time{}, false
+	for _, n := range s.g.nodes {
+		for _, t := range n.st.Timers {
+			if d := due(n, t); !s.g.hasFirst || d.Before(s.g.first) {
+				s.g.first, s.g.hasFirst = d, true
+			}
+		}
+	}
 }
 
 // enabledTimerNames hashes the names of node i's timers that may fire in

@@ -50,6 +50,10 @@ type GlobalState struct {
 	// clockH is the virtual clock's fingerprint component (the timers'
 	// relative due times; see clockComponent).
 	clockH node.Hash
+	// first is when the earliest timer is due (if hasFirst), cached for
+	// the clock rule of models without filters.
+	first    time.Time
+	hasFirst bool
 	// resets, breaks and drops count the faults injected along the path.
 	resets, breaks, drops int
 	crash                 *Crash
