@@ -844,9 +844,12 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 	if err != nil {
 		panic(fmt.Sprintf("consequence: cloning the state of %v: %v", id, err))
 	}
-	if ev.Kind != node.EventTimer && !m.opts.AnyOrderTimers {
-		// The virtual clock has reached the latest timer fired: what
-		// happens after it in the path happens no earlier.
+	if ev.Kind == node.EventReset && !m.opts.AnyOrderTimers {
+		// The virtual clock has reached the latest timer fired: the new
+		// incarnation starts no earlier, and arms its timers from there.
+		// (Other events keep the node's clock, so that deadlines armed
+		// in handlers depend only on the node's own firings and states
+		// do not multiply by the order of other nodes' timers.)
 		ev.At = latest(ev.At, parent.now())
 	}
 	core := m.cores[i].Get().(*node.Core)

@@ -22,18 +22,16 @@ const DefaultClockSkew = 100 * time.Millisecond
 // The virtual clock (MODIST's, after its Section 4): a node's clock moves
 // to a timer's deadline when the timer fires (a deadline already past
 // fires at the node's clock), and to the latest clock of the snapshot when
-// anything else happens to it. Among a node's timers, only
+// it resets. Among a node's timers, only
 // the ones due first may fire; across nodes, a timer may fire only if it
 // is due no later than the earliest timer of the whole snapshot plus the
 // skew bound. Deliveries are not constrained: network delay is unbounded,
 // so a message may arrive before or after any timer.
 
 // now returns the virtual clock of g: the latest clock of its nodes (a
-// node's clock is where its last timer fired, or the snapshot's time).
-// Events other than timers happen at it, or at their node's clock if that
-// is later, so a node that only receives messages, or a reset node, arms
-// its timers from the time the run has reached, not from its own last
-// firing.
+// node's clock is where its last timer fired, or the snapshot's time). A
+// reset happens at it, so the new incarnation arms its timers from the
+// time the run has reached, not from its predecessor's last firing.
 func (g *GlobalState) now() time.Time {
 	var t time.Time
 	for _, n := range g.nodes {

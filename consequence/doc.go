@@ -82,9 +82,9 @@
 // peers may never learn of the reset — no run does that. Steering rounds
 // search safety with the over-approximation and walk liveness with the
 // faithful model: from Figure 2's live state BFS needs about as many
-// states either way (344 and 337 with the virtual clock), but a Chord
-// round (10 nodes, from n6's snapshot, seed 1) needs 32,479 against
-// 88,519 to reach the paper's Figure 10, past the round's budget (not for
+// states either way (309 and 319 with the virtual clock), but a Chord
+// round (10 nodes, from n6's snapshot, seed 1) needs 32,377 against
+// 88,513 to reach the paper's Figure 10, past the round's budget (not for
 // the fresh-connection marks, which cost nothing measurable: a silent
 // reset's stale connections and the transport errors answering lost
 // writes make the nodes' failure handling run in many more states).
@@ -110,12 +110,14 @@
 // and a node's local fingerprint holds which of its timers may fire, so
 // consequence prediction does not prune a timer as explored in a state
 // where the clock held it back. ActorOptions.AnyOrderTimers restores the
-// old rule (any timer, any time). Events other than timers happen at the
-// latest clock of the snapshot, so a reset node arms its timers from the
-// time the run has reached. Measured: from Figure 2's live state BFS
-// needs 344 states instead of 809 and consequence prediction 108 instead
+// old rule (any timer, any time). A reset happens at the latest clock of
+// the snapshot, so the new incarnation arms its timers from the time the
+// run has reached; other events keep the node's clock, so that deadlines
+// depend on the node's own firings only and states do not multiply by the
+// order of other nodes' timers. Measured: from Figure 2's live state BFS
+// needs 309 states instead of 809 and consequence prediction 108 instead
 // of 48 (its local fingerprints now differ by the timers the clock
-// allows); the offline Chord Figure 10 prediction 1,989 instead of 8,277.
+// allows); the offline Chord Figure 10 prediction 1,522 instead of 8,277.
 //
 // # Datagrams
 //
