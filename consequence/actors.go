@@ -395,7 +395,7 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 			}
 		}
 	}
-	m.setClock(&succ{g: g})
+	m.setClock(&succ{g: g}, 0, nil)
 	g.fp = g.fingerprint()
 	m.start = g
 	return m, nil
@@ -909,7 +909,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		panic(fmt.Sprintf("consequence: hashing the state of %v: %v", id, err))
 	}
 	s.setNode(i, n)
-	m.setClock(s)
+	m.setClock(s, i, old)
 	return s.g, true
 }
 

@@ -1,7 +1,6 @@
 package consequence
 
 import (
-	"encoding/binary"
 	"time"
 
 	"github.com/zeebo/xxh3"
@@ -115,13 +114,39 @@ func (m *ActorModel) timerEnabled(n *actorNode, id node.ID, t node.Timer, first 
 
 // clockComponent is the virtual clock's contribution to the fingerprint:
 // every timer's due time relative to the earliest one (so that states
-// whose timers are all shifted by the same time merge). Node clocks,
-// which only set the deadlines of timers a node arms later, are left out
-// so that states do not multiply. Zero with AnyOrderTimers.
-func (m *ActorModel) clockComponent(g *GlobalState) node.Hash {
-	if m.opts.AnyOrderTimers {
-		return node.Hash{}
+// whose timers are all shifted by the same time merge), as the XOR of one
+// hash per timer, so that a step of one node updates it by that node's
+// timers alone while the earliest stays put. Node clocks, which only set
+// the deadlines of timers a node arms later, are left out so that states
+// do not multiply. Zero with AnyOrderTimers.
+func (m *ActorModel) clockComponent(g *GlobalState, first time.Time) node.Hash {
+	var h node.Hash
+	for i, n := range g.nodes {
+		h = xorHash(h, timersComponent(m.ids[i], n, first))
 	}
+	return h
+}
+
+// timersComponent is node id's part of the clock component.
+func timersComponent(id node.ID, n *actorNode, first time.Time) node.Hash {
+	var h node.Hash
+	for _, t := range n.st.Timers {
+		h = xorHash(h, mix(tagClock, uint64(id), uint64(due(n, t).Sub(first)), node.Hash{Hi: nameHash(t.Name)}))
+	}
+	return h
+}
+
+// nameHash is FNV-1a of a timer name (its place in the clock component).
+func nameHash(name string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint64(name[i])) * 1099511628211
+	}
+	return h
+}
+
+// firstDue returns when g's earliest timer is due, if it has one.
+func firstDue(g *GlobalState) (time.Time, bool) {
 	var first time.Time
 	found := false
 	for _, n := range g.nodes {
@@ -131,38 +156,29 @@ func (m *ActorModel) clockComponent(g *GlobalState) node.Hash {
 			}
 		}
 	}
-	if !found {
-		return node.Hash{}
-	}
-	var stack [512]byte
-	buf := stack[:0]
-	for i, n := range g.nodes {
-		for _, t := range n.st.Timers {
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(m.ids[i]))
-			buf = append(buf, t.Name...)
-			buf = append(buf, 0)
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(due(n, t).Sub(first)))
-		}
-	}
-	r := xxh3.Hash128(buf)
-	return mix(tagClock, 0, 0, node.Hash{Hi: r.Hi, Lo: r.Lo})
+	return first, found
 }
 
-// setClock replaces the state's clock component and caches its earliest
-// timer (without filters: a model with filters asks them instead).
-func (m *ActorModel) setClock(s *succ) {
-	h := m.clockComponent(s.g)
-	s.g.fp = xorHash(s.g.fp, s.g.clockH)
-	s.g.clockH = h
-	s.g.fp = xorHash(s.g.fp, h)
-	s.g.first, s.g.hasFirst = time.Time{}, false
-	for _, n := range s.g.nodes {
-		for _, t := range n.st.Timers {
-			if d := due(n, t); !s.g.hasFirst || d.Before(s.g.first) {
-				s.g.first, s.g.hasFirst = d, true
-			}
-		}
+// setClock updates the state's clock component and its cached earliest
+// timer (without filters: a model with filters asks them instead) after
+// node i changed from old (nil: the state is new).
+func (m *ActorModel) setClock(s *succ, i int, old *actorNode) {
+	if m.opts.AnyOrderTimers {
+		return
 	}
+	parentFirst, parentHas := s.g.first, s.g.hasFirst
+	s.g.first, s.g.hasFirst = firstDue(s.g)
+	var h node.Hash
+	switch {
+	case !s.g.hasFirst:
+	case old != nil && parentHas && parentFirst.Equal(s.g.first):
+		id := m.ids[i]
+		h = xorHash(xorHash(s.g.clockH, timersComponent(id, old, s.g.first)), timersComponent(id, s.g.nodes[i], s.g.first))
+	default:
+		h = m.clockComponent(s.g, s.g.first)
+	}
+	s.g.fp = xorHash(xorHash(s.g.fp, s.g.clockH), h)
+	s.g.clockH = h
 }
 
 // enabledTimerNames hashes the names of node i's timers that may fire in
