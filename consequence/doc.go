@@ -117,7 +117,7 @@
 // order of other nodes' timers. Measured: from Figure 2's live state BFS
 // needs 309 states instead of 809 and consequence prediction 108 instead
 // of 48 (its local fingerprints now differ by the timers the clock
-// allows); the offline Chord Figure 10 prediction 1,522 instead of 8,277.
+// allows); the offline Chord Figure 10 prediction 1,522 instead of 8,903.
 //
 // # Datagrams
 //
