@@ -117,10 +117,12 @@ func TestTraceShowReplaysACheckReport(t *testing.T) {
 // it as a child forever (ParentChildAgree), A's keepalives being ignored
 // too (randtree.Options.FixStaleChild). The walks are biased MaceMC-style
 // (rare resets, few timers), and the suspects judged C2 before it are
-// passed over (--suspects).
+// passed over (--suspects). (Seed 11: since timers follow the explorer's
+// virtual clock, seed 7's walks find the same bug with A and C on n4 and
+// n3.)
 func TestCheckReproducesMaceMCRandTreeBug(t *testing.T) {
 	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "5", "--strategy", "walk",
-		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "7", "--json")
+		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "11", "--json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -153,7 +155,7 @@ func TestCheckReproducesMaceMCRandTreeBug(t *testing.T) {
 	}
 	// With MaceMC's correction the same walks find nothing to report there.
 	code, stdout, stderr = runCLI("check", "--service", "randtree", "--nodes", "5", "--strategy", "walk",
-		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "7", "--fix", "join-reply-in-init", "--json")
+		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "11", "--fix", "join-reply-in-init", "--json")
 	if code != exitOK {
 		t.Fatalf("fixed: exit %d: %s", code, stderr)
 	}

@@ -25,53 +25,6 @@ var ErrActorModel = errors.New("consequence: cannot build actor model")
 // ActorOptions.Start is zero.
 var DefaultStart = time.Unix(1_000_000, 0).UTC()
 
-// Faults bound the faults the explorer injects along one path. The zero
-// value injects none.
-type Faults struct {
-	// Resets is the most node resets along a path. A reset is a local
-	// action of the reset node: its state is lost (a fresh service value,
-	// Init runs again, timers are gone, the random source carries on), its
-	// pending application calls are replaced by its restart calls (see
-	// ActorOptions.Workload and node.Restarter), and unless SilentResets is
-	// set every peer with an open connection gets a transport error (the
-	// RST), queued on the channel from the reset node after the messages of
-	// both directions of the connection are discarded.
-	Resets int
-	// SilentResets makes resets silent: the RST is lost, so peers keep
-	// their stale connections and messages in flight reach the new
-	// incarnation (the paper's Figure 2 power failure).
-	SilentResets bool
-	// StaleConnections makes a silent reset detectable as TCP makes it:
-	// each peer's connection to the reset node goes stale, and the peer's
-	// next write over it is lost and answered by a transport error (see
-	// the package documentation, "Resets and connections"). Without it
-	// the peers' connections keep working with the new incarnation, which
-	// over-approximates what a reset can hide. Steering rounds set it for
-	// their liveness walks (an undetectable reset is a dead end no run
-	// reaches); their safety searches leave it off, since it doubles the
-	// states a RandTree round needs to find Figure 2 and multiplies a
-	// Chord round's by five (docs/ARCHITECTURE.md).
-	StaleConnections bool
-	// Breaks is the most connection breaks along a path. Breaking the open
-	// connection between a and b discards the messages in flight both ways
-	// and queues a transport error for each end. It is a local action of
-	// both ends (two actions with the same successor), so consequence
-	// prediction expands it whenever either end shows a new local state:
-	// the break that matters is often right after the end with the higher
-	// ID changed (the paper's Figure 10).
-	Breaks int
-	// Drops is the most datagrams dropped along a path. Dropping a datagram
-	// in flight from p to n (ActDropDatagram) removes it from the multiset
-	// p → n for good: the network lost it, and nobody is told. It is a local
-	// action of the receiver n; so that consequence prediction considers a
-	// drop whenever there is a new datagram to drop, n's local fingerprint
-	// then covers the datagrams in flight to n and the drops spent (which
-	// also means n's timers and calls are expanded again when its incoming
-	// datagrams change). Datagrams are also lost, outside this budget, when
-	// their receiver resets.
-	Drops int
-}
-
 // ActorOptions configure an ActorModel. The zero value of every field
 // means its documented default (DefaultActorOptions), except that
 // NewActorModel needs nodes: Nodes or N.
@@ -124,12 +77,30 @@ type ActorOptions struct {
 	// the model's concurrent use (a search with one worker calls it from
 	// one goroutine).
 	Outside func(from, to node.ID, msg node.Message)
+	// ClockSkew bounds the skew between the nodes' clocks in the virtual
+	// clock that orders timers: a node's timers fire in deadline order
+	// (a deadline already past fires at the node's clock, which a firing
+	// advances to the deadline, so timers armed then get proper
+	// deadlines), and a timer may fire only if no timer of the snapshot is
+	// due more than ClockSkew before it. Message deliveries are not
+	// ordered by it: network delay is unbounded. Zero means
+	// DefaultClockSkew; negative is an error.
+	ClockSkew time.Duration
+	// AnyOrderTimers turns the virtual clock off: any scheduled timer may
+	// fire in any state, whatever the deadlines, as before the clock
+	// existed. It over-approximates (a lease a real run keeps may be
+	// reported broken) and explores fewer distinct states, since deadlines
+	// then stay out of the fingerprint.
+	AnyOrderTimers bool
 }
 
 // DefaultActorOptions returns what the zero ActorOptions stand for: no
 // nodes (set Nodes or N), seed 0, the clock DefaultStart, no workload, no
-// faults, no event filter.
-func DefaultActorOptions() ActorOptions { return ActorOptions{Start: DefaultStart} }
+// faults, no event filter, timers ordered by a virtual clock with skew
+// DefaultClockSkew.
+func DefaultActorOptions() ActorOptions {
+	return ActorOptions{Start: DefaultStart, ClockSkew: DefaultClockSkew}
+}
 
 // Checkpoint is one node of a gathered snapshot: its ID, its checkpoint
 // encoding (node.State.AppendCheckpoint) and its clock at the checkpoint.
@@ -349,8 +320,11 @@ func NewActorModelFromLive(spec node.Spec, sys LiveSystem, opts ActorOptions) (*
 }
 
 func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight []node.Envelope) (*ActorModel, error) {
-	if opts.Faults.Resets < 0 || opts.Faults.Breaks < 0 || opts.Faults.Drops < 0 {
-		return nil, fmt.Errorf("%w: negative fault budget %+v", ErrActorModel, opts.Faults)
+	if err := opts.Faults.validate(); err != nil {
+		return nil, err
+	}
+	if opts.ClockSkew < 0 {
+		return nil, fmt.Errorf("%w: negative clock skew %v", ErrActorModel, opts.ClockSkew)
 	}
 	if len(inits) == 0 {
 		return nil, fmt.Errorf("%w: no nodes", ErrActorModel)
@@ -422,6 +396,7 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 			}
 		}
 	}
+	m.setClock(&succ{g: g}, 0, nil)
 	g.fp = g.fingerprint()
 	m.start = g
 	return m, nil
@@ -449,9 +424,30 @@ func (m *ActorModel) Fingerprint(g *GlobalState) node.Hash { return g.fp }
 // calls and random source, with the fault budget spent (which enables its
 // reset and break actions), when breaks are enabled the connections, and,
 // when drops are enabled, the drops spent and the datagrams in flight to n
-// (which its drop actions drop).
+// (which its drop actions drop), the timers the virtual clock lets fire
+// (which depends on the other nodes' timers), the stale connections n
+// holds (its writes over them are lost: once it learns of the reset or
+// break, its local actions must be explored again), and, when both kinds
+// of reset are
+// explored, the peers a transport error about n is on its way to: a
+// reset with RST and a silent one leave n in the same local state, and
+// without them the second kind's successor would have n's next local
+// actions (its rejoin) pruned as already explored after the first.
 func (m *ActorModel) LocalFingerprint(g *GlobalState, n int) node.Hash {
-	h := g.nodes[n].hash
+	h := xorHash(g.nodes[n].hash, m.enabledTimerNames(g, n))
+	for _, k := range g.stale {
+		if k.lo == m.ids[n] {
+			h = xorHash(h, mix(tagStale, uint64(k.hi), 1, node.Hash{}))
+		}
+	}
+	if m.opts.Faults.Kinds() == ResetBoth && m.opts.Faults.Resets > 0 {
+		id := m.ids[n]
+		for _, c := range g.chans {
+			if c.from == id && c.to != id && g.teQueued(id, c.to) {
+				h = xorHash(h, mix(tagTold, uint64(c.to), 0, node.Hash{}))
+			}
+		}
+	}
 	if m.opts.Faults.Breaks > 0 {
 		h = xorHash(h, g.connsH)
 	}
@@ -505,7 +501,7 @@ func (m *ActorModel) hashNode(n *actorNode) error {
 // sender, then receiver), datagram deliveries (multisets by sender, then
 // receiver; within one, distinct messages in hash order), then per node in
 // ID order its timers (by name), its first pending call, its declared calls
-// and its reset, then breaks of the open connections in order, then
+// and its resets (with RST first), then breaks of the open connections in order, then
 // datagram drops (in the order of datagram deliveries). A crashed state
 // has none.
 func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action[ActorAction] {
@@ -518,13 +514,19 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 			continue
 		}
 		out = append(out, Action[ActorAction]{Node: i, Act: ActorAction{Kind: ActDeliver, Node: c.to, Peer: c.from, Msg: c.items[0].msg}})
+		if k, ok := c.overtaking(); ok {
+			out = append(out, Action[ActorAction]{Node: i, Act: ActorAction{Kind: ActDeliver, Node: c.to, Peer: c.from, Msg: c.items[k].msg}})
+		}
 	}
 	out = m.appendDgrams(out, g, ActDeliverDatagram)
 	canReset := g.resets < m.opts.Faults.Resets
+	first, _ := m.earliest(g)
 	for i, n := range g.nodes {
 		id := m.ids[i]
 		for _, t := range n.st.Timers {
-			out = m.appendLocal(out, i, ActorAction{Kind: ActTimer, Node: id, Timer: t.Name})
+			if m.timerEnabled(n, id, t, first) {
+				out = m.appendLocal(out, i, ActorAction{Kind: ActTimer, Node: id, Timer: t.Name})
+			}
 		}
 		if len(n.pending) > 0 {
 			out = m.appendLocal(out, i, ActorAction{Kind: ActApp, Node: id, Msg: n.pending[0].msg, Pending: true})
@@ -535,7 +537,7 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 			}
 		}
 		if canReset {
-			out = append(out, Action[ActorAction]{Node: i, Local: true, Fault: true, Act: ActorAction{Kind: ActReset, Node: id, Silent: m.opts.Faults.SilentResets}})
+			out = m.appendResets(out, i, id)
 		}
 	}
 	if g.breaks < m.opts.Faults.Breaks {
@@ -665,14 +667,19 @@ func (m *ActorModel) nextDeliver(g *GlobalState, i int, a ActorAction) (*GlobalS
 	if c == nil {
 		return nil, false
 	}
-	head := c.items[0]
+	head, rest := c.items[0], c.items[1:]
+	if k, ok := c.overtaking(); ok && a.Msg != nil {
+		// A message overtaking late transport errors.
+		head = c.items[k]
+		rest = append(slices.Clone(c.items[:k]), c.items[k+1:]...)
+	}
 	if head.msg == nil && !m.intercept(ActorAction{Kind: ActDeliver, Node: a.Node, Peer: a.Peer}).Handle {
-		// A filter postpones the transport error: it stays at the head of
+		// A filter postpones the transport error: it stays where it is in
 		// the channel, not enabled in this state, as a postponed timer.
 		return nil, false
 	}
 	s := newSucc(g)
-	s.setChan(a.Peer, a.Node, c.items[1:])
+	s.setChan(a.Peer, a.Node, rest)
 	if head.msg != nil {
 		switch v := m.intercept(ActorAction{Kind: ActDeliver, Node: a.Node, Peer: a.Peer, Msg: head.msg}); {
 		case v.Handle:
@@ -680,19 +687,22 @@ func (m *ActorModel) nextDeliver(g *GlobalState, i int, a ActorAction) (*GlobalS
 			return s.g, true
 		default:
 			if a.Peer != a.Node {
-				s.setChan(a.Node, a.Peer, []inflight{{h: teHash}})
-				s.setChan(a.Peer, a.Node, nil)
-				s.disconnect(a.Node, a.Peer)
+				s.breakConn(a.Node, a.Peer, false)
 			}
 			return s.g, true
 		}
 	}
 	ev := node.Event{Kind: node.EventMessage, From: a.Peer, Msg: head.msg, At: n.now}
-	s.setFresh(a.Node, a.Peer, false) // something arrived: established
 	if head.msg == nil {
 		ev = node.Event{Kind: node.EventTransportError, Peer: a.Peer, At: n.now}
-		s.clearStale(a.Node, a.Peer)
-		s.disconnect(a.Node, a.Peer)
+		if g.Stale(a.Node, a.Peer) {
+			// The error is about the connection the node holds; if the
+			// peer has opened a new one since, that one stays open.
+			s.clearStale(a.Node, a.Peer)
+			s.disconnect(a.Node, a.Peer)
+		}
+	} else {
+		// Something arrived: established, bound to this incarnation.
 	}
 	return m.run(g, s, i, n.pending, ev)
 }
@@ -729,16 +739,18 @@ func (m *ActorModel) nextDatagram(g *GlobalState, i int, a ActorAction) (*Global
 }
 
 // nextTimer fires node i's timer a.Timer (not before the node's clock),
-// unless a filter postpones it.
+// unless a filter postpones it or the virtual clock holds it back.
 func (m *ActorModel) nextTimer(g *GlobalState, i int, a ActorAction) (*GlobalState, bool) {
 	n := g.nodes[i]
 	at, ok := n.st.TimerAt(a.Timer)
 	if !ok || !m.intercept(a).Handle {
 		return nil, false
 	}
-	if at.Before(n.now) {
-		at = n.now
+	t := node.Timer{Name: a.Timer, At: at}
+	if first, _ := m.earliest(g); !m.timerEnabled(n, a.Node, t, first) {
+		return nil, false // held back by the virtual clock
 	}
+	at = due(n, t)
 	return m.run(g, newSucc(g), i, n.pending, node.Event{Kind: node.EventTimer, Timer: a.Timer, At: at})
 }
 
@@ -764,65 +776,6 @@ func (m *ActorModel) nextApp(g *GlobalState, i int, a ActorAction) (*GlobalState
 	return m.run(g, newSucc(g), i, pending, node.Event{Kind: node.EventApp, Msg: msg, At: n.now})
 }
 
-// nextReset resets node i, within Faults.Resets: its restart calls become
-// pending, datagrams to it are lost and, unless the reset is silent, every
-// connection of the node breaks with a transport error at its peer.
-func (m *ActorModel) nextReset(g *GlobalState, i int, a ActorAction) (*GlobalState, bool) {
-	n := g.nodes[i]
-	if g.resets >= m.opts.Faults.Resets {
-		return nil, false
-	}
-	pending := m.restartCalls(n, a.Node)
-	s := newSucc(g)
-	s.setFaults(g.resets+1, g.breaks, g.drops)
-	// Datagrams in flight to the node arrive at no one: lost, with or
-	// without RST (a datagram does not outlive its receiver's reset).
-	for _, d := range g.dgrams {
-		if d.to == a.Node {
-			s.setDgrams(d.from, d.to, nil)
-		}
-	}
-	s.clearStaleOf(a.Node)
-	for _, c := range g.conns {
-		var p node.ID
-		switch a.Node {
-		case c.lo:
-			p = c.hi
-		case c.hi:
-			p = c.lo
-		default:
-			continue
-		}
-		switch {
-		case a.Silent && !m.opts.Faults.StaleConnections:
-			// The RST is lost and the connection works on with the new
-			// incarnation.
-		case a.Silent && g.isFresh(a.Node, p):
-			// Nothing has arrived on it yet: its first message will be
-			// accepted by the new incarnation, as a SYN is.
-		case a.Silent && g.channel(p, a.Node) != nil:
-			// The RST is lost, but what is in flight to the node arrives
-			// at an incarnation that never had the connection: dropped,
-			// and the RST answering it reaches p after what the node had
-			// sent it; p's writes until then are lost too.
-			s.disconnect(a.Node, p)
-			s.setChan(p, a.Node, nil)
-			s.appendChan(a.Node, p, inflight{h: teHash})
-			s.markStale(p, a.Node)
-		case a.Silent:
-			// The RST is lost: p keeps a stale connection and learns of
-			// the reset when it next writes to it.
-			s.disconnect(a.Node, p)
-			s.markStale(p, a.Node)
-		default:
-			s.disconnect(a.Node, p)
-			s.setChan(p, a.Node, nil)
-			s.setChan(a.Node, p, []inflight{{h: teHash}})
-		}
-	}
-	return m.run(g, s, i, pending, node.Event{Kind: node.EventReset, At: n.now})
-}
-
 // restartCalls returns the application calls node id receives after a
 // reset (the workload's, else the service's node.Restarter), as pending
 // calls. A call outside the spec is a broken model (ErrInvalidModel).
@@ -844,18 +797,47 @@ func (m *ActorModel) restartCalls(n *actorNode, id node.ID) []inflight {
 	return pending
 }
 
-// nextBreak breaks the connection between a.Node and a.Peer, within
-// Faults.Breaks: both ends get a transport error.
-func (m *ActorModel) nextBreak(g *GlobalState, a ActorAction) (*GlobalState, bool) {
-	if g.breaks >= m.opts.Faults.Breaks || !g.Connected(a.Node, a.Peer) {
-		return nil, false
+// send puts a message from id on the connection to a node to of the
+// snapshot, with the emulator's connection rules (see the package
+// documentation, "Resets and connections").
+func (m *ActorModel) send(s *succ, id, to node.ID, it inflight) {
+	if s.g.Stale(id, to) {
+		// A write over a stale connection: lost, and answered by an RST
+		// (one transport error, however many writes).
+		if !s.g.teQueued(to, id) {
+			s.appendChan(to, id, lateTE)
+		}
+		return
 	}
-	s := newSucc(g)
-	s.setFaults(g.resets, g.breaks+1, g.drops)
-	s.setChan(a.Node, a.Peer, []inflight{{h: teHash}})
-	s.setChan(a.Peer, a.Node, []inflight{{h: teHash}})
-	s.disconnect(a.Node, a.Peer)
-	return s.g, true
+	if k, mark, ok := s.g.syn(id, to); ok && mark&synGhost != 0 {
+		// A connection id's previous incarnation opened: this write opens
+		// a new one, which replaces it at to before its first message
+		// arrives, and its messages are refused.
+		s.refuse(id, to, k)
+	}
+	k, mark, refused := s.g.syn(to, id)
+	refused = refused && mark&synOrphan != 0
+	if refused {
+		// to opened a connection to id's previous incarnation: id's new
+		// incarnation opens its own, and to's is refused when its first
+		// message arrives — lost, and to learns of it after what id
+		// sends now.
+		s.refuse(to, id, k)
+		s.disconnect(id, to)
+	}
+	it.syn = 0
+	if !s.g.Connected(id, to) {
+		s.connect(id, to)
+		if m.tracksSYN(s.g) {
+			it.syn = synFresh
+		}
+	}
+	s.appendChan(id, to, it)
+	if refused {
+		s.appendChan(id, to, lateTE)
+	}
+	// The receiver's stale socket for id, if any, is replaced.
+	s.clearStale(to, id)
 }
 
 // run steps node i with ev on a clone of its state, applies the effects to
@@ -867,6 +849,14 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 	st, err := old.st.Clone(m.spec.New)
 	if err != nil {
 		panic(fmt.Sprintf("consequence: cloning the state of %v: %v", id, err))
+	}
+	if ev.Kind == node.EventReset && !m.opts.AnyOrderTimers {
+		// The virtual clock has reached the latest timer fired: the new
+		// incarnation starts no earlier, and arms its timers from there.
+		// (Other events keep the node's clock, so that deadlines armed
+		// in handlers depend only on the node's own firings and states
+		// do not multiply by the order of other nodes' timers.)
+		ev.At = latest(ev.At, parent.now())
 	}
 	core := m.cores[i].Get().(*node.Core)
 	core.SetState(st, old.now)
@@ -899,20 +889,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 				s.appendChan(id, env.To, inflight{msg: env.Msg, h: h})
 				continue
 			}
-			if s.g.Stale(id, env.To) {
-				// A write over a stale connection: lost, and answered by an
-				// RST (one transport error, however many writes).
-				if !s.g.teQueued(env.To, id) {
-					s.appendChan(env.To, id, inflight{h: teHash})
-				}
-				continue
-			}
-			s.appendChan(id, env.To, inflight{msg: env.Msg, h: h})
-			if s.connect(id, env.To) && m.opts.Faults.StaleConnections {
-				s.setFresh(id, env.To, true)
-			}
-			// The receiver's stale socket for id, if any, is replaced.
-			s.clearStale(env.To, id)
+			m.send(s, id, env.To, inflight{msg: env.Msg, h: h})
 		}
 		return nil
 	}()
@@ -938,6 +915,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		panic(fmt.Sprintf("consequence: hashing the state of %v: %v", id, err))
 	}
 	s.setNode(i, n)
+	m.setClock(s, i, old)
 	return s.g, true
 }
 

@@ -414,8 +414,10 @@ func TestActorFingerprint(t *testing.T) {
 	}
 }
 
-// TestActorFaults: a reset with RST discards the connection's messages and
-// queues a transport error for the peer; a break does so both ways.
+// TestActorFaults: a reset with RST keeps what the node had sent and
+// queues a transport error for the peer after it (the emulator delivers
+// both); a break discards what is in flight and queues a transport error
+// both ways.
 func TestActorFaults(t *testing.T) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	wl := func(id node.ID, restart bool) []node.Message {
@@ -431,13 +433,13 @@ func TestActorFaults(t *testing.T) {
 		t.Fatal("no connection after a send")
 	}
 	r := apply(t, m, g, "n2 reset rst")
-	if got := r.InFlight(2, 1); len(got) != 1 || got[0].Msg != nil {
-		t.Fatalf("2->1 after reset: %v", got)
+	if got := r.InFlight(2, 1); len(got) != 2 || got[0].Msg == nil || got[1].Msg != nil {
+		t.Fatalf("2->1 after reset: %v, want the Join then a transport error", got)
 	}
 	if r.Connected(1, 2) || len(r.Pending(2)) != 1 || r.Resets() != 1 {
 		t.Fatalf("after reset: connected %v, pending %v, resets %d", r.Connected(1, 2), r.Pending(2), r.Resets())
 	}
-	r = apply(t, m, r, "n1 transport-error from n2")
+	r = apply(t, m, apply(t, m, r, "n1 deliver randtree.Join from n2"), "n1 transport-error from n2")
 	for _, a := range m.Actions(r, nil) {
 		if a.Act.Kind == consequence.ActReset {
 			t.Fatalf("reset budget exceeded: %v", a.Act)

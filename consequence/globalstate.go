@@ -41,17 +41,19 @@ type GlobalState struct {
 	conns []connKey
 	// connsH is connsComponent(conns), kept with it.
 	connsH node.Hash
-	// stale are the connections a silent reset left behind, as (holder,
-	// reset node) pairs, sorted: the holder still believes it open, and its
-	// next write over it is answered by an RST (see ActorModel).
+	// stale are the connections a reset or a break left behind, as
+	// (holder, other end) pairs, sorted: the holder still believes them
+	// open; its writes over them are lost, and the first is answered by an
+	// RST unless a transport error is on its way already (see Stale).
 	stale  []connKey
 	staleH node.Hash
-	// fresh are the open connections (ordered pairs, sorted) a send opened
-	// and on which nothing has arrived yet (tracked with
-	// Faults.StaleConnections only): the first message is still on its
-	// way, so a silent reset of the receiver does not break them.
-	fresh  []connKey
-	freshH node.Hash
+	// clockH is the virtual clock's fingerprint component (the timers'
+	// relative due times; see clockComponent).
+	clockH node.Hash
+	// first is when the earliest timer is due (if hasFirst), cached for
+	// the clock rule of models without filters.
+	first    time.Time
+	hasFirst bool
 	// resets, breaks and drops count the faults injected along the path.
 	resets, breaks, drops int
 	crash                 *Crash
@@ -108,6 +110,9 @@ type dgramSet struct {
 type inflight struct {
 	msg node.Message
 	h   node.Hash
+	// syn marks the first message of a connection (see synState); zero
+	// on every other item.
+	syn synState
 }
 
 // connKey is an open connection between two nodes of the snapshot, lo < hi.
@@ -126,11 +131,40 @@ const (
 	tagDgram
 	tagDrops
 	tagStale
-	tagFresh
+	tagTold
+	tagClock
 )
 
 // teHash is the hash of a transport-error marker on a channel.
 var teHash = node.Hash{Hi: 0x9e3779b97f4a7c15, Lo: 0xc2b2ae3d27d4eb4f}
+
+// lateHash marks a late transport error: the RST answering a message that
+// reached a node which no longer holds its connection. It follows what
+// the node had sent before, but the node's later messages travel while
+// the RST is on its way and may overtake it (the emulator delivers them
+// first when they leave less than a one-way latency after it), so a
+// message behind late errors at the head of a channel is deliverable too.
+var lateHash = node.Hash{Hi: 0x7f4a7c159e3779b9, Lo: 0x27d4eb4fc2b2ae3d}
+
+// lateTE is a late transport error (lateHash).
+var lateTE = inflight{h: lateHash}
+
+// isLate reports whether it is a late transport error.
+func (it inflight) isLate() bool { return it.msg == nil && it.h == lateHash }
+
+// overtaking returns the position of the message behind the late
+// transport errors heading c, if there is one (see lateHash).
+func (c *channel) overtaking() (int, bool) {
+	for k, it := range c.items {
+		switch {
+		case it.msg != nil:
+			return k, k > 0
+		case !it.isLate():
+			return 0, false
+		}
+	}
+	return 0, false
+}
 
 // mix hashes a component hash with its position (tag and up to two words).
 func mix(tag uint64, a, b uint64, h node.Hash) node.Hash {
@@ -156,7 +190,7 @@ func hashList(tag uint64, base node.Hash, items []inflight) node.Hash {
 	buf = binary.LittleEndian.AppendUint64(buf, base.Hi^tag)
 	buf = binary.LittleEndian.AppendUint64(buf, base.Lo)
 	for _, it := range items {
-		buf = binary.LittleEndian.AppendUint64(buf, it.h.Hi)
+		buf = binary.LittleEndian.AppendUint64(buf, it.h.Hi^synSalt[it.syn&synMask])
 		buf = binary.LittleEndian.AppendUint64(buf, it.h.Lo)
 	}
 	r := xxh3.Hash128(buf)
@@ -198,8 +232,6 @@ func cmpHash(a, b node.Hash) int {
 func connsComponent(conns []connKey) node.Hash { return pairsComponent(tagConns, conns) }
 
 func staleComponent(stale []connKey) node.Hash { return pairsComponent(tagStale, stale) }
-
-func freshComponent(fresh []connKey) node.Hash { return pairsComponent(tagFresh, fresh) }
 
 func pairsComponent(tag uint64, conns []connKey) node.Hash {
 	if len(conns) == 0 {
@@ -244,7 +276,7 @@ func (g *GlobalState) fingerprint() node.Hash {
 	}
 	fp = xorHash(fp, g.connsH)
 	fp = xorHash(fp, g.staleH)
-	fp = xorHash(fp, g.freshH)
+	fp = xorHash(fp, g.clockH)
 	fp = xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops))
 	return xorHash(fp, crashComponent(g.crash))
 }
@@ -253,8 +285,10 @@ func (g *GlobalState) fingerprint() node.Hash {
 // every component (a node's local state, a non-empty channel's content, a
 // non-empty datagram multiset's content — its items in hash order, so the
 // order datagrams were sent in does not matter —, the connections, the
-// fault counters, a crash) mixed with its position. Timer
-// deadlines and node clocks are not part of it (see node.State).
+// fault counters, a crash) mixed with its position, and, unless
+// ActorOptions.AnyOrderTimers, the timers' due times relative to the
+// earliest one (the virtual clock's state). Absolute deadlines and node
+// clocks are not part of it (see node.State).
 func (g *GlobalState) Fingerprint() node.Hash { return g.fp }
 
 // Nodes implements node.View: the IDs of the nodes in the snapshot,
@@ -598,7 +632,6 @@ func (s *succ) disconnect(a, b node.ID) {
 		return
 	}
 	s.setConns(slices.Delete(slices.Clone(s.g.conns), i, i+1))
-	s.setFresh(a, b, false)
 }
 
 func (s *succ) setStale(stale []connKey) {
@@ -632,34 +665,11 @@ func (s *succ) clearStaleOf(holder node.ID) {
 	s.setStale(slices.DeleteFunc(slices.Clone(s.g.stale), func(k connKey) bool { return k.lo == holder }))
 }
 
-// setFresh marks the connection between a and b as opened with nothing
-// arrived on it yet (on), or as established (off).
-func (s *succ) setFresh(a, b node.ID, on bool) {
-	k := ordered(a, b)
-	i, ok := slices.BinarySearchFunc(s.g.fresh, k, cmpConn)
-	if ok == on {
-		return
-	}
-	var fresh []connKey
-	if on {
-		fresh = slices.Insert(slices.Clone(s.g.fresh), i, k)
-	} else {
-		fresh = slices.Delete(slices.Clone(s.g.fresh), i, i+1)
-	}
-	s.g.fp = xorHash(s.g.fp, s.g.freshH)
-	s.g.fresh, s.g.freshH = fresh, freshComponent(fresh)
-	s.g.fp = xorHash(s.g.fp, s.g.freshH)
-}
-
-// isFresh reports whether the connection between a and b was opened and
-// nothing has arrived on it yet.
-func (g *GlobalState) isFresh(a, b node.ID) bool {
-	_, ok := slices.BinarySearchFunc(g.fresh, ordered(a, b), cmpConn)
-	return ok
-}
-
 // Stale reports whether holder keeps a stale connection to peer: one that
-// peer's silent reset left behind and that holder has not written to yet.
+// peer's reset or a break left behind and that holder has not learned of
+// yet (no transport error about it has reached holder, holder has not
+// written to it since a silent reset, and peer has not opened a new one).
+// Holder's writes to peer are lost meanwhile.
 func (g *GlobalState) Stale(holder, peer node.ID) bool {
 	_, ok := slices.BinarySearchFunc(g.stale, connKey{holder, peer}, cmpConn)
 	return ok

@@ -35,7 +35,7 @@ func TestRandTreePrediction(t *testing.T) {
 	if e := out.Exhaustive; e.Found || e.Unique != 3000 || e.Stop != "state budget" {
 		t.Fatalf("exhaustive search from the initial state: %+v", e)
 	}
-	if b := out.LiveBFS; !b.Found || b.Depth != 5 || b.Unique != 809 {
+	if b := out.LiveBFS; !b.Found || b.Depth != 5 || b.Unique != 309 {
 		t.Fatalf("bfs from the live state: %+v", b)
 	}
 	if c := out.InitialPrediction; c.Found || c.Stop != "completed" || c.Unique != 112 {

@@ -75,8 +75,10 @@ func chordController(t *testing.T, spec node.Spec, noArrivals bool) *steering.Co
 // (chord.State.Arrivals: IDs placed just after it, joining through it)
 // predicts the paper's Figure 11 — both join at once, n30 answers both,
 // takes both UpdatePreds, and the stabilize of the higher one learns of
-// the lower — in nine steps from the joiners' lookups in flight (two
-// more variants of the same length end with a lookup's late reply).
+// the lower — in nine steps from the joiners' lookups in flight; a second
+// variant, ten steps long, starts with n30's stabilize and a joiner's join
+// retry (the explorer's virtual clock orders the timers: the variants of
+// any-order timers are gone).
 // Without the environment the round predicts nothing, and with the
 // paper's correction neither.
 func TestRoundPredictsFigure11FromArrivals(t *testing.T) {
@@ -114,8 +116,8 @@ func TestRoundPredictsFigure11FromArrivals(t *testing.T) {
 	found := false
 	for i, p := range rep.Predictions {
 		t.Logf("prediction %d: %v", i, p)
-		if p.Property != chord.NodeOrdering || len(p.Path) != 9 || p.Err == nil || p.Err.Error() != wantErr || p.Arrivals != steering.DefaultArrivals {
-			t.Errorf("prediction %d: %s at depth %d (%v) with %d arrivals, want NodeOrdering at depth 9 (%s) with 2", i, p.Property, len(p.Path), p.Err, p.Arrivals, wantErr)
+		if wantLen := []int{9, 10}[min(i, 1)]; p.Property != chord.NodeOrdering || len(p.Path) != wantLen || p.Err == nil || p.Err.Error() != wantErr || p.Arrivals != steering.DefaultArrivals {
+			t.Errorf("prediction %d: %s at depth %d (%v) with %d arrivals, want NodeOrdering at depth %d (%s) with 2", i, p.Property, len(p.Path), p.Err, p.Arrivals, wantLen, wantErr)
 		}
 		var path []string
 		for _, a := range p.Path {
@@ -123,8 +125,8 @@ func TestRoundPredictsFigure11FromArrivals(t *testing.T) {
 		}
 		found = found || strings.Join(path, "; ") == want
 	}
-	if len(rep.Predictions) != 3 || !found {
-		t.Errorf("%d predictions in %d states, want 3 with Figure 11's path %s", len(rep.Predictions), rep.States, want)
+	if len(rep.Predictions) != 2 || !found {
+		t.Errorf("%d predictions in %d states, want 2 with Figure 11's path %s", len(rep.Predictions), rep.States, want)
 	}
 
 	off, err := chordController(t, spec, true).Round(ctx, snap)

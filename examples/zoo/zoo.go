@@ -14,7 +14,7 @@
 //	cache    reordering                      NoStaleRead      5  (3 nodes)
 //	lease    lease, reset-rst, reset-silent  OneHolder        7  (3 nodes, 1 reset)*
 //	lockd    break                           MutualExclusion  8  (3 nodes, 1 break)
-//	logship  reset-rst, reset-silent         FollowerPrefix   6  (2 nodes, 1 reset)
+//	logship  reset-rst, reset-silent         FollowerPrefix   8  (2 nodes, 1 reset)
 //	meter    datagram-loss, partition        NoDoubleBilling  4  (2 nodes, 1 drop)
 //	retry    timer-race                      LockBacked       10 (4 nodes)
 //

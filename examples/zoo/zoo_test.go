@@ -19,17 +19,19 @@ var found = map[string]int{
 	"cache":   5,
 	"lease":   7,
 	"lockd":   8,
-	"logship": 6,
+	"logship": 8,
 	"meter":   4,
 	"retry":   10,
 }
 
-// timerOrder lists the cases whose fixed twins are safe only when timers
-// fire in deadline order. Today's explorer fires them in any order and
-// reports a violation on the twin (lease: the grantor's "expire" before
-// the holder's earlier "lapse", depth 8), so TestTwinsClean skips them
-// until the explorer has a virtual clock; package lease tests its twin
-// under the timing deadline order gives it.
+// timerOrder lists the cases whose fixed twins are safe only under real
+// timing, which the explorer's virtual clock does not yet give them. Lease:
+// a delivery does not move the receiver's clock, and a reset starts the
+// node at the snapshot's latest clock, so after a reset of a holder its
+// lapse can be due more than the clock skew after the grantor's expire —
+// the twin is reported violated at depth 9 (n2 reset rst, granted again,
+// n1's expire, n3 granted). TestTwinsClean skips them; package lease tests
+// its twin under the timing deadline order and causality give it.
 var timerOrder = map[string]bool{"lease": true}
 
 // also pins further fault budgets under which a case's bug is found (at
@@ -45,7 +47,7 @@ var also = map[string][]struct {
 	"logship": {
 		{consequence.Faults{Resets: 1, SilentResets: true}, 7, 12},
 		{consequence.Faults{Resets: 1, SilentResets: true, StaleConnections: true}, 7, 10},
-		{consequence.Faults{Breaks: 1}, 7, 10},
+		{consequence.Faults{Breaks: 1}, 9, 10},
 	},
 }
 

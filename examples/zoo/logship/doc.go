@@ -33,10 +33,12 @@
 // # What finds it
 //
 // From the initial state of the leader and one follower, breadth-first
-// search finds FollowerPrefix violated at depth 6 with one reset with
-// RST:
+// search finds FollowerPrefix violated at depth 8 with one reset with
+// RST (the leader's; what a node sent before its reset is still
+// delivered, as TCP and the emulator deliver it):
 //
-//	n1 timer append; n2 app Join; n1 deliver Hello from n2; n2 reset rst;
+//	n1 timer append; n2 app Join; n1 deliver Hello from n2;
+//	n2 deliver Entry from n1; n1 reset rst; n2 transport-error from n1;
 //	n1 timer append; n2 deliver Entry from n1
 //
 // at depth 7 with one silent reset (in flight to the old incarnation,
@@ -47,7 +49,7 @@
 //
 // at depth 7 with a silent reset as TCP makes it (Faults.StaleConnections:
 // the leader resets and ships entry 1 again behind the old incarnation's
-// copy, which the follower appends twice) and at depth 7 with one broken
+// copy, which the follower appends twice) and at depth 9 with one broken
 // connection. The fixed twin has no violation within depth 12 under any
 // of them. In emulation, churn of a follower shows the bug: five nodes
 // with churn 1/min violate FollowerPrefix within three minutes for each of

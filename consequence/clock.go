@@ -1,0 +1,205 @@
+package consequence
+
+import (
+	"time"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// DefaultClockSkew is the bound on clock skew between nodes when
+// ActorOptions.ClockSkew is zero: a timer may fire while another node's
+// timer due up to this much earlier is still pending. It is well above the
+// offsets of clocks kept by NTP (a few to tens of milliseconds) and of the
+// checkpoint times of one gathered snapshot, so orders a deployment can
+// show are explored, and well below the periods and timeouts protocols
+// use (a second and more), so a lease or timeout is not reported broken by
+// an order no clock shows.
+const DefaultClockSkew = 100 * time.Millisecond
+
+// The virtual clock (MODIST's, after its Section 4): a node's clock moves
+// to a timer's deadline when the timer fires (a deadline already past
+// fires at the node's clock), and to the latest clock of the snapshot when
+// it resets. Among a node's timers, only
+// the ones due first may fire; across nodes, a timer may fire only if it
+// is due no later than the earliest timer of the whole snapshot plus the
+// skew bound. Deliveries are not constrained: network delay is unbounded,
+// so a message may arrive before or after any timer.
+
+// now returns the virtual clock of g: the latest clock of its nodes (a
+// node's clock is where its last timer fired, or the snapshot's time). A
+// reset happens at it, so the new incarnation arms its timers from the
+// time the run has reached, not from its predecessor's last firing.
+func (g *GlobalState) now() time.Time {
+	var t time.Time
+	for _, n := range g.nodes {
+		t = latest(t, n.now)
+	}
+	return t
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// due is when node n's timer t fires: its deadline, or the node's clock if
+// that is past.
+func due(n *actorNode, t node.Timer) time.Time {
+	if t.At.Before(n.now) {
+		return n.now
+	}
+	return t.At
+}
+
+// clockSkew returns the skew bound of the virtual clock.
+func (m *ActorModel) clockSkew() time.Duration {
+	if m.opts.ClockSkew == 0 {
+		return DefaultClockSkew
+	}
+	return m.opts.ClockSkew
+}
+
+// passes reports whether the filters let node id's timer name fire.
+func (m *ActorModel) passes(id node.ID, name string) bool {
+	return m.intercept(ActorAction{Kind: ActTimer, Node: id, Timer: name}).Handle
+}
+
+// earliest returns when the first timer of g that the filters let fire
+// is due, if there is one (a postponed timer does not hold the others
+// back).
+func (m *ActorModel) earliest(g *GlobalState) (time.Time, bool) {
+	if m.opts.Intercept == nil {
+		return g.first, g.hasFirst
+	}
+	return m.earliestFiltered(g)
+}
+
+// earliestFiltered computes earliest, asking the filters.
+func (m *ActorModel) earliestFiltered(g *GlobalState) (time.Time, bool) {
+	var first time.Time
+	found := false
+	for i, n := range g.nodes {
+		for _, t := range n.st.Timers {
+			if d := due(n, t); (!found || d.Before(first)) && m.passes(m.ids[i], t.Name) {
+				first, found = d, true
+			}
+		}
+	}
+	return first, found
+}
+
+// timerEnabled reports whether node i's timer t may fire in a state whose
+// earliest timer is due at first (see the virtual clock above): it must
+// be due no later than the node's other timers the filters let fire, and
+// no later than first plus the skew bound.
+func (m *ActorModel) timerEnabled(n *actorNode, id node.ID, t node.Timer, first time.Time) bool {
+	if m.opts.AnyOrderTimers {
+		return true
+	}
+	d := due(n, t)
+	if d.After(first.Add(m.clockSkew())) {
+		return false
+	}
+	for _, u := range n.st.Timers {
+		if due(n, u).Before(d) && m.passes(id, u.Name) {
+			return false
+		}
+	}
+	return true
+}
+
+// clockComponent is the virtual clock's contribution to the fingerprint:
+// every timer's due time relative to the earliest one (so that states
+// whose timers are all shifted by the same time merge), as the XOR of one
+// hash per timer, so that a step of one node updates it by that node's
+// timers alone while the earliest stays put. Node clocks, which only set
+// the deadlines of timers a node arms later, are left out so that states
+// do not multiply. Zero with AnyOrderTimers.
+func (m *ActorModel) clockComponent(g *GlobalState, first time.Time) node.Hash {
+	var h node.Hash
+	for i, n := range g.nodes {
+		h = xorHash(h, timersComponent(m.ids[i], n, first))
+	}
+	return h
+}
+
+// timersComponent is node id's part of the clock component.
+func timersComponent(id node.ID, n *actorNode, first time.Time) node.Hash {
+	var h node.Hash
+	for _, t := range n.st.Timers {
+		h = xorHash(h, mix(tagClock, uint64(id), uint64(due(n, t).Sub(first)), node.Hash{Hi: nameHash(t.Name)}))
+	}
+	return h
+}
+
+// nameHash is FNV-1a of a timer name (its place in the clock component).
+func nameHash(name string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint64(name[i])) * 1099511628211
+	}
+	return h
+}
+
+// firstDue returns when g's earliest timer is due, if it has one.
+func firstDue(g *GlobalState) (time.Time, bool) {
+	var first time.Time
+	found := false
+	for _, n := range g.nodes {
+		for _, t := range n.st.Timers {
+			if d := due(n, t); !found || d.Before(first) {
+				first, found = d, true
+			}
+		}
+	}
+	return first, found
+}
+
+// setClock updates the state's clock component and its cached earliest
+// timer (without filters: a model with filters asks them instead) after
+// node i changed from old (nil: the state is new).
+func (m *ActorModel) setClock(s *succ, i int, old *actorNode) {
+	if m.opts.AnyOrderTimers {
+		return
+	}
+	parentFirst, parentHas := s.g.first, s.g.hasFirst
+	s.g.first, s.g.hasFirst = firstDue(s.g)
+	var h node.Hash
+	switch {
+	case !s.g.hasFirst:
+	case old != nil && parentHas && parentFirst.Equal(s.g.first):
+		id := m.ids[i]
+		h = xorHash(xorHash(s.g.clockH, timersComponent(id, old, s.g.first)), timersComponent(id, s.g.nodes[i], s.g.first))
+	default:
+		h = m.clockComponent(s.g, s.g.first)
+	}
+	s.g.fp = xorHash(xorHash(s.g.fp, s.g.clockH), h)
+	s.g.clockH = h
+}
+
+// enabledTimerNames hashes the names of node i's timers that may fire in
+// g, for its local fingerprint: whether a timer may fire depends on the
+// other nodes' timers, and consequence prediction must not prune a timer
+// as explored in a state where the clock held it back.
+func (m *ActorModel) enabledTimerNames(g *GlobalState, i int) node.Hash {
+	n := g.nodes[i]
+	if m.opts.AnyOrderTimers || len(n.st.Timers) == 0 {
+		return node.Hash{}
+	}
+	first, ok := m.earliest(g)
+	if !ok {
+		return node.Hash{}
+	}
+	var h node.Hash
+	for _, t := range n.st.Timers {
+		if m.timerEnabled(n, m.ids[i], t, first) {
+			r := xxh3.HashString128(t.Name)
+			h = xorHash(h, mix(tagClock, 1, 0, node.Hash{Hi: r.Hi, Lo: r.Lo}))
+		}
+	}
+	return h
+}

@@ -1,0 +1,102 @@
+package consequence
+
+import "fmt"
+
+// Faults bound the faults the explorer injects along one path. The zero
+// value injects none. What a fault does is what the emulator does (package
+// emulation, which follows TCP); see the package documentation, "Resets and
+// connections", for the rules.
+type Faults struct {
+	// Resets is the most node resets along a path. A reset is a local
+	// action of the reset node: its state is lost (a fresh service value,
+	// Init runs again, timers are gone, the random source carries on), its
+	// pending application calls are replaced by its restart calls (see
+	// ActorOptions.Workload and node.Restarter), what is in flight to it
+	// is lost (except the first messages of a connection a peer opened
+	// that have not arrived yet: they reach the new incarnation, as a SYN
+	// does), and what it had sent is still delivered. With an RST, every
+	// peer holding a connection to it gets a transport error after what
+	// the node had sent it, and the peer's writes until then are lost; a
+	// silent reset (the RST is lost) leaves the peers stale connections
+	// (with StaleConnections; without, they keep working).
+	// ResetKinds says which kinds a search explores.
+	Resets int
+	// ResetKinds are the kinds of reset explored: ResetRST, ResetSilent
+	// or both (ResetBoth: two actions per node, the RST one first). Zero
+	// means what SilentResets says: silent resets if it is set, else
+	// resets with RST, as before ResetKinds existed.
+	ResetKinds ResetKinds
+	// SilentResets makes resets silent when ResetKinds is zero (the
+	// paper's Figure 2 power failure); ResetKinds overrides it.
+	SilentResets bool
+	// StaleConnections makes a silent reset what TCP and the emulator make
+	// of it (see the package documentation, "Resets and connections"):
+	// each peer's connection to the reset node goes stale, what the peer
+	// had in flight to the node is dropped and answered by an RST, and the
+	// peer's next write over an idle one is lost and answered by a
+	// transport error. Without it a silent reset is an over-approximation
+	// no run does: the peers' connections keep working with the new
+	// incarnation, which also receives what was in flight to the node, so
+	// the peers may never learn of the reset. Steering rounds set it for
+	// their liveness walks (an undetectable reset is a dead end no run
+	// reaches); their safety searches leave it off, since it takes a Chord
+	// round 2.7 times the states to reach the paper's Figure 10
+	// (docs/ARCHITECTURE.md). Resets with RST are always faithful.
+	StaleConnections bool
+	// Breaks is the most connection breaks along a path. Breaking the open
+	// connection between a and b discards the messages in flight both ways
+	// and queues a transport error for each end; each end's writes until
+	// its transport error arrives are lost (the emulator's broken
+	// connection). It is a local action of both ends (two actions with the
+	// same successor), so consequence prediction expands it whenever
+	// either end shows a new local state: the break that matters is often
+	// right after the end with the higher ID changed (the paper's Figure
+	// 10).
+	Breaks int
+	// Drops is the most datagrams dropped along a path. Dropping a datagram
+	// in flight from p to n (ActDropDatagram) removes it from the multiset
+	// p → n for good: the network lost it, and nobody is told. It is a local
+	// action of the receiver n; so that consequence prediction considers a
+	// drop whenever there is a new datagram to drop, n's local fingerprint
+	// then covers the datagrams in flight to n and the drops spent (which
+	// also means n's timers and calls are expanded again when its incoming
+	// datagrams change). Datagrams are also lost, outside this budget, when
+	// their receiver resets.
+	Drops int
+}
+
+// ResetKinds is a set of kinds of reset (Faults.ResetKinds).
+type ResetKinds uint8
+
+// The kinds of reset.
+const (
+	// ResetRST is a reset whose RST reaches the peers.
+	ResetRST ResetKinds = 1 << iota
+	// ResetSilent is a reset whose RST is lost (a power failure).
+	ResetSilent
+	// ResetBoth explores both kinds of reset.
+	ResetBoth = ResetRST | ResetSilent
+)
+
+// Kinds returns the kinds of reset f explores: ResetKinds, or, when it is
+// zero, ResetSilent if SilentResets is set and ResetRST otherwise.
+func (f Faults) Kinds() ResetKinds {
+	switch {
+	case f.ResetKinds != 0:
+		return f.ResetKinds
+	case f.SilentResets:
+		return ResetSilent
+	}
+	return ResetRST
+}
+
+// validate reports a fault budget the model cannot explore.
+func (f Faults) validate() error {
+	if f.Resets < 0 || f.Breaks < 0 || f.Drops < 0 {
+		return fmt.Errorf("%w: negative fault budget %+v", ErrActorModel, f)
+	}
+	if f.ResetKinds&^ResetBoth != 0 {
+		return fmt.Errorf("%w: unknown reset kinds %#x", ErrActorModel, uint8(f.ResetKinds))
+	}
+	return nil
+}
