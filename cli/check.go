@@ -87,6 +87,7 @@ type livenessOutput struct {
 // checkFlags are the flags of 'crystalball check'.
 type checkFlags struct {
 	service, model, strategy, fix, weights           string
+	resetKinds                                       string
 	nodes, rms, maxDepth, maxStates, resets, breaks  int
 	fullDepth                                        int
 	walks, dmax, dinit, periphery, workers, suspects int
@@ -112,6 +113,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.Var(durationValue{&f.budget}, "budget", "wall-time budget (e.g. 30s; 0: none)")
 	fs.IntVar(&f.resets, "resets", 0, "node resets allowed along a path")
 	fs.BoolVar(&f.silent, "silent", false, "resets are silent (the RST is lost)")
+	fs.StringVar(&f.resetKinds, "reset-kinds", "", "kinds of reset one search explores: rst, silent or both (default: silent with --silent, else rst)")
 	fs.IntVar(&f.breaks, "breaks", 0, "connection breaks allowed along a path")
 	fs.StringVar(&f.fix, "fix", "", "service corrections to apply: all, or a comma-separated list")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the node random sources and the random walks")
@@ -136,6 +138,11 @@ func (f *checkFlags) check() error {
 	w, err := parseWeights(f.weights)
 	if err != nil {
 		return err
+	}
+	if f.resetKinds != "" {
+		if _, err := consequence.ParseResetKinds(f.resetKinds); err != nil {
+			return usagef("--reset-kinds: %q is not rst, silent or both", f.resetKinds)
+		}
 	}
 	f.weight = w
 	f.walk = f.strategy == "walk"
@@ -263,12 +270,15 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 		return checkOutput{}, err
 	}
 	faults := consequence.Faults{Resets: f.resets, SilentResets: f.silent, Breaks: f.breaks}
+	if f.resetKinds != "" {
+		faults.ResetKinds, _ = consequence.ParseResetKinds(f.resetKinds) // checked by check()
+	}
 	m, err := serviceModel(svc, f.nodes, f.seed, faults)
 	if err != nil {
 		return checkOutput{}, err
 	}
 	out := checkOutput{Format: checkFormat, Target: f.service, Options: svc.options, Nodes: f.nodes, Seed: f.seed,
-		Faults: fmt.Sprintf("resets=%d silent=%v breaks=%d", f.resets, f.silent, f.breaks),
+		Faults: fmt.Sprintf("resets=%d kinds=%v breaks=%d", f.resets, faults.Kinds(), f.breaks),
 		Fix:    f.fix, Resets: f.resets, Silent: f.silent, Breaks: f.breaks}
 	if f.walk {
 		out.Strategy = "walk"

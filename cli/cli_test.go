@@ -43,6 +43,8 @@ func TestBadInputIsAOneLineUsageError(t *testing.T) {
 		{[]string{"experiment", "randtree-liveness"}, "--seed is required"},
 		{[]string{"experiment", "randtree-liveness", "--seed", "1", "--runs", "0"}, "--runs and --workers must be positive"},
 		{[]string{"emulate", "--mode", "sideways"}, `--mode: "sideways" is not off, debug or steer`},
+		{[]string{"check", "--resets", "1", "--reset-kinds", "some"}, `--reset-kinds: "some" is not rst, silent or both`},
+		{[]string{"experiment", "randtree-churn", "--reset-kinds", "none"}, `--reset-kinds: "none" is not rst, silent or both`},
 	}
 	for _, c := range cases {
 		expectUsageError(t, c.args, c.want)

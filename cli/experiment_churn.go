@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/experiments"
 )
 
@@ -19,6 +20,7 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	configs := fs.String("configs", "off,immediate,steer+immediate", "configurations to run, a comma list")
 	maxInterventions := fs.Int("max-interventions", experiments.DefaultChurnMaxInterventions, "times per minute the same kind of event may be kept from a handler before it runs anyway (negative: no bound)")
 	breakConn := fs.Bool("break-connection", false, "filters and vetoes also break the connection to a dropped message's sender (the paper's TCP reset)")
+	resetKinds := fs.String("reset-kinds", "silent", "kinds of reset a steering round explores: rst, silent or both")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	setUsage(fs, "experiment randtree-churn [flags]", "The paper's §5.4.1: RandTree under churn without CrystalBall, with the immediate safety check only, and with execution steering plus the check.")
 	if err := parseFlags(fs, args); err != nil {
@@ -28,12 +30,16 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--churn: %v", err)
 	}
+	kinds, err := consequence.ParseResetKinds(*resetKinds)
+	if err != nil {
+		return usagef("--reset-kinds: %q is not rst, silent or both", *resetKinds)
+	}
 	heal := min(*duration/4, 5*time.Minute)
 	if *nodes <= 0 || *nodes > 1000 || *maxStates <= 0 || *snapEvery <= 0 || *duration-heal <= experiments.ChurnWarmup {
 		return usagef("--nodes must be in 1..1000, --max-states and --snapshots positive, --duration longer than %v", experiments.ChurnWarmup+heal)
 	}
 	cfg := experiments.ChurnConfig{Nodes: *nodes, Duration: *duration, ChurnPerMinute: rate, Seed: *seed, Snapshots: *snapEvery,
-		MaxStates: *maxStates, MaxInterventions: *maxInterventions, BreakConnection: *breakConn, Configs: splitList(*configs)}
+		MaxStates: *maxStates, MaxInterventions: *maxInterventions, BreakConnection: *breakConn, ResetKinds: kinds, Configs: splitList(*configs)}
 	if rate == 0 {
 		cfg.ChurnPerMinute = -1 // none
 	}

@@ -2,6 +2,7 @@ package consequence_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -65,5 +66,18 @@ func TestZeroOptionsMeanDefaults(t *testing.T) {
 	}
 	if _, now, _ := za.Start().NodeState(node.ID(1)); !now.Equal(consequence.DefaultStart) {
 		t.Errorf("zero ActorOptions.Start: clock %v, want DefaultStart %v", now, consequence.DefaultStart)
+	}
+}
+
+// ResetKinds print as they parse; anything else is refused.
+func TestResetKindsNames(t *testing.T) {
+	for _, k := range []consequence.ResetKinds{consequence.ResetRST, consequence.ResetSilent, consequence.ResetBoth} {
+		got, err := consequence.ParseResetKinds(k.String())
+		if err != nil || got != k {
+			t.Errorf("ParseResetKinds(%q) = %v, %v", k.String(), got, err)
+		}
+	}
+	if _, err := consequence.ParseResetKinds("none"); !errors.Is(err, consequence.ErrInvalidOptions) {
+		t.Errorf("ParseResetKinds(none): %v", err)
 	}
 }

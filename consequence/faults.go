@@ -100,3 +100,29 @@ func (f Faults) validate() error {
 	}
 	return nil
 }
+
+// String returns "rst", "silent", "both" or "none".
+func (k ResetKinds) String() string {
+	switch k {
+	case ResetRST:
+		return "rst"
+	case ResetSilent:
+		return "silent"
+	case ResetBoth:
+		return "both"
+	case 0:
+		return "none"
+	}
+	return fmt.Sprintf("reset-kinds(%#x)", uint8(k))
+}
+
+// ParseResetKinds parses the names String returns but "none": "rst",
+// "silent" or "both".
+func ParseResetKinds(name string) (ResetKinds, error) {
+	for _, k := range []ResetKinds{ResetRST, ResetSilent, ResetBoth} {
+		if k.String() == name {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown reset kinds %q (want rst, silent or both)", ErrInvalidOptions, name)
+}

@@ -68,6 +68,10 @@ type ChurnConfig struct {
 	// BreakConnection makes filters and vetoes also break the connection
 	// to a dropped message's sender (the paper's TCP reset).
 	BreakConnection bool
+	// ResetKinds are the kinds of reset a steering round explores (its
+	// one reset per path); zero means silent resets, the paper's Figure 2
+	// power failure.
+	ResetKinds consequence.ResetKinds
 	// Configs names the configurations to run, of ChurnConfigs (nil: all).
 	Configs []string
 	// Progress, when non-nil, gets a line as each configuration starts.
@@ -119,6 +123,7 @@ type ChurnResult struct {
 	Seed           uint64  `json:"seed"`
 	Snapshots      string  `json:"snapshot_interval"`
 	MaxStates      int     `json:"max_states"`
+	ResetKinds     string  `json:"reset_kinds"`
 	// Runs has a run per configuration run, in ChurnConfigs order.
 	Runs []ChurnRun `json:"runs"`
 }
@@ -178,7 +183,8 @@ func RandTreeChurn(ctx context.Context, cfg ChurnConfig) (*ChurnResult, error) {
 		return nil, err
 	}
 	out := &ChurnResult{Format: ChurnFormat, Experiment: "randtree-churn", Nodes: cfg.Nodes, Duration: cfg.Duration.String(),
-		ChurnPerMinute: max(cfg.ChurnPerMinute, 0), Seed: cfg.Seed, Snapshots: cfg.Snapshots.String(), MaxStates: cfg.MaxStates}
+		ChurnPerMinute: max(cfg.ChurnPerMinute, 0), Seed: cfg.Seed, Snapshots: cfg.Snapshots.String(), MaxStates: cfg.MaxStates,
+		ResetKinds: consequence.Faults{SilentResets: true, ResetKinds: cfg.ResetKinds}.Kinds().String()}
 	for _, name := range ChurnConfigs {
 		if !slices.Contains(cfg.Configs, name) {
 			continue
@@ -252,7 +258,7 @@ func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, erro
 		ecfg.Steering = &emulation.SteeringConfig{
 			Controller: steering.Config{
 				Mode:             mode,
-				Faults:           consequence.Faults{Resets: 1, SilentResets: true},
+				Faults:           consequence.Faults{Resets: 1, SilentResets: true, ResetKinds: cfg.ResetKinds},
 				MaxStates:        cfg.MaxStates,
 				BreakConnection:  cfg.BreakConnection,
 				MaxInterventions: cfg.MaxInterventions,
@@ -325,8 +331,8 @@ func meanStd(xs []float64) (float64, float64) {
 // property.
 func (r *ChurnResult) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "randtree-churn: %d nodes, %s emulated, churn %g/min, seed %d, snapshots every %s, %d states per search\n\n",
-		r.Nodes, r.Duration, r.ChurnPerMinute, r.Seed, r.Snapshots, r.MaxStates)
+	fmt.Fprintf(&b, "randtree-churn: %d nodes, %s emulated, churn %g/min, seed %d, snapshots every %s, %d states per search, resets explored: %s\n\n",
+		r.Nodes, r.Duration, r.ChurnPerMinute, r.Seed, r.Snapshots, r.MaxStates, r.ResetKinds)
 	fmt.Fprintf(&b, "%-16s %12s %9s %9s %9s %9s %8s %8s %16s %6s  %s\n",
 		"config", "inconsistent", "predicted", "unhelpful", "filters", "hits", "vetoes", "changed", "join s (mean±sd)", "wall s", "liveness at the end")
 	for _, run := range r.Runs {
