@@ -71,7 +71,8 @@ spin-compare:
 # The bug zoo's scoreboard (examples/zoo/scoreboard): deep online debugging
 # and steering on every case, planted bug and fixed twin, for ZOO_SEEDS;
 # ZOO_FLAGS adds flags (e.g. --cases retry,lease --json). Not part of
-# `make test`: a full board takes minutes.
+# `make test`: a full board takes hours on 2 cores (docs/RESULTS.md, "The bug
+# zoo"): start with ZOO_FLAGS="--cases cache,retry".
 ZOO_SEEDS ?= 1,2,3
 ZOO_FLAGS ?=
 zoo:
