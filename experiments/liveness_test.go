@@ -14,7 +14,7 @@ import (
 // correction no run ends with ParentChildAgree failing; the result is a
 // pure function of the seed.
 func TestRandTreeLiveness(t *testing.T) {
-	cfg := RandTreeLivenessConfig{Seed: 3, Runs: 4, Nodes: 8, MaxGap: 50 * time.Millisecond, SnapEvery: 30 * time.Second, Workers: 2}
+	cfg := RandTreeLivenessConfig{Seed: 3, Runs: 2, Nodes: 8, MaxGap: 50 * time.Millisecond, SnapEvery: 30 * time.Second, Workers: 2}
 	res, err := RandTreeLiveness(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
