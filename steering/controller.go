@@ -774,8 +774,12 @@ func (c *Controller) search(ctx context.Context, m *consequence.ActorModel, prop
 	}
 	near, n, err := c.searchOnce(ctx, m, props, c.cfg.FullDepth, c.cfg.NearStates)
 	states += n
+	seen := make(map[string]bool, len(found))
+	for _, p := range found {
+		seen[predictionKey(p)] = true
+	}
 	for _, p := range near {
-		if !slices.ContainsFunc(found, func(q Prediction) bool { return predictionKey(q) == predictionKey(p) }) {
+		if !seen[predictionKey(p)] {
 			found = append(found, p)
 		}
 	}

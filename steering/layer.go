@@ -358,6 +358,9 @@ func NewLayer(cfg LayerConfig, snaps *snapshot.Live) (*Layer, error) {
 	if cfg.Runner == nil && cfg.Controller.Mode != Off {
 		return nil, fmt.Errorf("%w: LayerConfig.Runner is required in mode %v (a *SyncRunner in a deterministic shell; the live shell's round runner)", ErrInvalidConfig, cfg.Controller.Mode)
 	}
+	if cfg.ImmediateMemory == 0 {
+		cfg.ImmediateMemory = cfg.Controller.LastKnownFor
+	}
 	l := &Layer{cfg: cfg, snaps: snaps, log: cfg.Logger}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
@@ -435,11 +438,7 @@ func (l *Layer) Gathered(s *snapshot.Snapshot) {
 		if _, err := l.gate.Explore(context.Background(), s); err != nil {
 			l.log.Error("steering: decoding the snapshot for the immediate check", slog.Uint64("cut", s.CN), slog.Any("error", err))
 		} else {
-			mem := l.cfg.ImmediateMemory
-			if mem == 0 {
-				mem = l.cfg.Controller.LastKnownFor
-			}
-			l.gate.RememberView(s.At, mem)
+			l.gate.RememberView(s.At, l.cfg.ImmediateMemory)
 		}
 	}
 	if l.mode == Off {
