@@ -239,14 +239,17 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	out, err := runEmulation(ctx, &p)
-	if err != nil {
+	if err != nil && out.Format == "" {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(out)
+		if jerr := json.NewEncoder(stdout).Encode(out); jerr != nil {
+			return jerr
+		}
+		return err
 	}
 	printEmulateSummary(stdout, out)
-	return nil
+	return err
 }
 
 // emulationConfig is the emulator's configuration for p (resolved) and
@@ -284,9 +287,12 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 	if p.mode != steering.Off || p.immediate {
 		cfg.Steering = &emulation.SteeringConfig{
 			Controller: steering.Config{
-				Mode:            p.mode,
-				Faults:          consequence.Faults{Resets: p.steerResets, SilentResets: true, Breaks: p.steerBreaks},
-				MaxStates:       p.steerStates,
+				Mode:      p.mode,
+				Faults:    consequence.Faults{Resets: p.steerResets, SilentResets: true, Breaks: p.steerBreaks},
+				MaxStates: p.steerStates,
+				// Set here, not left to the emulator's default, so that
+				// the reports rebuild the rounds' model with it.
+				Workload:        svc.workload,
 				BreakConnection: p.breakConn,
 			},
 			Immediate: p.immediate,
@@ -370,9 +376,11 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 		out.predictionLog = &predLog
 		if p.reports != "" {
 			src := report.Source{Service: p.service, Fix: p.fix, Nodes: p.nodes, Options: svc.options, Spec: svc.spec,
-				Mode: p.mode, Faults: cfg.Steering.Controller.Faults}
+				Mode: p.mode, Workload: cfg.Steering.Controller.Workload, Faults: cfg.Steering.Controller.Faults}
 			if err := writePredictionReports(p.reports, &predLog, src, out.Predictions); err != nil {
-				return emulateOutput{}, err
+				// The run's figures are printed all the same: a report
+				// that cannot be written loses nothing else.
+				return out, err
 			}
 		}
 	}
