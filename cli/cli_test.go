@@ -45,6 +45,8 @@ func TestBadInputIsAOneLineUsageError(t *testing.T) {
 		{[]string{"emulate", "--mode", "sideways"}, `--mode: "sideways" is not off, debug or steer`},
 		{[]string{"check", "--resets", "1", "--reset-kinds", "some"}, `--reset-kinds: "some" is not rst, silent or both`},
 		{[]string{"experiment", "randtree-churn", "--reset-kinds", "none"}, `--reset-kinds: "none" is not rst, silent or both`},
+		{[]string{"experiment", "randtree-churn", "--veto-hold", "0s"}, `--veto-hold: "0s" is not a positive duration or 'unbounded'`},
+		{[]string{"experiment", "randtree-churn", "--veto-hold", "forever"}, `--veto-hold: "forever" is not a positive duration or 'unbounded'`},
 	}
 	for _, c := range cases {
 		expectUsageError(t, c.args, c.want)

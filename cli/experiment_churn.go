@@ -7,6 +7,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/experiments"
+	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
@@ -19,6 +20,7 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	maxStates := fs.Int("max-states", experiments.DefaultChurnMaxStates, "unique states per search of a steering round")
 	configs := fs.String("configs", "off,immediate,steer+immediate", "configurations to run, a comma list")
 	maxInterventions := fs.Int("max-interventions", experiments.DefaultChurnMaxInterventions, "times per minute the same kind of event may be kept from a handler before it runs anyway (negative: no bound)")
+	vetoHold := fs.String("veto-hold", steering.DefaultVetoHold.String(), "how long an event kind the immediate check keeps vetoing is held once its budget is spent: a duration, or 'unbounded' (until the check passes)")
 	breakConn := fs.Bool("break-connection", false, "filters and vetoes also break the connection to a dropped message's sender (the paper's TCP reset)")
 	resetKinds := fs.String("reset-kinds", "silent", "kinds of reset a steering round explores: rst, silent or both")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
@@ -34,12 +36,16 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--reset-kinds: %q is not rst, silent or both", *resetKinds)
 	}
+	hold, err := parseVetoHold(*vetoHold)
+	if err != nil {
+		return err
+	}
 	heal := min(*duration/4, 5*time.Minute)
 	if *nodes <= 0 || *nodes > 1000 || *maxStates <= 0 || *snapEvery <= 0 || *duration-heal <= experiments.ChurnWarmup {
 		return usagef("--nodes must be in 1..1000, --max-states and --snapshots positive, --duration longer than %v", experiments.ChurnWarmup+heal)
 	}
 	cfg := experiments.ChurnConfig{Nodes: *nodes, Duration: *duration, ChurnPerMinute: rate, Seed: *seed, Snapshots: *snapEvery,
-		MaxStates: *maxStates, MaxInterventions: *maxInterventions, BreakConnection: *breakConn, ResetKinds: kinds, Configs: splitList(*configs)}
+		MaxStates: *maxStates, MaxInterventions: *maxInterventions, VetoHold: hold, BreakConnection: *breakConn, ResetKinds: kinds, Configs: splitList(*configs)}
 	if rate == 0 {
 		cfg.ChurnPerMinute = -1 // none
 	}
@@ -58,4 +64,17 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return printResult(stdout, *asJSON, res)
+}
+
+// parseVetoHold reads --veto-hold: a positive duration, or "unbounded"
+// (steering.Config.VetoHold negative).
+func parseVetoHold(s string) (time.Duration, error) {
+	if s == "unbounded" {
+		return -1, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, usagef("--veto-hold: %q is not a positive duration or 'unbounded'", s)
+	}
+	return d, nil
 }

@@ -65,6 +65,11 @@ type ChurnConfig struct {
 	// event may be kept from a handler before it runs anyway (negative:
 	// no bound).
 	MaxInterventions int
+	// VetoHold is how long an event kind the immediate check keeps
+	// vetoing is held once its budget is spent (steering.Config.VetoHold:
+	// zero is steering.DefaultVetoHold, negative holds it until the check
+	// passes).
+	VetoHold time.Duration
 	// BreakConnection makes filters and vetoes also break the connection
 	// to a dropped message's sender (the paper's TCP reset).
 	BreakConnection bool
@@ -76,6 +81,17 @@ type ChurnConfig struct {
 	Configs []string
 	// Progress, when non-nil, gets a line as each configuration starts.
 	Progress io.Writer
+}
+
+// vetoHoldText renders a steering.Config.VetoHold: zero is the default.
+func vetoHoldText(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "until the check passes"
+	case d == 0:
+		return steering.DefaultVetoHold.String()
+	}
+	return d.String()
 }
 
 // DefaultChurnConfig returns the configuration the zero value means.
@@ -124,6 +140,9 @@ type ChurnResult struct {
 	Snapshots      string  `json:"snapshot_interval"`
 	MaxStates      int     `json:"max_states"`
 	ResetKinds     string  `json:"reset_kinds"`
+	// VetoHold is ChurnConfig.VetoHold as a duration, or "until the check
+	// passes".
+	VetoHold string `json:"veto_hold"`
 	// Runs has a run per configuration run, in ChurnConfigs order.
 	Runs []ChurnRun `json:"runs"`
 }
@@ -184,7 +203,7 @@ func RandTreeChurn(ctx context.Context, cfg ChurnConfig) (*ChurnResult, error) {
 	}
 	out := &ChurnResult{Format: ChurnFormat, Experiment: "randtree-churn", Nodes: cfg.Nodes, Duration: cfg.Duration.String(),
 		ChurnPerMinute: max(cfg.ChurnPerMinute, 0), Seed: cfg.Seed, Snapshots: cfg.Snapshots.String(), MaxStates: cfg.MaxStates,
-		ResetKinds: consequence.Faults{SilentResets: true, ResetKinds: cfg.ResetKinds}.Kinds().String()}
+		ResetKinds: consequence.Faults{SilentResets: true, ResetKinds: cfg.ResetKinds}.Kinds().String(), VetoHold: vetoHoldText(cfg.VetoHold)}
 	for _, name := range ChurnConfigs {
 		if !slices.Contains(cfg.Configs, name) {
 			continue
@@ -262,6 +281,7 @@ func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, erro
 				MaxStates:        cfg.MaxStates,
 				BreakConnection:  cfg.BreakConnection,
 				MaxInterventions: cfg.MaxInterventions,
+				VetoHold:         cfg.VetoHold,
 			},
 			Immediate: true,
 		}
@@ -331,8 +351,8 @@ func meanStd(xs []float64) (float64, float64) {
 // property.
 func (r *ChurnResult) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "randtree-churn: %d nodes, %s emulated, churn %g/min, seed %d, snapshots every %s, %d states per search, resets explored: %s\n\n",
-		r.Nodes, r.Duration, r.ChurnPerMinute, r.Seed, r.Snapshots, r.MaxStates, r.ResetKinds)
+	fmt.Fprintf(&b, "randtree-churn: %d nodes, %s emulated, churn %g/min, seed %d, snapshots every %s, %d states per search, resets explored: %s, vetoes held at most: %s\n\n",
+		r.Nodes, r.Duration, r.ChurnPerMinute, r.Seed, r.Snapshots, r.MaxStates, r.ResetKinds, r.VetoHold)
 	fmt.Fprintf(&b, "%-16s %12s %9s %9s %9s %9s %8s %8s %16s %6s  %s\n",
 		"config", "inconsistent", "predicted", "unhelpful", "filters", "hits", "vetoes", "changed", "join s (mean±sd)", "wall s", "liveness at the end")
 	for _, run := range r.Runs {

@@ -91,13 +91,20 @@ type Config struct {
 	// about a peer) may be kept from the handler within
 	// InterventionWindow; past it the kind is escalated: held until a
 	// round on a fresher snapshot, or the immediate check on the newest
-	// view, finds it safe, for at most DefaultEscalationHold
-	// (LayerConfig.EscalationHold), after which it runs for a window
+	// view, finds it safe, for at most LayerConfig.EscalationHold (a
+	// filter's) or VetoHold (a veto's), after which it runs
+	// for a window
 	// (counted as overrides). Steering must not
 	// trade safety for liveness: a filter reinstalled round after round,
 	// or a veto repeated on every retry, would keep a node from ever
 	// healing (default 5; negative: no bound).
 	MaxInterventions int
+	// VetoHold is how long an event kind whose intervention budget ran
+	// out is held at most while the immediate check still vetoes it
+	// (default DefaultVetoHold, a minute; negative: until the check
+	// passes it, however long). See DefaultVetoHold for what a longer
+	// hold buys and costs.
+	VetoHold time.Duration
 	// InterventionWindow is the window of MaxInterventions, measured on
 	// the events' times (default 1 minute).
 	InterventionWindow time.Duration
@@ -225,6 +232,7 @@ func DefaultConfig() Config {
 		MaxPaths:           16,
 		MaxViolations:      4,
 		MaxInterventions:   5,
+		VetoHold:           DefaultVetoHold,
 		InterventionWindow: time.Minute,
 		PostponeDelay:      DefaultPostponeDelay,
 		Arrivals:           DefaultArrivals,
@@ -296,6 +304,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.PostponeDelay == 0 {
 		c.PostponeDelay = DefaultPostponeDelay
+	}
+	if c.VetoHold == 0 {
+		c.VetoHold = DefaultVetoHold
 	}
 	if c.Arrivals == 0 {
 		c.Arrivals = DefaultArrivals

@@ -127,9 +127,12 @@
 // safe — a round on a snapshot completed after the escalation began that
 // installs no filter for it (until such a round the escalated filter stays
 // in force beside a staler round's), or the immediate check on the newest
-// view — for at most LayerConfig.EscalationHold (a filter's) or a whole
-// InterventionWindow (a veto's: the check judges the event itself, on
-// every retry); then it runs for one window (overrides) before the budget
+// view — for at most LayerConfig.EscalationHold (a filter's, 10 s by
+// default) or Config.VetoHold (a veto's, a minute by default, or until
+// the check passes: the check judges the event itself, on every retry, so
+// it holds exactly while the event would break a property now); then it
+// runs for one
+// window (overrides) before the budget
 // counts again. Stats counts
 // Escalations, Held and Released.
 //

@@ -135,28 +135,42 @@ func TestEscalationTimesOutForLiveness(t *testing.T) {
 	}
 }
 
-// A veto's escalation holds for a whole InterventionWindow, not only the
+// A veto's escalation holds for Config.VetoHold, past a filter's
 // escalation hold: the check vetoes the event itself on the newest view,
 // at every retry. n1's Raise (n3 up, in the view) is vetoed twice within
-// the budget, escalated at 3 s, still held at 30 s (past the 10 s hold of
-// a filter's escalation), and runs at 63 s.
-func TestEscalationOfAVetoHoldsAWindow(t *testing.T) {
-	core := raiseCore(t, 1, false)
-	cfg := LayerConfig{Controller: Config{Mode: Off, Spec: raiseSpec, MaxInterventions: 2}, Immediate: true}
-	l, _ := newTestLive(t, cfg, core)
-	t0 := time.Unix(100, 0)
-	l.Gathered(raiseSnapshot(t, t0, 1, 2, 3))
+// the budget and escalated at 3 s; by default it is still held at 30 s
+// (past the 10 s hold of a filter's escalation) and runs at 63 s, a
+// minute later; with VetoHold 20 s it runs at 23 s; with a negative
+// VetoHold it is still held an hour later.
+func TestEscalationOfAVetoHoldsTheVetoHold(t *testing.T) {
 	for _, c := range []struct {
-		s       int
-		handled bool
-	}{{1, false}, {2, false}, {3, false}, {30, false}, {63, true}} {
-		ev := node.Event{Kind: node.EventApp, Msg: raise{}, At: t0.Add(time.Duration(c.s) * time.Second)}
-		if v, _, _ := l.Gate(ev.At, ev, nil, false); v.Handle != c.handled {
-			t.Fatalf("at %d s: verdict %v, want handled=%v", c.s, v, c.handled)
+		hold   time.Duration
+		checks []int // seconds
+		runs   bool  // the last check runs the event
+	}{
+		{0, []int{1, 2, 3, 30, 62, 63}, true},
+		{20 * time.Second, []int{1, 2, 3, 22, 23}, true},
+		{-1, []int{1, 2, 3, 30, 63, 3603}, false},
+	} {
+		core := raiseCore(t, 1, false)
+		cfg := LayerConfig{Controller: Config{Mode: Off, Spec: raiseSpec, MaxInterventions: 2, VetoHold: c.hold}, Immediate: true}
+		l, _ := newTestLive(t, cfg, core)
+		t0 := time.Unix(100, 0)
+		l.Gathered(raiseSnapshot(t, t0, 1, 2, 3))
+		for i, s := range c.checks {
+			handled := c.runs && i == len(c.checks)-1
+			ev := node.Event{Kind: node.EventApp, Msg: raise{}, At: t0.Add(time.Duration(s) * time.Second)}
+			if v, _, _ := l.Gate(ev.At, ev, nil, false); v.Handle != handled {
+				t.Fatalf("hold %v: at %d s: verdict %v, want handled=%v", c.hold, s, v, handled)
+			}
 		}
-	}
-	st := l.Status()
-	if st.Vetoes != 4 || st.Escalations != 1 || st.Held != 2 || st.Overrides != 1 {
-		t.Fatalf("vetoes %d escalations %d held %d overrides %d, want 4 1 2 1", st.Vetoes, st.Escalations, st.Held, st.Overrides)
+		vetoes, held, overrides := uint64(len(c.checks)), uint64(len(c.checks)-2), uint64(0)
+		if c.runs {
+			vetoes, held, overrides = vetoes-1, held-1, 1
+		}
+		st := l.Status()
+		if st.Vetoes != vetoes || st.Escalations != 1 || st.Held != held || st.Overrides != overrides {
+			t.Fatalf("hold %v: vetoes %d escalations %d held %d overrides %d, want %d 1 %d %d", c.hold, st.Vetoes, st.Escalations, st.Held, st.Overrides, vetoes, held, overrides)
+		}
 	}
 }

@@ -66,7 +66,8 @@ func keyOfFilter(f Filter) eventKey {
 // purpose stays, bounded in time: a kind a filter stops is held for at
 // most the controller's escalation hold (LayerConfig.EscalationHold,
 // default DefaultEscalationHold), one the immediate check vetoes for at
-// least a whole Config.InterventionWindow (holdFor says why); past that it
+// most Config.VetoHold (default DefaultVetoHold, a minute; holdFor says
+// why); past that it
 // runs, counted as overrides, for one Config.InterventionWindow before the
 // budget counts again. So an event
 // kind is never kept from the handler longer than its budget's
@@ -95,20 +96,35 @@ func (c *Controller) escalationHold() time.Duration {
 	return DefaultEscalationHold
 }
 
-// holdFor is how long escalation e may hold its kind: the escalation hold
-// for a filter's, at least a whole InterventionWindow for a veto's. A
-// filter comes from a round that explored hypothetical futures (a reset
-// that may never happen), and a round reinstalls it as long as that future
-// stays possible, so a long hold starves what it guards against
-// (measured: holding Paxos' Prepare filters a minute left 98 of 100 runs
-// with a learner that never learned). A veto is the event itself checked
-// against the states the node last saw, again on every retry and every
-// new view: it holds only while the event would break a property now
-// (measured: a 10 s hold let a vetoed Learn through and one more Paxos run
-// violated).
+// DefaultVetoHold is how long an event kind the immediate check keeps
+// vetoing is held at most once escalated, by default (Config.VetoHold):
+// a minute, the intervention window. A veto, unlike a filter, is the event
+// itself checked against the states the node last saw, again on every
+// retry and every new view, so it holds exactly while handling the event
+// would break a property now; how long to keep holding it is a trade of
+// safety against liveness, and a service's own. Measured on RandTree
+// under churn (docs/RESULTS.md, issue 13): held until the check passed
+// (VetoHold negative), the root's children no longer handled an RST from
+// their reset root while their handler would make them roots with
+// siblings (bug 3) — some such transport errors waited 20 and 32 minutes
+// for the check to pass — and seeds 1 and 2 had 48% and 23% fewer
+// inconsistent states than with the minute; but seed 4 ended with
+// ParentChildAgree failing, a child still holding its parent's transport
+// error when the run ended.
+const DefaultVetoHold = time.Minute
+
+// holdFor is how long escalation e may hold its kind (negative: no
+// bound): the escalation hold for a filter's, Config.VetoHold for a
+// veto's. A filter comes from a round that explored hypothetical futures
+// (a reset that may never happen), and a round reinstalls it as long as
+// that future stays possible, so a long hold starves what it guards
+// against (measured: holding Paxos' Prepare filters a minute left 98 of
+// 100 runs with a learner that never learned). A veto holds only while
+// the event would break a property now (see DefaultVetoHold; measured: a
+// 10 s hold let a vetoed Learn through and one more Paxos run violated).
 func (c *Controller) holdFor(e *escalation) time.Duration {
 	if e.filter == nil {
-		return max(c.escalationHold(), c.cfg.InterventionWindow)
+		return c.cfg.VetoHold
 	}
 	return c.escalationHold()
 }
@@ -173,7 +189,7 @@ func (c *Controller) intervene(ev node.Event, f *Filter, retry bool) bool {
 		c.escalated[k] = e
 		c.stats.Escalations++
 	}
-	if !ev.At.Before(e.since.Add(c.holdFor(e))) {
+	if hold := c.holdFor(e); hold >= 0 && !ev.At.Before(e.since.Add(hold)) {
 		// Held as long as it may be: liveness first.
 		e.free = ev.At.Add(c.cfg.InterventionWindow)
 		c.stats.Overrides++

@@ -19,10 +19,17 @@ type Veto struct {
 // copy of core (the real core is not touched), and evaluates the safety
 // properties props on view with this node's state replaced by the copy's.
 // It vetoes the event if a property that held before the event fails after
-// it; a property that already fails (a stale or partial view can make it
-// fail whatever this node does) vetoes nothing, or the node would freeze.
-// view may be nil (only this node is visible) and need not contain the
-// node. A handler panic in the copy is returned as an error, not a veto.
+// it. A property that already fails on view (a stale or partial view can
+// make it fail whatever this node does) is judged on this node alone
+// instead: it vetoes the event if it held there before and fails there
+// after — the event makes this node violate it on its own, whatever the
+// others' stale states say (measured on RandTree under churn: a child of
+// a reset root whose view still showed another node as a root with
+// siblings handled its parent's transport error and became such a root
+// itself). A property that fails on the node alone before the event
+// vetoes nothing, or the node would freeze. view may be nil (only this
+// node is visible) and need not contain the node. A handler panic in the
+// copy is returned as an error, not a veto.
 //
 // It allocates the copy of the node state (node.Cloner makes that cheap);
 // its cost per event is in docs/PERFORMANCE.md.
@@ -31,13 +38,18 @@ func ImmediateCheck(core *node.Core, ev node.Event, view node.View, props []node
 		return nil, nil
 	}
 	before := overlay{base: view, self: core.ID(), st: core.State()}
-	var held []int
+	alone := overlay{self: core.ID(), st: core.State()}
+	var held, heldAlone []int
 	for i, p := range props {
-		if p.Kind == node.Safety && p.Check(before) == nil {
+		switch {
+		case p.Kind != node.Safety:
+		case p.Check(before) == nil:
 			held = append(held, i)
+		case view != nil && p.Check(alone) == nil:
+			heldAlone = append(heldAlone, i)
 		}
 	}
-	if len(held) == 0 {
+	if len(held) == 0 && len(heldAlone) == 0 {
 		return nil, nil
 	}
 	cp, err := core.Copy()
@@ -49,6 +61,12 @@ func ImmediateCheck(core *node.Core, ev node.Event, view node.View, props []node
 	}
 	after := overlay{base: view, self: core.ID(), st: cp.State()}
 	for _, i := range held {
+		if err := props[i].Check(after); err != nil {
+			return &Veto{Property: props[i].Name, Err: err}, nil
+		}
+	}
+	after.base = nil
+	for _, i := range heldAlone {
 		if err := props[i].Check(after); err != nil {
 			return &Veto{Property: props[i].Name, Err: err}, nil
 		}
