@@ -40,6 +40,22 @@ const (
 	// DefaultMaxPendingAnswers caps the answers a node records at once;
 	// further requests get a negative answer.
 	DefaultMaxPendingAnswers = 64
+	// DefaultCNWindow is how far above its own checkpoint number a peer's
+	// number may be for the node to adopt it (see Config.CNWindow). Honest
+	// numbers grow only by increments: at most one per node per Interval
+	// and MaxRounds per gather, which every node repeats and spreads by
+	// adoption. Even a thousand nodes each gathering every second through
+	// all four rounds, beside their periodic increments, add about 4,100 a
+	// second, so two nodes that hear from each other within four minutes
+	// (far beyond GatherTimeout, RecordTimeout and resetQuiet) stay within
+	// 2^20 of each other; at the default Interval, a thousand nodes each
+	// gathering once per Interval in one round take an hour and a half to
+	// add as much. A hostile
+	// peer, pushing the number by at most the window per message, needs
+	// 2^42 messages to exhaust the number space (MaxCN). A node restarted
+	// from number 0 further behind than that catches up through two
+	// distinct peers (see Config.CNWindow).
+	DefaultCNWindow = 1 << 20
 )
 
 // Wire bounds checked by DecodeResponse and the request handler before
@@ -109,6 +125,20 @@ type Config struct {
 	// MaxPendingAnswers caps concurrently recorded answers. Zero means
 	// DefaultMaxPendingAnswers.
 	MaxPendingAnswers int
+	// CNWindow bounds how far a checkpoint number carried by a peer (its
+	// envelope's CN, a Request's cut, a Negative's number) may lie above
+	// this node's number for the node to adopt it. A number beyond the
+	// window is never adopted from one peer: the message is still handled
+	// (a service message still reaches the service: dropping it would let
+	// one bad number silence a peer, and refusing its number is what
+	// protects the cluster), as if it carried this node's own number, and
+	// counted in Stats.CNRejected; a protocol message that asks for a cut
+	// beyond it is ignored. Only when two distinct peers both carry numbers
+	// beyond the window (a node restarted from 0 far behind its cluster)
+	// does the node catch up, to the smaller of the two largest such
+	// numbers, and count it in Stats.CNCaughtUp; one hostile peer alone
+	// cannot move it. Zero means DefaultCNWindow; negative is an error.
+	CNWindow int64
 }
 
 // DefaultConfig returns the values New gives a Config's zero fields (no
@@ -125,6 +155,7 @@ func DefaultConfig() Config {
 		Burst:             DefaultBurst,
 		MaxCheckpointSize: DefaultMaxCheckpointSize,
 		MaxPendingAnswers: DefaultMaxPendingAnswers,
+		CNWindow:          DefaultCNWindow,
 	}
 }
 
@@ -143,6 +174,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxRounds < 0 || c.Quota < 0 || c.MaxRecentPeers < 0 || c.MaxCheckpointSize < 0 || c.MaxPendingAnswers < 0 {
 		return c, errors.New("snapshot: Config counts and sizes must not be negative")
+	}
+	if c.CNWindow < 0 {
+		return c, fmt.Errorf("snapshot: Config.CNWindow must not be negative, got %d", c.CNWindow)
 	}
 	for _, f := range []struct {
 		name string
@@ -181,6 +215,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxPendingAnswers == 0 {
 		c.MaxPendingAnswers = DefaultMaxPendingAnswers
+	}
+	if c.CNWindow == 0 {
+		c.CNWindow = DefaultCNWindow
 	}
 	return c, nil
 }

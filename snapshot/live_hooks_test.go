@@ -2,6 +2,7 @@ package snapshot_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,16 +128,19 @@ func TestLiveEffectsForcedCheckpoint(t *testing.T) {
 }
 
 // gatherPending makes n1 (which heard from n2) gather at at and delivers
-// its Marker to itself, so the gather waits for n2 only.
-func gatherPending(t *testing.T, n1 *hookNode, at time.Time) {
+// its Marker to itself, so the gather waits for n2 only; it returns the
+// Request to n2.
+func gatherPending(t *testing.T, n1 *hookNode, at time.Time) node.Envelope {
 	t.Helper()
 	out, err := n1.sl.Gather(at)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(out, func(e node.Envelope) bool { _, ok := e.Msg.(snapshot.Request); return ok && e.To == 2 }) {
+	i := slices.IndexFunc(out, func(e node.Envelope) bool { _, ok := e.Msg.(snapshot.Request); return ok && e.To == 2 })
+	if i < 0 {
 		t.Fatalf("Gather sent %+v, want a Request to n2", out)
 	}
+	req := out[i] // out is the Manager's until its next call
 	for _, env := range out {
 		if env.To == 1 { // the gatherer's Marker to itself
 			n1.step(t, node.Event{Kind: node.EventMessage, At: at, From: 1, Msg: env.Msg}, &env)
@@ -145,12 +149,40 @@ func gatherPending(t *testing.T, n1 *hookNode, at time.Time) {
 	if !n1.sl.Status(at).Gathering {
 		t.Fatal("the gather completed before n2 answered")
 	}
+	return req
 }
 
-// ConnectionBroken marks a pending member dead without the service; the
-// completed gather reaches OnEffects before OnSnapshot.
+// ConnectionBroken marks a pending member dead without the service; a
+// gather left with the gatherer alone is a failure (FailureNoMember),
+// reported by ConnectionBroken's effects, not a snapshot.
 func TestLiveConnectionBroken(t *testing.T) {
 	n1, _, join, at := joinPair(t)
+	n1.step(t, node.Event{Kind: node.EventMessage, At: at, From: 2, Msg: join.Msg}, &join)
+	snaps := 0
+	n1.sl.OnSnapshot(func(*snapshot.Snapshot) { snaps++ })
+	t2 := at.Add(100 * time.Millisecond)
+	gatherPending(t, n1, t2)
+	mark := len(n1.fx)
+	n1.sl.ConnectionBroken(t2.Add(time.Millisecond), 2)
+	if got := n1.calls(mark); !slices.Equal(got, []snapshot.LiveCall{snapshot.CallConnectionBroken}) {
+		t.Fatalf("effects of ConnectionBroken: %v", got)
+	}
+	fx := n1.fx[mark].Effects
+	if len(fx.Snapshots) != 0 || len(fx.Failures) != 1 || !strings.HasPrefix(fx.Failures[0].Reason, snapshot.FailureNoMember) ||
+		!strings.Contains(fx.Failures[0].Reason, "dead [n2]") {
+		t.Fatalf("gather after the break: snapshots %+v, failures %+v", fx.Snapshots, fx.Failures)
+	}
+	if snaps != 0 || n1.sl.Last() != nil || n1.sl.Status(t2).Stats.GathersFailed != 1 {
+		t.Errorf("OnSnapshot called %d times, Last = %+v, stats %+v", snaps, n1.sl.Last(), n1.sl.Status(t2).Stats)
+	}
+	if n1.core.Service().(*randtree.State).Root != 1 {
+		t.Error("the service changed")
+	}
+}
+
+// A completed gather reaches OnEffects before OnSnapshot.
+func TestLiveEffectsBeforeSnapshot(t *testing.T) {
+	n1, n2, join, at := joinPair(t)
 	n1.step(t, node.Event{Kind: node.EventMessage, At: at, From: 2, Msg: join.Msg}, &join)
 	var order []string
 	n1.onFx = func(fx snapshot.LiveEffects) {
@@ -160,24 +192,21 @@ func TestLiveConnectionBroken(t *testing.T) {
 	}
 	n1.sl.OnSnapshot(func(*snapshot.Snapshot) { order = append(order, "snapshot") })
 	t2 := at.Add(100 * time.Millisecond)
-	gatherPending(t, n1, t2)
-	mark := len(n1.fx)
-	n1.sl.ConnectionBroken(t2.Add(time.Millisecond), 2)
-	if got := n1.calls(mark); !slices.Equal(got, []snapshot.LiveCall{snapshot.CallConnectionBroken}) {
-		t.Fatalf("effects of ConnectionBroken: %v", got)
+	queue := []node.Envelope{gatherPending(t, n1, t2)}
+	nodes := map[node.ID]*hookNode{1: n1, 2: n2}
+	for steps := 0; len(queue) > 0 && steps < 100; steps++ {
+		env := queue[0]
+		queue = queue[1:]
+		for _, out := range nodes[env.To].step(t, node.Event{Kind: node.EventMessage, At: t2, From: env.From, Msg: env.Msg}, &env) {
+			queue = append(queue, out.Env)
+		}
 	}
-	s := n1.fx[mark].Effects.Snapshots
-	if len(s) != 1 || !slices.Equal(s[0].Dead, []node.ID{2}) {
-		t.Fatalf("gather after the break: %+v", s)
+	s := n1.sl.Last()
+	if s == nil || len(s.Nodes) != 2 {
+		t.Fatalf("Last = %+v, want a snapshot of n1 and n2", s)
 	}
 	if !slices.Equal(order, []string{"effects", "snapshot"}) {
 		t.Errorf("order of the reports: %v", order)
-	}
-	if n1.sl.Last() == nil || n1.sl.Last().CN != s[0].CN {
-		t.Errorf("Last = %+v", n1.sl.Last())
-	}
-	if n1.core.Service().(*randtree.State).Root != 1 {
-		t.Error("the service changed")
 	}
 }
 

@@ -78,8 +78,11 @@ const (
 )
 
 type memberState struct {
-	state    uint8
-	reason   string
+	state  uint8
+	reason string
+	// bad: excluded for a malformed answer (or a number beyond the
+	// window), not by a choice the member made (see FailureNoMember).
+	bad      bool
 	cn       uint64
 	raw      []byte
 	channels []ChannelRecord
@@ -139,6 +142,9 @@ type Manager struct {
 	logCost   int
 
 	lastCN map[node.ID]uint64
+	// claims holds, per peer, the largest number it carried beyond the
+	// window (see admit), at most MaxMembers peers.
+	claims map[node.ID]uint64
 	recent map[node.ID]time.Time
 	// sentCN is the CN of the last message sent to each peer since the
 	// last transport error about it: a channel whose last message carries
@@ -189,7 +195,7 @@ func New(cfg Config, self node.ID, src Source) (*Manager, error) {
 	}
 	return &Manager{
 		cfg: c, self: self, src: src,
-		lastCN: map[node.ID]uint64{}, recent: map[node.ID]time.Time{}, sentCN: map[node.ID]uint64{},
+		lastCN: map[node.ID]uint64{}, claims: map[node.ID]uint64{}, recent: map[node.ID]time.Time{}, sentCN: map[node.ID]uint64{},
 		dirty: map[node.ID]bool{}, clean: map[node.ID]bool{},
 		acked: map[node.ID]base{}, sent: map[node.ID][]base{}, bases: map[node.ID][]base{},
 	}, nil
@@ -204,6 +210,7 @@ func (m *Manager) Stats() Stats {
 	s.CN = m.cn
 	s.Stored = len(m.store)
 	s.StoredBytes = m.storeCost + m.logCost
+	s.Exhausted = m.cn >= MaxCN
 	return s
 }
 
@@ -266,6 +273,7 @@ func (m *Manager) Reset(now time.Time) Effects {
 	clear(m.bases)
 	clear(m.recent)
 	clear(m.sentCN)
+	clear(m.claims)
 	m.lastMembers = nil
 	if m.started {
 		m.restartClocks()
@@ -315,10 +323,11 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 	if !m.started {
 		return !IsProtocol(env.Msg), m.fx, nil
 	}
-	if env.CN > MaxCN {
-		m.stats.BadMessages++
-		env.CN = 0 // not a number this node adopts, records or closes on
+	cn, err := m.admit(env.From, env.CN)
+	if err != nil {
+		return false, m.fx, err
 	}
+	env.CN = cn
 	if env.CN > m.cn {
 		if err := m.take(env.CN, CheckpointForced); err != nil {
 			return false, m.fx, err
@@ -409,12 +418,12 @@ func (m *Manager) AfterStep(now time.Time) Effects {
 	switch {
 	case m.g != nil:
 		if !slices.Equal(m.members(), m.g.members) {
-			m.nextRound(m.cn+1, "neighbourhood changed")
+			m.nextRound(m.nextCut(), "neighbourhood changed")
 		}
 	case m.cfg.GatherOnChange && m.lastMembers != nil:
 		if !slices.Equal(m.members(), m.lastMembers) {
 			m.g = &gatherState{started: m.now}
-			m.startRound(m.cn + 1)
+			m.startRound(m.nextCut())
 		}
 	}
 	return m.fx
@@ -432,7 +441,7 @@ func (m *Manager) Gather(now time.Time) (Effects, error) {
 		return m.fx, ErrGatherInProgress
 	}
 	m.g = &gatherState{started: m.now}
-	m.startRound(m.cn + 1)
+	m.startRound(m.nextCut())
 	return m.fx, nil
 }
 
@@ -444,9 +453,13 @@ func (m *Manager) Tick(now time.Time) (Effects, error) {
 	if !m.started {
 		return m.fx, nil
 	}
-	if !m.now.Before(m.nextInc) && m.cn < MaxCN {
-		if err := m.take(m.cn+1, CheckpointPeriodic); err != nil {
-			return m.fx, err
+	if !m.now.Before(m.nextInc) {
+		// At MaxCN the number stays (Stats.Exhausted), but the increment
+		// is still rescheduled: an overdue NextTick would spin the shell.
+		if m.cn < MaxCN {
+			if err := m.take(m.cn+1, CheckpointPeriodic); err != nil {
+				return m.fx, err
+			}
 		}
 		m.nextInc = m.now.Add(m.cfg.Interval)
 	}
@@ -462,7 +475,7 @@ func (m *Manager) Tick(now time.Time) (Effects, error) {
 	if m.cfg.GatherInterval > 0 && m.g == nil && !m.now.Before(m.nextGather) {
 		m.nextGather = m.now.Add(m.cfg.GatherInterval)
 		m.g = &gatherState{started: m.now}
-		m.startRound(m.cn + 1)
+		m.startRound(m.nextCut())
 	}
 	return m.fx, nil
 }
@@ -673,6 +686,12 @@ func (m *Manager) onRequest(from node.ID, r Request) error {
 	m.stats.Requests++
 	if err := validateRequest(&r); err != nil || !slices.Contains(r.Members, from) || !slices.Contains(r.Members, m.self) {
 		m.stats.BadMessages++
+		return nil
+	}
+	if r.CR > m.window() {
+		// A cut this node would have to jump to: the gatherer's number
+		// was not adopted either (see admit), so the gatherer times out.
+		m.stats.CNRejected++
 		return nil
 	}
 	if r.CR > m.cn {
@@ -902,6 +921,10 @@ func (m *Manager) startRound(cr uint64) {
 	g := m.g
 	g.round++
 	m.stats.Rounds++
+	if cr > MaxCN {
+		m.fail(FailureExhausted)
+		return
+	}
 	if cr > m.cn {
 		if err := m.take(cr, CheckpointRequested); err != nil {
 			m.fail(err.Error())
@@ -912,7 +935,10 @@ func (m *Manager) startRound(cr uint64) {
 	if g.own == nil {
 		// Our own checkpoint of that cut is gone: move the cut past our
 		// number.
-		cr = m.cn + 1
+		if cr = m.nextCut(); cr > MaxCN {
+			m.fail(FailureExhausted)
+			return
+		}
 		if err := m.take(cr, CheckpointRequested); err != nil {
 			m.fail(err.Error())
 			return
@@ -970,7 +996,7 @@ func (m *Manager) onResponse(from node.ID, r Response) {
 	}
 	reject := func(why string) {
 		m.stats.BadMessages++
-		st.state, st.reason = memberExcluded, why
+		st.state, st.reason, st.bad = memberExcluded, why, true
 		// Resynchronise: an Ack of nothing withdraws the base the member
 		// would answer against (this node may have restarted and lost it),
 		// so the next answer is full.
@@ -1032,7 +1058,14 @@ func (m *Manager) onNegative(from node.ID, n Negative) {
 	case ReasonPruned:
 		if n.CN > MaxCN || n.CN < m.g.cr {
 			m.stats.BadMessages++
-			st.state, st.reason = memberExcluded, "malformed negative answer"
+			st.state, st.reason, st.bad = memberExcluded, "malformed negative answer", true
+			break
+		}
+		if n.CN > m.window() {
+			// Retrying there would jump this node's number beyond the
+			// window on one peer's word.
+			m.stats.CNRejected++
+			st.state, st.reason, st.bad = memberExcluded, "checkpoint number beyond the window", true
 			break
 		}
 		st.state, st.reason = memberRetry, "checkpoint pruned"
@@ -1066,10 +1099,48 @@ func (m *Manager) checkRound() {
 		return
 	}
 	if retry && g.round < m.cfg.MaxRounds {
+		// g.cr+1 is at most MaxCN+1, which startRound refuses.
 		m.startRound(max(g.maxNeg, g.cr+1))
 		return
 	}
+	if why, ok := m.nobodyAnswered(); ok {
+		m.fail(why)
+		return
+	}
 	m.finish()
+}
+
+// nobodyAnswered reports, with a FailureNoMember reason, whether the round
+// had members besides the gatherer and every one of them is dead or
+// answered malformed: a snapshot of the gatherer alone is no success.
+// Members that chose to leave themselves out (bandwidth, size, pruned
+// checkpoints) answered, so their absence is a snapshot's, not a failure.
+func (m *Manager) nobodyAnswered() (string, bool) {
+	g := m.g
+	var dead, bad []node.ID
+	for _, id := range g.members {
+		st := g.status[id]
+		switch {
+		case id == m.self:
+		case st.state == memberDead:
+			dead = append(dead, id)
+		case st.state == memberExcluded && st.bad:
+			bad = append(bad, id)
+		default:
+			return "", false
+		}
+	}
+	if len(dead)+len(bad) == 0 {
+		return "", false
+	}
+	why := FailureNoMember
+	if len(dead) > 0 {
+		why += fmt.Sprintf(": dead %v", dead)
+	}
+	if len(bad) > 0 {
+		why += fmt.Sprintf(": malformed %v", bad)
+	}
+	return why, true
 }
 
 // finish turns the current round's answers into a Snapshot.

@@ -547,15 +547,14 @@ func TestHostileCheckpointNumbersIgnored(t *testing.T) {
 
 func TestSnapshotView(t *testing.T) {
 	reg, _ := node.NewRegistry(chat{})
-	core, _ := node.NewCore(node.CoreConfig{ID: 1, Factory: func() node.Service { return &chatter{Nodes: 3} }})
+	// A lone chatter (no neighbours): the snapshot holds node 1 alone.
+	core, _ := node.NewCore(node.CoreConfig{ID: 1, Factory: func() node.Service { return &chatter{Nodes: 1} }})
 	if _, err := core.Step(node.Event{Kind: node.EventInit, At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	m, _ := snapshot.New(snapshot.Config{Registry: reg}, 1, core)
 	m.Start(t0)
 	fx, _ := m.Gather(t0)
-	// The neighbours never answer: after the timeouts the snapshot holds
-	// node 1 alone.
 	var s *snapshot.Snapshot
 	for i := 1; s == nil && i < 20; i++ {
 		for _, env := range fx.Sends {

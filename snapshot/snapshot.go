@@ -114,8 +114,9 @@ type Taken struct {
 	Hash uint64
 }
 
-// Failure reports a gather given up after Config.MaxRounds rounds, or
-// aborted by a reset.
+// Failure reports a gather given up after Config.MaxRounds rounds, aborted
+// by a reset, ended with no member but the gatherer (FailureNoMember), or
+// impossible at MaxCN (FailureExhausted).
 type Failure struct {
 	Gather uint64
 	Rounds int
@@ -176,4 +177,14 @@ type Stats struct {
 	Rounds        int64 `json:"rounds"`
 	// BadMessages counts malformed or out-of-bounds protocol messages.
 	BadMessages int64 `json:"bad_messages"`
+	// CNRejected counts checkpoint numbers from peers not adopted because
+	// they lay beyond Config.CNWindow above the node's number (or above
+	// MaxCN, which BadMessages counts too); CNCaughtUp counts the jumps
+	// beyond the window that two distinct peers agreed on (see
+	// Config.CNWindow).
+	CNRejected int64 `json:"cn_rejected"`
+	CNCaughtUp int64 `json:"cn_caught_up"`
+	// Exhausted is set once the number reached MaxCN: it advances no
+	// more, and every gather fails (FailureExhausted).
+	Exhausted bool `json:"exhausted"`
 }
