@@ -66,8 +66,10 @@ const (
 	// MaxRecorded bounds the in-flight messages one channel record carries.
 	MaxRecorded = 4096
 	// MaxCN bounds checkpoint numbers: a number above it in a peer's
-	// envelope or request is hostile (it would exhaust the number space)
-	// and is ignored, so numbers never wrap.
+	// envelope or request is hostile and is ignored (counted in
+	// Stats.BadMessages too), and a node's own number stops at it, so
+	// numbers never wrap. Config.CNWindow keeps a peer from pushing a
+	// node there.
 	MaxCN = 1 << 62
 )
 

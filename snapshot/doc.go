@@ -44,6 +44,24 @@
 // C(k) — before handling it. A message is sent before its sender's cut
 // exactly when its CN < k.
 //
+// Numbers are the one thing a single peer could use to harm the whole
+// cluster: adopted, a number spreads to every node, and one at MaxCN would
+// leave no cut above it. So a node adopts a number only within
+// Config.CNWindow above its own (sized so honest nodes that hear from each
+// other stay within it; see DefaultCNWindow). A message carrying a number
+// beyond the window is handled as if it carried the node's own number —
+// a service message still reaches the service —, and the number is
+// counted (Stats.CNRejected), never adopted from one peer: what it can
+// push is the window per message, so the number space outlives any flood.
+// A node restarted from 0 far behind its cluster catches up when two
+// distinct peers carry numbers beyond its window (to the smaller, counted
+// in Stats.CNCaughtUp), and refuses the cuts up to its new number, as
+// after a Reset: messages it handled before the jump did not move it. A
+// Request for a cut beyond the window is not answered, and a Negative
+// pointing beyond it leaves its member out. Numbers stop at MaxCN
+// (Stats.Exhausted): the periodic increment stays there and every gather
+// fails with FailureExhausted rather than ask for a cut past it.
+//
 // # Gathering
 //
 // Gather (or Config.GatherInterval) starts a round for cut cr = cn+1 (the
@@ -60,7 +78,12 @@
 // Config.GatherTimeout, marks it dead for this snapshot; a Negative for the
 // bandwidth cap leaves it out; a change of the neighbourhood during a
 // gather starts a new round (and, with Config.GatherOnChange, a change
-// since the last gather starts a gather).
+// since the last gather starts a gather). A round that ends with no member
+// but the gatherer, every one dead or its answer malformed, is a failed
+// gather (FailureNoMember), not a snapshot of the gatherer alone: that is
+// what a gatherer whose peers drop its traffic would see. Members that
+// left themselves out (a bandwidth or size refusal, a pruned checkpoint)
+// answered, and the snapshot stands without them.
 //
 // # Channel state
 //
@@ -126,7 +149,7 @@
 //
 // Every number and length from a peer is bounded before use: members
 // (MaxMembers), recorded messages (MaxRecorded), checkpoint numbers
-// (MaxCN: larger ones are ignored, so numbers cannot be pushed to wrap),
+// (Config.CNWindow above the node's own and MaxCN, see above),
 // checkpoint sizes (Config.MaxCheckpointSize). DecodeResponse checks the
 // msgpack structure before decoding (node.CheckMsgpack), and is fuzzed
 // (FuzzDecodeResponse) together with the capped decompressor.

@@ -31,7 +31,10 @@ import (
 // whose checkpoint number starts at 0 (nothing is persisted). The protocol
 // tolerates that: the restarted node adopts its peers' larger numbers on
 // the first message it receives (checkpointing first, as for any larger
-// number), so its checkpoints still lie on consistent cuts; the channels
+// number), so its checkpoints still lie on consistent cuts — or, when the
+// cluster is beyond Config.CNWindow, once two distinct peers have shown
+// it numbers beyond the window (refusing cuts up to the number it caught
+// up to); the channels
 // from it recorded by peers whose checkpoint predates its crash are marked
 // lossy (the peer saw the broken connection), and messages its previous
 // incarnation sent are neither in its state nor recorded in flight: the

@@ -308,7 +308,9 @@ func (m *Manager) Sent(now time.Time, env *node.Envelope, size int) {
 // Deliver takes an envelope that arrived for this node, before the core
 // handles it. If env.CN exceeds the node's number, the node state is
 // checkpointed first (so the checkpoint is of the state before the message)
-// and the number adopted. Protocol messages are consumed: deliver is false
+// and the number adopted — if it lies within Config.CNWindow; beyond it the
+// number is counted in Stats.CNRejected and the message handled as if it
+// carried the node's own (see the package documentation). Protocol messages are consumed: deliver is false
 // and the shell must not hand them to the core. For a service message
 // deliver is true; it is recorded as in flight if it crossed a cut. A
 // datagram (env.Datagram) is unordered: it forces the checkpoint like a
