@@ -290,6 +290,9 @@ func (e *Emulator) snapshotResult() *SnapshotResult {
 		t.GathersFailed += s.GathersFailed
 		t.Rounds += s.Rounds
 		t.BadMessages += s.BadMessages
+		t.CNRejected += s.CNRejected
+		t.CNCaughtUp += s.CNCaughtUp
+		t.Exhausted = t.Exhausted || s.Exhausted
 	}
 	return r
 }
