@@ -310,12 +310,13 @@ func (m *Manager) Sent(now time.Time, env *node.Envelope, size int) {
 // checkpointed first (so the checkpoint is of the state before the message)
 // and the number adopted — if it lies within Config.CNWindow; beyond it the
 // number is counted in Stats.CNRejected and the message handled as if it
-// carried the node's own (see the package documentation). Protocol messages are consumed: deliver is false
-// and the shell must not hand them to the core. For a service message
-// deliver is true; it is recorded as in flight if it crossed a cut. A
-// datagram (env.Datagram) is unordered: it forces the checkpoint like a
-// message, but neither closes its channel nor is recorded (a snapshot
-// treats a datagram in flight as lost).
+// carried the node's own (see the package documentation). Protocol
+// messages are consumed: deliver is false and the shell must not hand
+// them to the core. For a service message deliver is true; it is recorded
+// as in flight if it crossed a cut. A datagram (env.Datagram) is
+// unordered: it forces the checkpoint like a message, but neither closes
+// its channel nor is recorded (a snapshot treats a datagram in flight as
+// lost).
 //
 // A non-nil error comes from the Source (the node state could not be
 // encoded) or the Registry (the message type is not registered): a bug in
@@ -549,7 +550,9 @@ func (m *Manager) prune() {
 		m.store[0] = nil
 		m.store = m.store[1:]
 		m.storeCost -= old.cost
-		m.prunedCN = old.cn
+		// Never lower: a catch-up (see admit) refuses cuts above the
+		// checkpoints older than it.
+		m.prunedCN = max(m.prunedCN, old.cn)
 		m.stats.Pruned++
 		if next := m.store[0]; next.shared {
 			// next now carries the bytes it shared with old.
@@ -920,13 +923,16 @@ func (m *Manager) onAck(from node.ID, a Ack) {
 
 // startRound starts a round of the current gather for cut cr.
 func (m *Manager) startRound(cr uint64) {
-	g := m.g
-	g.round++
-	m.stats.Rounds++
 	if cr > MaxCN {
+		// The neighbourhood counts as seen, so GatherOnChange does not
+		// fail again after every step until it changes.
+		m.lastMembers = m.members()
 		m.fail(FailureExhausted)
 		return
 	}
+	g := m.g
+	g.round++
+	m.stats.Rounds++
 	if cr > m.cn {
 		if err := m.take(cr, CheckpointRequested); err != nil {
 			m.fail(err.Error())

@@ -138,10 +138,12 @@ func TestProtocolNumbersBeyondTheWindow(t *testing.T) {
 
 // A node restarted from 0 far behind its cluster catches up once two
 // distinct peers carry numbers beyond its window, to the smaller of them;
-// it refuses cuts up to that number (its state there is not a cut), and
-// the next gather includes it.
+// it refuses cuts up to that number (its state there is not a cut), even
+// once the quota pruned the checkpoints before the jump, and the next
+// gather includes it.
 func TestRestartedNodeCatchesUpThroughTwoPeers(t *testing.T) {
-	cfg := func(node.ID) snapshot.Config { return snapshot.Config{Interval: time.Second, CNWindow: 10} }
+	// The quota holds one full checkpoint and two identical ones.
+	cfg := func(node.ID) snapshot.Config { return snapshot.Config{Interval: time.Second, CNWindow: 10, Quota: 750} }
 	h := newHarness(t, []node.ID{1, 2, 3}, cfg)
 	for range 30 {
 		h.tick(time.Second)
@@ -167,10 +169,14 @@ func TestRestartedNodeCatchesUpThroughTwoPeers(t *testing.T) {
 	}
 	h.mgrs[2] = m
 	h.apply(m.Start(h.now))
+	h.now = h.now.Add(time.Second)
+	if _, err := m.Tick(h.now); err != nil || m.CN() != 1 {
+		t.Fatalf("restarted node's first increment: cn %d, %v", m.CN(), err)
+	}
 
 	h.send(1, 2, 1)
 	h.deliverAll()
-	if st := m.Stats(); st.CN != 0 || st.CNRejected != 1 {
+	if st := m.Stats(); st.CN != 1 || st.CNRejected != 1 {
 		t.Fatalf("after one peer's number: %+v, want it rejected", st)
 	}
 	h.send(3, 2, 1)
@@ -178,12 +184,16 @@ func TestRestartedNodeCatchesUpThroughTwoPeers(t *testing.T) {
 	if st := m.Stats(); st.CN != ahead || st.CNCaughtUp != 1 {
 		t.Fatalf("after two peers' numbers: %+v, want caught up to %d", st, ahead)
 	}
+	h.now = h.now.Add(time.Second)
+	if _, err := m.Tick(h.now); err != nil || m.Stats().Pruned == 0 {
+		t.Fatalf("the increment after the catch-up pruned nothing (%v): %+v", err, m.Stats())
+	}
 	_, fx, err := m.Deliver(h.now, node.Envelope{From: 1, To: 2, CN: ahead,
 		Msg: snapshot.Request{Gather: 99, CR: ahead, Members: []node.ID{1, 2, 3}}})
 	if err != nil || len(fx.Sends) != 1 {
 		t.Fatalf("request for cut %d: err %v, sends %+v, want one Negative", ahead, err, fx.Sends)
 	}
-	if neg, ok := fx.Sends[0].Msg.(snapshot.Negative); !ok || neg.Reason != snapshot.ReasonPruned || neg.CN != ahead {
+	if neg, ok := fx.Sends[0].Msg.(snapshot.Negative); !ok || neg.Reason != snapshot.ReasonPruned || neg.CN <= ahead {
 		t.Fatalf("request for cut %d answered %+v, want a Negative for a pruned cut", ahead, fx.Sends[0].Msg)
 	}
 	s := h.gather(1)
@@ -199,8 +209,9 @@ func TestRestartedNodeCatchesUpThroughTwoPeers(t *testing.T) {
 // asked for cut MaxCN+1, which every peer drops as hostile.
 func TestNumberStopsAtMaxCN(t *testing.T) {
 	h := newHarness(t, []node.ID{1, 2}, func(node.ID) snapshot.Config {
-		return snapshot.Config{Interval: time.Second, CNWindow: math.MaxInt64, GatherInterval: 5 * time.Second}
+		return snapshot.Config{Interval: time.Second, CNWindow: math.MaxInt64, GatherInterval: 5 * time.Second, GatherOnChange: true}
 	})
+	h.full(1) // GatherOnChange watches from the first gather on
 	h.mgrs[1].Deliver(h.now, node.Envelope{From: 2, To: 1, CN: snapshot.MaxCN, Msg: ping{}})
 	if st := h.mgrs[1].Stats(); st.CN != snapshot.MaxCN || !st.Exhausted {
 		t.Fatalf("stats %+v, want cn MaxCN and exhausted", st)
@@ -228,8 +239,16 @@ func TestNumberStopsAtMaxCN(t *testing.T) {
 		}
 		h.apply(h.mgrs[1].AfterStep(h.now))
 	}
-	if st := h.mgrs[1].Stats(); st.CN != snapshot.MaxCN || st.GathersFailed < 2 {
-		t.Fatalf("stats %+v, want cn MaxCN and the automatic gathers failed", st)
+	if st := h.mgrs[1].Stats(); st.CN != snapshot.MaxCN || st.GathersFailed != 3 {
+		t.Fatalf("stats %+v, want cn MaxCN and the two automatic gathers failed", st)
+	}
+	// A change of the neighbourhood fails once, not after every step.
+	h.srcs[1].svc.nbrs = nil
+	for range 3 {
+		h.apply(h.mgrs[1].AfterStep(h.now))
+	}
+	if st := h.mgrs[1].Stats(); st.GathersFailed != 4 || h.mgrs[1].Gathering() {
+		t.Fatalf("stats %+v after a neighbourhood change at MaxCN, want one more failed gather", st)
 	}
 }
 

@@ -177,9 +177,10 @@ type Stats struct {
 	Rounds        int64 `json:"rounds"`
 	// BadMessages counts malformed or out-of-bounds protocol messages.
 	BadMessages int64 `json:"bad_messages"`
-	// CNRejected counts checkpoint numbers from peers not adopted because
-	// they lay beyond Config.CNWindow above the node's number (or above
-	// MaxCN, which BadMessages counts too); CNCaughtUp counts the jumps
+	// CNRejected counts checkpoint numbers from peers (an envelope's CN, a
+	// Request's cut, a Negative's number) not adopted because they lay
+	// beyond Config.CNWindow above the node's number (an envelope's CN
+	// above MaxCN counts in BadMessages too); CNCaughtUp counts the jumps
 	// beyond the window that two distinct peers agreed on (see
 	// Config.CNWindow).
 	CNRejected int64 `json:"cn_rejected"`
