@@ -252,3 +252,17 @@ func TestLiveCallString(t *testing.T) {
 		}
 	}
 }
+
+// Through the layer: a service message stamped 2^62 still reaches the
+// service, and the node's number does not move.
+func TestLiveHostileNumberDeliveredNotAdopted(t *testing.T) {
+	n1, _, join, at := joinPair(t)
+	join.CN = 1 << 62
+	n1.step(t, node.Event{Kind: node.EventMessage, At: at, From: 2, Msg: join.Msg}, &join)
+	if kids := n1.core.Service().(*randtree.State).Children; !slices.Contains(kids, 2) {
+		t.Fatalf("n1's children %v: the Join did not reach the service", kids)
+	}
+	if st := n1.sl.Status(at).Stats; st.CN != 0 || st.CNRejected != 1 || st.Forced != 0 {
+		t.Fatalf("n1's stats %+v, want the number rejected", st)
+	}
+}
