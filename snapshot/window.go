@@ -34,8 +34,8 @@ func (m *Manager) window() uint64 {
 // message a late one. For an honest peer further ahead that is sound: its
 // message was sent after its checkpoints for every cut up to the node's
 // number, so it closes the channel for those cuts and crossed none of
-// them. A caught-up number may lie below cn, which stays beyond the
-// window.
+// them. A catch-up adopts the second largest claim, so cn itself (the
+// largest) may still lie beyond the new window and is then refused.
 func (m *Manager) admit(peer node.ID, cn uint64) (uint64, error) {
 	if cn <= m.window() {
 		return cn, nil
