@@ -23,10 +23,10 @@ type Veto struct {
 // make it fail whatever this node does) is judged on this node alone
 // instead: it vetoes the event if it held there before and fails there
 // after — the event makes this node violate it on its own, whatever the
-// others' stale states say (measured on RandTree under churn: a child of
-// a reset root whose view still showed another node as a root with
-// siblings handled its parent's transport error and became such a root
-// itself). A property that fails on the node alone before the event
+// others' stale states say (a RandTree child whose view still shows
+// another node as a root with siblings must not become such a root
+// itself because RootHasNoSiblings "already failed"). A property that
+// fails on the node alone before the event
 // vetoes nothing, or the node would freeze. view may be nil (only this
 // node is visible) and need not contain the node. A handler panic in the
 // copy is returned as an error, not a veto.
