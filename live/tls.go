@@ -69,19 +69,28 @@ func NodeURI(id node.ID) string { return nodeURIPrefix + strconv.FormatUint(uint
 // without sign or leading zeros, so that one ID has one spelling.
 func parseNodeURI(s string) (node.ID, error) {
 	digits, ok := strings.CutPrefix(s, nodeURIPrefix)
-	if !ok || len(s) > maxNodeURILen || digits == "" || digits[0] == '0' {
-		return node.None, fmt.Errorf("%w: URI %.*q is not %s<positive ID>", ErrCertificate, maxNodeURILen, s, nodeURIPrefix)
-	}
+	bad := !ok || len(s) > maxNodeURILen || digits == "" || digits[0] == '0'
 	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return node.None, fmt.Errorf("%w: URI %q is not %s<positive ID>", ErrCertificate, s, nodeURIPrefix)
-		}
+		bad = bad || c < '0' || c > '9'
+	}
+	if bad {
+		return node.None, fmt.Errorf("%w: URI %s is not %s<positive ID>", ErrCertificate, quotePrefix(s), nodeURIPrefix)
 	}
 	v, err := strconv.ParseUint(digits, 10, 64)
 	if err != nil {
-		return node.None, fmt.Errorf("%w: URI %q: %w", ErrCertificate, s, err)
+		return node.None, fmt.Errorf("%w: URI %s: %w", ErrCertificate, quotePrefix(s), err)
 	}
 	return node.ID(v), nil
+}
+
+// quotePrefix quotes at most the first 32 bytes of s: errors about
+// untrusted input stay short.
+func quotePrefix(s string) string {
+	const n = 32
+	if len(s) <= n {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:n]) + "..."
 }
 
 // CertificateNodeID returns the node ID cert names: its one URI SAN with
@@ -174,7 +183,7 @@ func parseCAs(b []byte) (*x509.CertPool, error) {
 			break
 		}
 		if blk.Type != "CERTIFICATE" {
-			return nil, fmt.Errorf("%w: CA bundle: PEM block %d is %.40q, want CERTIFICATE", ErrCertificate, n+1, blk.Type)
+			return nil, fmt.Errorf("%w: CA bundle: PEM block %d is %s, want CERTIFICATE", ErrCertificate, n+1, quotePrefix(blk.Type))
 		}
 		cert, err := x509.ParseCertificate(blk.Bytes)
 		if err != nil {

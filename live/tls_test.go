@@ -402,7 +402,7 @@ func FuzzParseNodeURI(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		id, err := parseNodeURI(s)
 		if err != nil {
-			if !errors.Is(err, ErrCertificate) || len(err.Error()) > 200 {
+			if !errors.Is(err, ErrCertificate) || len(err.Error()) > 256 {
 				t.Fatalf("error %q", err)
 			}
 			return
