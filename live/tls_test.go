@@ -15,6 +15,8 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // tlsFor returns node id's TLSConfig: a certificate from ca, trusting ca.
@@ -434,4 +436,39 @@ func FuzzParseTLSConfig(f *testing.F) {
 			t.Fatalf("accepted a configuration that names no node: %v", err)
 		}
 	})
+}
+
+// TestRuntimeWarnsOfPlaintext: a node started without TLS, or without a
+// gossip key, says so at start; one with both says nothing of the kind.
+func TestRuntimeWarnsOfPlaintext(t *testing.T) {
+	t.Cleanup(func() { livetest.VerifyNone(t) })
+	ca := livetest.NewCA(t, "cluster")
+	for _, c := range []struct {
+		name string
+		tune func(*RuntimeConfig)
+		want []string
+	}{
+		{"neither", func(*RuntimeConfig) {}, []string{"plaintext", "gossip is unencrypted"}},
+		{"TLS only", withTLS(tlsFor(t, ca, 1)), []string{"gossip is unencrypted"}},
+		{"both", func(c *RuntimeConfig) { c.TLS, c.SecretKey = tlsFor(t, ca, 1), key16 }, nil},
+	} {
+		core, logs := observer.New(zapcore.WarnLevel)
+		r := startNoteNodeWith(t, 1, zap.New(core), c.tune)
+		if err := r.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range logs.All() {
+			got = append(got, e.Message)
+		}
+		all := strings.Join(got, "\n")
+		for _, w := range c.want {
+			if !strings.Contains(all, w) {
+				t.Errorf("%s: warnings %q, want one about %q", c.name, got, w)
+			}
+		}
+		if len(c.want) == 0 && (strings.Contains(all, "plaintext") || strings.Contains(all, "unencrypted")) {
+			t.Errorf("%s: warnings %q", c.name, got)
+		}
+	}
 }
