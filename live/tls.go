@@ -253,14 +253,25 @@ func (c *TLSConfig) validate(id node.ID) error {
 		return nil
 	}
 	got, err := c.ownID()
-	if err != nil {
-		return fmt.Errorf("live: RuntimeConfig.TLS: %w", err)
+	if err == nil && got != id {
+		err = fmt.Errorf("%w: the certificate names %v, not this node (%v)", ErrCertificate, got, id)
 	}
-	if got != id {
-		return fmt.Errorf("live: RuntimeConfig.TLS: %w: the certificate names %v, not this node (%v)", ErrCertificate, got, id)
+	if err != nil {
+		return tlsFieldError{err}
 	}
 	return nil
 }
+
+// tlsFieldError is an error of RuntimeConfig.TLS: Validate's prefix in
+// place of the package's (its message would say "live: " twice), the
+// error's sentinels kept.
+type tlsFieldError struct{ err error }
+
+func (e tlsFieldError) Error() string {
+	return "live: RuntimeConfig.TLS: " + strings.TrimPrefix(e.err.Error(), "live: ")
+}
+
+func (e tlsFieldError) Unwrap() error { return e.err }
 
 // config returns the crypto/tls configuration of one end of a connection.
 // Both ends verify the peer by verifyPeer, the client with InsecureSkipVerify
