@@ -192,7 +192,6 @@ func DefaultRuntimeConfig() RuntimeConfig {
 func (c RuntimeConfig) withDefaults() RuntimeConfig {
 	d := DefaultRuntimeConfig()
 	c.Listen = cmp.Or(c.Listen, d.Listen)
-	c.GossipBind = cmp.Or(c.GossipBind, DefaultGossipBind(c.Listen))
 	c.MaxFrameSize = cmp.Or(c.MaxFrameSize, d.MaxFrameSize)
 	c.SendQueueLen = cmp.Or(c.SendQueueLen, d.SendQueueLen)
 	c.InboxLen = cmp.Or(c.InboxLen, d.InboxLen)
