@@ -1,6 +1,7 @@
 package live
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -471,4 +473,143 @@ func TestRuntimeWarnsOfPlaintext(t *testing.T) {
 			t.Errorf("%s: warnings %q", c.name, got)
 		}
 	}
+}
+
+// TestTLSEncryptsTheWire: a note n2 sends n1 crosses a recording proxy (n1
+// advertises the proxy's address) in the clear without TLS, and not with.
+func TestTLSEncryptsTheWire(t *testing.T) {
+	t.Cleanup(func() { livetest.VerifyNone(t) })
+	ca := livetest.NewCA(t, "cluster")
+	const secret = "a-secret-note-text"
+	for _, withTLS := range []bool{false, true} {
+		p := newRecordingProxy(t)
+		tune := func(id node.ID) func(*RuntimeConfig) {
+			return func(c *RuntimeConfig) {
+				if withTLS {
+					c.TLS = tlsFor(t, ca, id)
+				}
+				if id == 1 {
+					c.Advertise = p.addr()
+				}
+			}
+		}
+		n1 := startNoteNodeWith(t, 1, zap.NewNop(), tune(1))
+		p.forwardTo(n1.tr.ln.Addr().String())
+		n2 := startNoteNodeWith(t, 2, zap.NewNop(), tune(2), p.addr())
+		if err := n2.Submit(sendNote{To: 1, Text: secret}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "n1 to get the note", gotNote(t, n1, "n2:"+secret))
+		n2.Stop(context.Background())
+		n1.Stop(context.Background())
+		if got := strings.Contains(p.stop(), secret); got == withTLS {
+			t.Errorf("with TLS %v: the note's text on the wire: %v", withTLS, got)
+		}
+	}
+}
+
+// recordingProxy forwards TCP connections to a target set after it
+// started, recording what the clients send.
+type recordingProxy struct {
+	ln     net.Listener
+	target chan string // holds the target once set
+	done   chan struct{}
+	once   sync.Once
+	mu     sync.Mutex
+	sent   bytes.Buffer
+	conns  []net.Conn
+	wg     sync.WaitGroup
+}
+
+func newRecordingProxy(t *testing.T) *recordingProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &recordingProxy{ln: ln, target: make(chan string, 1), done: make(chan struct{})}
+	p.wg.Add(1)
+	go p.accept()
+	t.Cleanup(func() { p.stop() })
+	return p
+}
+
+func (p *recordingProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *recordingProxy) forwardTo(target string) { p.target <- target }
+
+func (p *recordingProxy) accept() {
+	defer p.wg.Done()
+	target := ""
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		if target == "" {
+			select {
+			case target = <-p.target:
+			case <-p.done:
+				c.Close()
+				return
+			}
+		}
+		s, err := net.Dial("tcp", target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		select {
+		case <-p.done: // stop has closed the others
+			c.Close()
+			s.Close()
+		default:
+			p.conns = append(p.conns, c, s)
+		}
+		p.mu.Unlock()
+		p.wg.Add(2)
+		go p.pipe(s, c, true)
+		go p.pipe(c, s, false)
+	}
+}
+
+// pipe copies from → to; record keeps a copy of the bytes.
+func (p *recordingProxy) pipe(to, from net.Conn, record bool) {
+	defer p.wg.Done()
+	defer to.Close()
+	defer from.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := from.Read(buf)
+		if n > 0 {
+			if record {
+				p.mu.Lock()
+				p.sent.Write(buf[:n])
+				p.mu.Unlock()
+			}
+			if _, werr := to.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// stop closes the proxy and its connections, waits for its goroutines and
+// returns what the clients sent.
+func (p *recordingProxy) stop() string {
+	p.once.Do(func() { close(p.done) })
+	p.ln.Close()
+	p.mu.Lock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sent.String()
 }
