@@ -48,8 +48,10 @@ var ErrCertificate = errors.New("live: bad certificate")
 
 // TLSConfig is the mutual TLS configuration of a node's service
 // transport (RuntimeConfig.TLS). LoadTLSConfig and ParseTLSConfig build
-// one from PEM files; a hand-built one must set both fields. It is read,
-// never modified, by the runtimes it is given to, so several may share it.
+// one from PEM files; a hand-built one must set both fields. A runtime
+// reads it and never modifies it. Validity periods are checked against the
+// wall clock when the runtime is created and at every handshake; a
+// renewed certificate takes effect in a new runtime (a restarted node).
 type TLSConfig struct {
 	// Certificate is this node's certificate chain (leaf first) and
 	// private key. The leaf must name RuntimeConfig.ID as its only node
