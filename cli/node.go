@@ -62,6 +62,7 @@ func runNodeUntil(ctx context.Context, cat *catalog, args []string, stdout, stde
 // nodeFlags are the flags of 'crystalball node'.
 type nodeFlags struct {
 	service, idFlag, listen, advertise, join, gossip, httpAddr, label string
+	tlsCert, tlsKey, tlsCA, gossipKeyFile                             string
 	logFormat, logLevel, fix, modeName, reports                       string
 	nodes                                                             int
 	seed                                                              uint64
@@ -82,9 +83,13 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:7000", "host:port of the service transport (framed TCP)")
 	fs.StringVar(&f.advertise, "advertise", "", "host:port peers dial for the service transport (default: the --listen address)")
 	fs.StringVar(&f.join, "join", "", "comma-separated service addresses (--listen of running nodes) to join through; empty starts a new cluster")
-	fs.StringVar(&f.gossip, "gossip", "", "host:port memberlist binds for membership and failure detection (default: --listen's host, a free port)")
+	fs.StringVar(&f.gossip, "gossip", "", "host:port memberlist binds for membership and failure detection (default: --listen's host and port + 10000, or - 10000 above 55535, so a restarted node keeps its gossip address; port 0 with --listen's 0)")
 	fs.StringVar(&f.httpAddr, "http", "", "host:port serving GET /status (JSON), GET /metrics (Prometheus text) and /snapshot (default: no status server)")
 	fs.StringVar(&f.label, "label", "", "cluster label: peers with another label are refused")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) of this node for mutual TLS on the service transport, naming the node as URI SAN crystalball://node/<id>; with --tls-key and --tls-ca (default: plaintext, unauthenticated)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	fs.StringVar(&f.tlsCA, "tls-ca", "", "PEM certificate(s) of the cluster CA: peers must present a certificate it signed")
+	fs.StringVar(&f.gossipKeyFile, "gossip-key-file", "", "file of gossip encryption keys, one a line in base64 or hex, 16, 24 or 32 bytes each; the first encrypts, all decrypt (default: gossip unencrypted)")
 	fs.StringVar(&f.logFormat, "log", "console", "log format: json or console")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&f.fix, "fix", "", "service corrections to apply: all, or a comma-separated list")
@@ -128,6 +133,9 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 		return usagef("--id: %v", err)
 	}
 	f.id = id
+	if set := countSet(f.tlsCert, f.tlsKey, f.tlsCA); set != 0 && set != 3 {
+		return usagef("--tls-cert, --tls-key and --tls-ca go together: give all three or none")
+	}
 	if !cat.has(f.service) {
 		return usagef("unknown service %q (known: %s)", f.service, cat.list())
 	}
@@ -168,6 +176,36 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 	return nil
 }
 
+// countSet counts the non-empty strings among flags.
+func countSet(flags ...string) int {
+	n := 0
+	for _, f := range flags {
+		if f != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// secure loads the TLS and gossip key files the flags name into cfg.
+func (f *nodeFlags) secure(cfg *live.RuntimeConfig) error {
+	if f.tlsCert != "" {
+		tc, err := live.LoadTLSConfig(f.tlsCert, f.tlsKey, f.tlsCA)
+		if err != nil {
+			return usagef("--tls-cert, --tls-key, --tls-ca: %w", err)
+		}
+		cfg.TLS = tc
+	}
+	if f.gossipKeyFile != "" {
+		ring, err := live.LoadGossipKeyring(f.gossipKeyFile)
+		if err != nil {
+			return usagef("--gossip-key-file: %w", err)
+		}
+		cfg.Keyring = ring
+	}
+	return nil
+}
+
 // steers reports whether the node runs a steering layer.
 func (f *nodeFlags) steers() bool { return f.mode != steering.Off || f.immediate }
 
@@ -191,6 +229,9 @@ func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, e
 	cfg := live.DefaultRuntimeConfig()
 	cfg.ID, cfg.Listen, cfg.Advertise, cfg.GossipBind = f.id, f.listen, f.advertise, f.gossip
 	cfg.Join, cfg.Label, cfg.Seed, cfg.Logger = splitList(f.join), f.label, f.seed, logger
+	if err := f.secure(&cfg); err != nil {
+		return nil, err
+	}
 	if err := n.addLayers(&cfg); err != nil {
 		return nil, err
 	}

@@ -17,12 +17,17 @@
 // blocks event handling; the steering, snapshot and node packages start no
 // goroutine themselves. Around it: a framed TCP
 // transport (node's frame codec: length prefix checked against the maximum frame size
-// before allocating, CRC-32C; handshake.go: node ID and cluster label), one
+// before allocating, CRC-32C; handshake.go: node ID and cluster label;
+// tls.go: optional mutual TLS 1.3 with the node ID bound to the peer's
+// certificate, RuntimeConfig.TLS), one
 // outbound connection per peer dialled on first send, inbound connections
 // accepted from peers, a broken connection delivered as EventTransportError;
 // wall-clock timers mirroring the core's TimerOps; and memberlist for
 // membership, discovery of service addresses (node metadata) and failure
-// detection. Stop leaves no goroutine behind.
+// detection (gossip encrypted with RuntimeConfig.Keyring, which
+// LoadGossipKeyring reads from a key file; bound by default to a port
+// derived from the service port, DefaultGossipBind, so a restarted node
+// keeps its gossip address). Stop leaves no goroutine behind.
 //
 // Logging: the runtime logs with zap (RuntimeConfig.Logger); the core and
 // the service see the same logger as a *slog.Logger (node.Env.Logger),

@@ -263,11 +263,7 @@ func memberlistLevel(line []byte) (zapcore.Level, []byte) {
 func memberlistConfig(cfg RuntimeConfig, d *membership, logger *zap.Logger) (*memberlist.Config, error) {
 	mc := memberlist.DefaultLocalConfig()
 	mc.Name = cfg.ID.String()
-	bind := cfg.GossipBind
-	if bind == "" {
-		host, _, _ := net.SplitHostPort(cfg.Listen)
-		bind = net.JoinHostPort(host, "0")
-	}
+	bind := cmp.Or(cfg.GossipBind, DefaultGossipBind(cfg.Listen))
 	host, port, err := splitPort(bind)
 	if err != nil {
 		return nil, fmt.Errorf("live: RuntimeConfig.GossipBind: %w", err)

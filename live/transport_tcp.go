@@ -204,6 +204,7 @@ func (t *transport) listen() error {
 		return fmt.Errorf("live: listen on %s: %w", t.cfg.Listen, err)
 	}
 	t.ln = ln
+	warnInsecure(t.cfg, t.log)
 	return nil
 }
 
@@ -305,7 +306,14 @@ func (t *transport) serveInbound(conn net.Conn) {
 	defer t.wg.Done()
 	defer t.untrack(conn)
 	conn.SetDeadline(time.Now().Add(t.cfg.HandshakeTimeout))
-	h, err := readHelloFrame(conn)
+	var h hello
+	conn, err := t.secureAccept(conn)
+	if err == nil {
+		h, err = readHelloFrame(conn)
+	}
+	if err == nil {
+		err = bindHello(conn, h)
+	}
 	if err == nil && h.label != t.label {
 		err = fmt.Errorf("%w: cluster label %q, want %q", ErrHandshake, h.label, t.label)
 	}
@@ -627,6 +635,7 @@ func (t *transport) dialHello(ctx context.Context, addr string, kind byte) (hell
 	if err != nil {
 		return helloConn{}, fmt.Errorf("live: dial %s: %w", addr, err)
 	}
+	conn = t.secureDial(conn)
 	if !t.track(conn) {
 		conn.Close()
 		return helloConn{}, errClosedLocally
@@ -641,6 +650,9 @@ func (t *transport) dialHello(ctx context.Context, addr string, kind byte) (hell
 		return helloConn{}, fmt.Errorf("live: handshake with %s: %w", addr, err)
 	}
 	h, err := readHelloFrame(conn)
+	if err == nil {
+		err = bindHello(conn, h)
+	}
 	if err == nil && h.label != t.label {
 		err = fmt.Errorf("%w: cluster label %q, want %q", ErrHandshake, h.label, t.label)
 	}

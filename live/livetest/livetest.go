@@ -1,6 +1,8 @@
 // Package livetest holds what a test of code that runs live.Runtimes
 // needs beyond the standard library: leak checks that allow for the one
-// goroutine a stopped runtime does not wait for.
+// goroutine a stopped runtime does not wait for, and a throwaway
+// certificate authority (CA, in memory) that issues the node certificates
+// mutual TLS between runtimes needs.
 //
 // memberlist (v0.7.0) does not join a failure-detector probe in progress
 // when it shuts down: the probe waits out its probe interval (1s with the

@@ -1,0 +1,111 @@
+package live
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/memberlist"
+)
+
+// MaxGossipKeyFileSize bounds the file LoadGossipKeyring reads, in bytes:
+// room for dozens of keys and comments.
+const MaxGossipKeyFileSize = 4 << 10
+
+// ErrGossipKey is wrapped by every error about a gossip key file: too
+// large, unreadable, a line that is not a key, no key at all. The errors
+// name lines, never their content: the file holds secrets.
+var ErrGossipKey = errors.New("live: bad gossip key file")
+
+// ParseGossipKeys parses the contents of a gossip key file: one key per
+// line, each 16, 24 or 32 bytes (AES-128, -192 or -256) written in hex or
+// in base64 (standard alphabet, padded or not; what `openssl rand -base64
+// 32` prints). A line of exactly 32, 48 or 64 hex digits is hex, any other
+// line base64. Surrounding white space, blank lines and lines starting
+// with # are ignored. The first key is the primary key, which memberlist
+// encrypts with; the others are accepted when decrypting, for key rotation.
+// At least one key is required.
+func ParseGossipKeys(b []byte) ([][]byte, error) {
+	keys, err := parseGossipKeys(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrGossipKey, err)
+	}
+	return keys, nil
+}
+
+// parseGossipKeys is ParseGossipKeys with errors that do not wrap
+// ErrGossipKey yet.
+func parseGossipKeys(b []byte) ([][]byte, error) {
+	var keys [][]byte
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, err := decodeGossipKey(line)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", i+1, err)
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("no key (want one 16, 24 or 32-byte key per line, in hex or base64)")
+	}
+	return keys, nil
+}
+
+// decodeGossipKey decodes one key line; its errors do not quote the line.
+func decodeGossipKey(s string) ([]byte, error) {
+	var k []byte
+	var err error
+	if isHexKey(s) {
+		k, err = hex.DecodeString(s)
+	} else {
+		enc := base64.StdEncoding
+		if !strings.HasSuffix(s, "=") {
+			enc = base64.RawStdEncoding
+		}
+		k, err = enc.DecodeString(s)
+	}
+	if err != nil {
+		return nil, errors.New("neither hex nor base64")
+	}
+	if n := len(k); n != 16 && n != 24 && n != 32 {
+		return nil, fmt.Errorf("a %d-byte key, want 16, 24 or 32 bytes", n)
+	}
+	return k, nil
+}
+
+func isHexKey(s string) bool {
+	if len(s) != 32 && len(s) != 48 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// LoadGossipKeyring reads a gossip key file (crystalball node's
+// --gossip-key-file; format: ParseGossipKeys) of at most
+// MaxGossipKeyFileSize bytes and returns memberlist's keyring of its keys,
+// for RuntimeConfig.Keyring. Errors wrap ErrGossipKey.
+func LoadGossipKeyring(path string) (*memberlist.Keyring, error) {
+	b, err := readBounded(path, MaxGossipKeyFileSize)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrGossipKey, err)
+	}
+	keys, err := parseGossipKeys(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrGossipKey, path, err)
+	}
+	ring, err := memberlist.NewKeyring(keys[1:], keys[0])
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrGossipKey, path, err)
+	}
+	return ring, nil
+}
