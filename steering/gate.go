@@ -107,8 +107,8 @@ func (c *Controller) escalationHold() time.Duration {
 // (VetoHold negative), the root's children no longer handled an RST from
 // their reset root while their handler would make them roots with
 // siblings (bug 3) — some such transport errors waited 20 and 32 minutes
-// for the check to pass — and seeds 1 and 2 had 48% and 23% fewer
-// inconsistent states than with the minute; but seed 4 ended with
+// for the check to pass — and seeds 1, 2 and 3 had 48%, 23% and 100%
+// fewer inconsistent states than with the minute; but seed 4 ended with
 // ParentChildAgree failing, a child still holding its parent's transport
 // error when the run ended.
 const DefaultVetoHold = time.Minute
