@@ -8,7 +8,7 @@ BIN       := bin/crystalball
 FUZZTIME  ?= 60s
 BENCHTIME ?= 1s
 
-.PHONY: all build test bench verify purity fuzz snapshot-sweep spin-compare zoo clean
+.PHONY: all build test bench verify purity fuzz snapshot-sweep spin-compare zoo soak clean
 
 all: verify build test
 
@@ -79,6 +79,17 @@ ZOO_SEEDS ?= 1,2,3
 ZOO_FLAGS ?=
 zoo:
 	$(GO) run ./examples/zoo/cmd/zoo-scoreboard --seeds $(ZOO_SEEDS) $(ZOO_FLAGS)
+
+# The live soak (bench/soak): 25 `crystalball node` processes on loopback
+# (ports 21001.., 22001.., 31001..) for SOAK_DURATION under SIGKILL churn and
+# a hostile peer, with --mode steer --immediate, then a quiet phase in which
+# the tree must re-form; fails on a panic, a failed-gather streak, unbounded
+# memory, goroutines or files, a poisoned checkpoint number, or a tree that
+# never re-forms. Not part of `make test` (docs/PERFORMANCE.md, "The soak").
+SOAK_DURATION ?= 30m
+SOAK_FLAGS ?=
+soak: build
+	$(GO) run ./bench/soak --bin $(BIN) --duration $(SOAK_DURATION) $(SOAK_FLAGS)
 
 clean:
 	rm -rf bin
