@@ -109,8 +109,7 @@ func (c *Controller) escalationHold() time.Duration {
 // siblings (bug 3) — some such transport errors waited 20 and 32 minutes
 // for the check to pass — and seeds 1, 2 and 3 had 48%, 23% and 100%
 // fewer inconsistent states than with the minute; but seed 4 ended with
-// ParentChildAgree failing, a child still holding its parent's transport
-// error when the run ended.
+// ParentChildAgree failing, which no run with the minute's hold did.
 const DefaultVetoHold = time.Minute
 
 // holdFor is how long escalation e may hold its kind (negative: no
