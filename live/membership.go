@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 
@@ -69,20 +70,59 @@ type PeerStatus struct {
 // directory maps node IDs to service addresses. memberlist's callbacks and
 // hellos write it; the transport reads it when dialling. Safe for
 // concurrent use.
+//
+// Entries learned from memberlist (or a Join probe) are confirmed. An ID
+// learned only from a hello is not: anyone who reaches the service port can
+// claim any ID in a hello, so such an entry expires after ttl unless
+// memberlist confirms it meanwhile, and a hello never overwrites the
+// addresses of a confirmed, alive entry (else a spoofed hello would
+// redirect this node's dials to the spoofer).
 type directory struct {
 	mu      sync.Mutex
 	peers   map[node.ID]*PeerStatus
 	changed chan struct{} // closed and replaced on every change
+	// expires holds the deadline of every unconfirmed entry.
+	expires map[node.ID]time.Time
+	ttl     time.Duration
+	now     func() time.Time
 }
 
 func newDirectory() *directory {
-	return &directory{peers: make(map[node.ID]*PeerStatus), changed: make(chan struct{})}
+	return &directory{
+		peers: make(map[node.ID]*PeerStatus), changed: make(chan struct{}),
+		expires: make(map[node.ID]time.Time), ttl: DefaultUnconfirmedPeerTTL, now: time.Now,
+	}
 }
 
-// learn records a peer's addresses and marks it alive.
+// setTTL sets how long an entry learned only from hellos lives; it must be
+// called before the directory is shared.
+func (d *directory) setTTL(ttl time.Duration) { d.ttl = ttl }
+
+// learn records a peer's addresses, as memberlist or a Join probe
+// confirmed them, and marks it alive.
 func (d *directory) learn(id node.ID, service, gossip string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	delete(d.expires, id)
+	d.setLocked(id, service, gossip)
+}
+
+// learnHello records the addresses a peer's hello claims. A confirmed,
+// alive entry keeps its addresses; any other entry takes the claimed ones
+// and (re)starts its expiry.
+func (d *directory) learnHello(id node.ID, service, gossip string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweepLocked()
+	p := d.peers[id]
+	if _, unconfirmed := d.expires[id]; p != nil && !unconfirmed && p.Alive {
+		return
+	}
+	d.expires[id] = d.now().Add(d.ttl)
+	d.setLocked(id, service, gossip)
+}
+
+func (d *directory) setLocked(id node.ID, service, gossip string) {
 	p := d.peers[id]
 	if p == nil {
 		p = &PeerStatus{ID: id}
@@ -95,6 +135,17 @@ func (d *directory) learn(id node.ID, service, gossip string) {
 	p.Alive = true
 	close(d.changed)
 	d.changed = make(chan struct{})
+}
+
+// sweepLocked drops the unconfirmed entries whose time is up.
+func (d *directory) sweepLocked() {
+	now := d.now()
+	for id, at := range d.expires {
+		if now.After(at) {
+			delete(d.expires, id)
+			delete(d.peers, id)
+		}
+	}
 }
 
 // died marks a peer not alive; its address is kept, so a send to it fails
@@ -112,6 +163,7 @@ func (d *directory) died(id node.ID) {
 func (d *directory) resolve(ctx context.Context, id node.ID, stop <-chan struct{}) (string, error) {
 	for {
 		d.mu.Lock()
+		d.sweepLocked()
 		p, changed := d.peers[id], d.changed
 		addr := ""
 		if p != nil {
@@ -135,6 +187,7 @@ func (d *directory) resolve(ctx context.Context, id node.ID, stop <-chan struct{
 func (d *directory) list() []PeerStatus {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.sweepLocked()
 	out := make([]PeerStatus, 0, len(d.peers))
 	for _, p := range d.peers {
 		out = append(out, *p)

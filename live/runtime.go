@@ -444,6 +444,11 @@ type Counters struct {
 	// written.
 	DatagramsQueued  uint64 `json:"datagrams_queued,omitempty"`
 	DatagramsDropped uint64 `json:"datagrams_dropped,omitempty"`
+	// ConnsRefused counts inbound connections closed at once because
+	// MaxInboundConns or MaxInboundConnsPerHost was reached;
+	// HelloConflicts hellos refused with ErrIdentityConflict.
+	ConnsRefused   uint64 `json:"conns_refused,omitempty"`
+	HelloConflicts uint64 `json:"hello_conflicts,omitempty"`
 }
 
 // Status is a read-only, JSON-friendly picture of a node.
@@ -522,6 +527,7 @@ func (r *Runtime) fillStatus(st *Status) {
 		LayerMessagesIn: s.layerMsgsIn.Load(), LayerBytesIn: s.layerBytesIn.Load(),
 		LayerMessagesOut: s.layerMsgsOut.Load(), LayerBytesOut: s.layerBytesOut.Load(),
 		DatagramsQueued: s.dgramsQueued.Load(), DatagramsDropped: s.dgramsDropped.Load(),
+		ConnsRefused: s.connsRefused.Load(), HelloConflicts: s.helloConflicts.Load(),
 	}
 }
 

@@ -66,6 +66,10 @@ type counters struct {
 	bytesIn, bytesOut                                      atomic.Uint64
 	layerMsgsIn, layerBytesIn, layerMsgsOut, layerBytesOut atomic.Uint64
 	dgramsQueued, dgramsDropped                            atomic.Uint64
+	// connsRefused counts inbound connections over a limit;
+	// helloConflicts hellos refused for claiming the ID of another live
+	// connection.
+	connsRefused, helloConflicts atomic.Uint64
 }
 
 // peerConn is one connection to (out) or from (in) a peer.
@@ -73,6 +77,9 @@ type peerConn struct {
 	t        *transport
 	peer     node.ID
 	outbound bool
+	// service and gossip are the addresses an inbound connection's hello
+	// claimed: its identity, beside the ID.
+	service, gossip string
 	// queue holds encoded frames for an outbound connection.
 	queue chan []byte
 	// closed is closed by close; the writer and readers watch it.
@@ -171,6 +178,9 @@ type transport struct {
 	ln       net.Listener
 	// advertised addresses, for hellos; set before the accept loop starts.
 	serviceAddr, gossipAddr string
+	limits                  *connLimiter
+	// warnings bounds the warn lines hostile input causes.
+	warnings *logLimiter
 
 	mu     sync.Mutex
 	closed bool
@@ -188,8 +198,11 @@ type redialState struct {
 
 func newTransport(ctx context.Context, cfg RuntimeConfig, reg *node.Registry, log *zap.Logger, dir *directory,
 	stats *counters, events chan netEvent, wg *sync.WaitGroup) *transport {
+	dir.setTTL(cfg.UnconfirmedPeerTTL)
 	return &transport{
-		self: cfg.ID, label: cfg.Label, maxFrame: cfg.MaxFrameSize, cfg: cfg, reg: reg, log: log,
+		limits:   newConnLimiter(cfg.MaxInboundConns, cfg.MaxInboundConnsPerHost),
+		warnings: newLogLimiter(time.Second, 10),
+		self:     cfg.ID, label: cfg.Label, maxFrame: cfg.MaxFrameSize, cfg: cfg, reg: reg, log: log,
 		dir: dir, stats: stats, events: events, ctx: ctx, wg: wg,
 		out: make(map[node.ID]*peerConn), in: make(map[node.ID]*peerConn), raw: make(map[net.Conn]struct{}),
 		redial: make(map[node.ID]redialState),
@@ -229,7 +242,14 @@ func (t *transport) acceptLoop() {
 			}
 			continue
 		}
+		if !t.limits.acquire(conn.RemoteAddr()) {
+			t.stats.connsRefused.Add(1)
+			t.warn("live: inbound connection refused: connection limit reached", zap.Stringer("remote", conn.RemoteAddr()))
+			conn.Close()
+			continue
+		}
 		if !t.track(conn) {
+			t.limits.release(conn.RemoteAddr())
 			conn.Close()
 			return
 		}
@@ -301,8 +321,22 @@ func (t *transport) rejected(err error) {
 	}
 }
 
+// warn logs a warning caused by a peer, at most a few per second: a
+// hostile peer must not be able to flood the log.
+func (t *transport) warn(msg string, fields ...zap.Field) {
+	ok, suppressed := t.warnings.allow()
+	if !ok {
+		return
+	}
+	if suppressed > 0 {
+		fields = append(fields, zap.Int("suppressed_before", suppressed))
+	}
+	t.log.Warn(msg, fields...)
+}
+
 func (t *transport) serveInbound(conn net.Conn) {
 	defer t.wg.Done()
+	defer t.limits.release(conn.RemoteAddr())
 	defer t.untrack(conn)
 	conn.SetDeadline(time.Now().Add(t.cfg.HandshakeTimeout))
 	h, err := readHelloFrame(conn)
@@ -314,7 +348,7 @@ func (t *transport) serveInbound(conn net.Conn) {
 	}
 	if err != nil {
 		t.rejected(err)
-		t.log.Warn("live: inbound handshake failed", zap.Stringer("remote", conn.RemoteAddr()), zap.Error(err))
+		t.warn("live: inbound handshake failed", zap.Stringer("remote", conn.RemoteAddr()), zap.Error(err))
 		if errors.Is(err, ErrHandshake) && h.id != node.None {
 			// A well-formed hello from another cluster: answer with ours
 			// so the dialler can say why it was refused.
@@ -330,18 +364,20 @@ func (t *transport) serveInbound(conn net.Conn) {
 		return
 	}
 	conn.SetDeadline(time.Time{})
-	if h.service != "" {
-		t.dir.learn(h.id, h.service, h.gossip)
-	}
-	c := &peerConn{t: t, peer: h.id, conn: conn, closed: make(chan struct{})}
-	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
+	c := &peerConn{t: t, peer: h.id, service: h.service, gossip: h.gossip, conn: conn, closed: make(chan struct{})}
+	old, err := t.admitInbound(c)
+	if errors.Is(err, errClosedLocally) {
 		return
 	}
-	old := t.in[h.id]
-	t.in[h.id] = c
-	t.mu.Unlock()
+	if err != nil {
+		t.stats.helloConflicts.Add(1)
+		t.rejected(err)
+		t.warn("live: inbound connection refused", zap.Stringer("remote", conn.RemoteAddr()), zap.Error(err))
+		return
+	}
+	if h.service != "" {
+		t.dir.learnHello(h.id, h.service, h.gossip)
+	}
 	if old != nil {
 		// The peer dialled again while its old connection looked open: it
 		// restarted or lost that connection. Report the old one as broken
@@ -350,6 +386,27 @@ func (t *transport) serveInbound(conn net.Conn) {
 	}
 	t.log.Debug("live: inbound connection", zap.Stringer("peer", h.id), zap.Stringer("remote", conn.RemoteAddr()))
 	c.close(t.readEnvelopes(c, conn), true)
+}
+
+// admitInbound makes c the inbound connection of its peer and returns the
+// one it replaces. A hello proves nothing (without TLS anyone can claim any
+// ID), so a newcomer that claims the ID of a live inbound connection with
+// other addresses is another identity and is refused (ErrIdentityConflict);
+// with the same addresses it is the peer redialling (after a restart or a
+// lost connection) and replaces the old one.
+func (t *transport) admitInbound(c *peerConn) (*peerConn, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil, errClosedLocally
+	}
+	old := t.in[c.peer]
+	if old != nil && !isClosed(old) && (old.service != c.service || old.gossip != c.gossip) {
+		return nil, fmt.Errorf("%w: hello claims %v at service %q, gossip %q; its live connection is at service %q, gossip %q",
+			ErrIdentityConflict, c.peer, c.service, c.gossip, old.service, old.gossip)
+	}
+	t.in[c.peer] = c
+	return old, nil
 }
 
 // readEnvelopes reads frames from an inbound connection until it fails and
