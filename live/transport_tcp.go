@@ -56,6 +56,9 @@ var (
 	errPeerDead        = errors.New("live: peer left or was declared dead by memberlist")
 	errSuperseded      = errors.New("live: inbound connection replaced by a new one from the same peer")
 	errUnexpectedFrame = errors.New("live: frame received on an outbound connection")
+	// errIdle and errSlowFrame are the deadlines of limits.go.
+	errIdle      = errors.New("live: peer sent nothing for IdleTimeout")
+	errSlowFrame = errors.New("live: peer took longer than FrameReadTimeout to send a frame")
 )
 
 // counters are the runtime's statistics; updated atomically from any
@@ -415,7 +418,7 @@ func (t *transport) readEnvelopes(c *peerConn, conn net.Conn) error {
 	br := bufio.NewReaderSize(conn, 64<<10)
 	var buf []byte
 	for {
-		payload, err := node.ReadFrame(br, buf, t.maxFrame)
+		payload, err := t.readFrame(conn, br, buf)
 		if err != nil {
 			if isClosed(c) {
 				return errClosedLocally
@@ -425,6 +428,9 @@ func (t *transport) readEnvelopes(c *peerConn, conn net.Conn) error {
 		}
 		if cap(payload) <= 64<<10 {
 			buf = payload // reuse small buffers; let big ones go
+		}
+		if len(payload) == 1 && payload[0] == keepalive {
+			continue
 		}
 		env, err := t.reg.DecodeEnvelope(payload)
 		if err == nil && (env.From != c.peer || env.To != t.self) {
@@ -450,6 +456,30 @@ func (t *transport) readEnvelopes(c *peerConn, conn net.Conn) error {
 			return errClosedLocally
 		}
 	}
+}
+
+// readFrame reads one frame under the deadlines of limits.go: its first
+// byte must come within IdleTimeout, and the whole frame within
+// FrameReadTimeout of that byte.
+func (t *transport) readFrame(conn net.Conn, br *bufio.Reader, buf []byte) ([]byte, error) {
+	conn.SetReadDeadline(time.Now().Add(t.cfg.IdleTimeout))
+	if _, err := br.Peek(1); err != nil {
+		if isTimeout(err) {
+			return nil, errIdle
+		}
+		return nil, err
+	}
+	conn.SetReadDeadline(time.Now().Add(t.cfg.FrameReadTimeout))
+	payload, err := node.ReadFrame(br, buf, t.maxFrame)
+	if err != nil && isTimeout(err) {
+		return nil, fmt.Errorf("%w: %w", errSlowFrame, err)
+	}
+	return payload, err
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 func isClosed(c *peerConn) bool {
@@ -574,12 +604,34 @@ func (c *peerConn) runOutbound() {
 	t.stats.connsDialed.Add(1)
 	t.wg.Add(1)
 	go c.watchOutbound(conn)
+	c.writeLoop(conn)
+}
+
+// writeLoop writes c's queue to conn, and a keepalive whenever the
+// connection has been silent for IdleTimeout/3, until c closes or a write
+// fails.
+func (c *peerConn) writeLoop(conn net.Conn) {
+	t := c.t
 	bw := bufio.NewWriterSize(conn, 64<<10)
+	ka := time.NewTimer(t.cfg.IdleTimeout / 3)
+	defer ka.Stop()
 	for {
 		select {
 		case <-c.closed:
 			return
+		case <-ka.C:
+			conn.SetWriteDeadline(time.Now().Add(t.cfg.WriteTimeout))
+			_, err := bw.Write(keepaliveFrame)
+			if err == nil {
+				err = bw.Flush()
+			}
+			if err != nil {
+				c.close(fmt.Errorf("live: write keepalive: %w", err), !isClosed(c))
+				return
+			}
+			ka.Reset(t.cfg.IdleTimeout / 3)
 		case f := <-c.queue:
+			ka.Reset(t.cfg.IdleTimeout / 3)
 			conn.SetWriteDeadline(time.Now().Add(t.cfg.WriteTimeout))
 			if _, err := bw.Write(f); err != nil {
 				c.close(fmt.Errorf("live: write: %w", err), !isClosed(c))
@@ -596,6 +648,9 @@ func (c *peerConn) runOutbound() {
 		}
 	}
 }
+
+// keepaliveFrame is the frame of a keepalive.
+var keepaliveFrame = node.AppendFrame(nil, []byte{keepalive})
 
 // waitRedial waits out the peer's redial backoff; false if c closed or
 // the runtime stopped meanwhile.
