@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -208,6 +209,9 @@ type membership struct {
 	// onDead is called (from a memberlist goroutine) when a peer leaves or
 	// is declared dead.
 	onDead func(node.ID)
+	// logSuppressed counts memberlist's log lines dropped by the rate
+	// limit (nil: not counted).
+	logSuppressed *atomic.Uint64
 }
 
 var (
@@ -257,20 +261,54 @@ func (m *membership) NotifyLeave(n *memberlist.Node) {
 
 // zapLogWriter is the io.Writer behind memberlist's *log.Logger: it parses
 // the "[LEVEL] " prefix of each line and logs the rest at that zap level
-// (memberlistLevel).
-type zapLogWriter struct{ log *zap.Logger }
-
-func newMemberlistLogger(l *zap.Logger) *log.Logger {
-	return log.New(zapLogWriter{l.With(zap.String("component", "memberlist"))}, "", 0)
+// (memberlistLevel). Lines at warn and above go through a rate limiter:
+// memberlist logs one line per bad packet, so a stream of garbage UDP
+// packets would otherwise become a stream of log lines.
+type zapLogWriter struct {
+	log   *zap.Logger
+	limit *logLimiter
+	// suppressed counts the lines the limiter dropped (may be nil).
+	suppressed *atomic.Uint64
 }
 
-func (w zapLogWriter) Write(p []byte) (int, error) {
+// Rate limit of memberlist's warn and error lines.
+const (
+	memberlistLogBurst    = 10
+	memberlistLogInterval = time.Second
+)
+
+func newMemberlistLogger(l *zap.Logger) *log.Logger { return newMemberlistLoggerCounting(l, nil) }
+
+// newMemberlistLoggerCounting is newMemberlistLogger counting suppressed
+// lines in suppressed (when not nil).
+func newMemberlistLoggerCounting(l *zap.Logger, suppressed *atomic.Uint64) *log.Logger {
+	w := &zapLogWriter{log: l.With(zap.String("component", "memberlist")),
+		limit: newLogLimiter(memberlistLogInterval, memberlistLogBurst), suppressed: suppressed}
+	return log.New(w, "", 0)
+}
+
+func (w *zapLogWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	for _, line := range bytes.Split(bytes.TrimRight(p, "\n"), []byte{'\n'}) {
 		lvl, msg := memberlistLevel(line)
-		if ce := w.log.Check(lvl, string(msg)); ce != nil {
-			ce.Write()
+		ce := w.log.Check(lvl, string(msg))
+		if ce == nil {
+			continue
 		}
+		var fields []zap.Field
+		if lvl >= zapcore.WarnLevel {
+			ok, dropped := w.limit.allow()
+			if !ok {
+				if w.suppressed != nil {
+					w.suppressed.Add(1)
+				}
+				continue
+			}
+			if dropped > 0 {
+				fields = append(fields, zap.Int("suppressed_before", dropped))
+			}
+		}
+		ce.Write(fields...)
 	}
 	return n, nil
 }
@@ -300,14 +338,23 @@ func parseLogLevel(line []byte) (zapcore.Level, []byte) {
 // closedConn is what a socket operation on a closed socket reports.
 var closedConn = []byte("use of closed network connection")
 
+// remoteMark is how memberlist names the remote end of a packet or stream
+// in a log line.
+var remoteMark = []byte("from=")
+
 // memberlistLevel is parseLogLevel, except that a failure on a closed
 // socket logs at debug: memberlist does not join its gossip and probe
 // goroutines at shutdown, so after Runtime.Stop they report sends on the
-// sockets Stop closed — expected, and not an error of a running node.
+// sockets Stop closed — expected, and not an error of a running node. And
+// an error about what a remote end sent ("from=") logs at warn: anyone who
+// reaches the gossip port can cause it, so it is no error of this node.
 func memberlistLevel(line []byte) (zapcore.Level, []byte) {
 	lvl, msg := parseLogLevel(line)
 	if lvl > zapcore.DebugLevel && bytes.Contains(msg, closedConn) {
 		lvl = zapcore.DebugLevel
+	}
+	if lvl == zapcore.ErrorLevel && bytes.Contains(msg, remoteMark) {
+		lvl = zapcore.WarnLevel
 	}
 	return lvl, msg
 }
@@ -347,7 +394,7 @@ func memberlistConfig(cfg RuntimeConfig, d *membership, logger *zap.Logger) (*me
 	mc.Delegate = d
 	mc.Events = d
 	mc.LogOutput = nil
-	mc.Logger = newMemberlistLogger(logger)
+	mc.Logger = newMemberlistLoggerCounting(logger, d.logSuppressed)
 	if cfg.TuneMemberlist != nil {
 		cfg.TuneMemberlist(mc)
 	}

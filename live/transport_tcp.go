@@ -73,6 +73,8 @@ type counters struct {
 	// helloConflicts hellos refused for claiming the ID of another live
 	// connection.
 	connsRefused, helloConflicts atomic.Uint64
+	// logSuppressed counts memberlist log lines the rate limit dropped.
+	logSuppressed atomic.Uint64
 }
 
 // peerConn is one connection to (out) or from (in) a peer.
