@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"net"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,5 +108,49 @@ func TestRuntimeCutsTricklingPeers(t *testing.T) {
 		if _, err := conn.Write([]byte{'x'}); err != nil {
 			break
 		}
+	}
+}
+
+// The resource bounds: zero means the default, negative is an error that
+// names the field.
+func TestRuntimeConfigLimits(t *testing.T) {
+	c := RuntimeConfig{ID: 1}.withDefaults()
+	if c.MaxInboundConns != DefaultMaxInboundConns || c.MaxInboundConnsPerHost != DefaultMaxInboundConnsPerHost ||
+		c.IdleTimeout != 2*time.Minute || c.FrameReadTimeout != 30*time.Second || c.UnconfirmedPeerTTL != DefaultUnconfirmedPeerTTL {
+		t.Errorf("defaults: %+v", c)
+	}
+	for name, tune := range map[string]func(*RuntimeConfig){
+		"MaxInboundConns":        func(c *RuntimeConfig) { c.MaxInboundConns = -1 },
+		"MaxInboundConnsPerHost": func(c *RuntimeConfig) { c.MaxInboundConnsPerHost = -5 },
+		"IdleTimeout":            func(c *RuntimeConfig) { c.IdleTimeout = -time.Second },
+		"FrameReadTimeout":       func(c *RuntimeConfig) { c.FrameReadTimeout = -1 },
+		"UnconfirmedPeerTTL":     func(c *RuntimeConfig) { c.UnconfirmedPeerTTL = -time.Minute },
+	} {
+		c := RuntimeConfig{ID: 1}
+		tune(&c)
+		if err := c.Validate(); err == nil || !strings.HasPrefix(err.Error(), "live: RuntimeConfig."+name+" ") {
+			t.Errorf("%s negative: %v", name, err)
+		}
+	}
+}
+
+// The log limiter lets burst lines through per interval and reports the
+// dropped ones with the next line let through.
+func TestLogLimiter(t *testing.T) {
+	now := time.Unix(0, 0)
+	l := newLogLimiter(time.Second, 3)
+	l.now = func() time.Time { return now }
+	passed := 0
+	for range 100 {
+		if ok, _ := l.allow(); ok {
+			passed++
+		}
+	}
+	if passed != 3 {
+		t.Fatalf("%d lines passed, want 3", passed)
+	}
+	now = now.Add(time.Second)
+	if ok, dropped := l.allow(); !ok || dropped != 97 {
+		t.Fatalf("next interval: %v, %d dropped", ok, dropped)
 	}
 }

@@ -150,8 +150,13 @@ func (c *peerConn) close(reason error, report bool) {
 		if errors.Is(reason, errClosedLocally) {
 			lvl = zap.DebugLevel
 		}
-		if ce := c.t.log.Check(lvl, "live: connection closed"); ce != nil {
-			ce.Write(zap.Stringer("peer", c.peer), zap.String("dir", c.dirName()), zap.NamedError("reason", reason))
+		fields := []zap.Field{zap.Stringer("peer", c.peer), zap.String("dir", c.dirName()), zap.NamedError("reason", reason)}
+		if lvl == zap.WarnLevel {
+			// What the peer sent is to blame: a hostile peer may repeat
+			// it at will, so the line is rate-limited.
+			c.t.warn("live: connection closed", fields...)
+		} else if ce := c.t.log.Check(lvl, "live: connection closed"); ce != nil {
+			ce.Write(fields...)
 		}
 		if report {
 			// One breakage, one transport error: close the other
