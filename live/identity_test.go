@@ -157,3 +157,42 @@ func TestDirectoryHelloExpiry(t *testing.T) {
 		t.Fatalf("after restart: %+v", l)
 	}
 }
+
+// TestRuntimeSameIdentityRedialReplaces: a peer that dials again with the
+// same addresses (it lost its connection, or restarted on the same ports)
+// replaces its old connection, and a newcomer with other addresses is
+// admitted once the old connection is gone.
+func TestRuntimeSameIdentityRedialReplaces(t *testing.T) {
+	defer livetest.VerifyNone(t)
+	n1 := startNoteNode(t, 1, zap.NewNop())
+	defer stopNodes(t, n1)
+	first, err := spoofHello(t, n1.Addr(), 50, "127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := spoofHello(t, n1.Addr(), 50, "127.0.0.1:1")
+	if err != nil {
+		t.Fatalf("same identity refused: %v", err)
+	}
+	waitClosed(t, first, "superseded connection")
+	inbound := func(want bool) func() bool {
+		return func() bool {
+			for _, p := range n1.Status().Peers {
+				if p.ID == 50 {
+					return p.Inbound == want
+				}
+			}
+			return !want
+		}
+	}
+	waitFor(t, "n1 to see the second connection from n50", inbound(true))
+	second.Close()
+	waitFor(t, "n1 to drop the closed connection", inbound(false))
+	if _, err := spoofHello(t, n1.Addr(), 50, "127.0.0.1:2"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n1 to admit n50 at its new address", inbound(true))
+	if got := n1.Status().Counters.HelloConflicts; got != 0 {
+		t.Errorf("hello conflicts = %d", got)
+	}
+}
