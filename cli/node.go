@@ -70,6 +70,7 @@ type nodeFlags struct {
 	immediate, steerBreak                                             bool
 	steerStates, steerResets                                          int
 	walk                                                              walkFlags
+	httpTokenFile                                                     string
 
 	// Resolved by check.
 	id   node.ID
@@ -85,6 +86,7 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.StringVar(&f.join, "join", "", "comma-separated service addresses (--listen of running nodes) to join through; empty starts a new cluster")
 	fs.StringVar(&f.gossip, "gossip", "", "host:port memberlist binds for membership and failure detection (default: --listen's host and port + 10000, or - 10000 above 55535, so a restarted node keeps its gossip address; port 0 with --listen's 0)")
 	fs.StringVar(&f.httpAddr, "http", "", "host:port serving GET /status (JSON), GET /metrics (Prometheus text) and /snapshot (default: no status server)")
+	fs.StringVar(&f.httpTokenFile, "http-token-file", "", "file holding the bearer token POST requests to --http must carry (default: POST from loopback clients only)")
 	fs.StringVar(&f.label, "label", "", "cluster label: peers with another label are refused")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) of this node for mutual TLS on the service transport, naming the node as URI SAN crystalball://node/<id>; with --tls-key and --tls-ca (default: plaintext, unauthenticated)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
@@ -220,6 +222,7 @@ type liveNode struct {
 	steerer  *steering.Layer // nil without steering
 	timings  *status.Timings // the status server's round and check histograms
 	statusLn net.Listener    // nil without --http
+	httpTok  string          // --http-token-file's token
 }
 
 // newLiveNode builds the runtime and layers f describes for svc and binds
@@ -242,6 +245,13 @@ func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, e
 		if err := os.MkdirAll(f.reports, 0o755); err != nil {
 			return nil, fmt.Errorf("--reports: %w", err)
 		}
+	}
+	if f.httpTokenFile != "" {
+		tok, err := status.ReadTokenFile(f.httpTokenFile)
+		if err != nil {
+			return nil, usagef("--http-token-file: %v", err)
+		}
+		n.httpTok = tok
 	}
 	rt, err := live.NewRuntime(cfg, svc.spec)
 	if err != nil {
@@ -328,7 +338,7 @@ func (n *liveNode) serve(ctx context.Context, stdout io.Writer) error {
 	srvDone := make(chan error, 1)
 	if n.statusLn != nil {
 		var err error
-		if srv, err = newStatusServer(n.rt, n.snapLive, n.steerer, n.timings, n.svc, started); err != nil {
+		if srv, err = newStatusServer(n.rt, n.snapLive, n.steerer, n.timings, n.svc, started, n.httpTok); err != nil {
 			n.stop()
 			return err
 		}
@@ -381,8 +391,8 @@ func (n *liveNode) printStarted(stdout io.Writer) {
 // newStatusServer builds the --http status server (package status) over
 // the node's runtime and layers (snapLive and steer may be nil); GET
 // /snapshot serves the report.Snapshot document.
-func newStatusServer(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Layer, timings *status.Timings, svc serviceRun, started time.Time) (*status.Server, error) {
-	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options, Spec: svc.spec, Started: started}
+func newStatusServer(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Layer, timings *status.Timings, svc serviceRun, started time.Time, token string) (*status.Server, error) {
+	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options, Spec: svc.spec, Started: started, Token: token}
 	if snapLive != nil {
 		cfg.Snapshots = snapLive
 	}

@@ -469,7 +469,7 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	mux := func(rt *live.Runtime, sl *snapshot.Live) http.Handler {
-		srv, err := newStatusServer(rt, sl, nil, nil, svc, time.Now())
+		srv, err := newStatusServer(rt, sl, nil, nil, svc, time.Now(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -490,7 +490,9 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 	}
 	for _, c := range cases {
 		w := httptest.NewRecorder()
-		c.mux.ServeHTTP(w, httptest.NewRequest(c.method, c.path, nil))
+		req := httptest.NewRequest(c.method, c.path, nil)
+		req.RemoteAddr = "127.0.0.1:40000" // POST is for loopback clients without a token
+		c.mux.ServeHTTP(w, req)
 		if w.Code != c.code || !strings.Contains(w.Body.String(), c.want) {
 			t.Errorf("%s %s: %d %s, want %d with %q", c.method, c.path, w.Code, w.Body, c.code, c.want)
 		}

@@ -29,6 +29,14 @@
 // derived from the service port, DefaultGossipBind, so a restarted node
 // keeps its gossip address). Stop leaves no goroutine behind.
 //
+// Every peer's cost is bounded (limits.go): inbound connections in total and
+// per remote host, an idle deadline and a per-frame read deadline after the
+// hello (diallers keep quiet connections alive), a decode memory budget per
+// message (node.DecodeBudgetFactor), rate-limited warnings. A hello is
+// unauthenticated, so it never displaces a live inbound connection of the
+// same ID with other addresses, never overrides memberlist's addresses, and
+// an ID known only from hellos expires (RuntimeConfig.UnconfirmedPeerTTL).
+//
 // Logging: the runtime logs with zap (RuntimeConfig.Logger); the core and
 // the service see the same logger as a *slog.Logger (node.Env.Logger),
 // bridged with zapslog, so service code never depends on zap.

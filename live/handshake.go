@@ -34,6 +34,12 @@ const maxHelloAddrLen = 255
 // wrong cluster label, an unexpected node ID.
 var ErrHandshake = errors.New("live: handshake failed")
 
+// ErrIdentityConflict wraps ErrHandshake: an inbound hello claimed the node
+// ID of a live inbound connection but other addresses, so the newcomer was
+// refused and the established connection kept. Counted in
+// Counters.HelloConflicts and Counters.FramesRejected.
+var ErrIdentityConflict = fmt.Errorf("%w: node ID held by a live connection of another identity", ErrHandshake)
+
 type hello struct {
 	kind    byte
 	id      node.ID

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 
@@ -69,20 +71,59 @@ type PeerStatus struct {
 // directory maps node IDs to service addresses. memberlist's callbacks and
 // hellos write it; the transport reads it when dialling. Safe for
 // concurrent use.
+//
+// Entries learned from memberlist (or a Join probe) are confirmed. An ID
+// learned only from a hello is not: anyone who reaches the service port can
+// claim any ID in a hello, so such an entry expires after ttl unless
+// memberlist confirms it meanwhile, and a hello never overwrites the
+// addresses of a confirmed, alive entry (else a spoofed hello would
+// redirect this node's dials to the spoofer).
 type directory struct {
 	mu      sync.Mutex
 	peers   map[node.ID]*PeerStatus
 	changed chan struct{} // closed and replaced on every change
+	// expires holds the deadline of every unconfirmed entry.
+	expires map[node.ID]time.Time
+	ttl     time.Duration
+	now     func() time.Time
 }
 
 func newDirectory() *directory {
-	return &directory{peers: make(map[node.ID]*PeerStatus), changed: make(chan struct{})}
+	return &directory{
+		peers: make(map[node.ID]*PeerStatus), changed: make(chan struct{}),
+		expires: make(map[node.ID]time.Time), ttl: DefaultUnconfirmedPeerTTL, now: time.Now,
+	}
 }
 
-// learn records a peer's addresses and marks it alive.
+// setTTL sets how long an entry learned only from hellos lives; it must be
+// called before the directory is shared.
+func (d *directory) setTTL(ttl time.Duration) { d.ttl = ttl }
+
+// learn records a peer's addresses, as memberlist or a Join probe
+// confirmed them, and marks it alive.
 func (d *directory) learn(id node.ID, service, gossip string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	delete(d.expires, id)
+	d.setLocked(id, service, gossip)
+}
+
+// learnHello records the addresses a peer's hello claims. A confirmed,
+// alive entry keeps its addresses; any other entry takes the claimed ones
+// and (re)starts its expiry.
+func (d *directory) learnHello(id node.ID, service, gossip string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweepLocked()
+	p := d.peers[id]
+	if _, unconfirmed := d.expires[id]; p != nil && !unconfirmed && p.Alive {
+		return
+	}
+	d.expires[id] = d.now().Add(d.ttl)
+	d.setLocked(id, service, gossip)
+}
+
+func (d *directory) setLocked(id node.ID, service, gossip string) {
 	p := d.peers[id]
 	if p == nil {
 		p = &PeerStatus{ID: id}
@@ -95,6 +136,17 @@ func (d *directory) learn(id node.ID, service, gossip string) {
 	p.Alive = true
 	close(d.changed)
 	d.changed = make(chan struct{})
+}
+
+// sweepLocked drops the unconfirmed entries whose time is up.
+func (d *directory) sweepLocked() {
+	now := d.now()
+	for id, at := range d.expires {
+		if now.After(at) {
+			delete(d.expires, id)
+			delete(d.peers, id)
+		}
+	}
 }
 
 // died marks a peer not alive; its address is kept, so a send to it fails
@@ -112,6 +164,7 @@ func (d *directory) died(id node.ID) {
 func (d *directory) resolve(ctx context.Context, id node.ID, stop <-chan struct{}) (string, error) {
 	for {
 		d.mu.Lock()
+		d.sweepLocked()
 		p, changed := d.peers[id], d.changed
 		addr := ""
 		if p != nil {
@@ -135,6 +188,7 @@ func (d *directory) resolve(ctx context.Context, id node.ID, stop <-chan struct{
 func (d *directory) list() []PeerStatus {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.sweepLocked()
 	out := make([]PeerStatus, 0, len(d.peers))
 	for _, p := range d.peers {
 		out = append(out, *p)
@@ -155,6 +209,9 @@ type membership struct {
 	// onDead is called (from a memberlist goroutine) when a peer leaves or
 	// is declared dead.
 	onDead func(node.ID)
+	// logSuppressed counts memberlist's log lines dropped by the rate
+	// limit (nil: not counted).
+	logSuppressed *atomic.Uint64
 }
 
 var (
@@ -204,20 +261,54 @@ func (m *membership) NotifyLeave(n *memberlist.Node) {
 
 // zapLogWriter is the io.Writer behind memberlist's *log.Logger: it parses
 // the "[LEVEL] " prefix of each line and logs the rest at that zap level
-// (memberlistLevel).
-type zapLogWriter struct{ log *zap.Logger }
-
-func newMemberlistLogger(l *zap.Logger) *log.Logger {
-	return log.New(zapLogWriter{l.With(zap.String("component", "memberlist"))}, "", 0)
+// (memberlistLevel). Lines at warn and above go through a rate limiter:
+// memberlist logs one line per bad packet, so a stream of garbage UDP
+// packets would otherwise become a stream of log lines.
+type zapLogWriter struct {
+	log   *zap.Logger
+	limit *logLimiter
+	// suppressed counts the lines the limiter dropped (may be nil).
+	suppressed *atomic.Uint64
 }
 
-func (w zapLogWriter) Write(p []byte) (int, error) {
+// Rate limit of memberlist's warn and error lines.
+const (
+	memberlistLogBurst    = 10
+	memberlistLogInterval = time.Second
+)
+
+func newMemberlistLogger(l *zap.Logger) *log.Logger { return newMemberlistLoggerCounting(l, nil) }
+
+// newMemberlistLoggerCounting is newMemberlistLogger counting suppressed
+// lines in suppressed (when not nil).
+func newMemberlistLoggerCounting(l *zap.Logger, suppressed *atomic.Uint64) *log.Logger {
+	w := &zapLogWriter{log: l.With(zap.String("component", "memberlist")),
+		limit: newLogLimiter(memberlistLogInterval, memberlistLogBurst), suppressed: suppressed}
+	return log.New(w, "", 0)
+}
+
+func (w *zapLogWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	for _, line := range bytes.Split(bytes.TrimRight(p, "\n"), []byte{'\n'}) {
 		lvl, msg := memberlistLevel(line)
-		if ce := w.log.Check(lvl, string(msg)); ce != nil {
-			ce.Write()
+		ce := w.log.Check(lvl, string(msg))
+		if ce == nil {
+			continue
 		}
+		var fields []zap.Field
+		if lvl >= zapcore.WarnLevel {
+			ok, dropped := w.limit.allow()
+			if !ok {
+				if w.suppressed != nil {
+					w.suppressed.Add(1)
+				}
+				continue
+			}
+			if dropped > 0 {
+				fields = append(fields, zap.Int("suppressed_before", dropped))
+			}
+		}
+		ce.Write(fields...)
 	}
 	return n, nil
 }
@@ -247,14 +338,23 @@ func parseLogLevel(line []byte) (zapcore.Level, []byte) {
 // closedConn is what a socket operation on a closed socket reports.
 var closedConn = []byte("use of closed network connection")
 
+// remoteMark is how memberlist names the remote end of a packet or stream
+// in a log line.
+var remoteMark = []byte("from=")
+
 // memberlistLevel is parseLogLevel, except that a failure on a closed
 // socket logs at debug: memberlist does not join its gossip and probe
 // goroutines at shutdown, so after Runtime.Stop they report sends on the
-// sockets Stop closed — expected, and not an error of a running node.
+// sockets Stop closed — expected, and not an error of a running node. And
+// an error about what a remote end sent ("from=") logs at warn: anyone who
+// reaches the gossip port can cause it, so it is no error of this node.
 func memberlistLevel(line []byte) (zapcore.Level, []byte) {
 	lvl, msg := parseLogLevel(line)
 	if lvl > zapcore.DebugLevel && bytes.Contains(msg, closedConn) {
 		lvl = zapcore.DebugLevel
+	}
+	if lvl == zapcore.ErrorLevel && bytes.Contains(msg, remoteMark) {
+		lvl = zapcore.WarnLevel
 	}
 	return lvl, msg
 }
@@ -290,7 +390,7 @@ func memberlistConfig(cfg RuntimeConfig, d *membership, logger *zap.Logger) (*me
 	mc.Delegate = d
 	mc.Events = d
 	mc.LogOutput = nil
-	mc.Logger = newMemberlistLogger(logger)
+	mc.Logger = newMemberlistLoggerCounting(logger, d.logSuppressed)
 	if cfg.TuneMemberlist != nil {
 		cfg.TuneMemberlist(mc)
 	}

@@ -196,7 +196,7 @@ func (r *Runtime) start(ctx context.Context) error {
 		addr = r.tr.ln.Addr().String()
 	}
 	d := &membership{self: r.cfg.ID, meta: encodeMeta(r.cfg.ID, addr), dir: r.dir, log: r.log,
-		onDead: func(id node.ID) { r.tr.closePeer(id, errPeerDead, true) }}
+		onDead: func(id node.ID) { r.tr.closePeer(id, errPeerDead, true) }, logSuppressed: &r.stats.logSuppressed}
 	mc, err := memberlistConfig(r.cfg, d, r.log)
 	if err != nil {
 		return err
@@ -444,6 +444,14 @@ type Counters struct {
 	// written.
 	DatagramsQueued  uint64 `json:"datagrams_queued,omitempty"`
 	DatagramsDropped uint64 `json:"datagrams_dropped,omitempty"`
+	// ConnsRefused counts inbound connections closed at once because
+	// MaxInboundConns or MaxInboundConnsPerHost was reached;
+	// HelloConflicts hellos refused with ErrIdentityConflict.
+	ConnsRefused   uint64 `json:"conns_refused,omitempty"`
+	HelloConflicts uint64 `json:"hello_conflicts,omitempty"`
+	// LogLinesSuppressed counts memberlist warn and error lines dropped
+	// by its rate limit (10 a second).
+	LogLinesSuppressed uint64 `json:"log_lines_suppressed,omitempty"`
 }
 
 // Status is a read-only, JSON-friendly picture of a node.
@@ -522,6 +530,8 @@ func (r *Runtime) fillStatus(st *Status) {
 		LayerMessagesIn: s.layerMsgsIn.Load(), LayerBytesIn: s.layerBytesIn.Load(),
 		LayerMessagesOut: s.layerMsgsOut.Load(), LayerBytesOut: s.layerBytesOut.Load(),
 		DatagramsQueued: s.dgramsQueued.Load(), DatagramsDropped: s.dgramsDropped.Load(),
+		ConnsRefused: s.connsRefused.Load(), HelloConflicts: s.helloConflicts.Load(),
+		LogLinesSuppressed: s.logSuppressed.Load(),
 	}
 }
 

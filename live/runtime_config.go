@@ -111,6 +111,29 @@ type RuntimeConfig struct {
 	// WriteTimeout bounds one write to a connection; a peer that does not
 	// read for this long is disconnected. Zero means 5s.
 	WriteTimeout time.Duration
+	// Per-peer resource bounds of the service transport (see limits.go).
+	//
+	// MaxInboundConns caps the open inbound connections (handshaking or
+	// established) in total; a connection accepted beyond it is closed at
+	// once and counted in Counters.ConnsRefused. Zero means
+	// DefaultMaxInboundConns.
+	MaxInboundConns int
+	// MaxInboundConnsPerHost caps the open inbound connections from one
+	// remote IP address, so one host cannot take all of MaxInboundConns.
+	// Zero means DefaultMaxInboundConnsPerHost.
+	MaxInboundConnsPerHost int
+	// IdleTimeout is how long an established inbound connection may carry
+	// nothing (not even the keepalives each dialler sends after
+	// IdleTimeout/3 of silence) before it is closed. Zero means 2m.
+	IdleTimeout time.Duration
+	// FrameReadTimeout bounds the reading of one frame, from its first
+	// byte to its last: a peer trickling a frame slower than that is
+	// disconnected. Zero means 30s (at the default MaxFrameSize, a
+	// minimum rate of about 35 KB/s).
+	FrameReadTimeout time.Duration
+	// UnconfirmedPeerTTL is how long a node ID learned only from a hello
+	// (not from memberlist) stays in the peer directory. Zero means 30s.
+	UnconfirmedPeerTTL time.Duration
 	// JoinTimeout bounds Start's attempts to reach the Join addresses and
 	// join memberlist through them (retried every 200ms). Zero means 10s.
 	JoinTimeout time.Duration
@@ -172,6 +195,13 @@ func DefaultRuntimeConfig() RuntimeConfig {
 		HandshakeTimeout: 2 * time.Second,
 		WriteTimeout:     5 * time.Second,
 
+		// Resource bounds per peer (see the RuntimeConfig fields).
+		MaxInboundConns:        DefaultMaxInboundConns,
+		MaxInboundConnsPerHost: DefaultMaxInboundConnsPerHost,
+		IdleTimeout:            2 * time.Minute,
+		FrameReadTimeout:       30 * time.Second,
+		UnconfirmedPeerTTL:     30 * time.Second,
+
 		// After a failed dial, wait 100 ms before the next one, doubling
 		// up to 5 s while failures continue.
 		RedialBackoff:    100 * time.Millisecond,
@@ -203,6 +233,7 @@ func (c RuntimeConfig) withDefaults() RuntimeConfig {
 	c.JoinTimeout = cmp.Or(c.JoinTimeout, d.JoinTimeout)
 	c.LeaveTimeout = cmp.Or(c.LeaveTimeout, d.LeaveTimeout)
 	c.Logger = cmp.Or(c.Logger, d.Logger)
+	c = c.limitsWithDefaults(d)
 	return c
 }
 
@@ -272,6 +303,9 @@ func (c RuntimeConfig) Validate() error {
 		if d.v <= 0 {
 			return fmt.Errorf("live: RuntimeConfig.%s is %v; want a positive duration or 0 for the default", d.name, d.v)
 		}
+	}
+	if err := c.validateLimits(); err != nil {
+		return err
 	}
 	if c.MaxRedialBackoff < c.RedialBackoff {
 		return fmt.Errorf("live: RuntimeConfig.MaxRedialBackoff (%v) is below RedialBackoff (%v)", c.MaxRedialBackoff, c.RedialBackoff)

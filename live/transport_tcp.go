@@ -56,6 +56,9 @@ var (
 	errPeerDead        = errors.New("live: peer left or was declared dead by memberlist")
 	errSuperseded      = errors.New("live: inbound connection replaced by a new one from the same peer")
 	errUnexpectedFrame = errors.New("live: frame received on an outbound connection")
+	// errIdle and errSlowFrame are the deadlines of limits.go.
+	errIdle      = errors.New("live: peer sent nothing for IdleTimeout")
+	errSlowFrame = errors.New("live: peer took longer than FrameReadTimeout to send a frame")
 )
 
 // counters are the runtime's statistics; updated atomically from any
@@ -66,6 +69,12 @@ type counters struct {
 	bytesIn, bytesOut                                      atomic.Uint64
 	layerMsgsIn, layerBytesIn, layerMsgsOut, layerBytesOut atomic.Uint64
 	dgramsQueued, dgramsDropped                            atomic.Uint64
+	// connsRefused counts inbound connections over a limit;
+	// helloConflicts hellos refused for claiming the ID of another live
+	// connection.
+	connsRefused, helloConflicts atomic.Uint64
+	// logSuppressed counts memberlist log lines the rate limit dropped.
+	logSuppressed atomic.Uint64
 }
 
 // peerConn is one connection to (out) or from (in) a peer.
@@ -73,6 +82,9 @@ type peerConn struct {
 	t        *transport
 	peer     node.ID
 	outbound bool
+	// service and gossip are the addresses an inbound connection's hello
+	// claimed: its identity, beside the ID.
+	service, gossip string
 	// queue holds encoded frames for an outbound connection.
 	queue chan []byte
 	// closed is closed by close; the writer and readers watch it.
@@ -138,8 +150,13 @@ func (c *peerConn) close(reason error, report bool) {
 		if errors.Is(reason, errClosedLocally) {
 			lvl = zap.DebugLevel
 		}
-		if ce := c.t.log.Check(lvl, "live: connection closed"); ce != nil {
-			ce.Write(zap.Stringer("peer", c.peer), zap.String("dir", c.dirName()), zap.NamedError("reason", reason))
+		fields := []zap.Field{zap.Stringer("peer", c.peer), zap.String("dir", c.dirName()), zap.NamedError("reason", reason)}
+		if lvl == zap.WarnLevel {
+			// What the peer sent is to blame: a hostile peer may repeat
+			// it at will, so the line is rate-limited.
+			c.t.warn("live: connection closed", fields...)
+		} else if ce := c.t.log.Check(lvl, "live: connection closed"); ce != nil {
+			ce.Write(fields...)
 		}
 		if report {
 			// One breakage, one transport error: close the other
@@ -171,6 +188,9 @@ type transport struct {
 	ln       net.Listener
 	// advertised addresses, for hellos; set before the accept loop starts.
 	serviceAddr, gossipAddr string
+	limits                  *connLimiter
+	// warnings bounds the warn lines hostile input causes.
+	warnings *logLimiter
 
 	mu     sync.Mutex
 	closed bool
@@ -188,8 +208,11 @@ type redialState struct {
 
 func newTransport(ctx context.Context, cfg RuntimeConfig, reg *node.Registry, log *zap.Logger, dir *directory,
 	stats *counters, events chan netEvent, wg *sync.WaitGroup) *transport {
+	dir.setTTL(cfg.UnconfirmedPeerTTL)
 	return &transport{
-		self: cfg.ID, label: cfg.Label, maxFrame: cfg.MaxFrameSize, cfg: cfg, reg: reg, log: log,
+		limits:   newConnLimiter(cfg.MaxInboundConns, cfg.MaxInboundConnsPerHost),
+		warnings: newLogLimiter(time.Second, 10),
+		self:     cfg.ID, label: cfg.Label, maxFrame: cfg.MaxFrameSize, cfg: cfg, reg: reg, log: log,
 		dir: dir, stats: stats, events: events, ctx: ctx, wg: wg,
 		out: make(map[node.ID]*peerConn), in: make(map[node.ID]*peerConn), raw: make(map[net.Conn]struct{}),
 		redial: make(map[node.ID]redialState),
@@ -230,7 +253,14 @@ func (t *transport) acceptLoop() {
 			}
 			continue
 		}
+		if !t.limits.acquire(conn.RemoteAddr()) {
+			t.stats.connsRefused.Add(1)
+			t.warn("live: inbound connection refused: connection limit reached", zap.Stringer("remote", conn.RemoteAddr()))
+			conn.Close()
+			continue
+		}
 		if !t.track(conn) {
+			t.limits.release(conn.RemoteAddr())
 			conn.Close()
 			return
 		}
@@ -302,8 +332,22 @@ func (t *transport) rejected(err error) {
 	}
 }
 
+// warn logs a warning caused by a peer, at most a few per second: a
+// hostile peer must not be able to flood the log.
+func (t *transport) warn(msg string, fields ...zap.Field) {
+	ok, suppressed := t.warnings.allow()
+	if !ok {
+		return
+	}
+	if suppressed > 0 {
+		fields = append(fields, zap.Int("suppressed_before", suppressed))
+	}
+	t.log.Warn(msg, fields...)
+}
+
 func (t *transport) serveInbound(conn net.Conn) {
 	defer t.wg.Done()
+	defer t.limits.release(conn.RemoteAddr())
 	defer t.untrack(conn)
 	conn.SetDeadline(time.Now().Add(t.cfg.HandshakeTimeout))
 	var h hello
@@ -322,7 +366,7 @@ func (t *transport) serveInbound(conn net.Conn) {
 	}
 	if err != nil {
 		t.rejected(err)
-		t.log.Warn("live: inbound handshake failed", zap.Stringer("remote", conn.RemoteAddr()), zap.Error(err))
+		t.warn("live: inbound handshake failed", zap.Stringer("remote", conn.RemoteAddr()), zap.Error(err))
 		if errors.Is(err, ErrHandshake) && h.id != node.None {
 			// A well-formed hello from another cluster: answer with ours
 			// so the dialler can say why it was refused.
@@ -338,18 +382,20 @@ func (t *transport) serveInbound(conn net.Conn) {
 		return
 	}
 	conn.SetDeadline(time.Time{})
-	if h.service != "" {
-		t.dir.learn(h.id, h.service, h.gossip)
-	}
-	c := &peerConn{t: t, peer: h.id, conn: conn, closed: make(chan struct{})}
-	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
+	c := &peerConn{t: t, peer: h.id, service: h.service, gossip: h.gossip, conn: conn, closed: make(chan struct{})}
+	old, err := t.admitInbound(c)
+	if errors.Is(err, errClosedLocally) {
 		return
 	}
-	old := t.in[h.id]
-	t.in[h.id] = c
-	t.mu.Unlock()
+	if err != nil {
+		t.stats.helloConflicts.Add(1)
+		t.rejected(err)
+		t.warn("live: inbound connection refused", zap.Stringer("remote", conn.RemoteAddr()), zap.Error(err))
+		return
+	}
+	if h.service != "" {
+		t.dir.learnHello(h.id, h.service, h.gossip)
+	}
 	if old != nil {
 		// The peer dialled again while its old connection looked open: it
 		// restarted or lost that connection. Report the old one as broken
@@ -360,13 +406,34 @@ func (t *transport) serveInbound(conn net.Conn) {
 	c.close(t.readEnvelopes(c, conn), true)
 }
 
+// admitInbound makes c the inbound connection of its peer and returns the
+// one it replaces. A hello proves nothing (without TLS anyone can claim any
+// ID), so a newcomer that claims the ID of a live inbound connection with
+// other addresses is another identity and is refused (ErrIdentityConflict);
+// with the same addresses it is the peer redialling (after a restart or a
+// lost connection) and replaces the old one.
+func (t *transport) admitInbound(c *peerConn) (*peerConn, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil, errClosedLocally
+	}
+	old := t.in[c.peer]
+	if old != nil && !isClosed(old) && (old.service != c.service || old.gossip != c.gossip) {
+		return nil, fmt.Errorf("%w: hello claims %v at service %q, gossip %q; its live connection is at service %q, gossip %q",
+			ErrIdentityConflict, c.peer, c.service, c.gossip, old.service, old.gossip)
+	}
+	t.in[c.peer] = c
+	return old, nil
+}
+
 // readEnvelopes reads frames from an inbound connection until it fails and
 // returns the reason.
 func (t *transport) readEnvelopes(c *peerConn, conn net.Conn) error {
 	br := bufio.NewReaderSize(conn, 64<<10)
 	var buf []byte
 	for {
-		payload, err := node.ReadFrame(br, buf, t.maxFrame)
+		payload, err := t.readFrame(conn, br, buf)
 		if err != nil {
 			if isClosed(c) {
 				return errClosedLocally
@@ -376,6 +443,9 @@ func (t *transport) readEnvelopes(c *peerConn, conn net.Conn) error {
 		}
 		if cap(payload) <= 64<<10 {
 			buf = payload // reuse small buffers; let big ones go
+		}
+		if len(payload) == 1 && payload[0] == keepalive {
+			continue
 		}
 		env, err := t.reg.DecodeEnvelope(payload)
 		if err == nil && (env.From != c.peer || env.To != t.self) {
@@ -401,6 +471,30 @@ func (t *transport) readEnvelopes(c *peerConn, conn net.Conn) error {
 			return errClosedLocally
 		}
 	}
+}
+
+// readFrame reads one frame under the deadlines of limits.go: its first
+// byte must come within IdleTimeout, and the whole frame within
+// FrameReadTimeout of that byte.
+func (t *transport) readFrame(conn net.Conn, br *bufio.Reader, buf []byte) ([]byte, error) {
+	conn.SetReadDeadline(time.Now().Add(t.cfg.IdleTimeout))
+	if _, err := br.Peek(1); err != nil {
+		if isTimeout(err) {
+			return nil, errIdle
+		}
+		return nil, err
+	}
+	conn.SetReadDeadline(time.Now().Add(t.cfg.FrameReadTimeout))
+	payload, err := node.ReadFrame(br, buf, t.maxFrame)
+	if err != nil && isTimeout(err) {
+		return nil, fmt.Errorf("%w: %w", errSlowFrame, err)
+	}
+	return payload, err
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 func isClosed(c *peerConn) bool {
@@ -525,12 +619,34 @@ func (c *peerConn) runOutbound() {
 	t.stats.connsDialed.Add(1)
 	t.wg.Add(1)
 	go c.watchOutbound(conn)
+	c.writeLoop(conn)
+}
+
+// writeLoop writes c's queue to conn, and a keepalive whenever the
+// connection has been silent for IdleTimeout/3, until c closes or a write
+// fails.
+func (c *peerConn) writeLoop(conn net.Conn) {
+	t := c.t
 	bw := bufio.NewWriterSize(conn, 64<<10)
+	ka := time.NewTimer(t.cfg.IdleTimeout / 3)
+	defer ka.Stop()
 	for {
 		select {
 		case <-c.closed:
 			return
+		case <-ka.C:
+			conn.SetWriteDeadline(time.Now().Add(t.cfg.WriteTimeout))
+			_, err := bw.Write(keepaliveFrame)
+			if err == nil {
+				err = bw.Flush()
+			}
+			if err != nil {
+				c.close(fmt.Errorf("live: write keepalive: %w", err), !isClosed(c))
+				return
+			}
+			ka.Reset(t.cfg.IdleTimeout / 3)
 		case f := <-c.queue:
+			ka.Reset(t.cfg.IdleTimeout / 3)
 			conn.SetWriteDeadline(time.Now().Add(t.cfg.WriteTimeout))
 			if _, err := bw.Write(f); err != nil {
 				c.close(fmt.Errorf("live: write: %w", err), !isClosed(c))
@@ -547,6 +663,9 @@ func (c *peerConn) runOutbound() {
 		}
 	}
 }
+
+// keepaliveFrame is the frame of a keepalive.
+var keepaliveFrame = node.AppendFrame(nil, []byte{keepalive})
 
 // waitRedial waits out the peer's redial backoff; false if c closed or
 // the runtime stopped meanwhile.

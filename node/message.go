@@ -136,7 +136,9 @@ func (r *Registry) EncodeMessage(m Message) ([]byte, error) {
 
 // DecodeMessage decodes body as the message type registered under name.
 // body is untrusted: it is structurally checked (CheckMsgpack) before
-// decoding, so a hostile length header yields an error, not an allocation.
+// decoding, so a hostile length header yields an error, not an allocation,
+// and it is refused (ErrDecodeBudget) when decoding it would allocate more
+// than DecodeBudgetFactor times its size plus DecodeBudgetSlack bytes.
 // The returned message does not alias body.
 func (r *Registry) DecodeMessage(name string, body []byte) (Message, error) {
 	t, ok := r.byName[name]
@@ -144,6 +146,9 @@ func (r *Registry) DecodeMessage(name string, body []byte) (Message, error) {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownMessageType, name)
 	}
 	if err := CheckMsgpack(body, MaxMsgpackDepth); err != nil {
+		return nil, fmt.Errorf("node: message %q: %w", name, err)
+	}
+	if err := checkDecodeBudget(body, t); err != nil {
 		return nil, fmt.Errorf("node: message %q: %w", name, err)
 	}
 	v := reflect.New(t)

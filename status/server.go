@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -93,6 +94,13 @@ type Config struct {
 	// and its idle keep-alive connections (zero: the defaults above).
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
+	// MaxHeaderBytes bounds a request's headers, in bytes (zero:
+	// DefaultMaxHeaderBytes; negative is an error).
+	MaxHeaderBytes int
+	// Token, when set, is the bearer token POST requests must carry
+	// ("Authorization: Bearer <token>"); at most MaxTokenLen bytes. Zero
+	// ("") allows POST from loopback clients only. GET needs neither.
+	Token string
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -156,6 +164,12 @@ func New(cfg Config) (*Server, error) {
 		spec := cfg.Spec
 		cfg.SnapshotDoc = func(s *snapshot.Snapshot, now time.Time) (any, error) { return report.NewSnapshot(s, spec, now) }
 	}
+	if cfg.MaxHeaderBytes < 0 {
+		return nil, fmt.Errorf("status: Config.MaxHeaderBytes is %d; want a positive size or 0 for the default", cfg.MaxHeaderBytes)
+	}
+	if len(cfg.Token) > MaxTokenLen || strings.ContainsAny(cfg.Token, " \t\r\n") {
+		return nil, fmt.Errorf("status: Config.Token must be at most %d bytes without whitespace", MaxTokenLen)
+	}
 	if cfg.ReadHeaderTimeout < 0 || cfg.IdleTimeout < 0 {
 		return nil, fmt.Errorf("status: negative timeout (read header %v, idle %v)", cfg.ReadHeaderTimeout, cfg.IdleTimeout)
 	}
@@ -170,6 +184,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxHeaderBytes == 0 {
+		cfg.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
 	s := &Server{cfg: cfg, reg: prometheus.NewRegistry()}
 	cs := []prometheus.Collector{
@@ -191,7 +208,8 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("status: registering metrics: %w", err)
 		}
 	}
-	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: cfg.ReadHeaderTimeout, IdleTimeout: cfg.IdleTimeout}
+	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: cfg.ReadHeaderTimeout, IdleTimeout: cfg.IdleTimeout,
+		MaxHeaderBytes: cfg.MaxHeaderBytes}
 	return s, nil
 }
 
@@ -214,7 +232,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /status", s.getStatus)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg}))
 	mux.HandleFunc("GET /snapshot", s.getSnapshot)
-	mux.HandleFunc("POST /snapshot", s.postSnapshot)
+	mux.HandleFunc("POST /snapshot", s.guard(s.postSnapshot))
 	return mux
 }
 
