@@ -15,6 +15,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/consequence/twophase"
+	"github.com/seed6eee2ec7/crystalball/report"
 )
 
 // checkFormat names the format of check --json's output, the report
@@ -83,6 +84,10 @@ type livenessOutput struct {
 	Action   string   `json:"critical_action,omitempty"`
 	LivePath []string `json:"live_path,omitempty"`
 }
+
+// maxCheckNodes bounds 'check --nodes' and the node count 'trace show'
+// trusts in a report: report.MaxNodes.
+const maxCheckNodes = report.MaxNodes
 
 // checkFlags are the flags of 'crystalball check'.
 type checkFlags struct {
@@ -262,8 +267,8 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 // opts (or random walks). An error with a result (out.Stop or
 // out.Liveness set) is the search's: the result is still printed.
 func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequence.Options) (checkOutput, error) {
-	if f.nodes <= 0 || f.nodes > 1<<16 {
-		return checkOutput{}, usagef("--nodes must be in 1..65536, got %d", f.nodes)
+	if f.nodes <= 0 || f.nodes > maxCheckNodes {
+		return checkOutput{}, usagef("--nodes must be in 1..%d, got %d", maxCheckNodes, f.nodes)
 	}
 	svc, err := cat.lookup(f.service, splitList(f.fix), f.nodes)
 	if err != nil {
