@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -286,19 +287,7 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 		Faults: fmt.Sprintf("resets=%d kinds=%v breaks=%d", f.resets, faults.Kinds(), f.breaks),
 		Fix:    f.fix, Resets: f.resets, Silent: f.silent, Breaks: f.breaks}
 	if f.walk {
-		out.Strategy = "walk"
-		var from []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]
-		if f.maxDepth > 0 && f.periphery > 0 {
-			bounded := opts
-			bounded.Periphery = f.periphery
-			res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).WithOptions(bounded).Run(ctx)
-			if err != nil {
-				return checkOutput{}, err
-			}
-			from = res.Periphery
-		}
-		out.Liveness, err = checkWalks(ctx, m, m.Properties(), from, f.walkOptions(f.seed))
-		return out, err
+		return checkServiceWalks(ctx, f, opts, m, out)
 	}
 	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
 		Properties(m.Properties()...).WithOptions(opts).Run(ctx)
@@ -312,6 +301,37 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 			b, _ := json.Marshal(rep)
 			out.Reports = append(out.Reports, b)
 		}
+	}
+	return out, err
+}
+
+// checkServiceWalks runs the random walks of 'check --strategy walk' on m
+// (after a bounded search with --max-depth), within --budget: the budget
+// is a deadline on the walks' context, since walks read no clock, and
+// running out of it is a result (out.Stop "time budget" with the walks
+// taken so far), not an error, as for the other strategies.
+func checkServiceWalks(ctx context.Context, f *checkFlags, opts consequence.Options, m *consequence.ActorModel, out checkOutput) (checkOutput, error) {
+	out.Strategy = "walk"
+	walkCtx := ctx // the bounded search has its own budget (opts.MaxTime) and stops at it without an error
+	if f.budget > 0 {
+		var cancel context.CancelFunc
+		walkCtx, cancel = context.WithTimeout(ctx, f.budget)
+		defer cancel()
+	}
+	var from []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]
+	if f.maxDepth > 0 && f.periphery > 0 {
+		bounded := opts
+		bounded.Periphery = f.periphery
+		res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).WithOptions(bounded).Run(ctx)
+		if err != nil {
+			return checkOutput{}, err
+		}
+		from = res.Periphery
+	}
+	var err error
+	out.Liveness, err = checkWalks(walkCtx, m, m.Properties(), from, f.walkOptions(f.seed))
+	if err != nil && ctx.Err() == nil && errors.Is(walkCtx.Err(), context.DeadlineExceeded) {
+		out.Stop, err = consequence.StopTimeBudget.String(), nil
 	}
 	return out, err
 }
@@ -365,15 +385,15 @@ func fillResult[S, A any](out *checkOutput, res *consequence.Result[S, A]) {
 // C1, else the first suspect.
 func checkWalks(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction], o consequence.LivenessOptions[consequence.ActorAction]) (*livenessOutput, error) {
 	res, err := consequence.FindLivenessViolation(ctx, m, props, periphery, o)
-	if err != nil {
+	if res == nil {
 		return nil, err
 	}
 	out := &livenessOutput{Walks: res.Walks, Live: res.Live, Critical: -1, Periphery: len(periphery), Suspects: res.Suspects, C2: res.C2}
 	if len(periphery) > 0 {
 		out.PeripheryDepth = len(periphery[0].Path)
 	}
-	if res.Suspect == nil {
-		return out, nil
+	if res.Suspect == nil || res.Critical == nil {
+		return out, err // err: the walks stopped early; out counts those taken
 	}
 	out.Suspect = actionStrings(res.Suspect.Path)
 	for _, f := range res.Suspect.Failing {
@@ -385,7 +405,7 @@ func checkWalks(ctx context.Context, m *consequence.ActorModel, props []conseque
 		out.Action = crit.Action.Act.String()
 		out.LivePath = actionStrings(crit.LivePath)
 	}
-	return out, nil
+	return out, err
 }
 
 func actionStrings[A any](path []consequence.Action[A]) []string {
@@ -408,6 +428,9 @@ func printCheckSummary(w io.Writer, o checkOutput) {
 			fmt.Fprintf(w, " (half from %d states at depth %d of a bounded search)", l.Periphery, l.PeripheryDepth)
 		}
 		fmt.Fprintln(w)
+		if o.Stop != "" {
+			fmt.Fprintf(w, "stopped: %s\n", o.Stop)
+		}
 		if l.Suspect == nil {
 			fmt.Fprintln(w, "no suspected liveness violation")
 			return
