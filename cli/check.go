@@ -138,6 +138,9 @@ func (f *checkFlags) check() error {
 	if f.maxDepth < 0 || f.fullDepth < 0 || f.maxStates < 0 || f.budget < 0 || f.resets < 0 || f.breaks < 0 || f.walks <= 0 || f.dmax <= 0 || f.dinit < 0 || f.workers < 0 || f.periphery < 0 {
 		return usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")
 	}
+	if f.rms < 1 || f.rms > twophase.MaxRMs {
+		return usagef("--rms must be in 1..%d, got %d", twophase.MaxRMs, f.rms)
+	}
 	if f.suspects <= 0 {
 		return usagef("--suspects must be positive, got %d", f.suspects)
 	}
