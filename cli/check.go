@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/consequence/twophase"
+	"github.com/seed6eee2ec7/crystalball/report"
 )
 
 // checkFormat names the format of check --json's output, the report
@@ -84,6 +86,10 @@ type livenessOutput struct {
 	LivePath []string `json:"live_path,omitempty"`
 }
 
+// maxCheckNodes bounds 'check --nodes' and the node count 'trace show'
+// trusts in a report: report.MaxNodes.
+const maxCheckNodes = report.MaxNodes
+
 // checkFlags are the flags of 'crystalball check'.
 type checkFlags struct {
 	service, model, strategy, fix, weights           string
@@ -131,6 +137,9 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 func (f *checkFlags) check() error {
 	if f.maxDepth < 0 || f.fullDepth < 0 || f.maxStates < 0 || f.budget < 0 || f.resets < 0 || f.breaks < 0 || f.walks <= 0 || f.dmax <= 0 || f.dinit < 0 || f.workers < 0 || f.periphery < 0 {
 		return usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")
+	}
+	if f.rms < 1 || f.rms > twophase.MaxRMs {
+		return usagef("--rms must be in 1..%d, got %d", twophase.MaxRMs, f.rms)
 	}
 	if f.suspects <= 0 {
 		return usagef("--suspects must be positive, got %d", f.suspects)
@@ -262,8 +271,8 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 // opts (or random walks). An error with a result (out.Stop or
 // out.Liveness set) is the search's: the result is still printed.
 func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequence.Options) (checkOutput, error) {
-	if f.nodes <= 0 || f.nodes > 1<<16 {
-		return checkOutput{}, usagef("--nodes must be in 1..65536, got %d", f.nodes)
+	if f.nodes <= 0 || f.nodes > maxCheckNodes {
+		return checkOutput{}, usagef("--nodes must be in 1..%d, got %d", maxCheckNodes, f.nodes)
 	}
 	svc, err := cat.lookup(f.service, splitList(f.fix), f.nodes)
 	if err != nil {
@@ -281,19 +290,7 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 		Faults: fmt.Sprintf("resets=%d kinds=%v breaks=%d", f.resets, faults.Kinds(), f.breaks),
 		Fix:    f.fix, Resets: f.resets, Silent: f.silent, Breaks: f.breaks}
 	if f.walk {
-		out.Strategy = "walk"
-		var from []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]
-		if f.maxDepth > 0 && f.periphery > 0 {
-			bounded := opts
-			bounded.Periphery = f.periphery
-			res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).WithOptions(bounded).Run(ctx)
-			if err != nil {
-				return checkOutput{}, err
-			}
-			from = res.Periphery
-		}
-		out.Liveness, err = checkWalks(ctx, m, m.Properties(), from, f.walkOptions(f.seed))
-		return out, err
+		return checkServiceWalks(ctx, f, opts, m, out)
 	}
 	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
 		Properties(m.Properties()...).WithOptions(opts).Run(ctx)
@@ -307,6 +304,37 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 			b, _ := json.Marshal(rep)
 			out.Reports = append(out.Reports, b)
 		}
+	}
+	return out, err
+}
+
+// checkServiceWalks runs the random walks of 'check --strategy walk' on m
+// (after a bounded search with --max-depth), within --budget: the budget
+// is a deadline on the walks' context, since walks read no clock, and
+// running out of it is a result (out.Stop "time budget" with the walks
+// taken so far), not an error, as for the other strategies.
+func checkServiceWalks(ctx context.Context, f *checkFlags, opts consequence.Options, m *consequence.ActorModel, out checkOutput) (checkOutput, error) {
+	out.Strategy = "walk"
+	walkCtx := ctx // the bounded search has its own budget (opts.MaxTime) and stops at it without an error
+	if f.budget > 0 {
+		var cancel context.CancelFunc
+		walkCtx, cancel = context.WithTimeout(ctx, f.budget)
+		defer cancel()
+	}
+	var from []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]
+	if f.maxDepth > 0 && f.periphery > 0 {
+		bounded := opts
+		bounded.Periphery = f.periphery
+		res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).WithOptions(bounded).Run(ctx)
+		if err != nil {
+			return checkOutput{}, err
+		}
+		from = res.Periphery
+	}
+	var err error
+	out.Liveness, err = checkWalks(walkCtx, m, m.Properties(), from, f.walkOptions(f.seed))
+	if err != nil && ctx.Err() == nil && errors.Is(walkCtx.Err(), context.DeadlineExceeded) {
+		out.Stop, err = consequence.StopTimeBudget.String(), nil
 	}
 	return out, err
 }
@@ -360,15 +388,15 @@ func fillResult[S, A any](out *checkOutput, res *consequence.Result[S, A]) {
 // C1, else the first suspect.
 func checkWalks(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction], o consequence.LivenessOptions[consequence.ActorAction]) (*livenessOutput, error) {
 	res, err := consequence.FindLivenessViolation(ctx, m, props, periphery, o)
-	if err != nil {
+	if res == nil {
 		return nil, err
 	}
 	out := &livenessOutput{Walks: res.Walks, Live: res.Live, Critical: -1, Periphery: len(periphery), Suspects: res.Suspects, C2: res.C2}
 	if len(periphery) > 0 {
 		out.PeripheryDepth = len(periphery[0].Path)
 	}
-	if res.Suspect == nil {
-		return out, nil
+	if res.Suspect == nil || res.Critical == nil {
+		return out, err // err: the walks stopped early; out counts those taken
 	}
 	out.Suspect = actionStrings(res.Suspect.Path)
 	for _, f := range res.Suspect.Failing {
@@ -380,7 +408,7 @@ func checkWalks(ctx context.Context, m *consequence.ActorModel, props []conseque
 		out.Action = crit.Action.Act.String()
 		out.LivePath = actionStrings(crit.LivePath)
 	}
-	return out, nil
+	return out, err
 }
 
 func actionStrings[A any](path []consequence.Action[A]) []string {
@@ -403,6 +431,9 @@ func printCheckSummary(w io.Writer, o checkOutput) {
 			fmt.Fprintf(w, " (half from %d states at depth %d of a bounded search)", l.Periphery, l.PeripheryDepth)
 		}
 		fmt.Fprintln(w)
+		if o.Stop != "" {
+			fmt.Fprintf(w, "stopped: %s\n", o.Stop)
+		}
 		if l.Suspect == nil {
 			fmt.Fprintln(w, "no suspected liveness violation")
 			return

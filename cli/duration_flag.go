@@ -20,6 +20,10 @@ func (v durationValue) String() string {
 	return v.d.String()
 }
 
+// Get returns the duration (flag.Getter), so validation can tell a
+// negative value typed on the command line from an "auto" default.
+func (v durationValue) Get() any { return *v.d }
+
 func (v durationValue) Set(s string) error {
 	d, err := time.ParseDuration(s)
 	if err != nil {
@@ -34,4 +38,22 @@ func durationFlag(fs *flag.FlagSet, name string, value time.Duration, usage stri
 	d := value
 	fs.Var(durationValue{&d}, name, usage)
 	return &d
+}
+
+// minInterval is the shortest checkpoint or gather interval (--snapshots,
+// --gather) any command accepts, 0 (off) aside: below it a live node does
+// little but checkpoint (--snapshots 1ns spun at 80% CPU) and an emulation
+// crawls through checkpoint events. README.md documents it.
+const minInterval = 10 * time.Millisecond
+
+// checkInterval checks the value d of the interval flag name: 0 (off) or
+// at least minInterval; negative is an error.
+func checkInterval(name string, d time.Duration) error {
+	switch {
+	case d < 0:
+		return usagef("--%s must not be negative, got %v", name, d)
+	case d > 0 && d < minInterval:
+		return usagef("--%s must be 0 (off) or at least %v, got %v", name, minInterval, d)
+	}
+	return nil
 }

@@ -171,6 +171,9 @@ func (p *emulateParams) resolve() error {
 			p.snapEvery = defaultSnapEvery
 		}
 	}
+	if err := checkInterval("snapshots", p.snapEvery); err != nil {
+		return err
+	}
 	if mode != steering.Off && p.snapEvery == 0 {
 		return usagef("--mode %v needs --snapshots (rounds start from gathered snapshots)", mode)
 	}
@@ -231,6 +234,9 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	setUsage(fs, "emulate [flags]", "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := rejectNegativeAuto(fs); err != nil {
 		return err
 	}
 	if err := p.resolve(); err != nil {

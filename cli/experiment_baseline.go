@@ -52,6 +52,9 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	if *bfsNodes <= 0 || *bfsNodes > 64 || *budget < 0 || *maxStates < 0 || *workers <= 0 {
 		return usagef("--bfs-nodes must be in 1..64, --workers positive, --budget and --bfs-states not negative")
 	}
+	if err := rejectNegativeAuto(fs); err != nil {
+		return err
+	}
 	if err := p.resolve(); err != nil {
 		return err
 	}

@@ -40,6 +40,9 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkInterval("snapshots", *snapEvery); err != nil {
+		return err
+	}
 	heal := min(*duration/4, 5*time.Minute)
 	if *nodes <= 0 || *nodes > 1000 || *maxStates <= 0 || *snapEvery <= 0 || *duration-heal <= experiments.ChurnWarmup {
 		return usagef("--nodes must be in 1..1000, --max-states and --snapshots positive, --duration longer than %v", experiments.ChurnWarmup+heal)

@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/experiments"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
@@ -29,8 +30,11 @@ func runRandTreeLiveness(args []string, stdout, stderr io.Writer) error {
 	if !flagSet(fs, "seed") {
 		return usagef("--seed is required (the experiment is a pure function of it)")
 	}
-	if *runs <= 0 || *nodes < 3 || *workers <= 0 || *maxGap < 0 || *snapEvery < 0 || *resets < 0 {
-		return usagef("--runs and --workers must be positive, --nodes at least 3, --max-gap, --snapshots and --steer-resets not negative")
+	if *runs <= 0 || *nodes < 3 || *nodes > emulation.MaxNodes || *workers <= 0 || *maxGap < 0 || *resets < 0 {
+		return usagef("--runs and --workers must be positive, --nodes in 3..%d, --max-gap and --steer-resets not negative", emulation.MaxNodes)
+	}
+	if err := checkInterval("snapshots", *snapEvery); err != nil {
+		return err
 	}
 	if err := walk.validate(); err != nil {
 		return err

@@ -36,6 +36,9 @@ func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
 	if *runs <= 0 || *maxStates <= 0 || *snapEvery <= 0 || *workers <= 0 || *maxGap < 0 || *resets < 0 || *lastKnown < 0 {
 		return usagef("--runs, --max-states, --snapshots and --workers must be positive, --max-gap, --resets and --last-known not negative")
 	}
+	if err := checkInterval("snapshots", *snapEvery); err != nil {
+		return err
+	}
 	cfg := experiments.PaxosConfig{Bug: name, Runs: *runs, Seed: *seed, MaxStates: *maxStates, Resets: *resets,
 		Snapshots: *snapEvery, LastKnown: noneIfZero(*lastKnown), MaxGap: noneIfZero(*maxGap), Workers: *workers}
 	if *resets == 0 {

@@ -153,6 +153,12 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 	case f.gatherEvery < 0:
 		f.gatherEvery = f.snapEvery
 	}
+	if err := checkInterval("snapshots", f.snapEvery); err != nil {
+		return err
+	}
+	if err := checkInterval("gather", f.gatherEvery); err != nil {
+		return err
+	}
 	if f.mode, err = steering.ParseMode(f.modeName); err != nil {
 		return usagef("--mode: want off, debug or steer, got %q", f.modeName)
 	}

@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -34,14 +34,14 @@ func runTrace(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	} else if fs.NArg() > 0 || file == "" {
 		return usagef("want exactly one FILE")
 	}
-	b, err := os.ReadFile(file)
+	b, err := readReport(file)
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	var probe struct {
 		Format string `json:"format"`
 	}
-	if err := json.Unmarshal(b, &probe); err != nil {
+	if err := report.Unmarshal(b, &probe); err != nil {
 		return usagef("%s: not a JSON report: %v", file, err)
 	}
 	switch probe.Format {
@@ -50,7 +50,26 @@ func runTrace(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	case checkFormat, "": // check --json wrote no format before crystalball-check/1
 		return showCheck(cat, file, b, *which, stdout)
 	}
-	return usagef("%s: unknown report format %q (this crystalball reads %q and %q)", file, probe.Format, checkFormat, report.PredictionFormat)
+	return usagef("%s: unknown report format %s (this crystalball reads %q and %q)", file, report.Quote(probe.Format), checkFormat, report.PredictionFormat)
+}
+
+// traceLimits bound what 'trace show' reads (the zero value: report's
+// defaults); tests lower them to exercise the bounds with small files.
+var traceLimits report.Limits
+
+// readReport reads a report file within traceLimits: a file too large, or
+// not a JSON object, is a usage error quoting at most a short prefix.
+func readReport(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	defer f.Close()
+	b, err := report.ReadDocument(f, traceLimits)
+	if err != nil {
+		return nil, usagef("%s: %v", file, err)
+	}
+	return b, nil
 }
 
 // lookupReported resolves the service a report names among cat's, with the
@@ -66,16 +85,9 @@ func lookupReported(cat *catalog, file, name, fix string, nodes int) (serviceRun
 // showCheck replays violation which (1 is the first) of a check --json
 // output.
 func showCheck(cat *catalog, file string, b []byte, which int, stdout io.Writer) error {
-	var co checkOutput
-	if err := json.Unmarshal(b, &co); err != nil {
-		return usagef("%s: not the output of 'crystalball check --json': %v", file, err)
-	}
-	if which < 1 || which > len(co.Reports) {
-		return usagef("%s has %d replayable violations, --violation %d is out of range", file, len(co.Reports), which)
-	}
-	var rep consequence.ActorReport
-	if err := json.Unmarshal(co.Reports[which-1], &rep); err != nil {
-		return usagef("%s: violation %d: %v", file, which, err)
+	co, rep, err := readCheckOutput(file, b, which)
+	if err != nil {
+		return err
 	}
 	svc, err := lookupReported(cat, file, co.Target, co.Fix, co.Nodes)
 	if err != nil {
@@ -96,8 +108,8 @@ func showCheck(cat *catalog, file string, b []byte, which int, stdout io.Writer)
 // showPrediction replays a prediction report of 'node --reports' or
 // 'emulate --reports' from the snapshot it holds.
 func showPrediction(cat *catalog, file string, b []byte, stdout io.Writer) error {
-	var doc report.Prediction
-	if err := json.Unmarshal(b, &doc); err != nil {
+	doc, err := report.ReadPrediction(bytes.NewReader(b), traceLimits)
+	if err != nil {
 		return usagef("%s: not a prediction report: %v", file, err)
 	}
 	svc, err := lookupReported(cat, file, doc.Service, doc.Fix, doc.Nodes)
@@ -122,10 +134,7 @@ func showPrediction(cat *catalog, file string, b []byte, stdout io.Writer) error
 	}
 	critical := 0
 	if d := doc.Liveness; d != nil {
-		if d.CriticalStep < 1 || d.CriticalStep > len(doc.Report.Path) {
-			return fmt.Errorf("%s: critical step %d is outside the path's %d steps", file, d.CriticalStep, len(doc.Report.Path))
-		}
-		critical = d.CriticalStep
+		critical = d.CriticalStep // within the path: ReadPrediction checked
 		fmt.Fprintf(stdout, "dead end (%s): after step %d no walk reaches a state where every liveness property holds (%d of the round's %d walks did from the snapshot)\n",
 			d.Verdict, d.CriticalStep, d.Live, d.Walks)
 	}

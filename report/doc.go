@@ -15,6 +15,12 @@
 //
 // A reader checks the format field before it trusts the rest: a document
 // of another format (or a later version) is an error wrapping ErrFormat.
+// Documents come from files and peers, so ReadPrediction and ReadSnapshot
+// (on ReadDocument) trust no size in them: they read at most Limits.Bytes,
+// count JSON values before decoding, bound node counts, path lengths, fault
+// budgets and names (MaxNodes, MaxPathSteps, MaxFaults, MaxNameBytes) and
+// quote at most QuoteBytes of bad input in an error (ErrTooLarge,
+// ErrMalformed).
 // The package is deterministic: no goroutines, no clock (times are given),
 // no network; only Prediction.WriteFile and Writer touch the file system.
 package report

@@ -175,10 +175,10 @@ func (pd Prediction) WriteFile(name string) error {
 // ErrFormat for a document of another format.
 func (doc Prediction) Model(spec node.Spec, workload func(id node.ID, restart bool) []node.Message) (*consequence.ActorModel, error) {
 	if doc.Format != PredictionFormat {
-		return nil, fmt.Errorf("%w: not a prediction report (format %q, want %q)", ErrFormat, doc.Format, PredictionFormat)
+		return nil, fmt.Errorf("%w: not a prediction report (format %s, want %q)", ErrFormat, Quote(doc.Format), PredictionFormat)
 	}
 	if f := doc.Snapshot.Format; f != SnapshotFormat && f != "" { // reports of crystalball-prediction/1 before the snapshot's format
-		return nil, fmt.Errorf("%w: unknown snapshot format %q (want %q)", ErrFormat, f, SnapshotFormat)
+		return nil, fmt.Errorf("%w: unknown snapshot format %s (want %q)", ErrFormat, Quote(f), SnapshotFormat)
 	}
 	reg, err := spec.Registry()
 	if err != nil {

@@ -96,12 +96,13 @@ func TestPredictionReplaysFromItsFile(t *testing.T) {
 		t.Fatalf("%d files for %d predictions", len(files), len(rep.Predictions))
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		fh, err := os.Open(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var doc report.Prediction
-		if err := json.Unmarshal(b, &doc); err != nil {
+		doc, err := report.ReadPrediction(fh, report.Limits{})
+		fh.Close()
+		if err != nil {
 			t.Fatal(err)
 		}
 		if doc.Format != report.PredictionFormat || doc.Service != "randtree" || !doc.Workload || doc.Report.Fingerprint == "" {

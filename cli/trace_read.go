@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/report"
+)
+
+// readCheckOutput decodes the output of 'check --json' (b, read within
+// traceLimits) and its violation which (1 is the first), checking what the
+// model rebuild trusts: the node count (as 'check --nodes' accepts), the
+// fault budgets, the names and the path's length. Bad input is a usage
+// error quoting at most a short prefix of it.
+func readCheckOutput(file string, b []byte, which int) (checkOutput, consequence.ActorReport, error) {
+	var co checkOutput
+	var rep consequence.ActorReport
+	if err := report.Unmarshal(b, &co); err != nil {
+		return co, rep, usagef("%s: not the output of 'crystalball check --json': %v", file, err)
+	}
+	switch {
+	case co.Nodes <= 0 || co.Nodes > maxCheckNodes:
+		return co, rep, usagef("%s: nodes %d, want 1..%d", file, co.Nodes, maxCheckNodes)
+	case co.Resets < 0 || co.Resets > report.MaxFaults || co.Breaks < 0 || co.Breaks > report.MaxFaults:
+		return co, rep, usagef("%s: resets %d and breaks %d, want 0..%d", file, co.Resets, co.Breaks, report.MaxFaults)
+	case len(co.Target) > report.MaxNameBytes || len(co.Fix) > report.MaxNameBytes:
+		return co, rep, usagef("%s: service %s or fix %s longer than %d bytes", file, report.Quote(co.Target), report.Quote(co.Fix), report.MaxNameBytes)
+	case which < 1 || which > len(co.Reports):
+		return co, rep, usagef("%s has %d replayable violations, --violation %d is out of range", file, len(co.Reports), which)
+	}
+	if err := report.Unmarshal(co.Reports[which-1], &rep); err != nil {
+		return co, rep, usagef("%s: violation %d: %v", file, which, err)
+	}
+	if err := report.ValidateReport(rep); err != nil {
+		return co, rep, usagef("%s: violation %d: %v", file, which, err)
+	}
+	return co, rep, nil
+}
