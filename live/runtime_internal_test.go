@@ -134,12 +134,18 @@ func noteState(t *testing.T, r *Runtime) noteSvc {
 	return s
 }
 
+// waitDeadline bounds waitFor: generous, because a loaded machine (the
+// race detector, test binaries side by side) can slow a runtime tenfold,
+// and only a hang should fail a test.
+const waitDeadline = 30 * time.Second
+
+// waitFor polls cond until it holds, failing t after waitDeadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(waitDeadline)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("timed out after %v waiting for %s", waitDeadline, what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -303,7 +309,13 @@ func TestRuntimeTimersAndSelfSends(t *testing.T) {
 	}
 	waitFor(t, "a note to self", gotNote(t, n1, "n1:me"))
 	waitFor(t, "the tick timer", gotNote(t, n1, "timer:tick"))
-	time.Sleep(100 * time.Millisecond)
+	// The runtime fires due timers earliest first, so once a timer armed
+	// after "cancelled"'s deadline has fired, "cancelled" would have fired
+	// too: an ordering, where a fixed sleep would be a guess at the load.
+	if err := n1.Submit(timerCall{Name: "later", After: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a timer armed after the cancelled one's deadline", gotNote(t, n1, "timer:later"))
 	if got := noteState(t, n1).Got; slices.Contains(got, "timer:cancelled") {
 		t.Errorf("a cancelled timer fired: %v", got)
 	}
@@ -582,13 +594,25 @@ func TestRuntimeRedialBackoff(t *testing.T) {
 	ln.Close() // nothing listens there now: connection refused
 	n1 := startNoteNode(t, 1, zap.NewNop())
 	n1.dir.learn(99, dead, "")
+	started := time.Now()
 	if err := n1.Submit(sendNote{To: 99, Text: "hello?", Retry: true}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
-	// 0, 100, 200, 400, 800 ms: about five dials in the first second.
-	if n := n1.Status().Counters.DialFailures; n < 2 || n > 8 {
-		t.Errorf("%d failed dials in one second, want about 5", n)
+	// A loaded machine only delays dials, so the test bounds the count
+	// from above by the time it took: the k-th dial waits out 100, 200,
+	// 400... ms after each failure before it, so n failures need at least
+	// 100·(2^(n-1)-1) ms. A transport that spins or backs off linearly
+	// fails more often than that.
+	const want = 5
+	waitFor(t, "five failed dials", func() bool { return n1.Status().Counters.DialFailures >= want })
+	n := n1.Status().Counters.DialFailures
+	elapsed := time.Since(started)
+	var least time.Duration // the backoffs between the n dials
+	for b, k := n1.cfg.RedialBackoff, uint64(1); k < n && least <= elapsed; b, k = min(2*b, n1.cfg.MaxRedialBackoff), k+1 {
+		least += b
+	}
+	if elapsed < least {
+		t.Errorf("%d failed dials in %v, want at least %v between the first and the last", n, elapsed, least)
 	}
 	if err := n1.Stop(context.Background()); err != nil {
 		t.Fatal(err)
