@@ -211,7 +211,7 @@ func observe(procs []*nodeProc, client *http.Client) (*liveView, error) {
 // containing all of them, and returns its summary.
 func waitForTree(t *testing.T, ctx context.Context, procs []*nodeProc, what string) randtree.Summary {
 	t.Helper()
-	client := &http.Client{Timeout: 2 * time.Second}
+	client := &http.Client{Timeout: httpTimeout}
 	var last randtree.Summary
 	var lastErr error
 	for {
@@ -374,7 +374,7 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 		t.Skip("skipped with -short: builds the binary and runs 5 OS processes for up to a minute")
 	}
 	bin := buildBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), clusterDeadline)
 	defer cancel()
 
 	const n = 5
@@ -400,7 +400,7 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 
 	// Kill an interior node if there is one (a child of the root with
 	// children of its own), so that its children must rejoin too.
-	client := &http.Client{Timeout: 2 * time.Second}
+	client := &http.Client{Timeout: httpTimeout}
 	v, err := observe(procs, client)
 	if err != nil {
 		t.Fatal(err)
@@ -595,6 +595,18 @@ func TestNodeReportsReplay(t *testing.T) {
 	}
 }
 
+// Every wait on a node in these tests is a hang guard, not a timing
+// assertion: the nodes run under the race detector on machines that also
+// run other test binaries, which can slow them tenfold, so the bounds are
+// generous and a passing test never waits for them.
+const (
+	// clusterDeadline bounds a whole cluster test (forming, converging,
+	// stopping).
+	clusterDeadline = 90 * time.Second
+	// httpTimeout bounds one request to a node's status server.
+	httpTimeout = 10 * time.Second
+)
+
 // verifyNoLeaks returns the check, to defer, that the goroutines the test
 // starts after the call have all ended. memberlist's probe goroutine
 // outlives Shutdown (and so live.Runtime.Stop) by up to a probe interval,
@@ -669,8 +681,8 @@ func TestNodeSteeringInProcess(t *testing.T) {
 	defer verifyNoLeaks(t)()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	deadline := time.Now().Add(30 * time.Second) // a hang guard
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	deadline := time.Now().Add(clusterDeadline) // a hang guard
+	client := &http.Client{Timeout: httpTimeout, Transport: &http.Transport{DisableKeepAlives: true}}
 	reports := t.TempDir()
 	const n = 3
 	ports := freePorts(t, 3*n)
@@ -723,7 +735,7 @@ func TestNodeSteeringInProcess(t *testing.T) {
 			if err != nil {
 				t.Errorf("n%d: %v", i+1, err)
 			}
-		case <-time.After(15 * time.Second):
+		case <-time.After(clusterDeadline): // a hang guard
 			t.Fatalf("n%d did not stop", i+1)
 		}
 		if !strings.Contains(p.log.String(), `"msg":"stopped"`) || !strings.Contains(p.stdout.String(), "steering steer with the immediate check") {
