@@ -604,7 +604,7 @@ const (
 	// stopping).
 	clusterDeadline = 90 * time.Second
 	// httpTimeout bounds one request to a node's status server.
-	httpTimeout = 10 * time.Second
+	httpTimeout = 30 * time.Second
 )
 
 // verifyNoLeaks returns the check, to defer, that the goroutines the test
@@ -623,8 +623,9 @@ func verifyNoLeaks(t *testing.T) func() {
 // checkSteeringNode polls the status server at web until the node there
 // has completed two steering rounds, the last from a snapshot of the node
 // and a neighbour at least, and checks its /status and /metrics.
-func checkSteeringNode(t *testing.T, web string, deadline time.Time, client *http.Client) {
+func checkSteeringNode(t *testing.T, p *inProcNode, deadline time.Time, client *http.Client) {
 	t.Helper()
+	web := p.web
 	get := func(path string) ([]byte, error) {
 		resp, err := client.Get("http://" + web + path)
 		if err != nil {
@@ -652,6 +653,9 @@ func checkSteeringNode(t *testing.T, web string, deadline time.Time, client *htt
 				t.Errorf("%v: status %+v, snapshots %+v", st.ID, st.Steering, st.Snapshots)
 			}
 			break
+		}
+		if xerr := p.exited(); xerr != nil {
+			t.Fatalf("%s: the node ended: %v", web, xerr)
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: no two steering rounds: %+v (%v)", web, st.Steering, err)
@@ -685,58 +689,30 @@ func TestNodeSteeringInProcess(t *testing.T) {
 	client := &http.Client{Timeout: httpTimeout, Transport: &http.Transport{DisableKeepAlives: true}}
 	reports := t.TempDir()
 	const n = 3
-	ports := freePorts(t, 3*n)
-	type proc struct {
-		args        []string
-		listen, web string
-		stdout, log *syncBuffer
-		done        chan error
-	}
-	procs := make([]*proc, n)
+	procs := make([]*inProcNode, 0, n)
 	t.Cleanup(func() {
 		if t.Failed() {
 			for i, p := range procs {
-				if p != nil {
-					t.Logf("log of n%d:\n%s", i+1, p.log)
-				}
+				t.Logf("log of n%d:\n%s", i+1, p.log)
 			}
 		}
 	})
 	for i := range n {
-		p := &proc{listen: fmt.Sprintf("127.0.0.1:%d", ports[3*i]), web: fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]),
-			stdout: &syncBuffer{}, log: &syncBuffer{}, done: make(chan error, 1)}
-		p.args = []string{"node", "--service", "randtree", "--id", strconv.Itoa(i + 1), "--listen", p.listen,
-			"--gossip", fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]), "--http", p.web, "--label", "steer-test", "--log", "json",
+		args := []string{"--service", "randtree", "--id", strconv.Itoa(i + 1), "--label", "steer-test", "--log", "json",
 			"--snapshots", "200ms", "--gather", "400ms", "--mode", "steer", "--immediate",
 			"--steer-time", "100ms", "--steer-states", "3000", "--reports", reports}
 		if i > 0 {
-			p.args = append(p.args, "--join", procs[0].listen)
+			args = append(args, "--join", procs[0].listen)
 		}
-		procs[i] = p
-		go func() { p.done <- runNodeUntil(ctx, builtinCatalog(), p.args[1:], p.stdout, p.log) }()
-		for i == 0 {
-			if resp, err := client.Get("http://" + p.web + "/status"); err == nil {
-				resp.Body.Close()
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("n1 does not serve")
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		procs = append(procs, startInProcNode(t, ctx, deadline, args...))
 	}
 	for _, p := range procs {
-		checkSteeringNode(t, p.web, deadline, client)
+		checkSteeringNode(t, p, deadline, client)
 	}
 	cancel()
 	for i, p := range procs {
-		select {
-		case err := <-p.done:
-			if err != nil {
-				t.Errorf("n%d: %v", i+1, err)
-			}
-		case <-time.After(clusterDeadline): // a hang guard
-			t.Fatalf("n%d did not stop", i+1)
+		if err := p.wait(clusterDeadline); err != nil {
+			t.Errorf("n%d: %v", i+1, err)
 		}
 		if !strings.Contains(p.log.String(), `"msg":"stopped"`) || !strings.Contains(p.stdout.String(), "steering steer with the immediate check") {
 			t.Errorf("n%d: stdout %q, no clean stop in the log", i+1, p.stdout)

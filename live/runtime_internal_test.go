@@ -112,6 +112,7 @@ func startNoteNodeWith(t *testing.T, id node.ID, logger *zap.Logger, tune func(*
 	cfg.Label = "test"
 	cfg.Logger = logger
 	cfg.MaxFrameSize = 4096
+	cfg.JoinTimeout = waitDeadline // a join that must succeed, on any load
 	tune(&cfg)
 	r, err := NewRuntime(cfg, noteSpec())
 	if err != nil {

@@ -31,17 +31,22 @@ func startLiveNode(t *testing.T, spec node.Spec, id node.ID, join ...string) liv
 		t.Fatal(err)
 	}
 	logger := zaptest.NewLogger(t).Named(id.String())
-	sl, err := snapshot.NewLive(snapshot.Config{Registry: reg, Interval: 300 * time.Millisecond}, slog.New(zapslog.NewHandler(logger.Core())))
+	// The gather and record timeouts are a production node's patience
+	// with its peers; in a test, running out of it on a loaded machine
+	// would report a live member as dead, so the test waits as long as for
+	// anything else.
+	cfg := snapshot.Config{Registry: reg, Interval: 300 * time.Millisecond, GatherTimeout: loadDeadline, RecordTimeout: loadDeadline}
+	sl, err := snapshot.NewLive(cfg, slog.New(zapslog.NewHandler(logger.Core())))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := live.DefaultRuntimeConfig()
-	cfg.ID = id
-	cfg.Join = join
-	cfg.Label = "live-snapshot-test"
-	cfg.Logger = logger
-	cfg.Layers = []node.Layer{sl}
-	rt, err := live.NewRuntime(cfg, spec)
+	rcfg := live.DefaultRuntimeConfig()
+	rcfg.ID = id
+	rcfg.Join, rcfg.JoinTimeout = join, loadDeadline
+	rcfg.Label = "live-snapshot-test"
+	rcfg.Logger = logger
+	rcfg.Layers = []node.Layer{sl}
+	rt, err := live.NewRuntime(rcfg, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
