@@ -623,7 +623,7 @@ func verifyNoLeaks(t *testing.T) func() {
 // checkSteeringNode polls the status server at web until the node there
 // has completed two steering rounds, the last from a snapshot of the node
 // and a neighbour at least, and checks its /status and /metrics.
-func checkSteeringNode(t *testing.T, p *inProcNode, deadline time.Time, client *http.Client) {
+func checkSteeringNode(t *testing.T, p *zeroPortNode, deadline time.Time, client *http.Client) {
 	t.Helper()
 	web := p.web
 	get := func(path string) ([]byte, error) {
@@ -689,7 +689,7 @@ func TestNodeSteeringInProcess(t *testing.T) {
 	client := &http.Client{Timeout: httpTimeout, Transport: &http.Transport{DisableKeepAlives: true}}
 	reports := t.TempDir()
 	const n = 3
-	procs := make([]*inProcNode, 0, n)
+	procs := make([]*zeroPortNode, 0, n)
 	t.Cleanup(func() {
 		if t.Failed() {
 			for i, p := range procs {
@@ -704,7 +704,7 @@ func TestNodeSteeringInProcess(t *testing.T) {
 		if i > 0 {
 			args = append(args, "--join", procs[0].listen)
 		}
-		procs = append(procs, startInProcNode(t, ctx, deadline, args...))
+		procs = append(procs, startZeroPortNode(t, ctx, deadline, args...))
 	}
 	for _, p := range procs {
 		checkSteeringNode(t, p, deadline, client)

@@ -8,12 +8,12 @@ import (
 	"time"
 )
 
-// inProcNode is one `crystalball node` run in the test's process
+// zeroPortNode is one `crystalball node` run in the test's process
 // (runNodeUntil, the CLI's own wiring) on ports the kernel picks: a port a
 // test picked free and closed again can be taken by another test binary
 // running side by side before the node binds it, and the node then exits
 // at once with "address already in use".
-type inProcNode struct {
+type zeroPortNode struct {
 	args        []string
 	listen, web string // as the node reports them on stdout
 	stdout, log *syncBuffer
@@ -22,21 +22,21 @@ type inProcNode struct {
 	hasExited   bool
 }
 
-// inProcArgs are the address flags of an in-process node: every port 0.
-var inProcArgs = []string{"--listen", "127.0.0.1:0", "--gossip", "127.0.0.1:0", "--http", "127.0.0.1:0"}
+// zeroPortArgs are the address flags of an in-process node: every port 0.
+var zeroPortArgs = []string{"--listen", "127.0.0.1:0", "--gossip", "127.0.0.1:0", "--http", "127.0.0.1:0"}
 
-// startupLine is the line a node prints on stdout once it serves.
-var startupLine = regexp.MustCompile(`on (\S+), gossip \S+, status http://(\S+)/status`)
+// zeroPortStartup is the line a node prints on stdout once it serves.
+var zeroPortStartup = regexp.MustCompile(`on (\S+), gossip \S+, status http://(\S+)/status`)
 
-// startInProcNode runs `crystalball node` with args (and inProcArgs) until
+// startZeroPortNode runs `crystalball node` with args (and zeroPortArgs) until
 // ctx ends, and waits until it reports its addresses.
-func startInProcNode(t *testing.T, ctx context.Context, deadline time.Time, args ...string) *inProcNode {
+func startZeroPortNode(t *testing.T, ctx context.Context, deadline time.Time, args ...string) *zeroPortNode {
 	t.Helper()
-	p := &inProcNode{args: append(append([]string{}, args...), inProcArgs...),
+	p := &zeroPortNode{args: append(append([]string{}, args...), zeroPortArgs...),
 		stdout: &syncBuffer{}, log: &syncBuffer{}, done: make(chan error, 1)}
 	go func() { p.done <- runNodeUntil(ctx, builtinCatalog(), p.args, p.stdout, p.log) }()
 	for {
-		if m := startupLine.FindStringSubmatch(p.stdout.String()); m != nil {
+		if m := zeroPortStartup.FindStringSubmatch(p.stdout.String()); m != nil {
 			p.listen, p.web = m[1], m[2]
 			return p
 		}
@@ -52,7 +52,7 @@ func startInProcNode(t *testing.T, ctx context.Context, deadline time.Time, args
 
 // exited returns why the node ended, or nil while it runs. It is called
 // from the test's goroutine only.
-func (p *inProcNode) exited() error {
+func (p *zeroPortNode) exited() error {
 	if !p.hasExited {
 		select {
 		case p.exitErr = <-p.done:
@@ -69,7 +69,7 @@ func (p *inProcNode) exited() error {
 
 // wait waits up to limit for the node to end after its context was
 // cancelled, and returns its error.
-func (p *inProcNode) wait(limit time.Duration) error {
+func (p *zeroPortNode) wait(limit time.Duration) error {
 	if p.hasExited {
 		return p.exitErr
 	}
