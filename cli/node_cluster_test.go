@@ -55,10 +55,10 @@ func TestNodeProcessesRunChordAndPaxos(t *testing.T) {
 // runCluster runs and checks the three-node cluster of
 // TestNodeProcessesRunChordAndPaxos for service.
 func runCluster(t *testing.T, bin, service string, converged func(node.View) (bool, string)) {
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), clusterDeadline)
 	defer cancel()
 	procs := clusterProcs(t, 3)
-	client := &http.Client{Timeout: 2 * time.Second}
+	client := &http.Client{Timeout: httpTimeout}
 	for i, p := range procs {
 		p.args = []string{"node", "--service", service, "--fix", "all", "--id", p.id.String(),
 			"--listen", p.listen, "--gossip", p.gossip, "--http", p.http, "--label", service + "-test", "--log", "json",

@@ -211,7 +211,7 @@ func observe(procs []*nodeProc, client *http.Client) (*liveView, error) {
 // containing all of them, and returns its summary.
 func waitForTree(t *testing.T, ctx context.Context, procs []*nodeProc, what string) randtree.Summary {
 	t.Helper()
-	client := &http.Client{Timeout: 2 * time.Second}
+	client := &http.Client{Timeout: httpTimeout}
 	var last randtree.Summary
 	var lastErr error
 	for {
@@ -374,7 +374,7 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 		t.Skip("skipped with -short: builds the binary and runs 5 OS processes for up to a minute")
 	}
 	bin := buildBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), clusterDeadline)
 	defer cancel()
 
 	const n = 5
@@ -400,7 +400,7 @@ func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 
 	// Kill an interior node if there is one (a child of the root with
 	// children of its own), so that its children must rejoin too.
-	client := &http.Client{Timeout: 2 * time.Second}
+	client := &http.Client{Timeout: httpTimeout}
 	v, err := observe(procs, client)
 	if err != nil {
 		t.Fatal(err)
@@ -597,6 +597,18 @@ func TestNodeReportsReplay(t *testing.T) {
 	}
 }
 
+// Every wait on a node in these tests is a hang guard, not a timing
+// assertion: the nodes run under the race detector on machines that also
+// run other test binaries, which can slow them tenfold, so the bounds are
+// generous and a passing test never waits for them.
+const (
+	// clusterDeadline bounds a whole cluster test (forming, converging,
+	// stopping).
+	clusterDeadline = 90 * time.Second
+	// httpTimeout bounds one request to a node's status server.
+	httpTimeout = 30 * time.Second
+)
+
 // verifyNoLeaks returns the check, to defer, that the goroutines the test
 // starts after the call have all ended. memberlist's probe goroutine
 // outlives Shutdown (and so live.Runtime.Stop) by up to a probe interval,
@@ -613,8 +625,9 @@ func verifyNoLeaks(t *testing.T) func() {
 // checkSteeringNode polls the status server at web until the node there
 // has completed two steering rounds, the last from a snapshot of the node
 // and a neighbour at least, and checks its /status and /metrics.
-func checkSteeringNode(t *testing.T, web string, deadline time.Time, client *http.Client) {
+func checkSteeringNode(t *testing.T, p *zeroPortNode, deadline time.Time, client *http.Client) {
 	t.Helper()
+	web := p.web
 	get := func(path string) ([]byte, error) {
 		resp, err := client.Get("http://" + web + path)
 		if err != nil {
@@ -642,6 +655,9 @@ func checkSteeringNode(t *testing.T, web string, deadline time.Time, client *htt
 				t.Errorf("%v: status %+v, snapshots %+v", st.ID, st.Steering, st.Snapshots)
 			}
 			break
+		}
+		if xerr := p.exited(); xerr != nil {
+			t.Fatalf("%s: the node ended: %v", web, xerr)
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: no two steering rounds: %+v (%v)", web, st.Steering, err)
@@ -671,62 +687,34 @@ func TestNodeSteeringInProcess(t *testing.T) {
 	defer verifyNoLeaks(t)()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	deadline := time.Now().Add(30 * time.Second) // a hang guard
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	deadline := time.Now().Add(clusterDeadline) // a hang guard
+	client := &http.Client{Timeout: httpTimeout, Transport: &http.Transport{DisableKeepAlives: true}}
 	reports := t.TempDir()
 	const n = 3
-	ports := freePorts(t, 3*n)
-	type proc struct {
-		args        []string
-		listen, web string
-		stdout, log *syncBuffer
-		done        chan error
-	}
-	procs := make([]*proc, n)
+	procs := make([]*zeroPortNode, 0, n)
 	t.Cleanup(func() {
 		if t.Failed() {
 			for i, p := range procs {
-				if p != nil {
-					t.Logf("log of n%d:\n%s", i+1, p.log)
-				}
+				t.Logf("log of n%d:\n%s", i+1, p.log)
 			}
 		}
 	})
 	for i := range n {
-		p := &proc{listen: fmt.Sprintf("127.0.0.1:%d", ports[3*i]), web: fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]),
-			stdout: &syncBuffer{}, log: &syncBuffer{}, done: make(chan error, 1)}
-		p.args = []string{"node", "--service", "randtree", "--id", strconv.Itoa(i + 1), "--listen", p.listen,
-			"--gossip", fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]), "--http", p.web, "--label", "steer-test", "--log", "json",
+		args := []string{"--service", "randtree", "--id", strconv.Itoa(i + 1), "--label", "steer-test", "--log", "json",
 			"--snapshots", "200ms", "--gather", "400ms", "--mode", "steer", "--immediate",
 			"--steer-time", "100ms", "--steer-states", "3000", "--reports", reports}
 		if i > 0 {
-			p.args = append(p.args, "--join", procs[0].listen)
+			args = append(args, "--join", procs[0].listen)
 		}
-		procs[i] = p
-		go func() { p.done <- runNodeUntil(ctx, builtinCatalog(), p.args[1:], p.stdout, p.log) }()
-		for i == 0 {
-			if resp, err := client.Get("http://" + p.web + "/status"); err == nil {
-				resp.Body.Close()
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("n1 does not serve")
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		procs = append(procs, startZeroPortNode(t, ctx, deadline, args...))
 	}
 	for _, p := range procs {
-		checkSteeringNode(t, p.web, deadline, client)
+		checkSteeringNode(t, p, deadline, client)
 	}
 	cancel()
 	for i, p := range procs {
-		select {
-		case err := <-p.done:
-			if err != nil {
-				t.Errorf("n%d: %v", i+1, err)
-			}
-		case <-time.After(15 * time.Second):
-			t.Fatalf("n%d did not stop", i+1)
+		if err := p.wait(clusterDeadline); err != nil {
+			t.Errorf("n%d: %v", i+1, err)
 		}
 		if !strings.Contains(p.log.String(), `"msg":"stopped"`) || !strings.Contains(p.stdout.String(), "steering steer with the immediate check") {
 			t.Errorf("n%d: stdout %q, no clean stop in the log", i+1, p.stdout)

@@ -275,9 +275,10 @@ func (r *Runtime) join(ctx context.Context) error {
 // its error; the goroutines still end shortly after. One goroutine is not
 // the runtime's to wait for: memberlist (v0.7.0) does not join a
 // failure-detector probe in progress when it shuts down, so that probe may
-// outlive Stop by up to one probe interval (1s with the defaults) before
-// it ends by itself; a leak check right after Stop must allow for it
-// (package livetest does). Stop on a runtime that is not running returns
+// outlive Stop by up to one probe interval — 1s with the defaults, which
+// memberlist stretches up to 8s while its probes fail — before it ends by
+// itself; a leak check right after Stop must allow for it (package
+// livetest does). Stop on a runtime that is not running returns
 // nil. A Stop concurrent with Start waits for Start to return first.
 func (r *Runtime) Stop(ctx context.Context) error {
 	r.life.Lock()

@@ -35,6 +35,8 @@ func TestRuntimeDatagrams(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "n1 to close its connection to n2", func() bool { out, _ := n1.tr.connections(); return len(out) == 0 })
+	// An absence check: the sleep gives a wrong report time to arrive. A
+	// loaded machine can only make it miss one, never fail spuriously.
 	time.Sleep(200 * time.Millisecond)
 	if b := noteState(t, n1).Broken; len(b) != 0 {
 		t.Errorf("transport errors for %v after sending datagrams only", b)
@@ -96,6 +98,8 @@ func TestRuntimeDatagramToUnreachablePeer(t *testing.T) {
 		}
 	}
 	waitFor(t, "the datagrams within the backoff to be dropped", func() bool { return n1.Status().Counters.DatagramsDropped == 2 })
+	// An absence check, as above: no transport error and no further dial
+	// (the backoff is a minute) however long it waits.
 	time.Sleep(500 * time.Millisecond)
 	st := n1.Status()
 	if b := noteState(t, n1).Broken; len(b) != 0 {

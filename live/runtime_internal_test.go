@@ -112,6 +112,7 @@ func startNoteNodeWith(t *testing.T, id node.ID, logger *zap.Logger, tune func(*
 	cfg.Label = "test"
 	cfg.Logger = logger
 	cfg.MaxFrameSize = 4096
+	cfg.JoinTimeout = waitDeadline // a join that must succeed, on any load
 	tune(&cfg)
 	r, err := NewRuntime(cfg, noteSpec())
 	if err != nil {
@@ -134,12 +135,18 @@ func noteState(t *testing.T, r *Runtime) noteSvc {
 	return s
 }
 
+// waitDeadline bounds waitFor: generous, because a loaded machine (the
+// race detector, test binaries side by side) can slow a runtime tenfold,
+// and only a hang should fail a test.
+const waitDeadline = 30 * time.Second
+
+// waitFor polls cond until it holds, failing t after waitDeadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(waitDeadline)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("timed out after %v waiting for %s", waitDeadline, what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -154,12 +161,14 @@ func gotNote(t *testing.T, r *Runtime, want string) func() bool {
 // closed the connection.
 func attack(t *testing.T, addr string, withHello bool, raw []byte) {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	conn, err := net.DialTimeout("tcp", addr, waitDeadline)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	// A hang guard: the node closes at once, however long a loaded
+	// machine takes to get to it.
+	conn.SetDeadline(time.Now().Add(waitDeadline))
 	if withHello {
 		if err := writeHelloFrame(conn, hello{kind: helloData, id: 99, label: "test"}); err != nil {
 			t.Fatal(err)
@@ -303,7 +312,13 @@ func TestRuntimeTimersAndSelfSends(t *testing.T) {
 	}
 	waitFor(t, "a note to self", gotNote(t, n1, "n1:me"))
 	waitFor(t, "the tick timer", gotNote(t, n1, "timer:tick"))
-	time.Sleep(100 * time.Millisecond)
+	// The runtime fires due timers earliest first, so once a timer armed
+	// after "cancelled"'s deadline has fired, "cancelled" would have fired
+	// too: an ordering, where a fixed sleep would be a guess at the load.
+	if err := n1.Submit(timerCall{Name: "later", After: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a timer armed after the cancelled one's deadline", gotNote(t, n1, "timer:later"))
 	if got := noteState(t, n1).Got; slices.Contains(got, "timer:cancelled") {
 		t.Errorf("a cancelled timer fired: %v", got)
 	}
@@ -455,8 +470,15 @@ func TestMemberlistLogBridge(t *testing.T) {
 // closes the connections to it and becomes one transport error for it.
 func TestRuntimePeerDeclaredDead(t *testing.T) {
 	defer livetest.VerifyNone(t)
-	n1 := startNoteNode(t, 1, zap.NewNop())
-	n2 := startNoteNode(t, 2, zap.NewNop(), n1.Addr())
+	// The test declares n2 dead itself and counts transport errors, so
+	// memberlist must not do it too: on a starved machine its 200ms probe
+	// timeouts make it suspect a live node, and a suspect is declared dead
+	// after SuspicionMult probe intervals unless it refutes in time.
+	patient := func(c *RuntimeConfig) {
+		c.TuneMemberlist = func(mc *memberlist.Config) { mc.SuspicionMult = 60 }
+	}
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), patient)
+	n2 := startNoteNodeWith(t, 2, zap.NewNop(), patient, n1.Addr())
 	if err := n1.Submit(sendNote{To: 2, Text: "hi"}); err != nil {
 		t.Fatal(err)
 	}
@@ -486,35 +508,71 @@ func TestRuntimePeerDeclaredDead(t *testing.T) {
 func TestRuntimeClusterLabelAndKey(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	key := []byte("0123456789abcdef")
-	start := func(id node.ID, label string, join ...string) (*Runtime, error) {
+	config := func(id node.ID, label string, join ...string) RuntimeConfig {
 		cfg := DefaultRuntimeConfig()
 		cfg.ID, cfg.Label, cfg.SecretKey, cfg.Join = id, label, key, join
-		cfg.JoinTimeout = 500 * time.Millisecond
+		// A join that must succeed gets as long as a loaded machine needs.
+		cfg.JoinTimeout = waitDeadline
+		return cfg
+	}
+	start := func(cfg RuntimeConfig) *Runtime {
 		r, err := NewRuntime(cfg, noteSpec())
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { r.Stop(context.Background()) })
-		return r, r.Start(context.Background())
+		if err := r.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return r
 	}
-	n1, err := start(1, "blue")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n2, err := start(2, "blue", n1.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
+	n1 := start(config(1, "blue"))
+	n2 := start(config(2, "blue", n1.Addr()))
 	waitFor(t, "memberlist to see both nodes", func() bool { return n1.ml.NumMembers() == 2 && n2.ml.NumMembers() == 2 })
 	mc, err := memberlistConfig(n1.cfg, &membership{}, zap.NewNop())
 	if err != nil || !bytes.Equal(mc.SecretKey, key) || mc.Label != "blue" {
 		t.Errorf("memberlist config: key %x label %q (%v)", mc.SecretKey, mc.Label, err)
 	}
-	if _, err := start(3, "green", n1.Addr()); err == nil || !strings.Contains(err.Error(), "cluster label") {
+	if err := startUntilRefused(t, config(3, "green", n1.Addr()), "cluster label"); err == nil || !strings.Contains(err.Error(), "cluster label") {
 		t.Errorf("joining a blue cluster as green: %v", err)
 	}
 	n2.Stop(context.Background())
 	n1.Stop(context.Background())
+}
+
+// startUntilRefused starts a runtime with cfg that is expected not to
+// join, and returns Start's error once a join probe has been refused for
+// a reason containing want. A fixed JoinTimeout would be a guess at the
+// machine's load: too short, and a slow handshake times out before the
+// refusal it should report.
+func startUntilRefused(t *testing.T, cfg RuntimeConfig, want string) error {
+	t.Helper()
+	core, logs := observer.New(zapcore.DebugLevel)
+	cfg.Logger = zap.New(core)
+	r, err := NewRuntime(cfg, noteSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for ctx.Err() == nil {
+			for _, e := range logs.FilterMessage("live: join probe failed").All() {
+				if msg, _ := e.ContextMap()["error"].(string); strings.Contains(msg, want) {
+					cancel()
+					return
+				}
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	err = r.Start(ctx)
+	cancel()
+	<-watched
+	r.Stop(context.Background())
+	return err
 }
 
 // TestRuntimeSlowPeerIsDisconnected: a peer that completes the handshake
@@ -582,13 +640,25 @@ func TestRuntimeRedialBackoff(t *testing.T) {
 	ln.Close() // nothing listens there now: connection refused
 	n1 := startNoteNode(t, 1, zap.NewNop())
 	n1.dir.learn(99, dead, "")
+	started := time.Now()
 	if err := n1.Submit(sendNote{To: 99, Text: "hello?", Retry: true}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
-	// 0, 100, 200, 400, 800 ms: about five dials in the first second.
-	if n := n1.Status().Counters.DialFailures; n < 2 || n > 8 {
-		t.Errorf("%d failed dials in one second, want about 5", n)
+	// A loaded machine only delays dials, so the test bounds the count
+	// from above by the time it took: the k-th dial waits out 100, 200,
+	// 400... ms after each failure before it, so n failures need at least
+	// 100·(2^(n-1)-1) ms. A transport that spins or backs off linearly
+	// fails more often than that.
+	const want = 5
+	waitFor(t, "five failed dials", func() bool { return n1.Status().Counters.DialFailures >= want })
+	n := n1.Status().Counters.DialFailures
+	elapsed := time.Since(started)
+	var least time.Duration // the backoffs between the n dials
+	for b, k := n1.cfg.RedialBackoff, uint64(1); k < n && least <= elapsed; b, k = min(2*b, n1.cfg.MaxRedialBackoff), k+1 {
+		least += b
+	}
+	if elapsed < least {
+		t.Errorf("%d failed dials in %v, want at least %v between the first and the last", n, elapsed, least)
 	}
 	if err := n1.Stop(context.Background()); err != nil {
 		t.Fatal(err)

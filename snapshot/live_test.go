@@ -31,17 +31,22 @@ func startLiveNode(t *testing.T, spec node.Spec, id node.ID, join ...string) liv
 		t.Fatal(err)
 	}
 	logger := zaptest.NewLogger(t).Named(id.String())
-	sl, err := snapshot.NewLive(snapshot.Config{Registry: reg, Interval: 300 * time.Millisecond}, slog.New(zapslog.NewHandler(logger.Core())))
+	// The gather and record timeouts are a production node's patience
+	// with its peers; in a test, running out of it on a loaded machine
+	// would report a live member as dead, so the test waits as long as for
+	// anything else.
+	cfg := snapshot.Config{Registry: reg, Interval: 300 * time.Millisecond, GatherTimeout: loadDeadline, RecordTimeout: loadDeadline}
+	sl, err := snapshot.NewLive(cfg, slog.New(zapslog.NewHandler(logger.Core())))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := live.DefaultRuntimeConfig()
-	cfg.ID = id
-	cfg.Join = join
-	cfg.Label = "live-snapshot-test"
-	cfg.Logger = logger
-	cfg.Layers = []node.Layer{sl}
-	rt, err := live.NewRuntime(cfg, spec)
+	rcfg := live.DefaultRuntimeConfig()
+	rcfg.ID = id
+	rcfg.Join, rcfg.JoinTimeout = join, loadDeadline
+	rcfg.Label = "live-snapshot-test"
+	rcfg.Logger = logger
+	rcfg.Layers = []node.Layer{sl}
+	rt, err := live.NewRuntime(rcfg, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,11 +64,26 @@ func startLiveNode(t *testing.T, spec node.Spec, id node.ID, join ...string) liv
 	return liveNode{rt: rt, sl: sl}
 }
 
+// loadDeadline bounds every wait for the live nodes: generous, because a
+// loaded machine (the race detector, parallel test binaries) can slow
+// them tenfold, and only a hang should fail a test.
+const loadDeadline = 30 * time.Second
+
+// waitUntil polls cond until it holds, failing t after loadDeadline.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(loadDeadline); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", loadDeadline, what)
+		}
+	}
+}
+
 // gatherAt makes n gather a snapshot through Runtime.Do and waits for it.
 func gatherAt(t *testing.T, n liveNode) *snapshot.Snapshot {
 	t.Helper()
 	prev := n.sl.Last()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(loadDeadline)
 	for {
 		var gerr error
 		err := n.rt.Do(context.Background(), func(now time.Time) []node.Envelope {
@@ -87,7 +107,7 @@ func gatherAt(t *testing.T, n liveNode) *snapshot.Snapshot {
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no snapshot gathered at %v within 10s: %+v", n.rt.ID(), n.sl.Status(time.Now()))
+			t.Fatalf("no snapshot gathered at %v within %v: %+v", n.rt.ID(), loadDeadline, n.sl.Status(time.Now()))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -108,7 +128,7 @@ func TestLiveGathersConsistentSnapshotOverTCP(t *testing.T) {
 	}
 	root := nodes[0]
 	var nbrs []node.ID
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(loadDeadline)
 	for {
 		st := root.rt.Status()
 		nbrs = st.Neighbors
@@ -116,7 +136,7 @@ func TestLiveGathersConsistentSnapshotOverTCP(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the root has neighbours %v after 20s: %s", nbrs, st.Summary)
+			t.Fatalf("the root has neighbours %v after %v: %s", nbrs, loadDeadline, st.Summary)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -166,8 +186,12 @@ func TestLiveGathersConsistentSnapshotOverTCP(t *testing.T) {
 	}
 
 	// The numbers advance by themselves (Interval 300ms) and a second
-	// gather is of a later cut.
-	time.Sleep(400 * time.Millisecond)
+	// gather is of a later cut. How soon the interval fires depends on the
+	// machine's load, so the test waits for the advance instead of
+	// sleeping past one interval.
+	waitUntil(t, "the root's checkpoint number to advance past the first cut", func() bool {
+		return root.sl.Status(time.Now()).CN > s.CN
+	})
 	if s2 := gatherAt(t, root); s2.CN <= s.CN || len(s2.Nodes) != 3 {
 		t.Errorf("second snapshot: cut %d after %d, %d nodes", s2.CN, s.CN, len(s2.Nodes))
 	}

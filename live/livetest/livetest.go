@@ -5,11 +5,16 @@
 // mutual TLS between runtimes needs.
 //
 // memberlist (v0.7.0) does not join a failure-detector probe in progress
-// when it shuts down: the probe waits out its probe interval (1s with the
-// runtime's defaults) and then ends by itself. A goleak check right after
-// live.Runtime.Stop can therefore see it, more often on a loaded machine.
-// VerifyNone and VerifyTestMain poll for up to Grace before they call a
-// goroutine a leak; a real leak never ends, so it still fails.
+// when it shuts down: the probe (probeNode, and its TCP fallback ping)
+// waits out its probe interval and then ends by itself. That interval is
+// 1s with the runtime's defaults, but memberlist stretches it up to
+// AwarenessMaxMultiplier (8) times while its own probes fail — as they do
+// on a loaded machine and while the peers of a test stop one by one — so a
+// probe can outlive live.Runtime.Stop by 8s, more when the race detector
+// and a busy machine delay its timer. A goleak check right after Stop can
+// therefore see it. VerifyNone and VerifyTestMain poll for up to Grace
+// before they call a goroutine a leak; a real leak never ends, so it still
+// fails, only later.
 package livetest
 
 import (
@@ -21,9 +26,11 @@ import (
 	"go.uber.org/goleak"
 )
 
-// Grace is how long the checks wait for goroutines to end: ten probe
-// intervals, generous for a loaded machine.
-const Grace = 10 * time.Second
+// Grace is how long the checks wait for goroutines to end: memberlist's
+// longest probe (8s, see the package doc) with room for a machine loaded
+// enough to delay its timer by as much again, and more. The checks return
+// as soon as no goroutine is left, so only a real leak pays it in full.
+const Grace = 30 * time.Second
 
 // poll is how often the checks look again.
 const poll = 20 * time.Millisecond
