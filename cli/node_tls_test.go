@@ -60,8 +60,8 @@ func TestNodeTLSClusterInProcess(t *testing.T) {
 	defer verifyNoLeaks(t)()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	deadline := time.Now().Add(30 * time.Second) // a hang guard
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	deadline := time.Now().Add(clusterDeadline) // a hang guard
+	client := &http.Client{Timeout: httpTimeout, Transport: &http.Transport{DisableKeepAlives: true}}
 	dir := t.TempDir()
 	ca := livetest.NewCA(t, "cluster")
 	gossipKey := writeFile(t, dir, "gossip.key", "# the cluster's key\nMDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=\n")
@@ -142,7 +142,7 @@ func TestNodeTLSClusterInProcess(t *testing.T) {
 			if err != nil {
 				t.Errorf("%v: %v", n.id, err)
 			}
-		case <-time.After(15 * time.Second):
+		case <-time.After(clusterDeadline):
 			t.Fatalf("%v did not stop", n.id)
 		}
 	}
