@@ -52,7 +52,7 @@ func TestCheckServiceIsDeterministic(t *testing.T) {
 }
 
 func TestCheckWalksAndSummary(t *testing.T) {
-	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "3", "--strategy", "walk", "--walks", "20")
+	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "3", "--strategy", "walk", "--walks", "20", "--budget", "0")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -61,7 +61,7 @@ func TestCheckWalksAndSummary(t *testing.T) {
 	}
 	// With --max-depth, as many walks again start from the periphery of the
 	// bounded search.
-	code, stdout, stderr = runCLI("check", "--service", "randtree", "--nodes", "3", "--strategy", "walk", "--walks", "20", "--max-depth", "5", "--periphery", "4", "--json")
+	code, stdout, stderr = runCLI("check", "--service", "randtree", "--nodes", "3", "--strategy", "walk", "--walks", "20", "--max-depth", "5", "--periphery", "4", "--budget", "0", "--json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -121,7 +121,9 @@ func TestTraceShowReplaysACheckReport(t *testing.T) {
 // virtual clock, seed 7's walks find the same bug with A and C on n4 and
 // n3.)
 func TestCheckReproducesMaceMCRandTreeBug(t *testing.T) {
-	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "5", "--strategy", "walk",
+	// --budget 0: the walks must not stop at the default 30s on a loaded
+	// machine (they did, under two make tests and a soak at once).
+	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "5", "--strategy", "walk", "--budget", "0",
 		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "11", "--json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -154,7 +156,7 @@ func TestCheckReproducesMaceMCRandTreeBug(t *testing.T) {
 		t.Fatalf("n5 did not reset before the critical step %d: %q", l.Critical+1, l.Suspect)
 	}
 	// With MaceMC's correction the same walks find nothing to report there.
-	code, stdout, stderr = runCLI("check", "--service", "randtree", "--nodes", "5", "--strategy", "walk",
+	code, stdout, stderr = runCLI("check", "--service", "randtree", "--nodes", "5", "--strategy", "walk", "--budget", "0",
 		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "11", "--fix", "join-reply-in-init", "--json")
 	if code != exitOK {
 		t.Fatalf("fixed: exit %d: %s", code, stderr)

@@ -389,6 +389,8 @@ func memberlistConfig(cfg RuntimeConfig, d *membership, logger *zap.Logger) (*me
 	}
 	mc.Delegate = d
 	mc.Events = d
+	mc.Alive = d
+	mc.Merge = d
 	mc.LogOutput = nil
 	mc.Logger = newMemberlistLoggerCounting(logger, d.logSuppressed)
 	if cfg.TuneMemberlist != nil {
