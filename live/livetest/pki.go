@@ -82,12 +82,7 @@ func (ca *CA) Cert(t testing.TB, uris ...string) (certPEM, keyPEM []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kder, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder})
+	return pemPair(t, der, key)
 }
 
 // WriteNodeFiles writes node id's certificate, its key and ca's
@@ -146,6 +141,12 @@ func SelfSigned(t testing.TB, id uint64) (certPEM, keyPEM []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pemPair(t, der, key)
+}
+
+// pemPair encodes a certificate and its private key as PEM.
+func pemPair(t testing.TB, der []byte, key any) (certPEM, keyPEM []byte) {
+	t.Helper()
 	kder, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
 		t.Fatal(err)
