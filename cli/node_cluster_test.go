@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -180,12 +179,9 @@ func waitStatus(t *testing.T, ctx context.Context, p *nodeProc, client *http.Cli
 		if !p.running() {
 			t.Fatalf("%v exited: %v", p.id, p.err)
 		}
-		resp, err := client.Get("http://" + p.http + "/status")
+		st, err := getStatus(client, p.http)
 		if err == nil {
-			var st status.StatusDoc
-			err = json.NewDecoder(resp.Body).Decode(&st)
-			resp.Body.Close()
-			if err == nil && ok(st) {
+			if ok(st) {
 				return st
 			}
 			last = st

@@ -154,15 +154,23 @@ func (p *nodeProc) kill() {
 	}
 }
 
-// status fetches and decodes a node's /status.
-func (p *nodeProc) status(client *http.Client) (status.StatusDoc, *randtree.State, error) {
+// getStatus fetches and decodes the /status of the node serving HTTP at
+// addr.
+func getStatus(client *http.Client, addr string) (status.StatusDoc, error) {
 	var st status.StatusDoc
-	resp, err := client.Get("http://" + p.http + "/status")
+	resp, err := client.Get("http://" + addr + "/status")
 	if err != nil {
-		return st, nil, err
+		return st, err
 	}
 	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+	err = json.NewDecoder(resp.Body).Decode(&st)
+	return st, err
+}
+
+// status fetches and decodes a node's /status.
+func (p *nodeProc) status(client *http.Client) (status.StatusDoc, *randtree.State, error) {
+	st, err := getStatus(client, p.http)
+	if err != nil {
 		return st, nil, err
 	}
 	s := new(randtree.State)

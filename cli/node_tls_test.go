@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -187,11 +186,8 @@ func waitNodeStatus(t *testing.T, n *inProcNode, client *http.Client, deadline t
 			t.Fatalf("%v stopped: %v", n.id, err)
 		default:
 		}
-		if resp, err := client.Get("http://" + n.web + "/status"); err == nil {
-			var st status.StatusDoc
-			err = json.NewDecoder(resp.Body).Decode(&st)
-			resp.Body.Close()
-			if err == nil && ok(st) {
+		if st, err := getStatus(client, n.web); err == nil {
+			if ok(st) {
 				return st
 			}
 			last = st
