@@ -6,6 +6,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/chord"
+	"github.com/seed6eee2ec7/crystalball/services/macetransport"
 	"github.com/seed6eee2ec7/crystalball/services/paxos"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 )
@@ -15,7 +16,7 @@ import (
 // their corrections (--fix), live join calls and summaries:
 // cmd/crystalball is cli.Main(cli.BuiltinServices()...).
 func BuiltinServices() []Service {
-	return []Service{builtin(randtree.Name, buildRandTree), builtin(chord.Name, buildChord), builtin(paxos.Name, buildPaxos)}
+	return []Service{builtin(randtree.Name, buildRandTree), builtin(chord.Name, buildChord), builtin(paxos.Name, buildPaxos), builtin(macetransport.Name, buildMaceTransport)}
 }
 
 // builtin makes a Service of a built-in service's builder: its Spec,

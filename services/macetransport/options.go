@@ -41,7 +41,7 @@ type Options struct {
 // Defaults for the zero-valued fields of Options.
 const (
 	DefaultRetransmitTimeout = time.Second
-	DefaultMaxRetries        = 2
+	DefaultMaxRetries        = 4
 	DefaultDeliveredLog      = 16
 )
 

@@ -186,7 +186,6 @@ func (s *State) inIndex(peer node.ID) int {
 
 func cmpID(a, b node.ID) int { return cmp.Compare(a, b) }
 
-
 // String renders the state for scripts and traces, e.g. "out=[n2 6001
 // established base=6002 sent=6003 retries=0 queue=[m2]] in=[] opened=2
 // failures=1".
