@@ -63,8 +63,9 @@
 // judged on what a view holds: InOrderDelivery and NoDuplicateDelivery
 // within a connection (a message resent on a new connection after an
 // error may be delivered again: the application of the paper resends at
-// least once), and DeliveredWasSent. Receivers keep the last
-// Options.DeliveredLog deliveries of each connection for them.
+// least once), and DeliveredWasSent (on a connection both ends hold, the
+// receiver accepted nothing the sender did not send). Receivers keep the
+// last Options.DeliveredLog deliveries of each connection for them.
 //
 // The scripts in testdata replay Figure 4 step by step with and without
 // the correction (package nodetest: "deliver n2 n1 N" picks which datagram

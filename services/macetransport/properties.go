@@ -21,8 +21,13 @@ const (
 	// an error may be delivered once more there: the transport promises
 	// duplicate suppression within a connection.)
 	NoDuplicateDelivery = "NoDuplicateDelivery"
-	// DeliveredWasSent (safety): a receiver never delivers a message its
-	// sender's application has not sent, when the view holds the sender.
+	// DeliveredWasSent (safety): on a connection both ends hold (the
+	// sender's current outgoing connection to the receiver has the ISN and
+	// identifier of the receiver's incoming one), the receiver never
+	// accepted a sequence number the sender has not sent. Without the
+	// correction a sender that reset reuses ISN 2001, and a receiver that
+	// still holds the old incarnation's connection cannot tell the two
+	// apart: this property then flags it.
 	DeliveredWasSent = "DeliveredWasSent"
 
 	// AllAcked (liveness, MaceMC's Table 1): eventually every message the
@@ -36,7 +41,7 @@ const (
 //
 // Every check evaluates only the nodes the view holds (a neighbourhood
 // snapshot is partial), judges DeliveredWasSent only when the sender is in
-// the view, does not allocate when the property holds, and on a violation
+// the view and holds the same connection, does not allocate when the property holds, and on a violation
 // names every offending connection, e.g. "n2: from n1 (conn 2001): m3
 // after m1".
 func SafetyProperties() []node.Property {
@@ -130,10 +135,12 @@ func checkDeliveredWasSent(v node.View) error {
 			if sender == nil {
 				continue
 			}
-			for _, m := range c.Delivered {
-				if m == 0 || m > sender.NextMsg {
-					vs.add("%v: from %v (conn %d): m%d delivered but %v sent %d messages", id, c.Peer, c.ISN, m, c.Peer, sender.NextMsg)
-				}
+			i := sender.outIndex(id)
+			if i < 0 || sender.Out[i].ISN != c.ISN || sender.Out[i].Conn != c.Conn {
+				continue // not the connection the sender holds: nothing to compare
+			}
+			if sent := sender.Out[i].Sent; c.Next > sent {
+				vs.add("%v: from %v (conn %d): accepted up to %d but %v sent up to %d", id, c.Peer, c.ISN, c.Next-1, c.Peer, sent-1)
 			}
 		}
 	}
