@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // sampleState is a node with every field set: an established outgoing
@@ -206,5 +207,31 @@ func TestNeighbors(t *testing.T) {
 	}
 	if got := newState(DefaultOptions()).Neighbors(1); len(got) != 0 {
 		t.Fatalf("a node without connections has neighbours %v", got)
+	}
+}
+
+// TestEncodeMsgpackMatchesReflection holds the hand-written encoder to the
+// layout reflection derives from State's fields and tags, which is what the
+// decoder reads: a field added to State, OutConn or InConn without
+// EncodeMsgpack fails here.
+func TestEncodeMsgpackMatchesReflection(t *testing.T) {
+	type plainState State // same fields and tags, no EncodeMsgpack
+	big := benchState(16).Service.(*State)
+	big.Out[3].Retries, big.Out[4].Queue, big.In[2].Delivered = 1<<40, nil, []uint64{}
+	for _, s := range []*State{newState(DefaultOptions()), sampleState(), big} {
+		var custom, reflected bytes.Buffer
+		enc := msgpack.NewEncoder(&custom)
+		enc.UseCompactInts(true)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		enc = msgpack.NewEncoder(&reflected)
+		enc.UseCompactInts(true)
+		if err := enc.Encode((*plainState)(s)); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
+			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
+		}
 	}
 }
