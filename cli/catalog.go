@@ -6,16 +6,17 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/chord"
+	"github.com/seed6eee2ec7/crystalball/services/macetransport"
 	"github.com/seed6eee2ec7/crystalball/services/paxos"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 )
 
 // BuiltinServices returns the services built into this module, RandTree,
-// Chord and Paxos, configured as the paper's experiments run them, with
+// Chord, Paxos and MaceTransport, configured as the papers' experiments run them, with
 // their corrections (--fix), live join calls and summaries:
 // cmd/crystalball is cli.Main(cli.BuiltinServices()...).
 func BuiltinServices() []Service {
-	return []Service{builtin(randtree.Name, buildRandTree), builtin(chord.Name, buildChord), builtin(paxos.Name, buildPaxos)}
+	return []Service{builtin(randtree.Name, buildRandTree), builtin(chord.Name, buildChord), builtin(paxos.Name, buildPaxos), builtin(macetransport.Name, buildMaceTransport)}
 }
 
 // builtin makes a Service of a built-in service's builder: its Spec,

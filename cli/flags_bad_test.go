@@ -47,6 +47,7 @@ func TestBadNumericFlagsAreUsageErrors(t *testing.T) {
 		{[]string{"check", "--max-states", "-1"}, "must not be negative"},
 		{[]string{"check", "--max-depth", "-1"}, "must not be negative"},
 		{[]string{"check", "--resets", "-1"}, "must not be negative"},
+		{[]string{"check", "--drops", "-1"}, "must not be negative"},
 		{[]string{"check", "--workers", "-1"}, "must not be negative"},
 		{[]string{"check", "--periphery", "-1"}, "must not be negative"},
 		{[]string{"check", "--nodes", "0"}, "--nodes must be in 1..65536"},

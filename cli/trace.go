@@ -93,7 +93,7 @@ func showCheck(cat *catalog, file string, b []byte, which int, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	m, err := serviceModel(svc, co.Nodes, co.Seed, consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks})
+	m, err := serviceModel(svc, co.Nodes, co.Seed, consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks, Drops: co.Drops})
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}

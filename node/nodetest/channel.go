@@ -11,6 +11,13 @@ import (
 // channel is a directed pair of nodes: one FIFO queue of messages.
 type channel struct{ from, to node.ID }
 
+// queued is a message waiting in a channel; datagram marks one sent with
+// Env.SendDatagram, which may overtake what was queued before it.
+type queued struct {
+	msg      node.Message
+	datagram bool
+}
+
 func (ch channel) reverse() channel { return channel{from: ch.to, to: ch.from} }
 
 // pendingChannels returns the non-empty channels in (to, from) order, the
@@ -33,17 +40,35 @@ func (h *Harness) pendingChannels() []channel {
 }
 
 // pop removes and returns the head of ch.
-func (h *Harness) pop(ch channel) (node.Message, error) {
+func (h *Harness) pop(ch channel) (node.Message, error) { return h.popAt(ch, 0) }
+
+// popAt removes and returns the k-th (from 0) message queued on ch. Only a
+// datagram may leave before messages queued ahead of it, and only past
+// datagrams: a message never overtakes the sender's earlier messages.
+func (h *Harness) popAt(ch channel, k int) (node.Message, error) {
 	q := h.queues[ch]
 	if len(q) == 0 {
 		return nil, fmt.Errorf("nothing pending from %v to %v", ch.from, ch.to)
 	}
-	msg := q[0]
-	if len(q) == 1 {
+	if k < 0 || k >= len(q) {
+		return nil, fmt.Errorf("%d messages pending from %v to %v; no number %d", len(q), ch.from, ch.to, k+1)
+	}
+	if !q[k].datagram {
+		for _, ahead := range q[:k] {
+			if !ahead.datagram {
+				return nil, fmt.Errorf("message %d from %v to %v (%v) would overtake the message %v", k+1, ch.from, ch.to, q[k].msg, ahead.msg)
+			}
+		}
+	}
+	msg := q[k].msg
+	switch {
+	case len(q) == 1:
 		delete(h.queues, ch)
-	} else {
-		q[0] = nil // let the message go once delivered
+	case k == 0:
+		q[0] = queued{} // let the message go once delivered
 		h.queues[ch] = q[1:]
+	default:
+		h.queues[ch] = append(q[:k:k], q[k+1:]...)
 	}
 	return msg, nil
 }

@@ -22,6 +22,9 @@
 // A datagram (node.Env.SendDatagram) is queued on the same FIFO channel as
 // the sender's messages — one valid best-effort delivery, and drop loses
 // it — and prints as "FROM ~> TO MSG" when sent. It opens no connection.
+// A script reorders datagrams by naming one's position in its channel
+// (deliver TO FROM N): a datagram may overtake anything queued before it,
+// a message only datagrams.
 //
 // Resets come in the two flavours MaceMC and CrystalBall distinguish. A
 // silent reset (the RST is lost) restarts the node and leaves every channel
@@ -43,15 +46,18 @@
 //	    Create and initialise the nodes, in argument order.
 //	app ID ARG...
 //	    Run the application call Config.App builds from ARG... at ID.
-//	deliver TO FROM
-//	    Deliver the head of the channel FROM→TO. Prints "TO <- FROM MSG",
+//	deliver TO FROM [N]
+//	    Deliver the head of the channel FROM→TO, or its N-th message
+//	    (from 1, in the order pending lists it): a datagram, or a
+//	    message with only datagrams ahead of it. Prints "TO <- FROM MSG",
 //	    then TO's effects.
 //	deliver-all
 //	    Deliver until every channel is empty, always taking the head of the
 //	    first non-empty channel in (TO, FROM) order. Fails after
 //	    Config.DeliverAllLimit deliveries.
-//	drop TO FROM
-//	    Lose the head of the channel FROM→TO. Prints "dropped FROM -> TO MSG".
+//	drop TO FROM [N]
+//	    Lose the head of the channel FROM→TO, or its N-th message (as
+//	    deliver takes it). Prints "dropped FROM -> TO MSG".
 //	fire ID TIMER
 //	    The timer expires now, whatever its deadline (the clock jumps to the
 //	    deadline if that is later). Prints "ID: timer TIMER not scheduled"
@@ -65,8 +71,9 @@
 //	    One line per node (every started node when none is given):
 //	    "ID: STATE timers=[NAME...]", STATE rendered by Config.Describe.
 //	pending
-//	    Every queued message, one "FROM -> TO MSG" line each, channels in
-//	    (TO, FROM) order, FIFO within a channel.
+//	    Every queued message, one "FROM -> TO MSG" line each ("FROM ~> TO
+//	    MSG" for a datagram), channels in (TO, FROM) order, FIFO within a
+//	    channel.
 //	check [safety|liveness]
 //	    Evaluate the spec's properties of that kind (default safety) on the
 //	    started nodes: one "NAME: ok" or "NAME: ERROR" line each.

@@ -32,7 +32,7 @@ type Harness struct {
 	specSet bool
 	cores   map[node.ID]*node.Core
 	ids     []node.ID // started nodes, ascending
-	queues  map[channel][]node.Message
+	queues  map[channel][]queued
 	// contact holds the pairs with an open connection, in both orders.
 	contact map[channel]bool
 	now     time.Time
@@ -65,7 +65,7 @@ func New(cfg Config) (*Harness, error) {
 		cfg:     cfg,
 		seed:    cfg.Seed,
 		cores:   map[node.ID]*node.Core{},
-		queues:  map[channel][]node.Message{},
+		queues:  map[channel][]queued{},
 		contact: map[channel]bool{},
 		now:     startTime,
 	}, nil
@@ -119,8 +119,8 @@ func (h *Harness) Core(id node.ID) (*node.Core, error) {
 func (h *Harness) Pending() []node.Envelope {
 	var out []node.Envelope
 	for _, ch := range h.pendingChannels() {
-		for _, m := range h.queues[ch] {
-			out = append(out, node.Envelope{From: ch.from, To: ch.to, Msg: m})
+		for _, q := range h.queues[ch] {
+			out = append(out, node.Envelope{From: ch.from, To: ch.to, Msg: q.msg, Datagram: q.datagram})
 		}
 	}
 	return out
@@ -167,7 +167,7 @@ func (h *Harness) step(c *node.Core, ev node.Event, out io.Writer) error {
 	}
 	for _, e := range fx.Sends {
 		ch := channel{from: e.From, to: e.To}
-		h.queues[ch] = append(h.queues[ch], e.Msg)
+		h.queues[ch] = append(h.queues[ch], queued{msg: e.Msg, datagram: e.Datagram})
 		arrow := "~>"
 		if !e.Datagram {
 			arrow = "->"

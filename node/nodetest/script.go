@@ -177,27 +177,27 @@ func (h *Harness) cmdApp(args []string, out io.Writer) error {
 	return h.step(c, node.Event{Kind: node.EventApp, Msg: call}, out)
 }
 
-// cmdDeliver: deliver TO FROM.
+// cmdDeliver: deliver TO FROM [N].
 func (h *Harness) cmdDeliver(args []string, out io.Writer) error {
-	to, from, err := twoIDs(args, "usage: deliver TO FROM")
+	to, from, k, err := channelArgs(args, "usage: deliver TO FROM [N]")
 	if err != nil {
 		return err
 	}
-	return h.deliver(channel{from: from, to: to}, out)
+	return h.deliver(channel{from: from, to: to}, k, out)
 }
 
-// deliver hands the head of ch to its receiver, which must be started: a
-// message for a node that does not exist stays queued rather than vanish
-// behind the script's back.
-func (h *Harness) deliver(ch channel, out io.Writer) error {
+// deliver hands the k-th (from 0) message of ch to its receiver, which
+// must be started: a message for a node that does not exist stays queued
+// rather than vanish behind the script's back.
+func (h *Harness) deliver(ch channel, k int, out io.Writer) error {
 	c, ok := h.cores[ch.to]
 	if !ok {
 		if len(h.queues[ch]) == 0 {
 			return fmt.Errorf("nothing pending from %v to %v", ch.from, ch.to)
 		}
-		return fmt.Errorf("%v -> %v %v: node %v not started", ch.from, ch.to, h.queues[ch][0], ch.to)
+		return fmt.Errorf("%v -> %v %v: node %v not started", ch.from, ch.to, h.queues[ch][0].msg, ch.to)
 	}
-	msg, err := h.pop(ch)
+	msg, err := h.popAt(ch, k)
 	if err != nil {
 		return err
 	}
@@ -219,19 +219,19 @@ func (h *Harness) cmdDeliverAll(args []string, out io.Writer) error {
 		if n >= h.cfg.DeliverAllLimit {
 			return fmt.Errorf("not quiescent after %d deliveries", n)
 		}
-		if err := h.deliver(chs[0], out); err != nil {
+		if err := h.deliver(chs[0], 0, out); err != nil {
 			return err
 		}
 	}
 }
 
-// cmdDrop: drop TO FROM.
+// cmdDrop: drop TO FROM [N].
 func (h *Harness) cmdDrop(args []string, out io.Writer) error {
-	to, from, err := twoIDs(args, "usage: drop TO FROM")
+	to, from, k, err := channelArgs(args, "usage: drop TO FROM [N]")
 	if err != nil {
 		return err
 	}
-	msg, err := h.pop(channel{from: from, to: to})
+	msg, err := h.popAt(channel{from: from, to: to}, k)
 	if err != nil {
 		return err
 	}
@@ -340,7 +340,11 @@ func (h *Harness) cmdPending(args []string, out io.Writer) error {
 		return errors.New("usage: pending")
 	}
 	for _, e := range h.Pending() {
-		fmt.Fprintf(out, "%v -> %v %v\n", e.From, e.To, e.Msg)
+		arrow := "->"
+		if e.Datagram {
+			arrow = "~>"
+		}
+		fmt.Fprintf(out, "%v %s %v %v\n", e.From, arrow, e.To, e.Msg)
 	}
 	return nil
 }
@@ -367,6 +371,26 @@ func (h *Harness) cmdCheck(args []string, out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// channelArgs parses "TO FROM [N]": a channel and the position (from 1,
+// as pending lists the channel) of the message to take, returned from 0;
+// the head when N is absent.
+func channelArgs(args []string, usage string) (to, from node.ID, k int, err error) {
+	if len(args) != 2 && len(args) != 3 {
+		return node.None, node.None, 0, errors.New(usage)
+	}
+	if to, from, err = twoIDs(args[:2], usage); err != nil {
+		return node.None, node.None, 0, err
+	}
+	if len(args) == 3 {
+		n, err := strconv.Atoi(args[2])
+		if err != nil || n < 1 {
+			return node.None, node.None, 0, fmt.Errorf("bad position %q: want N >= 1 (%s)", args[2], usage)
+		}
+		k = n - 1
+	}
+	return to, from, k, nil
 }
 
 // twoIDs parses a command's two node-ID arguments.

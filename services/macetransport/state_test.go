@@ -1,0 +1,237 @@
+package macetransport
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// sampleState is a node with every field set: an established outgoing
+// connection with messages in flight and an incoming one with deliveries.
+func sampleState() *State {
+	s := newState(AllFixes().withDefaults())
+	s.Opened, s.LastConn, s.NextMsg, s.Failures, s.AppPeer = 2, 77, 5, 1, 3
+	s.Out = []OutConn{{Peer: 2, ISN: 6001, Conn: 77, Established: true, Base: 6002, Sent: 6004, Retries: 1, Queue: []uint64{4, 5}}}
+	s.In = []InConn{{Peer: 3, ISN: 2001, Conn: 12, Next: 2004, Total: 3, Delivered: []uint64{1, 2, 3}}}
+	return s
+}
+
+func sampleNodeState() node.State {
+	return node.State{
+		Service: sampleState(),
+		Timers:  []node.Timer{{Name: retransmitTimer(2), At: time.Unix(5, 0).UTC()}},
+		Rand:    node.NewRand(7, 6),
+	}
+}
+
+func TestStateString(t *testing.T) {
+	want := "out=[n2 6001 conn=77 established base=6002 sent=6004 retries=1 queue=[m4 m5]] in=[n3 2001 conn=12 next=2004 delivered=[m1 m2 m3]] opened=2 failures=1"
+	if got := sampleState().String(); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestCloneIsIndependent(t *testing.T) {
+	orig := sampleState()
+	want := orig.String()
+	c := orig.Clone().(*State)
+	if c.String() != want || c.opts != orig.opts || c.AppPeer != orig.AppPeer || c.LastConn != orig.LastConn {
+		t.Fatalf("clone differs: %v", c)
+	}
+	c.Out[0].Queue[0] = 99
+	c.Out[0].Queue = append(c.Out[0].Queue, 100)
+	c.Out[0].Retries = 7
+	c.In[0].Delivered[0] = 98
+	c.In = append(c.In, InConn{Peer: 4})
+	if got := orig.String(); got != want {
+		t.Fatalf("original changed by mutating its clone:\n got %s\nwant %s", got, want)
+	}
+	empty := newState(DefaultOptions()).Clone().(*State)
+	if empty.Out != nil || empty.In != nil {
+		t.Fatalf("clone of an empty state must keep nil lists: %#v", empty)
+	}
+}
+
+func TestCheckpointRoundTrip(t *testing.T) {
+	spec, err := NewSpec(AllFixes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := sampleNodeState()
+	cp, err := st.AppendCheckpoint(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := node.DecodeCheckpoint(cp, spec.New)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1, _ := st.Hash()
+	h2, err := back.Hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h1 != h2 {
+		t.Fatalf("hash changed across a checkpoint round trip: %v vs %v", h1, h2)
+	}
+	cp2, _ := back.AppendCheckpoint(nil)
+	if !bytes.Equal(cp, cp2) {
+		t.Fatalf("checkpoint not canonical:\n%x\n%x", cp, cp2)
+	}
+	bs := back.Service.(*State)
+	if got, want := bs.String(), st.Service.(*State).String(); got != want || bs.AppPeer != 3 || bs.LastConn != 77 || bs.NextMsg != 5 {
+		t.Fatalf("decoded %s, want %s", got, want)
+	}
+	// The configuration is not state: it comes from the factory.
+	if bs.opts != AllFixes().withDefaults() {
+		t.Fatalf("decoded state lost the factory's options: %v", bs.opts)
+	}
+}
+
+func TestHashSeesEveryField(t *testing.T) {
+	base := sampleNodeState()
+	h0, _ := base.Hash()
+	mutations := map[string]func(s *State){
+		"Opened":          func(s *State) { s.Opened++ },
+		"LastConn":        func(s *State) { s.LastConn++ },
+		"NextMsg":         func(s *State) { s.NextMsg++ },
+		"Failures":        func(s *State) { s.Failures++ },
+		"AppPeer":         func(s *State) { s.AppPeer = 4 },
+		"Out.Peer":        func(s *State) { s.Out[0].Peer = 4 },
+		"Out.ISN":         func(s *State) { s.Out[0].ISN = 2001 },
+		"Out.Conn":        func(s *State) { s.Out[0].Conn = 1 },
+		"Out.Established": func(s *State) { s.Out[0].Established = false },
+		"Out.Base":        func(s *State) { s.Out[0].Base++ },
+		"Out.Sent":        func(s *State) { s.Out[0].Sent++ },
+		"Out.Retries":     func(s *State) { s.Out[0].Retries++ },
+		"Out.Queue":       func(s *State) { s.Out[0].Queue = s.Out[0].Queue[:1] },
+		"In.Peer":         func(s *State) { s.In[0].Peer = 4 },
+		"In.ISN":          func(s *State) { s.In[0].ISN = 6001 },
+		"In.Conn":         func(s *State) { s.In[0].Conn = 1 },
+		"In.Next":         func(s *State) { s.In[0].Next++ },
+		"In.Total":        func(s *State) { s.In[0].Total++ },
+		"In.Delivered":    func(s *State) { s.In[0].Delivered[2] = 9 },
+	}
+	for name, mutate := range mutations {
+		st, err := base.Clone(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mutate(st.Service.(*State))
+		if h, _ := st.Hash(); h == h0 {
+			t.Errorf("%s: hash unchanged", name)
+		}
+	}
+}
+
+func TestMessagesRoundTrip(t *testing.T) {
+	spec, err := NewSpec(DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := spec.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []node.Message{
+		Data{SYN: true, Seq: 2001, Conn: 1 << 60, Msg: 1}, Ack{ISN: 6001, Seq: 6002}, SendMessages{To: 2, Count: 2},
+	}
+	if len(msgs) != len(Messages()) {
+		t.Fatalf("test covers %d messages, service has %d", len(msgs), len(Messages()))
+	}
+	for _, m := range msgs {
+		if !strings.HasPrefix(m.MessageType(), Name+".") {
+			t.Errorf("%T: type name %q", m, m.MessageType())
+		}
+		b, err := reg.EncodeMessage(m)
+		if err != nil {
+			t.Fatalf("%T: %v", m, err)
+		}
+		back, err := reg.DecodeMessage(m.MessageType(), b)
+		if err != nil {
+			t.Fatalf("%T: %v", m, err)
+		}
+		if back != m {
+			t.Errorf("%T: decoded %v, want %v", m, back, m)
+		}
+	}
+	for m, want := range map[node.Message]string{
+		Data{SYN: true, Seq: 2001, Msg: 1}:          "SYN 2001 m1",
+		Data{Seq: 6002, Msg: 2}:                     "DATA 6002 m2",
+		Data{SYN: true, Seq: 6001, Msg: 1, Conn: 9}: "SYN 6001 m1 conn=9",
+		Ack{ISN: 6001, Seq: 6001}:                   "ACK 6001",
+		Ack{ISN: 6001, Seq: 6002}:                   "ACK 6002 (conn 6001)",
+	} {
+		if got := m.(interface{ String() string }).String(); got != want {
+			t.Errorf("%#v prints %q, want %q", m, got, want)
+		}
+	}
+}
+
+func TestOptions(t *testing.T) {
+	var o Options
+	for _, name := range FixNames() {
+		if err := o.EnableFix("fix-" + name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o != (Options{}).Fixed() {
+		t.Fatalf("every fix by name: %+v, want %+v", o, Options{}.Fixed())
+	}
+	if err := o.EnableFix("nonsense"); err == nil || !strings.HasPrefix(err.Error(), "macetransport: unknown fix") {
+		t.Fatalf("unknown fix: %v", err)
+	}
+	if got, want := AllFixes().String(), "rto=1s max-retries=4 app-interval=0s delivered-log=16 fixes=[monotone-syn]"; got != want {
+		t.Fatalf("String: %s, want %s", got, want)
+	}
+	if (Options{}).withDefaults() != DefaultOptions() {
+		t.Fatalf("zero options are not the defaults: %+v", Options{}.withDefaults())
+	}
+	for _, bad := range []Options{{RetransmitTimeout: -1}, {MaxRetries: -1}, {AppInterval: -1}, {DeliveredLog: -1}} {
+		if _, err := NewSpec(bad); err == nil || !strings.HasPrefix(err.Error(), "macetransport: ") {
+			t.Errorf("NewSpec(%+v): %v, want a macetransport error", bad, err)
+		}
+	}
+}
+
+func TestNeighbors(t *testing.T) {
+	s := sampleState()
+	s.In = append(s.In, InConn{Peer: 5})
+	s.Out = append([]OutConn{{Peer: 1}}, s.Out...)
+	if got := s.Neighbors(1); len(got) != 3 || got[0] != 2 || got[1] != 3 || got[2] != 5 {
+		t.Fatalf("neighbours of n1: %v, want [n2 n3 n5] (without self)", got)
+	}
+	if got := newState(DefaultOptions()).Neighbors(1); len(got) != 0 {
+		t.Fatalf("a node without connections has neighbours %v", got)
+	}
+}
+
+// TestEncodeMsgpackMatchesReflection holds the hand-written encoder to the
+// layout reflection derives from State's fields and tags, which is what the
+// decoder reads: a field added to State, OutConn or InConn without
+// EncodeMsgpack fails here.
+func TestEncodeMsgpackMatchesReflection(t *testing.T) {
+	type plainState State // same fields and tags, no EncodeMsgpack
+	big := benchState(16).Service.(*State)
+	big.Out[3].Retries, big.Out[4].Queue, big.In[2].Delivered = 1<<40, nil, []uint64{}
+	for _, s := range []*State{newState(DefaultOptions()), sampleState(), big} {
+		var custom, reflected bytes.Buffer
+		enc := msgpack.NewEncoder(&custom)
+		enc.UseCompactInts(true)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		enc = msgpack.NewEncoder(&reflected)
+		enc.UseCompactInts(true)
+		if err := enc.Encode((*plainState)(s)); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
+			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
+		}
+	}
+}
