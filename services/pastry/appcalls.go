@@ -20,22 +20,13 @@ func (s *State) AppCalls(self node.ID) []node.Message {
 
 // RestartCalls implements node.Restarter: after a reset the application
 // rejoins with the same identifier through the bootstrap the node had —
-// the rapid rejoin of MaceMC's bug. A node that formed the overlay itself
-// rejoins through the nearest node of its leaf set instead (alone again,
-// it would form a second overlay that no one joins); a node that never
-// joined has no bootstrap and is not restarted into the overlay.
+// the rapid rejoin of MaceMC's bug. A node that formed the overlay forms
+// one again (the other nodes' probes find it and merge it back); a node
+// that never joined has no bootstrap and is not restarted into the
+// overlay.
 func (s *State) RestartCalls(self node.ID) []node.Message {
-	b := s.Bootstrap
-	if b == self {
-		b = node.None
-		if len(s.Right) > 0 {
-			b = s.Right[0]
-		} else if len(s.Left) > 0 {
-			b = s.Left[0]
-		}
-	}
-	if b == node.None {
+	if s.Bootstrap == node.None {
 		return nil
 	}
-	return []node.Message{JoinOverlay{Bootstrap: b}}
+	return []node.Message{JoinOverlay{Bootstrap: s.Bootstrap}}
 }

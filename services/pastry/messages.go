@@ -57,20 +57,26 @@ func (m JoinReply) String() string {
 	return fmt.Sprintf("JoinReply(leaves=%s seen=%s)", formatIDs(m.Leaves), formatIDs(m.Seen))
 }
 
-// Announce tells the receiver that the sender is a joined node and asks
-// for the receiver's leaf set. A node sends it to every node it knows when
-// it has joined, to every node it newly takes into its leaf set from
-// another node's list, and, to repair its leaf set after a purge, to the
-// farthest remaining leaf on the side that lost a node.
+// Announce tells the receiver that the sender is a joined node, gives it
+// the sender's leaf set and asks for the receiver's. A node sends it to
+// every node it knows when it has joined; to every node it hears of (in
+// another node's list, or probing it) that it does not know and would take
+// in; and, to repair its leaf set after a purge, to the farthest remaining
+// leaf on the side that lost a node. A node takes another into its leaf
+// set and table only on that node's own Announce or LeafSet (or, when
+// joining, from the JoinReply), never on hearsay, so a list naming a dead
+// node does not bring it back.
 type Announce struct {
 	_msgpack struct{} `msgpack:",as_array"`
+	// Leaves is the sender's leaf set, ascending.
+	Leaves []node.ID
 }
 
 // MessageType implements node.Message.
 func (Announce) MessageType() string { return "pastry.Announce" }
 
-// String renders the message for traces.
-func (Announce) String() string { return "Announce" }
+// String renders the message for traces: Announce([n1 n2]).
+func (m Announce) String() string { return "Announce(" + formatIDs(m.Leaves) + ")" }
 
 // LeafSet answers an Announce with the replier's leaf set.
 type LeafSet struct {
@@ -87,16 +93,20 @@ func (m LeafSet) String() string { return "LeafSet(" + formatIDs(m.Leaves) + ")"
 
 // Probe is the failure detector's heartbeat: "are you there?" A node whose
 // overlay has been started (joining or joined) answers it with a
-// ProbeReply, whether or not it has joined.
+// ProbeReply, whether or not it has joined. It carries the prober's leaf
+// set, Pastry's periodic leaf-set exchange: a joined receiver announces
+// itself to the nodes of the list it would take in.
 type Probe struct {
 	_msgpack struct{} `msgpack:",as_array"`
+	// Leaves is the prober's leaf set, ascending.
+	Leaves []node.ID
 }
 
 // MessageType implements node.Message.
 func (Probe) MessageType() string { return "pastry.Probe" }
 
-// String renders the message for traces.
-func (Probe) String() string { return "Probe" }
+// String renders the message for traces: Probe([n1 n2]).
+func (m Probe) String() string { return "Probe(" + formatIDs(m.Leaves) + ")" }
 
 // ProbeReply answers a Probe: the sender is alive.
 type ProbeReply struct {

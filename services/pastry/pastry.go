@@ -223,17 +223,29 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 		s.onJoinReply(env, m)
 	case Announce:
 		if s.Status == StatusJoined && from != env.Self() {
-			s.learn(env.Self(), from)
+			s.takeIn(env, from, m.Leaves)
 			env.SendDatagram(from, LeafSet{Leaves: s.leaves()})
 		}
 	case LeafSet:
-		s.onLeafSet(env, from, m)
+		if s.Status == StatusJoined && from != env.Self() {
+			s.takeIn(env, from, m.Leaves)
+		}
 	case Probe:
 		// Liveness is answered by any started node, joined or not, as a
 		// transport-level ping is: this is what keeps a rejoining node's
 		// old entry alive (the bug).
-		if s.Status != StatusInit && from != env.Self() {
-			env.SendDatagram(from, ProbeReply{})
+		if s.Status == StatusInit || from == env.Self() {
+			return
+		}
+		env.SendDatagram(from, ProbeReply{})
+		if s.Status == StatusJoined {
+			// A prober this node does not know (it purged the prober
+			// after missing its replies) is asked for its leaf set, and
+			// so are the nodes of the prober's leaf set it would take in.
+			s.consider(env, from)
+			for _, x := range m.Leaves {
+				s.consider(env, x)
+			}
 		}
 	case ProbeReply:
 		s.answered(from)
@@ -256,28 +268,35 @@ func (s *State) onJoinReply(env node.Env, m JoinReply) {
 		s.learn(self, x)
 	}
 	for _, x := range s.known() {
-		env.SendDatagram(x, Announce{})
+		s.announce(env, x)
 	}
 }
 
-// onLeafSet takes in another node's leaf set and announces the node to
-// every node that entered its own leaf set from the list, so that nodes
-// that joined at once next to each other learn of each other.
-func (s *State) onLeafSet(env node.Env, from node.ID, m LeafSet) {
-	if s.Status != StatusJoined {
+// takeIn learns from, which spoke for itself, and announces this node to
+// the nodes of from's leaf set it would take in, so that nodes that joined
+// at once next to each other, or lost each other to spurious purges, learn
+// of each other first-hand.
+func (s *State) takeIn(env node.Env, from node.ID, leaves []node.ID) {
+	s.learn(env.Self(), from)
+	for _, x := range leaves {
+		s.consider(env, x)
+	}
+}
+
+// consider announces this node to x, a node it heard of, when it does not
+// know x and x would enter its leaf set or an empty table slot; x's
+// LeafSet reply, if x is a joined node, makes the node take it in.
+func (s *State) consider(env node.Env, x node.ID) {
+	self := env.Self()
+	if x == node.None || x == self || s.knows(x) || !s.wants(self, x) {
 		return
 	}
-	self := env.Self()
-	s.learn(self, from)
-	for _, x := range m.Leaves {
-		if x == node.None || x == self || x == from || s.knows(x) {
-			continue
-		}
-		s.learn(self, x)
-		if slices.Contains(s.Left, x) || slices.Contains(s.Right, x) {
-			env.SendDatagram(x, Announce{})
-		}
-	}
+	s.announce(env, x)
+}
+
+// announce sends to an Announce with this node's leaf set.
+func (s *State) announce(env node.Env, to node.ID) {
+	env.SendDatagram(to, Announce{Leaves: s.leaves()})
 }
 
 // HandleTransportError implements node.Service. Pastry sends datagrams

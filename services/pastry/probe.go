@@ -10,30 +10,43 @@ import (
 // node it knows; a node that left MissLimit probes in a row unanswered is
 // purged at the next round, and a side of the leaf set that lost a node
 // is repaired by asking the farthest remaining leaf on that side for its
-// leaf set.
+// leaf set. A node that purged every node it knew announces itself to its
+// bootstrap again.
 
 // probeRound purges the nodes that stopped answering, probes the others,
 // and repairs the leaf set.
 func (s *State) probeRound(env node.Env) {
 	self := env.Self()
 	var lostLeft, lostRight bool
-	for _, x := range s.known() {
+	known := s.known()
+	for _, x := range known {
 		if s.missCount(x) >= s.opts.MissLimit {
 			l, r := s.purge(self, x)
 			lostLeft, lostRight = lostLeft || l, lostRight || r
-			continue
 		}
-		env.SendDatagram(x, Probe{})
+	}
+	leaves := s.leaves()
+	for _, x := range known {
+		if !s.knows(x) {
+			continue // purged above
+		}
+		env.SendDatagram(x, Probe{Leaves: leaves})
 		s.missed(x)
+	}
+	if len(s.Left) == 0 && len(s.Right) == 0 && s.Bootstrap != self {
+		// Alone after purging everyone it knew: start over from the
+		// bootstrap, as Chord's recovery lookup does.
+		s.announce(env, s.Bootstrap)
+		return
 	}
 	var asked node.ID
 	if lostLeft && len(s.Left) > 0 {
 		asked = s.Left[len(s.Left)-1]
-		env.SendDatagram(asked, Announce{})
+		s.announce(env, asked)
 	}
 	if lostRight && len(s.Right) > 0 {
 		if far := s.Right[len(s.Right)-1]; far != asked {
-			env.SendDatagram(far, Announce{})
+			s.announce(env, far)
 		}
 	}
 }

@@ -46,6 +46,27 @@ func (s *State) insertSide(side *[]node.ID, self, x node.ID, right bool) bool {
 	return true
 }
 
+// wants reports whether learning x would change the leaf set or fill an
+// empty routing-table slot.
+func (s *State) wants(self, x node.ID) bool {
+	half := s.opts.LeafSize / 2
+	for _, right := range []bool{false, true} {
+		side := s.Left
+		if right {
+			side = s.Right
+		}
+		if len(side) < half {
+			return true
+		}
+		d, far := s.sideDist(self, x, right), side[len(side)-1]
+		if df := s.sideDist(self, far, right); d < df || d == df && x < far {
+			return true
+		}
+	}
+	r, c, ok := s.slot(self, x)
+	return ok && s.Table[r*s.sp.cols()+c] == node.None
+}
+
 // learn records that x exists: it enters the leaf set where it is among
 // the L/2 nearest on a side, and the routing table slot it belongs to when
 // that slot is empty. It reports whether the leaf set changed.
