@@ -124,8 +124,15 @@ func (o Options) Validate() error {
 	case o.MissLimit < 0:
 		return fmt.Errorf("pastry: negative miss limit %d", o.MissLimit)
 	}
-	if d := o.withDefaults(); d.Bits%d.DigitBits != 0 {
-		return fmt.Errorf("pastry: bits %d is not a multiple of digit bits %d", d.Bits, d.DigitBits)
+	bits, digit := o.Bits, o.DigitBits
+	if bits == 0 {
+		bits = DefaultBits
+	}
+	if digit == 0 {
+		digit = DefaultDigitBits
+	}
+	if bits%digit != 0 {
+		return fmt.Errorf("pastry: bits %d is not a multiple of digit bits %d", bits, digit)
 	}
 	return nil
 }
