@@ -10,8 +10,8 @@ import (
 // node it knows; a node that left MissLimit probes in a row unanswered is
 // purged at the next round, and a side of the leaf set that lost a node
 // is repaired by asking the farthest remaining leaf on that side for its
-// leaf set. A node that purged every node it knew announces itself to its
-// bootstrap again.
+// leaf set. A node that does not know its bootstrap (any more) announces
+// itself to it every round.
 
 // probeRound purges the nodes that stopped answering, probes the others,
 // and repairs the leaf set.
@@ -33,11 +33,12 @@ func (s *State) probeRound(env node.Env) {
 		env.SendDatagram(x, Probe{Leaves: leaves})
 		s.missed(x)
 	}
-	if len(s.Left) == 0 && len(s.Right) == 0 && s.Bootstrap != self {
-		// Alone after purging everyone it knew: start over from the
-		// bootstrap, as Chord's recovery lookup does.
+	if s.Bootstrap != self && s.Bootstrap != node.None && !s.knows(s.Bootstrap) {
+		// The bootstrap was purged (it was down) or is not in the table:
+		// announce to it, as Chord's recovery lookup does, so that a
+		// restarted bootstrap, which formed an overlay of its own, and
+		// a node that purged everyone it knew are merged back.
 		s.announce(env, s.Bootstrap)
-		return
 	}
 	var asked node.ID
 	if lostLeft && len(s.Left) > 0 {
