@@ -111,13 +111,21 @@ func TestLeafSetsConsistentOnPartialViews(t *testing.T) {
 	if err := check(t, LeafSetsConsistent, newView(states)); err != nil {
 		t.Errorf("partial view: %v", err)
 	}
-	// A side with room must hold every joined node of the view on that
-	// side: n30 forgets n40.
+	// The leaves inside the view must be the nearest joined nodes of the
+	// view: n30 forgets n40.
 	states[30].purge(30, 40)
 	err := check(t, LeafSetsConsistent, newView(states))
-	if err == nil || !strings.Contains(err.Error(), "n30: right side [n50] misses n40") &&
-		!strings.Contains(err.Error(), "n30: right leaf n50 where the nearest joined node is n40") {
+	// (The purge refilled the side with n10; n50 is outside the view.)
+	if err == nil || !strings.Contains(err.Error(), "n30: right leaf n10 where the nearest joined node is n40") {
 		t.Errorf("missing leaf: %v", err)
+	}
+	// A side with room must hold every joined node of the view that
+	// belongs there.
+	full := ringOf(10, 20, 30, 40, 50)
+	full[30].Right = ids(40)
+	err = check(t, LeafSetsConsistent, newView(full))
+	if err == nil || !strings.Contains(err.Error(), "n30: right side [n40] misses n50") {
+		t.Errorf("side with room: %v", err)
 	}
 	if err := check(t, LeafSetsConsistent, newView(map[node.ID]*State{1: newState(byID())})); err == nil {
 		t.Error("a view without a joined node is consistent")

@@ -101,7 +101,8 @@ func (s *State) slot(self, x node.ID) (row, col int, ok bool) {
 }
 
 // purge removes x from the leaf set, the routing table and the probe
-// bookkeeping. It returns which sides lost x.
+// bookkeeping, and refills the leaf set from the nodes it still knows. It
+// returns which sides lost x.
 func (s *State) purge(self, x node.ID) (left, right bool) {
 	if i := slices.Index(s.Left, x); i >= 0 {
 		s.Left = slices.Delete(s.Left, i, i+1)
@@ -114,6 +115,13 @@ func (s *State) purge(self, x node.ID) (left, right bool) {
 	for i, y := range s.Table {
 		if y == x {
 			s.Table[i] = node.None
+		}
+	}
+	if left || right {
+		// Refill the sides from the nodes still known: a node that did
+		// not fit one side before may belong there now.
+		for _, y := range s.known() {
+			s.learn(self, y)
 		}
 	}
 	if len(s.Left) == 0 {
