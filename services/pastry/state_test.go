@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 func ids(xs ...node.ID) []node.ID { return xs }
@@ -260,5 +261,31 @@ func TestAppCalls(t *testing.T) {
 	}
 	if got := s.Neighbors(30); !slices.Equal(got, ids(10, 20, 40, 50)) {
 		t.Errorf("neighbors %v", got)
+	}
+}
+
+// TestEncodeMsgpackMatchesReflection holds the hand-written encoder to the
+// layout reflection derives from State's fields and tags, which is what the
+// decoder reads: a field added to State without EncodeMsgpack fails here.
+func TestEncodeMsgpackMatchesReflection(t *testing.T) {
+	type plainState State // same fields and tags, no EncodeMsgpack
+	big := benchState(1000).Service.(*State)
+	big.Bootstrap = 1 << 40
+	big.Misses[0].Count = 300
+	for _, s := range []*State{newState(DefaultOptions()), joinedState(), big} {
+		var custom, reflected bytes.Buffer
+		enc := msgpack.NewEncoder(&custom)
+		enc.UseCompactInts(true)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		enc = msgpack.NewEncoder(&reflected)
+		enc.UseCompactInts(true)
+		if err := enc.Encode((*plainState)(s)); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
+			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
+		}
 	}
 }
