@@ -97,6 +97,11 @@
 // unbiased walks the probe timer fires again and again before a reply is
 // delivered, the live new X is purged, and the walks escape.
 //
+// MaceMC's prefix-based search — walks from a live steady state, the
+// formed overlay of rapid-rejoin.txt, with one reset — finds the reset
+// itself critical (explore_test.go): with timers rare the restart call
+// comes long before the others' failure detectors could purge X.
+//
 // In emulation (10 nodes, churn 2/min for 10 minutes), with a mean
 // downtime of 1s the bug leaves 2 to 8 nodes joining forever in each of
 // seeds 1-10; with the correction, or with the default 30s downtime (the
