@@ -10,8 +10,9 @@ import (
 // in a checkpoint. Field order is part of the wire format: append new
 // fields, never reorder. Every message travels as a datagram
 // (node.Env.SendDatagram; see the package documentation, "Transport").
-// Node lists in messages are untrusted input: the handlers skip None and
-// the receiver itself, and keep only what fits the leaf set and table.
+// Node lists in messages are untrusted input: the handlers read at most
+// as many entries as a correct node sends, skip None and the receiver
+// itself, and keep only what fits the leaf set and table.
 
 // Join is a joining node's request, routed by prefix and leaf set toward
 // the node numerically closest to the joiner's identifier. Each hop adds
@@ -22,9 +23,9 @@ type Join struct {
 	_msgpack struct{} `msgpack:",as_array"`
 	// Joiner is the node that wants to join; the reply goes to it.
 	Joiner node.ID
-	// Hops counts the nodes that forwarded the Join; a Join that has been
-	// forwarded more than the identifier has digits plus the leaf set size
-	// is dropped, so that inconsistent tables cannot loop it forever.
+	// Hops counts the nodes that forwarded the Join; a Join forwarded as
+	// many times as the identifier has digits plus the leaf set size plus
+	// one is dropped, so that inconsistent tables cannot loop it forever.
 	Hops int
 	// Seen holds the nodes of the route and of their rows, ascending.
 	Seen []node.ID

@@ -223,12 +223,12 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 		s.onJoinReply(env, m)
 	case Announce:
 		if s.Status == StatusJoined && from != env.Self() {
-			s.takeIn(env, from, m.Leaves)
+			s.takeIn(env, from, s.bounded(m.Leaves))
 			env.SendDatagram(from, LeafSet{Leaves: s.leaves()})
 		}
 	case LeafSet:
 		if s.Status == StatusJoined && from != env.Self() {
-			s.takeIn(env, from, m.Leaves)
+			s.takeIn(env, from, s.bounded(m.Leaves))
 		}
 	case Probe:
 		// Liveness is answered by any started node, joined or not, as a
@@ -243,7 +243,7 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 			// after missing its replies) is asked for its leaf set, and
 			// so are the nodes of the prober's leaf set it would take in.
 			s.consider(env, from)
-			for _, x := range m.Leaves {
+			for _, x := range s.bounded(m.Leaves) {
 				s.consider(env, x)
 			}
 		}
@@ -261,10 +261,10 @@ func (s *State) onJoinReply(env node.Env, m JoinReply) {
 	}
 	self := env.Self()
 	s.becomeJoined(env)
-	for _, x := range m.Leaves {
+	for _, x := range s.bounded(m.Leaves) {
 		s.learn(self, x)
 	}
-	for _, x := range m.Seen {
+	for _, x := range s.maxSeen(m.Seen) {
 		s.learn(self, x)
 	}
 	for _, x := range s.known() {
@@ -293,6 +293,22 @@ func (s *State) consider(env node.Env, x node.ID) {
 	}
 	s.announce(env, x)
 }
+
+// bounded cuts a leaf list from a message to the longest a correct node
+// sends (its leaf set and itself), so that a hostile list cannot make the
+// node send without bound.
+func (s *State) bounded(leaves []node.ID) []node.ID {
+	return leaves[:min(len(leaves), s.opts.LeafSize+1)]
+}
+
+// maxSeen cuts a Join's Seen list to the longest a route can collect: per
+// hop the node and its routing-table row.
+func (s *State) maxSeen(seen []node.ID) []node.ID {
+	return seen[:min(len(seen), s.maxHops()*(s.sp.cols()+1))]
+}
+
+// maxHops is the most hops a Join is forwarded before it is dropped.
+func (s *State) maxHops() int { return s.sp.digits + s.opts.LeafSize + 1 }
 
 // announce sends to an Announce with this node's leaf set.
 func (s *State) announce(env node.Env, to node.ID) {

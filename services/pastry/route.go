@@ -26,11 +26,11 @@ func (s *State) onJoin(env node.Env, m Join) {
 	if s.opts.FixRapidRejoin && s.knows(m.Joiner) {
 		s.purge(self, m.Joiner)
 	}
-	if m.Hops > s.sp.digits+s.opts.LeafSize {
+	if m.Hops < 0 || m.Hops >= s.maxHops() {
 		return
 	}
 	key := s.sp.pos(m.Joiner)
-	fwd := Join{Joiner: m.Joiner, Hops: m.Hops + 1, Seen: s.routeSeen(self, key, m.Seen)}
+	fwd := Join{Joiner: m.Joiner, Hops: m.Hops + 1, Seen: s.routeSeen(self, key, s.maxSeen(m.Seen))}
 	next := s.nextHop(self, key, m.Joiner)
 	if next != self {
 		env.SendDatagram(next, fwd)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/nodetest"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -289,3 +290,51 @@ func TestEncodeMsgpackMatchesReflection(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileMessages: oversized lists and forged hop counts are cut or
+// dropped, never followed without bound, and never panic.
+func TestHostileMessages(t *testing.T) {
+	h, err := nodetest.New(harnessConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"options placement=by-id bits=8", "start n10 n20", "app n10 join n10"} {
+		if _, err := h.Exec(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := h.Service(10).(*State)
+	long := make([]node.ID, 10_000)
+	for i := range long {
+		long[i] = node.ID(i + 1)
+	}
+	if got := len(s.bounded(long)); got != s.opts.LeafSize+1 {
+		t.Errorf("bounded kept %d entries", got)
+	}
+	if got := len(s.maxSeen(long)); got != s.maxHops()*(s.sp.cols()+1) {
+		t.Errorf("maxSeen kept %d entries", got)
+	}
+	// A Join with a forged hop count is dropped; one at the limit too.
+	for _, hops := range []int{-5, s.maxHops()} {
+		env := &recEnv{self: 10}
+		s.onJoin(env, Join{Joiner: 20, Hops: hops, Seen: long})
+		if len(env.sent) != 0 {
+			t.Errorf("hops %d: sent %v", hops, env.sent)
+		}
+	}
+	env := &recEnv{self: 10}
+	s.onJoin(env, Join{Joiner: 20, Seen: long})
+	if len(env.sent) != 1 || len(env.sent[0].(JoinReply).Seen) > s.maxHops()*(s.sp.cols()+1)+1 {
+		t.Errorf("a Join with a long Seen: sent %d messages", len(env.sent))
+	}
+}
+
+// recEnv is a node.Env that records datagrams.
+type recEnv struct {
+	node.Env
+	self node.ID
+	sent []node.Message
+}
+
+func (e *recEnv) Self() node.ID                          { return e.self }
+func (e *recEnv) SendDatagram(_ node.ID, m node.Message) { e.sent = append(e.sent, m) }
