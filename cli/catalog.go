@@ -16,7 +16,8 @@ import (
 // their corrections (--fix), live join calls and summaries:
 // cmd/crystalball is cli.Main(cli.BuiltinServices()...).
 func BuiltinServices() []Service {
-	return []Service{builtin(randtree.Name, buildRandTree), builtin(chord.Name, buildChord), builtin(paxos.Name, buildPaxos), builtin(macetransport.Name, buildMaceTransport)}
+	return []Service{builtin(randtree.Name, buildRandTree), builtin(chord.Name, buildChord), builtin(paxos.Name, buildPaxos),
+		builtin(macetransport.Name, buildMaceTransport), builtin(pastryName, buildPastry)}
 }
 
 // builtin makes a Service of a built-in service's builder: its Spec,

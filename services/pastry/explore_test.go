@@ -1,0 +1,163 @@
+package pastry
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+)
+
+// These tests run MaceMC's prefix-based search for the Pastry bug with
+// the explorer directly: random walks with one reset from a live steady
+// state — the four-node overlay of rapid-rejoin.txt, replayed by the
+// script itself up to X's reset — find a dead state with the bug and
+// nothing with the correction.
+
+// scriptPrefix replays the script at path on a fresh harness up to (not
+// including) its first command whose text is stop, and returns the
+// harness. The outputs are not compared: the script's own test does that.
+func scriptPrefix(t *testing.T, path, stop string) *nodetest.Harness {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := nodetest.New(harnessConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A command is a line followed by "----".
+	lines := strings.Split(string(b), "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		line := strings.TrimSpace(lines[i])
+		if line == "" || strings.HasPrefix(line, "#") || lines[i+1] != "----" {
+			continue
+		}
+		if line == stop {
+			return h
+		}
+		cmd, args, err := datadriven.ParseLine(line)
+		if err != nil {
+			t.Fatalf("%s:%d: %v", path, i+1, err)
+		}
+		h.Run(t, &datadriven.TestData{Pos: fmt.Sprintf("%s:%d", path, i+1), Cmd: cmd, CmdArgs: args})
+	}
+	t.Fatalf("%s has no command %q", path, stop)
+	return nil
+}
+
+// liveModel builds the actor model of the harness's nodes as a gathered
+// snapshot would give it, with one reset allowed; every node rejoins
+// through n10 after a reset.
+func liveModel(t *testing.T, h *nodetest.Harness, opts Options) *consequence.ActorModel {
+	t.Helper()
+	var cps []consequence.Checkpoint
+	for _, id := range h.Nodes() {
+		c, err := h.Core(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := c.State().AppendCheckpoint(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cps = append(cps, consequence.Checkpoint{ID: id, Bytes: b, At: h.Now()})
+	}
+	m, err := consequence.NewActorModelFromCheckpoints(NewSpec(opts), cps, h.Pending(), consequence.ActorOptions{
+		Workload: func(node.ID, bool) []node.Message { return []node.Message{JoinOverlay{Bootstrap: 10}} },
+		Faults:   consequence.Faults{Resets: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// walkFromSteadyState runs the liveness search with MaceMC's bias (timers
+// and resets rarer than deliveries; a walk counts as live only after 300
+// steps, so that the reset has happened).
+func walkFromSteadyState(t *testing.T, opts Options, seed uint64) *consequence.LivenessResult[*consequence.GlobalState, consequence.ActorAction] {
+	t.Helper()
+	h := scriptPrefix(t, "testdata/rapid-rejoin.txt", "reset n30")
+	m := liveModel(t, h, opts)
+	res, err := consequence.FindLivenessViolation(context.Background(), m, m.Properties(), nil,
+		consequence.LivenessOptions[consequence.ActorAction]{Walk: consequence.WalkOptions[consequence.ActorAction]{
+			Seed: seed, Walks: 100, DMax: 1000, DInit: 300,
+			Weight: consequence.KindWeights(map[consequence.ActorActionKind]float64{
+				consequence.ActTimer: 0.02, consequence.ActReset: 0.05,
+			}),
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestPrefixWalksFindTheRapidRejoinBug: from the formed overlay, the walks
+// find a node X that resets and, its restart call coming long before the
+// others' three silent probe periods (timers weigh 0.02), rejoins while
+// its old entry is still everywhere: the critical transition is the reset
+// itself (seed 1: n20's, step 1) — from the state before it every walk
+// converges, from the state after it none does — and after it X's Joins
+// are routed back to X and dropped.
+func TestPrefixWalksFindTheRapidRejoinBug(t *testing.T) {
+	const seed = 1
+	res := walkFromSteadyState(t, byID(), seed)
+	if res.Suspect == nil || res.Critical == nil || res.Critical.Verdict != consequence.C1 {
+		t.Fatalf("seed=%d: no C1 suspect in %d walks (%d live)", seed, res.Walks, res.Live)
+	}
+	var path []string
+	for _, a := range res.Suspect.Path {
+		path = append(path, a.Act.String())
+	}
+	crit := res.Critical.Step
+	t.Logf("seed=%d: %d walks, critical step %d: %v", seed, res.Walks, crit+1, res.Critical.Action.Act)
+	t.Logf("path to it: %s", strings.Join(path[:crit+1], ", "))
+	// The reset comes at or before the critical step, and the reset node
+	// never joins again: its Joins are routed back to it.
+	var x node.ID
+	for _, a := range res.Suspect.Path[:crit+1] {
+		if a.Act.Kind == consequence.ActReset {
+			x = a.Act.Node
+		}
+	}
+	if x == node.None {
+		t.Fatalf("no reset up to the critical step: %q", path[:crit+1])
+	}
+	if a := res.Critical.Action.Act; a.Kind != consequence.ActReset || a.Node != x {
+		t.Errorf("critical step %v, want %v's reset", a, x)
+	}
+	back := fmt.Sprintf("%v deliver-datagram pastry.Join from", x)
+	routedBack := false
+	for _, step := range path[crit+1:] {
+		if strings.HasPrefix(step, back) {
+			routedBack = true
+		}
+		if strings.HasPrefix(step, fmt.Sprintf("%v deliver-datagram pastry.JoinReply", x)) {
+			t.Fatalf("%v joined after the critical step: %s", x, step)
+		}
+	}
+	if !routedBack {
+		t.Errorf("%v's Join was never routed back to it after the critical step", x)
+	}
+}
+
+// TestPrefixWalksFindNothingWithTheCorrection: the same walks with the
+// correction all converge.
+func TestPrefixWalksFindNothingWithTheCorrection(t *testing.T) {
+	const seed = 1
+	res := walkFromSteadyState(t, byID().Fixed(), seed)
+	if res.Suspect != nil {
+		t.Fatalf("seed=%d: suspect with the correction: %v", seed, res.Critical)
+	}
+	if res.Walks != 100 || res.Live != 100 {
+		t.Fatalf("seed=%d: %d walks, %d live", seed, res.Walks, res.Live)
+	}
+}
