@@ -338,6 +338,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 		defer f.Close()
 		trace = bufio.NewWriterSize(f, 1<<16)
 		cfg.Trace = trace
+		cfg.TraceCauses = true // for trace show's event graph
 	}
 	em, err := emulation.New(cfg)
 	if err != nil {

@@ -65,7 +65,11 @@ func parseMdbCommand(line string) (mdbCommand, error) {
 		return mdbCommand{}, fmt.Errorf("unknown command %s (help lists them)", quoteShort(name))
 	}
 	if len(args) < n[0] || len(args) > n[1] {
-		return mdbCommand{}, fmt.Errorf("%s takes %d to %d arguments, got %d (help lists them)", name, n[0], n[1], len(args))
+		want := fmt.Sprint(n[0])
+		if n[1] != n[0] {
+			want = fmt.Sprintf("%d or %d", n[0], n[1])
+		}
+		return mdbCommand{}, fmt.Errorf("%s takes %s arguments, got %d (help lists them)", name, want, len(args))
 	}
 	return mdbCommand{name: name, args: args}, nil
 }

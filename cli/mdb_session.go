@@ -106,6 +106,13 @@ func (d *mdb) where() {
 func (d *mdb) states(n int) {
 	if d.tl.states == nil {
 		fmt.Fprintln(d.w, noStates)
+		for _, id := range d.shown() {
+			if h, at := d.tl.hashAt(id, n); at > 0 {
+				fmt.Fprintf(d.w, "  %v: state hash %s (after step %d)\n", id, h, at)
+			} else {
+				fmt.Fprintf(d.w, "  %v: no step yet\n", id)
+			}
+		}
 		return
 	}
 	g := d.tl.states[n]
@@ -171,6 +178,13 @@ func slicesEqual(a, b []string) bool {
 func (d *mdb) diff(a, b int) {
 	if d.tl.states == nil {
 		fmt.Fprintln(d.w, noStates)
+		for _, id := range d.shown() {
+			x, i := d.tl.hashAt(id, a)
+			y, j := d.tl.hashAt(id, b)
+			if x != y {
+				fmt.Fprintf(d.w, "  %v: state hash %s (step %d) -> %s (step %d)\n", id, orNone(x), i, orNone(y), j)
+			}
+		}
 		return
 	}
 	fmt.Fprintf(d.w, "diff of the states after step %d (-) and after step %d (+):\n", a, b)
@@ -289,4 +303,11 @@ func (d *mdb) listing() {
 			fmt.Fprintf(d.w, "    crash: %v\n", c)
 		}
 	}
+}
+
+func orNone(h string) string {
+	if h == "" {
+		return "none"
+	}
+	return h
 }

@@ -47,9 +47,13 @@ type tstep struct {
 	kind string
 	peer node.ID
 	msg  string
-	// sends are the messages the step sent, when the file says
-	// (emulation traces with send lines).
+	// sends and set are the messages the step sent and the timers it
+	// set, when the file says (an emulation trace written with
+	// emulation.Config.TraceCauses); hash is the node's state hash after
+	// an emulation step.
 	sends []traceSend
+	set   []string
+	hash  string
 }
 
 // traceSend is one message an emulation step sent.
