@@ -36,19 +36,29 @@ func parseTraceFlags(cat *catalog, sub string, args []string, stderr io.Writer) 
 	interactive := fs.Bool("i", false, "debug interactively (as 'trace debug')")
 	synopsis := "trace " + sub + " [flags] FILE"
 	setUsage(fs, synopsis, "Replays a run step by step, as MaceMC's Mdb: FILE is the output of 'crystalball check --json' (a violation found from the initial state, or a walk check's liveness suspect), a prediction report written by 'crystalball node|emulate --reports DIR' (a violation predicted from a gathered snapshot), or a trace of 'crystalball emulate --trace FILE' (events only: it holds no node states). 'trace show' prints the path, or what the flags ask; 'trace debug' (or -i) reads Mdb commands from standard input (help lists them).")
+	// Accept the file anywhere among the flags: the flag package stops
+	// at the first positional argument, so parse on after it.
+	var files []string
 	rest := args
-	var file string
-	if len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
-		file, rest = rest[0], rest[1:]
+	for {
+		if len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
+			files, rest = append(files, rest[0]), rest[1:]
+			continue
+		}
+		if err := parseFlagsOnly(fs, rest); err != nil {
+			return nil, "", err
+		}
+		if rest = fs.Args(); len(rest) == 0 {
+			break
+		}
+		if len(files) > 1 {
+			break
+		}
 	}
-	if err := parseFlagsOnly(fs, rest); err != nil {
-		return nil, "", err
-	}
-	if file == "" && fs.NArg() == 1 {
-		file = fs.Arg(0)
-	} else if fs.NArg() > 0 || file == "" {
+	if len(files) != 1 {
 		return nil, "", usagef("want exactly one FILE")
 	}
+	file := files[0]
 	f.debug = f.debug || *interactive
 	if f.graph != "" && f.graph != "text" && f.graph != "dot" {
 		return nil, "", usagef("--graph %s: want text or dot", quoteShort(f.graph))

@@ -74,14 +74,15 @@ func writeGraphText(w io.Writer, tl *timeline, g *eventGraph, only node.ID) {
 			fmt.Fprintf(&row, "  (cut %d in flight)", n)
 		}
 		if i == tl.critical {
-			row.WriteString("  <- critical transition")
+			row.WriteString("  [critical transition]")
 		}
 		fmt.Fprintln(w, row.String())
 	}
-	fmt.Fprintln(w, "(* delivery, T timer, A application call, R reset, B break, x drop; <- the step's cause: the step that sent the message or set the timer, 0 the start; -> the steps it caused)")
+	fmt.Fprintln(w, `(* delivery, T timer, A application call, R reset, B break, x drop; "<- 16 message": the step that sent the message it delivers, or set the timer it fires; "-> 20 21": the steps that deliver what it sent or fire the timers it set)`)
 }
 
-// causeText renders the cause of a step.
+// causeText renders the cause of a step: the step that sent its message
+// or set its timer ("start": it was in flight or set at the start).
 func causeText(e edge) string {
 	from := fmt.Sprint(e.From)
 	if e.From == 0 {
@@ -89,11 +90,11 @@ func causeText(e edge) string {
 	}
 	switch {
 	case e.Kind == "timer":
-		return fmt.Sprintf("%s set timer %s", from, e.Label)
+		return fmt.Sprintf("%s timer %s", from, e.Label)
 	case e.Dropped:
-		return fmt.Sprintf("%s sent datagram (dropped)", from)
+		return fmt.Sprintf("%s %s (dropped)", from, e.Kind)
 	}
-	return fmt.Sprintf("%s sent %s", from, e.Kind)
+	return fmt.Sprintf("%s %s", from, e.Kind)
 }
 
 // byStep indexes the edges by their target and their source.
