@@ -114,9 +114,9 @@ func (g *eventGraph) byStep() (in, out map[int][]edge) {
 func writeGraphDOT(w io.Writer, tl *timeline, g *eventGraph, only node.ID) {
 	fmt.Fprintln(w, "digraph events {")
 	fmt.Fprintln(w, "  rankdir=TB;")
+	fmt.Fprintln(w, "  newrank=true;") // clusters laid out in seconds, not a minute, on 500 steps
 	fmt.Fprintln(w, "  node [shape=box, fontsize=10];")
-	fmt.Fprintln(w, `  s0 [label="start", shape=ellipse];`)
-	keep := map[int]bool{0: true}
+	keep := map[int]bool{}
 	for _, id := range tl.nodes {
 		if only != node.None && id != only {
 			continue
@@ -140,11 +140,17 @@ func writeGraphDOT(w io.Writer, tl *timeline, g *eventGraph, only node.ID) {
 		}
 		fmt.Fprintln(w, "  }")
 	}
-	edges := slices.Clone(g.edges)
-	for _, e := range edges {
-		if !keep[e.From] && !keep[e.To] {
-			continue
+	var edges []edge
+	for _, e := range g.edges {
+		if keep[e.From] || keep[e.To] {
+			edges = append(edges, e)
 		}
+	}
+	if slices.ContainsFunc(edges, func(e edge) bool { return e.From == 0 }) {
+		keep[0] = true // what was in flight or set at the start
+		fmt.Fprintln(w, `  s0 [label="start", shape=ellipse];`)
+	}
+	for _, e := range edges {
 		for _, s := range []int{e.From, e.To} {
 			if !keep[s] { // the other end of an edge of the chosen node
 				keep[s] = true
