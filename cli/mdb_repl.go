@@ -92,8 +92,11 @@ func (d *mdb) run(c mdbCommand) (quit bool, err error) {
 	case "where":
 		d.where()
 	case "show":
+		if err := d.prepare(d.cur); err != nil {
+			return false, err
+		}
 		d.where()
-		d.states(d.cur)
+		return false, d.states(d.cur)
 	case "list":
 		d.listing()
 	case "node":
@@ -107,7 +110,7 @@ func (d *mdb) run(c mdbCommand) (quit bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		d.diff(a, b)
+		return false, d.diff(a, b)
 	case "live":
 		return false, d.live()
 	case "graph":

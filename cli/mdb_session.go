@@ -78,9 +78,12 @@ func (d *mdb) parseRange(s string) (int, int, error) {
 }
 
 // quoteShort quotes at most 40 bytes of untrusted input for an error.
-func quoteShort(s string) string {
-	if len(s) > 40 {
-		return strconv.Quote(s[:40]) + "..."
+func quoteShort(s string) string { return quoteN(s, 40) }
+
+// quoteN quotes at most n bytes of s.
+func quoteN(s string, n int) string {
+	if len(s) > n {
+		return strconv.Quote(s[:n]) + "..."
 	}
 	return strconv.Quote(s)
 }
@@ -93,6 +96,16 @@ func (d *mdb) shown() []node.ID {
 	return d.tl.nodes
 }
 
+// prepare re-runs an emulation trace to step n ahead of printing, so that
+// a re-run that fails prints its error alone.
+func (d *mdb) prepare(n int) error {
+	if d.tl.rerunCfg == nil {
+		return nil
+	}
+	_, err := d.tl.rerun(n)
+	return err
+}
+
 // where prints the step the cursor is on.
 func (d *mdb) where() {
 	if d.cur == 0 {
@@ -102,8 +115,25 @@ func (d *mdb) where() {
 	fmt.Fprintln(d.w, d.tl.stepLine(d.cur))
 }
 
-// states prints every shown node's state after step n, field by field.
-func (d *mdb) states(n int) {
+// states prints every shown node's state after step n, field by field:
+// an emulation trace's by re-running it, if its header says how.
+func (d *mdb) states(n int) error {
+	if d.tl.rerunCfg != nil {
+		v, err := d.tl.rerun(n)
+		if err != nil {
+			return err
+		}
+		if v.step != n {
+			fmt.Fprintf(d.w, "(the re-run's event wrote steps up to %d: the states are after it)\n", v.step)
+		}
+		for _, id := range d.shown() {
+			fmt.Fprintf(d.w, "  %v:\n", id)
+			for _, f := range v.fields[id] {
+				fmt.Fprintf(d.w, "    %s\n", f)
+			}
+		}
+		return nil
+	}
 	if d.tl.states == nil {
 		fmt.Fprintln(d.w, noStates)
 		for _, id := range d.shown() {
@@ -113,7 +143,7 @@ func (d *mdb) states(n int) {
 				fmt.Fprintf(d.w, "  %v: no step yet\n", id)
 			}
 		}
-		return
+		return nil
 	}
 	g := d.tl.states[n]
 	for _, id := range d.shown() {
@@ -122,6 +152,7 @@ func (d *mdb) states(n int) {
 	if c := g.Crash(); c != nil {
 		fmt.Fprintf(d.w, "  crash: %v\n", c)
 	}
+	return nil
 }
 
 // step moves the cursor by delta steps (of the followed node, if one is)
@@ -175,7 +206,10 @@ func slicesEqual(a, b []string) bool {
 
 // diff prints the field-level diff of the shown nodes' states between
 // steps a and b (Mdb's diff of two steps).
-func (d *mdb) diff(a, b int) {
+func (d *mdb) diff(a, b int) error {
+	if d.tl.rerunCfg != nil {
+		return d.rerunDiff(a, b)
+	}
 	if d.tl.states == nil {
 		fmt.Fprintln(d.w, noStates)
 		for _, id := range d.shown() {
@@ -185,7 +219,7 @@ func (d *mdb) diff(a, b int) {
 				fmt.Fprintf(d.w, "  %v: state hash %s (step %d) -> %s (step %d)\n", id, orNone(x), i, orNone(y), j)
 			}
 		}
-		return
+		return nil
 	}
 	fmt.Fprintf(d.w, "diff of the states after step %d (-) and after step %d (+):\n", a, b)
 	same := true
@@ -201,6 +235,34 @@ func (d *mdb) diff(a, b int) {
 	if same {
 		fmt.Fprintln(d.w, "  (no difference)")
 	}
+	return nil
+}
+
+// rerunDiff is diff on an emulation trace, by re-running it to both
+// steps.
+func (d *mdb) rerunDiff(a, b int) error {
+	x, err := d.tl.rerun(a)
+	if err != nil {
+		return err
+	}
+	y, err := d.tl.rerun(b)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(d.w, "diff of the states after step %d (-) and after step %d (+), re-run:\n", x.step, y.step)
+	same := true
+	for _, id := range d.shown() {
+		if slicesEqual(x.fields[id], y.fields[id]) {
+			continue
+		}
+		same = false
+		fmt.Fprintf(d.w, "  %v:\n", id)
+		diffFields(d.w, "    ", x.fields[id], y.fields[id])
+	}
+	if same {
+		fmt.Fprintln(d.w, "  (no difference)")
+	}
+	return nil
 }
 
 // live prints MaceMC's Figure 3 comparison: the dead path against the

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -31,7 +32,7 @@ func isEmulationTrace(file string) bool {
 	defer f.Close()
 	var b [32]byte
 	n, _ := io.ReadFull(f, b[:])
-	return traceClock.Match(b[:n])
+	return traceClock.Match(b[:n]) || bytes.HasPrefix(b[:n], []byte(traceHeaderPrefix))
 }
 
 // readEmulationTrace reads an emulation trace (within traceLimits' byte
@@ -56,9 +57,24 @@ func readEmulationTrace(cat *catalog, file string) (*timeline, error) {
 		if read > limit+1 {
 			return nil, usagef("%s: larger than %d bytes", file, limit)
 		}
+		if n == 1 && strings.HasPrefix(sc.Text(), traceHeaderPrefix) {
+			args, err := parseTraceHeader(sc.Text())
+			if err != nil {
+				return nil, usagef("%s:1: %v", file, err)
+			}
+			cfg, err := rerunConfig(cat, args)
+			if err != nil {
+				return nil, usagef("%s:1: %v", file, err)
+			}
+			tl.rerunCfg = &cfg
+			continue
+		}
 		st, err := parseTraceLine(sc.Text())
 		if err != nil {
 			return nil, usagef("%s:%d: %v", file, n, err)
+		}
+		if tl.rerunCfg != nil {
+			tl.raw = append(tl.raw, sc.Text())
 		}
 		for _, id := range st.ids() {
 			seen[id] = true
@@ -79,7 +95,17 @@ func readEmulationTrace(cat *catalog, file string) (*timeline, error) {
 			break
 		}
 	}
-	tl.head = []string{fmt.Sprintf("emulation trace %s: %d events of %d nodes; node states are not in the trace (only each step's state hash)%s", file, len(tl.steps), len(tl.nodes), causes)}
+	states := "node states are not in the trace (only each step's state hash)"
+	if tl.rerunCfg != nil {
+		states = "node states by re-running the emulation its header names"
+		if len(tl.nodes) < tl.rerunCfg.Nodes { // nodes that never stepped
+			tl.nodes = tl.nodes[:0]
+			for id := node.ID(1); id <= node.ID(tl.rerunCfg.Nodes); id++ {
+				tl.nodes = append(tl.nodes, id)
+			}
+		}
+	}
+	tl.head = []string{fmt.Sprintf("emulation trace %s: %d events of %d nodes; %s%s", file, len(tl.steps), len(tl.nodes), states, causes)}
 	return tl, nil
 }
 

@@ -126,13 +126,20 @@ func (f *traceFlags) show(d *mdb) error {
 	}
 	if f.step != "" {
 		asked = true
+		if err := d.prepare(d.cur); err != nil {
+			return err
+		}
 		d.where()
-		d.states(d.cur)
+		if err := d.states(d.cur); err != nil {
+			return err
+		}
 	}
 	if f.diff != "" {
 		asked = true
 		a, b, _ := d.parseRange(f.diff) // checked by run
-		d.diff(a, b)
+		if err := d.diff(a, b); err != nil {
+			return err
+		}
 	}
 	if f.live {
 		asked = true

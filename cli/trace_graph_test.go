@@ -126,22 +126,25 @@ func TestTraceGraphDOT(t *testing.T) {
 	}
 }
 
-// TestTraceShowEmulationTrace: trace show reads an emulation trace (events
-// and state hashes, no states): stepping, the node filter, find, the
-// hashes, and the event graph from the sends and timers emulate --trace
-// records — every delivery of a message has its send, every timer its
-// setting, except those of nodes that left.
+// TestTraceShowEmulationTrace: trace show reads an emulation trace:
+// stepping, the node filter, find, and the event graph from the sends and
+// timers emulate --trace records — every delivery of a message has its
+// send, every timer its setting, but for a few of nodes that left. Node
+// states come from re-running the emulation the trace's header names,
+// checked line by line against the file (an edited line is caught); a
+// trace without the header shows state hashes only.
 func TestTraceShowEmulationTrace(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "run.trace")
 	code, _, stderr := runCLI("emulate", "--service", "randtree", "--nodes", "4", "--duration", "2m", "--churn", "2/m", "--seed", "3", "--trace", trace)
 	if code != exitOK {
 		t.Fatalf("emulate: exit %d: %s", code, stderr)
 	}
-	code, shown, stderr := runCLI("trace", "show", trace, "--node", "n3", "--step", "20")
+	code, shown, stderr := runCLI("trace", "show", trace, "--node", "n3", "--step", "170")
 	if code != exitOK {
 		t.Fatalf("trace show: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(shown, "node states are not in the trace") || !regexp.MustCompile(`n3: state hash [0-9a-f]{32} \(after step [0-9]+\)`).MatchString(shown) {
+	if !strings.Contains(shown, "node states by re-running the emulation") || !strings.Contains(shown, "170. ") ||
+		!strings.Contains(shown, "  n3:\n    live: true\n    state: joined") || !strings.Contains(shown, "    timer: recovery") {
 		t.Errorf("trace show --step:\n%s", shown)
 	}
 	code, dot, stderr := runCLI("trace", "show", trace, "--graph", "dot")
@@ -172,13 +175,31 @@ func TestTraceShowEmulationTrace(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("trace debug: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"matching steps", "n2 init", "n2 app randtree.JoinOverlay", "n2: state hash none (step 0) -> ", "error: not a liveness report"} {
+	for _, want := range []string{"matching steps", "n2 init", "n2 app randtree.JoinOverlay", "diff of the states after step 0 (-) and after step 351 (+), re-run:\n  n2:\n", "    + Status: joined", "error: not a liveness report"} {
 		if !strings.Contains(session, want) {
 			t.Errorf("session lacks %q:\n%s", want, session)
 		}
 	}
+
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	lines[50] = regexp.MustCompile(`hash=[0-9a-f]{32}`).ReplaceAllString(lines[50], "hash="+strings.Repeat("0", 32))
+	edited := writeTemp(t, "edited.trace", []byte(strings.Join(lines, "")))
+	if code, _, stderr := runCLI("trace", "show", edited, "--step", "100"); code != exitFailure || !strings.Contains(stderr, "the re-run diverges from the trace at step 50") {
+		t.Errorf("an edited trace: exit %d, %s", code, stderr)
+	}
+	headless := writeTemp(t, "headless.trace", []byte(strings.Join(lines[1:], "")))
+	code, shown, stderr = runCLI("trace", "show", headless, "--step", "20", "--node", "n4")
+	if code != exitOK || !strings.Contains(shown, "node states are not in the trace") || !regexp.MustCompile(`n4: state hash [0-9a-f]{32} \(after step [0-9]+\)`).MatchString(shown) {
+		t.Errorf("a trace without its header: exit %d %s\n%s", code, stderr, shown)
+	}
 	bad := writeTemp(t, "bad.trace", []byte("00:00:01.000000000 n1 init -> hash=00 sends=0\n00:00:02.000000000 zz init\n"))
 	expectUsageError(t, []string{"trace", "show", bad}, "bad.trace:2: no node in")
+	badHeader := writeTemp(t, "badheader.trace", []byte(traceHeaderPrefix+`["--frob"]`+"\n"))
+	expectUsageError(t, []string{"trace", "show", badHeader}, "badheader.trace:1: the header's command line does not parse")
 }
 
 // TestTraceShowPredictionReport: the Mdb views work on a prediction report

@@ -29,6 +29,16 @@ func nodeFields(g *consequence.GlobalState, id node.ID) []string {
 	if !ok {
 		return []string{"(not in the state)"}
 	}
+	out := stateFields(st)
+	for k, p := range g.Pending(id) {
+		out = append(out, fmt.Sprintf("pending[%d]: %s %s", k, p.MessageType(), cut(fmt.Sprint(p))))
+	}
+	return append(out, inFlightTo(g, id)...)
+}
+
+// stateFields renders a node state: its service's String (if it has
+// one), the service state's fields, its timers by name.
+func stateFields(st *node.State) []string {
 	var out []string
 	if s, ok := st.Service.(fmt.Stringer); ok {
 		out = append(out, "state: "+cut(s.String()))
@@ -37,10 +47,19 @@ func nodeFields(g *consequence.GlobalState, id node.ID) []string {
 	for _, t := range st.Timers {
 		out = append(out, "timer: "+t.Name)
 	}
-	for k, p := range g.Pending(id) {
-		out = append(out, fmt.Sprintf("pending[%d]: %s %s", k, p.MessageType(), cut(fmt.Sprint(p))))
+	return out
+}
+
+// envelopeField renders a message or datagram in flight to a node.
+func envelopeField(e node.Envelope) string {
+	what := "in-flight"
+	if e.Datagram {
+		what = "datagram"
 	}
-	return append(out, inFlightTo(g, id)...)
+	if e.Msg == nil {
+		return fmt.Sprintf("%s from %v: transport-error", what, e.From)
+	}
+	return fmt.Sprintf("%s from %v: %s %s", what, e.From, e.Msg.MessageType(), cut(fmt.Sprint(e.Msg)))
 }
 
 // serviceFields renders a service state's fields ("name: value"); a state
@@ -74,14 +93,10 @@ func inFlightTo(g *consequence.GlobalState, id node.ID) []string {
 	var out []string
 	for _, from := range nodes {
 		for _, e := range g.InFlight(from, id) {
-			if e.Msg == nil {
-				out = append(out, fmt.Sprintf("in-flight from %v: transport-error", from))
-				continue
-			}
-			out = append(out, fmt.Sprintf("in-flight from %v: %s %s", from, e.Msg.MessageType(), cut(fmt.Sprint(e.Msg))))
+			out = append(out, envelopeField(e))
 		}
 		for _, e := range g.Datagrams(from, id) {
-			out = append(out, fmt.Sprintf("datagram from %v: %s %s", from, e.Msg.MessageType(), cut(fmt.Sprint(e.Msg))))
+			out = append(out, envelopeField(e))
 		}
 	}
 	return out

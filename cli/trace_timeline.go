@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/report"
 )
@@ -33,6 +34,12 @@ type timeline struct {
 	live *timeline
 	// graph is the event graph, built on first use.
 	graph *eventGraph
+	// rerunCfg is the emulation an emulation trace's header names (nil:
+	// no header), raw the trace's step lines, to check a re-run against,
+	// and rerunCache the states of the last few re-runs, by step.
+	rerunCfg   *emulation.Config
+	raw        []string
+	rerunCache map[int]*rerunView
 }
 
 // tstep is one step of a timeline.
