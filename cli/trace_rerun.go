@@ -43,7 +43,7 @@ func parseTraceHeader(line string) ([]string, error) {
 	return args, nil
 }
 
-// rerunConfig rebuilds the emulation a trace's header names: 'emulate''s
+// rerunConfig rebuilds the emulation a trace's header names: 'emulate”s
 // flags parsed as 'emulate' parses them, its outputs (trace, reports,
 // profile) dropped.
 func rerunConfig(cat *catalog, args []string) (emulation.Config, error) {
