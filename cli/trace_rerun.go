@@ -43,8 +43,8 @@ func parseTraceHeader(line string) ([]string, error) {
 	return args, nil
 }
 
-// rerunConfig rebuilds the emulation a trace's header names: 'emulate”s
-// flags parsed as 'emulate' parses them, its outputs (trace, reports,
+// rerunConfig rebuilds the emulation a trace's header names: the flags
+// of 'emulate' parsed as it parses them, its outputs (trace, reports,
 // profile) dropped.
 func rerunConfig(cat *catalog, args []string) (emulation.Config, error) {
 	fs := flag.NewFlagSet("emulate", flag.ContinueOnError)
