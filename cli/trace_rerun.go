@@ -116,7 +116,9 @@ func (tl *timeline) rerun(n int) (*rerunView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("re-running the emulation: %w", err)
 	}
-	for lc.n < n && lc.err == nil && em.Step() {
+	// Bounded: the file's lines (a diverging line stops it) and the run's
+	// duration, past which the original wrote nothing.
+	for lc.n < n && lc.err == nil && em.Elapsed() <= cfg.Duration && em.Step() {
 	}
 	if lc.err != nil {
 		return nil, lc.err
