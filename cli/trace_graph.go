@@ -7,8 +7,8 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
-// maxGraphNodes bounds the columns of an event graph (and the channels
-// scanned per step to build it).
+// maxGraphNodes bounds the nodes of a replayed path whose event graph is
+// drawn: building it scans every channel of a step's node, per step.
 const maxGraphNodes = 64
 
 // edge is one causal edge of an event graph: from step From (0: the start
@@ -48,8 +48,8 @@ func (tl *timeline) graphOf() (*eventGraph, error) {
 	if tl.graph != nil {
 		return tl.graph, nil
 	}
-	if len(tl.nodes) > maxGraphNodes {
-		return nil, fmt.Errorf("an event graph of %d nodes: at most %d", len(tl.nodes), maxGraphNodes)
+	if tl.m != nil && len(tl.nodes) > maxGraphNodes {
+		return nil, fmt.Errorf("an event graph of a model of %d nodes: at most %d (each step scans every channel of its node)", len(tl.nodes), maxGraphNodes)
 	}
 	var g *eventGraph
 	var err error
