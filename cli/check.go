@@ -16,6 +16,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/consequence/twophase"
+	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/report"
 )
 
@@ -85,6 +86,18 @@ type livenessOutput struct {
 	Critical int      `json:"critical_step"`
 	Action   string   `json:"critical_action,omitempty"`
 	LivePath []string `json:"live_path,omitempty"`
+	// Report is the suspect as a replayable consequence.ActorReport
+	// (kind "liveness"; property and error: the first liveness property
+	// failing at its end), its path from the model's start state: a walk
+	// from a periphery state is prefixed with that state's path. Nil
+	// when no walk was a suspect. 'trace show' replays it.
+	Report *consequence.ActorReport `json:"report,omitempty"`
+	// DeadEnd is the suspect's critical-transition search as the
+	// prediction reports carry it, its CriticalStep 1-based within
+	// Report.Path (0 when there is none: the start state is dead, or the
+	// verdict is C2) and its LivePath the nearest live path as replayable
+	// records, from the model's start state too. Set with Report.
+	DeadEnd *report.DeadEnd `json:"dead_end,omitempty"`
 }
 
 // maxCheckNodes bounds 'check --nodes' and the node count 'trace show'
@@ -414,7 +427,60 @@ func checkWalks(ctx context.Context, m *consequence.ActorModel, props []conseque
 		out.Action = crit.Action.Act.String()
 		out.LivePath = actionStrings(crit.LivePath)
 	}
+	if rerr := replayableSuspect(m, out, res, periphery); rerr != nil {
+		return out, rerr
+	}
 	return out, err
+}
+
+// replayableSuspect fills out.Report and out.DeadEnd from res's suspect
+// and its critical transition. A walk from a periphery state begins where
+// the bounded search left off, so that state's path from the start is
+// prefixed to the suspect and to the live path, and the critical step
+// shifted by its length: the records replay from the model's start, as
+// 'trace show' rebuilds it.
+func replayableSuspect(m *consequence.ActorModel, out *livenessOutput, res *consequence.LivenessResult[*consequence.GlobalState, consequence.ActorAction], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]) error {
+	s, crit := res.Suspect, res.Critical
+	var prefix consequence.Path[consequence.ActorAction]
+	for _, p := range periphery {
+		if p.State == s.Start {
+			prefix = p.Path
+			break
+		}
+	}
+	path, err := records(m, prefix, s.Path)
+	if err != nil {
+		return fmt.Errorf("check: recording the suspect: %w", err)
+	}
+	rep := &consequence.ActorReport{Kind: node.Liveness.String(), Depth: len(path), Fingerprint: m.Fingerprint(s.State).String(), Path: path}
+	if len(s.Failing) > 0 {
+		rep.Property, rep.Error = s.Failing[0].Property, s.Failing[0].Err.Error()
+	}
+	d := &report.DeadEnd{Verdict: crit.Verdict.String(), Failing: out.Failing, Walks: res.Walks, Live: res.Live, Probes: crit.Probes}
+	if crit.Step >= 0 && crit.Verdict == consequence.C1 {
+		d.CriticalStep = len(prefix) + crit.Step + 1
+		if d.LivePath, err = records(m, prefix, crit.LivePath); err != nil {
+			return fmt.Errorf("check: recording the nearest live path: %w", err)
+		}
+	}
+	out.Report, out.DeadEnd = rep, d
+	return nil
+}
+
+// records renders the actions of paths, one after the other, as
+// replayable records.
+func records(m *consequence.ActorModel, paths ...consequence.Path[consequence.ActorAction]) ([]consequence.ActionRecord, error) {
+	var out []consequence.ActionRecord
+	for _, p := range paths {
+		for _, a := range p {
+			r, err := m.Record(a.Act)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 func actionStrings[A any](path []consequence.Action[A]) []string {

@@ -95,6 +95,10 @@ type emulateParams struct {
 	breakRate  float64
 	churnUntil time.Duration
 	predicting []node.ID
+
+	// args is the command line of 'emulate', recorded in the trace's
+	// header so that 'trace show' can re-run it (nil: no header).
+	args []string
 }
 
 // Defaults of the steering flags in deep online debugging (--mode debug)
@@ -242,6 +246,7 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	if err := p.resolve(); err != nil {
 		return err
 	}
+	p.args = args
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	out, err := runEmulation(ctx, &p)
@@ -338,6 +343,10 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 		defer f.Close()
 		trace = bufio.NewWriterSize(f, 1<<16)
 		cfg.Trace = trace
+		cfg.TraceCauses = true // for trace show's event graph
+		if err := writeTraceHeader(trace, p.args); err != nil {
+			return emulateOutput{}, err
+		}
 	}
 	em, err := emulation.New(cfg)
 	if err != nil {

@@ -61,7 +61,7 @@ func commands(cat *catalog) map[string]command {
 		{name: "check", summary: "explore a service from its initial state (or the 2pc model) and report violations", run: with(runCheck)},
 		{name: "emulate", summary: "run an emulated deployment of a service and report what happened", run: with(runEmulate)},
 		{name: "node", summary: "run one live node of a service over TCP and memberlist", run: with(runNode)},
-		{name: "trace", summary: "trace show FILE: replay a violation of a check --json or --reports file step by step", run: with(runTrace)},
+		{name: "trace", summary: "trace show|debug FILE: replay a check --json, --reports or emulate --trace file step by step (MaceMC's Mdb)", run: with(runTrace)},
 	}
 	if len(applicableExperiments(cat)) > 0 {
 		cs = append(cs, command{name: "experiment", summary: "run one of the paper's experiments (experiment NAME; run it without NAME for the list)", run: with(runExperimentFor)})

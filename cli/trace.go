@@ -14,43 +14,43 @@ import (
 
 // runTrace dispatches the trace subcommands.
 func runTrace(cat *catalog, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "show" {
-		return usagef("usage: crystalball trace show [--violation N] FILE (FILE: the output of 'crystalball check --json', or a prediction report of 'crystalball node|emulate --reports DIR')")
+	if len(args) == 0 || (args[0] != "show" && args[0] != "debug") {
+		return usagef("usage: crystalball trace show|debug [flags] FILE (FILE: the output of 'crystalball check --json', a prediction report of 'crystalball node|emulate --reports DIR', or a trace of 'crystalball emulate --trace FILE')")
 	}
-	fs := newFlagSet("trace show", stderr)
-	which := fs.Int("violation", 1, "which violation of the file to show (1 is the first)")
-	setUsage(fs, "trace show [--violation N] FILE", "Replays a violation step by step, printing each step's changed node states. FILE is the output of 'crystalball check --json' (a violation found from the initial state), or a prediction report written by 'crystalball node --reports DIR' or 'crystalball emulate --reports DIR' (a violation predicted from a gathered snapshot).")
-	// Accept the file before or after the flags.
-	rest := args[1:]
-	var file string
-	if len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
-		file, rest = rest[0], rest[1:]
-	}
-	if err := parseFlagsOnly(fs, rest); err != nil {
+	f, file, err := parseTraceFlags(cat, args[0], args[1:], stderr)
+	if err != nil {
 		return err
 	}
-	if file == "" && fs.NArg() == 1 {
-		file = fs.Arg(0)
-	} else if fs.NArg() > 0 || file == "" {
-		return usagef("want exactly one FILE")
+	tl, err := loadTimeline(cat, file, f.violation)
+	if err != nil {
+		return err
+	}
+	return f.run(tl, stdout)
+}
+
+// loadTimeline reads file — a check --json output, a prediction report or
+// an emulation trace — and replays it.
+func loadTimeline(cat *catalog, file string, which int) (*timeline, error) {
+	if isEmulationTrace(file) {
+		return readEmulationTrace(cat, file)
 	}
 	b, err := readReport(file)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var probe struct {
 		Format string `json:"format"`
 	}
 	if err := report.Unmarshal(b, &probe); err != nil {
-		return usagef("%s: not a JSON report: %v", file, err)
+		return nil, usagef("%s: not a JSON report: %v", file, err)
 	}
 	switch probe.Format {
 	case report.PredictionFormat:
-		return showPrediction(cat, file, b, stdout)
+		return predictionTimeline(cat, file, b)
 	case checkFormat, "": // check --json wrote no format before crystalball-check/1
-		return showCheck(cat, file, b, *which, stdout)
+		return checkTimeline(cat, file, b, which)
 	}
-	return usagef("%s: unknown report format %s (this crystalball reads %q and %q)", file, report.Quote(probe.Format), checkFormat, report.PredictionFormat)
+	return nil, usagef("%s: unknown report format %s (this crystalball reads %q and %q, and emulation traces)", file, report.Quote(probe.Format), checkFormat, report.PredictionFormat)
 }
 
 // traceLimits bound what 'trace show' reads (the zero value: report's
@@ -82,71 +82,91 @@ func lookupReported(cat *catalog, file, name, fix string, nodes int) (serviceRun
 	return cat.lookup(name, splitList(fix), nodes)
 }
 
-// showCheck replays violation which (1 is the first) of a check --json
-// output.
-func showCheck(cat *catalog, file string, b []byte, which int, stdout io.Writer) error {
+// checkTimeline replays violation which (1 is the first) of a check
+// --json output, or its liveness suspect (a walk check's report).
+func checkTimeline(cat *catalog, file string, b []byte, which int) (*timeline, error) {
 	co, rep, err := readCheckOutput(file, b, which)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	svc, err := lookupReported(cat, file, co.Target, co.Fix, co.Nodes)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m, err := serviceModel(svc, co.Nodes, co.Seed, consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks, Drops: co.Drops})
 	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	// Check the whole report first (fingerprint and property error).
 	if _, _, err := m.ReplayReport(rep, m.Properties()); err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	fmt.Fprintf(stdout, "%s (%s), %d nodes, faults %s\n", co.Target, co.Options, co.Nodes, co.Faults)
-	return printSteps(stdout, m, rep, 0)
+	tl, err := replayTimeline(m, rep.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	tl.rep = rep
+	tl.head = []string{fmt.Sprintf("%s (%s), %d nodes, faults %s", co.Target, co.Options, co.Nodes, co.Faults)}
+	if l := co.Liveness; l != nil && l.DeadEnd != nil && len(co.Reports) == 0 {
+		d := l.DeadEnd
+		tl.head = append(tl.head, fmt.Sprintf("random walks: %d, live %d; suspect judged %s", l.Walks, l.Live, d.Verdict))
+		if err := tl.withDeadEnd(d); err != nil {
+			return nil, usagef("%s: %v", file, err)
+		}
+		if d.CriticalStep > 0 {
+			tl.head = append(tl.head, fmt.Sprintf("dead end (%s): after step %d no walk reaches a state where every liveness property holds", d.Verdict, d.CriticalStep))
+		}
+	}
+	tl.head = append(tl.head, violationLine(rep))
+	return tl, nil
 }
 
-// showPrediction replays a prediction report of 'node --reports' or
+// violationLine is the line naming a report's violation.
+func violationLine(rep consequence.ActorReport) string {
+	return fmt.Sprintf("violation of %s (%s) at depth %d: %s", rep.Property, rep.Kind, rep.Depth, rep.Error)
+}
+
+// predictionTimeline replays a prediction report of 'node --reports' or
 // 'emulate --reports' from the snapshot it holds.
-func showPrediction(cat *catalog, file string, b []byte, stdout io.Writer) error {
+func predictionTimeline(cat *catalog, file string, b []byte) (*timeline, error) {
 	doc, err := report.ReadPrediction(bytes.NewReader(b), traceLimits)
 	if err != nil {
-		return usagef("%s: not a prediction report: %v", file, err)
+		return nil, usagef("%s: not a prediction report: %v", file, err)
 	}
 	svc, err := lookupReported(cat, file, doc.Service, doc.Fix, doc.Nodes)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m, err := doc.Model(svc.spec, svc.workload)
 	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if _, _, err := m.ReplayReport(doc.Report, m.Properties()); err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	fmt.Fprintf(stdout, "%s (%s), predicted by %v (mode %s) from its snapshot of %v at cut %d, faults resets=%d silent=%v stale-connections=%v breaks=%d\n",
-		doc.Service, doc.Options, doc.Node, doc.Mode, m.Nodes(), doc.Snapshot.CN, doc.Resets, doc.Silent, doc.StaleConnections, doc.Breaks)
+	tl, err := replayTimeline(m, doc.Report.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	tl.rep = doc.Report
+	tl.head = append(tl.head, fmt.Sprintf("%s (%s), predicted by %v (mode %s) from its snapshot of %v at cut %d, faults resets=%d silent=%v stale-connections=%v breaks=%d",
+		doc.Service, doc.Options, doc.Node, doc.Mode, m.Nodes(), doc.Snapshot.CN, doc.Resets, doc.Silent, doc.StaleConnections, doc.Breaks))
 	if doc.Filter != "" {
-		fmt.Fprintf(stdout, "filter: %s\n", doc.Filter)
+		tl.head = append(tl.head, "filter: "+doc.Filter)
 	}
 	if l := doc.Likelihood; l != nil {
-		fmt.Fprintf(stdout, "rank %d among its round's predictions: %d faults, %d timers and calls, %d messages in flight at the snapshot, %d sent on the way (cost %g)\n",
-			doc.Rank, l.Faults, l.Local, l.InFlight, l.Spawned, l.Cost)
+		tl.head = append(tl.head, fmt.Sprintf("rank %d among its round's predictions: %d faults, %d timers and calls, %d messages in flight at the snapshot, %d sent on the way (cost %g)",
+			doc.Rank, l.Faults, l.Local, l.InFlight, l.Spawned, l.Cost))
 	}
-	critical := 0
 	if d := doc.Liveness; d != nil {
-		critical = d.CriticalStep // within the path: ReadPrediction checked
-		fmt.Fprintf(stdout, "dead end (%s): after step %d no walk reaches a state where every liveness property holds (%d of the round's %d walks did from the snapshot)\n",
-			d.Verdict, d.CriticalStep, d.Live, d.Walks)
-	}
-	if err := printSteps(stdout, m, doc.Report, critical); err != nil {
-		return err
-	}
-	if doc.Liveness != nil {
-		if err := printLiveDiff(stdout, m, doc.Report.Path, doc.Liveness); err != nil {
-			return fmt.Errorf("%s: %w", file, err)
+		tl.head = append(tl.head, fmt.Sprintf("dead end (%s): after step %d no walk reaches a state where every liveness property holds (%d of the round's %d walks did from the snapshot)",
+			d.Verdict, d.CriticalStep, d.Live, d.Walks))
+		if err := tl.withDeadEnd(d); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 	}
-	return nil
+	tl.head = append(tl.head, violationLine(doc.Report))
+	return tl, nil
 }
 
 // printLiveDiff prints MaceMC's Mdb comparison of a dead end: at the
@@ -212,43 +232,6 @@ func replayRecords(m *consequence.ActorModel, recs []consequence.ActionRecord) (
 		g = next
 	}
 	return g, nil
-}
-
-// printSteps prints a replayed violation: the start state, then every step
-// with the node states it changed. Step critical (1-based; 0: none) is
-// marked as the critical transition of a dead end.
-func printSteps(stdout io.Writer, m *consequence.ActorModel, rep consequence.ActorReport, critical int) error {
-	fmt.Fprintf(stdout, "violation of %s (%s) at depth %d: %s\n", rep.Property, rep.Kind, rep.Depth, rep.Error)
-	g := m.Start()
-	fmt.Fprintln(stdout, "start:")
-	for _, id := range g.Nodes() {
-		fmt.Fprintf(stdout, "    %s\n", describeNode(g, id))
-	}
-	for i, rec := range rep.Path {
-		a, err := m.Action(rec)
-		if err != nil {
-			return err
-		}
-		next, ok := m.Next(g, a)
-		if !ok {
-			return fmt.Errorf("step %d (%v) is not enabled", i+1, a)
-		}
-		mark := ""
-		if i+1 == critical {
-			mark = "   <- critical transition"
-		}
-		fmt.Fprintf(stdout, "%3d. %s%s\n", i+1, a, mark)
-		for _, id := range next.Nodes() {
-			if before, after := describeNode(g, id), describeNode(next, id); before != after {
-				fmt.Fprintf(stdout, "    %s\n", after)
-			}
-		}
-		if c := next.Crash(); c != nil {
-			fmt.Fprintf(stdout, "    crash: %v\n", c)
-		}
-		g = next
-	}
-	return nil
 }
 
 // describeNode renders a node's service state and timers on one line.

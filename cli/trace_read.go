@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"encoding/json"
+
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/report"
 )
 
 // readCheckOutput decodes the output of 'check --json' (b, read within
-// traceLimits) and its violation which (1 is the first), checking what the
+// traceLimits) and its violation which (1 is the first) — of a walk
+// check, its liveness suspect (the only one) — checking what the
 // model rebuild trusts: the node count (as 'check --nodes' accepts), the
 // fault budgets, the names and the path's length. Bad input is a usage
 // error quoting at most a short prefix of it.
@@ -23,10 +26,19 @@ func readCheckOutput(file string, b []byte, which int) (checkOutput, consequence
 		return co, rep, usagef("%s: resets %d, breaks %d and drops %d, want 0..%d", file, co.Resets, co.Breaks, co.Drops, report.MaxFaults)
 	case len(co.Target) > report.MaxNameBytes || len(co.Fix) > report.MaxNameBytes:
 		return co, rep, usagef("%s: service %s or fix %s longer than %d bytes", file, report.Quote(co.Target), report.Quote(co.Fix), report.MaxNameBytes)
-	case which < 1 || which > len(co.Reports):
-		return co, rep, usagef("%s has %d replayable violations, --violation %d is out of range", file, len(co.Reports), which)
 	}
-	if err := report.Unmarshal(co.Reports[which-1], &rep); err != nil {
+	raw := co.Reports
+	if l := co.Liveness; len(raw) == 0 && l != nil && l.Report != nil {
+		b, err := json.Marshal(l.Report)
+		if err != nil {
+			return co, rep, err
+		}
+		raw = []json.RawMessage{b}
+	}
+	if which < 1 || which > len(raw) {
+		return co, rep, usagef("%s has %d replayable violations, --violation %d is out of range", file, len(raw), which)
+	}
+	if err := report.Unmarshal(raw[which-1], &rep); err != nil {
 		return co, rep, usagef("%s: violation %d: %v", file, which, err)
 	}
 	if err := report.ValidateReport(rep); err != nil {

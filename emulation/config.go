@@ -68,6 +68,12 @@ type Config struct {
 	// package documentation). It is written synchronously, one Write per
 	// line: wrap a file in a bufio.Writer and flush it after Run.
 	Trace io.Writer
+	// TraceCauses, with Trace, adds to each core step's line what it
+	// caused: the messages and datagrams it sent (" to=n2:T,n3~T", "~"
+	// for a datagram) and the timers it set (" set=name,name"), so a
+	// reader can draw the event graph (crystalball trace show --graph).
+	// Off (the default), the lines are as before.
+	TraceCauses bool
 	// OnViolation, when non-nil, is called for every post-event state that
 	// violates a safety property, once per violated property, in spec
 	// order. It runs inside the loop: it must not call the Emulator.

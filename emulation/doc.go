@@ -183,6 +183,14 @@
 // (and datagrams) it sent. Reset events read "reset rst" or "reset silent", restarts "up". The
 // trace is the reproducibility contract: same seed and code, same bytes.
 //
+// With Config.TraceCauses, a core step's line also says what the step
+// caused — the service's sends in order (":" a message, "~" a datagram)
+// and the timers it set — so that a reader can link each delivery to its
+// send and each timer to the step that set it (the event graph of
+// 'crystalball trace show --graph'):
+//
+//	00:01:02.345678901 n13 message randtree.Join from n9 -> hash=<32 hex digits> sends=2 to=n9:randtree.JoinReply,n7:randtree.UpdateSibling set=recovery
+//
 // # Observer
 //
 // After every event that ran a handler or changed the set of live nodes

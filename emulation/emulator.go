@@ -675,7 +675,7 @@ func (e *Emulator) stepped(n *emNode, o node.Outcome, label string) {
 		return
 	}
 	if e.cfg.Trace != nil {
-		e.traceStep(n, ev, label, sends)
+		e.traceStep(n, ev, label, sends, o.Sends[:cut], o.Timers)
 	}
 	e.observe(n.id, ev, label)
 	if e.cfg.OnStep != nil && e.err == nil {

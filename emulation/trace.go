@@ -95,8 +95,9 @@ func (e *Emulator) writeTrace(b []byte) {
 }
 
 // traceStep writes the line of a core step: event, the node's state hash
-// after it and how many messages it sent.
-func (e *Emulator) traceStep(n *emNode, ev node.Event, label string, sends int) {
+// after it and how many messages it sent; with Config.TraceCauses, the
+// service's sends and the timers it set too.
+func (e *Emulator) traceStep(n *emNode, ev node.Event, label string, sends int, sent []node.Send, timers []node.TimerOp) {
 	h, err := n.core.Hash()
 	if err != nil {
 		e.fail(fmt.Errorf("emulation: hashing the state of %v after %s at %s: %w; rerun with seed=%d", n.id, describe(ev, label), clock(e.now), err, e.cfg.Seed))
@@ -110,7 +111,39 @@ func (e *Emulator) traceStep(n *emNode, ev node.Event, label string, sends int) 
 	b = hex.AppendEncode(b, raw[:])
 	b = append(b, " sends="...)
 	b = strconv.AppendInt(b, int64(sends), 10)
+	if e.cfg.TraceCauses {
+		b = appendCauses(b, sent, timers)
+	}
 	e.writeTrace(append(b, '\n'))
+}
+
+// appendCauses appends what a step caused (Config.TraceCauses): its
+// service's sends in order (" to=n2:T,n3~T"; a layer's own messages are
+// left out, as from the sends count) and the timers it set (" set=a,b").
+func appendCauses(b []byte, sent []node.Send, timers []node.TimerOp) []byte {
+	sep := []byte(" to=")
+	for i := range sent {
+		s := &sent[i]
+		if s.Layer {
+			continue
+		}
+		b = appendID(append(b, sep...), s.Env.To)
+		if s.Env.Datagram {
+			b = append(b, '~')
+		} else {
+			b = append(b, ':')
+		}
+		b = append(b, msgType(s.Env.Msg)...)
+		sep = []byte{','}
+	}
+	sep = []byte(" set=")
+	for _, t := range timers {
+		if !t.Cancel {
+			b = append(append(b, sep...), t.Name...)
+			sep = []byte{','}
+		}
+	}
+	return b
 }
 
 // traceLabel writes a line for an event without a core step.
