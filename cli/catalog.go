@@ -12,7 +12,7 @@ import (
 )
 
 // BuiltinServices returns the services built into this module, RandTree,
-// Chord, Paxos and MaceTransport, configured as the papers' experiments run them, with
+// Chord, Paxos, MaceTransport and Pastry, configured as the papers' experiments run them, with
 // their corrections (--fix), live join calls and summaries:
 // cmd/crystalball is cli.Main(cli.BuiltinServices()...).
 func BuiltinServices() []Service {
