@@ -38,6 +38,9 @@ func TestBadNumericFlagsAreUsageErrors(t *testing.T) {
 		{append(nodeArgs, "--steer-last-known", "-1s"), "--steer-last-known must not be negative"},
 		{append(nodeArgs, "--nodes", "-1"), "--nodes must be in 0..65536"},
 		{append(nodeArgs, "--walks", "-1"), "--walks must not be negative"},
+		{append(nodeArgs, "--walk-weights", "timer=-1"), "--walk-weights: \"timer=-1\" is not KIND=W"},
+		{append(nodeArgs, "--walk-weights", "bogus=1"), "--walk-weights: unknown kind \"bogus\""},
+		{[]string{"emulate", "--walk-weights", "timer"}, "--walk-weights: \"timer\" is not KIND=W"},
 		{append(nodeArgs, "--seed", "-1"), "invalid value"},
 
 		{[]string{"check", "--walks", "-1"}, "must not be negative"},

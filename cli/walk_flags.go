@@ -2,7 +2,9 @@ package cli
 
 import (
 	"flag"
+	"strings"
 
+	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
@@ -11,6 +13,8 @@ import (
 // so both validate and apply them the same way.
 type walkFlags struct {
 	walks, depth, warmup, probes, steps, suspects int
+	weights                                       string
+	weight                                        map[consequence.ActorActionKind]float64 // parsed --walk-weights; nil: steering's defaults
 }
 
 // register defines the flags on fs with steering's defaults.
@@ -22,6 +26,7 @@ func (w *walkFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&w.probes, "probe-walks", d.ProbeWalks, "walks that probe one state in the search for a critical transition (MaceMC's k)")
 	fs.IntVar(&w.steps, "walk-steps", d.MaxWalkSteps, "budget of steps of a steering round's liveness search (walks, probes, filter checks)")
 	fs.IntVar(&w.suspects, "walk-suspects", d.MaxSuspects, "suspected violations a steering round judges before it gives up")
+	fs.StringVar(&w.weights, "walk-weights", "", "bias a steering round's walks by action kind, as check --weights: comma-separated KIND=W, KIND one of "+strings.Join(weightKindNames(), ", ")+"; unlisted kinds weigh 1 (default: resets, breaks and drops 0.02, timers 0.1)")
 }
 
 // validate reports the first bad value as a usage error.
@@ -40,6 +45,11 @@ func (w *walkFlags) validate() error {
 	case w.suspects <= 0:
 		return usagef("--walk-suspects must be positive, got %d", w.suspects)
 	}
+	weight, err := parseWeights(w.weights)
+	if err != nil {
+		return usagef("--walk-weights: %v", strings.TrimPrefix(err.Error(), "--weights: "))
+	}
+	w.weight = weight
 	return nil
 }
 
@@ -50,6 +60,9 @@ func (w *walkFlags) apply(c *steering.Config) {
 		c.Walks = -1
 	}
 	c.WalkDepth, c.WalkWarmup, c.ProbeWalks, c.MaxWalkSteps, c.MaxSuspects = w.depth, w.warmup, w.probes, w.steps, w.suspects
+	if w.weight != nil {
+		c.WalkWeights = w.weight
+	}
 }
 
 // flagSet reports whether the flag name was given on the command line.
