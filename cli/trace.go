@@ -217,21 +217,15 @@ func printLiveDiff(stdout io.Writer, m *consequence.ActorModel, dead []consequen
 	return nil
 }
 
-// replayRecords replays recorded actions from m's start.
+// replayRecords replays recorded actions from m's start and returns the
+// state they reach (replayTimeline, which keeps every state, does the
+// replay).
 func replayRecords(m *consequence.ActorModel, recs []consequence.ActionRecord) (*consequence.GlobalState, error) {
-	g := m.Start()
-	for i, rec := range recs {
-		a, err := m.Action(rec)
-		if err != nil {
-			return nil, fmt.Errorf("step %d: %w", i+1, err)
-		}
-		next, ok := m.Next(g, a)
-		if !ok {
-			return nil, fmt.Errorf("step %d (%v) is not enabled", i+1, a)
-		}
-		g = next
+	tl, err := replayTimeline(m, recs)
+	if err != nil {
+		return nil, err
 	}
-	return g, nil
+	return tl.states[len(tl.states)-1], nil
 }
 
 // describeNode renders a node's service state and timers on one line.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -47,13 +48,11 @@ func firstDiff(want, got string) string {
 			y = g[i]
 		}
 		if x != y {
-			return "line " + itoa(i+1) + ":\n  want " + x + "\n  got  " + y
+			return "line " + strconv.Itoa(i+1) + ":\n  want " + x + "\n  got  " + y
 		}
 	}
 	return "(equal)"
 }
-
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 // The randtree walk check of the README: MaceMC's RandTree liveness bug
 // (n3 resets, then takes the JoinReply to its old incarnation's Join in
@@ -76,7 +75,7 @@ func walkReport(t *testing.T) (string, checkOutput) {
 	walkReportOnce.Do(func() {
 		code, stdout, stderr := runCLI(walkCheckArgs...)
 		if code != exitOK {
-			walkReportErr = "check: exit " + itoa(code) + ": " + stderr
+			walkReportErr = "check: exit " + strconv.Itoa(code) + ": " + stderr
 			return
 		}
 		if err := json.Unmarshal([]byte(stdout), &walkReportOut); err != nil {
