@@ -209,6 +209,15 @@ func (c *Core) Step(ev Event) (Effects, error) {
 			return Effects{}, fmt.Errorf("%w: transport-error event needs Peer", ErrInvalidEvent)
 		}
 		c.state.Service.HandleTransportError(env, ev.Peer)
+	case EventSendRefused:
+		if ev.Peer == None || ev.Msg == nil {
+			return Effects{}, fmt.Errorf("%w: send-refused event needs Peer and Msg", ErrInvalidEvent)
+		}
+		h, ok := c.state.Service.(SendRefusedHandler)
+		if !ok {
+			return Effects{Ignored: true}, nil
+		}
+		h.HandleSendRefused(env, ev.Peer, ev.Msg)
 	default:
 		return Effects{}, fmt.Errorf("%w: kind %v", ErrInvalidEvent, ev.Kind)
 	}
@@ -272,6 +281,17 @@ func (e *coreEnv) SendDatagram(to ID, msg Message) {
 		panic("node: Env.SendDatagram of a nil message")
 	}
 	fx.Sends = append(fx.Sends, Envelope{From: e.core.id, To: to, Msg: msg, Datagram: true})
+}
+
+func (e *coreEnv) TrySend(to ID, msg Message) {
+	fx := e.live()
+	if to == None {
+		panic("node: Env.TrySend to None")
+	}
+	if msg == nil {
+		panic("node: Env.TrySend of a nil message")
+	}
+	fx.Sends = append(fx.Sends, Envelope{From: e.core.id, To: to, Msg: msg, Refusable: true})
 }
 
 func (e *coreEnv) SetTimer(name string, after time.Duration) {

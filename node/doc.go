@@ -86,6 +86,33 @@
 // connection that carried datagrams only breaks without a transport error.
 // A steering Verdict's Break is ignored for a datagram.
 //
+// # Refused sends
+//
+// Env.TrySend is a message the transport may refuse instead of queueing it
+// without bound, as the Mace transport refuses new data when its buffer is
+// full: a service that can do something useful about back-pressure (send
+// the diff later, pick another peer) uses it; Env.Send is never refused.
+// In the core's Effects such a send has Envelope.Refusable set. A shell
+// that refuses it does not transmit it and steps the sender with
+// EventSendRefused (Peer and Msg) before any other event of that node, so
+// no checkpoint, timer or delivery comes between a send and its refusal;
+// the service handles it with SendRefusedHandler.HandleSendRefused. What
+// each runtime refuses:
+//   - the emulator (package emulation) refuses a TrySend when the
+//     connection's send queue, the bytes of its messages waiting for the
+//     sender's uplink, would exceed its bound (emulation.Network);
+//   - the explorer (package consequence) treats a refusal as a fault, like
+//     a dropped datagram: any message the node's latest step sent with
+//     TrySend and that is still in its channel may be refused, at most
+//     Faults.Refusals times along a path;
+//   - the live runtime (package live) refuses a TrySend when the peer's
+//     write queue is over its bound (live.RuntimeConfig), and the
+//     connection stays open.
+//
+// A refused message never reaches its receiver, and the connection stays
+// open: messages accepted before and after it are delivered in order. The
+// snapshot layer never lets a refusable message stand in for a marker.
+//
 // # Properties
 //
 // A service exports its safety (Always) and liveness (Eventually) properties

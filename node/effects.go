@@ -22,12 +22,22 @@ type Envelope struct {
 	// such as the snapshot manager, which rely on the FIFO order of
 	// messages, can leave it out of that reasoning.
 	Datagram bool
+	// Refusable marks a message sent with Env.TrySend: the shell may
+	// refuse it (its send queue to To is full) and then must not transmit
+	// it but step the sender with EventSendRefused before any other event
+	// of the sender. It is the sender's concern only: the wire format does
+	// not carry it, so it is never set on a received envelope. Never set
+	// together with Datagram.
+	Refusable bool
 }
 
 // String renders the envelope as fmt's %v renders its fields,
 // "{n1 n2 0 MSG}" (From, To, CN, Msg), with " datagram" before the closing
-// brace for a datagram.
+// brace for a datagram (" refusable" for a message sent with TrySend).
 func (e Envelope) String() string {
+	if e.Refusable {
+		return fmt.Sprintf("{%v %v %v %v refusable}", e.From, e.To, e.CN, e.Msg)
+	}
 	if e.Datagram {
 		return fmt.Sprintf("{%v %v %v %v datagram}", e.From, e.To, e.CN, e.Msg)
 	}

@@ -25,6 +25,11 @@ const (
 	// A Durable service recovers its stable-storage fields before Init.
 	// The random source is kept (a restarted process draws new numbers).
 	EventReset
+	// EventSendRefused reports that the transport refused Msg, sent to
+	// Peer with Env.TrySend by the node's previous event
+	// (SendRefusedHandler). Shells run it before any other event of the
+	// node; a service without the handler ignores it (Effects.Ignored).
+	EventSendRefused
 )
 
 var eventKindNames = [...]string{
@@ -34,6 +39,7 @@ var eventKindNames = [...]string{
 	EventApp:            "app",
 	EventTransportError: "transport-error",
 	EventReset:          "reset",
+	EventSendRefused:    "send-refused",
 }
 
 // String returns the kind's name as used in traces.
@@ -62,7 +68,8 @@ type Event struct {
 	// rescheduled to another deadline, so a shell that raced a timer
 	// against its cancellation cannot fire a stale one.
 	Deadline time.Time
-	// Peer is the peer whose connection broke (EventTransportError).
+	// Peer is the peer whose connection broke (EventTransportError), or
+	// the addressee of the refused message (EventSendRefused, with Msg).
 	Peer ID
 }
 
@@ -77,6 +84,8 @@ func (e Event) String() string {
 		return "app " + typeName(e.Msg)
 	case EventTransportError:
 		return "transport-error " + e.Peer.String()
+	case EventSendRefused:
+		return fmt.Sprintf("send-refused %s to %s", typeName(e.Msg), e.Peer)
 	default:
 		return e.Kind.String()
 	}

@@ -42,6 +42,20 @@ type Service interface {
 	HandleTransportError(env Env, peer ID)
 }
 
+// SendRefusedHandler is the optional handler of a Service that sends with
+// Env.TrySend: HandleSendRefused runs when the transport refused msg, sent
+// to `to` by the handler that ran just before (a handler that made several
+// refused TrySends sees one HandleSendRefused per refused message, in the
+// order they were sent). msg is the message as sent, read-only.
+//
+// The queue that refused is still full when the handler runs: a service
+// that wants to try again arms a timer rather than calling TrySend to the
+// same peer from this handler (the emulator fails a run in which a node
+// keeps retrying a refused send without letting time pass).
+type SendRefusedHandler interface {
+	HandleSendRefused(env Env, to ID, msg Message)
+}
+
 // Cloner is an optional fast path for copying a Service: Clone returns a deep
 // copy that shares no mutable memory with the receiver. Without it, the core
 // copies a service by a round trip through its encoding, which is correct but
@@ -76,6 +90,19 @@ type Env interface {
 	// causes HandleTransportError at the sender. The receiver handles it
 	// with HandleMessage, like a message. Sending to Self is allowed.
 	SendDatagram(to ID, msg Message)
+	// TrySend queues msg for to like Send, but lets the transport refuse
+	// it when its send queue to `to` is full (the Mace transport "refuses
+	// new data when its buffer is full"). An accepted message is a message
+	// like any other: FIFO with the sender's other accepted messages to
+	// to, and subject to transport errors. A refused message is never
+	// delivered and breaks nothing: the connection stays open, and
+	// messages sent after it may be accepted. The sender learns of the
+	// refusal through SendRefusedHandler.HandleSendRefused, run as the
+	// node's very next event, before any other event of this node (so a
+	// checkpoint never separates a send from its refusal); without that
+	// handler a refusal is a silent loss. See the package documentation,
+	// "Refused sends", for what each runtime refuses.
+	TrySend(to ID, msg Message)
 	// SetTimer schedules (or reschedules) the timer name to expire after d.
 	// A node has at most one timer per name.
 	SetTimer(name string, after time.Duration)

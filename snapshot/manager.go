@@ -289,9 +289,11 @@ func (m *Manager) Sent(now time.Time, env *node.Envelope, size int) {
 		m.now = now
 	}
 	env.CN = m.cn
-	if !env.Datagram {
+	if !env.Datagram && !env.Refusable {
 		// A datagram closes no channel at its receiver (see Deliver), so
-		// it must not stand in for a Marker either.
+		// it must not stand in for a Marker either; nor may a message the
+		// transport can still refuse (node.Env.TrySend), which may never
+		// arrive.
 		m.sentCN[env.To] = m.cn
 	}
 	if env.To != m.self {
