@@ -18,7 +18,7 @@ var ErrBadReport = errors.New("consequence: bad report")
 // and canonical msgpack body (base64 in JSON).
 type ActionRecord struct {
 	// Kind is "deliver", "transport-error", "timer", "app", "reset",
-	// "break", "deliver-datagram" or "drop-datagram".
+	// "break", "deliver-datagram", "drop-datagram" or "refuse-send".
 	Kind    string  `json:"kind"`
 	Node    node.ID `json:"node"`
 	Peer    node.ID `json:"peer,omitempty"`
@@ -54,6 +54,7 @@ var actionKindNames = [...]string{
 
 	ActDeliverDatagram: "deliver-datagram",
 	ActDropDatagram:    "drop-datagram",
+	ActRefuse:          "refuse-send",
 }
 
 // Record returns the serializable form of a.
@@ -98,6 +99,8 @@ func (m *ActorModel) Action(r ActionRecord) (ActorAction, error) {
 		a.Kind = ActDeliverDatagram
 	case "drop-datagram":
 		a.Kind = ActDropDatagram
+	case "refuse-send":
+		a.Kind = ActRefuse
 	default:
 		return ActorAction{}, fmt.Errorf("%w: action kind %q", ErrBadReport, r.Kind)
 	}
@@ -108,7 +111,7 @@ func (m *ActorModel) Action(r ActionRecord) (ActorAction, error) {
 		}
 		a.Msg = msg
 	}
-	if a.Msg == nil && (a.Kind == ActDeliverDatagram || a.Kind == ActDropDatagram) {
+	if a.Msg == nil && (a.Kind == ActDeliverDatagram || a.Kind == ActDropDatagram || a.Kind == ActRefuse) {
 		return ActorAction{}, fmt.Errorf("%w: %s without a message", ErrBadReport, r.Kind)
 	}
 	return a, nil

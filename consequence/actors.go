@@ -145,6 +145,11 @@ const (
 	// ActDropDatagram loses the datagram Msg in flight from Peer to Node
 	// (within Faults.Drops): a local action of the receiver Node.
 	ActDropDatagram
+	// ActRefuse refuses the message Msg that Node sent to Peer with
+	// node.Env.TrySend in its latest step and that is still in flight
+	// (within Faults.Refusals): it leaves the channel, and Node runs
+	// node.EventSendRefused. A local action of the sender Node.
+	ActRefuse
 )
 
 // ActorAction is one event of a global state. It is a small value; Msg is
@@ -171,7 +176,7 @@ type ActorAction struct {
 // from n9", "n9 timer recovery", "n13 reset silent", "n13 app
 // randtree.JoinOverlay", "n9 transport-error from n13", "n1 break n9",
 // "n2 deliver-datagram test.Note from n1", "n2 drop-datagram test.Note
-// from n1".
+// from n1", "n1 refuse-send test.Note to n2".
 func (a ActorAction) String() string {
 	switch a.Kind {
 	case ActDeliver:
@@ -199,6 +204,11 @@ func (a ActorAction) String() string {
 			return fmt.Sprintf("%v %s <nil> from %v", a.Node, verb, a.Peer)
 		}
 		return fmt.Sprintf("%v %s %s from %v", a.Node, verb, a.Msg.MessageType(), a.Peer)
+	case ActRefuse:
+		if a.Msg == nil {
+			return fmt.Sprintf("%v refuse-send <nil> to %v", a.Node, a.Peer)
+		}
+		return fmt.Sprintf("%v refuse-send %s to %v", a.Node, a.Msg.MessageType(), a.Peer)
 	}
 	return fmt.Sprintf("%v action(%d)", a.Node, uint8(a.Kind))
 }
@@ -267,7 +277,7 @@ func NewActorModel(spec node.Spec, opts ActorOptions) (*ActorModel, error) {
 		}
 		inits = append(inits, in)
 	}
-	return newActorModel(spec, opts, inits, sends)
+	return newActorModel(spec, opts, inits, sends, true)
 }
 
 // NewActorModelFromCheckpoints builds the model of a gathered snapshot:
@@ -291,7 +301,7 @@ func NewActorModelFromCheckpoints(spec node.Spec, cps []Checkpoint, inFlight []n
 		}
 		inits = append(inits, nodeInit{id: cp.ID, st: st, now: cp.At})
 	}
-	return newActorModel(spec, opts, inits, inFlight)
+	return newActorModel(spec, opts, inits, inFlight, false)
 }
 
 // NewActorModelFromLive builds the model of a running system at the moment
@@ -316,10 +326,15 @@ func NewActorModelFromLive(spec node.Spec, sys LiveSystem, opts ActorOptions) (*
 		}
 		inits = append(inits, nodeInit{id: id, st: st, now: c.Now()})
 	}
-	return newActorModel(spec, opts, inits, sys.InFlight())
+	return newActorModel(spec, opts, inits, sys.InFlight(), false)
 }
 
-func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight []node.Envelope) (*ActorModel, error) {
+// newActorModel builds the model of the nodes inits with inFlight in
+// flight. With windows, a Refusable envelope is in its sender's refusal
+// window (the envelopes are what the nodes' Init just sent); otherwise
+// every envelope was accepted by the transport already (a snapshot's
+// channels), and no window is open.
+func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight []node.Envelope, windows bool) (*ActorModel, error) {
 	if err := opts.Faults.validate(); err != nil {
 		return nil, err
 	}
@@ -380,8 +395,9 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 			s.addDgram(env.From, env.To, inflight{msg: env.Msg, h: h})
 			continue
 		}
-		s.appendChan(env.From, env.To, inflight{msg: env.Msg, h: h})
-		if _, ok := m.index(env.From); ok && env.From != env.To {
+		_, from := m.index(env.From)
+		s.appendChan(env.From, env.To, inflight{msg: env.Msg, h: h, win: windows && from && env.Refusable && opts.Faults.Refusals > 0})
+		if from && env.From != env.To {
 			s.connect(env.From, env.To)
 		}
 	}
@@ -427,7 +443,9 @@ func (m *ActorModel) Fingerprint(g *GlobalState) node.Hash { return g.fp }
 // (which its drop actions drop), the timers the virtual clock lets fire
 // (which depends on the other nodes' timers), the stale connections n
 // holds (its writes over them are lost: once it learns of the reset or
-// break, its local actions must be explored again), and, when both kinds
+// break, its local actions must be explored again), when refusals are
+// enabled its refusal window and the refusals spent (which its refusal
+// actions refuse), and, when both kinds
 // of reset are
 // explored, the peers a transport error about n is on its way to: a
 // reset with RST and a silent one leave n in the same local state, and
@@ -450,6 +468,9 @@ func (m *ActorModel) LocalFingerprint(g *GlobalState, n int) node.Hash {
 	}
 	if m.opts.Faults.Breaks > 0 {
 		h = xorHash(h, g.connsH)
+	}
+	if m.opts.Faults.Refusals > 0 {
+		h = m.windowFingerprint(g, n, h)
 	}
 	if m.opts.Faults.Drops > 0 {
 		id := m.ids[n]
@@ -502,8 +523,9 @@ func (m *ActorModel) hashNode(n *actorNode) error {
 // receiver; within one, distinct messages in hash order), then per node in
 // ID order its timers (by name), its first pending call, its declared calls
 // and its resets (with RST first), then breaks of the open connections in order, then
-// datagram drops (in the order of datagram deliveries). A crashed state
-// has none.
+// datagram drops (in the order of datagram deliveries), then refusals
+// (channels in order, within one the window's distinct messages in send
+// order). A crashed state has none.
 func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action[ActorAction] {
 	if g.crash != nil {
 		return out
@@ -551,6 +573,9 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 	}
 	if g.drops < m.opts.Faults.Drops {
 		out = m.appendDgrams(out, g, ActDropDatagram)
+	}
+	if m.canRefuse(g) {
+		out = m.appendRefusals(out, g)
 	}
 	return out
 }
@@ -654,6 +679,8 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 		return m.nextReset(g, i, a)
 	case ActBreak:
 		return m.nextBreak(g, a)
+	case ActRefuse:
+		return m.nextRefuse(g, i, a)
 	}
 	return nil, false
 }
@@ -861,6 +888,13 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 	core := m.cores[i].Get().(*node.Core)
 	core.SetState(st, old.now)
 	var stepErr, sendErr error
+	refusable := m.opts.Faults.Refusals > 0
+	if refusable {
+		// A step of the node closes its refusal window; its TrySends open
+		// the next one while the budget lasts.
+		s.clearWindow(id)
+		refusable = m.canRefuse(s.g)
+	}
 	crash := func() (crash any) {
 		defer func() { crash = recover() }()
 		fx, err := core.Step(ev)
@@ -885,11 +919,12 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 				s.addDgram(id, env.To, inflight{msg: env.Msg, h: h})
 				continue // no connection
 			}
+			it := inflight{msg: env.Msg, h: h, win: refusable && env.Refusable}
 			if env.To == id {
-				s.appendChan(id, env.To, inflight{msg: env.Msg, h: h})
+				s.appendChan(id, env.To, it)
 				continue
 			}
-			m.send(s, id, env.To, inflight{msg: env.Msg, h: h})
+			m.send(s, id, env.To, it)
 		}
 		return nil
 	}()

@@ -63,6 +63,26 @@ type Faults struct {
 	// datagrams change). Datagrams are also lost, outside this budget, when
 	// their receiver resets.
 	Drops int
+	// Refusals is the most sends refused along a path (node.Env.TrySend;
+	// the package documentation of node, "Refused sends"); 0, the
+	// default, refuses none. A node's refusal window is what its latest
+	// step sent with TrySend and is still in its channel: any step of the
+	// node (a refusal included) replaces it, and a message leaves it when
+	// it is delivered or lost to a reset or a break. Refusing a message of
+	// the window (ActRefuse) removes it from its channel — the messages
+	// behind it stay, in order — and steps the sender with
+	// node.EventSendRefused. That is what a shell does when it refuses the
+	// send: the refused message was never transmitted, and the sender
+	// learns of it before any other event of its own. It is a local action
+	// of the sender; so that consequence prediction considers a refusal
+	// whenever there is a new message to refuse, the sender's local
+	// fingerprint covers its window and the refusals spent (so its timers
+	// and calls are expanded again when its window changes). A service
+	// that never calls TrySend has no window: the budget adds no action
+	// and no state. Since a refusal replaces the window, one step's
+	// several TrySends are refused one at most (a shell may refuse all of
+	// them).
+	Refusals int
 }
 
 // ResetKinds is a set of kinds of reset (Faults.ResetKinds).
@@ -92,7 +112,7 @@ func (f Faults) Kinds() ResetKinds {
 
 // validate reports a fault budget the model cannot explore.
 func (f Faults) validate() error {
-	if f.Resets < 0 || f.Breaks < 0 || f.Drops < 0 {
+	if f.Resets < 0 || f.Breaks < 0 || f.Drops < 0 || f.Refusals < 0 {
 		return fmt.Errorf("%w: negative fault budget %+v", ErrActorModel, f)
 	}
 	if f.ResetKinds&^ResetBoth != 0 {

@@ -63,7 +63,7 @@ func NewActorModelWithFresh(spec node.Spec, cps []Checkpoint, fresh []Fresh, inF
 		inits = append(inits, in)
 		inFlight = append(inFlight, sends...)
 	}
-	return newActorModel(spec, opts, inits, inFlight)
+	return newActorModel(spec, opts, inits, inFlight, false)
 }
 
 // freshInit starts the fresh node f: Init on a new core at f.At, then its

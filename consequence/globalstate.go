@@ -54,10 +54,11 @@ type GlobalState struct {
 	// the clock rule of models without filters.
 	first    time.Time
 	hasFirst bool
-	// resets, breaks and drops count the faults injected along the path.
-	resets, breaks, drops int
-	crash                 *Crash
-	fp                    node.Hash
+	// resets, breaks, drops and refusals count the faults injected along
+	// the path.
+	resets, breaks, drops, refusals int
+	crash                           *Crash
+	fp                              node.Hash
 }
 
 // Crash describes a service handler that panicked during exploration: the
@@ -93,6 +94,8 @@ type channel struct {
 	from, to node.ID
 	items    []inflight
 	hash     node.Hash
+	// window counts the items in the sender's refusal window (inflight.win).
+	window int
 }
 
 // dgramSet is the multiset of datagrams in flight from one node to another.
@@ -113,6 +116,11 @@ type inflight struct {
 	// syn marks the first message of a connection (see synState); zero
 	// on every other item.
 	syn synState
+	// win marks a message in its sender's refusal window: sent with
+	// node.Env.TrySend by the sender's latest step, so the explorer may
+	// still refuse it (see refuse.go). Only set while Faults.Refusals
+	// leaves a refusal in the budget.
+	win bool
 }
 
 // connKey is an open connection between two nodes of the snapshot, lo < hi.
@@ -133,6 +141,8 @@ const (
 	tagStale
 	tagTold
 	tagClock
+	tagWindow
+	tagRefusals
 )
 
 // teHash is the hash of a transport-error marker on a channel.
@@ -190,7 +200,11 @@ func hashList(tag uint64, base node.Hash, items []inflight) node.Hash {
 	buf = binary.LittleEndian.AppendUint64(buf, base.Hi^tag)
 	buf = binary.LittleEndian.AppendUint64(buf, base.Lo)
 	for _, it := range items {
-		buf = binary.LittleEndian.AppendUint64(buf, it.h.Hi^synSalt[it.syn&synMask])
+		hi := it.h.Hi ^ synSalt[it.syn&synMask]
+		if it.win {
+			hi ^= winSalt
+		}
+		buf = binary.LittleEndian.AppendUint64(buf, hi)
 		buf = binary.LittleEndian.AppendUint64(buf, it.h.Lo)
 	}
 	r := xxh3.Hash128(buf)
@@ -246,11 +260,11 @@ func pairsComponent(tag uint64, conns []connKey) node.Hash {
 	return mix(tag, 0, 0, node.Hash{Hi: r.Hi, Lo: r.Lo})
 }
 
-func faultsComponent(resets, breaks, drops int) node.Hash {
-	if resets == 0 && breaks == 0 && drops == 0 {
+func faultsComponent(resets, breaks, drops, refusals int) node.Hash {
+	if resets == 0 && breaks == 0 && drops == 0 && refusals == 0 {
 		return node.Hash{}
 	}
-	return mix(tagFaults, uint64(resets), uint64(breaks), node.Hash{Hi: uint64(drops)})
+	return mix(tagFaults, uint64(resets), uint64(breaks), node.Hash{Hi: uint64(drops), Lo: uint64(refusals)})
 }
 
 func crashComponent(c *Crash) node.Hash {
@@ -277,7 +291,7 @@ func (g *GlobalState) fingerprint() node.Hash {
 	fp = xorHash(fp, g.connsH)
 	fp = xorHash(fp, g.staleH)
 	fp = xorHash(fp, g.clockH)
-	fp = xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops))
+	fp = xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops, g.refusals))
 	return xorHash(fp, crashComponent(g.crash))
 }
 
@@ -328,7 +342,8 @@ func (g *GlobalState) NodeState(id node.ID) (*node.State, time.Time, bool) {
 
 // InFlight returns the envelopes in flight on the channel from → to, in
 // delivery order; a transport error queued there is an envelope with a nil
-// Msg. The result is freshly allocated; the messages are shared.
+// Msg, and a message the explorer may still refuse (in from's refusal
+// window, Faults.Refusals) has Refusable set. The result is freshly allocated; the messages are shared.
 func (g *GlobalState) InFlight(from, to node.ID) []node.Envelope {
 	c := g.channel(from, to)
 	if c == nil {
@@ -336,7 +351,7 @@ func (g *GlobalState) InFlight(from, to node.ID) []node.Envelope {
 	}
 	out := make([]node.Envelope, len(c.items))
 	for i, it := range c.items {
-		out[i] = node.Envelope{From: from, To: to, Msg: it.msg}
+		out[i] = node.Envelope{From: from, To: to, Msg: it.msg, Refusable: it.win}
 	}
 	return out
 }
@@ -389,6 +404,10 @@ func (g *GlobalState) Breaks() int { return g.breaks }
 // Drops returns the datagrams dropped along the path to g (Faults.Drops).
 func (g *GlobalState) Drops() int { return g.drops }
 
+// Refusals returns the sends refused along the path to g
+// (Faults.Refusals).
+func (g *GlobalState) Refusals() int { return g.refusals }
+
 // String renders the state on several lines: one per node (its service
 // state if it has a String method, and its timers and pending calls), one
 // per non-empty channel ("n1 -> n2: ..."), one per non-empty datagram
@@ -415,9 +434,12 @@ func (g *GlobalState) String() string {
 	for _, c := range g.chans {
 		fmt.Fprintf(&b, "%v -> %v:", c.from, c.to)
 		for _, it := range c.items {
-			if it.msg == nil {
+			switch {
+			case it.msg == nil:
 				b.WriteString(" transport-error")
-			} else {
+			case it.win:
+				fmt.Fprintf(&b, " %v(refusable)", it.msg)
+			default:
 				fmt.Fprintf(&b, " %v", it.msg)
 			}
 		}
@@ -540,6 +562,11 @@ func (s *succ) setChan(from, to node.ID, items []inflight) {
 		return
 	}
 	c := &channel{from: from, to: to, items: items, hash: hashList(tagChan, node.Hash{}, items)}
+	for _, it := range items {
+		if it.win {
+			c.window++
+		}
+	}
 	s.g.fp = xorHash(s.g.fp, chanComponent(c))
 	if ok {
 		s.g.chans[i] = c
@@ -682,9 +709,13 @@ func (g *GlobalState) teQueued(from, to node.ID) bool {
 }
 
 func (s *succ) setFaults(resets, breaks, drops int) {
-	s.g.fp = xorHash(s.g.fp, faultsComponent(s.g.resets, s.g.breaks, s.g.drops))
-	s.g.resets, s.g.breaks, s.g.drops = resets, breaks, drops
-	s.g.fp = xorHash(s.g.fp, faultsComponent(resets, breaks, drops))
+	s.setAllFaults(resets, breaks, drops, s.g.refusals)
+}
+
+func (s *succ) setAllFaults(resets, breaks, drops, refusals int) {
+	s.g.fp = xorHash(s.g.fp, faultsComponent(s.g.resets, s.g.breaks, s.g.drops, s.g.refusals))
+	s.g.resets, s.g.breaks, s.g.drops, s.g.refusals = resets, breaks, drops, refusals
+	s.g.fp = xorHash(s.g.fp, faultsComponent(resets, breaks, drops, refusals))
 }
 
 func (s *succ) setCrash(c *Crash) {
