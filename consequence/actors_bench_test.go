@@ -66,14 +66,18 @@ func BenchmarkActorRandTree25(b *testing.B) {
 		strategy consequence.Strategy
 		states   int
 		depth    int
+		refusals int
 	}{
-		{"consequence", consequence.Consequence, *benchStates, 0},
-		{"bfs", consequence.BFS, *benchStates, 0},
+		{"consequence", consequence.Consequence, *benchStates, 0, 0},
+		{"bfs", consequence.BFS, *benchStates, 0, 0},
+		// RandTree never calls TrySend: a refusal budget must cost
+		// nothing (the same states, at the same speed).
+		{"consequence-refusals", consequence.Consequence, *benchStates, 0, 1},
 		// A depth budget ends the search at a level boundary, so the
 		// engine never expands a level twice (in parallel, then again
 		// directly, as it does for the level where the state budget runs
 		// out): the model's throughput without that overhead.
-		{"bfs-depth3", consequence.BFS, 0, 3},
+		{"bfs-depth3", consequence.BFS, 0, 3, 0},
 	}
 	for _, bc := range cases {
 		if *benchTime > 0 && bc.depth == 0 {
@@ -82,6 +86,9 @@ func BenchmarkActorRandTree25(b *testing.B) {
 		s := bc.strategy
 		b.Run(bc.name, func(b *testing.B) {
 			m := liveRandTree25(b)
+			if bc.refusals > 0 {
+				m = m.WithFaults(consequence.Faults{Resets: 1, SilentResets: true, Refusals: bc.refusals})
+			}
 			b.ReportAllocs()
 			var res *consequence.Result[*consequence.GlobalState, consequence.ActorAction]
 			var elapsed time.Duration

@@ -1,6 +1,9 @@
 package consequence
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Faults bound the faults the explorer injects along one path. The zero
 // value injects none. What a fault does is what the emulator does (package
@@ -112,7 +115,7 @@ func (f Faults) Kinds() ResetKinds {
 
 // validate reports a fault budget the model cannot explore.
 func (f Faults) validate() error {
-	if f.Resets < 0 || f.Breaks < 0 || f.Drops < 0 || f.Refusals < 0 {
+	if f.Resets < 0 || f.Breaks < 0 || f.Drops < 0 || f.Refusals < 0 || f.Refusals > math.MaxInt32 {
 		return fmt.Errorf("%w: negative fault budget %+v", ErrActorModel, f)
 	}
 	if f.ResetKinds&^ResetBoth != 0 {

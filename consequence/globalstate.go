@@ -54,11 +54,14 @@ type GlobalState struct {
 	// the clock rule of models without filters.
 	first    time.Time
 	hasFirst bool
-	// resets, breaks, drops and refusals count the faults injected along
-	// the path.
-	resets, breaks, drops, refusals int
-	crash                           *Crash
-	fp                              node.Hash
+	// refusals counts the sends refused along the path; an int32 beside
+	// hasFirst, so that the state stays within its allocation size class.
+	refusals int32
+	// resets, breaks and drops count the other faults injected along the
+	// path.
+	resets, breaks, drops int
+	crash                 *Crash
+	fp                    node.Hash
 }
 
 // Crash describes a service handler that panicked during exploration: the
@@ -291,7 +294,7 @@ func (g *GlobalState) fingerprint() node.Hash {
 	fp = xorHash(fp, g.connsH)
 	fp = xorHash(fp, g.staleH)
 	fp = xorHash(fp, g.clockH)
-	fp = xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops, g.refusals))
+	fp = xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops, int(g.refusals)))
 	return xorHash(fp, crashComponent(g.crash))
 }
 
@@ -406,7 +409,7 @@ func (g *GlobalState) Drops() int { return g.drops }
 
 // Refusals returns the sends refused along the path to g
 // (Faults.Refusals).
-func (g *GlobalState) Refusals() int { return g.refusals }
+func (g *GlobalState) Refusals() int { return int(g.refusals) }
 
 // String renders the state on several lines: one per node (its service
 // state if it has a String method, and its timers and pending calls), one
@@ -709,12 +712,12 @@ func (g *GlobalState) teQueued(from, to node.ID) bool {
 }
 
 func (s *succ) setFaults(resets, breaks, drops int) {
-	s.setAllFaults(resets, breaks, drops, s.g.refusals)
+	s.setAllFaults(resets, breaks, drops, int(s.g.refusals))
 }
 
 func (s *succ) setAllFaults(resets, breaks, drops, refusals int) {
-	s.g.fp = xorHash(s.g.fp, faultsComponent(s.g.resets, s.g.breaks, s.g.drops, s.g.refusals))
-	s.g.resets, s.g.breaks, s.g.drops, s.g.refusals = resets, breaks, drops, refusals
+	s.g.fp = xorHash(s.g.fp, faultsComponent(s.g.resets, s.g.breaks, s.g.drops, int(s.g.refusals)))
+	s.g.resets, s.g.breaks, s.g.drops, s.g.refusals = resets, breaks, drops, int32(refusals)
 	s.g.fp = xorHash(s.g.fp, faultsComponent(resets, breaks, drops, refusals))
 }
 

@@ -17,7 +17,7 @@ const winSalt = 0x3c6ef372fe94f82b
 // canRefuse reports whether g's successors may still refuse a send: only
 // then do the messages a step sends with TrySend join its window.
 func (m *ActorModel) canRefuse(g *GlobalState) bool {
-	return g.refusals < m.opts.Faults.Refusals
+	return int(g.refusals) < m.opts.Faults.Refusals
 }
 
 // appendRefusals appends an ActRefuse for every distinct message (by hash)
@@ -75,7 +75,7 @@ func (m *ActorModel) nextRefuse(g *GlobalState, i int, a ActorAction) (*GlobalSt
 	}
 	s := newSucc(g)
 	s.setChan(a.Node, a.Peer, items)
-	s.setAllFaults(g.resets, g.breaks, g.drops, g.refusals+1)
+	s.setAllFaults(g.resets, g.breaks, g.drops, int(g.refusals)+1)
 	if !m.canRefuse(s.g) {
 		s.forgetWindows()
 	}
