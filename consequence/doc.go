@@ -140,6 +140,30 @@
 // (emulation.Emulator.InFlight lists its datagrams in flight so), in any
 // order. Reports name the kinds "deliver-datagram" and "drop-datagram".
 //
+// # Refused sends
+//
+// A message sent with node.Env.TrySend may be refused by the transport
+// (node's package documentation, "Refused sends"); the explorer treats a
+// refusal as a fault, within Faults.Refusals. A node's refusal window is
+// what its latest step sent with TrySend and is still in its channel: a
+// shell refuses a send only before the sender's next event, and a message
+// not yet delivered might as well never have left. ActRefuse (one action
+// per distinct message of a window) removes the message from its
+// channel, the messages behind it staying in order, and steps the sender
+// with node.EventSendRefused; it is a local action of the sender. Any step
+// of the node, a refusal included, replaces its window, so of one step's
+// several TrySends one at most is refused (a shell may refuse several,
+// each reported in order). A window is part of the state's identity — a
+// message in one hashes differently in its channel — and, with a refusal
+// budget, of the sender's local fingerprint, so consequence prediction
+// expands a refusal whenever the sender has a new message to refuse. When
+// the budget is spent every window is forgotten, so states that differ
+// only in what might have been refused merge. Nothing is marked without a
+// budget, and a service that never calls TrySend explores the same states
+// with one. The start state of NewActorModel holds the windows of the
+// nodes' Init; a snapshot's messages in flight were accepted by their
+// transport and are never refused. Reports name the kind "refuse-send".
+//
 // # Running a search
 //
 //	m, _ := twophase.New(twophase.Options{RMs: 5})
