@@ -36,13 +36,14 @@ type checkOutput struct {
 	Strategy string `json:"strategy"`
 	Seed     uint64 `json:"seed"`
 	Faults   string `json:"faults,omitempty"`
-	// Fix, Resets, Silent, Breaks and Drops are the flags the service's
-	// model was built with, so that 'trace show' can rebuild it.
+	// Fix, Resets, Silent, Breaks, Drops and Refusals are the flags the
+	// service's model was built with, so that 'trace show' can rebuild it.
 	Fix             string           `json:"fix,omitempty"`
 	Resets          int              `json:"resets,omitempty"`
 	Silent          bool             `json:"silent,omitempty"`
 	Breaks          int              `json:"breaks,omitempty"`
 	Drops           int              `json:"drops,omitempty"`
+	Refusals        int              `json:"refusals,omitempty"`
 	Stop            string           `json:"stop,omitempty"`
 	Unique          uint64           `json:"unique"`
 	Generated       uint64           `json:"generated"`
@@ -109,7 +110,7 @@ type checkFlags struct {
 	service, model, strategy, fix, weights           string
 	resetKinds                                       string
 	nodes, rms, maxDepth, maxStates, resets, breaks  int
-	drops                                            int
+	drops, refusals                                  int
 	fullDepth                                        int
 	walks, dmax, dinit, periphery, workers, suspects int
 	budget                                           time.Duration
@@ -137,6 +138,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.StringVar(&f.resetKinds, "reset-kinds", "", "kinds of reset one search explores: rst, silent or both (default: silent with --silent, else rst)")
 	fs.IntVar(&f.breaks, "breaks", 0, "connection breaks allowed along a path")
 	fs.IntVar(&f.drops, "drops", 0, "datagrams dropped along a path")
+	fs.IntVar(&f.refusals, "refusals", 0, "sends refused along a path (messages sent with TrySend that the transport may refuse)")
 	fs.StringVar(&f.fix, "fix", "", "service corrections to apply: all, or a comma-separated list")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the node random sources and the random walks")
 	fs.IntVar(&f.walks, "walks", 100, "random walks (strategy walk)")
@@ -151,7 +153,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 
 // check validates f and resolves the strategy.
 func (f *checkFlags) check() error {
-	if f.maxDepth < 0 || f.fullDepth < 0 || f.maxStates < 0 || f.budget < 0 || f.resets < 0 || f.breaks < 0 || f.drops < 0 || f.walks <= 0 || f.dmax <= 0 || f.dinit < 0 || f.workers < 0 || f.periphery < 0 {
+	if f.maxDepth < 0 || f.fullDepth < 0 || f.maxStates < 0 || f.budget < 0 || f.resets < 0 || f.breaks < 0 || f.drops < 0 || f.refusals < 0 || f.walks <= 0 || f.dmax <= 0 || f.dinit < 0 || f.workers < 0 || f.periphery < 0 {
 		return usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")
 	}
 	if f.rms < 1 || f.rms > twophase.MaxRMs {
@@ -205,6 +207,7 @@ var weightKinds = []struct {
 	{"break", consequence.ActBreak},
 	{"datagram", consequence.ActDeliverDatagram},
 	{"drop", consequence.ActDropDatagram},
+	{"refuse", consequence.ActRefuse},
 }
 
 func weightKindNames() []string {
@@ -294,7 +297,7 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 	if err != nil {
 		return checkOutput{}, err
 	}
-	faults := consequence.Faults{Resets: f.resets, SilentResets: f.silent, Breaks: f.breaks, Drops: f.drops}
+	faults := consequence.Faults{Resets: f.resets, SilentResets: f.silent, Breaks: f.breaks, Drops: f.drops, Refusals: f.refusals}
 	if f.resetKinds != "" {
 		faults.ResetKinds, _ = consequence.ParseResetKinds(f.resetKinds) // checked by check()
 	}
@@ -304,9 +307,12 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 	}
 	out := checkOutput{Format: checkFormat, Target: f.service, Options: svc.options, Nodes: f.nodes, Seed: f.seed,
 		Faults: fmt.Sprintf("resets=%d kinds=%v breaks=%d", f.resets, faults.Kinds(), f.breaks),
-		Fix:    f.fix, Resets: f.resets, Silent: f.silent, Breaks: f.breaks, Drops: f.drops}
+		Fix:    f.fix, Resets: f.resets, Silent: f.silent, Breaks: f.breaks, Drops: f.drops, Refusals: f.refusals}
 	if f.drops > 0 {
 		out.Faults += fmt.Sprintf(" drops=%d", f.drops)
+	}
+	if f.refusals > 0 {
+		out.Faults += fmt.Sprintf(" refusals=%d", f.refusals)
 	}
 	if f.walk {
 		return checkServiceWalks(ctx, f, opts, m, out)

@@ -93,7 +93,7 @@ func checkTimeline(cat *catalog, file string, b []byte, which int) (*timeline, e
 	if err != nil {
 		return nil, err
 	}
-	m, err := serviceModel(svc, co.Nodes, co.Seed, consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks, Drops: co.Drops})
+	m, err := serviceModel(svc, co.Nodes, co.Seed, consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks, Drops: co.Drops, Refusals: co.Refusals})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -151,6 +151,9 @@ func predictionTimeline(cat *catalog, file string, b []byte) (*timeline, error) 
 	tl.rep = doc.Report
 	tl.head = append(tl.head, fmt.Sprintf("%s (%s), predicted by %v (mode %s) from its snapshot of %v at cut %d, faults resets=%d silent=%v stale-connections=%v breaks=%d",
 		doc.Service, doc.Options, doc.Node, doc.Mode, m.Nodes(), doc.Snapshot.CN, doc.Resets, doc.Silent, doc.StaleConnections, doc.Breaks))
+	if doc.Refusals > 0 {
+		tl.head[len(tl.head)-1] += fmt.Sprintf(" refusals=%d", doc.Refusals)
+	}
 	if doc.Filter != "" {
 		tl.head = append(tl.head, "filter: "+doc.Filter)
 	}

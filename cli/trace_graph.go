@@ -15,8 +15,9 @@ const maxGraphNodes = 64
 // state, e.g. a message already in flight in a snapshot) to step To.
 type edge struct {
 	From, To int
-	// Kind is "message", "datagram", "transport-error" or "timer";
-	// Label the message type or timer name.
+	// Kind is "message", "datagram", "transport-error", "timer" or
+	// "refused" (from the send to the sender's refusal); Label the message
+	// type or timer name.
 	Kind, Label string
 	// Dropped marks a datagram dropped rather than delivered.
 	Dropped bool
@@ -142,7 +143,8 @@ func timerChanges(tm map[timerKey]int, before, after *consequence.GlobalState, s
 	}
 }
 
-// deliver adds the edge of a delivery (or datagram drop) at step i.
+// deliver adds the edge of a delivery (or datagram drop, or refused send)
+// at step i.
 func (b *graphBuilder) deliver(i int, s tstep) error {
 	c := chanKey{s.peer, s.node}
 	switch s.kind {
@@ -170,8 +172,28 @@ func (b *graphBuilder) deliver(i int, s tstep) error {
 				break
 			}
 		}
+	case "refuse-send":
+		b.refuse(i, s)
 	}
 	return nil
+}
+
+// refuse adds the edge of the send that step i (step s) refused, from the
+// step that sent it, and forgets the message: the first position where
+// the channel s.node → s.peer differs from before the step.
+func (b *graphBuilder) refuse(i int, s tstep) {
+	c := chanKey{s.node, s.peer}
+	before, after := b.tl.states[i-1].InFlight(s.node, s.peer), b.tl.states[i].InFlight(s.node, s.peer)
+	k := 0
+	for k < len(after) && k < len(before) && messageKey(b.tl.m, before[k].Msg) == messageKey(b.tl.m, after[k].Msg) {
+		k++
+	}
+	q := b.chans[c]
+	if k >= len(q) || len(after) != len(before)-1 {
+		return // not traceable
+	}
+	b.g.edges = append(b.g.edges, edge{From: q[k].step, To: i, Kind: "refused", Label: s.msg})
+	b.chans[c] = append(q[:k:k], q[k+1:]...)
 }
 
 // datagramKey is the canonical body of the datagram step i delivers or

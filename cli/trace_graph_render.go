@@ -17,7 +17,7 @@ func stepMark(s tstep) string {
 		return "R"
 	case "break":
 		return "B"
-	case "drop-datagram", "drop":
+	case "drop-datagram", "drop", "refuse-send":
 		return "x"
 	case "timer":
 		return "T"
@@ -163,6 +163,8 @@ func writeGraphDOT(w io.Writer, tl *timeline, g *eventGraph, only node.ID) {
 			attr = fmt.Sprintf("label=%s, style=dashed", dotQuote(e.Label))
 		case e.Dropped:
 			attr = fmt.Sprintf("label=%s, color=red, style=dotted", dotQuote(e.Label+" (dropped)"))
+		case e.Kind == "refused":
+			attr = fmt.Sprintf("label=%s, color=red, style=dotted", dotQuote(e.Label+" (refused)"))
 		case e.Kind == "datagram":
 			attr = fmt.Sprintf("label=%s, color=blue, style=dotted", dotQuote(e.Label))
 		}
@@ -177,7 +179,7 @@ func dotStyle(tl *timeline, i int) string {
 	switch tl.steps[i-1].kind {
 	case "reset", "down", "up":
 		s = ", shape=octagon"
-	case "break", "drop-datagram", "drop":
+	case "break", "drop-datagram", "drop", "refuse-send":
 		s = ", shape=diamond"
 	}
 	if i == tl.critical {

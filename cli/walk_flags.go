@@ -26,7 +26,7 @@ func (w *walkFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&w.probes, "probe-walks", d.ProbeWalks, "walks that probe one state in the search for a critical transition (MaceMC's k)")
 	fs.IntVar(&w.steps, "walk-steps", d.MaxWalkSteps, "budget of steps of a steering round's liveness search (walks, probes, filter checks)")
 	fs.IntVar(&w.suspects, "walk-suspects", d.MaxSuspects, "suspected violations a steering round judges before it gives up")
-	fs.StringVar(&w.weights, "walk-weights", "", "bias a steering round's walks by action kind, as check --weights: comma-separated KIND=W, KIND one of "+strings.Join(weightKindNames(), ", ")+"; unlisted kinds weigh 1 (default: resets, breaks and drops 0.02, timers 0.1)")
+	fs.StringVar(&w.weights, "walk-weights", "", "bias a steering round's walks by action kind, as check --weights: comma-separated KIND=W, KIND one of "+strings.Join(weightKindNames(), ", ")+"; unlisted kinds weigh 1 (default: resets, breaks, drops and refusals 0.02, timers 0.1)")
 }
 
 // validate reports the first bad value as a usage error.

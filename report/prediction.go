@@ -56,6 +56,12 @@ type Prediction struct {
 	// model of a liveness prediction's walks.
 	StaleConnections bool `json:"stale_connections,omitempty"`
 	Breaks           int  `json:"breaks"`
+	// Refusals is the bound of refused sends along a path
+	// (consequence.Faults.Refusals); absent, in reports written before it
+	// existed, it is zero. It is part of the model even when the path
+	// refuses nothing: a message sent with TrySend hashes differently
+	// while it may still be refused.
+	Refusals int `json:"refusals,omitempty"`
 	// Arrivals is the bound of arrivals the model held
 	// (steering.Prediction.Arrivals): zero for the snapshot's members
 	// alone.
@@ -136,7 +142,8 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 	pd := Prediction{Format: PredictionFormat, Node: src.Node, Service: src.Service, Options: src.Options,
 		Fix: src.Fix, Nodes: src.Nodes, Mode: src.Mode.String(), Property: p.Property, Error: r.Error,
 		Shape: steering.Shape(p.Path), Replayed: p.Replayed, Workload: src.Workload != nil,
-		Resets: faults.Resets, Silent: faults.SilentResets, StaleConnections: faults.StaleConnections, Breaks: faults.Breaks, Arrivals: p.Arrivals, Report: r, Snapshot: doc}
+		Resets: faults.Resets, Silent: faults.SilentResets, StaleConnections: faults.StaleConnections, Breaks: faults.Breaks, Refusals: faults.Refusals,
+		Arrivals: p.Arrivals, Report: r, Snapshot: doc}
 	if p.Filter != nil {
 		pd.Filter = p.Filter.String()
 	}
@@ -191,7 +198,7 @@ func (doc Prediction) Model(spec node.Spec, workload func(id node.ID, restart bo
 	if !doc.Workload {
 		workload = nil
 	}
-	faults := consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, StaleConnections: doc.StaleConnections, Breaks: doc.Breaks}
+	faults := consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, StaleConnections: doc.StaleConnections, Breaks: doc.Breaks, Refusals: doc.Refusals}
 	return steering.SnapshotModelWith(spec, s, steering.SnapshotOptions{Workload: workload, Faults: faults, Arrivals: doc.Arrivals})
 }
 

@@ -201,11 +201,12 @@ const DefaultPostponeDelay = 500 * time.Millisecond
 // it). They keep the search at about a tenth of a round's default safety
 // budget on RandTree and Chord neighbourhoods (docs/PERFORMANCE.md).
 // DefaultWalkWeights returns the walk weights a nil Config.WalkWeights
-// stands for: resets, breaks and datagram drops 0.02, timers 0.1, every
-// other kind 1.
+// stands for: resets, breaks, datagram drops and refused sends 0.02,
+// timers 0.1, every other kind 1.
 func DefaultWalkWeights() map[consequence.ActorActionKind]float64 {
 	return map[consequence.ActorActionKind]float64{
-		consequence.ActReset: 0.02, consequence.ActBreak: 0.02, consequence.ActDropDatagram: 0.02, consequence.ActTimer: 0.1,
+		consequence.ActReset: 0.02, consequence.ActBreak: 0.02, consequence.ActDropDatagram: 0.02, consequence.ActRefuse: 0.02,
+		consequence.ActTimer: 0.1,
 	}
 }
 

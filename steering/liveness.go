@@ -326,10 +326,11 @@ func (ls *livenessSearch) dead(props []consequence.Property[*consequence.GlobalS
 }
 
 // isFault reports whether a is a fault the explorer injects (a reset, a
-// broken connection, a lost datagram) rather than a handler's event.
+// broken connection, a lost datagram, a refused send) rather than a
+// handler's event.
 func isFault(a consequence.ActorAction) bool {
 	switch a.Kind {
-	case consequence.ActReset, consequence.ActBreak, consequence.ActDropDatagram:
+	case consequence.ActReset, consequence.ActBreak, consequence.ActDropDatagram, consequence.ActRefuse:
 		return true
 	}
 	return false

@@ -66,6 +66,12 @@ func Shape(path []consequence.ActorAction) string {
 				typ = a.Msg.MessageType()
 			}
 			fmt.Fprintf(&b, " %s %s from %s", verb, typ, role(a.Peer))
+		case consequence.ActRefuse:
+			typ := "<nil>"
+			if a.Msg != nil {
+				typ = a.Msg.MessageType()
+			}
+			fmt.Fprintf(&b, " refuse-send %s to %s", typ, role(a.Peer))
 		default:
 			fmt.Fprintf(&b, " action(%d)", uint8(a.Kind))
 		}

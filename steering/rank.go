@@ -29,7 +29,8 @@ const (
 // split by whether they were already under way at the snapshot. Steering
 // acts on the likely paths first, and reports give their rank.
 type Likelihood struct {
-	// Faults counts resets, connection breaks and datagram drops.
+	// Faults counts resets, connection breaks, datagram drops and refused
+	// sends.
 	Faults int `json:"faults"`
 	// InFlight counts deliveries of messages (and transport errors) that
 	// were already in flight when the snapshot was taken; Spawned those
@@ -54,7 +55,7 @@ func likelihood(start *consequence.GlobalState, path []consequence.ActorAction) 
 	var l Likelihood
 	for _, a := range path {
 		switch a.Kind {
-		case consequence.ActReset, consequence.ActBreak, consequence.ActDropDatagram:
+		case consequence.ActReset, consequence.ActBreak, consequence.ActDropDatagram, consequence.ActRefuse:
 			l.Faults++
 		case consequence.ActTimer, consequence.ActApp:
 			l.Local++

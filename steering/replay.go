@@ -68,6 +68,12 @@ func equivalent(a, want consequence.ActorAction) bool {
 			return false
 		}
 		return a.Msg.MessageType() == want.Msg.MessageType()
+	case consequence.ActRefuse:
+		// A refusal of a message of the same type to the same peer.
+		if a.Peer != want.Peer || a.Msg == nil || want.Msg == nil {
+			return false
+		}
+		return a.Msg.MessageType() == want.Msg.MessageType()
 	}
 	return false
 }
