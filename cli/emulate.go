@@ -89,6 +89,9 @@ type emulateParams struct {
 	predictors  int
 	reports     string
 
+	// steerRefusals is --steer-refusals: sends a round refuses along a path.
+	steerRefusals int
+
 	// Resolved by resolve.
 	mode       steering.Mode
 	rate       float64
@@ -140,6 +143,7 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	fs.IntVar(&p.steerStates, "steer-states", -1, fmt.Sprintf("unique states per search of a steering round (default: %d with --mode debug, %d with --mode steer)", debugSteerStates, steerSteerStates))
 	fs.IntVar(&p.steerResets, "steer-resets", emulation.ModeResets, "node resets a steering round explores along a path (silent)")
 	fs.IntVar(&p.steerBreaks, "steer-breaks", -1, fmt.Sprintf("connection breaks a steering round explores along a path (default: %d with --mode debug, 0 with --mode steer)", debugSteerBreaks))
+	fs.IntVar(&p.steerRefusals, "steer-refusals", emulation.ModeRefusals, "sends (TrySend) a steering round refuses along a path; a service that never calls TrySend explores nothing more")
 	p.walk.register(fs)
 	fs.BoolVar(&p.breakConn, "break-connection", false, "steering filters and vetoes also break the connection to a dropped message's sender")
 	fs.IntVar(&p.predictors, "predictors", -1, fmt.Sprintf("nodes that gather snapshots and run steering rounds, spread over the IDs from n1 (0: every node; default: %d with --mode debug, as in the paper's 100-node runs, every node with --mode steer); every node checkpoints and answers", debugPredictors))
@@ -148,6 +152,12 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	for _, name := range []string{"steer-states", "steer-breaks", "predictors"} {
 		fs.Lookup(name).DefValue = "auto"
 	}
+}
+
+// steerFaults are the faults a steering round explores (--steer-resets,
+// --steer-breaks, --steer-refusals).
+func (p *emulateParams) steerFaults() consequence.Faults {
+	return consequence.Faults{Resets: p.steerResets, SilentResets: true, Breaks: p.steerBreaks, Refusals: p.steerRefusals}
 }
 
 // resolve checks p and fills the values that depend on others.
@@ -193,8 +203,8 @@ func (p *emulateParams) resolve() error {
 			p.steerBreaks = debugSteerBreaks
 		}
 	}
-	if p.steerStates <= 0 || p.steerResets < 0 || p.steerBreaks < 0 {
-		return usagef("--steer-states must be positive, --steer-resets and --steer-breaks not negative")
+	if p.steerStates <= 0 || p.steerResets < 0 || p.steerBreaks < 0 || p.steerRefusals < 0 {
+		return usagef("--steer-states must be positive, --steer-resets, --steer-breaks and --steer-refusals not negative")
 	}
 	if err := p.walk.validate(); err != nil {
 		return err
@@ -299,7 +309,7 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 		cfg.Steering = &emulation.SteeringConfig{
 			Controller: steering.Config{
 				Mode:      p.mode,
-				Faults:    consequence.Faults{Resets: p.steerResets, SilentResets: true, Breaks: p.steerBreaks},
+				Faults:    p.steerFaults(),
 				MaxStates: p.steerStates,
 				// Set here, not left to the emulator's default, so that
 				// the reports rebuild the rounds' model with it.

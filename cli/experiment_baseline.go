@@ -6,7 +6,6 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/experiments"
 )
 
@@ -72,7 +71,7 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := experiments.BaselineConfig{Spec: svc.spec, Workload: svc.workload, Nodes: *bfsNodes, Seed: p.seed,
-		Faults: consequence.Faults{Resets: p.steerResets, SilentResets: true, Breaks: p.steerBreaks},
+		Faults: p.steerFaults(),
 		Budget: *budget, MaxStates: noneIfZero(*maxStates), Workers: *workers,
 		OnSearch: searchProgress(stderr, *asJSON)}
 	res, err := experiments.MaceMCBaseline(ctx, cfg, baselineOnline(&online))

@@ -68,7 +68,7 @@ type nodeFlags struct {
 	seed                                                              uint64
 	snapEvery, gatherEvery, steerTime, lastKnown                      time.Duration
 	immediate, steerBreak                                             bool
-	steerStates, steerResets                                          int
+	steerStates, steerResets, steerRefusals                           int
 	walk                                                              walkFlags
 	httpTokenFile                                                     string
 
@@ -106,6 +106,7 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	f.walk.register(fs)
 	fs.Var(durationValue{&f.steerTime}, "steer-time", "wall-time budget of each steering search (a round runs several)")
 	fs.IntVar(&f.steerResets, "steer-resets", 1, "node resets (silent: the RST is lost) explored along a predicted path")
+	fs.IntVar(&f.steerRefusals, "steer-refusals", 1, "sends (TrySend) refused along a predicted path; a service that never calls TrySend explores nothing more")
 	fs.BoolVar(&f.steerBreak, "steer-break", false, "a filtered or vetoed message also breaks the connection to its sender (the paper's TCP reset)")
 	fs.Var(durationValue{&f.lastKnown}, "steer-last-known", "a member a gather cannot reach enters steering rounds and the immediate check at its last checkpoint seen at most this long before (0: left out, as in the paper; suits services whose state survives partitions and resets, such as paxos)")
 	fs.StringVar(&f.reports, "reports", "", "directory to write a JSON report per predicted violation into (--mode debug or steer; default: none)")
@@ -172,6 +173,8 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 		return usagef("--steer-time must be positive, got %v", f.steerTime)
 	case f.steerResets < 0:
 		return usagef("--steer-resets must not be negative, got %d", f.steerResets)
+	case f.steerRefusals < 0:
+		return usagef("--steer-refusals must not be negative, got %d", f.steerRefusals)
 	case f.lastKnown < 0:
 		return usagef("--steer-last-known must not be negative, got %v", f.lastKnown)
 	case f.mode != steering.Off && f.snapEvery == 0:
@@ -294,7 +297,7 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 	ccfg := steering.Config{
 		Mode:            f.mode,
 		Spec:            n.svc.spec,
-		Faults:          consequence.Faults{Resets: f.steerResets, SilentResets: true},
+		Faults:          consequence.Faults{Resets: f.steerResets, SilentResets: true, Refusals: f.steerRefusals},
 		MaxStates:       f.steerStates,
 		MaxTime:         f.steerTime,
 		BreakConnection: f.steerBreak,

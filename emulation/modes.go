@@ -32,6 +32,10 @@ const (
 	// DebugBreaks is the number of connection breaks a round explores
 	// along a path in mode Debug (none in mode Steer).
 	DebugBreaks = 1
+	// ModeRefusals is the number of refused sends (node.Env.TrySend) a
+	// round explores along a path, in both modes; a service that never
+	// calls TrySend explores nothing more for it.
+	ModeRefusals = 1
 )
 
 // ModeConfig returns the snapshots and steering of an emulated run of
@@ -49,7 +53,7 @@ func ModeConfig(mode steering.Mode, nodes int, immediate bool) (*SnapshotConfig,
 		predicting = SpreadPredictors(DebugPredictors, nodes)
 	}
 	snaps := &SnapshotConfig{Manager: snapshot.Config{Interval: ModeSnapshotInterval, GatherInterval: ModeSnapshotInterval}}
-	faults := consequence.Faults{Resets: ModeResets, SilentResets: true}
+	faults := consequence.Faults{Resets: ModeResets, SilentResets: true, Refusals: ModeRefusals}
 	states := SteerMaxStates
 	if mode == steering.Debug {
 		faults.Breaks, states = DebugBreaks, DebugMaxStates

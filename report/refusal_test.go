@@ -101,6 +101,9 @@ func TestPredictionRecordsRefusals(t *testing.T) {
 		t.Fatal("no prediction with a refusal budget")
 	}
 	p := rep.Predictions[0]
+	if p.Rank != 1 || p.Likelihood.Faults != 1 {
+		t.Errorf("rank %d, likelihood %+v: want the refusal counted as a fault", p.Rank, p.Likelihood)
+	}
 	doc, err := report.NewPrediction(report.Source{Node: 1, Service: "announcer", Spec: spec, Mode: steering.Debug, Faults: faults}, s, p)
 	if err != nil {
 		t.Fatal(err)

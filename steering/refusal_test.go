@@ -1,0 +1,43 @@
+package steering_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// TestRefusalBudgetIsFreeWithoutTrySend: RandTree never calls TrySend, so
+// a round with the default refusal budget of the command's steering modes
+// (one refused send, emulation.ModeRefusals) explores exactly what it
+// explores without one — the same states, predictions and filters — from
+// the paper's Figure 2 state, its liveness walks included.
+func TestRefusalBudgetIsFreeWithoutTrySend(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	s := figure2Snapshot(t, spec)
+	round := func(refusals int) string {
+		ctl, err := steering.New(steering.Config{Mode: steering.Steer, Spec: spec, Workload: paper.Figure2Workload,
+			Faults: consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Refusals: refusals}}, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := ctl.Round(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := fmt.Sprintf("states %d, installed %v, liveness %+v", rep.States, rep.Installed, rep.Liveness)
+		for _, p := range rep.Predictions {
+			out += fmt.Sprintf("\n%s %v", p.Property, p.Path)
+		}
+		return out
+	}
+	without, with := round(0), round(1)
+	if with != without {
+		t.Errorf("with a refusal budget:\n%s\nwithout:\n%s", with, without)
+	}
+	t.Log(without)
+}
