@@ -32,7 +32,7 @@
 // (advancing the node's clock to the deadline), run a pending application call (from a workload, or after a
 // reset from node.Restarter) or one the service declares (node.AppCaller),
 // and, within Faults, reset a node (silently or with RST), break a
-// connection or drop a datagram. A panic in a handler yields a crashed state that the built-in
+// connection, drop a datagram or refuse a send. A panic in a handler yields a crashed state that the built-in
 // "crash" property reports, with its path. The fingerprint is the XOR of
 // the hashes of the components (each node, each non-empty channel and
 // datagram multiset, the connections, the fault counters, the crash) mixed
@@ -205,13 +205,15 @@
 // it is in a live snapshot taken mid-race.
 //
 // A fault is a local action too: a reset of its node, a break of either
-// end, a datagram drop of the receiver. So that the rule does not prune a
-// fault whose target appeared after the node's local state did, the local
-// fingerprint covers what enables the fault: the fault budget spent always,
-// the connections when breaks are enabled, and, when drops are enabled,
-// the drops spent and the datagrams in flight to the node. A drop is thus
-// expanded whenever the receiver or its incoming datagrams change — and so
-// are the receiver's timers and calls, the price of keeping drops. The
+// end, a datagram drop of the receiver, a refused send of the sender. So
+// that the rule does not prune a fault whose target appeared after the
+// node's local state did, the local fingerprint covers what enables the
+// fault: the fault budget spent always, the connections when breaks are
+// enabled, when drops are enabled the drops spent and the datagrams in
+// flight to the node, and when refusals are enabled the node's refusal
+// window and the refusals spent. A drop is thus expanded whenever the
+// receiver or its incoming datagrams change — and so are the receiver's
+// timers and calls, the price of keeping drops. The
 // local fingerprint also covers the stale connections the node holds: a
 // write over one is lost, so once a transport error tells the node of its
 // peer's reset — even one its handler ignores — its local actions are

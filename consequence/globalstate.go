@@ -299,7 +299,8 @@ func (g *GlobalState) fingerprint() node.Hash {
 }
 
 // Fingerprint returns the state's 128-bit fingerprint: the XOR of a hash of
-// every component (a node's local state, a non-empty channel's content, a
+// every component (a node's local state, a non-empty channel's content —
+// with which of its messages are in their sender's refusal window —, a
 // non-empty datagram multiset's content — its items in hash order, so the
 // order datagrams were sent in does not matter —, the connections, the
 // fault counters, a crash) mixed with its position, and, unless
