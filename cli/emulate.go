@@ -203,8 +203,11 @@ func (p *emulateParams) resolve() error {
 			p.steerBreaks = debugSteerBreaks
 		}
 	}
-	if p.steerStates <= 0 || p.steerResets < 0 || p.steerBreaks < 0 || p.steerRefusals < 0 {
-		return usagef("--steer-states must be positive, --steer-resets, --steer-breaks and --steer-refusals not negative")
+	if p.steerStates <= 0 || p.steerResets < 0 || p.steerBreaks < 0 {
+		return usagef("--steer-states must be positive, --steer-resets and --steer-breaks not negative")
+	}
+	if p.steerRefusals < 0 {
+		return usagef("--steer-refusals must not be negative, got %d", p.steerRefusals)
 	}
 	if err := p.walk.validate(); err != nil {
 		return err
