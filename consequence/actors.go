@@ -383,6 +383,7 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 		g.nodes[i] = n
 	}
 	s := &succ{g: g}
+	wins := map[node.ID]uint8{} // the windows' lengths so far, per sender
 	for _, env := range inFlight {
 		if _, ok := m.index(env.To); !ok {
 			continue // to the dummy sink
@@ -396,7 +397,12 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 			continue
 		}
 		_, from := m.index(env.From)
-		s.appendChan(env.From, env.To, inflight{msg: env.Msg, h: h, win: windows && from && env.Refusable && opts.Faults.Refusals > 0})
+		it := inflight{msg: env.Msg, h: h}
+		if windows && from && env.Refusable && opts.Faults.Refusals > 0 && wins[env.From] < maxWindow {
+			wins[env.From]++
+			it.win = wins[env.From]
+		}
+		s.appendChan(env.From, env.To, it)
 		if from && env.From != env.To {
 			s.connect(env.From, env.To)
 		}
@@ -889,10 +895,16 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 	core.SetState(st, old.now)
 	var stepErr, sendErr error
 	refusable := m.opts.Faults.Refusals > 0
+	var win uint8 // the window's length so far
 	if refusable {
-		// A step of the node closes its refusal window; its TrySends open
-		// the next one while the budget lasts.
-		s.clearWindow(id)
+		// A step of the node closes its refusal window, but for what a
+		// refusal leaves of it (nextRefuse); its TrySends join the window
+		// while the budget lasts.
+		if ev.Kind == node.EventSendRefused {
+			win = s.windowLen(id)
+		} else {
+			s.clearWindow(id)
+		}
 		refusable = m.canRefuse(s.g)
 	}
 	crash := func() (crash any) {
@@ -919,7 +931,11 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 				s.addDgram(id, env.To, inflight{msg: env.Msg, h: h})
 				continue // no connection
 			}
-			it := inflight{msg: env.Msg, h: h, win: refusable && env.Refusable}
+			it := inflight{msg: env.Msg, h: h}
+			if refusable && env.Refusable && win < maxWindow {
+				win++
+				it.win = win
+			}
 			if env.To == id {
 				s.appendChan(id, env.To, it)
 				continue

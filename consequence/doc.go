@@ -150,11 +150,13 @@
 // not yet delivered might as well never have left. ActRefuse (one action
 // per distinct message of a window) removes the message from its
 // channel, the messages behind it staying in order, and steps the sender
-// with node.EventSendRefused; it is a local action of the sender. Any step
-// of the node, a refusal included, replaces its window, so of one step's
-// several TrySends one at most is refused (a shell may refuse several,
-// each reported in order). A window is part of the state's identity — a
-// message in one hashes differently in its channel — and, with a refusal
+// with node.EventSendRefused; it is a local action of the sender. Any other
+// step of the node replaces its window; a refusal's step keeps the part
+// sent after the refused message, ahead of what its handler sends, since a
+// shell reports one step's refusals in the order the messages were sent
+// and before any other event. A window is part of the state's identity —
+// a message in one hashes differently in its channel, by its position in
+// the window — and, with a refusal
 // budget, of the sender's local fingerprint, so consequence prediction
 // expands a refusal whenever the sender has a new message to refuse. When
 // the budget is spent every window is forgotten, so states that differ

@@ -69,22 +69,23 @@ type Faults struct {
 	// Refusals is the most sends refused along a path (node.Env.TrySend;
 	// the package documentation of node, "Refused sends"); 0, the
 	// default, refuses none. A node's refusal window is what its latest
-	// step sent with TrySend and is still in its channel: any step of the
-	// node (a refusal included) replaces it, and a message leaves it when
-	// it is delivered or lost to a reset or a break. Refusing a message of
-	// the window (ActRefuse) removes it from its channel — the messages
-	// behind it stay, in order — and steps the sender with
+	// step sent with TrySend and is still in its channel, in the order it
+	// was sent: a step of the node replaces it, and a message leaves it
+	// when it is delivered or lost to a reset or a break. Refusing a
+	// message of the window (ActRefuse) removes it from its channel — the
+	// messages behind it stay, in order — and steps the sender with
 	// node.EventSendRefused. That is what a shell does when it refuses the
 	// send: the refused message was never transmitted, and the sender
-	// learns of it before any other event of its own. It is a local action
-	// of the sender; so that consequence prediction considers a refusal
-	// whenever there is a new message to refuse, the sender's local
-	// fingerprint covers its window and the refusals spent (so its timers
-	// and calls are expanded again when its window changes). A service
-	// that never calls TrySend has no window: the budget adds no action
-	// and no state. Since a refusal replaces the window, one step's
-	// several TrySends are refused one at most (a shell may refuse all of
-	// them).
+	// learns of it before any other event of its own. A shell reports the
+	// refusals of one step in the order the messages were sent, so a
+	// refusal's step keeps what the window held after the refused message
+	// (followed by what its handler sends with TrySend) and drops what it
+	// held before. It is a local action of the sender; so that consequence
+	// prediction considers a refusal whenever there is a new message to
+	// refuse, the sender's local fingerprint covers its window and the
+	// refusals spent (so its timers and calls are expanded again when its
+	// window changes). A service that never calls TrySend has no window:
+	// the budget adds no action and no state.
 	Refusals int
 }
 

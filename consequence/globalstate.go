@@ -119,11 +119,11 @@ type inflight struct {
 	// syn marks the first message of a connection (see synState); zero
 	// on every other item.
 	syn synState
-	// win marks a message in its sender's refusal window: sent with
-	// node.Env.TrySend by the sender's latest step, so the explorer may
-	// still refuse it (see refuse.go). Only set while Faults.Refusals
-	// leaves a refusal in the budget.
-	win bool
+	// win is the position (from 1) of a message in its sender's refusal
+	// window, in the order the sender's TrySends were made: the explorer
+	// may still refuse it (see refuse.go). Zero outside every window, and
+	// always zero while Faults.Refusals leaves no refusal in the budget.
+	win uint8
 }
 
 // connKey is an open connection between two nodes of the snapshot, lo < hi.
@@ -204,8 +204,8 @@ func hashList(tag uint64, base node.Hash, items []inflight) node.Hash {
 	buf = binary.LittleEndian.AppendUint64(buf, base.Lo)
 	for _, it := range items {
 		hi := it.h.Hi ^ synSalt[it.syn&synMask]
-		if it.win {
-			hi ^= winSalt
+		if it.win != 0 {
+			hi ^= winSalt * uint64(it.win)
 		}
 		buf = binary.LittleEndian.AppendUint64(buf, hi)
 		buf = binary.LittleEndian.AppendUint64(buf, it.h.Lo)
@@ -355,7 +355,7 @@ func (g *GlobalState) InFlight(from, to node.ID) []node.Envelope {
 	}
 	out := make([]node.Envelope, len(c.items))
 	for i, it := range c.items {
-		out[i] = node.Envelope{From: from, To: to, Msg: it.msg, Refusable: it.win}
+		out[i] = node.Envelope{From: from, To: to, Msg: it.msg, Refusable: it.win != 0}
 	}
 	return out
 }
@@ -441,7 +441,7 @@ func (g *GlobalState) String() string {
 			switch {
 			case it.msg == nil:
 				b.WriteString(" transport-error")
-			case it.win:
+			case it.win != 0:
 				fmt.Fprintf(&b, " %v(refusable)", it.msg)
 			default:
 				fmt.Fprintf(&b, " %v", it.msg)
@@ -567,7 +567,7 @@ func (s *succ) setChan(from, to node.ID, items []inflight) {
 	}
 	c := &channel{from: from, to: to, items: items, hash: hashList(tagChan, node.Hash{}, items)}
 	for _, it := range items {
-		if it.win {
+		if it.win != 0 {
 			c.window++
 		}
 	}

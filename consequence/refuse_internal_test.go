@@ -66,7 +66,7 @@ func checkWindows(t *testing.T, m *ActorModel, walks, steps int, seed uint64) {
 			for _, c := range g.chans {
 				n := 0
 				for _, it := range c.items {
-					if it.win {
+					if it.win != 0 {
 						n++
 					}
 				}

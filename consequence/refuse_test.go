@@ -46,6 +46,10 @@ func (s *refSvc) Init(env node.Env) {
 		s.send(env, "B")
 	case "retry":
 		s.try(env, "A")
+	case "ack2":
+		s.try(env, "A")
+		s.try(env, "B")
+		s.try(env, "C")
 	case "twins", "twins-z":
 		env.SetTimer("x", time.Second)
 		env.SetTimer("y", time.Second)
@@ -73,7 +77,7 @@ func (s *refSvc) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 		return
 	}
 	s.Got = append(s.Got, t)
-	if s.Scenario == "ack" && t == "A" {
+	if (s.Scenario == "ack" && t == "A") || (s.Scenario == "ack2" && t == "B") {
 		env.Send(1, refNote{T: "ack"})
 	}
 }
@@ -165,8 +169,9 @@ var announced = consequence.Always("announced", func(g *consequence.GlobalState)
 //	  window —, refuse B ([], [refused B], A, 1); depth 2 ([A B]),
 //	  ([A], [refused B], 1) twice (refuse B after A, or A after refuse B),
 //	  ([B], [refused A], 1) = 1 + 3 + 3 = 7.
-//	two, Refusals 2: as 1 — the refusal closes the window, so one step's
-//	  two TrySends are refused one at most.
+//	two, Refusals 2: as 1, and at depth 2 both refused ([], [refused A,
+//	  refused B], 2): B, sent after A, stays refusable after A's refusal;
+//	  A, sent before B, is not after B's = 1 + 3 + 4 = 8.
 //	retry, Refusals 0: (A*... unmarked), ([A]) = 2.
 //	retry, Refusals 1: ([], A*); ([A]), ([], retry armed, 1); ([], A, 1);
 //	  ([A], 1) = 5.
@@ -187,7 +192,7 @@ func TestRefusalStateCounts(t *testing.T) {
 	}{
 		{"two", 0, 3, []uint64{1, 1, 1}},
 		{"two", 1, 7, []uint64{1, 3, 3}},
-		{"two", 2, 7, []uint64{1, 3, 3}},
+		{"two", 2, 8, []uint64{1, 3, 4}},
 		{"retry", 0, 2, []uint64{1, 1}},
 		{"retry", 1, 5, []uint64{1, 2, 1, 1}},
 		{"retry", 2, 8, []uint64{1, 2, 1, 2, 1, 1}},
@@ -362,6 +367,53 @@ func refusals(m *consequence.ActorModel, g *consequence.GlobalState) int {
 		}
 	}
 	return n
+}
+
+// TestRefusalsInSendOrder: one step's two TrySends may both be refused,
+// as a shell refuses them, in the order they were sent: after A's refusal
+// B is still refusable (its handler ran, but a shell reports every refusal
+// of a step before any other event), after B's, A is not.
+func TestRefusalsInSendOrder(t *testing.T) {
+	logIs := func(want ...string) func(*consequence.GlobalState) bool {
+		return func(g *consequence.GlobalState) bool { return slices.Equal(refNode(g, 1).Log, want) }
+	}
+	inOrder := refReached("in-order", logIs("refused A", "refused B"))
+	reversed := refReached("reversed", logIs("refused B", "refused A"))
+	for _, strategy := range []consequence.Strategy{consequence.BFS, consequence.Consequence} {
+		m := refModel(t, "two", consequence.Faults{Refusals: 2})
+		res, err := consequence.NewChecker(m).Properties(inOrder, reversed).Strategy(strategy).Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, v := range res.Violations {
+			names = append(names, v.Property)
+		}
+		if !slices.Equal(names, []string{"in-order"}) {
+			t.Errorf("%v: reached %v, want only in-order", strategy, names)
+		}
+	}
+	// What a refusal leaves of the window (C) is gone once node 1 handles
+	// anything but a refusal (the ack of B).
+	m := refModel(t, "ack2", consequence.Faults{Refusals: 2})
+	g := m.Start()
+	for _, a := range []consequence.ActorAction{
+		{Kind: consequence.ActRefuse, Node: 1, Peer: 2, Msg: refNote{"A"}},
+		{Kind: consequence.ActDeliver, Node: 2, Peer: 1, Msg: refNote{"B"}},
+		{Kind: consequence.ActDeliver, Node: 1, Peer: 2, Msg: refNote{"ack"}},
+	} {
+		if n := refusals(m, g); n == 0 {
+			t.Fatalf("before %v: no refusal enabled", a)
+		}
+		next, ok := m.Next(g, a)
+		if !ok {
+			t.Fatalf("%v not enabled", a)
+		}
+		g = next
+	}
+	if n := refusals(m, g); n != 0 || len(g.InFlight(1, 2)) != 1 {
+		t.Errorf("after the ack: %d refusals enabled (in flight %v)", n, g.InFlight(1, 2))
+	}
 }
 
 // TestRefusalKeepsOrder: refusing A leaves B and C, sent behind it, in the

@@ -104,7 +104,9 @@
 //   - the explorer (package consequence) treats a refusal as a fault, like
 //     a dropped datagram: any message the node's latest step sent with
 //     TrySend and that is still in its channel may be refused, at most
-//     Faults.Refusals times along a path;
+//     Faults.Refusals times along a path (the latest step but refusals:
+//     one step's TrySends may be refused one after the other, in the
+//     order they were sent);
 //   - the live runtime (package live) refuses a TrySend when the peer's
 //     write queue is over its bound (live.RuntimeConfig), and the
 //     connection stays open.
