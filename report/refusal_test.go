@@ -39,7 +39,7 @@ func (a *announcer) HandleTimer(env node.Env, name string) {
 	env.TrySend(2, announceNote{T: "A"})
 }
 
-func (a *announcer) HandleMessage(node.Env, node.ID, node.Message)       { a.Got++ }
+func (a *announcer) HandleMessage(node.Env, node.ID, node.Message)     { a.Got++ }
 func (a *announcer) HandleSendRefused(node.Env, node.ID, node.Message) { a.Lost = true }
 func (a *announcer) HandleApp(node.Env, node.Message)                  {}
 func (a *announcer) HandleTransportError(node.Env, node.ID)            {}
