@@ -110,3 +110,19 @@ func TestShapeAndEquivalenceOfDatagrams(t *testing.T) {
 type testMsg struct{}
 
 func (testMsg) MessageType() string { return "test.Msg" }
+
+// A refused send has a shape, counts as a fault, and replays as a refusal
+// of a message of the same type to the same peer.
+func TestShapeAndEquivalenceOfRefusals(t *testing.T) {
+	r := consequence.ActorAction{Kind: consequence.ActRefuse, Node: 3, Peer: 7, Msg: testMsg{}}
+	if got := Shape([]consequence.ActorAction{r}); got != "A refuse-send test.Msg to B" {
+		t.Fatalf("shape %q", got)
+	}
+	if !equivalent(r, r) || equivalent(r, consequence.ActorAction{Kind: consequence.ActRefuse, Node: 3, Peer: 8, Msg: testMsg{}}) ||
+		equivalent(r, consequence.ActorAction{Kind: consequence.ActDropDatagram, Node: 3, Peer: 7, Msg: testMsg{}}) {
+		t.Fatal("refusal equivalence")
+	}
+	if !isFault(r) {
+		t.Fatal("a refusal is not a fault")
+	}
+}
