@@ -87,6 +87,8 @@ func TestReadPredictionDistrustsSizes(t *testing.T) {
 		{"nodes", `{"format":"crystalball-prediction/1","nodes":100000000}`, report.ErrTooLarge},
 		{"negative nodes", `{"format":"crystalball-prediction/1","nodes":-1}`, report.ErrTooLarge},
 		{"resets", `{"format":"crystalball-prediction/1","resets":1000000}`, report.ErrTooLarge},
+		{"refusals", `{"format":"crystalball-prediction/1","refusals":1000000}`, report.ErrTooLarge},
+		{"negative refusals", `{"format":"crystalball-prediction/1","refusals":-1}`, report.ErrTooLarge},
 		{"format", `{"format":"` + huge + `"}`, report.ErrFormat},
 		{"service", `{"format":"crystalball-prediction/1","service":"` + huge + `"}`, report.ErrTooLarge},
 		{"number", `{"format":"crystalball-prediction/1","nodes":1` + strings.Repeat("0", 1<<20) + `}`, report.ErrMalformed},
