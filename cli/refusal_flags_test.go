@@ -83,3 +83,15 @@ func TestSteerRefusals(t *testing.T) {
 		t.Error("node --steer-refusals -1 accepted")
 	}
 }
+
+// TestTraceRejectsBadRefusals: a check output claiming a negative or huge
+// refusal budget is bad usage, never a model.
+func TestTraceRejectsBadRefusals(t *testing.T) {
+	for _, n := range []string{"-1", "1000000"} {
+		f := writeTemp(t, "check.json", []byte(`{"format":"crystalball-check/1","target":"randtree","nodes":3,"refusals":`+n+`,"reports":[]}`))
+		code, _, stderr := runCLI("trace", "show", f)
+		if code != exitUsage || !strings.Contains(stderr, "refusals "+n) {
+			t.Errorf("refusals %s: exit %d, %s", n, code, stderr)
+		}
+	}
+}

@@ -24,6 +24,8 @@ func readCheckOutput(file string, b []byte, which int) (checkOutput, consequence
 		return co, rep, usagef("%s: nodes %d, want 1..%d", file, co.Nodes, maxCheckNodes)
 	case co.Resets < 0 || co.Resets > report.MaxFaults || co.Breaks < 0 || co.Breaks > report.MaxFaults || co.Drops < 0 || co.Drops > report.MaxFaults:
 		return co, rep, usagef("%s: resets %d, breaks %d and drops %d, want 0..%d", file, co.Resets, co.Breaks, co.Drops, report.MaxFaults)
+	case co.Refusals < 0 || co.Refusals > report.MaxFaults:
+		return co, rep, usagef("%s: refusals %d, want 0..%d", file, co.Refusals, report.MaxFaults)
 	case len(co.Target) > report.MaxNameBytes || len(co.Fix) > report.MaxNameBytes:
 		return co, rep, usagef("%s: service %s or fix %s longer than %d bytes", file, report.Quote(co.Target), report.Quote(co.Fix), report.MaxNameBytes)
 	}
