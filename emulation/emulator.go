@@ -58,6 +58,8 @@ type Emulator struct {
 	runner                    *steering.SyncRunner // runs every node's steering rounds
 	faults                    faultState           // scripted partitions and drops (faults.go)
 	envBuf                    []node.Envelope      // reused by checkSends
+	wireBuf                   []byte               // reused by wireSize
+	links                     linkCounters         // the link model's, summed over nodes
 }
 
 // emNode is the emulator's record of one node.
@@ -95,6 +97,17 @@ type emNode struct {
 	// intervention it reported for the event being run.
 	steer *steering.Layer
 	iv    *steering.Intervention
+	// upFree and downFree are when the node's uplink and downlink finish
+	// serialising what is queued on them (links.go); refused holds its
+	// refused sends until runRefusals reports them (refusing while it
+	// does), refusedAt and refusedRun count its refusals at one instant;
+	// links are its link counters.
+	upFree, downFree time.Duration
+	refused          []refusal
+	refusing         bool
+	refusedAt        time.Duration
+	refusedRun       int
+	links            linkCounters
 }
 
 // peer is what node n keeps about one peer p: its socket to p and the
@@ -104,6 +117,7 @@ type peer struct {
 	last time.Duration // latest delivery time scheduled on channel n→p
 	rng  mrand.PCG     // the channel's jitter and loss draws
 	dg   *mrand.PCG    // the datagrams' jitter and loss draws n→p; nil until the first
+	sq   sendQueue     // the connection's send queue at n's uplink (links.go)
 }
 
 // conn is one TCP-like connection between nodes a and b, recording the
@@ -398,6 +412,9 @@ func (e *Emulator) process(it *item) bool {
 		return true
 
 	case itemDeliver:
+		if it.atLink {
+			return e.downlink(it)
+		}
 		return e.deliver(it)
 
 	case itemTimer:
@@ -566,6 +583,9 @@ func (e *Emulator) carryOut(n *emNode, o node.Outcome, label string, in *node.En
 	} else if o.Handled {
 		e.stepped(n, o, label)
 		n.after, n.afterSends = n.after[:0], 0 // reported by stepped unless it failed
+		if len(n.refused) > 0 {
+			e.runRefusals(n) // before the layers' ticks: nothing comes between a send and its refusal
+		}
 	} else if o.Kept >= 0 {
 		e.kept(n, o, label, in)
 	}
@@ -705,6 +725,8 @@ func (e *Emulator) countStep(ev node.Event, label string) {
 		e.st.count(kindApp)
 	case node.EventTransportError:
 		e.st.count(kindTransportError)
+	case node.EventSendRefused:
+		e.st.count(kindRefused)
 	case node.EventReset:
 		if label == "up" {
 			e.st.count(kindUp)
