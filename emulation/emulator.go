@@ -657,9 +657,11 @@ func (e *Emulator) kept(n *emNode, o node.Outcome, label string, in *node.Envelo
 // trace line and runs the observer.
 func (e *Emulator) stepped(n *emNode, o node.Outcome, label string) {
 	ev := o.Event
-	if o.Ignored {
+	if o.Ignored && ev.Kind != node.EventSendRefused {
 		// Cannot happen: the emulator only fires timers the core has
-		// scheduled. Treat it as a shell bug rather than hide it.
+		// scheduled. Treat it as a shell bug rather than hide it. (A
+		// refusal is ignored by a service without HandleSendRefused: a
+		// silent loss, still traced.)
 		e.fail(fmt.Errorf("emulation: node %v ignored %v at %s; rerun with seed=%d", n.id, ev, clock(e.now), e.cfg.Seed))
 		return
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // Blob is the link tests' message: a sequence number and a payload that
@@ -44,9 +45,14 @@ type blobSvc struct {
 	Refused  []int   // Seq of refused sends, in refusal order
 	RefAt    []int64 // when HandleSendRefused ran
 	Retry    bool
+	Timed    bool // push 4 TrySends of 1000 bytes to n2 at 2s (timer "push")
 }
 
-func (s *blobSvc) Init(node.Env) {}
+func (s *blobSvc) Init(env node.Env) {
+	if s.Timed && env.Self() == 1 {
+		env.SetTimer("push", 2*time.Second)
+	}
+}
 
 func (s *blobSvc) HandleMessage(env node.Env, from node.ID, m node.Message) {
 	s.RecvFrom = append(s.RecvFrom, from)
@@ -54,7 +60,9 @@ func (s *blobSvc) HandleMessage(env node.Env, from node.ID, m node.Message) {
 	s.RecvSeq = append(s.RecvSeq, m.(Blob).Seq)
 }
 
-func (s *blobSvc) HandleTimer(node.Env, string) {}
+func (s *blobSvc) HandleTimer(env node.Env, _ string) {
+	s.HandleApp(env, Push{To: 2, N: 4, Size: 1000, Try: true})
+}
 
 func (s *blobSvc) HandleApp(env node.Env, call node.Message) {
 	p := call.(Push)
@@ -324,5 +332,77 @@ func TestLinkConfigErrors(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), "emulation: Config.Network.") {
 			t.Errorf("New(%+v) = %v, want an emulation: Config.Network error", n, err)
 		}
+	}
+}
+
+// muteBlob is blobSvc without HandleSendRefused: a refusal is a silent
+// loss for it.
+type muteBlob struct{ B blobSvc }
+
+func (m *muteBlob) Init(env node.Env) { m.B.Init(env) }
+func (m *muteBlob) HandleMessage(env node.Env, from node.ID, msg node.Message) {
+	m.B.HandleMessage(env, from, msg)
+}
+func (m *muteBlob) HandleTimer(env node.Env, name string)        { m.B.HandleTimer(env, name) }
+func (m *muteBlob) HandleApp(env node.Env, call node.Message)    { m.B.HandleApp(env, call) }
+func (m *muteBlob) HandleTransportError(env node.Env, p node.ID) { m.B.HandleTransportError(env, p) }
+
+// TestRefusalWithoutHandler: a service that sends with TrySend but has no
+// HandleSendRefused loses the refused message silently; the run goes on
+// and the trace still shows the refusal.
+func TestRefusalWithoutHandler(t *testing.T) {
+	var trace bytes.Buffer
+	e := mustNew(t, emulation.Config{
+		Spec: node.Spec{Name: "mute", New: func() node.Service { return &muteBlob{} },
+			Messages: []node.Message{Blob{}, Push{}}},
+		Nodes:       2,
+		Seed:        1,
+		StartSpread: time.Nanosecond,
+		Topology:    emulation.UniformTopology{L: emulation.Link{Latency: lat}},
+		Network:     emulation.NetworkConfig{Uplink: mbps8, SendQueueBytes: 100},
+		Trace:       &trace,
+	})
+	run(t, e, time.Second)
+	app(t, e, 1, Push{To: 2, N: 3, Try: true, Size: 500})
+	run(t, e, 2*time.Second)
+	if got := e.Core(2).Service().(*muteBlob).B.RecvSeq; !slices.Equal(got, []int{0}) {
+		t.Fatalf("n2 received %v, want [0]", got)
+	}
+	if n := strings.Count(trace.String(), "n1 send-refused test.blob to n2"); n != 2 {
+		t.Fatalf("%d refusal lines in the trace, want 2", n)
+	}
+}
+
+// TestRefusalBeforeCheckpointTick: a checkpoint tick due at the instant of
+// a step whose TrySends are refused (queued behind that step) comes after
+// the refusals: nothing separates a send from its refusal.
+func TestRefusalBeforeCheckpointTick(t *testing.T) {
+	var order []string
+	e := mustNew(t, emulation.Config{
+		Spec: node.Spec{Name: "blob", New: func() node.Service { return &blobSvc{Timed: true} },
+			Messages: []node.Message{Blob{}, Push{}}},
+		Nodes:       2,
+		Seed:        1,
+		StartSpread: time.Nanosecond,
+		Topology:    emulation.UniformTopology{L: emulation.Link{Latency: lat}},
+		Network:     emulation.NetworkConfig{Uplink: mbps8, SendQueueBytes: 100},
+		Snapshots: &emulation.SnapshotConfig{
+			Manager: snapshot.Config{Interval: 2 * time.Second},
+			OnCheckpoint: func(c emulation.CheckpointEvent) {
+				if c.Node == 1 && c.At == 2*time.Second {
+					order = append(order, "checkpoint")
+				}
+			},
+		},
+		OnStep: func(s emulation.Step) {
+			if s.Node == 1 && s.At == 2*time.Second {
+				order = append(order, s.Event.Kind.String())
+			}
+		},
+	})
+	run(t, e, 3*time.Second)
+	want := []string{"timer", "send-refused", "send-refused", "send-refused", "checkpoint"}
+	if !slices.Equal(order, want) {
+		t.Fatalf("n1 at 2s: %v, want %v", order, want)
 	}
 }
