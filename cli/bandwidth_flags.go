@@ -98,15 +98,15 @@ func parseBandwidth(s string, inet int64) (int64, error) {
 }
 
 // printLinks writes the summary's link line of a run with bandwidth.
-func printLinks(w io.Writer, l *emulation.LinkStats, dur time.Duration) {
+func printLinks(w io.Writer, l *emulation.LinkStats, dur time.Duration, nodes int) {
 	if l == nil {
 		return
 	}
-	secs := dur.Seconds()
+	secs := dur.Seconds() * float64(max(nodes, 1))
 	if secs <= 0 {
 		secs = 1
 	}
-	fmt.Fprintf(w, "  links:     service %d B in %d msgs, layer %d B in %d msgs (%.1f kb/s in all), %d sends refused, uplink wait mean %v max %v, downlink wait mean %v max %v\n",
+	fmt.Fprintf(w, "  links:     service %d B in %d msgs, layer %d B in %d msgs (%.1f kb/s per node), %d sends refused, uplink wait mean %v max %v, downlink wait mean %v max %v\n",
 		l.ServiceBytes, l.ServiceMessages, l.LayerBytes, l.LayerMessages, float64(l.ServiceBytes+l.LayerBytes)*8/secs/1e3,
 		l.Refused, l.UplinkWaitMean, l.UplinkWaitMax, l.DownlinkWaitMean, l.DownlinkWaitMax)
 }

@@ -451,7 +451,7 @@ func printEmulateSummary(w io.Writer, o emulateOutput) {
 	}
 	fmt.Fprintf(w, "  events:    %d (%d resets; churn: %d leaves, %d silent, %d rejoins%s)\n",
 		r.Events, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins, breaks)
-	printLinks(w, r.Links, r.VirtualDuration)
+	printLinks(w, r.Links, r.VirtualDuration, o.Nodes)
 	if s := r.Snapshots; s != nil {
 		t := s.Totals
 		perNode := float64(o.Nodes) * r.VirtualDuration.Seconds()
