@@ -83,8 +83,13 @@ func (q *sendQueue) drain(now time.Duration) {
 		q.bytes -= q.items[q.head].size
 		q.head++
 	}
-	if q.head == len(q.items) {
+	switch {
+	case q.head == len(q.items):
 		q.items, q.head = q.items[:0], 0
+	case q.head >= 64 && q.head*2 >= len(q.items):
+		// A queue that never empties must not grow without bound.
+		n := copy(q.items, q.items[q.head:])
+		q.items, q.head = q.items[:n], 0
 	}
 }
 
