@@ -30,6 +30,8 @@ type Push struct {
 	N    int
 	Size int
 	Try  bool
+	// Datagram sends with SendDatagram instead.
+	Datagram bool
 }
 
 func (Push) MessageType() string { return "test.push" }
@@ -69,9 +71,12 @@ func (s *blobSvc) HandleApp(env node.Env, call node.Message) {
 	for i := 0; i < p.N; i++ {
 		b := Blob{Seq: s.Next, Pad: make([]byte, p.Size)}
 		s.Next++
-		if p.Try {
+		switch {
+		case p.Datagram:
+			env.SendDatagram(p.To, b)
+		case p.Try:
 			env.TrySend(p.To, b)
-		} else {
+		default:
 			env.Send(p.To, b)
 		}
 	}
@@ -404,5 +409,55 @@ func TestRefusalBeforeCheckpointTick(t *testing.T) {
 	want := []string{"timer", "send-refused", "send-refused", "send-refused", "checkpoint"}
 	if !slices.Equal(order, want) {
 		t.Fatalf("n1 at 2s: %v, want %v", order, want)
+	}
+}
+
+// TestDatagramsUseTheLinks: a datagram takes its turn on the sender's
+// uplink behind a message to another peer, and on the receiver's downlink.
+func TestDatagramsUseTheLinks(t *testing.T) {
+	// A datagram's envelope differs from a message's in its first byte
+	// only: the same wire size S.
+	s := int64(wire(t, 1000))
+	reg, _ := node.NewRegistry(Blob{}, Push{})
+	if b, _ := reg.AppendEnvelope(nil, node.Envelope{From: 1, To: 3, Datagram: true, Msg: Blob{Seq: 1, Pad: make([]byte, 1000)}}); int64(len(b)+node.FrameHeaderLen) != s {
+		t.Fatalf("datagram wire size %d, want %d", len(b)+node.FrameHeaderLen, s)
+	}
+	d := s
+	e, _ := linked(t, 3, emulation.NetworkConfig{Uplink: mbps8, Downlink: mbps16}, false)
+	app(t, e, 1, Push{To: 2, N: 1, Size: 1000})
+	app(t, e, 1, Push{To: 3, N: 1, Size: 1000, Datagram: true})
+	run(t, e, 2*time.Second)
+	if got, want := blob(t, e, 3).RecvAt, ns(time.Second)+(s+d)*1000+ns(lat)+d*500; !slices.Equal(got, []int64{want}) {
+		t.Fatalf("n3's datagram arrived at %v, want [%d]", got, want)
+	}
+	if r := e.Result(); r.Links.ServiceMessages != 2 || r.Links.ServiceBytes != s+d {
+		t.Fatalf("links %+v", r.Links)
+	}
+}
+
+// TestInFlightFIFOWithLinks: while a large message is being serialised on
+// its receiver's downlink, a later small one of the same channel that has
+// already reached that downlink is listed after it.
+func TestInFlightFIFOWithLinks(t *testing.T) {
+	big, small := int64(wire(t, 10_000)), int64(wire(t, 10))
+	e, _ := linked(t, 2, emulation.NetworkConfig{Uplink: mbps8, Downlink: mbps8}, false)
+	app(t, e, 1, Push{To: 2, N: 1, Size: 10_000})
+	app(t, e, 1, Push{To: 2, N: 1, Size: 10})
+	// The big one leaves the uplink at 1s+big µs, the small one small µs
+	// later; both reach n2's downlink 10 ms after, and the big one takes
+	// big µs there: halfway through the small one's way, the big one is
+	// on the downlink until long after the small one arrives there.
+	mid := time.Second + lat + time.Duration(big+small/2)*time.Microsecond
+	run(t, e, mid)
+	var seqs []int
+	for _, env := range e.InFlight() {
+		seqs = append(seqs, env.Msg.(Blob).Seq)
+	}
+	if !slices.Equal(seqs, []int{0, 1}) {
+		t.Fatalf("in flight at %v: seqs %v, want [0 1]", mid, seqs)
+	}
+	run(t, e, 2*time.Second)
+	if got := blob(t, e, 2).RecvSeq; !slices.Equal(got, []int{0, 1}) {
+		t.Fatalf("n2 received %v", got)
 	}
 }
