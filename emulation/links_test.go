@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -163,6 +164,9 @@ func TestLinkDeliveryTime(t *testing.T) {
 	}
 	if l := e.NodeLinks(1); l.ServiceBytes != int64(s) || e.NodeLinks(2).ServiceBytes != 0 {
 		t.Fatalf("per node: n1 %+v, n2 %+v", l, e.NodeLinks(2))
+	}
+	if want := fmt.Sprintf("links: service %d B in 1 messages, layer 0 B in 0 messages, refused 0", s); !strings.Contains(r.String(), want) {
+		t.Fatalf("Result.String() has no %q:\n%s", want, r)
 	}
 }
 

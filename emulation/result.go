@@ -96,7 +96,8 @@ type Result struct {
 
 // MessageStats counts service messages.
 type MessageStats struct {
-	// Sent counts Env.Send calls.
+	// Sent counts Env.Send calls and the Env.TrySend calls the network
+	// accepted (a refused one is counted in Links.Refused only).
 	Sent int64 `json:"sent"`
 	// Delivered counts messages handed to a service.
 	Delivered int64 `json:"delivered"`
