@@ -143,6 +143,23 @@ func (e *Emulator) sizeOf(from *emNode, env *node.Envelope) (int, bool) {
 	return size, true
 }
 
+// admit prepares a message send of from on channel p for the link model:
+// linked reports whether it uses the links (bandwidth on, not to self),
+// size is then its wire size; ok is false when it goes no further (a
+// TrySend refused, or an encoding failure that failed the run).
+func (e *Emulator) admit(from *emNode, p *peer, env *node.Envelope) (linked bool, size int, ok bool) {
+	if !e.linked() || env.To == from.id {
+		return false, 0, true
+	}
+	if size, ok = e.sizeOf(from, env); !ok {
+		return true, 0, false
+	}
+	if env.Refusable && e.cfg.Network.Uplink > 0 && e.refuse(from, p, env, size) {
+		return true, size, false
+	}
+	return true, size, true
+}
+
 // refuse reports whether the TrySend env of from, of size bytes, is
 // refused: its connection's send queue holds other bytes and would exceed
 // Network.SendQueueBytes with it (an empty queue accepts a message of any

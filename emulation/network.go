@@ -108,16 +108,9 @@ func (e *Emulator) send(from *emNode, env *node.Envelope) {
 	}
 	to := env.To
 	p := e.peerOf(from, to)
-	linked := e.linked() && to != from.id
-	size := 0
-	if linked {
-		var ok bool
-		if size, ok = e.sizeOf(from, env); !ok {
-			return
-		}
-		if env.Refusable && e.cfg.Network.Uplink > 0 && e.refuse(from, p, env, size) {
-			return
-		}
+	linked, size, ok := e.admit(from, p, env)
+	if !ok {
+		return
 	}
 	e.st.sent++
 	e.netID++
