@@ -100,7 +100,9 @@
 // each runtime refuses:
 //   - the emulator (package emulation) refuses a TrySend when the
 //     connection's send queue, the bytes of its messages waiting for the
-//     sender's uplink, would exceed its bound (emulation.Network);
+//     sender's uplink, is not empty and would exceed its bound with it
+//     (emulation.NetworkConfig.SendQueueBytes; only with a finite
+//     NetworkConfig.Uplink);
 //   - the explorer (package consequence) treats a refusal as a fault, like
 //     a dropped datagram: any message the node's latest step sent with
 //     TrySend and that is still in its channel may be refused, at most
