@@ -383,19 +383,20 @@ func TestRuntimeConfigValidate(t *testing.T) {
 		t.Fatalf("default config with an ID: %v", err)
 	}
 	cases := map[string]func(*RuntimeConfig){
-		"ID":               func(c *RuntimeConfig) { c.ID = node.None },
-		"Listen":           func(c *RuntimeConfig) { c.Listen = "nonsense" },
-		"Advertise":        func(c *RuntimeConfig) { c.Listen = "0.0.0.0:7000" },
-		"GossipBind":       func(c *RuntimeConfig) { c.GossipBind = "x:y" },
-		"Join[0]":          func(c *RuntimeConfig) { c.Join = []string{"127.0.0.1:0"} },
-		"Label":            func(c *RuntimeConfig) { c.Label = strings.Repeat("x", 256) },
-		"SecretKey":        func(c *RuntimeConfig) { c.SecretKey = []byte("short") },
-		"MaxFrameSize":     func(c *RuntimeConfig) { c.MaxFrameSize = 10 },
-		"SendQueueLen":     func(c *RuntimeConfig) { c.SendQueueLen = -1 },
-		"InboxLen":         func(c *RuntimeConfig) { c.InboxLen = -5 },
-		"DialTimeout":      func(c *RuntimeConfig) { c.DialTimeout = -time.Second },
-		"HandshakeTimeout": func(c *RuntimeConfig) { c.HandshakeTimeout = -1 },
-		"MaxRedialBackoff": func(c *RuntimeConfig) { c.RedialBackoff, c.MaxRedialBackoff = time.Second, time.Millisecond },
+		"ID":                func(c *RuntimeConfig) { c.ID = node.None },
+		"Listen":            func(c *RuntimeConfig) { c.Listen = "nonsense" },
+		"Advertise":         func(c *RuntimeConfig) { c.Listen = "0.0.0.0:7000" },
+		"GossipBind":        func(c *RuntimeConfig) { c.GossipBind = "x:y" },
+		"Join[0]":           func(c *RuntimeConfig) { c.Join = []string{"127.0.0.1:0"} },
+		"Label":             func(c *RuntimeConfig) { c.Label = strings.Repeat("x", 256) },
+		"SecretKey":         func(c *RuntimeConfig) { c.SecretKey = []byte("short") },
+		"MaxFrameSize":      func(c *RuntimeConfig) { c.MaxFrameSize = 10 },
+		"SendQueueLen":      func(c *RuntimeConfig) { c.SendQueueLen = -1 },
+		"InboxLen":          func(c *RuntimeConfig) { c.InboxLen = -5 },
+		"TrySendQueueBytes": func(c *RuntimeConfig) { c.TrySendQueueBytes = -1 },
+		"DialTimeout":       func(c *RuntimeConfig) { c.DialTimeout = -time.Second },
+		"HandshakeTimeout":  func(c *RuntimeConfig) { c.HandshakeTimeout = -1 },
+		"MaxRedialBackoff":  func(c *RuntimeConfig) { c.RedialBackoff, c.MaxRedialBackoff = time.Second, time.Millisecond },
 	}
 	for field, mutate := range cases {
 		c := good
