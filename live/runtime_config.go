@@ -83,8 +83,9 @@ type RuntimeConfig struct {
 	// node.MaxFrameSizeLimit]; zero means node.DefaultMaxFrameSize (1 MiB).
 	MaxFrameSize int
 	// SendQueueLen bounds the frames queued for one peer's connection.
-	// When a peer does not keep up and its queue is full, its connection
-	// is closed and the service gets a transport error for it. Zero means
+	// When a peer does not keep up and its queue is full, a Send closes
+	// its connection and the service gets a transport error for it (a
+	// TrySend is refused instead, a datagram dropped). Zero means
 	// DefaultSendQueueLen frames.
 	SendQueueLen int
 	// TrySendQueueBytes bounds, in bytes, what a node.Env.TrySend may
