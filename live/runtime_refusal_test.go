@@ -102,10 +102,15 @@ func refusedSeqs(t *testing.T, r *Runtime) []int {
 // the test does not wait for them to fill).
 func fillUntilRefused(t *testing.T, n1 *Runtime) int {
 	t.Helper()
-	seq := 0
+	// Dial first (with a small tryNote 0), so what follows is queued on
+	// an established connection.
+	if err := n1.Submit(trySend{To: 99, First: 0, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the connection to n99", func() bool { return n1.Status().Counters.ConnsDialed == 1 })
+	seq := 1
 	for {
-		c := n1.Status().Counters
-		if n := len(refusedSeqs(t, n1)); n >= 4 && refusedSeqs(t, n1)[n-4] == seq-4 && c.ConnsDialed == 1 {
+		if n := len(refusedSeqs(t, n1)); n >= 4 && refusedSeqs(t, n1)[n-4] == seq-4 {
 			return seq
 		}
 		if seq > 100000 { // 350 MB: far past any socket buffer
@@ -189,7 +194,7 @@ func TestRuntimeTrySendRefusedByNonReader(t *testing.T) {
 	defer stopPeer()
 	n1 := refusalNode(t, zap.NewNop(), addr)
 	seq := fillUntilRefused(t, n1)
-	t.Logf("%d TrySends of 3.5 KB until a batch of 4 was refused whole; %d queued bytes", seq, n1.Status().Counters.SendQueueBytes)
+	t.Logf("%d TrySends of 3.5 KB until a batch of 4 was refused whole; %d queued bytes", seq-1, n1.Status().Counters.SendQueueBytes)
 	c := n1.Status().Counters
 	if n := len(refusedSeqs(t, n1)); c.SendsRefused != uint64(n) {
 		t.Errorf("SendsRefused %d, the service handled %d refusals", c.SendsRefused, n)
