@@ -31,7 +31,8 @@
 //
 // Refused sends (node's "Refused sends"): each outbound connection counts
 // the bytes of the frames waiting in its write queue, from the core
-// goroutine's enqueue until the writer has handed them to the socket. A
+// goroutine's enqueue until the writer has taken them into its 64 KiB
+// write buffer (in front of the socket's buffers). A
 // node.Env.TrySend that would take them past
 // RuntimeConfig.TrySendQueueBytes (or finds SendQueueLen frames waiting)
 // is not queued and closes nothing; the runtime steps the service with

@@ -461,7 +461,8 @@ type Counters struct {
 	SendsRefused uint64 `json:"sends_refused,omitempty"`
 	// SendQueueBytes is not a counter but a gauge: the frame bytes
 	// waiting in the outbound connections' write queues now (queued and
-	// not yet handed to the socket), every kind of send included.
+	// not yet taken by the connection's writer into its buffer), every
+	// kind of send included.
 	SendQueueBytes uint64 `json:"send_queue_bytes,omitempty"`
 	// ConnsRefused counts inbound connections closed at once because
 	// MaxInboundConns or MaxInboundConnsPerHost was reached;
@@ -819,8 +820,8 @@ const maxRefusalChain = 1024
 // send encodes env into a frame and queues it on the peer's connection.
 // A send that cannot be queued becomes a transport error for the peer,
 // as do an unencodable message and one over MaxFrameSize, TrySend or not;
-// a TrySend (env.Refusable) the queue refuses is put on the refusal
-// queue (refuse). layer marks a layer's own message, for the counters.
+// a TrySend (env.Refusable) the queue refuses is counted and put on the
+// refusals for drain to step. layer marks a layer's own message, for the counters.
 func (r *Runtime) send(env node.Envelope, layer bool) {
 	frame, start := node.BeginFrame(make([]byte, 0, 256))
 	frame, err := r.reg.AppendEnvelope(frame, env)

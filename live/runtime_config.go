@@ -91,13 +91,15 @@ type RuntimeConfig struct {
 	// TrySendQueueBytes bounds, in bytes, what a node.Env.TrySend may
 	// find waiting in the peer's write queue: a TrySend is refused (the
 	// service gets node.EventSendRefused; the connection stays open) when
-	// the frames queued for the peer and not yet written to its socket,
-	// every kind counted (Send, TrySend, datagrams, the layers' messages;
-	// frame bytes, headers included), plus the new frame would exceed it,
-	// or when the queue already holds SendQueueLen frames. A queue with
-	// nothing waiting accepts a TrySend of any size (up to MaxFrameSize),
-	// so a message larger than the bound is not refused forever. Send is
-	// never refused. Zero means DefaultTrySendQueueBytes (64 KiB).
+	// the frames queued for the peer and not yet taken by the
+	// connection's writer (which buffers up to 64 KiB in front of the
+	// socket's own buffers) plus the new frame would exceed it, or when
+	// the queue already holds SendQueueLen frames. Every kind of frame
+	// counts (Send, TrySend, datagrams, the layers' messages; frame bytes,
+	// headers included). A queue with nothing waiting accepts a TrySend of
+	// any size (up to MaxFrameSize), so a message larger than the bound is
+	// not refused forever. Send is never refused. Zero means
+	// DefaultTrySendQueueBytes (64 KiB).
 	TrySendQueueBytes int
 	// InboxLen bounds the inbound messages and transport events waiting
 	// for the core goroutine; readers block (TCP pushes back) when it is

@@ -38,7 +38,8 @@ import (
 // queue is over RuntimeConfig.TrySendQueueBytes (or SendQueueLen frames):
 // the refusal closes nothing, and the runtime steps the service with
 // node.EventSendRefused. The queue's bytes (peerConn.queued) count every
-// frame from enqueue until the writer has handed it to the socket.
+// frame from enqueue until the writer has taken it into its write buffer
+// (64 KiB, in front of the socket's).
 //
 // Goroutines: one accept loop; per outbound connection a writer (resolve,
 // dial, handshake, then write its queue) and a watcher (read until EOF);
@@ -100,10 +101,11 @@ type peerConn struct {
 	service, gossip string
 	// queue holds encoded frames for an outbound connection.
 	queue chan []byte
-	// queued is the byte size of the frames in queue plus the one being
-	// written: only the core goroutine adds (enqueue), only the writer
-	// subtracts (once the frame is handed to the socket's buffer), so a
-	// value the core goroutine reads can only have shrunk since.
+	// queued is the byte size of the frames in queue plus the one the
+	// writer is taking: only the core goroutine adds (push), only the
+	// writer subtracts (once the frame is in its 64 KiB write buffer,
+	// which a peer that does not read leaves full), so a value the core
+	// goroutine reads can only have shrunk since.
 	queued atomic.Int64
 	// closed is closed by close; the writer and readers watch it.
 	closed chan struct{}
