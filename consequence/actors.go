@@ -398,7 +398,7 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 		}
 		_, from := m.index(env.From)
 		it := inflight{msg: env.Msg, h: h}
-		if windows && from && env.Refusable && opts.Faults.Refusals > 0 && wins[env.From] < maxWindow {
+		if windows && from && env.Refusable && env.From != env.To && opts.Faults.Refusals > 0 && wins[env.From] < maxWindow {
 			wins[env.From]++
 			it.win = wins[env.From]
 		}
@@ -932,7 +932,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 				continue // no connection
 			}
 			it := inflight{msg: env.Msg, h: h}
-			if refusable && env.Refusable && win < maxWindow {
+			if refusable && env.Refusable && env.To != id && win < maxWindow {
 				win++
 				it.win = win
 			}

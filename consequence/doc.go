@@ -145,7 +145,8 @@
 // A message sent with node.Env.TrySend may be refused by the transport
 // (node's package documentation, "Refused sends"); the explorer treats a
 // refusal as a fault, within Faults.Refusals. A node's refusal window is
-// what its latest step sent with TrySend and is still in its channel: a
+// what its latest step sent with TrySend to other nodes and is still in
+// its channel (no shell refuses a message to the sender itself): a
 // shell refuses a send only before the sender's next event, and a message
 // not yet delivered might as well never have left. ActRefuse (one action
 // per distinct message of a window) removes the message from its

@@ -69,8 +69,9 @@ type Faults struct {
 	// Refusals is the most sends refused along a path (node.Env.TrySend;
 	// the package documentation of node, "Refused sends"); 0, the
 	// default, refuses none. A node's refusal window is what its latest
-	// step sent with TrySend and is still in its channel, in the order it
-	// was sent: a step of the node replaces it, and a message leaves it
+	// step sent with TrySend to another node and is still in its channel,
+	// in the order it was sent (a message to itself is never refused: no
+	// shell refuses one): a step of the node replaces it, and a message leaves it
 	// when it is delivered or lost to a reset or a break. Refusing a
 	// message of the window (ActRefuse) removes it from its channel — the
 	// messages behind it stay, in order — and steps the sender with

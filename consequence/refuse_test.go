@@ -46,6 +46,10 @@ func (s *refSvc) Init(env node.Env) {
 		s.send(env, "B")
 	case "retry":
 		s.try(env, "A")
+	case "self":
+		// A note to itself first: no shell refuses one.
+		env.TrySend(1, refNote{T: "S"})
+		s.try(env, "A")
 	case "ack2":
 		s.try(env, "A")
 		s.try(env, "B")
@@ -413,6 +417,27 @@ func TestRefusalsInSendOrder(t *testing.T) {
 	}
 	if n := refusals(m, g); n != 0 || len(g.InFlight(1, 2)) != 1 {
 		t.Errorf("after the ack: %d refusals enabled (in flight %v)", n, g.InFlight(1, 2))
+	}
+}
+
+// TestRefusalNeverToSelf: of node 1's TrySends to itself and to node 2,
+// only the one to node 2 may be refused, as in both shells.
+func TestRefusalNeverToSelf(t *testing.T) {
+	m := refModel(t, "self", consequence.Faults{Refusals: 1})
+	var got []string
+	for _, a := range m.Actions(m.Start(), nil) {
+		if a.Act.Kind == consequence.ActRefuse {
+			got = append(got, a.Act.String()+" "+fmt.Sprint(a.Act.Msg))
+		}
+	}
+	if want := []string{"n1 refuse-send test.Note to n2 A"}; !slices.Equal(got, want) {
+		t.Errorf("refusals %q, want %q", got, want)
+	}
+	if self := m.Start().InFlight(1, 1); len(self) != 1 || self[0].Refusable {
+		t.Errorf("in flight to itself: %v", self)
+	}
+	if _, ok := m.Next(m.Start(), consequence.ActorAction{Kind: consequence.ActRefuse, Node: 1, Peer: 1, Msg: refNote{"S"}}); ok {
+		t.Error("a note to itself was refused")
 	}
 }
 
