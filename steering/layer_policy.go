@@ -75,7 +75,11 @@ func (l *Layer) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, [
 // sender's connection broken with Config.BreakConnection); a stopped
 // timer, application call or transport error is postponed by
 // Config.PostponeDelay. A retry is checked again but not counted again.
-// An EventReset clears the filters and the rounds not yet applied.
+// An EventReset clears the filters and the rounds not yet applied. Every
+// other kind passes unchecked: EventInit, and EventSendRefused, which is
+// the transport's verdict on a send the node already made, not a choice
+// to steer — postponing it would break the rule that a refusal is the
+// sender's next event (node's "Refused sends").
 func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool) (node.Verdict, []node.Envelope, error) {
 	pass := node.Verdict{Handle: true}
 	if l.gate == nil {
