@@ -1,0 +1,133 @@
+package bullet
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// Property names.
+const (
+	// FileMapViewConsistent (safety, the paper's property 1 of §5.2.3:
+	// "sender's file map and receiver's view of it should be identical"):
+	// for every sender S and receiver R that hold each other as accepted
+	// sender and receiver, when no diff of S to R is in flight (R has
+	// received as many diffs from S as the transport accepted: Sent ==
+	// Received), every block S has is in R's view of S's file map or in
+	// S's shadow file map for R (announced, or to be announced), and R's
+	// view holds no block S lacks. A Diff in flight is what "up to what is
+	// in flight" leaves out: the property is not judged on a pair while
+	// one is. The paper's code violates it as soon as the transport
+	// refuses a diff and no other diff is in flight; the correction never.
+	FileMapViewConsistent = "FileMapViewConsistent"
+
+	// AllBlocks (liveness): every node in the view has started and has
+	// every block of the file.
+	AllBlocks = "AllBlocks"
+)
+
+// SafetyProperties returns Bullet′'s safety property.
+//
+// The check evaluates only the nodes the view holds (a neighbourhood
+// snapshot is partial: a pair with an end outside it is not judged), does
+// not allocate when the property holds, and on a violation names every
+// offending pair.
+func SafetyProperties() []node.Property {
+	return []node.Property{node.Always(FileMapViewConsistent, checkFileMapViewConsistent)}
+}
+
+// LivenessProperties returns Bullet′'s liveness property.
+func LivenessProperties() []node.Property {
+	return []node.Property{node.Eventually(AllBlocks, checkAllBlocks)}
+}
+
+// Properties returns the safety then the liveness properties.
+func Properties() []node.Property {
+	return append(SafetyProperties(), LivenessProperties()...)
+}
+
+// stateOf returns id's Bullet′ state in v, or nil when v does not hold it.
+func stateOf(v node.View, id node.ID) *State {
+	s, _ := v.Service(id).(*State)
+	return s
+}
+
+// violations accumulates the messages of a failing check. Its zero value
+// holds nothing, so a check that passes allocates nothing.
+type violations []string
+
+func (vs *violations) add(format string, args ...any) {
+	*vs = append(*vs, fmt.Sprintf(format, args...))
+}
+
+func (vs violations) err() error {
+	if len(vs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(vs, "; "))
+}
+
+func checkFileMapViewConsistent(v node.View) error {
+	var vs violations
+	for _, sid := range v.Nodes() {
+		ss := stateOf(v, sid)
+		if ss == nil {
+			continue
+		}
+		for k := range ss.Receivers {
+			rl := &ss.Receivers[k]
+			rs := stateOf(v, rl.ID)
+			if rs == nil {
+				continue
+			}
+			i := rs.senderIndex(sid)
+			if i < 0 || !rs.Senders[i].Accepted || rs.Senders[i].Received != rl.Sent {
+				continue
+			}
+			checkPair(&vs, sid, ss.Have, rl, &rs.Senders[i])
+		}
+	}
+	return vs.err()
+}
+
+// checkPair compares sender sid's file map have with receiver rl's view of
+// it (sl) and sid's shadow for it.
+func checkPair(vs *violations, sid node.ID, have []uint64, rl *ReceiverLink, sl *SenderLink) {
+	if len(sl.View) != len(have) || len(rl.Shadow) != len(have) {
+		vs.add("%v -> %v: file maps of different sizes", sid, rl.ID)
+		return
+	}
+	var lost, extra bool
+	for w, h := range have {
+		lost = lost || h&^(sl.View[w]|rl.Shadow[w]) != 0
+		extra = extra || sl.View[w]&^h != 0
+	}
+	if lost {
+		missing := make([]uint64, len(have))
+		for w, h := range have {
+			missing[w] = h &^ (sl.View[w] | rl.Shadow[w])
+		}
+		vs.add("%v -> %v: blocks %s are neither in %v's view of %v's file map nor in %v's shadow for %v",
+			sid, rl.ID, formatBlocks(blocksOf(missing)), rl.ID, sid, sid, rl.ID)
+	}
+	if extra {
+		vs.add("%v -> %v: %v's view holds blocks %v does not have", sid, rl.ID, rl.ID, sid)
+	}
+}
+
+func checkAllBlocks(v node.View) error {
+	var vs violations
+	for _, id := range v.Nodes() {
+		s := stateOf(v, id)
+		switch {
+		case s == nil:
+		case !s.started():
+			vs.add("%v: not started", id)
+		case !s.Complete():
+			vs.add("%v: %d/%d blocks", id, count(s.Have), s.opts.Blocks)
+		}
+	}
+	return vs.err()
+}
