@@ -115,17 +115,27 @@ func (s *State) Blocks() int { return count(s.Have) }
 func (s *State) Complete() bool { return s.started() && count(s.Have) == s.opts.Blocks }
 
 // Clone implements node.Cloner: a deep copy sharing no mutable memory with
-// s (the block payload is immutable and shared).
+// s (the block payload is immutable and shared). The explorer clones a
+// state per transition, so every file map of the copy is a window of one
+// backing array, capped at its length (a map never grows).
 func (s *State) Clone() node.Service {
 	c := *s
-	c.Have = cloneMap(s.Have)
+	n := len(s.Have)
+	for _, l := range s.Senders {
+		n += len(l.View)
+	}
+	for _, l := range s.Receivers {
+		n += len(l.Shadow)
+	}
+	buf := make([]uint64, 0, n)
+	c.Have, buf = carve(buf, s.Have)
 	c.Known = slices.Clone(s.Known)
 	c.Members = slices.Clone(s.Members)
 	c.PushTargets = slices.Clone(s.PushTargets)
 	if s.Senders != nil {
 		c.Senders = make([]SenderLink, len(s.Senders))
 		for i, l := range s.Senders {
-			l.View = cloneMap(l.View)
+			l.View, buf = carve(buf, l.View)
 			l.Asked = slices.Clone(l.Asked)
 			c.Senders[i] = l
 		}
@@ -133,11 +143,22 @@ func (s *State) Clone() node.Service {
 	if s.Receivers != nil {
 		c.Receivers = make([]ReceiverLink, len(s.Receivers))
 		for i, l := range s.Receivers {
-			l.Shadow = cloneMap(l.Shadow)
+			l.Shadow, buf = carve(buf, l.Shadow)
 			c.Receivers[i] = l
 		}
 	}
 	return &c
+}
+
+// carve appends src to buf and returns the appended window, capped at its
+// length (nil for a nil src), and the grown buf.
+func carve(buf, src []uint64) (window, rest []uint64) {
+	if src == nil {
+		return nil, buf
+	}
+	start := len(buf)
+	buf = append(buf, src...)
+	return buf[start:len(buf):len(buf)], buf
 }
 
 // Neighbors implements node.Neighborer: the node's senders and receivers,
