@@ -24,7 +24,10 @@ type Options struct {
 	// to and answers requests from). Default 6.
 	MaxReceivers int
 	// MaxOutstanding bounds the block requests a receiver has outstanding
-	// at one sender. Default 3.
+	// at one sender. Default 5: five 16 KiB blocks are more than the
+	// emulator's default 64 KiB send queue holds, so a sender's queue to a
+	// receiver can fill with blocks and refuse a diff, as the paper's
+	// transport did (with 3, 48 KiB, no diff is ever refused there).
 	MaxOutstanding int
 	// PushFanout is the number of nodes the source pushes the file to, one
 	// block at a time round-robin: the first PushFanout nodes to join.
@@ -61,7 +64,7 @@ const (
 	DefaultBlockSize        = 16 << 10
 	DefaultMaxSenders       = 6
 	DefaultMaxReceivers     = 6
-	DefaultMaxOutstanding   = 3
+	DefaultMaxOutstanding   = 5
 	DefaultPushFanout       = 5
 	DefaultSampleSize       = 6
 	DefaultDiscoverInterval = 5 * time.Second
@@ -204,7 +207,7 @@ func (o Options) Fixes() []string {
 }
 
 // String renders the options for logs and reports, e.g. "blocks=1280x16384
-// senders=6 receivers=6 outstanding=3 fanout=5 sample=6 discover=5s
+// senders=6 receivers=6 outstanding=5 fanout=5 sample=6 discover=5s
 // peer=1s diff=250ms push=150ms fixes=[]".
 func (o Options) String() string {
 	return fmt.Sprintf("blocks=%dx%d senders=%d receivers=%d outstanding=%d fanout=%d sample=%d discover=%v peer=%v diff=%v push=%v fixes=[%s]",

@@ -205,7 +205,7 @@ func TestOptions(t *testing.T) {
 	if err := all.EnableFix("all"); err != nil || all != (Options{}).Fixed() {
 		t.Errorf("EnableFix(all) = %v, %+v", err, all)
 	}
-	want := "blocks=1280x16384 senders=6 receivers=6 outstanding=3 fanout=5 sample=6 discover=5s peer=1s diff=250ms push=150ms fixes=[keep-shadow]"
+	want := "blocks=1280x16384 senders=6 receivers=6 outstanding=5 fanout=5 sample=6 discover=5s peer=1s diff=250ms push=150ms fixes=[keep-shadow]"
 	if got := AllFixes().String(); got != want {
 		t.Errorf("String = %q, want %q", got, want)
 	}
