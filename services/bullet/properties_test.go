@@ -89,7 +89,7 @@ func TestFileMapViewConsistent(t *testing.T) {
 	}{
 		{"healthy", func(*mapView) {}, ""},
 		{"shadow cleared (the bug)", func(v *mapView) { clear(v.states[1].Receivers[0].Shadow) },
-			"n1 -> n2: blocks [4-5] are neither in n2's view of n1's file map nor in n1's shadow for n2"},
+			"n1 -> n2: 2 blocks (the first 4) are neither in n2's view of n1's file map nor in n1's shadow for n2"},
 		{"a diff in flight", func(v *mapView) {
 			clear(v.states[1].Receivers[0].Shadow)
 			v.states[1].Receivers[0].Sent = 3
