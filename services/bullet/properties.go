@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"strings"
+	"strconv"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 )
@@ -55,19 +55,49 @@ func stateOf(v node.View, id node.ID) *State {
 	return s
 }
 
-// violations accumulates the messages of a failing check. Its zero value
-// holds nothing, so a check that passes allocates nothing.
-type violations []string
+// violations accumulates the messages of a failing check, separated by
+// "; ". Its zero value holds nothing, so a check that passes allocates
+// nothing. The messages are appended, not formatted: in the paper's code a
+// lost block stays lost, so the emulator, which checks every step, builds
+// the message of a violated state hundreds of thousands of times.
+type violations struct{ b []byte }
+
+func (vs *violations) next() {
+	if len(vs.b) > 0 {
+		vs.b = append(vs.b, "; "...)
+	}
+}
 
 func (vs *violations) add(format string, args ...any) {
-	*vs = append(*vs, fmt.Sprintf(format, args...))
+	vs.next()
+	vs.b = fmt.Appendf(vs.b, format, args...)
+}
+
+func (vs *violations) id(id node.ID) { vs.b = strconv.AppendUint(append(vs.b, 'n'), uint64(id), 10) }
+
+// lost appends "S -> R: N blocks (the first B) are neither in R's view of
+// S's file map nor in S's shadow for R".
+func (vs *violations) lost(s, r node.ID, n, first int) {
+	vs.next()
+	vs.id(s)
+	vs.b = append(vs.b, " -> "...)
+	vs.id(r)
+	vs.b = append(strconv.AppendInt(append(vs.b, ": "...), int64(n), 10), " blocks (the first "...)
+	vs.b = append(strconv.AppendInt(vs.b, int64(first), 10), ") are neither in "...)
+	vs.id(r)
+	vs.b = append(vs.b, "'s view of "...)
+	vs.id(s)
+	vs.b = append(vs.b, "'s file map nor in "...)
+	vs.id(s)
+	vs.b = append(vs.b, "'s shadow for "...)
+	vs.id(r)
 }
 
 func (vs violations) err() error {
-	if len(vs) == 0 {
+	if len(vs.b) == 0 {
 		return nil
 	}
-	return errors.New(strings.Join(vs, "; "))
+	return errors.New(string(vs.b))
 }
 
 func checkFileMapViewConsistent(v node.View) error {
@@ -114,8 +144,7 @@ func checkPair(vs *violations, sid node.ID, have []uint64, rl *ReceiverLink, sl 
 		extra = extra || sl.View[w]&^h != 0
 	}
 	if lost > 0 {
-		vs.add("%v -> %v: %d blocks (the first %d) are neither in %v's view of %v's file map nor in %v's shadow for %v",
-			sid, rl.ID, lost, first, rl.ID, sid, sid, rl.ID)
+		vs.lost(sid, rl.ID, lost, first)
 	}
 	if extra {
 		vs.add("%v -> %v: %v's view holds blocks %v does not have", sid, rl.ID, rl.ID, sid)
