@@ -14,20 +14,26 @@ import (
 // lacks and replaces one that has none (the least useful first), so the
 // senders kept are those with the most disjoint data.
 
+// senderIndex and receiverIndex return the position of id's link, or -1.
+// The links are few (MaxSenders, MaxReceivers) and the property checks
+// call these for every pair at every emulated step: a scan beats a
+// binary search's closure.
 func (s *State) senderIndex(id node.ID) int {
-	i, ok := slices.BinarySearchFunc(s.Senders, id, func(l SenderLink, id node.ID) int { return cmpID(l.ID, id) })
-	if !ok {
-		return -1
+	for i := range s.Senders {
+		if s.Senders[i].ID == id {
+			return i
+		}
 	}
-	return i
+	return -1
 }
 
 func (s *State) receiverIndex(id node.ID) int {
-	i, ok := slices.BinarySearchFunc(s.Receivers, id, func(l ReceiverLink, id node.ID) int { return cmpID(l.ID, id) })
-	if !ok {
-		return -1
+	for i := range s.Receivers {
+		if s.Receivers[i].ID == id {
+			return i
+		}
 	}
-	return i
+	return -1
 }
 
 func cmpID(a, b node.ID) int {
