@@ -116,8 +116,9 @@ func scriptOpts(fix bool) Options {
 
 // TestPredictWithoutRefusals: from the state before n2's diff, the
 // explorer runs Bullet′'s handlers through thousands of states (pushes,
-// diffs, requests, peering, a reset) without a handler failing or, with no
-// refusal explored, FileMapViewConsistent violated — in the paper's code
+// diffs, requests, peering, a reset of either kind, a broken connection)
+// without a handler failing or, with no refusal explored,
+// FileMapViewConsistent violated — in the paper's code
 // and in the corrected one alike.
 func TestPredictWithoutRefusals(t *testing.T) {
 	for _, tc := range []struct {
@@ -125,12 +126,12 @@ func TestPredictWithoutRefusals(t *testing.T) {
 		fix    bool
 	}{{"testdata/refused-diff.txt", false}, {"testdata/refused-diff-fixed.txt", true}} {
 		h := scriptPrefix(t, tc.script, "fire n2 diff")
-		m := liveModel(t, h, scriptOpts(tc.fix), consequence.Faults{Resets: 1, SilentResets: true})
-		res := predict(t, m, 5000)
+		m := liveModel(t, h, scriptOpts(tc.fix), consequence.Faults{Resets: 1, ResetKinds: consequence.ResetBoth, Breaks: 1})
+		res := predict(t, m, 20000)
 		if v, ok := res.Violated(FileMapViewConsistent); ok {
 			t.Errorf("%s: %v at depth %d without a refusal", tc.script, v.Err, v.Depth)
 		}
-		if res.Depth < 4 {
+		if res.Depth < 10 {
 			t.Errorf("%s: the search stopped at depth %d", tc.script, res.Depth)
 		}
 	}
