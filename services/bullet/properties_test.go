@@ -175,3 +175,23 @@ func TestNeighbors(t *testing.T) {
 		t.Errorf("Neighbors = %v, want [n11 n13]", got)
 	}
 }
+
+func TestDownloadTime(t *testing.T) {
+	v := pair()
+	r := v.states[2]
+	if _, ok := r.DownloadTime(2); ok {
+		t.Fatal("a node still downloading has a download time")
+	}
+	r.Started, r.Completed, r.Have = 1_000, 61_000_001_000, fullMap(8)
+	if d, ok := r.DownloadTime(2); !ok || d.String() != "1m1s" {
+		t.Fatalf("DownloadTime = %v, %v; want 1m1s", d, ok)
+	}
+	if got := Summarize(v).MaxDownload.String(); got != "1m1s" {
+		t.Errorf("Summary.MaxDownload = %s", got)
+	}
+	src := newState(r.opts, nil)
+	src.Source, src.Started, src.Completed = 9, 5, 5
+	if _, ok := src.DownloadTime(9); ok {
+		t.Error("the source has a download time")
+	}
+}

@@ -29,6 +29,17 @@ type Summary struct {
 	MaxDownload time.Duration
 }
 
+// DownloadTime returns how long the node took to download the file, from
+// its Download call to its last block, and whether it has completed a
+// download: false for a node still downloading, one that has not started,
+// and the source, which starts with the file.
+func (s *State) DownloadTime(self node.ID) (time.Duration, bool) {
+	if s.Completed == 0 || s.Source == self {
+		return 0, false
+	}
+	return time.Duration(s.Completed - s.Started), true
+}
+
 // Summarize computes the Summary of v. It allocates nothing, but walks
 // every file map, so it is meant for reporting.
 func Summarize(v node.View) Summary {
@@ -51,9 +62,9 @@ func Summarize(v node.View) Summary {
 		sum.Held += n
 		if s.Completed != 0 {
 			sum.Complete++
-			if d := time.Duration(s.Completed - s.Started); s.Source != id && d > sum.MaxDownload {
-				sum.MaxDownload = d
-			}
+		}
+		if d, ok := s.DownloadTime(id); ok && d > sum.MaxDownload {
+			sum.MaxDownload = d
 		}
 		for _, l := range s.Senders {
 			if l.Accepted {
