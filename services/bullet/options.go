@@ -73,9 +73,13 @@ const (
 	DefaultPushInterval     = 150 * time.Millisecond
 )
 
-// MaxBlocks bounds Options.Blocks: a block index travels as a uint32 and
-// a node's file map is a bitmap in its checkpoint.
-const MaxBlocks = 1 << 20
+// Bounds of Options.Blocks and BlockSize, so that every message fits a
+// live frame (node.DefaultMaxFrameSize, 1 MiB): a full Diff of MaxBlocks
+// blocks is under 200 KiB, a Block under 513 KiB.
+const (
+	MaxBlocks    = 1 << 16
+	MaxBlockSize = 512 << 10
+)
 
 // DefaultOptions returns the protocol as the paper describes it: default
 // parameters and the bug present.
@@ -122,6 +126,9 @@ func (o Options) Validate() error {
 	if o.Blocks > MaxBlocks {
 		return fmt.Errorf("bullet: %d blocks, more than %d", o.Blocks, MaxBlocks)
 	}
+	if o.BlockSize > MaxBlockSize {
+		return fmt.Errorf("bullet: block size %d, more than %d", o.BlockSize, MaxBlockSize)
+	}
 	if o.DiscoverInterval < 0 || o.PeerInterval < 0 || o.DiffInterval < 0 || o.PushInterval < 0 {
 		return fmt.Errorf("bullet: negative interval (discover %v, peer %v, diff %v, push %v)",
 			o.DiscoverInterval, o.PeerInterval, o.DiffInterval, o.PushInterval)
@@ -145,6 +152,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Blocks > MaxBlocks {
 		o.Blocks = d.Blocks
+	}
+	if o.BlockSize > MaxBlockSize {
+		o.BlockSize = d.BlockSize
 	}
 	durs := []struct{ v, d *time.Duration }{
 		{&o.DiscoverInterval, &d.DiscoverInterval}, {&o.PeerInterval, &d.PeerInterval},

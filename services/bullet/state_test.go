@@ -172,6 +172,24 @@ func TestMessagesRoundTrip(t *testing.T) {
 			}
 		}
 	}
+	// The largest messages the options allow fit a live frame and decode
+	// within the decode budget.
+	all := make([]uint32, MaxBlocks)
+	for i := range all {
+		all[i] = uint32(i)
+	}
+	for _, m := range []node.Message{Diff{Blocks: all}, Block{Index: MaxBlocks - 1, Data: make([]byte, MaxBlockSize)}} {
+		b, err := reg.EncodeMessage(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > node.DefaultMaxFrameSize-4096 {
+			t.Errorf("%s: %d bytes, want under a frame (%d) with room for the envelope", m.MessageType(), len(b), node.DefaultMaxFrameSize)
+		}
+		if _, err := reg.DecodeMessage(m.MessageType(), b); err != nil {
+			t.Errorf("%s of %d bytes: %v", m.MessageType(), len(b), err)
+		}
+	}
 	if got := (Diff{Blocks: []uint32{0, 1, 2, 5, 7, 8}}).String(); got != "Diff([0-2 5 7-8])" {
 		t.Errorf("Diff.String = %q", got)
 	}
@@ -187,7 +205,7 @@ func TestOptions(t *testing.T) {
 	}
 	for _, bad := range []Options{{Blocks: -1}, {BlockSize: -1}, {MaxSenders: -2}, {MaxReceivers: -1},
 		{MaxOutstanding: -1}, {PushFanout: -1}, {SampleSize: -1}, {DiffInterval: -1}, {PeerInterval: -1},
-		{Blocks: MaxBlocks + 1}} {
+		{Blocks: MaxBlocks + 1}, {BlockSize: MaxBlockSize + 1}} {
 		if err := bad.Validate(); err == nil || !strings.HasPrefix(err.Error(), "bullet: ") {
 			t.Errorf("Validate(%+v) = %v", bad, err)
 		}
