@@ -34,9 +34,10 @@ func midDownload(blocks, peers int) *State {
 		}
 		s.Senders = append(s.Senders, SenderLink{ID: node.ID(10 + i), Accepted: true, View: view,
 			Received: uint32(40 + i), Asked: []uint32{uint32(2*i + 1), uint32(2*i + 3)}})
-		shadow := newMap(blocks)
+		shadow, told := newMap(blocks), cloneMap(s.Have)
 		set(shadow, uint32(2*i))
-		s.Receivers = append(s.Receivers, ReceiverLink{ID: node.ID(10 + peers + i), Shadow: shadow, Sent: uint32(30 + i)})
+		told[i/64] &^= 1 << (i % 64)
+		s.Receivers = append(s.Receivers, ReceiverLink{ID: node.ID(10 + peers + i), Shadow: shadow, Told: told, Sent: uint32(30 + i)})
 	}
 	return s
 }

@@ -48,6 +48,12 @@ type ReceiverLink struct {
 	// Shadow is the shadow file map: the blocks the node has and has not
 	// announced to the receiver yet.
 	Shadow []uint64
+	// Told is what the transport accepted of the diffs to the receiver:
+	// the blocks of every diff sent and not refused since the receiver was
+	// accepted (a ghost of the receiver's view, so that the safety
+	// property can be judged on the sender alone, see
+	// FileMapViewConsistent). Told and Shadow are disjoint.
+	Told []uint64
 	// Sent counts the diffs the transport accepted for the receiver since
 	// the node accepted it (a refused diff is not counted).
 	Sent uint32
@@ -125,7 +131,7 @@ func (s *State) Clone() node.Service {
 		n += len(l.View)
 	}
 	for _, l := range s.Receivers {
-		n += len(l.Shadow)
+		n += len(l.Shadow) + len(l.Told)
 	}
 	buf := make([]uint64, 0, n)
 	c.Have, buf = carve(buf, s.Have)
@@ -144,6 +150,7 @@ func (s *State) Clone() node.Service {
 		c.Receivers = make([]ReceiverLink, len(s.Receivers))
 		for i, l := range s.Receivers {
 			l.Shadow, buf = carve(buf, l.Shadow)
+			l.Told, buf = carve(buf, l.Told)
 			c.Receivers[i] = l
 		}
 	}
@@ -185,7 +192,7 @@ func (s *State) Neighbors(self node.ID) []node.ID {
 
 // String renders the state on one line for traces and the CLI, e.g.
 // "source=n1 have=[0-7] known=[n1 n3] senders=[n1:[0-7]#1 asked=[3]]
-// receivers=[n3:shadow=[]#2]".
+// receivers=[n3:shadow=[] told=[0-7]#2]".
 func (s *State) String() string {
 	if !s.started() {
 		return "idle"
@@ -214,7 +221,7 @@ func (s *State) String() string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, "%v:shadow=%s#%d", l.ID, formatBlocks(blocksOf(l.Shadow)), l.Sent)
+		fmt.Fprintf(&b, "%v:shadow=%s told=%s#%d", l.ID, formatBlocks(blocksOf(l.Shadow)), formatBlocks(blocksOf(l.Told)), l.Sent)
 	}
 	b.WriteByte(']')
 	if s.Completed != 0 {

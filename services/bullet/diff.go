@@ -16,6 +16,9 @@ func (s *State) sendDiffs(env node.Env) {
 			continue
 		}
 		blocks := blocksOf(l.Shadow)
+		for w, m := range l.Shadow {
+			l.Told[w] |= m
+		}
 		clear(l.Shadow)
 		l.Sent++
 		env.TrySend(l.ID, Diff{Blocks: blocks})
@@ -34,6 +37,11 @@ func (s *State) refuseDiff(env node.Env, to node.ID, m Diff) {
 	}
 	l := &s.Receivers[i]
 	l.Sent--
+	for _, b := range m.Blocks {
+		if int(b) < s.opts.Blocks {
+			l.Told[b/64] &^= 1 << (b % 64) // the transport did not take them
+		}
+	}
 	if !s.opts.FixKeepShadow {
 		clear(l.Shadow)
 		return

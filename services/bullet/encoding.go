@@ -11,7 +11,7 @@ import (
 const (
 	stateFields    = 10
 	senderFields   = 5
-	receiverFields = 3
+	receiverFields = 4
 )
 
 // EncodeMsgpack implements msgpack.CustomEncoder. It writes exactly what
@@ -54,6 +54,7 @@ func (s *State) EncodeMsgpack(enc *msgpack.Encoder) error {
 			w.check(enc.EncodeArrayLen(receiverFields))
 			w.check(enc.EncodeUint(uint64(l.ID)))
 			w.words(l.Shadow)
+			w.words(l.Told)
 			w.check(enc.EncodeUint(uint64(l.Sent)))
 		}
 	}

@@ -75,7 +75,7 @@ func (s *State) handlePeerRequest(env node.Env, from node.ID) {
 		env.Send(from, PeerReject{})
 		return
 	}
-	link := ReceiverLink{ID: from, Shadow: cloneMap(s.Have)}
+	link := ReceiverLink{ID: from, Shadow: cloneMap(s.Have), Told: newMap(s.opts.Blocks)}
 	if i >= 0 {
 		s.Receivers[i] = link
 	} else {

@@ -49,7 +49,7 @@ func pair() *mapView {
 	o.Blocks = 8
 	s := newState(o, nil)
 	s.Source, s.Have = 9, mapOf(8, 0, 1, 2, 3, 4, 5)
-	s.Receivers = []ReceiverLink{{ID: 2, Shadow: mapOf(8, 4, 5), Sent: 2}}
+	s.Receivers = []ReceiverLink{{ID: 2, Shadow: mapOf(8, 4, 5), Told: mapOf(8, 0, 1, 2, 3), Sent: 2}}
 	r := newState(o, nil)
 	r.Source, r.Have = 9, mapOf(8, 1)
 	r.Senders = []SenderLink{{ID: 1, Accepted: true, View: mapOf(8, 0, 1, 2, 3), Received: 2, Asked: []uint32{0}}}
@@ -89,25 +89,30 @@ func TestFileMapViewConsistent(t *testing.T) {
 	}{
 		{"healthy", func(*mapView) {}, ""},
 		{"shadow cleared (the bug)", func(v *mapView) { clear(v.states[1].Receivers[0].Shadow) },
-			"n1 -> n2: 2 blocks (the first 4) are neither in n2's view of n1's file map nor in n1's shadow for n2"},
-		{"a diff in flight", func(v *mapView) {
-			clear(v.states[1].Receivers[0].Shadow)
-			v.states[1].Receivers[0].Sent = 3
-		}, ""},
-		{"view ahead of the sender", func(v *mapView) { set(v.states[2].Senders[0].View, 7) },
-			"n1 -> n2: n2's view holds blocks n1 does not have"},
-		{"receiver does not hold the sender", func(v *mapView) {
-			clear(v.states[1].Receivers[0].Shadow)
-			v.states[2].Senders = nil
-		}, ""},
-		{"sender not accepted yet", func(v *mapView) {
-			clear(v.states[1].Receivers[0].Shadow)
-			v.states[2].Senders[0].Accepted = false
-		}, ""},
-		{"receiver outside the view", func(v *mapView) {
+			"n1 -> n2: 2 blocks (the first 4) are neither announced to n2 nor in n1's shadow for n2"},
+		{"the bug, receiver outside the view", func(v *mapView) {
 			clear(v.states[1].Receivers[0].Shadow)
 			delete(v.states, 2)
 			v.ids = []node.ID{1}
+		}, "n1 -> n2: 2 blocks (the first 4) are neither announced to n2 nor in n1's shadow for n2"},
+		{"a diff in flight", func(v *mapView) {
+			set(v.states[1].Receivers[0].Told, 4)
+			v.states[1].Receivers[0].Shadow = mapOf(8, 5)
+			v.states[1].Receivers[0].Sent = 3
+		}, ""},
+		{"view behind with nothing in flight", func(v *mapView) {
+			set(v.states[1].Receivers[0].Told, 4)
+			v.states[1].Receivers[0].Shadow = mapOf(8, 5)
+		}, "n1 -> n2: n2's view of n1's file map is not what n1 announced"},
+		{"view ahead of the sender", func(v *mapView) { set(v.states[2].Senders[0].View, 7) },
+			"n1 -> n2: n2's view of n1's file map is not what n1 announced"},
+		{"receiver does not hold the sender", func(v *mapView) {
+			set(v.states[2].Senders[0].View, 7)
+			v.states[2].Senders = nil
+		}, ""},
+		{"sender not accepted yet", func(v *mapView) {
+			set(v.states[2].Senders[0].View, 7)
+			v.states[2].Senders[0].Accepted = false
 		}, ""},
 	}
 	for _, tc := range tests {

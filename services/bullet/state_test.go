@@ -24,6 +24,7 @@ func TestCloneIsIndependent(t *testing.T) {
 	set(c.Have, 1)
 	set(c.Senders[0].View, 0)
 	set(c.Receivers[2].Shadow, 127)
+	set(c.Receivers[1].Told, 3)
 	c.Senders[1].Asked[0] = 99
 	c.Known[0], c.Members[0], c.PushTargets[0] = 77, 77, 77
 	c.Senders[0].Received++
@@ -39,7 +40,7 @@ func TestCloneIsIndependent(t *testing.T) {
 
 // TestCheckpointRoundTrip also measures what issue 16 asks: a node halfway
 // through the paper's 20 MB download (1280 blocks) with six senders and
-// six receivers checkpoints in under 2 kB uncompressed (the paper's
+// six receivers checkpoints in under 3 kB uncompressed (the paper's
 // compressed Bullet′ checkpoints were about 3 kB).
 func TestCheckpointRoundTrip(t *testing.T) {
 	spec := NewSpec(DefaultOptions())
@@ -68,8 +69,8 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		t.Fatalf("decoded state lost the factory's configuration")
 	}
 	t.Logf("checkpoint of a node mid-download (1280 blocks, 6 senders, 6 receivers): %d bytes", len(cp))
-	if len(cp) > 2048 {
-		t.Errorf("checkpoint of %d bytes, want under 2 kB", len(cp))
+	if len(cp) > 3072 {
+		t.Errorf("checkpoint of %d bytes, want under 3 kB", len(cp))
 	}
 }
 
@@ -92,6 +93,7 @@ func TestHashSeesEveryField(t *testing.T) {
 		"Senders.Asked":     func(s *State) { s.Senders[0].Asked = nil },
 		"Receivers.ID":      func(s *State) { s.Receivers[0].ID = 99 },
 		"Receivers.Shadow":  func(s *State) { set(s.Receivers[0].Shadow, 1) },
+		"Receivers.Told":    func(s *State) { set(s.Receivers[0].Told, 1) },
 		"Receivers.Sent":    func(s *State) { s.Receivers[0].Sent++ },
 		"Senders (nil)":     func(s *State) { s.Senders = nil },
 		"Receivers (empty)": func(s *State) { s.Receivers = s.Receivers[:0] },
