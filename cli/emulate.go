@@ -88,6 +88,7 @@ type emulateParams struct {
 	breakConn   bool
 	predictors  int
 	reports     string
+	links       bandwidthFlags
 
 	// Resolved by resolve.
 	mode       steering.Mode
@@ -144,6 +145,7 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	fs.BoolVar(&p.breakConn, "break-connection", false, "steering filters and vetoes also break the connection to a dropped message's sender")
 	fs.IntVar(&p.predictors, "predictors", -1, fmt.Sprintf("nodes that gather snapshots and run steering rounds, spread over the IDs from n1 (0: every node; default: %d with --mode debug, as in the paper's 100-node runs, every node with --mode steer); every node checkpoints and answers", debugPredictors))
 	fs.StringVar(&p.reports, "reports", "", "with --mode debug or steer, write a prediction report ('crystalball trace show' replays it) for every distinct predicted violation into this directory")
+	p.links.register(fs)
 	// The -1 defaults mean "chosen by --mode" (resolve); say so in -help.
 	for _, name := range []string{"steer-states", "steer-breaks", "predictors"} {
 		fs.Lookup(name).DefValue = "auto"
@@ -212,6 +214,9 @@ func (p *emulateParams) resolve() error {
 		p.predictors = debugPredictors
 	}
 	p.predicting = predictorIDs(p.predictors, p.nodes)
+	if err := p.links.validate(); err != nil {
+		return err
+	}
 	if !(p.silent >= 0 && p.silent <= 1) {
 		return usagef("--silent must be in [0, 1], got %v", p.silent)
 	}
@@ -274,6 +279,7 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 		Duration: p.duration,
 		Workload: svc.workload,
 	}
+	p.links.apply(&cfg.Network)
 	if p.rate > 0 {
 		cfg.Churn = emulation.ChurnConfig{
 			Rate:           p.rate,
@@ -445,6 +451,7 @@ func printEmulateSummary(w io.Writer, o emulateOutput) {
 	}
 	fmt.Fprintf(w, "  events:    %d (%d resets; churn: %d leaves, %d silent, %d rejoins%s)\n",
 		r.Events, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins, breaks)
+	printLinks(w, r.Links, r.VirtualDuration, o.Nodes)
 	if s := r.Snapshots; s != nil {
 		t := s.Totals
 		perNode := float64(o.Nodes) * r.VirtualDuration.Seconds()

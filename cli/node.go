@@ -71,6 +71,7 @@ type nodeFlags struct {
 	steerStates, steerResets                                          int
 	walk                                                              walkFlags
 	httpTokenFile                                                     string
+	trySendQueue                                                      int
 
 	// Resolved by check.
 	id   node.ID
@@ -97,6 +98,7 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.StringVar(&f.fix, "fix", "", "service corrections to apply: all, or a comma-separated list")
 	fs.IntVar(&f.nodes, "nodes", 0, "size of the cluster, for services configured with every member (paxos: members 1..N; 0: the service's default, paxos 1..3)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the node's random source")
+	fs.IntVar(&f.trySendQueue, "try-send-queue", 0, "bytes waiting in a peer's write queue past which the service's TrySends to it are refused (0: live.DefaultTrySendQueueBytes, 64 KiB)")
 	f.snapEvery, f.gatherEvery, f.steerTime = snapshot.DefaultInterval, -1, 2*time.Second
 	fs.Var(durationValue{&f.snapEvery}, "snapshots", "checkpoint interval of the node's snapshot manager (0: no snapshot manager, no snapshot endpoints)")
 	fs.Var(durationValue{&f.gatherEvery}, "gather", "interval of automatic neighbourhood snapshots (auto: the --snapshots interval; 0: only on POST /snapshot)")
@@ -238,6 +240,7 @@ func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, e
 	cfg := live.DefaultRuntimeConfig()
 	cfg.ID, cfg.Listen, cfg.Advertise, cfg.GossipBind = f.id, f.listen, f.advertise, f.gossip
 	cfg.Join, cfg.Label, cfg.Seed, cfg.Logger = splitList(f.join), f.label, f.seed, logger
+	cfg.TrySendQueueBytes = f.trySendQueue
 	if err := f.secure(&cfg); err != nil {
 		return nil, err
 	}

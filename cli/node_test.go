@@ -49,6 +49,7 @@ func TestNodeBadFlagsAreOneLineUsageErrors(t *testing.T) {
 		{[]string{"node", "--id", "1", "--join", "127.0.0.1"}, "RuntimeConfig.Join[0]"},
 		{[]string{"node", "--id", "1", "--listen", "0.0.0.0:7000"}, "RuntimeConfig.Advertise is required"},
 		{[]string{"node", "--id", "1", "--gossip", "localhost"}, "RuntimeConfig.GossipBind"},
+		{[]string{"node", "--id", "1", "--try-send-queue", "-1"}, "RuntimeConfig.TrySendQueueBytes"},
 		{[]string{"node", "--id", "1", "--log", "xml"}, "--log: want json or console"},
 		{[]string{"node", "--id", "1", "--log-level", "loud"}, "--log-level"},
 		{[]string{"node", "--id", "1", "--fix", "everything"}, `unknown fix "everything"`},

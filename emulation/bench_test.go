@@ -25,15 +25,21 @@ var benchProperty = node.Always("got-nonnegative", func(v node.View) error {
 // gossip service (1s ±50% period, 2 messages per tick) with the default
 // topology, churn at 1/min and one safety property observed after every
 // event. One op is one event. The traced variant adds the per-event state
-// hash and trace line.
+// hash and trace line; links=inet turns the bandwidth model on (the
+// paper's INET access links: every message encoded for its wire size,
+// queued at both access links).
 func BenchmarkEmulatedEvents(b *testing.B) {
 	for _, tc := range []struct {
 		nodes  int
 		traced bool
-	}{{10, false}, {25, false}, {100, false}, {25, true}} {
+		links  bool
+	}{{10, false, false}, {25, false, false}, {100, false, false}, {25, true, false}, {25, false, true}, {100, false, true}} {
 		name := fmt.Sprintf("nodes=%d", tc.nodes)
 		if tc.traced {
 			name += "/traced"
+		}
+		if tc.links {
+			name += "/links=inet"
 		}
 		b.Run(name, func(b *testing.B) {
 			cfg := emulation.Config{
@@ -44,6 +50,9 @@ func BenchmarkEmulatedEvents(b *testing.B) {
 			}
 			if tc.traced {
 				cfg.Trace = io.Discard
+			}
+			if tc.links {
+				cfg.Network = emulation.INETAccessLinks(emulation.NetworkConfig{})
 			}
 			e, err := emulation.New(cfg)
 			if err != nil {

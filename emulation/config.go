@@ -127,7 +127,7 @@ func DefaultChurnConfig() ChurnConfig {
 // DefaultNetworkConfig returns the defaults of a NetworkConfig's zero
 // fields.
 func DefaultNetworkConfig() NetworkConfig {
-	return NetworkConfig{MinRTO: DefaultMinRTO, SelfDelay: DefaultSelfDelay}
+	return NetworkConfig{MinRTO: DefaultMinRTO, SelfDelay: DefaultSelfDelay, SendQueueBytes: DefaultSendQueueBytes}
 }
 
 // NetworkConfig tunes the transport model. Zero fields take the defaults.
@@ -139,6 +139,37 @@ type NetworkConfig struct {
 	// SelfDelay is the delivery delay of a message a node sends to itself.
 	// Zero means DefaultSelfDelay.
 	SelfDelay time.Duration
+	// Uplink is every node's uplink capacity in bits per second: a
+	// message or datagram waits FIFO at its sender's uplink and takes
+	// size·8/Uplink to leave it (see the package documentation,
+	// "Bandwidth and send queues"). Zero means unlimited (no bandwidth
+	// model, the default); INETUplink is the paper's figure. Must not be
+	// negative.
+	Uplink int64
+	// Downlink is every node's downlink capacity in bits per second, the
+	// same at the receiving end. Zero means unlimited (the default);
+	// INETDownlink is the paper's figure. Must not be negative.
+	Downlink int64
+	// SendQueueBytes bounds a connection's send queue (the bytes of its
+	// accepted messages still waiting for, or being serialised on, the
+	// sender's uplink): a TrySend that would take the queue beyond it is
+	// refused, unless the queue is empty. It only matters with a finite
+	// Uplink. Zero means DefaultSendQueueBytes; must not be negative.
+	SendQueueBytes int
+}
+
+// validateLinks rejects negative link capacities and queue bounds.
+func (n NetworkConfig) validateLinks() error {
+	if n.Uplink < 0 {
+		return fmt.Errorf("emulation: Config.Network.Uplink must not be negative (bits/s; 0 = unlimited), got %d", n.Uplink)
+	}
+	if n.Downlink < 0 {
+		return fmt.Errorf("emulation: Config.Network.Downlink must not be negative (bits/s; 0 = unlimited), got %d", n.Downlink)
+	}
+	if n.SendQueueBytes < 0 {
+		return fmt.Errorf("emulation: Config.Network.SendQueueBytes must not be negative (0 = %d), got %d", DefaultSendQueueBytes, n.SendQueueBytes)
+	}
+	return nil
 }
 
 // ChurnConfig schedules churn: nodes leaving (a reset whose process stays
@@ -226,6 +257,9 @@ func (c Config) validate() (settings, error) {
 	if err := c.Breaks.validate(); err != nil {
 		return s, err
 	}
+	if err := c.Network.validateLinks(); err != nil {
+		return s, err
+	}
 	s.silent = DefaultSilentFraction
 	if f := c.Churn.SilentFraction; f != nil {
 		if !(*f >= 0 && *f <= 1) {
@@ -241,6 +275,9 @@ func (c Config) validate() (settings, error) {
 	}
 	if s.Network.SelfDelay == 0 {
 		s.Network.SelfDelay = DefaultSelfDelay
+	}
+	if s.Network.SendQueueBytes == 0 {
+		s.Network.SendQueueBytes = DefaultSendQueueBytes
 	}
 	if s.Churn.Downtime == 0 {
 		s.Churn.Downtime = DefaultDowntime

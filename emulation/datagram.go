@@ -99,6 +99,18 @@ func (e *Emulator) sendDatagram(from *emNode, env *node.Envelope) {
 		it.dgDrop = dgCut
 	}
 	it.at = e.now + d
+	if e.linked() {
+		// A datagram takes its turn on both access links too (one the
+		// network lost, or sent to a down node, leaves the sender's
+		// uplink and goes no further).
+		size, ok := e.sizeOf(from, env)
+		if !ok {
+			e.q.release(it)
+			return
+		}
+		it.at = e.uplink(from, nil, env, size) + d
+		it.atLink, it.size = it.dgDrop == dgKeep && e.cfg.Network.Downlink > 0, size
+	}
 	e.q.push(it)
 }
 

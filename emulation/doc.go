@@ -44,7 +44,62 @@
 // connection. The result is then raised to the previous delivery time on the
 // same channel, so jitter and retransmission never reorder a channel (equal
 // times keep send order). Messages a node sends to itself take
-// Network.SelfDelay and need no connection. Bandwidth is not modelled yet.
+// Network.SelfDelay and need no connection. Bandwidth is off by default
+// (every link unlimited); see Bandwidth and send queues.
+//
+// # Bandwidth and send queues
+//
+// With Network.Uplink or Network.Downlink set (bits per second; INETUplink
+// and INETDownlink, 1 and 5 Mb/s, are the paper's INET figures,
+// INETAccessLinks sets both), every node has access links of that
+// capacity, and a message (or datagram) to another node takes time in
+// proportion to its size: the envelope as the live transport carries it,
+// node.FrameHeaderLen plus Registry.AppendEnvelope's encoding (checkpoint
+// number included), encoded into a reused buffer at the send. It waits
+// FIFO at its sender's uplink — one queue per node, whatever the receiver
+// — and leaves it size·8/Uplink after the previous message did (rounded up
+// to the nanosecond); then crosses the link as above (latency, jitter,
+// retransmissions, raised to the channel's previous arrival, so a channel
+// stays FIFO); then waits FIFO at its receiver's downlink, in order of
+// arrival there, and is delivered size·8/Downlink after the previous
+// message left the downlink. An unlimited link (0) adds no time. Messages
+// to self use no link; a message the network drops at the send (a refused
+// connection, a stale one) uses none either. A message accepted is
+// committed: a reset of its sender while it waits at the uplink does not
+// withdraw it. The snapshot protocol's messages use the same links and
+// queues, so their cost shows in the service's own delivery times.
+// A message on its way to the downlink is not an event (it is not traced
+// or counted); InFlight lists it.
+//
+// Each connection (directed pair) has a send queue above the uplink: the
+// bytes of its accepted messages not yet out of the sender's uplink. A
+// message sent with node.Env.TrySend (Envelope.Refusable) is refused when
+// that queue is not empty and would exceed Network.SendQueueBytes
+// (default DefaultSendQueueBytes, 64 KiB) with it: an empty queue accepts a
+// message of any size. Env.Send is never refused, and with an unlimited
+// uplink nothing is. A refused message is not transmitted (not counted in
+// Messages.Sent, not seen by Config.OnNetwork, no connection opened), and
+// the sender is stepped through its pipeline with node.EventSendRefused
+// (Peer, Msg) at once — after the step that sent it and before anything
+// else happens to that node, layer ticks included — one step per refused
+// message in send order; refusals of a refusal's handler follow those
+// already waiting. The trace line reads "n3 send-refused T to n7 -> ...";
+// a service without node.SendRefusedHandler ignores it (a silent loss).
+// A node that gets more than 1,000 refusals at one virtual instant (a
+// service that retries from HandleSendRefused without arming a timer)
+// fails the run with an error wrapping ErrRefusalLoop that names the node,
+// the peer and the seed.
+//
+// Result.Links (nil without bandwidth) counts the bytes and messages put
+// on uplinks, the service's apart from the snapshot layer's, the refused
+// sends, and the mean and maximum waits at uplinks and downlinks;
+// Emulator.NodeLinks gives one node's share and Emulator.SendQueue a
+// connection's queue. Turning bandwidth on costs an encoding per send and
+// a queue item per message at a finite downlink: on the gossip benchmark
+// (BenchmarkEmulatedEvents, links=inet) 1.1× the time per event at 25
+// nodes and about 1.7× at 100; on RandTree (100 nodes, one hour) the wall
+// time is the same within the runs' spread (docs/PERFORMANCE.md,
+// "Emulator bandwidth").
 //
 // # Connections and transport errors
 //

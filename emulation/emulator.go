@@ -58,6 +58,8 @@ type Emulator struct {
 	runner                    *steering.SyncRunner // runs every node's steering rounds
 	faults                    faultState           // scripted partitions and drops (faults.go)
 	envBuf                    []node.Envelope      // reused by checkSends
+	wireBuf                   []byte               // reused by wireSize
+	links                     linkCounters         // the link model's, summed over nodes
 }
 
 // emNode is the emulator's record of one node.
@@ -95,6 +97,17 @@ type emNode struct {
 	// intervention it reported for the event being run.
 	steer *steering.Layer
 	iv    *steering.Intervention
+	// upFree and downFree are when the node's uplink and downlink finish
+	// serialising what is queued on them (links.go); refused holds its
+	// refused sends until runRefusals reports them (refusing while it
+	// does), refusedAt and refusedRun count its refusals at one instant;
+	// links are its link counters.
+	upFree, downFree time.Duration
+	refused          []refusal
+	refusing         bool
+	refusedAt        time.Duration
+	refusedRun       int
+	links            linkCounters
 }
 
 // peer is what node n keeps about one peer p: its socket to p and the
@@ -104,6 +117,7 @@ type peer struct {
 	last time.Duration // latest delivery time scheduled on channel n→p
 	rng  mrand.PCG     // the channel's jitter and loss draws
 	dg   *mrand.PCG    // the datagrams' jitter and loss draws n→p; nil until the first
+	sq   sendQueue     // the connection's send queue at n's uplink (links.go)
 }
 
 // conn is one TCP-like connection between nodes a and b, recording the
@@ -398,6 +412,9 @@ func (e *Emulator) process(it *item) bool {
 		return true
 
 	case itemDeliver:
+		if it.atLink {
+			return e.downlink(it)
+		}
 		return e.deliver(it)
 
 	case itemTimer:
@@ -566,6 +583,9 @@ func (e *Emulator) carryOut(n *emNode, o node.Outcome, label string, in *node.En
 	} else if o.Handled {
 		e.stepped(n, o, label)
 		n.after, n.afterSends = n.after[:0], 0 // reported by stepped unless it failed
+		if len(n.refused) > 0 {
+			e.runRefusals(n) // before the layers' ticks: nothing comes between a send and its refusal
+		}
 	} else if o.Kept >= 0 {
 		e.kept(n, o, label, in)
 	}
@@ -637,9 +657,11 @@ func (e *Emulator) kept(n *emNode, o node.Outcome, label string, in *node.Envelo
 // trace line and runs the observer.
 func (e *Emulator) stepped(n *emNode, o node.Outcome, label string) {
 	ev := o.Event
-	if o.Ignored {
+	if o.Ignored && ev.Kind != node.EventSendRefused {
 		// Cannot happen: the emulator only fires timers the core has
-		// scheduled. Treat it as a shell bug rather than hide it.
+		// scheduled. Treat it as a shell bug rather than hide it. (A
+		// refusal is ignored by a service without HandleSendRefused: a
+		// silent loss, still traced.)
 		e.fail(fmt.Errorf("emulation: node %v ignored %v at %s; rerun with seed=%d", n.id, ev, clock(e.now), e.cfg.Seed))
 		return
 	}
@@ -705,6 +727,8 @@ func (e *Emulator) countStep(ev node.Event, label string) {
 		e.st.count(kindApp)
 	case node.EventTransportError:
 		e.st.count(kindTransportError)
+	case node.EventSendRefused:
+		e.st.count(kindRefused)
 	case node.EventReset:
 		if label == "up" {
 			e.st.count(kindUp)

@@ -106,12 +106,16 @@ func (e *Emulator) send(from *emNode, env *node.Envelope) {
 		e.sendDatagram(from, env)
 		return
 	}
+	to := env.To
+	p := e.peerOf(from, to)
+	linked, size, ok := e.admit(from, p, env)
+	if !ok {
+		return
+	}
 	e.st.sent++
 	e.netID++
 	id := e.netID
 	e.observeNet(NetSend, id, from.id, env.To, env.CN, env.Msg)
-	to := env.To
-	p := e.peerOf(from, to)
 	if to == from.id {
 		e.schedule(p, e.now+e.cfg.Network.SelfDelay, to, from.id, from.inc, env, nil, id)
 		return
@@ -162,12 +166,20 @@ func (e *Emulator) send(from *emNode, env *node.Envelope) {
 			e.st.retransmits++
 		}
 	}
-	e.schedule(p, e.now+d, to, from.id, dst.inc, env, c, id)
+	at := e.now + d
+	if !linked {
+		e.schedule(p, at, to, from.id, dst.inc, env, c, id)
+		return
+	}
+	at = e.uplink(from, p, env, size) + d
+	if it := e.schedule(p, at, to, from.id, dst.inc, env, c, id); e.cfg.Network.Downlink > 0 {
+		it.atLink, it.size = true, size
+	}
 }
 
 // schedule queues a delivery on channel p, never before the previous
 // delivery on that channel (FIFO: equal times keep insertion order).
-func (e *Emulator) schedule(p *peer, at time.Duration, to, from node.ID, inc uint64, env *node.Envelope, c *conn, id uint64) {
+func (e *Emulator) schedule(p *peer, at time.Duration, to, from node.ID, inc uint64, env *node.Envelope, c *conn, id uint64) *item {
 	if at < p.last {
 		at = p.last
 	}
@@ -176,6 +188,7 @@ func (e *Emulator) schedule(p *peer, at time.Duration, to, from node.ID, inc uin
 	it.kind, it.at, it.node, it.peer, it.inc, it.msg, it.conn = itemDeliver, at, to, from, inc, env.Msg, c
 	it.cn, it.id = env.CN, id
 	e.q.push(it)
+	return it
 }
 
 // deliver processes a message arrival: it reaches the service if

@@ -42,6 +42,11 @@ type item struct {
 	// set, is why the network already decided at the send to lose it.
 	datagram bool
 	dgDrop   dgramDrop
+	// atLink marks a message (or datagram) arriving at its receiver's
+	// downlink rather than at the receiver (links.go); size is its wire
+	// size then.
+	atLink bool
+	size   int
 }
 
 // eventQueue is a min-heap of items ordered by (at, seq): ties are broken by

@@ -18,6 +18,7 @@ const (
 	kindUp
 	kindDrop
 	kindBreak
+	kindRefused
 	numKinds
 )
 
@@ -33,6 +34,7 @@ var kindNames = [numKinds]string{
 	kindUp:             "up",
 	kindDrop:           "drop",
 	kindBreak:          "break",
+	kindRefused:        "send-refused",
 }
 
 type counters struct {
@@ -60,7 +62,8 @@ type Result struct {
 	// Events is the number of processed events (trace lines).
 	Events int64 `json:"events"`
 	// EventsByKind splits Events: init, message, timer, app,
-	// transport-error, reset, up, down, drop, break. Every key is present.
+	// transport-error, reset, up, down, drop, break, send-refused (a
+	// HandleSendRefused step). Every key is present.
 	EventsByKind map[string]int64 `json:"events_by_kind"`
 	// Messages counts service messages (and, apart, datagrams).
 	Messages MessageStats `json:"messages"`
@@ -85,11 +88,16 @@ type Result struct {
 	// Steering sums the steering controllers' work (nil without
 	// Config.Steering).
 	Steering *SteeringResult `json:"steering,omitempty"`
+	// Links is the link model's account (bytes on the access links,
+	// refused sends, queueing delays); nil, and absent from the JSON,
+	// without bandwidth (Network.Uplink and Downlink both zero).
+	Links *LinkStats `json:"links,omitempty"`
 }
 
 // MessageStats counts service messages.
 type MessageStats struct {
-	// Sent counts Env.Send calls.
+	// Sent counts Env.Send calls and the Env.TrySend calls the network
+	// accepted (a refused one is counted in Links.Refused only).
 	Sent int64 `json:"sent"`
 	// Delivered counts messages handed to a service.
 	Delivered int64 `json:"delivered"`
@@ -207,6 +215,10 @@ func (e *Emulator) Result() Result {
 	if s := &e.st; s.dgSent > 0 {
 		r.Messages.Datagrams = &DatagramStats{Sent: s.dgSent, Delivered: s.dgDelivered, Lost: s.dgLost, Dropped: s.dgDropped,
 			Filtered: s.dgFiltered, InFlight: s.dgSent - s.dgDelivered - s.dgLost - s.dgDropped - s.dgFiltered}
+	}
+	if e.linked() {
+		l := e.links.stats()
+		r.Links = &l
 	}
 	for k, n := range e.st.byKind {
 		r.Events += n

@@ -7,7 +7,8 @@ import (
 )
 
 // String renders the Result for a person, one aspect per line: the run,
-// its events by kind, messages, failures and churn, every safety and
+// its events by kind, messages, link usage (with bandwidth), failures
+// and churn, every safety and
 // liveness property, and the snapshot and steering totals when present.
 // It leaves out WallTime and SteeringResult.ExplorationSeconds, the two
 // measured fields, so two runs of the same seed print alike.
@@ -31,6 +32,11 @@ func (r Result) String() string {
 	if d := m.Datagrams; d != nil {
 		fmt.Fprintf(&b, "datagrams: sent %d, delivered %d, lost %d, dropped %d, filtered %d, in flight %d\n",
 			d.Sent, d.Delivered, d.Lost, d.Dropped, d.Filtered, d.InFlight)
+	}
+	if l := r.Links; l != nil {
+		fmt.Fprintf(&b, "links: service %d B in %d messages, layer %d B in %d messages, refused %d, uplink wait mean %v max %v, downlink wait mean %v max %v\n",
+			l.ServiceBytes, l.ServiceMessages, l.LayerBytes, l.LayerMessages, l.Refused,
+			l.UplinkWaitMean, l.UplinkWaitMax, l.DownlinkWaitMean, l.DownlinkWaitMax)
 	}
 	fmt.Fprintf(&b, "transport errors %d, resets %d, churn leaves %d (%d silent), rejoins %d",
 		r.TransportErrors, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins)

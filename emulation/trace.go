@@ -73,6 +73,10 @@ func appendDesc(b []byte, ev node.Event, label string) []byte {
 		return append(append(b, "app "...), msgType(ev.Msg)...)
 	case node.EventTransportError:
 		return appendID(append(b, "transport-error "...), ev.Peer)
+	case node.EventSendRefused:
+		b = append(b, "send-refused "...)
+		b = append(b, msgType(ev.Msg)...)
+		return appendID(append(b, " to "...), ev.Peer)
 	}
 	return append(b, ev.Kind.String()...)
 }

@@ -29,6 +29,26 @@
 // derived from the service port, DefaultGossipBind, so a restarted node
 // keeps its gossip address). Stop leaves no goroutine behind.
 //
+// Refused sends (node's "Refused sends"): each outbound connection counts
+// the bytes of the frames waiting in its write queue, from the core
+// goroutine's enqueue until the writer has taken them into its 64 KiB
+// write buffer (in front of the socket's buffers). A
+// node.Env.TrySend that would take them past
+// RuntimeConfig.TrySendQueueBytes (or finds SendQueueLen frames waiting)
+// is not queued and closes nothing; the runtime steps the service with
+// node.EventSendRefused before anything else — before the messages the
+// node sent itself, before transport errors, timers and network events —,
+// the refusals of one step in the order sent and ahead of refusals still
+// waiting. Everything else about a TrySend is a Send: it dials on first
+// use, waits in the queue while the dial runs, and an unreachable peer, an
+// unencodable message or one over MaxFrameSize is a transport error. A
+// service that answers a refusal by TrySending to the same full queue at
+// once (which node.SendRefusedHandler forbids) cannot keep the core
+// goroutine spinning: after 1024 refusals in a row, with no other event
+// between, a refused TrySend is queued as a Send and an error is logged.
+// Counters.SendsRefused counts refusals, Counters.SendQueueBytes is the
+// bytes waiting now.
+//
 // Every peer's cost is bounded (limits.go): inbound connections in total and
 // per remote host, an idle deadline and a per-frame read deadline after the
 // hello (diallers keep quiet connections alive), a decode memory budget per

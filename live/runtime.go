@@ -80,6 +80,15 @@ type Runtime struct {
 	timers map[string]time.Time
 	selfq  []node.Envelope
 	failq  []node.ID
+	// refq holds the refused TrySends whose EventSendRefused is still to
+	// be stepped, drained before anything else; refNew those the step
+	// being carried out refused, which go ahead of refq (see drain).
+	refq, refNew []node.Envelope
+	// refChain counts the EventSendRefused stepped in a row with no other
+	// event between (see maxRefusalChain); refChainLogged is set once its
+	// overflow was logged.
+	refChain       int
+	refChainLogged bool
 	// wake is LayerHost.Wake's signal to the core goroutine.
 	wake chan struct{}
 }
@@ -445,6 +454,16 @@ type Counters struct {
 	// written.
 	DatagramsQueued  uint64 `json:"datagrams_queued,omitempty"`
 	DatagramsDropped uint64 `json:"datagrams_dropped,omitempty"`
+	// SendsRefused counts the service's TrySends (node.Env.TrySend) the
+	// transport refused because the peer's write queue was over its bound
+	// (RuntimeConfig.TrySendQueueBytes), each stepped as
+	// node.EventSendRefused. TrySends to self are never refused.
+	SendsRefused uint64 `json:"sends_refused,omitempty"`
+	// SendQueueBytes is not a counter but a gauge: the frame bytes
+	// waiting in the outbound connections' write queues now (queued and
+	// not yet taken by the connection's writer into its buffer), every
+	// kind of send included.
+	SendQueueBytes uint64 `json:"send_queue_bytes,omitempty"`
 	// ConnsRefused counts inbound connections closed at once because
 	// MaxInboundConns or MaxInboundConnsPerHost was reached;
 	// HelloConflicts hellos refused with ErrIdentityConflict.
@@ -531,6 +550,7 @@ func (r *Runtime) fillStatus(st *Status) {
 		LayerMessagesIn: s.layerMsgsIn.Load(), LayerBytesIn: s.layerBytesIn.Load(),
 		LayerMessagesOut: s.layerMsgsOut.Load(), LayerBytesOut: s.layerBytesOut.Load(),
 		DatagramsQueued: s.dgramsQueued.Load(), DatagramsDropped: s.dgramsDropped.Load(),
+		SendsRefused: s.sendsRefused.Load(), SendQueueBytes: r.tr.queuedBytes(),
 		ConnsRefused: s.connsRefused.Load(), HelloConflicts: s.helloConflicts.Load(),
 		LogLinesSuppressed: s.logSuppressed.Load(),
 	}
@@ -682,12 +702,29 @@ func (r *Runtime) dispatch(ev node.Event, in *node.Envelope) {
 	r.drain()
 }
 
-// drain steps, in order, the messages the node sent itself (the service's
-// and the layers') and the transport errors of sends that could not be
-// queued (peer too slow, frame too large), until none is left.
+// drain steps, in order, the refusals of the service's TrySends, the
+// messages the node sent itself (the service's and the layers') and the
+// transport errors of sends that could not be queued (peer too slow, frame
+// too large), until none is left. A refusal is the node's very next event
+// after the step that sent the message (node.Env.TrySend): the refusals of
+// the latest step go ahead of those still waiting, in the order they were
+// sent, so a refusal handler's own refused TrySend is stepped right after
+// it.
 func (r *Runtime) drain() {
 	for {
+		if len(r.refNew) > 0 {
+			r.refq = append(r.refNew, r.refq...)
+			r.refNew = nil
+		}
 		switch {
+		case len(r.refq) > 0:
+			next := r.refq[0]
+			r.refq[0] = node.Envelope{}
+			r.refq = r.refq[1:]
+			if len(r.refq) == 0 {
+				r.refq = nil
+			}
+			r.step(node.Event{Kind: node.EventSendRefused, Peer: next.To, Msg: next.Msg, At: time.Now()}, nil)
 		case len(r.selfq) > 0:
 			next := r.selfq[0]
 			r.selfq[0] = node.Envelope{}
@@ -719,6 +756,11 @@ func (r *Runtime) step(ev node.Event, in *node.Envelope) { r.carryOut(r.pipe.Ste
 // queued in order. The effect slices are the core's until the next Step:
 // it runs before the next one.
 func (r *Runtime) carryOut(o node.Outcome) {
+	if o.Event.Kind == node.EventSendRefused {
+		r.refChain++
+	} else {
+		r.refChain, r.refChainLogged = 0, false
+	}
 	for _, err := range o.Errors {
 		r.log.Error("live: layer or core error", zap.Stringer("event", o.Event), zap.Error(err))
 	}
@@ -764,9 +806,22 @@ func (r *Runtime) sendLayer(out []node.Envelope) {
 	}
 }
 
+// maxRefusalChain bounds the EventSendRefused the core goroutine steps in a
+// row with no other event between. A service that answers a refusal by
+// sending again at once to the same full queue (rather than arming a
+// timer, as node.SendRefusedHandler asks) would otherwise keep the core
+// goroutine refusing and stepping forever: once the chain is this long, a
+// TrySend that would be refused is queued as a Send instead (past the byte
+// bound; a full frame queue then breaks the connection as for a Send), and
+// an error is logged. The bound is far above what a service refused by a
+// whole neighbourhood at once needs.
+const maxRefusalChain = 1024
+
 // send encodes env into a frame and queues it on the peer's connection.
-// A send that cannot be queued becomes a transport error for the peer.
-// layer marks a layer's own message, for the counters.
+// A send that cannot be queued becomes a transport error for the peer,
+// as do an unencodable message and one over MaxFrameSize, TrySend or not;
+// a TrySend (env.Refusable) the queue refuses is counted and put on the
+// refusals for drain to step. layer marks a layer's own message, for the counters.
 func (r *Runtime) send(env node.Envelope, layer bool) {
 	frame, start := node.BeginFrame(make([]byte, 0, 256))
 	frame, err := r.reg.AppendEnvelope(frame, env)
@@ -783,8 +838,16 @@ func (r *Runtime) send(env node.Envelope, layer bool) {
 		return
 	}
 	node.FinishFrame(frame, start)
-	if err := r.tr.enqueue(env.To, frame); err != nil {
-		if !errors.Is(err, errClosedLocally) {
+	err = r.tr.enqueue(env.To, frame, env.Refusable)
+	if errors.Is(err, errSendRefused) && r.refusalOverflow(env) {
+		err = r.tr.enqueue(env.To, frame, false)
+	}
+	if err != nil {
+		switch {
+		case errors.Is(err, errSendRefused):
+			r.stats.sendsRefused.Add(1)
+			r.refNew = append(r.refNew, env)
+		case !errors.Is(err, errClosedLocally):
 			r.failq = append(r.failq, env.To)
 		}
 		return
@@ -793,6 +856,21 @@ func (r *Runtime) send(env node.Envelope, layer bool) {
 		r.stats.layerMsgsOut.Add(1)
 		r.stats.layerBytesOut.Add(uint64(len(frame) - start))
 	}
+}
+
+// refusalOverflow reports whether the chain of refusals has reached
+// maxRefusalChain, so that env, a TrySend the queue refused, must be
+// queued like a Send; it logs that once per chain.
+func (r *Runtime) refusalOverflow(env node.Envelope) bool {
+	if r.refChain < maxRefusalChain {
+		return false
+	}
+	if !r.refChainLogged {
+		r.refChainLogged = true
+		r.log.Error("live: the service keeps sending again at once what the transport refused; TrySend queued as a Send until another event",
+			zap.Int("refusals_in_a_row", r.refChain), zap.Stringer("to", env.To), zap.String("type", env.Msg.MessageType()))
+	}
+	return true
 }
 
 // sendDatagram encodes a datagram into a frame and queues it on the peer's

@@ -83,10 +83,24 @@ type RuntimeConfig struct {
 	// node.MaxFrameSizeLimit]; zero means node.DefaultMaxFrameSize (1 MiB).
 	MaxFrameSize int
 	// SendQueueLen bounds the frames queued for one peer's connection.
-	// When a peer does not keep up and its queue is full, its connection
-	// is closed and the service gets a transport error for it. Zero means
+	// When a peer does not keep up and its queue is full, a Send closes
+	// its connection and the service gets a transport error for it (a
+	// TrySend is refused instead, a datagram dropped). Zero means
 	// DefaultSendQueueLen frames.
 	SendQueueLen int
+	// TrySendQueueBytes bounds, in bytes, what a node.Env.TrySend may
+	// find waiting in the peer's write queue: a TrySend is refused (the
+	// service gets node.EventSendRefused; the connection stays open) when
+	// the frames queued for the peer and not yet taken by the
+	// connection's writer (which buffers up to 64 KiB in front of the
+	// socket's own buffers) plus the new frame would exceed it, or when
+	// the queue already holds SendQueueLen frames. Every kind of frame
+	// counts (Send, TrySend, datagrams, the layers' messages; frame bytes,
+	// headers included). A queue with nothing waiting accepts a TrySend of
+	// any size (up to MaxFrameSize), so a message larger than the bound is
+	// not refused forever. Send is never refused. Zero means
+	// DefaultTrySendQueueBytes (64 KiB).
+	TrySendQueueBytes int
 	// InboxLen bounds the inbound messages and transport events waiting
 	// for the core goroutine; readers block (TCP pushes back) when it is
 	// full. Zero means DefaultInboxLen events.
@@ -166,6 +180,9 @@ const (
 	DefaultSendQueueLen = 1024
 	// DefaultInboxLen is RuntimeConfig.InboxLen's default, in events.
 	DefaultInboxLen = 1024
+	// DefaultTrySendQueueBytes is RuntimeConfig.TrySendQueueBytes's
+	// default, in bytes per peer connection.
+	DefaultTrySendQueueBytes = 64 << 10
 )
 
 // DefaultRuntimeConfig returns the configuration a zero field stands for,
@@ -187,6 +204,8 @@ func DefaultRuntimeConfig() RuntimeConfig {
 		// before readers block.
 		SendQueueLen: DefaultSendQueueLen,
 		InboxLen:     DefaultInboxLen,
+		// A TrySend is refused once 64 KiB wait for the peer's socket.
+		TrySendQueueBytes: DefaultTrySendQueueBytes,
 
 		// 3 s to find a peer's address in memberlist and dial it; 2 s for
 		// the handshake on a new connection; 5 s for one write before a
@@ -225,6 +244,7 @@ func (c RuntimeConfig) withDefaults() RuntimeConfig {
 	c.MaxFrameSize = cmp.Or(c.MaxFrameSize, d.MaxFrameSize)
 	c.SendQueueLen = cmp.Or(c.SendQueueLen, d.SendQueueLen)
 	c.InboxLen = cmp.Or(c.InboxLen, d.InboxLen)
+	c.TrySendQueueBytes = cmp.Or(c.TrySendQueueBytes, d.TrySendQueueBytes)
 	c.DialTimeout = cmp.Or(c.DialTimeout, d.DialTimeout)
 	c.HandshakeTimeout = cmp.Or(c.HandshakeTimeout, d.HandshakeTimeout)
 	c.WriteTimeout = cmp.Or(c.WriteTimeout, d.WriteTimeout)
@@ -284,6 +304,9 @@ func (c RuntimeConfig) Validate() error {
 	}
 	if c.SendQueueLen <= 0 {
 		return fmt.Errorf("live: RuntimeConfig.SendQueueLen is %d; want a positive length or 0 for the default", c.SendQueueLen)
+	}
+	if c.TrySendQueueBytes <= 0 {
+		return fmt.Errorf("live: RuntimeConfig.TrySendQueueBytes is %d; want a positive size in bytes or 0 for the default", c.TrySendQueueBytes)
 	}
 	if c.InboxLen <= 0 {
 		return fmt.Errorf("live: RuntimeConfig.InboxLen is %d; want a positive length or 0 for the default", c.InboxLen)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"reflect"
 	"slices"
@@ -45,12 +46,35 @@ type timerCall struct {
 
 func (timerCall) MessageType() string { return "test.timerCall" }
 
-// noteSvc records the notes it receives and the peers whose connections
-// broke.
+// trySend is an app call of noteSvc: send itself SelfNote (unless empty),
+// then TrySend Count tryNotes numbered from First to To, each with Pad
+// bytes of padding. Retry makes the service TrySend again at once every
+// tryNote refused from now on.
+type trySend struct {
+	To           node.ID
+	First, Count int
+	Pad          int
+	SelfNote     string
+	Retry        bool
+}
+
+func (trySend) MessageType() string { return "test.trySend" }
+
+// tryNote is what trySend sends.
+type tryNote struct {
+	Seq int
+	Pad string
+}
+
+func (tryNote) MessageType() string { return "test.tryNote" }
+
+// noteSvc records the notes it receives, the refusals of its TrySends
+// ("refused:n99:3" in Got) and the peers whose connections broke.
 type noteSvc struct {
-	Got     []string
-	Broken  []node.ID
-	RetryTo node.ID
+	Got          []string
+	Broken       []node.ID
+	RetryTo      node.ID
+	RetryRefused bool
 }
 
 func (s *noteSvc) Init(env node.Env) {
@@ -60,6 +84,9 @@ func (s *noteSvc) Init(env node.Env) {
 func (s *noteSvc) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 	if n, ok := msg.(note); ok {
 		s.Got = append(s.Got, from.String()+":"+n.Text)
+	}
+	if n, ok := msg.(tryNote); ok {
+		s.Got = append(s.Got, fmt.Sprintf("%v:try:%d", from, n.Seq))
 	}
 }
 func (s *noteSvc) HandleTimer(env node.Env, name string) {
@@ -77,6 +104,9 @@ func (s *noteSvc) HandleApp(env node.Env, call node.Message) {
 			s.RetryTo = c.To
 		}
 	}
+	if c, ok := call.(trySend); ok {
+		s.trySend(env, c)
+	}
 	if c, ok := call.(timerCall); ok {
 		if c.Cancel {
 			env.CancelTimer(c.Name)
@@ -88,6 +118,26 @@ func (s *noteSvc) HandleApp(env node.Env, call node.Message) {
 	}
 }
 
+func (s *noteSvc) HandleSendRefused(env node.Env, to node.ID, msg node.Message) {
+	if n, ok := msg.(tryNote); ok {
+		s.Got = append(s.Got, fmt.Sprintf("refused:%v:%d", to, n.Seq))
+	}
+	if s.RetryRefused {
+		env.TrySend(to, msg) // what node.SendRefusedHandler asks not to do
+	}
+}
+
+func (s *noteSvc) trySend(env node.Env, c trySend) {
+	if c.SelfNote != "" {
+		env.Send(env.Self(), note{Text: c.SelfNote})
+	}
+	s.RetryRefused = s.RetryRefused || c.Retry
+	pad := strings.Repeat("x", c.Pad)
+	for i := range c.Count {
+		env.TrySend(c.To, tryNote{Seq: c.First + i, Pad: pad})
+	}
+}
+
 func (s *noteSvc) HandleTransportError(env node.Env, peer node.ID) {
 	s.Broken = append(s.Broken, peer)
 	if peer == s.RetryTo {
@@ -96,7 +146,7 @@ func (s *noteSvc) HandleTransportError(env node.Env, peer node.ID) {
 }
 
 func noteSpec() node.Spec {
-	return node.Spec{Name: "notes", New: func() node.Service { return &noteSvc{} }, Messages: []node.Message{note{}, joinMsg{}, sendNote{}, timerCall{}}}
+	return node.Spec{Name: "notes", New: func() node.Service { return &noteSvc{} }, Messages: []node.Message{note{}, joinMsg{}, sendNote{}, timerCall{}, trySend{}, tryNote{}}}
 }
 
 func startNoteNode(t *testing.T, id node.ID, logger *zap.Logger, join ...string) *Runtime {
@@ -383,19 +433,20 @@ func TestRuntimeConfigValidate(t *testing.T) {
 		t.Fatalf("default config with an ID: %v", err)
 	}
 	cases := map[string]func(*RuntimeConfig){
-		"ID":               func(c *RuntimeConfig) { c.ID = node.None },
-		"Listen":           func(c *RuntimeConfig) { c.Listen = "nonsense" },
-		"Advertise":        func(c *RuntimeConfig) { c.Listen = "0.0.0.0:7000" },
-		"GossipBind":       func(c *RuntimeConfig) { c.GossipBind = "x:y" },
-		"Join[0]":          func(c *RuntimeConfig) { c.Join = []string{"127.0.0.1:0"} },
-		"Label":            func(c *RuntimeConfig) { c.Label = strings.Repeat("x", 256) },
-		"SecretKey":        func(c *RuntimeConfig) { c.SecretKey = []byte("short") },
-		"MaxFrameSize":     func(c *RuntimeConfig) { c.MaxFrameSize = 10 },
-		"SendQueueLen":     func(c *RuntimeConfig) { c.SendQueueLen = -1 },
-		"InboxLen":         func(c *RuntimeConfig) { c.InboxLen = -5 },
-		"DialTimeout":      func(c *RuntimeConfig) { c.DialTimeout = -time.Second },
-		"HandshakeTimeout": func(c *RuntimeConfig) { c.HandshakeTimeout = -1 },
-		"MaxRedialBackoff": func(c *RuntimeConfig) { c.RedialBackoff, c.MaxRedialBackoff = time.Second, time.Millisecond },
+		"ID":                func(c *RuntimeConfig) { c.ID = node.None },
+		"Listen":            func(c *RuntimeConfig) { c.Listen = "nonsense" },
+		"Advertise":         func(c *RuntimeConfig) { c.Listen = "0.0.0.0:7000" },
+		"GossipBind":        func(c *RuntimeConfig) { c.GossipBind = "x:y" },
+		"Join[0]":           func(c *RuntimeConfig) { c.Join = []string{"127.0.0.1:0"} },
+		"Label":             func(c *RuntimeConfig) { c.Label = strings.Repeat("x", 256) },
+		"SecretKey":         func(c *RuntimeConfig) { c.SecretKey = []byte("short") },
+		"MaxFrameSize":      func(c *RuntimeConfig) { c.MaxFrameSize = 10 },
+		"SendQueueLen":      func(c *RuntimeConfig) { c.SendQueueLen = -1 },
+		"InboxLen":          func(c *RuntimeConfig) { c.InboxLen = -5 },
+		"TrySendQueueBytes": func(c *RuntimeConfig) { c.TrySendQueueBytes = -1 },
+		"DialTimeout":       func(c *RuntimeConfig) { c.DialTimeout = -time.Second },
+		"HandshakeTimeout":  func(c *RuntimeConfig) { c.HandshakeTimeout = -1 },
+		"MaxRedialBackoff":  func(c *RuntimeConfig) { c.RedialBackoff, c.MaxRedialBackoff = time.Second, time.Millisecond },
 	}
 	for field, mutate := range cases {
 		c := good

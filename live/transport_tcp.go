@@ -33,6 +33,14 @@ import (
 // connection that carried datagrams only breaks without a transport error
 // (enqueueDatagram).
 //
+// A TrySend (node.Envelope.Refusable) is a message, on the same connection,
+// that enqueue refuses instead of queueing when the connection's write
+// queue is over RuntimeConfig.TrySendQueueBytes (or SendQueueLen frames):
+// the refusal closes nothing, and the runtime steps the service with
+// node.EventSendRefused. The queue's bytes (peerConn.queued) count every
+// frame from enqueue until the writer has taken it into its write buffer
+// (64 KiB, in front of the socket's).
+//
 // Goroutines: one accept loop; per outbound connection a writer (resolve,
 // dial, handshake, then write its queue) and a watcher (read until EOF);
 // per inbound connection a reader (handshake, then read, decode and hand
@@ -51,8 +59,11 @@ type netEvent struct {
 
 // Reasons a connection is closed locally.
 var (
-	errClosedLocally   = errors.New("live: connection closed locally")
-	errSendQueueFull   = errors.New("live: send queue full (peer too slow)")
+	errClosedLocally = errors.New("live: connection closed locally")
+	errSendQueueFull = errors.New("live: send queue full (peer too slow)")
+	// errSendRefused is a TrySend's frame refused because the peer's
+	// write queue is over its bound; nothing is closed.
+	errSendRefused     = errors.New("live: send refused: the peer's write queue is over its bound")
 	errPeerDead        = errors.New("live: peer left or was declared dead by memberlist")
 	errSuperseded      = errors.New("live: inbound connection replaced by a new one from the same peer")
 	errUnexpectedFrame = errors.New("live: frame received on an outbound connection")
@@ -69,6 +80,9 @@ type counters struct {
 	bytesIn, bytesOut                                      atomic.Uint64
 	layerMsgsIn, layerBytesIn, layerMsgsOut, layerBytesOut atomic.Uint64
 	dgramsQueued, dgramsDropped                            atomic.Uint64
+	// sendsRefused counts TrySends refused (the service stepped with
+	// EventSendRefused).
+	sendsRefused atomic.Uint64
 	// connsRefused counts inbound connections over a limit;
 	// helloConflicts hellos refused for claiming the ID of another live
 	// connection.
@@ -87,6 +101,12 @@ type peerConn struct {
 	service, gossip string
 	// queue holds encoded frames for an outbound connection.
 	queue chan []byte
+	// queued is the byte size of the frames in queue plus the one the
+	// writer is taking: only the core goroutine adds (push), only the
+	// writer subtracts (once the frame is in its 64 KiB write buffer,
+	// which a peer that does not read leaves full), so a value the core
+	// goroutine reads can only have shrunk since.
+	queued atomic.Int64
 	// closed is closed by close; the writer and readers watch it.
 	closed chan struct{}
 	once   sync.Once
@@ -507,10 +527,13 @@ func isClosed(c *peerConn) bool {
 }
 
 // enqueue queues an encoded frame for peer, dialling on first use. It is
-// called only from the core goroutine; a full queue closes the connection
-// (without reporting) and returns errSendQueueFull for the caller to
-// deliver as a transport error.
-func (t *transport) enqueue(peer node.ID, frame []byte) error {
+// called only from the core goroutine. For a Send (refusable unset), a
+// full queue closes the connection (without reporting) and returns
+// errSendQueueFull for the caller to deliver as a transport error. For a
+// TrySend (refusable set), a queue over its bound — queued bytes plus the
+// frame above TrySendQueueBytes while something waits, or SendQueueLen
+// frames — returns errSendRefused and leaves the connection as it is.
+func (t *transport) enqueue(peer node.ID, frame []byte, refusable bool) error {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -522,12 +545,32 @@ func (t *transport) enqueue(peer node.ID, frame []byte) error {
 	}
 	c.msgs.Store(true)
 	t.mu.Unlock()
-	select {
-	case c.queue <- frame:
-		return nil
-	default:
+	n := int64(len(frame))
+	if q := c.queued.Load(); refusable && q > 0 && q+n > int64(t.cfg.TrySendQueueBytes) {
+		return errSendRefused
+	}
+	if !c.push(frame) {
+		if refusable {
+			return errSendRefused
+		}
 		c.close(errSendQueueFull, false)
 		return errSendQueueFull
+	}
+	return nil
+}
+
+// push queues frame on c without blocking, accounting its bytes in
+// c.queued; false when the queue is full. Core goroutine only.
+func (c *peerConn) push(frame []byte) bool {
+	// Added before the frame is visible to the writer, whose subtraction
+	// must never see it missing.
+	c.queued.Add(int64(len(frame)))
+	select {
+	case c.queue <- frame:
+		return true
+	default:
+		c.queued.Add(-int64(len(frame)))
+		return false
 	}
 }
 
@@ -567,12 +610,7 @@ func (t *transport) enqueueDatagram(peer node.ID, frame []byte) bool {
 	}
 	c.dgrams.Store(true)
 	t.mu.Unlock()
-	select {
-	case c.queue <- frame:
-		return true
-	default:
-		return false
-	}
+	return c.push(frame)
 }
 
 // closePeer closes every connection to and from peer. With report set it
@@ -648,7 +686,9 @@ func (c *peerConn) writeLoop(conn net.Conn) {
 		case f := <-c.queue:
 			ka.Reset(t.cfg.IdleTimeout / 3)
 			conn.SetWriteDeadline(time.Now().Add(t.cfg.WriteTimeout))
-			if _, err := bw.Write(f); err != nil {
+			_, err := bw.Write(f)
+			c.queued.Add(-int64(len(f)))
+			if err != nil {
 				c.close(fmt.Errorf("live: write: %w", err), !isClosed(c))
 				return
 			}
@@ -791,6 +831,18 @@ func (t *transport) probe(ctx context.Context, addr string) (hello, error) {
 	}
 	t.untrack(c.Conn)
 	return c.h, nil
+}
+
+// queuedBytes sums the bytes waiting in the outbound connections' write
+// queues (peerConn.queued), for Status.
+func (t *transport) queuedBytes() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var sum int64
+	for _, c := range t.out {
+		sum += c.queued.Load()
+	}
+	return uint64(max(sum, 0))
 }
 
 // connections lists the peers with open connections, for Status.

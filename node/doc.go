@@ -100,14 +100,19 @@
 // each runtime refuses:
 //   - the emulator (package emulation) refuses a TrySend when the
 //     connection's send queue, the bytes of its messages waiting for the
-//     sender's uplink, would exceed its bound (emulation.Network);
+//     sender's uplink, is not empty and would exceed its bound with it
+//     (emulation.NetworkConfig.SendQueueBytes; only with a finite
+//     NetworkConfig.Uplink);
 //   - the explorer (package consequence) treats a refusal as a fault, like
 //     a dropped datagram: any message the node's latest step sent with
 //     TrySend and that is still in its channel may be refused, at most
 //     Faults.Refusals times along a path;
-//   - the live runtime (package live) refuses a TrySend when the peer's
-//     write queue is over its bound (live.RuntimeConfig), and the
-//     connection stays open.
+//   - the live runtime (package live) refuses a TrySend when the bytes
+//     waiting in the peer's write queue plus the message would exceed
+//     live.RuntimeConfig.TrySendQueueBytes (a queue with nothing waiting
+//     takes a message of any size) or the queue holds SendQueueLen
+//     frames, and the connection stays open; a TrySend to self is never
+//     refused.
 //
 // A refused message never reaches its receiver, and the connection stays
 // open: messages accepted before and after it are delivered in order. The

@@ -97,6 +97,10 @@ func newNodeCollector(cfg Config) prometheus.Collector {
 			counter("crystalball_node_conns_dialed_total", "Outbound connections established.", cnt(func(c live.Counters) uint64 { return c.ConnsDialed })),
 			counter("crystalball_node_conns_accepted_total", "Inbound connections established.", cnt(func(c live.Counters) uint64 { return c.ConnsAccepted })),
 			counter("crystalball_node_dial_failures_total", "Outbound connections that failed to resolve, dial or handshake.", cnt(func(c live.Counters) uint64 { return c.DialFailures })),
+			counter("crystalball_node_datagrams_queued_total", "The service's datagrams queued on peers' connections.", cnt(func(c live.Counters) uint64 { return c.DatagramsQueued })),
+			counter("crystalball_node_datagrams_dropped_total", "The service's datagrams dropped before they were queued.", cnt(func(c live.Counters) uint64 { return c.DatagramsDropped })),
+			counter("crystalball_node_sends_refused_total", "The service's TrySends refused because the peer's write queue was over its bound.", cnt(func(c live.Counters) uint64 { return c.SendsRefused })),
+			gauge("crystalball_node_send_queue_bytes", "Frame bytes waiting in the outbound connections' write queues.", cnt(func(c live.Counters) uint64 { return c.SendQueueBytes })),
 		},
 		descs: []*prometheus.Desc{info},
 		collect: func(x r, ch chan<- prometheus.Metric) {

@@ -24,7 +24,8 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	weird := "we\"ird\\na\nme"
 	props := append(append([]node.Property(nil), spec.Properties...), node.Property{Name: weird, Kind: node.Safety})
-	rt := &fakeRuntime{st: live.Status{ID: 3, Service: "randtree", Running: true, Counters: live.Counters{MessagesIn: 5, BytesOut: 1 << 40}}}
+	rt := &fakeRuntime{st: live.Status{ID: 3, Service: "randtree", Running: true, Counters: live.Counters{MessagesIn: 5, BytesOut: 1 << 40,
+		DatagramsQueued: 9, DatagramsDropped: 2, SendsRefused: 11, SendQueueBytes: 4096}}}
 	snaps := &fakeSnapshots{st: snapshot.LiveStatus{CN: 6, Stats: snapshot.Stats{Forced: 2, Gathers: 4}}}
 	end := t0.Add(time.Minute)
 	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer", Immediate: true, Rounds: 3, ImmediateChecks: 8,
@@ -45,6 +46,10 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 		{"crystalball_node_uptime_seconds", nil, 90},
 		{"crystalball_node_messages_in_total", nil, 5},
 		{"crystalball_node_bytes_out_total", nil, 1 << 40},
+		{"crystalball_node_datagrams_queued_total", nil, 9},
+		{"crystalball_node_datagrams_dropped_total", nil, 2},
+		{"crystalball_node_sends_refused_total", nil, 11},
+		{"crystalball_node_send_queue_bytes", nil, 4096},
 		{"crystalball_snapshot_cn", nil, 6},
 		{"crystalball_snapshot_checkpoints_total", []string{"reason", "forced"}, 2},
 		{"crystalball_snapshot_checkpoints_total", []string{"reason", "periodic"}, 0},

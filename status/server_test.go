@@ -91,7 +91,7 @@ func do(t *testing.T, h http.Handler, method, path string) *httptest.ResponseRec
 // Config.Started by Config.Now, and its format; a layer left out (a nil
 // pointer included) is absent from it.
 func TestStatusDocument(t *testing.T) {
-	rt := &fakeRuntime{st: live.Status{ID: 3, Service: "randtree", Running: true, Counters: live.Counters{MessagesIn: 7}}}
+	rt := &fakeRuntime{st: live.Status{ID: 3, Service: "randtree", Running: true, Counters: live.Counters{MessagesIn: 7, SendsRefused: 5, SendQueueBytes: 300}}}
 	snaps := &fakeSnapshots{st: snapshot.LiveStatus{IntervalSeconds: 10, CN: 4}}
 	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer", Rounds: 2}}
 	for _, c := range []struct {
@@ -113,6 +113,10 @@ func TestStatusDocument(t *testing.T) {
 		}
 		if doc.Format != StatusFormat || doc.ID != 3 || doc.Counters.MessagesIn != 7 || doc.Options != "fix=all" || doc.UptimeSeconds != 90 {
 			t.Errorf("%s: %+v", c.name, doc)
+		}
+		if doc.Counters.SendsRefused != 5 || doc.Counters.SendQueueBytes != 300 ||
+			!strings.Contains(w.Body.String(), `"sends_refused": 5`) || !strings.Contains(w.Body.String(), `"send_queue_bytes": 300`) {
+			t.Errorf("%s: counters %+v in %s", c.name, doc.Counters, w.Body)
 		}
 		if (doc.Snapshots != nil) != c.snapshots || (doc.Steering != nil) != c.steer {
 			t.Errorf("%s: snapshots %+v, steering %+v", c.name, doc.Snapshots, doc.Steering)
