@@ -15,9 +15,9 @@ import (
 
 // These tests run Bullet′ on the emulator the way `crystalball emulate`
 // does: every node downloads from node 1, the source, on the default
-// wide-area topology. Until the emulator models bandwidth no queue fills,
+// wide-area topology. Without access links (the default) no queue fills,
 // so nothing is refused and the paper's code downloads as the corrected
-// one does.
+// one does; TestEmulatedRefusedDiff adds the paper's INET links.
 
 func emulate(t *testing.T, seed uint64, opts bullet.Options, nodes int, d time.Duration) (emulation.Result, *emulation.Emulator) {
 	t.Helper()
@@ -99,5 +99,57 @@ func TestEmulatedCheckpointSize(t *testing.T) {
 		seed, bullet.Summarize(v), raw[0], raw[len(raw)/2], raw[len(raw)-1], packed[0], packed[len(packed)/2], packed[len(packed)-1])
 	if raw[len(raw)-1] > 4096 {
 		t.Errorf("largest checkpoint %d bytes, want under 4 kB", raw[len(raw)-1])
+	}
+}
+
+// TestEmulatedRefusedDiff reproduces §5.2.3 in emulation: 25 nodes
+// download the paper's 20 MB file over the paper's INET access links
+// (1 Mb/s up, 5 Mb/s down) and 64 KiB send queues. Block replies fill a
+// sender's queue to a receiver, the transport refuses a diff, and the
+// paper's code violates FileMapViewConsistent within the first minute (the
+// paper: "less than three minutes"); with keep-shadow nothing is violated
+// although diffs are refused too.
+func TestEmulatedRefusedDiff(t *testing.T) {
+	const seed = 1
+	for _, fix := range []bool{false, true} {
+		opts := bullet.DefaultOptions()
+		opts.FixKeepShadow = fix
+		diffsRefused := 0
+		e, err := emulation.New(emulation.Config{
+			Spec:     bullet.NewSpec(opts),
+			Nodes:    25,
+			Seed:     seed,
+			Duration: time.Minute,
+			Workload: func(node.ID, bool) []node.Message { return []node.Message{bullet.Download{Source: 1}} },
+			Network:  emulation.NetworkConfig{Uplink: emulation.INETUplink, Downlink: emulation.INETDownlink},
+			OnStep: func(st emulation.Step) {
+				if _, ok := st.Event.Msg.(bullet.Diff); ok && st.Event.Kind == node.EventSendRefused {
+					diffsRefused++
+				}
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := e.Run(context.Background())
+		if err != nil {
+			t.Fatalf("seed=%d: %v", seed, err)
+		}
+		var v emulation.SafetyResult
+		for _, s := range r.Safety {
+			if s.Name == bullet.FileMapViewConsistent {
+				v = s
+			}
+		}
+		t.Logf("seed=%d fix=%v: %d sends refused, %d of them diffs; %s violated in %d states: %s",
+			seed, fix, r.Links.Refused, diffsRefused, v.Name, v.ViolatedStates, v.FirstError)
+		switch {
+		case diffsRefused == 0:
+			t.Errorf("seed=%d fix=%v: no diff refused", seed, fix)
+		case !fix && v.ViolatedStates == 0:
+			t.Errorf("seed=%d: the paper's code never violated %s in a minute", seed, bullet.FileMapViewConsistent)
+		case fix && v.ViolatedStates != 0:
+			t.Errorf("seed=%d: with keep-shadow %s violated: %s", seed, bullet.FileMapViewConsistent, v.FirstError)
+		}
 	}
 }
