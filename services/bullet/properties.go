@@ -61,21 +61,37 @@ func stateOf(v node.View, id node.ID) *State {
 }
 
 // violations accumulates the messages of a failing check, separated by
-// "; ". Its zero value holds nothing, so a check that passes allocates
-// nothing. The messages are appended, not formatted: in the paper's code a
+// "; ", the first maxViolations of them (the rest only counted). Its zero
+// value holds nothing, so a check that passes allocates nothing. The
+// messages are appended, not formatted, and bounded: in the paper's code a
 // lost block stays lost, so the emulator, which checks every step, builds
 // the message of a violated state hundreds of thousands of times.
-type violations struct{ b []byte }
+type violations struct {
+	b    []byte
+	n    int // violations found
+	more int // violations past maxViolations, not described
+}
 
-func (vs *violations) next() {
+// maxViolations is how many violations a message describes.
+const maxViolations = 4
+
+// next starts a new violation and reports whether to describe it.
+func (vs *violations) next() bool {
+	vs.n++
+	if vs.n > maxViolations {
+		vs.more++
+		return false
+	}
 	if len(vs.b) > 0 {
 		vs.b = append(vs.b, "; "...)
 	}
+	return true
 }
 
 func (vs *violations) add(format string, args ...any) {
-	vs.next()
-	vs.b = fmt.Appendf(vs.b, format, args...)
+	if vs.next() {
+		vs.b = fmt.Appendf(vs.b, format, args...)
+	}
 }
 
 func (vs *violations) id(id node.ID) { vs.b = strconv.AppendUint(append(vs.b, 'n'), uint64(id), 10) }
@@ -83,7 +99,9 @@ func (vs *violations) id(id node.ID) { vs.b = strconv.AppendUint(append(vs.b, 'n
 // lost appends "S -> R: N blocks (the first B) are neither announced to R
 // nor in S's shadow for R".
 func (vs *violations) lost(s, r node.ID, n, first int) {
-	vs.next()
+	if !vs.next() {
+		return
+	}
 	vs.id(s)
 	vs.b = append(vs.b, " -> "...)
 	vs.id(r)
@@ -97,8 +115,11 @@ func (vs *violations) lost(s, r node.ID, n, first int) {
 }
 
 func (vs violations) err() error {
-	if len(vs.b) == 0 {
+	if vs.n == 0 {
 		return nil
+	}
+	if vs.more > 0 {
+		vs.b = fmt.Appendf(vs.b, "; and %d more", vs.more)
 	}
 	return errors.New(string(vs.b))
 }

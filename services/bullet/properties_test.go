@@ -200,3 +200,17 @@ func TestDownloadTime(t *testing.T) {
 		t.Error("the source has a download time")
 	}
 }
+
+// TestViolationsBounded: a check describes the first four violations and
+// counts the rest.
+func TestViolationsBounded(t *testing.T) {
+	p := property(t, AllBlocks)
+	states := map[node.ID]*State{}
+	for id := node.ID(1); id <= 6; id++ {
+		states[id] = newState(DefaultOptions(), nil)
+	}
+	err := p.Check(newView(states))
+	if err == nil || err.Error() != "n1: not started; n2: not started; n3: not started; n4: not started; and 2 more" {
+		t.Fatalf("AllBlocks = %v", err)
+	}
+}
