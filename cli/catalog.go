@@ -12,12 +12,12 @@ import (
 )
 
 // BuiltinServices returns the services built into this module, RandTree,
-// Chord, Paxos, MaceTransport and Pastry, configured as the papers' experiments run them, with
+// Chord, Paxos, MaceTransport, Pastry and Bullet′, configured as the papers' experiments run them, with
 // their corrections (--fix), live join calls and summaries:
 // cmd/crystalball is cli.Main(cli.BuiltinServices()...).
 func BuiltinServices() []Service {
 	return []Service{builtin(randtree.Name, buildRandTree), builtin(chord.Name, buildChord), builtin(paxos.Name, buildPaxos),
-		builtin(macetransport.Name, buildMaceTransport), builtin(pastryName, buildPastry)}
+		builtin(macetransport.Name, buildMaceTransport), builtin(pastryName, buildPastry), builtin(bulletName, buildBullet)}
 }
 
 // builtin makes a Service of a built-in service's builder: its Spec,

@@ -43,7 +43,7 @@ func TestNodeBadFlagsAreOneLineUsageErrors(t *testing.T) {
 		{[]string{"node"}, "--id is required"},
 		{[]string{"node", "--id", "zero"}, "invalid node ID"},
 		{[]string{"node", "--id", "0"}, "invalid node ID"},
-		{[]string{"node", "--id", "1", "--service", "nope"}, `unknown service "nope" (known: chord, macetransport, pastry, paxos, randtree)`},
+		{[]string{"node", "--id", "1", "--service", "nope"}, `unknown service "nope" (known: bullet, chord, macetransport, pastry, paxos, randtree)`},
 		{[]string{"node", "--id", "1", "--nodes", "-1"}, "--nodes must be in 0..65536"},
 		{[]string{"node", "--id", "1", "--listen", "7000"}, "RuntimeConfig.Listen"},
 		{[]string{"node", "--id", "1", "--join", "127.0.0.1"}, "RuntimeConfig.Join[0]"},

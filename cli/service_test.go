@@ -98,7 +98,7 @@ func TestOwnServiceThroughMain(t *testing.T) {
 		t.Errorf("trace show in the program: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 	code, _, stderr = runWith(BuiltinServices(), "trace", "show", file)
-	if code != exitUsage || !strings.Contains(stderr, `a report of service "mytree", which this program does not serve (known: chord, macetransport, pastry, paxos, randtree)`) {
+	if code != exitUsage || !strings.Contains(stderr, `a report of service "mytree", which this program does not serve (known: bullet, chord, macetransport, pastry, paxos, randtree)`) {
 		t.Errorf("trace show in another program: exit %d, %q", code, stderr)
 	}
 }

@@ -12,10 +12,14 @@ import (
 type channel struct{ from, to node.ID }
 
 // queued is a message waiting in a channel; datagram marks one sent with
-// Env.SendDatagram, which may overtake what was queued before it.
+// Env.SendDatagram, which may overtake what was queued before it, and
+// refusable one sent with Env.TrySend, which the refuse command may take
+// back while gen, the sender's event that sent it, is the sender's latest.
 type queued struct {
-	msg      node.Message
-	datagram bool
+	msg       node.Message
+	datagram  bool
+	refusable bool
+	gen       uint64
 }
 
 func (ch channel) reverse() channel { return channel{from: ch.to, to: ch.from} }
@@ -60,6 +64,14 @@ func (h *Harness) popAt(ch channel, k int) (node.Message, error) {
 			}
 		}
 	}
+	return h.removeAt(ch, k), nil
+}
+
+// removeAt removes and returns the k-th (from 0, in range) message queued
+// on ch, whatever is ahead of it: a refused message leaves the queue
+// without being delivered, so it overtakes nothing.
+func (h *Harness) removeAt(ch channel, k int) node.Message {
+	q := h.queues[ch]
 	msg := q[k].msg
 	switch {
 	case len(q) == 1:
@@ -70,7 +82,7 @@ func (h *Harness) popAt(ch channel, k int) (node.Message, error) {
 	default:
 		h.queues[ch] = append(q[:k:k], q[k+1:]...)
 	}
-	return msg, nil
+	return msg
 }
 
 // breakConnections closes every connection id has with another node,

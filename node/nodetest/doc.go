@@ -26,6 +26,15 @@
 // (deliver TO FROM N): a datagram may overtake anything queued before it,
 // a message only datagrams.
 //
+// A message sent with node.Env.TrySend prints as "FROM ?> TO MSG" and is a
+// message like any other until the script refuses it (refuse TO FROM N),
+// as a transport with a full send queue would: it leaves the channel
+// undelivered and the sender runs node.EventSendRefused (its
+// SendRefusedHandler). The contract runs a refusal before any other event
+// of the sender, so only a message of the sender's latest event (other
+// than refusals) can be refused; the harness keeps Envelope.Refusable on
+// what Pending returns.
+//
 // Resets come in the two flavours MaceMC and CrystalBall distinguish. A
 // silent reset (the RST is lost) restarts the node and leaves every channel
 // alone, so messages already on their way reach the new incarnation. A reset
@@ -58,6 +67,12 @@
 //	drop TO FROM [N]
 //	    Lose the head of the channel FROM→TO, or its N-th message (as
 //	    deliver takes it). Prints "dropped FROM -> TO MSG".
+//	refuse TO FROM [N]
+//	    The transport refuses the head of the channel FROM→TO, or its
+//	    N-th message: one sent with TrySend by FROM's latest event (else
+//	    the command fails). It leaves the channel, whatever is ahead of
+//	    it, and FROM runs the refusal. Prints "refused FROM ?> TO MSG",
+//	    then FROM's effects.
 //	fire ID TIMER
 //	    The timer expires now, whatever its deadline (the clock jumps to the
 //	    deadline if that is later). Prints "ID: timer TIMER not scheduled"
@@ -72,7 +87,8 @@
 //	    "ID: STATE timers=[NAME...]", STATE rendered by Config.Describe.
 //	pending
 //	    Every queued message, one "FROM -> TO MSG" line each ("FROM ~> TO
-//	    MSG" for a datagram), channels in (TO, FROM) order, FIFO within a
+//	    MSG" for a datagram, "FROM ?> TO MSG" for a message sent with
+//	    TrySend), channels in (TO, FROM) order, FIFO within a
 //	    channel.
 //	check [safety|liveness]
 //	    Evaluate the spec's properties of that kind (default safety) on the
@@ -81,7 +97,8 @@
 // plus the service's own commands (Config.Commands).
 //
 // Every event a command runs prints its effects, one line each, in the order
-// the handler made them: "FROM -> TO MSG" for a send, "ID: set timer NAME
+// the handler made them: "FROM -> TO MSG" for a send ("~>" for a
+// datagram, "?>" for a TrySend), "ID: set timer NAME
 // +DURATION" and "ID: cancel timer NAME" for timer changes, "ID: reset" and
 // "ID: transport error from PEER" before those events run, and "ID: EVENT
 // ignored" when the core ignored the event. Messages print with %v, so give

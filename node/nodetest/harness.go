@@ -35,6 +35,12 @@ type Harness struct {
 	queues  map[channel][]queued
 	// contact holds the pairs with an open connection, in both orders.
 	contact map[channel]bool
+	// gen numbers events: a node's latest event other than a refusal is
+	// gens[id], and its sends carry that number, so refuse can tell a
+	// message of the sender's latest event (refusable, by the contract of
+	// node.Env.TrySend) from an older one.
+	gens    map[node.ID]uint64
+	lastGen uint64
 	now     time.Time
 }
 
@@ -67,6 +73,7 @@ func New(cfg Config) (*Harness, error) {
 		cores:   map[node.ID]*node.Core{},
 		queues:  map[channel][]queued{},
 		contact: map[channel]bool{},
+		gens:    map[node.ID]uint64{},
 		now:     startTime,
 	}, nil
 }
@@ -120,7 +127,7 @@ func (h *Harness) Pending() []node.Envelope {
 	var out []node.Envelope
 	for _, ch := range h.pendingChannels() {
 		for _, q := range h.queues[ch] {
-			out = append(out, node.Envelope{From: ch.from, To: ch.to, Msg: q.msg, Datagram: q.datagram})
+			out = append(out, node.Envelope{From: ch.from, To: ch.to, Msg: q.msg, Datagram: q.datagram, Refusable: q.refusable})
 		}
 	}
 	return out
@@ -144,6 +151,13 @@ func (h *Harness) Step(id node.ID, ev node.Event, out io.Writer) error {
 func (h *Harness) step(c *node.Core, ev node.Event, out io.Writer) error {
 	h.now = h.now.Add(eventSpacing)
 	ev.At = h.now
+	if ev.Kind != node.EventSendRefused {
+		// A refusal belongs to the event whose send it refuses: the
+		// contract runs it before any other event of the node, so the
+		// rest of that event's TrySends stay refusable.
+		h.lastGen++
+		h.gens[c.ID()] = h.lastGen
+	}
 	switch ev.Kind {
 	case node.EventReset:
 		fmt.Fprintf(out, "%v: reset\n", c.ID())
@@ -167,14 +181,12 @@ func (h *Harness) step(c *node.Core, ev node.Event, out io.Writer) error {
 	}
 	for _, e := range fx.Sends {
 		ch := channel{from: e.From, to: e.To}
-		h.queues[ch] = append(h.queues[ch], queued{msg: e.Msg, datagram: e.Datagram})
-		arrow := "~>"
+		h.queues[ch] = append(h.queues[ch], queued{msg: e.Msg, datagram: e.Datagram, refusable: e.Refusable, gen: h.gens[c.ID()]})
 		if !e.Datagram {
-			arrow = "->"
 			h.contact[ch] = true
 			h.contact[ch.reverse()] = true
 		}
-		fmt.Fprintf(out, "%v %s %v %v\n", e.From, arrow, e.To, e.Msg)
+		fmt.Fprintf(out, "%v %s %v %v\n", e.From, arrow(e), e.To, e.Msg)
 	}
 	for _, op := range fx.Timers {
 		if op.Cancel {
@@ -184,6 +196,18 @@ func (h *Harness) step(c *node.Core, ev node.Event, out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// arrow is how a send prints between its ends: "->" for a message, "~>"
+// for a datagram, "?>" for a message sent with TrySend.
+func arrow(e node.Envelope) string {
+	switch {
+	case e.Datagram:
+		return "~>"
+	case e.Refusable:
+		return "?>"
+	}
+	return "->"
 }
 
 // start creates, registers and initialises the node id.

@@ -4,21 +4,24 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
 )
 
 // mixer sends, on the application call "send TO KIND N", a datagram
-// (KIND d) or a message (KIND m) carrying N: the smallest service whose
-// channels mix both, for the reordering commands.
-type mixer struct{ Got []int }
+// (KIND d), a message (KIND m) or a message with TrySend (KIND t)
+// carrying N: the smallest service whose channels mix them, for the
+// reordering and refusal commands. Refused records what was refused.
+type mixer struct{ Got, Refused []int }
 
 type mixDatagram struct{ N int }
 type mixMessage struct{ N int }
 type mixCall struct {
 	To       node.ID
 	Datagram bool
+	Try      bool
 	N        int
 }
 
@@ -41,11 +44,21 @@ func (s *mixer) HandleMessage(_ node.Env, _ node.ID, msg node.Message) {
 }
 func (s *mixer) HandleApp(env node.Env, call node.Message) {
 	c := call.(mixCall)
-	if c.Datagram {
+	switch {
+	case c.Datagram:
 		env.SendDatagram(c.To, mixDatagram{N: c.N})
-	} else {
+	case c.Try:
+		env.TrySend(c.To, mixMessage{N: c.N})
+		env.TrySend(c.To, mixMessage{N: c.N + 1})
+	default:
 		env.Send(c.To, mixMessage{N: c.N})
 	}
+}
+
+// HandleSendRefused arms a timer, as a service that retries would.
+func (s *mixer) HandleSendRefused(env node.Env, to node.ID, msg node.Message) {
+	s.Refused = append(s.Refused, msg.(mixMessage).N)
+	env.SetTimer("retry", time.Second)
 }
 
 func mixerConfig() nodetest.Config {
@@ -67,7 +80,7 @@ func mixerConfig() nodetest.Config {
 			if err != nil {
 				return nil, err
 			}
-			c.To, c.Datagram = to, kind == "d"
+			c.To, c.Datagram, c.Try = to, kind == "d", kind == "t"
 			return c, nil
 		},
 	}
@@ -112,5 +125,58 @@ func TestDeliverPosition(t *testing.T) {
 	}
 	if got := h.Service(2).(*mixer).Got; fmt.Sprint(got) != "[4 2 1 3]" {
 		t.Errorf("n2 got %v, want [4 2 1 3]", got)
+	}
+}
+
+// TestRefuse: "refuse TO FROM N" takes a message sent with TrySend out of
+// its channel, past anything ahead of it, and steps the sender with
+// EventSendRefused; pending marks such messages with "?>" and Pending
+// keeps Envelope.Refusable. A plain message, or one sent before the
+// sender's latest event, cannot be refused.
+func TestRefuse(t *testing.T) {
+	h, err := nodetest.New(mixerConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct{ line, out, err string }{
+		{line: "start n1 n2", out: "ok\n"},
+		{line: "app n1 n2 m 1", out: "n1 -> n2 M1\n"},
+		{line: "app n1 n2 t 2", out: "n1 ?> n2 M2\nn1 ?> n2 M3\n"},
+		{line: "pending", out: "n1 -> n2 M1\nn1 ?> n2 M2\nn1 ?> n2 M3\n"},
+		{line: "refuse n2 n1 1", err: "nodetest: refuse: message 1 from n1 to n2 (M1) was not sent with TrySend"},
+		{line: "refuse n2 n1 4", err: "nodetest: refuse: 3 messages pending from n1 to n2; no number 4"},
+		{line: "refuse n1 n2", err: "nodetest: refuse: nothing pending from n2 to n1"},
+		{line: "refuse n2 n1 3", out: "refused n1 ?> n2 M3\nn1: set timer retry +1s\n"},
+		// A refusal is no event of its own: M2, of the same call, may
+		// still be refused.
+		{line: "refuse n2 n1 2", out: "refused n1 ?> n2 M2\nn1: set timer retry +1s\n"},
+		{line: "app n1 n2 t 4", out: "n1 ?> n2 M4\nn1 ?> n2 M5\n"},
+		{line: "app n1 n2 m 6", out: "n1 -> n2 M6\n"},
+		{line: "refuse n2 n1 2", err: "nodetest: refuse: message 2 from n1 to n2 (M4) was sent before n1's latest event: too late to refuse"},
+		{line: "deliver-all", out: "n2 <- n1 M1\nn2 <- n1 M4\nn2 <- n1 M5\nn2 <- n1 M6\n"},
+	}
+	for _, st := range steps {
+		if st.line == "deliver-all" {
+			if p := h.Pending(); len(p) != 4 || !p[1].Refusable || p[0].Refusable || p[3].Refusable {
+				t.Errorf("Pending() = %v, want Refusable on M4 and M5 only", p)
+			}
+		}
+		out, err := h.Exec(st.line)
+		if st.err != "" {
+			if err == nil || err.Error() != st.err {
+				t.Errorf("%s: error %v, want %s", st.line, err, st.err)
+			}
+			continue
+		}
+		if err != nil || out != st.out {
+			t.Errorf("%s: %q, %v; want %q", st.line, out, err, st.out)
+		}
+	}
+	m := h.Service(1).(*mixer)
+	if fmt.Sprint(m.Refused) != "[3 2]" {
+		t.Errorf("n1 refused %v, want [3 2]", m.Refused)
+	}
+	if got := h.Service(2).(*mixer).Got; fmt.Sprint(got) != "[1 4 5 6]" {
+		t.Errorf("n2 got %v, want [1 4 5 6]", got)
 	}
 }

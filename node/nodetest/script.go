@@ -23,6 +23,7 @@ var builtins = map[string]builtin{
 	"deliver":         (*Harness).cmdDeliver,
 	"deliver-all":     (*Harness).cmdDeliverAll,
 	"drop":            (*Harness).cmdDrop,
+	"refuse":          (*Harness).cmdRefuse,
 	"fire":            (*Harness).cmdFire,
 	"reset":           (*Harness).cmdReset,
 	"transport-error": (*Harness).cmdTransportError,
@@ -239,6 +240,34 @@ func (h *Harness) cmdDrop(args []string, out io.Writer) error {
 	return nil
 }
 
+// cmdRefuse: refuse TO FROM [N].
+func (h *Harness) cmdRefuse(args []string, out io.Writer) error {
+	to, from, k, err := channelArgs(args, "usage: refuse TO FROM [N]")
+	if err != nil {
+		return err
+	}
+	ch := channel{from: from, to: to}
+	q := h.queues[ch]
+	if len(q) == 0 {
+		return fmt.Errorf("nothing pending from %v to %v", from, to)
+	}
+	if k >= len(q) {
+		return fmt.Errorf("%d messages pending from %v to %v; no number %d", len(q), from, to, k+1)
+	}
+	c, ok := h.cores[from]
+	switch {
+	case !q[k].refusable:
+		return fmt.Errorf("message %d from %v to %v (%v) was not sent with TrySend", k+1, from, to, q[k].msg)
+	case !ok || q[k].gen != h.gens[from]:
+		// The contract refuses a send before the sender's next event; a
+		// later refusal is a run no transport makes.
+		return fmt.Errorf("message %d from %v to %v (%v) was sent before %v's latest event: too late to refuse", k+1, from, to, q[k].msg, from)
+	}
+	msg := h.removeAt(ch, k)
+	fmt.Fprintf(out, "refused %v ?> %v %v\n", from, to, msg)
+	return h.step(c, node.Event{Kind: node.EventSendRefused, Peer: to, Msg: msg}, out)
+}
+
 // cmdFire: fire ID TIMER.
 func (h *Harness) cmdFire(args []string, out io.Writer) error {
 	if len(args) != 2 {
@@ -340,11 +369,7 @@ func (h *Harness) cmdPending(args []string, out io.Writer) error {
 		return errors.New("usage: pending")
 	}
 	for _, e := range h.Pending() {
-		arrow := "->"
-		if e.Datagram {
-			arrow = "~>"
-		}
-		fmt.Fprintf(out, "%v %s %v %v\n", e.From, arrow, e.To, e.Msg)
+		fmt.Fprintf(out, "%v %s %v %v\n", e.From, arrow(e), e.To, e.Msg)
 	}
 	return nil
 }
