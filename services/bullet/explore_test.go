@@ -136,3 +136,42 @@ func TestPredictWithoutRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictRefusedDiff: with one refusal explored, consequence prediction
+// from the state before n2's diff finds the paper's inconsistency — n2's
+// diff timer, the transport refusing the Diff to n3 — and with the
+// correction finds none.
+func TestPredictRefusedDiff(t *testing.T) {
+	faults := consequence.Faults{Refusals: 1}
+	h := scriptPrefix(t, "testdata/refused-diff.txt", "fire n2 diff")
+	m := liveModel(t, h, scriptOpts(false), faults)
+	res := predict(t, m, 5000)
+	v, ok := res.Violated(FileMapViewConsistent)
+	if !ok {
+		t.Fatalf("no violation of %s in %d states (stop: %v)", FileMapViewConsistent, res.Unique, res.Stop)
+	}
+	var path []string
+	for _, a := range v.Path {
+		path = append(path, a.Act.String())
+	}
+	t.Logf("found at depth %d: %s; %v", v.Depth, strings.Join(path, ", "), v.Err)
+	if got, want := strings.Join(path, ", "), "n2 timer diff, n2 refuse-send bullet.Diff to n3"; got != want {
+		t.Errorf("path %q, want %q", got, want)
+	}
+	if want := "n2 -> n3: 2 blocks (the first 0) are neither announced to n3 nor in n2's shadow for n3"; v.Err.Error() != want {
+		t.Errorf("violation %q, want %q", v.Err, want)
+	}
+	end, err := consequence.Replay[*consequence.GlobalState, consequence.ActorAction](m, v.Start, v.Path)
+	if err != nil || end.Fingerprint() != v.Fingerprint {
+		t.Fatalf("the path does not replay to the violation: %v", err)
+	}
+
+	h = scriptPrefix(t, "testdata/refused-diff-fixed.txt", "fire n2 diff")
+	fixed := predict(t, liveModel(t, h, scriptOpts(true), faults), 5000)
+	if v, ok := fixed.Violated(FileMapViewConsistent); ok {
+		t.Fatalf("with keep-shadow: %v at depth %d", v.Err, v.Depth)
+	}
+	if fixed.Depth <= 2 {
+		t.Fatalf("with keep-shadow the search stopped at depth %d, not past the paper's 2", fixed.Depth)
+	}
+}
