@@ -575,4 +575,3 @@ func reasonsText(m map[string]int64) string {
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
 }
-
