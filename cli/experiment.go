@@ -24,6 +24,7 @@ var experimentCommands = map[string]func(args []string, stdout, stderr io.Writer
 	"paxos":               runPaxosExperiment,
 	"randtree-liveness":   runRandTreeLiveness,
 	"macemc-baseline":     runMaceMCBaseline,
+	"bullet-overhead":     runBulletOverhead,
 }
 
 func runExperiment(args []string, stdout, stderr io.Writer) error {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seed6eee2ec7/crystalball/services/bullet"
 	"github.com/seed6eee2ec7/crystalball/services/chord"
 	"github.com/seed6eee2ec7/crystalball/services/paxos"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
@@ -20,6 +21,7 @@ var experimentServices = map[string]string{
 	"randtree-churn":      randtree.Name,
 	"paxos":               paxos.Name,
 	"macemc-baseline":     randtree.Name,
+	"bullet-overhead":     bullet.Name,
 }
 
 // applicableExperiments returns the names of the experiments that apply

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/experiments"
+	"github.com/seed6eee2ec7/crystalball/services/bullet"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// DefaultBulletOverheadPlot is where 'experiment bullet-overhead' writes
+// its CDF plot unless --plot says otherwise.
+const DefaultBulletOverheadPlot = "bullet-overhead.svg"
+
+// bulletOverheadFlags are the flags of 'experiment bullet-overhead'.
+type bulletOverheadFlags struct {
+	nodes, blockSize, maxStates, sendQueue int
+	fileMB                                 float64
+	seed                                   uint64
+	maxDuration, snapshots, costPerState   *time.Duration
+	uplink, downlink, fix, plot, cpu       string
+	asJSON                                 bool
+}
+
+func (f *bulletOverheadFlags) register(fs *flag.FlagSet) {
+	d := experiments.DefaultBulletOverheadConfig()
+	fs.IntVar(&f.nodes, "nodes", d.Nodes, "Bullet′ nodes (n1 is the source), 2..1000")
+	fs.Float64Var(&f.fileMB, "file-mb", float64(d.FileBytes)/(1<<20), "size of the file in MiB (rounded up to whole blocks)")
+	fs.IntVar(&f.blockSize, "block-size", d.BlockSize, fmt.Sprintf("block size in bytes, 1..%d", bullet.MaxBlockSize))
+	fs.Uint64Var(&f.seed, "seed", experiments.DefaultBulletOverheadSeed, "seed of both runs (the same network, start times and node randomness)")
+	f.maxDuration = durationFlag(fs, "max-duration", d.MaxDuration, "emulated time after which a run stops with nodes still downloading")
+	f.snapshots = durationFlag(fs, "snapshots", d.Snapshots, "checkpoint and gather interval of every node with CrystalBall")
+	fs.IntVar(&f.maxStates, "max-states", d.MaxStates, "unique states per search of a prediction round")
+	f.costPerState = durationFlag(fs, "cost-per-state", steering.DefaultCostPerState, "virtual time a round is charged per explored state")
+	fs.StringVar(&f.uplink, "uplink", "inet", "every node's uplink: bits/s with an optional k, M or G prefix (1Mbps, 800kbps), or inet (the paper's 1 Mb/s)")
+	fs.StringVar(&f.downlink, "downlink", "inet", "every node's downlink, as --uplink (inet: the paper's 5 Mb/s)")
+	fs.IntVar(&f.sendQueue, "send-queue", d.SendQueueBytes, "bytes a connection's send queue holds above the uplink before a TrySend is refused")
+	fs.StringVar(&f.fix, "fix", "", "Bullet′ corrections to apply: keep-shadow or all (default: the paper's code, with its bug)")
+	fs.StringVar(&f.plot, "plot", DefaultBulletOverheadPlot, "write the CDF of both runs' download times to this SVG file ('' for none)")
+	fs.StringVar(&f.cpu, "cpuprofile", "", "write a CPU profile of the experiment to this file (go tool pprof)")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the tables")
+}
+
+// config checks the flags and builds the experiment's configuration; bad
+// values are usage errors.
+func (f *bulletOverheadFlags) config() (experiments.BulletOverheadConfig, error) {
+	var cfg experiments.BulletOverheadConfig
+	switch {
+	case f.nodes < 2 || f.nodes > 1000:
+		return cfg, usagef("--nodes must be in 2..1000 (n1 is the source), got %d", f.nodes)
+	case !(f.fileMB > 0) || math.IsInf(f.fileMB, 0):
+		return cfg, usagef("--file-mb must be a positive number of MiB, got %v", f.fileMB)
+	case f.blockSize <= 0 || f.blockSize > bullet.MaxBlockSize:
+		return cfg, usagef("--block-size must be in 1..%d bytes, got %d", bullet.MaxBlockSize, f.blockSize)
+	case f.maxStates <= 0:
+		return cfg, usagef("--max-states must be positive, got %d", f.maxStates)
+	case f.sendQueue < 0:
+		return cfg, usagef("--send-queue must not be negative, got %d", f.sendQueue)
+	case *f.maxDuration <= 0 || *f.costPerState <= 0:
+		return cfg, usagef("--max-duration and --cost-per-state must be positive, got %v and %v", *f.maxDuration, *f.costPerState)
+	}
+	if err := checkInterval("snapshots", *f.snapshots); err != nil {
+		return cfg, err
+	}
+	if *f.snapshots == 0 {
+		return cfg, usagef("--snapshots must be positive: the run with CrystalBall checkpoints and gathers")
+	}
+	fileBytes := math.Ceil(f.fileMB * (1 << 20))
+	if blocks := math.Ceil(fileBytes / float64(f.blockSize)); blocks > bullet.MaxBlocks {
+		return cfg, usagef("--file-mb %v is %.0f blocks of %d bytes, more than %d", f.fileMB, blocks, f.blockSize, bullet.MaxBlocks)
+	}
+	up, err := parseBandwidth(f.uplink, emulation.INETUplink)
+	if err != nil || up == 0 {
+		return cfg, usagef("--uplink: %s (want a positive capacity or inet)", bandwidthText(f.uplink, err))
+	}
+	down, err := parseBandwidth(f.downlink, emulation.INETDownlink)
+	if err != nil || down == 0 {
+		return cfg, usagef("--downlink: %s (want a positive capacity or inet)", bandwidthText(f.downlink, err))
+	}
+	fixes := splitList(f.fix)
+	opts := bullet.DefaultOptions()
+	for _, fx := range fixes {
+		if err := opts.EnableFix(fx); err != nil {
+			return cfg, usagef("--fix: %v", err)
+		}
+	}
+	return experiments.BulletOverheadConfig{Nodes: f.nodes, FileBytes: int64(fileBytes), BlockSize: f.blockSize, Seed: f.seed,
+		MaxDuration: *f.maxDuration, Snapshots: *f.snapshots, MaxStates: f.maxStates, CostPerState: *f.costPerState,
+		Uplink: up, Downlink: down, SendQueueBytes: f.sendQueue, Fixes: fixes}, nil
+}
+
+// bandwidthText is what a bad --uplink or --downlink was: the parse error,
+// or that 0 (unlimited) is no access link.
+func bandwidthText(s string, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("%q is unlimited: the experiment needs access links", s)
+}
+
+func runBulletOverhead(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("experiment bullet-overhead", stderr)
+	var f bulletOverheadFlags
+	f.register(fs)
+	setUsage(fs, "experiment bullet-overhead [flags]", "The paper's §5.5 (Figure 17): Bullet′ nodes download a file over the INET access links without CrystalBall and with it (every node checkpoints, gathers and predicts), and the download times, the slowdown, the checkpoint sizes and the snapshot traffic per node are compared; the CDF plot goes to --plot.")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	if !f.asJSON {
+		cfg.Progress = stderr
+	}
+	plot, err := createPlot(f.plot)
+	if err != nil {
+		return err
+	}
+	if plot != nil {
+		defer plot.Close()
+	}
+	stop, err := startCPUProfile(f.cpu)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	res, err := experiments.BulletOverhead(ctx, cfg)
+	stop()
+	if err != nil {
+		return err
+	}
+	if err := printResult(stdout, f.asJSON, res); err != nil {
+		return err
+	}
+	return writeBulletPlot(plot, res, stderr)
+}
+
+// createPlot creates the --plot file before the runs, so a bad path fails
+// at once; nil for none (”).
+func createPlot(name string) (*os.File, error) {
+	if name == "" {
+		return nil, nil
+	}
+	file, err := os.Create(name)
+	if err != nil {
+		return nil, usagef("--plot: %v", err)
+	}
+	return file, nil
+}
+
+// writeBulletPlot writes res's CDF plot to file (nil: none) and closes
+// it. A run that completed no download has no curve: the plot is then
+// skipped with a note on stderr, the results stand.
+func writeBulletPlot(file *os.File, res *experiments.BulletOverheadResult, stderr io.Writer) error {
+	if file == nil {
+		return nil
+	}
+	if res.Without.Complete == 0 || res.With.Complete == 0 {
+		fmt.Fprintf(stderr, "no CDF plot in %s: a run completed no download\n", file.Name())
+		return file.Close()
+	}
+	w := bufio.NewWriter(file)
+	err := res.WritePlot(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("--plot %s: %w", file.Name(), err)
+	}
+	return nil
+}
