@@ -263,8 +263,21 @@ type BulletCheckpoints struct {
 	BitsPerNodeMean float64 `json:"bits_per_node_mean"`
 	BitsPerNodeMax  float64 `json:"bits_per_node_max"`
 	UplinkShare     float64 `json:"uplink_share"`
+	// AnswerBytes is the wire size of every answer to a gather
+	// (snapshot.Stats.ResponseBytes, summed); StateBytes the checkpoint
+	// payload in them and ChannelBytes roughly the rest, the recorded
+	// in-flight messages of the cut (beyond the paper, whose snapshots
+	// hold checkpoints only: a recorded Bullet′ Block carries its payload).
+	AnswerBytes  int64 `json:"answer_bytes"`
+	StateBytes   int64 `json:"state_bytes"`
+	ChannelBytes int64 `json:"channel_bytes"`
+	// CheckpointBitsPerNode is the checkpoint payload alone, per node, in
+	// bits per second of the run (mean over the nodes): the paper's
+	// "bandwidth used for checkpoints".
+	CheckpointBitsPerNode float64 `json:"checkpoint_bits_per_node"`
 	// Gathers and GatherFailures count completed and given-up gathers;
-	// FailureReasons the given-up ones by reason.
+	// FailureReasons the given-up ones by reason (snapshot.Failure.Reason
+	// up to its first colon).
 	Gathers        int64            `json:"gathers"`
 	GatherFailures int64            `json:"gather_failures"`
 	FailureReasons map[string]int64 `json:"failure_reasons"`
@@ -377,8 +390,11 @@ func (o *bulletObserver) network(ev emulation.NetworkEvent) {
 	o.ckpt.SentMax = max(o.ckpt.SentMax, len(r.State))
 }
 
+// failure counts a gather given up by its reason, without the details
+// after a colon (the dead members' IDs), so reasons add up.
 func (o *bulletObserver) failure(_ node.ID, f snapshot.Failure) {
-	o.ckpt.FailureReasons[f.Reason]++
+	reason, _, _ := strings.Cut(f.Reason, ":")
+	o.ckpt.FailureReasons[reason]++
 }
 
 // bulletConfig is the emulation of one run; o observes it.
@@ -462,11 +478,14 @@ func (o *bulletObserver) checkpoints(e *emulation.Emulator, res emulation.Result
 	}
 	if s := res.Snapshots; s != nil {
 		c.Gathers, c.GatherFailures = s.Gathers, s.Failures
+		c.AnswerBytes, c.StateBytes = s.Totals.ResponseBytes, s.Totals.StateBytes
+		c.ChannelBytes = max(c.AnswerBytes-c.StateBytes, 0)
 	}
 	secs := res.VirtualDuration.Seconds()
 	if secs <= 0 {
 		return &c
 	}
+	c.CheckpointBitsPerNode = float64(c.StateBytes) * 8 / secs / float64(cfg.Nodes)
 	var sum float64
 	for id := node.ID(1); int(id) <= cfg.Nodes; id++ {
 		bps := float64(e.NodeLinks(id).LayerBytes) * 8 / secs
@@ -512,6 +531,8 @@ func byteSize(n int64) string {
 		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
 	case n >= 1<<10 && n%(1<<10) == 0:
 		return fmt.Sprintf("%d KiB", n>>10)
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
 }
@@ -543,8 +564,9 @@ func (r *BulletOverheadResult) String() string {
 	if c := r.With.Checkpoints; c != nil {
 		fmt.Fprintf(&b, "checkpoints: %d taken, raw mean %.0f B max %d B; %d sent, as sent mean %.0f B max %d B (%d answers unchanged, no payload) (the paper: about 3 kB compressed)\n",
 			c.Taken, c.RawMean, c.RawMax, c.Sent, c.SentMean, c.SentMax, c.Unchanged)
-		fmt.Fprintf(&b, "snapshot traffic per node: mean %.1f kb/s, max %.1f kb/s, %.2f%% of the uplink (the paper: about 30 kb/s, 3%% of 1 Mb/s)\n",
-			c.BitsPerNodeMean/1e3, c.BitsPerNodeMax/1e3, 100*c.UplinkShare)
+		fmt.Fprintf(&b, "checkpoint payload per node: %.1f kb/s (the paper: about 30 kb/s, 3%% of 1 Mb/s)\n", c.CheckpointBitsPerNode/1e3)
+		fmt.Fprintf(&b, "snapshot traffic per node (requests, answers with checkpoints and recorded in-flight messages, markers): mean %.1f kb/s, max %.1f kb/s, %.2f%% of the uplink; answers %s, of which checkpoints %s and recorded channels about %s\n",
+			c.BitsPerNodeMean/1e3, c.BitsPerNodeMax/1e3, 100*c.UplinkShare, byteSize(c.AnswerBytes), byteSize(c.StateBytes), byteSize(c.ChannelBytes))
 		fmt.Fprintf(&b, "gathers: %d completed, %d given up%s\n", c.Gathers, c.GatherFailures, reasonsText(c.FailureReasons))
 	}
 	if s := r.With.Steering; s != nil {
