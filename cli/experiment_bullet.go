@@ -25,7 +25,8 @@ type bulletOverheadFlags struct {
 	fileMB                                 float64
 	seed                                   uint64
 	maxDuration, snapshots, costPerState   *time.Duration
-	uplink, downlink, fix, plot, cpu       string
+	uplink, downlink, snapCap, fix, plot   string
+	cpu                                    string
 	asJSON                                 bool
 }
 
@@ -42,6 +43,7 @@ func (f *bulletOverheadFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.uplink, "uplink", "inet", "every node's uplink: bits/s with an optional k, M or G prefix (1Mbps, 800kbps), or inet (the paper's 1 Mb/s)")
 	fs.StringVar(&f.downlink, "downlink", "inet", "every node's downlink, as --uplink (inet: the paper's 5 Mb/s)")
 	fs.IntVar(&f.sendQueue, "send-queue", d.SendQueueBytes, "bytes a connection's send queue holds above the uplink before a TrySend is refused")
+	fs.StringVar(&f.snapCap, "snapshot-bandwidth", "0", "cap on every node's answers to gathers, bits/s as --uplink (an answer over it is negative: the node is left out of that snapshot); 0: no cap")
 	fs.StringVar(&f.fix, "fix", "", "Bullet′ corrections to apply: keep-shadow or all (default: the paper's code, with its bug)")
 	fs.StringVar(&f.plot, "plot", DefaultBulletOverheadPlot, "write the CDF of both runs' download times to this SVG file ('' for none)")
 	fs.StringVar(&f.cpu, "cpuprofile", "", "write a CPU profile of the experiment to this file (go tool pprof)")
@@ -84,6 +86,10 @@ func (f *bulletOverheadFlags) config() (experiments.BulletOverheadConfig, error)
 	if err != nil || down == 0 {
 		return cfg, usagef("--downlink: %s (want a positive capacity or inet)", bandwidthText(f.downlink, err))
 	}
+	snapCap, err := parseBandwidth(f.snapCap, 0)
+	if err != nil {
+		return cfg, usagef("--snapshot-bandwidth: %v", err)
+	}
 	fixes := splitList(f.fix)
 	opts := bullet.DefaultOptions()
 	for _, fx := range fixes {
@@ -93,7 +99,7 @@ func (f *bulletOverheadFlags) config() (experiments.BulletOverheadConfig, error)
 	}
 	return experiments.BulletOverheadConfig{Nodes: f.nodes, FileBytes: int64(fileBytes), BlockSize: f.blockSize, Seed: f.seed,
 		MaxDuration: *f.maxDuration, Snapshots: *f.snapshots, MaxStates: f.maxStates, CostPerState: *f.costPerState,
-		Uplink: up, Downlink: down, SendQueueBytes: f.sendQueue, Fixes: fixes}, nil
+		Uplink: up, Downlink: down, SendQueueBytes: f.sendQueue, SnapshotBandwidth: snapCap, Fixes: fixes}, nil
 }
 
 // bandwidthText is what a bad --uplink or --downlink was: the parse error,

@@ -19,7 +19,7 @@ var tinyBulletOverhead = []string{"experiment", "bullet-overhead", "--nodes", "4
 // traffic; --plot writes the CDF of both runs.
 func TestExperimentBulletOverheadJSON(t *testing.T) {
 	plot := filepath.Join(t.TempDir(), "cdf.svg")
-	code, stdout, stderr := runCLI(append(tinyBulletOverhead, "--json", "--plot", plot, "--fix", "keep-shadow")...)
+	code, stdout, stderr := runCLI(append(tinyBulletOverhead, "--json", "--plot", plot, "--fix", "keep-shadow", "--snapshot-bandwidth", "800kbps")...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -28,7 +28,7 @@ func TestExperimentBulletOverheadJSON(t *testing.T) {
 		t.Fatalf("%v: %s", err, stdout)
 	}
 	if out.Format != experiments.BulletOverheadFormat || out.Nodes != 4 || out.Blocks != 16 || out.Seed != 2 || out.UplinkBits != 1_000_000 ||
-		!strings.Contains(out.Options, "fixes=[keep-shadow]") {
+		!strings.Contains(out.Options, "fixes=[keep-shadow]") || out.SnapshotBandwidth != 800_000 {
 		t.Errorf("header %+v", out)
 	}
 	for _, run := range []experiments.BulletRun{out.Without, out.With} {
@@ -91,6 +91,7 @@ func TestExperimentBulletOverheadBadFlags(t *testing.T) {
 		{[]string{"--uplink", "fast"}, "--uplink:"},
 		{[]string{"--downlink", "0"}, "--downlink: \"0\" is unlimited"},
 		{[]string{"--send-queue", "-1"}, "--send-queue must not be negative"},
+		{[]string{"--snapshot-bandwidth", "3MB/s"}, "--snapshot-bandwidth: invalid capacity"},
 		{[]string{"--fix", "nope"}, `--fix: bullet: unknown fix "nope"`},
 		{[]string{"--plot", "/nonexistent/dir/x.svg"}, "--plot:"},
 		{[]string{"extra"}, `unexpected argument "extra"`},

@@ -76,6 +76,12 @@ type BulletOverheadConfig struct {
 	// SendQueueBytes bounds a connection's send queue. Default
 	// emulation.DefaultSendQueueBytes.
 	SendQueueBytes int
+	// SnapshotBandwidth caps every node's answers to gathers at that many
+	// bits per second (snapshot.Config.BandwidthBits, the paper's §4 cap,
+	// with snapshot.DefaultBurst of allowance): an answer over it is a
+	// negative one and leaves the node out of that snapshot. Zero: no cap
+	// (the default).
+	SnapshotBandwidth int64
 	// Fixes are the Bullet′ corrections to apply (bullet.Options.EnableFix
 	// names: "keep-shadow" or "all"). Nil: the paper's code, with its bug.
 	Fixes []string
@@ -119,8 +125,8 @@ func (c BulletOverheadConfig) validate() error {
 		return fmt.Errorf("experiments: bullet-overhead: a %d-byte file is %d blocks of %d bytes, more than %d", c.FileBytes, c.blocks(), c.BlockSize, bullet.MaxBlocks)
 	case c.MaxDuration < 0 || c.Snapshots < 0 || c.CostPerState < 0 || c.MaxStates < 0:
 		return fmt.Errorf("experiments: bullet-overhead: max duration, snapshot interval, cost per state and max states must not be negative")
-	case c.Uplink < 0 || c.Downlink < 0 || c.SendQueueBytes < 0:
-		return fmt.Errorf("experiments: bullet-overhead: link capacities and send queue must not be negative")
+	case c.Uplink < 0 || c.Downlink < 0 || c.SendQueueBytes < 0 || c.SnapshotBandwidth < 0:
+		return fmt.Errorf("experiments: bullet-overhead: link capacities, send queue and snapshot bandwidth must not be negative")
 	}
 	_, err := c.options()
 	return err
@@ -161,6 +167,8 @@ type BulletOverheadResult struct {
 	MaxStates    int    `json:"max_states"`
 	CostPerState string `json:"cost_per_state"`
 	MaxDuration  string `json:"max_duration"`
+	// SnapshotBandwidth is the cap on answers in bits/s (0: none).
+	SnapshotBandwidth int64 `json:"snapshot_bandwidth_bps"`
 	// Without and With are the two runs.
 	Without BulletRun `json:"without"`
 	With    BulletRun `json:"with"`
@@ -268,7 +276,10 @@ type BulletCheckpoints struct {
 	// payload in them and ChannelBytes roughly the rest, the recorded
 	// in-flight messages of the cut (beyond the paper, whose snapshots
 	// hold checkpoints only: a recorded Bullet′ Block carries its payload).
-	AnswerBytes  int64 `json:"answer_bytes"`
+	AnswerBytes int64 `json:"answer_bytes"`
+	// CapRefused counts the answers the bandwidth cap turned negative
+	// (snapshot.Stats.NegativeBandwidth).
+	CapRefused   int64 `json:"cap_refused"`
 	StateBytes   int64 `json:"state_bytes"`
 	ChannelBytes int64 `json:"channel_bytes"`
 	// CheckpointBitsPerNode is the checkpoint payload alone, per node, in
@@ -315,7 +326,7 @@ func BulletOverhead(ctx context.Context, cfg BulletOverheadConfig) (*BulletOverh
 		Snapshots:    cfg.Snapshots.String(),
 		MaxStates:    cfg.MaxStates,
 		CostPerState: cfg.CostPerState.String(),
-		MaxDuration:  cfg.MaxDuration.String()}
+		MaxDuration:  cfg.MaxDuration.String(), SnapshotBandwidth: cfg.SnapshotBandwidth}
 	for _, with := range []bool{false, true} {
 		name := map[bool]string{false: "without", true: "with"}[with]
 		if cfg.Progress != nil {
@@ -416,6 +427,7 @@ func bulletConfig(cfg BulletOverheadConfig, opts bullet.Options, with bool, o *b
 	snaps, steer := emulation.ModeConfig(steering.Debug, cfg.Nodes, false)
 	snaps.Gatherers, steer.Predictors = nil, nil
 	snaps.Manager.Interval, snaps.Manager.GatherInterval = cfg.Snapshots, cfg.Snapshots
+	snaps.Manager.BandwidthBits = float64(cfg.SnapshotBandwidth)
 	snaps.OnCheckpoint, snaps.OnFailure = o.checkpoint, o.failure
 	steer.Controller.MaxStates = cfg.MaxStates
 	steer.CostPerState = cfg.CostPerState
@@ -479,6 +491,7 @@ func (o *bulletObserver) checkpoints(e *emulation.Emulator, res emulation.Result
 	if s := res.Snapshots; s != nil {
 		c.Gathers, c.GatherFailures = s.Gathers, s.Failures
 		c.AnswerBytes, c.StateBytes = s.Totals.ResponseBytes, s.Totals.StateBytes
+		c.CapRefused = s.Totals.NegativeBandwidth
 		c.ChannelBytes = max(c.AnswerBytes-c.StateBytes, 0)
 	}
 	secs := res.VirtualDuration.Seconds()
@@ -545,8 +558,12 @@ func (r *BulletOverheadResult) String() string {
 	fmt.Fprintf(&b, "bullet-overhead: %d nodes download %s (%d blocks of %d B) from n1, seed %d, links %.3g/%.3g Mb/s up/down, send queue %d B\n",
 		r.Nodes, byteSize(r.FileBytes), r.Blocks, r.BlockSize, r.Seed, float64(r.UplinkBits)/1e6, float64(r.DownlinkBits)/1e6, r.SendQueueBytes)
 	fmt.Fprintf(&b, "bullet: %s\n", r.Options)
-	fmt.Fprintf(&b, "with CrystalBall: %s; snapshots every %s, %d states per search, %s per state\n\n",
-		r.CrystalBall, r.Snapshots, r.MaxStates, r.CostPerState)
+	capText := "no cap on answers"
+	if r.SnapshotBandwidth > 0 {
+		capText = fmt.Sprintf("answers capped at %.3g kb/s", float64(r.SnapshotBandwidth)/1e3)
+	}
+	fmt.Fprintf(&b, "with CrystalBall: %s; snapshots every %s, %s, %d states per search, %s per state\n\n",
+		r.CrystalBall, r.Snapshots, capText, r.MaxStates, r.CostPerState)
 	fmt.Fprintf(&b, "%-8s %9s %8s %8s %8s %8s %8s %8s %8s %9s %8s %7s\n",
 		"run", "complete", "min s", "p10 s", "median s", "mean s", "p90 s", "max s", "stop s", "events", "refused", "wall s")
 	for _, run := range []BulletRun{r.Without, r.With} {
@@ -567,7 +584,7 @@ func (r *BulletOverheadResult) String() string {
 		fmt.Fprintf(&b, "checkpoint payload per node: %.1f kb/s (the paper: about 30 kb/s, 3%% of 1 Mb/s)\n", c.CheckpointBitsPerNode/1e3)
 		fmt.Fprintf(&b, "snapshot traffic per node (requests, answers with checkpoints and recorded in-flight messages, markers): mean %.1f kb/s, max %.1f kb/s, %.2f%% of the uplink; answers %s, of which checkpoints %s and recorded channels about %s\n",
 			c.BitsPerNodeMean/1e3, c.BitsPerNodeMax/1e3, 100*c.UplinkShare, byteSize(c.AnswerBytes), byteSize(c.StateBytes), byteSize(c.ChannelBytes))
-		fmt.Fprintf(&b, "gathers: %d completed, %d given up%s\n", c.Gathers, c.GatherFailures, reasonsText(c.FailureReasons))
+		fmt.Fprintf(&b, "gathers: %d completed, %d given up%s; %d answers refused by the bandwidth cap\n", c.Gathers, c.GatherFailures, reasonsText(c.FailureReasons), c.CapRefused)
 	}
 	if s := r.With.Steering; s != nil {
 		fmt.Fprintf(&b, "prediction: %d rounds, %d states explored, %d violations predicted, %.1f s of exploration\n",

@@ -135,11 +135,33 @@ func TestBulletOverheadBadConfig(t *testing.T) {
 		{BulletOverheadConfig{FileBytes: 1<<30 + 1}, "more than 65536"},
 		{BulletOverheadConfig{MaxDuration: -time.Second}, "must not be negative"},
 		{BulletOverheadConfig{Uplink: -1}, "must not be negative"},
+		{BulletOverheadConfig{SnapshotBandwidth: -1}, "must not be negative"},
 		{BulletOverheadConfig{Fixes: []string{"nope"}}, `bullet: unknown fix "nope"`},
 	} {
 		_, err := BulletOverhead(context.Background(), c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "experiments: bullet-overhead: ") {
 			t.Errorf("%+v: error %v, want one with %q", c.cfg, err, c.want)
 		}
+	}
+}
+
+// A cap on answers bounds the snapshot traffic: answers over it are
+// refused (negative), and the layer's bytes per node stay near the cap
+// where without it they are far above.
+func TestBulletOverheadSnapshotBandwidthCap(t *testing.T) {
+	const seed = 1
+	cfg := smallBulletOverhead(seed)
+	cfg.SnapshotBandwidth = 8_000
+	res, err := BulletOverhead(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("seed=%d: %v", seed, err)
+	}
+	c := res.With.Checkpoints
+	t.Logf("seed=%d: cap %d b/s: %d answers refused, snapshot traffic mean %.0f b/s max %.0f b/s", seed, cfg.SnapshotBandwidth, c.CapRefused, c.BitsPerNodeMean, c.BitsPerNodeMax)
+	if res.SnapshotBandwidth != 8_000 || c.CapRefused == 0 || c.BitsPerNodeMean > 2*8_000 {
+		t.Errorf("seed=%d: cap %d: %d answers refused, snapshot traffic per node %.0f b/s", seed, res.SnapshotBandwidth, c.CapRefused, c.BitsPerNodeMean)
+	}
+	if res.With.Complete != 5 {
+		t.Errorf("seed=%d: %d of 5 complete", seed, res.With.Complete)
 	}
 }
