@@ -49,7 +49,7 @@ func TestExperimentBulletOverheadJSON(t *testing.T) {
 }
 
 // The table goes to stdout, progress and the plot's name to stderr;
-// --plot '' writes none.
+// --plot ” writes none.
 func TestExperimentBulletOverheadText(t *testing.T) {
 	dir := t.TempDir()
 	wd, _ := os.Getwd()
