@@ -48,8 +48,8 @@ func TestExperimentBulletOverheadJSON(t *testing.T) {
 	}
 }
 
-// The table goes to stdout, progress and the plot's name to stderr;
-// --plot ” writes none.
+// The table goes to stdout, progress to stderr; an empty --plot writes
+// no plot.
 func TestExperimentBulletOverheadText(t *testing.T) {
 	dir := t.TempDir()
 	wd, _ := os.Getwd()
