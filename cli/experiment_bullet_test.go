@@ -52,11 +52,7 @@ func TestExperimentBulletOverheadJSON(t *testing.T) {
 // no plot.
 func TestExperimentBulletOverheadText(t *testing.T) {
 	dir := t.TempDir()
-	wd, _ := os.Getwd()
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd)
+	t.Chdir(dir)
 	code, stdout, stderr := runCLI(append(tinyBulletOverhead, "--plot", "")...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
