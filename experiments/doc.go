@@ -13,9 +13,11 @@
 //	                    Paxos nodes, many times
 //	MaceMCBaseline      §5.3: the violations deep online debugging predicted,
 //	                    against exhaustive BFS from the initial state
+//	BulletOverhead      §5.5 (Fig. 17): Bullet′ download times over the INET
+//	                    links without and with CrystalBall on every node
 //
 // The experiments run on the built-in services (services/randtree,
-// services/paxos, services/chord) in emulation (package emulation) or in the
+// services/paxos, services/chord, services/bullet) in emulation (package emulation) or in the
 // model checker (package consequence); they never print: progress goes to
 // the io.Writer or callbacks their configurations inject, and a nil one is
 // silent.
