@@ -302,6 +302,10 @@ type BulletSteering struct {
 	Predicted uint64 `json:"predicted"`
 	// ExplorationSeconds is the wall time the rounds took, summed.
 	ExplorationSeconds float64 `json:"exploration_s"`
+	// Interventions counts the events a filter or the immediate check
+	// kept from a handler: zero in mode Debug, which is what makes the
+	// comparison one of cost alone.
+	Interventions uint64 `json:"interventions"`
 }
 
 // BulletOverhead runs the paper's §5.5 (Figure 17): Bullet′ nodes download
@@ -517,7 +521,8 @@ func bulletSteering(s *emulation.SteeringResult) *BulletSteering {
 	if s == nil {
 		return &BulletSteering{}
 	}
-	out := &BulletSteering{Rounds: s.Rounds, StatesExplored: s.StatesExplored, ExplorationSeconds: s.ExplorationSeconds}
+	out := &BulletSteering{Rounds: s.Rounds, StatesExplored: s.StatesExplored, ExplorationSeconds: s.ExplorationSeconds,
+		Interventions: s.FilterHits + s.Vetoes}
 	for _, n := range s.Predicted {
 		out.Predicted += n
 	}
@@ -587,8 +592,8 @@ func (r *BulletOverheadResult) String() string {
 		fmt.Fprintf(&b, "gathers: %d completed, %d given up%s; %d answers refused by the bandwidth cap\n", c.Gathers, c.GatherFailures, reasonsText(c.FailureReasons), c.CapRefused)
 	}
 	if s := r.With.Steering; s != nil {
-		fmt.Fprintf(&b, "prediction: %d rounds, %d states explored, %d violations predicted, %.1f s of exploration\n",
-			s.Rounds, s.StatesExplored, s.Predicted, s.ExplorationSeconds)
+		fmt.Fprintf(&b, "prediction: %d rounds, %d states explored, %d violations predicted, %.1f s of exploration, %d events changed\n",
+			s.Rounds, s.StatesExplored, s.Predicted, s.ExplorationSeconds, s.Interventions)
 	}
 	return b.String()
 }
