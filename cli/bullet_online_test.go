@@ -16,13 +16,14 @@ import (
 // FileMapViewConsistent — a path that ends with a refused bullet.Diff —
 // before the paper's code first violates it in the run, and with the
 // correction (--fix keep-shadow) nothing is predicted or violated. The
+// prediction's report replays ('trace show'). The
 // run is a pure function of its seed (1) and rounds are budgeted in
 // states, so the figures do not depend on the machine's speed.
 func TestEmulateBulletPredictsTheRefusedDiff(t *testing.T) {
 	args := []string{"emulate", "--service", "bullet", "--nodes", "8", "--churn", "0", "--duration", "20s",
 		"--uplink", "inet", "--downlink", "inet", "--mode", "debug", "--predictors", "0",
 		"--steer-states", "2000", "--walks", "0", "--seed", "1", "--json"}
-	buggy := runBulletOnline(t, args)
+	buggy := runBulletOnline(t, append(args, "--reports", t.TempDir()))
 	if len(buggy.Predictions) == 0 {
 		t.Fatalf("nothing predicted; snapshots %+v", buggy.Result.Snapshots)
 	}
@@ -34,6 +35,10 @@ func TestEmulateBulletPredictsTheRefusedDiff(t *testing.T) {
 	if p.ViolatedBefore || p.Happened == nil || p.Happened.AtS <= p.FirstPredictedS {
 		t.Errorf("predicted at %.3fs; happened %+v (violated before: %v): want it predicted before the run violates it",
 			p.FirstPredictedS, p.Happened, p.ViolatedBefore)
+	}
+	code, shown, stderr := runCLI("trace", "show", p.Report)
+	if code != exitOK || !strings.Contains(shown, "violation of "+bullet.FileMapViewConsistent) {
+		t.Errorf("trace show %s: exit %d %s\n%s", p.Report, code, stderr, shown)
 	}
 	if s := buggy.Result.Snapshots; s == nil || s.Failures != 0 {
 		t.Errorf("snapshots %+v: want no gather given up on the links", s)
