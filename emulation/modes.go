@@ -44,8 +44,10 @@ const (
 // queues"): under Bullet′ on the INET links (1 Mb/s up) they waited 0.8 s
 // on average and up to 5.6 s (25 nodes, seed 1), past
 // snapshot.DefaultRecordTimeout (2 s) and DefaultGatherTimeout (5 s), and
-// 24 of 30 gathers were given up. The figures are for an INETUplink and
-// scale with INETUplink/Uplink.
+// 24 of 30 gathers were given up: 8 at the timeouts, 16 because the
+// neighbourhood changed in each of the gather's rounds (hence
+// FinishLastRound; longer timeouts alone gave up as many). The figures are
+// for an INETUplink and scale with INETUplink/Uplink.
 const (
 	// LinkedRecordTimeout lets an answer wait for its channels' markers
 	// through one uplink crossing at the longest wait measured.
