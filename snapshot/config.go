@@ -98,6 +98,15 @@ type Config struct {
 	RecordTimeout time.Duration
 	// MaxRounds bounds the rounds of a gather. Zero means DefaultMaxRounds.
 	MaxRounds int
+	// FinishLastRound makes a change of the neighbourhood during the last
+	// of MaxRounds rounds no reason to give the gather up: that round
+	// finishes with the members it asked, a consistent cut of them that
+	// misses only the newest neighbours. It is for neighbourhoods that
+	// change faster than a round lasts (Bullet′'s peering, where every
+	// protocol message waits seconds behind blocks at a 1 Mb/s uplink),
+	// which would otherwise fail nearly every gather. False (the default)
+	// gives the gather up.
+	FinishLastRound bool
 	// Quota is the storage quota in bytes for stored checkpoints and the
 	// in-flight message log; the oldest checkpoints go first (the newest is
 	// always kept). Zero means DefaultQuota.

@@ -78,7 +78,8 @@
 // Config.GatherTimeout, marks it dead for this snapshot; a Negative for the
 // bandwidth cap leaves it out; a change of the neighbourhood during a
 // gather starts a new round (and, with Config.GatherOnChange, a change
-// since the last gather starts a gather). A round that ends with no member
+// since the last gather starts a gather), except in the last round with
+// Config.FinishLastRound, which finishes with the members it asked. A round that ends with no member
 // but the gatherer, every one dead or its answer malformed, is a failed
 // gather (FailureNoMember), not a snapshot of the gatherer alone: that is
 // what a gatherer whose peers drop its traffic would see. Members that

@@ -413,7 +413,8 @@ func (m *Manager) TransportError(now time.Time, peer node.ID) Effects {
 }
 
 // AfterStep runs after every core step: while a gather is in progress, a
-// change of the neighbourhood starts a new round; with
+// change of the neighbourhood starts a new round (but for the last round
+// with Config.FinishLastRound); with
 // Config.GatherOnChange, a change since the last gather starts one.
 func (m *Manager) AfterStep(now time.Time) Effects {
 	m.begin(now)
@@ -422,7 +423,8 @@ func (m *Manager) AfterStep(now time.Time) Effects {
 	}
 	switch {
 	case m.g != nil:
-		if !slices.Equal(m.members(), m.g.members) {
+		last := m.g.round >= m.cfg.MaxRounds
+		if !(last && m.cfg.FinishLastRound) && !slices.Equal(m.members(), m.g.members) {
 			m.nextRound(m.nextCut(), "neighbourhood changed")
 		}
 	case m.cfg.GatherOnChange && m.lastMembers != nil:

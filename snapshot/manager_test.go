@@ -585,3 +585,29 @@ func TestSnapshotView(t *testing.T) {
 		t.Fatalf("corrupt checkpoint: %v", err)
 	}
 }
+
+// A neighbourhood that changes during every round gives the gather up after
+// MaxRounds rounds; with FinishLastRound the last round finishes with the
+// members it asked (node 3 stays in it although it left the
+// neighbourhood during it).
+func TestFinishLastRound(t *testing.T) {
+	for _, finish := range []bool{false, true} {
+		h := newHarness(t, []node.ID{1, 2, 3}, func(node.ID) snapshot.Config {
+			return snapshot.Config{Interval: time.Second, MaxRounds: 2, FinishLastRound: finish}
+		})
+		h.srcs[1].svc.nbrs = []node.ID{2}
+		fx, _ := h.mgrs[1].Gather(h.now)
+		h.apply(fx)
+		for _, nbrs := range [][]node.ID{{2, 3}, {2}} { // a change in each round
+			h.srcs[1].svc.nbrs = nbrs
+			h.apply(h.mgrs[1].AfterStep(h.now))
+		}
+		h.deliverAll()
+		switch {
+		case !finish && (len(h.snaps) != 0 || len(h.fails) != 1 || h.fails[0].Reason != "neighbourhood changed in the last round"):
+			t.Errorf("without FinishLastRound: snapshots %d, failures %+v; want one failure", len(h.snaps), h.fails)
+		case finish && (len(h.fails) != 0 || len(h.snaps) != 1 || h.snaps[0].Rounds != 2 || len(h.snaps[0].Nodes) != 3):
+			t.Errorf("with FinishLastRound: failures %+v, snapshots %d; want one of round 2 over {1,2,3}", h.fails, len(h.snaps))
+		}
+	}
+}

@@ -267,7 +267,7 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 	case Join:
 		s.handleJoin(env, from)
 	case Sample:
-		s.handleSample(env, m)
+		s.handleSample(env, from, m)
 	case PeerRequest:
 		s.handlePeerRequest(env, from)
 	case PeerAccept:

@@ -48,10 +48,16 @@ func (s *State) sample(env node.Env, joiner node.ID) []node.ID {
 	return pool
 }
 
-// handleSample adds the sampled peers to the known ones.
-func (s *State) handleSample(env node.Env, m Sample) {
+// handleSample adds the sampled peers to the known ones. Only the source
+// samples, and a sample holds at most SampleSize peers: a Sample from
+// another node, or the part of a longer one past SampleSize, is ignored,
+// so a peer cannot grow Known without bound.
+func (s *State) handleSample(env node.Env, from node.ID, m Sample) {
+	if from != s.Source {
+		return
+	}
 	self := env.Self()
-	for _, p := range m.Peers {
+	for _, p := range m.Peers[:min(len(m.Peers), s.opts.SampleSize)] {
 		if p != self && p != node.None {
 			s.Known = insertID(s.Known, p)
 		}

@@ -2,6 +2,8 @@ package macetransport
 
 import (
 	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/seed6eee2ec7/crystalball/node"
 )
 
 // stateFields, outFields and inFields are the numbers of exported fields of
@@ -19,76 +21,52 @@ const (
 // visits, and reflection walks the nested connections and their queues
 // field by field.
 func (s *State) EncodeMsgpack(enc *msgpack.Encoder) error {
-	w := stateWriter{enc: enc}
-	w.check(enc.EncodeArrayLen(stateFields))
-	w.check(enc.EncodeUint(s.Opened))
-	w.check(enc.EncodeUint(s.LastConn))
-	w.check(enc.EncodeUint(s.NextMsg))
-	w.check(enc.EncodeUint(s.Failures))
-	w.check(enc.EncodeUint(uint64(s.AppPeer)))
+	w := node.StateWriter{Enc: enc}
+	w.Check(enc.EncodeArrayLen(stateFields))
+	w.Check(enc.EncodeUint(s.Opened))
+	w.Check(enc.EncodeUint(s.LastConn))
+	w.Check(enc.EncodeUint(s.NextMsg))
+	w.Check(enc.EncodeUint(s.Failures))
+	w.Check(enc.EncodeUint(uint64(s.AppPeer)))
 	if s.Out == nil {
-		w.check(enc.EncodeNil())
+		w.Check(enc.EncodeNil())
 	} else {
-		w.check(enc.EncodeArrayLen(len(s.Out)))
+		w.Check(enc.EncodeArrayLen(len(s.Out)))
 		for i := range s.Out {
-			w.out(&s.Out[i])
+			writeOut(&w, &s.Out[i])
 		}
 	}
 	if s.In == nil {
-		w.check(enc.EncodeNil())
+		w.Check(enc.EncodeNil())
 	} else {
-		w.check(enc.EncodeArrayLen(len(s.In)))
+		w.Check(enc.EncodeArrayLen(len(s.In)))
 		for i := range s.In {
-			w.in(&s.In[i])
+			writeIn(&w, &s.In[i])
 		}
 	}
-	return w.err
+	return w.Err()
 }
 
-// stateWriter keeps the first encoding error, so EncodeMsgpack reads as the
-// field list it mirrors.
-type stateWriter struct {
-	enc *msgpack.Encoder
-	err error
+// writeOut writes an OutConn as reflection writes its as_array layout.
+func writeOut(w *node.StateWriter, c *OutConn) {
+	w.Check(w.Enc.EncodeArrayLen(outFields))
+	w.Check(w.Enc.EncodeUint(uint64(c.Peer)))
+	w.Check(w.Enc.EncodeUint(c.ISN))
+	w.Check(w.Enc.EncodeUint(c.Conn))
+	w.Check(w.Enc.EncodeBool(c.Established))
+	w.Check(w.Enc.EncodeUint(c.Base))
+	w.Check(w.Enc.EncodeUint(c.Sent))
+	w.Check(w.Enc.EncodeInt(int64(c.Retries)))
+	w.Uint64s(c.Queue)
 }
 
-func (w *stateWriter) check(err error) {
-	if w.err == nil {
-		w.err = err
-	}
-}
-
-func (w *stateWriter) out(c *OutConn) {
-	w.check(w.enc.EncodeArrayLen(outFields))
-	w.check(w.enc.EncodeUint(uint64(c.Peer)))
-	w.check(w.enc.EncodeUint(c.ISN))
-	w.check(w.enc.EncodeUint(c.Conn))
-	w.check(w.enc.EncodeBool(c.Established))
-	w.check(w.enc.EncodeUint(c.Base))
-	w.check(w.enc.EncodeUint(c.Sent))
-	w.check(w.enc.EncodeInt(int64(c.Retries)))
-	w.msgs(c.Queue)
-}
-
-func (w *stateWriter) in(c *InConn) {
-	w.check(w.enc.EncodeArrayLen(inFields))
-	w.check(w.enc.EncodeUint(uint64(c.Peer)))
-	w.check(w.enc.EncodeUint(c.ISN))
-	w.check(w.enc.EncodeUint(c.Conn))
-	w.check(w.enc.EncodeUint(c.Next))
-	w.check(w.enc.EncodeUint(c.Total))
-	w.msgs(c.Delivered)
-}
-
-// msgs writes message identifiers as reflection writes a []uint64: nil as
-// msgpack nil.
-func (w *stateWriter) msgs(ms []uint64) {
-	if ms == nil {
-		w.check(w.enc.EncodeNil())
-		return
-	}
-	w.check(w.enc.EncodeArrayLen(len(ms)))
-	for _, m := range ms {
-		w.check(w.enc.EncodeUint(m))
-	}
+// writeIn writes an InConn as reflection writes its as_array layout.
+func writeIn(w *node.StateWriter, c *InConn) {
+	w.Check(w.Enc.EncodeArrayLen(inFields))
+	w.Check(w.Enc.EncodeUint(uint64(c.Peer)))
+	w.Check(w.Enc.EncodeUint(c.ISN))
+	w.Check(w.Enc.EncodeUint(c.Conn))
+	w.Check(w.Enc.EncodeUint(c.Next))
+	w.Check(w.Enc.EncodeUint(c.Total))
+	w.Uint64s(c.Delivered)
 }

@@ -17,47 +17,22 @@ const stateFields = 6
 // visits, and reflection visits a 32-entry routing table one entry at a
 // time.
 func (s *State) EncodeMsgpack(enc *msgpack.Encoder) error {
-	w := stateWriter{enc: enc}
-	w.check(enc.EncodeArrayLen(stateFields))
-	w.check(enc.EncodeUint(uint64(s.Status)))
-	w.check(enc.EncodeUint(uint64(s.Bootstrap)))
-	w.ids(s.Left)
-	w.ids(s.Right)
-	w.ids(s.Table)
+	w := node.StateWriter{Enc: enc}
+	w.Check(enc.EncodeArrayLen(stateFields))
+	w.Check(enc.EncodeUint(uint64(s.Status)))
+	w.Check(enc.EncodeUint(uint64(s.Bootstrap)))
+	w.IDs(s.Left)
+	w.IDs(s.Right)
+	w.IDs(s.Table)
 	if s.Misses == nil {
-		w.check(enc.EncodeNil())
-		return w.err
+		w.Check(enc.EncodeNil())
+		return w.Err()
 	}
-	w.check(enc.EncodeArrayLen(len(s.Misses)))
+	w.Check(enc.EncodeArrayLen(len(s.Misses)))
 	for _, m := range s.Misses {
-		w.check(enc.EncodeArrayLen(2))
-		w.check(enc.EncodeUint(uint64(m.Peer)))
-		w.check(enc.EncodeInt(int64(m.Count)))
+		w.Check(enc.EncodeArrayLen(2))
+		w.Check(enc.EncodeUint(uint64(m.Peer)))
+		w.Check(enc.EncodeInt(int64(m.Count)))
 	}
-	return w.err
-}
-
-// stateWriter keeps the first encoding error, so EncodeMsgpack reads as the
-// field list it mirrors.
-type stateWriter struct {
-	enc *msgpack.Encoder
-	err error
-}
-
-func (w *stateWriter) check(err error) {
-	if w.err == nil {
-		w.err = err
-	}
-}
-
-// ids writes a list as reflection writes a []node.ID: nil as msgpack nil.
-func (w *stateWriter) ids(s []node.ID) {
-	if s == nil {
-		w.check(w.enc.EncodeNil())
-		return
-	}
-	w.check(w.enc.EncodeArrayLen(len(s)))
-	for _, id := range s {
-		w.check(w.enc.EncodeUint(uint64(id)))
-	}
+	return w.Err()
 }

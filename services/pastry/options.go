@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
 )
 
 // Placement says how a node's Pastry identifier is derived from its node.ID.
@@ -105,7 +107,7 @@ func AllFixes() Options { return DefaultOptions().Fixed() }
 
 // Fixed returns o with every correction applied, parameters unchanged.
 func (o Options) Fixed() Options {
-	o.FixRapidRejoin = true
+	fixes.All(&o)
 	return o
 }
 
@@ -168,53 +170,23 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// fixFlag binds a correction's name (as EnableFix takes it) to its field.
-type fixFlag struct {
-	name  string
-	field func(*Options) *bool
-}
-
-var fixFlags = [...]fixFlag{
-	{"rapid-rejoin", func(o *Options) *bool { return &o.FixRapidRejoin }},
-}
+// fixes are the corrections, in bug order (node.Fixes reads --fix for
+// every service alike).
+var fixes = node.Fixes[Options]{Service: "pastry", List: []node.Fix[Options]{
+	{Name: "rapid-rejoin", Field: func(o *Options) *bool { return &o.FixRapidRejoin }},
+}}
 
 // FixNames returns the names EnableFix accepts, in bug order, without "all".
-func FixNames() []string {
-	names := make([]string, len(fixFlags))
-	for i, f := range fixFlags {
-		names[i] = f.name
-	}
-	return names
-}
+func FixNames() []string { return fixes.Names() }
 
 // EnableFix turns on the correction called name: one of FixNames, with or
 // without a "fix-" prefix, or "all". It is how command lines and test
-// scripts select corrections.
-func (o *Options) EnableFix(name string) error {
-	name = strings.TrimPrefix(name, "fix-")
-	if name == "all" {
-		*o = o.Fixed()
-		return nil
-	}
-	for _, f := range fixFlags {
-		if f.name == name {
-			*f.field(o) = true
-			return nil
-		}
-	}
-	return fmt.Errorf("pastry: unknown fix %q (want one of %s or all)", name, strings.Join(FixNames(), ", "))
-}
+// scripts select corrections; an unknown name is an error wrapping
+// node.ErrUnknownFix.
+func (o *Options) EnableFix(name string) error { return fixes.Enable(o, name) }
 
 // Fixes returns the names of the corrections o enables, in bug order.
-func (o Options) Fixes() []string {
-	var out []string
-	for _, f := range fixFlags {
-		if *f.field(&o) {
-			out = append(out, f.name)
-		}
-	}
-	return out
-}
+func (o Options) Fixes() []string { return fixes.Enabled(o) }
 
 // String renders the options for logs and reports, e.g. "bits=16 digit=2
 // placement=hashed leaves=4 join-retry=2s probe=1s misses=2

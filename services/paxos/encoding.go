@@ -17,63 +17,38 @@ const stateFields = 14
 // visits, and reflection over the nested ballots and tallies costs several
 // times more.
 func (s *State) EncodeMsgpack(enc *msgpack.Encoder) error {
-	w := stateWriter{enc: enc}
-	w.check(enc.EncodeArrayLen(stateFields))
-	w.ballot(s.Promised)
-	w.ballot(s.Accepted)
-	w.check(enc.EncodeString(s.AcceptedValue))
-	w.check(enc.EncodeString(s.Learned))
-	w.check(enc.EncodeUint(s.Round))
-	w.check(enc.EncodeString(s.Proposal))
-	w.check(enc.EncodeUint(uint64(s.Phase)))
-	w.ballot(s.Ballot)
-	w.ids(s.Promises)
-	w.ballot(s.Highest)
-	w.check(enc.EncodeString(s.HighestValue))
-	w.ballot(s.Last)
-	w.check(enc.EncodeString(s.LastValue))
+	w := node.StateWriter{Enc: enc}
+	w.Check(enc.EncodeArrayLen(stateFields))
+	writeBallot(&w, s.Promised)
+	writeBallot(&w, s.Accepted)
+	w.Check(enc.EncodeString(s.AcceptedValue))
+	w.Check(enc.EncodeString(s.Learned))
+	w.Check(enc.EncodeUint(s.Round))
+	w.Check(enc.EncodeString(s.Proposal))
+	w.Check(enc.EncodeUint(uint64(s.Phase)))
+	writeBallot(&w, s.Ballot)
+	w.IDs(s.Promises)
+	writeBallot(&w, s.Highest)
+	w.Check(enc.EncodeString(s.HighestValue))
+	writeBallot(&w, s.Last)
+	w.Check(enc.EncodeString(s.LastValue))
 	if s.Tallies == nil {
-		w.check(enc.EncodeNil())
-		return w.err
+		w.Check(enc.EncodeNil())
+		return w.Err()
 	}
-	w.check(enc.EncodeArrayLen(len(s.Tallies)))
+	w.Check(enc.EncodeArrayLen(len(s.Tallies)))
 	for _, t := range s.Tallies {
-		w.check(enc.EncodeArrayLen(3))
-		w.ballot(t.Ballot)
-		w.check(enc.EncodeString(t.Value))
-		w.ids(t.From)
+		w.Check(enc.EncodeArrayLen(3))
+		writeBallot(&w, t.Ballot)
+		w.Check(enc.EncodeString(t.Value))
+		w.IDs(t.From)
 	}
-	return w.err
-}
-
-// stateWriter keeps the first encoding error, so EncodeMsgpack reads as the
-// field list it mirrors.
-type stateWriter struct {
-	enc *msgpack.Encoder
-	err error
-}
-
-func (w *stateWriter) check(err error) {
-	if w.err == nil {
-		w.err = err
-	}
+	return w.Err()
 }
 
 // ballot writes a Ballot as reflection writes its as_array layout.
-func (w *stateWriter) ballot(b Ballot) {
-	w.check(w.enc.EncodeArrayLen(2))
-	w.check(w.enc.EncodeUint(b.Round))
-	w.check(w.enc.EncodeUint(uint64(b.Node)))
-}
-
-// ids writes a set as reflection writes a []node.ID: nil as msgpack nil.
-func (w *stateWriter) ids(s []node.ID) {
-	if s == nil {
-		w.check(w.enc.EncodeNil())
-		return
-	}
-	w.check(w.enc.EncodeArrayLen(len(s)))
-	for _, id := range s {
-		w.check(w.enc.EncodeUint(uint64(id)))
-	}
+func writeBallot(w *node.StateWriter, b Ballot) {
+	w.Check(w.Enc.EncodeArrayLen(2))
+	w.Check(w.Enc.EncodeUint(b.Round))
+	w.Check(w.Enc.EncodeUint(uint64(b.Node)))
 }

@@ -16,41 +16,16 @@ const stateFields = 9
 // exists because the explorer encodes a node state for every state it
 // visits, and skipping reflection per slice element halves that cost.
 func (s *State) EncodeMsgpack(enc *msgpack.Encoder) error {
-	w := stateWriter{enc: enc}
-	w.check(enc.EncodeArrayLen(stateFields))
-	w.check(enc.EncodeUint(uint64(s.Status)))
-	w.check(enc.EncodeUint(uint64(s.Root)))
-	w.check(enc.EncodeUint(uint64(s.Parent)))
-	w.ids(s.Children)
-	w.ids(s.Siblings)
-	w.ids(s.Peers)
-	w.ids(s.Targets)
-	w.check(enc.EncodeInt(int64(s.NextTarget)))
-	w.check(enc.EncodeUint(uint64(s.PendingRoot)))
-	return w.err
-}
-
-// stateWriter keeps the first encoding error, so EncodeMsgpack reads as the
-// field list it mirrors.
-type stateWriter struct {
-	enc *msgpack.Encoder
-	err error
-}
-
-func (w *stateWriter) check(err error) {
-	if w.err == nil {
-		w.err = err
-	}
-}
-
-// ids writes a set as reflection writes a []node.ID: nil as msgpack nil.
-func (w *stateWriter) ids(s []node.ID) {
-	if s == nil {
-		w.check(w.enc.EncodeNil())
-		return
-	}
-	w.check(w.enc.EncodeArrayLen(len(s)))
-	for _, id := range s {
-		w.check(w.enc.EncodeUint(uint64(id)))
-	}
+	w := node.StateWriter{Enc: enc}
+	w.Check(enc.EncodeArrayLen(stateFields))
+	w.Check(enc.EncodeUint(uint64(s.Status)))
+	w.Check(enc.EncodeUint(uint64(s.Root)))
+	w.Check(enc.EncodeUint(uint64(s.Parent)))
+	w.IDs(s.Children)
+	w.IDs(s.Siblings)
+	w.IDs(s.Peers)
+	w.IDs(s.Targets)
+	w.Check(enc.EncodeInt(int64(s.NextTarget)))
+	w.Check(enc.EncodeUint(uint64(s.PendingRoot)))
+	return w.Err()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
 )
 
 // Options configure a RandTree node. The zero value of each field means "the
@@ -82,13 +84,7 @@ func AllFixes() Options { return DefaultOptions().Fixed() }
 
 // Fixed returns o with every correction applied, parameters unchanged.
 func (o Options) Fixed() Options {
-	o.FixUpdateSibling = true
-	o.FixNewRootChild = true
-	o.FixRootSiblings = true
-	o.FixRecoveryTimer = true
-	o.FixAcceptSibling = true
-	o.FixJoinReplyInInit = true
-	o.FixStaleChild = true
+	fixes.All(&o)
 	return o
 }
 
@@ -107,59 +103,29 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// fixFlag binds a correction's name (as EnableFix takes it) to its field.
-type fixFlag struct {
-	name  string
-	field func(*Options) *bool
-}
-
-var fixFlags = [...]fixFlag{
-	{"update-sibling", func(o *Options) *bool { return &o.FixUpdateSibling }},
-	{"new-root-child", func(o *Options) *bool { return &o.FixNewRootChild }},
-	{"root-siblings", func(o *Options) *bool { return &o.FixRootSiblings }},
-	{"recovery-timer", func(o *Options) *bool { return &o.FixRecoveryTimer }},
-	{"accept-sibling", func(o *Options) *bool { return &o.FixAcceptSibling }},
-	{"join-reply-in-init", func(o *Options) *bool { return &o.FixJoinReplyInInit }},
-	{"stale-child", func(o *Options) *bool { return &o.FixStaleChild }},
-}
+// fixes are the corrections, in bug order (node.Fixes reads --fix for
+// every service alike).
+var fixes = node.Fixes[Options]{Service: "randtree", List: []node.Fix[Options]{
+	{Name: "update-sibling", Field: func(o *Options) *bool { return &o.FixUpdateSibling }},
+	{Name: "new-root-child", Field: func(o *Options) *bool { return &o.FixNewRootChild }},
+	{Name: "root-siblings", Field: func(o *Options) *bool { return &o.FixRootSiblings }},
+	{Name: "recovery-timer", Field: func(o *Options) *bool { return &o.FixRecoveryTimer }},
+	{Name: "accept-sibling", Field: func(o *Options) *bool { return &o.FixAcceptSibling }},
+	{Name: "join-reply-in-init", Field: func(o *Options) *bool { return &o.FixJoinReplyInInit }},
+	{Name: "stale-child", Field: func(o *Options) *bool { return &o.FixStaleChild }},
+}}
 
 // FixNames returns the names EnableFix accepts, in bug order, without "all".
-func FixNames() []string {
-	names := make([]string, len(fixFlags))
-	for i, f := range fixFlags {
-		names[i] = f.name
-	}
-	return names
-}
+func FixNames() []string { return fixes.Names() }
 
 // EnableFix turns on the correction called name: one of FixNames, with or
 // without a "fix-" prefix, or "all". It is how command lines and test
-// scripts select corrections.
-func (o *Options) EnableFix(name string) error {
-	name = strings.TrimPrefix(name, "fix-")
-	if name == "all" {
-		*o = o.Fixed()
-		return nil
-	}
-	for _, f := range fixFlags {
-		if f.name == name {
-			*f.field(o) = true
-			return nil
-		}
-	}
-	return fmt.Errorf("randtree: unknown fix %q (want one of %s or all)", name, strings.Join(FixNames(), ", "))
-}
+// scripts select corrections; an unknown name is an error wrapping
+// node.ErrUnknownFix.
+func (o *Options) EnableFix(name string) error { return fixes.Enable(o, name) }
 
 // Fixes returns the names of the corrections o enables, in bug order.
-func (o Options) Fixes() []string {
-	var out []string
-	for _, f := range fixFlags {
-		if *f.field(&o) {
-			out = append(out, f.name)
-		}
-	}
-	return out
-}
+func (o Options) Fixes() []string { return fixes.Enabled(o) }
 
 // String renders the options for logs and reports, e.g.
 // "max-children=3 join-retry=2s recovery=5s fixes=[update-sibling]".
