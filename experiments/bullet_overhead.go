@@ -432,6 +432,9 @@ func bulletConfig(cfg BulletOverheadConfig, opts bullet.Options, with bool, o *b
 	snaps.Gatherers, steer.Predictors = nil, nil
 	snaps.Manager.Interval, snaps.Manager.GatherInterval = cfg.Snapshots, cfg.Snapshots
 	snaps.Manager.BandwidthBits = float64(cfg.SnapshotBandwidth)
+	// Snapshot messages wait behind blocks at the uplinks: the timeouts
+	// and last round that let gathers complete there.
+	snaps.Manager = emulation.LinkedSnapshots(snaps.Manager, ecfg.Network)
 	snaps.OnCheckpoint, snaps.OnFailure = o.checkpoint, o.failure
 	steer.Controller.MaxStates = cfg.MaxStates
 	steer.CostPerState = cfg.CostPerState
