@@ -23,6 +23,22 @@ type Message interface {
 	MessageType() string
 }
 
+// InFlightFormer is an optional method of a Message that carries bulk its
+// receiver's handler never reads — a file block's payload, which only costs
+// its size on the wire. A snapshot records a message that was in flight at
+// its cut (package snapshot), ships it to the gathering node and hands it
+// to the explorer, where only its effect on the receiver's state matters;
+// InFlightForm returns the message as it is recorded there: the same type
+// with the bulk left out. The contract: delivering InFlightForm() to a
+// handler leaves the same state and sends the same messages as delivering
+// the message itself (a service whose handler reads the bulk must not
+// implement it). The recorded form is what replays, reports and the
+// explorer see; the live wire, the emulator's links and the service always
+// carry the whole message.
+type InFlightFormer interface {
+	InFlightForm() Message
+}
+
 // MaxTypeNameLen bounds a message type name; the envelope decoder refuses
 // longer names before looking them up.
 const MaxTypeNameLen = 64

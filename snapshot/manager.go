@@ -367,13 +367,17 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 			m.recent[env.From] = m.now
 		}
 		if env.CN < m.cn && len(m.store) > 0 && !env.Datagram {
-			body, err := m.cfg.Registry.EncodeMessage(env.Msg)
+			msg, err := inFlightForm(env.Msg)
+			if err != nil {
+				return false, m.fx, err
+			}
+			body, err := m.cfg.Registry.EncodeMessage(msg)
 			if err != nil {
 				return false, m.fx, fmt.Errorf("snapshot: recording an in-flight message: %w", err)
 			}
 			m.pos++
-			e := logEntry{pos: m.pos, from: env.From, msg: env.Msg,
-				rec: Recorded{CN: env.CN, Type: env.Msg.MessageType(), Body: body}}
+			e := logEntry{pos: m.pos, from: env.From, msg: msg,
+				rec: Recorded{CN: env.CN, Type: msg.MessageType(), Body: body}}
 			e.cost = len(body) + len(e.rec.Type) + 32
 			m.log = append(m.log, e)
 			m.logCost += e.cost
@@ -383,6 +387,21 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 	m.pollAnswers()
 	m.checkRound()
 	return deliver, m.fx, nil
+}
+
+// inFlightForm is the form in which msg is recorded in flight: its
+// node.InFlightFormer form if it has one (which must keep its type), else
+// msg itself.
+func inFlightForm(msg node.Message) (node.Message, error) {
+	f, ok := msg.(node.InFlightFormer)
+	if !ok {
+		return msg, nil
+	}
+	rec := f.InFlightForm()
+	if rec == nil || rec.MessageType() != msg.MessageType() {
+		return nil, fmt.Errorf("snapshot: the in-flight form of a %s is %T, not a message of its type", msg.MessageType(), rec)
+	}
+	return rec, nil
 }
 
 // TransportError reports a broken connection to peer: channels from peer

@@ -20,6 +20,26 @@ type ping struct{ N int }
 
 func (ping) MessageType() string { return "test.Ping" }
 
+// bulk is a message with a payload its receiver never reads, recorded in
+// flight without it (node.InFlightFormer).
+type bulk struct {
+	N       int
+	Payload []byte
+}
+
+func (bulk) MessageType() string { return "test.Bulk" }
+
+func (b bulk) InFlightForm() node.Message {
+	b.Payload = nil
+	return b
+}
+
+// badForm claims an in-flight form of another type.
+type badForm struct{}
+
+func (badForm) MessageType() string        { return "test.BadForm" }
+func (badForm) InFlightForm() node.Message { return ping{} }
+
 type fakeSvc struct {
 	N    int
 	nbrs []node.ID
@@ -75,7 +95,7 @@ var t0 = time.Unix(1000, 0).UTC()
 
 func newHarness(t testing.TB, ids []node.ID, cfg func(node.ID) snapshot.Config) *harness {
 	h := &harness{t: t, now: t0, mgrs: map[node.ID]*snapshot.Manager{}, srcs: map[node.ID]*fakeSrc{}, q: map[[2]node.ID][]node.Envelope{}}
-	reg, err := node.NewRegistry(ping{})
+	reg, err := node.NewRegistry(ping{}, bulk{}, badForm{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,6 +289,39 @@ func TestForcedCheckpointAndInFlightRecording(t *testing.T) {
 	// Node 2 took a forced checkpoint when the request (CN 1) arrived.
 	if st := h.mgrs[2].Stats(); st.Forced != 1 || st.CN != 1 {
 		t.Errorf("node 2 stats %+v, want one forced checkpoint and cn 1", st)
+	}
+}
+
+// A message with an in-flight form (node.InFlightFormer) is recorded in
+// that form: the snapshot holds the block's index, not its payload; one
+// whose form changes its type is refused as a bug in the service.
+func TestInFlightFormIsRecorded(t *testing.T) {
+	h := newHarness(t, []node.ID{1, 2}, defaults)
+	env := node.Envelope{From: 2, To: 1, Msg: bulk{N: 4, Payload: make([]byte, 16<<10)}}
+	h.mgrs[2].Sent(h.now, &env, 16<<10)
+	h.q[[2]node.ID{2, 1}] = append(h.q[[2]node.ID{2, 1}], env)
+	fx, err := h.mgrs[1].Gather(h.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.apply(fx)
+	h.deliverAll()
+	if len(h.snaps) != 1 {
+		t.Fatalf("%d snapshots", len(h.snaps))
+	}
+	for _, ch := range h.snaps[0].Channels {
+		if ch.From == 2 && ch.To == 1 {
+			if len(ch.Messages) != 1 {
+				t.Fatalf("channel 2→1 = %+v, want the block in flight", ch)
+			}
+			if m := ch.Messages[0].Msg.(bulk); m.N != 4 || m.Payload != nil {
+				t.Errorf("recorded %d with a payload of %d bytes, want block 4 without its payload", m.N, len(m.Payload))
+			}
+		}
+	}
+	_, _, err = h.mgrs[1].Deliver(h.now, node.Envelope{From: 2, To: 1, CN: 0, Msg: badForm{}})
+	if err == nil {
+		t.Error("an in-flight form of another type was recorded")
 	}
 }
 

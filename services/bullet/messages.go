@@ -143,6 +143,15 @@ type Block struct {
 // MessageType implements node.Message.
 func (Block) MessageType() string { return "bullet.Block" }
 
+// InFlightForm implements node.InFlightFormer: a snapshot records a Block
+// in flight without its payload, which no handler reads (a node keeps only
+// the block's bit in its file map). Recorded whole, the blocks in flight
+// made up 95% of the snapshot answers' bytes in bullet-overhead.
+func (m Block) InFlightForm() node.Message {
+	m.Data = nil
+	return m
+}
+
 // String renders the message for traces, without the data: "Block(3)".
 func (m Block) String() string { return fmt.Sprintf("Block(%d)", m.Index) }
 
