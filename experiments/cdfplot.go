@@ -116,10 +116,11 @@ func (p cdfPlot) curve(values []float64, colour string) {
 	fmt.Fprintf(p.w, `<path d="%s" stroke="%s" stroke-width="2" fill="none"/>`+"\n", d.String(), colour)
 }
 
-// legend writes series i's swatch and name in the lower right corner.
+// legend writes series i's swatch and name in the upper left corner,
+// where a CDF's curves rarely are (they rise to the right).
 func (p cdfPlot) legend(i int, name, colour string) {
-	y := p.y(0) - 20 - float64(i)*18
-	x := p.x(p.xMax) - 200
+	y := p.y(1) + 20 + float64(i)*18
+	x := p.x(0) + 20
 	fmt.Fprintf(p.w, `<path d="M%.1f %.1fh24" stroke="%s" stroke-width="2"/><text x="%.1f" y="%.1f">%s</text>`+"\n",
 		x, y, colour, x+30, y+4, xmlEscape(name))
 }
