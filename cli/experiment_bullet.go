@@ -21,7 +21,7 @@ const DefaultBulletOverheadPlot = "bullet-overhead.svg"
 
 // bulletOverheadFlags are the flags of 'experiment bullet-overhead'.
 type bulletOverheadFlags struct {
-	nodes, blockSize, maxStates, sendQueue int
+	nodes, blockSize, maxStates, walks, sendQueue int
 	fileMB                                 float64
 	seed                                   uint64
 	maxDuration, snapshots, costPerState   *time.Duration
@@ -39,6 +39,7 @@ func (f *bulletOverheadFlags) register(fs *flag.FlagSet) {
 	f.maxDuration = durationFlag(fs, "max-duration", d.MaxDuration, "emulated time after which a run stops with nodes still downloading")
 	f.snapshots = durationFlag(fs, "snapshots", d.Snapshots, "checkpoint and gather interval of every node with CrystalBall")
 	fs.IntVar(&f.maxStates, "max-states", d.MaxStates, "unique states per search of a prediction round")
+	fs.IntVar(&f.walks, "walks", steering.DefaultRoundWalks, "random walks a round takes against the liveness properties (0: none)")
 	f.costPerState = durationFlag(fs, "cost-per-state", steering.DefaultCostPerState, "virtual time a round is charged per explored state")
 	fs.StringVar(&f.uplink, "uplink", "inet", "every node's uplink: bits/s with an optional k, M or G prefix (1Mbps, 800kbps), or inet (the paper's 1 Mb/s)")
 	fs.StringVar(&f.downlink, "downlink", "inet", "every node's downlink, as --uplink (inet: the paper's 5 Mb/s)")
@@ -63,6 +64,8 @@ func (f *bulletOverheadFlags) config() (experiments.BulletOverheadConfig, error)
 		return cfg, usagef("--block-size must be in 1..%d bytes, got %d", bullet.MaxBlockSize, f.blockSize)
 	case f.maxStates <= 0:
 		return cfg, usagef("--max-states must be positive, got %d", f.maxStates)
+	case f.walks < 0:
+		return cfg, usagef("--walks must not be negative, got %d", f.walks)
 	case f.sendQueue < 0:
 		return cfg, usagef("--send-queue must not be negative, got %d", f.sendQueue)
 	case *f.maxDuration <= 0 || *f.costPerState <= 0:
@@ -98,8 +101,17 @@ func (f *bulletOverheadFlags) config() (experiments.BulletOverheadConfig, error)
 		}
 	}
 	return experiments.BulletOverheadConfig{Nodes: f.nodes, FileBytes: int64(fileBytes), BlockSize: f.blockSize, Seed: f.seed,
-		MaxDuration: *f.maxDuration, Snapshots: *f.snapshots, MaxStates: f.maxStates, CostPerState: *f.costPerState,
+		MaxDuration: *f.maxDuration, Snapshots: *f.snapshots, MaxStates: f.maxStates, Walks: walksConfig(f.walks), CostPerState: *f.costPerState,
 		Uplink: up, Downlink: down, SendQueueBytes: f.sendQueue, SnapshotBandwidth: snapCap, Fixes: fixes}, nil
+}
+
+// walksConfig is the experiment's Walks for --walks n: 0 (none) is
+// negative there, where zero stands for the default.
+func walksConfig(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // bandwidthText is what a bad --uplink or --downlink was: the parse error,

@@ -11,9 +11,10 @@ import (
 )
 
 // tinyBulletOverhead is a configuration of a second: 4 nodes, a 64 KiB
-// file of 4 KiB blocks, snapshots every 2 s, small searches.
+// file of 4 KiB blocks, snapshots every 2 s, small searches, no liveness
+// walks.
 var tinyBulletOverhead = []string{"experiment", "bullet-overhead", "--nodes", "4", "--file-mb", "0.0625", "--block-size", "4096",
-	"--snapshots", "2s", "--max-states", "50", "--seed", "2"}
+	"--snapshots", "2s", "--max-states", "50", "--walks", "0", "--seed", "2"}
 
 // --json prints both distributions, the slowdown and the checkpoint
 // traffic; --plot writes the CDF of both runs.
@@ -81,6 +82,7 @@ func TestExperimentBulletOverheadBadFlags(t *testing.T) {
 		{[]string{"--file-mb", "5000"}, "more than 65536"},
 		{[]string{"--block-size", "0"}, "--block-size must be in 1..524288"},
 		{[]string{"--max-states", "0"}, "--max-states must be positive"},
+		{[]string{"--walks", "-1"}, "--walks must not be negative"},
 		{[]string{"--max-duration", "0s"}, "--max-duration and --cost-per-state must be positive"},
 		{[]string{"--snapshots", "1ns"}, "--snapshots must be 0 (off) or at least"},
 		{[]string{"--snapshots", "0s"}, "--snapshots must be positive"},

@@ -66,6 +66,12 @@ type BulletOverheadConfig struct {
 	// MaxStates is the unique-state budget of each search of a round (every
 	// node predicts, so it stays small). Default emulation.SteerMaxStates.
 	MaxStates int
+	// Walks is the number of random walks each round takes against the
+	// liveness properties (steering.Config.Walks). Zero means the
+	// steering default; negative, none: the rounds search for safety
+	// violations only (the tests' small runs use it, as the walks are most
+	// of a round's cost when AllBlocks is far from holding).
+	Walks int
 	// CostPerState is the virtual time a round is charged per explored
 	// state (emulation.SteeringConfig.CostPerState). Default
 	// steering.DefaultCostPerState.
@@ -437,6 +443,9 @@ func bulletConfig(cfg BulletOverheadConfig, opts bullet.Options, with bool, o *b
 	snaps.Manager = emulation.LinkedSnapshots(snaps.Manager, ecfg.Network)
 	snaps.OnCheckpoint, snaps.OnFailure = o.checkpoint, o.failure
 	steer.Controller.MaxStates = cfg.MaxStates
+	if cfg.Walks != 0 {
+		steer.Controller.Walks = cfg.Walks
+	}
 	steer.CostPerState = cfg.CostPerState
 	ecfg.Snapshots, ecfg.Steering = snaps, steer
 	ecfg.OnNetwork = o.network

@@ -16,7 +16,7 @@ import (
 // node checkpointing and gathering every 2 s with CrystalBall.
 func smallBulletOverhead(seed uint64) BulletOverheadConfig {
 	return BulletOverheadConfig{Nodes: 6, FileBytes: 192 << 10, BlockSize: 4 << 10, Seed: seed,
-		MaxDuration: 5 * time.Minute, Snapshots: 2 * time.Second, MaxStates: 200}
+		MaxDuration: 5 * time.Minute, Snapshots: 2 * time.Second, MaxStates: 200, Walks: -1}
 }
 
 // Both runs complete; the run with CrystalBall carries checkpoints on
