@@ -22,12 +22,12 @@ const DefaultBulletOverheadPlot = "bullet-overhead.svg"
 // bulletOverheadFlags are the flags of 'experiment bullet-overhead'.
 type bulletOverheadFlags struct {
 	nodes, blockSize, maxStates, walks, sendQueue int
-	fileMB                                 float64
-	seed                                   uint64
-	maxDuration, snapshots, costPerState   *time.Duration
-	uplink, downlink, snapCap, fix, plot   string
-	cpu                                    string
-	asJSON                                 bool
+	fileMB                                        float64
+	seed                                          uint64
+	maxDuration, snapshots, costPerState          *time.Duration
+	uplink, downlink, snapCap, fix, plot          string
+	cpu                                           string
+	asJSON                                        bool
 }
 
 func (f *bulletOverheadFlags) register(fs *flag.FlagSet) {
