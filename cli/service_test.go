@@ -64,7 +64,7 @@ func TestMainRejectsInvalidServices(t *testing.T) {
 func TestOwnServiceThroughMain(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	own := []Service{myTree()}
-	code, stdout, stderr := runWith(own, "help")
+	code, stdout, _ := runWith(own, "help")
 	if code != exitOK || strings.Contains(stdout, "experiment") || !strings.Contains(stdout, "node") {
 		t.Errorf("help: exit %d, %q; want every command but experiment", code, stdout)
 	}
@@ -77,7 +77,7 @@ func TestOwnServiceThroughMain(t *testing.T) {
 	if code, _, stderr := runWith(own, "emulate", "--service", "randtree"); code != exitUsage || !strings.Contains(stderr, `unknown service "randtree" (known: mytree)`) {
 		t.Errorf("a service the program does not serve: exit %d, %q", code, stderr)
 	}
-	code, stdout, stderr = runWith(own, "emulate", "--nodes", "4", "--duration", "2m", "--churn", "0")
+	code, stdout, stderr := runWith(own, "emulate", "--nodes", "4", "--duration", "2m", "--churn", "0")
 	if code != exitOK || !strings.Contains(stdout, "mytree emulation: 4 nodes") || !strings.Contains(stdout, "final:     nodes=4") ||
 		!strings.Contains(stdout, "options:   default") {
 		t.Errorf("emulate (the default service is the only one): exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)

@@ -1,7 +1,6 @@
 package emulation_test
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -160,5 +159,3 @@ func logSeedOnFailure(t *testing.T, seed uint64) {
 }
 
 func ns(d time.Duration) int64 { return d.Nanoseconds() }
-
-func fmtIDs(ids []node.ID) string { return fmt.Sprint(ids) }

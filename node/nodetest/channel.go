@@ -43,9 +43,6 @@ func (h *Harness) pendingChannels() []channel {
 	return chs
 }
 
-// pop removes and returns the head of ch.
-func (h *Harness) pop(ch channel) (node.Message, error) { return h.popAt(ch, 0) }
-
 // popAt removes and returns the k-th (from 0) message queued on ch. Only a
 // datagram may leave before messages queued ahead of it, and only past
 // datagrams: a message never overtakes the sender's earlier messages.

@@ -158,29 +158,6 @@ func (s *State) closestPreceding(self node.ID, key uint64) node.ID {
 	return best
 }
 
-// distinctFingers returns the fingers other than self, each once, in
-// finger order.
-func (s *State) distinctFingers(self node.ID) []node.ID {
-	var out []node.ID
-	for k := range s.fingerCount() {
-		f := s.Fingers[k]
-		if f == self || f == node.None || (len(out) > 0 && out[len(out)-1] == f) {
-			continue
-		}
-		dup := false
-		for _, x := range out {
-			if x == f {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // formatIDs renders ids as the paper writes them: [n9 n13].
 func formatIDs(ids []node.ID) string {
 	var b strings.Builder
