@@ -354,8 +354,10 @@ func (r *run[S, A]) step() error {
 	}
 	n := len(r.cur.states)
 	parallel := len(r.workers) > 1 && n >= r.minPar && !r.budgetLikelyExhausted(n)
-	if parallel {
-		r.cutChunks(0, n)
+	if parallel && r.local != nil {
+		// Consequence prediction plans the whole level in chunks; the
+		// candidate buffers are sized later, per round (expandParallel).
+		r.cutChunks(0, n, false)
 	}
 	if r.local != nil {
 		if err := r.planLocal(parallel); err != nil {
@@ -504,8 +506,11 @@ func (r *run[S, A]) parallel(tasks int, fn func(w *worker[S, A], t int)) error {
 }
 
 // cutChunks splits the frontier states [lo, hi) into chunks: several per
-// worker, so that uneven states balance out.
-func (r *run[S, A]) cutChunks(lo, hi int) {
+// worker, so that uneven states balance out. With sizeCands it also sizes
+// their candidate buffers for that range: only a round's range, never a
+// whole level's, since the buffers live as long as the run (at 2PC-9,
+// sizing them per level made them 71% of the heap).
+func (r *run[S, A]) cutChunks(lo, hi int, sizeCands bool) {
 	n := hi - lo
 	count := min(max(n/checkEvery, 1), 8*len(r.workers))
 	for len(r.chunks) < count {
@@ -514,6 +519,9 @@ func (r *run[S, A]) cutChunks(lo, hi int) {
 	r.chunks = r.chunks[:count]
 	for i, c := range r.chunks {
 		c.reset(lo+n*i/count, lo+n*(i+1)/count, r.groups, len(r.props))
+		if !sizeCands {
+			continue
+		}
 		// Size the candidate buffers from the previous level's ratio of
 		// candidates to states, so phase A rarely grows a slice.
 		// (Fresh allocations: slices.Grow would copy the old capacity.)
@@ -750,7 +758,7 @@ func (r *run[S, A]) expandParallel() (int, error) {
 		if lo > 0 && r.expired() {
 			return lo, nil
 		}
-		r.cutChunks(lo, min(lo+round, n))
+		r.cutChunks(lo, min(lo+round, n), true)
 		ok, err := r.expandRound()
 		if err != nil || !ok || r.abort.Load() {
 			return lo, err
