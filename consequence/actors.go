@@ -965,6 +965,9 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 	if err := m.hashNode(n); err != nil {
 		panic(fmt.Sprintf("consequence: hashing the state of %v: %v", id, err))
 	}
+	if s.g.in != nil {
+		n = s.g.in.node(i, n) // an equal node state's clone dies here
+	}
 	s.setNode(i, n)
 	m.setClock(s, i, old)
 	return s.g, true
