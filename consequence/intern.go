@@ -70,7 +70,7 @@ type pairSet struct {
 
 // interner is the per-search set of intern tables.
 type interner struct {
-	id      uint32
+	id       uint32
 	nodeTab  internTable[*actorNode]
 	chanTab  internTable[*channel]
 	dgramTab internTable[*dgramSet]
