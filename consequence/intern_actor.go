@@ -62,13 +62,16 @@ func (in *interner) node(i int, n *actorNode) *actorNode {
 }
 
 // nodeHandle returns the handle of node index i's state n, interning it
-// if it is new; n may be shared (it is claimed only if this interner
-// built it).
+// if it is new. n may be shared with other goroutines, so it is never
+// claimed: a new content is interned as a claimed shallow copy (sharing
+// n's immutable parts), which states unpacked afterwards hold, so that
+// Pack finds their handles without a lookup.
 func (in *interner) nodeHandle(i int, n *actorNode) uint32 {
 	if n.claim.owner == in.id {
 		return n.claim.handle
 	}
-	h, _, inserted := in.nodeTab.intern(nodeKey(i, n), n, nil)
+	cp := *n
+	h, _, inserted := in.nodeTab.intern(nodeKey(i, n), &cp, func(h uint32) { cp.claim = claim{in.id, h} })
 	if inserted {
 		in.bytes.Add(nodeBytes(n))
 	}
@@ -85,12 +88,14 @@ func (in *interner) channel(c *channel, key node.Hash) *channel {
 	return v
 }
 
-// chanHandle returns the handle of channel c, interning it if it is new.
+// chanHandle returns the handle of channel c, interning a claimed copy
+// if it is new (see nodeHandle).
 func (in *interner) chanHandle(c *channel) uint32 {
 	if c.claim.owner == in.id {
 		return c.claim.handle
 	}
-	h, _, inserted := in.chanTab.intern(chanKey(c), c, nil)
+	cp := *c
+	h, _, inserted := in.chanTab.intern(chanKey(c), &cp, func(h uint32) { cp.claim = claim{in.id, h} })
 	if inserted {
 		in.bytes.Add(itemsBytes(unsafe.Sizeof(channel{}), c.items))
 	}
@@ -107,12 +112,14 @@ func (in *interner) dgramSet(d *dgramSet, key node.Hash) *dgramSet {
 	return v
 }
 
-// dgramHandle returns the handle of multiset d, interning it if it is new.
+// dgramHandle returns the handle of multiset d, interning a claimed copy
+// if it is new (see nodeHandle).
 func (in *interner) dgramHandle(d *dgramSet) uint32 {
 	if d.claim.owner == in.id {
 		return d.claim.handle
 	}
-	h, _, inserted := in.dgramTab.intern(dgramKey(d), d, nil)
+	cp := *d
+	h, _, inserted := in.dgramTab.intern(dgramKey(d), &cp, func(h uint32) { cp.claim = claim{in.id, h} })
 	if inserted {
 		in.bytes.Add(itemsBytes(unsafe.Sizeof(dgramSet{}), d.items))
 	}

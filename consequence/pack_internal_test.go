@@ -112,7 +112,15 @@ type packedResult struct {
 // goes through checkRoundTrip.
 func packedBFS(t testing.TB, m *ActorModel, maxDepth, workers int, check bool) packedResult {
 	t.Helper()
-	p := m.NewPacker()
+	return packedBFSFunc(t, m, m.NewPacker(), maxDepth, 1<<62, workers, check, nil)
+}
+
+// packedBFSFunc is packedBFS with packer p, stopping also once maxStates
+// are known (the last level cut short), and calling onLevel, if set, after
+// each level is merged, with the level expanded and the new one.
+func packedBFSFunc(t testing.TB, m *ActorModel, p Packer[*GlobalState], maxDepth, maxStates, workers int, check bool,
+	onLevel func(depth int, cur, next *packedLevel, unique uint64)) packedResult {
+	t.Helper()
 	seen := map[node.Hash]bool{}
 	var cur packedLevel
 	for _, g := range m.Init() {
@@ -162,7 +170,7 @@ func packedBFS(t testing.TB, m *ActorModel, maxDepth, workers int, check bool) p
 		var next packedLevel
 		for _, part := range parts {
 			for i := range part.len() {
-				if fp := part.fps[i]; !seen[fp] {
+				if fp := part.fps[i]; !seen[fp] && res.unique+uint64(next.len()) < uint64(maxStates) {
 					seen[fp] = true
 					next.push(part.entry(i), fp)
 				}
@@ -172,9 +180,15 @@ func packedBFS(t testing.TB, m *ActorModel, maxDepth, workers int, check bool) p
 			break
 		}
 		res.unique += uint64(next.len())
+		if onLevel != nil {
+			onLevel(depth+1, &cur, &next, res.unique)
+		}
 		res.depthCounts = append(res.depthCounts, uint64(next.len()))
 		res.entryWords += uint64(len(next.words))
 		cur = next
+		if res.unique >= uint64(maxStates) {
+			break
+		}
 	}
 	return res
 }
