@@ -143,48 +143,59 @@ func unpackError(format string, args ...any) error {
 // Unpack implements Packer.
 func (p *actorPacker) Unpack(w []uint32, fp node.Hash) *GlobalState {
 	m := p.m
-	r := wordReader{w: w}
-	head := r.next()
+	if len(w) < 2 {
+		panic(unpackError("%d words: too short for a header", len(w)))
+	}
+	head, k := w[0], 1
 	flags := head & (1<<packFlagBits - 1)
 	nc := int(head >> packFlagBits & packCountMax)
 	nd := int(head >> (packFlagBits + packCountBits))
 	if flags&packWideCounts != 0 {
-		nc, nd = int(r.next()), int(r.next())
+		if len(w) < 3 {
+			panic(unpackError("%d words: too short for wide counts", len(w)))
+		}
+		nc, nd, k = int(w[1]), int(w[2]), 3
 	}
-	g := &GlobalState{m: m, in: p.in, fp: fp}
+	faults := 1
 	if flags&packWideFaults != 0 {
-		g.resets, g.breaks, g.drops = int(r.next64()), int(r.next64()), int(r.next64())
-		g.refusals = int32(r.next())
-	} else {
-		f := r.next()
-		g.resets, g.breaks, g.drops, g.refusals = int(f&0xff), int(f>>8&0xff), int(f>>16&0xff), int32(f>>24)
+		faults = 7
 	}
-	if r.err != nil || len(r.w) < len(m.ids)+2+nc+nd {
-		panic(unpackError("%d words: too few for the header's counts", len(w)))
-	}
-	g.nodes = make([]*actorNode, len(m.ids))
-	for i := range g.nodes {
-		g.nodes[i] = unpackPart(&p.in.nodeTab, r.next(), "node state")
-	}
-	g.conns, g.connsH = p.unpackPairs(r.next())
-	g.stale, g.staleH = p.unpackPairs(r.next())
-	if nc > 0 {
-		g.chans = make([]*channel, nc)
-		for k := range g.chans {
-			g.chans[k] = unpackPart(&p.in.chanTab, r.next(), "channel")
-		}
-	}
-	if nd > 0 {
-		g.dgrams = make([]*dgramSet, nd)
-		for k := range g.dgrams {
-			g.dgrams[k] = unpackPart(&p.in.dgramTab, r.next(), "datagram set")
-		}
-	}
+	crash := 0
 	if flags&packCrash != 0 {
-		g.crash = unpackPart(&p.in.crashTab, r.next(), "crash")
+		crash = 1
 	}
-	if r.err != nil || len(r.w) != 0 {
-		panic(unpackError("%d words: %d left over", len(w), len(r.w)))
+	if want := k + faults + len(m.ids) + 2 + nc + nd + crash; len(w) != want {
+		panic(unpackError("%d words, the header says %d", len(w), want))
+	}
+	g := p.newState(nc, nd)
+	g.fp = fp
+	if faults == 1 {
+		f := w[k]
+		g.resets, g.breaks, g.drops, g.refusals = int(f&0xff), int(f>>8&0xff), int(f>>16&0xff), int32(f>>24)
+	} else {
+		g.resets = int(uint64(w[k]) | uint64(w[k+1])<<32)
+		g.breaks = int(uint64(w[k+2]) | uint64(w[k+3])<<32)
+		g.drops = int(uint64(w[k+4]) | uint64(w[k+5])<<32)
+		g.refusals = int32(w[k+6])
+	}
+	k += faults
+	for i := range g.nodes {
+		g.nodes[i] = unpackPart(&p.in.nodeTab, w[k+i], "node state")
+	}
+	k += len(g.nodes)
+	g.conns, g.connsH = p.unpackPairs(w[k])
+	g.stale, g.staleH = p.unpackPairs(w[k+1])
+	k += 2
+	for i := range g.chans {
+		g.chans[i] = unpackPart(&p.in.chanTab, w[k+i], "channel")
+	}
+	k += nc
+	for i := range g.dgrams {
+		g.dgrams[i] = unpackPart(&p.in.dgramTab, w[k+i], "datagram set")
+	}
+	k += nd
+	if crash != 0 {
+		g.crash = unpackPart(&p.in.crashTab, w[k], "crash")
 	}
 	if !m.opts.AnyOrderTimers {
 		g.first, g.hasFirst = firstDue(g)
@@ -193,6 +204,48 @@ func (p *actorPacker) Unpack(w []uint32, fp node.Hash) *GlobalState {
 		}
 	}
 	return g
+}
+
+// packBlock holds an unpacked state and its slices in one allocation,
+// for the usual sizes: Unpack runs once per frontier state, and its cost
+// is mostly allocation.
+type packBlock struct {
+	g      GlobalState
+	nodes  [packBlockNodes]*actorNode
+	chans  [packBlockChans]*channel
+	dgrams [packBlockDgrams]*dgramSet
+}
+
+const (
+	packBlockNodes  = 8
+	packBlockChans  = 8
+	packBlockDgrams = 2
+)
+
+// newState returns a state of the packer's model and interner with room
+// for its nodes, nc channels and nd datagram sets (slices of exactly that
+// capacity, so that a successor's appends copy them).
+func (p *actorPacker) newState(nc, nd int) *GlobalState {
+	n := len(p.m.ids)
+	if n > packBlockNodes || nc > packBlockChans || nd > packBlockDgrams {
+		g := &GlobalState{m: p.m, in: p.in, nodes: make([]*actorNode, n)}
+		if nc > 0 {
+			g.chans = make([]*channel, nc)
+		}
+		if nd > 0 {
+			g.dgrams = make([]*dgramSet, nd)
+		}
+		return g
+	}
+	b := &packBlock{}
+	b.g = GlobalState{m: p.m, in: p.in, nodes: b.nodes[:n:n]}
+	if nc > 0 {
+		b.g.chans = b.chans[:nc:nc]
+	}
+	if nd > 0 {
+		b.g.dgrams = b.dgrams[:nd:nd]
+	}
+	return &b.g
 }
 
 // unpackPart returns the part handle h names in t.
@@ -215,26 +268,4 @@ func (p *actorPacker) unpackPairs(h uint32) ([]connKey, node.Hash) {
 		panic(unpackError("no connection set with handle %#x", h))
 	}
 	return v.pairs, v.h
-}
-
-// wordReader reads an entry's words; reading past the end sets err and
-// returns zero.
-type wordReader struct {
-	w   []uint32
-	err error
-}
-
-func (r *wordReader) next() uint32 {
-	if len(r.w) == 0 {
-		r.err = unpackError("entry too short")
-		return 0
-	}
-	v := r.w[0]
-	r.w = r.w[1:]
-	return v
-}
-
-func (r *wordReader) next64() uint64 {
-	lo := uint64(r.next())
-	return lo | uint64(r.next())<<32
 }
