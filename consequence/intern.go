@@ -2,6 +2,7 @@ package consequence
 
 import (
 	"fmt"
+	"maps"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -97,6 +98,10 @@ type internTable[V any] struct {
 }
 
 type internShard[V any] struct {
+	// snap is a read-only copy of keys, republished as it grows by a
+	// quarter: a content interned before (nearly every lookup of a search)
+	// is found without the lock.
+	snap atomic.Pointer[map[node.Hash]uint32]
 	mu   sync.Mutex
 	keys map[node.Hash]uint32 // key → index; guarded by mu
 	n    uint32               // values; guarded by mu
@@ -113,20 +118,6 @@ func internSlot(i uint32) (seg, off int) {
 
 func shardOf(key node.Hash) uint32 { return uint32(key.Hi >> (64 - internShardBits)) }
 
-// lookup returns the handle and value of key, if it was interned.
-func (t *internTable[V]) lookup(key node.Hash) (uint32, V, bool) {
-	sh := shardOf(key)
-	s := &t.shards[sh]
-	s.mu.Lock()
-	i, ok := s.keys[key]
-	s.mu.Unlock()
-	if !ok {
-		var zero V
-		return 0, zero, false
-	}
-	return sh<<internIndexBits | i, t.value(sh, i), true
-}
-
 // intern returns the handle and canonical value of key, inserting v (and
 // calling onInsert with its handle first, under the shard's lock, so that
 // the value can record it before any other goroutine sees it) if key is
@@ -135,6 +126,11 @@ func (t *internTable[V]) lookup(key node.Hash) (uint32, V, bool) {
 func (t *internTable[V]) intern(key node.Hash, v V, onInsert func(h uint32)) (uint32, V, bool) {
 	sh := shardOf(key)
 	s := &t.shards[sh]
+	if m := s.snap.Load(); m != nil {
+		if i, ok := (*m)[key]; ok {
+			return sh<<internIndexBits | i, t.value(sh, i), false
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i, ok := s.keys[key]; ok {
@@ -161,6 +157,12 @@ func (t *internTable[V]) intern(key node.Hash, v V, onInsert func(h uint32)) (ui
 	(*p)[off] = v
 	s.keys[key] = i
 	s.n++
+	if m := s.snap.Load(); m == nil || len(s.keys)-len(*m) > len(*m)/4 {
+		// Copying a quarter more each time keeps the copies' cost linear
+		// in the inserts.
+		c := maps.Clone(s.keys)
+		s.snap.Store(&c)
+	}
 	return h, v, true
 }
 

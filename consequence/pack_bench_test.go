@@ -138,3 +138,30 @@ func BenchmarkNextChord(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInternHit measures the interner's hot path: interning a content
+// already in the table (a shard lock and a map lookup), from GOMAXPROCS
+// goroutines at once over 600 keys (about Chord's node states at 1M
+// states), so that workers meet on shards as they do in a search.
+//
+//	go test ./consequence -run '^$' -bench InternHit -cpu 1,2
+func BenchmarkInternHit(b *testing.B) {
+	const keys = 600
+	var tab internTable[*int]
+	ks := make([]node.Hash, keys)
+	for k := range ks {
+		ks[k] = node.Hash{Hi: uint64(k+1) * 0x9E3779B97F4A7C15, Lo: uint64(k)}
+		v := k
+		tab.intern(ks[k], &v, nil)
+	}
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		k := 0
+		for pb.Next() {
+			tab.intern(ks[k], nil, nil)
+			if k++; k == keys {
+				k = 0
+			}
+		}
+	})
+}
