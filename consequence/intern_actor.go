@@ -2,6 +2,7 @@ package consequence
 
 import (
 	"encoding/binary"
+	"time"
 	"unsafe"
 
 	"github.com/zeebo/xxh3"
@@ -21,21 +22,29 @@ import (
 // different times (Chord at 1M states: 90 distinct local fingerprints,
 // 551 distinct node contents), and the state counts would change silently.
 func nodeKey(i int, n *actorNode) node.Hash {
-	var stack [40 + 8*16]byte
+	var stack [48 + 12*16]byte
 	buf := stack[:0]
-	if need := 40 + 8*len(n.st.Timers); need > len(stack) {
+	if need := 48 + 12*len(n.st.Timers); need > len(stack) {
 		buf = make([]byte, 0, need)
 	}
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(i))
 	buf = binary.LittleEndian.AppendUint64(buf, n.hash.Hi)
 	buf = binary.LittleEndian.AppendUint64(buf, n.hash.Lo)
-	buf = binary.LittleEndian.AppendUint64(buf, uint64(n.now.UnixNano()))
+	buf = appendInstant(buf, n.now)
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(n.st.Timers)))
 	for _, t := range n.st.Timers {
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(t.At.UnixNano()))
+		buf = appendInstant(buf, t.At)
 	}
 	r := xxh3.Hash128(buf)
 	return node.Hash{Hi: r.Hi, Lo: r.Lo}
+}
+
+// appendInstant appends t as seconds and nanoseconds since the Unix epoch:
+// defined for every time.Time (UnixNano is not, outside 1678–2262), and
+// the same for equal instants in any location.
+func appendInstant(buf []byte, t time.Time) []byte {
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(t.Unix()))
+	return binary.LittleEndian.AppendUint32(buf, uint32(t.Nanosecond()))
 }
 
 // chanKey is a channel's content key: its fingerprint component, which
