@@ -42,7 +42,20 @@ type PackingModel[S, A any] interface {
 	NewPacker() Packer[S]
 }
 
-var _ PackingModel[*GlobalState, ActorAction] = (*ActorModel)(nil)
+// Detacher is implemented by a Packer whose unpacked states refer to the
+// search's own tables (the actor model's interner: their successors are
+// interned too). Detach returns an equal state that does not: the engine
+// must detach every state it hands out (a Result's violations and
+// periphery), so that the tables die with the search and later uses of the
+// state — random walks from the periphery, say — do not grow them.
+type Detacher[S any] interface {
+	Detach(s S) S
+}
+
+var (
+	_ PackingModel[*GlobalState, ActorAction] = (*ActorModel)(nil)
+	_ Detacher[*GlobalState]                  = (*actorPacker)(nil)
+)
 
 // NewPacker implements PackingModel: a packer with its own interner.
 // States it unpacks carry the interner, so their successors share the
@@ -82,6 +95,17 @@ const (
 	packCountBits = 14
 	packCountMax  = 1<<packCountBits - 1
 )
+
+// Detach implements Detacher: a shallow copy of g without the interner
+// (its parts stay shared; they are immutable).
+func (p *actorPacker) Detach(g *GlobalState) *GlobalState {
+	if g.in == nil {
+		return g
+	}
+	c := *g
+	c.in = nil
+	return &c
+}
 
 // Bytes implements Packer: the interner's estimated memory.
 func (p *actorPacker) Bytes() uint64 { return p.in.Bytes() }

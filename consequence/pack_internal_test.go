@@ -406,6 +406,34 @@ func TestInternConcurrent(t *testing.T) {
 	}
 }
 
+// TestDetach checks that a detached state is the same state, and that its
+// successors no longer grow the search's intern tables.
+func TestDetach(t *testing.T) {
+	m := packModels(t)[1].m
+	p := m.NewPacker()
+	u := p.Unpack(p.Pack(nil, m.Start()), m.Start().fp)
+	d := p.(Detacher[*GlobalState]).Detach(u)
+	if d.in != nil || d.fp != u.fp || d.String() != u.String() {
+		t.Fatal("Detach changed the state or kept the interner")
+	}
+	in := u.in
+	before := in.nodeTab.len() + in.chanTab.len() + in.pairTab.len()
+	for _, a := range m.Actions(d, nil) {
+		if s, ok := m.Next(d, a.Act); ok && s.in != nil {
+			t.Fatalf("a successor of a detached state under %v has the interner", a.Act)
+		}
+	}
+	if after := in.nodeTab.len() + in.chanTab.len() + in.pairTab.len(); after != before {
+		t.Errorf("successors of a detached state interned %d parts", after-before)
+	}
+	for _, a := range m.Actions(u, nil) {
+		m.Next(u, a.Act)
+	}
+	if after := in.nodeTab.len() + in.chanTab.len() + in.pairTab.len(); after == before {
+		t.Error("successors of the attached state interned nothing: the test shows nothing")
+	}
+}
+
 // TestUnpackBadWords checks that words no Pack produced make Unpack panic
 // with a clear message rather than rebuild a wrong state.
 func TestUnpackBadWords(t *testing.T) {
