@@ -3,6 +3,7 @@ package consequence
 import (
 	"context"
 	"fmt"
+	mrand "math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -280,6 +281,44 @@ func TestPackRoundTrip(t *testing.T) {
 			for _, k := range c.kinds {
 				if got.kinds[k] == 0 {
 					t.Errorf("no %q action taken", k)
+				}
+			}
+		})
+	}
+}
+
+// TestPackRandomWalks extends the round trip past BFS's first levels:
+// random walks (seeded; the seed is printed) from each packModels start
+// state, every state reached by Next from an unpacked parent (so with
+// interning at creation), each checked with checkRoundTrip and for its
+// incremental fingerprint; a walk goes on from the unpacked state, as a
+// packed search does.
+func TestPackRandomWalks(t *testing.T) {
+	const seed, walks, steps = 17, 40, 80
+	t.Logf("seed %d", seed)
+	for _, c := range packModels(t) {
+		t.Run(c.name, func(t *testing.T) {
+			rng := mrand.New(mrand.NewPCG(seed, 1))
+			p := c.m.NewPacker()
+			for range walks {
+				g := p.Unpack(p.Pack(nil, c.m.Start()), c.m.Start().fp)
+				for range steps {
+					acts := c.m.Actions(g, nil)
+					if len(acts) == 0 {
+						break
+					}
+					next, ok := c.m.Next(g, acts[rng.IntN(len(acts))].Act)
+					if !ok {
+						continue
+					}
+					if next.fp != next.fingerprint() {
+						t.Fatalf("incremental fingerprint %v, from scratch %v", next.fp, next.fingerprint())
+					}
+					checkRoundTrip(t, p, next)
+					if t.Failed() {
+						return
+					}
+					g = p.Unpack(p.Pack(nil, next), next.fp)
 				}
 			}
 		})
