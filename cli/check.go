@@ -115,7 +115,7 @@ type checkFlags struct {
 	walks, dmax, dinit, periphery, workers, suspects int
 	budget                                           time.Duration
 	seed                                             uint64
-	silent, asJSON                                   bool
+	silent, asJSON, symmetry                         bool
 	weight                                           map[consequence.ActorActionKind]float64 // parsed --weights
 	walk                                             bool                                    // --strategy walk
 	strat                                            consequence.Strategy                    // the others
@@ -149,6 +149,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.IntVar(&f.periphery, "periphery", 16, "strategy walk with --max-depth: also walk from this many states where a BFS bounded by --max-depth and --budget left off")
 	fs.IntVar(&f.workers, "workers", 0, "search goroutines (0: every core)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the summary")
+	fs.BoolVar(&f.symmetry, "symmetry", false, "symmetry reduction: keep one state per orbit under renamings of the nodes the model declares interchangeable (2pc: the RMs); sound for properties that do not name those nodes")
 }
 
 // check validates f and resolves the strategy.
@@ -366,11 +367,14 @@ func checkServiceWalks(ctx context.Context, f *checkFlags, opts consequence.Opti
 
 // check2PC explores the two-phase commit model with opts.
 func check2PC(ctx context.Context, f *checkFlags, opts consequence.Options) (checkOutput, error) {
-	m, err := twophase.New(twophase.Options{RMs: f.rms})
+	m, err := twophase.New(twophase.Options{RMs: f.rms, Symmetry: f.symmetry})
 	if err != nil {
 		return checkOutput{}, usageError{err}
 	}
 	out := checkOutput{Format: checkFormat, Target: "2pc", Options: fmt.Sprintf("rms=%d", f.rms), Nodes: f.rms + 1, Seed: f.seed}
+	if f.symmetry {
+		out.Options += ",symmetry"
+	}
 	if f.walk {
 		return checkOutput{}, usagef("--strategy walk needs a service with liveness properties, not --model 2pc")
 	}
