@@ -1,0 +1,192 @@
+package consequence
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+)
+
+// TestRenamedFingerprintIdentity: renaming nobody reproduces the real
+// fingerprint, along random walks with resets, breaks, datagrams and drops,
+// so the symmetric fingerprint hashes the same components as
+// GlobalState.fingerprint (a component added there and forgotten here
+// fails this test).
+func TestRenamedFingerprintIdentity(t *testing.T) {
+	rt, err := NewActorModel(randtree.NewSpec(randtree.DefaultOptions()), ActorOptions{
+		N: 5,
+		Workload: func(id node.ID, restart bool) []node.Message {
+			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1, 2}}}
+		},
+		Faults: Faults{Resets: 3, Breaks: 2},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := node.Spec{Name: "gossip", New: func() node.Service { return &gossipSvc{} }, Messages: []node.Message{gossip{}}}
+	gs, err := NewActorModel(spec, ActorOptions{N: 3, Faults: Faults{Resets: 2, Breaks: 1, Drops: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(x node.ID) node.ID { return x }
+	for _, m := range []*ActorModel{rt, gs} {
+		checkWalks(t, m, 30, 50, 7, func(g *GlobalState) {
+			if got := m.renamedFingerprint(g, id, nil); got != g.fp {
+				t.Fatalf("%s: renamed by the identity %v, real %v\n%v", m.spec.Name, got, g.fp, g)
+			}
+		})
+	}
+}
+
+// checkWalks calls check on every state of walks seeded random walks.
+func checkWalks(t *testing.T, m *ActorModel, walks, steps int, seed uint64, check func(*GlobalState)) {
+	t.Helper()
+	r := node.NewRand(seed, 1)
+	for range walks {
+		g := m.Start()
+		check(g)
+		for range steps {
+			acts := m.Actions(g, nil)
+			if len(acts) == 0 {
+				break
+			}
+			next, ok := m.Next(g, acts[r.IntN(len(acts))].Act)
+			if !ok {
+				continue
+			}
+			g = next
+			check(g)
+		}
+	}
+}
+
+// vote is a voter's ballot to the coordinator.
+type vote struct{ Yes bool }
+
+func (vote) MessageType() string { return "test.Vote" }
+
+// castVote is the application call that makes a voter vote.
+type castVote struct{ Yes bool }
+
+func (castVote) MessageType() string { return "test.CastVote" }
+
+// voterSvc is a toy service symmetric in its voters: node 1 coordinates and
+// records who voted what (sets of IDs, so renaming matters); every other
+// node votes yes or no once, by a declared application call, and sends its
+// vote to node 1. Each voter is idle, or voted yes or no with the vote in
+// flight or received: 5 classes, so 5^n reachable states for n voters and
+// C(n+4, 4) orbits.
+type voterSvc struct {
+	Voted    bool
+	Yes, No  []node.ID
+	groupIDs bool // declare a malformed group (tests)
+}
+
+func (s *voterSvc) Init(node.Env)                          {}
+func (s *voterSvc) HandleTimer(node.Env, string)           {}
+func (s *voterSvc) HandleTransportError(node.Env, node.ID) {}
+func (s *voterSvc) HandleApp(env node.Env, m node.Message) {
+	if c, ok := m.(castVote); ok && !s.Voted && env.Self() != 1 {
+		s.Voted = true
+		env.Send(1, vote(c))
+	}
+}
+func (s *voterSvc) HandleMessage(_ node.Env, from node.ID, m node.Message) {
+	if m.(vote).Yes {
+		s.Yes = insertSorted(s.Yes, from)
+	} else {
+		s.No = insertSorted(s.No, from)
+	}
+}
+func (s *voterSvc) AppCalls(self node.ID) []node.Message {
+	if self == 1 || s.Voted {
+		return nil
+	}
+	return []node.Message{castVote{Yes: true}, castVote{Yes: false}}
+}
+func (s *voterSvc) SymmetryGroups(ids []node.ID) [][]node.ID {
+	if s.groupIDs {
+		return [][]node.ID{{1}}
+	}
+	return [][]node.ID{slices.DeleteFunc(slices.Clone(ids), func(id node.ID) bool { return id == 1 })}
+}
+func (s *voterSvc) RenameIDs(rename func(node.ID) node.ID) node.Service {
+	c := &voterSvc{Voted: s.Voted}
+	for _, id := range s.Yes {
+		c.Yes = insertSorted(c.Yes, rename(id))
+	}
+	for _, id := range s.No {
+		c.No = insertSorted(c.No, rename(id))
+	}
+	return c
+}
+
+func insertSorted(ids []node.ID, id node.ID) []node.ID {
+	i, _ := slices.BinarySearch(ids, id)
+	return slices.Insert(slices.Clone(ids), i, id)
+}
+
+func voterSpec(malformed bool) node.Spec {
+	return node.Spec{Name: "voters", New: func() node.Service { return &voterSvc{groupIDs: malformed} }, Messages: []node.Message{vote{}, castVote{}}}
+}
+
+// TestSymmetryVoterOrbits pins the actor model's symmetry reduction to exact
+// orbit counts: for 2..5 voters BFS keeps 5^n states without symmetry and
+// C(n+4, 4) with it (15, 35, 70, 126), with 1 and 2 workers.
+func TestSymmetryVoterOrbits(t *testing.T) {
+	binom := func(n, k int) uint64 {
+		r := uint64(1)
+		for i := 1; i <= k; i++ {
+			r = r * uint64(n-k+i) / uint64(i)
+		}
+		return r
+	}
+	for voters := 2; voters <= 5; voters++ {
+		for _, workers := range []int{1, 2} {
+			for _, sym := range []bool{false, true} {
+				m, err := NewActorModel(voterSpec(false), ActorOptions{N: voters + 1, Symmetry: sym})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := NewChecker(m).Workers(workers).Run(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := binom(voters+4, 4)
+				if !sym {
+					want = 1
+					for range voters {
+						want *= 5
+					}
+				}
+				if res.Unique != want || !res.Completed() || res.Depth != 2*voters {
+					t.Fatalf("%d voters, symmetry=%v, workers=%d: %d unique to depth %d (%v), want %d", voters, sym, workers, res.Unique, res.Depth, res.Stop, want)
+				}
+			}
+		}
+	}
+}
+
+func TestSymmetryErrors(t *testing.T) {
+	spec := node.Spec{Name: "gossip", New: func() node.Service { return &gossipSvc{} }, Messages: []node.Message{gossip{}}}
+	for _, tc := range []struct {
+		spec node.Spec
+		n    int
+	}{
+		{spec, 3},             // declares nothing
+		{voterSpec(true), 3},  // a group of one
+		{voterSpec(false), 2}, // one voter: a group of one
+	} {
+		_, err := NewActorModel(tc.spec, ActorOptions{N: tc.n, Symmetry: true})
+		if !errors.Is(err, ErrNoSymmetry) || !errors.Is(err, ErrActorModel) {
+			t.Fatalf("%s with %d nodes: %v", tc.spec.Name, tc.n, err)
+		}
+	}
+	m, err := NewActorModel(voterSpec(false), ActorOptions{N: 4, Symmetry: true})
+	if err != nil || fmt.Sprint(m.SymmetryGroups()) != "[[n2 n3 n4]]" {
+		t.Fatalf("groups %v, %v", m.SymmetryGroups(), err)
+	}
+}
