@@ -123,3 +123,17 @@ func (s *actorSymmetry) canonicalRename(m *ActorModel, g *GlobalState) func(node
 		return id
 	}
 }
+
+// WithSymmetry returns a model with the same start state and symmetry
+// reduction on (ActorOptions.Symmetry), or an error wrapping ErrNoSymmetry
+// and ErrActorModel if the service declares no group among the model's
+// nodes. Paths found by either model replay on both; fingerprints differ.
+func (m *ActorModel) WithSymmetry() (*ActorModel, error) {
+	c := m.WithIntercept(m.opts.Intercept)
+	sym, err := newActorSymmetry(c)
+	if err != nil {
+		return nil, err
+	}
+	c.opts.Symmetry, c.sym = true, sym
+	return c, nil
+}

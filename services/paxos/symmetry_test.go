@@ -114,7 +114,7 @@ func roundOne(t testing.TB, spec node.Spec) []consequence.Checkpoint {
 // takes the value of the last Promise, its own empty one, and gets v2
 // accepted), with and without symmetry over the acceptors n3 and n4, along
 // the same paths; symmetry keeps 37,156 states instead of 65,461. The paths
-// replay to violating states. With bug1 fixed there is no violation.
+// and the violations' reports replay to violating states. With bug1 fixed there is no violation.
 func TestSymmetrySameViolations(t *testing.T) {
 	for _, bug := range []bool{true, false} {
 		opts := paxos.Options{BugLastPromise: bug, Members: []node.ID{1, 2, 3, 4}, Proposers: []node.ID{1, 2}}
@@ -147,6 +147,15 @@ func TestSymmetrySameViolations(t *testing.T) {
 				end, err := consequence.Replay[*consequence.GlobalState, consequence.ActorAction](m, v.Start, v.Path)
 				if err != nil || m.Fingerprint(end) != v.Fingerprint {
 					t.Fatalf("symmetry=%v: %s does not replay: %v", sym, v.Property, err)
+				}
+				// A report (what check --json prints and trace replays)
+				// replays too: it records the state's own fingerprint.
+				rep, err := m.Report(v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, _, err := m.ReplayReport(rep, m.Properties()); err != nil {
+					t.Fatalf("symmetry=%v: report of %s: %v", sym, v.Property, err)
 				}
 			}
 			if res.Unique != want || got != paxos.OneValueChosen+"@10 "+paxos.OneValueLearned+"@13 " {
