@@ -149,7 +149,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.IntVar(&f.periphery, "periphery", 16, "strategy walk with --max-depth: also walk from this many states where a BFS bounded by --max-depth and --budget left off")
 	fs.IntVar(&f.workers, "workers", 0, "search goroutines (0: every core)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the summary")
-	fs.BoolVar(&f.symmetry, "symmetry", false, "symmetry reduction: keep one state per orbit under renamings of the nodes the model declares interchangeable (2pc: the RMs); sound for properties that do not name those nodes")
+	fs.BoolVar(&f.symmetry, "symmetry", false, "symmetry reduction: keep one state per orbit under renamings of the nodes the model declares interchangeable (2pc: the RMs; a service: its node.Symmetric groups, an error if it declares none); sound for properties that do not name those nodes")
 }
 
 // check validates f and resolves the strategy.
@@ -305,6 +305,11 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 	m, err := serviceModel(svc, f.nodes, f.seed, faults)
 	if err != nil {
 		return checkOutput{}, err
+	}
+	if f.symmetry {
+		if m, err = m.WithSymmetry(); err != nil {
+			return checkOutput{}, usageError{err}
+		}
 	}
 	out := checkOutput{Format: checkFormat, Target: f.service, Options: svc.options, Nodes: f.nodes, Seed: f.seed,
 		Faults: fmt.Sprintf("resets=%d kinds=%v breaks=%d", f.resets, faults.Kinds(), f.breaks),

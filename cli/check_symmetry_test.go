@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -18,5 +19,17 @@ func TestCheck2PCSymmetry(t *testing.T) {
 	}
 	if out.Unique != 3300 || out.Stop != "completed" || len(out.Violations) != 0 || out.Options != "rms=10,symmetry" {
 		t.Fatalf("2pc with 10 RMs and symmetry: %d unique, stop %s, %d violations, options %q", out.Unique, out.Stop, len(out.Violations), out.Options)
+	}
+}
+
+// TestCheckServiceSymmetryNeedsGroups: a service that declares no
+// interchangeable nodes (Paxos as the CLI configures it: every member
+// proposes) is a usage error with --symmetry, naming the reason.
+func TestCheckServiceSymmetryNeedsGroups(t *testing.T) {
+	for _, svc := range []string{"paxos", "randtree"} {
+		code, _, stderr := runCLI("check", "--service", svc, "--nodes", "3", "--symmetry", "--max-states", "100")
+		if code != exitUsage || !strings.Contains(stderr, "no symmetry groups") {
+			t.Fatalf("%s: exit %d: %s", svc, code, stderr)
+		}
 	}
 }
