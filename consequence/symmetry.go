@@ -84,7 +84,8 @@ func (s *actorSymmetry) fingerprint(m *ActorModel, g *GlobalState) node.Hash {
 	if g.crash != nil {
 		return g.fp
 	}
-	return m.renamedFingerprint(g, s.canonicalRename(m, g), s.group)
+	rename, known := s.canonicalRename(m, g)
+	return m.renamedFingerprint(g, rename, s.group, known)
 }
 
 // canonicalRename returns the renaming that puts g in canonical form: within
@@ -94,26 +95,22 @@ func (s *actorSymmetry) fingerprint(m *ActorModel, g *GlobalState) node.Hash {
 // two members of a group tie with different surroundings; then the form is
 // one of several, and the search merges fewer states than it could (never
 // more).
-func (s *actorSymmetry) canonicalRename(m *ActorModel, g *GlobalState) func(node.ID) node.ID {
+//
+// It also returns signatures' known node hashes, for renamedFingerprint.
+func (s *actorSymmetry) canonicalRename(m *ActorModel, g *GlobalState) (func(node.ID) node.ID, []node.Hash) {
 	ph := func(id node.ID) node.ID {
 		if i, ok := m.index(id); ok && s.group[i] != 0 {
 			return placeholder(s.group[i])
 		}
 		return id
 	}
+	sigs, known := m.signatures(g, s.group, ph)
 	to := make(map[node.ID]node.ID)
 	for _, grp := range s.groups {
-		sigs := make([]node.Hash, len(grp))
-		for k, i := range grp {
-			sigs[k] = m.signature(g, i, ph)
-		}
-		order := make([]int, len(grp))
-		for k := range order {
-			order[k] = k
-		}
+		order := slices.Clone(grp)
 		slices.SortStableFunc(order, func(a, b int) int { return cmpHash(sigs[a], sigs[b]) })
-		for k, o := range order {
-			to[m.ids[grp[o]]] = m.ids[grp[k]]
+		for k, i := range order {
+			to[m.ids[i]] = m.ids[grp[k]]
 		}
 	}
 	return func(id node.ID) node.ID {
@@ -121,7 +118,7 @@ func (s *actorSymmetry) canonicalRename(m *ActorModel, g *GlobalState) func(node
 			return r
 		}
 		return id
-	}
+	}, known
 }
 
 // WithSymmetry returns a model with the same start state and symmetry

@@ -34,7 +34,7 @@ func TestRenamedFingerprintIdentity(t *testing.T) {
 	id := func(x node.ID) node.ID { return x }
 	for _, m := range []*ActorModel{rt, gs} {
 		checkWalks(t, m, 30, 50, 7, func(g *GlobalState) {
-			if got := m.renamedFingerprint(g, id, nil); got != g.fp {
+			if got := m.renamedFingerprint(g, id, nil, nil); got != g.fp {
 				t.Fatalf("%s: renamed by the identity %v, real %v\n%v", m.spec.Name, got, g.fp, g)
 			}
 		})
@@ -113,7 +113,7 @@ func (s *voterSvc) SymmetryGroups(ids []node.ID) [][]node.ID {
 	}
 	return [][]node.ID{slices.DeleteFunc(slices.Clone(ids), func(id node.ID) bool { return id == 1 })}
 }
-func (s *voterSvc) RenameIDs(rename func(node.ID) node.ID) node.Service {
+func (s *voterSvc) RenameIDs(rename func(node.ID) node.ID) (node.Service, bool) {
 	c := &voterSvc{Voted: s.Voted}
 	for _, id := range s.Yes {
 		c.Yes = insertSorted(c.Yes, rename(id))
@@ -121,7 +121,7 @@ func (s *voterSvc) RenameIDs(rename func(node.ID) node.ID) node.Service {
 	for _, id := range s.No {
 		c.No = insertSorted(c.No, rename(id))
 	}
-	return c
+	return c, true
 }
 
 func insertSorted(ids []node.ID, id node.ID) []node.ID {

@@ -35,12 +35,14 @@ type Symmetric interface {
 // state holds no node IDs.
 type RenamingService interface {
 	Service
-	// RenameIDs returns a copy of the service state with every node ID x it
-	// holds replaced by rename(x), in the form the service would have built
+	// RenameIDs returns the service state with every node ID x it holds
+	// replaced by rename(x), in the form the service would have built
 	// itself (sets of IDs kept sorted, say), so that equal renamed states
-	// encode equally. It must not modify the receiver, and the copy must
-	// share nothing mutable with it. rename is a bijection on IDs.
-	RenameIDs(rename func(ID) ID) Service
+	// encode equally, and whether that changed anything. It must not
+	// modify the receiver; a changed state shares nothing mutable with it,
+	// and an unchanged one may be the receiver itself (the explorer then
+	// reuses its hash). rename is a bijection on IDs.
+	RenameIDs(rename func(ID) ID) (Service, bool)
 }
 
 // RenamingMessage is a Message that can rename the node IDs it holds. A
@@ -49,6 +51,8 @@ type RenamingService interface {
 type RenamingMessage interface {
 	Message
 	// RenameIDs returns the message with every node ID x it holds replaced
-	// by rename(x), without modifying the receiver.
-	RenameIDs(rename func(ID) ID) Message
+	// by rename(x), without modifying the receiver, and whether that
+	// changed anything (if not, the explorer reuses the message's hash
+	// instead of encoding it again).
+	RenameIDs(rename func(ID) ID) (Message, bool)
 }

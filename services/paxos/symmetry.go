@@ -49,32 +49,61 @@ func (s *State) SymmetryGroups(ids []node.ID) [][]node.ID {
 
 // RenameIDs implements node.RenamingService: a deep copy with the node of
 // every ballot, the Promises and every Tally's senders renamed, the sets
-// re-sorted and the tallies kept in ballot order. The options (Members,
-// Proposers) are not renamed: a renaming the service declares
-// (SymmetryGroups) maps the non-proposing members onto themselves.
-func (s *State) RenameIDs(rename func(node.ID) node.ID) node.Service {
+// re-sorted and the tallies kept in ballot order; s itself when the
+// renaming moves none of them. The options (Members, Proposers) are not
+// renamed: a renaming the service declares (SymmetryGroups) maps the
+// non-proposing members onto themselves.
+func (s *State) RenameIDs(rename func(node.ID) node.ID) (node.Service, bool) {
+	if !s.holdsRenamed(rename) {
+		return s, false
+	}
 	c := s.Clone().(*State)
-	c.Promised = c.Promised.rename(rename)
-	c.Accepted = c.Accepted.rename(rename)
-	c.Ballot = c.Ballot.rename(rename)
-	c.Highest = c.Highest.rename(rename)
-	c.Last = c.Last.rename(rename)
+	c.Promised, _ = c.Promised.rename(rename)
+	c.Accepted, _ = c.Accepted.rename(rename)
+	c.Ballot, _ = c.Ballot.rename(rename)
+	c.Highest, _ = c.Highest.rename(rename)
+	c.Last, _ = c.Last.rename(rename)
 	c.Promises = renameSet(c.Promises, rename)
 	for i := range c.Tallies {
 		t := &c.Tallies[i]
-		t.Ballot = t.Ballot.rename(rename)
+		t.Ballot, _ = t.Ballot.rename(rename)
 		t.From = renameSet(t.From, rename)
 	}
 	slices.SortFunc(c.Tallies, func(a, b Tally) int { return a.Ballot.Compare(b.Ballot) })
-	return c
+	return c, true
 }
 
-// rename renames the ballot's node; the zero ballot stays zero.
-func (b Ballot) rename(rename func(node.ID) node.ID) Ballot {
-	if b.Node != node.None {
-		b.Node = rename(b.Node)
+// holdsRenamed reports whether rename moves an ID s holds.
+func (s *State) holdsRenamed(rename func(node.ID) node.ID) bool {
+	moved := func(ids []node.ID) bool {
+		return slices.ContainsFunc(ids, func(id node.ID) bool { return rename(id) != id })
 	}
-	return b
+	for _, b := range []Ballot{s.Promised, s.Accepted, s.Ballot, s.Highest, s.Last} {
+		if _, ok := b.rename(rename); ok {
+			return true
+		}
+	}
+	if moved(s.Promises) {
+		return true
+	}
+	for _, t := range s.Tallies {
+		if _, ok := t.Ballot.rename(rename); ok || moved(t.From) {
+			return true
+		}
+	}
+	return false
+}
+
+// rename renames the ballot's node and reports whether it moved; the zero
+// ballot stays zero.
+func (b Ballot) rename(rename func(node.ID) node.ID) (Ballot, bool) {
+	if b.Node == node.None {
+		return b, false
+	}
+	to := rename(b.Node)
+	moved := to != b.Node
+	b.Node = to
+	return b, moved
 }
 
 // renameSet renames an ascending set of IDs in place and sorts it again.
@@ -87,25 +116,30 @@ func renameSet(ids []node.ID, rename func(node.ID) node.ID) []node.ID {
 }
 
 // RenameIDs implements node.RenamingMessage: the ballot's node renamed.
-func (m Prepare) RenameIDs(rename func(node.ID) node.ID) node.Message {
-	m.Ballot = m.Ballot.rename(rename)
-	return m
+func (m Prepare) RenameIDs(rename func(node.ID) node.ID) (node.Message, bool) {
+	var moved bool
+	m.Ballot, moved = m.Ballot.rename(rename)
+	return m, moved
 }
 
 // RenameIDs implements node.RenamingMessage: the ballots' nodes renamed.
-func (m Promise) RenameIDs(rename func(node.ID) node.ID) node.Message {
-	m.Ballot, m.Accepted = m.Ballot.rename(rename), m.Accepted.rename(rename)
-	return m
+func (m Promise) RenameIDs(rename func(node.ID) node.ID) (node.Message, bool) {
+	var b, a bool
+	m.Ballot, b = m.Ballot.rename(rename)
+	m.Accepted, a = m.Accepted.rename(rename)
+	return m, b || a
 }
 
 // RenameIDs implements node.RenamingMessage: the ballot's node renamed.
-func (m Accept) RenameIDs(rename func(node.ID) node.ID) node.Message {
-	m.Ballot = m.Ballot.rename(rename)
-	return m
+func (m Accept) RenameIDs(rename func(node.ID) node.ID) (node.Message, bool) {
+	var moved bool
+	m.Ballot, moved = m.Ballot.rename(rename)
+	return m, moved
 }
 
 // RenameIDs implements node.RenamingMessage: the ballot's node renamed.
-func (m Learn) RenameIDs(rename func(node.ID) node.ID) node.Message {
-	m.Ballot = m.Ballot.rename(rename)
-	return m
+func (m Learn) RenameIDs(rename func(node.ID) node.ID) (node.Message, bool) {
+	var moved bool
+	m.Ballot, moved = m.Ballot.rename(rename)
+	return m, moved
 }
