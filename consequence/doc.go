@@ -272,8 +272,12 @@
 // What the user declares, and what it costs if wrong: the nodes of a group
 // are interchangeable — the service compares their IDs for equality only
 // (no ordering, no ID-derived values), their random sources do not matter
-// (the reduction ignores them; the explorer seeds them by ID), the initial
-// state and its workload are symmetric. Under that declaration the
+// (the reduction ignores them; the explorer seeds them by ID), and the
+// calls a reset node gets (ActorOptions.Workload) treat them alike. The
+// start state need not be symmetric: every state the search keeps is
+// reached by a real path, and what follows a state follows, renamed, any
+// state of its orbit; an asymmetric start only merges less. Under that
+// declaration the
 // reduction is sound for safety properties that are themselves symmetric
 // (invariant under renaming the group; "n2 never learns" is not): a state
 // violates such a property exactly when every member of its orbit does,

@@ -15,9 +15,11 @@ package node
 // nothing else from them (a value named after a node), and a member's
 // behaviour does not depend on its random source (the explorer seeds each
 // node's source from its ID, so the sources of two members always differ;
-// the reduction ignores them). The initial configuration (its workload
-// included) and the properties checked must be symmetric in G too: a
-// property naming a member ("n2 learns") is not preserved.
+// the reduction ignores them). The calls a reset member gets from the
+// explorer's workload must treat the members alike, and the properties
+// checked must be symmetric in G: a property naming a member ("n2 learns")
+// is not preserved. The start state need not be symmetric (it then merges
+// less).
 //
 // The declaration is the service's promise; the explorer cannot verify it.
 // A wrong one makes the search merge states that are not equivalent, and it
