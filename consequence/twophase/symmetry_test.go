@@ -195,3 +195,24 @@ func TestPermuteErrors(t *testing.T) {
 		t.Fatalf("Canonical: %s", c.Format(3))
 	}
 }
+
+// TestSymmetryWorkersAgree: with symmetry too, results do not depend on the
+// number of workers, where a state budget cuts the search off included.
+func TestSymmetryWorkersAgree(t *testing.T) {
+	for _, o := range []consequence.Options{{MaxStates: 1000}, {MaxStates: 1777}, {Strategy: consequence.Consequence}} {
+		for _, bug := range []bool{false, true} {
+			m := newModel(t, twophase.Options{RMs: 9, BugCommitWithoutMsg: bug, Symmetry: true})
+			o.Workers = 1
+			want := check(t, m, o)
+			for _, workers := range []int{2, 4} {
+				o.Workers = workers
+				got := check(t, m, o)
+				if got.Unique != want.Unique || got.Generated != want.Generated || got.Stop != want.Stop ||
+					!slices.Equal(got.DepthCounts, want.DepthCounts) || fmt.Sprint(got.Violations) != fmt.Sprint(want.Violations) {
+					t.Fatalf("%+v bug=%v workers=%d: %d/%d %v %v; workers=1: %d/%d %v %v", o, bug, workers,
+						got.Unique, got.Generated, got.Stop, got.Violations, want.Unique, want.Generated, want.Stop, want.Violations)
+				}
+			}
+		}
+	}
+}
