@@ -38,16 +38,19 @@ type checkOutput struct {
 	Faults   string `json:"faults,omitempty"`
 	// Fix, Resets, Silent, Breaks, Drops and Refusals are the flags the
 	// service's model was built with, so that 'trace show' can rebuild it.
-	Fix             string           `json:"fix,omitempty"`
-	Resets          int              `json:"resets,omitempty"`
-	Silent          bool             `json:"silent,omitempty"`
-	Breaks          int              `json:"breaks,omitempty"`
-	Drops           int              `json:"drops,omitempty"`
-	Refusals        int              `json:"refusals,omitempty"`
-	Stop            string           `json:"stop,omitempty"`
-	Unique          uint64           `json:"unique"`
-	Generated       uint64           `json:"generated"`
-	Pruned          uint64           `json:"pruned"`
+	Fix       string `json:"fix,omitempty"`
+	Resets    int    `json:"resets,omitempty"`
+	Silent    bool   `json:"silent,omitempty"`
+	Breaks    int    `json:"breaks,omitempty"`
+	Drops     int    `json:"drops,omitempty"`
+	Refusals  int    `json:"refusals,omitempty"`
+	Stop      string `json:"stop,omitempty"`
+	Unique    uint64 `json:"unique"`
+	Generated uint64 `json:"generated"`
+	Pruned    uint64 `json:"pruned"`
+	// Slept counts the transitions partial-order reduction skipped
+	// (--por, BFS only).
+	Slept           uint64           `json:"slept,omitempty"`
 	Depth           int              `json:"depth"`
 	DepthCounts     []uint64         `json:"depth_counts,omitempty"`
 	StatesPerSecond float64          `json:"states_per_second"`
@@ -115,7 +118,7 @@ type checkFlags struct {
 	walks, dmax, dinit, periphery, workers, suspects int
 	budget                                           time.Duration
 	seed                                             uint64
-	silent, asJSON                                   bool
+	silent, asJSON, por                              bool
 	weight                                           map[consequence.ActorActionKind]float64 // parsed --weights
 	walk                                             bool                                    // --strategy walk
 	strat                                            consequence.Strategy                    // the others
@@ -148,6 +151,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.IntVar(&f.dinit, "dinit", 0, "steps before a walk may count as live (strategy walk)")
 	fs.IntVar(&f.periphery, "periphery", 16, "strategy walk with --max-depth: also walk from this many states where a BFS bounded by --max-depth and --budget left off")
 	fs.IntVar(&f.workers, "workers", 0, "search goroutines (0: every core)")
+	fs.BoolVar(&f.por, "por", true, "strategy bfs: partial-order reduction (sleep sets): the same states and violations from fewer transitions; --por=false takes every transition")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the summary")
 }
 
@@ -255,7 +259,7 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := consequence.Options{Strategy: f.strat, Workers: f.workers, MaxStates: f.maxStates, MaxDepth: f.maxDepth, FullDepth: f.fullDepth, MaxTime: f.budget}
+	opts := consequence.Options{Strategy: f.strat, Workers: f.workers, MaxStates: f.maxStates, MaxDepth: f.maxDepth, FullDepth: f.fullDepth, MaxTime: f.budget, DisablePOR: !f.por}
 	endProgress := func() {}
 	if !f.asJSON && (!f.walk || f.maxDepth > 0) {
 		progress := newProgress(stderr, "")
@@ -386,7 +390,7 @@ func check2PC(ctx context.Context, f *checkFlags, opts consequence.Options) (che
 func fillResult[S, A any](out *checkOutput, res *consequence.Result[S, A]) {
 	out.Strategy = res.Strategy.String()
 	out.Stop = res.Stop.String()
-	out.Unique, out.Generated, out.Pruned = res.Unique, res.Generated, res.Pruned
+	out.Unique, out.Generated, out.Pruned, out.Slept = res.Unique, res.Generated, res.Pruned, res.Slept
 	out.Depth, out.DepthCounts = res.Depth, res.DepthCounts
 	out.StatesPerSecond = res.StatesPerSecond()
 	out.BytesPerState = res.BytesPerState()
@@ -531,7 +535,11 @@ func printCheckSummary(w io.Writer, o checkOutput) {
 		return
 	}
 	fmt.Fprintf(w, "stopped: %s\n", o.Stop)
-	fmt.Fprintf(w, "states: %d unique, %d generated, %d pruned; max depth %d\n", o.Unique, o.Generated, o.Pruned, o.Depth)
+	fmt.Fprintf(w, "states: %d unique, %d generated, %d pruned", o.Unique, o.Generated, o.Pruned)
+	if o.Slept > 0 {
+		fmt.Fprintf(w, ", %d slept (partial-order reduction)", o.Slept)
+	}
+	fmt.Fprintf(w, "; max depth %d\n", o.Depth)
 	fmt.Fprintf(w, "speed: %.0f unique states/s over %.2fs; memory %d B (%.1f B/state visited)\n", o.StatesPerSecond, o.WallSeconds, o.MemoryBytes, o.BytesPerState)
 	if len(o.Violations) == 0 {
 		fmt.Fprintln(w, "no violation found")

@@ -82,6 +82,9 @@ func (c *Checker[S, A]) StopOnViolation(stop bool) *Checker[S, A] {
 	return c
 }
 
+// DisablePOR sets Options.DisablePOR.
+func (c *Checker[S, A]) DisablePOR(off bool) *Checker[S, A] { c.opts.DisablePOR = off; return c }
+
 // Progress sets Options.Progress.
 func (c *Checker[S, A]) Progress(f func(Progress)) *Checker[S, A] { c.opts.Progress = f; return c }
 

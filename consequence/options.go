@@ -115,6 +115,13 @@ type Options struct {
 	// walks there, where the bounded search left off. They are sampled
 	// evenly across the level, so the choice is deterministic. 0: none.
 	Periphery int
+	// DisablePOR turns off partial-order reduction. BFS of a model that
+	// implements Commuter uses sleep sets by default: it visits the same
+	// states at the same depths and finds the same violations, taking
+	// fewer transitions (Result.Slept counts those it skips). Consequence
+	// prediction never uses them (its pruning is by local state), nor do
+	// random walks. Set it to compare, or to count every transition.
+	DisablePOR bool
 	// Clock returns the current time, for MaxTime and Result.Elapsed; nil
 	// means time.Now. It must be safe for concurrent use. The search logic
 	// reads no other clock.

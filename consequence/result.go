@@ -91,6 +91,10 @@ type Result[S, A any] struct {
 	// Pruned counts the local actions consequence prediction did not expand
 	// (zero for BFS).
 	Pruned uint64
+	// Slept counts the actions partial-order reduction did not take: each
+	// was asleep in the state expanded, its successor reached by another
+	// path (see Options.DisablePOR). Zero without reduction.
+	Slept uint64
 	// Depth is the deepest level at which a state was found.
 	Depth int
 	// DepthCounts[d] is the number of unique states first found at depth d.
