@@ -67,6 +67,9 @@ func (c *Checker[S, A]) MaxDepth(d int) *Checker[S, A] { c.opts.MaxDepth = d; re
 // MaxTime sets Options.MaxTime.
 func (c *Checker[S, A]) MaxTime(d time.Duration) *Checker[S, A] { c.opts.MaxTime = d; return c }
 
+// MaxMemory sets Options.MaxMemory (bytes).
+func (c *Checker[S, A]) MaxMemory(bytes int64) *Checker[S, A] { c.opts.MaxMemory = bytes; return c }
+
 // FullDepth sets Options.FullDepth.
 func (c *Checker[S, A]) FullDepth(d int) *Checker[S, A] { c.opts.FullDepth = d; return c }
 

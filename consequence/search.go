@@ -212,6 +212,7 @@ type run[S, A any] struct {
 
 	abort    atomic.Bool
 	abortWhy atomic.Uint32
+	peak     atomic.Uint64 // the largest memory reading (Options.MaxMemory)
 	failMu   sync.Mutex
 	failErr  error
 }
@@ -468,6 +469,10 @@ func (r *run[S, A]) expired() bool {
 	}
 	if !r.deadline.IsZero() && !r.opts.Clock().Before(r.deadline) {
 		r.abortWith(StopTimeBudget)
+		return true
+	}
+	if r.overMemory() {
+		r.abortWith(StopMemoryBudget)
 		return true
 	}
 	return false
@@ -1007,6 +1012,7 @@ func (r *run[S, A]) result() (*Result[S, A], error) {
 	res.Workers = len(r.workers)
 	res.Stop = r.stop
 	res.VisitedBytes = r.visited.bytes()
+	res.PeakMemory = r.peak.Load()
 	res.TraceBytes = 6 * res.Unique
 	if r.local != nil {
 		res.LocalBytes = r.local.bytes()

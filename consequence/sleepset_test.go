@@ -2,6 +2,7 @@ package consequence_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -176,5 +177,26 @@ func TestSleepSetsPinned(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("por=%v unique=%d generated=%d slept=%d depth=%d", !off, res.Unique, res.Generated, res.Slept, res.Depth)
+	}
+}
+
+// TestMemoryBudget: a budget below what any process holds stops the search
+// at once with StopMemoryBudget and reports the memory seen; a large one
+// changes nothing; a negative one is an error.
+func TestMemoryBudget(t *testing.T) {
+	p := &product{seed: 2, k: 5}
+	run := func(max int64) (*consequence.Result[uint64, pAct], error) {
+		return consequence.NewChecker(p).MaxMemory(max).Run(context.Background())
+	}
+	res, err := run(1)
+	if err != nil || res.Stop != consequence.StopMemoryBudget || res.PeakMemory == 0 || res.Stop.String() != "memory budget" {
+		t.Fatalf("budget of 1 byte: %+v, %v", res, err)
+	}
+	res, err = run(1 << 50)
+	if err != nil || !res.Completed() || res.Unique != 28672 || res.PeakMemory == 0 {
+		t.Fatalf("budget of 1 PiB: %+v, %v", res, err)
+	}
+	if _, err := run(-1); !errors.Is(err, consequence.ErrInvalidOptions) {
+		t.Fatalf("negative budget: %v", err)
 	}
 }
