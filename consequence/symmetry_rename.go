@@ -3,6 +3,7 @@ package consequence
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 )
@@ -47,9 +48,9 @@ func (m *ActorModel) renamedFingerprint(g *GlobalState, rename func(node.ID) nod
 	}
 	fp = xorHash(fp, connsComponent(renamedPairs(g.conns, rename, true)))
 	fp = xorHash(fp, staleComponent(renamedPairs(g.stale, rename, false)))
-	if !m.opts.AnyOrderTimers && g.hasFirst {
+	if ref, ok := m.clockRef(g); ok {
 		for i, n := range g.nodes {
-			fp = xorHash(fp, timersComponent(rename(m.ids[i]), n, g.first))
+			fp = xorHash(fp, timersComponent(rename(m.ids[i]), n, ref))
 		}
 	}
 	return xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops, int(g.refusals)))
@@ -155,8 +156,8 @@ func (m *ActorModel) signatures(g *GlobalState, group []int, ph func(node.ID) no
 			known[i] = h
 		}
 		sigs[i] = mix(tagNode, 0, 0, h)
-		if !m.opts.AnyOrderTimers && g.hasFirst {
-			sigs[i] = addHash(sigs[i], timersComponent(0, n, g.first))
+		if ref, ok := m.clockRef(g); ok {
+			sigs[i] = addHash(sigs[i], timersComponent(0, n, ref))
 		}
 	}
 	// add adds a component about the pair from → to to the signatures of
@@ -210,6 +211,18 @@ func (m *ActorModel) signatures(g *GlobalState, group []int, ph func(node.ID) no
 		add(tagStale, k.lo, k.hi, false, none)
 	}
 	return sigs, known
+}
+
+// clockRef returns the time clockHash measures g's timers and node clocks
+// from, and false when the clock is off (AnyOrderTimers).
+func (m *ActorModel) clockRef(g *GlobalState) (time.Time, bool) {
+	switch {
+	case m.opts.AnyOrderTimers:
+		return time.Time{}, false
+	case g.hasFirst:
+		return g.first, true
+	}
+	return g.now(), true
 }
 
 // addHash combines multiset members: unlike XOR, two equal members (two

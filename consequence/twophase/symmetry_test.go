@@ -74,7 +74,8 @@ func permutations(n int) [][]int {
 // by applying all n! permutations, its least member names it; the number of
 // distinct orbits must equal OrbitCount and the symmetric search's unique
 // count, level by level, and Canonical must be constant on each orbit and
-// differ between orbits.
+// differ between orbits. Sleep sets (partial-order reduction) on or off
+// change none of it.
 func TestSymmetryOrbitsBruteForce(t *testing.T) {
 	for n := 1; n <= 5; n++ {
 		t.Run(fmt.Sprintf("rms=%d", n), func(t *testing.T) {
@@ -109,12 +110,14 @@ func TestSymmetryOrbitsBruteForce(t *testing.T) {
 				perDepth[d]++
 			}
 			sym := newModel(t, twophase.Options{RMs: n, Symmetry: true})
-			res := check(t, sym, consequence.Options{})
-			if uint64(len(orbitDepth)) != twophase.OrbitCount(n) || res.Unique != twophase.OrbitCount(n) {
-				t.Fatalf("%d orbits by brute force, search kept %d, OrbitCount %d", len(orbitDepth), res.Unique, twophase.OrbitCount(n))
-			}
-			if !slices.Equal(res.DepthCounts, perDepth) {
-				t.Fatalf("orbits per depth: search %v, brute force %v", res.DepthCounts, perDepth)
+			for _, noPOR := range []bool{false, true} { // with and without sleep sets
+				res := check(t, sym, consequence.Options{DisablePOR: noPOR})
+				if uint64(len(orbitDepth)) != twophase.OrbitCount(n) || res.Unique != twophase.OrbitCount(n) {
+					t.Fatalf("POR off %v: %d orbits by brute force, search kept %d, OrbitCount %d", noPOR, len(orbitDepth), res.Unique, twophase.OrbitCount(n))
+				}
+				if !slices.Equal(res.DepthCounts, perDepth) {
+					t.Fatalf("POR off %v: orbits per depth: search %v, brute force %v", noPOR, res.DepthCounts, perDepth)
+				}
 			}
 		})
 	}
