@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -38,21 +39,27 @@ type checkOutput struct {
 	Faults   string `json:"faults,omitempty"`
 	// Fix, Resets, Silent, Breaks, Drops and Refusals are the flags the
 	// service's model was built with, so that 'trace show' can rebuild it.
-	Fix             string           `json:"fix,omitempty"`
-	Resets          int              `json:"resets,omitempty"`
-	Silent          bool             `json:"silent,omitempty"`
-	Breaks          int              `json:"breaks,omitempty"`
-	Drops           int              `json:"drops,omitempty"`
-	Refusals        int              `json:"refusals,omitempty"`
-	Stop            string           `json:"stop,omitempty"`
-	Unique          uint64           `json:"unique"`
-	Generated       uint64           `json:"generated"`
-	Pruned          uint64           `json:"pruned"`
-	Depth           int              `json:"depth"`
-	DepthCounts     []uint64         `json:"depth_counts,omitempty"`
-	StatesPerSecond float64          `json:"states_per_second"`
-	BytesPerState   float64          `json:"bytes_per_state"`
-	MemoryBytes     uint64           `json:"memory_bytes"`
+	Fix       string `json:"fix,omitempty"`
+	Resets    int    `json:"resets,omitempty"`
+	Silent    bool   `json:"silent,omitempty"`
+	Breaks    int    `json:"breaks,omitempty"`
+	Drops     int    `json:"drops,omitempty"`
+	Refusals  int    `json:"refusals,omitempty"`
+	Stop      string `json:"stop,omitempty"`
+	Unique    uint64 `json:"unique"`
+	Generated uint64 `json:"generated"`
+	Pruned    uint64 `json:"pruned"`
+	// Slept counts the transitions partial-order reduction skipped
+	// (--por, BFS only).
+	Slept           uint64   `json:"slept,omitempty"`
+	Depth           int      `json:"depth"`
+	DepthCounts     []uint64 `json:"depth_counts,omitempty"`
+	StatesPerSecond float64  `json:"states_per_second"`
+	BytesPerState   float64  `json:"bytes_per_state"`
+	MemoryBytes     uint64   `json:"memory_bytes"`
+	// PeakMemoryBytes is the most memory the Go heap held from the system
+	// at the search's checks of --max-memory (0 without it).
+	PeakMemoryBytes uint64           `json:"peak_memory_bytes,omitempty"`
 	WallSeconds     float64          `json:"wall_seconds"`
 	Violations      []checkViolation `json:"violations"`
 	Liveness        *livenessOutput  `json:"liveness,omitempty"`
@@ -114,8 +121,9 @@ type checkFlags struct {
 	fullDepth                                        int
 	walks, dmax, dinit, periphery, workers, suspects int
 	budget                                           time.Duration
+	maxMemory                                        int64
 	seed                                             uint64
-	silent, asJSON                                   bool
+	silent, asJSON, por, symmetry                    bool
 	weight                                           map[consequence.ActorActionKind]float64 // parsed --weights
 	walk                                             bool                                    // --strategy walk
 	strat                                            consequence.Strategy                    // the others
@@ -132,6 +140,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.IntVar(&f.fullDepth, "full-depth", 0, "strategy consequence: expand every timer and application call in the states of the first N levels, Fig. 8's pruning below (a steering round's near-future search)")
 	fs.IntVar(&f.maxStates, "max-states", 1_000_000, "budget of unique states (0: none)")
 	f.budget = 30 * time.Second
+	fs.Var(byteSize{&f.maxMemory}, "max-memory", "memory budget of the search, e.g. 4GiB: it stops with \"memory budget\" before the process holds more (also the Go runtime's soft memory limit; 0: none)")
 	fs.Var(durationValue{&f.budget}, "budget", "wall-time budget (e.g. 30s; 0: none)")
 	fs.IntVar(&f.resets, "resets", 0, "node resets allowed along a path")
 	fs.BoolVar(&f.silent, "silent", false, "resets are silent (the RST is lost)")
@@ -148,7 +157,9 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.IntVar(&f.dinit, "dinit", 0, "steps before a walk may count as live (strategy walk)")
 	fs.IntVar(&f.periphery, "periphery", 16, "strategy walk with --max-depth: also walk from this many states where a BFS bounded by --max-depth and --budget left off")
 	fs.IntVar(&f.workers, "workers", 0, "search goroutines (0: every core)")
+	fs.BoolVar(&f.por, "por", true, "strategy bfs: partial-order reduction (sleep sets): the same states and violations from fewer transitions; --por=false takes every transition")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the summary")
+	fs.BoolVar(&f.symmetry, "symmetry", false, "symmetry reduction: keep one state per orbit under renamings of the nodes the model declares interchangeable (2pc: the RMs; a service: its node.Symmetric groups, an error if it declares none); sound for properties that do not name those nodes")
 }
 
 // check validates f and resolves the strategy.
@@ -255,7 +266,12 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := consequence.Options{Strategy: f.strat, Workers: f.workers, MaxStates: f.maxStates, MaxDepth: f.maxDepth, FullDepth: f.fullDepth, MaxTime: f.budget}
+	opts := consequence.Options{Strategy: f.strat, Workers: f.workers, MaxStates: f.maxStates, MaxDepth: f.maxDepth, FullDepth: f.fullDepth, MaxTime: f.budget, DisablePOR: !f.por, MaxMemory: f.maxMemory}
+	if f.maxMemory > 0 {
+		// The collector works harder as the heap nears the budget instead of
+		// letting garbage double it (GOGC); the process runs this one search.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(f.maxMemory))
+	}
 	endProgress := func() {}
 	if !f.asJSON && (!f.walk || f.maxDepth > 0) {
 		progress := newProgress(stderr, "")
@@ -304,6 +320,11 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 	m, err := serviceModel(svc, f.nodes, f.seed, faults)
 	if err != nil {
 		return checkOutput{}, err
+	}
+	if f.symmetry {
+		if m, err = m.WithSymmetry(); err != nil {
+			return checkOutput{}, usageError{err}
+		}
 	}
 	out := checkOutput{Format: checkFormat, Target: f.service, Options: svc.options, Nodes: f.nodes, Seed: f.seed,
 		Faults: fmt.Sprintf("resets=%d kinds=%v breaks=%d", f.resets, faults.Kinds(), f.breaks),
@@ -366,11 +387,14 @@ func checkServiceWalks(ctx context.Context, f *checkFlags, opts consequence.Opti
 
 // check2PC explores the two-phase commit model with opts.
 func check2PC(ctx context.Context, f *checkFlags, opts consequence.Options) (checkOutput, error) {
-	m, err := twophase.New(twophase.Options{RMs: f.rms})
+	m, err := twophase.New(twophase.Options{RMs: f.rms, Symmetry: f.symmetry})
 	if err != nil {
 		return checkOutput{}, usageError{err}
 	}
 	out := checkOutput{Format: checkFormat, Target: "2pc", Options: fmt.Sprintf("rms=%d", f.rms), Nodes: f.rms + 1, Seed: f.seed}
+	if f.symmetry {
+		out.Options += ",symmetry"
+	}
 	if f.walk {
 		return checkOutput{}, usagef("--strategy walk needs a service with liveness properties, not --model 2pc")
 	}
@@ -386,11 +410,12 @@ func check2PC(ctx context.Context, f *checkFlags, opts consequence.Options) (che
 func fillResult[S, A any](out *checkOutput, res *consequence.Result[S, A]) {
 	out.Strategy = res.Strategy.String()
 	out.Stop = res.Stop.String()
-	out.Unique, out.Generated, out.Pruned = res.Unique, res.Generated, res.Pruned
+	out.Unique, out.Generated, out.Pruned, out.Slept = res.Unique, res.Generated, res.Pruned, res.Slept
 	out.Depth, out.DepthCounts = res.Depth, res.DepthCounts
 	out.StatesPerSecond = res.StatesPerSecond()
 	out.BytesPerState = res.BytesPerState()
 	out.MemoryBytes = res.VisitedBytes + res.TraceBytes + res.LocalBytes
+	out.PeakMemoryBytes = res.PeakMemory
 	out.WallSeconds = res.Elapsed.Seconds()
 	out.Violations = []checkViolation{}
 	for _, v := range res.Violations {
@@ -531,8 +556,16 @@ func printCheckSummary(w io.Writer, o checkOutput) {
 		return
 	}
 	fmt.Fprintf(w, "stopped: %s\n", o.Stop)
-	fmt.Fprintf(w, "states: %d unique, %d generated, %d pruned; max depth %d\n", o.Unique, o.Generated, o.Pruned, o.Depth)
-	fmt.Fprintf(w, "speed: %.0f unique states/s over %.2fs; memory %d B (%.1f B/state visited)\n", o.StatesPerSecond, o.WallSeconds, o.MemoryBytes, o.BytesPerState)
+	fmt.Fprintf(w, "states: %d unique, %d generated, %d pruned", o.Unique, o.Generated, o.Pruned)
+	if o.Slept > 0 {
+		fmt.Fprintf(w, ", %d slept (partial-order reduction)", o.Slept)
+	}
+	fmt.Fprintf(w, "; max depth %d\n", o.Depth)
+	fmt.Fprintf(w, "speed: %.0f unique states/s over %.2fs; memory %d B (%.1f B/state visited)", o.StatesPerSecond, o.WallSeconds, o.MemoryBytes, o.BytesPerState)
+	if o.PeakMemoryBytes > 0 {
+		fmt.Fprintf(w, "; heap peak %d B", o.PeakMemoryBytes)
+	}
+	fmt.Fprintln(w)
 	if len(o.Violations) == 0 {
 		fmt.Fprintln(w, "no violation found")
 		return

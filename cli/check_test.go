@@ -78,7 +78,7 @@ func TestCheckWalksAndSummary(t *testing.T) {
 }
 
 func TestTraceShowReplaysACheckReport(t *testing.T) {
-	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "3", "--resets", "1", "--silent", "--max-states", "20000", "--budget", "0", "--json")
+	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "3", "--resets", "1", "--silent", "--max-states", "30000", "--budget", "0", "--json")
 	if code != exitOK {
 		t.Fatalf("check: exit %d: %s", code, stderr)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/seed6eee2ec7/crystalball/experiments"
 )
@@ -37,6 +38,8 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	budget := durationFlag(fs, "budget", 0, "wall-time budget of the exhaustive search (default: the wall time the online predictors spent exploring)")
 	maxStates := fs.Int("bfs-states", experiments.DefaultBaselineMaxStates, "unique-state budget of the exhaustive search: it bounds its memory (about 1.7 KB per state on Chord, 14 GB at the default: the frontier holds whole global states); 0: none")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines of the exhaustive search")
+	var maxMemory int64
+	fs.Var(byteSize{&maxMemory}, "max-memory", "memory budget of the exhaustive search, e.g. 4GiB: it stops with \"memory budget\" before the process holds more (also the Go runtime's soft memory limit; 0: none)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	setUsage(fs, "experiment macemc-baseline --service chord|randtree [flags]", "The paper's §5.3: deep online debugging in an emulated run (as 'crystalball emulate --mode debug', whose flags it takes), then exhaustive BFS from the initial state of --bfs-nodes nodes with the wall-time budget the online predictors used; which online violations BFS finds, and how deep it gets.")
 	if err := parseFlags(fs, args); err != nil {
@@ -72,8 +75,11 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := experiments.BaselineConfig{Spec: svc.spec, Workload: svc.workload, Nodes: *bfsNodes, Seed: p.seed,
 		Faults: p.steerFaults(),
-		Budget: *budget, MaxStates: noneIfZero(*maxStates), Workers: *workers,
+		Budget: *budget, MaxStates: noneIfZero(*maxStates), Workers: *workers, MaxMemory: maxMemory,
 		OnSearch: searchProgress(stderr, *asJSON)}
+	if maxMemory > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(maxMemory))
+	}
 	res, err := experiments.MaceMCBaseline(ctx, cfg, baselineOnline(&online))
 	if err != nil {
 		return err

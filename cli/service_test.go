@@ -82,7 +82,7 @@ func TestOwnServiceThroughMain(t *testing.T) {
 		!strings.Contains(stdout, "options:   default") {
 		t.Errorf("emulate (the default service is the only one): exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
-	code, report, stderr := runWith(own, "check", "--nodes", "3", "--resets", "1", "--silent", "--max-states", "20000", "--budget", "0", "--json")
+	code, report, stderr := runWith(own, "check", "--nodes", "3", "--resets", "1", "--silent", "--max-states", "30000", "--budget", "0", "--json")
 	if code != exitOK || !strings.Contains(report, `"format":"crystalball-check/1","target":"mytree"`) {
 		t.Fatalf("check --json: exit %d, stderr %q, stdout %.300s", code, stderr, report)
 	}

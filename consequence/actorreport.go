@@ -119,7 +119,12 @@ func (m *ActorModel) Action(r ActionRecord) (ActorAction, error) {
 
 // Report turns a violation found by a search of m into an ActorReport.
 func (m *ActorModel) Report(v Violation[*GlobalState, ActorAction]) (ActorReport, error) {
+	// The state's own fingerprint, which ReplayReport reaches: under
+	// symmetry v.Fingerprint is its orbit's.
 	r := ActorReport{Property: v.Property, Kind: v.Kind.String(), Depth: v.Depth, Fingerprint: v.Fingerprint.String()}
+	if v.State != nil {
+		r.Fingerprint = v.State.fp.String()
+	}
 	if v.Err != nil {
 		r.Error = v.Err.Error()
 	}

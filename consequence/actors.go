@@ -92,6 +92,15 @@ type ActorOptions struct {
 	// reported broken) and explores fewer distinct states, since deadlines
 	// then stay out of the fingerprint.
 	AnyOrderTimers bool
+	// Symmetry turns on symmetry reduction over the groups of
+	// interchangeable nodes the service declares (node.Symmetric):
+	// Fingerprint returns the fingerprint of the state with each group's
+	// members renamed into a canonical order, so the search keeps about one
+	// state per orbit. States, actions and paths stay the real ones. Sound
+	// for safety properties symmetric in the groups (see the package
+	// documentation, "Symmetry reduction"); the constructors fail with
+	// ErrNoSymmetry if the service declares no group.
+	Symmetry bool
 }
 
 // DefaultActorOptions returns what the zero ActorOptions stand for: no
@@ -225,6 +234,8 @@ type ActorModel struct {
 	ids   []node.ID // ascending
 	start *GlobalState
 	cores []sync.Pool // per node index: *node.Core
+	// sym is ActorOptions.Symmetry's reduction; nil without.
+	sym *actorSymmetry
 }
 
 var _ Model[*GlobalState, ActorAction] = (*ActorModel)(nil)
@@ -421,6 +432,11 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 	m.setClock(&succ{g: g}, 0, nil)
 	g.fp = g.fingerprint()
 	m.start = g
+	if opts.Symmetry {
+		if m.sym, err = newActorSymmetry(m); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
 }
 
@@ -439,8 +455,14 @@ func (m *ActorModel) Start() *GlobalState { return m.start }
 // Init implements Model: the one start state.
 func (m *ActorModel) Init() []*GlobalState { return []*GlobalState{m.start} }
 
-// Fingerprint implements Model (see GlobalState.Fingerprint).
-func (m *ActorModel) Fingerprint(g *GlobalState) node.Hash { return g.fp }
+// Fingerprint implements Model (see GlobalState.Fingerprint); with
+// ActorOptions.Symmetry, the fingerprint of g's canonical renaming.
+func (m *ActorModel) Fingerprint(g *GlobalState) node.Hash {
+	if m.sym != nil {
+		return m.sym.fingerprint(m, g)
+	}
+	return g.fp
+}
 
 // LocalFingerprint implements Model: node n's state, timer names, pending
 // calls and random source, with the fault budget spent (which enables its

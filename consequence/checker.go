@@ -67,6 +67,9 @@ func (c *Checker[S, A]) MaxDepth(d int) *Checker[S, A] { c.opts.MaxDepth = d; re
 // MaxTime sets Options.MaxTime.
 func (c *Checker[S, A]) MaxTime(d time.Duration) *Checker[S, A] { c.opts.MaxTime = d; return c }
 
+// MaxMemory sets Options.MaxMemory (bytes).
+func (c *Checker[S, A]) MaxMemory(bytes int64) *Checker[S, A] { c.opts.MaxMemory = bytes; return c }
+
 // FullDepth sets Options.FullDepth.
 func (c *Checker[S, A]) FullDepth(d int) *Checker[S, A] { c.opts.FullDepth = d; return c }
 
@@ -81,6 +84,9 @@ func (c *Checker[S, A]) StopOnViolation(stop bool) *Checker[S, A] {
 	c.opts.StopOnViolation = stop
 	return c
 }
+
+// DisablePOR sets Options.DisablePOR.
+func (c *Checker[S, A]) DisablePOR(off bool) *Checker[S, A] { c.opts.DisablePOR = off; return c }
 
 // Progress sets Options.Progress.
 func (c *Checker[S, A]) Progress(f func(Progress)) *Checker[S, A] { c.opts.Progress = f; return c }

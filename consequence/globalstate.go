@@ -158,6 +158,7 @@ const (
 	tagClock
 	tagWindow
 	tagRefusals
+	tagNodeClock
 )
 
 // teHash is the hash of a transport-error marker on a channel.
@@ -316,9 +317,12 @@ func (g *GlobalState) fingerprint() node.Hash {
 // non-empty datagram multiset's content — its items in hash order, so the
 // order datagrams were sent in does not matter —, the connections, the
 // fault counters, a crash) mixed with its position, and, unless
-// ActorOptions.AnyOrderTimers, the timers' due times relative to the
-// earliest one (the virtual clock's state). Absolute deadlines and node
-// clocks are not part of it (see node.State).
+// ActorOptions.AnyOrderTimers, the virtual clock's state: every timer's due
+// time and every node's clock relative to the earliest timer (to the
+// latest clock when no timer is set). States that differ only by a shift
+// of all their times merge — they behave alike, since nothing in the model
+// reads absolute time — and no others: the fingerprint is exact up to that
+// shift, which partial-order reduction relies on.
 func (g *GlobalState) Fingerprint() node.Hash { return g.fp }
 
 // Nodes implements node.View: the IDs of the nodes in the snapshot,

@@ -88,6 +88,18 @@ type Options struct {
 	// MaxTime stops the search after this much wall time, measured with
 	// Clock. Unlike the other budgets it makes the result depend on timing.
 	MaxTime time.Duration
+	// MaxMemory stops the search once the process uses this many bytes:
+	// when the Go heap's live data after a collection exceeds 90% of it, or
+	// the memory the heap holds from the system (what RSS shows of it)
+	// exceeds it. It is checked with the time budget, every few hundred
+	// states; like MaxTime it makes the result depend on the run (the
+	// level being expanded is kept up to the last finished round). The
+	// whole process counts, so other searches running beside it do too.
+	// The search does not set a memory limit itself (debug.SetMemoryLimit
+	// is process-wide); a program that runs one search, as the CLI does,
+	// sets it to the budget so that the collector works harder before the
+	// budget is reached. 0: no budget.
+	MaxMemory int64
 	// FullDepth makes consequence prediction exhaustive near its start
 	// states: in a state at a depth below FullDepth every node's local
 	// actions but faults (Action.Fault) are expanded, whether or not the
@@ -115,6 +127,13 @@ type Options struct {
 	// walks there, where the bounded search left off. They are sampled
 	// evenly across the level, so the choice is deterministic. 0: none.
 	Periphery int
+	// DisablePOR turns off partial-order reduction. BFS of a model that
+	// implements Commuter uses sleep sets by default: it visits the same
+	// states at the same depths and finds the same violations, taking
+	// fewer transitions (Result.Slept counts those it skips). Consequence
+	// prediction never uses them (its pruning is by local state), nor do
+	// random walks. Set it to compare, or to count every transition.
+	DisablePOR bool
 	// Clock returns the current time, for MaxTime and Result.Elapsed; nil
 	// means time.Now. It must be safe for concurrent use. The search logic
 	// reads no other clock.
@@ -172,6 +191,8 @@ func (o Options) resolve() (Options, error) {
 		return o, fmt.Errorf("%w: MaxDepth = %d, want >= 0", ErrInvalidOptions, o.MaxDepth)
 	case o.MaxTime < 0:
 		return o, fmt.Errorf("%w: MaxTime = %v, want >= 0", ErrInvalidOptions, o.MaxTime)
+	case o.MaxMemory < 0:
+		return o, fmt.Errorf("%w: MaxMemory = %d, want >= 0", ErrInvalidOptions, o.MaxMemory)
 	case o.FullDepth < 0:
 		return o, fmt.Errorf("%w: FullDepth = %d, want >= 0", ErrInvalidOptions, o.FullDepth)
 	case o.MaxViolations < 0:

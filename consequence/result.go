@@ -25,6 +25,8 @@ const (
 	// StopViolations: every property had MaxViolations violations, or
 	// StopOnViolation was set and one was found.
 	StopViolations
+	// StopMemoryBudget: the process reached Options.MaxMemory.
+	StopMemoryBudget
 )
 
 // String returns a short lower-case name ("completed", "state budget", ...).
@@ -42,6 +44,8 @@ func (r StopReason) String() string {
 		return "canceled"
 	case StopViolations:
 		return "violations"
+	case StopMemoryBudget:
+		return "memory budget"
 	}
 	return fmt.Sprintf("stop-reason(%d)", uint8(r))
 }
@@ -91,6 +95,10 @@ type Result[S, A any] struct {
 	// Pruned counts the local actions consequence prediction did not expand
 	// (zero for BFS).
 	Pruned uint64
+	// Slept counts the actions partial-order reduction did not take: each
+	// was asleep in the state expanded, its successor reached by another
+	// path (see Options.DisablePOR). Zero without reduction.
+	Slept uint64
 	// Depth is the deepest level at which a state was found.
 	Depth int
 	// DepthCounts[d] is the number of unique states first found at depth d.
@@ -109,6 +117,10 @@ type Result[S, A any] struct {
 	// (6 bytes per state); LocalBytes that of consequence prediction's
 	// localExplored set.
 	VisitedBytes, TraceBytes, LocalBytes uint64
+	// PeakMemory is the largest memory the Go heap held from the system
+	// (mapped minus released) at the search's checks of Options.MaxMemory;
+	// zero when it had no memory budget.
+	PeakMemory uint64
 }
 
 // Completed reports whether the search explored everything reachable.

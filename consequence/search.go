@@ -65,6 +65,11 @@ const parallelRound = 1 << 15
 type level[S any] struct {
 	states []S
 	fps    []node.Hash
+	// sleep is each state's sleep set (partial-order reduction; nil when
+	// it is off): bit k set means the k-th action of its Actions list need
+	// not be taken, since every path that reached the state at this depth
+	// took an independent action after one that had it available.
+	sleep []uint64
 }
 
 // levelLinks are the parent links of one level: state i of the level was
@@ -104,6 +109,8 @@ type localPlan struct {
 type cand[S any] struct {
 	state  S
 	fp     node.Hash
+	sleep  uint64 // the sleep set this path gives the state
+	at     uint32 // a winner's position in the next level (phase C)
 	parent uint32
 	ord    uint16
 }
@@ -119,6 +126,7 @@ type chunk[S any] struct {
 	cands       []cand[S]
 	groups      [][]uint32 // candidate indices per shard group
 	gen, pruned uint64
+	slept       uint64
 	// phase B
 	isNew  []bool
 	newCnt []int // per shard group
@@ -141,7 +149,7 @@ func (c *chunk[S]) reset(lo, hi, groups, props int) {
 		c.groups[g] = c.groups[g][:0]
 		c.newCnt[g] = 0
 	}
-	c.gen, c.pruned = 0, 0
+	c.gen, c.pruned, c.slept = 0, 0, 0
 	c.off = 0
 	clear(c.viols)
 	c.viols = c.viols[:0]
@@ -154,6 +162,7 @@ func (c *chunk[S]) reset(lo, hi, groups, props int) {
 // worker holds one goroutine's scratch memory.
 type worker[S, A any] struct {
 	acts  []Action[A]
+	sacts []Action[A] // partial-order reduction: a successor's actions
 	marks nodeMarks
 	succ  []cand[S] // direct mode: the successors of one state
 	sink  uint64    // keeps bucket touches from being optimised away
@@ -178,6 +187,11 @@ type run[S, A any] struct {
 
 	visited *fpSet
 	local   *fpSet // localExplored; nil unless Consequence
+	// por is the model's independence relation when the search uses sleep
+	// sets (BFS, unless Options.DisablePOR); index then finds a state of
+	// the next level by fingerprint, one per shard group.
+	por   Commuter[S, A]
+	index []levelIndex
 
 	starts []S
 	links  []levelLinks
@@ -198,6 +212,7 @@ type run[S, A any] struct {
 
 	abort    atomic.Bool
 	abortWhy atomic.Uint32
+	peak     atomic.Uint64 // the largest memory reading (Options.MaxMemory)
 	failMu   sync.Mutex
 	failErr  error
 }
@@ -226,6 +241,10 @@ func newRun[S, A any](ctx context.Context, m Model[S, A], props []Property[S], o
 	}
 	if opts.Strategy == Consequence {
 		r.local = newFPSet(0)
+	}
+	if c, ok := m.(Commuter[S, A]); ok && opts.Strategy == BFS && !opts.DisablePOR {
+		r.por = c
+		r.index = make([]levelIndex, r.groups)
 	}
 	for range opts.Workers {
 		r.workers = append(r.workers, &worker[S, A]{})
@@ -281,6 +300,9 @@ func (r *run[S, A]) initLevel() error {
 		k := len(r.cur.states)
 		r.cur.states = append(r.cur.states, s)
 		r.cur.fps = append(r.cur.fps, fp)
+		if r.por != nil {
+			r.cur.sleep = append(r.cur.sleep, 0)
+		}
 		r.links[0].parent = append(r.links[0].parent, uint32(i))
 		r.links[0].ord = append(r.links[0].ord, 0)
 		r.checkSafety(nil, s, fp, 0, k)
@@ -369,7 +391,10 @@ func (r *run[S, A]) step() error {
 		}
 	}
 	clear(r.next.states)
-	r.next.states, r.next.fps = r.next.states[:0], r.next.fps[:0]
+	r.next.states, r.next.fps, r.next.sleep = r.next.states[:0], r.next.fps[:0], r.next.sleep[:0]
+	for g := range r.index {
+		r.index[g].reset()
+	}
 	r.links = append(r.links, levelLinks{})
 	if !parallel {
 		r.presize(n)
@@ -421,6 +446,9 @@ func (r *run[S, A]) presize(n int) {
 	if cap(r.next.states) < want {
 		r.next.states = make([]S, 0, want)
 		r.next.fps = make([]node.Hash, 0, want)
+		if r.por != nil {
+			r.next.sleep = make([]uint64, 0, want)
+		}
 	}
 	l := &r.links[r.depth+1]
 	l.parent = make([]uint32, 0, want)
@@ -441,6 +469,10 @@ func (r *run[S, A]) expired() bool {
 	}
 	if !r.deadline.IsZero() && !r.opts.Clock().Before(r.deadline) {
 		r.abortWith(StopTimeBudget)
+		return true
+	}
+	if r.overMemory() {
+		r.abortWith(StopMemoryBudget)
 		return true
 	}
 	return false
@@ -636,32 +668,30 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 	if len(acts) > MaxActions {
 		panic(fmt.Errorf("%w: a state at depth %d has %d actions, more than MaxActions (%d)", ErrInvalidModel, r.depth, len(acts), MaxActions))
 	}
+	var asleep uint64
+	if r.por != nil {
+		asleep = r.cur.sleep[i]
+	}
 	var planAt uint32
 	full := r.depth < r.opts.FullDepth
 	if r.local != nil {
 		planAt = r.plan.off[i]
 		w.marks.reset()
 	}
-	var gen, pruned uint64
+	var gen, pruned, slept uint64
+	var taken uint64 // the actions among the first sleepBits taken so far
 	moved := false
 	clear(w.succ)
 	w.succ = w.succ[:0]
 	for k := range acts {
 		a := &acts[k]
-		if a.Local && r.local != nil {
-			allowed, ok := w.marks.get(a.Node)
-			if !ok {
-				if planAt >= r.plan.off[i+1] || r.plan.nodes[planAt] != a.Node {
-					panic(fmt.Errorf("%w: Actions of a state at depth %d changed between two calls", ErrNondeterministic, r.depth))
-				}
-				allowed = r.plan.allowed[planAt]
-				planAt++
-				w.marks.put(a.Node, allowed)
-			}
-			if !allowed && (a.Fault || !full) {
-				pruned++
-				continue
-			}
+		if k < sleepBits && asleep&(1<<k) != 0 {
+			slept++
+			continue
+		}
+		if a.Local && r.local != nil && !r.localAllowed(w, i, &planAt, a, full) {
+			pruned++
+			continue
 		}
 		succ, ok := r.m.Next(s, a.Act)
 		if !ok {
@@ -669,17 +699,24 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 		}
 		gen++
 		fp := normFP(r.m.Fingerprint(succ))
+		var z uint64
+		if fp != pfp && r.por != nil {
+			z = r.sleepAfter(w, s, acts, k, asleep|taken, succ)
+		}
+		if k < sleepBits {
+			taken |= 1 << k
+		}
 		if fp == pfp {
 			continue // stutter
 		}
 		moved = true
 		if c != nil {
-			c.cands = append(c.cands, cand[S]{state: succ, fp: fp, parent: uint32(i), ord: uint16(k)})
+			c.cands = append(c.cands, cand[S]{state: succ, fp: fp, sleep: z, parent: uint32(i), ord: uint16(k)})
 			g := r.visited.shard(fp) % r.groups
 			c.groups[g] = append(c.groups[g], uint32(len(c.cands)-1))
 			continue
 		}
-		w.succ = append(w.succ, cand[S]{state: succ, fp: fp, ord: uint16(k)})
+		w.succ = append(w.succ, cand[S]{state: succ, fp: fp, sleep: z, ord: uint16(k)})
 	}
 	if c == nil && len(w.succ) > 0 {
 		refused = r.insertDirect(w, i)
@@ -687,14 +724,33 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 	if c != nil {
 		c.gen += gen
 		c.pruned += pruned
+		c.slept += slept
 	} else {
 		r.res.Generated += gen
 		r.res.Pruned += pruned
+		r.res.Slept += slept
 	}
-	if !moved && pruned == 0 && len(r.live) > 0 {
+	if !moved && pruned == 0 && len(r.live) > 0 && (slept == 0 || !r.sleepersMove(s, pfp, acts, asleep)) {
 		r.checkLiveness(c, s, pfp, r.depth, i)
 	}
 	return refused
+}
+
+// localAllowed reports whether consequence prediction's plan lets the local
+// action a of frontier state i run (Fig. 8; above Options.FullDepth every
+// local action but a fault runs), advancing the plan's cursor at the
+// first local action of each node.
+func (r *run[S, A]) localAllowed(w *worker[S, A], i int, planAt *uint32, a *Action[A], full bool) bool {
+	allowed, ok := w.marks.get(a.Node)
+	if !ok {
+		if *planAt >= r.plan.off[i+1] || r.plan.nodes[*planAt] != a.Node {
+			panic(fmt.Errorf("%w: Actions of a state at depth %d changed between two calls", ErrNondeterministic, r.depth))
+		}
+		allowed = r.plan.allowed[*planAt]
+		*planAt++
+		w.marks.put(a.Node, allowed)
+	}
+	return allowed || (!a.Fault && full)
 }
 
 // insertDirect inserts the successors of frontier state i collected in
@@ -713,12 +769,19 @@ func (r *run[S, A]) insertDirect(w *worker[S, A], i int) (refused bool) {
 			if !present {
 				return true
 			}
+			if r.por != nil {
+				r.mergeSleep(r.visited.shard(sc.fp)%r.groups, sc.fp, 0, false, sc.sleep)
+			}
 			continue
 		}
 		r.res.Unique++
 		at := len(r.next.states)
 		r.next.states = append(r.next.states, sc.state)
 		r.next.fps = append(r.next.fps, sc.fp)
+		if r.por != nil {
+			r.next.sleep = append(r.next.sleep, sc.sleep)
+			r.mergeSleep(r.visited.shard(sc.fp)%r.groups, sc.fp, at, true, sc.sleep)
+		}
 		l := &r.links[r.depth+1]
 		l.parent = append(l.parent, uint32(i))
 		l.ord = append(l.ord, sc.ord)
@@ -832,6 +895,9 @@ func (r *run[S, A]) expandRound() (bool, error) {
 	base := len(r.next.states)
 	r.next.states = slices.Grow(r.next.states, size)[:base+size]
 	r.next.fps = slices.Grow(r.next.fps, size)[:base+size]
+	if r.por != nil {
+		r.next.sleep = slices.Grow(r.next.sleep, size)[:base+size]
+	}
 	l := &r.links[r.depth+1]
 	l.parent = slices.Grow(l.parent, size)[:base+size]
 	l.ord = slices.Grow(l.ord, size)[:base+size]
@@ -846,6 +912,10 @@ func (r *run[S, A]) expandRound() (bool, error) {
 			cd := &c.cands[idx]
 			r.next.states[at] = cd.state
 			r.next.fps[at] = cd.fp
+			if r.por != nil {
+				r.next.sleep[at] = cd.sleep
+				cd.at = uint32(at)
+			}
 			l.parent[at] = cd.parent
 			l.ord[at] = cd.ord
 			r.checkSafety(c, cd.state, cd.fp, r.depth+1, at)
@@ -855,15 +925,36 @@ func (r *run[S, A]) expandRound() (bool, error) {
 	if err != nil {
 		return true, err
 	}
+	if err := r.mergeRoundSleep(); err != nil {
+		return true, err
+	}
 	r.res.Unique += uint64(size)
 	for _, c := range r.chunks {
 		r.res.Generated += c.gen
 		r.res.Pruned += c.pruned
+		r.res.Slept += c.slept
 		for _, p := range c.viols {
 			r.record(p)
 		}
 	}
 	return true, nil
+}
+
+// mergeRoundSleep is phase D of a round with partial-order reduction: each
+// shard group indexes its winners and intersects the sleep sets of the
+// candidates that reached a state of this level again, in global order.
+func (r *run[S, A]) mergeRoundSleep() error {
+	if r.por == nil {
+		return nil
+	}
+	return r.parallel(r.groups, func(_ *worker[S, A], g int) {
+		for _, c := range r.chunks {
+			for _, idx := range c.groups[g] {
+				cd := &c.cands[idx]
+				r.mergeSleep(g, cd.fp, int(cd.at), c.isNew[idx], cd.sleep)
+			}
+		}
+	})
 }
 
 // --- properties ----------------------------------------------------------
@@ -921,6 +1012,7 @@ func (r *run[S, A]) result() (*Result[S, A], error) {
 	res.Workers = len(r.workers)
 	res.Stop = r.stop
 	res.VisitedBytes = r.visited.bytes()
+	res.PeakMemory = r.peak.Load()
 	res.TraceBytes = 6 * res.Unique
 	if r.local != nil {
 		res.LocalBytes = r.local.bytes()

@@ -64,6 +64,10 @@ type BaselineConfig struct {
 	MaxStates int
 	// Workers is BFS's goroutines (0: GOMAXPROCS).
 	Workers int
+	// MaxMemory is BFS's memory budget in bytes (consequence.Options.
+	// MaxMemory; 0: none): the search stops with "memory budget" rather
+	// than outgrow it.
+	MaxMemory int64
 	// OnSearch, when non-nil, watches the search.
 	OnSearch SearchObserver
 }
@@ -164,8 +168,8 @@ func MaceMCBaseline(ctx context.Context, cfg BaselineConfig, online BaselineOnli
 	if cfg.Spec.New == nil {
 		return nil, errors.New("experiments: macemc-baseline: BaselineConfig.Spec is required")
 	}
-	if cfg.Nodes < 0 || cfg.Nodes > 64 || cfg.Budget < 0 || cfg.Workers < 0 {
-		return nil, errors.New("experiments: macemc-baseline: nodes must be in 1..64, budget and workers not negative")
+	if cfg.Nodes < 0 || cfg.Nodes > 64 || cfg.Budget < 0 || cfg.Workers < 0 || cfg.MaxMemory < 0 {
+		return nil, errors.New("experiments: macemc-baseline: nodes must be in 1..64, budget, workers and memory not negative")
 	}
 	start := time.Now()
 	budget := cfg.Budget
@@ -181,7 +185,7 @@ func MaceMCBaseline(ctx context.Context, cfg BaselineConfig, online BaselineOnli
 	}
 	level, done := observe(cfg.OnSearch, fmt.Sprintf("bfs from %d nodes", cfg.Nodes))
 	opts := consequence.Options{Strategy: consequence.BFS, Workers: cfg.Workers, MaxStates: max(cfg.MaxStates, 0),
-		MaxTime: budget, MaxViolations: 256, Progress: level}
+		MaxTime: budget, MaxViolations: 256, Progress: level, MaxMemory: cfg.MaxMemory}
 	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
 		Properties(m.Properties()...).WithOptions(opts).Run(ctx)
 	done()

@@ -35,10 +35,10 @@ func TestRandTreePrediction(t *testing.T) {
 	if e := out.Exhaustive; e.Found || e.Unique != 3000 || e.Stop != "state budget" {
 		t.Fatalf("exhaustive search from the initial state: %+v", e)
 	}
-	if b := out.LiveBFS; !b.Found || b.Depth != 5 || b.Unique != 309 {
+	if b := out.LiveBFS; !b.Found || b.Depth != 5 || b.Unique != 463 {
 		t.Fatalf("bfs from the live state: %+v", b)
 	}
-	if c := out.InitialPrediction; c.Found || c.Stop != "completed" || c.Unique != 112 {
+	if c := out.InitialPrediction; c.Found || c.Stop != "completed" || c.Unique != 128 {
 		t.Fatalf("consequence prediction from the initial state: %+v", c)
 	}
 	if len(out.DepthTable["bfs"]) == 0 || len(out.DepthTable["consequence"]) == 0 {
@@ -48,7 +48,7 @@ func TestRandTreePrediction(t *testing.T) {
 		t.Errorf("searches observed: %q, levels %v", labels, levels)
 	}
 	text := out.String()
-	for _, want := range []string{"path found by consequence prediction from the figure 2 live state", "depth reached over time", "consequence from the initial state, 5 nodes explored all it could reach: 112 states"} {
+	for _, want := range []string{"path found by consequence prediction from the figure 2 live state", "depth reached over time", "consequence from the initial state, 5 nodes explored all it could reach: 128 states"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}

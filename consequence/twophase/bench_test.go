@@ -69,3 +69,32 @@ func workerCounts() []int {
 	}
 	return []int{1}
 }
+
+// BenchmarkFingerprint measures the cost of symmetry reduction per state:
+// Fingerprint with and without Options.Symmetry (which first sorts the RMs,
+// Canonical) over the reachable states of 6 RMs.
+//
+//	go test ./consequence/twophase -run '^$' -bench Fingerprint
+func BenchmarkFingerprint(b *testing.B) {
+	for _, sym := range []bool{false, true} {
+		b.Run(fmt.Sprintf("symmetry=%v", sym), func(b *testing.B) {
+			m, err := twophase.New(twophase.Options{RMs: 6, Symmetry: sym})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var states []twophase.State
+			for s := range reachable(newModel(b, twophase.Options{RMs: 6})) {
+				states = append(states, s)
+			}
+			var sink uint64
+			i := 0
+			for b.Loop() {
+				sink += m.Fingerprint(states[i%len(states)]).Lo
+				i++
+			}
+			if sink == 1 {
+				b.Log(sink)
+			}
+		})
+	}
+}

@@ -94,7 +94,7 @@ func TestStateCounts(t *testing.T) {
 		for _, workers := range []int{1, 4} {
 			t.Run(fmt.Sprintf("rms=%d/workers=%d", tc.rms, workers), func(t *testing.T) {
 				m := newModel(t, twophase.Options{RMs: tc.rms})
-				res := check(t, m, consequence.Options{Workers: workers})
+				res := check(t, m, consequence.Options{Workers: workers, DisablePOR: true})
 				if res.Unique != tc.unique || res.Unique != twophase.StateCount(tc.rms) {
 					t.Fatalf("unique states = %d, want %d", res.Unique, tc.unique)
 				}

@@ -44,8 +44,8 @@ func TestBFSKeepsSafety(t *testing.T) {
 		opts   Options
 		unique uint64
 	}{
-		{"bug", DefaultOptions(), 8509},
-		{"fixed", AllFixes(), 8537},
+		{"bug", DefaultOptions(), 9878},
+		{"fixed", AllFixes(), 9832},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := exploreModel(t, tc.opts, 2)

@@ -16,11 +16,12 @@ var (
 // whose proposal was chosen.
 func ValueOf(id node.ID) string { return "v" + strconv.FormatUint(uint64(id), 10) }
 
-// AppCalls implements node.AppCaller: a member that has neither proposed
-// nor learned a value may be asked to propose ValueOf(self). This is how
+// AppCalls implements node.AppCaller: a proposer (Options.Proposers) that
+// has neither proposed nor learned a value may be asked to propose
+// ValueOf(self). This is how
 // the explorer tries the paper's "second round" from a live state.
 func (s *State) AppCalls(self node.ID) []node.Message {
-	if s.Proposal != "" || s.Learned != "" || !s.opts.isMember(self) {
+	if s.Proposal != "" || s.Learned != "" || !s.opts.isProposer(self) {
 		return nil
 	}
 	return []node.Message{Propose{Value: ValueOf(self)}}

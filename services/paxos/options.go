@@ -26,6 +26,13 @@ type Options struct {
 	// [RetryTimeout, 2·RetryTimeout) from the node's random source, so
 	// duelling proposers drift apart. Default 2s.
 	RetryTimeout time.Duration
+	// Proposers, when non-empty, are the members that propose: a Propose
+	// call at any other node is ignored and AppCalls declares none there,
+	// so the other members are acceptors and learners only. They are then
+	// interchangeable, and the service declares them a symmetry group
+	// (SymmetryGroups). Empty means every member proposes, as in the
+	// paper. Order, duplicates and non-members do not matter.
+	Proposers []node.ID
 
 	// BugLastPromise injects bug1: once a majority promised, the proposer
 	// builds its Accept from the value of the last Promise it received
@@ -66,6 +73,14 @@ func (o Options) withDefaults() Options {
 	if len(o.Members) == 0 {
 		o.Members = DefaultMembers()
 	}
+	var proposers []node.ID
+	for _, id := range o.Proposers {
+		if o.isMember(id) {
+			proposers = append(proposers, id)
+		}
+	}
+	slices.Sort(proposers)
+	o.Proposers = slices.Compact(proposers)
 	if o.RetryTimeout <= 0 {
 		o.RetryTimeout = DefaultRetryTimeout
 	}
@@ -78,6 +93,29 @@ func (o Options) majority() int { return len(o.Members)/2 + 1 }
 // isMember reports whether id takes part (o must have its defaults).
 func (o Options) isMember(id node.ID) bool {
 	_, ok := slices.BinarySearch(o.Members, id)
+	return ok
+}
+
+// isProposer reports whether member id may propose (o must have its
+// defaults).
+func (o Options) isProposer(id node.ID) bool {
+	if !o.isMember(id) {
+		return false
+	}
+	if len(o.Proposers) == 0 {
+		return true
+	}
+	_, ok := slices.BinarySearch(o.Proposers, id)
+	return ok
+}
+
+// mayPropose reports whether a Propose at id starts a ballot: anywhere
+// (members or not, as without Proposers) unless Proposers is set.
+func (o Options) mayPropose(id node.ID) bool {
+	if len(o.Proposers) == 0 {
+		return true
+	}
+	_, ok := slices.BinarySearch(o.Proposers, id)
 	return ok
 }
 
@@ -148,8 +186,13 @@ func (o Options) Bugs() []string {
 }
 
 // String renders the options for logs and reports, e.g.
-// "members=[n1 n2 n3] retry=2s bugs=[bug1]".
+// "members=[n1 n2 n3] retry=2s bugs=[bug1]" (and " proposers=[n1]" when
+// Proposers is set).
 func (o Options) String() string {
 	o = o.withDefaults()
-	return fmt.Sprintf("members=%v retry=%v bugs=[%s]", o.Members, o.RetryTimeout, strings.Join(o.Bugs(), " "))
+	out := fmt.Sprintf("members=%v retry=%v bugs=[%s]", o.Members, o.RetryTimeout, strings.Join(o.Bugs(), " "))
+	if len(o.Proposers) > 0 {
+		out += fmt.Sprintf(" proposers=%v", o.Proposers)
+	}
+	return out
 }

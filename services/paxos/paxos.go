@@ -148,10 +148,11 @@ func (s *State) Clone() node.Service {
 // RestartCalls).
 func (s *State) Init(env node.Env) {}
 
-// HandleApp implements node.Service: Propose starts a ballot for the value.
+// HandleApp implements node.Service: Propose starts a ballot for the value
+// (at a proposer: Options.Proposers).
 func (s *State) HandleApp(env node.Env, call node.Message) {
 	p, ok := call.(Propose)
-	if !ok || p.Value == "" || s.Learned != "" || s.Proposal != "" {
+	if !ok || p.Value == "" || s.Learned != "" || s.Proposal != "" || !s.opts.mayPropose(env.Self()) {
 		return
 	}
 	s.Proposal = p.Value

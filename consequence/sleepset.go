@@ -1,0 +1,108 @@
+package consequence
+
+import (
+	"math/bits"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// Partial-order reduction with sleep sets (Godefroid, "Partial-Order
+// Methods for the Verification of Concurrent Systems", ch. 5), adapted to
+// level-synchronous BFS.
+//
+// When state u at depth d is expanded, its action b leads to t = u·b. An
+// action x of u that was taken before b (or was asleep in u) and commutes
+// with b in u need not be taken in t: t·x = u·x·b, which the expansion of
+// u·x reaches (b is not asleep there, or the same argument applies one
+// step back). The sleep set of t is the set of such x, found again in t's
+// Actions list (Commuter.SameAction). A state reached at depth d+1 along
+// several paths gets the intersection of their sleep sets (levelIndex), so
+// an action is skipped only if every shortest path to t made it redundant;
+// a state reached again at a greater depth was already expanded and is
+// ignored, as without reduction. Every reachable state is still visited,
+// at its BFS depth: the unique states, the depth counts and the
+// violations are the same with and without reduction, which the tests
+// check; only the transitions taken (Result.Generated) shrink, by
+// Result.Slept.
+
+// sleepAfter returns the sleep set of succ = Next(s, acts[k].Act), reached
+// from s, whose taken-or-asleep actions (among the first sleepBits) are
+// cands: those that commute with acts[k] in s, as positions in succ's
+// Actions list. Models list actions in a stable order (by node, channel,
+// timer), so each is looked for from where the previous one was found:
+// one pass over succ's list in the common case, not one per action.
+func (r *run[S, A]) sleepAfter(w *worker[S, A], s S, acts []Action[A], k int, cands uint64, succ S) uint64 {
+	var z uint64
+	listed := false
+	at := 0
+	for cands != 0 {
+		j := bits.TrailingZeros64(cands)
+		cands &= cands - 1
+		if !r.por.Commute(s, acts[j], acts[k]) {
+			continue
+		}
+		if !listed {
+			w.sacts = r.m.Actions(succ, w.sacts[:0])
+			listed = true
+		}
+		if p, ok := r.findAction(w.sacts, acts[j], at); ok {
+			z |= 1 << p
+			at = p + 1
+		}
+	}
+	return z
+}
+
+// findAction returns the position of x in the first sleepBits actions of
+// list, searching from position from on and then from the start.
+func (r *run[S, A]) findAction(list []Action[A], x Action[A], from int) (int, bool) {
+	n := min(len(list), sleepBits)
+	for i := range n {
+		p := from + i
+		if p >= n {
+			p -= n
+		}
+		if r.por.SameAction(x, list[p]) {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+// sleepersMove reports whether an action asleep in s leads out of it. A
+// state whose taken actions all stutter is quiescent only if its sleeping
+// ones do too, and the liveness check of quiescent states must not depend
+// on the reduction.
+func (r *run[S, A]) sleepersMove(s S, fp node.Hash, acts []Action[A], asleep uint64) bool {
+	for asleep != 0 {
+		k := bits.TrailingZeros64(asleep)
+		asleep &= asleep - 1
+		if k >= len(acts) {
+			break
+		}
+		succ, ok := r.m.Next(s, acts[k].Act)
+		if ok && normFP(r.m.Fingerprint(succ)) != fp {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeSleep records, in the shard group of fp, that the next level's state
+// fp was reached at position at (added: it is new) with sleep set z, or
+// reached again by a path whose sleep set is z: its sleep set becomes the
+// intersection. A state whose first sleep set is empty is not indexed (no
+// intersection can change it), which spares the index most states of
+// models with few independent actions.
+func (r *run[S, A]) mergeSleep(g int, fp node.Hash, at int, added bool, z uint64) {
+	x := &r.index[g]
+	if added {
+		if z != 0 {
+			x.add(fp, at, r.next.fps)
+		}
+		return
+	}
+	if j, ok := x.find(fp, r.next.fps); ok {
+		r.next.sleep[j] &= z
+	}
+}
