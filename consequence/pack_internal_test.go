@@ -47,6 +47,12 @@ func packModels(t testing.TB) []packModel {
 		return []node.Message{paxos.Propose{Value: paxos.ValueOf(id)}}
 	}
 	try := node.Spec{Name: "try", New: func() node.Service { return &trySvc{} }, Messages: []node.Message{gossip{}}}
+	px1 := func(id node.ID, _ bool) []node.Message {
+		if id != 1 {
+			return nil
+		}
+		return []node.Message{paxos.Propose{Value: paxos.ValueOf(id)}}
+	}
 	gsp := node.Spec{Name: "gossip", New: func() node.Service { return &gossipSvc{} }, Messages: []node.Message{gossip{}}}
 	return []packModel{
 		{"randtree-both", build(randtree.NewSpec(randtree.DefaultOptions()), ActorOptions{N: 4, Workload: rt,
@@ -60,6 +66,9 @@ func packModels(t testing.TB) []packModel {
 			[]string{"deliver", "app", "timer", "reset rst", "break"}},
 		{"gossip-datagrams", build(gsp, ActorOptions{N: 3, Faults: Faults{Resets: 1, SilentResets: true, Breaks: 1, Drops: 2}}), 5,
 			[]string{"deliver", "timer", "deliver-datagram", "drop-datagram", "reset silent", "break"}},
+		{"paxos-symmetric", build(paxos.NewSpec(paxos.Options{Members: []node.ID{1, 2, 3, 4}, Proposers: []node.ID{1}}),
+			ActorOptions{N: 4, Symmetry: true, Workload: px1, Faults: Faults{Resets: 1}}), 6,
+			[]string{"deliver", "app", "reset rst"}},
 		{"try-refusals", build(try, ActorOptions{N: 3, Faults: Faults{Resets: 1, ResetKinds: ResetBoth, StaleConnections: true, Breaks: 1, Refusals: 2}}), 4,
 			[]string{"deliver", "timer", "refuse-send", "reset silent", "reset rst", "break"}},
 	}
@@ -79,7 +88,7 @@ func (l *packedLevel) add(p Packer[*GlobalState], g *GlobalState) {
 	}
 	l.words = p.Pack(l.words, g)
 	l.off = append(l.off, uint32(len(l.words)))
-	l.fps = append(l.fps, g.fp)
+	l.fps = append(l.fps, g.m.Fingerprint(g))
 }
 
 // push appends an entry packed elsewhere.
@@ -125,8 +134,8 @@ func packedBFSFunc(t testing.TB, m *ActorModel, p Packer[*GlobalState], maxDepth
 	seen := map[node.Hash]bool{}
 	var cur packedLevel
 	for _, g := range m.Init() {
-		if !seen[g.fp] {
-			seen[g.fp] = true
+		if fp := m.Fingerprint(g); !seen[fp] {
+			seen[fp] = true
 			if check {
 				checkRoundTrip(t, p, g)
 			}
@@ -220,10 +229,10 @@ func actionKind(a ActorAction) string {
 // when packed again. Safe for concurrent use.
 func checkRoundTrip(t testing.TB, p Packer[*GlobalState], g *GlobalState) {
 	words := p.Pack(nil, g)
-	u := p.Unpack(words, g.fp)
 	m := g.m
+	u := p.Unpack(words, m.Fingerprint(g))
 	switch {
-	case u.Fingerprint() != g.Fingerprint() || u.fingerprint() != g.fp:
+	case u.Fingerprint() != g.Fingerprint() || u.fingerprint() != g.fp || m.Fingerprint(u) != m.Fingerprint(g):
 		t.Errorf("fingerprint %v, from scratch %v, want %v\n%v", u.Fingerprint(), u.fingerprint(), g.fp, g)
 		return
 	case u.String() != g.String():
