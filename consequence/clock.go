@@ -131,6 +131,16 @@ func (m *ActorModel) clockComponent(g *GlobalState, ref time.Time) node.Hash {
 	return h
 }
 
+// clockHash computes g's clock component from scratch, from its cached
+// earliest timer (g.first, g.hasFirst): relative to it, or to the latest
+// node clock when no timer is set.
+func (m *ActorModel) clockHash(g *GlobalState) node.Hash {
+	if !g.hasFirst {
+		return m.clockComponent(g, g.now())
+	}
+	return m.clockComponent(g, g.first)
+}
+
 // timersComponent is node id's part of the clock component.
 func timersComponent(id node.ID, n *actorNode, ref time.Time) node.Hash {
 	h := mix(tagNodeClock, uint64(id), uint64(n.now.Sub(ref)), node.Hash{})
@@ -173,14 +183,11 @@ func (m *ActorModel) setClock(s *succ, i int, old *actorNode) {
 	parentFirst, parentHas := s.g.first, s.g.hasFirst
 	s.g.first, s.g.hasFirst = firstDue(s.g)
 	var h node.Hash
-	switch {
-	case !s.g.hasFirst:
-		h = m.clockComponent(s.g, s.g.now())
-	case old != nil && parentHas && parentFirst.Equal(s.g.first):
+	if old != nil && parentHas && s.g.hasFirst && parentFirst.Equal(s.g.first) {
 		id := m.ids[i]
 		h = xorHash(xorHash(s.g.clockH, timersComponent(id, old, s.g.first)), timersComponent(id, s.g.nodes[i], s.g.first))
-	default:
-		h = m.clockComponent(s.g, s.g.first)
+	} else {
+		h = m.clockHash(s.g)
 	}
 	s.g.fp = xorHash(xorHash(s.g.fp, s.g.clockH), h)
 	s.g.clockH = h
