@@ -223,9 +223,7 @@ func (p *actorPacker) Unpack(w []uint32, fp node.Hash) *GlobalState {
 	}
 	if !m.opts.AnyOrderTimers {
 		g.first, g.hasFirst = firstDue(g)
-		if g.hasFirst {
-			g.clockH = m.clockComponent(g, g.first)
-		}
+		g.clockH = m.clockHash(g)
 	}
 	return g
 }
