@@ -15,9 +15,9 @@ import (
 // are rebuilt one at a time to be expanded; any other model's are kept as
 // they are.
 type level[S any] struct {
-	states []S        // a model that does not pack
-	words  []uint32   // a packing model: the entries' words
-	off    []uint32   // a packing model: entry boundaries (len+1 of them)
+	states []S      // a model that does not pack
+	words  []uint32 // a packing model: the entries' words
+	off    []uint32 // a packing model: entry boundaries (len+1 of them)
 	fps    []node.Hash
 	// sleep is each state's sleep set (partial-order reduction; nil when
 	// it is off): bit k set means the k-th action of its Actions list need
