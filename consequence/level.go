@@ -72,13 +72,35 @@ func wordOffset(n int) uint32 {
 	return uint32(n)
 }
 
-// packWinner packs a winning candidate of the chunk in phase C, in the
-// chunk's own buffer (appendPacked moves the buffers to the next level in
-// chunk order, which is the winners' order).
-func (c *chunk[S]) packWinner(p Packer[S], s S) {
-	before := len(c.words)
-	c.words = p.Pack(c.words, s)
-	c.wlen = append(c.wlen, uint32(len(c.words)-before))
+// newCand makes the phase A candidate for successor s of frontier state
+// i by its k-th action. A packing model's candidate is packed at once, in
+// the chunk's buffer, so that a round holds no whole successors: only the
+// winners are rebuilt, to check them (keepPacked).
+func (r *run[S, A]) newCand(c *chunk[S], s S, fp node.Hash, z uint64, i, k int) cand[S] {
+	cd := cand[S]{fp: fp, sleep: z, parent: uint32(i), ord: uint16(k)}
+	if r.packer == nil {
+		cd.state = s
+		return cd
+	}
+	cd.woff = wordOffset(len(c.cwords))
+	c.cwords = r.packer.Pack(c.cwords, s)
+	cd.wlen = wordOffset(len(c.cwords)) - cd.woff
+	return cd
+}
+
+// keepPacked moves a winning candidate's words to the chunk's winners (in
+// order: appendPacked moves them to the next level in chunk order, which
+// is the winners' order) and returns the state rebuilt if the safety
+// properties need it (else the zero S).
+func (r *run[S, A]) keepPacked(c *chunk[S], cd *cand[S]) S {
+	w := c.cwords[cd.woff : cd.woff+cd.wlen]
+	c.words = append(c.words, w...)
+	c.wlen = append(c.wlen, cd.wlen)
+	var s S
+	if len(r.safety) > 0 {
+		s = r.packer.Unpack(w, cd.fp)
+	}
+	return s
 }
 
 // appendPacked appends the chunks' packed winners to the next level after

@@ -97,7 +97,9 @@ type localPlan struct {
 }
 
 type cand[S any] struct {
-	state  S
+	state  S      // a model that does not pack
+	woff   uint32 // a packing model: the candidate's words in chunk.cwords
+	wlen   uint32
 	fp     node.Hash
 	sleep  uint64 // the sleep set this path gives the state
 	at     uint32 // a winner's position in the next level (phase C)
@@ -114,6 +116,7 @@ type chunk[S any] struct {
 	lcount []uint32
 	// phase A
 	cands       []cand[S]
+	cwords      []uint32   // a packing model: the candidates packed
 	groups      [][]uint32 // candidate indices per shard group
 	gen, pruned uint64
 	slept       uint64
@@ -133,6 +136,7 @@ func (c *chunk[S]) reset(lo, hi, groups, props int) {
 	c.lkeys, c.lcount = c.lkeys[:0], c.lcount[:0]
 	clear(c.cands) // drop references to the previous level's states
 	c.cands = c.cands[:0]
+	c.cwords = c.cwords[:0]
 	if len(c.groups) != groups {
 		c.groups = make([][]uint32, groups)
 		c.newCnt = make([]int, groups)
@@ -712,7 +716,7 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 		}
 		moved = true
 		if c != nil {
-			c.cands = append(c.cands, cand[S]{state: succ, fp: fp, sleep: z, parent: uint32(i), ord: uint16(k)})
+			c.cands = append(c.cands, r.newCand(c, succ, fp, z, i, k))
 			g := r.visited.shard(fp) % r.groups
 			c.groups[g] = append(c.groups[g], uint32(len(c.cands)-1))
 			continue
@@ -911,10 +915,11 @@ func (r *run[S, A]) expandRound() (bool, error) {
 				continue
 			}
 			cd := &c.cands[idx]
+			st := cd.state
 			if r.packer == nil {
-				r.next.states[at] = cd.state
+				r.next.states[at] = st
 			} else {
-				c.packWinner(r.packer, cd.state)
+				st = r.keepPacked(c, cd)
 			}
 			r.next.fps[at] = cd.fp
 			if r.por != nil {
@@ -923,7 +928,7 @@ func (r *run[S, A]) expandRound() (bool, error) {
 			}
 			l.parent[at] = cd.parent
 			l.ord[at] = cd.ord
-			r.checkSafety(c, cd.state, cd.fp, r.depth+1, at)
+			r.checkSafety(c, st, cd.fp, r.depth+1, at)
 			at++
 		}
 	})
