@@ -679,7 +679,9 @@ func (m *ActorModel) WithIntercept(intercept func(ActorAction) node.Verdict) *Ac
 
 // Next implements Model: it runs the action's handler on a clone of the
 // node's state with a pooled scratch core and builds the successor, which
-// shares every unchanged node state and channel with g. A panic in the
+// shares every unchanged node state and channel with g (and, when g was
+// unpacked by a Packer of NewPacker, uses the search's canonical equal of
+// every part it builds, so that its own copy dies at once). A panic in the
 // handler gives a successor flagged crashed instead (see Crash), so a
 // search reports it as a violation of CrashProperty. A message outside
 // Spec.Messages — sent by the handler, an application call or a restart
@@ -986,6 +988,9 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 	m.cores[i].Put(core)
 	if err := m.hashNode(n); err != nil {
 		panic(fmt.Sprintf("consequence: hashing the state of %v: %v", id, err))
+	}
+	if s.g.in != nil {
+		n = s.g.in.node(i, n) // an equal node state's clone dies here
 	}
 	s.setNode(i, n)
 	m.setClock(s, i, old)

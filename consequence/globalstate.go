@@ -62,6 +62,12 @@ type GlobalState struct {
 	resets, breaks, drops int
 	crash                 *Crash
 	fp                    node.Hash
+	// in is the interner of the packed search the state belongs to (set by
+	// Unpack, copied to successors): the parts a successor builds are
+	// replaced by their canonical equals at once, so its clones die young.
+	// Nil outside a packed search (start states, walks, replays), which
+	// then build their parts as they always did.
+	in *interner
 }
 
 // Crash describes a service handler that panicked during exploration: the
@@ -89,6 +95,8 @@ type actorNode struct {
 	// hash covers the node state (service, timer names, random source)
 	// and the pending calls: the node's local fingerprint.
 	hash node.Hash
+	// claim names the interner that made n canonical (intern.go).
+	claim claim
 }
 
 // channel is the in-flight content of one directed channel. Immutable once
@@ -99,6 +107,8 @@ type channel struct {
 	hash     node.Hash
 	// window counts the items in the sender's refusal window (inflight.win).
 	window int
+	// claim names the interner that made c canonical (intern.go).
+	claim claim
 }
 
 // dgramSet is the multiset of datagrams in flight from one node to another.
@@ -109,6 +119,8 @@ type dgramSet struct {
 	from, to node.ID
 	items    []inflight
 	hash     node.Hash
+	// claim names the interner that made d canonical (intern.go).
+	claim claim
 }
 
 // inflight is a message (or, with msg == nil, a transport error) on a
@@ -575,7 +587,11 @@ func (s *succ) setChan(from, to node.ID, items []inflight) {
 			c.window++
 		}
 	}
-	s.g.fp = xorHash(s.g.fp, chanComponent(c))
+	key := chanComponent(c)
+	if s.g.in != nil {
+		c = s.g.in.channel(c, key)
+	}
+	s.g.fp = xorHash(s.g.fp, key)
 	if ok {
 		s.g.chans[i] = c
 	} else {
@@ -613,7 +629,11 @@ func (s *succ) setDgrams(from, to node.ID, items []inflight) {
 		return
 	}
 	d := &dgramSet{from: from, to: to, items: items, hash: hashList(tagDgram, node.Hash{}, items)}
-	s.g.fp = xorHash(s.g.fp, dgramComponent(d))
+	key := dgramComponent(d)
+	if s.g.in != nil {
+		d = s.g.in.dgramSet(d, key)
+	}
+	s.g.fp = xorHash(s.g.fp, key)
 	if ok {
 		s.g.dgrams[i] = d
 	} else {
@@ -645,6 +665,9 @@ func (s *succ) removeDgram(from, to node.ID, k int) {
 func (s *succ) setConns(conns []connKey) {
 	s.g.fp = xorHash(s.g.fp, s.g.connsH)
 	s.g.conns, s.g.connsH = conns, connsComponent(conns)
+	if s.g.in != nil {
+		_, s.g.conns = s.g.in.pairs(conns, s.g.connsH)
+	}
 	s.g.fp = xorHash(s.g.fp, s.g.connsH)
 }
 
@@ -672,6 +695,9 @@ func (s *succ) disconnect(a, b node.ID) {
 func (s *succ) setStale(stale []connKey) {
 	s.g.fp = xorHash(s.g.fp, s.g.staleH)
 	s.g.stale, s.g.staleH = stale, staleComponent(stale)
+	if s.g.in != nil {
+		_, s.g.stale = s.g.in.pairs(stale, s.g.staleH)
+	}
 	s.g.fp = xorHash(s.g.fp, s.g.staleH)
 }
 
