@@ -225,6 +225,11 @@ func (p *actorPacker) Unpack(w []uint32, fp node.Hash) *GlobalState {
 		g.first, g.hasFirst = firstDue(g)
 		g.clockH = m.clockHash(g)
 	}
+	if m.sym != nil {
+		// fp is the orbit's (Fingerprint under symmetry), not g's own,
+		// which its successors' fingerprints are computed from.
+		g.fp = g.fingerprint()
+	}
 	return g
 }
 
