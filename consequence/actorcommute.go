@@ -28,11 +28,16 @@ var _ Commuter[*GlobalState, ActorAction] = (*ActorModel)(nil)
 // A model with filters (WithIntercept) commutes nothing: a filter may
 // break a connection on delivery. Nor does one with AnyOrderTimers: its
 // fingerprint leaves time out, so it merges states that behave
-// differently, and sleep sets are sound only over exact fingerprints. A handler that panics makes the two
+// differently, and sleep sets are sound only over exact fingerprints.
+// Nor does one with symmetry reduction: its fingerprint merges a state
+// with its images under renaming, whose Actions lists are in another
+// order, so the search could not intersect their sleep sets (a sleep set
+// names positions in one state's list); the two reductions are not
+// combined until that is proved sound. A handler that panics makes the two
 // orders differ (the crash records which node crashed first); the search
 // still visits the first crash state, which is all CrashCheck needs.
 func (m *ActorModel) Commute(g *GlobalState, x, y Action[ActorAction]) bool {
-	if x.Node == y.Node || x.Fault || y.Fault || g.crash != nil || m.opts.Intercept != nil || m.opts.AnyOrderTimers {
+	if x.Node == y.Node || x.Fault || y.Fault || g.crash != nil || m.opts.Intercept != nil || m.opts.AnyOrderTimers || m.sym != nil {
 		return false
 	}
 	a, b := x.Act, y.Act

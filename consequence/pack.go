@@ -24,7 +24,7 @@ type Packer[S any] interface {
 	// Pack appends s's words to dst and returns the extended slice.
 	Pack(dst []uint32, s S) []uint32
 	// Unpack rebuilds the state that Pack packed into words, whose
-	// fingerprint (Model.Fingerprint) is fp. words must be exactly what one Pack call of this
+	// fingerprint is fp. words must be exactly what one Pack call of this
 	// Packer appended; anything else is a bug of the caller, and Unpack
 	// panics (the checker reports the panic as ErrModelPanic).
 	Unpack(words []uint32, fp node.Hash) S
@@ -192,6 +192,7 @@ func (p *actorPacker) Unpack(w []uint32, fp node.Hash) *GlobalState {
 		panic(unpackError("%d words, the header says %d", len(w), want))
 	}
 	g := p.newState(nc, nd)
+	g.fp = fp
 	if faults == 1 {
 		f := w[k]
 		g.resets, g.breaks, g.drops, g.refusals = int(f&0xff), int(f>>8&0xff), int(f>>16&0xff), int32(f>>24)
@@ -224,10 +225,9 @@ func (p *actorPacker) Unpack(w []uint32, fp node.Hash) *GlobalState {
 		g.first, g.hasFirst = firstDue(g)
 		g.clockH = m.clockHash(g)
 	}
-	g.fp = fp
 	if m.sym != nil {
-		// fp is the model's fingerprint, the symmetric canonical one; the
-		// state's own, which its successors update, is recomputed.
+		// fp is the orbit's (Fingerprint under symmetry), not g's own,
+		// which its successors' fingerprints are computed from.
 		g.fp = g.fingerprint()
 	}
 	return g

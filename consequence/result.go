@@ -117,6 +117,12 @@ type Result[S, A any] struct {
 	// (6 bytes per state); LocalBytes that of consequence prediction's
 	// localExplored set.
 	VisitedBytes, TraceBytes, LocalBytes uint64
+	// FrontierBytes is the most memory the search's two live levels held
+	// at the end of a level: their slices (fingerprints, sleep sets, the
+	// states themselves for a model that does not pack — not what they
+	// point to — or the packed words) and a packing model's tables of
+	// interned parts.
+	FrontierBytes uint64
 	// PeakMemory is the largest memory the Go heap held from the system
 	// (mapped minus released) at the search's checks of Options.MaxMemory;
 	// zero when it had no memory budget.

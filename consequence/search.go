@@ -62,16 +62,6 @@ const touchBatch = 16
 // dropping the whole level.
 const parallelRound = 1 << 15
 
-type level[S any] struct {
-	states []S
-	fps    []node.Hash
-	// sleep is each state's sleep set (partial-order reduction; nil when
-	// it is off): bit k set means the k-th action of its Actions list need
-	// not be taken, since every path that reached the state at this depth
-	// took an independent action after one that had it available.
-	sleep []uint64
-}
-
 // levelLinks are the parent links of one level: state i of the level was
 // reached from state parent[i] of the previous level by the ord[i]-th action
 // of its Actions list. At depth 0 parent is the index in Model.Init's slice.
@@ -107,7 +97,9 @@ type localPlan struct {
 }
 
 type cand[S any] struct {
-	state  S
+	state  S      // a model that does not pack
+	woff   uint32 // a packing model: the candidate's words in chunk.cwords
+	wlen   uint32
 	fp     node.Hash
 	sleep  uint64 // the sleep set this path gives the state
 	at     uint32 // a winner's position in the next level (phase C)
@@ -124,6 +116,7 @@ type chunk[S any] struct {
 	lcount []uint32
 	// phase A
 	cands       []cand[S]
+	cwords      []uint32   // a packing model: the candidates packed
 	groups      [][]uint32 // candidate indices per shard group
 	gen, pruned uint64
 	slept       uint64
@@ -132,6 +125,8 @@ type chunk[S any] struct {
 	newCnt []int // per shard group
 	// phase C
 	off    int
+	words  []uint32 // the winners packed, in order (a packing model)
+	wlen   []uint32 // each winner's number of words
 	viols  []pending[S]
 	vcount []int // per property
 }
@@ -141,6 +136,7 @@ func (c *chunk[S]) reset(lo, hi, groups, props int) {
 	c.lkeys, c.lcount = c.lkeys[:0], c.lcount[:0]
 	clear(c.cands) // drop references to the previous level's states
 	c.cands = c.cands[:0]
+	c.cwords = c.cwords[:0]
 	if len(c.groups) != groups {
 		c.groups = make([][]uint32, groups)
 		c.newCnt = make([]int, groups)
@@ -151,6 +147,7 @@ func (c *chunk[S]) reset(lo, hi, groups, props int) {
 	}
 	c.gen, c.pruned, c.slept = 0, 0, 0
 	c.off = 0
+	c.words, c.wlen = c.words[:0], c.wlen[:0]
 	clear(c.viols)
 	c.viols = c.viols[:0]
 	if len(c.vcount) != props {
@@ -192,6 +189,11 @@ type run[S, A any] struct {
 	// the next level by fingerprint, one per shard group.
 	por   Commuter[S, A]
 	index []levelIndex
+	// packer keeps the levels of a PackingModel as words (nil: as states).
+	packer Packer[S]
+	// frontierPeak is the most memory the two levels and the packer's
+	// tables held at a level's end (Result.FrontierBytes).
+	frontierPeak uint64
 
 	starts []S
 	links  []levelLinks
@@ -241,6 +243,9 @@ func newRun[S, A any](ctx context.Context, m Model[S, A], props []Property[S], o
 	}
 	if opts.Strategy == Consequence {
 		r.local = newFPSet(0)
+	}
+	if pm, ok := m.(PackingModel[S, A]); ok {
+		r.packer = pm.NewPacker()
 	}
 	if c, ok := m.(Commuter[S, A]); ok && opts.Strategy == BFS && !opts.DisablePOR {
 		r.por = c
@@ -297,30 +302,26 @@ func (r *run[S, A]) initLevel() error {
 			continue
 		}
 		r.res.Unique++
-		k := len(r.cur.states)
-		r.cur.states = append(r.cur.states, s)
-		r.cur.fps = append(r.cur.fps, fp)
-		if r.por != nil {
-			r.cur.sleep = append(r.cur.sleep, 0)
-		}
+		k := r.cur.len()
+		r.appendEntry(&r.cur, s, fp, 0)
 		r.links[0].parent = append(r.links[0].parent, uint32(i))
 		r.links[0].ord = append(r.links[0].ord, 0)
 		r.checkSafety(nil, s, fp, 0, k)
 	}
-	r.res.DepthCounts = append(r.res.DepthCounts, uint64(len(r.cur.states)))
+	r.res.DepthCounts = append(r.res.DepthCounts, uint64(r.cur.len()))
 	r.progress()
-	r.endLevel(len(r.cur.states))
+	r.endLevel(r.cur.len())
 	return nil
 }
 
 // progress reports a completed level to Options.Progress.
 func (r *run[S, A]) progress() {
-	if r.opts.Progress == nil || len(r.cur.states) == 0 {
+	if r.opts.Progress == nil || r.cur.len() == 0 {
 		return
 	}
 	r.opts.Progress(Progress{
 		Depth:      r.depth,
-		Frontier:   len(r.cur.states),
+		Frontier:   r.cur.len(),
 		Unique:     r.res.Unique,
 		Generated:  r.res.Generated,
 		Pruned:     r.res.Pruned,
@@ -374,7 +375,7 @@ func (r *run[S, A]) step() error {
 		r.endLevel(-1)
 		return nil
 	}
-	n := len(r.cur.states)
+	n := r.cur.len()
 	parallel := len(r.workers) > 1 && n >= r.minPar && !r.budgetLikelyExhausted(n)
 	if parallel && r.local != nil {
 		// Consequence prediction plans the whole level in chunks; the
@@ -390,8 +391,7 @@ func (r *run[S, A]) step() error {
 			return nil
 		}
 	}
-	clear(r.next.states)
-	r.next.states, r.next.fps, r.next.sleep = r.next.states[:0], r.next.fps[:0], r.next.sleep[:0]
+	r.resetLevel(&r.next)
 	for g := range r.index {
 		r.index[g].reset()
 	}
@@ -409,7 +409,8 @@ func (r *run[S, A]) step() error {
 	if from < n && !r.abort.Load() {
 		r.expandDirect(from)
 	}
-	size := len(r.next.states)
+	size := r.next.len()
+	r.noteFrontier()
 	r.growth = float64(size) / float64(n)
 	if size > 0 {
 		r.res.DepthCounts = append(r.res.DepthCounts, uint64(size))
@@ -443,9 +444,13 @@ func (r *run[S, A]) budgetLikelyExhausted(n int) bool {
 // slice (fresh allocations: nothing needs copying).
 func (r *run[S, A]) presize(n int) {
 	want := int(r.growth*float64(n)*1.125) + 16
-	if cap(r.next.states) < want {
-		r.next.states = make([]S, 0, want)
+	if cap(r.next.fps) < want {
 		r.next.fps = make([]node.Hash, 0, want)
+		if r.packer == nil {
+			r.next.states = make([]S, 0, want)
+		} else {
+			r.next.off = make([]uint32, 1, want+1)
+		}
 		if r.por != nil {
 			r.next.sleep = make([]uint64, 0, want)
 		}
@@ -585,7 +590,7 @@ func splitmix(x uint64) uint64 {
 // localKeys appends the localExplored keys of state i: one per node with a
 // local action, in the order the nodes first appear in its Actions list.
 func (r *run[S, A]) localKeys(w *worker[S, A], i int, out []localKey) []localKey {
-	s := r.cur.states[i]
+	s := r.stateAt(&r.cur, i)
 	w.acts = r.m.Actions(s, w.acts[:0])
 	w.marks.reset()
 	for k := range w.acts {
@@ -620,7 +625,7 @@ func (r *run[S, A]) planLocal(parallel bool) error {
 	if !parallel {
 		w := r.workers[0]
 		var keys []localKey
-		for i := range r.cur.states {
+		for i := range r.cur.len() {
 			if i%checkEvery == 0 && r.expired() {
 				return nil
 			}
@@ -661,7 +666,7 @@ func (r *run[S, A]) planLocal(parallel bool) error {
 // successors into the visited set and the next level at once and reports
 // whether the state budget refused one; otherwise it appends candidates to c.
 func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool) {
-	s := r.cur.states[i]
+	s := r.stateAt(&r.cur, i)
 	pfp := r.cur.fps[i]
 	w.acts = r.m.Actions(s, w.acts[:0])
 	acts := w.acts
@@ -711,7 +716,7 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 		}
 		moved = true
 		if c != nil {
-			c.cands = append(c.cands, cand[S]{state: succ, fp: fp, sleep: z, parent: uint32(i), ord: uint16(k)})
+			c.cands = append(c.cands, r.newCand(c, succ, fp, z, i, k))
 			g := r.visited.shard(fp) % r.groups
 			c.groups[g] = append(c.groups[g], uint32(len(c.cands)-1))
 			continue
@@ -775,11 +780,9 @@ func (r *run[S, A]) insertDirect(w *worker[S, A], i int) (refused bool) {
 			continue
 		}
 		r.res.Unique++
-		at := len(r.next.states)
-		r.next.states = append(r.next.states, sc.state)
-		r.next.fps = append(r.next.fps, sc.fp)
+		at := r.next.len()
+		r.appendEntry(&r.next, sc.state, sc.fp, sc.sleep)
 		if r.por != nil {
-			r.next.sleep = append(r.next.sleep, sc.sleep)
 			r.mergeSleep(r.visited.shard(sc.fp)%r.groups, sc.fp, at, true, sc.sleep)
 		}
 		l := &r.links[r.depth+1]
@@ -794,7 +797,7 @@ func (r *run[S, A]) insertDirect(w *worker[S, A], i int) (refused bool) {
 // calling goroutine.
 func (r *run[S, A]) expandDirect(from int) {
 	w := r.workers[0]
-	for i := from; i < len(r.cur.states); i++ {
+	for i := from; i < r.cur.len(); i++ {
 		if (i-from)%checkEvery == 0 && r.expired() {
 			return
 		}
@@ -812,7 +815,7 @@ func (r *run[S, A]) expandDirect(from int) {
 // state a sequential search would), or the start of the round during which
 // the search was aborted (that round is dropped whole).
 func (r *run[S, A]) expandParallel() (int, error) {
-	n := len(r.cur.states)
+	n := r.cur.len()
 	round := parallelRound
 	if r.opts.parallelRound > 0 {
 		round = r.opts.parallelRound
@@ -892,8 +895,10 @@ func (r *run[S, A]) expandRound() (bool, error) {
 			size += n
 		}
 	}
-	base := len(r.next.states)
-	r.next.states = slices.Grow(r.next.states, size)[:base+size]
+	base := r.next.len()
+	if r.packer == nil {
+		r.next.states = slices.Grow(r.next.states, size)[:base+size]
+	}
 	r.next.fps = slices.Grow(r.next.fps, size)[:base+size]
 	if r.por != nil {
 		r.next.sleep = slices.Grow(r.next.sleep, size)[:base+size]
@@ -910,7 +915,12 @@ func (r *run[S, A]) expandRound() (bool, error) {
 				continue
 			}
 			cd := &c.cands[idx]
-			r.next.states[at] = cd.state
+			st := cd.state
+			if r.packer == nil {
+				r.next.states[at] = st
+			} else {
+				st = r.keepPacked(c, cd)
+			}
 			r.next.fps[at] = cd.fp
 			if r.por != nil {
 				r.next.sleep[at] = cd.sleep
@@ -918,13 +928,14 @@ func (r *run[S, A]) expandRound() (bool, error) {
 			}
 			l.parent[at] = cd.parent
 			l.ord[at] = cd.ord
-			r.checkSafety(c, cd.state, cd.fp, r.depth+1, at)
+			r.checkSafety(c, st, cd.fp, r.depth+1, at)
 			at++
 		}
 	})
 	if err != nil {
 		return true, err
 	}
+	r.appendPacked()
 	if err := r.mergeRoundSleep(); err != nil {
 		return true, err
 	}
@@ -1013,6 +1024,7 @@ func (r *run[S, A]) result() (*Result[S, A], error) {
 	res.Stop = r.stop
 	res.VisitedBytes = r.visited.bytes()
 	res.PeakMemory = r.peak.Load()
+	res.FrontierBytes = r.frontierPeak
 	res.TraceBytes = 6 * res.Unique
 	if r.local != nil {
 		res.LocalBytes = r.local.bytes()
@@ -1048,7 +1060,7 @@ func (r *run[S, A]) rebuild(p pending[S]) (Violation[S, A], error) {
 		Kind:        r.props[p.prop].Kind,
 		Err:         p.err,
 		Depth:       p.depth,
-		State:       p.state,
+		State:       r.detach(p.state),
 		Fingerprint: p.fp,
 	}
 	ps, err := r.pathTo(p.depth, p.index, p.fp)
@@ -1062,7 +1074,7 @@ func (r *run[S, A]) rebuild(p pending[S]) (Violation[S, A], error) {
 // periphery samples up to Options.Periphery states of the current (deepest)
 // level evenly and rebuilds their paths.
 func (r *run[S, A]) periphery() ([]PathState[S, A], error) {
-	n := len(r.cur.states)
+	n := r.cur.len()
 	k := min(r.opts.Periphery, n)
 	out := make([]PathState[S, A], 0, k)
 	for j := range k {
