@@ -35,30 +35,47 @@ type fpBucket [fpBucketSlots]uint64
 // fpTable is one shard. Its header is padded to a cache line because
 // workers of different shard groups update neighbouring headers at once.
 type fpTable struct {
-	buckets []fpBucket // nil until the first insertion
+	buckets []fpBucket // fpNoBuckets until the first insertion
 	count   int
 	limit   int // grow when count exceeds limit
 	_       [64 - 40]byte
 }
 
 // fpKey mixes the 128 bits of a fingerprint into the 64-bit key the tables
-// store. For a fixed Hi it is a bijection of Lo (an xor, then murmur3's
-// invertible finaliser), so two fingerprints of one shard share a key with
-// probability 2^-64 when their Lo halves are random; the finaliser spreads
-// keys of fingerprints whose entropy is all in one half (the home bucket
-// uses the key's top bits).
+// store: fpMix, with 0 (an empty slot's mark) remapped.
 func fpKey(h node.Hash) uint64 {
-	x := h.Lo ^ h.Hi*fpGolden
-	x ^= x >> 33
-	x *= 0xff51afd7ed558ccd
-	x ^= x >> 33
-	x *= 0xc4ceb9fe1a85ec53
-	x ^= x >> 33
-	if x == 0 {
-		return fpKeyZero
+	if x := fpMix(h); x != 0 {
+		return x
 	}
-	return x
+	return fpKeyZero
 }
+
+// fpMix is (Lo xor f(Hi))·c, where f is murmur3's 64-bit finaliser and c
+// odd. For a fixed Hi it is a bijection of Lo, so two fingerprints of one
+// shard share a key with probability 2^-64 when their Lo halves are random.
+// f makes that hold for structured fingerprints too: two fingerprints that
+// differ in a few bits of Hi collide only if their Lo halves differ by the
+// pseudo-random f(Hi1) xor f(Hi2). (A linear mix, (Lo xor Hi·φ)·c, let
+// FuzzFPSet find two fingerprints differing in their top bytes with one
+// key: the case kept in testdata.) The product carries every bit into the
+// top bits, which choose the home bucket, so fingerprints whose entropy is
+// in one half or in low bits still spread. touch must stay small enough to
+// inline: the key is computed twice per insertion, by touch and insert.
+func fpMix(h node.Hash) uint64 {
+	f := h.Hi
+	f ^= f >> 33
+	f *= 0xff51afd7ed558ccd
+	f ^= f >> 33
+	f *= 0xc4ceb9fe1a85ec53
+	f ^= f >> 33
+	return (h.Lo ^ f) * fpGolden
+}
+
+// fpNoBuckets is the one all-empty bucket every unallocated table points
+// to, so that lookups and touch need no test for an empty table. It is never
+// written: insert allocates a table of its own first (limit == 0 marks the
+// shared bucket).
+var fpNoBuckets = make([]fpBucket, 1)
 
 // alloc gives the table at least nb empty buckets (all the allocator's size
 // class holds) and the matching growth limit.
@@ -74,21 +91,9 @@ func (t *fpTable) home(x uint64) int {
 	return int(hi)
 }
 
-// touch returns the first word of x's home bucket (0 for an empty table);
-// see fpSet.touch.
-func (t *fpTable) touch(x uint64) uint64 {
-	if len(t.buckets) == 0 {
-		return 0
-	}
-	return t.buckets[t.home(x)][0]
-}
-
 // contains reports whether x is in the table.
 func (t *fpTable) contains(x uint64) bool {
 	n := len(t.buckets)
-	if n == 0 {
-		return false
-	}
 	for i := t.home(x); ; {
 		for _, v := range &t.buckets[i] {
 			if v == x {
@@ -106,7 +111,7 @@ func (t *fpTable) contains(x uint64) bool {
 
 // insert adds x unless it is present; see fpSet.insert.
 func (t *fpTable) insert(x uint64, allowNew bool) (added, present bool) {
-	if len(t.buckets) == 0 {
+	if t.limit == 0 { // the shared empty bucket
 		if !allowNew {
 			return false, false
 		}
