@@ -25,12 +25,13 @@ import (
 // one: it and everything reachable only through it are silently left
 // unexplored. With n states spread evenly over the shards the expected number
 // of confused pairs is about n²/2^(65+shardBits) (omissionProbability): 1e-7
-// at 2PC-10's 61.5M states and 2.6e-7 at 10^8 states for the visited set, 2.7e-7
+// at 2PC-10's 61.5M states and 2.6e-7 at 10^8 states for the visited set, 2.7e-6
 // for a localExplored of 10^7 local states. The model's own 128-bit
 // fingerprints add n²/2^129, which is nothing. For comparison, TLC keeps
-// 64-bit fingerprints and prints the same estimate (n²/2^65 ≈ 2.7e-4 at 10^8),
-// and SPIN's hash-compact (-DHC4) keeps 32 bits and its bitstate mode a few
-// bits per state: both trade far more coverage for memory than this.
+// 64-bit fingerprints (n²/2^65 ≈ 2.7e-4 at 10^8) and prints its estimate of
+// the collision probability after every run; SPIN's hash-compact mode keeps
+// 32 bits and its bitstate mode a few bits per state, trading far more
+// coverage for memory than this.
 //
 // Memory. A slot is 8 bytes, a bucket eight slots (one cache line); a table
 // grows by about 1.5× (non-power-of-two bucket counts, multiply-shift range
