@@ -45,14 +45,16 @@ import (
 // fingerprint and the shard count, and shards share no memory (their headers
 // are padded to a cache line each), so workers that own disjoint groups of
 // shards (search.go's phase B: shard(h) % groups) may insert concurrently
-// without locks. Any method may run concurrently with calls on other shards;
-// calls on one shard must be ordered by the caller. The set is deterministic:
+// without locks: insert, contains and touch may run concurrently with calls
+// on other shards, calls on one shard must be ordered by the caller, and
+// len, bytes and omissionProbability, which read every shard, must not run
+// concurrently with insert. shard may always. The set is deterministic:
 // its contents, sizes and answers depend only on the sequence of insertions
 // into each shard, never on timing or on the number of workers.
 
 // visitedShardsB is log2 of the visited set's shard count. Shards are free
-// quotient bits (see above), and more of them also make growth finer-grained
-// in time; the cost is 64 bytes of header per shard (64 KiB).
+// quotient bits (see above); the cost is 64 bytes of header per shard (64
+// KiB, allocated by every search).
 const visitedShardsB = 10
 
 // zeroFingerprint replaces a model fingerprint of {0, 0}. The engine passes
