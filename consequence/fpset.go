@@ -1,38 +1,70 @@
 package consequence
 
 import (
-	"math/bits"
+	"math"
+	"unsafe"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
-// The visited set keeps only 128-bit fingerprints, in open-addressing hash
-// tables of 64-byte buckets (four fingerprints, one cache line) probed
-// linearly bucket by bucket. A lookup usually touches one cache line; the
-// table doubles when it is 7/8 full, so it holds between 18.3 and 36.6 bytes
-// per fingerprint (16 bytes of payload). BenchmarkVisitedSet compares it with
-// a Go map of fingerprints (see docs/PERFORMANCE.md).
+// The visited set keeps a 64-bit key per state, not the model's 128-bit
+// fingerprint, in 2^shardBits open-addressing tables (shards) chosen by the
+// top shardBits bits of the fingerprint's Hi half (fpTable, fpset_table.go).
 //
-// The set is split into shards by the top bits of the fingerprint, each an
-// independent table. Workers own disjoint groups of shards while merging a
-// level, so the set needs no locks; the shard count is fixed (it does not
-// depend on the number of workers), so neither is its memory.
+// What is stored. key(h) mixes all 128 bits of h into 64 (fpKey). The shard
+// index is fixed for the life of the set, so it is a quotient that need not be
+// stored: two different fingerprints are confused only if they fall into the
+// same shard and have the same key. The set therefore distinguishes
+// fingerprints by 64+shardBits bits: 74 for the visited set (1,024 shards),
+// 64 for consequence prediction's localExplored (one shard). The position in
+// the table is derived from the key itself, not from further unstored bits,
+// because a table that grows must find every key's new home from the key
+// alone.
+//
+// What that costs. A confused fingerprint is a new state taken for a visited
+// one: it and everything reachable only through it are silently left
+// unexplored. With n states spread evenly over the shards the expected number
+// of confused pairs is about n²/2^(65+shardBits) (omissionProbability): 1e-7
+// at 2PC-10's 61.5M states and 2.6e-7 at 10^8 states for the visited set, 2.7e-6
+// for a localExplored of 10^7 local states. The model's own 128-bit
+// fingerprints add n²/2^129, which is nothing. For comparison, TLC keeps
+// 64-bit fingerprints (n²/2^65 ≈ 2.7e-4 at 10^8) and prints its estimate of
+// the collision probability after every run; SPIN's hash-compact mode keeps
+// 32 bits and its bitstate mode a few bits per state, trading far more
+// coverage for memory than this.
+//
+// Memory. A slot is 8 bytes, a bucket eight slots (one cache line); a table
+// grows by about 1.5× (non-power-of-two bucket counts, multiply-shift range
+// reduction) when it is 7/8 full, so it is between about 52 % (after growing,
+// allowing for allocation rounding) and 87.5 % full: 9.1 to 15.4 bytes per
+// state, against 18.3 to 36.6 for the former 16-byte slots doubling. Each
+// shard also costs a 64-byte header; tables are allocated at their first
+// insert, so a small search pays for headers only.
+//
+// Concurrency. The shard of a fingerprint depends on nothing but the
+// fingerprint and the shard count, and shards share no memory (their headers
+// are padded to a cache line each), so workers that own disjoint groups of
+// shards (search.go's phase B: shard(h) % groups) may insert concurrently
+// without locks: insert, contains and touch may run concurrently with calls
+// on other shards, calls on one shard must be ordered by the caller, and
+// len, bytes and omissionProbability, which read every shard, must not run
+// concurrently with insert. shard may always. The set is deterministic:
+// its contents, sizes and answers depend only on the sequence of insertions
+// into each shard, never on timing or on the number of workers.
 
-const (
-	fpBucketSlots  = 4
-	fpMinBuckets   = 4 // per shard, initially
-	fpLoadNum      = 7 // grow when count > capacity*fpLoadNum/fpLoadDen
-	fpLoadDen      = 8 //
-	visitedShardsB = 6 // log2 of the visited set's shard count
-	fpGolden       = 0x9E3779B97F4A7C15
-	fpBucketBytes  = fpBucketSlots * 16
-)
+// visitedShardsB is log2 of the visited set's shard count. Shards are free
+// quotient bits (see above); the cost is 64 bytes of header per shard (64
+// KiB, allocated by every search).
+const visitedShardsB = 10
 
-// zeroFingerprint replaces a model fingerprint of {0, 0}, which marks an
-// empty slot.
+// zeroFingerprint replaces a model fingerprint of {0, 0}. The engine passes
+// every fingerprint through normFP, so {0, 0} never reaches the set; the
+// tables no longer need that (they mark an empty slot with key 0 and fpKey
+// remaps that key), but keeping the mapping keeps every fingerprint, stutter
+// test and path check exactly as before.
 var zeroFingerprint = node.Hash{Hi: 0x6a09e667f3bcc908, Lo: 0xbb67ae8584caa73b}
 
-// normFP maps the reserved empty value to zeroFingerprint.
+// normFP maps the reserved value {0, 0} to zeroFingerprint.
 func normFP(h node.Hash) node.Hash {
 	if h.Hi|h.Lo == 0 {
 		return zeroFingerprint
@@ -40,133 +72,53 @@ func normFP(h node.Hash) node.Hash {
 	return h
 }
 
-type fpBucket [fpBucketSlots]node.Hash
-
-// fpTable is one shard: an open-addressing table of fingerprints (never
-// {0, 0}), without deletion.
-type fpTable struct {
-	buckets []fpBucket
-	shift   uint // 64 - log2(len(buckets))
-	count   int
-	limit   int // grow when count exceeds limit
-}
-
-func (t *fpTable) init(nbuckets int) {
-	t.buckets = make([]fpBucket, nbuckets)
-	t.shift = uint(64 - bits.TrailingZeros(uint(nbuckets)))
-	t.limit = nbuckets * fpBucketSlots * fpLoadNum / fpLoadDen
-}
-
-// home is h's first bucket: Fibonacci hashing of both halves, so even a
-// fingerprint with poor low bits spreads (the shard is chosen by Hi's top
-// bits, which the product mixes with everything else).
-func (t *fpTable) home(h node.Hash) uint64 {
-	return ((h.Hi ^ h.Lo) * fpGolden) >> t.shift
-}
-
-// contains reports whether h is in the table.
-func (t *fpTable) contains(h node.Hash) bool {
-	mask := uint64(len(t.buckets) - 1)
-	for i := t.home(h); ; i = (i + 1) & mask {
-		b := &t.buckets[i]
-		for j := range b {
-			switch b[j] {
-			case h:
-				return true
-			case node.Hash{}:
-				return false
-			}
-		}
-	}
-}
-
-// insert adds h unless it is present. It reports whether h was absent
-// (present == false); it adds h only if allowNew, so a full state budget can
-// refuse new fingerprints while still recognising old ones.
-func (t *fpTable) insert(h node.Hash, allowNew bool) (added, present bool) {
-	mask := uint64(len(t.buckets) - 1)
-	for i := t.home(h); ; i = (i + 1) & mask {
-		b := &t.buckets[i]
-		for j := range b {
-			switch b[j] {
-			case h:
-				return false, true
-			case node.Hash{}:
-				if !allowNew {
-					return false, false
-				}
-				b[j] = h
-				t.count++
-				if t.count > t.limit {
-					t.grow()
-				}
-				return true, false
-			}
-		}
-	}
-}
-
-// grow doubles the table and reinserts every fingerprint.
-func (t *fpTable) grow() {
-	old := t.buckets
-	t.init(2 * len(old))
-	mask := uint64(len(t.buckets) - 1)
-	for bi := range old {
-		for _, h := range old[bi] {
-			if h == (node.Hash{}) {
-				break
-			}
-			for i := t.home(h); ; i = (i + 1) & mask {
-				b := &t.buckets[i]
-				placed := false
-				for j := range b {
-					if b[j] == (node.Hash{}) {
-						b[j] = h
-						placed = true
-						break
-					}
-				}
-				if placed {
-					break
-				}
-			}
-		}
-	}
-}
-
 // fpSet is a set of fingerprints split into 2^shardBits fpTables by the top
-// bits of Hi.
+// bits of Hi. It stores 64-bit keys, so it may confuse two fingerprints (see
+// the comment at the top of this file); it never forgets one it was given.
+// The zero value is not usable; call newFPSet.
 type fpSet struct {
-	shards []fpTable
-	shift  uint // 64 - shardBits; a shift of 64 yields shard 0
+	shards    []fpTable
+	shift     uint // 64 - shardBits; a shift of 64 yields shard 0
+	shardBits uint
 }
 
+// newFPSet returns an empty set of 2^shardBits shards. It allocates only the
+// shard headers; each table is allocated at its first insertion.
 func newFPSet(shardBits uint) *fpSet {
-	s := &fpSet{shards: make([]fpTable, 1<<shardBits), shift: 64 - shardBits}
+	s := &fpSet{shards: make([]fpTable, 1<<shardBits), shift: 64 - shardBits, shardBits: shardBits}
 	for i := range s.shards {
-		s.shards[i].init(fpMinBuckets)
+		s.shards[i].buckets = fpNoBuckets
 	}
 	return s
 }
 
-// shard returns the index of h's shard.
+// shard returns the index of h's shard, in [0, 2^shardBits).
 func (s *fpSet) shard(h node.Hash) int { return int(h.Hi >> s.shift) }
 
 // touch loads the first word of h's home bucket and returns it. Touching
 // the buckets of a batch of fingerprints before inserting them lets the CPU
 // overlap their cache misses (Go has no prefetch instruction).
+// (It uses fpMix, not fpKey: a key of 0 may touch the wrong bucket, which
+// costs nothing, and the test would keep touch from inlining.)
 func (s *fpSet) touch(h node.Hash) uint64 {
 	t := &s.shards[s.shard(h)]
-	return t.buckets[t.home(h)][0].Lo
+	return t.buckets[t.home(fpMix(h))][0]
 }
 
-func (s *fpSet) contains(h node.Hash) bool { return s.shards[s.shard(h)].contains(h) }
+// contains reports whether h (or a fingerprint confused with it) is in the
+// set.
+func (s *fpSet) contains(h node.Hash) bool { return s.shards[s.shard(h)].contains(fpKey(h)) }
 
+// insert adds h unless it is present. It reports whether h was absent
+// (present == false); it adds h only if allowNew (then added == true), so a
+// full state budget can refuse new fingerprints while still recognising old
+// ones.
 func (s *fpSet) insert(h node.Hash, allowNew bool) (added, present bool) {
-	return s.shards[s.shard(h)].insert(h, allowNew)
+	return s.shards[s.shard(h)].insert(fpKey(h), allowNew)
 }
 
-// len returns the number of fingerprints in the set.
+// len returns the number of keys in the set: the number of distinct
+// fingerprints inserted, less any confused ones.
 func (s *fpSet) len() int {
 	n := 0
 	for i := range s.shards {
@@ -175,11 +127,33 @@ func (s *fpSet) len() int {
 	return n
 }
 
-// bytes returns the memory held by the set's tables.
+// bytes returns the memory held by the set: the tables and the shard
+// headers.
 func (s *fpSet) bytes() uint64 {
-	var n uint64
+	n := uint64(len(s.shards)) * uint64(unsafe.Sizeof(fpTable{}))
 	for i := range s.shards {
-		n += uint64(len(s.shards[i].buckets)) * fpBucketBytes
+		if s.shards[i].limit > 0 { // not the shared empty bucket
+			n += uint64(len(s.shards[i].buckets)) * fpBucketBytes
+		}
 	}
 	return n
+}
+
+// keyBits is the number of fingerprint bits the set distinguishes: the
+// stored 64-bit key and the shard index.
+func (s *fpSet) keyBits() uint { return 64 + s.shardBits }
+
+// omissionProbability estimates the probability that some state was taken
+// for another: the expected number of pairs of the set's members that share
+// a shard and a key, Σ c(c-1)/2 / 2^64 over the shards' counts c, assuming
+// the fingerprints are uniformly distributed. (It is an upper bound on the
+// probability, and the usual birthday estimate while it is small.) The
+// pairs the set has already confused are not counted: it cannot see them.
+func (s *fpSet) omissionProbability() float64 {
+	var pairs float64
+	for i := range s.shards {
+		c := float64(s.shards[i].count)
+		pairs += c * (c - 1) / 2
+	}
+	return pairs / math.Exp2(64)
 }
