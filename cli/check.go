@@ -280,6 +280,11 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	}
 	var out checkOutput
 	var err error
+	gcPercent := serviceGCPercent
+	if f.model != "" {
+		gcPercent = modelGCPercent
+	}
+	defer searchGCPercent(gcPercent)()
 	switch f.model {
 	case "":
 		out, err = checkService(ctx, cat, f, opts)

@@ -80,7 +80,9 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	if maxMemory > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(maxMemory))
 	}
+	restoreGC := searchGCPercent(serviceGCPercent)
 	res, err := experiments.MaceMCBaseline(ctx, cfg, baselineOnline(&online))
+	restoreGC()
 	if err != nil {
 		return err
 	}

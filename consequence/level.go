@@ -9,16 +9,17 @@ import (
 )
 
 // level is one BFS level: the states first found at a depth, in the
-// global order, with their fingerprints. A model that packs
-// (PackingModel) has its levels kept as words — entry i is
-// words[off[i]:off[i+1]], naming the model's interned parts — and states
-// are rebuilt one at a time to be expanded; any other model's are kept as
-// they are.
+// global order. A model that packs (PackingModel) has its levels kept as
+// words — entry i is words[off[i]:off[i+1]], naming the model's interned
+// parts — with the states' fingerprints, and states are rebuilt one at a
+// time to be expanded; any other model's states are kept as they are,
+// without fingerprints (16 bytes a state at the peak of 2PC-10's search:
+// Model.Fingerprint is asked again when one is needed).
 type level[S any] struct {
-	states []S      // a model that does not pack
-	words  []uint32 // a packing model: the entries' words
-	off    []uint32 // a packing model: entry boundaries (len+1 of them)
-	fps    []node.Hash
+	states []S         // a model that does not pack
+	words  []uint32    // a packing model: the entries' words
+	off    []uint32    // a packing model: entry boundaries (len+1 of them)
+	fps    []node.Hash // a packing model
 	// sleep is each state's sleep set (partial-order reduction; nil when
 	// it is off): bit k set means the k-th action of its Actions list need
 	// not be taken, since every path that reached the state at this depth
@@ -26,8 +27,17 @@ type level[S any] struct {
 	sleep []uint64
 }
 
-// len returns the number of states in the level.
-func (l *level[S]) len() int { return len(l.fps) }
+// len returns the number of states in the level (it holds states or
+// fingerprints, as it packs or not).
+func (l *level[S]) len() int { return max(len(l.fps), len(l.states)) }
+
+// fpAt returns the fingerprint of state i of l.
+func (r *run[S, A]) fpAt(l *level[S], i int) node.Hash {
+	if r.packer != nil {
+		return l.fps[i]
+	}
+	return normFP(r.m.Fingerprint(l.states[i]))
+}
 
 // resetLevel empties l for reuse, dropping its references to states.
 func (r *run[S, A]) resetLevel(l *level[S]) {
@@ -57,8 +67,8 @@ func (r *run[S, A]) appendEntry(l *level[S], s S, fp node.Hash, z uint64) {
 		}
 		l.words = r.packer.Pack(l.words, s)
 		l.off = append(l.off, wordOffset(len(l.words)))
+		l.fps = append(l.fps, fp)
 	}
-	l.fps = append(l.fps, fp)
 	if r.por != nil {
 		l.sleep = append(l.sleep, z)
 	}

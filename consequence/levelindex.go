@@ -19,9 +19,9 @@ func (x *levelIndex) reset() {
 	x.n = 0
 }
 
-// find returns the position in fps of the state with fingerprint fp, if it
-// was added.
-func (x *levelIndex) find(fp node.Hash, fps []node.Hash) (int, bool) {
+// find returns the position of the state with fingerprint fp, if it was
+// added; fpOf(i) is the fingerprint of the level's state i.
+func (x *levelIndex) find(fp node.Hash, fpOf func(int) node.Hash) (int, bool) {
 	if x.n == 0 {
 		return 0, false
 	}
@@ -31,17 +31,17 @@ func (x *levelIndex) find(fp node.Hash, fps []node.Hash) (int, bool) {
 		if s == 0 {
 			return 0, false
 		}
-		if fps[s-1] == fp {
+		if fpOf(int(s-1)) == fp {
 			return int(s - 1), true
 		}
 	}
 }
 
-// add records that the state at position at of fps has fingerprint fp
-// (fps[at] == fp), which must not be in the index yet.
-func (x *levelIndex) add(fp node.Hash, at int, fps []node.Hash) {
+// add records that the level's state at position at has fingerprint fp
+// (fpOf(at) == fp), which must not be in the index yet.
+func (x *levelIndex) add(fp node.Hash, at int, fpOf func(int) node.Hash) {
 	if 2*(x.n+1) > len(x.slots) {
-		x.grow(fps)
+		x.grow(fpOf)
 	}
 	mask := uint64(len(x.slots) - 1)
 	for i := fp.Lo & mask; ; i = (i + 1) & mask {
@@ -54,13 +54,13 @@ func (x *levelIndex) add(fp node.Hash, at int, fps []node.Hash) {
 }
 
 // grow doubles the table (at least 1024 slots) and reinserts its entries.
-func (x *levelIndex) grow(fps []node.Hash) {
+func (x *levelIndex) grow(fpOf func(int) node.Hash) {
 	old := x.slots
 	x.slots = make([]uint32, max(1024, 2*len(old)))
 	x.n = 0
 	for _, s := range old {
 		if s != 0 {
-			x.add(fps[s-1], int(s-1), fps)
+			x.add(fpOf(int(s-1)), int(s-1), fpOf)
 		}
 	}
 }

@@ -114,7 +114,8 @@ type Result[S, A any] struct {
 	Elapsed time.Duration
 	// VisitedBytes is the memory of the visited set (fingerprints only);
 	// TraceBytes that of the parent links kept to rebuild violation paths
-	// (6 bytes per state); LocalBytes that of consequence prediction's
+	// (4 bytes per state where a level's parent and action positions fit a
+	// word, else 6); LocalBytes that of consequence prediction's
 	// localExplored set.
 	VisitedBytes, TraceBytes, LocalBytes uint64
 	// FrontierBytes is the most memory the search's two live levels held

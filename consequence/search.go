@@ -62,14 +62,6 @@ const touchBatch = 16
 // dropping the whole level.
 const parallelRound = 1 << 15
 
-// levelLinks are the parent links of one level: state i of the level was
-// reached from state parent[i] of the previous level by the ord[i]-th action
-// of its Actions list. At depth 0 parent is the index in Model.Init's slice.
-type levelLinks struct {
-	parent []uint32
-	ord    []uint16
-}
-
 // pending is a violation as the search finds it, before its path is rebuilt.
 type pending[S any] struct {
 	prop  int
@@ -187,8 +179,9 @@ type run[S, A any] struct {
 	// por is the model's independence relation when the search uses sleep
 	// sets (BFS, unless Options.DisablePOR); index then finds a state of
 	// the next level by fingerprint, one per shard group.
-	por   Commuter[S, A]
-	index []levelIndex
+	por    Commuter[S, A]
+	index  []levelIndex
+	nextFP func(int) node.Hash // the fingerprint of a state of next
 	// packer keeps the levels of a PackingModel as words (nil: as states).
 	packer Packer[S]
 	// frontierPeak is the most memory the two levels and the packer's
@@ -250,6 +243,7 @@ func newRun[S, A any](ctx context.Context, m Model[S, A], props []Property[S], o
 	if c, ok := m.(Commuter[S, A]); ok && opts.Strategy == BFS && !opts.DisablePOR {
 		r.por = c
 		r.index = make([]levelIndex, r.groups)
+		r.nextFP = func(i int) node.Hash { return r.fpAt(&r.next, i) }
 	}
 	for range opts.Workers {
 		r.workers = append(r.workers, &worker[S, A]{})
@@ -396,9 +390,7 @@ func (r *run[S, A]) step() error {
 		r.index[g].reset()
 	}
 	r.links = append(r.links, levelLinks{})
-	if !parallel {
-		r.presize(n)
-	}
+	r.presize(n)
 	from := 0
 	if parallel {
 		var err error
@@ -415,6 +407,7 @@ func (r *run[S, A]) step() error {
 	if size > 0 {
 		r.res.DepthCounts = append(r.res.DepthCounts, uint64(size))
 		r.res.Depth = r.depth + 1
+		r.links[r.depth+1].compact()
 		r.depth++
 		r.cur, r.next = r.next, r.cur
 		r.progress()
@@ -440,15 +433,17 @@ func (r *run[S, A]) budgetLikelyExhausted(n int) bool {
 }
 
 // presize gives the next level and its links room for the number of states
-// the last level's growth predicts, so that direct expansion rarely grows a
-// slice (fresh allocations: nothing needs copying).
+// the last level's growth predicts, so that expansion rarely grows a slice
+// (fresh allocations: nothing needs copying, and no copied-from array is
+// left as garbage for the collector; at 2PC-10 a level is 8 million
+// states).
 func (r *run[S, A]) presize(n int) {
 	want := int(r.growth*float64(n)*1.125) + 16
-	if cap(r.next.fps) < want {
-		r.next.fps = make([]node.Hash, 0, want)
+	if cap(r.next.fps) < want && cap(r.next.states) < want {
 		if r.packer == nil {
 			r.next.states = make([]S, 0, want)
 		} else {
+			r.next.fps = make([]node.Hash, 0, want)
 			r.next.off = make([]uint32, 1, want+1)
 		}
 		if r.por != nil {
@@ -667,7 +662,7 @@ func (r *run[S, A]) planLocal(parallel bool) error {
 // whether the state budget refused one; otherwise it appends candidates to c.
 func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool) {
 	s := r.stateAt(&r.cur, i)
-	pfp := r.cur.fps[i]
+	pfp := r.fpAt(&r.cur, i)
 	w.acts = r.m.Actions(s, w.acts[:0])
 	acts := w.acts
 	if len(acts) > MaxActions {
@@ -899,7 +894,9 @@ func (r *run[S, A]) expandRound() (bool, error) {
 	if r.packer == nil {
 		r.next.states = slices.Grow(r.next.states, size)[:base+size]
 	}
-	r.next.fps = slices.Grow(r.next.fps, size)[:base+size]
+	if r.packer != nil {
+		r.next.fps = slices.Grow(r.next.fps, size)[:base+size]
+	}
 	if r.por != nil {
 		r.next.sleep = slices.Grow(r.next.sleep, size)[:base+size]
 	}
@@ -921,7 +918,9 @@ func (r *run[S, A]) expandRound() (bool, error) {
 			} else {
 				st = r.keepPacked(c, cd)
 			}
-			r.next.fps[at] = cd.fp
+			if r.packer != nil {
+				r.next.fps[at] = cd.fp
+			}
 			if r.por != nil {
 				r.next.sleep[at] = cd.sleep
 				cd.at = uint32(at)
@@ -1025,7 +1024,9 @@ func (r *run[S, A]) result() (*Result[S, A], error) {
 	res.VisitedBytes = r.visited.bytes()
 	res.PeakMemory = r.peak.Load()
 	res.FrontierBytes = r.frontierPeak
-	res.TraceBytes = 6 * res.Unique
+	for i := range r.links {
+		res.TraceBytes += r.links[i].bytes()
+	}
 	if r.local != nil {
 		res.LocalBytes = r.local.bytes()
 	}
@@ -1079,7 +1080,7 @@ func (r *run[S, A]) periphery() ([]PathState[S, A], error) {
 	out := make([]PathState[S, A], 0, k)
 	for j := range k {
 		i := j * n / k
-		ps, err := r.pathTo(r.depth, i, r.cur.fps[i])
+		ps, err := r.pathTo(r.depth, i, r.fpAt(&r.cur, i))
 		if err != nil {
 			return nil, fmt.Errorf("periphery state %d: %w", j, err)
 		}
@@ -1095,10 +1096,12 @@ func (r *run[S, A]) pathTo(depth, index int, fp node.Hash) (PathState[S, A], err
 	ords := make([]uint16, depth)
 	i := index
 	for d := depth; d > 0; d-- {
-		ords[d-1] = r.links[d].ord[i]
-		i = int(r.links[d].parent[i])
+		parent, ord := r.links[d].at(i)
+		ords[d-1] = ord
+		i = int(parent)
 	}
-	start := r.starts[r.links[0].parent[i]]
+	first, _ := r.links[0].at(i)
+	start := r.starts[first]
 	ps := PathState[S, A]{Start: start, Path: make([]Action[A], depth)}
 	s := start
 	var acts []Action[A]

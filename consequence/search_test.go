@@ -517,7 +517,8 @@ func TestZeroFingerprint(t *testing.T) {
 
 // TestMemoryReport checks the memory figures: 64-byte buckets of 8-byte
 // keys, at most 7/8 full, so between 8/0.875 and 64 bytes per state (shard
-// headers included) once the tables are large.
+// headers included) once the tables are large; parent links of 4 bytes a
+// state when a level's parent and action positions fit one word, else 6.
 func TestMemoryReport(t *testing.T) {
 	g := &graph{seed: 2, size: 20000, nodes: 5, fanout: 4}
 	res, err := consequence.NewChecker(g).Workers(1).Run(context.Background())
@@ -527,7 +528,8 @@ func TestMemoryReport(t *testing.T) {
 	if res.Unique < 10000 {
 		t.Fatalf("only %d states", res.Unique)
 	}
-	if res.VisitedBytes%64 != 0 || res.BytesPerState() < 8/0.875 || res.BytesPerState() > 64 || res.TraceBytes != 6*res.Unique {
+	if res.VisitedBytes%64 != 0 || res.BytesPerState() < 8/0.875 || res.BytesPerState() > 64 ||
+		res.TraceBytes < 4*res.Unique || res.TraceBytes > 6*res.Unique {
 		t.Fatalf("visited %d B for %d states (%.1f B/state), trace %d B", res.VisitedBytes, res.Unique, res.BytesPerState(), res.TraceBytes)
 	}
 	if res.StatesPerSecond() <= 0 || res.Workers != 1 || res.Strategy != consequence.BFS {

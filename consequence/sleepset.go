@@ -98,11 +98,11 @@ func (r *run[S, A]) mergeSleep(g int, fp node.Hash, at int, added bool, z uint64
 	x := &r.index[g]
 	if added {
 		if z != 0 {
-			x.add(fp, at, r.next.fps)
+			x.add(fp, at, r.nextFP)
 		}
 		return
 	}
-	if j, ok := x.find(fp, r.next.fps); ok {
+	if j, ok := x.find(fp, r.nextFP); ok {
 		r.next.sleep[j] &= z
 	}
 }
