@@ -59,10 +59,13 @@ type checkOutput struct {
 	MemoryBytes     uint64   `json:"memory_bytes"`
 	// PeakMemoryBytes is the most memory the Go heap held from the system
 	// at the search's checks of --max-memory (0 without it).
-	PeakMemoryBytes uint64           `json:"peak_memory_bytes,omitempty"`
-	WallSeconds     float64          `json:"wall_seconds"`
-	Violations      []checkViolation `json:"violations"`
-	Liveness        *livenessOutput  `json:"liveness,omitempty"`
+	PeakMemoryBytes uint64 `json:"peak_memory_bytes,omitempty"`
+	// OmissionProbability is the search's estimate that it confused two
+	// states' fingerprints (consequence.Result.OmissionProbability).
+	OmissionProbability float64          `json:"omission_probability"`
+	WallSeconds         float64          `json:"wall_seconds"`
+	Violations          []checkViolation `json:"violations"`
+	Liveness            *livenessOutput  `json:"liveness,omitempty"`
 	// Reports are the violations of a service check as replayable
 	// consequence.ActorReports.
 	Reports []json.RawMessage `json:"reports,omitempty"`
@@ -421,6 +424,7 @@ func fillResult[S, A any](out *checkOutput, res *consequence.Result[S, A]) {
 	out.BytesPerState = res.BytesPerState()
 	out.MemoryBytes = res.VisitedBytes + res.TraceBytes + res.LocalBytes
 	out.PeakMemoryBytes = res.PeakMemory
+	out.OmissionProbability = res.OmissionProbability
 	out.WallSeconds = res.Elapsed.Seconds()
 	out.Violations = []checkViolation{}
 	for _, v := range res.Violations {
@@ -570,7 +574,7 @@ func printCheckSummary(w io.Writer, o checkOutput) {
 	if o.PeakMemoryBytes > 0 {
 		fmt.Fprintf(w, "; heap peak %d B", o.PeakMemoryBytes)
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "; omission probability %.1e\n", o.OmissionProbability)
 	if len(o.Violations) == 0 {
 		fmt.Fprintln(w, "no violation found")
 		return

@@ -57,6 +57,24 @@ import (
 // KiB, allocated by every search).
 const visitedShardsB = 10
 
+// smallShardsB is log2 of the shard count of a search whose state budget
+// is at most smallBudget: steering runs many such searches, and 1,024
+// shard headers are 64 KiB to allocate and clear each time. 64 shards
+// still tell 70 bits apart (an omission probability of 4e-10 at 1M).
+const (
+	smallShardsB = 6
+	smallBudget  = 1 << 20
+)
+
+// visitedShards returns log2 of the visited set's shard count for a
+// search with options o.
+func visitedShards(o Options) uint {
+	if o.MaxStates > 0 && o.MaxStates <= smallBudget {
+		return smallShardsB
+	}
+	return visitedShardsB
+}
+
 // zeroFingerprint replaces a model fingerprint of {0, 0}. The engine passes
 // every fingerprint through normFP, so {0, 0} never reaches the set; the
 // tables no longer need that (they mark an empty slot with key 0 and fpKey

@@ -118,6 +118,14 @@ type Result[S, A any] struct {
 	// word, else 6); LocalBytes that of consequence prediction's
 	// localExplored set.
 	VisitedBytes, TraceBytes, LocalBytes uint64
+	// OmissionProbability estimates the chance that the search took a new
+	// state for a visited one and so never explored it: the expected number
+	// of pairs of visited states (and of consequence prediction's local
+	// keys) whose fingerprints the sets confuse (TLC reports the same for
+	// its 64-bit fingerprints). KeyBits is how many bits of a fingerprint
+	// the visited set tells apart.
+	OmissionProbability float64
+	KeyBits             int
 	// FrontierBytes is the most memory the search's two live levels held
 	// at the end of a level: their slices (fingerprints, sleep sets, the
 	// states themselves for a model that does not pack — not what they

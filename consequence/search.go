@@ -219,9 +219,9 @@ func newRun[S, A any](ctx context.Context, m Model[S, A], props []Property[S], o
 		m:       m,
 		props:   props,
 		opts:    opts,
-		groups:  min(opts.Workers, 1<<visitedShardsB),
+		groups:  min(opts.Workers, 1<<visitedShards(opts)),
 		minPar:  parallelMinStates,
-		visited: newFPSet(visitedShardsB),
+		visited: newFPSet(visitedShards(opts)),
 		found:   make([]int, len(props)),
 	}
 	if opts.minParallel > 0 {
@@ -1023,12 +1023,15 @@ func (r *run[S, A]) result() (*Result[S, A], error) {
 	res.Stop = r.stop
 	res.VisitedBytes = r.visited.bytes()
 	res.PeakMemory = r.peak.Load()
+	res.OmissionProbability = r.visited.omissionProbability()
+	res.KeyBits = int(r.visited.keyBits())
 	res.FrontierBytes = r.frontierPeak
 	for i := range r.links {
 		res.TraceBytes += r.links[i].bytes()
 	}
 	if r.local != nil {
 		res.LocalBytes = r.local.bytes()
+		res.OmissionProbability += r.local.omissionProbability()
 	}
 	slices.SortStableFunc(r.viols, func(a, b pending[S]) int {
 		return cmp.Or(cmp.Compare(a.depth, b.depth), cmp.Compare(a.index, b.index), cmp.Compare(a.prop, b.prop))
