@@ -65,5 +65,15 @@ func (x *levelIndex) grow(fpOf func(int) node.Hash) {
 	}
 }
 
+// touch loads fp's home slot, so that the cache misses of several states'
+// lookups overlap (the search touches a parent's successors before it
+// inserts them, as it does the visited set's buckets).
+func (x *levelIndex) touch(fp node.Hash) uint32 {
+	if len(x.slots) == 0 {
+		return 0
+	}
+	return x.slots[fp.Lo&uint64(len(x.slots)-1)]
+}
+
 // bytes returns the index's memory.
 func (x *levelIndex) bytes() uint64 { return 4 * uint64(cap(x.slots)) }

@@ -761,6 +761,9 @@ func (r *run[S, A]) localAllowed(w *worker[S, A], i int, planAt *uint32, a *Acti
 func (r *run[S, A]) insertDirect(w *worker[S, A], i int) (refused bool) {
 	for j := range w.succ {
 		w.sink += r.visited.touch(w.succ[j].fp)
+		if r.por != nil {
+			w.sink += uint64(r.index[r.visited.shard(w.succ[j].fp)%r.groups].touch(w.succ[j].fp))
+		}
 	}
 	for j := range w.succ {
 		sc := &w.succ[j]
