@@ -149,13 +149,16 @@ func (l *level[S]) bytes(stateSize uintptr) uint64 {
 		16*uint64(cap(l.fps)) + 8*uint64(cap(l.sleep))
 }
 
-// noteFrontier records the memory of the current and next levels and of
-// the packer's tables, if it is the most so far.
+// noteFrontier records the memory of the current and next levels, of the
+// packer's tables and of the sleep sets' index, if it is the most so far.
 func (r *run[S, A]) noteFrontier() {
 	var zero S
 	b := r.cur.bytes(unsafe.Sizeof(zero)) + r.next.bytes(unsafe.Sizeof(zero))
 	if r.packer != nil {
 		b += r.packer.Bytes()
+	}
+	for i := range r.index {
+		b += r.index[i].bytes()
 	}
 	r.frontierPeak = max(r.frontierPeak, b)
 }

@@ -129,8 +129,9 @@ type Result[S, A any] struct {
 	// FrontierBytes is the most memory the search's two live levels held
 	// at the end of a level: their slices (fingerprints, sleep sets, the
 	// states themselves for a model that does not pack — not what they
-	// point to — or the packed words) and a packing model's tables of
-	// interned parts.
+	// point to — or the packed words), a packing model's tables of
+	// interned parts and partial-order reduction's index of the level
+	// being built.
 	FrontierBytes uint64
 	// PeakMemory is the largest memory the Go heap held from the system
 	// (mapped minus released) at the search's checks of Options.MaxMemory;
