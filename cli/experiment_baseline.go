@@ -36,7 +36,7 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	}
 	bfsNodes := fs.Int("bfs-nodes", experiments.DefaultBaselineNodes, "nodes of the initial configuration the exhaustive search starts from (the paper: 5)")
 	budget := durationFlag(fs, "budget", 0, "wall-time budget of the exhaustive search (default: the wall time the online predictors spent exploring)")
-	maxStates := fs.Int("bfs-states", experiments.DefaultBaselineMaxStates, "unique-state budget of the exhaustive search: it bounds its memory (about 1.7 KB per state on Chord, 14 GB at the default: the frontier holds whole global states); 0: none")
+	maxStates := fs.Int("bfs-states", experiments.DefaultBaselineMaxStates, "unique-state budget of the exhaustive search: it bounds its memory (about 140 B per state on Chord, 1.1 GB at the default); 0: none")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines of the exhaustive search")
 	var maxMemory int64
 	fs.Var(byteSize{&maxMemory}, "max-memory", "memory budget of the exhaustive search, e.g. 4GiB: it stops with \"memory budget\" before the process holds more (also the Go runtime's soft memory limit; 0: none)")

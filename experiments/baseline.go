@@ -58,9 +58,9 @@ type BaselineConfig struct {
 	// Budget is BFS's wall-time budget (0: the online predictors'
 	// exploration time, BaselineOnline.ExplorationSeconds).
 	Budget time.Duration
-	// MaxStates bounds BFS's unique states, and so its memory (the
-	// frontier holds whole global states: about 1.7 KB per state on
-	// Chord); negative: none.
+	// MaxStates bounds BFS's unique states, and so its memory (about 140
+	// bytes per state on Chord at 8 million, with the CLI's collector
+	// setting; the frontier is packed); negative: none.
 	MaxStates int
 	// Workers is BFS's goroutines (0: GOMAXPROCS).
 	Workers int
