@@ -41,13 +41,18 @@ func TestActorCommute(t *testing.T) {
 	}
 }
 
-// walkCommute takes 20 random walks of 40 steps from m's start state and
+// walkCommute takes 20 random walks of 40 steps (6 under the race
+// detector, which slows the handlers tenfold) from m's start state and
 // checks Commute in every state; it returns the pairs checked.
 func walkCommute(t *testing.T, m *consequence.ActorModel, seed uint64) int {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 17))
 	pairs := 0
-	for w := range 20 {
+	walks := 20
+	if raceEnabled {
+		walks = 6
+	}
+	for w := range walks {
 		s := m.Start()
 		for step := range 40 {
 			n, err := consequence.CheckCommute[*consequence.GlobalState, consequence.ActorAction](m, m, s)

@@ -20,7 +20,7 @@ func TestPartialOrderReduction(t *testing.T) {
 		generated, withPOR uint64
 		violations         string
 	}{
-		{"--service randtree --nodes 5 --max-depth 8", 13967, 33785, 22824, ""},
+		{"--service randtree --nodes 5 --max-depth 7", 5382, 12555, 8407, ""},
 		{"--service randtree --nodes 3 --resets 1 --silent --max-states 30000", 30000, 62914, 55945, "RootHasNoSiblings@10"},
 		{"--service chord --nodes 5 --max-depth 7", 4551, 10422, 7370, ""},
 		{"--service chord --nodes 3 --resets 1 --breaks 1 --max-depth 6", 2833, 6339, 6172, ""},

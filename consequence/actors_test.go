@@ -208,10 +208,12 @@ func TestFigure2Prediction(t *testing.T) {
 }
 
 // TestActorDeterminism: the same start and state budget give the same
-// result with one and two workers.
+// result with one and two workers, and with the levels packed or not.
+// TestActorDeterminism: the same search from Figure 2's live state finds the
+// same states and violations with 1 and 2 workers, packed or not.
 func TestActorDeterminism(t *testing.T) {
 	opts := consequence.ActorOptions{Faults: consequence.Faults{Resets: 1, SilentResets: true}}
-	run := func(workers int, strategy consequence.Strategy) *consequence.Result[*consequence.GlobalState, consequence.ActorAction] {
+	run := func(workers int, strategy consequence.Strategy, pack bool) *consequence.Result[*consequence.GlobalState, consequence.ActorAction] {
 		m := figure2Start(t, randtree.DefaultOptions(), opts)
 		c := consequence.NewChecker(m).
 			Properties(m.Properties()...).
@@ -219,7 +221,7 @@ func TestActorDeterminism(t *testing.T) {
 			MaxStates(3000).
 			MaxViolations(2).
 			Workers(workers)
-		res, err := consequence.SetMinParallel(c, 1).Run(context.Background())
+		res, err := consequence.SetPacking(consequence.SetMinParallel(c, 1), pack).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,9 +240,16 @@ func TestActorDeterminism(t *testing.T) {
 		return b.String()
 	}
 	for _, s := range []consequence.Strategy{consequence.BFS, consequence.Consequence} {
-		one, two := summary(run(1, s)), summary(run(2, s))
+		one, two := summary(run(1, s, false)), summary(run(2, s, false))
 		if one != two {
 			t.Fatalf("%v: 1 worker:\n%s2 workers:\n%s", s, one, two)
+		}
+		// A packed search (levels as words, states rebuilt to be
+		// expanded) finds the same, on one worker and on two.
+		for _, w := range []int{1, 2} {
+			if packed := summary(run(w, s, true)); packed != one {
+				t.Fatalf("%v, %d workers: packed:\n%sunpacked:\n%s", s, w, packed, one)
+			}
 		}
 		if !strings.Contains(one, "@") {
 			t.Fatalf("%v: no violation recorded:\n%s", s, one)

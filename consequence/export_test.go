@@ -15,3 +15,14 @@ func SetParallelRound[S, A any](c *Checker[S, A], n int) *Checker[S, A] {
 	c.opts.parallelRound = n
 	return c
 }
+
+// SetPacking makes a search of a PackingModel pack its levels (true) or
+// keep them as states (false) whatever its state budget, so tests run
+// small searches both ways.
+func SetPacking[S, A any](c *Checker[S, A], pack bool) *Checker[S, A] {
+	c.opts.packing = -1
+	if pack {
+		c.opts.packing = 1
+	}
+	return c
+}

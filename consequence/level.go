@@ -27,6 +27,20 @@ type level[S any] struct {
 	sleep []uint64
 }
 
+// packBudget is the state budget above which a search packs its levels
+// (a PackingModel's; also a search without a state budget). Below it the
+// levels fit in memory as states, and packing would only cost time:
+// steering's rounds (a few thousand to 50,000 states) never pack.
+const packBudget = 100_000
+
+// packs reports whether a search with options o packs its levels.
+func packs(o Options) bool {
+	if o.packing != 0 {
+		return o.packing > 0
+	}
+	return o.MaxStates == 0 || o.MaxStates > packBudget
+}
+
 // len returns the number of states in the level (it holds states or
 // fingerprints, as it packs or not).
 func (l *level[S]) len() int { return max(len(l.fps), len(l.states)) }

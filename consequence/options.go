@@ -150,6 +150,9 @@ type Options struct {
 	// parallelRound overrides parallelRound (tests make levels span many
 	// rounds).
 	parallelRound int
+	// packing overrides packs' choice: 1 packs, -1 does not (tests run
+	// small searches both ways).
+	packing int
 }
 
 // Progress is a running search's state at the end of a level, passed to

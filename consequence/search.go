@@ -237,7 +237,7 @@ func newRun[S, A any](ctx context.Context, m Model[S, A], props []Property[S], o
 	if opts.Strategy == Consequence {
 		r.local = newFPSet(0)
 	}
-	if pm, ok := m.(PackingModel[S, A]); ok {
+	if pm, ok := m.(PackingModel[S, A]); ok && packs(opts) {
 		r.packer = pm.NewPacker()
 	}
 	if c, ok := m.(Commuter[S, A]); ok && opts.Strategy == BFS && !opts.DisablePOR {
