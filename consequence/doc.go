@@ -399,7 +399,8 @@
 // which also checks its determinism. Only two levels are alive at a time.
 // A model that does not pack keeps its states there as they are, without
 // fingerprints (Model.Fingerprint is asked again); a PackingModel's levels
-// are words: the actor model interns node states, channels, datagram sets
+// are words in a search of more than 100,000 states (or without a state
+// budget; smaller ones, such as steering's rounds, fit as states): the actor model interns node states, channels, datagram sets
 // and connection sets once per search (content-keyed, append-only tables)
 // and a level entry names them by 32-bit handles, about 50 bytes where a
 // global state took about a kilobyte. Options.MaxMemory stops a search
