@@ -121,9 +121,10 @@ func TestSymmetrySameViolations(t *testing.T) {
 		opts := paxos.Options{BugLastPromise: bug, Members: []node.ID{1, 2, 3, 4}, Proposers: []node.ID{1, 2}}
 		spec := paxos.NewSpec(opts)
 		cps := roundOne(t, spec)
-		var paths [3]string
-		for k, sym := range []bool{false, true, true} { // the last without partial-order reduction
-			noPOR := k == 2
+		// (Symmetric searches take no sleep sets, so one run with symmetry
+		// stands for both settings of partial-order reduction.)
+		var paths [2]string
+		for k, sym := range []bool{false, true} {
 			m, err := consequence.NewActorModelFromCheckpoints(spec, cps, nil, consequence.ActorOptions{Symmetry: sym})
 			if err != nil {
 				t.Fatal(err)
@@ -131,7 +132,7 @@ func TestSymmetrySameViolations(t *testing.T) {
 			if got := fmt.Sprint(m.SymmetryGroups()); sym && got != "[[n3 n4]]" {
 				t.Fatalf("groups %s", got)
 			}
-			res, err := consequence.NewChecker(m).Properties(m.Properties()...).MaxDepth(13).MaxStates(0).DisablePOR(noPOR).Run(t.Context())
+			res, err := consequence.NewChecker(m).Properties(m.Properties()...).MaxDepth(13).MaxStates(0).Run(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,8 +165,8 @@ func TestSymmetrySameViolations(t *testing.T) {
 				t.Fatalf("symmetry=%v: %d unique, violations %s; want %d", sym, res.Unique, got, want)
 			}
 		}
-		if paths[0] != paths[1] || paths[1] != paths[2] {
-			t.Fatalf("paths differ:\n%s\n%s\n%s", paths[0], paths[1], paths[2])
+		if paths[0] != paths[1] {
+			t.Fatalf("paths differ:\n%s\n%s", paths[0], paths[1])
 		}
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package consequence
+
+const raceEnabled = false
