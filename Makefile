@@ -1,6 +1,7 @@
 # crystalball — build, test and measurement targets.
-# `make test` is the command CI runs (.ci/run); it must stay under 10 minutes
-# on 2 cores. Long runs (fuzzing, experiments) have their own targets.
+# `make test` and `make test-long` are what CI runs (.ci/run); `make test`
+# must stay under 5 minutes on 2 cores, no package above 2 minutes of CPU.
+# Long runs (fuzzing, soaks, experiments at scale) have their own targets.
 
 GO        ?= go
 PKGS      := ./...
@@ -8,19 +9,56 @@ BIN       := bin/crystalball
 FUZZTIME  ?= 60s
 BENCHTIME ?= 1s
 
-.PHONY: all build test bench verify purity fuzz snapshot-sweep spin-compare zoo soak clean
+SHELL := bash
+
+.PHONY: all build test test-long test-times testbudget bench verify purity fuzz snapshot-sweep spin-compare zoo soak clean
 
 all: verify build test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/crystalball
 
+# `make test` is the suite CI runs, under the race detector, through
+# bench/testbudget: a go test -exec wrapper records each package's test
+# binary CPU time, and the report prints go test's usual lines (with CPU
+# beside wall time), the failures, the costliest packages and the slowest
+# tests, and fails when a package's tests use more than TEST_BUDGET of CPU
+# (CPU, not wall: CI shares its machine). TEST_TIMEOUT is go test's own
+# per-package limit, far above the budget, so a loaded machine slows the
+# suite without failing it. The figures stay in bin/ (test.json, the
+# records, test-times.json); `make test-times` reprints them.
 # ./... includes examples/lock, whose tests run the example program's
 # emulate --json, check --json and trace show on its report, both in this
 # module and built as a module of its own (go.mod replaces crystalball with
 # this checkout; GOFLAGS=-mod=mod, the module cache in use).
-test: purity
-	$(GO) test -race -count=1 $(PKGS)
+TEST_BUDGET  ?= 2m
+TEST_TIMEOUT ?= 30m
+TESTBUDGET   := bin/testbudget
+test: purity testbudget
+	@rm -f bin/test-cpu.jsonl
+	set -o pipefail; $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -json \
+	  -exec "$(CURDIR)/$(TESTBUDGET) exec -records $(CURDIR)/bin/test-cpu.jsonl" $(PKGS) 2>&1 \
+	  | tee bin/test.json | $(TESTBUDGET) report -records bin/test-cpu.jsonl -budget $(TEST_BUDGET) -summary bin/test-times.json
+
+# The paper-scale tests: files named *_long_test.go, built with the tag
+# `long` (experiments at their documented sizes, the long emulations and
+# searches), and the quick suite again without the race detector. CI runs
+# it after `make test`; it takes about LONG_MINUTES on 2 cores (see
+# docs/PERFORMANCE.md, "The test suite").
+test-long: testbudget
+	@rm -f bin/test-long-cpu.jsonl
+	set -o pipefail; $(GO) test -tags long -count=1 -timeout 80m -json \
+	  -exec "$(CURDIR)/$(TESTBUDGET) exec -records $(CURDIR)/bin/test-long-cpu.jsonl" $(PKGS) 2>&1 \
+	  | tee bin/test-long.json | $(TESTBUDGET) report -records bin/test-long-cpu.jsonl -budget 0 -top 30 -summary bin/test-long-times.json
+
+# Reprints the last `make test`'s report (and checks its budget again)
+# from the files it left in bin/.
+test-times: testbudget
+	$(TESTBUDGET) report -records bin/test-cpu.jsonl -budget $(TEST_BUDGET) -top 40 -top-packages 40 < bin/test.json
+
+testbudget:
+	@mkdir -p bin
+	$(GO) build -o $(TESTBUDGET) ./bench/testbudget
 
 # The deterministic cores must not reach the network: none of them may
 # depend (even indirectly) on package net, on memberlist or on zap (whose

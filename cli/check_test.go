@@ -10,7 +10,7 @@ import (
 )
 
 func TestCheck2PCCountsStates(t *testing.T) {
-	code, stdout, stderr := runCLI("check", "--model", "2pc", "--rms", "3", "--json")
+	code, stdout, stderr := runCLI("check", "--model", "2pc", "--rms", "3", "--budget", "0", "--json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -77,8 +77,13 @@ func TestCheckWalksAndSummary(t *testing.T) {
 	}
 }
 
+// TestTraceShowReplaysACheckReport: trace show replays a violation of
+// check --json's report. With a connection break besides the silent
+// reset, RandTree's first violation comes within 3,000 states (with the
+// reset alone, after 22,000: 1.9 s of CPU under the race detector instead
+// of 0.3).
 func TestTraceShowReplaysACheckReport(t *testing.T) {
-	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "3", "--resets", "1", "--silent", "--max-states", "30000", "--budget", "0", "--json")
+	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "3", "--resets", "1", "--silent", "--breaks", "1", "--max-states", "3000", "--budget", "0", "--json")
 	if code != exitOK {
 		t.Fatalf("check: exit %d: %s", code, stderr)
 	}
@@ -119,12 +124,23 @@ func TestTraceShowReplaysACheckReport(t *testing.T) {
 // (rare resets, few timers), and the suspects judged C2 before it are
 // passed over (--suspects). (Seed 11: since timers follow the explorer's
 // virtual clock, seed 7's walks find the same bug with A and C on n4 and
-// n3.)
+// n3.) The walks are 150 steps long (--dmax; the default is 500, in
+// TestCheckReproducesMaceMCRandTreeBugLong in cli_long_test.go): the
+// walks and the critical-transition search's probes cost in proportion
+// (4.2 s of CPU per run under the race detector at 500, 0.9 s at 150).
+// Seed 11's suspect (the 18th walk), its critical step and the fixed
+// service's verdict are the same at 100, 150, 200, 300 and 500 steps.
 func TestCheckReproducesMaceMCRandTreeBug(t *testing.T) {
+	checkRandTreeBug(t, "150")
+}
+
+// checkRandTreeBug checks the reproduction with walks of dmax steps.
+func checkRandTreeBug(t *testing.T, dmax string) {
+	t.Helper()
 	// --budget 0: the walks must not stop at the default 30s on a loaded
 	// machine (they did, under two make tests and a soak at once).
 	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "5", "--strategy", "walk", "--budget", "0",
-		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "11", "--json")
+		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "11", "--dmax", dmax, "--json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -157,7 +173,7 @@ func TestCheckReproducesMaceMCRandTreeBug(t *testing.T) {
 	}
 	// With MaceMC's correction the same walks find nothing to report there.
 	code, stdout, stderr = runCLI("check", "--service", "randtree", "--nodes", "5", "--strategy", "walk", "--budget", "0",
-		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "11", "--fix", "join-reply-in-init", "--json")
+		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "11", "--dmax", dmax, "--fix", "join-reply-in-init", "--json")
 	if code != exitOK {
 		t.Fatalf("fixed: exit %d: %s", code, stderr)
 	}

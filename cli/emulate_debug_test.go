@@ -2,9 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -13,22 +15,67 @@ import (
 
 // Deep online debugging on Chord: with --mode debug two nodes (n1, the
 // bootstrap, and n6) gather their neighbourhoods every 10 s and predict.
-// From n6's first snapshot (n1's too, later; with timers in any order only
-// n1's found it), consequence prediction with a silent reset and
+// From n6's first snapshot, consequence prediction with a silent reset and
 // a broken connection finds the paper's Figure 10 inconsistency
 // (PredSelfImpliesSuccSelf: a node that rejoins through n1 ends as its own
 // predecessor); every distinct prediction is written as a report that
 // 'trace show' replays; the run is a pure function of its seed; with the
 // paper's correction nothing is predicted. The rounds' liveness walks are
-// off (--walks 0): they are tested on their own, and this test's three
-// runs are the slowest of the package under -race.
+// off (--walks 0): they are tested on their own.
+//
+// The quick test searches 7,000 states per round instead of --mode debug's
+// 50,000 (each round's search is what costs: 2 rounds of 50,000 states
+// took 14.7 s of CPU per run under the race detector, 3 runs 41 s; at
+// 7,000, 2.3 s). Seed 28 was chosen by running seeds 1..40 at 7,000
+// states: in most of them no round reaches depth 7 within the budget, or
+// n1's round predicts first; seed 28 is the first in which n6's first
+// round (at 11.2 s) predicts it, as seed 1 does at the default 50,000
+// (TestEmulateDeepOnlineDebuggingChordLong, in cli_long_test.go).
 func TestEmulateDeepOnlineDebuggingChord(t *testing.T) {
-	dir := t.TempDir()
-	args := []string{"emulate", "--service", "chord", "--nodes", "10", "--duration", "20s", "--churn", "0", "--mode", "debug", "--walks", "0", "--json"}
-	code, stdout, stderr := runCLI(append(args, "--reports", dir)...)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
+	stdout, dir := chordDebugRun(t)
+	checkChordDeepOnlineDebugging(t, chordDebugArgs, stdout, dir)
+}
+
+// chordDebugArgs is the quick deep online debugging run of Chord (see
+// TestEmulateDeepOnlineDebuggingChord), without --reports.
+var chordDebugArgs = []string{"emulate", "--service", "chord", "--nodes", "10", "--duration", "20s", "--churn", "0", "--mode", "debug",
+	"--walks", "0", "--steer-states", "7000", "--seed", "28", "--json"}
+
+var chordDebug struct {
+	once             sync.Once
+	stdout, dir, err string
+}
+
+// chordDebugRun runs chordDebugArgs with --reports once per test binary
+// (TestEmulateDeepOnlineDebuggingChord and TestTraceShowPredictionReport
+// share it: both only read its output and reports) and returns its
+// output and the reports' directory.
+func chordDebugRun(t *testing.T) (stdout, dir string) {
+	t.Helper()
+	chordDebug.once.Do(func() {
+		dir, err := sharedTempDir("chord-debug")
+		if err != nil {
+			chordDebug.err = err.Error()
+			return
+		}
+		code, stdout, stderr := runCLI(append(slices.Clone(chordDebugArgs), "--reports", dir)...)
+		if code != exitOK {
+			chordDebug.err = fmt.Sprintf("emulate: exit %d: %s", code, stderr)
+			return
+		}
+		chordDebug.stdout, chordDebug.dir = stdout, dir
+	})
+	if chordDebug.err != "" {
+		t.Fatal(chordDebug.err)
 	}
+	return chordDebug.stdout, chordDebug.dir
+}
+
+// checkChordDeepOnlineDebugging checks stdout, the output of args run with
+// --reports dir, as TestEmulateDeepOnlineDebuggingChord describes, and
+// runs args again (the same predictions) and with the correction (none).
+func checkChordDeepOnlineDebugging(t *testing.T, args []string, stdout, dir string) {
+	t.Helper()
 	var out emulateOutput
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatal(err)
@@ -80,7 +127,7 @@ func TestEmulateDeepOnlineDebuggingChord(t *testing.T) {
 	}
 
 	// With the paper's correction there is nothing to predict.
-	code, stdout, stderr = runCLI(append(args, "--fix", "self-predecessor")...)
+	code, stdout, stderr = runCLI(append(slices.Clone(args), "--fix", "self-predecessor")...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

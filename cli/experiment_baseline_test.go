@@ -9,10 +9,25 @@ import (
 )
 
 // macemc-baseline runs deep online debugging and then BFS from 5 nodes,
-// and accounts for every violation found online.
+// and accounts for every violation found online. The online half is
+// TestEmulateDeepOnlineDebuggingChord's run (7,000 states per round, seed
+// 28, the rounds' liveness walks off: see there), the offline half a BFS
+// bounded by 2,000 states, so that it stops on states, not on time (a 1 h
+// budget it never reaches: no wall-clock dependence).
+// TestExperimentMaceMCBaselineLong, in cli_long_test.go, runs it with
+// --mode debug's 50,000 states per round, its walks and seed 1 (17 s of
+// CPU under the race detector, 2.5 s here) and a BFS of 20,000 states.
 func TestExperimentMaceMCBaseline(t *testing.T) {
-	code, stdout, stderr := runCLI("experiment", "macemc-baseline", "--service", "chord", "--nodes", "10", "--duration", "20s",
-		"--churn", "0", "--budget", "500ms", "--bfs-states", "20000", "--json")
+	checkMaceMCBaseline(t, 3600, 2000, "experiment", "macemc-baseline", "--service", "chord", "--nodes", "10", "--duration", "20s",
+		"--churn", "0", "--steer-states", "7000", "--seed", "28", "--walks", "0", "--budget", "1h", "--bfs-states", "2000", "--json")
+}
+
+// checkMaceMCBaseline runs args, an 'experiment macemc-baseline' of 10
+// Chord nodes whose BFS has the given budget (seconds) and unique-state
+// bound, and checks both halves of its output.
+func checkMaceMCBaseline(t *testing.T, budgetSeconds float64, bfsStates uint64, args ...string) {
+	t.Helper()
+	code, stdout, stderr := runCLI(args...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -27,7 +42,7 @@ func TestExperimentMaceMCBaseline(t *testing.T) {
 		t.Fatalf("violations %+v", out.Violations)
 	}
 	off := out.Offline
-	if off.Nodes != 5 || off.BudgetSeconds != 0.5 || off.Unique == 0 || off.Unique > 20000 || off.Depth == 0 || off.Stop == "" || !strings.Contains(off.Faults, "breaks=1") {
+	if off.Nodes != 5 || off.BudgetSeconds != budgetSeconds || off.Unique == 0 || off.Unique > bfsStates || off.Depth == 0 || off.Stop == "" || !strings.Contains(off.Faults, "breaks=1") {
 		t.Fatalf("offline half: %+v", off)
 	}
 	for _, v := range out.Violations {

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -10,10 +11,11 @@ import (
 // n1 sending two messages to n2 (MaceMC's case), up to four packets lost,
 // walks of 100 steps biased as MaceMC biases them (a packet is far more
 // likely to arrive, or, while the drop budget lasts, to be lost, than a
-// retransmission timer to fire). --budget 0: the walks must not stop at
-// the default 30s on a loaded machine.
-func maceTransportWalk(fix ...string) []string {
-	args := []string{"check", "--service", "macetransport", "--nodes", "2", "--strategy", "walk", "--walks", "5000",
+// retransmission timer to fire); the README takes up to 5,000 walks.
+// --budget 0: the walks must not stop at the default 30s on a loaded
+// machine.
+func maceTransportWalk(walks int, fix ...string) []string {
+	args := []string{"check", "--service", "macetransport", "--nodes", "2", "--strategy", "walk", "--walks", strconv.Itoa(walks),
 		"--drops", "4", "--dinit", "5", "--dmax", "100", "--weights", "timer=1,datagram=20,drop=200", "--seed", "2",
 		"--budget", "0", "--json"}
 	return append(args, fix...)
@@ -26,9 +28,18 @@ func maceTransportWalk(fix ...string) []string {
 // SYN 2001 and its four retransmissions lost but the last, the fifth
 // timeout closing the connection (SYN 6001), SYN 6001 then the stale SYN
 // 2001 delivered. With the correction (monotone-syn) the same walks all
-// reach a live state.
+// reach a live state. The suspect is the 45th walk: this test takes 500
+// walks (the corrected service's 5,000, in the README's command, took
+// 1.7 s of CPU under the race detector: TestCheckReproducesMaceMCTransportBugLong
+// in cli_long_test.go).
 func TestCheckReproducesMaceMCTransportBug(t *testing.T) {
-	out := macetransportCheckJSON(t, maceTransportWalk()...)
+	checkMaceTransportBug(t, 500)
+}
+
+// checkMaceTransportBug checks the reproduction with at most walks walks.
+func checkMaceTransportBug(t *testing.T, walks int) {
+	t.Helper()
+	out := macetransportCheckJSON(t, maceTransportWalk(walks)...)
 	l := out.Liveness
 	if l == nil || l.Verdict != "C1" || l.Action != "n1 deliver-datagram macetransport.Ack from n2" || l.Critical != 12 {
 		t.Fatalf("liveness %+v", l)
@@ -60,8 +71,8 @@ func TestCheckReproducesMaceMCTransportBug(t *testing.T) {
 		t.Fatalf("live path %q does not share the suspect's first %d steps", l.LivePath, l.Critical)
 	}
 
-	out = macetransportCheckJSON(t, maceTransportWalk("--fix", "monotone-syn")...)
-	if l := out.Liveness; l == nil || l.Walks != 5000 || l.Live != 5000 || l.Suspects != 0 || l.Verdict != "" {
+	out = macetransportCheckJSON(t, maceTransportWalk(walks, "--fix", "monotone-syn")...)
+	if l := out.Liveness; l == nil || l.Walks != walks || l.Live != walks || l.Suspects != 0 || l.Verdict != "" {
 		t.Fatalf("fixed: liveness %+v", l)
 	}
 }

@@ -346,27 +346,52 @@ func checkRootSnapshot(t *testing.T, doc report.Snapshot, root node.ID, spec nod
 
 // buildBinary builds cmd/crystalball into a temporary directory (with the
 // race detector when the tests run with it, reusing their compiled
-// packages) and returns its path; it skips the test without a go tool.
+// packages) once per test binary, and returns its path; it skips the test
+// without a go tool. The multi-process tests share the binary (each link
+// under the race detector costs about 1.3 s of CPU).
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool in PATH to build the binary")
+	builtBinary.once.Do(func() {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			builtBinary.skip = "no go tool in PATH to build the binary"
+			return
+		}
+		dir, err := sharedTempDir("crystalball-bin")
+		if err != nil {
+			builtBinary.err = err.Error()
+			return
+		}
+		bin := filepath.Join(dir, "crystalball")
+		buildArgs := []string{"build", "-o", bin}
+		if raceEnabled {
+			buildArgs = append(buildArgs, "-race")
+		}
+		// A hang guard: the build takes about a second.
+		buildCtx, cancelBuild := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancelBuild()
+		started := time.Now()
+		build := exec.CommandContext(buildCtx, goBin, append(buildArgs, "../cmd/crystalball")...)
+		if out, err := build.CombinedOutput(); err != nil {
+			builtBinary.err = fmt.Sprintf("go %v: %v\n%s", buildArgs, err, out)
+			return
+		}
+		builtBinary.path = bin
+		builtBinary.log = fmt.Sprintf("built %s in %v (race detector: %v)", bin, time.Since(started).Round(time.Millisecond), raceEnabled)
+	})
+	switch {
+	case builtBinary.skip != "":
+		t.Skip(builtBinary.skip)
+	case builtBinary.err != "":
+		t.Fatal(builtBinary.err)
 	}
-	bin := filepath.Join(t.TempDir(), "crystalball")
-	buildArgs := []string{"build", "-o", bin}
-	if raceEnabled {
-		buildArgs = append(buildArgs, "-race")
-	}
-	buildCtx, cancelBuild := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancelBuild()
-	started := time.Now()
-	build := exec.CommandContext(buildCtx, goBin, append(buildArgs, "../cmd/crystalball")...)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go %v: %v\n%s", buildArgs, err, out)
-	}
-	t.Logf("built %s in %v (race detector: %v)", bin, time.Since(started).Round(time.Millisecond), raceEnabled)
-	return bin
+	t.Log(builtBinary.log)
+	return builtBinary.path
+}
+
+var builtBinary struct {
+	once                 sync.Once
+	path, log, skip, err string
 }
 
 // TestNodeProcessesFormAndRepairARandTree builds the binary, runs five
@@ -609,11 +634,13 @@ func TestNodeReportsReplay(t *testing.T) {
 // Every wait on a node in these tests is a hang guard, not a timing
 // assertion: the nodes run under the race detector on machines that also
 // run other test binaries, which can slow them tenfold, so the bounds are
-// generous and a passing test never waits for them.
+// generous and a passing test never waits for them. Every wait polls.
 const (
 	// clusterDeadline bounds a whole cluster test (forming, converging,
-	// stopping).
-	clusterDeadline = 90 * time.Second
+	// stopping): the longest, TestNodeProcessesFormAndRepairARandTree,
+	// takes about 8 s on a quiet machine, so this is about 40 times its
+	// need (go test's own -timeout of make test is 30 minutes).
+	clusterDeadline = 5 * time.Minute
 	// httpTimeout bounds one request to a node's status server.
 	httpTimeout = 30 * time.Second
 )

@@ -11,14 +11,21 @@ import (
 // cannot join): three nodes, one reset, walks biased MaceMC-style (rare
 // timers and resets) that may count as live only after 300 steps, so that
 // a walk whose reset comes after the ring formed is judged on what follows.
+// The walks are 400 steps long (--dmax): the critical-transition search,
+// about a dozen probes of 20 walks each, costs in proportion, 11 s of CPU
+// under the race detector at the 1,000 steps of pastryBugArgsLong, 3.8 s
+// at 400. The suspect (the 10th walk, seed 1) and its critical transition
+// are the same at 400, 500, 600 and 1,000 steps (at 700 the probes judge
+// an unrelated late step critical); the fixed service's 100 walks are all
+// live at either length.
 var pastryBugArgs = []string{"check", "--service", "pastry", "--nodes", "3", "--strategy", "walk", "--budget", "0",
-	"--resets", "1", "--walks", "100", "--dinit", "300", "--dmax", "1000", "--weights", "timer=0.02,reset=0.05",
+	"--resets", "1", "--walks", "100", "--dinit", "300", "--dmax", "400", "--weights", "timer=0.02,reset=0.05",
 	"--seed", "1", "--json"}
 
 // runPastryCheck runs args (plus extra) and decodes the JSON output.
-func runPastryCheck(t *testing.T, extra ...string) checkOutput {
+func runPastryCheck(t *testing.T, args []string, extra ...string) checkOutput {
 	t.Helper()
-	code, stdout, stderr := runCLI(append(slices.Clone(pastryBugArgs), extra...)...)
+	code, stdout, stderr := runCLI(append(slices.Clone(args), extra...)...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -41,7 +48,14 @@ func runPastryCheck(t *testing.T, extra ...string) checkOutput {
 // it n1 did not know X and would have answered the Join itself. With the
 // correction (--fix rapid-rejoin) the same walks find nothing.
 func TestCheckReproducesMaceMCPastryBug(t *testing.T) {
-	l := runPastryCheck(t).Liveness
+	checkPastryBug(t, pastryBugArgs)
+}
+
+// checkPastryBug checks the reproduction by args, pastryBugArgs or
+// pastryBugArgsLong.
+func checkPastryBug(t *testing.T, args []string) {
+	t.Helper()
+	l := runPastryCheck(t, args).Liveness
 	if l == nil || l.Verdict != "C1" || l.Action != "n1 deliver-datagram pastry.Announce from n2" {
 		t.Fatalf("liveness %+v", l)
 	}
@@ -69,7 +83,7 @@ func TestCheckReproducesMaceMCPastryBug(t *testing.T) {
 		t.Fatalf("after the critical step: %q", after[:min(len(after), 40)])
 	}
 
-	fixed := runPastryCheck(t, "--fix", "rapid-rejoin").Liveness
+	fixed := runPastryCheck(t, args, "--fix", "rapid-rejoin").Liveness
 	if fixed == nil || fixed.Verdict != "" || fixed.Suspects != 0 || fixed.Walks != 100 || fixed.Live != 100 {
 		t.Fatalf("fixed: %+v", fixed)
 	}

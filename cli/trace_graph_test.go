@@ -205,12 +205,10 @@ func TestTraceShowEmulationTrace(t *testing.T) {
 // TestTraceShowPredictionReport: the Mdb views work on a prediction report
 // of emulate --mode debug (Chord's PredSelfImpliesSuccSelf, predicted from
 // a snapshot): the last step's states, a DOT graph, a scripted session.
+// The run is TestEmulateDeepOnlineDebuggingChord's (chordDebugRun, made
+// once per test binary).
 func TestTraceShowPredictionReport(t *testing.T) {
-	dir := t.TempDir()
-	code, stdout, stderr := runCLI("emulate", "--service", "chord", "--nodes", "10", "--duration", "20s", "--churn", "0", "--mode", "debug", "--walks", "0", "--json", "--reports", dir)
-	if code != exitOK {
-		t.Fatalf("emulate: exit %d: %s", code, stderr)
-	}
+	stdout, _ := chordDebugRun(t)
 	var out emulateOutput
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatal(err)

@@ -82,7 +82,7 @@ func walkReport(t *testing.T) (string, checkOutput) {
 			walkReportErr = err.Error()
 			return
 		}
-		dir, err := os.MkdirTemp("", "trace-walk")
+		dir, err := sharedTempDir("trace-walk")
 		if err != nil {
 			walkReportErr = err.Error()
 			return
@@ -98,10 +98,30 @@ func walkReport(t *testing.T) (string, checkOutput) {
 	return walkReportFile, walkReportOut
 }
 
+// sharedDirs are the directories sharedTempDir made, removed by TestMain.
+var (
+	sharedDirsMu sync.Mutex
+	sharedDirs   []string
+)
+
+// sharedTempDir makes a temporary directory for a result that several
+// tests share (computed once per test binary, under a sync.Once): it
+// outlives the test that happens to compute it, until TestMain removes it.
+func sharedTempDir(pattern string) (string, error) {
+	dir, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", err
+	}
+	sharedDirsMu.Lock()
+	defer sharedDirsMu.Unlock()
+	sharedDirs = append(sharedDirs, dir)
+	return dir, nil
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if walkReportFile != "" {
-		os.RemoveAll(filepath.Dir(walkReportFile))
+	for _, dir := range sharedDirs {
+		os.RemoveAll(dir)
 	}
 	os.Exit(code)
 }

@@ -274,14 +274,16 @@ func actionString(a Action[ActorAction]) string {
 // TestPackRoundTrip explores every packModels configuration with packed
 // levels and checks every unique state's round trip (checkRoundTrip), and
 // that the packed search finds exactly the states, level by level, that
-// the Checker finds.
-func TestPackRoundTrip(t *testing.T) {
+// the Checker finds. It explores two levels less than packModel.maxDepth
+// (about 800 states in all; every action kind of c.kinds is taken);
+// TestPackRoundTripFull (make test-long) explores to maxDepth.
+func TestPackRoundTrip(t *testing.T) { checkPackRoundTrip(t, 2) }
+
+// checkPackRoundTrip is TestPackRoundTrip to depth packModel.maxDepth-less.
+func checkPackRoundTrip(t *testing.T, less int) {
 	for _, c := range packModels(t) {
 		t.Run(c.name, func(t *testing.T) {
-			depth := c.maxDepth
-			if raceEnabled {
-				depth-- // a level less: the race detector slows handlers tenfold
-			}
+			depth := c.maxDepth - less
 			got := packedBFS(t, c.m, depth, 1, true)
 			res, err := NewChecker(c.m).Strategy(BFS).MaxDepth(depth).Workers(1).Run(context.Background())
 			if err != nil {
@@ -305,9 +307,13 @@ func TestPackRoundTrip(t *testing.T) {
 // state, every state reached by Next from an unpacked parent (so with
 // interning at creation), each checked with checkRoundTrip and for its
 // incremental fingerprint; a walk goes on from the unpacked state, as a
-// packed search does.
-func TestPackRandomWalks(t *testing.T) {
-	const seed, walks, steps = 17, 40, 80
+// packed search does. It takes 10 walks of 80 steps per configuration;
+// TestPackRandomWalksFull (make test-long) takes 40.
+func TestPackRandomWalks(t *testing.T) { checkPackRandomWalks(t, 17, 10, 80) }
+
+// checkPackRandomWalks is TestPackRandomWalks with walks walks of steps
+// steps per configuration, drawn from seed.
+func checkPackRandomWalks(t *testing.T, seed uint64, walks, steps int) {
 	t.Logf("seed %d", seed)
 	for _, c := range packModels(t) {
 		t.Run(c.name, func(t *testing.T) {
@@ -340,13 +346,18 @@ func TestPackRandomWalks(t *testing.T) {
 
 // TestPackConcurrent runs the packed search with several goroutines
 // interning into one packer at once (run it with -race), and checks that
-// the counts do not depend on their number.
-func TestPackConcurrent(t *testing.T) {
+// the counts do not depend on their number. It explores Chord and Paxos
+// two levels less than packModel.maxDepth; TestPackConcurrentFull (make
+// test-long) one level less.
+func TestPackConcurrent(t *testing.T) { checkPackConcurrent(t, 2) }
+
+// checkPackConcurrent is TestPackConcurrent to depth packModel.maxDepth-less.
+func checkPackConcurrent(t *testing.T, less int) {
 	for _, c := range packModels(t)[1:3] {
 		t.Run(c.name, func(t *testing.T) {
-			one := packedBFS(t, c.m, c.maxDepth-1, 1, false)
+			one := packedBFS(t, c.m, c.maxDepth-less, 1, false)
 			for _, workers := range []int{2, 4} {
-				got := packedBFS(t, c.m, c.maxDepth-1, workers, workers == 2)
+				got := packedBFS(t, c.m, c.maxDepth-less, workers, workers == 2)
 				if got.unique != one.unique || !slices.Equal(got.depthCounts, one.depthCounts) {
 					t.Fatalf("%d workers: %d unique %v, one worker: %d unique %v", workers, got.unique, got.depthCounts, one.unique, one.depthCounts)
 				}

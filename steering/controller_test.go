@@ -63,6 +63,8 @@ func controller(t *testing.T, mode steering.Mode, spec node.Spec, self node.ID) 
 		Faults:   consequence.Faults{Resets: 1, SilentResets: true},
 		// The paper's filter: drop the Join and reset the connection.
 		BreakConnection: true,
+		// A tenth of the default walk budget (see Figure2WalkSteps).
+		MaxWalkSteps: steering.Figure2WalkSteps,
 	}, self)
 	if err != nil {
 		t.Fatal(err)

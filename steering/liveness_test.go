@@ -118,8 +118,16 @@ func startSnapshot(t *testing.T, spec node.Spec, ids []node.ID, gatherer node.ID
 // delivering the ping first; n2, whose event the critical transition is,
 // installs a filter against it in mode Steer once walks with the filter in
 // place all reach the pong, and n1 (no event of its own on the path) has
-// no filter to offer.
-func TestLivenessDeadEnd(t *testing.T) {
+// no filter to offer. Walks of 40 steps: every probe of a dead state walks
+// its full length ProbeWalks times, so the length sets the cost (about
+// 34,000 steps for the three rounds); the latch's dead end and its live
+// path are a handful of steps long. TestLivenessDeadEndDefaultDepth (make
+// test-long) takes the default DefaultWalkDepth.
+func TestLivenessDeadEnd(t *testing.T) { checkLivenessDeadEnd(t, 40) }
+
+// checkLivenessDeadEnd is TestLivenessDeadEnd with walks of depth steps
+// (Config.WalkDepth; 0 takes the default).
+func checkLivenessDeadEnd(t *testing.T, depth int) {
 	spec := latchSpec()
 	snap := startSnapshot(t, spec, []node.ID{1, 2, 3}, 2)
 	for _, tc := range []struct {
@@ -131,7 +139,7 @@ func TestLivenessDeadEnd(t *testing.T) {
 		{steering.Steer, 2, "n2: drop latch.Jam from n3"},
 		{steering.Steer, 1, ""},
 	} {
-		c, err := steering.New(steering.Config{Mode: tc.mode, Spec: spec, WalkSeed: 2, ProbeWalks: 20,
+		c, err := steering.New(steering.Config{Mode: tc.mode, Spec: spec, WalkSeed: 2, ProbeWalks: 20, WalkDepth: depth,
 			// Every kind of event equally likely, and room for the probes.
 			WalkWeights: map[consequence.ActorActionKind]float64{}, MaxWalkSteps: 1_000_000}, tc.self)
 		if err != nil {

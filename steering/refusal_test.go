@@ -15,13 +15,16 @@ import (
 // a round with the default refusal budget of the command's steering modes
 // (one refused send, emulation.ModeRefusals) explores exactly what it
 // explores without one — the same states, predictions and filters — from
-// the paper's Figure 2 state, its liveness walks included.
+// the paper's Figure 2 state, its liveness walks included. The walks get
+// 5,000 steps (MaxWalkSteps): the round's two walks and part of the judgement
+// of its suspect, as with the default 40,000, which the judgement spends too
+// (BudgetSpent either way) at twice the cost of the whole rest of the round.
 func TestRefusalBudgetIsFreeWithoutTrySend(t *testing.T) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	s := figure2Snapshot(t, spec)
 	round := func(refusals int) string {
 		ctl, err := steering.New(steering.Config{Mode: steering.Steer, Spec: spec, Workload: paper.Figure2Workload,
-			Faults: consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Refusals: refusals}}, 9)
+			Faults: consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Refusals: refusals}, MaxWalkSteps: 5000}, 9)
 		if err != nil {
 			t.Fatal(err)
 		}

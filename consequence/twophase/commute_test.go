@@ -40,19 +40,27 @@ func TestCommute(t *testing.T) {
 
 // TestPartialOrderCounts pins the transitions BFS takes with sleep sets
 // against TLC's counts without, and checks that the states, their depths
-// and the violations are the same.
+// and the violations are the same. 2PC-7 (2.7 million transitions, 3.3 s
+// of the test's 4.5 s under the race detector) is TestPartialOrderCounts7
+// in make test-long.
 func TestPartialOrderCounts(t *testing.T) {
-	cases := []struct {
-		rms           int
-		bug           bool
-		full, withPOR uint64 // transitions (generated)
-	}{
+	checkPartialOrderCounts(t, []partialOrderCase{
 		{3, false, 1146, 550},
 		{5, false, 58146, 18478},
-		{7, false, 2744706, 642510},
 		{3, true, 3417, 1367},
 		{5, true, 305569, 83583},
-	}
+	})
+}
+
+// partialOrderCase is a configuration of TestPartialOrderCounts with its
+// pinned transition counts.
+type partialOrderCase struct {
+	rms           int
+	bug           bool
+	full, withPOR uint64 // transitions (generated)
+}
+
+func checkPartialOrderCounts(t *testing.T, cases []partialOrderCase) {
 	for _, tc := range cases {
 		for _, workers := range []int{1, 4} {
 			t.Run(fmt.Sprintf("rms=%d/bug=%v/workers=%d", tc.rms, tc.bug, workers), func(t *testing.T) {

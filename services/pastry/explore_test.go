@@ -80,16 +80,28 @@ func liveModel(t *testing.T, h *nodetest.Harness, opts Options) *consequence.Act
 	return m
 }
 
+// walkBudget is the liveness search's budget: walks of dmax steps, and k
+// walks per probe of the critical-transition search.
+type walkBudget struct{ dmax, k int }
+
+var (
+	// quickWalks are the quick tests' walks: 600 steps, 10 per probe.
+	quickWalks = walkBudget{dmax: 600, k: 10}
+	// maceMCWalks are MaceMC-sized walks: 1,000 steps, 20 per probe (the
+	// default K).
+	maceMCWalks = walkBudget{dmax: 1000, k: 20}
+)
+
 // walkFromSteadyState runs the liveness search with MaceMC's bias (timers
 // and resets rarer than deliveries; a walk counts as live only after 300
-// steps, so that the reset has happened).
-func walkFromSteadyState(t *testing.T, opts Options, seed uint64) *consequence.LivenessResult[*consequence.GlobalState, consequence.ActorAction] {
+// steps, so that the reset has happened), 100 walks within budget.
+func walkFromSteadyState(t *testing.T, opts Options, seed uint64, budget walkBudget) *consequence.LivenessResult[*consequence.GlobalState, consequence.ActorAction] {
 	t.Helper()
 	h := scriptPrefix(t, "testdata/rapid-rejoin.txt", "reset n30")
 	m := liveModel(t, h, opts)
 	res, err := consequence.FindLivenessViolation(context.Background(), m, m.Properties(), nil,
 		consequence.LivenessOptions[consequence.ActorAction]{Walk: consequence.WalkOptions[consequence.ActorAction]{
-			Seed: seed, Walks: 100, DMax: 1000, DInit: 300,
+			Seed: seed, Walks: 100, DMax: budget.dmax, DInit: 300, K: budget.k,
 			Weight: consequence.KindWeights(map[consequence.ActorActionKind]float64{
 				consequence.ActTimer: 0.02, consequence.ActReset: 0.05,
 			}),
@@ -107,9 +119,21 @@ func walkFromSteadyState(t *testing.T, opts Options, seed uint64) *consequence.L
 // itself (seed 1: n20's, step 1) — from the state before it every walk
 // converges, from the state after it none does — and after it X's Joins
 // are routed back to X and dropped.
+//
+// The quick test walks 600 steps (300 past the warm-up) with 10 walks per
+// probe; the dead probes, every one a full walk, are nearly all its cost.
+// With seed 1 it finds the same suspect and critical step as with
+// MaceMC-sized walks (1,000 steps, 20 per probe:
+// TestPrefixWalksFindTheRapidRejoinBugMaceMCWalks in explore_long_test.go),
+// and so do seeds 2 and 3 (n40's reset, step 1, at both sizes).
 func TestPrefixWalksFindTheRapidRejoinBug(t *testing.T) {
+	checkPrefixWalksFindTheRapidRejoinBug(t, quickWalks)
+}
+
+func checkPrefixWalksFindTheRapidRejoinBug(t *testing.T, budget walkBudget) {
+	t.Helper()
 	const seed = 1
-	res := walkFromSteadyState(t, byID(), seed)
+	res := walkFromSteadyState(t, byID(), seed, budget)
 	if res.Suspect == nil || res.Critical == nil || res.Critical.Verdict != consequence.C1 {
 		t.Fatalf("seed=%d: no C1 suspect in %d walks (%d live)", seed, res.Walks, res.Live)
 	}
@@ -150,10 +174,16 @@ func TestPrefixWalksFindTheRapidRejoinBug(t *testing.T) {
 }
 
 // TestPrefixWalksFindNothingWithTheCorrection: the same walks with the
-// correction all converge.
+// correction all converge (explore_long_test.go repeats it with
+// MaceMC-sized walks).
 func TestPrefixWalksFindNothingWithTheCorrection(t *testing.T) {
+	checkPrefixWalksFindNothingWithTheCorrection(t, quickWalks)
+}
+
+func checkPrefixWalksFindNothingWithTheCorrection(t *testing.T, budget walkBudget) {
+	t.Helper()
 	const seed = 1
-	res := walkFromSteadyState(t, byID().Fixed(), seed)
+	res := walkFromSteadyState(t, byID().Fixed(), seed, budget)
 	if res.Suspect != nil {
 		t.Fatalf("seed=%d: suspect with the correction: %v", seed, res.Critical)
 	}

@@ -38,26 +38,40 @@ func symModel(t testing.TB, n int, proposers []node.ID, opts paxos.Options, faul
 	return m
 }
 
-// TestSymmetryCounts pins BFS to depth 8 of correct Paxos among members
+// symmetryCount is a row of checkSymmetryCounts: the unique states of
+// correct Paxos among members 1..n, plain without symmetry and sym with it.
+type symmetryCount struct {
+	n          int
+	plain, sym uint64
+}
+
+// TestSymmetryCounts pins BFS to depth 7 of correct Paxos among members
 // 1..n where only n1 proposes, with and without symmetry reduction over the
-// acceptors 2..n: the unique states fall from 1,833 to 1,113 (3 members),
-// 3,209 to 1,073 (4) and 6,393 to 1,135 (5), the same for 1 and 2 workers,
-// with no violation either way.
+// acceptors 2..n: the unique states fall from 863 to 541 (3 members), 1,513
+// to 541 (4) and 2,809 to 565 (5), the same for 1 and 2 workers, with no
+// violation either way. (TestSymmetryCountsDepth8, in
+// symmetry_long_test.go, pins depth 8, where the searches keep about twice
+// as many states.)
 func TestSymmetryCounts(t *testing.T) {
-	for _, tc := range []struct {
-		n          int
-		plain, sym uint64
-	}{{3, 1833, 1113}, {4, 3209, 1073}, {5, 6393, 1135}} {
+	checkSymmetryCounts(t, 7, []symmetryCount{{3, 863, 541}, {4, 1513, 541}, {5, 2809, 565}})
+}
+
+// checkSymmetryCounts runs BFS to depth on every row's model with and
+// without symmetry, with 1 and 2 workers, and requires the row's unique
+// states, the full depth and no violation.
+func checkSymmetryCounts(t *testing.T, depth int, rows []symmetryCount) {
+	t.Helper()
+	for _, tc := range rows {
 		for _, workers := range []int{1, 2} {
 			for _, sym := range []bool{false, true} {
 				m := symModel(t, tc.n, []node.ID{1}, paxos.Options{}, consequence.Faults{}, sym)
-				res, err := consequence.NewChecker(m).Properties(m.Properties()...).MaxDepth(8).Workers(workers).Run(t.Context())
+				res, err := consequence.NewChecker(m).Properties(m.Properties()...).MaxDepth(depth).Workers(workers).Run(t.Context())
 				if err != nil {
 					t.Fatal(err)
 				}
 				want := map[bool]uint64{false: tc.plain, true: tc.sym}[sym]
-				if res.Unique != want || res.Depth != 8 || len(res.Violations) != 0 {
-					t.Fatalf("n=%d symmetry=%v workers=%d: %d unique to depth %d, violations %v; want %d", tc.n, sym, workers, res.Unique, res.Depth, res.Violations, want)
+				if res.Unique != want || res.Depth != depth || len(res.Violations) != 0 {
+					t.Fatalf("n=%d symmetry=%v workers=%d: %d unique to depth %d, violations %v; want %d to depth %d", tc.n, sym, workers, res.Unique, res.Depth, res.Violations, want, depth)
 				}
 			}
 		}
@@ -67,8 +81,14 @@ func TestSymmetryCounts(t *testing.T) {
 // roundOne runs Paxos among members 1..4 (proposers 1 and 2) by hand until
 // node 1's value v1 is accepted and learned by 1, 3 and 4, every message to
 // node 2 lost, and returns the nodes' checkpoints: a gathered snapshot in
-// which 3 and 4 are alike and node 2 has yet to propose.
-func roundOne(t testing.TB, spec node.Spec) []consequence.Checkpoint {
+// which 3 and 4 are alike and node 2 has yet to propose (nothing is in
+// flight).
+//
+// With secondRound it goes on along the path of bug1's violation: n2
+// proposes v2, n1 (which accepted v1) promises, n2 receives that Promise and
+// its own Prepare; the snapshot then has n2's Promise to itself and its
+// Prepares to n3 and n4 in flight, and 3 and 4 are still alike.
+func roundOne(t testing.TB, spec node.Spec, secondRound bool) ([]consequence.Checkpoint, []node.Envelope) {
 	t.Helper()
 	at := consequence.DefaultStart
 	cores := map[node.ID]*node.Core{}
@@ -97,6 +117,25 @@ func roundOne(t testing.TB, spec node.Spec) []consequence.Checkpoint {
 			step(env.To, node.Event{Kind: node.EventMessage, From: env.From, Msg: env.Msg})
 		}
 	}
+	if secondRound {
+		// deliver delivers the first message in flight from one node to
+		// another (FIFO per channel).
+		deliver := func(from, to node.ID) {
+			t.Helper()
+			for i, env := range queue {
+				if env.From == from && env.To == to {
+					queue = append(queue[:i:i], queue[i+1:]...)
+					step(to, node.Event{Kind: node.EventMessage, From: from, Msg: env.Msg})
+					return
+				}
+			}
+			t.Fatalf("no message in flight from %v to %v", from, to)
+		}
+		step(2, node.Event{Kind: node.EventApp, Msg: paxos.Propose{Value: paxos.ValueOf(2)}})
+		deliver(2, 1) // Prepare
+		deliver(1, 2) // Promise, with v1 accepted
+		deliver(2, 2) // Prepare
+	}
 	var cps []consequence.Checkpoint
 	for id := node.ID(1); id <= 4; id++ {
 		b, err := cores[id].Checkpoint()
@@ -105,44 +144,71 @@ func roundOne(t testing.TB, spec node.Spec) []consequence.Checkpoint {
 		}
 		cps = append(cps, consequence.Checkpoint{ID: id, Bytes: b, At: cores[id].Now()})
 	}
-	return cps
+	return cps, queue
 }
 
-// TestSymmetrySameViolations: from a snapshot after a first round that
-// chose v1 (roundOne), with bug1 BFS to depth 13 finds OneValueChosen
-// violated at depth 10 and OneValueLearned at depth 13 (n2's second round
+// symmetryViolations is what checkSymmetrySameViolations expects of
+// roundOne's snapshot (with or without secondRound): BFS to depth finds,
+// with bug1, OneValueChosen violated at depth chosen and OneValueLearned at
+// depth learned, keeping plain unique states without symmetry and sym with
+// it.
+type symmetryViolations struct {
+	secondRound     bool
+	depth           int
+	chosen, learned int
+	plain, sym      uint64
+}
+
+// TestSymmetrySameViolations: from a snapshot in n2's second round
+// (roundOne with secondRound: n2 holds n1's Promise, which carries v1, and
+// its Prepares to n3 and n4 are in flight), with bug1 BFS to depth 9 finds
+// OneValueChosen violated at depth 6 and OneValueLearned at depth 9 (n2
 // takes the value of the last Promise, its own empty one, and gets v2
 // accepted), with and without symmetry over the acceptors n3 and n4, along
 // the same paths, with partial-order reduction on or off; symmetry keeps
-// 37,156 states instead of 65,461. The paths
-// and the violations' reports replay to violating states. With bug1 fixed there is no violation.
+// 8,603 states instead of 16,389. The paths and the violations' reports
+// replay to violating states. With bug1 fixed there is no violation.
+//
+// The snapshot is the one after round one of
+// TestSymmetrySameViolationsAfterRoundOne (symmetry_long_test.go, depth
+// 13) four steps further along the same violating path, stopping before
+// the first step that tells n3 from n4: the four searches keep about a
+// fifth of the states.
 func TestSymmetrySameViolations(t *testing.T) {
+	checkSymmetrySameViolations(t, symmetryViolations{secondRound: true, depth: 9, chosen: 6, learned: 9, plain: 16389, sym: 8603})
+}
+
+// checkSymmetrySameViolations runs BFS to want.depth from roundOne's
+// snapshot with bug1 and without, with symmetry and without, and checks
+// the violations, their paths, their reports and the unique states.
+func checkSymmetrySameViolations(t *testing.T, want symmetryViolations) {
+	t.Helper()
 	for _, bug := range []bool{true, false} {
 		opts := paxos.Options{BugLastPromise: bug, Members: []node.ID{1, 2, 3, 4}, Proposers: []node.ID{1, 2}}
 		spec := paxos.NewSpec(opts)
-		cps := roundOne(t, spec)
+		cps, inFlight := roundOne(t, spec, want.secondRound)
 		// (Symmetric searches take no sleep sets, so one run with symmetry
 		// stands for both settings of partial-order reduction.)
 		var paths [2]string
 		for k, sym := range []bool{false, true} {
-			m, err := consequence.NewActorModelFromCheckpoints(spec, cps, nil, consequence.ActorOptions{Symmetry: sym})
+			m, err := consequence.NewActorModelFromCheckpoints(spec, cps, inFlight, consequence.ActorOptions{Symmetry: sym})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := fmt.Sprint(m.SymmetryGroups()); sym && got != "[[n3 n4]]" {
 				t.Fatalf("groups %s", got)
 			}
-			res, err := consequence.NewChecker(m).Properties(m.Properties()...).MaxDepth(13).MaxStates(0).Run(t.Context())
+			res, err := consequence.NewChecker(m).Properties(m.Properties()...).MaxDepth(want.depth).MaxStates(0).Run(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bug {
-				if len(res.Violations) != 0 || res.Depth != 13 {
+				if len(res.Violations) != 0 || res.Depth != want.depth {
 					t.Fatalf("correct Paxos, symmetry=%v: violations %v, depth %d", sym, res.Violations, res.Depth)
 				}
 				continue
 			}
-			want := map[bool]uint64{false: 65461, true: 37156}[sym]
+			wantUnique := map[bool]uint64{false: want.plain, true: want.sym}[sym]
 			var got string
 			for _, v := range res.Violations {
 				got += fmt.Sprintf("%s@%d ", v.Property, v.Depth)
@@ -161,8 +227,9 @@ func TestSymmetrySameViolations(t *testing.T) {
 					t.Fatalf("symmetry=%v: report of %s: %v", sym, v.Property, err)
 				}
 			}
-			if res.Unique != want || got != paxos.OneValueChosen+"@10 "+paxos.OneValueLearned+"@13 " {
-				t.Fatalf("symmetry=%v: %d unique, violations %s; want %d", sym, res.Unique, got, want)
+			wantViolations := fmt.Sprintf("%s@%d %s@%d ", paxos.OneValueChosen, want.chosen, paxos.OneValueLearned, want.learned)
+			if res.Unique != wantUnique || got != wantViolations {
+				t.Fatalf("symmetry=%v: %d unique, violations %s; want %d, %s", sym, res.Unique, got, wantUnique, wantViolations)
 			}
 		}
 		if paths[0] != paths[1] {

@@ -2,6 +2,7 @@ package randtree_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,6 +34,31 @@ func emulate(t *testing.T, seed uint64, opts randtree.Options, churn emulation.C
 		t.Fatalf("seed=%d: %v", seed, err)
 	}
 	return r, e
+}
+
+// The churn of TestEmulatedChurnShowsThePapersInconsistencies and
+// TestEmulatedChurnWithCorrections: one leave or join a second from 30 s to
+// 40 minutes, then 5 minutes to heal.
+var (
+	churn40      = emulation.ChurnConfig{Rate: 1, After: 30 * time.Second, Until: 40 * time.Minute}
+	churn40Heal  = 45 * time.Minute
+	papersMu     sync.Mutex
+	papersChurns = map[uint64]emulation.Result{}
+)
+
+// papersChurn is the paper's code's run under churn40 with seed. Both
+// churn tests use the same runs, and a run is a pure function of its seed:
+// each is emulated once per test binary, not once per test.
+func papersChurn(t *testing.T, seed uint64) emulation.Result {
+	t.Helper()
+	papersMu.Lock()
+	defer papersMu.Unlock()
+	if r, ok := papersChurns[seed]; ok {
+		return r
+	}
+	r, _ := emulate(t, seed, randtree.DefaultOptions(), churn40, churn40Heal)
+	papersChurns[seed] = r
+	return r
 }
 
 func safetyCount(r emulation.Result, name string) int64 {
@@ -73,10 +99,9 @@ func TestEmulatedTreeConvergesWithoutChurn(t *testing.T) {
 // Under churn the paper's code reaches inconsistent states, and after the
 // churn stops the tree heals (liveness holds at the end).
 func TestEmulatedChurnShowsThePapersInconsistencies(t *testing.T) {
-	churn := emulation.ChurnConfig{Rate: 1, After: 30 * time.Second, Until: 40 * time.Minute}
 	var total map[string]int64 = map[string]int64{}
 	for seed := uint64(1); seed <= 3; seed++ {
-		r, _ := emulate(t, seed, randtree.DefaultOptions(), churn, 45*time.Minute)
+		r := papersChurn(t, seed)
 		if r.Churn.Leaves < 20 {
 			t.Fatalf("seed=%d: only %d churn leaves in 40 minutes", seed, r.Churn.Leaves)
 		}
@@ -99,10 +124,9 @@ func TestEmulatedChurnShowsThePapersInconsistencies(t *testing.T) {
 // With every correction applied the same churn leaves fewer inconsistent
 // states — none of bugs 1 and 3 — and the tree still heals.
 func TestEmulatedChurnWithCorrections(t *testing.T) {
-	churn := emulation.ChurnConfig{Rate: 1, After: 30 * time.Second, Until: 40 * time.Minute}
 	for seed := uint64(1); seed <= 3; seed++ {
-		buggy, _ := emulate(t, seed, randtree.DefaultOptions(), churn, 45*time.Minute)
-		fixed, _ := emulate(t, seed, randtree.AllFixes(), churn, 45*time.Minute)
+		buggy := papersChurn(t, seed)
+		fixed, _ := emulate(t, seed, randtree.AllFixes(), churn40, churn40Heal)
 		requireLive(t, seed, fixed)
 		for _, name := range []string{randtree.ChildrenSiblingsDisjoint, randtree.RootHasNoSiblings} {
 			if n := safetyCount(fixed, name); n != 0 {

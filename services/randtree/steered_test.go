@@ -13,26 +13,35 @@ import (
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
+// steeredRun is the size of a steered churn run: nodes joining through
+// n1, running for duration with churn from 30 s to churnUntil.
+type steeredRun struct {
+	nodes      int
+	duration   time.Duration
+	churnUntil time.Duration
+}
+
 // steered runs the paper's code under churn with every node checkpointing
 // every 10 s and, unless mode is Off and immediate false, a steering
 // controller beside every node.
-func steered(t *testing.T, seed uint64, mode steering.Mode, immediate bool) emulation.Result {
+func steered(t *testing.T, size steeredRun, seed uint64, mode steering.Mode, immediate bool) emulation.Result {
 	t.Helper()
 	cfg := emulation.Config{
 		Spec:     randtree.NewSpec(randtree.DefaultOptions()),
-		Nodes:    25,
+		Nodes:    size.nodes,
 		Seed:     seed,
-		Duration: 20 * time.Minute,
+		Duration: size.duration,
 		Workload: func(node.ID, bool) []node.Message {
 			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1}}}
 		},
-		Churn:     emulation.ChurnConfig{Rate: 1, After: 30 * time.Second, Until: 15 * time.Minute},
+		Churn:     emulation.ChurnConfig{Rate: 1, After: 30 * time.Second, Until: size.churnUntil},
 		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: 10 * time.Second, GatherInterval: 10 * time.Second}},
 	}
 	if mode != steering.Off || immediate {
 		cfg.Steering = &emulation.SteeringConfig{
 			// The walks (liveness) are off: this test is about safety
-			// steering, and 25 nodes walking every 10 s would take minutes.
+			// steering, and every node walking every 10 s would take
+			// minutes.
 			Controller: steering.Config{Mode: mode, Faults: consequence.Faults{Resets: 1, SilentResets: true}, MaxStates: 500, Walks: -1},
 			Immediate:  immediate,
 		}
@@ -60,16 +69,31 @@ func inconsistent(r emulation.Result) int64 {
 // Under churn, with the immediate safety check alone and with steering and
 // the check, every liveness property holds at the end of the heal phase —
 // which, on RandTree, takes the intervention budget: the correction a
-// disowned child needs passes through a state the check rejects (seed 3
-// leaves three orphans behind without the budget) — and steering really
-// predicts, installs filters and vetoes.
+// disowned child needs passes through a state the check rejects — and
+// steering really predicts, installs filters and vetoes.
+//
+// This is the quick version: 8 nodes, 5 virtual minutes, churn until 3
+// minutes (TestSteeredChurnStaysLiveAtScale, in steered_long_test.go, runs
+// 25 nodes for 20 minutes). Seed 3 was kept from the 25-node test after a
+// sweep of seeds 1-8 at this size: every assertion holds with it, and it
+// still needs the intervention budget — with MaxInterventions -1 the
+// immediate and steered runs end with ParentChildAgree broken (so do seeds
+// 2, 5 and 7; seeds 1, 4 and 6 heal without the budget and seed 8 never
+// vetoes).
 func TestSteeredChurnStaysLive(t *testing.T) {
-	const seed = 3
-	off := steered(t, seed, steering.Off, false)
-	imm := steered(t, seed, steering.Off, true)
-	steer := steered(t, seed, steering.Steer, true)
-	t.Logf("seed=%d inconsistent states: off %d, immediate %d, steer+immediate %d; steering %+v",
-		seed, inconsistent(off), inconsistent(imm), inconsistent(steer), *steer.Steering)
+	checkSteeredChurnStaysLive(t, steeredRun{nodes: 8, duration: 5 * time.Minute, churnUntil: 3 * time.Minute}, 3)
+}
+
+// checkSteeredChurnStaysLive runs the paper's code without steering, with
+// the immediate check alone and with steering and the check, and requires
+// that steering acts and that every run ends live.
+func checkSteeredChurnStaysLive(t *testing.T, size steeredRun, seed uint64) {
+	t.Helper()
+	off := steered(t, size, seed, steering.Off, false)
+	imm := steered(t, size, seed, steering.Off, true)
+	steer := steered(t, size, seed, steering.Steer, true)
+	t.Logf("%d nodes, seed=%d inconsistent states: off %d, immediate %d, steer+immediate %d; steering %+v",
+		size.nodes, seed, inconsistent(off), inconsistent(imm), inconsistent(steer), *steer.Steering)
 	if s := steer.Steering; s.Rounds == 0 || len(s.Predicted) == 0 || s.FiltersInstalled == 0 || s.Vetoes == 0 {
 		t.Errorf("seed=%d: steering did nothing: %+v", seed, *s)
 	}

@@ -1,5 +1,0 @@
-//go:build !race
-
-package consequence
-
-const raceEnabled = false

@@ -1,0 +1,23 @@
+//go:build long
+
+package pastry_test
+
+import "testing"
+
+// This file is long: the ten-minute emulations (`crystalball emulate
+// --service pastry --nodes 10 --churn 2/m --duration 10m`) took about 4 s
+// (rapid rejoin, 6 runs) and 3 s (slow rejoin, 4 runs) of CPU under the
+// race detector. TestEmulatedRapidRejoin and TestEmulatedSlowRejoinHeals
+// cover the same behaviour in `make test` with five-minute runs.
+
+// TestEmulatedRapidRejoinTenMinutes is TestEmulatedRapidRejoin in
+// ten-minute runs (seeds 1-10 give the same contrast; 1-3 are run).
+func TestEmulatedRapidRejoinTenMinutes(t *testing.T) {
+	checkRapidRejoin(t, tenMinutes)
+}
+
+// TestEmulatedSlowRejoinHealsTenMinutes is TestEmulatedSlowRejoinHeals in
+// ten-minute runs.
+func TestEmulatedSlowRejoinHealsTenMinutes(t *testing.T) {
+	checkSlowRejoinHeals(t, tenMinutes)
+}
