@@ -14,23 +14,24 @@ import (
 )
 
 // Deep online debugging on Chord: with --mode debug two nodes (n1, the
-// bootstrap, and n6) gather their neighbourhoods every 10 s and predict.
-// From n6's first snapshot, consequence prediction with a silent reset and
-// a broken connection finds the paper's Figure 10 inconsistency
+// bootstrap, and n6) gather their neighbourhoods every 10 s, at start and
+// when their neighbourhoods change, and predict. From their first
+// snapshots, consequence prediction with a silent reset and a broken
+// connection finds the paper's Figure 10 inconsistency
 // (PredSelfImpliesSuccSelf: a node that rejoins through n1 ends as its own
-// predecessor); every distinct prediction is written as a report that
-// 'trace show' replays; the run is a pure function of its seed; with the
-// paper's correction nothing is predicted. The rounds' liveness walks are
-// off (--walks 0): they are tested on their own.
+// predecessor), n1 and n6 both; every distinct prediction is written as a
+// report that 'trace show' replays; the run is a pure function of its
+// seed; with the paper's correction it is not predicted. The rounds'
+// liveness walks are off (--walks 0): they are tested on their own.
 //
 // The quick test searches 7,000 states per round instead of --mode debug's
 // 50,000 (each round's search is what costs: 2 rounds of 50,000 states
 // took 14.7 s of CPU per run under the race detector, 3 runs 41 s; at
 // 7,000, 2.3 s). Seed 28 was chosen by running seeds 1..40 at 7,000
-// states: in most of them no round reaches depth 7 within the budget, or
-// n1's round predicts first; seed 28 is the first in which n6's first
-// round (at 11.2 s) predicts it, as seed 1 does at the default 50,000
-// (TestEmulateDeepOnlineDebuggingChordLong, in cli_long_test.go).
+// states, when nodes gathered only on the period: it was the first in
+// which n6's first round (at 11.2 s) predicted it, as seed 1 does at the
+// default 50,000 (TestEmulateDeepOnlineDebuggingChordLong, in
+// cli_long_test.go). With the early gathers n1 predicts it at 9.2 s.
 func TestEmulateDeepOnlineDebuggingChord(t *testing.T) {
 	stdout, dir := chordDebugRun(t)
 	checkChordDeepOnlineDebugging(t, chordDebugArgs, stdout, dir)
@@ -71,6 +72,21 @@ func chordDebugRun(t *testing.T) (stdout, dir string) {
 	return chordDebug.stdout, chordDebug.dir
 }
 
+// figure10 returns the first prediction of PredSelfImpliesSuccSelf, the
+// paper's Figure 10 (the zero prediction if there is none). Since nodes
+// gather at start and on neighbourhood changes (snapshot.Config.
+// GatherSettle), n1 predicts a NodeOrdering race (Figure 11's family) at
+// 7.9 s, before n6's first round: the order of the two is not what these
+// tests are about.
+func figure10(ps []predictionOut) predictionOut {
+	for _, p := range ps {
+		if p.Property == chord.PredSelfImpliesSuccSelf {
+			return p
+		}
+	}
+	return predictionOut{}
+}
+
 // checkChordDeepOnlineDebugging checks stdout, the output of args run with
 // --reports dir, as TestEmulateDeepOnlineDebuggingChord describes, and
 // runs args again (the same predictions) and with the correction (none).
@@ -86,8 +102,8 @@ func checkChordDeepOnlineDebugging(t *testing.T, args []string, stdout, dir stri
 	if len(out.Predictions) == 0 {
 		t.Fatalf("nothing predicted: %s", stdout)
 	}
-	p := out.Predictions[0]
-	if p.Property != chord.PredSelfImpliesSuccSelf || p.Node != 6 || p.FirstPredictedS < 10 || p.FirstPredictedS > 20 || p.Depth != 7 ||
+	p := figure10(out.Predictions)
+	if p.Property != chord.PredSelfImpliesSuccSelf || !slices.Contains(p.Predictors, 6) || p.FirstPredictedS > 20 || p.Depth != 7 ||
 		!strings.HasPrefix(p.Shape, "A reset silent; A app chord.JoinOverlay; B deliver chord.FindPred from A") || p.Report == "" {
 		t.Fatalf("first prediction %+v", p)
 	}
@@ -107,7 +123,7 @@ func checkChordDeepOnlineDebugging(t *testing.T, args []string, stdout, dir stri
 		t.Fatalf("%d report files for %d predictions", len(files), len(out.Predictions))
 	}
 	code, shown, stderr := runCLI("trace", "show", p.Report)
-	if code != exitOK || !strings.Contains(shown, "predicted by n6") || !strings.Contains(shown, "violation of "+chord.PredSelfImpliesSuccSelf) {
+	if code != exitOK || !strings.Contains(shown, fmt.Sprintf("predicted by %v", p.Node)) || !strings.Contains(shown, "violation of "+chord.PredSelfImpliesSuccSelf) {
 		t.Fatalf("trace show %s: exit %d %s\n%s", p.Report, code, stderr, shown)
 	}
 

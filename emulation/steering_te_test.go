@@ -71,7 +71,10 @@ func TestEmulatorPostponesFilteredTransportError(t *testing.T) {
 	run := func(steer bool) (emulation.Result, []emulation.Intervention) {
 		var seen []emulation.Intervention
 		cfg := emulation.Config{Spec: waitSpec, Nodes: 2, Seed: 1, Duration: 40 * time.Second, StartSpread: time.Millisecond,
-			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherInterval: 2 * time.Second}}}
+			// Gathers on the period only (GatherSettle -1), so that the
+			// retries spend the budget before a round sees the answer:
+			// the escalation below is part of what this test pins.
+			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherInterval: 2 * time.Second, GatherSettle: -1}}}
 		if steer {
 			cfg.Steering = &emulation.SteeringConfig{
 				Controller: steering.Config{Mode: steering.Steer, Faults: consequence.Faults{Breaks: 1},

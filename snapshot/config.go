@@ -21,6 +21,12 @@ const (
 	// it records to close before it is sent with the open ones marked
 	// incomplete.
 	DefaultRecordTimeout = 2 * time.Second
+	// DefaultGatherSettle is how long after a start or a change of the
+	// neighbourhood a node with periodic gathers gathers by default
+	// (Config.GatherSettle): long enough for a join's reply to arrive on
+	// a wide-area link (a few round trips of 50–150 ms), short against the
+	// 300 ms to seconds that a join or a restart leaves a race open.
+	DefaultGatherSettle = 500 * time.Millisecond
 	// DefaultMaxRounds bounds the rounds of one gather (retries after
 	// negative answers and restarts after neighbourhood changes).
 	DefaultMaxRounds = 4
@@ -90,6 +96,21 @@ type Config struct {
 	// gather start a new gather at once (checked after every core step; a
 	// change during a gather always starts a new round).
 	GatherOnChange bool
+	// GatherSettle is the no-blind-start rule of periodic gathers (a
+	// positive GatherInterval): the first gather comes GatherSettle after
+	// Start (and after a Reset), not a whole GatherInterval later, and a
+	// change of the neighbourhood since the last gather (a join, a new
+	// child, a member gone) starts one GatherSettle after it was first
+	// seen; changes within that time coalesce into one gather, so a
+	// neighbourhood in flux gathers at most once per GatherSettle for its
+	// changes. A node that waited a whole period could neither predict nor
+	// check anything that happened before its first snapshot, and the
+	// first moments after a start, a join or a neighbour's reset are when
+	// the races steering is for happen. A gather for any reason restarts
+	// the period. Zero means DefaultGatherSettle; negative turns the rule
+	// off (the first gather a GatherInterval after Start, none on a change
+	// unless GatherOnChange). Without a GatherInterval it does nothing.
+	GatherSettle time.Duration
 	// GatherTimeout bounds one gather round. Zero means
 	// DefaultGatherTimeout.
 	GatherTimeout time.Duration
@@ -160,6 +181,7 @@ func DefaultConfig() Config {
 		GatherTimeout:     DefaultGatherTimeout,
 		RecordTimeout:     DefaultRecordTimeout,
 		MaxRounds:         DefaultMaxRounds,
+		GatherSettle:      DefaultGatherSettle,
 		Quota:             DefaultQuota,
 		RecentWindow:      DefaultRecentWindow,
 		MaxRecentPeers:    DefaultMaxRecentPeers,
@@ -208,6 +230,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxRounds == 0 {
 		c.MaxRounds = DefaultMaxRounds
+	}
+	if c.GatherSettle == 0 {
+		c.GatherSettle = DefaultGatherSettle
 	}
 	if c.Quota == 0 {
 		c.Quota = DefaultQuota

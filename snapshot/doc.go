@@ -65,7 +65,11 @@
 // # Gathering
 //
 // Gather (or Config.GatherInterval) starts a round for cut cr = cn+1 (the
-// gatherer checkpoints at cr). The neighbourhood is the service's
+// gatherer checkpoints at cr). With periodic gathers a node is never blind
+// for a whole period (Config.GatherSettle): it gathers shortly after it
+// starts or resets, and shortly after its neighbourhood changes (a join, a
+// new child, a member gone), changes coalescing, and every gather restarts
+// the period. The neighbourhood is the service's
 // node.Neighborer, or else the peers it exchanged messages with in the last
 // Config.RecentWindow. The gatherer sends Request{cr, members} to each
 // member. A member with cn < cr checkpoints now, stamped cr; otherwise it

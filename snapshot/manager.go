@@ -162,6 +162,10 @@ type Manager struct {
 
 	nextInc    time.Time
 	nextGather time.Time
+	// changeGather is when a change of the neighbourhood seen since the
+	// last gather is due to start one (Config.GatherSettle; zero: none
+	// pending).
+	changeGather time.Time
 
 	answers []*answer
 	g       *gatherState
@@ -239,8 +243,12 @@ func (m *Manager) Start(now time.Time) Effects {
 
 func (m *Manager) restartClocks() {
 	m.nextInc = m.now.Add(m.cfg.Interval)
+	m.changeGather = time.Time{}
 	if m.cfg.GatherInterval > 0 {
 		m.nextGather = m.now.Add(m.cfg.GatherInterval)
+		if m.settles() {
+			m.nextGather = m.now.Add(m.cfg.GatherSettle)
+		}
 	}
 	m.refilled = m.now
 	m.absTokens = m.absBurst()
@@ -448,11 +456,29 @@ func (m *Manager) AfterStep(now time.Time) Effects {
 		}
 	case m.cfg.GatherOnChange && m.lastMembers != nil:
 		if !slices.Equal(m.members(), m.lastMembers) {
-			m.g = &gatherState{started: m.now}
-			m.startRound(m.nextCut())
+			m.startGather()
+		}
+	case m.settles() && m.lastMembers != nil && m.changeGather.IsZero():
+		if !slices.Equal(m.members(), m.lastMembers) {
+			m.changeGather = m.now.Add(m.cfg.GatherSettle)
 		}
 	}
 	return m.fx
+}
+
+// settles reports whether the no-blind-start rule is on
+// (Config.GatherSettle with periodic gathers).
+func (m *Manager) settles() bool { return m.cfg.GatherInterval > 0 && m.cfg.GatherSettle > 0 }
+
+// startGather starts a gather now, for any reason: the periodic one and
+// a pending change-triggered one are due again from now.
+func (m *Manager) startGather() {
+	m.changeGather = time.Time{}
+	if m.cfg.GatherInterval > 0 {
+		m.nextGather = m.now.Add(m.cfg.GatherInterval)
+	}
+	m.g = &gatherState{started: m.now}
+	m.startRound(m.nextCut())
 }
 
 // Gather starts gathering a snapshot of the neighbourhood now. The result
@@ -466,8 +492,7 @@ func (m *Manager) Gather(now time.Time) (Effects, error) {
 	if m.g != nil {
 		return m.fx, ErrGatherInProgress
 	}
-	m.g = &gatherState{started: m.now}
-	m.startRound(m.nextCut())
+	m.startGather()
 	return m.fx, nil
 }
 
@@ -498,10 +523,12 @@ func (m *Manager) Tick(now time.Time) (Effects, error) {
 		}
 		m.checkRound()
 	}
-	if m.cfg.GatherInterval > 0 && m.g == nil && !m.now.Before(m.nextGather) {
-		m.nextGather = m.now.Add(m.cfg.GatherInterval)
-		m.g = &gatherState{started: m.now}
-		m.startRound(m.nextCut())
+	switch {
+	case m.g != nil:
+	case m.cfg.GatherInterval > 0 && !m.now.Before(m.nextGather):
+		m.startGather()
+	case !m.changeGather.IsZero() && !m.now.Before(m.changeGather):
+		m.startGather()
 	}
 	return m.fx, nil
 }
@@ -519,8 +546,13 @@ func (m *Manager) NextTick() time.Time {
 		if m.g.deadline.Before(t) {
 			t = m.g.deadline
 		}
-	} else if m.cfg.GatherInterval > 0 && m.nextGather.Before(t) {
-		t = m.nextGather
+	} else {
+		if m.cfg.GatherInterval > 0 && m.nextGather.Before(t) {
+			t = m.nextGather
+		}
+		if !m.changeGather.IsZero() && m.changeGather.Before(t) {
+			t = m.changeGather
+		}
 	}
 	return t
 }

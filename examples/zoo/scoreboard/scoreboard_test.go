@@ -61,11 +61,11 @@ func TestScoreboardOneCase(t *testing.T) {
 	}
 	want := map[string]figures{
 		"bug off":    {violations: 5, episodes: 2, breaks: 4, first: 21911 * time.Millisecond, predicted: -1},
-		"bug debug":  {breaks: 4, first: -1, predicted: 17900 * time.Millisecond, rounds: 5},
-		"bug steer":  {breaks: 4, first: -1, predicted: 17900 * time.Millisecond, rounds: 1},
+		"bug debug":  {breaks: 4, first: -1, predicted: 9062 * time.Millisecond, rounds: 6},
+		"bug steer":  {breaks: 4, first: -1, predicted: 19062 * time.Millisecond, rounds: 1},
 		"twin off":   {breaks: 4, first: -1, predicted: -1},
-		"twin debug": {breaks: 4, first: -1, predicted: 17900 * time.Millisecond, rounds: 5},
-		"twin steer": {breaks: 4, first: -1, predicted: 17900 * time.Millisecond, rounds: 1},
+		"twin debug": {breaks: 4, first: -1, predicted: 9062 * time.Millisecond, rounds: 6},
+		"twin steer": {breaks: 4, first: -1, predicted: 19062 * time.Millisecond, rounds: 1},
 	}
 	for name, r := range map[string]scoreboard.RunResult{"bug off": s.Bug.Off, "bug debug": s.Bug.Debug, "bug steer": s.Bug.Steer,
 		"twin off": s.Twin.Off, "twin debug": s.Twin.Debug, "twin steer": s.Twin.Steer} {
@@ -80,7 +80,7 @@ func TestScoreboardOneCase(t *testing.T) {
 	text := res.String()
 	for _, line := range []string{
 		"lock   MutualExclusion  1/1        1/1      1/1 (5 states)  0/1 (0 states)  1/1 (100%)  1/1         0/3",
-		"lock seed 1 bug:  off 5 states violated from 0:21.910 | debug predicted at 0:17.900 (5 rounds)",
+		"lock seed 1 bug:  off 5 states violated from 0:21.910 | debug predicted at 0:09.062 (6 rounds)",
 	} {
 		if !strings.Contains(text, line) {
 			t.Errorf("text lacks %q:\n%s", line, text)
