@@ -436,7 +436,7 @@ func bulletConfig(cfg BulletOverheadConfig, opts bullet.Options, with bool, o *b
 	// predicting (ModeConfig picks DebugPredictors of them).
 	snaps, steer := emulation.ModeConfig(steering.Debug, cfg.Nodes, false)
 	snaps.Gatherers, steer.Predictors = nil, nil
-	snaps.Manager.Interval, snaps.Manager.GatherInterval = cfg.Snapshots, cfg.Snapshots
+	snaps.Manager.Interval, snaps.Manager.GatherInterval, snaps.Manager.GatherSettle = cfg.Snapshots, cfg.Snapshots, periodicOnly
 	snaps.Manager.BandwidthBits = float64(cfg.SnapshotBandwidth)
 	// Snapshot messages wait behind blocks at the uplinks: the timeouts
 	// and last round that let gathers complete there.

@@ -263,7 +263,7 @@ func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, erro
 		Seed:        cfg.Seed,
 		Duration:    cfg.Duration,
 		Workload:    bootstrapJoin,
-		Snapshots:   &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: cfg.Snapshots, GatherInterval: cfg.Snapshots}},
+		Snapshots:   &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: cfg.Snapshots, GatherInterval: cfg.Snapshots, GatherSettle: periodicOnly}},
 		OnStep:      jt.step,
 	}
 	if cfg.ChurnPerMinute > 0 {

@@ -480,7 +480,7 @@ func paxosScenario(ctx context.Context, set paxosSettings, seed uint64, gap time
 		StartSpread: paxosStartSpread,
 	}
 	if mode != steering.Off || immediate {
-		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: set.snapEvery, GatherInterval: set.snapEvery}}
+		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: set.snapEvery, GatherInterval: set.snapEvery, GatherSettle: periodicOnly}}
 		cfg.Steering = &emulation.SteeringConfig{
 			Controller: steering.Config{
 				Mode:         mode,
