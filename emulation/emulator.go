@@ -634,6 +634,12 @@ func (e *Emulator) kept(n *emNode, o node.Outcome, label string, in *node.Envelo
 	case n.faultAt:
 		return
 	}
+	if ev.Kind == node.EventMessage && node.IsLayerMessage(ev.Msg) {
+		// Another layer's own message (a steering request), which that
+		// layer consumed: layer traffic, not an intervention.
+		e.st.protocol++
+		return
+	}
 	if !o.Retried {
 		e.intervene(n, ev, label, o.Verdict)
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // Access links (see the package documentation, "Bandwidth and send
@@ -204,7 +203,7 @@ func (e *Emulator) uplink(from *emNode, p *peer, env *node.Envelope, size int) t
 		p.sq.push(done, size)
 	}
 	wait := start - e.now
-	layer := snapshot.IsProtocol(env.Msg)
+	layer := node.IsLayerMessage(env.Msg)
 	e.count(from, func(c *linkCounters) {
 		if layer {
 			c.layerBytes += int64(size)

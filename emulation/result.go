@@ -105,7 +105,8 @@ type MessageStats struct {
 	// or refused connection. Every drop is covered by a transport error
 	// scheduled for its sender (unless the sender itself reset first).
 	Dropped int64 `json:"dropped"`
-	// Protocol counts snapshot protocol messages delivered to managers.
+	// Protocol counts the layers' own messages their layers consumed
+	// (snapshot protocol messages, steering requests and answers).
 	Protocol int64 `json:"protocol,omitempty"`
 	// Filtered counts messages that arrived but that steering (a filter or
 	// the immediate safety check) kept from the service.

@@ -81,7 +81,8 @@ type NetworkEvent struct {
 	// CN is the checkpoint number the envelope carries.
 	CN  uint64
 	Msg node.Message
-	// Protocol is set for snapshot protocol messages.
+	// Protocol is set for a layer's own messages (node.LayerMessage:
+	// snapshot protocol messages, steering requests).
 	Protocol bool
 	// Datagram is set for a datagram (node.Env.SendDatagram): unordered,
 	// never recorded in a snapshot's channel state, so a checker of
@@ -96,7 +97,8 @@ type SnapshotResult struct {
 	// Gathers and Failures count completed and given-up gathers.
 	Gathers  int64 `json:"gathers"`
 	Failures int64 `json:"failures"`
-	// ProtocolMessages counts delivered protocol messages.
+	// ProtocolMessages counts delivered layer messages (snapshot protocol,
+	// steering requests).
 	ProtocolMessages int64 `json:"protocol_messages"`
 }
 
@@ -154,7 +156,7 @@ func (e *Emulator) observeNet(kind NetworkEventKind, id uint64, from, to node.ID
 	if e.cfg.OnNetwork == nil {
 		return
 	}
-	e.emitNet(NetworkEvent{Kind: kind, ID: id, From: from, To: to, CN: cn, Msg: msg, Protocol: snapshot.IsProtocol(msg)})
+	e.emitNet(NetworkEvent{Kind: kind, ID: id, From: from, To: to, CN: cn, Msg: msg, Protocol: node.IsLayerMessage(msg)})
 }
 
 // emitNet numbers and timestamps ev and hands it to Config.OnNetwork.

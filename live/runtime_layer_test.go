@@ -18,6 +18,7 @@ import (
 type probe struct{ Seq int }
 
 func (probe) MessageType() string { return "test.probe" }
+func (probe) LayerMessage()       {}
 
 // probeLayer stamps every service send with CN 42, sends a probe to peer
 // on every tick (every 30ms), consumes the probes it receives, and records

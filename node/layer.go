@@ -77,6 +77,24 @@ type Layer interface {
 	NextTick() time.Time
 }
 
+// LayerMessage marks a message type of a layer's own (one Layer.Messages
+// returns): a snapshot protocol message, a steering request. The service
+// never sees one; a snapshot does not record one as in flight (the
+// explorer replays the service's traffic, not the layers'); shells count
+// them apart from the service's messages. Every message type a layer
+// registers implements it.
+type LayerMessage interface {
+	Message
+	// LayerMessage marks the type; it does nothing.
+	LayerMessage()
+}
+
+// IsLayerMessage reports whether m is a layer's own message (LayerMessage).
+func IsLayerMessage(m Message) bool {
+	_, ok := m.(LayerMessage)
+	return ok
+}
+
 // Host is the node a Layer runs beside, as the layer may read it: a *Core
 // satisfies it, and a live.Runtime gives its layers a LayerHost. Its methods may
 // be called only from within the layer's hooks (on the core goroutine,

@@ -156,6 +156,9 @@ func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
 			if m == nil {
 				return nil, fmt.Errorf("node: layer %T: nil message prototype", l)
 			}
+			if !IsLayerMessage(m) {
+				return nil, fmt.Errorf("node: layer %T: message type %s does not implement node.LayerMessage", l, m.MessageType())
+			}
 			p.protos = append(p.protos, m)
 			p.own[m.MessageType()] = true
 		}

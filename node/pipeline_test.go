@@ -12,6 +12,7 @@ import (
 type proto struct{ N int }
 
 func (proto) MessageType() string { return "test.proto" }
+func (proto) LayerMessage()       {}
 
 // gateLayer postpones timers and app calls named in hold, drops (and
 // breaks for) notes whose text is in drop, stamps CN 7 on every send,

@@ -371,6 +371,11 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 		m.onAck(env.From, msg)
 	default:
 		deliver = true
+		if node.IsLayerMessage(env.Msg) {
+			// Another layer's message (steering's): not the service's
+			// traffic, so neither a neighbour's sign nor channel state.
+			break
+		}
 		if env.From != m.self {
 			m.recent[env.From] = m.now
 		}

@@ -27,6 +27,9 @@ type Request struct {
 // MessageType implements node.Message.
 func (Request) MessageType() string { return "snapshot.Request" }
 
+// LayerMessage marks a snapshot protocol message (node.LayerMessage).
+func (Request) LayerMessage() {}
+
 // Marker closes the channel it travels on for every cut up to its envelope's
 // CN: it carries no data of its own.
 type Marker struct {
@@ -36,6 +39,9 @@ type Marker struct {
 
 // MessageType implements node.Message.
 func (Marker) MessageType() string { return "snapshot.Marker" }
+
+// LayerMessage marks a snapshot protocol message (node.LayerMessage).
+func (Marker) LayerMessage() {}
 
 // Encodings of Response.State.
 const (
@@ -75,6 +81,9 @@ type Response struct {
 
 // MessageType implements node.Message.
 func (Response) MessageType() string { return "snapshot.Response" }
+
+// LayerMessage marks a snapshot protocol message (node.LayerMessage).
+func (Response) LayerMessage() {}
 
 // Channel record flags.
 const (
@@ -132,6 +141,9 @@ type Negative struct {
 // MessageType implements node.Message.
 func (Negative) MessageType() string { return "snapshot.Negative" }
 
+// LayerMessage marks a snapshot protocol message (node.LayerMessage).
+func (Negative) LayerMessage() {}
+
 // Ack acknowledges the checkpoint with xxh3 hash Hash received in a
 // Response: the responder may use it as the base of its next delta to the
 // acknowledging node. An Ack of a hash the responder did not send (Hash 0:
@@ -145,6 +157,9 @@ type Ack struct {
 
 // MessageType implements node.Message.
 func (Ack) MessageType() string { return "snapshot.Ack" }
+
+// LayerMessage marks a snapshot protocol message (node.LayerMessage).
+func (Ack) LayerMessage() {}
 
 // Messages returns prototypes of the protocol's messages, for a shell's
 // registry (alongside the service's Spec.Messages).

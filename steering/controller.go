@@ -185,6 +185,9 @@ type Config struct {
 	Arrivals int
 	// NoArrivals turns the environment search off.
 	NoArrivals bool
+	// Requests bounds the steering requests this node sends and admits
+	// (mode Steer; request.go): zero fields take their defaults.
+	Requests RequestConfig
 }
 
 // DefaultFullDepth is the depth of a round's exhaustive near future by
@@ -245,6 +248,7 @@ func DefaultConfig() Config {
 		MaxSuspects:        DefaultMaxSuspects,
 		LiveFraction:       DefaultLiveFraction,
 		WalkWeights:        DefaultWalkWeights(),
+		Requests:           DefaultRequestConfig(),
 	}
 }
 
@@ -312,6 +316,10 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Arrivals == 0 {
 		c.Arrivals = DefaultArrivals
 	}
+	var err2 error
+	if c.Requests, err2 = c.Requests.withDefaults(); err2 != nil {
+		return c, err2
+	}
 	return c, nil
 }
 
@@ -348,6 +356,14 @@ type Prediction struct {
 	// (SnapshotOptions.Arrivals): zero for the snapshot's members alone,
 	// Config.Arrivals for a prediction of the environment search.
 	Arrivals int
+	// Remote is the filter at another member of the snapshot that stops
+	// the path's earliest event a filter can stop, when that event is not
+	// this node's (nil otherwise): what a steering request asks its owner
+	// for (request.go).
+	Remote *Filter
+	// Requested is the node whose steering request this path came from
+	// (node.None for the node's own predictions).
+	Requested node.ID
 }
 
 // RoundReport is what one round did.
@@ -386,6 +402,13 @@ type RoundReport struct {
 	// none: no liveness property, Config.Walks negative, or a reused
 	// round). Its prediction, if any, is in Predictions.
 	Liveness *LivenessOutcome
+	// Requests are the steering requests the round sends (mode Steer):
+	// for predictions whose earliest event a filter can stop is another
+	// member's, the filter at that member (Prediction.Remote) that passed
+	// this node's check. Answers are the round's decisions on the
+	// requests other nodes sent this one (request.go).
+	Requests []Request
+	Answers  []RequestAnswer
 	// Reused is set when the snapshot's global state (node states,
 	// timers, pending calls, messages in flight, connections) was that of
 	// the last completed round: the round took that round's predictions
@@ -423,6 +446,11 @@ type Stats struct {
 	// snapshots and every step it took; DeadEnds the liveness predictions
 	// (dead ends: verdict C1), which Predicted counts by property too.
 	Walks, WalkSteps, DeadEnds uint64
+	// RequestsSent counts the steering requests this node's rounds sent;
+	// RequestsAccepted and RequestsRefused its rounds' decisions on the
+	// requests of others (request.go); the layer counts the rest
+	// (LayerStatus).
+	RequestsSent, RequestsAccepted, RequestsRefused uint64
 }
 
 // Controller is the execution-steering controller of one node: it
@@ -455,6 +483,8 @@ type Controller struct {
 	memo *roundMemo
 	// known is the immediate check's merged view (immediate.go).
 	known *knownView
+	// pending are the steering requests for the next round (setRequests).
+	pending []pendingRequest
 }
 
 // knownCheckpoint is a member's checkpoint and when its snapshot completed.
@@ -611,36 +641,78 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 		}
 		props = append(props, ap)
 	}
+	reqs := c.pending
+	c.pending = nil
 	walks := len(c.live) > 0 && c.cfg.Walks > 0
 	if len(props) == 0 && !walks {
-		return rep, nil
+		return rep, c.answerPending(ctx, m, props, reqs, snap.At, rep)
 	}
 	steer := c.cfg.Mode == Steer
 	fp := m.Start().Fingerprint()
 	if c.reuse(fp, rep) {
-		return rep, nil
+		return rep, c.answerPending(ctx, m, props, reqs, snap.At, rep)
 	}
-	var installed filterSet
-	if len(props) > 0 {
-		if installed, err = c.predictSafety(ctx, m, props, steer, rep); err != nil {
-			return rep, err
-		}
-		if err := c.searchArrivals(ctx, snap, props, rep); err != nil {
-			return rep, err
-		}
-	}
-	if walks {
-		if installed, err = c.predictLiveness(ctx, m, props, steer, installed, rep); err != nil {
-			return rep, err
-		}
+	installed, err := c.predict(ctx, snap, m, props, steer, walks, rep)
+	if err != nil {
+		return rep, err
 	}
 	c.stats.StatesExplored += rep.States
 	rep.Installed = slices.Clone(installed)
 	if ctx.Err() == nil {
 		c.memo = &roundMemo{fp: fp, present: rep.Present, predictions: rep.Predictions, installed: rep.Installed}
 	}
-	return rep, nil
+	return rep, c.answerPending(ctx, m, props, reqs, snap.At, rep)
 }
+
+// predict is a round's exploration proper: safety (with the steering
+// requests of mode Steer and the environment search), then liveness. It
+// returns the round's own filters.
+func (c *Controller) predict(ctx context.Context, snap *snapshot.Snapshot, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], steer, walks bool, rep *RoundReport) (filterSet, error) {
+	var installed filterSet
+	var err error
+	if len(props) > 0 {
+		if installed, err = c.predictSafety(ctx, m, props, steer, rep); err != nil {
+			return installed, err
+		}
+		if steer && !c.cfg.Requests.Off {
+			if err := c.requestRemote(ctx, m, props, installed, snap.CN, rep); err != nil {
+				return installed, err
+			}
+		}
+		if err := c.searchArrivals(ctx, snap, props, rep); err != nil {
+			return installed, err
+		}
+	}
+	if walks {
+		if installed, err = c.predictLiveness(ctx, m, props, steer, installed, rep); err != nil {
+			return installed, err
+		}
+	}
+	return installed, nil
+}
+
+// answerPending decides on the steering requests handed to the round
+// (setRequests): accepted filters join rep.Installed (and rep.Reinstalled,
+// which a cancelled round still installs: they are checked), every
+// decision rep.Answers. The memo of the round does not include them: a
+// later round reinstalls them by replaying their paths.
+func (c *Controller) answerPending(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], reqs []pendingRequest, at time.Time, rep *RoundReport) error {
+	if len(reqs) == 0 {
+		return nil
+	}
+	before := len(rep.Installed)
+	installed, err := c.answerRequests(ctx, m, props, slices.Clone(filterSet(rep.Installed)), reqs, at, rep)
+	for _, f := range installed[before:] {
+		rep.Installed = append(rep.Installed, f)
+		rep.Reinstalled = append(rep.Reinstalled, f)
+	}
+	return err
+}
+
+// setRequests hands the controller the steering requests its layer
+// admitted, for its next Explore. The Layer calls it on the runner's side,
+// before Explore.
+func (c *Controller) setRequests(reqs []pendingRequest) { c.pending = append(c.pending, reqs...) }
 
 // predictSafety replays the stored error paths, explores with consequence
 // prediction and, in mode Steer (steer), checks the filters the new
@@ -675,6 +747,52 @@ func (c *Controller) predictSafety(ctx context.Context, m *consequence.ActorMode
 	c.stats.Unhelpful += uint64(unhelpful)
 	c.markChecked(rep.Predictions, ok)
 	return installed, nil
+}
+
+// requestRemote adds to rep.Requests, for the predictions whose earliest
+// stoppable event is another member's, the filters at those members that
+// pass this node's check (checkRemote), likeliest first, each once. cn is
+// the snapshot's cut.
+func (c *Controller) requestRemote(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], installed filterSet, cn uint64, rep *RoundReport) error {
+	order := slices.Clone(rep.Predictions)
+	slices.SortStableFunc(order, func(a, b Prediction) int { return cmp.Compare(a.Rank, b.Rank) })
+	var asked filterSet
+	for _, p := range order {
+		f := p.Remote
+		if f == nil || p.Arrivals > 0 || p.Requested != node.None || asked.has(*f) {
+			continue
+		}
+		asked = append(asked, *f)
+		ok, states, err := c.checkRemote(ctx, m, props, installed, *f)
+		rep.States += states
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		rep.Requests = append(rep.Requests, Request{Filter: *f, Property: p.Property, Error: p.Report.Error, Kind: p.Report.Kind,
+			Path: slices.Clone(p.Report.Path), CN: cn, Rank: p.Rank})
+		c.stats.RequestsSent++
+	}
+	return nil
+}
+
+// checkRemote is the check of a filter at another node: explored with
+// this node's filters and f in place, no violation remains that this
+// node or another member could stop.
+func (c *Controller) checkRemote(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], installed filterSet, f Filter) (bool, uint64, error) {
+	all := append(slices.Clone(installed), f)
+	found, states, err := c.search(ctx, m.WithIntercept(all.intercept), props)
+	if err != nil {
+		return false, states, err
+	}
+	for _, p := range found {
+		if p.Filter != nil || p.Remote != nil {
+			return false, states, nil
+		}
+	}
+	return true, states, nil
 }
 
 // reuse answers a round from the last completed round's outcome when the
@@ -900,6 +1018,7 @@ func (c *Controller) prediction(m *consequence.ActorModel, prop string, verr err
 			break
 		}
 	}
+	p.Remote = remoteFilter(c.self, path, c.cfg.BreakConnection)
 	return p, nil
 }
 

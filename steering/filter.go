@@ -158,6 +158,25 @@ func filterBefore(self node.ID, path []consequence.ActorAction, step int, brk bo
 	return nil
 }
 
+// remoteFilter returns the filter that stops the earliest event of path
+// a filter can stop, if that event is another node's and comes before
+// every event of self a filter can stop (nil otherwise): the filter a
+// steering request asks its owner for.
+func remoteFilter(self node.ID, path []consequence.ActorAction, brk bool) *Filter {
+	for _, a := range path {
+		if a.Node == self {
+			if _, ok := filterFor(self, a, brk); ok {
+				return nil
+			}
+			continue
+		}
+		if f, ok := filterFor(a.Node, a, brk); ok {
+			return &f
+		}
+	}
+	return nil
+}
+
 // filterSet is a set of filters at one node; the first matching filter
 // decides.
 type filterSet []Filter

@@ -145,8 +145,10 @@ func (r *Round) Explore(ctx context.Context) uint64 {
 	l := r.l
 	l.mu.Lock()
 	l.st.Running = true
+	reqs := l.desk.take()
 	l.mu.Unlock()
 	r.started = true
+	l.explorer.setRequests(reqs)
 	r.rep, r.err = l.explorer.Explore(ctx, r.snap)
 	r.cancel = ctx.Err() != nil
 	stats := l.explorer.Stats()
@@ -205,7 +207,8 @@ func (r *Round) Skip() {
 type pendingRound struct {
 	round  *Round
 	ended  time.Time
-	merged bool // its Reinstalled filters are in force
+	merged bool            // its Reinstalled filters are in force
+	out    []node.Envelope // steering messages its application sends
 }
 
 // SyncRunner runs every round at once, within Layer.Gathered, and charges
@@ -325,6 +328,15 @@ type Layer struct {
 	explored Stats           // the explorer's, as of the last round
 	gated    Stats           // the gate's, as of the last event
 	shown    []string        // filters in force, as strings
+	desk     requestDesk     // steering requests admitted (request_admit.go)
+
+	// last is the newest snapshot the layer was given (core goroutine).
+	last *snapshot.Snapshot
+
+	// The requester's side, on the core goroutine: requests sent within
+	// their TTL (by filter and property), and the last request ID.
+	asked       map[string]time.Time
+	nextRequest uint64
 }
 
 var (
@@ -368,9 +380,9 @@ func NewLayer(cfg LayerConfig, snaps *snapshot.Live) (*Layer, error) {
 	return l, nil
 }
 
-// Messages returns nil: steering sends no messages of its own
-// (node.Layer).
-func (l *Layer) Messages() []node.Message { return nil }
+// Messages returns steering's own message types, the requests to
+// another node's steering and their answers (node.Layer).
+func (l *Layer) Messages() []node.Message { return Messages() }
 
 // Attach builds the node's controllers and registers with the snapshot
 // layer, if any (node.Layer). host must be a node.LayerHost.
@@ -393,6 +405,7 @@ func (l *Layer) Attach(host node.Host) error {
 		return err
 	}
 	l.host, l.wake, l.self, l.explorer, l.gate, l.mode = lh, lh, host.ID(), explorer, gate, explorer.Mode()
+	l.desk.cfg = explorer.cfg.Requests
 	gate.SetEscalationHold(l.cfg.EscalationHold)
 	l.log = l.log.With(slog.Any("node", l.self))
 	l.mu.Lock()
@@ -433,6 +446,7 @@ func (l *Layer) Gathered(s *snapshot.Snapshot) {
 	if l.gate == nil {
 		return
 	}
+	l.last = s
 	if l.cfg.Immediate {
 		// Mode Off: this only decodes the view.
 		if _, err := l.gate.Explore(context.Background(), s); err != nil {

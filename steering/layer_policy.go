@@ -86,7 +86,12 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 		return pass, nil, nil
 	}
 	switch ev.Kind {
-	case node.EventMessage, node.EventTimer, node.EventApp, node.EventTransportError:
+	case node.EventMessage:
+		if node.IsLayerMessage(ev.Msg) {
+			// Steering's own (another layer's never reach this one).
+			return node.Verdict{}, l.onSteeringMessage(now, ev.From, ev.Msg), nil
+		}
+	case node.EventTimer, node.EventApp, node.EventTransportError:
 	case node.EventReset:
 		l.reset()
 		return pass, nil, nil
@@ -150,9 +155,11 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 func (l *Layer) reset() {
 	l.gate.Install(nil)
 	l.gate.ForgetEscalations()
+	l.last, l.asked = nil, nil
 	l.mu.Lock()
 	l.results = nil
 	l.shown = nil
+	l.desk.pending = nil
 	l.mu.Unlock()
 }
 
@@ -170,17 +177,19 @@ func (l *Layer) Tick(now time.Time) ([]node.Envelope, error) {
 	l.results = nil
 	l.mu.Unlock()
 	var keep []*pendingRound
+	var out []node.Envelope
 	for _, p := range results {
 		if !l.apply(p, now) {
 			keep = append(keep, p)
 		}
+		out, p.out = append(out, p.out...), nil
 	}
 	if len(keep) > 0 {
 		l.mu.Lock()
 		l.results = append(keep, l.results...)
 		l.mu.Unlock()
 	}
-	return nil, nil
+	return out, nil
 }
 
 // apply carries out the install policy for one round handed back, at now
@@ -205,6 +214,9 @@ func (l *Layer) apply(p *pendingRound, now time.Time) bool {
 	}
 	if p.ended.After(now) {
 		return false
+	}
+	if r.rep != nil {
+		p.out = l.sendRequests(now, r.rep)
 	}
 	if !steer {
 		return true
@@ -351,6 +363,21 @@ type LayerStatus struct {
 	Released        uint64 `json:"released"`
 	// Filters are the filters in force, rendered by Filter.String.
 	Filters []string `json:"filters"`
+	// Steering requests (request.go). RequestsSent counts the requests
+	// this node sent to the owners of predicted events, AnswersAccepted
+	// and AnswersRefused their answers; RequestsAdmitted counts the
+	// requests of others this node admitted for a round, RequestsRefused
+	// those it refused (at once or after its round's check),
+	// RequestsAccepted those whose filter it installed. Sent and Received
+	// list the newest (at most 16 each), with their answers.
+	RequestsSent     uint64          `json:"requests_sent"`
+	AnswersAccepted  uint64          `json:"answers_accepted"`
+	AnswersRefused   uint64          `json:"answers_refused"`
+	RequestsAdmitted uint64          `json:"requests_admitted"`
+	RequestsRefused  uint64          `json:"requests_refused"`
+	RequestsAccepted uint64          `json:"requests_accepted"`
+	Sent             []RequestRecord `json:"sent,omitempty"`
+	Received         []RequestRecord `json:"received,omitempty"`
 }
 
 // Status returns the layer's mode and counters. Safe from any goroutine.
@@ -369,6 +396,9 @@ func (l *Layer) Status() LayerStatus {
 	st.Predicted = s.Predicted
 	st.Walks, st.WalkSteps, st.DeadEnds = s.Walks, s.WalkSteps, s.DeadEnds
 	st.Filters = append([]string{}, l.shown...)
+	st.RequestsAccepted = s.RequestsAccepted
+	st.RequestsRefused += s.RequestsRefused
+	st.Sent, st.Received = append([]RequestRecord(nil), st.Sent...), append([]RequestRecord(nil), st.Received...)
 	if st.LastRound != nil {
 		t := *st.LastRound
 		st.LastRound = &t

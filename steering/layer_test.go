@@ -41,7 +41,10 @@ func (h *fakeHost) Wake() {
 // awaitRound checks that the round (run at once by the SyncRunner) was
 // handed back and woke the host, then applies it as a pipeline would
 // (NextTick has come, Tick).
-func awaitRound(t *testing.T, l *Layer, h *fakeHost) {
+func awaitRound(t *testing.T, l *Layer, h *fakeHost) { t.Helper(); applyRound(t, l, h) }
+
+// applyRound is awaitRound returning what the layer's Tick sent.
+func applyRound(t *testing.T, l *Layer, h *fakeHost) []node.Envelope {
 	t.Helper()
 	select {
 	case <-h.woke:
@@ -52,12 +55,14 @@ func awaitRound(t *testing.T, l *Layer, h *fakeHost) {
 	if at := l.NextTick(); at.IsZero() || at.After(now) {
 		t.Fatalf("a round result is waiting but NextTick = %v", at)
 	}
-	if _, err := l.Tick(now); err != nil {
+	out, err := l.Tick(now)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if at := l.NextTick(); !at.IsZero() {
 		t.Fatalf("NextTick = %v after Tick applied every result", at)
 	}
+	return out
 }
 
 // figure2 returns the snapshot of Figure 2's live state gathered at n9
@@ -120,6 +125,40 @@ func BeforeUpdateSibling(t testing.TB, spec node.Spec) (*node.Core, node.Event, 
 	}
 	core.SetState(clone, now)
 	return core, node.Event{Kind: node.EventMessage, From: 1, Msg: in[0].Msg, At: now}, g
+}
+
+// StartSnapshot is the start state of an actor model of spec over ids (after
+// every Init) as the snapshot gatherer would gather it, in-flight messages
+// included. (Exported for the package's external tests; this file is
+// compiled only into its tests.)
+func StartSnapshot(t testing.TB, spec node.Spec, ids []node.ID, gatherer node.ID) *snapshot.Snapshot {
+	t.Helper()
+	m, err := consequence.NewActorModel(spec, consequence.ActorOptions{Nodes: ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.Start()
+	s := &snapshot.Snapshot{Gatherer: gatherer, CN: 3}
+	for _, id := range ids {
+		st, now, _ := g.NodeState(id)
+		b, err := st.AppendCheckpoint(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: id, CN: 3, State: b})
+		s.At = now
+	}
+	for _, to := range ids {
+		for _, from := range ids {
+			ch := snapshot.Channel{From: from, To: to, Complete: true}
+			for _, env := range g.InFlight(from, to) {
+				env.CN = 3
+				ch.Messages = append(ch.Messages, env)
+			}
+			s.Channels = append(s.Channels, ch)
+		}
+	}
+	return s
 }
 
 // newTestLive builds a Layer for spec attached to a fake host around core,

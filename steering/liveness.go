@@ -108,17 +108,8 @@ type livenessSearch struct {
 // returns installed with it added if the check passes. safety are the
 // round's safety properties, for the filter's safety check.
 func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorModel, safety []consequence.Property[*consequence.GlobalState], steer bool, installed filterSet, rep *RoundReport) (filterSet, error) {
-	walkFaults := c.cfg.Faults
-	walkFaults.StaleConnections = true
-	ls := &livenessSearch{c: c, m: m.WithFaults(walkFaults), safety: m, budget: newWalkBudget(ctx, c.cfg.MaxWalkSteps, c.cfg.MaxTime), out: &LivenessOutcome{}}
+	ls := c.newLivenessSearch(ctx, m)
 	defer ls.budget.cancel()
-	for _, p := range c.live {
-		ls.props = append(ls.props, consequence.AdaptProperty(p))
-	}
-	ls.opts = consequence.WalkOptions[consequence.ActorAction]{
-		Seed: c.walkSeed(m.Start().Fingerprint()), Walks: c.cfg.Walks, DMax: c.cfg.WalkDepth, K: c.cfg.ProbeWalks,
-		Weight: c.walkWeight,
-	}
 	rep.Liveness = ls.out
 	defer func() {
 		ls.out.Steps = ls.budget.steps
@@ -147,6 +138,23 @@ func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorMo
 	}
 	c.stats.FiltersInstalled++
 	return append(installed, *p.Filter), nil
+}
+
+// newLivenessSearch prepares a liveness search on the round's model m:
+// walks on m with silent resets made detectable, within the round's
+// budget of walk steps. The caller cancels its budget when done.
+func (c *Controller) newLivenessSearch(ctx context.Context, m *consequence.ActorModel) *livenessSearch {
+	walkFaults := c.cfg.Faults
+	walkFaults.StaleConnections = true
+	ls := &livenessSearch{c: c, m: m.WithFaults(walkFaults), safety: m, budget: newWalkBudget(ctx, c.cfg.MaxWalkSteps, c.cfg.MaxTime), out: &LivenessOutcome{}}
+	for _, p := range c.live {
+		ls.props = append(ls.props, consequence.AdaptProperty(p))
+	}
+	ls.opts = consequence.WalkOptions[consequence.ActorAction]{
+		Seed: c.walkSeed(m.Start().Fingerprint()), Walks: c.cfg.Walks, DMax: c.cfg.WalkDepth, K: c.cfg.ProbeWalks,
+		Weight: c.walkWeight,
+	}
+	return ls
 }
 
 // settle sorts out why the search stopped: the budget or a panic end it

@@ -44,7 +44,25 @@ func (ls *livenessSearch) minimize(path, live consequence.Path[consequence.Actor
 // f passed.
 func (ls *livenessSearch) checkFilter(ctx context.Context, safety []consequence.Property[*consequence.GlobalState], installed filterSet, f Filter) (bool, error) {
 	all := append(slices.Clone(installed), f)
-	bm := ls.budget.model(ls.m.WithIntercept(all.intercept))
+	if ok, err := ls.walksLive(all); err != nil || !ok {
+		return false, err
+	}
+	if len(safety) == 0 {
+		return true, nil
+	}
+	ok, _, states, err := ls.c.checkFilters(ctx, ls.safety, safety, installed, filterSet{f})
+	ls.safetyStates += states
+	if err != nil {
+		return false, err
+	}
+	return ok.has(f), nil
+}
+
+// walksLive reports whether, with the filters fs in place, at least
+// Config.LiveFraction of Config.Walks walks from the snapshot reach a
+// state where every liveness property holds.
+func (ls *livenessSearch) walksLive(fs filterSet) (bool, error) {
+	bm := ls.budget.model(ls.m.WithIntercept(fs.intercept))
 	opts := ls.opts
 	opts.Walks = 1
 	live, walks := 0, ls.c.cfg.Walks
@@ -61,13 +79,15 @@ func (ls *livenessSearch) checkFilter(ctx context.Context, safety []consequence.
 			return false, nil // cannot reach the fraction any more
 		}
 	}
-	if len(safety) == 0 {
-		return true, nil
+	return true, nil
+}
+
+// liveFraction is walksLive for a filter set on its own, with the steps
+// it took; a budget spent is not a verdict against fs (nothing judged).
+func (ls *livenessSearch) liveFraction(fs filterSet) (bool, uint64, error) {
+	ok, err := ls.walksLive(fs)
+	if err != nil && ls.budget.ctx.Err() != nil && ls.budget.steps > ls.budget.limit {
+		return true, ls.budget.steps, nil
 	}
-	ok, _, states, err := ls.c.checkFilters(ctx, ls.safety, safety, installed, filterSet{f})
-	ls.safetyStates += states
-	if err != nil {
-		return false, err
-	}
-	return ok.has(f), nil
+	return ok, ls.budget.steps, err
 }

@@ -80,37 +80,10 @@ func latchSpec() node.Spec {
 	}
 }
 
-// startSnapshot is the start state of an actor model of spec over ids (after
-// every Init) as the snapshot gatherer would gather it, in-flight messages
-// included.
+// startSnapshot is StartSnapshot (layer_test.go).
 func startSnapshot(t *testing.T, spec node.Spec, ids []node.ID, gatherer node.ID) *snapshot.Snapshot {
 	t.Helper()
-	m, err := consequence.NewActorModel(spec, consequence.ActorOptions{Nodes: ids})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := m.Start()
-	s := &snapshot.Snapshot{Gatherer: gatherer, CN: 3}
-	for _, id := range ids {
-		st, now, _ := g.NodeState(id)
-		b, err := st.AppendCheckpoint(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: id, CN: 3, State: b})
-		s.At = now
-	}
-	for _, to := range ids {
-		for _, from := range ids {
-			ch := snapshot.Channel{From: from, To: to, Complete: true}
-			for _, env := range g.InFlight(from, to) {
-				env.CN = 3
-				ch.Messages = append(ch.Messages, env)
-			}
-			s.Channels = append(s.Channels, ch)
-		}
-	}
-	return s
+	return steering.StartSnapshot(t, spec, ids, gatherer)
 }
 
 // TestLivenessDeadEnd: a round from the latch's start predicts the dead

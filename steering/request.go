@@ -1,0 +1,185 @@
+package steering
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// A prediction is often about another node's event: a neighbour's round
+// sees that n32's handling of a refused diff, or the lock server's grant,
+// starts the path to a violation, and its own filters can stop nothing of
+// it. Steering then asks the node that owns the event. The rule, in both
+// shells:
+//
+//   - The predicting node (mode Steer) derives, for a path whose earliest
+//     event a filter can stop belongs to another member of the snapshot,
+//     the filter at that member (remoteFilter), checks it in its own model
+//     as it checks its own filters, and sends the owner a Request: the
+//     filter, the path and the cut it was predicted from, beside the
+//     snapshot traffic on the same connections.
+//   - The owner admits a request only from a member of its neighbourhood,
+//     within RequestConfig's bounds per peer and per window, and only for a
+//     filter at itself; it answers every request (Answer), accepted or
+//     refused with a reason.
+//   - An admitted request waits for the owner's next round, which the
+//     request starts: on the owner's newest snapshot if that is at least
+//     as new as the request's cut, after a fresh gather otherwise. There
+//     the owner replays the path on its own view, checks the filter as it
+//     checks its own (the safety check of filters, the liveness walks with
+//     it in place) and installs it — or refuses: the path does not lead to
+//     a violation from its view, the filter does not stop it, it costs
+//     liveness, the request expired.
+//   - An accepted filter is the owner's: kept by its later rounds only
+//     while the path still replays to a violation, subject to its own
+//     intervention budget. A request can make the owner hold back an event
+//     its own rounds would have held back had they seen the path, never
+//     act.
+//
+// RequestConfig bounds it; Stats and LayerStatus count it.
+
+// Request asks the node a filter belongs to (Filter.Node) to install it:
+// the requester predicted Property's violation along Path from its
+// snapshot of cut CN, and Path's first event a filter can stop is the
+// owner's. A layer message (node.LayerMessage): it travels on the
+// service's connections and never reaches the service.
+type Request struct {
+	// ID is the requester's sequence number, echoed by the Answer.
+	ID uint64
+	// Filter is the filter asked for; Filter.Node is the receiver.
+	Filter Filter
+	// Property is the predicted violation's property and Error its error;
+	// Kind is node.Safety's or node.Liveness's name.
+	Property, Error, Kind string
+	// Path is the predicted path from the requester's snapshot.
+	Path []consequence.ActionRecord
+	// CN is the checkpoint number of the requester's snapshot.
+	CN uint64
+	// Rank is the prediction's rank in the requester's round.
+	Rank int
+}
+
+// MessageType implements node.Message.
+func (Request) MessageType() string { return "steering.Request" }
+
+// LayerMessage marks a steering message (node.LayerMessage).
+func (Request) LayerMessage() {}
+
+// Answer is the owner's answer to a Request.
+type Answer struct {
+	// ID is the request's.
+	ID uint64
+	// Accepted is set when the owner installed the filter; Reason says
+	// why it did not otherwise.
+	Accepted bool
+	Reason   string
+}
+
+// MessageType implements node.Message.
+func (Answer) MessageType() string { return "steering.Answer" }
+
+// LayerMessage marks a steering message (node.LayerMessage).
+func (Answer) LayerMessage() {}
+
+// Messages returns the prototypes of steering's messages (Layer.Messages).
+func Messages() []node.Message { return []node.Message{Request{}, Answer{}} }
+
+// RequestConfig bounds steering requests, as the requester and as the
+// owner. Zero fields take the defaults documented on each
+// (DefaultRequestConfig); negative counts and durations are errors.
+type RequestConfig struct {
+	// Off turns steering requests off: no request is sent, every request
+	// received is refused.
+	Off bool
+	// PerPeer is how many requests the owner admits from one peer within
+	// Window (default 8); past it they are refused ("rate").
+	PerPeer int
+	// Window is PerPeer's window (default one minute).
+	Window time.Duration
+	// MaxPending is how many admitted requests may wait for the owner's
+	// next round at once (default 16); past it they are refused.
+	MaxPending int
+	// TTL is how long a request stays valid after it arrives (default
+	// 30 s): one its round has not taken by then is refused as expired.
+	// The requester sends the same request again at most once per TTL.
+	TTL time.Duration
+	// MaxPath is the longest path a request may carry (default 64
+	// events).
+	MaxPath int
+}
+
+// Defaults of RequestConfig.
+const (
+	DefaultRequestsPerPeer   = 8
+	DefaultRequestWindow     = time.Minute
+	DefaultMaxPendingRequest = 16
+	DefaultRequestTTL        = 30 * time.Second
+	DefaultMaxRequestPath    = 64
+)
+
+// DefaultRequestConfig returns the defaults of a RequestConfig's zero
+// fields.
+func DefaultRequestConfig() RequestConfig {
+	return RequestConfig{PerPeer: DefaultRequestsPerPeer, Window: DefaultRequestWindow, MaxPending: DefaultMaxPendingRequest,
+		TTL: DefaultRequestTTL, MaxPath: DefaultMaxRequestPath}
+}
+
+func (c RequestConfig) withDefaults() (RequestConfig, error) {
+	if c.PerPeer < 0 || c.Window < 0 || c.MaxPending < 0 || c.TTL < 0 || c.MaxPath < 0 {
+		return c, fmt.Errorf("%w: negative RequestConfig field", ErrInvalidConfig)
+	}
+	d := DefaultRequestConfig()
+	if c.PerPeer == 0 {
+		c.PerPeer = d.PerPeer
+	}
+	if c.Window == 0 {
+		c.Window = d.Window
+	}
+	if c.MaxPending == 0 {
+		c.MaxPending = d.MaxPending
+	}
+	if c.TTL == 0 {
+		c.TTL = d.TTL
+	}
+	if c.MaxPath == 0 {
+		c.MaxPath = d.MaxPath
+	}
+	return c, nil
+}
+
+// Reasons an owner refuses a request (Answer.Reason starts with one).
+const (
+	RefusedOff       = "requests off"
+	RefusedMode      = "not steering"
+	RefusedMalformed = "malformed"
+	RefusedStranger  = "not a neighbour"
+	RefusedRate      = "rate"
+	RefusedExpired   = "expired"
+	RefusedNoReplay  = "no violation from my view"
+	RefusedNoStop    = "the filter stops no event of the path"
+	RefusedUnhelpful = "a violation remains with the filter"
+	RefusedLiveness  = "the filter costs liveness"
+)
+
+// validate checks a request received by node self: the filter is self's
+// and well formed, the path bounded. It returns a reason on failure.
+func (r Request) validate(self node.ID, maxPath int) string {
+	f := r.Filter
+	switch {
+	case f.Node != self:
+		return fmt.Sprintf("%s: the filter is for %v", RefusedMalformed, f.Node)
+	case f.Kind < FilterMessage || f.Kind > FilterTransportError:
+		return fmt.Sprintf("%s: filter kind %d", RefusedMalformed, f.Kind)
+	case (f.Kind == FilterMessage || f.Kind == FilterApp) && f.Type == "",
+		f.Kind == FilterTimer && f.Timer == "",
+		(f.Kind == FilterMessage || f.Kind == FilterTransportError) && f.From == node.None:
+		return fmt.Sprintf("%s: incomplete filter %v", RefusedMalformed, f)
+	case len(r.Path) == 0 || len(r.Path) > maxPath:
+		return fmt.Sprintf("%s: a path of %d events (at most %d)", RefusedMalformed, len(r.Path), maxPath)
+	case r.Property == "":
+		return RefusedMalformed + ": no property"
+	}
+	return ""
+}

@@ -1,0 +1,118 @@
+package steering
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// RequestAnswer is what an owner's round decided on a request
+// (RoundReport.Answers): the Answer sent back to From.
+type RequestAnswer struct {
+	From   node.ID
+	Answer Answer
+	// Filter is the filter asked for; Property the requester's prediction.
+	Filter   Filter
+	Property string
+}
+
+// answerRequests decides, in a round on snapshot model m at time at, on the
+// requests the layer admitted (see request.go): each accepted filter joins
+// installed, and every decision joins rep.Answers.
+func (c *Controller) answerRequests(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], installed filterSet, reqs []pendingRequest, at time.Time, rep *RoundReport) (filterSet, error) {
+	for i, pr := range reqs {
+		if ctx.Err() != nil {
+			// The round was cancelled: the next one decides.
+			c.pending = append(c.pending, reqs[i:]...)
+			return installed, nil
+		}
+		ok, why, err := c.judgeRequest(ctx, m, props, installed, pr, at, rep)
+		if err != nil {
+			return installed, err
+		}
+		ans := RequestAnswer{From: pr.from, Filter: pr.req.Filter, Property: pr.req.Property, Answer: Answer{ID: pr.req.ID, Accepted: ok, Reason: why}}
+		rep.Answers = append(rep.Answers, ans)
+		if !ok {
+			c.stats.RequestsRefused++
+			continue
+		}
+		c.stats.RequestsAccepted++
+		if !installed.has(pr.req.Filter) {
+			installed = append(installed, pr.req.Filter)
+		}
+	}
+	return installed, nil
+}
+
+// judgeRequest replays a request's path on m and checks its filter. It
+// returns whether the filter is accepted, or why not. An accepted path is
+// remembered with its filter, so later rounds keep the filter while the
+// path still replays to a violation, as they keep their own.
+func (c *Controller) judgeRequest(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], installed filterSet, pr pendingRequest, at time.Time, rep *RoundReport) (bool, string, error) {
+	if at.After(pr.expires) {
+		return false, RefusedExpired, nil
+	}
+	path := make([]consequence.ActorAction, 0, len(pr.req.Path))
+	for i, rec := range pr.req.Path {
+		a, err := m.Action(rec)
+		if err != nil {
+			return false, fmt.Sprintf("%s: step %d: %v", RefusedMalformed, i+1, err), nil
+		}
+		path = append(path, a)
+	}
+	var check []consequence.Property[*consequence.GlobalState]
+	for _, p := range props {
+		if p.Name == pr.req.Property {
+			check = append(check, p)
+		}
+	}
+	if len(check) == 0 {
+		return false, fmt.Sprintf("%s: %s is not a property I check, or it already fails", RefusedNoReplay, pr.req.Property), nil
+	}
+	pred, ok := c.replay(m, check, storedPath{property: pr.req.Property, path: path})
+	if !ok {
+		return false, RefusedNoReplay, nil
+	}
+	f := pr.req.Filter
+	if !slices.ContainsFunc(pred.Path, func(a consequence.ActorAction) bool { return stops(f, a) }) {
+		return false, RefusedNoStop, nil
+	}
+	good, _, states, err := c.checkFilters(ctx, m, props, installed, filterSet{f})
+	rep.States += states
+	if err != nil || !good.has(f) {
+		return false, RefusedUnhelpful, err
+	}
+	if live, err := c.liveWith(ctx, m, append(slices.Clone(installed), f), rep); err != nil || !live {
+		return false, RefusedLiveness, err
+	}
+	pred.Requested = pr.from
+	c.remember(pred)
+	c.markChecked([]Prediction{{Property: pred.Property, Report: pred.Report, Filter: &f}}, filterSet{f})
+	rep.Predictions = append(rep.Predictions, pred)
+	return true, "", nil
+}
+
+// stops reports whether filter f stops action a.
+func stops(f Filter, a consequence.ActorAction) bool {
+	ev, ok := actionEvent(a)
+	return ok && !f.Verdict(a.Node, ev, time.Nanosecond).Handle
+}
+
+// liveWith is the liveness guard of a filter set a node did not derive
+// itself: with fs in place, at least Config.LiveFraction of Config.Walks
+// walks from m's start reach a state where every liveness property
+// holds. With no liveness property, or walks off, it holds.
+func (c *Controller) liveWith(ctx context.Context, m *consequence.ActorModel, fs filterSet, rep *RoundReport) (bool, error) {
+	if len(c.live) == 0 || c.cfg.Walks <= 0 {
+		return true, nil
+	}
+	ls := c.newLivenessSearch(ctx, m)
+	defer ls.budget.cancel()
+	ok, steps, err := ls.liveFraction(fs)
+	rep.States += steps
+	return ok, err
+}
