@@ -7,7 +7,6 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/experiments"
-	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
@@ -20,7 +19,7 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	maxStates := fs.Int("max-states", experiments.DefaultChurnMaxStates, "unique states per search of a steering round")
 	configs := fs.String("configs", "off,immediate,steer+immediate", "configurations to run, a comma list")
 	maxInterventions := fs.Int("max-interventions", experiments.DefaultChurnMaxInterventions, "times per minute the same kind of event may be kept from a handler before it runs anyway (negative: no bound)")
-	vetoHold := fs.String("veto-hold", steering.DefaultVetoHold.String(), "how long an event kind the immediate check keeps vetoing is held once its budget is spent: a duration, or 'unbounded' (until the check passes)")
+	vetoHold := fs.String("veto-hold", "1m0s", "how long an event kind the immediate check keeps vetoing is held once its budget is spent: a duration, or 'unbounded' (until the check passes or the liveness guard releases it)")
 	breakConn := fs.Bool("break-connection", false, "filters and vetoes also break the connection to a dropped message's sender (the paper's TCP reset)")
 	resetKinds := fs.String("reset-kinds", "silent", "kinds of reset a steering round explores: rst, silent or both")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")

@@ -447,6 +447,7 @@ func bulletConfig(cfg BulletOverheadConfig, opts bullet.Options, with bool, o *b
 		steer.Controller.Walks = cfg.Walks
 	}
 	steer.CostPerState = cfg.CostPerState
+	steer.Controller = measuredHolds(steer.Controller)
 	ecfg.Snapshots, ecfg.Steering = snaps, steer
 	ecfg.OnNetwork = o.network
 	o.snapshots = true

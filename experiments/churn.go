@@ -66,9 +66,10 @@ type ChurnConfig struct {
 	// no bound).
 	MaxInterventions int
 	// VetoHold is how long an event kind the immediate check keeps
-	// vetoing is held once its budget is spent (steering.Config.VetoHold:
-	// zero is steering.DefaultVetoHold, negative holds it until the check
-	// passes).
+	// vetoing is held once its budget is spent (steering.Config.VetoHold):
+	// zero is the minute the documented figures were measured with
+	// (measured.go), negative holds it until the check passes or the
+	// liveness guard releases it (steering's default).
 	VetoHold time.Duration
 	// BreakConnection makes filters and vetoes also break the connection
 	// to a dropped message's sender (the paper's TCP reset).
@@ -83,15 +84,27 @@ type ChurnConfig struct {
 	Progress io.Writer
 }
 
-// vetoHoldText renders a steering.Config.VetoHold: zero is the default.
+// vetoHoldText renders a ChurnConfig.VetoHold.
 func vetoHoldText(d time.Duration) string {
 	switch {
 	case d < 0:
 		return "until the check passes"
 	case d == 0:
-		return steering.DefaultVetoHold.String()
+		return measuredVetoHold.String()
 	}
 	return d.String()
+}
+
+// vetoHold is a ChurnConfig.VetoHold as steering.Config takes it (zero:
+// until safe).
+func vetoHold(d time.Duration) time.Duration {
+	switch {
+	case d < 0:
+		return 0
+	case d == 0:
+		return measuredVetoHold
+	}
+	return d
 }
 
 // DefaultChurnConfig returns the configuration the zero value means.
@@ -281,7 +294,8 @@ func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, erro
 				MaxStates:        cfg.MaxStates,
 				BreakConnection:  cfg.BreakConnection,
 				MaxInterventions: cfg.MaxInterventions,
-				VetoHold:         cfg.VetoHold,
+				VetoHold:         vetoHold(cfg.VetoHold),
+				FilterHold:       measuredFilterHold,
 			},
 			Immediate: true,
 		}

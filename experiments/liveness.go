@@ -300,7 +300,7 @@ func livenessScenario(ctx context.Context, cfg RandTreeLivenessConfig, opts rand
 			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1}}}
 		}
 		ecfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: cfg.SnapEvery, GatherInterval: cfg.SnapEvery, GatherSettle: periodicOnly}}
-		ecfg.Steering = &emulation.SteeringConfig{Controller: sc, OnRound: func(id node.ID, at time.Duration, rep *steering.RoundReport) {
+		ecfg.Steering = &emulation.SteeringConfig{Controller: measuredHolds(sc), OnRound: func(id node.ID, at time.Duration, rep *steering.RoundReport) {
 			for _, p := range rep.Predictions {
 				if p.Critical == nil {
 					continue

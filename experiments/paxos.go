@@ -482,12 +482,12 @@ func paxosScenario(ctx context.Context, set paxosSettings, seed uint64, gap time
 	if mode != steering.Off || immediate {
 		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: set.snapEvery, GatherInterval: set.snapEvery, GatherSettle: periodicOnly}}
 		cfg.Steering = &emulation.SteeringConfig{
-			Controller: steering.Config{
+			Controller: measuredHolds(steering.Config{
 				Mode:         mode,
 				Faults:       consequence.Faults{Resets: set.resets},
 				MaxStates:    set.maxStates,
 				LastKnownFor: set.lastKnown,
-			},
+			}),
 			Immediate: immediate,
 			OnIntervention: func(iv emulation.Intervention) {
 				if res.FirstIntervention != "" {

@@ -91,20 +91,24 @@ type Config struct {
 	// about a peer) may be kept from the handler within
 	// InterventionWindow; past it the kind is escalated: held until a
 	// round on a fresher snapshot, or the immediate check on the newest
-	// view, finds it safe, for at most LayerConfig.EscalationHold (a
-	// filter's) or VetoHold (a veto's), after which it runs
+	// view, finds it safe, or the round's liveness guard releases it
+	// (FilterHold and VetoHold can bound that in time), after which it runs
 	// for a window
 	// (counted as overrides). Steering must not
 	// trade safety for liveness: a filter reinstalled round after round,
 	// or a veto repeated on every retry, would keep a node from ever
 	// healing (default 5; negative: no bound).
 	MaxInterventions int
-	// VetoHold is how long an event kind whose intervention budget ran
-	// out is held at most while the immediate check still vetoes it
-	// (default DefaultVetoHold, a minute; negative: until the check
-	// passes it, however long). See DefaultVetoHold for what a longer
-	// hold buys and costs.
-	VetoHold time.Duration
+	// FilterHold and VetoHold bound how long an event kind whose
+	// intervention budget ran out is held while a filter (FilterHold) or
+	// the immediate check (VetoHold) still stops it. Zero (the default):
+	// held until a re-check on a newer view finds it safe, or the round's
+	// liveness guard releases it — with no bound in time where the node's
+	// rounds walk against liveness properties, else for at most
+	// UnguardedFilterHold or UnguardedVetoHold (the escalation rule,
+	// gate.go). Positive: at most that long, then the kind runs for a
+	// window. Negative is an error.
+	FilterHold, VetoHold time.Duration
 	// InterventionWindow is the window of MaxInterventions, measured on
 	// the events' times (default 1 minute).
 	InterventionWindow time.Duration
@@ -236,7 +240,6 @@ func DefaultConfig() Config {
 		MaxPaths:           16,
 		MaxViolations:      4,
 		MaxInterventions:   5,
-		VetoHold:           DefaultVetoHold,
 		InterventionWindow: time.Minute,
 		PostponeDelay:      DefaultPostponeDelay,
 		Arrivals:           DefaultArrivals,
@@ -310,8 +313,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.PostponeDelay == 0 {
 		c.PostponeDelay = DefaultPostponeDelay
 	}
-	if c.VetoHold == 0 {
-		c.VetoHold = DefaultVetoHold
+	if c.FilterHold < 0 || c.VetoHold < 0 {
+		return c, fmt.Errorf("%w: negative FilterHold or VetoHold (zero: held until safe)", ErrInvalidConfig)
 	}
 	if c.Arrivals == 0 {
 		c.Arrivals = DefaultArrivals
@@ -409,6 +412,12 @@ type RoundReport struct {
 	// requests other nodes sent this one (request.go).
 	Requests []Request
 	Answers  []RequestAnswer
+	// Starving are the kinds the node's gate held (escalations, as
+	// filters) when the round's liveness walks found that they keep the
+	// neighbourhood from a live state the walks reach without them: the
+	// layer releases every hold when it applies the round (the liveness
+	// guard, gate.go).
+	Starving []Filter
 	// Reused is set when the snapshot's global state (node states,
 	// timers, pending calls, messages in flight, connections) was that of
 	// the last completed round: the round took that round's predictions
@@ -451,6 +460,8 @@ type Stats struct {
 	// requests of others (request.go); the layer counts the rest
 	// (LayerStatus).
 	RequestsSent, RequestsAccepted, RequestsRefused uint64
+	// ReleasedForLiveness counts holds the liveness guard ended (gate.go).
+	ReleasedForLiveness uint64
 }
 
 // Controller is the execution-steering controller of one node: it
@@ -475,7 +486,6 @@ type Controller struct {
 	// escalated holds the event kinds whose budget ran out while a filter
 	// or the check still stopped them (gate.go).
 	escalated map[eventKey]*escalation
-	hold      time.Duration // the escalation hold (gate.go; 0: the default)
 	// lastKnown holds each member's checkpoint from the latest snapshot
 	// that included it (Config.LastKnownFor).
 	lastKnown map[node.ID]knownCheckpoint
@@ -485,6 +495,12 @@ type Controller struct {
 	known *knownView
 	// pending are the steering requests for the next round (setRequests).
 	pending []pendingRequest
+	// holds are the kinds the layer's gate holds, for the next round's
+	// liveness guard (setHolds).
+	holds filterSet
+	// guarded is set on a gate controller whose layer's rounds guard its
+	// holds (setGuarded).
+	guarded bool
 }
 
 // knownCheckpoint is a member's checkpoint and when its snapshot completed.
@@ -649,11 +665,19 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 	}
 	steer := c.cfg.Mode == Steer
 	fp := m.Start().Fingerprint()
+	holds := c.holds
+	c.holds = nil
 	if c.reuse(fp, rep) {
+		if err := c.guardHolds(ctx, m, rep.Installed, holds, rep); err != nil {
+			return rep, err
+		}
 		return rep, c.answerPending(ctx, m, props, reqs, snap.At, rep)
 	}
 	installed, err := c.predict(ctx, snap, m, props, steer, walks, rep)
 	if err != nil {
+		return rep, err
+	}
+	if err := c.guardHolds(ctx, m, installed, holds, rep); err != nil {
 		return rep, err
 	}
 	c.stats.StatesExplored += rep.States
@@ -708,6 +732,10 @@ func (c *Controller) answerPending(ctx context.Context, m *consequence.ActorMode
 	}
 	return err
 }
+
+// setHolds hands the controller the kinds its layer's gate holds, for the
+// next Explore's liveness guard (the runner's side, before Explore).
+func (c *Controller) setHolds(fs filterSet) { c.holds = fs }
 
 // setRequests hands the controller the steering requests its layer
 // admitted, for its next Explore. The Layer calls it on the runner's side,

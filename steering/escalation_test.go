@@ -29,9 +29,9 @@ func escalationLayer(t *testing.T) (*Layer, func(fs []Filter, snapAt time.Time))
 // A filter hit past its budget is escalated, not let through: the event is
 // held (dropped: a message) while rounds on snapshots older than the
 // escalation replace the filters (the escalated filter stays: not
-// re-checked yet) and while a fresh round re-installs it (the re-check
-// still finds it dangerous); the first fresh round without it releases
-// it. Every count is exact.
+// re-checked yet) and while fresh rounds re-install it (the re-check
+// still finds it dangerous), with no bound in time; the first fresh round
+// without it releases it. Every count is exact.
 func TestEscalationHoldsUntilAFreshRoundRechecks(t *testing.T) {
 	l, apply := escalationLayer(t)
 	probe := Filter{Kind: FilterMessage, Node: 9, From: 13, Type: "randtree.Probe"}
@@ -81,23 +81,31 @@ func TestEscalationHoldsUntilAFreshRoundRechecks(t *testing.T) {
 		t.Fatal("a re-check that still finds the Probe dangerous released it")
 	}
 	want(6, 1, 4, 0, 0)
+	// No bound in time: a fresh round at 30 s still installs it, and it
+	// is held at 40 s, well past the 10 s the rule had before issue 27.
+	apply([]Filter{probe}, t0.Add(30*time.Second))
+	if gate(40) {
+		t.Fatal("the Probe ran 37 s after its escalation though every re-check found it dangerous")
+	}
+	want(7, 1, 5, 0, 0)
 	// A fresh round without it: released, and the Probe runs.
-	apply(nil, t0.Add(8*time.Second))
-	if !gate(9) {
+	apply(nil, t0.Add(41*time.Second))
+	if !gate(42) {
 		t.Fatal("the Probe is still held after a fresh round found it safe")
 	}
-	want(6, 1, 4, 1, 0)
+	want(7, 1, 5, 1, 0)
 	if len(l.Filters()) != 0 {
 		t.Fatalf("filters %v after the release", l.Filters())
 	}
 }
 
-// The budget's purpose stays: a kind held for the whole escalation hold
-// (every fresh round re-installing its filter) runs for the next
-// InterventionWindow, counted as overrides, and only then does the budget
-// count again.
-func TestEscalationTimesOutForLiveness(t *testing.T) {
+// With a bound in time (Config.FilterHold, 10 s here: the rule before
+// issue 27), a kind held for the whole hold (every fresh round
+// re-installing its filter) runs for the next InterventionWindow, counted
+// as overrides, and only then does the budget count again.
+func TestEscalationTimesOutWithAFilterHold(t *testing.T) {
 	l, apply := escalationLayer(t)
+	l.gate.cfg.FilterHold = 10 * time.Second
 	recovery := Filter{Kind: FilterTimer, Node: 9, Timer: "recovery"}
 	t0 := time.Unix(5000, 0)
 	apply([]Filter{recovery}, t0)
@@ -118,8 +126,8 @@ func TestEscalationTimesOutForLiveness(t *testing.T) {
 			apply([]Filter{recovery}, t0.Add(7*time.Second)) // a fresh round still finds it dangerous
 		}
 	}
-	// Held since 3 s: at 13 s the hold (DefaultEscalationHold) is over;
-	// the timer runs until 73 s.
+	// Held since 3 s: at 13 s the hold (FilterHold) is over; the timer
+	// runs until 73 s.
 	for _, s := range []int{13, 40, 72} {
 		if !gate(s) {
 			t.Fatalf("the timer is still held at %d s, past its escalation's hold", s)
@@ -135,26 +143,28 @@ func TestEscalationTimesOutForLiveness(t *testing.T) {
 	}
 }
 
-// A veto's escalation holds for Config.VetoHold, past a filter's
-// escalation hold: the check vetoes the event itself on the newest view,
-// at every retry. n1's Raise (n3 up, in the view) is vetoed twice within
-// the budget and escalated at 3 s; by default it is still held at 30 s
-// (past the 10 s hold of a filter's escalation) and runs at 63 s, a
-// minute later; with VetoHold 20 s it runs at 23 s; with a negative
-// VetoHold it is still held an hour later.
-func TestEscalationOfAVetoHoldsTheVetoHold(t *testing.T) {
+// A veto's escalation holds until the check passes (the check vetoes the
+// event itself on the newest view, at every retry): with no bound in time
+// where a liveness guard watches the holds, for UnguardedVetoHold where
+// none does, and for at most Config.VetoHold when that is set. n1's Raise
+// (n3 up, in the view) is vetoed twice within the budget and escalated at
+// 3 s; guarded it is still held an hour later; unguarded (mode Off: no
+// rounds) it runs at 63 s, a minute later; with VetoHold 20 s at 23 s.
+func TestEscalationOfAVetoHoldsUntilSafe(t *testing.T) {
 	for _, c := range []struct {
-		hold   time.Duration
-		checks []int // seconds
-		runs   bool  // the last check runs the event
+		hold    time.Duration
+		guarded bool
+		checks  []int // seconds
+		runs    bool  // the last check runs the event
 	}{
-		{0, []int{1, 2, 3, 30, 62, 63}, true},
-		{20 * time.Second, []int{1, 2, 3, 22, 23}, true},
-		{-1, []int{1, 2, 3, 30, 63, 3603}, false},
+		{0, true, []int{1, 2, 3, 30, 63, 3603}, false},
+		{0, false, []int{1, 2, 3, 30, 62, 63}, true},
+		{20 * time.Second, true, []int{1, 2, 3, 22, 23}, true},
 	} {
 		core := raiseCore(t, 1, false)
 		cfg := LayerConfig{Controller: Config{Mode: Off, Spec: raiseSpec, MaxInterventions: 2, VetoHold: c.hold}, Immediate: true}
 		l, _ := newTestLive(t, cfg, core)
+		l.gate.setGuarded(c.guarded)
 		t0 := time.Unix(100, 0)
 		l.Gathered(raiseSnapshot(t, t0, 1, 2, 3))
 		for i, s := range c.checks {

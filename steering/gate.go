@@ -1,6 +1,8 @@
 package steering
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -55,82 +57,116 @@ func keyOfFilter(f Filter) eventKey {
 // filter reinstalled round after round must not stop an event for ever.
 // Letting the event through the moment the budget is spent, though, lets
 // through exactly the events steering predicted most often (issue 13: a
-// filter hit 322 times was overridden 1,013 times). So a kind whose budget
-// is spent is held instead — a message dropped, a timer, call or
-// transport error postponed, as the filter or the check says — until a
-// re-check finds it safe: a round whose snapshot completed after the
-// escalation began installs no filter that stops it, and the immediate
-// check, on the newest view, no longer vetoes it. Until that round, the
-// escalated filter stays in force even if an older round's filters
-// replace the others (it has not been re-checked yet). The budget's
-// purpose stays, bounded in time: a kind a filter stops is held for at
-// most the controller's escalation hold (LayerConfig.EscalationHold,
-// default DefaultEscalationHold), one the immediate check vetoes for at
-// most Config.VetoHold (default DefaultVetoHold, a minute; holdFor says
-// why); past that it
-// runs, counted as overrides, for one Config.InterventionWindow before the
-// budget counts again. So an event
-// kind is never kept from the handler longer than its budget's
-// interventions and one hold at a time, and then runs for a whole window.
+// filter hit 322 times was overridden 1,013 times), and letting it through
+// when a timer runs out does the same a little later (issue 27: the zoo's
+// meter and logship were violated by the one event let through after a
+// 10 s hold). So a kind whose budget is spent is held — a message dropped,
+// a timer, call or transport error postponed, as the filter or the check
+// says — until it is safe or the hold itself threatens liveness:
+//
+//   - safe: a round whose snapshot completed after the escalation began
+//     installs no filter that stops it, or the immediate check, on the
+//     newest view, no longer vetoes it (a veto is the event itself
+//     checked again at every retry). Until such a round, the escalated
+//     filter stays in force even if an older round's filters replace the
+//     others (it has not been re-checked yet).
+//   - liveness: a round's liveness walks, with the held kinds in place as
+//     filters, fail to reach a live state (Config.LiveFraction of
+//     Config.Walks) where they reach one without them (guardHolds): the
+//     holds keep the neighbourhood from making progress. Every hold is
+//     released then, counted in Stats.ReleasedForLiveness. This is the
+//     only early release, and it needs rounds that walk against liveness
+//     properties: where none do (mode Off, walks off, a service without
+//     liveness properties) a hold lasts at most UnguardedFilterHold or
+//     UnguardedVetoHold, the rule before issue 27.
+//
+// A released kind runs for one Config.InterventionWindow, counted as
+// overrides, before the budget counts again. Config.FilterHold and
+// Config.VetoHold, when positive, bound a hold in time as well.
 type escalation struct {
 	since  time.Time // when the budget ran out
 	filter *Filter   // the filter that stopped the kind then (nil: a veto)
+	key    eventKey
 	free   time.Time // zero while held; else the kind runs until then
 }
 
-// DefaultEscalationHold is how long an event kind a filter stops is held
-// at most once escalated, by default (LayerConfig.EscalationHold): five of
-// Paxos' 2 s snapshot rounds to re-check it, short enough that a node
-// healed after a partition still learns within the experiment's 30 s. A
-// hold of a whole minute left 98 of 100 steered Paxos runs (bug1, seed 1)
-// with a node that never learned: the Prepare filters, false positives by
-// then, were reinstalled by every fresh round.
-const DefaultEscalationHold = 10 * time.Second
+// Bounds of a hold when no liveness guard watches it (Controller.holdFor):
+// the rule before issue 27, measured then (a hold of a minute starved
+// Paxos learners; a 10 s hold of a veto let one more Paxos run violate).
+const (
+	UnguardedFilterHold = 10 * time.Second
+	UnguardedVetoHold   = time.Minute
+)
 
-// escalationHold is the controller's hold (SetEscalationHold), or the
-// default.
-func (c *Controller) escalationHold() time.Duration {
-	if c.hold > 0 {
-		return c.hold
-	}
-	return DefaultEscalationHold
-}
-
-// DefaultVetoHold is how long an event kind the immediate check keeps
-// vetoing is held at most once escalated, by default (Config.VetoHold):
-// a minute, the intervention window. A veto, unlike a filter, is the event
-// itself checked against the states the node last saw, again on every
-// retry and every new view, so it holds exactly while handling the event
-// would break a property now; how long to keep holding it is a trade of
-// safety against liveness, and a service's own. Measured on RandTree
-// under churn (docs/RESULTS.md, issue 13): held until the check passed
-// (VetoHold negative), the root's children no longer handled an RST from
-// their reset root while their handler would make them roots with
-// siblings (bug 3) — some such transport errors waited 20 and 32 minutes
-// for the check to pass — and seeds 1, 2 and 3 had 48%, 23% and 100%
-// fewer inconsistent states than with the minute; but seed 4 ended with
-// ParentChildAgree failing, which no run with the minute's hold did.
-const DefaultVetoHold = time.Minute
-
-// holdFor is how long escalation e may hold its kind (negative: no
-// bound): the escalation hold for a filter's, Config.VetoHold for a
-// veto's. A filter comes from a round that explored hypothetical futures
-// (a reset that may never happen), and a round reinstalls it as long as
-// that future stays possible, so a long hold starves what it guards
-// against (measured: holding Paxos' Prepare filters a minute left 98 of
-// 100 runs with a learner that never learned). A veto holds only while
-// the event would break a property now (see DefaultVetoHold; measured: a
-// 10 s hold let a vetoed Learn through and one more Paxos run violated).
+// holdFor is how long escalation e may hold its kind at most (zero: no
+// bound): Config.FilterHold for a filter's, Config.VetoHold for a veto's
+// when set; else no bound if the liveness guard watches the holds (the
+// node's rounds walk against liveness properties), and
+// UnguardedFilterHold or UnguardedVetoHold if nothing does — a hold no
+// one can find harmful to liveness must not last for ever.
 func (c *Controller) holdFor(e *escalation) time.Duration {
+	hold, unguarded := c.cfg.FilterHold, UnguardedFilterHold
 	if e.filter == nil {
-		return c.cfg.VetoHold
+		hold, unguarded = c.cfg.VetoHold, UnguardedVetoHold
 	}
-	return c.escalationHold()
+	if hold == 0 && !c.guarded {
+		hold = unguarded
+	}
+	return hold
 }
 
-// SetEscalationHold sets how long an escalated kind is held at most (zero:
-// DefaultEscalationHold); the Layer sets its LayerConfig.EscalationHold.
-func (c *Controller) SetEscalationHold(d time.Duration) { c.hold = d }
+// setGuarded tells the gate controller whether a liveness guard watches
+// its holds: its layer's rounds run (mode Debug or Steer) with walks
+// against liveness properties (guardHolds).
+func (c *Controller) setGuarded(on bool) { c.guarded = on }
+
+// guards reports whether this controller's rounds guard holds.
+func (c *Controller) guards() bool { return c.cfg.Mode != Off && len(c.live) > 0 && c.cfg.Walks > 0 }
+
+// heldFilters returns the kinds held now, as filters at this node: the
+// escalated filter, or for a veto the filter of its kind (filterOfKey).
+// The round's liveness guard explores with them in place.
+func (c *Controller) heldFilters() filterSet {
+	var fs filterSet
+	for _, e := range c.escalated {
+		if !e.free.IsZero() {
+			continue
+		}
+		f := filterOfKey(c.self, e.key, c.cfg.BreakConnection)
+		if e.filter != nil {
+			f = *e.filter
+		}
+		if !fs.has(f) {
+			fs = append(fs, f)
+		}
+	}
+	slices.SortFunc(fs, func(a, b Filter) int { return strings.Compare(a.String(), b.String()) })
+	return fs
+}
+
+// releaseHolds ends every hold at now for the liveness guard: each held
+// kind runs for one InterventionWindow.
+func (c *Controller) releaseHolds(now time.Time) {
+	for _, e := range c.escalated {
+		if e.free.IsZero() {
+			e.free = now.Add(c.cfg.InterventionWindow)
+			c.stats.ReleasedForLiveness++
+		}
+	}
+}
+
+// filterOfKey is the filter at node self that stops the events of kind k.
+func filterOfKey(self node.ID, k eventKey, brk bool) Filter {
+	switch k.kind {
+	case node.EventMessage:
+		return Filter{Kind: FilterMessage, Node: self, From: k.peer, Type: k.name, Break: brk}
+	case node.EventTimer:
+		return Filter{Kind: FilterTimer, Node: self, Timer: k.name}
+	case node.EventApp:
+		return Filter{Kind: FilterApp, Node: self, Type: k.name}
+	}
+	return Filter{Kind: FilterTransportError, Node: self, From: k.peer}
+}
 
 // allow reports whether ev may still be kept from the handler under the
 // intervention budget, and records the intervention if so.
@@ -180,7 +216,7 @@ func (c *Controller) intervene(ev node.Event, f *Filter, retry bool) bool {
 		if c.escalated == nil {
 			c.escalated = map[eventKey]*escalation{}
 		}
-		e = &escalation{since: ev.At}
+		e = &escalation{since: ev.At, key: k}
 		if f != nil {
 			g := *f
 			e.filter = &g
@@ -188,7 +224,7 @@ func (c *Controller) intervene(ev node.Event, f *Filter, retry bool) bool {
 		c.escalated[k] = e
 		c.stats.Escalations++
 	}
-	if hold := c.holdFor(e); hold >= 0 && !ev.At.Before(e.since.Add(hold)) {
+	if hold := c.holdFor(e); hold > 0 && !ev.At.Before(e.since.Add(hold)) {
 		// Held as long as it may be: liveness first.
 		e.free = ev.At.Add(c.cfg.InterventionWindow)
 		c.stats.Overrides++

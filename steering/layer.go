@@ -37,11 +37,6 @@ type LayerConfig struct {
 	// (so RandTree, whose departed neighbours have usually moved on, keeps
 	// only the newest snapshot); negative is an error.
 	ImmediateMemory time.Duration
-	// EscalationHold is how long an event kind whose intervention budget
-	// ran out is held at most while a filter or the check still stops it
-	// (see Controller.Gate; default DefaultEscalationHold; negative is an
-	// error).
-	EscalationHold time.Duration
 	// Runner runs the rounds (required in mode Debug and Steer): a
 	// SyncRunner in a deterministic shell (the emulator), live's round
 	// runner (a goroutine) in the live shell.
@@ -125,6 +120,7 @@ type Runner interface {
 type Round struct {
 	l       *Layer
 	snap    *snapshot.Snapshot
+	holds   filterSet // the gate's holds when the round was made
 	rep     *RoundReport
 	err     error
 	cancel  bool
@@ -149,6 +145,7 @@ func (r *Round) Explore(ctx context.Context) uint64 {
 	l.mu.Unlock()
 	r.started = true
 	l.explorer.setRequests(reqs)
+	l.explorer.setHolds(r.holds)
 	r.rep, r.err = l.explorer.Explore(ctx, r.snap)
 	r.cancel = ctx.Err() != nil
 	stats := l.explorer.Stats()
@@ -364,8 +361,8 @@ func NewLayer(cfg LayerConfig, snaps *snapshot.Live) (*Layer, error) {
 	if _, err := New(cfg.Controller, node.ID(1)); err != nil {
 		return nil, err
 	}
-	if cfg.ImmediateMemory < 0 || cfg.EscalationHold < 0 {
-		return nil, fmt.Errorf("%w: negative LayerConfig.ImmediateMemory or EscalationHold", ErrInvalidConfig)
+	if cfg.ImmediateMemory < 0 {
+		return nil, fmt.Errorf("%w: negative LayerConfig.ImmediateMemory", ErrInvalidConfig)
 	}
 	if cfg.Runner == nil && cfg.Controller.Mode != Off {
 		return nil, fmt.Errorf("%w: LayerConfig.Runner is required in mode %v (a *SyncRunner in a deterministic shell; the live shell's round runner)", ErrInvalidConfig, cfg.Controller.Mode)
@@ -406,7 +403,7 @@ func (l *Layer) Attach(host node.Host) error {
 	}
 	l.host, l.wake, l.self, l.explorer, l.gate, l.mode = lh, lh, host.ID(), explorer, gate, explorer.Mode()
 	l.desk.cfg = explorer.cfg.Requests
-	gate.SetEscalationHold(l.cfg.EscalationHold)
+	gate.setGuarded(explorer.guards())
 	l.log = l.log.With(slog.Any("node", l.self))
 	l.mu.Lock()
 	l.st.Mode, l.st.Immediate = l.mode.String(), l.cfg.Immediate
@@ -462,6 +459,12 @@ func (l *Layer) Gathered(s *snapshot.Snapshot) {
 	run := l.started && !l.quit
 	l.mu.Unlock()
 	if run {
-		l.cfg.Runner.Run(&Round{l: l, snap: s})
+		l.cfg.Runner.Run(l.newRound(s))
 	}
+}
+
+// newRound is a round on s, with the gate's holds for its liveness guard
+// (core goroutine).
+func (l *Layer) newRound(s *snapshot.Snapshot) *Round {
+	return &Round{l: l, snap: s, holds: l.gate.heldFilters()}
 }

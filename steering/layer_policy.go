@@ -217,6 +217,14 @@ func (l *Layer) apply(p *pendingRound, now time.Time) bool {
 	}
 	if r.rep != nil {
 		p.out = l.sendRequests(now, r.rep)
+		if len(r.rep.Starving) > 0 {
+			l.gate.releaseHolds(now)
+			l.log.Info("steering: holds released for liveness", slog.Any("holds", r.rep.Starving), slog.Uint64("cut", r.rep.CN))
+			gated := l.gate.Stats()
+			l.mu.Lock()
+			l.gated = gated
+			l.mu.Unlock()
+		}
 	}
 	if !steer {
 		return true
@@ -294,7 +302,7 @@ func (l *Layer) Stats() Stats {
 	}
 	g := l.gated
 	s.FilterHits, s.Vetoes, s.ImmediateChecks, s.Overrides = g.FilterHits, g.Vetoes, g.ImmediateChecks, g.Overrides
-	s.Escalations, s.Held, s.Released = g.Escalations, g.Held, g.Released
+	s.Escalations, s.Held, s.Released, s.ReleasedForLiveness = g.Escalations, g.Held, g.Released, g.ReleasedForLiveness
 	return s
 }
 
@@ -361,6 +369,10 @@ type LayerStatus struct {
 	Escalations     uint64 `json:"escalations"`
 	Held            uint64 `json:"held"`
 	Released        uint64 `json:"released"`
+	// ReleasedForLiveness counts the holds the liveness guard released
+	// (a round's walks found that they kept the neighbourhood from a live
+	// state: Stats.ReleasedForLiveness).
+	ReleasedForLiveness uint64 `json:"released_for_liveness"`
 	// Filters are the filters in force, rendered by Filter.String.
 	Filters []string `json:"filters"`
 	// Steering requests (request.go). RequestsSent counts the requests
@@ -392,7 +404,7 @@ func (l *Layer) Status() LayerStatus {
 	st.Rounds, st.RoundsReused, st.StatesExplored, st.ReplayHits = s.Rounds, s.RoundsReused, s.StatesExplored, s.ReplayHits
 	st.FiltersInstalled, st.FiltersUnhelpful = s.FiltersInstalled, s.Unhelpful
 	st.FilterHits, st.ImmediateChecks, st.Vetoes, st.Overrides = s.FilterHits, s.ImmediateChecks, s.Vetoes, s.Overrides
-	st.Escalations, st.Held, st.Released = s.Escalations, s.Held, s.Released
+	st.Escalations, st.Held, st.Released, st.ReleasedForLiveness = s.Escalations, s.Held, s.Released, s.ReleasedForLiveness
 	st.Predicted = s.Predicted
 	st.Walks, st.WalkSteps, st.DeadEnds = s.Walks, s.WalkSteps, s.DeadEnds
 	st.Filters = append([]string{}, l.shown...)

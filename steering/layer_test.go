@@ -300,8 +300,9 @@ func TestLayerFilterDropsExactlyTheTargetedMessage(t *testing.T) {
 // the PostponeDelay (the runtime delivers it again, node's tests show it);
 // a retry is checked again but not counted again; once the filter is gone
 // the retry runs. Past Config.MaxInterventions postponements the timer is
-// escalated (held, not let through); after a whole InterventionWindow held
-// it runs, counted as an override.
+// escalated (held, not let through); it stays held a window later (no
+// bound in time by default), and with a FilterHold of 10 s it runs past
+// that, counted as an override.
 func TestLayerPostponesFilteredTimer(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.DefaultOptions())
@@ -341,10 +342,16 @@ func TestLayerPostponesFilteredTimer(t *testing.T) {
 	if st := l.Status(); st.Overrides != 0 || st.Escalations != 1 {
 		t.Fatalf("overrides %d, escalations %d, want 0 and 1", st.Overrides, st.Escalations)
 	}
-	// Held for a whole window: it runs, counted as an override.
+	// Held a window later: no round has found it safe.
 	timer.At = later.Add(time.Minute)
+	if v, _, _ := l.Gate(timer.At, timer, nil, true); v.Handle {
+		t.Fatal("the timer ran a window after its escalation, though nothing found it safe")
+	}
+	// With a bound in time (the rule before issue 27), past it the timer
+	// runs, counted as an override.
+	l.gate.cfg.FilterHold = 10 * time.Second
 	if v, _, _ := l.Gate(timer.At, timer, nil, true); !v.Handle {
-		t.Fatal("the timer is still postponed a window after its escalation")
+		t.Fatal("the timer is still postponed past its FilterHold")
 	}
 	if st := l.Status(); st.Overrides != 1 {
 		t.Fatalf("overrides %d, want 1", st.Overrides)

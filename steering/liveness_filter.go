@@ -91,3 +91,28 @@ func (ls *livenessSearch) liveFraction(fs filterSet) (bool, uint64, error) {
 	}
 	return ok, ls.budget.steps, err
 }
+
+// guardHolds is the liveness guard of the escalation rule (gate.go): with
+// the round's filters and the kinds the gate holds in place, the walks
+// must reach live states as often as Config.LiveFraction asks, unless
+// they fail as often without the holds (then the holds are not what
+// keeps the neighbourhood from progress). It records the holds in
+// rep.Starving when they starve it.
+func (c *Controller) guardHolds(ctx context.Context, m *consequence.ActorModel, installed, holds filterSet, rep *RoundReport) error {
+	if len(holds) == 0 || len(c.live) == 0 || c.cfg.Walks <= 0 || c.cfg.Mode == Off {
+		return nil
+	}
+	ls := c.newLivenessSearch(ctx, m)
+	defer ls.budget.cancel()
+	defer func() { rep.States += ls.budget.steps }()
+	with, err := ls.walksLive(append(slices.Clone(installed), holds...))
+	if err != nil || with {
+		return ls.settle(ctx, err)
+	}
+	without, err := ls.walksLive(installed)
+	if err != nil || !without {
+		return ls.settle(ctx, err)
+	}
+	rep.Starving = slices.Clone(holds)
+	return nil
+}

@@ -83,7 +83,7 @@ func (l *Layer) roundForRequests(now time.Time, cut uint64) []node.Envelope {
 	run := l.started && !l.quit
 	l.mu.Unlock()
 	if run {
-		l.cfg.Runner.Run(&Round{l: l, snap: last})
+		l.cfg.Runner.Run(l.newRound(last))
 	}
 	return nil
 }
