@@ -58,7 +58,13 @@ var actionKindNames = [...]string{
 }
 
 // Record returns the serializable form of a.
-func (m *ActorModel) Record(a ActorAction) (ActionRecord, error) {
+func (m *ActorModel) Record(a ActorAction) (ActionRecord, error) { return RecordAction(m.reg, a) }
+
+// RecordAction returns the serializable form of a, its message encoded
+// with reg (the registry of the service and of any layer it holds
+// messages of): what ActorModel.Record does, for a caller without the
+// model, such as a steering layer saving its error paths.
+func RecordAction(reg *node.Registry, a ActorAction) (ActionRecord, error) {
 	if int(a.Kind) >= len(actionKindNames) || actionKindNames[a.Kind] == "" {
 		return ActionRecord{}, fmt.Errorf("%w: action kind %d", ErrBadReport, a.Kind)
 	}
@@ -68,7 +74,7 @@ func (m *ActorModel) Record(a ActorAction) (ActionRecord, error) {
 		r.Kind = "transport-error"
 	}
 	if a.Msg != nil {
-		body, err := m.reg.EncodeMessage(a.Msg)
+		body, err := reg.EncodeMessage(a.Msg)
 		if err != nil {
 			return ActionRecord{}, fmt.Errorf("%w: %w", ErrBadReport, err)
 		}

@@ -501,6 +501,10 @@ type Controller struct {
 	// guarded is set on a gate controller whose layer's rounds guard its
 	// holds (setGuarded).
 	guarded bool
+	// version counts changes of the filters in force and the escalations,
+	// pathsVersion those of the stored paths, pathsExported the version
+	// exportPaths saw last (a layer's durable state: durable.go).
+	version, pathsVersion, pathsExported uint64
 }
 
 // knownCheckpoint is a member's checkpoint and when its snapshot completed.
@@ -512,7 +516,10 @@ type knownCheckpoint struct {
 type storedPath struct {
 	property string
 	path     []consequence.ActorAction
-	key      string
+	// recs is the path as records when it was read back from a durable
+	// record (path nil until a round's model decodes it: replay).
+	recs []consequence.ActionRecord
+	key  string
 	// checked is the filter of the path that passed its check (the
 	// paper's "checking safety of event filters") in some round; nil if
 	// none did. Only that filter is reinstalled without a new check when
@@ -616,7 +623,12 @@ func (c *Controller) Round(ctx context.Context, snap *snapshot.Snapshot) (*Round
 }
 
 // Install replaces the filters in force with fs (copied).
-func (c *Controller) Install(fs []Filter) { c.filters = slices.Clone(fs) }
+func (c *Controller) Install(fs []Filter) {
+	if !slices.Equal(fs, c.filters) {
+		c.version++
+	}
+	c.filters = slices.Clone(fs)
+}
 
 // Explore runs one round on a gathered snapshot without touching the
 // filters in force: it replays the stored error paths (the filter of each
@@ -1131,6 +1143,7 @@ func (c *Controller) markChecked(preds []Prediction, ok filterSet) {
 			if c.paths[i].key == key {
 				f := *p.Filter
 				c.paths[i].checked = &f
+				c.pathsVersion++
 			}
 		}
 	}
@@ -1148,4 +1161,5 @@ func (c *Controller) remember(p Prediction) {
 		c.paths = c.paths[1:]
 	}
 	c.paths = append(c.paths, storedPath{property: p.Property, path: p.Path, key: key})
+	c.pathsVersion++
 }

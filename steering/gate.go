@@ -151,6 +151,7 @@ func (c *Controller) releaseHolds(now time.Time) {
 		if e.free.IsZero() {
 			e.free = now.Add(c.cfg.InterventionWindow)
 			c.stats.ReleasedForLiveness++
+			c.version++
 		}
 	}
 }
@@ -207,6 +208,7 @@ func (c *Controller) intervene(ev node.Event, f *Filter, retry bool) bool {
 			return false
 		}
 		delete(c.escalated, k) // the free window is over: the budget counts again
+		c.version++
 		e = nil
 	}
 	if e == nil {
@@ -222,11 +224,13 @@ func (c *Controller) intervene(ev node.Event, f *Filter, retry bool) bool {
 			e.filter = &g
 		}
 		c.escalated[k] = e
+		c.version++
 		c.stats.Escalations++
 	}
 	if hold := c.holdFor(e); hold > 0 && !ev.At.Before(e.since.Add(hold)) {
 		// Held as long as it may be: liveness first.
 		e.free = ev.At.Add(c.cfg.InterventionWindow)
+		c.version++
 		c.stats.Overrides++
 		return false
 	}
@@ -246,6 +250,7 @@ func (c *Controller) passed(ev node.Event) {
 	if e := c.escalated[k]; e != nil && e.free.IsZero() {
 		delete(c.escalated, k)
 		c.stats.Released++
+		c.version++
 	}
 }
 
@@ -263,6 +268,7 @@ func (c *Controller) InstallChecked(fs []Filter, checked time.Time) {
 		if checked.After(e.since) {
 			delete(c.escalated, k)
 			c.stats.Released++
+			c.version++
 			continue
 		}
 		in = append(in, *e.filter)
@@ -272,7 +278,7 @@ func (c *Controller) InstallChecked(fs []Filter, checked time.Time) {
 
 // ForgetEscalations drops every escalation: the node restarted, and a new
 // process would hold none.
-func (c *Controller) ForgetEscalations() { c.escalated = nil }
+func (c *Controller) ForgetEscalations() { c.escalated = nil; c.version++ }
 
 // stops reports whether a filter of fs stops events of kind k.
 func (fs filterSet) stops(k eventKey) bool {

@@ -149,7 +149,12 @@ func (r *Round) Explore(ctx context.Context) uint64 {
 	r.rep, r.err = l.explorer.Explore(ctx, r.snap)
 	r.cancel = ctx.Err() != nil
 	stats := l.explorer.Stats()
+	paths, changed := l.explorer.exportPaths()
 	l.mu.Lock()
+	if changed {
+		l.paths = paths
+		l.pathsVersion++
+	}
 	l.explored = stats
 	l.mu.Unlock()
 	if r.rep == nil {
@@ -329,6 +334,14 @@ type Layer struct {
 
 	// last is the newest snapshot the layer was given (core goroutine).
 	last *snapshot.Snapshot
+
+	// The durable state (durable.go): the explorer's error paths as of
+	// its last round (under mu), and what DurableState returned last with
+	// the versions it was made from (core goroutine).
+	paths                 []durablePath
+	pathsVersion          uint64
+	saved                 []byte
+	savedGate, savedPaths uint64
 
 	// The requester's side, on the core goroutine: requests sent within
 	// their TTL (by filter and property), and the last request ID.

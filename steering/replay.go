@@ -1,6 +1,7 @@
 package steering
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
@@ -16,6 +17,13 @@ import (
 // checkpointed state. It reports the path actually taken if it reaches a
 // state violating one of props.
 func (c *Controller) replay(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], sp storedPath) (Prediction, bool) {
+	if sp.path == nil && sp.recs != nil {
+		path, err := decodePath(m, sp.recs)
+		if err != nil {
+			return Prediction{}, false
+		}
+		sp.path = path
+	}
 	g := m.Start()
 	var taken []consequence.ActorAction
 	var acts []consequence.Action[consequence.ActorAction]
@@ -138,4 +146,18 @@ func stepEquivalent(m *consequence.ActorModel, g *consequence.GlobalState, want 
 		}
 	}
 	return nil, consequence.ActorAction{}, acts
+}
+
+// decodePath decodes a path's records with model m (their messages checked
+// by its registry).
+func decodePath(m *consequence.ActorModel, recs []consequence.ActionRecord) ([]consequence.ActorAction, error) {
+	path := make([]consequence.ActorAction, 0, len(recs))
+	for i, r := range recs {
+		a, err := m.Action(r)
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", i+1, err)
+		}
+		path = append(path, a)
+	}
+	return path, nil
 }

@@ -56,13 +56,9 @@ func (c *Controller) judgeRequest(ctx context.Context, m *consequence.ActorModel
 	if at.After(pr.expires) {
 		return false, RefusedExpired, nil
 	}
-	path := make([]consequence.ActorAction, 0, len(pr.req.Path))
-	for i, rec := range pr.req.Path {
-		a, err := m.Action(rec)
-		if err != nil {
-			return false, fmt.Sprintf("%s: step %d: %v", RefusedMalformed, i+1, err), nil
-		}
-		path = append(path, a)
+	path, err := decodePath(m, pr.req.Path)
+	if err != nil {
+		return false, fmt.Sprintf("%s: %v", RefusedMalformed, err), nil
 	}
 	var check []consequence.Property[*consequence.GlobalState]
 	for _, p := range props {

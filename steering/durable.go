@@ -1,0 +1,226 @@
+package steering
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// A node's steering is durable state (issue 27): the filters in force,
+// the kinds held past their budget and the error paths its rounds replay
+// are what a node learned about the futures it fears, and a reset is
+// exactly such a future (the zoo's lease: the grantor's filter against a
+// second grant died with the reset it predicted). The Layer is a
+// node.DurableLayer: the pipeline asks for its state after every hook and
+// makes it durable with the step's other writes — the live node's store,
+// the emulator's memory —, and gives it back before a restarted node
+// handles its first event (live) or right after a reset went through the
+// layers (emulation). The first round re-checks what came back: the
+// replayed paths still failing keep their filters, an escalated kind stays
+// held until a fresh round or the check finds it safe, and the rest is
+// replaced by what the round installs.
+
+// DurableFormat versions the Layer's durable record.
+const DurableFormat = "crystalball-steering-durable/1"
+
+// Bounds of a durable record a restarting node reads back (it is our own
+// bytes, but a store can be damaged: a record past them is refused whole).
+const (
+	maxDurableBytes   = 4 << 20
+	maxDurableFilters = 1024
+)
+
+// durableState is the Layer's durable record (JSON).
+type durableState struct {
+	Format  string        `json:"format"`
+	Filters []Filter      `json:"filters,omitempty"`
+	Holds   []durableHold `json:"holds,omitempty"`
+	Paths   []durablePath `json:"paths,omitempty"`
+}
+
+// durableHold is an escalation (gate.go).
+type durableHold struct {
+	Kind   node.EventKind `json:"kind"`
+	Peer   node.ID        `json:"peer,omitempty"`
+	Name   string         `json:"name,omitempty"`
+	Filter *Filter        `json:"filter,omitempty"`
+	Since  time.Time      `json:"since"`
+	Free   time.Time      `json:"free,omitempty"`
+}
+
+// durablePath is a stored error path, as records (decoded by the round's
+// model when it replays).
+type durablePath struct {
+	Property string                     `json:"property"`
+	Path     []consequence.ActionRecord `json:"path"`
+	Checked  *Filter                    `json:"checked,omitempty"`
+}
+
+// DurableKey names the Layer's record in the node's store
+// (node.DurableLayer).
+func (l *Layer) DurableKey() string { return "steering" }
+
+// DurableState returns the Layer's durable record and whether it changed
+// since the last call (node.DurableLayer; core goroutine). It is cheap
+// when nothing changed: the gate's and the paths' versions are compared
+// first.
+func (l *Layer) DurableState() ([]byte, bool) {
+	if l.gate == nil {
+		return nil, false
+	}
+	l.mu.Lock()
+	paths, pv := l.paths, l.pathsVersion
+	l.mu.Unlock()
+	if l.gate.version == l.savedGate && pv == l.savedPaths && l.saved != nil {
+		return l.saved, false
+	}
+	st := durableState{Format: DurableFormat, Filters: l.gate.Filters(), Paths: paths}
+	for k, e := range l.gate.escalated {
+		st.Holds = append(st.Holds, durableHold{Kind: k.kind, Peer: k.peer, Name: k.name, Filter: e.filter, Since: e.since, Free: e.free})
+	}
+	sortHolds(st.Holds)
+	data, err := json.Marshal(st)
+	if err != nil {
+		// Filters, holds and records are plain data: cannot happen.
+		panic(fmt.Sprintf("steering: encoding the durable state: %v", err))
+	}
+	changed := string(data) != string(l.saved)
+	l.saved, l.savedGate, l.savedPaths = data, l.gate.version, pv
+	return data, changed
+}
+
+// RestoreDurable puts a durable record back (node.DurableLayer; core
+// goroutine): the filters in force, the held kinds and the error paths. A
+// record that does not decode, is of another format or node, or exceeds
+// the bounds is refused whole with an error (the node starts empty).
+func (l *Layer) RestoreDurable(data []byte) error {
+	if l.gate == nil {
+		return errors.New("steering: RestoreDurable before Attach")
+	}
+	st, err := decodeDurable(data, l.self)
+	if err != nil {
+		return err
+	}
+	l.gate.Install(st.Filters)
+	l.gate.ForgetEscalations()
+	for _, h := range st.Holds {
+		if l.gate.escalated == nil {
+			l.gate.escalated = map[eventKey]*escalation{}
+		}
+		k := eventKey{kind: h.Kind, peer: h.Peer, name: h.Name}
+		l.gate.escalated[k] = &escalation{since: h.Since, filter: h.Filter, key: k, free: h.Free}
+	}
+	l.explorer.importPaths(st.Paths)
+	l.install(l.gate.Filters(), time.Time{})
+	l.mu.Lock()
+	l.paths = st.Paths
+	l.mu.Unlock()
+	l.saved, l.savedGate, l.savedPaths = append([]byte(nil), data...), l.gate.version, l.pathsVersion
+	return nil
+}
+
+// decodeDurable reads a durable record of node self.
+func decodeDurable(data []byte, self node.ID) (durableState, error) {
+	var st durableState
+	if len(data) > maxDurableBytes {
+		return st, fmt.Errorf("steering: durable record of %d bytes (at most %d)", len(data), maxDurableBytes)
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return st, fmt.Errorf("steering: durable record: %w", err)
+	}
+	if st.Format != DurableFormat {
+		return st, fmt.Errorf("steering: durable record of format %q, want %q", st.Format, DurableFormat)
+	}
+	if len(st.Filters) > maxDurableFilters || len(st.Holds) > maxDurableFilters || len(st.Paths) > maxDurableFilters {
+		return st, fmt.Errorf("steering: durable record with %d filters, %d holds, %d paths (at most %d each)", len(st.Filters), len(st.Holds), len(st.Paths), maxDurableFilters)
+	}
+	check := func(f *Filter) error {
+		if f != nil && (f.Node != self || f.Kind < FilterMessage || f.Kind > FilterTransportError) {
+			return fmt.Errorf("steering: durable record of %v holds the filter %v", self, *f)
+		}
+		return nil
+	}
+	for i := range st.Filters {
+		if err := check(&st.Filters[i]); err != nil {
+			return st, err
+		}
+	}
+	for _, h := range st.Holds {
+		if h.Kind < node.EventMessage || h.Kind > node.EventTransportError {
+			return st, fmt.Errorf("steering: durable hold of event kind %d", h.Kind)
+		}
+		if err := check(h.Filter); err != nil {
+			return st, err
+		}
+	}
+	for _, p := range st.Paths {
+		if err := check(p.Checked); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// sortHolds orders holds by kind, peer and name, so equal states encode
+// equally.
+func sortHolds(hs []durableHold) {
+	slices.SortFunc(hs, func(a, b durableHold) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Peer, b.Peer), strings.Compare(a.Name, b.Name))
+	})
+}
+
+// exportPaths returns the stored error paths as records, and whether they
+// changed since the last export (the runner's side, after Explore).
+func (c *Controller) exportPaths() ([]durablePath, bool) {
+	if c.pathsExported == c.pathsVersion {
+		return nil, false
+	}
+	c.pathsExported = c.pathsVersion
+	reg, err := c.cfg.Spec.Registry()
+	if err != nil {
+		return nil, false // New validated the Spec
+	}
+	out := make([]durablePath, 0, len(c.paths))
+	for _, sp := range c.paths {
+		recs := sp.recs
+		if recs == nil {
+			recs = make([]consequence.ActionRecord, 0, len(sp.path))
+			for _, a := range sp.path {
+				r, err := consequence.RecordAction(reg, a)
+				if err != nil {
+					recs = nil // a message the registry cannot encode: the path is not kept
+					break
+				}
+				recs = append(recs, r)
+			}
+			if recs == nil {
+				continue
+			}
+		}
+		out = append(out, durablePath{Property: sp.property, Path: recs, Checked: sp.checked})
+	}
+	return out, true
+}
+
+// importPaths replaces the stored error paths with records read back; the
+// round that replays one decodes it with its model.
+func (c *Controller) importPaths(ps []durablePath) {
+	c.paths = c.paths[:0]
+	for _, p := range ps {
+		sp := storedPath{property: p.Property, recs: p.Path, checked: p.Checked}
+		sp.key = p.Property
+		for _, r := range p.Path {
+			sp.key += "|" + r.Text
+		}
+		c.paths = append(c.paths, sp)
+	}
+	c.pathsVersion++
+	c.pathsExported = c.pathsVersion
+}

@@ -1,0 +1,113 @@
+package steering
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+)
+
+// The durable record round-trips: a layer that predicted Figure 2 (its
+// filter in force, its path stored) and holds an escalated kind restores,
+// in a fresh layer of the same node, the same filters, the same held kind
+// and the path, which the fresh layer's first round replays and whose
+// filter it reinstalls. Asking again without a change reports none.
+func TestDurableStateRoundTrip(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	core, _, _ := BeforeUpdateSibling(t, spec)
+	cfg := LayerConfig{Controller: figure2Config(Steer, spec)}
+	cfg.Controller.MaxInterventions = 1
+	l, h := newTestLive(t, cfg, core)
+	snap := figure2(t, spec)
+	l.Gathered(snap)
+	awaitRound(t, l, h)
+	filters := l.Filters()
+	if len(filters) == 0 {
+		t.Fatal("the Figure 2 round installed no filter")
+	}
+	probe := node.Event{Kind: node.EventTimer, Timer: "probe", At: snap.At.Add(time.Second)}
+	l.gate.Install(append(l.gate.Filters(), Filter{Kind: FilterTimer, Node: 9, Timer: "probe"}))
+	for i := 0; i < 2; i++ { // the second is past the budget: escalated
+		probe.At = probe.At.Add(time.Second)
+		if v, _, _ := l.Gate(probe.At, probe, nil, false); v.Handle {
+			t.Fatal("the probe timer ran through its filter")
+		}
+	}
+	data, changed := l.DurableState()
+	if !changed || !strings.Contains(string(data), DurableFormat) {
+		t.Fatalf("durable state %q (changed %v)", data, changed)
+	}
+	if _, again := l.DurableState(); again {
+		t.Fatal("a second DurableState without a change reports one")
+	}
+
+	fresh, fh := newTestLive(t, cfg, core)
+	if err := fresh.RestoreDurable(data); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fresh.Filters(), l.Filters(); len(got) != len(want) || got[0] != want[0] {
+		t.Fatalf("restored filters %v, want %v", got, want)
+	}
+	if held := fresh.gate.heldFilters(); len(held) != 1 || held[0].Timer != "probe" {
+		t.Fatalf("restored holds %v, want the probe timer", held)
+	}
+	if v, _, _ := fresh.Gate(probe.At, probe, nil, false); v.Handle {
+		t.Fatal("the restored hold let the probe timer run")
+	}
+	if _, changed := fresh.DurableState(); changed {
+		t.Fatal("a restored layer reports a change before anything changed")
+	}
+	fresh.Gathered(snap)
+	awaitRound(t, fresh, fh)
+	if st := fresh.Stats(); st.ReplayHits == 0 {
+		t.Fatalf("the first round after the restore replayed no stored path: %+v", st)
+	}
+	found := false
+	for _, f := range fresh.Filters() {
+		found = found || f == filters[0]
+	}
+	if !found {
+		t.Fatalf("the first round did not reinstall %v: %v", filters[0], fresh.Filters())
+	}
+}
+
+// A record the node cannot have written is refused whole, and the layer
+// keeps what it had.
+func TestDurableStateRefusesForeignRecords(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	core, _, _ := BeforeUpdateSibling(t, spec)
+	l, _ := newTestLive(t, LayerConfig{Controller: figure2Config(Steer, spec)}, core)
+	for _, bad := range []string{
+		"not json",
+		`{"format": "something-else/1"}`,
+		`{"format": "` + DurableFormat + `", "filters": [{"Kind": 1, "Node": 13, "From": 1, "Type": "x"}]}`,
+		`{"format": "` + DurableFormat + `", "filters": [{"Kind": 9, "Node": 9}]}`,
+		`{"format": "` + DurableFormat + `", "holds": [{"kind": 1, "since": "2026-01-01T00:00:00Z"}]}`,
+		`{"format": "` + DurableFormat + `", "paths": [{"property": "p", "path": [], "checked": {"Kind": 1, "Node": 2}}]}`,
+	} {
+		if err := l.RestoreDurable([]byte(bad)); err == nil {
+			t.Errorf("%s: restored", bad)
+		}
+	}
+	if err := l.RestoreDurable([]byte(`{"format":"` + DurableFormat + `","filters":[` + strings.Repeat(`{"Kind":2,"Node":9,"Timer":"t"},`, maxDurableFilters) + `{"Kind":2,"Node":9,"Timer":"t"}]}`)); err == nil {
+		t.Error("a record past the filter bound was restored")
+	}
+}
+
+func FuzzDecodeDurable(f *testing.F) {
+	f.Add([]byte(`{"format":"` + DurableFormat + `","filters":[{"Kind":1,"Node":9,"From":13,"Type":"randtree.Join"}],"holds":[{"kind":3,"name":"t","since":"2026-01-01T00:00:00Z"}],"paths":[{"property":"p","path":[{"kind":"timer","node":9,"timer":"t"}]}]}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := decodeDurable(data, 9)
+		if err != nil {
+			return
+		}
+		for _, fl := range st.Filters {
+			if fl.Node != 9 {
+				t.Fatalf("accepted a filter of %v", fl.Node)
+			}
+		}
+	})
+}
