@@ -62,6 +62,8 @@ type Intervention struct {
 	// Veto is set when the immediate safety check stopped it (nil: a
 	// filter).
 	Veto *steering.Veto
+	// Why is the prediction behind it (steering.Intervention.Why).
+	Why *steering.Explanation
 }
 
 // SteeringResult sums the controllers' work and the interventions.
@@ -242,8 +244,9 @@ func (e *Emulator) intervene(n *emNode, ev node.Event, label string, v node.Verd
 	iv := n.iv
 	n.iv = nil
 	var veto *steering.Veto
+	var why *steering.Explanation
 	if iv != nil {
-		veto = iv.Veto
+		veto, why = iv.Veto, iv.Why
 	}
 	if e.cfg.Trace != nil {
 		why := "filter"
@@ -253,7 +256,7 @@ func (e *Emulator) intervene(n *emNode, ev node.Event, label string, v node.Verd
 		e.traceLabel(n.id, fmt.Sprintf("steering %s %s by %s", v, describe(ev, label), why))
 	}
 	if e.steer != nil && e.steer.OnIntervention != nil {
-		e.steer.OnIntervention(Intervention{At: e.now, Node: n.id, Event: ev, Verdict: v, Veto: veto})
+		e.steer.OnIntervention(Intervention{At: e.now, Node: n.id, Event: ev, Verdict: v, Veto: veto, Why: why})
 	}
 }
 

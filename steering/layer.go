@@ -97,6 +97,9 @@ type Intervention struct {
 	// Veto is set when the immediate safety check stopped it (nil: a
 	// filter).
 	Veto *Veto
+	// Why is the prediction behind the intervention (explain.go): the
+	// filter's or the veto's; nil for a filter installed by hand.
+	Why *Explanation
 }
 
 // Runner runs the rounds of a Layer: where and when a round's exploration
@@ -334,6 +337,10 @@ type Layer struct {
 
 	// last is the newest snapshot the layer was given (core goroutine).
 	last *snapshot.Snapshot
+	// why explains the filters in force (core goroutine); shownReasons
+	// is what Status shows of them (under mu).
+	why          map[Filter]Explanation
+	shownReasons []FilterReason
 
 	// The durable state (durable.go): the explorer's error paths as of
 	// its last round (under mu), and what DurableState returned last with

@@ -2,6 +2,7 @@ package steering
 
 import (
 	"log/slog"
+	"maps"
 	"slices"
 	"time"
 
@@ -143,8 +144,17 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 		} else {
 			l.log.Debug("steering: filter", slog.Any("event", ev), slog.Any("verdict", v))
 		}
+		why := l.explainVerdict(ev, veto)
+		if why != nil {
+			l.mu.Lock()
+			if l.st.Interventions == nil {
+				l.st.Interventions = map[string]uint64{}
+			}
+			l.st.Interventions[why.Source+"/"+why.Property]++
+			l.mu.Unlock()
+		}
 		if l.cfg.OnIntervention != nil {
-			l.cfg.OnIntervention(Intervention{Event: ev, Verdict: v, Veto: veto})
+			l.cfg.OnIntervention(Intervention{Event: ev, Verdict: v, Veto: veto, Why: why})
 		}
 	}
 	return v, nil, nil
@@ -155,10 +165,10 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 func (l *Layer) reset() {
 	l.gate.Install(nil)
 	l.gate.ForgetEscalations()
-	l.last, l.asked = nil, nil
+	l.last, l.asked, l.why = nil, nil, nil
 	l.mu.Lock()
 	l.results = nil
-	l.shown = nil
+	l.shown, l.shownReasons = nil, nil
 	l.desk.pending = nil
 	l.mu.Unlock()
 }
@@ -209,7 +219,7 @@ func (l *Layer) apply(p *pendingRound, now time.Time) bool {
 					fs = append(fs, f)
 				}
 			}
-			l.install(fs, r.snap.At)
+			l.installFrom(fs, r.snap.At, r.rep)
 		}
 	}
 	if p.ended.After(now) {
@@ -238,7 +248,7 @@ func (l *Layer) apply(p *pendingRound, now time.Time) bool {
 		l.log.Info("steering: filters installed", slog.Any("filters", fs), slog.Uint64("cut", r.rep.CN),
 			slog.Bool("round_completed", completed))
 	}
-	l.install(fs, r.snap.At)
+	l.installFrom(fs, r.snap.At, r.rep)
 	if l.cfg.OnInstall != nil {
 		l.cfg.OnInstall(l.gate.Filters(), r.rep.CN, completed)
 	}
@@ -248,16 +258,22 @@ func (l *Layer) apply(p *pendingRound, now time.Time) bool {
 // install puts fs, the filters of a round on a snapshot completed at
 // checked, in force at the gate (Controller.InstallChecked: an escalated
 // filter not yet re-checked stays) and in Status.
-func (l *Layer) install(fs []Filter, checked time.Time) {
+func (l *Layer) install(fs []Filter, checked time.Time) { l.installFrom(fs, checked, nil) }
+
+// installFrom is install for the filters of round report rep (nil: none),
+// whose predictions explain them (explainRound).
+func (l *Layer) installFrom(fs []Filter, checked time.Time, rep *RoundReport) {
 	l.gate.InstallChecked(fs, checked)
 	fs = l.gate.Filters()
+	l.explainRound(rep, fs)
 	shown := make([]string, len(fs))
 	for i, f := range fs {
 		shown[i] = f.String()
 	}
+	reasons := l.reasons()
 	gated := l.gate.Stats() // an install may release escalations
 	l.mu.Lock()
-	l.shown = shown
+	l.shown, l.shownReasons = shown, reasons
 	l.gated = gated
 	l.mu.Unlock()
 }
@@ -373,8 +389,14 @@ type LayerStatus struct {
 	// (a round's walks found that they kept the neighbourhood from a live
 	// state: Stats.ReleasedForLiveness).
 	ReleasedForLiveness uint64 `json:"released_for_liveness"`
-	// Filters are the filters in force, rendered by Filter.String.
-	Filters []string `json:"filters"`
+	// Filters are the filters in force, rendered by Filter.String, and
+	// Reasons the same filters with the prediction each came from.
+	// Interventions counts the events kept from the handler by the source
+	// and property of their explanation ("round/OneHolder",
+	// "check/RootHasNoSiblings", "request/…"; retries not again).
+	Filters       []string          `json:"filters"`
+	Reasons       []FilterReason    `json:"reasons,omitempty"`
+	Interventions map[string]uint64 `json:"interventions,omitempty"`
 	// Steering requests (request.go). RequestsSent counts the requests
 	// this node sent to the owners of predicted events, AnswersAccepted
 	// and AnswersRefused their answers; RequestsAdmitted counts the
@@ -408,6 +430,8 @@ func (l *Layer) Status() LayerStatus {
 	st.Predicted = s.Predicted
 	st.Walks, st.WalkSteps, st.DeadEnds = s.Walks, s.WalkSteps, s.DeadEnds
 	st.Filters = append([]string{}, l.shown...)
+	st.Reasons = slices.Clone(l.shownReasons)
+	st.Interventions = maps.Clone(st.Interventions)
 	st.RequestsAccepted = s.RequestsAccepted
 	st.RequestsRefused += s.RequestsRefused
 	st.Sent, st.Received = append([]RequestRecord(nil), st.Sent...), append([]RequestRecord(nil), st.Received...)

@@ -85,7 +85,7 @@ func (c *Controller) judgeRequest(ctx context.Context, m *consequence.ActorModel
 	if live, err := c.liveWith(ctx, m, append(slices.Clone(installed), f), rep); err != nil || !live {
 		return false, RefusedLiveness, err
 	}
-	pred.Requested = pr.from
+	pred.Requested, pred.Filter = pr.from, &f
 	c.remember(pred)
 	c.markChecked([]Prediction{{Property: pred.Property, Report: pred.Report, Filter: &f}}, filterSet{f})
 	rep.Predictions = append(rep.Predictions, pred)

@@ -163,6 +163,15 @@ func TestRequestInstalledAtTheOwner(t *testing.T) {
 	if st.RequestsAdmitted != 1 || st.RequestsAccepted != 1 || len(st.Received) != 1 || st.Received[0].Answer != "accepted" {
 		t.Fatalf("n1's status: admitted %d, accepted %d, received %+v", st.RequestsAdmitted, st.RequestsAccepted, st.Received)
 	}
+	// Every intervention is explained: the filter came from n2's request
+	// about OneHolder, along the path n2 predicted.
+	if len(st.Reasons) != 1 || st.Reasons[0].Why.Source != "request" || st.Reasons[0].Why.Requester != 2 ||
+		st.Reasons[0].Why.Property != "OneHolder" || len(st.Reasons[0].Why.Path) != 2 {
+		t.Fatalf("n1's reasons: %+v", st.Reasons)
+	}
+	if st.Interventions["request/OneHolder"] != 1 {
+		t.Fatalf("n1's interventions by reason: %v", st.Interventions)
+	}
 	req.Gate(time.Now(), node.Event{Kind: node.EventMessage, From: 1, Msg: answers[0].Msg}, nil, false)
 	if st := req.Status(); st.AnswersAccepted != 1 || st.Sent[0].Answer != "accepted" {
 		t.Fatalf("n2's status after the answer: %+v", st.Sent)
