@@ -296,6 +296,7 @@ func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, erro
 				MaxInterventions: cfg.MaxInterventions,
 				VetoHold:         vetoHold(cfg.VetoHold),
 				FilterHold:       measuredFilterHold,
+				SilentVeto:       !cfg.BreakConnection,
 			},
 			Immediate: true,
 		}

@@ -24,8 +24,11 @@ const (
 	measuredVetoHold   = time.Minute
 )
 
-// measuredHolds gives c's zero hold bounds the measured ones.
+// measuredHolds gives c's zero hold bounds the measured ones, and vetoed
+// messages dropped without breaking their connection
+// (steering.Config.SilentVeto), as they were measured.
 func measuredHolds(c steering.Config) steering.Config {
+	c.SilentVeto = true
 	if c.FilterHold == 0 {
 		c.FilterHold = measuredFilterHold
 	}

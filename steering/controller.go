@@ -76,6 +76,16 @@ type Config struct {
 	// parent or root orphans the filtering node and more than doubled the
 	// inconsistent states (docs/RESULTS.md, randtree-churn).
 	BreakConnection bool
+	// SilentVeto makes an immediate-check veto of a message drop it
+	// without breaking the connection to its sender (the rule before
+	// issue 27). By default a vetoed message breaks the connection, as
+	// TCP would lose it: the sender's failure handling runs (it resends,
+	// retries, looks elsewhere) instead of waiting for ever for an answer
+	// to a message that vanished from a connection that stayed up — what
+	// stalled a correct mutual-exclusion protocol whose last reply a
+	// stale view vetoed. (A filter, predicted from a hypothetical future,
+	// breaks the connection only with BreakConnection: see there.)
+	SilentVeto bool
 	// Refinements is how many times a filter set whose check still finds a
 	// violation is extended with the filters that violation suggests
 	// before the filters are judged unhelpful (default 2; negative: none).

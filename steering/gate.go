@@ -336,5 +336,5 @@ func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool)
 	if ev.Kind != node.EventMessage {
 		return node.Verdict{RetryAt: ev.At.Add(c.cfg.PostponeDelay)}, veto
 	}
-	return node.Verdict{Break: c.cfg.BreakConnection}, veto
+	return node.Verdict{Break: c.cfg.BreakConnection || !c.cfg.SilentVeto}, veto
 }

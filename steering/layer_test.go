@@ -372,10 +372,15 @@ func TestLayerPostponesFilteredTimer(t *testing.T) {
 func TestLayerImmediateCheckVetoesUpdateSibling(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.DefaultOptions())
-	for _, brk := range []bool{true, false} {
+	for _, c := range []struct{ breakConn, silent, brk bool }{
+		{true, false, true},
+		{false, false, true}, // a vetoed message breaks the connection by default
+		{false, true, false}, // SilentVeto: dropped alone
+	} {
+		brk := c.brk
 		core, ev, _ := BeforeUpdateSibling(t, spec)
 		cfg := LayerConfig{Controller: figure2Config(Off, spec), Immediate: true}
-		cfg.Controller.BreakConnection = brk
+		cfg.Controller.BreakConnection, cfg.Controller.SilentVeto = c.breakConn, c.silent
 		l, h := newTestLive(t, cfg, core)
 		l.Gathered(figure2(t, spec)) // mode Off: the view, at once, no round
 		if l.gate.View() == nil {
