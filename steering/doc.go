@@ -123,18 +123,47 @@
 // the handler within Config.InterventionWindow, so that steering never
 // keeps a node from healing. A kind whose budget is spent while a filter
 // or the check still stops it is escalated, not let through: it is held
-// (a message dropped, anything else postponed) until a re-check finds it
-// safe — a round on a snapshot completed after the escalation began that
-// installs no filter for it (until such a round the escalated filter stays
-// in force beside a staler round's), or the immediate check on the newest
-// view — for at most LayerConfig.EscalationHold (a filter's, 10 s by
-// default) or Config.VetoHold (a veto's, a minute by default, or until
-// the check passes: the check judges the event itself, on every retry, so
-// it holds exactly while the event would break a property now); then it
-// runs for one
-// window (overrides) before the budget
-// counts again. Stats counts
-// Escalations, Held and Released.
+// (a message dropped, anything else postponed) until it is safe — a round
+// on a snapshot completed after the escalation began installs no filter
+// for it (until such a round the escalated filter stays in force beside a
+// staler round's), or the immediate check on the newest view passes it —
+// or until the hold itself threatens liveness: a round's liveness walks
+// with the held kinds in place as filters fail to reach a live state
+// they reach without them (the liveness guard; every hold is released,
+// Stats.ReleasedForLiveness). There is no bound in time where the node's
+// rounds walk against liveness properties; where none do (mode Off,
+// walks off, a service without liveness properties) a hold lasts at most
+// UnguardedFilterHold or UnguardedVetoHold, the rule before issue 27, and
+// Config.FilterHold and VetoHold bound it explicitly. A released kind
+// runs for one window (overrides) before the budget counts again. Stats
+// counts Escalations, Held and Released. A vetoed message breaks its
+// connection unless Config.SilentVeto: TCP cannot lose a message on a
+// connection that stays up, and the sender's failure handling must run.
+//
+// # Steering requests
+//
+// A path's earliest event a filter can stop is often another node's (the
+// holder of a lock predicts the server's second grant). In mode Steer the
+// predicting node checks the filter at that node (Prediction.Remote) in
+// its own model and sends the owner a Request — the filter, the path and
+// its cut — on the service's connections; the owner admits it only from a
+// neighbour, within RequestConfig's bounds, replays the path on its own
+// newest view (after a fresh gather if the request's cut is newer), checks
+// the filter as it checks its own (safety, the liveness walks) and
+// installs it or refuses with a reason (Answer). A request is a filter at
+// most, never an action, and the owner's budget applies to it as to its
+// own filters (request.go).
+//
+// # Durable state and explanations
+//
+// The Layer is a node.DurableLayer: its filters in force, held kinds and
+// stored error paths are made durable with each step and restored before
+// a restarted node handles its first event, so a filter against what
+// happens after a reset survives the reset it predicted; the first round
+// re-checks what came back (durable.go). Every filter in force and every
+// intervention carries the prediction it came from (Explanation: the
+// source, the property, the path, its rank, the requester):
+// LayerStatus.Reasons and Interventions, Intervention.Why.
 //
 // # The immediate safety check
 //

@@ -280,9 +280,11 @@ func (s *SyncRunner) Stop() {}
 // its Reinstalled filters. A newer round supersedes an older one whose end
 // has not come. So no filter outlives the next round, and none lapses while
 // the next round explores. Nothing is installed in mode Debug. An
-// EventReset (the emulator's restart) clears the filters and the rounds
-// not yet applied, as a new process would have none; the error paths the
-// explorer keeps survive, as if kept on disk.
+// EventReset (the emulator's restart) clears what a process keeps in
+// memory — the filters, the holds, the rounds not yet applied, the
+// requests waiting — as a new process would have none; what the node made
+// durable comes back through RestoreDurable (durable.go), which the
+// pipeline calls right after the reset (and a live node at its restart).
 //
 // Events. Gate hands every message, timer, application call and transport
 // error to Controller.Gate: the filters in force first, then, with
