@@ -90,6 +90,18 @@ type SteeringResult struct {
 	Escalations uint64 `json:"escalations"`
 	Held        uint64 `json:"held"`
 	Released    uint64 `json:"released"`
+	// ReleasedForLiveness counts the holds the liveness guard released.
+	ReleasedForLiveness uint64 `json:"released_for_liveness"`
+	// Steering requests (steering.LayerStatus): sent by predicting nodes,
+	// admitted for a round by owners, refused (at once or after the
+	// owner's check) and accepted (the filter installed at the owner).
+	RequestsSent     uint64 `json:"requests_sent"`
+	RequestsAdmitted uint64 `json:"requests_admitted"`
+	RequestsRefused  uint64 `json:"requests_refused"`
+	RequestsAccepted uint64 `json:"requests_accepted"`
+	// Interventions counts the events kept from handlers by the source
+	// and property of their explanation (steering.LayerStatus).
+	Interventions map[string]uint64 `json:"interventions,omitempty"`
 	// Walks, WalkSteps and DeadEnds are the liveness search's: walks
 	// from snapshots, steps of every walk and probe (also counted in
 	// StatesExplored), dead ends predicted (also in Predicted).
@@ -287,6 +299,17 @@ func (e *Emulator) steeringResult() *SteeringResult {
 		r.Escalations += s.Escalations
 		r.Held += s.Held
 		r.Released += s.Released
+		r.ReleasedForLiveness += s.ReleasedForLiveness
+		r.RequestsSent += st.RequestsSent
+		r.RequestsAdmitted += st.RequestsAdmitted
+		r.RequestsRefused += st.RequestsRefused
+		r.RequestsAccepted += st.RequestsAccepted
+		for k, v := range st.Interventions {
+			if r.Interventions == nil {
+				r.Interventions = map[string]uint64{}
+			}
+			r.Interventions[k] += v
+		}
 		r.Walks += s.Walks
 		r.WalkSteps += s.WalkSteps
 		r.DeadEnds += s.DeadEnds

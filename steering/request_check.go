@@ -98,10 +98,14 @@ func stops(f Filter, a consequence.ActorAction) bool {
 	return ok && !f.Verdict(a.Node, ev, time.Nanosecond).Handle
 }
 
-// liveWith is the liveness guard of a filter set a node did not derive
-// itself: with fs in place, at least Config.LiveFraction of Config.Walks
-// walks from m's start reach a state where every liveness property
-// holds. With no liveness property, or walks off, it holds.
+// liveWith is the liveness guard of a filter a node did not derive
+// itself: with the filters fs (the last one the requested) in place, at
+// least Config.LiveFraction of Config.Walks walks from m's start reach a
+// state where every liveness property holds — unless they fail as often
+// without the requested filter: then it is not what keeps the
+// neighbourhood from progress (a partial neighbourhood often cannot
+// reach a live state at all). With no liveness property, or walks off,
+// it holds.
 func (c *Controller) liveWith(ctx context.Context, m *consequence.ActorModel, fs filterSet, rep *RoundReport) (bool, error) {
 	if len(c.live) == 0 || c.cfg.Walks <= 0 {
 		return true, nil
@@ -109,6 +113,11 @@ func (c *Controller) liveWith(ctx context.Context, m *consequence.ActorModel, fs
 	ls := c.newLivenessSearch(ctx, m)
 	defer ls.budget.cancel()
 	ok, steps, err := ls.liveFraction(fs)
+	if err == nil && !ok {
+		var without bool
+		without, steps, err = ls.liveFraction(fs[:len(fs)-1])
+		ok = !without
+	}
 	rep.States += steps
 	return ok, err
 }
