@@ -596,7 +596,7 @@ func (r *Runtime) run() {
 	defer r.pipe.Stop()
 	now := time.Now()
 	r.dispatch(node.Event{Kind: node.EventInit, At: now}, nil)
-	r.sendAll(r.pipe.Start(now))
+	r.carryOut(r.pipe.Start(now))
 	r.drain()
 	for {
 		if at, ok := r.nextDeadline(); ok {
@@ -651,11 +651,7 @@ func (r *Runtime) nextDeadline() (time.Time, bool) {
 
 // tickLayers runs the Tick of every layer that is due (node.Pipeline.Tick).
 func (r *Runtime) tickLayers() {
-	out, errs := r.pipe.Tick(time.Now())
-	for _, err := range errs {
-		r.log.Error("live: layer tick failed", zap.Error(err))
-	}
-	r.sendAll(out)
+	r.carryOut(r.pipe.Tick(time.Now()))
 	r.drain()
 }
 
@@ -776,7 +772,7 @@ func (r *Runtime) carryOut(o node.Outcome) {
 	}
 	if o.Break != node.None {
 		r.tr.closePeer(o.Break, errBrokenByLayer, false)
-		r.sendAll(r.pipe.ConnectionBroken(o.Event.At, o.Break))
+		r.carryOut(r.pipe.ConnectionBroken(o.Event.At, o.Break))
 	}
 	r.sendAll(o.Sends)
 }
