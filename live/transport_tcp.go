@@ -89,6 +89,8 @@ type counters struct {
 	connsRefused, helloConflicts atomic.Uint64
 	// logSuppressed counts memberlist log lines the rate limit dropped.
 	logSuppressed atomic.Uint64
+	// The store's commits, records, bytes and time (runtime_durable.go).
+	durableCommits, durableRecords, durableBytes, durableSyncNanos atomic.Uint64
 }
 
 // peerConn is one connection to (out) or from (in) a peer.
