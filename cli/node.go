@@ -237,6 +237,7 @@ type liveNode struct {
 	rt       *live.Runtime
 	snapLive *snapshot.Live  // nil with --snapshots 0
 	steerer  *steering.Layer // nil without steering
+	reports  *report.Writer  // nil without --reports
 	timings  *status.Timings // the status server's round and check histograms
 	statusLn net.Listener    // nil without --http
 	httpTok  string          // --http-token-file's token
@@ -322,7 +323,8 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 	if f.reports != "" {
 		src := report.Source{Node: f.id, Service: f.service, Fix: f.fix, Nodes: f.nodes, Options: n.svc.options,
 			Spec: n.svc.spec, Mode: f.mode, Workload: ccfg.Workload, Faults: ccfg.Faults}
-		lcfg.OnRound = (&report.Writer{Dir: f.reports, Logger: slogger, Source: src}).Round
+		n.reports = &report.Writer{Dir: f.reports, Logger: slogger, Source: src}
+		lcfg.OnRound = n.reports.Round
 	}
 	var err error
 	if n.steerer, err = steering.NewLayer(lcfg, n.snapLive); err != nil {
@@ -360,7 +362,7 @@ func (n *liveNode) serve(ctx context.Context, stdout io.Writer) error {
 	srvDone := make(chan error, 1)
 	if n.statusLn != nil {
 		var err error
-		if srv, err = newStatusServer(n.rt, n.snapLive, n.steerer, n.timings, n.svc, started, n.httpTok); err != nil {
+		if srv, err = newStatusServer(n.rt, n.snapLive, n.steerer, n.reports, n.timings, n.svc, started, n.httpTok); err != nil {
 			n.stop()
 			return err
 		}
@@ -413,10 +415,14 @@ func (n *liveNode) printStarted(stdout io.Writer) {
 }
 
 // newStatusServer builds the --http status server (package status) over
-// the node's runtime and layers (snapLive and steer may be nil); GET
+// the node's runtime, layers and report writer (snapLive, steer and
+// reports may be nil); GET
 // /snapshot serves the report.Snapshot document.
-func newStatusServer(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Layer, timings *status.Timings, svc serviceRun, started time.Time, token string) (*status.Server, error) {
+func newStatusServer(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Layer, reports *report.Writer, timings *status.Timings, svc serviceRun, started time.Time, token string) (*status.Server, error) {
 	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options, Spec: svc.spec, Started: started, Token: token}
+	if reports != nil {
+		cfg.Reports = reports
+	}
 	if snapLive != nil {
 		cfg.Snapshots = snapLive
 	}

@@ -505,7 +505,7 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	mux := func(rt *live.Runtime, sl *snapshot.Live) http.Handler {
-		srv, err := newStatusServer(rt, sl, nil, nil, svc, time.Now(), "")
+		srv, err := newStatusServer(rt, sl, nil, nil, nil, svc, time.Now(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
