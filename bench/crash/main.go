@@ -140,9 +140,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 // crash runs one service's cluster through cfg.cycles kill cycles.
-func crash(cfg config, svc string, say func(string)) outcome {
+func crash(cfg config, svc string, say func(string)) (out outcome) {
 	start := time.Now()
-	out := outcome{Service: svc, Nodes: cfg.nodes, Seed: cfg.seed, Ephemeral: cfg.ephemeral}
+	out = outcome{Service: svc, Nodes: cfg.nodes, Seed: cfg.seed, Ephemeral: cfg.ephemeral}
 	defer func() { out.Seconds = time.Since(start).Seconds() }()
 	t := newTarget(svc, cfg.nodes)
 	args := []string{"--service", svc, "--fix", "all", "--label", "crash-" + svc, "--snapshots", "0"}
