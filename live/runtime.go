@@ -111,6 +111,21 @@ func (h layerHost) ID() node.ID                 { return h.r.cfg.ID }
 func (h layerHost) Checkpoint() ([]byte, error) { return h.r.core.Checkpoint() }
 func (h layerHost) Service() node.Service       { return h.r.core.Service() }
 func (h layerHost) Core() *node.Core            { return h.r.core }
+// CatchUpWitness vouches for peer's checkpoint numbers
+// (snapshot.WitnessHost): with TLS a peer is authenticated, and vouches by
+// its ID; without, only a member whose address memberlist (or a join
+// probe) confirmed — which admits a member only once it answered a hello
+// as itself at that address (membership_admit.go) — vouches, by that
+// address, so IDs that are only claimed in hellos, and IDs sharing one
+// address, vouch for nothing more than one.
+func (h layerHost) CatchUpWitness(peer node.ID) (string, bool) {
+	if h.r.cfg.TLS != nil {
+		return peer.String(), true
+	}
+	addr, ok := h.r.dir.confirmed(peer)
+	return "addr:" + addr, ok
+}
+
 func (h layerHost) Wake() {
 	select {
 	case h.r.wake <- struct{}{}:
