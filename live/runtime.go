@@ -111,6 +111,7 @@ func (h layerHost) ID() node.ID                 { return h.r.cfg.ID }
 func (h layerHost) Checkpoint() ([]byte, error) { return h.r.core.Checkpoint() }
 func (h layerHost) Service() node.Service       { return h.r.core.Service() }
 func (h layerHost) Core() *node.Core            { return h.r.core }
+
 // CatchUpWitness vouches for peer's checkpoint numbers
 // (snapshot.WitnessHost): with TLS a peer is authenticated, and vouches by
 // its ID; without, only a member whose address memberlist (or a join
