@@ -224,6 +224,11 @@ type membership struct {
 	// logSuppressed counts memberlist's log lines dropped by the rate
 	// limit (nil: not counted).
 	logSuppressed *atomic.Uint64
+	// prover proves members on the service transport before they are
+	// admitted (nil: no proof asked, as in unit tests of the delegate);
+	// keyed is set when gossip is keyed, and members need no proof.
+	prover *prover
+	keyed  bool
 }
 
 var (

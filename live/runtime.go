@@ -64,6 +64,8 @@ type Runtime struct {
 	doc    chan doRequest
 	tr     *transport
 	ml     *memberlist.Memberlist
+	// prover proves members on the service transport (membership_prove.go).
+	prover *prover
 
 	// life serialises Start and Stop, so a Stop that races a Start waits
 	// for it and then releases what it acquired.
@@ -201,6 +203,7 @@ func NewRuntime(cfg RuntimeConfig, spec node.Spec) (*Runtime, error) {
 		return nil, fmt.Errorf("live: service %q with its layers: %w", spec.Name, err)
 	}
 	r.tr = newTransport(ctx, cfg, r.reg, log, r.dir, &r.stats, r.events, &r.wg)
+	r.prover = newProver(ctx, &r.wg, r.tr.probe)
 	return r, nil
 }
 
@@ -240,7 +243,8 @@ func (r *Runtime) start(ctx context.Context) error {
 		addr = r.tr.ln.Addr().String()
 	}
 	d := &membership{self: r.cfg.ID, meta: encodeMeta(r.cfg.ID, addr), dir: r.dir, log: r.log,
-		onDead: func(id node.ID) { r.tr.closePeer(id, errPeerDead, true) }, logSuppressed: &r.stats.logSuppressed}
+		onDead: func(id node.ID) { r.tr.closePeer(id, errPeerDead, true) }, logSuppressed: &r.stats.logSuppressed,
+		prover: r.prover, keyed: len(r.cfg.SecretKey) > 0 || r.cfg.Keyring != nil}
 	mc, err := memberlistConfig(r.cfg, d, r.log)
 	if err != nil {
 		return err
@@ -289,6 +293,7 @@ func (r *Runtime) join(ctx context.Context) error {
 				continue
 			}
 			r.dir.learn(h.id, a, h.gossip)
+			r.prover.record(h.id, a)
 			ids = append(ids, h.id)
 			if h.gossip != "" {
 				gossip = append(gossip, h.gossip)
@@ -526,6 +531,13 @@ type Counters struct {
 	// LogLinesSuppressed counts memberlist warn and error lines dropped
 	// by its rate limit (10 a second).
 	LogLinesSuppressed uint64 `json:"log_lines_suppressed,omitempty"`
+	// MembersUnproven counts the gossip about members refused because
+	// they had not proved themselves on the service transport yet;
+	// MemberProofs and MemberProofFailures the proofs (a dial and a hello
+	// at the member's service address) that succeeded and failed.
+	MembersUnproven     uint64 `json:"members_unproven,omitempty"`
+	MemberProofs        uint64 `json:"member_proofs,omitempty"`
+	MemberProofFailures uint64 `json:"member_proof_failures,omitempty"`
 	// DurableCommits counts the store writes (each synced) of the
 	// node's durable records; DurableRecords and DurableBytes the records
 	// and their bytes written; DurableSyncNanos the time spent in those
@@ -604,6 +616,11 @@ func (r *Runtime) fillStatus(st *Status) {
 		st.Peers[i].Inbound = slices.Contains(in, st.Peers[i].ID)
 	}
 	s := &r.stats
+	defer func() {
+		if p := r.prover; p != nil {
+			st.Counters.MembersUnproven, st.Counters.MemberProofs, st.Counters.MemberProofFailures = p.refused.Load(), p.proofs.Load(), p.failures.Load()
+		}
+	}()
 	st.Counters = Counters{
 		MessagesIn: s.msgsIn.Load(), MessagesOut: s.msgsOut.Load(),
 		TransportErrors: s.transportErrors.Load(), FramesRejected: s.framesRejected.Load(),

@@ -63,3 +63,86 @@ func TestForgedIDsCannotPoisonCheckpointNumbers(t *testing.T) {
 		t.Fatalf("two forged IDs moved n1's checkpoint number to %d (exhausted %v)", st.CN, st.Stats.Exhausted)
 	}
 }
+
+// TestGossipFloodAdmitsNoFakeMember: well-formed alive messages for 2,000
+// members nobody proved (their service addresses answer for nobody, or for
+// another ID) put none of them in memberlist's table; main admitted every
+// one (a flood of 50,000 put ~52,000 members on every node, +113 MB, and
+// blinded failure detection for 98 s). A real member joining meanwhile is
+// admitted: it proves itself on the service transport.
+func TestGossipFloodAdmitsNoFakeMember(t *testing.T) {
+	defer livetest.VerifyNone(t)
+	n1 := startNoteNode(t, 1, zap.NewNop())
+	defer stopNodes(t, n1)
+	conn, err := net.Dial("udp", n1.GossipAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const fakes = 2000
+	for i := range fakes {
+		id := node.ID(1000 + i)
+		service := "127.0.0.1:1"
+		if i%2 == 1 {
+			service = n1.Addr() // an address that answers, as n1
+		}
+		pkt, err := livetest.AliveGossip("test", id.String(), net.IPv4(127, 0, 0, 1), uint16(40000+i%20000), encodeMeta(id, service), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.Write(pkt)
+		if i%100 == 99 {
+			// Let memberlist's reader keep up, so few packets are lost
+			// in the socket buffer.
+			waitFor(t, "memberlist to read the packets", func() bool {
+				return n1.Status().Counters.MembersUnproven >= uint64(i+1)/2
+			})
+		}
+	}
+	n2 := startNoteNode(t, 2, zap.NewNop(), n1.Addr())
+	defer stopNodes(t, n2)
+	waitFor(t, "n1 to admit n2", func() bool { return n1.ml.NumMembers() == 2 })
+	c := n1.Status().Counters
+	if got := n1.ml.NumMembers(); got != 2 {
+		t.Fatalf("memberlist holds %d members after a flood of %d fakes, want n1 and n2", got, fakes)
+	}
+	if len(n1.Status().Peers) != 1 {
+		t.Fatalf("peers %+v", n1.Status().Peers)
+	}
+	t.Logf("%d alive messages refused, %d proofs, %d failed", c.MembersUnproven, c.MemberProofs, c.MemberProofFailures)
+}
+
+// TestCopiedHelloDoesNotReplaceALiveConnection: without TLS, a hello that
+// copies a live peer's exact addresses and ID is the peer redialling or a
+// spoofer, and only the peer can close (or silence) its old connection:
+// the spoofer is refused, the peer's connection stays, and n1's service
+// sees no transport error for it. main replaced the live connection at
+// once, so a spoofer repeating the hello kept the edge broken.
+func TestCopiedHelloDoesNotReplaceALiveConnection(t *testing.T) {
+	defer livetest.VerifyNone(t)
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.HandshakeTimeout = 300 * time.Millisecond })
+	n2 := startNoteNode(t, 2, zap.NewNop(), n1.Addr())
+	defer stopNodes(t, n1, n2)
+	if err := n2.Submit(sendNote{To: 1, Text: "before"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n1 to hear n2", func() bool { return slices.Contains(noteState(t, n1).Got, "n2:before") })
+	for range 3 {
+		conn, err := spoofHelloAs(t, n1.Addr(), 2, n2.Addr(), n2.GossipAddr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitClosed(t, conn, "the spoofer's connection")
+	}
+	if err := n2.Submit(sendNote{To: 1, Text: "after"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n1 to hear n2 again", func() bool { return slices.Contains(noteState(t, n1).Got, "n2:after") })
+	if st := noteState(t, n1); len(st.Broken) != 0 {
+		t.Fatalf("n1's service saw its connection from n2 break %d times", len(st.Broken))
+	}
+	c := n1.Status().Counters
+	if c.HelloConflicts != 3 {
+		t.Fatalf("counters %+v: want 3 conflicts", c)
+	}
+}
