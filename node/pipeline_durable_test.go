@@ -386,3 +386,37 @@ func TestCoreRestartMatchesReset(t *testing.T) {
 		t.Fatal("a service without Recover has a durable projection")
 	}
 }
+
+// FuzzDecodeDurable reads arbitrary bytes as a service's durable record,
+// as a restart reads its store: every input is a clean error wrapping
+// ErrBadDurable or a service value whose projection decodes again, never
+// a panic.
+func FuzzDecodeDurable(f *testing.F) {
+	c, _ := NewCore(CoreConfig{ID: 1, Factory: func() Service { return &vault{} }})
+	c.Step(Event{Kind: EventInit, At: t0})
+	c.Step(Event{Kind: EventMessage, At: t0, From: 2, Msg: note{Text: "disk:a"}})
+	good, _, _ := c.AppendDurable(nil)
+	f.Add(good)
+	f.Add([]byte{0x93, 0x91, 0xa1, 'a', 0xc0, 0xc0})
+	f.Add([]byte{0xdd, 0xff, 0xff, 0xff, 0xff}) // an array32 header: no allocation from a length
+	f.Fuzz(func(t *testing.T, b []byte) {
+		svc, err := c.DecodeDurable(b)
+		if err != nil {
+			if !errors.Is(err, ErrBadDurable) {
+				t.Fatalf("error %v does not wrap ErrBadDurable", err)
+			}
+			return
+		}
+		fresh, _ := NewCore(CoreConfig{ID: 1, Factory: func() Service { return &vault{} }})
+		if _, err := fresh.Restart(Event{Kind: EventInit, At: t0}, svc); err != nil {
+			t.Fatal(err)
+		}
+		again, ok, err := fresh.AppendDurable(nil)
+		if err != nil || !ok {
+			t.Fatalf("a recovered node has no projection: %v", err)
+		}
+		if _, err := fresh.DecodeDurable(again); err != nil {
+			t.Fatalf("its projection does not decode: %v", err)
+		}
+	})
+}
