@@ -148,21 +148,13 @@ type Config struct {
 	// beyond the window (a node restarted from 0 far behind its cluster)
 	// does the node catch up, to the smaller of the two largest such
 	// numbers, and count it in Stats.CNCaughtUp; one hostile peer alone
-	// cannot move it. Peers are distinct when their witnesses (Witness)
-	// are. Zero means DefaultCNWindow; negative is an error.
+	// cannot move it. Peers are distinct when their witnesses are: a
+	// Source that is a WitnessHost vouches for peers (the live runtime's
+	// layer host does), and a peer it does not vouch for claims nothing
+	// (counted in Stats.CNUnvouched); any other Source vouches for every
+	// peer by its ID (the emulator, where IDs are not forged). Zero means
+	// DefaultCNWindow; negative is an error.
 	CNWindow int64
-	// Witness vouches for the peers whose numbers beyond the window may
-	// catch the node up: two claims count as two only under two witness
-	// keys, and a peer it does not vouch for claims nothing (counted in
-	// Stats.CNUnvouched). Without TLS a hello proves no ID, so two forged
-	// IDs that each send one number would otherwise catch every node up
-	// to it; the live runtime vouches for an authenticated peer by its ID
-	// and for a member that proved itself on the service transport by its
-	// service address (its LayerHost is a WitnessHost). Zero (nil) means
-	// the Source's CatchUpWitness when it has one, else every peer
-	// vouches for itself by its ID (the emulator, where IDs are not
-	// forged). It runs in the node's hooks, on its goroutine.
-	Witness Witness
 }
 
 // DefaultConfig returns the values New gives a Config's zero fields (no

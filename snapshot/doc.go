@@ -54,7 +54,7 @@
 // counted (Stats.CNRejected), never adopted from one peer: what it can
 // push is the window per message, so the number space outlives any flood.
 // A node restarted from 0 far behind its cluster catches up when two
-// distinct witnesses carry numbers beyond its window (Config.Witness: an
+// distinct witnesses carry numbers beyond its window (WitnessHost: an
 // authenticated peer, a member that proved its address; never an ID a
 // hello merely claims): to the smaller, counted in Stats.CNCaughtUp. It
 // refuses the cuts up to its new number, as

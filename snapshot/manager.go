@@ -144,9 +144,9 @@ type Manager struct {
 	lastCN map[node.ID]uint64
 	// claims holds, per witness key, the largest number its peers carried
 	// beyond the window (see admit), at most MaxMembers keys; witness
-	// vouches for peers (Config.Witness).
+	// vouches for peers (WitnessHost).
 	claims  map[string]uint64
-	witness Witness
+	witness func(peer node.ID) (string, bool)
 	recent  map[node.ID]time.Time
 	// sentCN is the CN of the last message sent to each peer since the
 	// last transport error about it: a channel whose last message carries
@@ -195,12 +195,9 @@ func New(cfg Config, self node.ID, src Source) (*Manager, error) {
 	if src == nil {
 		return nil, errors.New("snapshot: Source is required")
 	}
-	witness := c.Witness
-	if wh, ok := src.(WitnessHost); ok && witness == nil {
+	witness := ownWitness
+	if wh, ok := src.(WitnessHost); ok {
 		witness = wh.CatchUpWitness
-	}
-	if witness == nil {
-		witness = ownWitness
 	}
 	return &Manager{
 		cfg: c, self: self, src: src, witness: witness,

@@ -288,7 +288,7 @@ func TestNegativeCNWindowIsAnError(t *testing.T) {
 // Without TLS a hello proves no ID: two forged IDs that each send one
 // message stamped near MaxCN made every node "catch up" to it (the numbers
 // exhausted, every gather failed). A number counts toward a catch-up only
-// through a witness the shell vouches for (Config.Witness), once per
+// through a witness the shell vouches for (a WitnessHost), once per
 // witness key: forged IDs claim nothing, and members behind one address
 // count once.
 func TestForgedIDsCannotCatchANodeUp(t *testing.T) {
@@ -303,10 +303,9 @@ func TestForgedIDsCannotCatchANodeUp(t *testing.T) {
 		}
 		return "", false
 	}
-	cfg := func(node.ID) snapshot.Config {
-		return snapshot.Config{Interval: time.Second, CNWindow: 100, Witness: witness}
-	}
+	cfg := func(node.ID) snapshot.Config { return snapshot.Config{Interval: time.Second, CNWindow: 100} }
 	h := newHarness(t, []node.ID{1, 2, 3}, cfg)
+	h.srcs[2].witness = witness
 	h.tick(time.Second)
 	before := h.mgrs[2].CN()
 	deliver := func(from node.ID, cn uint64) {

@@ -183,7 +183,7 @@ type Stats struct {
 	// above MaxCN counts in BadMessages too); CNCaughtUp counts the jumps
 	// beyond the window that two distinct witnesses agreed on (see
 	// Config.CNWindow); CNUnvouched the numbers beyond the window from
-	// peers without a witness (Config.Witness), which claim nothing.
+	// peers a WitnessHost does not vouch for, which claim nothing.
 	CNRejected  int64 `json:"cn_rejected"`
 	CNCaughtUp  int64 `json:"cn_caught_up"`
 	CNUnvouched int64 `json:"cn_unvouched"`

@@ -6,18 +6,17 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
-// Witness names who vouches for a peer's checkpoint numbers beyond the
-// window (Config.Witness): key identifies the evidence — two claims with
-// one key count once —, ok is false when the peer has none a forger could
-// not make.
-type Witness func(peer node.ID) (key string, ok bool)
-
-// WitnessHost is a node.Host that vouches for peers (live.Runtime's layer
-// host does: an authenticated peer by its ID, a member that proved itself
-// on the service transport by its service address). A Manager whose
-// Config.Witness is nil uses its Source's CatchUpWitness when the Source
-// is one.
+// WitnessHost is a Source (a node.Host) that vouches for peers' checkpoint
+// numbers beyond the window (see Config.CNWindow). Without TLS a hello
+// proves no ID, so two forged IDs that each send one number would
+// otherwise catch every node up to it. live.Runtime's layer host is one:
+// it vouches for an authenticated peer by its ID and for a member that
+// proved itself on the service transport by its service address. It is
+// called in the node's hooks, on its goroutine.
 type WitnessHost interface {
+	// CatchUpWitness returns the key of the evidence for peer — two
+	// claims under one key count once — and false when the peer has
+	// none a forger could not make.
 	CatchUpWitness(peer node.ID) (key string, ok bool)
 }
 
