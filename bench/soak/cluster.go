@@ -226,7 +226,7 @@ func seenDead(client *http.Client, w *nodeProc, id int) bool {
 type detection struct {
 	Seen       int             `json:"seen"`
 	Undetected int             `json:"unseen_within_downtime"`
-	Delays     []time.Duration `json:"-"`
+	Delays     []time.Duration `json:"delays_ns"`
 }
 
 func (d *detection) add(dt time.Duration) {
