@@ -99,6 +99,9 @@ func (p *prover) record(id node.ID, addr string) {
 // request queues a proof of id at addr unless one is queued, the queue is
 // full, or addr failed within proofBackoff. It never blocks.
 func (p *prover) request(id node.ID, addr string) {
+	if p.ctx.Err() != nil {
+		return // stopping: memberlist's last gossip proves nothing more
+	}
 	p.mu.Lock()
 	now := p.now()
 	if at, ok := p.failed[addr]; p.pending[id] || len(p.pending) >= maxPendingProofs || ok && now.Sub(at) < proofBackoff {
