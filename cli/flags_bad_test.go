@@ -57,8 +57,9 @@ func TestBadNumericFlagsAreUsageErrors(t *testing.T) {
 		{[]string{"check", "--weights", "refuse=-1"}, "is not KIND=W"},
 		{[]string{"check", "--workers", "-1"}, "must not be negative"},
 		{[]string{"check", "--periphery", "-1"}, "must not be negative"},
-		{[]string{"check", "--nodes", "0"}, "--nodes must be in 1..65536"},
-		{[]string{"check", "--nodes", "100000000"}, "--nodes must be in 1..65536"},
+		{[]string{"check", "--nodes", "0"}, "--nodes must be in 1..1024"},
+		{[]string{"check", "--nodes", "100000000"}, "--nodes must be in 1..1024"},
+		{[]string{"check", "--nodes", "65536"}, "a search over more nodes exhausts memory"},
 		{[]string{"check", "--model", "2pc", "--rms", "0"}, "--rms must be in 1.."},
 
 		{[]string{"trace", "show", "--violation", "first", "f.json"}, "invalid value"},

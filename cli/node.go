@@ -64,6 +64,8 @@ type nodeFlags struct {
 	service, idFlag, listen, advertise, join, gossip, httpAddr, label string
 	tlsCert, tlsKey, tlsCA, gossipKeyFile                             string
 	logFormat, logLevel, fix, modeName, reports                       string
+	dataDir                                                           string
+	ephemeral                                                         bool
 	nodes                                                             int
 	seed                                                              uint64
 	snapEvery, gatherEvery, steerTime, lastKnown                      time.Duration
@@ -112,6 +114,8 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.BoolVar(&f.steerBreak, "steer-break", false, "a filtered or vetoed message also breaks the connection to its sender (the paper's TCP reset)")
 	fs.Var(durationValue{&f.lastKnown}, "steer-last-known", "a member a gather cannot reach enters steering rounds and the immediate check at its last checkpoint seen at most this long before (0: left out, as in the paper; suits services whose state survives partitions and resets, such as paxos)")
 	fs.StringVar(&f.reports, "reports", "", "directory to write a JSON report per predicted violation into (--mode debug or steer; default: none)")
+	fs.StringVar(&f.dataDir, "data-dir", "", "directory of the node's store (created if need be): the service's durable state (paxos: promises, accepted and learned values) and steering's installed filters are synced there before the messages that depend on them are sent, and recovered when the node starts again; one node per directory")
+	fs.BoolVar(&f.ephemeral, "ephemeral", false, "run a service with durable state (paxos) without --data-dir: a restarted node forgets what it promised (tests and experiments only)")
 }
 
 // parseNodeFlags parses and checks the flags of 'crystalball node'.
@@ -185,6 +189,8 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 		return usagef("--immediate needs a snapshot manager (--snapshots is 0): the check reads the last gathered snapshot")
 	case f.reports != "" && f.mode == steering.Off:
 		return usagef("--reports needs --mode debug or steer")
+	case f.ephemeral && f.dataDir != "":
+		return usagef("--ephemeral and --data-dir contradict each other: a node with a data directory keeps its durable state")
 	}
 	return nil
 }
@@ -231,6 +237,7 @@ type liveNode struct {
 	rt       *live.Runtime
 	snapLive *snapshot.Live  // nil with --snapshots 0
 	steerer  *steering.Layer // nil without steering
+	reports  *report.Writer  // nil without --reports
 	timings  *status.Timings // the status server's round and check histograms
 	statusLn net.Listener    // nil without --http
 	httpTok  string          // --http-token-file's token
@@ -244,6 +251,7 @@ func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, e
 	cfg.ID, cfg.Listen, cfg.Advertise, cfg.GossipBind = f.id, f.listen, f.advertise, f.gossip
 	cfg.Join, cfg.Label, cfg.Seed, cfg.Logger = splitList(f.join), f.label, f.seed, logger
 	cfg.TrySendQueueBytes = f.trySendQueue
+	cfg.DataDir, cfg.Ephemeral = f.dataDir, f.ephemeral
 	if err := f.secure(&cfg); err != nil {
 		return nil, err
 	}
@@ -266,6 +274,9 @@ func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, e
 		n.httpTok = tok
 	}
 	rt, err := live.NewRuntime(cfg, svc.spec)
+	if errors.Is(err, live.ErrDurableRequired) {
+		return nil, usagef("--service %s keeps durable state that must survive a crash (%v): give --data-dir DIR, or --ephemeral to run without it", f.service, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +323,8 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 	if f.reports != "" {
 		src := report.Source{Node: f.id, Service: f.service, Fix: f.fix, Nodes: f.nodes, Options: n.svc.options,
 			Spec: n.svc.spec, Mode: f.mode, Workload: ccfg.Workload, Faults: ccfg.Faults}
-		lcfg.OnRound = (&report.Writer{Dir: f.reports, Logger: slogger, Source: src}).Round
+		n.reports = &report.Writer{Dir: f.reports, Logger: slogger, Source: src}
+		lcfg.OnRound = n.reports.Round
 	}
 	var err error
 	if n.steerer, err = steering.NewLayer(lcfg, n.snapLive); err != nil {
@@ -350,7 +362,7 @@ func (n *liveNode) serve(ctx context.Context, stdout io.Writer) error {
 	srvDone := make(chan error, 1)
 	if n.statusLn != nil {
 		var err error
-		if srv, err = newStatusServer(n.rt, n.snapLive, n.steerer, n.timings, n.svc, started, n.httpTok); err != nil {
+		if srv, err = newStatusServer(n.rt, n.snapLive, n.steerer, n.reports, n.timings, n.svc, started, n.httpTok); err != nil {
 			n.stop()
 			return err
 		}
@@ -362,6 +374,8 @@ func (n *liveNode) serve(ctx context.Context, stdout io.Writer) error {
 	case <-ctx.Done():
 		n.log.Info("signal received, stopping")
 	case serveErr = <-srvDone:
+	case <-n.rt.Done():
+		serveErr = n.rt.Err()
 	}
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -401,10 +415,14 @@ func (n *liveNode) printStarted(stdout io.Writer) {
 }
 
 // newStatusServer builds the --http status server (package status) over
-// the node's runtime and layers (snapLive and steer may be nil); GET
+// the node's runtime, layers and report writer (snapLive, steer and
+// reports may be nil); GET
 // /snapshot serves the report.Snapshot document.
-func newStatusServer(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Layer, timings *status.Timings, svc serviceRun, started time.Time, token string) (*status.Server, error) {
+func newStatusServer(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Layer, reports *report.Writer, timings *status.Timings, svc serviceRun, started time.Time, token string) (*status.Server, error) {
 	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options, Spec: svc.spec, Started: started, Token: token}
+	if reports != nil {
+		cfg.Reports = reports
+	}
 	if snapLive != nil {
 		cfg.Snapshots = snapLive
 	}

@@ -62,7 +62,7 @@ func runCluster(t *testing.T, bin, service string, converged func(node.View) (bo
 		p.args = []string{"node", "--service", service, "--fix", "all", "--id", p.id.String(),
 			"--listen", p.listen, "--gossip", p.gossip, "--http", p.http, "--label", service + "-test", "--log", "json",
 			"--snapshots", "300ms", "--gather", "600ms", "--mode", "steer", "--immediate",
-			"--steer-time", "100ms", "--steer-states", "2000"}
+			"--steer-time", "100ms", "--steer-states", "2000", "--data-dir", t.TempDir()}
 		if i > 0 {
 			p.args = append(p.args, "--join", procs[0].listen)
 		}

@@ -71,6 +71,8 @@ func TestNodeBadFlagsAreOneLineUsageErrors(t *testing.T) {
 		{[]string{"node", "--id", "1", "--mode", "debug", "--steer-resets", "-1"}, "--steer-resets must not be negative"},
 		{[]string{"node", "--id", "1", "--reports", "/tmp/x"}, "--reports needs --mode debug or steer"},
 		{[]string{"node", "--id", "1", "--immediate=maybe"}, "invalid boolean value"},
+		{[]string{"node", "--id", "1", "--service", "paxos"}, "--service paxos keeps durable state that must survive a crash"},
+		{[]string{"node", "--id", "1", "--data-dir", "/tmp/x", "--ephemeral"}, "--ephemeral and --data-dir contradict each other"},
 	}
 	for _, c := range cases {
 		expectUsageError(t, c.args, c.want)
@@ -503,7 +505,7 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	mux := func(rt *live.Runtime, sl *snapshot.Live) http.Handler {
-		srv, err := newStatusServer(rt, sl, nil, nil, svc, time.Now(), "")
+		srv, err := newStatusServer(rt, sl, nil, nil, nil, svc, time.Now(), "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -51,6 +51,10 @@ const parallelMinStates = 512
 // clock and the context.
 const checkEvery = 256
 
+// bigStateCheck is how many successors the expansion of a state with more
+// than checkEvery actions makes between looks at the budgets.
+const bigStateCheck = 16
+
 // touchBatch is how many visited-set buckets phase B touches ahead of
 // inserting into them.
 const touchBatch = 16
@@ -683,7 +687,16 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 	moved := false
 	clear(w.succ)
 	w.succ = w.succ[:0]
+	// A state with many actions is a large state (an action per node at
+	// least), and each successor copies its node list: its expansion
+	// alone can outgrow the budgets, which are otherwise looked at
+	// between states (checkEvery). Such an expansion looks every
+	// bigStateCheck successors, and stops where the search is aborted.
+	watch := len(acts) > checkEvery
 	for k := range acts {
+		if watch && k%bigStateCheck == bigStateCheck-1 && r.expired() {
+			return false
+		}
 		a := &acts[k]
 		if k < sleepBits && asleep&(1<<k) != 0 {
 			slept++
@@ -801,6 +814,9 @@ func (r *run[S, A]) expandDirect(from int) {
 		}
 		if r.expandOne(w, i, nil) {
 			r.refused = true
+			return
+		}
+		if r.abort.Load() { // stopped inside the state's expansion
 			return
 		}
 	}

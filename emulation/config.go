@@ -95,6 +95,15 @@ type Config struct {
 	// its node.Pipeline: rounds of prediction from its gathered
 	// snapshots, event filters and the immediate safety check.
 	Steering *SteeringConfig
+	// Layers, when non-nil, returns node id's own layers, run in its
+	// node.Pipeline after the snapshot, fault and steering layers, as
+	// live.RuntimeConfig.Layers runs them live: called once per node by
+	// New, and each layer must be new (a layer belongs to one pipeline).
+	// A node.DurableLayer among them gets its last durable state back
+	// after every reset of its node (node.Pipeline restores it), as a live
+	// node gets it back from its store after a restart; the layer object
+	// survives the reset.
+	Layers func(id node.ID) []node.Layer
 	// OnNetwork, when non-nil, sees every message sent, delivered and
 	// dropped, in processing order (an omniscient observer for checkers).
 	// It runs inside the loop: it must not call the Emulator.

@@ -280,7 +280,14 @@
 // After the layer come the scripted DropNext faults (a layer of the
 // emulator's own: a message a rule discards has passed the snapshot
 // layer, so a checkpoint its number forces is taken, but reaches neither
-// steering nor the handler), then steering.
+// steering nor the handler), then steering, then Config.Layers'. A reset
+// is a restart of the durability contract: a node.Durable service
+// recovers its durable part from the previous value, and the pipeline
+// gives every node.DurableLayer the last state it made durable once the
+// reset went through the layers (the layer object survives the reset),
+// as a live node finds both in its store (node.Pipeline.Restart). The
+// durable writes of the pipeline's outcomes are not kept anywhere else:
+// the emulator does not persist.
 //
 // What the emulator reports beyond the rules comes from the layer's
 // extension point snapshot.Live.OnEffects, which sees every call's

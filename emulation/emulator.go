@@ -395,7 +395,7 @@ func (e *Emulator) process(it *item) bool {
 		e.setLive(n, true)
 		e.stepCore(n, node.Event{Kind: node.EventInit}, "")
 		if e.err == nil {
-			e.sendLayer(n, n.pipe.Start(Epoch.Add(e.now)))
+			e.sendLayer(n, n.pipe.Start(Epoch.Add(e.now)).Sends)
 			e.syncPipe(n)
 		}
 		e.queueWorkload(n, false)
@@ -824,13 +824,13 @@ func (e *Emulator) pipeDue(it *item) bool {
 // tickLayers runs n's layers' due ticks now and reports whether any
 // sent or failed.
 func (e *Emulator) tickLayers(n *emNode) bool {
-	out, errs := n.pipe.Tick(Epoch.Add(e.now))
-	if len(errs) > 0 {
-		e.fail(fmt.Errorf("emulation: node %v layer tick at %s: %w; rerun with seed=%d", n.id, clock(e.now), errors.Join(errs...), e.cfg.Seed))
+	o := n.pipe.Tick(Epoch.Add(e.now))
+	if len(o.Errors) > 0 {
+		e.fail(fmt.Errorf("emulation: node %v layer tick at %s: %w; rerun with seed=%d", n.id, clock(e.now), errors.Join(o.Errors...), e.cfg.Seed))
 		return true
 	}
-	e.sendLayer(n, out)
-	return len(out) > 0
+	e.sendLayer(n, o.Sends)
+	return len(o.Sends) > 0
 }
 
 func (e *Emulator) fail(err error) {
@@ -1055,7 +1055,7 @@ func (e *Emulator) breakConnection(a, b node.ID, tellA bool, why string) error {
 			// service.
 			c.setDoomed(a)
 			p.conn = nil
-			e.sendLayer(na, na.pipe.ConnectionBroken(Epoch.Add(e.now), b))
+			e.sendLayer(na, na.pipe.ConnectionBroken(Epoch.Add(e.now), b).Sends)
 			e.afterLayers(na)
 		}
 	}

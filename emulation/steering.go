@@ -161,7 +161,7 @@ func (h emHost) Wake()                       {}
 // newPipeline builds node n's layer pipeline, the live shell's stack:
 // its snapshot layer (snapshot.Live) with Config.Snapshots, the DropNext
 // faults (faultLayer), its steering layer (wired to the snapshot layer's
-// gathers) with Config.Steering.
+// gathers) with Config.Steering, then Config.Layers'.
 func (e *Emulator) newPipeline(n *emNode) error {
 	var layers []node.Layer
 	n.snapAt, n.faultAt = -1, -1
@@ -182,6 +182,9 @@ func (e *Emulator) newPipeline(n *emNode) error {
 		}
 		n.steer = l
 		layers = append(layers, l)
+	}
+	if e.cfg.Layers != nil {
+		layers = append(layers, e.cfg.Layers(n.id)...)
 	}
 	p, err := node.NewPipeline(node.PipelineConfig{Core: n.core, Layers: layers, Host: emHost{n}})
 	if err != nil {

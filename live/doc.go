@@ -53,9 +53,24 @@
 // per remote host, an idle deadline and a per-frame read deadline after the
 // hello (diallers keep quiet connections alive), a decode memory budget per
 // message (node.DecodeBudgetFactor), rate-limited warnings. A hello is
-// unauthenticated, so it never displaces a live inbound connection of the
-// same ID with other addresses, never overrides memberlist's addresses, and
-// an ID known only from hellos expires (RuntimeConfig.UnconfirmedPeerTTL).
+// unauthenticated without TLS, so it never displaces a live inbound
+// connection of the same ID with other addresses, displaces one with the
+// same addresses only once that connection closed or went silent, never
+// overrides memberlist's addresses, and an ID known only from hellos
+// expires (RuntimeConfig.UnconfirmedPeerTTL). memberlist admits a member
+// only once it proved itself on the service transport
+// (membership_prove.go), unless gossip is keyed; the layer host vouches
+// for checkpoint-number catch-ups (snapshot.WitnessHost) only by such
+// members' addresses or TLS-authenticated IDs.
+//
+// Durable state (runtime_durable.go, store.go): with RuntimeConfig.DataDir
+// (or Store) the runtime writes every node.DurableWrite of a pipeline
+// outcome to a bbolt store and syncs it before that outcome's sends leave
+// the node, sharing one sync among the steps queued behind it (group
+// commit), and restarts the node from the store through
+// node.Pipeline.Restart. A node.Durable service without a store needs
+// RuntimeConfig.Ephemeral; a failed store write stops the node (Done,
+// Err).
 //
 // Logging: the runtime logs with zap (RuntimeConfig.Logger); the core and
 // the service see the same logger as a *slog.Logger (node.Env.Logger),

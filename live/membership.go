@@ -149,6 +149,18 @@ func (d *directory) sweepLocked() {
 	}
 }
 
+// confirmed returns the service address of id if memberlist (or a join
+// probe) confirmed it and it is alive.
+func (d *directory) confirmed(id node.ID) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p := d.peers[id]
+	if _, unconfirmed := d.expires[id]; p == nil || unconfirmed || !p.Alive || p.ServiceAddr == "" {
+		return "", false
+	}
+	return p.ServiceAddr, true
+}
+
 // died marks a peer not alive; its address is kept, so a send to it fails
 // fast (connection refused) instead of waiting for rediscovery.
 func (d *directory) died(id node.ID) {
@@ -212,6 +224,11 @@ type membership struct {
 	// logSuppressed counts memberlist's log lines dropped by the rate
 	// limit (nil: not counted).
 	logSuppressed *atomic.Uint64
+	// prover proves members on the service transport before they are
+	// admitted (nil: no proof asked, as in unit tests of the delegate);
+	// keyed is set when gossip is keyed, and members need no proof.
+	prover *prover
+	keyed  bool
 }
 
 var (

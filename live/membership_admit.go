@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/seed6eee2ec7/crystalball/node"
+
 	"github.com/hashicorp/memberlist"
 )
 
@@ -25,18 +27,55 @@ var (
 // errNotAMember is wrapped by admit's refusals.
 var errNotAMember = errors.New("live: not a crystalball member")
 
-// NotifyAlive implements memberlist.AliveDelegate.
-func (m *membership) NotifyAlive(n *memberlist.Node) error { return admit(n) }
+// NotifyAlive implements memberlist.AliveDelegate: a member must be ours
+// and proved on the service transport (membership_prove.go).
+func (m *membership) NotifyAlive(n *memberlist.Node) error {
+	if err := admit(n); err != nil {
+		return err
+	}
+	return m.vouch(n)
+}
 
-// NotifyMerge implements memberlist.MergeDelegate: a push/pull state with
-// one member that is not ours is refused whole.
+// NotifyMerge implements memberlist.MergeDelegate (a join's push/pull): a
+// state with one member that is not ours is refused whole; its alive
+// members not proved yet are proved now, in parallel, and those that fail
+// are refused one by one when memberlist merges them (NotifyAlive).
 func (m *membership) NotifyMerge(peers []*memberlist.Node) error {
+	unproven := map[node.ID]string{}
 	for _, n := range peers {
 		if err := admit(n); err != nil {
 			return err
 		}
+		id, addr, _ := decodeMeta(n.Meta)
+		if n.State == memberlist.StateAlive && m.needsProof(id, addr) {
+			unproven[id] = addr
+		}
+	}
+	if len(unproven) > maxPendingProofs {
+		return fmt.Errorf("%w: a push/pull state with %d members to prove", errNotAMember, len(unproven))
+	}
+	if len(unproven) > 0 {
+		m.prover.proveAll(unproven)
 	}
 	return nil
+}
+
+// needsProof reports whether id at addr must prove itself before it is
+// admitted.
+func (m *membership) needsProof(id node.ID, addr string) bool {
+	return m.prover != nil && !m.keyed && id != m.self && !m.prover.vouched(id, addr)
+}
+
+// vouch admits a member proved on the service transport and refuses any
+// other, queueing its proof.
+func (m *membership) vouch(n *memberlist.Node) error {
+	id, addr, _ := decodeMeta(n.Meta) // admit decoded it
+	if !m.needsProof(id, addr) {
+		return nil
+	}
+	m.prover.refused.Add(1)
+	m.prover.request(id, addr)
+	return fmt.Errorf("%w: %v at %s", errUnproven, id, addr)
 }
 
 // admit reports whether memberlist node n can be a member of a

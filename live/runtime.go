@@ -64,6 +64,8 @@ type Runtime struct {
 	doc    chan doRequest
 	tr     *transport
 	ml     *memberlist.Memberlist
+	// prover proves members on the service transport (membership_prove.go).
+	prover *prover
 
 	// life serialises Start and Stop, so a Stop that races a Start waits
 	// for it and then releases what it acquired.
@@ -91,6 +93,15 @@ type Runtime struct {
 	refChainLogged bool
 	// wake is LayerHost.Wake's signal to the core goroutine.
 	wake chan struct{}
+	// wa is the write-ahead state (runtime_durable.go); failed is set by
+	// the core goroutine when the store failed, and ends it.
+	wa     writeAhead
+	failed bool
+	// done is closed once the runtime has stopped (Done); err says why,
+	// when it stopped by itself (Err; guarded by mu).
+	done     chan struct{}
+	doneOnce sync.Once
+	err      error
 }
 
 // layerHost is the LayerHost a Runtime gives its layers.
@@ -102,6 +113,22 @@ func (h layerHost) ID() node.ID                 { return h.r.cfg.ID }
 func (h layerHost) Checkpoint() ([]byte, error) { return h.r.core.Checkpoint() }
 func (h layerHost) Service() node.Service       { return h.r.core.Service() }
 func (h layerHost) Core() *node.Core            { return h.r.core }
+
+// CatchUpWitness vouches for peer's checkpoint numbers
+// (snapshot.WitnessHost): with TLS a peer is authenticated, and vouches by
+// its ID; without, only a member whose address memberlist (or a join
+// probe) confirmed — which admits a member only once it answered a hello
+// as itself at that address (membership_admit.go) — vouches, by that
+// address, so IDs that are only claimed in hellos, and IDs sharing one
+// address, vouch for nothing more than one.
+func (h layerHost) CatchUpWitness(peer node.ID) (string, bool) {
+	if h.r.cfg.TLS != nil {
+		return peer.String(), true
+	}
+	addr, ok := h.r.dir.confirmed(peer)
+	return "addr:" + addr, ok
+}
+
 func (h layerHost) Wake() {
 	select {
 	case h.r.wake <- struct{}{}:
@@ -142,6 +169,12 @@ func NewRuntime(cfg RuntimeConfig, spec node.Spec) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	persist := cfg.DataDir != "" || cfg.Store != nil
+	if core.IsDurable() && !persist && !cfg.Ephemeral {
+		return nil, fmt.Errorf("%w: service %q must find what it promised after a crash (a Paxos acceptor its promises): "+
+			"give RuntimeConfig.DataDir (crystalball node --data-dir) to keep it on disk, or RuntimeConfig.Ephemeral (--ephemeral) "+
+			"to run without, knowing that a restarted node forgets what it promised", ErrDurableRequired, spec.Name)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runtime{
 		cfg: cfg, spec: spec, svcReg: svcReg, log: log, core: core, dir: newDirectory(),
@@ -152,9 +185,10 @@ func NewRuntime(cfg RuntimeConfig, spec node.Spec) (*Runtime, error) {
 		doc:    make(chan doRequest),
 		timers: make(map[string]time.Time),
 		wake:   make(chan struct{}, 1),
+		done:   make(chan struct{}),
 	}
 	// The pipeline collects the layers' message types and attaches them.
-	r.pipe, err = node.NewPipeline(node.PipelineConfig{Core: core, Layers: cfg.Layers, Host: layerHost{r}})
+	r.pipe, err = node.NewPipeline(node.PipelineConfig{Core: core, Layers: cfg.Layers, Host: layerHost{r}, Persist: persist})
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("live: %w", err)
@@ -169,6 +203,7 @@ func NewRuntime(cfg RuntimeConfig, spec node.Spec) (*Runtime, error) {
 		return nil, fmt.Errorf("live: service %q with its layers: %w", spec.Name, err)
 	}
 	r.tr = newTransport(ctx, cfg, r.reg, log, r.dir, &r.stats, r.events, &r.wg)
+	r.prover = newProver(ctx, &r.wg, r.tr.probe)
 	return r, nil
 }
 
@@ -197,6 +232,9 @@ func (r *Runtime) Start(ctx context.Context) error {
 }
 
 func (r *Runtime) start(ctx context.Context) error {
+	if err := r.openStore(); err != nil {
+		return err
+	}
 	if err := r.tr.listen(); err != nil {
 		return err
 	}
@@ -205,7 +243,8 @@ func (r *Runtime) start(ctx context.Context) error {
 		addr = r.tr.ln.Addr().String()
 	}
 	d := &membership{self: r.cfg.ID, meta: encodeMeta(r.cfg.ID, addr), dir: r.dir, log: r.log,
-		onDead: func(id node.ID) { r.tr.closePeer(id, errPeerDead, true) }, logSuppressed: &r.stats.logSuppressed}
+		onDead: func(id node.ID) { r.tr.closePeer(id, errPeerDead, true) }, logSuppressed: &r.stats.logSuppressed,
+		prover: r.prover, keyed: len(r.cfg.SecretKey) > 0 || r.cfg.Keyring != nil}
 	mc, err := memberlistConfig(r.cfg, d, r.log)
 	if err != nil {
 		return err
@@ -254,6 +293,7 @@ func (r *Runtime) join(ctx context.Context) error {
 				continue
 			}
 			r.dir.learn(h.id, a, h.gossip)
+			r.prover.record(h.id, a)
 			ids = append(ids, h.id)
 			if h.gossip != "" {
 				gossip = append(gossip, h.gossip)
@@ -320,6 +360,13 @@ func (r *Runtime) shutdown(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		r.wg.Wait()
+		if r.wa.store != nil {
+			// The core goroutine, the store's only user, has ended.
+			if err := r.wa.store.Close(); err != nil {
+				r.log.Error("live: close the store", zap.Error(err))
+			}
+		}
+		r.doneOnce.Do(func() { close(r.done) })
 		close(done)
 	}()
 	select {
@@ -391,6 +438,18 @@ func (r *Runtime) Do(ctx context.Context, fn func(now time.Time) []node.Envelope
 
 // ID returns the node's ID.
 func (r *Runtime) ID() node.ID { return r.cfg.ID }
+
+// Done is closed once the runtime has stopped and released everything:
+// after Stop, or after it stopped by itself (Err says why).
+func (r *Runtime) Done() <-chan struct{} { return r.done }
+
+// Err returns why the runtime stopped by itself (an error wrapping
+// ErrStoreFailed), or nil.
+func (r *Runtime) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
 
 // Addr returns the service address peers dial (the advertised address, or
 // the one the listener bound); "" before Start.
@@ -472,6 +531,21 @@ type Counters struct {
 	// LogLinesSuppressed counts memberlist warn and error lines dropped
 	// by its rate limit (10 a second).
 	LogLinesSuppressed uint64 `json:"log_lines_suppressed,omitempty"`
+	// MembersUnproven counts the gossip about members refused because
+	// they had not proved themselves on the service transport yet;
+	// MemberProofs and MemberProofFailures the proofs (a dial and a hello
+	// at the member's service address) that succeeded and failed.
+	MembersUnproven     uint64 `json:"members_unproven,omitempty"`
+	MemberProofs        uint64 `json:"member_proofs,omitempty"`
+	MemberProofFailures uint64 `json:"member_proof_failures,omitempty"`
+	// DurableCommits counts the store writes (each synced) of the
+	// node's durable records; DurableRecords and DurableBytes the records
+	// and their bytes written; DurableSyncNanos the time spent in those
+	// writes (see runtime_durable.go: one commit serves a batch of steps).
+	DurableCommits   uint64 `json:"durable_commits,omitempty"`
+	DurableRecords   uint64 `json:"durable_records,omitempty"`
+	DurableBytes     uint64 `json:"durable_bytes,omitempty"`
+	DurableSyncNanos uint64 `json:"durable_sync_nanos,omitempty"`
 }
 
 // Status is a read-only, JSON-friendly picture of a node.
@@ -542,6 +616,11 @@ func (r *Runtime) fillStatus(st *Status) {
 		st.Peers[i].Inbound = slices.Contains(in, st.Peers[i].ID)
 	}
 	s := &r.stats
+	defer func() {
+		if p := r.prover; p != nil {
+			st.Counters.MembersUnproven, st.Counters.MemberProofs, st.Counters.MemberProofFailures = p.refused.Load(), p.proofs.Load(), p.failures.Load()
+		}
+	}()
 	st.Counters = Counters{
 		MessagesIn: s.msgsIn.Load(), MessagesOut: s.msgsOut.Load(),
 		TransportErrors: s.transportErrors.Load(), FramesRejected: s.framesRejected.Load(),
@@ -553,6 +632,8 @@ func (r *Runtime) fillStatus(st *Status) {
 		SendsRefused: s.sendsRefused.Load(), SendQueueBytes: r.tr.queuedBytes(),
 		ConnsRefused: s.connsRefused.Load(), HelloConflicts: s.helloConflicts.Load(),
 		LogLinesSuppressed: s.logSuppressed.Load(),
+		DurableCommits:     s.durableCommits.Load(), DurableRecords: s.durableRecords.Load(),
+		DurableBytes: s.durableBytes.Load(), DurableSyncNanos: s.durableSyncNanos.Load(),
 	}
 }
 
@@ -594,11 +675,18 @@ func (r *Runtime) run() {
 		r.mu.Unlock()
 	}()
 	defer r.pipe.Stop()
-	now := time.Now()
-	r.dispatch(node.Event{Kind: node.EventInit, At: now}, nil)
-	r.sendAll(r.pipe.Start(now))
-	r.drain()
+	defer r.commitAtExit()
+	r.startCore(time.Now())
 	for {
+		for r.commitDue() {
+			if !r.commit() {
+				return
+			}
+			r.drain()
+		}
+		if r.failed {
+			return
+		}
 		if at, ok := r.nextDeadline(); ok {
 			timer.Reset(time.Until(at))
 		} else {
@@ -651,11 +739,7 @@ func (r *Runtime) nextDeadline() (time.Time, bool) {
 
 // tickLayers runs the Tick of every layer that is due (node.Pipeline.Tick).
 func (r *Runtime) tickLayers() {
-	out, errs := r.pipe.Tick(time.Now())
-	for _, err := range errs {
-		r.log.Error("live: layer tick failed", zap.Error(err))
-	}
-	r.sendAll(out)
+	r.carryOut(r.pipe.Tick(time.Now()))
 	r.drain()
 }
 
@@ -756,12 +840,17 @@ func (r *Runtime) step(ev node.Event, in *node.Envelope) { r.carryOut(r.pipe.Ste
 // queued in order. The effect slices are the core's until the next Step:
 // it runs before the next one.
 func (r *Runtime) carryOut(o node.Outcome) {
+	r.stageDurable(o)
 	if o.Event.Kind == node.EventSendRefused {
 		r.refChain++
-	} else {
+	} else if o.Event.Kind != 0 {
 		r.refChain, r.refChainLogged = 0, false
 	}
 	for _, err := range o.Errors {
+		if o.Event.Kind == 0 { // a layer call: Start, Tick, ConnectionBroken
+			r.log.Error("live: layer error", zap.Error(err))
+			continue
+		}
 		r.log.Error("live: layer or core error", zap.Stringer("event", o.Event), zap.Error(err))
 	}
 	if o.Handled && o.Event.Kind == node.EventTransportError {
@@ -775,26 +864,45 @@ func (r *Runtime) carryOut(o node.Outcome) {
 		}
 	}
 	if o.Break != node.None {
+		if r.wa.holding() && !r.commit() {
+			return
+		}
 		r.tr.closePeer(o.Break, errBrokenByLayer, false)
-		r.sendAll(r.pipe.ConnectionBroken(o.Event.At, o.Break))
+		r.carryOut(r.pipe.ConnectionBroken(o.Event.At, o.Break))
 	}
 	r.sendAll(o.Sends)
 }
 
 // sendAll sends a pipeline's messages in order: to peers on their
-// connections (datagrams as datagrams), to this node through the self
-// queue (so they reach the layers first).
+// connections (datagrams as datagrams) — or, while durable records wait
+// for their commit, into the held sends (runtime_durable.go) —, to this
+// node through the self queue (so they reach the layers first).
 func (r *Runtime) sendAll(out []node.Send) {
 	for _, s := range out {
 		switch {
 		case s.Env.To == r.cfg.ID:
 			r.selfq = append(r.selfq, s.Env)
-		case s.Env.Datagram && !s.Layer:
-			r.sendDatagram(s.Env)
+		case r.failed:
+		case !r.wa.holding():
+			r.sendPeer(s)
+		case s.Env.Refusable:
+			// Its refusal must be the node's next event: commit now.
+			if r.commit() {
+				r.sendPeer(s)
+			}
 		default:
-			r.send(s.Env, s.Layer)
+			r.wa.held = append(r.wa.held, s)
 		}
 	}
+}
+
+// sendPeer sends one message to a peer: a datagram as a datagram.
+func (r *Runtime) sendPeer(s node.Send) {
+	if s.Env.Datagram && !s.Layer {
+		r.sendDatagram(s.Env)
+		return
+	}
+	r.send(s.Env, s.Layer)
 }
 
 // sendLayer sends a layer's own messages (Do's): to peers on their

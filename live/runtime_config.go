@@ -165,6 +165,27 @@ type RuntimeConfig struct {
 	// the service's and travel on the service transport. A layer belongs
 	// to one runtime (NewRuntime attaches it). Zero (empty) means none.
 	Layers []node.Layer
+	// DataDir, when set, is the directory of the node's store (a bbolt
+	// file, StoreFile; created if need be, mode 0700): the service's
+	// durable part (node.Durable) and its durable layers'
+	// (node.DurableLayer) are written and synced there before the
+	// messages of the step that changed them leave the node, and
+	// restored from it when the node starts again (node.Pipeline.Restart).
+	// One node per directory: another process's lock, or a store another
+	// node ID or service wrote, fails Start. Zero ("") means no store: a
+	// node.Durable service then needs Ephemeral.
+	DataDir string
+	// Ephemeral lets a node.Durable service run without DataDir, its
+	// durable part kept in memory only: a restarted node forgets what it
+	// promised (a Paxos acceptor may break a promise), which suits tests
+	// and experiments, not deployments. Without it NewRuntime refuses
+	// such a service (ErrDurableRequired). It must not be set with
+	// DataDir or Store.
+	Ephemeral bool
+	// Store, when set, is the node's store instead of DataDir's (a test
+	// or an embedding application's own); the runtime closes it when it
+	// stops. It must not be set with DataDir. Zero (nil) means DataDir's.
+	Store Store
 	// TuneMemberlist, when set, is called on the memberlist configuration
 	// (memberlist.DefaultLocalConfig with the fields above applied) just
 	// before memberlist is created, to adjust failure-detection timing and
@@ -337,6 +358,12 @@ func (c RuntimeConfig) Validate() error {
 		if l == nil {
 			return fmt.Errorf("live: RuntimeConfig.Layers[%d] is nil", i)
 		}
+	}
+	switch {
+	case c.DataDir != "" && c.Store != nil:
+		return errors.New("live: RuntimeConfig.DataDir and Store both name the node's store; give one")
+	case c.Ephemeral && (c.DataDir != "" || c.Store != nil):
+		return errors.New("live: RuntimeConfig.Ephemeral contradicts DataDir or Store: a node with a store keeps its durable state")
 	}
 	return nil
 }

@@ -89,6 +89,8 @@ type counters struct {
 	connsRefused, helloConflicts atomic.Uint64
 	// logSuppressed counts memberlist log lines the rate limit dropped.
 	logSuppressed atomic.Uint64
+	// The store's commits, records, bytes and time (runtime_durable.go).
+	durableCommits, durableRecords, durableBytes, durableSyncNanos atomic.Uint64
 }
 
 // peerConn is one connection to (out) or from (in) a peer.
@@ -114,6 +116,10 @@ type peerConn struct {
 	// queued on (outbound) or received from (inbound) the connection. One
 	// that carried datagrams only breaks silently: no transport error.
 	msgs, dgrams atomic.Bool
+	// lastRead is when an inbound connection last delivered a frame
+	// (keepalives included), in Unix nanoseconds: a live dialler sends
+	// one after IdleTimeout/3 of silence at the latest.
+	lastRead atomic.Int64
 
 	mu   sync.Mutex
 	conn net.Conn // nil until an outbound connection is dialled
@@ -403,6 +409,7 @@ func (t *transport) serveInbound(conn net.Conn) {
 	}
 	conn.SetDeadline(time.Time{})
 	c := &peerConn{t: t, peer: h.id, service: h.service, gossip: h.gossip, conn: conn, closed: make(chan struct{})}
+	c.lastRead.Store(time.Now().UnixNano())
 	old, err := t.admitInbound(c)
 	if errors.Is(err, errClosedLocally) {
 		return
@@ -427,21 +434,61 @@ func (t *transport) serveInbound(conn net.Conn) {
 }
 
 // admitInbound makes c the inbound connection of its peer and returns the
-// one it replaces. A hello proves nothing (without TLS anyone can claim any
-// ID), so a newcomer that claims the ID of a live inbound connection with
-// other addresses is another identity and is refused (ErrIdentityConflict);
-// with the same addresses it is the peer redialling (after a restart or a
-// lost connection) and replaces the old one.
+// one it replaces. A hello proves nothing without TLS (anyone can claim any
+// ID, and copy a peer's addresses), so a newcomer that claims the ID of a
+// live inbound connection with other addresses is another identity and is
+// refused (ErrIdentityConflict). One with the same addresses may be the
+// peer redialling after a restart or a lost connection — whose old
+// connection then closes (its process died, or it closed it) or has gone
+// silent — or a spoofer who copied them, who can do neither: it waits up
+// to HandshakeTimeout for the old connection to close, replaces it if it
+// did or if it carried nothing (not even a keepalive) for IdleTimeout/2,
+// and is refused otherwise. main replaced the live connection at once, so
+// a spoofer repeating the hello kept a tree edge broken. With TLS the
+// hello's ID is authenticated: a redial replaces the old connection at
+// once.
 func (t *transport) admitInbound(c *peerConn) (*peerConn, error) {
+	deadline := time.Now().Add(t.cfg.HandshakeTimeout)
+	for {
+		old, err := t.swapInbound(c)
+		if err != errHeldLive {
+			return old, err
+		}
+		select {
+		case <-old.closed:
+		case <-c.closed:
+			return nil, errClosedLocally
+		case <-t.ctx.Done():
+			return nil, errClosedLocally
+		case <-time.After(time.Until(deadline)):
+			return nil, fmt.Errorf("%w: hello claims %v at the addresses of its live connection (service %q), which stays",
+				ErrIdentityConflict, c.peer, c.service)
+		}
+	}
+}
+
+// errHeldLive is swapInbound's answer while a live connection of the same
+// identity holds the peer's slot.
+var errHeldLive = errors.New("live: inbound slot held by a live connection")
+
+// swapInbound makes c the inbound connection of its peer unless a live
+// one holds the slot (see admitInbound).
+func (t *transport) swapInbound(c *peerConn) (*peerConn, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return nil, errClosedLocally
 	}
 	old := t.in[c.peer]
-	if old != nil && !isClosed(old) && (old.service != c.service || old.gossip != c.gossip) {
-		return nil, fmt.Errorf("%w: hello claims %v at service %q, gossip %q; its live connection is at service %q, gossip %q",
-			ErrIdentityConflict, c.peer, c.service, c.gossip, old.service, old.gossip)
+	if old != nil && !isClosed(old) {
+		if old.service != c.service || old.gossip != c.gossip {
+			return nil, fmt.Errorf("%w: hello claims %v at service %q, gossip %q; its live connection is at service %q, gossip %q",
+				ErrIdentityConflict, c.peer, c.service, c.gossip, old.service, old.gossip)
+		}
+		silent := time.Since(time.Unix(0, old.lastRead.Load())) > t.cfg.IdleTimeout/2
+		if t.cfg.TLS == nil && !silent {
+			return old, errHeldLive
+		}
 	}
 	t.in[c.peer] = c
 	return old, nil
@@ -464,6 +511,7 @@ func (t *transport) readEnvelopes(c *peerConn, conn net.Conn) error {
 		if cap(payload) <= 64<<10 {
 			buf = payload // reuse small buffers; let big ones go
 		}
+		c.lastRead.Store(time.Now().UnixNano())
 		if len(payload) == 1 && payload[0] == keepalive {
 			continue
 		}

@@ -58,6 +58,8 @@ type Core struct {
 	now     time.Time
 	started bool
 	env     coreEnv
+	// durable caches IsDurable: 0 unknown, 1 yes, 2 no.
+	durable uint8
 	// fx is reused by every Step so that stepping does not allocate; what
 	// Step returns aliases it until the next Step.
 	fx Effects
@@ -134,7 +136,7 @@ func (c *Core) Copy() (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Core{id: c.id, factory: c.factory, logger: c.logger, state: st, now: c.now, started: c.started}
+	out := &Core{id: c.id, factory: c.factory, logger: c.logger, state: st, now: c.now, started: c.started, durable: c.durable}
 	out.env.core = out
 	return out, nil
 }
@@ -156,7 +158,25 @@ func (c *Core) SetState(st State, now time.Time) {
 // A panic in a service handler propagates to the caller, which decides
 // whether it is a crash to report (explorer) or a bug to surface (emulator,
 // runtime); the core's state is then unspecified.
-func (c *Core) Step(ev Event) (Effects, error) {
+func (c *Core) Step(ev Event) (Effects, error) { return c.step(ev, nil) }
+
+// Restart starts an unstarted core as the next incarnation of a node that
+// crashed, with previous the service value its durable records decoded to
+// (DecodeDurable): the fresh service recovers from it (Durable.Recover),
+// then Init runs — what EventReset does with the value it keeps in
+// memory, so a live restart and an emulated or explored reset follow one
+// contract. ev must be an EventInit; a nil previous makes Restart an
+// EventInit, and so does a service that is not Durable. The effects are
+// Step's, with the same ownership.
+func (c *Core) Restart(ev Event, previous Service) (Effects, error) {
+	if ev.Kind != EventInit {
+		return Effects{}, fmt.Errorf("%w: Restart takes an init event, got %v", ErrInvalidEvent, ev.Kind)
+	}
+	return c.step(ev, previous)
+}
+
+// step is Step; previous is Restart's (nil for every other event).
+func (c *Core) step(ev Event, previous Service) (Effects, error) {
 	if ev.At.After(c.now) {
 		c.now = ev.At
 	}
@@ -172,7 +192,7 @@ func (c *Core) Step(ev Event) (Effects, error) {
 			return Effects{}, ErrAlreadyStarted
 		}
 		c.started = true
-		c.fresh(nil)
+		c.fresh(previous)
 		c.state.Service.Init(env)
 		return *fx, nil
 	case EventReset:

@@ -31,6 +31,13 @@ type PipelineConfig struct {
 	// TickRetry is how long a layer whose Tick failed is held back
 	// (default DefaultTickRetry).
 	TickRetry time.Duration
+	// Persist makes the Pipeline emit the service's durable projection
+	// (Core.AppendDurable) as a DurableWrite whenever its bytes change: a
+	// shell that keeps a store (the live runtime with a data directory)
+	// sets it. Off (emulation, the explorer), a reset recovers from the
+	// previous value in memory and nothing is computed. The DurableLayers'
+	// writes are emitted either way: the Pipeline restores them on a reset.
+	Persist bool
 }
 
 // DefaultPipelineConfig returns the defaults of a PipelineConfig's zero
@@ -69,6 +76,8 @@ type Pipeline struct {
 	retrySeq uint64
 	// sends is the buffer Outcome.Sends reuses from step to step.
 	sends []Send
+	// durable is the durability bookkeeping (pipeline_durable.go).
+	durable durability
 }
 
 // postponed is an event a layer postponed: delivered again at at, to
@@ -121,6 +130,11 @@ type Outcome struct {
 	Timers []TimerOp
 	// Ignored is the core's Effects.Ignored.
 	Ignored bool
+	// Durable are the records the call changed, at most one per key
+	// (its latest value): the shell must make them durable (written and
+	// synced) before it carries out Sends and Break. Nil when none
+	// changed. See DurableWrite.
+	Durable []DurableWrite
 	// Errors are the layers' errors (each names its layer) and the core's
 	// refusal: bugs to log, not peers' faults. The Pipeline goes on as the
 	// verdicts say.
@@ -163,6 +177,9 @@ func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
 			p.own[m.MessageType()] = true
 		}
 	}
+	if err := p.durable.init(cfg.Persist, p.layers); err != nil {
+		return nil, err
+	}
 	for _, l := range p.layers {
 		if err := l.Attach(host); err != nil {
 			return nil, fmt.Errorf("node: attach layer %T: %w", l, err)
@@ -182,13 +199,16 @@ func (p *Pipeline) IsLayerMessage(m Message) bool { return m != nil && p.own[m.M
 func (p *Pipeline) Layers() []Layer { return p.layers }
 
 // Start calls every layer's Start (after the core's EventInit has been
-// run through Step) and returns their messages.
-func (p *Pipeline) Start(now time.Time) []Send {
-	var out []Send
-	for _, l := range p.layers {
-		out = appendLayer(out, l.Start(now))
+// run through Step or Restart) and returns their messages and the durable
+// records they changed (Outcome.Sends, Outcome.Durable; Kept is -1). The
+// slices are fresh.
+func (p *Pipeline) Start(now time.Time) Outcome {
+	o := Outcome{Kept: -1}
+	for i, l := range p.layers {
+		o.Sends = appendLayer(o.Sends, l.Start(now))
+		p.durable.note(&o, i)
 	}
-	return out
+	return o
 }
 
 // Step runs ev (with ev.At set) through the layers and the core. in is
@@ -199,7 +219,7 @@ func (p *Pipeline) Step(ev Event, in *Envelope) Outcome {
 	if ev.Kind == EventReset {
 		p.retries = nil
 	}
-	return p.stepFrom(0, ev, in, false)
+	return p.stepFrom(0, ev, in, false, nil)
 }
 
 // StepUngated runs ev on the core without asking the layers' Gate or
@@ -207,7 +227,7 @@ func (p *Pipeline) Step(ev Event, in *Envelope) Outcome {
 // on purpose that no layer may keep from the core, such as the emulator's
 // scripted AppCall. The layers do not see the event itself.
 func (p *Pipeline) StepUngated(ev Event) Outcome {
-	return p.stepFrom(len(p.layers), ev, nil, false)
+	return p.stepFrom(len(p.layers), ev, nil, false, nil)
 }
 
 // DueRetries returns the postponed events due at now, as tokens for Retry,
@@ -235,7 +255,7 @@ func (p *Pipeline) Retry(token uint64, now time.Time) (Outcome, bool) {
 	r := p.retries[i]
 	p.retries = slices.Delete(p.retries, i, i+1)
 	r.ev.At = now
-	return p.stepFrom(r.layer, r.ev, nil, true), true
+	return p.stepFrom(r.layer, r.ev, nil, true, nil), true
 }
 
 // ForgetRetries drops every postponed event: for a shell whose node lost
@@ -267,11 +287,12 @@ func (p *Pipeline) NextDue() time.Time {
 }
 
 // Tick runs the Tick of every layer due at now, in order, and returns
-// their messages; a failing layer's error is returned and the layer is
-// held back for PipelineConfig.TickRetry.
-func (p *Pipeline) Tick(now time.Time) ([]Send, []error) {
-	var out []Send
-	var errs []error
+// their messages and the durable records they changed (Outcome.Sends,
+// Outcome.Durable; Kept is -1); a failing layer's error is in
+// Outcome.Errors and the layer is held back for PipelineConfig.TickRetry.
+// The slices are fresh.
+func (p *Pipeline) Tick(now time.Time) Outcome {
+	o := Outcome{Kept: -1}
 	for i, l := range p.layers {
 		at := l.NextTick()
 		if at.IsZero() || latest(at, p.hold[i]).After(now) {
@@ -279,26 +300,29 @@ func (p *Pipeline) Tick(now time.Time) ([]Send, []error) {
 		}
 		msgs, err := l.Tick(now)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("node: layer %T tick: %w", l, err))
+			o.Errors = append(o.Errors, fmt.Errorf("node: layer %T tick: %w", l, err))
 			p.hold[i] = now.Add(p.retry)
 		}
-		out = appendLayer(out, msgs)
+		o.Sends = appendLayer(o.Sends, msgs)
+		p.durable.note(&o, i)
 	}
-	return out, errs
+	return o
 }
 
 // ConnectionBroken tells the layers that implement BreakObserver, in
 // order, that the shell closed the connections to and from peer without
 // a transport error for the service (it carried out an Outcome.Break),
-// and returns their messages.
-func (p *Pipeline) ConnectionBroken(now time.Time, peer ID) []Send {
-	var out []Send
-	for _, l := range p.layers {
+// and returns their messages and the durable records they changed, as
+// Tick does. The slices are fresh.
+func (p *Pipeline) ConnectionBroken(now time.Time, peer ID) Outcome {
+	o := Outcome{Kept: -1}
+	for i, l := range p.layers {
 		if b, ok := l.(BreakObserver); ok {
-			out = appendLayer(out, b.ConnectionBroken(now, peer))
+			o.Sends = appendLayer(o.Sends, b.ConnectionBroken(now, peer))
+			p.durable.note(&o, i)
 		}
 	}
-	return out
+	return o
 }
 
 // Stop calls Stop on the layers that implement Stopper, last layer first.
@@ -311,30 +335,46 @@ func (p *Pipeline) Stop() {
 }
 
 // stepFrom is Step starting at layer first; retried marks a postponed
-// event delivered again to the layer that postponed it.
-func (p *Pipeline) stepFrom(first int, ev Event, in *Envelope, retried bool) Outcome {
+// event delivered again to the layer that postponed it. previous is
+// Restart's recovered service value (nil otherwise).
+func (p *Pipeline) stepFrom(first int, ev Event, in *Envelope, retried bool, previous Service) Outcome {
 	o := Outcome{Event: ev, Kept: -1, Retried: retried, Sends: p.sends[:0]}
 	defer func() { p.sends = o.Sends[:0] }()
+	reset := ev.Kind == EventReset
 	for i := first; i < len(p.layers); i++ {
 		v, msgs, err := p.before(i, ev, in, retried && i == first)
 		if err != nil {
 			o.Errors = append(o.Errors, fmt.Errorf("node: layer %T on %v: %w", p.layers[i], ev, err))
 		}
 		o.Sends = appendLayer(o.Sends, msgs)
+		if !reset {
+			// What a layer drops on a reset is not made durable: the
+			// restore below gives it back.
+			p.durable.note(&o, i)
+		}
 		if !v.Handle {
 			p.keep(&o, i, in, v)
+			if reset {
+				p.durable.restore(&o)
+			}
 			return o
 		}
+	}
+	if reset {
+		p.durable.restore(&o)
 	}
 	if ev.Kind == EventMessage && p.IsLayerMessage(ev.Msg) {
 		o.Errors = append(o.Errors, fmt.Errorf("%w: %v", ErrLayerMessage, ev))
 		return o
 	}
-	fx, err := p.core.Step(ev)
+	fx, err := p.core.step(ev, previous)
 	if err != nil {
 		o.Errors = append(o.Errors, fmt.Errorf("node: core refused %v: %w", ev, err))
 	}
 	o.Handled, o.Timers, o.Ignored = err == nil, fx.Timers, fx.Ignored
+	if o.Handled && !o.Ignored {
+		p.durable.noteService(&o, p.core)
+	}
 	for _, op := range fx.Timers {
 		p.forgetTimer(op.Name)
 	}
@@ -347,8 +387,9 @@ func (p *Pipeline) stepFrom(first int, ev Event, in *Envelope, retried bool) Out
 			l.Sending(ev.At, out)
 		}
 	}
-	for _, l := range p.layers {
+	for i, l := range p.layers {
 		o.Sends = appendLayer(o.Sends, l.After(ev.At))
+		p.durable.note(&o, i)
 	}
 	return o
 }

@@ -90,7 +90,7 @@ func TestPipelineStepOrderAndEffects(t *testing.T) {
 	if g.host == nil || len(p.Messages()) != 1 || !p.IsLayerMessage(proto{}) || p.IsLayerMessage(note{}) {
 		t.Fatalf("attach/messages: host %v, messages %v", g.host, p.Messages())
 	}
-	if out := p.Start(t0); len(out) != 1 || !out[0].Layer {
+	if out := p.Start(t0).Sends; len(out) != 1 || !out[0].Layer {
 		t.Fatalf("start sends %+v", out)
 	}
 	o := p.Step(Event{Kind: EventMessage, From: 2, Msg: note{Text: "echo"}, At: t0}, &Envelope{From: 2, To: 5, Msg: note{Text: "echo"}})
@@ -192,7 +192,7 @@ func TestPipelineTickHoldsFailingLayer(t *testing.T) {
 	}
 	g.tickAt = t0
 	g.tickErr = errors.New("boom")
-	_, errs := p.Tick(t0)
+	errs := p.Tick(t0).Errors
 	if g.ticks != 1 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "gateLayer") {
 		t.Fatalf("ticks %d errors %v", g.ticks, errs)
 	}
@@ -244,7 +244,7 @@ func TestPipelineConnectionBroken(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := t0.Add(time.Second)
-	out := p.ConnectionBroken(at, 3)
+	out := p.ConnectionBroken(at, 3).Sends
 	if len(out) != 2 || !out[0].Layer || !out[1].Layer || out[0].Env.To != 3 {
 		t.Fatalf("sends %+v, want one layer send from each observer", out)
 	}

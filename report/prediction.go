@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -166,13 +167,25 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 	return pd, nil
 }
 
-// WriteFile writes pd as indented JSON to the file name (mode 0644).
+// WriteFile writes pd as indented JSON to the file name (mode 0644),
+// atomically: to a temporary file beside it, synced, then renamed over
+// name, and the directory synced; a kill at any moment leaves the old
+// file or the new one, never part of it.
 func (pd Prediction) WriteFile(name string) error {
 	b, err := json.MarshalIndent(pd, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(name, append(b, '\n'), 0o644)
+	dir := filepath.Dir(name)
+	tmp, err := writeTemp(dir, "."+filepath.Base(name)+".*.tmp", append(b, '\n'))
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("report: %w", err)
+	}
+	return syncDir(dir)
 }
 
 // Model rebuilds the model the report's path replays on

@@ -169,7 +169,12 @@ type Config struct {
 	// beyond the window (a node restarted from 0 far behind its cluster)
 	// does the node catch up, to the smaller of the two largest such
 	// numbers, and count it in Stats.CNCaughtUp; one hostile peer alone
-	// cannot move it. Zero means DefaultCNWindow; negative is an error.
+	// cannot move it. Peers are distinct when their witnesses are: a
+	// Source that is a WitnessHost vouches for peers (the live runtime's
+	// layer host does), and a peer it does not vouch for claims nothing
+	// (counted in Stats.CNUnvouched); any other Source vouches for every
+	// peer by its ID (the emulator, where IDs are not forged). Zero means
+	// DefaultCNWindow; negative is an error.
 	CNWindow int64
 }
 

@@ -54,8 +54,10 @@
 // counted (Stats.CNRejected), never adopted from one peer: what it can
 // push is the window per message, so the number space outlives any flood.
 // A node restarted from 0 far behind its cluster catches up when two
-// distinct peers carry numbers beyond its window (to the smaller, counted
-// in Stats.CNCaughtUp), and refuses the cuts up to its new number, as
+// distinct witnesses carry numbers beyond its window (WitnessHost: an
+// authenticated peer, a member that proved its address; never an ID a
+// hello merely claims): to the smaller, counted in Stats.CNCaughtUp. It
+// refuses the cuts up to its new number, as
 // after a Reset: messages it handled before the jump did not move it. A
 // Request for a cut beyond the window is not answered, and a Negative
 // pointing beyond it leaves its member out. Numbers stop at MaxCN

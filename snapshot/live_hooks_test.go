@@ -90,7 +90,7 @@ func joinPair(t *testing.T) (n1, n2 *hookNode, join node.Envelope, at time.Time)
 		t.Fatalf("n2 due at %v, want %v", due, at)
 	}
 	mark := len(n2.fx)
-	if _, errs := n2.pipe.Tick(at); len(errs) > 0 {
+	if errs := n2.pipe.Tick(at).Errors; len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	if got := n2.calls(mark); !slices.Equal(got, []snapshot.LiveCall{snapshot.CallTick}) ||

@@ -142,10 +142,12 @@ type Manager struct {
 	logCost   int
 
 	lastCN map[node.ID]uint64
-	// claims holds, per peer, the largest number it carried beyond the
-	// window (see admit), at most MaxMembers peers.
-	claims map[node.ID]uint64
-	recent map[node.ID]time.Time
+	// claims holds, per witness key, the largest number its peers carried
+	// beyond the window (see admit), at most MaxMembers keys; witness
+	// vouches for peers (WitnessHost).
+	claims  map[string]uint64
+	witness func(peer node.ID) (string, bool)
+	recent  map[node.ID]time.Time
 	// sentCN is the CN of the last message sent to each peer since the
 	// last transport error about it: a channel whose last message carries
 	// CN ≥ cr closes for cr without a Marker.
@@ -197,9 +199,13 @@ func New(cfg Config, self node.ID, src Source) (*Manager, error) {
 	if src == nil {
 		return nil, errors.New("snapshot: Source is required")
 	}
+	witness := ownWitness
+	if wh, ok := src.(WitnessHost); ok {
+		witness = wh.CatchUpWitness
+	}
 	return &Manager{
-		cfg: c, self: self, src: src,
-		lastCN: map[node.ID]uint64{}, claims: map[node.ID]uint64{}, recent: map[node.ID]time.Time{}, sentCN: map[node.ID]uint64{},
+		cfg: c, self: self, src: src, witness: witness,
+		lastCN: map[node.ID]uint64{}, claims: map[string]uint64{}, recent: map[node.ID]time.Time{}, sentCN: map[node.ID]uint64{},
 		dirty: map[node.ID]bool{}, clean: map[node.ID]bool{},
 		acked: map[node.ID]base{}, sent: map[node.ID][]base{}, bases: map[node.ID][]base{},
 	}, nil

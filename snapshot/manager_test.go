@@ -60,6 +60,18 @@ type fakeSrc struct {
 	svc  *fakeSvc
 	nbrs bool
 	fail bool
+	// witness, when set, is the source's CatchUpWitness (else every
+	// peer vouches by its ID).
+	witness func(node.ID) (string, bool)
+}
+
+var _ snapshot.WitnessHost = (*fakeSrc)(nil)
+
+func (f *fakeSrc) CatchUpWitness(peer node.ID) (string, bool) {
+	if f.witness == nil {
+		return peer.String(), true
+	}
+	return f.witness(peer)
 }
 
 func (f *fakeSrc) Checkpoint() ([]byte, error) {

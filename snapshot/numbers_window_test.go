@@ -1,6 +1,7 @@
 package snapshot_test
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -281,5 +282,53 @@ func TestNegativeCNWindowIsAnError(t *testing.T) {
 	_, err := snapshot.New(snapshot.Config{Registry: reg, CNWindow: -1}, 1, &fakeSrc{svc: &fakeSvc{}})
 	if err == nil || !strings.HasPrefix(err.Error(), "snapshot: ") || !strings.Contains(err.Error(), "CNWindow") {
 		t.Fatalf("New with CNWindow -1: %v", err)
+	}
+}
+
+// Without TLS a hello proves no ID: two forged IDs that each send one
+// message stamped near MaxCN made every node "catch up" to it (the numbers
+// exhausted, every gather failed). A number counts toward a catch-up only
+// through a witness the shell vouches for (a WitnessHost), once per
+// witness key: forged IDs claim nothing, and members behind one address
+// count once.
+func TestForgedIDsCannotCatchANodeUp(t *testing.T) {
+	// Members 1..3 vouch by an address; 4 and 5 share one; 8 and 9 are
+	// forged (no witness).
+	witness := func(p node.ID) (string, bool) {
+		switch {
+		case p <= 3:
+			return fmt.Sprintf("addr-%d", p), true
+		case p <= 5:
+			return "addr-shared", true
+		}
+		return "", false
+	}
+	cfg := func(node.ID) snapshot.Config { return snapshot.Config{Interval: time.Second, CNWindow: 100} }
+	h := newHarness(t, []node.ID{1, 2, 3}, cfg)
+	h.srcs[2].witness = witness
+	h.tick(time.Second)
+	before := h.mgrs[2].CN()
+	deliver := func(from node.ID, cn uint64) {
+		if ok, _, err := h.mgrs[2].Deliver(h.now, node.Envelope{From: from, To: 2, CN: cn, Msg: ping{N: 1}}); !ok || err != nil {
+			t.Fatalf("deliver from %v: %v %v", from, ok, err)
+		}
+	}
+	deliver(8, snapshot.MaxCN-5)
+	deliver(9, snapshot.MaxCN-5)
+	if st := h.mgrs[2].Stats(); st.CN != before || st.CNCaughtUp != 0 || st.CNUnvouched != 2 || st.Exhausted {
+		t.Fatalf("after two forged IDs: %+v", st)
+	}
+	for _, id := range h.ids() {
+		h.full(id) // the cluster gathers as before
+	}
+	before = h.mgrs[2].CN()
+	deliver(4, 5000)
+	deliver(5, 5000)
+	if st := h.mgrs[2].Stats(); st.CN != before || st.CNCaughtUp != 0 {
+		t.Fatalf("two IDs behind one address caught n2 up: %+v", st)
+	}
+	deliver(3, 6000)
+	if st := h.mgrs[2].Stats(); st.CN != 5000 || st.CNCaughtUp != 1 {
+		t.Fatalf("two witnesses: %+v, want a catch-up to 5000", st)
 	}
 }

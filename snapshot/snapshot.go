@@ -181,10 +181,12 @@ type Stats struct {
 	// Request's cut, a Negative's number) not adopted because they lay
 	// beyond Config.CNWindow above the node's number (an envelope's CN
 	// above MaxCN counts in BadMessages too); CNCaughtUp counts the jumps
-	// beyond the window that two distinct peers agreed on (see
-	// Config.CNWindow).
-	CNRejected int64 `json:"cn_rejected"`
-	CNCaughtUp int64 `json:"cn_caught_up"`
+	// beyond the window that two distinct witnesses agreed on (see
+	// Config.CNWindow); CNUnvouched the numbers beyond the window from
+	// peers a WitnessHost does not vouch for, which claim nothing.
+	CNRejected  int64 `json:"cn_rejected"`
+	CNCaughtUp  int64 `json:"cn_caught_up"`
+	CNUnvouched int64 `json:"cn_unvouched"`
 	// Exhausted is set once the number reached MaxCN: it advances no
 	// more, and every gather fails (FailureExhausted).
 	Exhausted bool `json:"exhausted"`

@@ -1,6 +1,28 @@
 package snapshot
 
-import "github.com/seed6eee2ec7/crystalball/node"
+import (
+	"cmp"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// WitnessHost is a Source (a node.Host) that vouches for peers' checkpoint
+// numbers beyond the window (see Config.CNWindow). Without TLS a hello
+// proves no ID, so two forged IDs that each send one number would
+// otherwise catch every node up to it. live.Runtime's layer host is one:
+// it vouches for an authenticated peer by its ID and for a member that
+// proved itself on the service transport by its service address. It is
+// called in the node's hooks, on its goroutine.
+type WitnessHost interface {
+	// CatchUpWitness returns the key of the evidence for peer — two
+	// claims under one key count once — and false when the peer has
+	// none a forger could not make.
+	CatchUpWitness(peer node.ID) (key string, ok bool)
+}
+
+// ownWitness vouches for every peer by its ID: where IDs cannot be forged
+// (the emulator, the explorer, tests).
+func ownWitness(peer node.ID) (string, bool) { return peer.String(), true }
 
 // Failure reasons of the rules on numbers and members: Failure.Reason is
 // FailureExhausted, or starts with FailureNoMember (followed by the dead
@@ -29,7 +51,9 @@ func (m *Manager) window() uint64 {
 
 // admit vets the number cn carried by a message from peer and returns the
 // number the node treats the message as carrying: cn itself when it lies
-// within the window (or once two peers agree on a jump beyond it), else the
+// within the window (or once two witnesses agree on a jump beyond it:
+// claims are counted once per witness key, and a peer without a witness
+// makes none), else the
 // node's own number, which neither forces a checkpoint nor makes the
 // message a late one. For an honest peer further ahead that is sound: its
 // message was sent after its checkpoints for every cut up to the node's
@@ -67,26 +91,33 @@ func (m *Manager) admit(peer node.ID, cn uint64) (uint64, error) {
 	return m.cn, nil
 }
 
-// claim remembers peer's number beyond the window. The set is bounded by
-// MaxMembers: when full, the largest claim goes, since one peer's hostile
-// numbers are the largest and honest peers' numbers the ones to keep.
+// claim remembers peer's number beyond the window, under its witness's
+// key; a peer without a witness is counted (Stats.CNUnvouched) and
+// claims nothing. The set is bounded by MaxMembers: when full, the
+// largest claim goes, since one peer's hostile numbers are the largest and
+// honest peers' numbers the ones to keep.
 func (m *Manager) claim(peer node.ID, cn uint64) {
-	if _, ok := m.claims[peer]; !ok && len(m.claims) >= MaxMembers {
-		top, found := node.None, false
-		for id, c := range m.claims {
-			// Ties by ID: map order must not leak out.
-			if !found || c > m.claims[top] || (c == m.claims[top] && id < top) {
-				top, found = id, true
+	key, ok := m.witness(peer)
+	if !ok {
+		m.stats.CNUnvouched++
+		return
+	}
+	if _, ok := m.claims[key]; !ok && len(m.claims) >= MaxMembers {
+		top, found := "", false
+		for k, c := range m.claims {
+			// Ties by key: map order must not leak out.
+			if !found || c > m.claims[top] || (c == m.claims[top] && cmp.Less(k, top)) {
+				top, found = k, true
 			}
 		}
 		delete(m.claims, top)
 	}
-	m.claims[peer] = max(m.claims[peer], cn)
+	m.claims[key] = max(m.claims[key], cn)
 }
 
 // corroborated returns the second largest claim beyond the window, if two
-// peers make one: a jump at least two distinct peers vouch for, and the
-// largest number the node can adopt without trusting one peer alone.
+// witnesses make one: a jump at least two distinct witnesses vouch for,
+// and the largest number the node can adopt without trusting one alone.
 func (m *Manager) corroborated() (uint64, bool) {
 	lim := m.window()
 	var first, second uint64

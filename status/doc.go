@@ -16,5 +16,13 @@
 // (crystalball_snapshot_*) and the steering layer's (crystalball_steering_*),
 // read from their Status methods at every scrape, and two histograms fed
 // through Timings: crystalball_steering_round_duration_seconds and
-// crystalball_steering_immediate_check_seconds.
+// crystalball_steering_immediate_check_seconds; the server's own bounds
+// (crystalball_http_*: connections refused over MaxConns, bodies refused,
+// connections open) and, with Config.Reports, the report writer's files
+// (crystalball_reports_*).
+//
+// The server bounds its clients (limits.go): request headers within
+// ReadHeaderTimeout and the whole request within ReadTimeout, bodies of at
+// most MaxBodyBytes, responses within WriteTimeout, at most MaxConns
+// connections open at once.
 package status

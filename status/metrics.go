@@ -8,6 +8,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/report"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
@@ -101,6 +102,11 @@ func newNodeCollector(cfg Config) prometheus.Collector {
 			counter("crystalball_node_datagrams_dropped_total", "The service's datagrams dropped before they were queued.", cnt(func(c live.Counters) uint64 { return c.DatagramsDropped })),
 			counter("crystalball_node_sends_refused_total", "The service's TrySends refused because the peer's write queue was over its bound.", cnt(func(c live.Counters) uint64 { return c.SendsRefused })),
 			gauge("crystalball_node_send_queue_bytes", "Frame bytes waiting in the outbound connections' write queues.", cnt(func(c live.Counters) uint64 { return c.SendQueueBytes })),
+			counter("crystalball_node_durable_commits_total", "Store writes (each synced) of the node's durable records.", cnt(func(c live.Counters) uint64 { return c.DurableCommits })),
+			counter("crystalball_node_durable_records_total", "Durable records written to the store.", cnt(func(c live.Counters) uint64 { return c.DurableRecords })),
+			counter("crystalball_node_durable_bytes_total", "Bytes of durable records written to the store.", cnt(func(c live.Counters) uint64 { return c.DurableBytes })),
+			counter("crystalball_node_durable_sync_seconds_total", "Time spent writing and syncing the store.", func(x r) float64 { return float64(x.st.Counters.DurableSyncNanos) / 1e9 }),
+			counter("crystalball_node_hello_conflicts_total", "Hellos refused for claiming the ID of a live connection.", cnt(func(c live.Counters) uint64 { return c.HelloConflicts })),
 		},
 		descs: []*prometheus.Desc{info},
 		collect: func(x r, ch chan<- prometheus.Metric) {
@@ -227,5 +233,35 @@ func steeringScalars(u func(func(steering.LayerStatus) uint64) func(steering.Lay
 			return float64(x.LastRound.UnixNano()) / 1e9
 		}),
 		gauge("crystalball_steering_round_running", "1 while a round is in progress.", func(x s) float64 { return boolValue(x.Running) }),
+	}
+}
+
+// newHTTPCollector exposes the status server's own bounds:
+// crystalball_http_*.
+func newHTTPCollector(c *httpCounters) prometheus.Collector {
+	type h = *httpCounters
+	return &statusCollector[h]{
+		read: func() h { return c },
+		scalars: []scalar[h]{
+			counter("crystalball_http_conns_refused_total", "Status connections closed on accept: MaxConns were open.", func(x h) float64 { return float64(x.connsRefused.Load()) }),
+			counter("crystalball_http_bodies_refused_total", "Status requests refused for a body too large or too slow.", func(x h) float64 { return float64(x.bodiesRefused.Load()) }),
+			gauge("crystalball_http_conns_open", "Status connections open.", func(x h) float64 { return float64(x.open.Load()) }),
+		},
+	}
+}
+
+// newReportsCollector exposes the report writer's counters:
+// crystalball_reports_*.
+func newReportsCollector(r Reports) prometheus.Collector {
+	type w = report.WriterStats
+	return &statusCollector[w]{
+		read: r.Stats,
+		scalars: []scalar[w]{
+			counter("crystalball_reports_written_total", "Prediction report files written.", func(x w) float64 { return float64(x.Written) }),
+			counter("crystalball_reports_failed_total", "Prediction reports that could not be built or written.", func(x w) float64 { return float64(x.Failed) }),
+			counter("crystalball_reports_dropped_total", "Report files removed, oldest first, to stay within the retention bounds.", func(x w) float64 { return float64(x.Dropped) }),
+			gauge("crystalball_reports_files", "The node's report files kept.", func(x w) float64 { return float64(x.Files) }),
+			gauge("crystalball_reports_bytes", "Bytes of the node's report files kept.", func(x w) float64 { return float64(x.Bytes) }),
+		},
 	}
 }

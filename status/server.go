@@ -1,6 +1,7 @@
 package status
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,6 +66,12 @@ type Steering interface {
 	Status() steering.LayerStatus
 }
 
+// Reports is the node's report writer; a *report.Writer is one.
+type Reports interface {
+	// Stats returns its counters; safe from any goroutine.
+	Stats() report.WriterStats
+}
+
 // Config configures a Server. Runtime is required; a nil Snapshots or
 // Steering (a nil pointer too) means the node runs without that layer.
 type Config struct {
@@ -97,6 +104,19 @@ type Config struct {
 	// MaxHeaderBytes bounds a request's headers, in bytes (zero:
 	// DefaultMaxHeaderBytes; negative is an error).
 	MaxHeaderBytes int
+	// ReadTimeout bounds the reading of a whole request, body included,
+	// and WriteTimeout the writing of a response (zero:
+	// DefaultReadTimeout, DefaultWriteTimeout).
+	ReadTimeout, WriteTimeout time.Duration
+	// MaxBodyBytes bounds a request's body: a larger one is answered 413
+	// (zero: DefaultMaxBodyBytes).
+	MaxBodyBytes int64
+	// MaxConns bounds the connections open at once; Serve closes one
+	// accepted beyond it at once (zero: DefaultMaxConns).
+	MaxConns int
+	// Reports, when set, adds the report writer's counters to /metrics
+	// (crystalball_reports_*); a *report.Writer is one.
+	Reports Reports
 	// Token, when set, is the bearer token POST requests must carry
 	// ("Authorization: Bearer <token>"); at most MaxTokenLen bytes. Zero
 	// ("") allows POST from loopback clients only. GET needs neither.
@@ -137,9 +157,10 @@ type ErrorDoc struct {
 
 // Server serves a node's status endpoints (see the package comment).
 type Server struct {
-	cfg Config
-	reg *prometheus.Registry
-	srv *http.Server
+	cfg  Config
+	reg  *prometheus.Registry
+	srv  *http.Server
+	http httpCounters
 }
 
 // New checks cfg, fills its defaults and builds the server and its metrics
@@ -170,8 +191,14 @@ func New(cfg Config) (*Server, error) {
 	if len(cfg.Token) > MaxTokenLen || strings.ContainsAny(cfg.Token, " \t\r\n") {
 		return nil, fmt.Errorf("status: Config.Token must be at most %d bytes without whitespace", MaxTokenLen)
 	}
-	if cfg.ReadHeaderTimeout < 0 || cfg.IdleTimeout < 0 {
-		return nil, fmt.Errorf("status: negative timeout (read header %v, idle %v)", cfg.ReadHeaderTimeout, cfg.IdleTimeout)
+	if cfg.ReadHeaderTimeout < 0 || cfg.IdleTimeout < 0 || cfg.ReadTimeout < 0 || cfg.WriteTimeout < 0 {
+		return nil, fmt.Errorf("status: negative timeout (read header %v, read %v, write %v, idle %v)", cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.WriteTimeout, cfg.IdleTimeout)
+	}
+	if cfg.MaxBodyBytes < 0 || cfg.MaxConns < 0 {
+		return nil, fmt.Errorf("status: negative bound (body %d bytes, %d connections)", cfg.MaxBodyBytes, cfg.MaxConns)
+	}
+	if isNil(cfg.Reports) {
+		cfg.Reports = nil
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -188,11 +215,19 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxHeaderBytes == 0 {
 		cfg.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
+	cfg.ReadTimeout = cmp.Or(cfg.ReadTimeout, DefaultReadTimeout)
+	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, DefaultWriteTimeout)
+	cfg.MaxBodyBytes = cmp.Or(cfg.MaxBodyBytes, DefaultMaxBodyBytes)
+	cfg.MaxConns = cmp.Or(cfg.MaxConns, DefaultMaxConns)
 	s := &Server{cfg: cfg, reg: prometheus.NewRegistry()}
 	cs := []prometheus.Collector{
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		newNodeCollector(cfg),
+		newHTTPCollector(&s.http),
+	}
+	if cfg.Reports != nil {
+		cs = append(cs, newReportsCollector(cfg.Reports))
 	}
 	if cfg.Snapshots != nil {
 		cs = append(cs, newSnapshotCollector(cfg))
@@ -209,7 +244,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: cfg.ReadHeaderTimeout, IdleTimeout: cfg.IdleTimeout,
-		MaxHeaderBytes: cfg.MaxHeaderBytes}
+		ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, MaxHeaderBytes: cfg.MaxHeaderBytes}
 	return s, nil
 }
 
@@ -226,19 +261,22 @@ func isNil(v any) bool {
 // may register collectors of its own on it.
 func (s *Server) Registry() *prometheus.Registry { return s.reg }
 
-// Handler returns a fresh handler of the server's endpoints.
+// Handler returns a fresh handler of the server's endpoints, with the
+// body bound (Config.MaxBodyBytes).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", s.getStatus)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg}))
 	mux.HandleFunc("GET /snapshot", s.getSnapshot)
 	mux.HandleFunc("POST /snapshot", s.guard(s.postSnapshot))
-	return mux
+	return limitBody(s.cfg.MaxBodyBytes, &s.http, mux)
 }
 
 // Serve accepts connections on ln until Shutdown, then returns nil; any
-// other end is an error. It takes ln over (Shutdown closes it).
+// other end is an error. It takes ln over (Shutdown closes it), and closes
+// every connection accepted while Config.MaxConns are open.
 func (s *Server) Serve(ln net.Listener) error {
+	ln = &limitListener{Listener: ln, max: int64(s.cfg.MaxConns), c: &s.http}
 	if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("status: %w", err)
 	}

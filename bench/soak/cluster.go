@@ -2,15 +2,20 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/seed6eee2ec7/crystalball/status"
 )
 
 // nodeProc is one `crystalball node` process of the cluster, restarted in
@@ -152,8 +157,11 @@ func (c *cluster) failures() []string {
 
 // churn kills a random node every 1/rate on average (exponential gaps),
 // keeps it down for downtime and restarts it through another live node,
-// until stop is closed.
-func (c *cluster) churn(r *rand.Rand, every, downtime time.Duration, stop <-chan struct{}, kills *int) {
+// until stop is closed. While it is down, it asks another live node every
+// 250ms whether memberlist has declared it dead, and records how long that
+// took (det).
+func (c *cluster) churn(r *rand.Rand, every, downtime time.Duration, stop <-chan struct{}, kills *int, det *detection) {
+	client := &http.Client{Timeout: time.Second}
 	for {
 		gap := time.Duration(r.ExpFloat64() * float64(every))
 		select {
@@ -166,10 +174,27 @@ func (c *cluster) churn(r *rand.Rand, every, downtime time.Duration, stop <-chan
 			continue
 		}
 		c.kill(p)
+		killed := time.Now()
 		*kills++
+		witness := c.pick(r, p)
+		seen := false
+		for !seen && time.Since(killed) < downtime {
+			select {
+			case <-stop:
+				return
+			case <-time.After(250 * time.Millisecond):
+			}
+			if witness != nil && seenDead(client, witness, p.id) {
+				seen = true
+				det.add(time.Since(killed))
+			}
+		}
+		if !seen {
+			det.Undetected++
+		}
 		select {
 		case <-stop:
-		case <-time.After(downtime):
+		case <-time.After(downtime - time.Since(killed)):
 		}
 		join := ""
 		if q := c.pick(r, p); q != nil {
@@ -181,6 +206,49 @@ func (c *cluster) churn(r *rand.Rand, every, downtime time.Duration, stop <-chan
 			c.mu.Unlock()
 		}
 	}
+}
+
+// seenDead reports whether node w's /status shows peer id not alive.
+func seenDead(client *http.Client, w *nodeProc, id int) bool {
+	var doc status.StatusDoc
+	if err := getJSON(context.Background(), client, "http://"+w.http+"/status", &doc); err != nil {
+		return false
+	}
+	for _, p := range doc.Peers {
+		if int(p.ID) == id {
+			return !p.Alive
+		}
+	}
+	return true // forgotten counts as dead
+}
+
+// detection is how long the cluster took to see killed nodes dead.
+type detection struct {
+	Seen       int             `json:"seen"`
+	Undetected int             `json:"unseen_within_downtime"`
+	Delays     []time.Duration `json:"delays_ns"`
+}
+
+func (d *detection) add(dt time.Duration) {
+	d.Seen++
+	d.Delays = append(d.Delays, dt)
+}
+
+// Median and Max are the detection delays' (zero without any).
+func (d detection) Median() time.Duration {
+	if len(d.Delays) == 0 {
+		return 0
+	}
+	s := slices.Clone(d.Delays)
+	slices.Sort(s)
+	return s[len(s)/2].Round(10 * time.Millisecond)
+}
+
+func (d detection) Max() time.Duration {
+	if len(d.Delays) == 0 {
+		return 0
+	}
+	return slices.Max(d.Delays).Round(10 * time.Millisecond)
 }
 
 // tail returns the last n bytes of the file at path.

@@ -9,6 +9,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 )
@@ -41,7 +42,8 @@ func newHostile(c *cluster, label string, r *rand.Rand) (*hostile, error) {
 }
 
 // attacks, in the order the rounds cycle through them.
-var attacks = []string{"poison-cn", "spoof-hello", "idle-conns", "trickle", "big-frames", "gossip-garbage", "http-keepalive"}
+var attacks = []string{"poison-cn", "spoof-hello", "idle-conns", "trickle", "big-frames", "gossip-garbage", "http-keepalive",
+	"poison-cn-pair", "gossip-flood", "http-slow-body"}
 
 // run makes one attack every period against random live nodes until ctx
 // ends, then closes what it holds.
@@ -81,6 +83,12 @@ func (h *hostile) attack(ctx context.Context, name string, p *nodeProc) error {
 		return h.garbage(p, 20_000)
 	case "http-keepalive":
 		return h.keepalive(p, 300)
+	case "poison-cn-pair":
+		return h.poisonPair(p)
+	case "gossip-flood":
+		return h.flood(p, 20_000)
+	case "http-slow-body":
+		return h.slowBody(ctx, p, 300)
 	}
 	return fmt.Errorf("soak: unknown attack %q", name)
 }
@@ -239,6 +247,89 @@ func (h *hostile) keepalive(p *nodeProc, n int) error {
 		_, _ = io.WriteString(conn, "GET /metrics HTTP/1.1\r\nHost: soak\r\n\r\n")
 		go func() { _, _ = io.Copy(io.Discard, conn) }()
 	}
+	return nil
+}
+
+// poisonPair sends a Probe stamped just below MaxCN from each of two
+// forged IDs: two "peers" agreeing on a number beyond the window, which
+// caught every node up to it before catch-ups needed witnesses.
+func (h *hostile) poisonPair(p *nodeProc) error {
+	for _, id := range []node.ID{hostileID + 50, hostileID + 51} {
+		conn, err := h.dial(p, id, fmt.Sprintf("127.0.0.1:%d", 9+int(id)))
+		if err != nil {
+			return err
+		}
+		h.held = append(h.held, conn)
+		f, err := h.envelope(id, p, 1<<62-5, randtree.Probe{Root: 1})
+		if err != nil {
+			return err
+		}
+		if _, err := conn.Write(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flood sends n well-formed memberlist alive messages for members nobody
+// can prove (their service addresses answer for nobody, or for another
+// ID): before proofs, every one was admitted and probed.
+func (h *hostile) flood(p *nodeProc, n int) error {
+	conn, err := net.Dial("udp", p.gossip)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	base := h.r.IntN(1 << 20)
+	for i := range n {
+		id := node.ID(10_000 + base + i)
+		service := "127.0.0.1:9"
+		if i%2 == 1 {
+			service = p.listen // answers, as p
+		}
+		meta := binary.AppendUvarint([]byte{1}, uint64(id)) // live's metadata: version 1, ID, address
+		meta = append(meta, service...)
+		pkt, err := livetest.AliveGossip(h.label, id.String(), net.IPv4(127, 0, 0, 1), uint16(40_000+i%20_000), meta, 1)
+		if err != nil {
+			return err
+		}
+		_, _ = conn.Write(pkt)
+		if i%500 == 499 {
+			time.Sleep(10 * time.Millisecond) // let the node's reader keep up: a flood, not a loss test
+		}
+	}
+	return nil
+}
+
+// slowBody opens n POSTs to p's status server whose bodies trickle in a
+// byte a second for a minute (a slowloris on the body): each held a
+// descriptor and a goroutine for as long as it liked before the server
+// bounded a request's reading.
+func (h *hostile) slowBody(ctx context.Context, p *nodeProc, n int) error {
+	var conns []net.Conn
+	for range n {
+		conn, err := net.DialTimeout("tcp", p.http, 2*time.Second)
+		if err != nil {
+			break // the connection cap may refuse some
+		}
+		_, _ = io.WriteString(conn, "POST /snapshot HTTP/1.1\r\nHost: soak\r\nContent-Length: 60\r\n\r\n")
+		go func() { _, _ = io.Copy(io.Discard, conn) }()
+		h.held = append(h.held, conn)
+		conns = append(conns, conn)
+	}
+	go func() {
+		for range 60 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+			for _, c := range conns {
+				_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+				_, _ = c.Write([]byte{'x'})
+			}
+		}
+	}()
 	return nil
 }
 

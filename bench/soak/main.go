@@ -71,6 +71,10 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("soak: bounds must be positive")
 	}
 	c.lim.RSS, c.lim.MaxCN = int64(c.rssMiB)<<20, 1<<40
+	// A node knows its cluster and, for UnconfirmedPeerTTL, the IDs the
+	// attacker's hellos claim (a few hundred per attack at most).
+	c.lim.Peers = c.nodes + 1000
+	c.lim.ReportFiles = 1000 // report.DefaultMaxReportFiles
 	return c, nil
 }
 
@@ -85,6 +89,7 @@ type result struct {
 	Samples       int            `json:"samples"`
 	Peaks         peaks          `json:"peaks"`
 	ReformedAfter string         `json:"tree_whole_after_heal_began"`
+	Detection     detection      `json:"failure_detection"`
 	Failures      []string       `json:"failures"`
 	Logs          string         `json:"logs"`
 }
@@ -128,7 +133,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 // phase, and judges it.
 func soak(ctx context.Context, c config, stderr io.Writer) (result, error) {
 	r := rand.New(rand.NewPCG(c.seed, 0x50a4))
-	cl := newCluster(c.bin, c.dir, c.nodes, c.basePort, []string{"--snapshots", "10s", "--mode", "steer", "--immediate"})
+	cl := newCluster(c.bin, c.dir, c.nodes, c.basePort, []string{"--snapshots", "10s", "--mode", "steer", "--immediate",
+		"--reports", filepath.Join(c.dir, "reports")})
 	defer cl.stopAll()
 	for i, p := range cl.nodes {
 		join := ""
@@ -150,7 +156,7 @@ func soak(ctx context.Context, c config, stderr io.Writer) (result, error) {
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); cl.churn(r, c.churnEvery, c.downtime, quit, &res.Kills) }()
+	go func() { defer wg.Done(); cl.churn(r, c.churnEvery, c.downtime, quit, &res.Kills, &res.Detection) }()
 	go func() { defer wg.Done(); h.run(phase, c.attackEvery) }()
 	sampleUntil(phase, s, c.sampleEvery, start, stderr)
 	close(quit)
@@ -178,6 +184,9 @@ func soak(ctx context.Context, c config, stderr io.Writer) (result, error) {
 		res.Failures = append(res.Failures, whole(s.rounds[len(s.rounds)-1])...)
 	}
 	res.Failures = append(res.Failures, cl.failures()...)
+	if d := res.Detection; d.Undetected*2 > res.Kills {
+		res.Failures = append(res.Failures, fmt.Sprintf("%d of %d kills went unseen by a peer for their whole downtime: failure detection is blind", d.Undetected, res.Kills))
+	}
 	return res, nil
 }
 
@@ -208,6 +217,9 @@ func printResult(w io.Writer, r result) {
 	fmt.Fprintf(w, "  kills %d; attacks %v; samples %d\n", r.Kills, r.Attacks, r.Samples)
 	fmt.Fprintf(w, "  peaks per node: RSS %d MiB, goroutines %d, open files %d, checkpoint number %d, numbers rejected %d, failed-gather streak %d\n",
 		r.Peaks.RSS>>20, r.Peaks.Goroutines, r.Peaks.FDs, r.Peaks.CN, r.Peaks.CNRejected, r.Peaks.Streak)
+	fmt.Fprintf(w, "  peers per node at most %d, report files per node at most %d\n", r.Peaks.Peers, r.Peaks.ReportFiles)
+	fmt.Fprintf(w, "  failure detection: %d kills seen dead by a peer, median %v, max %v; %d unseen within the downtime\n",
+		r.Detection.Seen, r.Detection.Median(), r.Detection.Max(), r.Detection.Undetected)
 	fmt.Fprintf(w, "  tree whole %s after healing began\n", r.ReformedAfter)
 	if len(r.Failures) == 0 {
 		fmt.Fprintln(w, "  PASS")

@@ -26,7 +26,12 @@ type sample struct {
 	Gathers       int64
 	GathersFailed int64
 	CNRejected    int64
-	State         *randtree.State
+	// Peers is how many peers the node's directory holds (memberlist's
+	// members and hello-learned IDs); ReportFiles its report files kept
+	// (crystalball_reports_files).
+	Peers       int
+	ReportFiles int
+	State       *randtree.State
 }
 
 // maxStatusBytes bounds what the soak reads of a node's answer: the soak
@@ -54,7 +59,9 @@ func take(ctx context.Context, client *http.Client, p *nodeProc, pid int) sample
 			s.State = &rt
 		}
 	}
+	s.Peers = len(doc.Peers)
 	s.Goroutines = metricValue(ctx, client, "http://"+p.http+"/metrics", "go_goroutines")
+	s.ReportFiles = metricValue(ctx, client, "http://"+p.http+"/metrics", "crystalball_reports_files")
 	return s
 }
 

@@ -19,6 +19,9 @@ type limits struct {
 	// MaxCN is the largest believable checkpoint number: at one increment
 	// a second, 2^40 is 35,000 years.
 	MaxCN uint64
+	// Peers bounds the peers a node knows (the gossip flood's fake
+	// members must not get in); ReportFiles the report files it keeps.
+	Peers, ReportFiles int
 }
 
 // peaks are the largest figures seen over the run, over all nodes.
@@ -30,6 +33,10 @@ type peaks struct {
 	CNRejected int64  `json:"cn_rejected"`
 	// Streak is the longest run of failed gathers of one node, in samples.
 	Streak int `json:"failed_gather_streak"`
+	// Peers and ReportFiles are the most peers and report files a node
+	// had.
+	Peers       int `json:"peers"`
+	ReportFiles int `json:"report_files"`
 }
 
 // judge returns the peaks of rounds and the reasons the run fails (none:
@@ -42,6 +49,7 @@ func judge(rounds [][]sample, lim limits) (peaks, []string) {
 		for i, s := range round {
 			pk.RSS, pk.Goroutines, pk.FDs = max(pk.RSS, s.RSS), max(pk.Goroutines, s.Goroutines), max(pk.FDs, s.FDs)
 			pk.CN, pk.CNRejected = max(pk.CN, s.CN), max(pk.CNRejected, s.CNRejected)
+			pk.Peers, pk.ReportFiles = max(pk.Peers, s.Peers), max(pk.ReportFiles, s.ReportFiles)
 			if r > 0 && s.OK && rounds[r-1][i].OK && s.GathersFailed > rounds[r-1][i].GathersFailed && s.Gathers == rounds[r-1][i].Gathers {
 				streak[i]++
 			} else if s.OK {
@@ -61,6 +69,12 @@ func judge(rounds [][]sample, lim limits) (peaks, []string) {
 	}
 	if pk.CN > lim.MaxCN {
 		why = append(why, fmt.Sprintf("a checkpoint number reached %d: poisoned (bound %d)", pk.CN, lim.MaxCN))
+	}
+	if lim.Peers > 0 && pk.Peers > lim.Peers {
+		why = append(why, fmt.Sprintf("a node knew %d peers (bound %d): fake members got in", pk.Peers, lim.Peers))
+	}
+	if lim.ReportFiles > 0 && pk.ReportFiles > lim.ReportFiles {
+		why = append(why, fmt.Sprintf("a node kept %d report files (bound %d)", pk.ReportFiles, lim.ReportFiles))
 	}
 	if pk.Streak >= lim.FailStreak {
 		why = append(why, fmt.Sprintf("a node's gathers failed %d samples in a row (bound %d)", pk.Streak, lim.FailStreak))

@@ -2,7 +2,8 @@
 // needs beyond the standard library: leak checks that allow for the one
 // goroutine a stopped runtime does not wait for, and a throwaway
 // certificate authority (CA, in memory) that issues the node certificates
-// mutual TLS between runtimes needs.
+// mutual TLS between runtimes needs, and the gossip packet a hostile peer
+// floods a node with (AliveGossip).
 //
 // memberlist (v0.7.0) does not join a failure-detector probe in progress
 // when it shuts down: the probe (probeNode, and its TCP fallback ping)
