@@ -80,13 +80,16 @@ type replayEnv struct {
 
 var discardLogger = slog.New(slog.DiscardHandler)
 
-func (e *replayEnv) Self() node.ID                         { return e.self }
-func (e *replayEnv) Now() time.Time                        { return e.now }
-func (e *replayEnv) Send(node.ID, node.Message)            {}
-func (e *replayEnv) SendDatagram(node.ID, node.Message)    {}
-func (e *replayEnv) TrySend(node.ID, node.Message)         {}
-func (e *replayEnv) Logger() *slog.Logger                  { return discardLogger }
-func (e *replayEnv) TimerScheduled(name string) bool       { _, ok := slices.BinarySearch(e.timers, name); return ok }
+func (e *replayEnv) Self() node.ID                      { return e.self }
+func (e *replayEnv) Now() time.Time                     { return e.now }
+func (e *replayEnv) Send(node.ID, node.Message)         {}
+func (e *replayEnv) SendDatagram(node.ID, node.Message) {}
+func (e *replayEnv) TrySend(node.ID, node.Message)      {}
+func (e *replayEnv) Logger() *slog.Logger               { return discardLogger }
+func (e *replayEnv) TimerScheduled(name string) bool {
+	_, ok := slices.BinarySearch(e.timers, name)
+	return ok
+}
 func (e *replayEnv) SetTimer(name string, _ time.Duration) { e.schedule(name) }
 
 func (e *replayEnv) Rand() *node.Rand {
