@@ -11,9 +11,11 @@ require (
 	github.com/prometheus/common v0.72.0
 	github.com/vmihailenco/msgpack/v5 v5.3.6
 	github.com/zeebo/xxh3 v1.1.0
+	go.etcd.io/raft/v3 v3.7.0
 	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.28.0
 	go.uber.org/zap/exp v0.3.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
@@ -35,9 +37,7 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/sean-/seed v0.0.0-20170313163322-e2103e2c3529 // indirect
 	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
-	go.etcd.io/raft/v3 v3.7.0 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 )
