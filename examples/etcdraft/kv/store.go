@@ -50,13 +50,16 @@ func newStore(opts Options, self node.ID, durableBytes []byte) (*store, error) {
 		for i := range voters {
 			voters[i] = uint64(i + 1)
 		}
-		// Every member starts from the same snapshot at index 1, term 1,
+		// Every member starts in term 1 from the same snapshot at index 1,
 		// which holds the configuration (etcd's bootstrap does the same
 		// with conf-change entries).
 		snap := &raftpb.Snapshot{Metadata: &raftpb.SnapshotMetadata{
 			Index: proto.Uint64(1), Term: proto.Uint64(1), ConfState: &raftpb.ConfState{Voters: voters}}}
 		if err := s.storage.ApplySnapshot(snap); err != nil {
 			return nil, fmt.Errorf("etcdkv: initial snapshot: %w", err)
+		}
+		if err := s.storage.SetHardState(&raftpb.HardState{Term: proto.Uint64(1), Commit: proto.Uint64(1)}); err != nil {
+			return nil, err
 		}
 		s.app = newApp()
 	} else {
