@@ -119,6 +119,42 @@ func (o objBank) AppendDurable(dst []byte) []byte {
 	return append(dst, b...)
 }
 
+// imgBank also writes images of itself (replayed.Rebaser): all of its
+// state but the ticks no one reads.
+type imgBank struct{ objBank }
+
+func (o imgBank) AppendImage(dst []byte) ([]byte, bool) {
+	b, err := msgpack.Marshal(image{o.Balance, o.Sent, o.Received, o.Audits, o.Broken})
+	if err != nil {
+		panic(err)
+	}
+	return append(append(dst, 'I'), b...), true
+}
+
+type image struct {
+	Balance                  int
+	Sent                     map[node.ID]int
+	Received, Audits, Broken int
+}
+
+func newImgBank(self node.ID, d []byte) (replayed.Object[view], error) {
+	if len(d) == 0 || d[0] != 'I' {
+		o, err := newObjBank(self, d)
+		if err != nil {
+			return nil, err
+		}
+		return imgBank{o.(objBank)}, nil
+	}
+	var im image
+	if err := msgpack.Unmarshal(d[1:], &im); err != nil {
+		return nil, fmt.Errorf("bank: image: %w", err)
+	}
+	if im.Sent == nil {
+		im.Sent = map[node.ID]int{}
+	}
+	return imgBank{objBank{&bank{Balance: im.Balance, Sent: im.Sent, Received: im.Received, Audits: im.Audits, Broken: im.Broken}}}, nil
+}
+
 func newObjBank(self node.ID, d []byte) (replayed.Object[view], error) {
 	b := newBank()
 	if d != nil {
@@ -134,9 +170,14 @@ func newObjBank(self node.ID, d []byte) (replayed.Object[view], error) {
 	return objBank{b}, nil
 }
 
-// bankAdapter returns an adapter of the bank.
-func bankAdapter(keepEvery bool) *replayed.Adapter[view] {
-	a, err := replayed.New(replayed.Config[view]{Name: "bank", New: newObjBank, Messages: bankMessages, KeepEveryInput: keepEvery})
+// bankAdapter returns an adapter of the bank; with images, one that
+// rebases every 4 logged inputs.
+func bankAdapter(keepEvery bool, images ...bool) *replayed.Adapter[view] {
+	cfg := replayed.Config[view]{Name: "bank", New: newObjBank, Messages: bankMessages, KeepEveryInput: keepEvery}
+	if len(images) > 0 && images[0] {
+		cfg.New, cfg.RebaseEvery = newImgBank, 4
+	}
+	a, err := replayed.New(cfg)
 	if err != nil {
 		panic(err)
 	}

@@ -15,10 +15,11 @@ const encodingV1 = 1
 // EncodeMsgpack implements msgpack.CustomEncoder: the checkpoint encoding
 // (node.State.AppendCheckpoint) is the array
 //
-//	[1, self, durable bytes (or nil), log]
+//	[1, self, base (durable bytes, an image or nil), base timers, log]
 //
-// where log is a uvarint count of inputs followed by each input's
-// encoding (input.go). It is canonical: the same history gives the same
+// where base timers are the timer names scheduled at an image and log is
+// a uvarint count of inputs followed by each input's encoding
+// (input.go). It is canonical: the same history gives the same
 // bytes.
 func (s *Service[O]) EncodeMsgpack(enc *msgpack.Encoder) error {
 	if !s.started {
@@ -32,7 +33,7 @@ func (s *Service[O]) EncodeMsgpack(enc *msgpack.Encoder) error {
 	for _, in := range s.log {
 		log = append(log, in.enc...)
 	}
-	if err := enc.EncodeArrayLen(4); err != nil {
+	if err := enc.EncodeArrayLen(5); err != nil {
 		return err
 	}
 	if err := enc.EncodeUint(encodingV1); err != nil {
@@ -43,6 +44,14 @@ func (s *Service[O]) EncodeMsgpack(enc *msgpack.Encoder) error {
 	}
 	if err := enc.EncodeBytes(s.base); err != nil {
 		return err
+	}
+	if err := enc.EncodeArrayLen(len(s.baseTimers)); err != nil {
+		return err
+	}
+	for _, t := range s.baseTimers {
+		if err := enc.EncodeString(t); err != nil {
+			return err
+		}
 	}
 	return enc.EncodeBytes(log)
 }
@@ -57,8 +66,8 @@ func (s *Service[O]) DecodeMsgpack(dec *msgpack.Decoder) error {
 	if err != nil {
 		return err
 	}
-	if n != 4 {
-		return fmt.Errorf("replayed: %d fields, want 4", n)
+	if n != 5 {
+		return fmt.Errorf("replayed: %d fields, want 5", n)
 	}
 	version, err := dec.DecodeUint64()
 	if err != nil {
@@ -78,15 +87,19 @@ func (s *Service[O]) DecodeMsgpack(dec *msgpack.Decoder) error {
 	if err != nil {
 		return err
 	}
+	timers, err := decodeTimers(dec)
+	if err != nil {
+		return err
+	}
 	logBytes, err := dec.DecodeBytes()
 	if err != nil {
 		return err
 	}
-	log, err := s.ad.decodeLog(logBytes)
+	log, err := s.ad.decodeLog(logBytes, base != nil, len(timers) > 0)
 	if err != nil {
 		return err
 	}
-	obj, err := s.ad.rebuild(node.ID(self), base, log, true)
+	obj, now, err := s.ad.rebuild(node.ID(self), base, timers, log, true)
 	if err != nil {
 		return fmt.Errorf("replayed: %s: %w", s.ad.cfg.Name, err)
 	}
@@ -95,20 +108,46 @@ func (s *Service[O]) DecodeMsgpack(dec *msgpack.Decoder) error {
 	if err != nil {
 		return fmt.Errorf("replayed: %s: encoding the observation: %w", s.ad.cfg.Name, err)
 	}
-	*s = Service[O]{ad: s.ad, started: true, self: node.ID(self), base: base, log: log, obs: obs, fp: fp, slot: new(slot[O])}
+	*s = Service[O]{ad: s.ad, started: true, self: node.ID(self), base: base, baseTimers: timers, timers: now,
+		log: log, obs: obs, fp: fp, slot: new(slot[O])}
 	s.slot.put(obj)
 	return nil
 }
 
-// decodeLog decodes an encoded log. Its first input, and only its first,
-// is the incarnation's init.
-func (a *Adapter[O]) decodeLog(b []byte) ([]*input, error) {
+// decodeTimers decodes the base's timer names: sorted, distinct, each a
+// valid timer name.
+func decodeTimers(dec *msgpack.Decoder) ([]string, error) {
+	n, err := dec.DecodeArrayLen()
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 || n > 1024 {
+		return nil, fmt.Errorf("replayed: %d base timers", n)
+	}
+	var timers []string
+	for i := 0; i < n; i++ {
+		t, err := dec.DecodeString()
+		if err != nil {
+			return nil, err
+		}
+		if t == "" || len(t) > node.MaxTimerNameLen || (i > 0 && timers[i-1] >= t) {
+			return nil, fmt.Errorf("replayed: base timer %q (names are sorted, distinct, 1..%d bytes)", t, node.MaxTimerNameLen)
+		}
+		timers = append(timers, t)
+	}
+	return timers, nil
+}
+
+// decodeLog decodes an encoded log. A log that starts an incarnation
+// (from durable bytes or none, no timers) starts with its init; one after
+// an image (based, with timers or not) may be empty and has none.
+func (a *Adapter[O]) decodeLog(b []byte, based, timers bool) ([]*input, error) {
 	count, k := binary.Uvarint(b)
 	if k <= 0 {
 		return nil, errors.New("replayed: log: truncated count")
 	}
 	b = b[k:]
-	if count == 0 || count > uint64(a.cfg.MaxInputs) || count > uint64(len(b)) {
+	if (count == 0 && !based) || count > uint64(a.cfg.MaxInputs) || count > uint64(len(b)) {
 		return nil, fmt.Errorf("replayed: log of %d inputs (at most %d, %d bytes left)", count, a.cfg.MaxInputs, len(b))
 	}
 	log := make([]*input, 0, count)
@@ -117,8 +156,11 @@ func (a *Adapter[O]) decodeLog(b []byte) ([]*input, error) {
 		if err != nil {
 			return nil, fmt.Errorf("replayed: log: input %d: %w", i+1, err)
 		}
-		if (i == 0) != (in.kind == node.EventInit) {
-			return nil, fmt.Errorf("replayed: log: input %d is %v (the first and only the first is init)", i+1, in.kind)
+		if in.kind == node.EventInit && (i > 0 || timers) {
+			return nil, fmt.Errorf("replayed: log: input %d is an init", i+1)
+		}
+		if i == 0 && in.kind != node.EventInit && !based {
+			return nil, fmt.Errorf("replayed: log: a first start's log starts with %v, not init", in.kind)
 		}
 		log = append(log, in)
 		b = rest

@@ -26,8 +26,8 @@ type twin struct {
 	now     time.Time
 }
 
-func newTwin(t *testing.T, seed uint64, keepEvery bool) *twin {
-	ad := bankAdapter(keepEvery)
+func newTwin(t *testing.T, seed uint64, keepEvery bool, images ...bool) *twin {
+	ad := bankAdapter(keepEvery, images...)
 	hand, err := node.NewCore(node.CoreConfig{ID: 1, Factory: handSpec().New, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
@@ -121,11 +121,13 @@ func (w *twin) randomEvent(r *node.Rand) node.Event {
 // observation, timers and random source after every event; every
 // checkpoint replays to the live observation and fingerprint and
 // re-encodes to the same bytes; a core restored from a checkpoint goes on
-// like the one it was taken from.
+// like the one it was taken from. The same holds of a bank that writes
+// images of itself, which rebase its log.
 func TestAdapterBehavesLikeTheHandWrittenService(t *testing.T) {
-	for _, keepEvery := range []bool{false, true} {
+	for _, variant := range []struct{ keepEvery, images bool }{{false, false}, {true, false}, {false, true}} {
+		keepEvery := variant.keepEvery
 		for seed := uint64(1); seed <= 12; seed++ {
-			w := newTwin(t, seed, keepEvery)
+			w := newTwin(t, seed, keepEvery, variant.images)
 			w.step(0, node.Event{Kind: node.EventInit})
 			r := node.NewRand(seed, 99)
 			for i := 1; i <= 120; i++ {
@@ -144,6 +146,9 @@ func TestAdapterBehavesLikeTheHandWrittenService(t *testing.T) {
 					}
 					w.adapted = restored
 				}
+			}
+			if st := w.ad.Stats(); variant.images && st.Rebases == 0 {
+				t.Errorf("seed %d: %+v: no image became a base", seed, st)
 			}
 		}
 	}

@@ -64,6 +64,30 @@ func (e *recordEnv) timersChanged() bool {
 	return false
 }
 
+// scheduled returns the timer names scheduled after the step, given
+// those before (a new slice when they changed: the old one may be a
+// clone's).
+func (e *recordEnv) scheduled(before []string) []string {
+	out := before
+	copied := false
+	for _, t := range e.touched {
+		i, had := slices.BinarySearch(out, t.name)
+		has := e.Env.TimerScheduled(t.name)
+		if had == has {
+			continue
+		}
+		if !copied {
+			out, copied = slices.Clone(out), true
+		}
+		if has {
+			out = slices.Insert(out, i, t.name)
+		} else {
+			out = slices.Delete(out, i, i+1)
+		}
+	}
+	return out
+}
+
 // replayEnv is the Env of a replayed handler call: the logged time and
 // random source, the timer names the replay has scheduled so far, and
 // nowhere for effects to go (they happened when the input was live).

@@ -29,15 +29,18 @@ func search(t *testing.T, spec node.Spec, workers int) *consequence.Result[*cons
 // TestExplorerSeesTheHandWrittenStates: BFS over the adapted bank visits
 // as many states per depth as over the hand-written one and finds the
 // same violations at the same depths, with one worker and with four
-// (clones taken concurrently). Most successors take their parent's
-// object or replay a short log.
+// (clones taken concurrently), and with images rebasing the logs.
 func TestExplorerSeesTheHandWrittenStates(t *testing.T) {
 	hand := search(t, handSpec(), 1)
 	if hand.Unique < 1000 || len(hand.Violations) == 0 {
 		t.Fatalf("the hand-written search is too small to compare: %d states, %d violations", hand.Unique, len(hand.Violations))
 	}
-	for _, workers := range []int{1, 4} {
-		ad := bankAdapter(false)
+	for _, c := range []struct {
+		workers int
+		images  bool
+	}{{1, false}, {4, false}, {2, true}} {
+		workers := c.workers
+		ad := bankAdapter(false, c.images)
 		got := search(t, adaptedSpec(ad), workers)
 		if got.Unique != hand.Unique || !slices.Equal(got.DepthCounts, hand.DepthCounts) {
 			t.Errorf("%d workers: adapted %d states %v, hand-written %d %v", workers, got.Unique, got.DepthCounts, hand.Unique, hand.DepthCounts)

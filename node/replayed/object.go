@@ -38,6 +38,20 @@ type DurableObject interface {
 	AppendDurable(dst []byte) []byte
 }
 
+// Rebaser is an optional method of an Object that can, in some states,
+// write an image of itself: bytes from which Config.New builds an object
+// that observes the same (and, by Observe's contract, behaves the same).
+// AppendImage appends the image to dst and reports whether it could
+// write one (a raft follower can — its durable state and its leader's
+// ID —, a leader cannot: its view of its followers is not in raft's
+// API). Every Config.RebaseEvery logged inputs the adapter asks for an
+// image; when New on it observes what the object does, the image becomes
+// the value's base and the log is dropped, so replays start from there.
+// It must not modify the object.
+type Rebaser interface {
+	AppendImage(dst []byte) ([]byte, bool)
+}
+
 // SendRefusedObject is the optional handler of an Object that sends with
 // Env.TrySend (node.SendRefusedHandler).
 type SendRefusedObject interface {
@@ -67,13 +81,19 @@ type Config[O any] struct {
 	// neither the observation nor the scheduled timers (default: left
 	// out; see the package documentation).
 	KeepEveryInput bool
+	// RebaseEvery is how many logged inputs pass between two requests for
+	// an image of a Rebaser (default DefaultRebaseEvery).
+	RebaseEvery int
 	// MaxInputs bounds the log a decoded checkpoint may hold (default
 	// DefaultMaxInputs): a replay costs a handler call per input.
 	MaxInputs int
 }
 
-// DefaultMaxInputs is Config.MaxInputs's default.
-const DefaultMaxInputs = 1 << 20
+// Defaults of Config's fields.
+const (
+	DefaultMaxInputs   = 1 << 20
+	DefaultRebaseEvery = 16
+)
 
 // ErrConfig is wrapped by New's errors.
 var ErrConfig = errors.New("replayed: bad config")
@@ -98,8 +118,11 @@ func New[O any](cfg Config[O]) (*Adapter[O], error) {
 	if cfg.New == nil {
 		return nil, fmt.Errorf("%w: %s: Config.New is required", ErrConfig, cfg.Name)
 	}
-	if cfg.MaxInputs < 0 {
-		return nil, fmt.Errorf("%w: %s: Config.MaxInputs %d is negative", ErrConfig, cfg.Name, cfg.MaxInputs)
+	if cfg.MaxInputs < 0 || cfg.RebaseEvery < 0 {
+		return nil, fmt.Errorf("%w: %s: Config.MaxInputs %d or RebaseEvery %d is negative", ErrConfig, cfg.Name, cfg.MaxInputs, cfg.RebaseEvery)
+	}
+	if cfg.RebaseEvery == 0 {
+		cfg.RebaseEvery = DefaultRebaseEvery
 	}
 	if cfg.MaxInputs == 0 {
 		cfg.MaxInputs = DefaultMaxInputs

@@ -2,42 +2,45 @@ package replayed
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/zeebo/xxh3"
 )
 
-// rebuild builds node self's object from the durable bytes base and
-// replays log into it. With checkAll every input's observation is
+// rebuild builds node self's object from base (durable bytes or an image
+// taken with timers scheduled) and replays log into it. With checkAll every input's observation is
 // checked (a decoded checkpoint: untrusted); otherwise the last one only
 // (a clone of a state this process stepped). A handler that panics, draws
 // random numbers the live one did not, or leaves an observation other
 // than the logged one makes it fail with ErrDiverged.
-func (a *Adapter[O]) rebuild(self node.ID, base []byte, log []*input, checkAll bool) (obj Object[O], err error) {
+//
+// It also returns the timer names scheduled after the replay.
+func (a *Adapter[O]) rebuild(self node.ID, base []byte, timers []string, log []*input, checkAll bool) (obj Object[O], _ []string, err error) {
 	obj, err = a.build(self, base)
 	if err != nil {
-		return nil, fmt.Errorf("building the object from %d durable bytes: %w", len(base), err)
+		return nil, nil, fmt.Errorf("building the object from a base of %d bytes: %w", len(base), err)
 	}
 	if obj == nil {
-		return nil, fmt.Errorf("Config.New returned a nil object")
+		return nil, nil, fmt.Errorf("Config.New returned a nil object")
 	}
 	if len(log) == 0 {
-		return obj, nil
+		return obj, timers, nil
 	}
 	a.stats.replays.Add(1)
 	a.stats.replayed.Add(int64(len(log)))
-	env := &replayEnv{self: self}
+	env := &replayEnv{self: self, timers: slices.Clone(timers)}
 	for i, in := range log {
 		if err := a.replayOne(obj, env, in); err != nil {
-			return nil, fmt.Errorf("%w at input %d of %d (%v): %w", ErrDiverged, i+1, len(log), in, err)
+			return nil, nil, fmt.Errorf("%w at input %d of %d (%v): %w", ErrDiverged, i+1, len(log), in, err)
 		}
 		if checkAll || i == len(log)-1 {
 			if err := a.checkObservation(obj, in); err != nil {
-				return nil, fmt.Errorf("%w at input %d of %d (%v): %w", ErrDiverged, i+1, len(log), in, err)
+				return nil, nil, fmt.Errorf("%w at input %d of %d (%v): %w", ErrDiverged, i+1, len(log), in, err)
 			}
 		}
 	}
-	return obj, nil
+	return obj, env.timers, nil
 }
 
 // replayOne makes the handler call of in on obj, effects discarded.

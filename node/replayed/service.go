@@ -19,9 +19,15 @@ type Service[O any] struct {
 	ad      *Adapter[O]
 	started bool
 	self    node.ID
-	// base is the durable bytes the object was built from (nil: a first
-	// start). Shared by clones, never modified.
-	base []byte
+	// base is the bytes the object was built from: the durable bytes of
+	// the last reset (nil: a first start) or the last image
+	// (Rebaser). baseTimers are the timer names the object had scheduled
+	// at the image (none at a start). Shared by clones, never modified.
+	base       []byte
+	baseTimers []string
+	// timers are the timer names the object has scheduled now (sorted;
+	// replaced, never modified, when they change).
+	timers []string
 	// log is the inputs since base. Clones share its prefix: a clone's
 	// slice has no spare capacity, so appending copies.
 	log []*input
@@ -50,19 +56,19 @@ var (
 func (s *Service[O]) Observation() O { return s.obs }
 
 // Inputs returns the number of inputs in the log since the last durable
-// point.
+// point or image.
 func (s *Service[O]) Inputs() int { return len(s.log) }
 
 // String summarises the state on one line (trace show prints it).
 func (s *Service[O]) String() string {
-	return fmt.Sprintf("%d inputs since %d durable bytes; observed %+v", len(s.log), len(s.base), s.obs)
+	return fmt.Sprintf("%d inputs since a base of %d bytes; observed %+v", len(s.log), len(s.base), s.obs)
 }
 
 // Init implements node.Service: it builds the object from the durable
 // bytes Recover kept (none on a first start) and runs its Init.
 func (s *Service[O]) Init(env node.Env) {
 	s.self, s.started = env.Self(), true
-	s.log = nil
+	s.log, s.baseTimers, s.timers = nil, nil, nil
 	s.slot.take() // a value is started once per incarnation
 	s.step(env, &input{kind: node.EventInit, at: env.Now()}, func(o Object[O], e node.Env) { o.Init(e) })
 }
@@ -126,7 +132,35 @@ func (s *Service[O]) step(env node.Env, in *input, run func(Object[O], node.Env)
 		s.ad.stats.logged.Add(1)
 	}
 	s.obs, s.fp = obs, fp
+	s.timers = rec.scheduled(s.timers)
+	if len(s.log) > 0 && len(s.log)%s.ad.cfg.RebaseEvery == 0 {
+		s.rebase(obj)
+	}
 	s.slot.put(obj)
+}
+
+// rebase makes an image of obj the value's base, with an empty log, if
+// obj writes one and an object built from it observes what obj does.
+func (s *Service[O]) rebase(obj Object[O]) {
+	r, ok := obj.(Rebaser)
+	if !ok {
+		return
+	}
+	img, ok := r.AppendImage(nil)
+	if !ok {
+		return
+	}
+	s.ad.stats.images.Add(1)
+	built, err := s.ad.build(s.self, img)
+	if err != nil {
+		return
+	}
+	fp, err := node.AppendCanonical(nil, built.Observe())
+	if err != nil || !bytes.Equal(fp, s.fp) {
+		return
+	}
+	s.ad.stats.rebases.Add(1)
+	s.base, s.baseTimers, s.log = img, s.timers, nil
 }
 
 // own returns the object at (base, log) for this value to step: its own,
@@ -143,7 +177,7 @@ func (s *Service[O]) own() Object[O] {
 		return o
 	}
 	s.src = nil
-	o, err := s.ad.rebuild(s.self, s.base, s.log, false)
+	o, _, err := s.ad.rebuild(s.self, s.base, s.baseTimers, s.log, false)
 	if err != nil {
 		panic(fmt.Sprintf("replayed: %s: node %v: %v", s.ad.cfg.Name, s.self, err))
 	}
@@ -189,7 +223,7 @@ func (s *Service[O]) borrow() Object[O] {
 	if o := s.src.take(); o != nil {
 		return o
 	}
-	o, err := s.ad.rebuild(s.self, s.base, s.log, false)
+	o, _, err := s.ad.rebuild(s.self, s.base, s.baseTimers, s.log, false)
 	if err != nil {
 		panic(fmt.Sprintf("replayed: %s: node %v: %v", s.ad.cfg.Name, s.self, err))
 	}

@@ -35,7 +35,7 @@ func (s *slot[O]) giveBack(obj Object[O]) {
 
 // counters are an Adapter's statistics.
 type counters struct {
-	steps, logged, takes, replays, replayed atomic.Int64
+	steps, logged, takes, replays, replayed, images, rebases atomic.Int64
 }
 
 // Stats are an Adapter's counts since it was made, summed over every
@@ -49,11 +49,14 @@ type Stats struct {
 	// reset's durable read), and ReplayedInputs the handler calls they
 	// made.
 	Takes, Replays, ReplayedInputs int64
+	// Images are the images a Rebaser wrote; Rebases those that became a
+	// base (the object built from them observed the same).
+	Images, Rebases int64
 }
 
 // Stats returns the adapter's counts. Safe for concurrent use.
 func (a *Adapter[O]) Stats() Stats {
 	c := &a.stats
 	return Stats{Steps: c.steps.Load(), Logged: c.logged.Load(), Takes: c.takes.Load(),
-		Replays: c.replays.Load(), ReplayedInputs: c.replayed.Load()}
+		Replays: c.replays.Load(), ReplayedInputs: c.replayed.Load(), Images: c.images.Load(), Rebases: c.rebases.Load()}
 }
