@@ -26,6 +26,10 @@ type Options struct {
 	// Retry is how often a node proposes again what it proposed and has
 	// not applied (default 1 s).
 	Retry time.Duration
+	// WriteEvery is the node's client: after each of its writes applies,
+	// it writes its key again this long after (default 2 s; negative:
+	// only the workload's writes).
+	WriteEvery time.Duration
 	// CompactEvery compacts raft's log into a snapshot of the store every
 	// that many applied entries (default 0: never).
 	CompactEvery int
@@ -33,7 +37,7 @@ type Options struct {
 
 // DefaultOptions returns the defaults the zero Options stand for.
 func DefaultOptions() Options {
-	return Options{Nodes: 3, Heartbeat: 100 * time.Millisecond, ElectionTimeout: time.Second, Retry: time.Second}
+	return Options{Nodes: 3, Heartbeat: 100 * time.Millisecond, ElectionTimeout: time.Second, Retry: time.Second, WriteEvery: 2 * time.Second}
 }
 
 // withDefaults fills o's zero fields and checks it.
@@ -50,6 +54,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Retry == 0 {
 		o.Retry = d.Retry
+	}
+	if o.WriteEvery == 0 {
+		o.WriteEvery = d.WriteEvery
 	}
 	switch {
 	case o.Nodes < 1 || o.Nodes > 64:

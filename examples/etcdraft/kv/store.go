@@ -16,6 +16,7 @@ const (
 	timerElection = "election"
 	timerTick     = "tick"
 	timerRetry    = "retry"
+	timerWrite    = "write"
 )
 
 // electionTicks keeps raft's own, crypto/rand-randomized election timeout
@@ -41,10 +42,18 @@ type store struct {
 var _ replayed.Object[Observation] = (*store)(nil)
 
 // newStore builds node self's store from its durable bytes (nil: a first
-// start, with the cluster's initial configuration).
+// start, with the cluster's initial configuration) or an image
+// (AppendImage).
 func newStore(opts Options, self node.ID, durableBytes []byte) (*store, error) {
 	s := &store{opts: opts, self: uint64(self), storage: raft.NewMemoryStorage()}
-	applied := uint64(0)
+	applied, lead := uint64(0), uint64(0)
+	if len(durableBytes) > 0 && durableBytes[0] == imageTag {
+		im, err := decodeImage(durableBytes[1:])
+		if err != nil {
+			return nil, err
+		}
+		durableBytes, lead = im.Durable, im.Lead
+	}
 	if durableBytes == nil {
 		voters := make([]uint64, opts.Nodes)
 		for i := range voters {
@@ -86,6 +95,9 @@ func newStore(opts Options, self node.ID, durableBytes []byte) (*store, error) {
 		return nil, fmt.Errorf("etcdkv: raft: %w", err)
 	}
 	s.rn = rn
+	if err := s.follow(lead); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -141,6 +153,8 @@ func (s *store) HandleTimer(env node.Env, name string) {
 		for _, p := range s.app.Pending {
 			s.propose(p)
 		}
+	case timerWrite:
+		s.write(fmt.Sprintf("k%d", s.self), fmt.Sprintf("v%d.%d", s.self, s.app.Seq+1))
 	}
 	s.settle(env)
 }
@@ -151,11 +165,16 @@ func (s *store) HandleApp(env node.Env, call node.Message) {
 	if !ok {
 		return
 	}
+	s.write(put.Key, put.Value)
+	s.settle(env)
+}
+
+// write proposes a new write of this node's.
+func (s *store) write(key, value string) {
 	s.app.Seq++
-	p := Proposal{Node: s.self, Seq: s.app.Seq, Key: put.Key, Value: put.Value}
+	p := Proposal{Node: s.self, Seq: s.app.Seq, Key: key, Value: value}
 	s.app.Pending = append(s.app.Pending, p)
 	s.propose(p)
-	s.settle(env)
 }
 
 // HandleTransportError implements replayed.Object: raft learns the peer
@@ -205,6 +224,9 @@ func (s *store) settle(env node.Env) {
 	switch {
 	case len(s.app.Pending) == 0:
 		env.CancelTimer(timerRetry)
+		if s.app.Seq > 0 && s.opts.WriteEvery > 0 && !env.TimerScheduled(timerWrite) {
+			env.SetTimer(timerWrite, s.opts.WriteEvery)
+		}
 	case !env.TimerScheduled(timerRetry):
 		env.SetTimer(timerRetry, s.opts.Retry)
 	}
