@@ -58,8 +58,8 @@ func (s *Service[O]) EncodeMsgpack(enc *msgpack.Encoder) error {
 
 // DecodeMsgpack implements msgpack.CustomDecoder. The input is untrusted:
 // a malformed log, a message outside the registry, more inputs than
-// Config.MaxInputs, or a replay that does not reproduce every logged
-// observation is an error (node.DecodeCheckpoint wraps it in
+// Config.MaxInputs, or a replay that does not reproduce the logged
+// observation (every input's with Config.CheckEveryInput) is an error (node.DecodeCheckpoint wraps it in
 // node.ErrBadCheckpoint). On success the value holds the replayed object.
 func (s *Service[O]) DecodeMsgpack(dec *msgpack.Decoder) error {
 	n, err := dec.DecodeArrayLen()
@@ -99,7 +99,7 @@ func (s *Service[O]) DecodeMsgpack(dec *msgpack.Decoder) error {
 	if err != nil {
 		return err
 	}
-	obj, now, err := s.ad.rebuild(node.ID(self), base, timers, log, true)
+	obj, now, err := s.ad.rebuild(node.ID(self), base, timers, log, s.ad.cfg.CheckEveryInput)
 	if err != nil {
 		return fmt.Errorf("replayed: %s: %w", s.ad.cfg.Name, err)
 	}

@@ -29,8 +29,8 @@
 //   - the object itself when one is materialised (a cache, not state).
 //
 // The checkpoint encoding is the durable bytes and the log; decoding
-// replays the log into a new object and checks every input's
-// observation hash, so a checkpoint from a hostile peer, or one whose
+// replays the log into a new object and checks the observation hash (of
+// every input with Config.CheckEveryInput), so a checkpoint from a hostile peer, or one whose
 // replay diverges from what the live object did (the object is not
 // deterministic), is an error wrapping node.ErrBadCheckpoint. The
 // fingerprint is the canonical encoding of the observation

@@ -81,6 +81,11 @@ type Config[O any] struct {
 	// neither the observation nor the scheduled timers (default: left
 	// out; see the package documentation).
 	KeepEveryInput bool
+	// CheckEveryInput makes a decoded checkpoint's replay check every
+	// input's observation, not only the last one's: it names the first
+	// input a replay diverges at (an object that is not deterministic),
+	// for an observation encoded per input.
+	CheckEveryInput bool
 	// RebaseEvery is how many logged inputs pass between two requests for
 	// an image of a Rebaser (default DefaultRebaseEvery).
 	RebaseEvery int

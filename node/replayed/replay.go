@@ -9,9 +9,9 @@ import (
 )
 
 // rebuild builds node self's object from base (durable bytes or an image
-// taken with timers scheduled) and replays log into it. With checkAll every input's observation is
-// checked (a decoded checkpoint: untrusted); otherwise the last one only
-// (a clone of a state this process stepped). A handler that panics, draws
+// taken with timers scheduled) and replays log into it, checking the last
+// input's observation (with checkAll, every input's: Config.CheckEveryInput,
+// which costs an observation per input). A handler that panics, draws
 // random numbers the live one did not, or leaves an observation other
 // than the logged one makes it fail with ErrDiverged.
 //

@@ -26,10 +26,13 @@ type Options struct {
 	// Retry is how often a node proposes again what it proposed and has
 	// not applied (default 1 s).
 	Retry time.Duration
-	// WriteEvery is the node's client: after each of its writes applies,
-	// it writes its key again this long after (default 2 s; negative:
-	// only the workload's writes).
+	// WriteEvery and Writes are the node's client: after each of its
+	// writes applies, it writes its key again WriteEvery later (default
+	// 2 s), until it has written Writes times in all (default 30; the
+	// workload's Put counts). A negative value of either: only the
+	// workload's writes.
 	WriteEvery time.Duration
+	Writes     int
 	// CompactEvery compacts raft's log into a snapshot of the store every
 	// that many applied entries (default 0: never).
 	CompactEvery int
@@ -37,7 +40,7 @@ type Options struct {
 
 // DefaultOptions returns the defaults the zero Options stand for.
 func DefaultOptions() Options {
-	return Options{Nodes: 3, Heartbeat: 100 * time.Millisecond, ElectionTimeout: time.Second, Retry: time.Second, WriteEvery: 2 * time.Second}
+	return Options{Nodes: 3, Heartbeat: 100 * time.Millisecond, ElectionTimeout: time.Second, Retry: time.Second, WriteEvery: 2 * time.Second, Writes: 30}
 }
 
 // withDefaults fills o's zero fields and checks it.
@@ -58,10 +61,13 @@ func (o Options) withDefaults() (Options, error) {
 	if o.WriteEvery == 0 {
 		o.WriteEvery = d.WriteEvery
 	}
+	if o.Writes == 0 {
+		o.Writes = d.Writes
+	}
 	switch {
 	case o.Nodes < 1 || o.Nodes > 64:
 		return o, fmt.Errorf("etcdkv: %d nodes (want 1..64)", o.Nodes)
-	case o.Heartbeat < 0 || o.ElectionTimeout < 0 || o.Retry < 0 || o.CompactEvery < 0:
+	case o.Heartbeat <= 0 || o.ElectionTimeout <= 0 || o.Retry <= 0 || o.CompactEvery < 0:
 		return o, fmt.Errorf("etcdkv: negative option in %+v", o)
 	}
 	return o, nil

@@ -224,7 +224,7 @@ func (s *store) settle(env node.Env) {
 	switch {
 	case len(s.app.Pending) == 0:
 		env.CancelTimer(timerRetry)
-		if s.app.Seq > 0 && s.opts.WriteEvery > 0 && !env.TimerScheduled(timerWrite) {
+		if s.app.Seq > 0 && s.app.Seq < uint64(max(s.opts.Writes, 0)) && s.opts.WriteEvery > 0 && !env.TimerScheduled(timerWrite) {
 			env.SetTimer(timerWrite, s.opts.WriteEvery)
 		}
 	case !env.TimerScheduled(timerRetry):
