@@ -184,12 +184,12 @@ func bankAdapter(keepEvery bool, images ...bool) *replayed.Adapter[view] {
 	return a
 }
 
-// Received at most twice: a property the explorer violates at a known
+// Received at most once: a property the explorer violates at a known
 // depth.
-func receivedAtMostTwice(get func(node.Service) (view, bool)) node.Property {
-	return node.Property{Name: "ReceivedAtMostTwice", Kind: node.Safety, Check: func(v node.View) error {
+func receivedAtMostOnce(get func(node.Service) (view, bool)) node.Property {
+	return node.Property{Name: "ReceivedAtMostOnce", Kind: node.Safety, Check: func(v node.View) error {
 		for _, id := range v.Nodes() {
-			if b, ok := get(v.Service(id)); ok && b.Received > 2 {
+			if b, ok := get(v.Service(id)); ok && b.Received > 1 {
 				return fmt.Errorf("%v received %d payments", id, b.Received)
 			}
 		}
@@ -199,7 +199,7 @@ func receivedAtMostTwice(get func(node.Service) (view, bool)) node.Property {
 
 func handSpec() node.Spec {
 	return node.Spec{Name: "bank", New: func() node.Service { return &handBank{*newBank()} }, Messages: bankMessages,
-		Properties: []node.Property{receivedAtMostTwice(func(s node.Service) (view, bool) {
+		Properties: []node.Property{receivedAtMostOnce(func(s node.Service) (view, bool) {
 			h, ok := s.(*handBank)
 			if !ok {
 				return view{}, false
@@ -210,7 +210,7 @@ func handSpec() node.Spec {
 
 func adaptedSpec(a *replayed.Adapter[view]) node.Spec {
 	return node.Spec{Name: "bank", New: a.Factory(), Messages: bankMessages,
-		Properties: []node.Property{receivedAtMostTwice(replayed.Observed[view])}}
+		Properties: []node.Property{receivedAtMostOnce(replayed.Observed[view])}}
 }
 
 // bankWorkload: every node pays the next one twice.
