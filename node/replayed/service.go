@@ -2,6 +2,7 @@ package replayed
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -55,6 +56,10 @@ var (
 // value before Init).
 func (s *Service[O]) Observation() O { return s.obs }
 
+// MarshalJSON renders the observation: what a live node's /status shows
+// as its state.
+func (s *Service[O]) MarshalJSON() ([]byte, error) { return json.Marshal(s.obs) }
+
 // Inputs returns the number of inputs in the log since the last durable
 // point or image.
 func (s *Service[O]) Inputs() int { return len(s.log) }
@@ -69,6 +74,15 @@ func (s *Service[O]) String() string {
 func (s *Service[O]) Init(env node.Env) {
 	s.self, s.started = env.Self(), true
 	s.log, s.baseTimers, s.timers = nil, nil, nil
+	if load := s.ad.cfg.Load; load != nil && s.base == nil {
+		b, err := load(s.self)
+		if err != nil {
+			panic(fmt.Sprintf("replayed: %s: node %v: loading its durable state: %v", s.ad.cfg.Name, s.self, err))
+		}
+		if len(b) > 0 {
+			s.base = b
+		}
+	}
 	s.slot.take() // a value is started once per incarnation
 	s.step(env, &input{kind: node.EventInit, at: env.Now()}, func(o Object[O], e node.Env) { o.Init(e) })
 }
