@@ -106,6 +106,13 @@ func (h *handBank) Recover(previous node.Service) {
 
 func (h *handBank) view() view { return h.bank.view() }
 
+// Clone implements node.Cloner, as a hand-written service's fast path.
+func (h *handBank) Clone() node.Service {
+	c := *h
+	c.Sent = maps.Clone(h.Sent)
+	return &c
+}
+
 // objBank is the same bank as an opaque object.
 type objBank struct{ *bank }
 
