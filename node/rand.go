@@ -1,6 +1,7 @@
 package node
 
 import (
+	"fmt"
 	"math/bits"
 	mrand "math/rand/v2"
 )
@@ -64,6 +65,25 @@ func (r *Rand) Perm(n int) []int {
 	}
 	r.Shuffle(n, func(i, j int) { p[i], p[j] = p[j], p[i] })
 	return p
+}
+
+// AppendBinary appends the generator's state (a fixed 20 bytes) to b, so
+// that code outside the node state can record where the stream was
+// (package node/replayed logs it with the inputs it replays).
+func (r *Rand) AppendBinary(b []byte) ([]byte, error) { return r.appendState(b), nil }
+
+// UnmarshalBinary restores a state AppendBinary wrote. b is untrusted: a
+// state of the wrong length or format is an error and leaves r unchanged.
+func (r *Rand) UnmarshalBinary(b []byte) error {
+	if len(b) != randStateLen {
+		return fmt.Errorf("node: random source state of %d bytes, want %d", len(b), randStateLen)
+	}
+	var next Rand
+	if err := next.setState(b); err != nil {
+		return fmt.Errorf("node: random source state: %w", err)
+	}
+	*r = next
+	return nil
 }
 
 // appendState appends the generator state (a fixed 20 bytes).

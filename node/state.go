@@ -65,7 +65,8 @@ func (s *State) AppendCheckpoint(dst []byte) ([]byte, error) {
 }
 
 // AppendFingerprint appends the canonical encoding of s without timer
-// deadlines (see State).
+// deadlines (see State). A service that implements Fingerprinter
+// contributes its own fingerprint encoding instead of its state's.
 func (s *State) AppendFingerprint(dst []byte) ([]byte, error) {
 	return s.appendEncoding(dst, false)
 }
@@ -84,7 +85,12 @@ func (s *State) appendEncoding(dst []byte, deadlines bool) ([]byte, error) {
 	if s.Service == nil {
 		return nil, errors.New("node: state has no service")
 	}
-	if dst, err = encodeCanonical(dst, s.Service); err != nil {
+	if f, ok := s.Service.(Fingerprinter); ok && !deadlines {
+		dst, err = f.AppendFingerprint(dst)
+	} else {
+		dst, err = encodeCanonical(dst, s.Service)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("node: encoding service state: %w", err)
 	}
 	binary.BigEndian.PutUint32(dst[lenAt:], uint32(len(dst)-lenAt-4))

@@ -1,0 +1,74 @@
+package kv
+
+import (
+	"fmt"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/vmihailenco/msgpack/v5"
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+)
+
+// imageTag starts an image (a durable encoding starts with a msgpack
+// map header instead).
+const imageTag = 'I'
+
+// image is a follower written whole: its durable state and the leader it
+// follows, the only volatile state of a follower that decides what it
+// does in this configuration (its election clock is never read: raft's
+// own elections are off).
+type image struct {
+	Durable []byte
+	Lead    uint64
+}
+
+// AppendImage implements replayed.Rebaser: a follower writes an image
+// of itself; a candidate (its vote tally) and a leader (its followers'
+// progress) cannot be rebuilt through raft's API, and write none.
+func (s *store) AppendImage(dst []byte) ([]byte, bool) {
+	st := s.rn.BasicStatus()
+	if st.RaftState != raft.StateFollower || s.rn.HasReady() {
+		return dst, false
+	}
+	b, err := node.AppendCanonical(append(dst, imageTag), image{Durable: s.AppendDurable(nil), Lead: st.Lead})
+	if err != nil {
+		return dst, false
+	}
+	return b, true
+}
+
+// decodeImage decodes an image (untrusted, like durable bytes).
+func decodeImage(b []byte) (*image, error) {
+	if err := node.CheckMsgpack(b, node.MaxMsgpackDepth); err != nil {
+		return nil, fmt.Errorf("etcdkv: image: %w", err)
+	}
+	var im image
+	if err := msgpack.Unmarshal(b, &im); err != nil {
+		return nil, fmt.Errorf("etcdkv: image: %w", err)
+	}
+	return &im, nil
+}
+
+// follow makes a store restarted from an image's durable state follow
+// the image's leader again: it steps the heartbeat a leader sends, its
+// answer discarded (it was sent when the image's follower got one).
+func (s *store) follow(lead uint64) error {
+	if lead == 0 {
+		return nil
+	}
+	hs := s.rn.BasicStatus()
+	err := s.rn.Step(&raftpb.Message{Type: raftpb.MsgHeartbeat.Enum(), From: proto.Uint64(lead), To: proto.Uint64(s.self),
+		Term: proto.Uint64(hs.GetTerm()), Commit: proto.Uint64(hs.GetCommit())})
+	if err != nil {
+		return fmt.Errorf("etcdkv: image: following %d: %w", lead, err)
+	}
+	for s.rn.HasReady() {
+		rd := s.rn.Ready()
+		if len(rd.Entries) > 0 || len(rd.CommittedEntries) > 0 || !raft.IsEmptySnap(rd.Snapshot) || !raft.IsEmptyHardState(rd.HardState) {
+			return fmt.Errorf("etcdkv: image: the restarted follower has work to do")
+		}
+		s.rn.Advance(rd)
+	}
+	return nil
+}

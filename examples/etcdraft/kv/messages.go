@@ -1,0 +1,50 @@
+package kv
+
+import (
+	"fmt"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+)
+
+// Put is the application call that writes Value under Key through the
+// replicated log.
+type Put struct {
+	Key, Value string
+}
+
+// Raft carries one raftpb.Message between nodes, protobuf-encoded.
+type Raft struct {
+	Msg []byte
+}
+
+func (Put) MessageType() string  { return "etcdkv.Put" }
+func (Raft) MessageType() string { return "etcdkv.Raft" }
+
+// String renders the raft message for traces.
+func (r Raft) String() string {
+	var m raftpb.Message
+	if err := proto.Unmarshal(r.Msg, &m); err != nil {
+		return fmt.Sprintf("raft(%d bytes, undecodable)", len(r.Msg))
+	}
+	s := fmt.Sprintf("%v %d->%d term=%d", m.GetType(), m.GetFrom(), m.GetTo(), m.GetTerm())
+	switch m.GetType() {
+	case raftpb.MessageType_MsgApp:
+		s += fmt.Sprintf(" index=%d logTerm=%d entries=%d commit=%d", m.GetIndex(), m.GetLogTerm(), len(m.GetEntries()), m.GetCommit())
+	case raftpb.MessageType_MsgAppResp:
+		s += fmt.Sprintf(" index=%d reject=%v", m.GetIndex(), m.GetReject())
+	case raftpb.MessageType_MsgVoteResp, raftpb.MessageType_MsgPreVoteResp:
+		s += fmt.Sprintf(" reject=%v", m.GetReject())
+	case raftpb.MessageType_MsgHeartbeat:
+		s += fmt.Sprintf(" commit=%d", m.GetCommit())
+	}
+	return s
+}
+
+// Messages are the store's messages and calls (Spec.Messages).
+func Messages() []node.Message { return []node.Message{Put{}, Raft{}} }
+
+// marshalDeterministic encodes a protobuf message the same way every time
+// (raftpb has no maps, but say so).
+var marshalDeterministic = proto.MarshalOptions{Deterministic: true}

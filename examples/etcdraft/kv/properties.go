@@ -1,0 +1,174 @@
+package kv
+
+import (
+	"fmt"
+	"maps"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// Properties are the Raft paper's safety properties (Figure 3) over the
+// nodes a view holds, and two liveness properties.
+func Properties() []node.Property {
+	return []node.Property{
+		{Name: "ElectionSafety", Kind: node.Safety, Check: electionSafety},
+		{Name: "LogMatching", Kind: node.Safety, Check: logMatching},
+		{Name: "LeaderCompleteness", Kind: node.Safety, Check: leaderCompleteness},
+		{Name: "StateMachineSafety", Kind: node.Safety, Check: stateMachineSafety},
+		{Name: "LeaderElected", Kind: node.Liveness, Check: leaderElected},
+		{Name: "ProposalsApplied", Kind: node.Liveness, Check: proposalsApplied},
+	}
+}
+
+// observed is a view's nodes with their observations, in ID order.
+type observed struct {
+	id node.ID
+	o  Observation
+}
+
+func observe(v node.View) []observed {
+	var out []observed
+	for _, id := range v.Nodes() {
+		if o, ok := Observed(v, id); ok {
+			out = append(out, observed{id, o})
+		}
+	}
+	return out
+}
+
+// electionSafety: at most one leader is elected in a term (every node
+// remembers the terms it led).
+func electionSafety(v node.View) error {
+	led := map[uint64]node.ID{}
+	for _, n := range observe(v) {
+		for _, t := range n.o.App.LedTerms {
+			if other, ok := led[t]; ok && other != n.id {
+				return fmt.Errorf("%v and %v were both leaders in term %d", other, n.id, t)
+			}
+			led[t] = n.id
+		}
+	}
+	return nil
+}
+
+// entryAt returns the entry at index i of o's log, if o's log holds it.
+func (o *Observation) entryAt(i uint64) (Entry, bool) {
+	if i <= o.SnapIndex || i > o.SnapIndex+uint64(len(o.Log)) {
+		return Entry{}, false
+	}
+	return o.Log[i-o.SnapIndex-1], true
+}
+
+// lastIndex is the index of o's last entry.
+func (o *Observation) lastIndex() uint64 { return o.SnapIndex + uint64(len(o.Log)) }
+
+// logMatching: if two logs hold an entry with the same index and term,
+// they hold the same entries up to it.
+func logMatching(v node.View) error {
+	ns := observe(v)
+	for i, a := range ns {
+		for _, b := range ns[i+1:] {
+			if err := matchLogs(a, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func matchLogs(a, b observed) error {
+	top := min(a.o.lastIndex(), b.o.lastIndex())
+	for k := top; k > max(a.o.SnapIndex, b.o.SnapIndex); k-- {
+		ea, _ := a.o.entryAt(k)
+		eb, _ := b.o.entryAt(k)
+		if ea.Term != eb.Term {
+			continue
+		}
+		for j := k; j > max(a.o.SnapIndex, b.o.SnapIndex); j-- {
+			ea, _ := a.o.entryAt(j)
+			eb, _ := b.o.entryAt(j)
+			if ea != eb {
+				return fmt.Errorf("%v and %v agree on entry %d (term %d) but not on entry %d", a.id, b.id, k, ea.Term, j)
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// leaderCompleteness: an entry committed in a term is in the log of
+// every leader of a later term.
+func leaderCompleteness(v node.View) error {
+	ns := observe(v)
+	for _, l := range ns {
+		if l.o.State != "StateLeader" {
+			continue
+		}
+		for _, n := range ns {
+			for i := n.o.SnapIndex + 1; i <= n.o.Commit; i++ {
+				e, ok := n.o.entryAt(i)
+				if !ok || e.Term >= l.o.Term || i <= l.o.SnapIndex {
+					continue
+				}
+				if le, ok := l.o.entryAt(i); !ok || le != e {
+					return fmt.Errorf("entry %d (term %d) is committed at %v but not in the log of %v, leader of term %d", i, e.Term, n.id, l.id, l.o.Term)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// stateMachineSafety: no two applications (of one node or two) applied
+// different entries at the same index.
+func stateMachineSafety(v node.View) error {
+	type first struct {
+		id   node.ID
+		term uint64
+	}
+	seen := map[uint64]first{}
+	for _, n := range observe(v) {
+		for _, e := range n.o.App.Applied {
+			if f, ok := seen[e.Index]; ok && f.term != e.Term {
+				return fmt.Errorf("%v applied entry %d of term %d, %v that of term %d", f.id, e.Index, f.term, n.id, e.Term)
+			}
+			seen[e.Index] = first{n.id, e.Term}
+		}
+	}
+	return nil
+}
+
+// leaderElected: some node leads the highest term any node is in.
+func leaderElected(v node.View) error {
+	var top uint64
+	leader := false
+	for _, n := range observe(v) {
+		if n.o.Term > top {
+			top, leader = n.o.Term, false
+		}
+		if n.o.Term == top && n.o.State == "StateLeader" {
+			leader = true
+		}
+	}
+	if !leader {
+		return fmt.Errorf("no leader of term %d", top)
+	}
+	return nil
+}
+
+// proposalsApplied: no node waits for a proposal to apply, and every node
+// applied the same writes.
+func proposalsApplied(v node.View) error {
+	ns := observe(v)
+	for _, n := range ns {
+		if len(n.o.App.Pending) > 0 {
+			return fmt.Errorf("%v waits for %d proposals to apply", n.id, len(n.o.App.Pending))
+		}
+	}
+	for _, n := range ns[min(1, len(ns)):] {
+		if !maps.Equal(n.o.App.KV, ns[0].o.App.KV) {
+			return fmt.Errorf("%v holds %v, %v holds %v", ns[0].id, ns[0].o.App.KV, n.id, n.o.App.KV)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package kv
+
+import (
+	"fmt"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
+)
+
+// handleReady does what raft asks, in the order it asks it: persist the
+// snapshot, HardState and entries to the MemoryStorage, send the
+// messages, apply the committed entries, and advance.
+func (s *store) handleReady(env node.Env, rd raft.Ready) {
+	if !raft.IsEmptySnap(rd.Snapshot) {
+		if err := s.storage.ApplySnapshot(rd.Snapshot); err != nil {
+			panic(fmt.Sprintf("etcdkv: applying raft's snapshot: %v", err)) // raft hands out only newer ones
+		}
+		if err := s.app.restoreSnapshot(rd.Snapshot); err != nil {
+			env.Logger().Warn("etcdkv: a snapshot's data does not decode", "err", err)
+		}
+	}
+	if !raft.IsEmptyHardState(rd.HardState) {
+		if err := s.storage.SetHardState(rd.HardState); err != nil {
+			panic(fmt.Sprintf("etcdkv: storing the HardState: %v", err))
+		}
+	}
+	if err := s.storage.Append(rd.Entries); err != nil {
+		panic(fmt.Sprintf("etcdkv: appending entries: %v", err))
+	}
+	if !s.opts.ApplyCommitted {
+		// The planted bug: an entry is applied as soon as it is in the
+		// log, before a majority has it, so one that a new leader later
+		// overwrites has already changed the store.
+		s.app.apply(rd.Entries)
+	}
+	for _, m := range rd.Messages {
+		s.send(env, m)
+	}
+	if n := len(rd.CommittedEntries); n > 0 {
+		if s.opts.ApplyCommitted {
+			s.app.apply(rd.CommittedEntries)
+		}
+		s.app.RaftApplied = rd.CommittedEntries[n-1].GetIndex()
+	}
+	if rd.SoftState != nil && rd.SoftState.RaftState == raft.StateLeader {
+		s.app.LedTerms = append(s.app.LedTerms, s.rn.BasicStatus().GetTerm())
+	}
+	s.rn.Advance(rd)
+	s.maybeCompact()
+}
+
+// send hands a raft message to crystalball, which carries it to its
+// addressee. A vote granted restarts the election timeout, as raft does
+// for its own.
+func (s *store) send(env node.Env, m *raftpb.Message) {
+	b, err := marshalDeterministic.Marshal(m)
+	if err != nil {
+		panic(fmt.Sprintf("etcdkv: encoding a raft message: %v", err))
+	}
+	env.Send(node.ID(m.GetTo()), Raft{Msg: b})
+	if m.GetType() == raftpb.MsgVoteResp && !m.GetReject() {
+		s.armElection(env)
+	}
+}
+
+// maybeCompact snapshots the store into raft's log every
+// Options.CompactEvery applied entries.
+func (s *store) maybeCompact() {
+	if s.opts.CompactEvery <= 0 {
+		return
+	}
+	snap, err := s.storage.Snapshot()
+	if err != nil {
+		return
+	}
+	applied := s.app.RaftApplied
+	if applied < snap.GetMetadata().GetIndex()+uint64(s.opts.CompactEvery) {
+		return
+	}
+	data, err := node.AppendCanonical(nil, s.app.KV)
+	if err != nil {
+		panic(fmt.Sprintf("etcdkv: encoding the store: %v", err))
+	}
+	_, cs, err := s.storage.InitialState() // the membership is static
+	if err != nil {
+		return
+	}
+	if _, err := s.storage.CreateSnapshot(applied, cs, data); err != nil {
+		return
+	}
+	_ = s.storage.Compact(applied)
+}
