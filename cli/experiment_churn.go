@@ -22,6 +22,7 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	vetoHold := fs.String("veto-hold", "1m0s", "how long an event kind the immediate check keeps vetoing is held once its budget is spent: a duration, or 'unbounded' (until the check passes or the liveness guard releases it)")
 	breakConn := fs.Bool("break-connection", false, "filters and vetoes also break the connection to a dropped message's sender (the paper's TCP reset)")
 	resetKinds := fs.String("reset-kinds", "silent", "kinds of reset a steering round explores: rst, silent or both")
+	rulesName := rulesFlag(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	setUsage(fs, "experiment randtree-churn [flags]", "The paper's §5.4.1: RandTree under churn without CrystalBall, with the immediate safety check only, and with execution steering plus the check.")
 	if err := parseFlags(fs, args); err != nil {
@@ -39,6 +40,10 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	rules, err := parseRulesFlag(*rulesName)
+	if err != nil {
+		return err
+	}
 	if err := checkInterval("snapshots", *snapEvery); err != nil {
 		return err
 	}
@@ -47,7 +52,7 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 		return usagef("--nodes must be in 1..1000, --max-states and --snapshots positive, --duration longer than %v", experiments.ChurnWarmup+heal)
 	}
 	cfg := experiments.ChurnConfig{Nodes: *nodes, Duration: *duration, ChurnPerMinute: rate, Seed: *seed, Snapshots: *snapEvery,
-		MaxStates: *maxStates, MaxInterventions: *maxInterventions, VetoHold: hold, BreakConnection: *breakConn, ResetKinds: kinds, Configs: splitList(*configs)}
+		MaxStates: *maxStates, MaxInterventions: *maxInterventions, VetoHold: hold, BreakConnection: *breakConn, ResetKinds: kinds, Configs: splitList(*configs), Rules: rules}
 	if rate == 0 {
 		cfg.ChurnPerMinute = -1 // none
 	}

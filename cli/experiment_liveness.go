@@ -22,6 +22,7 @@ func runRandTreeLiveness(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs emulated in parallel (the results do not depend on it)")
 	var walk walkFlags
 	walk.register(fs)
+	rulesName := rulesFlag(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	setUsage(fs, "experiment randtree-liveness --seed N [flags]", "MaceMC's RandTree liveness bug scripted in an emulated tree over many gaps: without CrystalBall, in deep online debugging and with execution steering on every node.")
 	if err := parseFlags(fs, args); err != nil {
@@ -36,13 +37,17 @@ func runRandTreeLiveness(args []string, stdout, stderr io.Writer) error {
 	if err := checkInterval("snapshots", *snapEvery); err != nil {
 		return err
 	}
+	rules, err := parseRulesFlag(*rulesName)
+	if err != nil {
+		return err
+	}
 	if err := walk.validate(); err != nil {
 		return err
 	}
 	sc := steering.Config{Faults: consequence.Faults{Resets: *resets, SilentResets: true}}
 	walk.apply(&sc)
 	cfg := experiments.RandTreeLivenessConfig{Seed: *seed, Runs: *runs, Nodes: *nodes, MaxGap: *maxGap, SnapEvery: *snapEvery,
-		Fixes: splitList(*fix), Steering: sc, Workers: *workers}
+		Fixes: splitList(*fix), Steering: sc, Workers: *workers, Rules: rules}
 	if !*asJSON {
 		cfg.Progress = stderr
 	}

@@ -24,6 +24,7 @@ func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs emulated in parallel (the results do not depend on it)")
 	only := fs.Int("run", -1, "run only this run of the experiment (0-based, as per_run[].run numbers them): the same seed and gap as in the full experiment")
 	tracePath := fs.String("trace", "", "with --run, write the per-event trace of the steered configuration (steering rounds, predictions, filters, interventions) to this file")
+	rulesName := rulesFlag(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	setUsage(fs, "experiment paxos --bug 1|2 [flags]", "The paper's §5.4.2 (Fig. 13/14): Figure 13's two rounds on 3 Paxos nodes, with execution steering and the immediate safety check on every node, with the check alone, and without CrystalBall.")
 	if err := parseFlags(fs, args); err != nil {
@@ -36,11 +37,15 @@ func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
 	if *runs <= 0 || *maxStates <= 0 || *snapEvery <= 0 || *workers <= 0 || *maxGap < 0 || *resets < 0 || *lastKnown < 0 {
 		return usagef("--runs, --max-states, --snapshots and --workers must be positive, --max-gap, --resets and --last-known not negative")
 	}
+	rules, err := parseRulesFlag(*rulesName)
+	if err != nil {
+		return err
+	}
 	if err := checkInterval("snapshots", *snapEvery); err != nil {
 		return err
 	}
 	cfg := experiments.PaxosConfig{Bug: name, Runs: *runs, Seed: *seed, MaxStates: *maxStates, Resets: *resets,
-		Snapshots: *snapEvery, LastKnown: noneIfZero(*lastKnown), MaxGap: noneIfZero(*maxGap), Workers: *workers}
+		Snapshots: *snapEvery, LastKnown: noneIfZero(*lastKnown), MaxGap: noneIfZero(*maxGap), Workers: *workers, Rules: rules}
 	if *resets == 0 {
 		cfg.Resets = -1 // none
 	}

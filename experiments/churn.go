@@ -67,10 +67,13 @@ type ChurnConfig struct {
 	MaxInterventions int
 	// VetoHold is how long an event kind the immediate check keeps
 	// vetoing is held once its budget is spent (steering.Config.VetoHold):
-	// zero is the minute the documented figures were measured with
-	// (measured.go), negative holds it until the check passes or the
+	// zero is the rules' bound (a minute under RulesMeasured, until safe
+	// under RulesLibrary), negative holds it until the check passes or the
 	// liveness guard releases it (steering's default).
 	VetoHold time.Duration
+	// Rules are the steering and gathering rules of the runs (zero:
+	// RulesMeasured, the rules the documented figures were measured with).
+	Rules Rules
 	// BreakConnection makes filters and vetoes also break the connection
 	// to a dropped message's sender (the paper's TCP reset).
 	BreakConnection bool
@@ -84,27 +87,15 @@ type ChurnConfig struct {
 	Progress io.Writer
 }
 
-// vetoHoldText renders a ChurnConfig.VetoHold.
-func vetoHoldText(d time.Duration) string {
+// vetoHoldText renders a ChurnConfig.VetoHold under rules r.
+func vetoHoldText(d time.Duration, r Rules) string {
 	switch {
-	case d < 0:
+	case d < 0, d == 0 && r.library():
 		return "until the check passes"
 	case d == 0:
 		return measuredVetoHold.String()
 	}
 	return d.String()
-}
-
-// vetoHold is a ChurnConfig.VetoHold as steering.Config takes it (zero:
-// until safe).
-func vetoHold(d time.Duration) time.Duration {
-	switch {
-	case d < 0:
-		return 0
-	case d == 0:
-		return measuredVetoHold
-	}
-	return d
 }
 
 // DefaultChurnConfig returns the configuration the zero value means.
@@ -156,6 +147,8 @@ type ChurnResult struct {
 	// VetoHold is ChurnConfig.VetoHold as a duration, or "until the check
 	// passes".
 	VetoHold string `json:"veto_hold"`
+	// Rules names the steering and gathering rules (ChurnConfig.Rules).
+	Rules string `json:"rules"`
 	// Runs has a run per configuration run, in ChurnConfigs order.
 	Runs []ChurnRun `json:"runs"`
 }
@@ -216,7 +209,7 @@ func RandTreeChurn(ctx context.Context, cfg ChurnConfig) (*ChurnResult, error) {
 	}
 	out := &ChurnResult{Format: ChurnFormat, Experiment: "randtree-churn", Nodes: cfg.Nodes, Duration: cfg.Duration.String(),
 		ChurnPerMinute: max(cfg.ChurnPerMinute, 0), Seed: cfg.Seed, Snapshots: cfg.Snapshots.String(), MaxStates: cfg.MaxStates,
-		ResetKinds: consequence.Faults{SilentResets: true, ResetKinds: cfg.ResetKinds}.Kinds().String(), VetoHold: vetoHoldText(cfg.VetoHold)}
+		ResetKinds: consequence.Faults{SilentResets: true, ResetKinds: cfg.ResetKinds}.Kinds().String(), VetoHold: vetoHoldText(cfg.VetoHold, cfg.Rules), Rules: cfg.Rules.String()}
 	for _, name := range ChurnConfigs {
 		if !slices.Contains(cfg.Configs, name) {
 			continue
@@ -276,7 +269,7 @@ func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, erro
 		Seed:        cfg.Seed,
 		Duration:    cfg.Duration,
 		Workload:    bootstrapJoin,
-		Snapshots:   &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: cfg.Snapshots, GatherInterval: cfg.Snapshots, GatherSettle: periodicOnly}},
+		Snapshots:   &emulation.SnapshotConfig{Manager: cfg.Rules.snapshots(snapshot.Config{Interval: cfg.Snapshots, GatherInterval: cfg.Snapshots})},
 		OnStep:      jt.step,
 	}
 	if cfg.ChurnPerMinute > 0 {
@@ -287,19 +280,23 @@ func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, erro
 		if name == "steer+immediate" {
 			mode = steering.Steer
 		}
-		ecfg.Steering = &emulation.SteeringConfig{
-			Controller: steering.Config{
-				Mode:             mode,
-				Faults:           consequence.Faults{Resets: 1, SilentResets: true, ResetKinds: cfg.ResetKinds},
-				MaxStates:        cfg.MaxStates,
-				BreakConnection:  cfg.BreakConnection,
-				MaxInterventions: cfg.MaxInterventions,
-				VetoHold:         vetoHold(cfg.VetoHold),
-				FilterHold:       measuredFilterHold,
-				SilentVeto:       !cfg.BreakConnection,
-			},
-			Immediate: true,
+		sc := cfg.Rules.steering(steering.Config{
+			Mode:             mode,
+			Faults:           consequence.Faults{Resets: 1, SilentResets: true, ResetKinds: cfg.ResetKinds},
+			MaxStates:        cfg.MaxStates,
+			BreakConnection:  cfg.BreakConnection,
+			MaxInterventions: cfg.MaxInterventions,
+		})
+		switch {
+		case cfg.VetoHold < 0:
+			sc.VetoHold = 0 // until safe
+		case cfg.VetoHold > 0:
+			sc.VetoHold = cfg.VetoHold
 		}
+		if cfg.BreakConnection {
+			sc.SilentVeto = false
+		}
+		ecfg.Steering = &emulation.SteeringConfig{Controller: sc, Immediate: true}
 	}
 	e, err := emulation.New(ecfg)
 	if err != nil {
