@@ -63,6 +63,8 @@ type durablePath struct {
 	Checked  *Filter                    `json:"checked,omitempty"`
 }
 
+var _ node.DurableLayer = (*Layer)(nil)
+
 // DurableKey names the Layer's record in the node's store
 // (node.DurableLayer).
 func (l *Layer) DurableKey() string { return "steering" }

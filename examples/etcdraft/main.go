@@ -8,7 +8,7 @@
 //	go run ./examples/etcdraft check --nodes 3 --max-depth 8
 //	go run ./examples/etcdraft check --nodes 3 --max-depth 8 --fix all
 //	go run ./examples/etcdraft emulate --nodes 3 --duration 2m --churn 2/m --mode debug
-//	ETCDKV_DATA_DIR=/tmp/etcdkv go run ./examples/etcdraft node --id 1 --listen 127.0.0.1:7001 --http 127.0.0.1:8001
+//	ETCDKV_DATA_DIR=/tmp/etcdkv go run ./examples/etcdraft node --id 1 --listen 127.0.0.1:7001 --http 127.0.0.1:8001 --data-dir /tmp/etcdkv/n1
 //
 // A live node keeps its durable state (raft's HardState, log and
 // snapshot, and the applied store) in the directory ETCDKV_DATA_DIR

@@ -220,7 +220,7 @@ func TestLiveCluster(t *testing.T) {
 		p := &proc{id: fmt.Sprint(i + 1), listen: fmt.Sprintf("127.0.0.1:%d", ports[3*i]),
 			gossip: fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]), http: fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]), dir: t.TempDir()}
 		p.args = []string{"node", "--fix", "all", "--id", p.id, "--listen", p.listen, "--gossip", p.gossip,
-			"--http", p.http, "--label", "etcdkv-test", "--log", "json"}
+			"--http", p.http, "--label", "etcdkv-test", "--log", "json", "--data-dir", filepath.Join(p.dir, "crystalball")}
 		if i > 0 {
 			p.args = append(p.args, "--join", procs[0].listen)
 		}
