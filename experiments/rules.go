@@ -20,8 +20,10 @@ const (
 	// RulesMeasured are the rules of waves 1 and 2: gathers on the period
 	// alone (no gather at start or on a neighbourhood change), an escalated
 	// filter held at most 10 s and a veto at most a minute, vetoed
-	// messages dropped without breaking their connection, and no steering
-	// requests to the node that owns an event. The zero Rules means these.
+	// messages dropped without breaking their connection, no steering
+	// requests to the node that owns an event, and every filter replaced by
+	// the next completed round, whether it saw the filter's peer or not.
+	// The zero Rules means these.
 	RulesMeasured Rules = "measured"
 	// RulesLibrary are the library's defaults since issue 27: a first
 	// gather soon after start and after each change
@@ -75,6 +77,7 @@ func (r Rules) steering(c steering.Config) steering.Config {
 	}
 	c.SilentVeto = true
 	c.Requests.Off = true
+	c.UnseenHold = -1
 	if c.FilterHold == 0 {
 		c.FilterHold = measuredFilterHold
 	}

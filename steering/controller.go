@@ -119,6 +119,17 @@ type Config struct {
 	// gate.go). Positive: at most that long, then the kind runs for a
 	// window. Negative is an error.
 	FilterHold, VetoHold time.Duration
+	// UnseenHold is how long a filter on a peer's message or transport
+	// error stays in force while the completed rounds cannot judge it: a
+	// round replaces the filters on events it could see, and a filter whose
+	// peer is outside the round's snapshot (a restarted node's first
+	// rounds see only itself, a peer not yet in the neighbourhood) is kept
+	// until a round whose snapshot holds that peer re-checks it, or for
+	// UnseenHold after a round first kept it, so a peer that never enters
+	// the view is not cut off for good. Zero means DefaultUnseenHold;
+	// negative: no filter outlives the next completed round (the rule
+	// before issue 27).
+	UnseenHold time.Duration
 	// InterventionWindow is the window of MaxInterventions, measured on
 	// the events' times (default 1 minute).
 	InterventionWindow time.Duration
@@ -251,6 +262,7 @@ func DefaultConfig() Config {
 		MaxViolations:      4,
 		MaxInterventions:   5,
 		InterventionWindow: time.Minute,
+		UnseenHold:         DefaultUnseenHold,
 		PostponeDelay:      DefaultPostponeDelay,
 		Arrivals:           DefaultArrivals,
 		Walks:              DefaultRoundWalks,
@@ -319,6 +331,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.InterventionWindow == 0 {
 		c.InterventionWindow = time.Minute
+	}
+	if c.UnseenHold == 0 {
+		c.UnseenHold = DefaultUnseenHold
 	}
 	if c.PostponeDelay == 0 {
 		c.PostponeDelay = DefaultPostponeDelay

@@ -1,6 +1,7 @@
 package steering
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ func escalationLayer(t *testing.T) (*Layer, func(fs []Filter, snapAt time.Time))
 	cfg.Controller.InterventionWindow = time.Minute
 	l, _ := newTestLive(t, cfg, core)
 	apply := func(fs []Filter, snapAt time.Time) {
-		rep := &RoundReport{Installed: fs}
+		rep := &RoundReport{Installed: fs, Members: []node.ID{9, 13}} // the filters' peer is seen
 		l.apply(&pendingRound{round: &Round{l: l, snap: &snapshot.Snapshot{At: snapAt}, rep: rep}, ended: snapAt}, snapAt)
 	}
 	return l, apply
@@ -182,5 +183,51 @@ func TestEscalationOfAVetoHoldsUntilSafe(t *testing.T) {
 		if st.Vetoes != vetoes || st.Escalations != 1 || st.Held != held || st.Overrides != overrides {
 			t.Fatalf("hold %v: vetoes %d escalations %d held %d overrides %d, want %d 1 %d %d", c.hold, st.Vetoes, st.Escalations, st.Held, st.Overrides, vetoes, held, overrides)
 		}
+	}
+}
+
+// TestUnseenFilterOutlivesBlindRounds: a completed round replaces the
+// filters on events it could see, but one on a peer outside its snapshot
+// (a restarted node's first rounds see only itself) stays for
+// Config.UnseenHold after a round first kept it, or until a round that
+// holds the peer re-checks it; with UnseenHold negative the next round
+// lifts it (the rule before issue 27).
+func TestUnseenFilterOutlivesBlindRounds(t *testing.T) {
+	probe := Filter{Kind: FilterMessage, Node: 9, From: 13, Type: "randtree.Probe"}
+	t0 := time.Unix(5000, 0)
+	for _, tc := range []struct {
+		name   string
+		unseen time.Duration
+		// kept after a blind round at 1 s, at 50 s, at 70 s
+		want [3]bool
+	}{
+		{"default", 0, [3]bool{true, true, false}},
+		{"10s", 10 * time.Second, [3]bool{true, false, false}},
+		{"off", -1, [3]bool{false, false, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := randtree.NewSpec(randtree.DefaultOptions())
+			core, _, _ := BeforeUpdateSibling(t, spec)
+			cfg := LayerConfig{Controller: figure2Config(Steer, spec)}
+			cfg.Controller.UnseenHold = tc.unseen
+			l, _ := newTestLive(t, cfg, core)
+			round := func(fs []Filter, at time.Time, members ...node.ID) {
+				rep := &RoundReport{Installed: fs, Members: members}
+				l.apply(&pendingRound{round: &Round{l: l, snap: &snapshot.Snapshot{At: at}, rep: rep}, ended: at}, at)
+			}
+			round([]Filter{probe}, t0, 9, 13)
+			for i, s := range []int{1, 50, 70} {
+				round(nil, t0.Add(time.Duration(s)*time.Second), 9)
+				if got := slices.Contains(l.Filters(), probe); got != tc.want[i] {
+					t.Fatalf("after a round without n13 at %d s: filter in force %v, want %v", s, got, tc.want[i])
+				}
+			}
+			// A round that sees n13 judges the filter: lifted at once.
+			round([]Filter{probe}, t0.Add(80*time.Second), 9, 13)
+			round(nil, t0.Add(81*time.Second), 9, 13)
+			if len(l.Filters()) != 0 {
+				t.Fatalf("filters %v after a round that saw n13 found nothing", l.Filters())
+			}
+		})
 	}
 }

@@ -278,7 +278,9 @@ func (s *SyncRunner) Stop() {}
 // filters of a round that ran to its end replace those in force
 // (RoundReport.Installed), and a cancelled or failed round installs only
 // its Reinstalled filters. A newer round supersedes an older one whose end
-// has not come. So no filter outlives the next round, and none lapses while
+// has not come. So no filter outlives the next round that could judge it
+// (a filter on a peer outside the round's snapshot is kept for
+// Config.UnseenHold: unseen.go), and none lapses while
 // the next round explores. Nothing is installed in mode Debug. An
 // EventReset (the emulator's restart) clears what a process keeps in
 // memory — the filters, the holds, the rounds not yet applied, the
@@ -356,6 +358,11 @@ type Layer struct {
 	// their TTL (by filter and property), and the last request ID.
 	asked       map[string]time.Time
 	nextRequest uint64
+
+	// unseen holds, per filter in force a completed round could not
+	// judge (its peer outside the round's snapshot), when a round first
+	// kept it so (core goroutine; unseen.go).
+	unseen map[Filter]time.Time
 }
 
 var (

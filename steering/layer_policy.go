@@ -165,7 +165,7 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 func (l *Layer) reset() {
 	l.gate.Install(nil)
 	l.gate.ForgetEscalations()
-	l.last, l.asked, l.why = nil, nil, nil
+	l.last, l.asked, l.why, l.unseen = nil, nil, nil, nil
 	l.mu.Lock()
 	l.results = nil
 	l.shown, l.shownReasons = nil, nil
@@ -243,6 +243,8 @@ func (l *Layer) apply(p *pendingRound, now time.Time) bool {
 	fs := r.rep.Installed
 	if !completed {
 		fs = r.rep.Reinstalled
+	} else {
+		fs = l.keepUnseen(fs, r.rep.Members, now)
 	}
 	if len(fs) > 0 || len(l.gate.Filters()) > 0 {
 		l.log.Info("steering: filters installed", slog.Any("filters", fs), slog.Uint64("cut", r.rep.CN),

@@ -153,7 +153,7 @@ func TestTransportErrorFilterPostponesInThePipeline(t *testing.T) {
 	if st := l.Status(); st.FilterHits != 1 || st.Events != 2 {
 		t.Fatalf("status %+v: want 1 hit of 2 events (the retry not counted)", st)
 	}
-	l.apply(&pendingRound{round: &Round{l: l, snap: &snapshot.Snapshot{At: t1}, rep: &RoundReport{}}}, t1)
+	l.apply(&pendingRound{round: &Round{l: l, snap: &snapshot.Snapshot{At: t1}, rep: &RoundReport{Members: []node.ID{1, 2}}}}, t1)
 	t2 := t1.Add(200 * time.Millisecond)
 	due = p.DueRetries(t2)
 	if len(due) != 1 {

@@ -1,0 +1,69 @@
+package lease_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/examples/zoo/lease"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// restoredRun emulates the zoo's lease case (five nodes, churn 2/min from
+// 10 s, as the scoreboard runs it) with seed 1 in mode Steer with the
+// immediate check, for until, with steering.Config.UnseenHold unseen. It
+// returns the first OneHolder violation (zero: none) and the drops at the
+// grantor that a restored filter made after one of its restarts.
+func restoredRun(t *testing.T, unseen, until time.Duration) (violated time.Duration, restored []string) {
+	t.Helper()
+	snaps, steer := emulation.ModeConfig(steering.Steer, 5, true)
+	steer.Controller.UnseenHold = unseen
+	steer.OnIntervention = func(iv emulation.Intervention) {
+		if iv.Node == lease.Grantor && iv.Why != nil && iv.Why.Source == "restored" {
+			restored = append(restored, fmt.Sprintf("%v %v", iv.At, iv.Event))
+		}
+	}
+	cfg := emulation.Config{Spec: lease.Spec(false), Nodes: 5, Seed: 1, Duration: until, Workload: lease.Workload,
+		Churn: emulation.ChurnConfig{Rate: 2, After: 10 * time.Second}, Snapshots: snaps, Steering: steer,
+		OnViolation: func(v emulation.Violation) {
+			if v.Property == "OneHolder" && violated == 0 {
+				violated = v.At.Sub(emulation.Epoch)
+			}
+		}}
+	e, err := emulation.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(context.Background()); err != nil {
+		t.Fatalf("%v; rerun with seed=1", err)
+	}
+	return violated, restored
+}
+
+// TestRestoredFilterPreventsTheGrantAfterAReset is issue 27's lease test:
+// the grantor's filter against a post-reset grant is durable, comes back
+// when the grantor restarts, and stays in force although the restarted
+// grantor's first rounds see only itself (steering.Config.UnseenHold). With
+// seed 1 the case without CrystalBall violates OneHolder at 2:09.47, a grant
+// 1.2 s after the grantor came back up at 2:08.25; steered, the restored
+// filter drops the requests after that restart and nothing violates within
+// 2:30. With the rule before issue 27 (every filter replaced by the next
+// completed round, UnseenHold negative) the restored filter is lifted by
+// the restarted grantor's first round and the violation comes back.
+func TestRestoredFilterPreventsTheGrantAfterAReset(t *testing.T) {
+	const until = 2*time.Minute + 30*time.Second
+	violated, restored := restoredRun(t, 0, until)
+	if violated != 0 {
+		t.Errorf("steered: OneHolder violated at %v, want no violation within %v (seed 1)", violated, until)
+	}
+	if len(restored) == 0 {
+		t.Errorf("steered: no drop by a restored filter at the grantor within %v (seed 1)", until)
+	}
+	violated, restored = restoredRun(t, -1, until)
+	if violated == 0 || len(restored) != 0 {
+		t.Errorf("filters lifted by the next round: violated at %v (want within %v), drops by restored filters %q (want none)", violated, until, restored)
+	}
+}
+
