@@ -1,8 +1,11 @@
 package status
 
 import (
+	"cmp"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -171,6 +174,8 @@ func newSteeringCollector(cfg Config) prometheus.Collector {
 	u := func(get func(s) uint64) func(s) float64 { return func(x s) float64 { return float64(get(x)) } }
 	mode := prometheus.NewDesc("crystalball_steering_mode", "The steering mode (value 1) and whether the immediate safety check is on.", []string{"mode", "immediate"}, nil)
 	predicted := prometheus.NewDesc("crystalball_steering_predicted_total", "Violations predicted (safety) and dead ends predicted (liveness), by property and kind.", []string{"property", "kind"}, nil)
+	interventions := prometheus.NewDesc("crystalball_steering_interventions_total", "Events kept from the handler, by the source of the prediction behind each (round, replay, request, check, restored) and its property.", []string{"source", "property"}, nil)
+	inForce := prometheus.NewDesc("crystalball_steering_filters_by_reason", "Event filters in force, by the source of the prediction each came from and its property and kind.", []string{"source", "property", "kind"}, nil)
 	kinds := map[string]string{}
 	for _, p := range cfg.Properties {
 		kinds[p.Name] = p.Kind.String()
@@ -178,7 +183,7 @@ func newSteeringCollector(cfg Config) prometheus.Collector {
 	return &statusCollector[s]{
 		read:    cfg.Steering.Status,
 		scalars: steeringScalars(u),
-		descs:   []*prometheus.Desc{mode, predicted},
+		descs:   []*prometheus.Desc{mode, predicted, interventions, inForce},
 		collect: func(x s, ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(mode, prometheus.GaugeValue, 1, x.Mode, strconv.FormatBool(x.Immediate))
 			var names []string
@@ -196,6 +201,7 @@ func newSteeringCollector(cfg Config) prometheus.Collector {
 				}
 				ch <- prometheus.MustNewConstMetric(predicted, prometheus.CounterValue, float64(x.Predicted[name]), name, kind)
 			}
+			collectInterventions(x, interventions, inForce, ch)
 		},
 	}
 }
@@ -224,6 +230,13 @@ func steeringScalars(u func(func(steering.LayerStatus) uint64) func(steering.Lay
 		counter("crystalball_steering_escalations_total", "Event kinds escalated: their intervention budget ran out while a filter or the immediate check still stopped them.", u(func(x s) uint64 { return x.Escalations })),
 		counter("crystalball_steering_held_total", "Events held from the handler while their kind was escalated.", u(func(x s) uint64 { return x.Held })),
 		counter("crystalball_steering_released_total", "Escalations a re-check (a fresh round or the immediate check) ended.", u(func(x s) uint64 { return x.Released })),
+		counter("crystalball_steering_released_for_liveness_total", "Escalations released early because the round's walks with the hold in place predicted a liveness dead end.", u(func(x s) uint64 { return x.ReleasedForLiveness })),
+		counter("crystalball_steering_requests_sent_total", "Steering requests sent to the owners of predicted events.", u(func(x s) uint64 { return x.RequestsSent })),
+		counter("crystalball_steering_answers_accepted_total", "Answers to this node's steering requests that installed the filter.", u(func(x s) uint64 { return x.AnswersAccepted })),
+		counter("crystalball_steering_answers_refused_total", "Answers to this node's steering requests that refused it.", u(func(x s) uint64 { return x.AnswersRefused })),
+		counter("crystalball_steering_requests_admitted_total", "Steering requests of other nodes admitted for a check.", u(func(x s) uint64 { return x.RequestsAdmitted })),
+		counter("crystalball_steering_requests_refused_total", "Steering requests of other nodes refused (at admission or after the check).", u(func(x s) uint64 { return x.RequestsRefused })),
+		counter("crystalball_steering_requests_accepted_total", "Steering requests of other nodes whose filter this node installed.", u(func(x s) uint64 { return x.RequestsAccepted })),
 		counter("crystalball_steering_exploration_seconds_total", "Wall time of every round, cancelled ones included.", func(x s) float64 { return x.ExplorationSeconds }),
 		gauge("crystalball_steering_last_round_seconds", "Wall time of the last round.", func(x s) float64 { return x.LastRoundSeconds }),
 		gauge("crystalball_steering_last_round_timestamp_seconds", "When the last round ended (Unix time; 0: none yet).", func(x s) float64 {
@@ -263,5 +276,26 @@ func newReportsCollector(r Reports) prometheus.Collector {
 			gauge("crystalball_reports_files", "The node's report files kept.", func(x w) float64 { return float64(x.Files) }),
 			gauge("crystalball_reports_bytes", "Bytes of the node's report files kept.", func(x w) float64 { return float64(x.Bytes) }),
 		},
+	}
+}
+
+// collectInterventions sends the steering layer's interventions by source
+// and property, and its filters in force by the prediction each came from.
+func collectInterventions(x steering.LayerStatus, interventions, inForce *prometheus.Desc, ch chan<- prometheus.Metric) {
+	keys := slices.Sorted(maps.Keys(x.Interventions))
+	for _, k := range keys {
+		source, property, _ := strings.Cut(k, "/")
+		ch <- prometheus.MustNewConstMetric(interventions, prometheus.CounterValue, float64(x.Interventions[k]), source, property)
+	}
+	type reason struct{ source, property, kind string }
+	counts := map[reason]int{}
+	for _, r := range x.Reasons {
+		counts[reason{r.Why.Source, r.Why.Property, r.Why.Kind}]++
+	}
+	rs := slices.SortedFunc(maps.Keys(counts), func(a, b reason) int {
+		return cmp.Or(strings.Compare(a.source, b.source), strings.Compare(a.property, b.property), strings.Compare(a.kind, b.kind))
+	})
+	for _, r := range rs {
+		ch <- prometheus.MustNewConstMetric(inForce, prometheus.GaugeValue, float64(counts[r]), r.source, r.property, r.kind)
 	}
 }

@@ -29,7 +29,14 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 	snaps := &fakeSnapshots{st: snapshot.LiveStatus{CN: 6, Stats: snapshot.Stats{Forced: 2, Gathers: 4}}}
 	end := t0.Add(time.Minute)
 	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer", Immediate: true, Rounds: 3, ImmediateChecks: 8,
-		Predicted: map[string]uint64{randtree.ChildrenSiblingsDisjoint: 2, randtree.ParentChildAgree: 1}, LastRound: &end}}
+		Predicted: map[string]uint64{randtree.ChildrenSiblingsDisjoint: 2, randtree.ParentChildAgree: 1}, LastRound: &end,
+		RequestsSent: 4, RequestsRefused: 7, ReleasedForLiveness: 1,
+		Interventions: map[string]uint64{"round/" + randtree.ChildrenSiblingsDisjoint: 5, "restored/": 2},
+		Reasons: []steering.FilterReason{
+			{Filter: "n3: drop a from n1", Why: steering.Explanation{Source: "round", Property: randtree.ChildrenSiblingsDisjoint, Kind: "safety"}},
+			{Filter: "n3: drop b from n1", Why: steering.Explanation{Source: "round", Property: randtree.ChildrenSiblingsDisjoint, Kind: "safety"}},
+			{Filter: "n3: drop c from n2", Why: steering.Explanation{Source: "restored"}},
+		}}}
 	tm := NewTimings()
 	tm.ObserveRound(1500 * time.Millisecond)
 	tm.ObserveRound(20 * time.Millisecond)
@@ -61,6 +68,13 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 		{"crystalball_steering_predicted_total", []string{"kind", "safety", "property", randtree.ChildrenSiblingsDisjoint}, 2},
 		{"crystalball_steering_predicted_total", []string{"kind", "liveness", "property", randtree.ParentChildAgree}, 1},
 		{"crystalball_steering_predicted_total", []string{"kind", "safety", "property", weird}, 0},
+		{"crystalball_steering_requests_sent_total", nil, 4},
+		{"crystalball_steering_requests_refused_total", nil, 7},
+		{"crystalball_steering_released_for_liveness_total", nil, 1},
+		{"crystalball_steering_interventions_total", []string{"property", randtree.ChildrenSiblingsDisjoint, "source", "round"}, 5},
+		{"crystalball_steering_interventions_total", []string{"property", "", "source", "restored"}, 2},
+		{"crystalball_steering_filters_by_reason", []string{"kind", "safety", "property", randtree.ChildrenSiblingsDisjoint, "source", "round"}, 2},
+		{"crystalball_steering_filters_by_reason", []string{"kind", "", "property", "", "source", "restored"}, 1},
 		{RoundDurationMetric, nil, 2},
 		{ImmediateCheckMetric, nil, 1},
 	}
