@@ -183,7 +183,13 @@ func New(cfg Config) (*Emulator, error) {
 		return nil, fmt.Errorf("emulation: %w", err)
 	}
 	if s.Snapshots != nil {
-		reg, err := node.NewRegistry(append(append([]node.Message(nil), s.Spec.Messages...), snapshot.Messages()...)...)
+		// The layers' own messages too: the link model sizes them as the
+		// live transport would carry them.
+		msgs := append(append([]node.Message(nil), s.Spec.Messages...), snapshot.Messages()...)
+		if s.Steering != nil {
+			msgs = append(msgs, steering.Messages()...)
+		}
+		reg, err := node.NewRegistry(msgs...)
 		if err != nil {
 			return nil, fmt.Errorf("emulation: snapshot protocol messages: %w", err)
 		}
@@ -747,7 +753,27 @@ func (e *Emulator) countStep(ev node.Event, label string) {
 // sendLayer sends the layers' own messages of n.
 func (e *Emulator) sendLayer(n *emNode, out []node.Send) {
 	for i := range out {
+		e.countSteering(&out[i].Env)
 		e.send(n, &out[i].Env)
+	}
+}
+
+// countSteering counts a steering request or answer env and its wire
+// size (SteeringResult.Requests*, Answers*): what steering costs the
+// network, with the link model on or off.
+func (e *Emulator) countSteering(env *node.Envelope) {
+	var msgs, bytes *int64
+	switch env.Msg.(type) {
+	case steering.Request:
+		msgs, bytes = &e.st.requestMsgs, &e.st.requestBytes
+	case steering.Answer:
+		msgs, bytes = &e.st.answerMsgs, &e.st.answerBytes
+	default:
+		return
+	}
+	*msgs++
+	if size, err := e.wireSize(env); err == nil {
+		*bytes += int64(size) // an encoding error fails the run in send
 	}
 }
 

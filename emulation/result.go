@@ -44,6 +44,8 @@ type counters struct {
 	breaks, breaksSkipped                                  int64
 	protocol, filtered                                     int64
 	dgSent, dgDelivered, dgLost, dgDropped, dgFiltered     int64
+	// steering requests and answers sent, and their wire bytes
+	requestMsgs, requestBytes, answerMsgs, answerBytes int64
 }
 
 func (c *counters) count(k eventKind) { c.byKind[k]++ }

@@ -99,6 +99,14 @@ type SteeringResult struct {
 	RequestsAdmitted uint64 `json:"requests_admitted"`
 	RequestsRefused  uint64 `json:"requests_refused"`
 	RequestsAccepted uint64 `json:"requests_accepted"`
+	// RequestMessages and AnswerMessages count the steering requests and
+	// answers the nodes sent, RequestBytes and AnswerBytes their wire size
+	// (frame and envelope, as the live transport carries them): what
+	// steering costs the network beside the snapshots.
+	RequestMessages int64 `json:"request_messages"`
+	RequestBytes    int64 `json:"request_bytes"`
+	AnswerMessages  int64 `json:"answer_messages"`
+	AnswerBytes     int64 `json:"answer_bytes"`
 	// Interventions counts the events kept from handlers by the source
 	// and property of their explanation (steering.LayerStatus).
 	Interventions map[string]uint64 `json:"interventions,omitempty"`
@@ -280,7 +288,8 @@ func (e *Emulator) steeringResult() *SteeringResult {
 	if e.steer == nil {
 		return nil
 	}
-	r := &SteeringResult{Predicted: map[string]uint64{}}
+	r := &SteeringResult{Predicted: map[string]uint64{},
+		RequestMessages: e.st.requestMsgs, RequestBytes: e.st.requestBytes, AnswerMessages: e.st.answerMsgs, AnswerBytes: e.st.answerBytes}
 	for _, n := range e.nodes[1:] {
 		st := n.steer.Status()
 		r.Handled += st.Events
