@@ -67,7 +67,6 @@ func TestRestoredFilterPreventsTheGrantAfterAReset(t *testing.T) {
 	}
 }
 
-
 // TestSteeringMessagesCrossTheLinks: with the link model on (the paper's
 // INET access links), steering requests and answers are sized and carried
 // like every other message — they once failed the run, as the emulator's
