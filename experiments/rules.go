@@ -22,7 +22,8 @@ const (
 	// filter held at most 10 s and a veto at most a minute, vetoed
 	// messages dropped without breaking their connection, no steering
 	// requests to the node that owns an event, and every filter replaced by
-	// the next completed round, whether it saw the filter's peer or not.
+	// the next completed round, whether it saw the filter's peer or not,
+	// and filters and holds forgotten at a reset.
 	// The zero Rules means these.
 	RulesMeasured Rules = "measured"
 	// RulesLibrary are the library's defaults since issue 27: a first
@@ -78,6 +79,7 @@ func (r Rules) steering(c steering.Config) steering.Config {
 	c.SilentVeto = true
 	c.Requests.Off = true
 	c.UnseenHold = -1
+	c.Volatile = true
 	if c.FilterHold == 0 {
 		c.FilterHold = measuredFilterHold
 	}

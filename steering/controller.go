@@ -86,6 +86,13 @@ type Config struct {
 	// stale view vetoed. (A filter, predicted from a hypothetical future,
 	// breaks the connection only with BreakConnection: see there.)
 	SilentVeto bool
+	// Volatile makes the Layer keep nothing durable (node.DurableLayer):
+	// a reset or a restart forgets its filters, holds and error paths, as
+	// a node did before issue 27 (in emulation the explorer's error paths
+	// still survive a reset, as its object does). By default they are
+	// durable: restored before the restarted node's first event, so a
+	// filter against what a restart makes possible outlives the restart.
+	Volatile bool
 	// Refinements is how many times a filter set whose check still finds a
 	// violation is extended with the filters that violation suggests
 	// before the filters are judged unhelpful (default 2; negative: none).
