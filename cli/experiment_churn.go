@@ -19,7 +19,7 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	maxStates := fs.Int("max-states", experiments.DefaultChurnMaxStates, "unique states per search of a steering round")
 	configs := fs.String("configs", "off,immediate,steer+immediate", "configurations to run, a comma list")
 	maxInterventions := fs.Int("max-interventions", experiments.DefaultChurnMaxInterventions, "times per minute the same kind of event may be kept from a handler before it runs anyway (negative: no bound)")
-	vetoHold := fs.String("veto-hold", "1m0s", "how long an event kind the immediate check keeps vetoing is held once its budget is spent: a duration, or 'unbounded' (until the check passes or the liveness guard releases it)")
+	vetoHold := fs.String("veto-hold", "", "how long an event kind the immediate check keeps vetoing is held once its budget is spent: a duration, or 'unbounded' (until the check passes or the liveness guard releases it); default: the rules' (1m measured, unbounded library)")
 	breakConn := fs.Bool("break-connection", false, "filters and vetoes also break the connection to a dropped message's sender (the paper's TCP reset)")
 	resetKinds := fs.String("reset-kinds", "silent", "kinds of reset a steering round explores: rst, silent or both")
 	rulesName := rulesFlag(fs)
@@ -73,9 +73,13 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	return printResult(stdout, *asJSON, res)
 }
 
-// parseVetoHold reads --veto-hold: a positive duration, or "unbounded"
-// (steering.Config.VetoHold negative).
+// parseVetoHold reads --veto-hold: a positive duration, "unbounded"
+// (steering.Config.VetoHold negative), or empty for the rules' bound
+// (ChurnConfig.VetoHold zero).
 func parseVetoHold(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil // the rules' bound
+	}
 	if s == "unbounded" {
 		return -1, nil
 	}
