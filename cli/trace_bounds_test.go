@@ -75,7 +75,7 @@ func TestTraceShowDistrustsSizes(t *testing.T) {
 	pred := writeTemp(t, "p.json", []byte(`{"format":"crystalball-prediction/1","service":"randtree","nodes":100000000,"snapshot":{"format":"crystalball-snapshot/1"}}`))
 	expectShortUsageError(t, []string{"trace", "show", pred}, "nodes 100000000, want 0..65536")
 	check := writeTemp(t, "c.json", []byte(`{"format":"crystalball-check/1","target":"randtree","nodes":100000000,"reports":[{}]}`))
-	expectShortUsageError(t, []string{"trace", "show", check}, "nodes 100000000, want 1..65536")
+	expectShortUsageError(t, []string{"trace", "show", check}, "nodes 100000000, want 1..1024")
 	path := writeTemp(t, "path.json", []byte(`{"format":"crystalball-check/1","target":"randtree","nodes":3,"reports":[{"path":[{"type":"`+strings.Repeat("T", 1<<16)+`"}]}]}`))
 	expectShortUsageError(t, []string{"trace", "show", path}, "longer than 1024 bytes")
 }
