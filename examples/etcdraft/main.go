@@ -5,22 +5,22 @@
 // apply-committed (or --fix all) corrects. Every subcommand comes from
 // cli.Main:
 //
-//	go run ./examples/etcdraft check --nodes 3 --max-depth 8
-//	go run ./examples/etcdraft check --nodes 3 --max-depth 8 --fix all
-//	go run ./examples/etcdraft emulate --nodes 3 --duration 2m --churn 2/m --mode debug
-//	ETCDKV_DATA_DIR=/tmp/etcdkv go run ./examples/etcdraft node --id 1 --listen 127.0.0.1:7001 --http 127.0.0.1:8001 --data-dir /tmp/etcdkv/n1
+//	go run ./examples/etcdraft check --nodes 3 --max-depth 6
+//	go run ./examples/etcdraft check --nodes 3 --max-depth 9 --fix all
+//	go run ./examples/etcdraft emulate --nodes 3 --duration 2m --churn 4/m --seed 9 --mode debug
+//	go run ./examples/etcdraft node --id 1 --listen 127.0.0.1:7001 --http 127.0.0.1:8001 --data-dir /tmp/etcdkv/n1
 //
 // A live node keeps its durable state (raft's HardState, log and
-// snapshot, and the applied store) in the directory ETCDKV_DATA_DIR
-// names, so that a restarted process finds its log again: raft does not
-// survive a member that loses it. Without it the state is in memory only.
+// snapshot, and the applied store: the adapter's durable projection) in
+// the store of its --data-dir, written and synced before the messages
+// that depend on it leave, so that a restarted process finds its log
+// again: raft does not survive a member that loses it.
 package main
 
 import (
 	"github.com/seed6eee2ec7/crystalball/cli"
 	"github.com/seed6eee2ec7/crystalball/examples/etcdraft/kv"
 	"github.com/seed6eee2ec7/crystalball/node"
-	"os"
 )
 
 func main() { cli.Main(service()) }
@@ -40,9 +40,6 @@ func service() cli.Service {
 // nodes members (0: the default, 3).
 func configure(fixes []string, nodes int) (cli.Service, error) {
 	opts := kv.Options{Nodes: nodes}
-	if dir := os.Getenv(dataDirEnv); dir != "" {
-		opts.Disk = fileDisk{dir: dir}
-	}
 	for _, f := range fixes {
 		if err := kv.Fixes.Enable(&opts, f); err != nil {
 			return cli.Service{}, err

@@ -117,7 +117,7 @@ func (p *proc) start(t *testing.T) {
 	t.Helper()
 	p.out = &syncBuffer{}
 	p.cmd = exec.Command(os.Args[0], p.args...)
-	p.cmd.Env = append(os.Environ(), runMainEnv+"=1", dataDirEnv+"="+p.dir)
+	p.cmd.Env = append(os.Environ(), runMainEnv+"=1")
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestLiveCluster(t *testing.T) {
 		p := &proc{id: fmt.Sprint(i + 1), listen: fmt.Sprintf("127.0.0.1:%d", ports[3*i]),
 			gossip: fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]), http: fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]), dir: t.TempDir()}
 		p.args = []string{"node", "--fix", "all", "--id", p.id, "--listen", p.listen, "--gossip", p.gossip,
-			"--http", p.http, "--label", "etcdkv-test", "--log", "json", "--data-dir", filepath.Join(p.dir, "crystalball")}
+			"--http", p.http, "--data-dir", p.dir, "--label", "etcdkv-test", "--log", "json"}
 		if i > 0 {
 			p.args = append(p.args, "--join", procs[0].listen)
 		}
@@ -268,6 +268,8 @@ func TestLiveCluster(t *testing.T) {
 					break
 				}
 				select {
+				case <-p.done:
+					t.Fatalf("n1 exited: %v", p.err)
 				case <-ctx.Done():
 					t.Fatal("n1 never served /status")
 				case <-time.After(50 * time.Millisecond):
@@ -291,6 +293,8 @@ func TestLiveCluster(t *testing.T) {
 			break
 		}
 		select {
+		case <-procs[1].done:
+			t.Fatalf("the restarted n2 exited: %v", procs[1].err)
 		case <-ctx.Done():
 			t.Fatal("the restarted n2 never served /status")
 		case <-time.After(20 * time.Millisecond):

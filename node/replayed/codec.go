@@ -21,9 +21,28 @@ const encodingV1 = 1
 // a uvarint count of inputs followed by each input's encoding
 // (input.go). It is canonical: the same history gives the same
 // bytes.
+//
+// A value that has not started is a durable projection (node.Durable:
+// a fresh value that recovered from a node's current one, what
+// Core.AppendDurable encodes and a live node's store keeps): it encodes as
+// the array
+//
+//	[1, self, durable bytes (nil: the object keeps none)]
 func (s *Service[O]) EncodeMsgpack(enc *msgpack.Encoder) error {
 	if !s.started {
-		return errors.New("replayed: encoding a service that has not started")
+		if s.self == node.None {
+			return errors.New("replayed: encoding a service that has neither started nor recovered")
+		}
+		if err := enc.EncodeArrayLen(3); err != nil {
+			return err
+		}
+		if err := enc.EncodeUint(encodingV1); err != nil {
+			return err
+		}
+		if err := enc.EncodeUint(uint64(s.self)); err != nil {
+			return err
+		}
+		return enc.EncodeBytes(s.base)
 	}
 	n := binary.MaxVarintLen64
 	for _, in := range s.log {
@@ -61,13 +80,20 @@ func (s *Service[O]) EncodeMsgpack(enc *msgpack.Encoder) error {
 // Config.MaxInputs, or a replay that does not reproduce the logged
 // observation (every input's with Config.CheckEveryInput) is an error (node.DecodeCheckpoint wraps it in
 // node.ErrBadCheckpoint). On success the value holds the replayed object.
+//
+// A durable projection (three fields; Core.DecodeDurable reads one from a
+// live node's store) gives a value that has not started, holding the
+// durable bytes for Recover, once Config.New has accepted them. It is
+// never stepped: Core.Restart hands it to Recover of a fresh value, whose
+// Init builds the object. (A checkpoint whose body is a projection
+// decodes to such a value too; any handler but Init on it panics.)
 func (s *Service[O]) DecodeMsgpack(dec *msgpack.Decoder) error {
 	n, err := dec.DecodeArrayLen()
 	if err != nil {
 		return err
 	}
-	if n != 5 {
-		return fmt.Errorf("replayed: %d fields, want 5", n)
+	if n != 5 && n != 3 {
+		return fmt.Errorf("replayed: %d fields, want 5 (a checkpoint) or 3 (a durable projection)", n)
 	}
 	version, err := dec.DecodeUint64()
 	if err != nil {
@@ -86,6 +112,13 @@ func (s *Service[O]) DecodeMsgpack(dec *msgpack.Decoder) error {
 	base, err := dec.DecodeBytes()
 	if err != nil {
 		return err
+	}
+	if n == 3 {
+		if _, err := s.ad.build(node.ID(self), base); err != nil {
+			return fmt.Errorf("replayed: %s: the durable projection of node %d: %w", s.ad.cfg.Name, self, err)
+		}
+		*s = Service[O]{ad: s.ad, self: node.ID(self), base: base, slot: new(slot[O])}
+		return nil
 	}
 	timers, err := decodeTimers(dec)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/replayed"
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 var t0 = time.Unix(1_000_000, 0).UTC()
@@ -299,6 +300,117 @@ func TestNewRejectsABadConfig(t *testing.T) {
 	} {
 		if _, err := replayed.New(cfg); !errors.Is(err, replayed.ErrConfig) {
 			t.Errorf("%s: %v, want ErrConfig", name, err)
+		}
+	}
+}
+
+// restart restarts both cores as a live node restarts from its store:
+// each core's durable projection (Core.AppendDurable, what the live
+// runtime writes to its data directory) is decoded by a new core
+// (Core.DecodeDurable, as from the store after a crash), which starts
+// from it (Core.Restart: Recover, then Init). The adapted core's restart
+// must observe what a reset of it would (the emulator's and the
+// explorer's crash, which keep the previous value in memory), and both
+// restarted cores go on as twins.
+func (w *twin) restart(i int) {
+	w.t.Helper()
+	w.now = w.now.Add(10 * time.Millisecond)
+	ev := node.Event{Kind: node.EventInit, At: w.now}
+	again := func(c *node.Core, factory node.Factory) (*node.Core, string) {
+		w.t.Helper()
+		b, ok, err := c.AppendDurable(nil)
+		if err != nil || !ok {
+			w.t.Fatalf("seed %d, event %d: the durable projection: %v (ok %v)", w.seed, i, err, ok)
+		}
+		fresh, err := node.NewCore(node.CoreConfig{ID: 1, Factory: factory, Seed: w.seed})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		prev, err := fresh.DecodeDurable(b)
+		if err != nil {
+			w.t.Fatalf("seed %d, event %d: decoding the durable projection: %v", w.seed, i, err)
+		}
+		fx, err := fresh.Restart(ev, prev)
+		if err != nil {
+			w.t.Fatalf("seed %d, event %d: restart: %v", w.seed, i, err)
+		}
+		return fresh, fmt.Sprint(fx.Sends, fx.Timers, fx.Ignored)
+	}
+	reset, err := w.adapted.Copy()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if _, err := reset.Step(node.Event{Kind: node.EventReset, At: w.now}); err != nil {
+		w.t.Fatal(err)
+	}
+	hand, hs := again(w.hand, handSpec().New)
+	adapted, as := again(w.adapted, w.ad.Factory())
+	if hs != as {
+		w.t.Fatalf("seed %d, event %d: restart effects differ:\nhand-written %s\nadapted      %s", w.seed, i, hs, as)
+	}
+	got, _ := replayed.Observed[view](adapted.Service())
+	want, _ := replayed.Observed[view](reset.Service())
+	if !reflect.DeepEqual(got, want) {
+		w.t.Fatalf("seed %d, event %d: restarted from the store %+v, reset %+v", w.seed, i, got, want)
+	}
+	w.hand, w.adapted = hand, adapted
+	w.compare(i, ev)
+}
+
+// TestRestartFromTheDurableProjection: the adapted service's durable
+// projection round-trips through the encoding a live node's store keeps,
+// and a node restarted from it behaves like the hand-written service
+// restarted from its own, and like a reset of the node it was taken from
+// (Recover of the projection keeps exactly what Recover of the live value
+// does), with and without images rebasing the log.
+func TestRestartFromTheDurableProjection(t *testing.T) {
+	for _, images := range []bool{false, true} {
+		for seed := uint64(1); seed <= 8; seed++ {
+			w := newTwin(t, seed, false, images)
+			w.step(0, node.Event{Kind: node.EventInit})
+			r := node.NewRand(seed, 7)
+			for i := 1; i <= 100; i++ {
+				if i%20 == 0 {
+					w.restart(i)
+					continue
+				}
+				w.step(i, w.randomEvent(&r))
+			}
+		}
+	}
+}
+
+// TestDecodeDurableRejectsBadBytes: a durable record is a file on disk;
+// one that is not a projection, or whose durable bytes Config.New
+// rejects, is node.ErrBadDurable, not a node started empty.
+func TestDecodeDurableRejectsBadBytes(t *testing.T) {
+	ad := bankAdapter(false)
+	c, err := node.NewCore(node.CoreConfig{ID: 1, Factory: ad.Factory(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Step(node.Event{Kind: node.EventInit, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	good, ok, err := c.AppendDurable(nil)
+	if err != nil || !ok {
+		t.Fatalf("projection: %v (ok %v)", err, ok)
+	}
+	if _, err := c.DecodeDurable(good); err != nil {
+		t.Fatalf("the node's own projection: %v", err)
+	}
+	notBytes, err := msgpack.Marshal([]any{1, 1, []byte("not the bank's durable bytes")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{
+		"truncated":             good[:len(good)-2],
+		"durable bytes refused": notBytes,
+		"node 0":                append([]byte{0x93, 0x01, 0x00}, good[3:]...),
+		"a checkpoint's arity":  append([]byte{0x94}, good[1:]...),
+	} {
+		if _, err := c.DecodeDurable(b); !errors.Is(err, node.ErrBadDurable) {
+			t.Errorf("%s: %v, want ErrBadDurable", name, err)
 		}
 	}
 }

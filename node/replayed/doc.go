@@ -70,6 +70,16 @@
 // per event. docs/PERFORMANCE.md ("Replayed objects") has the figures;
 // Adapter.Stats counts the replays.
 //
+// The service is a node.Durable like a hand-written one. A live node with
+// a data directory (crystalball node --data-dir) writes its durable
+// projection to its store, synced before the messages that depend on it
+// leave: for the adapter a value that recovered and has not started,
+// encoded as the object's durable bytes (DurableObject). At a restart
+// Core.DecodeDurable reads it back (bytes Config.New refuses are
+// node.ErrBadDurable) and Core.Restart runs Recover, then Init, which
+// builds the object from those bytes: the same as a reset in the
+// emulator and the explorer, which keep the previous value in memory.
+//
 // # When a hand-written state is worth it
 //
 // A replay costs as many handler calls as the log has inputs since the

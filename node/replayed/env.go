@@ -139,11 +139,3 @@ var (
 	_ node.Env = (*recordEnv)(nil)
 	_ node.Env = (*replayEnv)(nil)
 )
-
-// Replaying reports whether env is a replay's: the handler call happened
-// before, its effects through env are discarded, and an object that acts
-// outside env (writes its durable state to a file) must not act again.
-func Replaying(env node.Env) bool {
-	_, ok := env.(*replayEnv)
-	return ok
-}

@@ -1,6 +1,7 @@
 package replayed_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -52,6 +53,52 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		}
 		if h2, _ := back.Hash(); h2 != h {
 			t.Fatalf("fingerprint %v after a round trip, %v before", h2, h)
+		}
+	})
+}
+
+// FuzzDecodeDurable: a durable projection is read back from a file on
+// disk at a restart (Core.DecodeDurable). Any input gives a projection or
+// an error wrapping node.ErrBadDurable, never a panic; a projection it
+// gives restarts a node (Core.Restart) without an error, and the
+// restarted node projects its durable state again.
+func FuzzDecodeDurable(f *testing.F) {
+	ad := bankAdapter(false)
+	c, err := node.NewCore(node.CoreConfig{ID: 1, Factory: ad.Factory(), Seed: 1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	at := t0
+	for _, ev := range []node.Event{{Kind: node.EventInit}, {Kind: node.EventApp, Msg: Pay{To: 2, Amount: 3}},
+		{Kind: node.EventMessage, From: 3, Msg: Credit{Amount: 2}}, {Kind: node.EventReset}} {
+		at = at.Add(time.Millisecond)
+		ev.At = at
+		if _, err := c.Step(ev); err != nil {
+			f.Fatal(err)
+		}
+		b, _, err := c.AppendDurable(nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fresh, err := node.NewCore(node.CoreConfig{ID: 1, Factory: ad.Factory(), Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev, err := fresh.DecodeDurable(b)
+		if err != nil {
+			if !errors.Is(err, node.ErrBadDurable) {
+				t.Fatalf("error %v does not wrap ErrBadDurable", err)
+			}
+			return
+		}
+		if _, err := fresh.Restart(node.Event{Kind: node.EventInit, At: t0}, prev); err != nil {
+			t.Fatalf("restart from a projection that decoded: %v", err)
+		}
+		if _, _, err := fresh.AppendDurable(nil); err != nil {
+			t.Fatalf("the restarted node does not project: %v", err)
 		}
 	})
 }

@@ -69,14 +69,6 @@ type Config[O any] struct {
 	// reject bytes it cannot read with an error, not a panic). It must be
 	// deterministic and return a new object on every call.
 	New func(self node.ID, durable []byte) (Object[O], error)
-	// Load, when set, returns the durable bytes a node finds on its own
-	// stable storage when it first starts (a live node's data directory:
-	// nil or empty for none). The adapter calls it once, in Init of a
-	// first start, and makes what it returns the base of the log, so a
-	// replay never reads storage again. An error is a broken node: Init
-	// panics with it. An object that writes its durable state to such
-	// storage skips the write when Replaying(env).
-	Load func(self node.ID) ([]byte, error)
 	// Messages are the prototypes of every message and application call
 	// the object receives (the service's Spec.Messages): the log encodes
 	// them with their registry.

@@ -74,15 +74,6 @@ func (s *Service[O]) String() string {
 func (s *Service[O]) Init(env node.Env) {
 	s.self, s.started = env.Self(), true
 	s.log, s.baseTimers, s.timers = nil, nil, nil
-	if load := s.ad.cfg.Load; load != nil && s.base == nil {
-		b, err := load(s.self)
-		if err != nil {
-			panic(fmt.Sprintf("replayed: %s: node %v: loading its durable state: %v", s.ad.cfg.Name, s.self, err))
-		}
-		if len(b) > 0 {
-			s.base = b
-		}
-	}
 	s.slot.take() // a value is started once per incarnation
 	s.step(env, &input{kind: node.EventInit, at: env.Now()}, func(o Object[O], e node.Env) { o.Init(e) })
 }
@@ -125,6 +116,11 @@ func (s *Service[O]) HandleSendRefused(env node.Env, to node.ID, msg node.Messag
 // step runs one handler call on the object and logs the input unless it
 // changed neither the observation nor the scheduled timers.
 func (s *Service[O]) step(env node.Env, in *input, run func(Object[O], node.Env)) {
+	if !s.started && in.kind != node.EventInit {
+		// A durable projection decoded as a checkpoint's body: no object,
+		// no incarnation to step.
+		panic(fmt.Sprintf("replayed: %s: %v on a service that has not started (a durable projection)", s.ad.cfg.Name, in.kind))
+	}
 	obj := s.own()
 	rec := &recordEnv{Env: env, in: in}
 	if in.kind == node.EventTimer {
@@ -215,10 +211,18 @@ func (s *Service[O]) Clone() node.Service {
 // Recover implements node.Durable: the new incarnation starts from the
 // bytes the one that went down kept on stable storage (DurableObject;
 // none without it). previous is only read: its object, borrowed for the
-// read, goes back to it.
+// read, goes back to it. previous may also be a durable projection (a
+// value that recovered and has not started: what Core.AppendDurable
+// encodes and Core.DecodeDurable decodes from a live node's store), whose
+// bytes are taken as they are.
 func (s *Service[O]) Recover(previous node.Service) {
 	p, ok := previous.(*Service[O])
-	if !ok || !p.started {
+	if !ok {
+		return
+	}
+	s.self = p.self
+	if !p.started {
+		s.base = p.base // never modified: shared
 		return
 	}
 	obj := p.borrow()

@@ -18,7 +18,7 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		f.Fatal(err)
 	}
 	e, err := emulation.New(emulation.Config{Spec: sp, Nodes: 3, Seed: 1, Duration: time.Minute, Workload: kv.Workload,
-		Churn: emulation.ChurnConfig{Rate: 6.0 / 60, Downtime: 2 * time.Second}})
+		Churn: emulation.ChurnConfig{Rate: 6, Downtime: 2 * time.Second}})
 	if err != nil {
 		f.Fatal(err)
 	}

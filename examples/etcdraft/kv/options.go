@@ -33,24 +33,9 @@ type Options struct {
 	// workload's writes.
 	WriteEvery time.Duration
 	Writes     int
-	// Disk, when set, is where a live node keeps its durable state, so
-	// that a restarted process finds its log again (raft forbids losing
-	// it). Nil: in memory only, which check and emulate want (their
-	// resets keep the durable part in the node state).
-	Disk Disk
 	// CompactEvery compacts raft's log into a snapshot of the store every
 	// that many applied entries (default 0: never).
 	CompactEvery int
-}
-
-// Disk is a node's stable storage for its durable bytes (the
-// store's WAL, written whole). Implementations do I/O and live outside
-// this package (the example's main writes files).
-type Disk interface {
-	// Load returns what Save last stored for self, nil if nothing.
-	Load(self node.ID) ([]byte, error)
-	// Save stores durable for self before the step's messages leave.
-	Save(self node.ID, durable []byte) error
 }
 
 // DefaultOptions returns the defaults the zero Options stand for.

@@ -17,14 +17,9 @@ func Adapter(opts Options) (*replayed.Adapter[Observation], error) {
 	if err != nil {
 		return nil, err
 	}
-	var load func(node.ID) ([]byte, error)
-	if o.Disk != nil {
-		load = o.Disk.Load
-	}
 	return replayed.New(replayed.Config[Observation]{
 		Name:     Name,
 		Messages: Messages(),
-		Load:     load,
 		New: func(self node.ID, durable []byte) (replayed.Object[Observation], error) {
 			if self == node.None || int(self) > o.Nodes {
 				return nil, fmt.Errorf("etcdkv: node %v is not a member (1..%d)", self, o.Nodes)

@@ -1,7 +1,6 @@
 package kv
 
 import (
-	"bytes"
 	"fmt"
 	"time"
 
@@ -38,8 +37,6 @@ type store struct {
 	// the first answer of each voter in votesTerm.
 	votes     map[uint64]bool
 	votesTerm uint64
-	// saved is what the store last wrote to Options.Disk.
-	saved []byte
 }
 
 var _ replayed.Object[Observation] = (*store)(nil)
@@ -224,7 +221,6 @@ func (s *store) settle(env node.Env) {
 			s.votes, s.votesTerm = map[uint64]bool{s.self: true}, st.GetTerm()
 		}
 	}
-	s.persist(env)
 	switch {
 	case len(s.app.Pending) == 0:
 		env.CancelTimer(timerRetry)
@@ -234,23 +230,6 @@ func (s *store) settle(env node.Env) {
 	case !env.TimerScheduled(timerRetry):
 		env.SetTimer(timerRetry, s.opts.Retry)
 	}
-}
-
-// persist writes the durable state to Options.Disk when it changed,
-// before the step's messages leave the node (a replay writes nothing: it
-// was written when the step was live).
-func (s *store) persist(env node.Env) {
-	if s.opts.Disk == nil || replayed.Replaying(env) {
-		return
-	}
-	b := s.AppendDurable(nil)
-	if bytes.Equal(b, s.saved) {
-		return
-	}
-	if err := s.opts.Disk.Save(node.ID(s.self), b); err != nil {
-		panic(fmt.Sprintf("etcdkv: n%d: saving the durable state: %v", s.self, err)) // raft cannot go on without it
-	}
-	s.saved = b
 }
 
 // quietLogger silences raft (a run logs through crystalball); Fatal and
