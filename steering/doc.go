@@ -159,8 +159,13 @@
 // The Layer is a node.DurableLayer: its filters in force, held kinds and
 // stored error paths are made durable with each step and restored before
 // a restarted node handles its first event, so a filter against what
-// happens after a reset survives the reset it predicted; the first round
-// re-checks what came back (durable.go). Every filter in force and every
+// happens after a reset survives the reset it predicted; the rounds
+// re-check what came back, but only a round whose snapshot holds a
+// filter's peer may lift it — a restarted node's first rounds see only
+// itself — so a filter on an unseen peer stays for Config.UnseenHold
+// (unseen.go). Config.Volatile keeps nothing durable (the rule before
+// issue 27; on RandTree under churn, restored filters about the tree a
+// node left cost more than they prevent: docs/RESULTS.md). Every filter in force and every
 // intervention carries the prediction it came from (Explanation: the
 // source, the property, the path, its rank, the requester):
 // LayerStatus.Reasons and Interventions, Intervention.Why.
