@@ -126,7 +126,8 @@ zoo:
 
 # The live soak (bench/soak): 25 `crystalball node` processes on loopback
 # (ports 21001.., 22001.., 31001..) for SOAK_DURATION under SIGKILL churn and
-# a hostile peer, with --mode steer --immediate, then a quiet phase in which
+# a hostile peer, with --mode steer --immediate (steering's holds bounded:
+# --filter-hold 10s --veto-hold 1m), then a quiet phase in which
 # the tree must re-form; fails on a panic, a failed-gather streak, unbounded
 # memory, goroutines or files, a poisoned checkpoint number, or a tree that
 # never re-forms. Not part of `make test` (docs/PERFORMANCE.md, "The soak").

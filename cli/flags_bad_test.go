@@ -38,6 +38,8 @@ func TestBadNumericFlagsAreUsageErrors(t *testing.T) {
 		{append(nodeArgs, "--steer-refusals", "-1"), "--steer-refusals must not be negative"},
 		{append(nodeArgs, "--steer-time", "0s"), "--steer-time must be positive"},
 		{append(nodeArgs, "--steer-last-known", "-1s"), "--steer-last-known must not be negative"},
+		{append(nodeArgs, "--filter-hold", "-1s"), "--filter-hold and --veto-hold must not be negative"},
+		{append(nodeArgs, "--veto-hold", "-1m"), "--filter-hold and --veto-hold must not be negative"},
 		{append(nodeArgs, "--nodes", "-1"), "--nodes must be in 0..65536"},
 		{append(nodeArgs, "--walks", "-1"), "--walks must not be negative"},
 		{append(nodeArgs, "--walk-weights", "timer=-1"), "--walk-weights: \"timer=-1\" is not KIND=W"},

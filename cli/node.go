@@ -69,6 +69,7 @@ type nodeFlags struct {
 	nodes                                                             int
 	seed                                                              uint64
 	snapEvery, gatherEvery, steerTime, lastKnown                      time.Duration
+	filterHold, vetoHold                                              time.Duration
 	immediate, steerBreak                                             bool
 	steerStates, steerResets, steerRefusals                           int
 	walk                                                              walkFlags
@@ -113,6 +114,8 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.IntVar(&f.steerRefusals, "steer-refusals", 1, "sends (TrySend) refused along a predicted path; a service that never calls TrySend explores nothing more")
 	fs.BoolVar(&f.steerBreak, "steer-break", false, "a filtered or vetoed message also breaks the connection to its sender (the paper's TCP reset)")
 	fs.Var(durationValue{&f.lastKnown}, "steer-last-known", "a member a gather cannot reach enters steering rounds and the immediate check at its last checkpoint seen at most this long before (0: left out, as in the paper; suits services whose state survives partitions and resets, such as paxos)")
+	fs.Var(durationValue{&f.filterHold}, "filter-hold", "longest a filtered event kind whose intervention budget is spent is held before it runs for a window (0: until a fresh round finds it safe or the liveness guard releases it, the library's default)")
+	fs.Var(durationValue{&f.vetoHold}, "veto-hold", "longest an event kind the immediate check keeps vetoing is held once its budget is spent (0: until the check passes or the liveness guard releases it, the library's default)")
 	fs.StringVar(&f.reports, "reports", "", "directory to write a JSON report per predicted violation into (--mode debug or steer; default: none)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "directory of the node's store (created if need be): the service's durable state (paxos: promises, accepted and learned values) and steering's installed filters are synced there before the messages that depend on them are sent, and recovered when the node starts again; one node per directory")
 	fs.BoolVar(&f.ephemeral, "ephemeral", false, "run a service with durable state (paxos) without --data-dir: a restarted node forgets what it promised (tests and experiments only)")
@@ -183,6 +186,8 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 		return usagef("--steer-refusals must not be negative, got %d", f.steerRefusals)
 	case f.lastKnown < 0:
 		return usagef("--steer-last-known must not be negative, got %v", f.lastKnown)
+	case f.filterHold < 0 || f.vetoHold < 0:
+		return usagef("--filter-hold and --veto-hold must not be negative, got %v and %v", f.filterHold, f.vetoHold)
 	case f.mode != steering.Off && f.snapEvery == 0:
 		return usagef("--mode %v needs a snapshot manager (--snapshots is 0): rounds start from gathered snapshots", f.mode)
 	case f.immediate && f.snapEvery == 0:
@@ -227,6 +232,24 @@ func (f *nodeFlags) secure(cfg *live.RuntimeConfig) error {
 
 // steers reports whether the node runs a steering layer.
 func (f *nodeFlags) steers() bool { return f.mode != steering.Off || f.immediate }
+
+// steeringConfig is the steering controller's configuration the flags
+// give, for the service spec.
+func (f *nodeFlags) steeringConfig(spec node.Spec) steering.Config {
+	ccfg := steering.Config{
+		Mode:            f.mode,
+		Spec:            spec,
+		Faults:          consequence.Faults{Resets: f.steerResets, SilentResets: true, Refusals: f.steerRefusals},
+		MaxStates:       f.steerStates,
+		MaxTime:         f.steerTime,
+		BreakConnection: f.steerBreak,
+		LastKnownFor:    f.lastKnown,
+		FilterHold:      f.filterHold,
+		VetoHold:        f.vetoHold,
+	}
+	f.walk.apply(&ccfg)
+	return ccfg
+}
 
 // liveNode is a configured live node: its runtime, its layers and the
 // status listener, ready to serve.
@@ -308,16 +331,7 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 	if !f.steers() {
 		return nil
 	}
-	ccfg := steering.Config{
-		Mode:            f.mode,
-		Spec:            n.svc.spec,
-		Faults:          consequence.Faults{Resets: f.steerResets, SilentResets: true, Refusals: f.steerRefusals},
-		MaxStates:       f.steerStates,
-		MaxTime:         f.steerTime,
-		BreakConnection: f.steerBreak,
-		LastKnownFor:    f.lastKnown,
-	}
-	f.walk.apply(&ccfg)
+	ccfg := f.steeringConfig(n.svc.spec)
 	lcfg := steering.LayerConfig{Controller: ccfg, Immediate: f.immediate, Logger: slogger, Runner: live.NewRoundRunner(),
 		OnRoundTime: n.timings.ObserveRound, OnImmediateCheck: n.timings.ObserveImmediateCheck, Clock: time.Now}
 	if f.reports != "" {

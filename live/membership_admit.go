@@ -74,7 +74,7 @@ func (m *membership) vouch(n *memberlist.Node) error {
 		return nil
 	}
 	m.prover.refused.Add(1)
-	m.prover.request(id, addr)
+	m.prover.request(id, addr, n.Address())
 	return fmt.Errorf("%w: %v at %s", errUnproven, id, addr)
 }
 

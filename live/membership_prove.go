@@ -23,21 +23,42 @@ import (
 //
 // NotifyAlive runs under memberlist's lock and must not block: an unproven
 // member is refused and its proof queued (at most maxPendingProofs at once,
-// maxConcurrentProofs dialling, a failed address not retried for
-// proofBackoff), and memberlist's retransmissions of its alive message, or
-// its next push/pull, admit it once proved. A join's push/pull
-// (NotifyMerge) proves its members at once, in parallel, within
-// mergeProofTimeout, so a joining node learns the cluster without delay;
-// a member that fails there is refused alone, not the merge. With a
-// gossip key (RuntimeConfig.SecretKey, Keyring) only key holders gossip,
-// and members need no proof.
+// maxConcurrentProofs dialling). Once proved, this node exchanges state
+// with it at the gossip address its alive message gave (a push/pull, as a
+// join does), which admits it. Waiting for memberlist instead was too
+// slow: an alive message goes to only RetransmitMult·⌈log10(n+1)⌉ nodes
+// in all and a refusing node does not pass it on, so most nodes heard a
+// restarted member once, refused it, and admitted it only at a push/pull
+// up to PushPullInterval later; meanwhile they could not send to it, and
+// the crash test's five-node RandTree clusters took more than a minute to
+// re-form after a kill (bench/crash). The push/pull goes only to members
+// that answered on the service transport with their ID, once per proof;
+// memberlist's failure detector would probe the same address anyway.
+//
+// An address whose proof failed is not dialled again for proofBackoff; a
+// proof asked meanwhile waits for the backoff to end (one per address)
+// rather than being dropped. The member a proof fails for is often a real
+// one that is down: a node that (re)started while a peer was killed
+// learns that peer, still alive in the others' tables, from its join's
+// push/pull, dials it and is refused; the peer's own alive messages when
+// it is back a moment later used to be dropped within the backoff (then
+// 10 s), and it was admitted only at a push/pull. The backoff does not
+// bound a flood (each fake address is proved once whatever the backoff;
+// maxPendingProofs and maxConcurrentProofs do), only repeated dials of
+// one address, so it is a second.
+//
+// A join's push/pull (NotifyMerge) proves its members at once, in
+// parallel, within mergeProofTimeout, so a joining node learns the
+// cluster without delay; a member that fails there is refused alone, not
+// the merge. With a gossip key (RuntimeConfig.SecretKey, Keyring) only
+// key holders gossip, and members need no proof.
 
 const (
 	maxPendingProofs    = 256
 	maxConcurrentProofs = 8
 	maxProvenMembers    = 4096
 	maxFailedProofs     = 4096
-	proofBackoff        = 10 * time.Second
+	proofBackoff        = time.Second
 	mergeProofTimeout   = time.Second
 )
 
@@ -58,17 +79,37 @@ type prover struct {
 	owner   map[string]node.ID // address → the id that answered there
 	pending map[node.ID]bool
 	failed  map[string]time.Time // address → when its proof failed
+	waiting map[string]bool      // addresses with a proof waiting out the backoff
 	sem     chan struct{}
+	// backoff is how long a failed address is not dialled again
+	// (proofBackoff; tests change it).
+	backoff time.Duration
+
+	// pushPull, when set (setPushPull), exchanges state with the member
+	// at a gossip address, so that memberlist admits a member proved
+	// after its alive message was refused.
+	pushPull func(gossip string) error
 
 	// Counters for Status: alive messages refused unproven, proofs that
 	// succeeded and failed.
 	refused, proofs, failures atomic.Uint64
+	// pushPulls counts the exchanges after a proof that succeeded.
+	pushPulls atomic.Uint64
+}
+
+// setPushPull sets the exchange request uses after a proof (memberlist
+// exists only once the prover does).
+func (p *prover) setPushPull(f func(gossip string) error) {
+	p.mu.Lock()
+	p.pushPull = f
+	p.mu.Unlock()
 }
 
 func newProver(ctx context.Context, wg *sync.WaitGroup, probe func(context.Context, string) (hello, error)) *prover {
 	return &prover{probe: probe, ctx: ctx, wg: wg, now: time.Now,
 		proven: map[node.ID]string{}, owner: map[string]node.ID{}, pending: map[node.ID]bool{},
-		failed: map[string]time.Time{}, sem: make(chan struct{}, maxConcurrentProofs)}
+		failed: map[string]time.Time{}, waiting: map[string]bool{}, sem: make(chan struct{}, maxConcurrentProofs),
+		backoff: proofBackoff}
 }
 
 // vouched reports whether id proved itself at addr.
@@ -96,23 +137,46 @@ func (p *prover) record(id node.ID, addr string) {
 	delete(p.failed, addr)
 }
 
-// request queues a proof of id at addr unless one is queued, the queue is
-// full, or addr failed within proofBackoff. It never blocks.
-func (p *prover) request(id node.ID, addr string) {
+// request queues a proof of id at addr unless one is queued or the queue
+// is full; once proved, the member is asked for a push/pull at gossip (its
+// memberlist address; none if empty). An address whose proof failed
+// within the backoff is not dialled again before the backoff ends: the
+// proof waits for it (one waiting proof per address). It never blocks.
+func (p *prover) request(id node.ID, addr, gossip string) {
 	if p.ctx.Err() != nil {
 		return // stopping: memberlist's last gossip proves nothing more
 	}
 	p.mu.Lock()
-	now := p.now()
-	if at, ok := p.failed[addr]; p.pending[id] || len(p.pending) >= maxPendingProofs || ok && now.Sub(at) < proofBackoff {
+	if p.pending[id] || len(p.pending) >= maxPendingProofs {
 		p.mu.Unlock()
 		return
+	}
+	var wait time.Duration
+	if at, ok := p.failed[addr]; ok {
+		if wait = p.backoff - p.now().Sub(at); wait > 0 {
+			if p.waiting[addr] {
+				p.mu.Unlock()
+				return
+			}
+			p.waiting[addr] = true
+		}
 	}
 	p.pending[id] = true
 	p.mu.Unlock()
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-p.ctx.Done():
+				t.Stop()
+			}
+			p.mu.Lock()
+			delete(p.waiting, addr)
+			p.mu.Unlock()
+		}
 		select {
 		case p.sem <- struct{}{}:
 		case <-p.ctx.Done():
@@ -120,8 +184,20 @@ func (p *prover) request(id node.ID, addr string) {
 			return
 		}
 		defer func() { <-p.sem }()
-		p.prove(p.ctx, id, addr)
+		if p.ctx.Err() != nil {
+			p.done(id)
+			return
+		}
+		err := p.prove(p.ctx, id, addr)
 		p.done(id)
+		p.mu.Lock()
+		pushPull := p.pushPull
+		p.mu.Unlock()
+		if err == nil && gossip != "" && pushPull != nil && p.ctx.Err() == nil {
+			if err := pushPull(gossip); err == nil {
+				p.pushPulls.Add(1)
+			}
+		}
 	}()
 }
 

@@ -254,6 +254,13 @@ func (r *Runtime) start(ctx context.Context) error {
 		return fmt.Errorf("live: start memberlist: %w", err)
 	}
 	r.ml = ml
+	r.prover.setPushPull(func(gossip string) error {
+		_, err := ml.Join([]string{gossip})
+		if err != nil {
+			r.log.Debug("live: push/pull with a proved member failed", zap.String("gossip", gossip), zap.Error(err))
+		}
+		return err
+	})
 	gossip := ml.LocalNode().Address()
 	r.mu.Lock()
 	r.addr, r.gossip = addr, gossip
@@ -534,10 +541,14 @@ type Counters struct {
 	// MembersUnproven counts the gossip about members refused because
 	// they had not proved themselves on the service transport yet;
 	// MemberProofs and MemberProofFailures the proofs (a dial and a hello
-	// at the member's service address) that succeeded and failed.
+	// at the member's service address) that succeeded and failed;
+	// MemberPushPulls the state exchanges with a member proved after its
+	// gossip was refused (which admit it without waiting for
+	// memberlist's next push/pull).
 	MembersUnproven     uint64 `json:"members_unproven,omitempty"`
 	MemberProofs        uint64 `json:"member_proofs,omitempty"`
 	MemberProofFailures uint64 `json:"member_proof_failures,omitempty"`
+	MemberPushPulls     uint64 `json:"member_push_pulls,omitempty"`
 	// DurableCommits counts the store writes (each synced) of the
 	// node's durable records; DurableRecords and DurableBytes the records
 	// and their bytes written; DurableSyncNanos the time spent in those
@@ -619,6 +630,7 @@ func (r *Runtime) fillStatus(st *Status) {
 	defer func() {
 		if p := r.prover; p != nil {
 			st.Counters.MembersUnproven, st.Counters.MemberProofs, st.Counters.MemberProofFailures = p.refused.Load(), p.proofs.Load(), p.failures.Load()
+			st.Counters.MemberPushPulls = p.pushPulls.Load()
 		}
 	}()
 	st.Counters = Counters{

@@ -3,6 +3,7 @@ package live
 import (
 	"net"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 
+	"github.com/hashicorp/memberlist"
 	"go.uber.org/zap"
 )
 
@@ -110,6 +112,115 @@ func TestGossipFloodAdmitsNoFakeMember(t *testing.T) {
 		t.Fatalf("peers %+v", n1.Status().Peers)
 	}
 	t.Logf("%d alive messages refused, %d proofs, %d failed", c.MembersUnproven, c.MemberProofs, c.MemberProofFailures)
+}
+
+// TestProvedMemberIsAdmittedAtOnce: a member whose one alive message was
+// refused (not proved yet) is admitted as soon as its proof succeeds,
+// without another alive message or memberlist's periodic push/pull (off
+// here). Before, it waited for either: an alive message reaches only a
+// few nodes and a refusing node does not pass it on, so after a restart
+// most nodes learned the member only at a push/pull up to 15 s later, and
+// could not send to it meanwhile (bench/crash's five-node RandTree
+// clusters took more than a minute to re-form).
+func TestProvedMemberIsAdmittedAtOnce(t *testing.T) {
+	defer livetest.VerifyNone(t)
+	noPushPull := func(c *RuntimeConfig) {
+		c.TuneMemberlist = func(mc *memberlist.Config) { mc.PushPullInterval = 0 }
+	}
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), noPushPull)
+	n3 := startNoteNodeWith(t, 3, zap.NewNop(), noPushPull) // on its own: joins nobody
+	defer stopNodes(t, n1, n3)
+	host, port, err := net.SplitHostPort(n3.GossipAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkt, err := livetest.AliveGossip("test", "n3", net.ParseIP(host), uint16(p), encodeMeta(3, n3.Addr()), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("udp", n1.GossipAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write(pkt); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n1 to admit n3 after proving it", func() bool {
+		_, ok := n1.dir.confirmed(3)
+		return n1.ml.NumMembers() == 2 && ok
+	})
+	waitFor(t, "n3 to learn n1 from the exchange", func() bool { return n3.ml.NumMembers() == 2 })
+	if c := n1.Status().Counters; c.MembersUnproven == 0 || c.MemberProofs == 0 || c.MemberPushPulls == 0 {
+		t.Fatalf("counters %+v: want a refusal, a proof and a push/pull", c)
+	}
+}
+
+// freeAddr returns a loopback address nothing listens on (free a moment
+// ago).
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestFailedProofIsRetriedAfterTheBackoff: a member whose proof failed
+// (it was down) and whose alive message comes again within the backoff
+// (it is back) is proved once the backoff ends, and admitted. Before, a
+// request within the backoff was dropped, so a node that dialled a killed
+// peer a moment before it restarted refused the peer's own alive messages
+// and admitted it only at memberlist's next push/pull (off here).
+func TestFailedProofIsRetriedAfterTheBackoff(t *testing.T) {
+	defer livetest.VerifyNone(t)
+	noPushPull := func(c *RuntimeConfig) {
+		c.TuneMemberlist = func(mc *memberlist.Config) { mc.PushPullInterval = 0 }
+	}
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), noPushPull)
+	defer stopNodes(t, n1)
+	const backoff = 5 * time.Second // long enough that the second alive message surely falls within it
+	n1.prover.mu.Lock()
+	n1.prover.backoff = backoff
+	n1.prover.mu.Unlock()
+	service, gossip := freeAddr(t), freeAddr(t)
+	host, port, _ := net.SplitHostPort(gossip)
+	p, _ := strconv.Atoi(port)
+	pkt, err := livetest.AliveGossip("test", "n3", net.ParseIP(host), uint16(p), encodeMeta(3, service), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("udp", n1.GossipAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.Write(pkt) // n3 is down: the proof fails
+	waitFor(t, "n1's proof of n3 to fail", func() bool { return n1.Status().Counters.MemberProofFailures == 1 })
+	failed := time.Now()
+	n3 := startNoteNodeWith(t, 3, zap.NewNop(), func(c *RuntimeConfig) {
+		noPushPull(c)
+		c.Listen, c.GossipBind = service, gossip
+	})
+	defer stopNodes(t, n3)
+	conn.Write(pkt) // n3's alive message now that it is back
+	if time.Since(failed) >= backoff {
+		t.Logf("n3 started %v after the failed proof, past the backoff: the retry is not exercised", time.Since(failed))
+	}
+	waitFor(t, "n1 to admit n3 once the backoff ended", func() bool {
+		_, ok := n1.dir.confirmed(3)
+		return n1.ml.NumMembers() == 2 && ok
+	})
+	if c := n1.Status().Counters; c.MemberProofFailures != 1 || c.MemberProofs != 1 || c.MemberPushPulls != 1 {
+		t.Fatalf("counters %+v: want one failed proof, then one proof and one push/pull", c)
+	}
 }
 
 // TestCopiedHelloDoesNotReplaceALiveConnection: without TLS, a hello that

@@ -3,7 +3,8 @@
 // the soak of issue 14 ("make soak"; not part of make test).
 //
 // It starts N `crystalball node` processes (RandTree, snapshots, --mode
-// steer --immediate) on loopback, kills a random node with SIGKILL and
+// steer --immediate, steering's holds bounded by --filter-hold and
+// --veto-hold: see nodeArgs) on loopback, kills a random node with SIGKILL and
 // restarts it at the churn rate, and runs a hostile peer (in the soak's
 // own process) that, in turn, against random nodes:
 //

@@ -51,3 +51,25 @@ func TestWholeTree(t *testing.T) {
 		t.Fatal("two roots judged whole")
 	}
 }
+
+// The nodes bound steering's holds by default (10 s for a filter's, a
+// minute for a veto's); 0 leaves the library's default (no flag).
+func TestNodeArgsBoundHolds(t *testing.T) {
+	c, err := parse(nil, &strings.Builder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Join(nodeArgs(c), " ")
+	if !strings.Contains(args, "--filter-hold 10s") || !strings.Contains(args, "--veto-hold 1m0s") {
+		t.Fatalf("node args %q: want --filter-hold 10s and --veto-hold 1m0s", args)
+	}
+	if c, err = parse([]string{"--filter-hold", "0", "--veto-hold", "0"}, &strings.Builder{}); err != nil {
+		t.Fatal(err)
+	}
+	if args := strings.Join(nodeArgs(c), " "); strings.Contains(args, "hold") {
+		t.Fatalf("node args %q with the library's default holds", args)
+	}
+	if _, err := parse([]string{"--veto-hold", "-1s"}, &strings.Builder{}); err == nil {
+		t.Fatal("--veto-hold -1s accepted")
+	}
+}
