@@ -72,8 +72,11 @@ func keyOfFilter(f Filter) eventKey {
 //     others (it has not been re-checked yet).
 //   - liveness: a round's liveness walks, with the held kinds in place as
 //     filters, fail to reach a live state (Config.LiveFraction of
-//     Config.Walks) where they reach one without them (guardHolds): the
-//     holds keep the neighbourhood from making progress. Every hold is
+//     Config.Walks) where they reach one without them — without the
+//     round's own filters of those kinds too (guardHolds): the holds keep
+//     the neighbourhood from making progress. These walks take only what
+//     is under way (no declared application call, no fault): a way out
+//     that needs a client's call or a crash is not one the node is owed. Every hold is
 //     released then, counted in Stats.ReleasedForLiveness. This is the
 //     only early release, and it needs rounds that walk against liveness
 //     properties: where none do (mode Off, walks off, a service without

@@ -1,10 +1,12 @@
 package steering
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // relay: n1 sends n2 a ping at Init, n2 answers with a pong, and n1's
@@ -140,5 +142,120 @@ func TestHarmlessHoldStays(t *testing.T) {
 	}
 	if fs := l.Filters(); len(fs) != 1 || fs[0] != pong {
 		t.Fatalf("filters %v, want the held %v", fs, pong)
+	}
+}
+
+// sideDoor is relay with a way for a walk to end well that the
+// deployment does not owe it: n1 declares an application call (Knock)
+// that would give it its pong by itself. And n2 must never handle a ping
+// (NotPinged), so every round installs the filter that drops it.
+type sideDoor struct{ Pinged, Ponged bool }
+
+type sideDoorKnock struct{}
+
+func (sideDoorKnock) MessageType() string { return "sidedoor.Knock" }
+
+func (s *sideDoor) Init(env node.Env) {
+	if env.Self() == 1 {
+		env.Send(2, relayPing{})
+	}
+}
+
+func (s *sideDoor) HandleMessage(env node.Env, from node.ID, msg node.Message) {
+	switch msg.(type) {
+	case relayPing:
+		s.Pinged = true
+		env.Send(from, relayPong{})
+	case relayPong:
+		s.Ponged = true
+	}
+}
+
+func (s *sideDoor) HandleApp(_ node.Env, msg node.Message) {
+	if _, ok := msg.(sideDoorKnock); ok {
+		s.Ponged = true
+	}
+}
+
+func (s *sideDoor) AppCalls(self node.ID) []node.Message {
+	if self != 1 || s.Ponged {
+		return nil
+	}
+	return []node.Message{sideDoorKnock{}}
+}
+
+func (s *sideDoor) HandleTimer(node.Env, string)           {}
+func (s *sideDoor) HandleTransportError(node.Env, node.ID) {}
+
+func sideDoorSpec() node.Spec {
+	return node.Spec{
+		Name:     "sidedoor",
+		New:      func() node.Service { return &sideDoor{} },
+		Messages: []node.Message{relayPing{}, relayPong{}, sideDoorKnock{}},
+		Properties: []node.Property{
+			node.Always("NotPinged", func(v node.View) error {
+				if s, ok := v.Service(2).(*sideDoor); ok && s.Pinged {
+					return errorString("n2 handled a ping")
+				}
+				return nil
+			}),
+			node.Eventually("Ponged", func(v node.View) error {
+				if s, ok := v.Service(1).(*sideDoor); ok && !s.Ponged {
+					return errNoPong
+				}
+				return nil
+			}),
+		},
+	}
+}
+
+// The liveness guard judges a hold by what the neighbourhood has, and
+// against the filters without the held kind. n2 holds pings from n1; the
+// round predicts NotPinged's violation again and installs the same
+// filter, and n1 declares a call that would pong it by itself. Walks that
+// took the declared call (or a reset) would find the hold harmless, and
+// so would a comparison against the round's filters, which still drop
+// the ping: the guard would keep n1 waiting for ever (issue 27's Paxos
+// proposer, whose held retry every round reinstalled while walks escaped
+// through Propose calls no client made). The guard releases the hold.
+func TestGuardJudgesHoldsOnWhatTheNeighbourhoodHas(t *testing.T) {
+	spec := sideDoorSpec()
+	snap := StartSnapshot(t, spec, []node.ID{1, 2}, 2)
+	core, err := node.NewCore(node.CoreConfig{ID: 2, Factory: spec.New})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := core.Step(node.Event{Kind: node.EventInit, At: snap.At}); err != nil {
+		t.Fatal(err)
+	}
+	var rep *RoundReport
+	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, MaxInterventions: 1, Walks: 8, WalkDepth: 20},
+		OnRound: func(_ *snapshot.Snapshot, r *RoundReport) { rep = r }}
+	l, h := newTestLive(t, cfg, core)
+	ping := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Ping"}
+	l.install([]Filter{ping}, snap.At)
+	at := snap.At.Add(time.Second)
+	gate := func(s int) bool {
+		t.Helper()
+		ev := node.Event{Kind: node.EventMessage, From: 1, Msg: relayPing{}, At: at.Add(time.Duration(s) * time.Second)}
+		v, _, err := l.Gate(ev.At, ev, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Handle
+	}
+	if gate(0) || gate(1) {
+		t.Fatal("a ping passed the filter within its budget or once escalated")
+	}
+	l.Gathered(snap)
+	awaitRound(t, l, h)
+	if !slices.Contains(rep.Installed, ping) {
+		t.Fatalf("the round installed %v, want it to reinstall %v", rep.Installed, ping)
+	}
+	if st := l.Status(); st.ReleasedForLiveness != 1 {
+		t.Fatalf("released for liveness %d, want 1 (starving: %v)", st.ReleasedForLiveness, rep.Starving)
+	}
+	if !gate(2) {
+		t.Fatal("the ping is still held after the liveness guard released it")
 	}
 }

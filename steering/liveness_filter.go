@@ -96,8 +96,13 @@ func (ls *livenessSearch) liveFraction(fs filterSet) (bool, uint64, error) {
 // the round's filters and the kinds the gate holds in place, the walks
 // must reach live states as often as Config.LiveFraction asks, unless
 // they fail as often without the holds (then the holds are not what
-// keeps the neighbourhood from progress). It records the holds in
-// rep.Starving when they starve it.
+// keeps the neighbourhood from progress). "Without the holds" leaves out
+// the round's own filters of a held kind too: a kind is held because
+// round after round installs its filter, so comparing against a set that
+// still stops it would find the holds harmless exactly when they starve
+// the neighbourhood (issue 27: a Paxos proposer's retry, reinstalled by
+// every round, kept two of three learners from learning for ever). It
+// records the holds in rep.Starving when they starve it.
 func (c *Controller) guardHolds(ctx context.Context, m *consequence.ActorModel, installed, holds filterSet, rep *RoundReport) error {
 	if len(holds) == 0 || len(c.live) == 0 || c.cfg.Walks <= 0 || c.cfg.Mode == Off {
 		return nil
@@ -105,14 +110,44 @@ func (c *Controller) guardHolds(ctx context.Context, m *consequence.ActorModel, 
 	ls := c.newLivenessSearch(ctx, m)
 	defer ls.budget.cancel()
 	defer func() { rep.States += ls.budget.steps }()
+	ls.opts.Weight = c.guardWeight
 	with, err := ls.walksLive(append(slices.Clone(installed), holds...))
 	if err != nil || with {
 		return ls.settle(ctx, err)
 	}
-	without, err := ls.walksLive(installed)
+	without, err := ls.walksLive(installed.without(holds))
 	if err != nil || !without {
 		return ls.settle(ctx, err)
 	}
 	rep.Starving = slices.Clone(holds)
 	return nil
+}
+
+// guardWeight is walkWeight for the liveness guard's walks, which ask
+// whether the neighbourhood progresses with the holds in place on what
+// it has: the events already under way (timers, messages in flight,
+// pending and restart calls). A call the service merely declares it could
+// receive (node.AppCaller) and a fault (a reset, a break, a lost
+// datagram) are what might happen, not what will: a walk that reaches a
+// live state through one shows a way out the deployment does not owe the
+// node. Counting them made the guard find harmless a hold that starved
+// Paxos's learners (issue 27): its walks escaped the held retry through a
+// Propose no client ever sent, or through a reset of the proposer.
+func (c *Controller) guardWeight(a consequence.Action[consequence.ActorAction]) float64 {
+	if a.Fault || (a.Act.Kind == consequence.ActApp && !a.Act.Pending) {
+		return 0
+	}
+	return c.walkWeight(a)
+}
+
+// without returns the filters of fs that stop no kind a filter of held
+// stops at the same node.
+func (fs filterSet) without(held filterSet) filterSet {
+	var out filterSet
+	for _, f := range fs {
+		if !slices.ContainsFunc(held, func(h Filter) bool { return h.Node == f.Node && keyOfFilter(h) == keyOfFilter(f) }) {
+			out = append(out, f)
+		}
+	}
+	return out
 }

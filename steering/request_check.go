@@ -104,14 +104,17 @@ func stops(f Filter, a consequence.ActorAction) bool {
 // state where every liveness property holds — unless they fail as often
 // without the requested filter: then it is not what keeps the
 // neighbourhood from progress (a partial neighbourhood often cannot
-// reach a live state at all). With no liveness property, or walks off,
-// it holds.
+// reach a live state at all). Its walks take only what is under way, as
+// the guard of holds does (guardWeight): another node's request must not
+// cost the owner progress it could only hope a client or a crash brings.
+// With no liveness property, or walks off, it holds.
 func (c *Controller) liveWith(ctx context.Context, m *consequence.ActorModel, fs filterSet, rep *RoundReport) (bool, error) {
 	if len(c.live) == 0 || c.cfg.Walks <= 0 {
 		return true, nil
 	}
 	ls := c.newLivenessSearch(ctx, m)
 	defer ls.budget.cancel()
+	ls.opts.Weight = c.guardWeight // what is under way, as the guard of holds judges
 	ok, steps, err := ls.liveFraction(fs)
 	if err == nil && !ok {
 		var without bool

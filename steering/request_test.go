@@ -257,3 +257,46 @@ func TestRequestRefusals(t *testing.T) {
 		t.Errorf("a node in mode Debug answered %v", back)
 	}
 }
+
+// A member cannot make the owner starve its neighbourhood with a request
+// its own check confirms for safety: n1 predicts that n2 handling its ping
+// violates NotPinged and asks n2 to drop it; n2's replay and safety check
+// agree, but without the ping n1 never gets its pong on what is under way
+// (its declared Knock is a call no client owes it), so n2 refuses for
+// liveness and installs nothing.
+func TestRequestRefusedForLiveness(t *testing.T) {
+	spec := sideDoorSpec()
+	snap := StartSnapshot(t, spec, []node.ID{1, 2}, 1)
+	layer := func(id node.ID, own int) (*Layer, *fakeHost) {
+		core, err := node.NewCore(node.CoreConfig{ID: id, Factory: spec.New})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := core.Step(node.Event{Kind: node.EventInit, At: snap.At}); err != nil {
+			t.Fatal(err)
+		}
+		return newTestLive(t, LayerConfig{Controller: Config{Mode: Steer, Spec: spec, Walks: 8, WalkDepth: 20, MaxStates: own, FullDepth: -1}}, core)
+	}
+	asker, h1 := layer(1, 0)
+	asker.Gathered(snap)
+	sent := steeringSends(applyRound(t, asker, h1))
+	if len(sent) != 1 || sent[0].To != 2 {
+		t.Fatalf("n1 sent %v, want a request to n2", sent)
+	}
+	r := sent[0].Msg.(Request)
+	// The owner's own rounds explore too little to see it (one state):
+	// only the request can make it act.
+	owner, h2 := layer(2, 1)
+	owner.Gathered(snap)
+	awaitRound(t, owner, h2)
+	if _, _, err := owner.Gate(snap.At, node.Event{Kind: node.EventMessage, From: 1, Msg: r}, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	answers := steeringSends(applyRound(t, owner, h2))
+	if len(answers) != 1 || answers[0].Msg.(Answer).Accepted || answers[0].Msg.(Answer).Reason != RefusedLiveness {
+		t.Fatalf("n2 answered %v, want a refusal for liveness", answers)
+	}
+	if fs := owner.Filters(); len(fs) != 0 {
+		t.Fatalf("n2 installed %v", fs)
+	}
+}
