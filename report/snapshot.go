@@ -36,6 +36,9 @@ type SnapshotNode struct {
 	CN         uint64 `json:"cn"`
 	SizeBytes  int    `json:"size_bytes"`
 	Checkpoint []byte `json:"checkpoint"`
+	// Peers are the nodes it exchanged messages with recently, members
+	// or not (snapshot.NodeCheckpoint.Peers).
+	Peers []node.ID `json:"peers,omitempty"`
 	// Summary, State and Timers are the decoded checkpoint: the service
 	// state's String(), its exported fields and its scheduled timers.
 	Summary string          `json:"summary,omitempty"`
@@ -92,7 +95,7 @@ func NewSnapshot(s *snapshot.Snapshot, spec node.Spec, now time.Time) (Snapshot,
 	}
 	for _, nc := range s.Nodes {
 		st := view.State(nc.Node)
-		nd := SnapshotNode{ID: nc.Node, CN: nc.CN, SizeBytes: len(nc.State), Checkpoint: nc.State, Timers: []Timer{}}
+		nd := SnapshotNode{ID: nc.Node, CN: nc.CN, SizeBytes: len(nc.State), Checkpoint: nc.State, Peers: nc.Peers, Timers: []Timer{}}
 		if str, ok := st.Service.(fmt.Stringer); ok {
 			nd.Summary = str.String()
 		}
@@ -137,7 +140,7 @@ func NewSnapshot(s *snapshot.Snapshot, spec node.Spec, now time.Time) (Snapshot,
 func (doc Snapshot) Restore(reg *node.Registry) (*snapshot.Snapshot, error) {
 	s := &snapshot.Snapshot{Gatherer: doc.Gatherer, CN: doc.CN, At: doc.At}
 	for _, n := range doc.Nodes {
-		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: n.ID, CN: n.CN, State: n.Checkpoint})
+		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: n.ID, CN: n.CN, State: n.Checkpoint, Peers: n.Peers})
 	}
 	for _, c := range doc.Channels {
 		ch := snapshot.Channel{From: c.From, To: c.To, Complete: c.Complete, Lossy: c.Lossy}

@@ -69,6 +69,9 @@ const (
 const (
 	// MaxMembers bounds a neighbourhood (and a request's member list).
 	MaxMembers = 1024
+	// MaxRecordedPeers caps the peers a checkpoint answer names
+	// (NodeCheckpoint.Peers): the most recent ones when a node has more.
+	MaxRecordedPeers = 64
 	// MaxRecorded bounds the in-flight messages one channel record carries.
 	MaxRecorded = 4096
 	// MaxCN bounds checkpoint numbers: a number above it in a peer's

@@ -3,7 +3,10 @@ package snapshot
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
+
+	"github.com/seed6eee2ec7/crystalball/node"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -24,7 +27,7 @@ func hostileSeeds(t testing.TB) [][]byte {
 	}
 	be32 := func(prefix byte) []byte { return []byte{prefix, 0xff, 0xff, 0xff, 0xff} }
 	valid, err := encodeResponse(Response{Gather: 7, CR: 3, CN: 4, Encoding: EncodingRaw, Hash: hashOf([]byte("abc")), RawLen: 3, State: []byte("abc"),
-		Channels: []ChannelRecord{{From: 1, Flags: FlagComplete, Msgs: []Recorded{{CN: 2, Type: "t.X", Body: []byte{0x80}}}}, {From: 2}}})
+		Channels: []ChannelRecord{{From: 1, Flags: FlagComplete, Msgs: []Recorded{{CN: 2, Type: "t.X", Body: []byte{0x80}}}}, {From: 2}}, Peers: []node.ID{2, 9}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +93,7 @@ func TestDecodeResponseHostileInput(t *testing.T) {
 				t.Fatalf("valid response: %v", err)
 			}
 			out, err := c.decode(&r, nil)
-			if err != nil || string(out) != "abc" || r.Channels[0].Msgs[0].Type != "t.X" {
+			if err != nil || string(out) != "abc" || r.Channels[0].Msgs[0].Type != "t.X" || !slices.Equal(r.Peers, []node.ID{2, 9}) {
 				t.Fatalf("valid response decoded to %q, %v", out, err)
 			}
 			continue
@@ -100,6 +103,25 @@ func TestDecodeResponseHostileInput(t *testing.T) {
 		}
 		if !errors.Is(err, ErrBadMessage) {
 			t.Errorf("seed %d (%x...): %v, want an error wrapping ErrBadMessage", i, s[:min(len(s), 8)], err)
+		}
+	}
+}
+
+// A response's peers are bounded and ascending: a hostile responder cannot
+// make the gatherer keep more than MaxRecordedPeers of them, nor a list
+// the liveness search would read twice.
+func TestDecodeResponseBadPeers(t *testing.T) {
+	many := make([]node.ID, MaxRecordedPeers+1)
+	for i := range many {
+		many[i] = node.ID(i + 1)
+	}
+	for _, peers := range [][]node.ID{many, {3, 2}, {2, 2}, {0, 1}} {
+		b, err := encodeResponse(Response{Gather: 1, CR: 1, CN: 1, Encoding: EncodingRaw, RawLen: 0, Peers: peers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DecodeResponse(b, 1<<20); !errors.Is(err, ErrBadMessage) {
+			t.Errorf("peers %v: %v, want an error wrapping ErrBadMessage", peers[:min(len(peers), 4)], err)
 		}
 	}
 }

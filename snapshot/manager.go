@@ -87,6 +87,7 @@ type memberState struct {
 	raw      []byte
 	channels []ChannelRecord
 	msgs     [][]node.Envelope // decoded channels[i].Msgs
+	peers    []node.ID
 }
 
 type gatherState struct {
@@ -677,6 +678,39 @@ func (m *Manager) send(to node.ID, msg node.Message) {
 	m.fx.Sends = append(m.fx.Sends, node.Envelope{From: m.self, To: to, CN: m.cn, Msg: msg})
 }
 
+// recentPeers returns the nodes this node exchanged messages with within
+// RecentWindow, ascending: the MaxRecordedPeers most recent when there are
+// more (NodeCheckpoint.Peers).
+func (m *Manager) recentPeers() []node.ID {
+	type rp struct {
+		id node.ID
+		at time.Time
+	}
+	cutoff := m.now.Add(-m.cfg.RecentWindow)
+	var rs []rp
+	for id, at := range m.recent {
+		if id != node.None && id != m.self && !at.Before(cutoff) {
+			rs = append(rs, rp{id, at})
+		}
+	}
+	if len(rs) > MaxRecordedPeers {
+		// Most recent first, ties by ID: map order must not leak out.
+		slices.SortFunc(rs, func(a, b rp) int {
+			if c := b.at.Compare(a.at); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.id, b.id)
+		})
+		rs = rs[:MaxRecordedPeers]
+	}
+	var ids []node.ID
+	for _, r := range rs {
+		ids = append(ids, r.id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // members returns the neighbourhood plus self, ascending, at most
 // MaxMembers long.
 func (m *Manager) members() []node.ID {
@@ -879,7 +913,7 @@ func (m *Manager) respond(a *answer) {
 		return
 	}
 	recs, _ := m.record(a.cp, a.cr, a.members)
-	r := Response{Gather: a.gather, CR: a.cr, CN: a.cp.cn, Hash: a.cp.hash, RawLen: uint32(len(raw)), Channels: recs}
+	r := Response{Gather: a.gather, CR: a.cr, CN: a.cp.cn, Hash: a.cp.hash, RawLen: uint32(len(raw)), Channels: recs, Peers: m.recentPeers()}
 	b, haveBase := m.acked[a.to]
 	switch {
 	case haveBase && b.hash == a.cp.hash && bytes.Equal(b.raw, raw):
@@ -1113,7 +1147,7 @@ func (m *Manager) onResponse(from node.ID, r Response) {
 			msgs[i] = append(msgs[i], node.Envelope{From: ch.From, To: from, CN: rec.CN, Msg: msg})
 		}
 	}
-	st.state, st.cn, st.raw, st.channels, st.msgs = memberOK, r.CN, raw, r.Channels, msgs
+	st.state, st.cn, st.raw, st.channels, st.msgs, st.peers = memberOK, r.CN, raw, r.Channels, msgs, r.Peers
 	bs := append(m.bases[from], base{hash: r.Hash, raw: raw})
 	if len(bs) > 2 {
 		bs = slices.Delete(bs, 0, len(bs)-2)
@@ -1226,14 +1260,14 @@ func (m *Manager) finish() {
 	for _, id := range g.members {
 		if id == m.self {
 			included = append(included, id)
-			s.Nodes = append(s.Nodes, NodeCheckpoint{Node: id, CN: g.own.cn, State: g.own.state})
+			s.Nodes = append(s.Nodes, NodeCheckpoint{Node: id, CN: g.own.cn, State: g.own.state, Peers: m.recentPeers()})
 			continue
 		}
 		st := g.status[id]
 		switch st.state {
 		case memberOK:
 			included = append(included, id)
-			s.Nodes = append(s.Nodes, NodeCheckpoint{Node: id, CN: st.cn, State: st.raw})
+			s.Nodes = append(s.Nodes, NodeCheckpoint{Node: id, CN: st.cn, State: st.raw, Peers: st.peers})
 		case memberDead:
 			s.Dead = append(s.Dead, id)
 		default:

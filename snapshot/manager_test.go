@@ -496,6 +496,31 @@ func TestRecentPeersNeighbourhood(t *testing.T) {
 	}
 }
 
+// Every checkpoint of a snapshot names the node's recent peers, members or
+// not (NodeCheckpoint.Peers): n2 deals with n4, which n1's gather does not
+// hold, and a peer older than RecentWindow is forgotten.
+func TestCheckpointsRecordRecentPeers(t *testing.T) {
+	h := newHarness(t, []node.ID{1, 2, 3, 4}, func(node.ID) snapshot.Config {
+		return snapshot.Config{Interval: time.Second, RecentWindow: time.Minute}
+	})
+	for _, src := range h.srcs {
+		src.nbrs = false
+	}
+	h.send(3, 2, 0)
+	h.deliverAll()
+	h.tick(2 * time.Minute) // n2's dealings with n3 are old now
+	h.send(1, 2, 0)
+	h.send(4, 2, 0)
+	h.deliverAll()
+	s := h.gather(1)
+	if got := nodeCP(t, s, 1).Peers; !slices.Equal(got, []node.ID{2}) {
+		t.Errorf("n1's peers %v, want [n2]", got)
+	}
+	if got := nodeCP(t, s, 2).Peers; !slices.Equal(got, []node.ID{1, 4}) {
+		t.Errorf("n2's peers %v, want [n1 n4] (n4 outside the snapshot; n3 too long ago)", got)
+	}
+}
+
 // A reset loses the stored checkpoints but not the number: a request for an
 // earlier cut is refused, and the next gather retries above it.
 func TestResetKeepsNumberLosesCheckpoints(t *testing.T) {

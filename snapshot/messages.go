@@ -77,6 +77,11 @@ type Response struct {
 	State  []byte
 	// Channels has one record per request member, ascending by From.
 	Channels []ChannelRecord
+	// Peers are the nodes the responder exchanged messages with within its
+	// RecentWindow when it answered, ascending, at most MaxRecordedPeers
+	// (NodeCheckpoint.Peers). Appended last: a responder that predates it
+	// sends none, which reads as "no peer known".
+	Peers []node.ID
 }
 
 // MessageType implements node.Message.
@@ -239,6 +244,14 @@ func (r *Response) validate(maxCheckpoint int) error {
 		}
 	default:
 		return bad("unknown encoding %d", r.Encoding)
+	}
+	if len(r.Peers) > MaxRecordedPeers {
+		return bad("%d peers, more than %d", len(r.Peers), MaxRecordedPeers)
+	}
+	for i, p := range r.Peers {
+		if p == node.None || (i > 0 && r.Peers[i-1] >= p) {
+			return bad("peers not ascending")
+		}
 	}
 	if len(r.Channels) > MaxMembers {
 		return bad("%d channel records", len(r.Channels))

@@ -49,6 +49,13 @@ type NodeCheckpoint struct {
 	// State is the node state's checkpoint encoding (node.DecodeCheckpoint
 	// restores it). Read-only.
 	State []byte
+	// Peers are the nodes this node exchanged messages with within its
+	// RecentWindow when it answered (the gatherer: when it finished),
+	// ascending, at most MaxRecordedPeers — members or not. A peer that is
+	// not a member is a node the snapshot cannot model although this node
+	// deals with it: a verdict that this node waits for ever may be wrong
+	// (package steering marks such liveness dead ends open). Read-only.
+	Peers []node.ID
 }
 
 // Channel is the recorded state of the FIFO channel From → To at the cut:

@@ -56,8 +56,8 @@
 // transition (consequence.FindCriticalTransition) and reports a dead end —
 // a Prediction of Kind node.Liveness with its Critical: verdict C1, the
 // critical step, the nearest live path — unless the dead end hinges on an
-// injected fault or waits on a node outside the snapshot
-// (LivenessOutcome). The walks explore the snapshot's model with silent
+// injected fault or is open: a node involved in it deals with a node
+// outside the snapshot (closed.go; LivenessOutcome). The walks explore the snapshot's model with silent
 // resets made detectable as TCP makes them
 // (consequence.Faults.StaleConnections). In mode Steer, the filter for the
 // critical step — or the latest event of this node before it — is

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
-	"strconv"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -67,9 +65,10 @@ type LivenessOutcome struct {
 	// from a handler; a protocol's own dead end hinges on a handler (MaceMC's
 	// RandTree bug on a JoinReply's delivery).
 	FaultDeadEnds int
-	// Open counts suspects judged C1 whose dead end waits on nodes outside
-	// the snapshot (a node its property's error names sends to one): not
-	// predictions, since the model cannot know the answer.
+	// Open counts suspects judged C1 whose dead end may wait on nodes
+	// outside the snapshot (a node involved in it has a peer outside, or
+	// sends to one: closed.go): not predictions, since the model cannot
+	// know what those nodes will do.
 	Open int
 	// DeadAtStart lists the liveness properties no walk from the
 	// snapshot's own state satisfies: the neighbourhood is already in a
@@ -99,6 +98,9 @@ type livenessSearch struct {
 	out    *LivenessOutcome
 	// safetyStates counts the states of the filters' safety checks.
 	safetyStates uint64
+	// peers are the peers the snapshot's checkpoints recorded, per member
+	// (closed.go).
+	peers map[node.ID][]node.ID
 }
 
 // predictLiveness runs the round's random walks from m's start against the
@@ -110,6 +112,7 @@ type livenessSearch struct {
 func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorModel, safety []consequence.Property[*consequence.GlobalState], steer bool, installed filterSet, rep *RoundReport) (filterSet, error) {
 	ls := c.newLivenessSearch(ctx, m)
 	defer ls.budget.cancel()
+	ls.peers = recordedPeers(rep.Snapshot)
 	rep.Liveness = ls.out
 	defer func() {
 		ls.out.Steps = ls.budget.steps
@@ -385,52 +388,6 @@ func (ls *livenessSearch) failingAt(path []consequence.ActorAction, failing []co
 		return "", nil, g
 	}
 	return failing[0].Property, failing[0].Err, g
-}
-
-// closed reports whether the dead end g is the neighbourhood's own: in
-// ProbeWalks walks from it, none of the nodes the property's error names
-// (verr, "n9: child n13 has parent n7" names n9, n13 and n7) sends a
-// message to a node outside the snapshot. If one does, the answer the
-// model cannot give might well end the dead end: a node that rejoins
-// through a bootstrap outside the neighbourhood, two roots whose merge
-// goes through a peer outside it. Predicting those would flood every
-// round with dead ends of the partial view; the search goes on instead.
-func (ls *livenessSearch) closed(g *consequence.GlobalState, verr error) (bool, error) {
-	if verr == nil {
-		return true, nil
-	}
-	named := NamedNodes(verr.Error())
-	open := false
-	m := ls.m.WithOutside(func(from, to node.ID, _ node.Message) {
-		open = open || slices.Contains(named, from)
-	})
-	bm := ls.budget.model(m)
-	opts := ls.opts
-	opts.Walks = 1
-	for w := 0; w < ls.c.cfg.ProbeWalks && !open; w++ {
-		opts.Seed = ls.opts.Seed ^ (uint64(w)+1)*0xd1b54a32d192ed03
-		if _, err := consequence.RandomWalksFrom(ls.budget.ctx, bm, ls.props, []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]{{Start: g, State: g}}, opts); err != nil {
-			return false, err
-		}
-	}
-	return !open, nil
-}
-
-var nodeToken = regexp.MustCompile(`\bn([0-9]+)\b`)
-
-// NamedNodes returns the node IDs a property's error (or any explanation)
-// names, as node.ID's String writes them: "n9: n13 is both a child and a
-// sibling" names n9 and n13. Properties that name the nodes they blame
-// let the liveness search tell a dead end of the neighbourhood from one
-// that waits on nodes outside it.
-func NamedNodes(s string) []node.ID {
-	var out []node.ID
-	for _, m := range nodeToken.FindAllStringSubmatch(s, -1) {
-		if v, err := strconv.ParseUint(m[1], 10, 32); err == nil {
-			out = append(out, node.ID(v))
-		}
-	}
-	return out
 }
 
 // actionsOf strips a path of its labels.
