@@ -45,7 +45,11 @@
 //     under the case's own fault rates);
 //   - twin violations: runs of the fixed twin, in any configuration, that
 //     violated a safety property — a bug in the case, not in the
-//     predictor.
+//     predictor;
+//   - liveness lost: steer runs (bug and twin) ending with a liveness
+//     property failing that holds at the end of the same variant's off
+//     run — progress steering cost, which a prevention must not (each
+//     run's failing properties are in RunResult.Starved).
 //
 // A Result is data: JSON with a format field (Format) and a text table
 // (Result.String). The runs are deterministic, so a Result is a function

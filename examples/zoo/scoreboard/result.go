@@ -1,6 +1,9 @@
 package scoreboard
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Format names the JSON form of a Result; readers check it first.
 const Format = "crystalball-zoo-scoreboard/1"
@@ -75,6 +78,9 @@ type RunResult struct {
 	FilterHits       uint64 `json:"filter_hits,omitempty"`
 	Vetoes           uint64 `json:"vetoes,omitempty"`
 	Overrides        uint64 `json:"overrides,omitempty"`
+	// Starved lists the liveness properties that do not hold at the run's
+	// end (steering must not buy safety with progress).
+	Starved []string `json:"starved,omitempty"`
 	// The run's events and faults.
 	Events int64 `json:"events"`
 	Leaves int64 `json:"leaves"`
@@ -108,6 +114,10 @@ type Summary struct {
 	// TwinViolations counts the twin's runs (every configuration) that
 	// violated a safety property.
 	TwinViolations int `json:"twin_violations"`
+	// LivenessLost counts the steer runs (bug and twin) that end with a
+	// liveness property failing which holds at the end of the same
+	// variant's off run: progress steering cost.
+	LivenessLost int `json:"liveness_lost"`
 }
 
 // PreventedShare is Prevented / OccurredOff, and 1 when nothing occurred
@@ -148,6 +158,22 @@ func (s *Summary) add(r SeedResult, horizon time.Duration) {
 			s.TwinViolations++
 		}
 	}
+	for _, v := range []Variant{r.Bug, r.Twin} {
+		if v.livenessLost() {
+			s.LivenessLost++
+		}
+	}
+}
+
+// livenessLost reports whether the steer run ends with a liveness
+// property failing that holds at the end of the off run.
+func (v Variant) livenessLost() bool {
+	for _, p := range v.Steer.Starved {
+		if !slices.Contains(v.Off.Starved, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // plus returns the sum of s and o.
@@ -163,5 +189,6 @@ func (s Summary) plus(o Summary) Summary {
 		Prevented:           s.Prevented + o.Prevented,
 		FalsePositives:      s.FalsePositives + o.FalsePositives,
 		TwinViolations:      s.TwinViolations + o.TwinViolations,
+		LivenessLost:        s.LivenessLost + o.LivenessLost,
 	}
 }

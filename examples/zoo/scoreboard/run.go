@@ -105,6 +105,11 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 			r.Violations, r.Episodes, r.FirstViolation = s.ViolatedStates, s.Episodes, s.FirstViolation
 		}
 	}
+	for _, l := range res.Liveness {
+		if !l.Holds {
+			r.Starved = append(r.Starved, l.Name)
+		}
+	}
 	r.Events, r.Leaves, r.Breaks = res.Events, res.Churn.Leaves, res.Breaks.Broken
 	if s := res.Steering; s != nil {
 		r.Rounds, r.FiltersInstalled, r.FilterHits, r.Vetoes, r.Overrides = s.Rounds, s.FiltersInstalled, s.FilterHits, s.Vetoes, s.Overrides

@@ -19,7 +19,7 @@ func (r Result) String() string {
 	fmt.Fprintf(&b, "zoo scoreboard: seeds %s; faults from %v; in time = predicted by %v of emulated time\n\n",
 		strings.Join(seeds, ","), r.Warmup, r.Horizon)
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "case\tproperty\tpredicted\tin time\toccurred off\toccurred steer\tprevented\tfalse pos.\ttwin viol.")
+	fmt.Fprintln(w, "case\tproperty\tpredicted\tin time\toccurred off\toccurred steer\tprevented\tfalse pos.\ttwin viol.\tliveness lost")
 	for _, c := range r.Cases {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", c.Name, c.Property, c.Summary.row())
 	}
@@ -50,6 +50,7 @@ func (s Summary) row() string {
 		prevented,
 		frac(s.FalsePositives, s.Runs),
 		frac(s.TwinViolations, 3*s.Runs),
+		frac(s.LivenessLost, 2*s.Runs),
 	}, "\t")
 }
 
@@ -64,7 +65,16 @@ func (v Variant) line() string {
 		pred += fmt.Sprintf(", %d other predictions", d.OtherPredictions)
 	}
 	return fmt.Sprintf("off %s | debug %s, %s | steer %s, %d filter hits, %d vetoes",
-		v.Off.violations(), pred, d.violations(), v.Steer.violations(), v.Steer.FilterHits, v.Steer.Vetoes)
+		v.Off.violations(), pred, d.violations(), v.Steer.violations(), v.Steer.FilterHits, v.Steer.Vetoes) + v.starved()
+}
+
+// starved names the liveness properties failing at the end of the off and
+// steer runs, if any.
+func (v Variant) starved() string {
+	if len(v.Off.Starved) == 0 && len(v.Steer.Starved) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" | failing at the end: off %v, steer %v", v.Off.Starved, v.Steer.Starved)
 }
 
 // violations says how r violated the case's property (and others).
