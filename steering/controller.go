@@ -529,7 +529,7 @@ type Controller struct {
 	pending []pendingRequest
 	// holds are the kinds the layer's gate holds, for the next round's
 	// liveness guard (setHolds).
-	holds filterSet
+	holds heldKinds
 	// guarded is set on a gate controller whose layer's rounds guard its
 	// holds (setGuarded).
 	guarded bool
@@ -710,7 +710,7 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 	steer := c.cfg.Mode == Steer
 	fp := m.Start().Fingerprint()
 	holds := c.holds
-	c.holds = nil
+	c.holds = heldKinds{}
 	if c.reuse(fp, rep) {
 		if err := c.guardHolds(ctx, m, rep.Installed, holds, rep); err != nil {
 			return rep, err
@@ -779,7 +779,7 @@ func (c *Controller) answerPending(ctx context.Context, m *consequence.ActorMode
 
 // setHolds hands the controller the kinds its layer's gate holds, for the
 // next Explore's liveness guard (the runner's side, before Explore).
-func (c *Controller) setHolds(fs filterSet) { c.holds = fs }
+func (c *Controller) setHolds(h heldKinds) { c.holds = h }
 
 // setRequests hands the controller the steering requests its layer
 // admitted, for its next Explore. The Layer calls it on the runner's side,

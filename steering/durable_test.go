@@ -50,7 +50,7 @@ func TestDurableStateRoundTrip(t *testing.T) {
 	if got, want := fresh.Filters(), l.Filters(); len(got) != len(want) || got[0] != want[0] {
 		t.Fatalf("restored filters %v, want %v", got, want)
 	}
-	if held := fresh.gate.heldFilters(); len(held) != 1 || held[0].Timer != "probe" {
+	if held := fresh.gate.heldKinds().all(); len(held) != 1 || held[0].Timer != "probe" {
 		t.Fatalf("restored holds %v, want the probe timer", held)
 	}
 	if v, _, _ := fresh.Gate(probe.At, probe, nil, false); v.Handle {

@@ -126,25 +126,46 @@ func (c *Controller) setGuarded(on bool) { c.guarded = on }
 // guards reports whether this controller's rounds guard holds.
 func (c *Controller) guards() bool { return c.cfg.Mode != Off && len(c.live) > 0 && c.cfg.Walks > 0 }
 
-// heldFilters returns the kinds held now, as filters at this node: the
-// escalated filter, or for a veto the filter of its kind (filterOfKey).
-// The round's liveness guard explores with them in place.
-func (c *Controller) heldFilters() filterSet {
-	var fs filterSet
+// heldKinds are the kinds a gate holds, as filters at its node, for the
+// round's liveness guard (guardHolds). The guard explores with them in
+// place, so they must hold what the gate holds, no more and no less:
+//
+//   - filters: escalated filters, which stop every event of their kind
+//     while held, as the model's filters do;
+//   - vetoes: kinds escalated by the immediate check (filterOfKey), whose
+//     events the gate holds only while the check still finds them unsafe
+//     (each retry is checked again) — the walks hold an event of such a
+//     kind only when handling it would make a safety property fail
+//     (vetoModel), and drop a message as the veto does, breaking its
+//     connection unless Config.SilentVeto. Modelled as a plain filter, a
+//     veto hold stopped every entry the zoo's logship leader shipped, not
+//     just the one out of order, and the guard released it as starving.
+type heldKinds struct{ filters, vetoes filterSet }
+
+// all returns every held kind.
+func (h heldKinds) all() filterSet { return append(slices.Clone(h.filters), h.vetoes...) }
+
+// heldKinds returns the kinds held now.
+func (c *Controller) heldKinds() heldKinds {
+	var h heldKinds
 	for _, e := range c.escalated {
 		if !e.free.IsZero() {
 			continue
 		}
-		f := filterOfKey(c.self, e.key, c.cfg.BreakConnection)
 		if e.filter != nil {
-			f = *e.filter
+			if !h.filters.has(*e.filter) {
+				h.filters = append(h.filters, *e.filter)
+			}
+			continue
 		}
-		if !fs.has(f) {
-			fs = append(fs, f)
+		if f := filterOfKey(c.self, e.key, c.cfg.BreakConnection || !c.cfg.SilentVeto); !h.vetoes.has(f) {
+			h.vetoes = append(h.vetoes, f)
 		}
 	}
-	slices.SortFunc(fs, func(a, b Filter) int { return strings.Compare(a.String(), b.String()) })
-	return fs
+	byName := func(a, b Filter) int { return strings.Compare(a.String(), b.String()) }
+	slices.SortFunc(h.filters, byName)
+	slices.SortFunc(h.vetoes, byName)
+	return h
 }
 
 // releaseHolds ends every hold at now for the liveness guard: each held

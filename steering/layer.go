@@ -123,7 +123,7 @@ type Runner interface {
 type Round struct {
 	l       *Layer
 	snap    *snapshot.Snapshot
-	holds   filterSet // the gate's holds when the round was made
+	holds   heldKinds // the gate's holds when the round was made
 	rep     *RoundReport
 	err     error
 	cancel  bool
@@ -495,5 +495,5 @@ func (l *Layer) Gathered(s *snapshot.Snapshot) {
 // newRound is a round on s, with the gate's holds for its liveness guard
 // (core goroutine).
 func (l *Layer) newRound(s *snapshot.Snapshot) *Round {
-	return &Round{l: l, snap: s, holds: l.gate.heldFilters()}
+	return &Round{l: l, snap: s, holds: l.gate.heldKinds()}
 }

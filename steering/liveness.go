@@ -101,6 +101,9 @@ type livenessSearch struct {
 	// peers are the peers the snapshot's checkpoints recorded, per member
 	// (closed.go).
 	peers map[node.ID][]node.ID
+	// vetoes, when set, are kinds the walks hold as the immediate check
+	// does (vetoModel): the liveness guard's veto holds.
+	vetoes filterSet
 }
 
 // predictLiveness runs the round's random walks from m's start against the

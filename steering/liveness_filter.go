@@ -63,6 +63,9 @@ func (ls *livenessSearch) checkFilter(ctx context.Context, safety []consequence.
 // state where every liveness property holds.
 func (ls *livenessSearch) walksLive(fs filterSet) (bool, error) {
 	bm := ls.budget.model(ls.m.WithIntercept(fs.intercept))
+	if len(ls.vetoes) > 0 {
+		bm.veto = ls.vetoModel(fs)
+	}
 	opts := ls.opts
 	opts.Walks = 1
 	live, walks := 0, ls.c.cfg.Walks
@@ -93,33 +96,36 @@ func (ls *livenessSearch) liveFraction(fs filterSet) (bool, uint64, error) {
 }
 
 // guardHolds is the liveness guard of the escalation rule (gate.go): with
-// the round's filters and the kinds the gate holds in place, the walks
-// must reach live states as often as Config.LiveFraction asks, unless
-// they fail as often without the holds (then the holds are not what
-// keeps the neighbourhood from progress). "Without the holds" leaves out
-// the round's own filters of a held kind too: a kind is held because
+// the round's filters and the kinds the gate holds in place (heldKinds),
+// the walks must reach live states as often as Config.LiveFraction asks,
+// unless they fail as often without the holds (then the holds are not
+// what keeps the neighbourhood from progress). "Without the holds" leaves
+// out the round's own filters of a held kind too: a kind is held because
 // round after round installs its filter, so comparing against a set that
 // still stops it would find the holds harmless exactly when they starve
 // the neighbourhood (issue 27: a Paxos proposer's retry, reinstalled by
 // every round, kept two of three learners from learning for ever). It
 // records the holds in rep.Starving when they starve it.
-func (c *Controller) guardHolds(ctx context.Context, m *consequence.ActorModel, installed, holds filterSet, rep *RoundReport) error {
-	if len(holds) == 0 || len(c.live) == 0 || c.cfg.Walks <= 0 || c.cfg.Mode == Off {
+func (c *Controller) guardHolds(ctx context.Context, m *consequence.ActorModel, installed filterSet, holds heldKinds, rep *RoundReport) error {
+	all := holds.all()
+	if len(all) == 0 || len(c.live) == 0 || c.cfg.Walks <= 0 || c.cfg.Mode == Off {
 		return nil
 	}
 	ls := c.newLivenessSearch(ctx, m)
 	defer ls.budget.cancel()
 	defer func() { rep.States += ls.budget.steps }()
 	ls.opts.Weight = c.guardWeight
-	with, err := ls.walksLive(append(slices.Clone(installed), holds...))
+	ls.vetoes = holds.vetoes
+	with, err := ls.walksLive(append(slices.Clone(installed), holds.filters...))
+	ls.vetoes = nil
 	if err != nil || with {
 		return ls.settle(ctx, err)
 	}
-	without, err := ls.walksLive(installed.without(holds))
+	without, err := ls.walksLive(installed.without(all))
 	if err != nil || !without {
 		return ls.settle(ctx, err)
 	}
-	rep.Starving = slices.Clone(holds)
+	rep.Starving = all
 	return nil
 }
 

@@ -38,10 +38,12 @@ func (b *walkBudget) model(m *consequence.ActorModel) *budgetModel {
 	return &budgetModel{m: m, b: b}
 }
 
-// budgetModel is an actor model whose steps count against a walkBudget.
+// budgetModel is an actor model whose steps count against a walkBudget,
+// with the liveness guard's veto holds when veto is set.
 type budgetModel struct {
-	m *consequence.ActorModel
-	b *walkBudget
+	m    *consequence.ActorModel
+	b    *walkBudget
+	veto *vetoModel
 }
 
 var _ consequence.Model[*consequence.GlobalState, consequence.ActorAction] = (*budgetModel)(nil)
@@ -57,6 +59,11 @@ func (bm *budgetModel) Next(g *consequence.GlobalState, a consequence.ActorActio
 	b.steps++
 	if b.steps > b.limit {
 		b.cancel() // idempotent
+	}
+	if bm.veto != nil {
+		if next, enabled, held := bm.veto.next(bm.m, g, a); held {
+			return next, enabled
+		}
 	}
 	return bm.m.Next(g, a)
 }
