@@ -523,8 +523,12 @@ type Controller struct {
 	lastKnown map[node.ID]knownCheckpoint
 	// memo is the last completed round's outcome.
 	memo *roundMemo
-	// known is the immediate check's merged view (immediate.go).
-	known *knownView
+	// known is the immediate check's merged view (immediate.go); sighted
+	// when the last snapshot that held another node completed;
+	// viewVersion counts the changes of either (durable.go).
+	known       *knownView
+	sighted     time.Time
+	viewVersion uint64
 	// pending are the steering requests for the next round (setRequests).
 	pending []pendingRequest
 	// holds are the kinds the layer's gate holds, for the next round's

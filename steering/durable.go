@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -43,6 +44,20 @@ type durableState struct {
 	Filters []Filter      `json:"filters,omitempty"`
 	Holds   []durableHold `json:"holds,omitempty"`
 	Paths   []durablePath `json:"paths,omitempty"`
+	// View is the immediate check's view of the other nodes (CheckView),
+	// Sighted when a snapshot last held one of them: what a restarted
+	// node still knows about its neighbours, so its first events are
+	// judged on it (RememberView).
+	View    []durableKnown `json:"view,omitempty"`
+	Sighted time.Time      `json:"sighted,omitempty"`
+}
+
+// durableKnown is a node of the check's view: its checkpoint encoding
+// (node.DecodeCheckpoint) and when the snapshot that held it completed.
+type durableKnown struct {
+	Node  node.ID   `json:"node"`
+	At    time.Time `json:"at"`
+	State []byte    `json:"state"`
 }
 
 // durableHold is an escalation (gate.go).
@@ -80,10 +95,11 @@ func (l *Layer) DurableState() ([]byte, bool) {
 	l.mu.Lock()
 	paths, pv := l.paths, l.pathsVersion
 	l.mu.Unlock()
-	if l.gate.version == l.savedGate && pv == l.savedPaths && l.saved != nil {
+	if l.gate.version == l.savedGate && pv == l.savedPaths && l.gate.viewVersion == l.savedView && l.saved != nil {
 		return l.saved, false
 	}
-	st := durableState{Format: DurableFormat, Filters: l.gate.Filters(), Paths: paths}
+	st := durableState{Format: DurableFormat, Filters: l.gate.Filters(), Paths: paths, Sighted: l.gate.sighted}
+	st.View = l.gate.exportView()
 	for k, e := range l.gate.escalated {
 		st.Holds = append(st.Holds, durableHold{Kind: k.kind, Peer: k.peer, Name: k.name, Filter: e.filter, Since: e.since, Free: e.free})
 	}
@@ -94,7 +110,7 @@ func (l *Layer) DurableState() ([]byte, bool) {
 		panic(fmt.Sprintf("steering: encoding the durable state: %v", err))
 	}
 	changed := string(data) != string(l.saved)
-	l.saved, l.savedGate, l.savedPaths = data, l.gate.version, pv
+	l.saved, l.savedGate, l.savedPaths, l.savedView = data, l.gate.version, pv, l.gate.viewVersion
 	return data, changed
 }
 
@@ -120,11 +136,14 @@ func (l *Layer) RestoreDurable(data []byte) error {
 		l.gate.escalated[k] = &escalation{since: h.Since, filter: h.Filter, key: k, free: h.Free}
 	}
 	l.explorer.importPaths(st.Paths)
+	if err := l.gate.importView(st.View, st.Sighted); err != nil {
+		l.log.Error("steering: the durable view does not decode; the check starts without it", slog.Any("error", err))
+	}
 	l.install(l.gate.Filters(), time.Time{})
 	l.mu.Lock()
 	l.paths = st.Paths
 	l.mu.Unlock()
-	l.saved, l.savedGate, l.savedPaths = append([]byte(nil), data...), l.gate.version, l.pathsVersion
+	l.saved, l.savedGate, l.savedPaths, l.savedView = append([]byte(nil), data...), l.gate.version, l.pathsVersion, l.gate.viewVersion
 	return nil
 }
 
@@ -140,8 +159,8 @@ func decodeDurable(data []byte, self node.ID) (durableState, error) {
 	if st.Format != DurableFormat {
 		return st, fmt.Errorf("steering: durable record of format %q, want %q", st.Format, DurableFormat)
 	}
-	if len(st.Filters) > maxDurableFilters || len(st.Holds) > maxDurableFilters || len(st.Paths) > maxDurableFilters {
-		return st, fmt.Errorf("steering: durable record with %d filters, %d holds, %d paths (at most %d each)", len(st.Filters), len(st.Holds), len(st.Paths), maxDurableFilters)
+	if len(st.Filters) > maxDurableFilters || len(st.Holds) > maxDurableFilters || len(st.Paths) > maxDurableFilters || len(st.View) > maxDurableFilters {
+		return st, fmt.Errorf("steering: durable record with %d filters, %d holds, %d paths, %d nodes in view (at most %d each)", len(st.Filters), len(st.Holds), len(st.Paths), len(st.View), maxDurableFilters)
 	}
 	check := func(f *Filter) error {
 		if f != nil && (f.Node != self || f.Kind < FilterMessage || f.Kind > FilterTransportError) {
@@ -168,6 +187,48 @@ func decodeDurable(data []byte, self node.ID) (durableState, error) {
 		}
 	}
 	return st, nil
+}
+
+// exportView returns the check's view of the other nodes, ascending by
+// node (nil when it holds none). A state that does not encode is left out.
+func (c *Controller) exportView() []durableKnown {
+	if c.known == nil {
+		return nil
+	}
+	var out []durableKnown
+	for _, id := range c.known.ids {
+		n := c.known.nodes[id]
+		if id == c.self || n.st == nil {
+			continue
+		}
+		b, err := n.st.AppendCheckpoint(nil)
+		if err != nil {
+			continue
+		}
+		out = append(out, durableKnown{Node: id, At: n.at, State: b})
+	}
+	return out
+}
+
+// importView makes ks the check's view (RestoreDurable). A checkpoint
+// that does not decode fails the whole view, which is then left empty.
+func (c *Controller) importView(ks []durableKnown, sighted time.Time) error {
+	c.known, c.sighted = nil, sighted
+	if len(ks) == 0 {
+		c.viewVersion++
+		return nil
+	}
+	k := &knownView{nodes: make(map[node.ID]knownState, len(ks))}
+	for _, d := range ks {
+		st, err := node.DecodeCheckpoint(d.State, c.cfg.Spec.New)
+		if err != nil {
+			c.viewVersion++
+			return fmt.Errorf("steering: durable view of %v: %w", d.Node, err)
+		}
+		k.nodes[d.Node] = knownState{st: &st, at: d.At}
+	}
+	c.setKnown(k)
+	return nil
 }
 
 // sortHolds orders holds by kind, peer and name, so equal states encode

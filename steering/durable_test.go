@@ -7,6 +7,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // The durable record round-trips: a layer that predicted Figure 2 (its
@@ -123,5 +124,63 @@ func TestVolatileLayerKeepsNothing(t *testing.T) {
 	l.install([]Filter{{Kind: FilterMessage, Node: 9, From: 13, Type: "randtree.Probe"}}, time.Unix(5000, 0))
 	if data, changed := l.DurableState(); data != nil || changed {
 		t.Fatalf("a volatile layer made %q durable (changed %v)", data, changed)
+	}
+}
+
+// What a node knew of its neighbours outlives its reset, and a snapshot of
+// itself alone does not age it: n3's check, with n2 holding the lock in
+// its view, vetoes the Grant that would make n3 a second holder — after a
+// restart that restored the durable record, and after a first gather that
+// reached nobody, five minutes on. Without the record the restarted node
+// sees only itself and lets the Grant through; after a gather that did
+// reach a node, the view ages as before (ImmediateMemory).
+func TestCheckViewOutlivesTheReset(t *testing.T) {
+	spec := grantSpec()
+	before := StartSnapshot(t, spec, []node.ID{1, 2, 3}, 3)
+	later := func(ids ...node.ID) *snapshot.Snapshot {
+		s := StartSnapshot(t, spec, ids, 3)
+		s.At = before.At.Add(5 * time.Minute)
+		return s
+	}
+	layer := func() *Layer {
+		l, _ := grantLayer(t, 3, func(c *LayerConfig) {
+			c.Controller.Mode = Off
+			c.Immediate, c.ImmediateMemory = true, 30*time.Second
+		})
+		return l
+	}
+	vetoed := func(l *Layer) bool {
+		t.Helper()
+		ev := node.Event{Kind: node.EventMessage, From: 1, Msg: grantReply{}, At: before.At.Add(6 * time.Minute)}
+		v, _, err := l.Gate(ev.At, ev, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return !v.Handle
+	}
+	old := layer()
+	old.Gathered(before)
+	data, _ := old.DurableState()
+
+	restored := layer()
+	if err := restored.RestoreDurable(data); err != nil {
+		t.Fatal(err)
+	}
+	restored.Gathered(later(3))
+	if !vetoed(restored) {
+		t.Error("the restarted node let the second Grant through with n2's lock in its durable view")
+	}
+	blank := layer()
+	blank.Gathered(later(3))
+	if vetoed(blank) {
+		t.Error("a node that knows nobody vetoed the Grant: the test proves nothing")
+	}
+	aged := layer()
+	if err := aged.RestoreDurable(data); err != nil {
+		t.Fatal(err)
+	}
+	aged.Gathered(later(1, 3))
+	if vetoed(aged) {
+		t.Error("a gather that reached n1 five minutes on kept n2's old state past ImmediateMemory")
 	}
 }

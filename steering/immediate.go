@@ -161,30 +161,50 @@ func (k *knownView) TimerScheduled(id node.ID, name string) bool {
 // RememberView merges the view of the snapshot the controller decoded last
 // (Explore), completed at at, into the immediate check's view: its nodes
 // at their new states, and the nodes only earlier snapshots held while
-// their snapshot completed at most memory before at (zero: the newest
-// snapshot alone). Decoded states are immutable, so the merge copies no
-// state. The layer calls it for every snapshot its gate decodes.
+// their snapshot completed at most memory before the last snapshot that
+// held a node besides this one (zero: that snapshot's nodes alone). A
+// snapshot of this node alone — a restarted node's first gather, before
+// it has heard from anyone — is no news about the others, so it neither
+// replaces nor ages them: what the node knew before its reset still
+// judges its first events (the zoo's logship follower appended the entry
+// after the gap, its view holding itself alone). Decoded states are immutable, so the
+// merge copies no state. The layer calls it for every snapshot its gate
+// decodes.
 func (c *Controller) RememberView(at time.Time, memory time.Duration) {
 	if c.view == nil {
 		return
 	}
-	k := &knownView{nodes: make(map[node.ID]knownState, len(c.view.Nodes()))}
-	for _, id := range c.view.Nodes() {
+	ids := c.view.Nodes()
+	ref := at
+	blind := len(ids) == 0 || (len(ids) == 1 && ids[0] == c.self)
+	if blind && !c.sighted.IsZero() {
+		ref = c.sighted
+	} else if !blind {
+		c.sighted = at
+	}
+	k := &knownView{nodes: make(map[node.ID]knownState, len(ids))}
+	for _, id := range ids {
 		k.nodes[id] = knownState{st: c.view.State(id), at: at}
 	}
-	if old := c.known; old != nil && memory > 0 {
+	if old := c.known; old != nil && (memory > 0 || blind) {
 		for id, n := range old.nodes {
-			if _, ok := k.nodes[id]; !ok && at.Sub(n.at) <= memory {
+			if _, ok := k.nodes[id]; !ok && ref.Sub(n.at) <= memory {
 				k.nodes[id] = n
 			}
 		}
 	}
+	c.setKnown(k)
+}
+
+// setKnown makes k the immediate check's view (its IDs sorted here).
+func (c *Controller) setKnown(k *knownView) {
 	k.ids = make([]node.ID, 0, len(k.nodes))
 	for id := range k.nodes {
 		k.ids = append(k.ids, id)
 	}
 	slices.Sort(k.ids)
 	c.known = k
+	c.viewVersion++
 }
 
 // CheckView returns the view the immediate check evaluates properties on:

@@ -352,7 +352,7 @@ type Layer struct {
 	paths                 []durablePath
 	pathsVersion          uint64
 	saved                 []byte
-	savedGate, savedPaths uint64
+	savedGate, savedPaths, savedView uint64
 
 	// The requester's side, on the core goroutine: requests sent within
 	// their TTL (by filter and property), and the last request ID.
