@@ -349,9 +349,9 @@ type Layer struct {
 	// The durable state (durable.go): the explorer's error paths as of
 	// its last round (under mu), and what DurableState returned last with
 	// the versions it was made from (core goroutine).
-	paths                 []durablePath
-	pathsVersion          uint64
-	saved                 []byte
+	paths                            []durablePath
+	pathsVersion                     uint64
+	saved                            []byte
 	savedGate, savedPaths, savedView uint64
 
 	// The requester's side, on the core goroutine: requests sent within
