@@ -26,3 +26,10 @@ func SetPacking[S, A any](c *Checker[S, A], pack bool) *Checker[S, A] {
 	}
 	return c
 }
+
+// SetSleepByPosition makes a KeyedCommuter's sleep sets name positions in
+// the Actions list, as a plain Commuter's do, so tests compare the two.
+func SetSleepByPosition[S, A any](c *Checker[S, A]) *Checker[S, A] {
+	c.opts.sleepByPosition = 1
+	return c
+}

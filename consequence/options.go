@@ -150,6 +150,9 @@ type Options struct {
 	// parallelRound overrides parallelRound (tests make levels span many
 	// rounds).
 	parallelRound int
+	// sleepByPosition, if set, makes a KeyedCommuter's sleep sets name
+	// positions as a Commuter's do (tests compare the two).
+	sleepByPosition int
 	// packing overrides packs' choice: 1 packs, -1 does not (tests run
 	// small searches both ways).
 	packing int

@@ -55,6 +55,11 @@ const checkEvery = 256
 // than checkEvery actions makes between looks at the budgets.
 const bigStateCheck = 16
 
+// directBatch is how many successors direct mode collects, from
+// consecutive frontier states, before it inserts them (touching their
+// buckets first).
+const directBatch = 32
+
 // touchBatch is how many visited-set buckets phase B touches ahead of
 // inserting into them.
 const touchBatch = 16
@@ -156,6 +161,9 @@ func (c *chunk[S]) reset(lo, hi, groups, props int) {
 type worker[S, A any] struct {
 	acts  []Action[A]
 	sacts []Action[A] // partial-order reduction: a successor's actions
+	// bits holds, while a state is expanded with partial-order reduction,
+	// each action's bit in a sleep set (sleepKeys).
+	bits []uint64
 	marks nodeMarks
 	succ  []cand[S] // direct mode: the successors of one state
 	sink  uint64    // keeps bucket touches from being optimised away
@@ -184,6 +192,7 @@ type run[S, A any] struct {
 	// sets (BFS, unless Options.DisablePOR); index then finds a state of
 	// the next level by fingerprint, one per shard group.
 	por    Commuter[S, A]
+	keyed  KeyedCommuter[S, A] // por's keys, if it has them and keys are not off
 	index  []levelIndex
 	nextFP func(int) node.Hash // the fingerprint of a state of next
 	// packer keeps the levels of a PackingModel as words (nil: as states).
@@ -246,6 +255,9 @@ func newRun[S, A any](ctx context.Context, m Model[S, A], props []Property[S], o
 	}
 	if c, ok := m.(Commuter[S, A]); ok && opts.Strategy == BFS && !opts.DisablePOR {
 		r.por = c
+		if k, ok := c.(KeyedCommuter[S, A]); ok && opts.sleepByPosition == 0 {
+			r.keyed = k
+		}
 		r.index = make([]levelIndex, r.groups)
 		r.nextFP = func(i int) node.Hash { return r.fpAt(&r.next, i) }
 	}
@@ -674,7 +686,10 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 	}
 	var asleep uint64
 	if r.por != nil {
-		asleep = r.cur.sleep[i]
+		// Keys of actions no longer enabled are dropped here, so that
+		// they are never candidates of Commute (keyed sleep sets carry
+		// them).
+		asleep = r.cur.sleep[i] & r.sleepKeys(w, acts)
 	}
 	var planAt uint32
 	full := r.depth < r.opts.FullDepth
@@ -683,10 +698,9 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 		w.marks.reset()
 	}
 	var gen, pruned, slept uint64
-	var taken uint64 // the actions among the first sleepBits taken so far
+	var taken uint64 // the sleep-set bits of the actions taken so far
 	moved := false
-	clear(w.succ)
-	w.succ = w.succ[:0]
+	mark := len(w.succ) // direct mode: the successors of earlier states wait there
 	// A state with many actions is a large state (an action per node at
 	// least), and each successor copies its node list: its expansion
 	// alone can outgrow the budgets, which are otherwise looked at
@@ -695,10 +709,16 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 	watch := len(acts) > checkEvery
 	for k := range acts {
 		if watch && k%bigStateCheck == bigStateCheck-1 && r.expired() {
+			clear(w.succ[mark:])
+			w.succ = w.succ[:mark]
 			return false
 		}
 		a := &acts[k]
-		if k < sleepBits && asleep&(1<<k) != 0 {
+		var bit uint64
+		if r.por != nil {
+			bit = w.bits[k]
+		}
+		if asleep&bit != 0 {
 			slept++
 			continue
 		}
@@ -716,9 +736,7 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 		if fp != pfp && r.por != nil {
 			z = r.sleepAfter(w, s, acts, k, asleep|taken, succ)
 		}
-		if k < sleepBits {
-			taken |= 1 << k
-		}
+		taken |= bit
 		if fp == pfp {
 			continue // stutter
 		}
@@ -729,10 +747,15 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 			c.groups[g] = append(c.groups[g], uint32(len(c.cands)-1))
 			continue
 		}
-		w.succ = append(w.succ, cand[S]{state: succ, fp: fp, sleep: z, ord: uint16(k)})
+		w.succ = append(w.succ, cand[S]{state: succ, fp: fp, sleep: z, parent: uint32(i), ord: uint16(k)})
 	}
-	if c == nil && len(w.succ) > 0 {
-		refused = r.insertDirect(w, i)
+	// Direct mode inserts the successors of several states at once (the
+	// more cache misses overlap, the fewer stalls), but never past a
+	// state whose successors might exceed the state budget: the budget
+	// can then refuse only the last state's, as if each state's were
+	// inserted after its expansion.
+	if c == nil && (len(w.succ) >= directBatch || !r.roomFor(len(w.succ))) {
+		refused = r.insertDirect(w)
 	}
 	if c != nil {
 		c.gen += gen
@@ -743,7 +766,7 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 		r.res.Pruned += pruned
 		r.res.Slept += slept
 	}
-	if !moved && pruned == 0 && len(r.live) > 0 && (slept == 0 || !r.sleepersMove(s, pfp, acts, asleep)) {
+	if !moved && pruned == 0 && len(r.live) > 0 && (slept == 0 || !r.sleepersMove(w, s, pfp, acts, asleep)) {
 		r.checkLiveness(c, s, pfp, r.depth, i)
 	}
 	return refused
@@ -766,12 +789,16 @@ func (r *run[S, A]) localAllowed(w *worker[S, A], i int, planAt *uint32, a *Acti
 	return allowed || (!a.Fault && full)
 }
 
-// insertDirect inserts the successors of frontier state i collected in
-// w.succ, in order, into the visited set and the next level. It first
-// touches every successor's home bucket, so that the cache misses overlap
-// instead of coming one after the other. It reports whether the state budget
-// refused a new state.
-func (r *run[S, A]) insertDirect(w *worker[S, A], i int) (refused bool) {
+// insertDirect inserts the successors collected in w.succ (of one or more
+// frontier states, in global order) into the visited set and the next
+// level, and empties w.succ. It first touches every successor's home
+// bucket, so that the cache misses overlap instead of coming one after the
+// other. It reports whether the state budget refused a new state.
+func (r *run[S, A]) insertDirect(w *worker[S, A]) (refused bool) {
+	defer func() {
+		clear(w.succ) // drop references to states
+		w.succ = w.succ[:0]
+	}()
 	for j := range w.succ {
 		w.sink += r.visited.touch(w.succ[j].fp)
 		if r.por != nil {
@@ -797,7 +824,7 @@ func (r *run[S, A]) insertDirect(w *worker[S, A], i int) (refused bool) {
 			r.mergeSleep(r.visited.shard(sc.fp)%r.groups, sc.fp, at, true, sc.sleep)
 		}
 		l := &r.links[r.depth+1]
-		l.parent = append(l.parent, uint32(i))
+		l.parent = append(l.parent, sc.parent)
 		l.ord = append(l.ord, sc.ord)
 		r.checkSafety(nil, sc.state, sc.fp, r.depth+1, at)
 	}
@@ -808,6 +835,12 @@ func (r *run[S, A]) insertDirect(w *worker[S, A], i int) (refused bool) {
 // calling goroutine.
 func (r *run[S, A]) expandDirect(from int) {
 	w := r.workers[0]
+	defer func() {
+		// The states expanded whole before a stop keep their successors.
+		if len(w.succ) > 0 && r.insertDirect(w) {
+			r.refused = true
+		}
+	}()
 	for i := from; i < r.cur.len(); i++ {
 		if (i-from)%checkEvery == 0 && r.expired() {
 			return

@@ -2,6 +2,7 @@ package consequence
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 )
@@ -25,13 +26,41 @@ import (
 // check; only the transitions taken (Result.Generated) shrink, by
 // Result.Slept.
 
+// A sleep set is a 64-bit set. For a Commuter it names positions in the
+// state's Actions list (the first sleepBits); for a KeyedCommuter, the
+// actions' keys, so that a successor's set is computed without listing the
+// successor's actions. sleepKeys fills w.bits with each action's bit and
+// returns their union: the bits the state's sleep set may keep.
+func (r *run[S, A]) sleepKeys(w *worker[S, A], acts []Action[A]) uint64 {
+	w.bits = slices.Grow(w.bits[:0], len(acts))[:len(acts)]
+	if r.keyed != nil {
+		r.keyed.KeyBits(acts, w.bits)
+	} else {
+		for k := range w.bits {
+			w.bits[k] = 0
+			if k < sleepBits {
+				w.bits[k] = 1 << k
+			}
+		}
+	}
+	var all uint64
+	for _, b := range w.bits {
+		all |= b
+	}
+	return all
+}
+
 // sleepAfter returns the sleep set of succ = Next(s, acts[k].Act), reached
-// from s, whose taken-or-asleep actions (among the first sleepBits) are
-// cands: those that commute with acts[k] in s, as positions in succ's
-// Actions list. Models list actions in a stable order (by node, channel,
-// timer), so each is looked for from where the previous one was found:
-// one pass over succ's list in the common case, not one per action.
+// from s, whose taken-or-asleep actions are cands (sleep-set bits of s's
+// enabled actions): those that commute with acts[k] in s, as positions in
+// succ's Actions list, or as keys. Models list actions in a stable order
+// (by node, channel, timer), so each is looked for from where the previous
+// one was found: one pass over succ's list in the common case, not one per
+// action.
 func (r *run[S, A]) sleepAfter(w *worker[S, A], s S, acts []Action[A], k int, cands uint64, succ S) uint64 {
+	if r.keyed != nil {
+		return cands & r.keyed.Independent(s, acts[k])
+	}
 	var z uint64
 	listed := false
 	at := 0
@@ -73,12 +102,11 @@ func (r *run[S, A]) findAction(list []Action[A], x Action[A], from int) (int, bo
 // state whose taken actions all stutter is quiescent only if its sleeping
 // ones do too, and the liveness check of quiescent states must not depend
 // on the reduction.
-func (r *run[S, A]) sleepersMove(s S, fp node.Hash, acts []Action[A], asleep uint64) bool {
-	for asleep != 0 {
-		k := bits.TrailingZeros64(asleep)
-		asleep &= asleep - 1
-		if k >= len(acts) {
-			break
+// w.bits holds acts' sleep-set bits (sleepKeys).
+func (r *run[S, A]) sleepersMove(w *worker[S, A], s S, fp node.Hash, acts []Action[A], asleep uint64) bool {
+	for k := range acts {
+		if asleep&w.bits[k] == 0 {
+			continue
 		}
 		succ, ok := r.m.Next(s, acts[k].Act)
 		if ok && normFP(r.m.Fingerprint(succ)) != fp {
