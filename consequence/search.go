@@ -163,7 +163,7 @@ type worker[S, A any] struct {
 	sacts []Action[A] // partial-order reduction: a successor's actions
 	// bits holds, while a state is expanded with partial-order reduction,
 	// each action's bit in a sleep set (sleepKeys).
-	bits []uint64
+	bits  []uint64
 	marks nodeMarks
 	succ  []cand[S] // direct mode: the successors of one state
 	sink  uint64    // keeps bucket touches from being optimised away
