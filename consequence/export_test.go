@@ -33,3 +33,10 @@ func SetSleepByPosition[S, A any](c *Checker[S, A]) *Checker[S, A] {
 	c.opts.sleepByPosition = 1
 	return c
 }
+
+// SetPORProbe makes the checker weigh its sleep sets after n transitions
+// (default porProbe), so tests make small searches decide.
+func SetPORProbe[S, A any](c *Checker[S, A], n int) *Checker[S, A] {
+	c.opts.porProbe = n
+	return c
+}

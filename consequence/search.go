@@ -121,6 +121,7 @@ type chunk[S any] struct {
 	groups      [][]uint32 // candidate indices per shard group
 	gen, pruned uint64
 	slept       uint64
+	listed      uint64 // successors' Actions listed for their sleep sets
 	// phase B
 	isNew  []bool
 	newCnt []int // per shard group
@@ -146,7 +147,7 @@ func (c *chunk[S]) reset(lo, hi, groups, props int) {
 		c.groups[g] = c.groups[g][:0]
 		c.newCnt[g] = 0
 	}
-	c.gen, c.pruned, c.slept = 0, 0, 0
+	c.gen, c.pruned, c.slept, c.listed = 0, 0, 0, 0
 	c.off = 0
 	c.words, c.wlen = c.words[:0], c.wlen[:0]
 	clear(c.viols)
@@ -163,8 +164,10 @@ type worker[S, A any] struct {
 	sacts []Action[A] // partial-order reduction: a successor's actions
 	// bits holds, while a state is expanded with partial-order reduction,
 	// each action's bit in a sleep set (sleepKeys).
-	bits  []uint64
-	marks nodeMarks
+	bits []uint64
+	// listed counts the successors whose Actions sleepAfter listed.
+	listed uint64
+	marks  nodeMarks
 	succ  []cand[S] // direct mode: the successors of one state
 	sink  uint64    // keeps bucket touches from being optimised away
 }
@@ -193,6 +196,11 @@ type run[S, A any] struct {
 	// the next level by fingerprint, one per shard group.
 	por    Commuter[S, A]
 	keyed  KeyedCommuter[S, A] // por's keys, if it has them and keys are not off
+	// listed counts the successors whose Actions were listed for their
+	// sleep sets, and porDecided says whether the search has weighed them
+	// against the transitions slept (porPays).
+	listed     uint64
+	porDecided bool
 	index  []levelIndex
 	nextFP func(int) node.Hash // the fingerprint of a state of next
 	// packer keeps the levels of a PackingModel as words (nil: as states).
@@ -426,6 +434,7 @@ func (r *run[S, A]) step() error {
 		r.links[r.depth+1].compact()
 		r.depth++
 		r.cur, r.next = r.next, r.cur
+		r.weighPOR()
 		r.progress()
 	} else {
 		r.links = r.links[:len(r.links)-1]
@@ -698,6 +707,7 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 		w.marks.reset()
 	}
 	var gen, pruned, slept uint64
+	listed := w.listed
 	var taken uint64 // the sleep-set bits of the actions taken so far
 	moved := false
 	mark := len(w.succ) // direct mode: the successors of earlier states wait there
@@ -757,19 +767,27 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 	if c == nil && (len(w.succ) >= directBatch || !r.roomFor(len(w.succ))) {
 		refused = r.insertDirect(w)
 	}
-	if c != nil {
-		c.gen += gen
-		c.pruned += pruned
-		c.slept += slept
-	} else {
-		r.res.Generated += gen
-		r.res.Pruned += pruned
-		r.res.Slept += slept
-	}
+	r.count(c, gen, pruned, slept, w.listed-listed)
 	if !moved && pruned == 0 && len(r.live) > 0 && (slept == 0 || !r.sleepersMove(w, s, pfp, acts, asleep)) {
 		r.checkLiveness(c, s, pfp, r.depth, i)
 	}
 	return refused
+}
+
+// count adds one state's expansion counts to its chunk's (to the result's
+// in direct mode).
+func (r *run[S, A]) count(c *chunk[S], gen, pruned, slept, listed uint64) {
+	if c != nil {
+		c.gen += gen
+		c.pruned += pruned
+		c.slept += slept
+		c.listed += listed
+		return
+	}
+	r.res.Generated += gen
+	r.res.Pruned += pruned
+	r.res.Slept += slept
+	r.listed += listed
 }
 
 // localAllowed reports whether consequence prediction's plan lets the local
@@ -995,6 +1013,7 @@ func (r *run[S, A]) expandRound() (bool, error) {
 		r.res.Generated += c.gen
 		r.res.Pruned += c.pruned
 		r.res.Slept += c.slept
+		r.listed += c.listed
 		for _, p := range c.viols {
 			r.record(p)
 		}

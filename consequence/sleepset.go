@@ -71,6 +71,7 @@ func (r *run[S, A]) sleepAfter(w *worker[S, A], s S, acts []Action[A], k int, ca
 			continue
 		}
 		if !listed {
+			w.listed++
 			w.sacts = r.m.Actions(succ, w.sacts[:0])
 			listed = true
 		}
@@ -133,4 +134,42 @@ func (r *run[S, A]) mergeSleep(g int, fp node.Hash, at int, added bool, z uint64
 	if j, ok := x.find(fp, r.nextFP); ok {
 		r.next.sleep[j] &= z
 	}
+}
+
+// porProbe is how many transitions (taken and slept) a search makes with
+// sleep sets before it weighs what they cost against what they save.
+// Below it, sleep sets always run: steering's rounds and the tests' small
+// searches keep the full reduction.
+const porProbe = 1 << 16
+
+// weighPOR decides, once, at the end of the level in which the search
+// reached porProbe transitions, whether sleep sets run on. What they cost
+// is a listing of a successor's Actions (and the Commute calls before it)
+// for every successor with a commuting candidate; what they save is a
+// slept transition (a Next, a fingerprint, a visited-set lookup and that
+// successor's own listing). Measured on the actor model (docs/PERFORMANCE.md,
+// "Issue 33"), a listing costs about half what a slept transition saves:
+// sleep sets run on while they sleep at least one transition for two
+// listings. A KeyedCommuter lists nothing and always keeps them. The
+// decision reads counts only, so it is the same for any number of
+// workers; switching off changes which transitions are taken, never the
+// states visited, their depths or the violations.
+func (r *run[S, A]) weighPOR() {
+	if r.por == nil || r.porDecided || r.res.Generated+r.res.Slept < r.porProbe() {
+		return
+	}
+	r.porDecided = true
+	if r.keyed != nil || 2*r.res.Slept >= r.listed {
+		return
+	}
+	r.por, r.index, r.nextFP = nil, nil, nil
+	r.res.SleepSetsOff = r.depth
+}
+
+// porProbe returns porProbe, or the tests' override.
+func (r *run[S, A]) porProbe() uint64 {
+	if r.opts.porProbe > 0 {
+		return uint64(r.opts.porProbe)
+	}
+	return porProbe
 }
