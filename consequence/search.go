@@ -168,8 +168,8 @@ type worker[S, A any] struct {
 	// listed counts the successors whose Actions sleepAfter listed.
 	listed uint64
 	marks  nodeMarks
-	succ  []cand[S] // direct mode: the successors of one state
-	sink  uint64    // keeps bucket touches from being optimised away
+	succ   []cand[S] // direct mode: the successors of one state
+	sink   uint64    // keeps bucket touches from being optimised away
 }
 
 type run[S, A any] struct {
@@ -194,15 +194,15 @@ type run[S, A any] struct {
 	// por is the model's independence relation when the search uses sleep
 	// sets (BFS, unless Options.DisablePOR); index then finds a state of
 	// the next level by fingerprint, one per shard group.
-	por    Commuter[S, A]
-	keyed  KeyedCommuter[S, A] // por's keys, if it has them and keys are not off
+	por   Commuter[S, A]
+	keyed KeyedCommuter[S, A] // por's keys, if it has them and keys are not off
 	// listed counts the successors whose Actions were listed for their
 	// sleep sets, and porDecided says whether the search has weighed them
 	// against the transitions slept (porPays).
 	listed     uint64
 	porDecided bool
-	index  []levelIndex
-	nextFP func(int) node.Hash // the fingerprint of a state of next
+	index      []levelIndex
+	nextFP     func(int) node.Hash // the fingerprint of a state of next
 	// packer keeps the levels of a PackingModel as words (nil: as states).
 	packer Packer[S]
 	// frontierPeak is the most memory the two levels and the packer's
