@@ -18,7 +18,8 @@ func TestMain(m *testing.M) { livetest.VerifyTestMain(m) }
 // hold whatever the machine's speed: every configuration timed events and
 // put bytes on the wire; the plain cluster ran no layer (no immediate
 // check, checkpoint, round or layer byte); the immediate one checked every
-// event it timed and took checkpoints but ran no round; the steered one
+// event it timed (give or take the one a node was stepping as the phase
+// began) and took checkpoints but ran no round; the steered one
 // ran rounds too; the ratios are taken against plain; and the table and
 // the JSON carry them. No figure is compared with a bound: those depend on
 // the machine (docs/PERFORMANCE.md has them).
