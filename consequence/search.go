@@ -168,7 +168,7 @@ type worker[S, A any] struct {
 	// listed counts the successors whose Actions sleepAfter listed.
 	listed uint64
 	marks  nodeMarks
-	succ   []cand[S] // direct mode: the successors of one state
+	succ   []cand[S] // direct mode: successors waiting to be inserted (directBatch)
 	sink   uint64    // keeps bucket touches from being optimised away
 }
 
