@@ -70,12 +70,12 @@ func printReport(w io.Writer, rep *Report, asJSON bool) error {
 	}
 	fmt.Fprintf(w, "livecost: %s, %d nodes, %d phases of %v per configuration, load %s at the start, %s at the end\n",
 		rep.Service, rep.Nodes, rep.Rounds, time.Duration(rep.PhaseSeconds*float64(time.Second)), rep.LoadStart, rep.LoadEnd)
-	fmt.Fprintf(w, "%-9s %9s %10s %11s %11s %11s %12s %12s %8s %8s %11s\n",
-		"config", "events", "events/s", "CPU ns/ev", "p50 µs", "p99 µs", "wire B/ev", "layer B/ev", "rounds", "checks", "checkpoints")
+	fmt.Fprintf(w, "%-9s %9s %10s %9s %11s %11s %11s %12s %12s %8s %8s %11s %8s %8s\n",
+		"config", "events", "events/s", "CPU s/s", "CPU ns/ev", "p50 µs", "p99 µs", "wire B/ev", "layer B/ev", "rounds", "checks", "checkpoints", "filters", "held")
 	for _, s := range []Summary{rep.Plain, rep.Immediate, rep.Steered} {
-		fmt.Fprintf(w, "%-9s %9d %10.0f %11.0f %11.1f %11.1f %12.1f %12.1f %8d %8d %11d\n",
-			s.Config, s.Events, s.EventsPerSecond, s.CPUNanosPerEvent, s.P50Micros, s.P99Micros,
-			s.WireBytesPerEvent, s.LayerBytesPerEvent, s.Rounds, s.ImmediateChecks, s.Checkpoints)
+		fmt.Fprintf(w, "%-9s %9d %10.0f %9.3f %11.0f %11.1f %11.1f %12.1f %12.1f %8d %8d %11d %8d %8d\n",
+			s.Config, s.Events, s.EventsPerSecond, s.CPUShare, s.CPUNanosPerEvent, s.P50Micros, s.P99Micros,
+			s.WireBytesPerEvent, s.LayerBytesPerEvent, s.Rounds, s.ImmediateChecks, s.Checkpoints, s.FiltersInstalled, s.HeldBack)
 	}
 	for _, s := range []Summary{rep.Immediate, rep.Steered} {
 		fmt.Fprintf(w, "%s / plain: CPU per event %.3fx (%+.1f%%), p50 %+.1f µs, p99 %+.1f µs, wire bytes per event %.3fx\n",

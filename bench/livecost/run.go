@@ -69,15 +69,18 @@ type Report struct {
 // adds to plain's; WireRatio its bytes on the wire per event over
 // plain's.
 type Summary struct {
-	Config             string  `json:"config"`
-	CPURatio           float64 `json:"cpu_ratio"`
-	P50AddedMicros     float64 `json:"p50_added_us"`
-	P99AddedMicros     float64 `json:"p99_added_us"`
-	WireRatio          float64 `json:"wire_ratio"`
-	Events             uint64  `json:"events"`
-	Seconds            float64 `json:"seconds"`
-	EventsPerSecond    float64 `json:"events_per_second"`
-	CPUNanosPerEvent   float64 `json:"cpu_ns_per_event"`
+	Config           string  `json:"config"`
+	CPURatio         float64 `json:"cpu_ratio"`
+	P50AddedMicros   float64 `json:"p50_added_us"`
+	P99AddedMicros   float64 `json:"p99_added_us"`
+	WireRatio        float64 `json:"wire_ratio"`
+	Events           uint64  `json:"events"`
+	Seconds          float64 `json:"seconds"`
+	EventsPerSecond  float64 `json:"events_per_second"`
+	CPUNanosPerEvent float64 `json:"cpu_ns_per_event"`
+	// CPUShare is the CPU time per second of wall time (the whole
+	// cluster's: 2 is both of a 2-core machine's cores).
+	CPUShare           float64 `json:"cpu_share"`
 	P50Micros          float64 `json:"p50_us"`
 	P99Micros          float64 `json:"p99_us"`
 	WireBytesPerEvent  float64 `json:"wire_bytes_per_event"`
@@ -85,6 +88,12 @@ type Summary struct {
 	Rounds             uint64  `json:"rounds"`
 	ImmediateChecks    uint64  `json:"immediate_checks"`
 	Checkpoints        uint64  `json:"checkpoints"`
+	// FiltersInstalled counts the rounds' filters; HeldBack the events
+	// the filters or the immediate check held back (filter hits and
+	// vetoes): a steered cluster that holds events back runs a lighter
+	// workload than the plain one.
+	FiltersInstalled uint64 `json:"filters_installed"`
+	HeldBack         uint64 `json:"held_back"`
 }
 
 // phase is what one phase measured.
@@ -179,14 +188,19 @@ func summarize(name string, ps []phase) Summary {
 	var lat []time.Duration
 	for _, p := range ps {
 		k = counts{k.events + p.k.events, k.wire + p.k.wire, k.layerWire + p.k.layerWire,
-			k.rounds + p.k.rounds, k.checks + p.k.checks, k.checkpoints + p.k.checkpoints}
+			k.rounds + p.k.rounds, k.checks + p.k.checks, k.checkpoints + p.k.checkpoints,
+			k.filters + p.k.filters, k.held + p.k.held}
 		cpu += p.cpu
 		wall += p.wall
 		lat = append(lat, p.lat...)
 	}
 	slices.Sort(lat)
 	s.Events, s.Seconds = k.events, wall.Seconds()
+	if wall > 0 {
+		s.CPUShare = cpu.Seconds() / wall.Seconds()
+	}
 	s.Rounds, s.ImmediateChecks, s.Checkpoints = k.rounds, k.checks, k.checkpoints
+	s.FiltersInstalled, s.HeldBack = k.filters, k.held
 	if k.events > 0 {
 		ev := float64(k.events)
 		s.EventsPerSecond = ev / wall.Seconds()
