@@ -751,13 +751,7 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 			continue // stutter
 		}
 		moved = true
-		if c != nil {
-			c.cands = append(c.cands, r.newCand(c, succ, fp, z, i, k))
-			g := r.visited.shard(fp) % r.groups
-			c.groups[g] = append(c.groups[g], uint32(len(c.cands)-1))
-			continue
-		}
-		w.succ = append(w.succ, cand[S]{state: succ, fp: fp, sleep: z, parent: uint32(i), ord: uint16(k)})
+		r.addSucc(w, c, succ, fp, z, i, k)
 	}
 	// Direct mode inserts the successors of several states at once (the
 	// more cache misses overlap, the fewer stalls), but never past a
@@ -772,6 +766,19 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 		r.checkLiveness(c, s, pfp, r.depth, i)
 	}
 	return refused
+}
+
+// addSucc keeps successor succ (fingerprint fp, sleep set z) of frontier
+// state i by its k-th action: as a candidate of chunk c, or in direct
+// mode (c == nil) among the worker's successors waiting to be inserted.
+func (r *run[S, A]) addSucc(w *worker[S, A], c *chunk[S], succ S, fp node.Hash, z uint64, i, k int) {
+	if c == nil {
+		w.succ = append(w.succ, cand[S]{state: succ, fp: fp, sleep: z, parent: uint32(i), ord: uint16(k)})
+		return
+	}
+	c.cands = append(c.cands, r.newCand(c, succ, fp, z, i, k))
+	g := r.visited.shard(fp) % r.groups
+	c.groups[g] = append(c.groups[g], uint32(len(c.cands)-1))
 }
 
 // count adds one state's expansion counts to its chunk's (to the result's
