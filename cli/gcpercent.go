@@ -68,13 +68,21 @@ func searchGCPercent(percent int, next func(consequence.Progress)) (progress fun
 // target returns the collector's target for the live heap now.
 func (t *gcTuner) target() int {
 	metrics.Read(t.live)
-	p := 100
+	var live uint64
 	if t.live[0].Value.Kind() == metrics.KindUint64 {
-		if live := t.live[0].Value.Uint64(); live > gcHeadroom {
-			p = int(100 * gcHeadroom / live)
-		}
+		live = t.live[0].Value.Uint64()
 	}
-	return min(100, max(t.percent, p))
+	return gcTarget(t.percent, live)
+}
+
+// gcTarget returns the collector's target for a live heap of live bytes:
+// the larger of percent and gcHeadroom over live, at most Go's default.
+func gcTarget(percent int, live uint64) int {
+	p := 100
+	if live > gcHeadroom {
+		p = int(100 * gcHeadroom / live)
+	}
+	return min(100, max(percent, p))
 }
 
 // tunedSearch returns obs with tune (searchGCPercent's callback, nil when
