@@ -16,7 +16,7 @@ BENCHTIME ?= 1s
 
 SHELL := bash
 
-.PHONY: all build test test-long test-times testbudget bench verify purity fuzz snapshot-sweep spin-compare zoo soak crash clean
+.PHONY: all build test test-long test-times testbudget bench verify purity fuzz snapshot-sweep spin-compare livecost zoo soak crash clean
 
 all: verify build test
 
@@ -107,12 +107,30 @@ snapshot-sweep:
 	SNAPSHOT_SEEDS=$(SEEDS) $(GO) test -count=1 -run TestSnapshotsAreConsistent -v -timeout 30m ./snapshot/
 
 # SPIN on the same two-phase-commit specification as consequence/twophase
-# (bench/spin/twophase.pml; docs/PERFORMANCE.md). Needs spin and a C
-# compiler; not part of `make test`. SPIN_RMS: numbers of resource managers.
-SPIN_RMS ?= 3 5 7 8
+# (bench/spin/twophase.pml; docs/PERFORMANCE.md, "Issue 33"), side by side
+# with our CLI and in-process benchmark on one core, size by size, run in
+# turn, with the ratios. Needs spin (Debian's package) and a C compiler;
+# not part of `make test`; 6 to 10 RMs take about 10 minutes (SPIN alone
+# spends 3.5 of them on 2PC-10, with 3 GB). SPIN_RMS: numbers of resource
+# managers; SPIN_VARIANTS: SPIN's compile variants to tabulate first
+# (noreduce por collapse hc4 claim; none by default).
+SPIN_RMS ?= 6 7 8 9 10
+SPIN_VARIANTS ?=
 spin-compare:
 	@command -v spin >/dev/null 2>&1 || { echo "spin-compare: spin is not installed; on Debian or Ubuntu: apt-get install spin" >&2; exit 1; }
-	bench/spin/run.sh $(SPIN_RMS)
+	ONLY="$(SPIN_VARIANTS)" bench/spin/run.sh $(SPIN_RMS)
+
+# The live runtime's own cost (bench/livecost; docs/PERFORMANCE.md, "Issue
+# 33"): a live 5-node MaceTransport cluster in one process over loopback
+# TCP, a message per node every 10 ms, run plain, with snapshots and the
+# immediate check, and with --mode steer --immediate, in rotating phases
+# (LIVECOST_ROUNDS of 20 s each); prints CPU per event, p50/p99 handled-
+# event latency and bytes on the wire per event, and the ratios to plain.
+# Not part of `make test` (its test, a short run, is). About 4 minutes.
+LIVECOST_ROUNDS ?= 3
+LIVECOST_FLAGS ?=
+livecost:
+	$(GO) run ./bench/livecost --rounds $(LIVECOST_ROUNDS) $(LIVECOST_FLAGS)
 
 # The bug zoo's scoreboard (examples/zoo/scoreboard): deep online debugging
 # and steering on every case, planted bug and fixed twin, for ZOO_SEEDS;

@@ -51,7 +51,10 @@ type checkOutput struct {
 	Pruned    uint64 `json:"pruned"`
 	// Slept counts the transitions partial-order reduction skipped
 	// (--por, BFS only).
-	Slept           uint64   `json:"slept,omitempty"`
+	Slept uint64 `json:"slept,omitempty"`
+	// SleepSetsOff is the first depth expanded without sleep sets because
+	// they did not pay (consequence.Result.SleepSetsOff; 0: not switched off).
+	SleepSetsOff    int      `json:"sleep_sets_off,omitempty"`
 	Depth           int      `json:"depth"`
 	DepthCounts     []uint64 `json:"depth_counts,omitempty"`
 	StatesPerSecond float64  `json:"states_per_second"`
@@ -290,7 +293,9 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	if f.model != "" {
 		gcPercent = modelGCPercent
 	}
-	defer searchGCPercent(gcPercent)()
+	var restoreGC func()
+	opts.Progress, restoreGC = searchGCPercent(gcPercent, opts.Progress)
+	defer restoreGC()
 	switch f.model {
 	case "":
 		out, err = checkService(ctx, cat, f, opts)
@@ -422,6 +427,7 @@ func fillResult[S, A any](out *checkOutput, res *consequence.Result[S, A]) {
 	out.Strategy = res.Strategy.String()
 	out.Stop = res.Stop.String()
 	out.Unique, out.Generated, out.Pruned, out.Slept = res.Unique, res.Generated, res.Pruned, res.Slept
+	out.SleepSetsOff = res.SleepSetsOff
 	out.Depth, out.DepthCounts = res.Depth, res.DepthCounts
 	out.StatesPerSecond = res.StatesPerSecond()
 	out.BytesPerState = res.BytesPerState()
@@ -571,6 +577,9 @@ func printCheckSummary(w io.Writer, o checkOutput) {
 	fmt.Fprintf(w, "states: %d unique, %d generated, %d pruned", o.Unique, o.Generated, o.Pruned)
 	if o.Slept > 0 {
 		fmt.Fprintf(w, ", %d slept (partial-order reduction)", o.Slept)
+	}
+	if o.SleepSetsOff > 0 {
+		fmt.Fprintf(w, ", sleep sets off from depth %d (they did not pay)", o.SleepSetsOff)
 	}
 	fmt.Fprintf(w, "; max depth %d\n", o.Depth)
 	fmt.Fprintf(w, "speed: %.0f unique states/s over %.2fs; memory %d B (%.1f B/state visited)", o.StatesPerSecond, o.WallSeconds, o.MemoryBytes, o.BytesPerState)

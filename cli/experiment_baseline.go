@@ -77,10 +77,11 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 		Faults: p.steerFaults(),
 		Budget: *budget, MaxStates: noneIfZero(*maxStates), Workers: *workers, MaxMemory: maxMemory,
 		OnSearch: searchProgress(stderr, *asJSON)}
+	tune, restoreGC := searchGCPercent(serviceGCPercent, nil)
+	cfg.OnSearch = tunedSearch(cfg.OnSearch, tune)
 	if maxMemory > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(maxMemory))
 	}
-	restoreGC := searchGCPercent(serviceGCPercent)
 	res, err := experiments.MaceMCBaseline(ctx, cfg, baselineOnline(&online))
 	restoreGC()
 	if err != nil {

@@ -4,14 +4,16 @@ import (
 	mrand "math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 )
 
 // TestActorIncrementalFingerprint walks random paths with every kind of
-// action and checks that the incrementally updated fingerprint always
-// equals the one computed from scratch, and that the parent of every step
+// action and checks that the incrementally updated fingerprint (and the
+// earliest timer the virtual clock keeps) always equals the one computed
+// from scratch, and that the parent of every step
 // keeps its fingerprint (successors never modify their parent).
 func TestActorIncrementalFingerprint(t *testing.T) {
 	for _, silent := range []bool{false, true} {
@@ -102,6 +104,9 @@ func checkIncrementalWalks(t *testing.T, m *ActorModel, walks, steps int, seed u
 			if next.connsH != connsComponent(next.conns) {
 				t.Fatalf("%v: stale connection hash", a)
 			}
+			if f, ok := scanFirstDue(next); ok != next.hasFirst || !f.Equal(next.first) {
+				t.Fatalf("%v: earliest timer %v %v incrementally, %v %v from scratch", a, next.first, next.hasFirst, f, ok)
+			}
 			if next.fp != next.fingerprint() {
 				t.Fatalf("seed %d walk %d step %d %v: incremental %v, from scratch %v", seed, walk, step, a, next.fp, next.fingerprint())
 			}
@@ -115,4 +120,19 @@ func checkIncrementalWalks(t *testing.T, m *ActorModel, walks, steps int, seed u
 		}
 	}
 	return kinds
+}
+
+// scanFirstDue is firstDue computed from every node's timers, without the
+// nodes' cached earliest timers (the incremental update checks against it).
+func scanFirstDue(g *GlobalState) (time.Time, bool) {
+	var first time.Time
+	found := false
+	for _, n := range g.nodes {
+		for _, t := range n.st.Timers {
+			if d := due(n, t); !found || d.Before(first) {
+				first, found = d, true
+			}
+		}
+	}
+	return first, found
 }

@@ -104,6 +104,11 @@ func (m *ActorModel) timerEnabled(n *actorNode, id node.ID, t node.Timer, first 
 	if d.After(first.Add(m.clockSkew())) {
 		return false
 	}
+	if m.opts.Intercept == nil {
+		// Every timer passes: no other timer of n is due before d
+		// exactly when d is n's earliest.
+		return !n.first.Before(d)
+	}
 	for _, u := range n.st.Timers {
 		if due(n, u).Before(d) && m.passes(id, u.Name) {
 			return false
@@ -159,18 +164,42 @@ func nameHash(name string) uint64 {
 	return h
 }
 
+// nodeFirstDue returns when node n's earliest timer is due, if it has one.
+func nodeFirstDue(n *actorNode) (time.Time, bool) {
+	var first time.Time
+	found := false
+	for _, t := range n.st.Timers {
+		if d := due(n, t); !found || d.Before(first) {
+			first, found = d, true
+		}
+	}
+	return first, found
+}
+
 // firstDue returns when g's earliest timer is due, if it has one.
 func firstDue(g *GlobalState) (time.Time, bool) {
 	var first time.Time
 	found := false
 	for _, n := range g.nodes {
-		for _, t := range n.st.Timers {
-			if d := due(n, t); !found || d.Before(first) {
-				first, found = d, true
-			}
+		if n.hasTimer && (!found || n.first.Before(first)) {
+			first, found = n.first, true
 		}
 	}
 	return first, found
+}
+
+// nextFirstDue returns firstDue(s.g) after node i changed from old, the
+// parent's earliest timer being due at pFirst (if pHas): when old's
+// timers were all due after pFirst, another node holds it and only the
+// new node can come before it; otherwise every node is looked at.
+func nextFirstDue(s *succ, i int, old *actorNode, pFirst time.Time, pHas bool) (time.Time, bool) {
+	if old == nil || !pHas || (old.hasTimer && !old.first.After(pFirst)) {
+		return firstDue(s.g)
+	}
+	if n := s.g.nodes[i]; n.hasTimer && n.first.Before(pFirst) {
+		return n.first, true
+	}
+	return pFirst, true
 }
 
 // setClock updates the state's clock component and its cached earliest
@@ -181,7 +210,7 @@ func (m *ActorModel) setClock(s *succ, i int, old *actorNode) {
 		return
 	}
 	parentFirst, parentHas := s.g.first, s.g.hasFirst
-	s.g.first, s.g.hasFirst = firstDue(s.g)
+	s.g.first, s.g.hasFirst = nextFirstDue(s, i, old, parentFirst, parentHas)
 	var h node.Hash
 	if old != nil && parentHas && s.g.hasFirst && parentFirst.Equal(s.g.first) {
 		id := m.ids[i]

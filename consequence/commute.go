@@ -37,3 +37,37 @@ type Commuter[S, A any] interface {
 // 64 of its Actions list (an action beyond them is never asleep, which is
 // always sound).
 const sleepBits = 64
+
+// KeyedCommuter is a Commuter whose transitions have small keys that name
+// the same transition in every state, and that can say at once which of a
+// state's actions commute with a given one. BFS then keeps sleep sets as
+// sets of keys, not of positions in a state's Actions list: the sleep set
+// of a successor is a mask (the candidates and Independent), with no call
+// to Actions on the successor and no search of its list — on two-phase
+// commit that search was most of the reduction's cost (docs/PERFORMANCE.md,
+// "Issue 33"). The reduction is the same: the search visits the same
+// states and takes the same transitions as with Commuter alone (tests
+// check it on twophase), as long as every action of a state has a key.
+//
+// The contract, on top of Commuter's:
+//
+//   - KeyBits(acts, bits) sets bits[k] to 1<<key, key in [0, 64), for the
+//     key of acts[k], or to 0 for an action that never sleeps (always
+//     sound); len(bits) == len(acts). Two actions, of any two states,
+//     have the same key exactly when SameAction says they are the same
+//     transition; two actions of one state never share a key. (One call
+//     per state, not per action: the search calls it on every state it
+//     expands.)
+//   - Independent(s, b), for b enabled in s, is a set of keys (bit k for
+//     key k) such that for every action x enabled in s, x's key is in it
+//     exactly when Commute(s, x, b). The search uses it in place of
+//     Commute; bits of keys no enabled action has are ignored.
+//
+// A key in a successor's sleep set whose action is not enabled there is
+// harmless: the search drops the keys of a state's sleep set that none of
+// its actions has before using it.
+type KeyedCommuter[S, A any] interface {
+	Commuter[S, A]
+	KeyBits(acts []Action[A], bits []uint64)
+	Independent(s S, b Action[A]) uint64
+}

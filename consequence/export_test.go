@@ -26,3 +26,17 @@ func SetPacking[S, A any](c *Checker[S, A], pack bool) *Checker[S, A] {
 	}
 	return c
 }
+
+// SetSleepByPosition makes a KeyedCommuter's sleep sets name positions in
+// the Actions list, as a plain Commuter's do, so tests compare the two.
+func SetSleepByPosition[S, A any](c *Checker[S, A]) *Checker[S, A] {
+	c.opts.sleepByPosition = 1
+	return c
+}
+
+// SetPORProbe makes the checker weigh its sleep sets after n transitions
+// (default porProbe), so tests make small searches decide.
+func SetPORProbe[S, A any](c *Checker[S, A], n int) *Checker[S, A] {
+	c.opts.porProbe = n
+	return c
+}

@@ -97,6 +97,12 @@ type actorNode struct {
 	hash node.Hash
 	// claim names the interner that made n canonical (intern.go).
 	claim claim
+	// first is when the node's earliest timer is due (due; if hasTimer),
+	// set by hashNode: the clock rule asks it of every node for every
+	// successor (firstDue, timerEnabled), and scanning every node's timers
+	// each time was a tenth of a 100-node round's time.
+	first    time.Time
+	hasTimer bool
 }
 
 // channel is the in-flight content of one directed channel. Immutable once

@@ -130,7 +130,11 @@ type Options struct {
 	// DisablePOR turns off partial-order reduction. BFS of a model that
 	// implements Commuter uses sleep sets by default: it visits the same
 	// states at the same depths and finds the same violations, taking
-	// fewer transitions (Result.Slept counts those it skips). Consequence
+	// fewer transitions (Result.Slept counts those it skips). A search
+	// that has made 65,536 transitions weighs them once: a model that is
+	// not a KeyedCommuter lists a successor's actions to compute its sleep
+	// set, and when the search slept fewer transitions than half those
+	// listings, it goes on without sleep sets (Result.SleepSetsOff). Consequence
 	// prediction never uses them (its pruning is by local state), nor do
 	// random walks. Set it to compare, or to count every transition.
 	DisablePOR bool
@@ -150,6 +154,12 @@ type Options struct {
 	// parallelRound overrides parallelRound (tests make levels span many
 	// rounds).
 	parallelRound int
+	// sleepByPosition, if set, makes a KeyedCommuter's sleep sets name
+	// positions as a Commuter's do (tests compare the two).
+	sleepByPosition int
+	// porProbe overrides porProbe (tests make small searches weigh their
+	// sleep sets).
+	porProbe int
 	// packing overrides packs' choice: 1 packs, -1 does not (tests run
 	// small searches both ways).
 	packing int

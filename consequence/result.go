@@ -99,6 +99,10 @@ type Result[S, A any] struct {
 	// was asleep in the state expanded, its successor reached by another
 	// path (see Options.DisablePOR). Zero without reduction.
 	Slept uint64
+	// SleepSetsOff is the depth whose level was the first expanded without
+	// sleep sets because they did not pay (see Options.DisablePOR); 0 when
+	// they ran throughout, or never ran.
+	SleepSetsOff int
 	// Depth is the deepest level at which a state was found.
 	Depth int
 	// DepthCounts[d] is the number of unique states first found at depth d.

@@ -55,6 +55,11 @@ const checkEvery = 256
 // than checkEvery actions makes between looks at the budgets.
 const bigStateCheck = 16
 
+// directBatch is how many successors direct mode collects, from
+// consecutive frontier states, before it inserts them (touching their
+// buckets first).
+const directBatch = 32
+
 // touchBatch is how many visited-set buckets phase B touches ahead of
 // inserting into them.
 const touchBatch = 16
@@ -116,6 +121,7 @@ type chunk[S any] struct {
 	groups      [][]uint32 // candidate indices per shard group
 	gen, pruned uint64
 	slept       uint64
+	listed      uint64 // successors' Actions listed for their sleep sets
 	// phase B
 	isNew  []bool
 	newCnt []int // per shard group
@@ -141,7 +147,7 @@ func (c *chunk[S]) reset(lo, hi, groups, props int) {
 		c.groups[g] = c.groups[g][:0]
 		c.newCnt[g] = 0
 	}
-	c.gen, c.pruned, c.slept = 0, 0, 0
+	c.gen, c.pruned, c.slept, c.listed = 0, 0, 0, 0
 	c.off = 0
 	c.words, c.wlen = c.words[:0], c.wlen[:0]
 	clear(c.viols)
@@ -156,9 +162,14 @@ func (c *chunk[S]) reset(lo, hi, groups, props int) {
 type worker[S, A any] struct {
 	acts  []Action[A]
 	sacts []Action[A] // partial-order reduction: a successor's actions
-	marks nodeMarks
-	succ  []cand[S] // direct mode: the successors of one state
-	sink  uint64    // keeps bucket touches from being optimised away
+	// bits holds, while a state is expanded with partial-order reduction,
+	// each action's bit in a sleep set (sleepKeys).
+	bits []uint64
+	// listed counts the successors whose Actions sleepAfter listed.
+	listed uint64
+	marks  nodeMarks
+	succ   []cand[S] // direct mode: successors waiting to be inserted (directBatch)
+	sink   uint64    // keeps bucket touches from being optimised away
 }
 
 type run[S, A any] struct {
@@ -183,9 +194,15 @@ type run[S, A any] struct {
 	// por is the model's independence relation when the search uses sleep
 	// sets (BFS, unless Options.DisablePOR); index then finds a state of
 	// the next level by fingerprint, one per shard group.
-	por    Commuter[S, A]
-	index  []levelIndex
-	nextFP func(int) node.Hash // the fingerprint of a state of next
+	por   Commuter[S, A]
+	keyed KeyedCommuter[S, A] // por's keys, if it has them and keys are not off
+	// listed counts the successors whose Actions were listed for their
+	// sleep sets, and porDecided says whether the search has weighed them
+	// against the transitions slept (porPays).
+	listed     uint64
+	porDecided bool
+	index      []levelIndex
+	nextFP     func(int) node.Hash // the fingerprint of a state of next
 	// packer keeps the levels of a PackingModel as words (nil: as states).
 	packer Packer[S]
 	// frontierPeak is the most memory the two levels and the packer's
@@ -246,6 +263,9 @@ func newRun[S, A any](ctx context.Context, m Model[S, A], props []Property[S], o
 	}
 	if c, ok := m.(Commuter[S, A]); ok && opts.Strategy == BFS && !opts.DisablePOR {
 		r.por = c
+		if k, ok := c.(KeyedCommuter[S, A]); ok && opts.sleepByPosition == 0 {
+			r.keyed = k
+		}
 		r.index = make([]levelIndex, r.groups)
 		r.nextFP = func(i int) node.Hash { return r.fpAt(&r.next, i) }
 	}
@@ -414,6 +434,7 @@ func (r *run[S, A]) step() error {
 		r.links[r.depth+1].compact()
 		r.depth++
 		r.cur, r.next = r.next, r.cur
+		r.weighPOR()
 		r.progress()
 	} else {
 		r.links = r.links[:len(r.links)-1]
@@ -674,7 +695,10 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 	}
 	var asleep uint64
 	if r.por != nil {
-		asleep = r.cur.sleep[i]
+		// Keys of actions no longer enabled are dropped here, so that
+		// they are never candidates of Commute (keyed sleep sets carry
+		// them).
+		asleep = r.cur.sleep[i] & r.sleepKeys(w, acts)
 	}
 	var planAt uint32
 	full := r.depth < r.opts.FullDepth
@@ -683,10 +707,10 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 		w.marks.reset()
 	}
 	var gen, pruned, slept uint64
-	var taken uint64 // the actions among the first sleepBits taken so far
+	listed := w.listed
+	var taken uint64 // the sleep-set bits of the actions taken so far
 	moved := false
-	clear(w.succ)
-	w.succ = w.succ[:0]
+	mark := len(w.succ) // direct mode: the successors of earlier states wait there
 	// A state with many actions is a large state (an action per node at
 	// least), and each successor copies its node list: its expansion
 	// alone can outgrow the budgets, which are otherwise looked at
@@ -695,10 +719,16 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 	watch := len(acts) > checkEvery
 	for k := range acts {
 		if watch && k%bigStateCheck == bigStateCheck-1 && r.expired() {
+			clear(w.succ[mark:])
+			w.succ = w.succ[:mark]
 			return false
 		}
 		a := &acts[k]
-		if k < sleepBits && asleep&(1<<k) != 0 {
+		var bit uint64
+		if r.por != nil {
+			bit = w.bits[k]
+		}
+		if asleep&bit != 0 {
 			slept++
 			continue
 		}
@@ -716,37 +746,55 @@ func (r *run[S, A]) expandOne(w *worker[S, A], i int, c *chunk[S]) (refused bool
 		if fp != pfp && r.por != nil {
 			z = r.sleepAfter(w, s, acts, k, asleep|taken, succ)
 		}
-		if k < sleepBits {
-			taken |= 1 << k
-		}
+		taken |= bit
 		if fp == pfp {
 			continue // stutter
 		}
 		moved = true
-		if c != nil {
-			c.cands = append(c.cands, r.newCand(c, succ, fp, z, i, k))
-			g := r.visited.shard(fp) % r.groups
-			c.groups[g] = append(c.groups[g], uint32(len(c.cands)-1))
-			continue
-		}
-		w.succ = append(w.succ, cand[S]{state: succ, fp: fp, sleep: z, ord: uint16(k)})
+		r.addSucc(w, c, succ, fp, z, i, k)
 	}
-	if c == nil && len(w.succ) > 0 {
-		refused = r.insertDirect(w, i)
+	// Direct mode inserts the successors of several states at once (the
+	// more cache misses overlap, the fewer stalls), but never past a
+	// state whose successors might exceed the state budget: the budget
+	// can then refuse only the last state's, as if each state's were
+	// inserted after its expansion.
+	if c == nil && (len(w.succ) >= directBatch || !r.roomFor(len(w.succ))) {
+		refused = r.insertDirect(w)
 	}
+	r.count(c, gen, pruned, slept, w.listed-listed)
+	if !moved && pruned == 0 && len(r.live) > 0 && (slept == 0 || !r.sleepersMove(w, s, pfp, acts, asleep)) {
+		r.checkLiveness(c, s, pfp, r.depth, i)
+	}
+	return refused
+}
+
+// addSucc keeps successor succ (fingerprint fp, sleep set z) of frontier
+// state i by its k-th action: as a candidate of chunk c, or in direct
+// mode (c == nil) among the worker's successors waiting to be inserted.
+func (r *run[S, A]) addSucc(w *worker[S, A], c *chunk[S], succ S, fp node.Hash, z uint64, i, k int) {
+	if c == nil {
+		w.succ = append(w.succ, cand[S]{state: succ, fp: fp, sleep: z, parent: uint32(i), ord: uint16(k)})
+		return
+	}
+	c.cands = append(c.cands, r.newCand(c, succ, fp, z, i, k))
+	g := r.visited.shard(fp) % r.groups
+	c.groups[g] = append(c.groups[g], uint32(len(c.cands)-1))
+}
+
+// count adds one state's expansion counts to its chunk's (to the result's
+// in direct mode).
+func (r *run[S, A]) count(c *chunk[S], gen, pruned, slept, listed uint64) {
 	if c != nil {
 		c.gen += gen
 		c.pruned += pruned
 		c.slept += slept
-	} else {
-		r.res.Generated += gen
-		r.res.Pruned += pruned
-		r.res.Slept += slept
+		c.listed += listed
+		return
 	}
-	if !moved && pruned == 0 && len(r.live) > 0 && (slept == 0 || !r.sleepersMove(s, pfp, acts, asleep)) {
-		r.checkLiveness(c, s, pfp, r.depth, i)
-	}
-	return refused
+	r.res.Generated += gen
+	r.res.Pruned += pruned
+	r.res.Slept += slept
+	r.listed += listed
 }
 
 // localAllowed reports whether consequence prediction's plan lets the local
@@ -766,12 +814,16 @@ func (r *run[S, A]) localAllowed(w *worker[S, A], i int, planAt *uint32, a *Acti
 	return allowed || (!a.Fault && full)
 }
 
-// insertDirect inserts the successors of frontier state i collected in
-// w.succ, in order, into the visited set and the next level. It first
-// touches every successor's home bucket, so that the cache misses overlap
-// instead of coming one after the other. It reports whether the state budget
-// refused a new state.
-func (r *run[S, A]) insertDirect(w *worker[S, A], i int) (refused bool) {
+// insertDirect inserts the successors collected in w.succ (of one or more
+// frontier states, in global order) into the visited set and the next
+// level, and empties w.succ. It first touches every successor's home
+// bucket, so that the cache misses overlap instead of coming one after the
+// other. It reports whether the state budget refused a new state.
+func (r *run[S, A]) insertDirect(w *worker[S, A]) (refused bool) {
+	defer func() {
+		clear(w.succ) // drop references to states
+		w.succ = w.succ[:0]
+	}()
 	for j := range w.succ {
 		w.sink += r.visited.touch(w.succ[j].fp)
 		if r.por != nil {
@@ -797,7 +849,7 @@ func (r *run[S, A]) insertDirect(w *worker[S, A], i int) (refused bool) {
 			r.mergeSleep(r.visited.shard(sc.fp)%r.groups, sc.fp, at, true, sc.sleep)
 		}
 		l := &r.links[r.depth+1]
-		l.parent = append(l.parent, uint32(i))
+		l.parent = append(l.parent, sc.parent)
 		l.ord = append(l.ord, sc.ord)
 		r.checkSafety(nil, sc.state, sc.fp, r.depth+1, at)
 	}
@@ -808,6 +860,12 @@ func (r *run[S, A]) insertDirect(w *worker[S, A], i int) (refused bool) {
 // calling goroutine.
 func (r *run[S, A]) expandDirect(from int) {
 	w := r.workers[0]
+	defer func() {
+		// The states expanded whole before a stop keep their successors.
+		if len(w.succ) > 0 && r.insertDirect(w) {
+			r.refused = true
+		}
+	}()
 	for i := from; i < r.cur.len(); i++ {
 		if (i-from)%checkEvery == 0 && r.expired() {
 			return
@@ -962,6 +1020,7 @@ func (r *run[S, A]) expandRound() (bool, error) {
 		r.res.Generated += c.gen
 		r.res.Pruned += c.pruned
 		r.res.Slept += c.slept
+		r.listed += c.listed
 		for _, p := range c.viols {
 			r.record(p)
 		}

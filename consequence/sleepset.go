@@ -2,6 +2,7 @@ package consequence
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 )
@@ -25,13 +26,41 @@ import (
 // check; only the transitions taken (Result.Generated) shrink, by
 // Result.Slept.
 
+// A sleep set is a 64-bit set. For a Commuter it names positions in the
+// state's Actions list (the first sleepBits); for a KeyedCommuter, the
+// actions' keys, so that a successor's set is computed without listing the
+// successor's actions. sleepKeys fills w.bits with each action's bit and
+// returns their union: the bits the state's sleep set may keep.
+func (r *run[S, A]) sleepKeys(w *worker[S, A], acts []Action[A]) uint64 {
+	w.bits = slices.Grow(w.bits[:0], len(acts))[:len(acts)]
+	if r.keyed != nil {
+		r.keyed.KeyBits(acts, w.bits)
+	} else {
+		for k := range w.bits {
+			w.bits[k] = 0
+			if k < sleepBits {
+				w.bits[k] = 1 << k
+			}
+		}
+	}
+	var all uint64
+	for _, b := range w.bits {
+		all |= b
+	}
+	return all
+}
+
 // sleepAfter returns the sleep set of succ = Next(s, acts[k].Act), reached
-// from s, whose taken-or-asleep actions (among the first sleepBits) are
-// cands: those that commute with acts[k] in s, as positions in succ's
-// Actions list. Models list actions in a stable order (by node, channel,
-// timer), so each is looked for from where the previous one was found:
-// one pass over succ's list in the common case, not one per action.
+// from s, whose taken-or-asleep actions are cands (sleep-set bits of s's
+// enabled actions): those that commute with acts[k] in s, as positions in
+// succ's Actions list, or as keys. Models list actions in a stable order
+// (by node, channel, timer), so each is looked for from where the previous
+// one was found: one pass over succ's list in the common case, not one per
+// action.
 func (r *run[S, A]) sleepAfter(w *worker[S, A], s S, acts []Action[A], k int, cands uint64, succ S) uint64 {
+	if r.keyed != nil {
+		return cands & r.keyed.Independent(s, acts[k])
+	}
 	var z uint64
 	listed := false
 	at := 0
@@ -42,6 +71,7 @@ func (r *run[S, A]) sleepAfter(w *worker[S, A], s S, acts []Action[A], k int, ca
 			continue
 		}
 		if !listed {
+			w.listed++
 			w.sacts = r.m.Actions(succ, w.sacts[:0])
 			listed = true
 		}
@@ -73,12 +103,11 @@ func (r *run[S, A]) findAction(list []Action[A], x Action[A], from int) (int, bo
 // state whose taken actions all stutter is quiescent only if its sleeping
 // ones do too, and the liveness check of quiescent states must not depend
 // on the reduction.
-func (r *run[S, A]) sleepersMove(s S, fp node.Hash, acts []Action[A], asleep uint64) bool {
-	for asleep != 0 {
-		k := bits.TrailingZeros64(asleep)
-		asleep &= asleep - 1
-		if k >= len(acts) {
-			break
+// w.bits holds acts' sleep-set bits (sleepKeys).
+func (r *run[S, A]) sleepersMove(w *worker[S, A], s S, fp node.Hash, acts []Action[A], asleep uint64) bool {
+	for k := range acts {
+		if asleep&w.bits[k] == 0 {
+			continue
 		}
 		succ, ok := r.m.Next(s, acts[k].Act)
 		if ok && normFP(r.m.Fingerprint(succ)) != fp {
@@ -105,4 +134,42 @@ func (r *run[S, A]) mergeSleep(g int, fp node.Hash, at int, added bool, z uint64
 	if j, ok := x.find(fp, r.nextFP); ok {
 		r.next.sleep[j] &= z
 	}
+}
+
+// porProbe is how many transitions (taken and slept) a search makes with
+// sleep sets before it weighs what they cost against what they save.
+// Below it, sleep sets always run: steering's rounds and the tests' small
+// searches keep the full reduction.
+const porProbe = 1 << 16
+
+// weighPOR decides, once, at the end of the level in which the search
+// reached porProbe transitions, whether sleep sets run on. What they cost
+// is a listing of a successor's Actions (and the Commute calls before it)
+// for every successor with a commuting candidate; what they save is a
+// slept transition (a Next, a fingerprint, a visited-set lookup and that
+// successor's own listing). Measured on the actor model (docs/PERFORMANCE.md,
+// "Issue 33"), a listing costs about half what a slept transition saves:
+// sleep sets run on while they sleep at least one transition for two
+// listings. A KeyedCommuter lists nothing and always keeps them. The
+// decision reads counts only, so it is the same for any number of
+// workers; switching off changes which transitions are taken, never the
+// states visited, their depths or the violations.
+func (r *run[S, A]) weighPOR() {
+	if r.por == nil || r.porDecided || r.res.Generated+r.res.Slept < r.porProbe() {
+		return
+	}
+	r.porDecided = true
+	if r.keyed != nil || 2*r.res.Slept >= r.listed {
+		return
+	}
+	r.por, r.index, r.nextFP = nil, nil, nil
+	r.res.SleepSetsOff = r.depth
+}
+
+// porProbe returns porProbe, or the tests' override.
+func (r *run[S, A]) porProbe() uint64 {
+	if r.opts.porProbe > 0 {
+		return uint64(r.opts.porProbe)
+	}
+	return porProbe
 }

@@ -207,3 +207,50 @@ func TestMemoryBudget(t *testing.T) {
 		t.Fatalf("negative budget: %v", err)
 	}
 }
+
+// noCarry is the product system with an independence relation that never
+// pays: Commute holds as in product, but SameAction never finds an action
+// again in a successor, so every successor's actions are listed and
+// nothing is ever asleep.
+type noCarry struct{ *product }
+
+func (noCarry) SameAction(x, y consequence.Action[pAct]) bool { return false }
+
+// TestSleepSetsWeighed: once a search has made the probe's transitions it
+// weighs its sleep sets. The product system's pay (they sleep more than
+// half as many transitions as they list successors) and run throughout;
+// noCarry's never sleep anything, are switched off at the same depth for
+// any number of workers, and the search then takes every transition the
+// reference takes. Either way the states, their depths and the violations
+// are the reference's.
+func TestSleepSetsWeighed(t *testing.T) {
+	p := &product{seed: 2, k: 5}
+	props := productProps(p.k)
+	want := reference[uint64, pAct](p, props, consequence.Options{MaxViolations: 1 << 20})
+	for _, tc := range []struct {
+		name string
+		m    consequence.Model[uint64, pAct]
+		off  bool
+	}{{"product", p, false}, {"noCarry", noCarry{p}, true}} {
+		offAt := -1
+		for _, workers := range []int{1, 3} {
+			c := consequence.NewChecker(tc.m).Properties(props...).
+				WithOptions(consequence.Options{Workers: workers, MaxViolations: 1 << 20})
+			consequence.SetPORProbe(consequence.SetMinParallel(c, 16), 2000)
+			res, err := c.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (res.SleepSetsOff > 0) != tc.off || (offAt >= 0 && res.SleepSetsOff != offAt) {
+				t.Fatalf("%s, %d workers: sleep sets off at depth %d (with 1 worker: %d), want off %v", tc.name, workers, res.SleepSetsOff, offAt, tc.off)
+			}
+			offAt = res.SleepSetsOff
+			if tc.off && (res.Slept != 0 || res.Generated != want.generated) || !tc.off && res.Slept == 0 {
+				t.Fatalf("%s: generated %d, slept %d; reference %d", tc.name, res.Generated, res.Slept, want.generated)
+			}
+			if !slices.Equal(res.DepthCounts, want.depthCounts) || !slices.Equal(violationSet(res.Violations), refViolationSet(want.violations)) {
+				t.Fatalf("%s: depths %v violations %v, reference %v %v", tc.name, res.DepthCounts, violationSet(res.Violations), want.depthCounts, refViolationSet(want.violations))
+			}
+		}
+	}
+}

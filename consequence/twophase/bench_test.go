@@ -2,8 +2,11 @@ package twophase_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
@@ -16,8 +19,15 @@ import (
 // per unique state.
 //
 //	go test ./consequence/twophase -run '^$' -bench Exhaustive -benchtime 5x
+//	go test ./consequence/twophase -run '^$' -bench 'Exhaustive/rms=10/workers=1$' -benchtime 1x -args -rms 10
+//
+// -rms chooses the sizes (bench/spin/run.sh sweeps 6 to 10 beside SPIN).
 func BenchmarkExhaustive(b *testing.B) {
-	for _, rms := range []int{5, 6, 7, 8} {
+	sizes, err := benchSizes(*benchRMs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, rms := range sizes {
 		for _, workers := range workerCounts() {
 			b.Run(fmt.Sprintf("rms=%d/workers=%d", rms, workers), func(b *testing.B) {
 				m, err := twophase.New(twophase.Options{RMs: rms})
@@ -40,6 +50,21 @@ func BenchmarkExhaustive(b *testing.B) {
 			})
 		}
 	}
+}
+
+var benchRMs = flag.String("rms", "5,6,7,8", "BenchmarkExhaustive: the numbers of RMs, comma-separated")
+
+// benchSizes parses -rms.
+func benchSizes(list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > twophase.MaxRMs {
+			return nil, fmt.Errorf("twophase: -rms %q: want numbers of RMs from 1 to %d", list, twophase.MaxRMs)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // BenchmarkConsequence measures consequence prediction on the same models.

@@ -275,6 +275,8 @@ type Model struct {
 	all State // tmPrepared = RM
 	bug bool
 	sym bool
+	// keys is the set of the model's action keys (KeyBits).
+	keys uint64
 }
 
 var _ consequence.Model[State, Action] = (*Model)(nil)
@@ -287,11 +289,16 @@ func New(opts Options) (*Model, error) {
 	if opts.RMs < 1 || opts.RMs > MaxRMs {
 		return nil, fmt.Errorf("%w: RMs = %d, want 1..%d (0 means %d)", ErrInvalidOptions, opts.RMs, MaxRMs, DefaultRMs)
 	}
+	keys := ^uint64(0)
+	if k := 5*opts.RMs + 2; k < 64 {
+		keys = 1<<k - 1
+	}
 	return &Model{
-		n:   opts.RMs,
-		all: State((1<<opts.RMs)-1) << prepShift,
-		bug: opts.BugCommitWithoutMsg,
-		sym: opts.Symmetry,
+		n:    opts.RMs,
+		all:  State((1<<opts.RMs)-1) << prepShift,
+		bug:  opts.BugCommitWithoutMsg,
+		sym:  opts.Symmetry,
+		keys: keys,
 	}, nil
 }
 

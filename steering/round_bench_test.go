@@ -1,0 +1,99 @@
+package steering_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// BenchmarkRoundStates measures a steering round's safety search (the
+// default budgets: 20,000 states, consequence prediction with its full
+// first levels, one worker) from a snapshot of every node of a RandTree
+// emulated for two minutes of virtual time (seed 1, no churn), of 25 and
+// of 100 nodes, with one silent reset allowed. One op is one round
+// (Controller.Explore: the model built from the snapshot's checkpoints,
+// then the search); states/s are the round's states over its time, the
+// figure issue 33 sets out to double (docs/PERFORMANCE.md).
+//
+//	go test ./steering -run '^$' -bench RoundStates -benchtime 5x -cpuprofile cpu.out
+func BenchmarkRoundStates(b *testing.B) {
+	for _, nodes := range []int{25, 100} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			spec := randtree.NewSpec(randtree.DefaultOptions())
+			snap := emulatedSnapshot(b, spec, nodes)
+			cfg := steering.Config{Mode: steering.Debug, Spec: spec, Workload: joinWorkload,
+				Properties: randtree.SafetyProperties(), Faults: consequence.Faults{Resets: 1, SilentResets: true}}
+			var states uint64
+			b.ReportAllocs()
+			for b.Loop() {
+				c, err := steering.New(cfg, snap.Gatherer)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rep, err := c.Explore(context.Background(), snap)
+				if err != nil {
+					b.Fatal(err)
+				}
+				states += rep.States
+			}
+			b.ReportMetric(float64(states)/float64(b.N), "states/op")
+			b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
+		})
+	}
+}
+
+// joinWorkload is what a reset RandTree node is asked to do: join through
+// node 1.
+func joinWorkload(node.ID, bool) []node.Message {
+	return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1}}}
+}
+
+// emulatedSnapshot runs nodes RandTree nodes for two minutes of virtual
+// time and packages their global state as a gatherer (node 1) would
+// gather it: every node's checkpoint and every channel, complete.
+func emulatedSnapshot(b *testing.B, spec node.Spec, nodes int) *snapshot.Snapshot {
+	b.Helper()
+	e, err := emulation.New(emulation.Config{Spec: spec, Nodes: nodes, Seed: 1, Workload: joinWorkload})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := e.RunUntil(emulation.Epoch.Add(2 * time.Minute)); err != nil {
+		b.Fatal(err)
+	}
+	m, err := consequence.NewActorModelFromLive(spec, e, consequence.ActorOptions{Workload: joinWorkload})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := m.Init()[0]
+	s := &snapshot.Snapshot{Gatherer: 1, CN: 7}
+	for _, id := range g.Nodes() {
+		st, now, _ := g.NodeState(id)
+		cp, err := st.AppendCheckpoint(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: id, CN: 7, State: cp})
+		if now.After(s.At) {
+			s.At = now
+		}
+	}
+	for _, to := range g.Nodes() {
+		for _, from := range g.Nodes() {
+			ch := snapshot.Channel{From: from, To: to, Complete: true}
+			for _, env := range g.InFlight(from, to) {
+				env.CN = 7
+				ch.Messages = append(ch.Messages, env)
+			}
+			s.Channels = append(s.Channels, ch)
+		}
+	}
+	return s
+}
