@@ -65,6 +65,21 @@ func (c Config) runCase(ctx context.Context, k zoo.Case) (CaseResult, error) {
 	return cr, nil
 }
 
+// RunOne runs case k (fixed: its twin) with seed in mode m, as Run runs
+// each of its runs, and returns what the run did. Other scorers (the
+// mutation corpus, bench/mutants) use it to run their own cases with the
+// scoreboard's deployment; cfg's zero fields take their defaults, its
+// Cases and Seeds are not used. It returns an error wrapping ErrConfig
+// for an invalid cfg or case, else the emulator's error.
+func RunOne(ctx context.Context, cfg Config, k zoo.Case, fixed bool, m steering.Mode, seed uint64) (RunResult, error) {
+	cfg.Cases, cfg.Seeds = []zoo.Case{k}, []uint64{seed}
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return RunResult{}, err
+	}
+	return c.runOne(ctx, k, fixed, m, seed)
+}
+
 // runOne runs case k (fixed: its twin) with seed in mode m.
 func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.Mode, seed uint64) (RunResult, error) {
 	var r RunResult
@@ -75,11 +90,15 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 		Duration: c.duration(k),
 		Workload: k.Workload,
 	}
+	var until time.Duration
+	if c.Heal > 0 {
+		until = c.duration(k) - c.Heal
+	}
 	if k.Churn > 0 {
-		ecfg.Churn = emulation.ChurnConfig{Rate: k.Churn, After: c.Warmup}
+		ecfg.Churn = emulation.ChurnConfig{Rate: k.Churn, After: c.Warmup, Until: until}
 	}
 	if k.Breaks > 0 {
-		ecfg.Breaks = emulation.BreakConfig{Rate: k.Breaks, After: c.Warmup}
+		ecfg.Breaks = emulation.BreakConfig{Rate: k.Breaks, After: c.Warmup, Until: until}
 	}
 	if m != steering.Off {
 		// debug: a few predictors, deep rounds; steer: every node, cheap
@@ -97,6 +116,7 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 	if err != nil {
 		return r, err
 	}
+	r.record(res)
 	for _, s := range res.Safety {
 		switch {
 		case s.Name != k.Property:
@@ -117,6 +137,12 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 func (r *RunResult) round(property string, at time.Duration, rep *steering.RoundReport) {
 	hit := false
 	for _, p := range rep.Predictions {
+		if _, seen := r.FirstPredictions[p.Property]; !seen {
+			if r.FirstPredictions == nil {
+				r.FirstPredictions = map[string]time.Duration{}
+			}
+			r.FirstPredictions[p.Property] = at
+		}
 		if p.Property == property {
 			hit = true
 		} else {
@@ -130,6 +156,25 @@ func (r *RunResult) round(property string, at time.Duration, rep *steering.Round
 		r.Predicted, r.FirstPrediction = true, at
 	}
 	r.PredictingRounds++
+}
+
+// record keeps every property's outcome of a run: the first violation of
+// each violated safety property and the liveness properties failing at
+// the end.
+func (r *RunResult) record(res emulation.Result) {
+	for _, s := range res.Safety {
+		if s.ViolatedStates > 0 {
+			if r.FirstViolations == nil {
+				r.FirstViolations = map[string]time.Duration{}
+			}
+			r.FirstViolations[s.Name] = s.FirstViolation
+		}
+	}
+	for _, l := range res.Liveness {
+		if !l.Holds {
+			r.LivenessFailed = append(r.LivenessFailed, l.Name)
+		}
+	}
 }
 
 // set records r as v's run in mode m.

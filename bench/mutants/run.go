@@ -1,0 +1,217 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/bench/mutants/mutate"
+	"github.com/seed6eee2ec7/crystalball/bench/mutants/schema"
+	"github.com/seed6eee2ec7/crystalball/examples/zoo"
+	"github.com/seed6eee2ec7/crystalball/examples/zoo/scoreboard"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// Every mutant's runs last runDuration (the zoo's cases too: their own
+// durations, 2-4 minutes, made a debug run cost minutes of CPU), the last
+// heal of it without faults, before liveness is judged.
+const (
+	runDuration = 90 * time.Second
+	heal        = 30 * time.Second
+)
+
+// baseline is an original service's runs with a seed: what a mutant's
+// runs are compared with.
+type baseline struct {
+	Service string                `json:"service"`
+	Seed    uint64                `json:"seed"`
+	Off     scoreboard.RunResult  `json:"off"`
+	Debug   *scoreboard.RunResult `json:"debug,omitempty"`
+}
+
+// outcome is one mutant's verdicts with one seed (see the command's
+// documentation for each).
+type outcome struct {
+	Mutant mutate.Mutant `json:"mutant"`
+	Seed   uint64        `json:"seed"`
+	Killed bool          `json:"killed"`
+	// KilledBy are the properties the off run broke and the original's
+	// did not ("safety:Name" or "liveness:Name"); Kind is the first's.
+	KilledBy []string `json:"killed_by,omitempty"`
+	Kind     string   `json:"kind,omitempty"`
+	// Predicted: the debug run predicted a property of KilledBy at all;
+	// InTime: before its first violation (in the debug run, else the off
+	// run; a liveness failure's is the end of the run), Lead before it.
+	Predicted bool          `json:"predicted"`
+	InTime    bool          `json:"predicted_in_time"`
+	Lead      time.Duration `json:"lead_ns,omitempty"`
+	// Prevented: the steer run broke none of KilledBy's safety
+	// properties and every liveness property the original kept holds.
+	Prevented bool `json:"prevented"`
+	// FalseAlarm: a survivor whose debug run predicted something.
+	FalseAlarm bool                  `json:"false_alarm"`
+	Off        scoreboard.RunResult  `json:"off"`
+	Debug      scoreboard.RunResult  `json:"debug"`
+	Steer      *scoreboard.RunResult `json:"steer,omitempty"`
+}
+
+// runner runs mutants of the corpus the program was built with.
+type runner struct {
+	ctx     context.Context
+	cfg     scoreboard.Config
+	deploys map[string]zoo.Case
+	base    map[string]baseline // by service and seed
+	// onRun, when set, sees every run (progress).
+	onRun func(what string, wall time.Duration)
+}
+
+// run runs mutant id (0: the original) of case k in mode m.
+func (r *runner) run(k zoo.Case, id int, m steering.Mode, seed uint64) (scoreboard.RunResult, error) {
+	schema.Active = id
+	defer func() { schema.Active = 0 }()
+	start := time.Now()
+	res, err := scoreboard.RunOne(r.ctx, r.cfg, k, false, m, seed)
+	if r.onRun != nil {
+		r.onRun(fmt.Sprintf("%s mutant %d seed %d %v", k.Name, id, seed, m), time.Since(start))
+	}
+	return res, err
+}
+
+// baselineOf runs (once) the original of service with seed: off, and
+// with debug when withDebug (the originals' false alarms).
+func (r *runner) baselineOf(service string, seed uint64, withDebug bool) (baseline, error) {
+	key := fmt.Sprintf("%s/%d", service, seed)
+	b, ok := r.base[key]
+	if ok && (b.Debug != nil || !withDebug) {
+		return b, nil
+	}
+	k := r.deploys[service]
+	if !ok {
+		off, err := r.run(k, 0, steering.Off, seed)
+		if err != nil {
+			return b, err
+		}
+		b = baseline{Service: service, Seed: seed, Off: off}
+	}
+	if withDebug {
+		d, err := r.run(k, 0, steering.Debug, seed)
+		if err != nil {
+			return b, err
+		}
+		b.Debug = &d
+	}
+	r.base[key] = b
+	return b, nil
+}
+
+// score runs mutant m with seed and decides its verdicts.
+func (r *runner) score(m mutate.Mutant, seed uint64) (outcome, error) {
+	k, ok := r.deploys[m.Service]
+	if !ok {
+		return outcome{}, fmt.Errorf("mutants: mutant %d: no deployment for service %q", m.ID, m.Service)
+	}
+	b, err := r.baselineOf(m.Service, seed, false)
+	if err != nil {
+		return outcome{}, err
+	}
+	o := outcome{Mutant: m, Seed: seed}
+	if o.Off, err = r.run(k, m.ID, steering.Off, seed); err != nil {
+		return o, err
+	}
+	o.KilledBy = killedBy(b.Off, o.Off)
+	o.Killed = len(o.KilledBy) > 0
+	if o.Debug, err = r.run(k, m.ID, steering.Debug, seed); err != nil {
+		return o, err
+	}
+	if !o.Killed {
+		o.FalseAlarm = len(o.Debug.FirstPredictions) > 0
+		return o, nil
+	}
+	o.Kind = kindOf(o.KilledBy[0])
+	o.judgePrediction(runDuration)
+	steer, err := r.run(k, m.ID, steering.Steer, seed)
+	if err != nil {
+		return o, err
+	}
+	o.Steer = &steer
+	o.Prevented = prevented(b.Off, o.KilledBy, steer)
+	return o, nil
+}
+
+// killedBy lists the properties run broke and base did not, safety
+// first (by first violation), then liveness (in spec order).
+func killedBy(base, run scoreboard.RunResult) []string {
+	var safety []string
+	for p := range run.FirstViolations {
+		if _, was := base.FirstViolations[p]; !was {
+			safety = append(safety, p)
+		}
+	}
+	slices.SortFunc(safety, func(a, b string) int {
+		return cmp.Or(cmp.Compare(run.FirstViolations[a], run.FirstViolations[b]), strings.Compare(a, b))
+	})
+	var out []string
+	for _, p := range safety {
+		out = append(out, "safety:"+p)
+	}
+	for _, p := range run.LivenessFailed {
+		if !slices.Contains(base.LivenessFailed, p) {
+			out = append(out, "liveness:"+p)
+		}
+	}
+	return out
+}
+
+// judgePrediction sets Predicted, InTime and Lead from the debug run:
+// duration is the run's length (a liveness failure's time).
+func (o *outcome) judgePrediction(duration time.Duration) {
+	for _, kp := range o.KilledBy {
+		kind, p := kindOf(kp), kp[len(kindOf(kp))+1:]
+		at, ok := o.Debug.FirstPredictions[p]
+		if !ok {
+			continue
+		}
+		o.Predicted = true
+		when := duration
+		if kind == "safety" {
+			var seen bool
+			if when, seen = o.Debug.FirstViolations[p]; !seen {
+				when = o.Off.FirstViolations[p]
+			}
+		}
+		if at <= when && (!o.InTime || when-at > o.Lead) {
+			o.InTime, o.Lead = true, when-at
+		}
+	}
+}
+
+// prevented reports whether the steer run broke none of the killing
+// safety properties and kept every liveness property the original kept.
+func prevented(base scoreboard.RunResult, killed []string, steer scoreboard.RunResult) bool {
+	for _, kp := range killed {
+		if kindOf(kp) == "safety" {
+			if _, broke := steer.FirstViolations[kp[len("safety:"):]]; broke {
+				return false
+			}
+		}
+	}
+	for _, p := range steer.LivenessFailed {
+		if !slices.Contains(base.LivenessFailed, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// kindOf is the kind prefix of a killing property ("safety:X" → safety).
+func kindOf(kp string) string {
+	for i := range len(kp) {
+		if kp[i] == ':' {
+			return kp[:i]
+		}
+	}
+	return kp
+}

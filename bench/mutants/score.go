@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/seed6eee2ec7/crystalball/experiments"
+)
+
+// boardFormat names the JSON form of a board.
+const boardFormat = "crystalball-mutants/1"
+
+// tally counts one group's outcomes (a mutant with several seeds counts
+// once per seed).
+type tally struct {
+	Runs            int `json:"runs"`
+	Killed          int `json:"killed"`
+	Predicted       int `json:"predicted"`
+	PredictedInTime int `json:"predicted_in_time"`
+	Prevented       int `json:"prevented"`
+	Survived        int `json:"survived"`
+	FalseAlarms     int `json:"false_alarms"`
+}
+
+// add counts o.
+func (t *tally) add(o outcome) {
+	t.Runs++
+	if !o.Killed {
+		t.Survived++
+		if o.FalseAlarm {
+			t.FalseAlarms++
+		}
+		return
+	}
+	t.Killed++
+	if o.Predicted {
+		t.Predicted++
+	}
+	if o.InTime {
+		t.PredictedInTime++
+	}
+	if o.Prevented {
+		t.Prevented++
+	}
+}
+
+// board is the scoreboard over the corpus.
+type board struct {
+	Format string   `json:"format"`
+	Digest string   `json:"digest"`
+	Sample string   `json:"sample"`
+	Seeds  []uint64 `json:"seeds"`
+	// Mutants is the corpus size; Discarded did not compile.
+	Mutants   int              `json:"mutants"`
+	Discarded int              `json:"discarded"`
+	Total     tally            `json:"total"`
+	ByService map[string]tally `json:"by_service"`
+	ByOp      map[string]tally `json:"by_op"`
+	// ByKind splits the killed mutants by the kind of the first property
+	// they broke (safety, liveness).
+	ByKind map[string]tally `json:"by_kind"`
+	// OriginalFalseAlarms counts the originals' debug runs that predicted
+	// anything (each original with each seed).
+	OriginalFalseAlarms int        `json:"original_false_alarms"`
+	Originals           []baseline `json:"originals"`
+	// LeadSeconds are the killed mutants' predicted-in-time leads.
+	LeadSeconds []float64 `json:"lead_seconds"`
+	Outcomes    []outcome `json:"outcomes"`
+	// WallSeconds is how long the run took (not a function of the seeds).
+	WallSeconds float64 `json:"wall_seconds"`
+}
+
+// tallyBoard scores res.
+func tallyBoard(man manifest, sample string, seeds []uint64, res shardResult) board {
+	b := board{Format: boardFormat, Digest: man.Digest, Sample: sample, Seeds: seeds,
+		Mutants: len(man.Mutants), Discarded: len(man.Discarded),
+		ByService: map[string]tally{}, ByOp: map[string]tally{}, ByKind: map[string]tally{},
+		Originals: res.Baselines, LeadSeconds: []float64{}, Outcomes: res.Outcomes}
+	bump := func(m map[string]tally, k string, o outcome) {
+		t := m[k]
+		t.add(o)
+		m[k] = t
+	}
+	for _, o := range res.Outcomes {
+		b.Total.add(o)
+		bump(b.ByService, o.Mutant.Service, o)
+		bump(b.ByOp, o.Mutant.Op, o)
+		if o.Killed {
+			bump(b.ByKind, o.Kind, o)
+		}
+		if o.InTime {
+			b.LeadSeconds = append(b.LeadSeconds, o.Lead.Seconds())
+		}
+	}
+	sort.Float64s(b.LeadSeconds)
+	for _, x := range res.Baselines {
+		if x.Debug != nil && len(x.Debug.FirstPredictions) > 0 {
+			b.OriginalFalseAlarms++
+		}
+	}
+	slices.SortFunc(b.Originals, func(x, y baseline) int { return strings.Compare(x.Service, y.Service) })
+	return b
+}
+
+// summary is the one-line JSON the run prints last.
+type summary struct {
+	Mutants             int     `json:"mutants"`
+	Killed              int     `json:"killed"`
+	Predicted           int     `json:"predicted"`
+	PredictedInTime     int     `json:"predicted_in_time"`
+	Prevented           int     `json:"prevented"`
+	Survived            int     `json:"survived"`
+	FalseAlarms         int     `json:"false_alarms"`
+	OriginalFalseAlarms int     `json:"original_false_alarms"`
+	WallSeconds         float64 `json:"wall_seconds"`
+}
+
+// write prints the table and the summary line, and writes the JSON and
+// SVG files f names.
+func (b board) write(f runFlags, stdout io.Writer) error {
+	if f.jsonOut != "" {
+		js, err := json.MarshalIndent(b, "", " ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.jsonOut, js, 0o644); err != nil {
+			return fmt.Errorf("mutants: %w", err)
+		}
+	}
+	if f.svgOut != "" && len(b.LeadSeconds) > 0 {
+		var svg bytes.Buffer
+		series := []experiments.CDFSeries{{Name: fmt.Sprintf("killed mutants predicted in time (%d)", len(b.LeadSeconds)), Values: b.LeadSeconds}}
+		if err := experiments.WriteCDFSVG(&svg, "Mutation corpus: prediction to first violation", "seconds from the predicting round to the violation", series); err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.svgOut, svg.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("mutants: %w", err)
+		}
+	}
+	b.table(stdout)
+	line, err := json.Marshal(summary{Mutants: b.Total.Runs, Killed: b.Total.Killed, Predicted: b.Total.Predicted,
+		PredictedInTime: b.Total.PredictedInTime, Prevented: b.Total.Prevented, Survived: b.Total.Survived,
+		FalseAlarms: b.Total.FalseAlarms, OriginalFalseAlarms: b.OriginalFalseAlarms, WallSeconds: b.WallSeconds})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", line)
+	return err
+}
+
+// table prints the board's groups as text tables.
+func (b board) table(w io.Writer) {
+	fmt.Fprintf(w, "mutation corpus %s, sample %s, seeds %v: %d mutant runs (%d in the corpus, %d discarded)\n",
+		b.Digest, b.Sample, b.Seeds, b.Total.Runs, b.Mutants, b.Discarded)
+	groups := []struct {
+		name string
+		m    map[string]tally
+	}{{"service", b.ByService}, {"operator", b.ByOp}, {"kind", b.ByKind}}
+	for _, g := range groups {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "%s\truns\tkilled\tpredicted\tin time\tprevented\tsurvived\tfalse alarms\t\n", g.name)
+		keys := make([]string, 0, len(g.m))
+		for k := range g.m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t := g.m[k]
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", k, t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.Prevented, t.Survived, t.FalseAlarms)
+		}
+		t := b.Total
+		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.Prevented, t.Survived, t.FalseAlarms)
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "originals with a prediction (false alarms on unmutated services): %d of %d\n", b.OriginalFalseAlarms, len(b.Originals))
+}
