@@ -35,6 +35,9 @@
 //   - prevented: the steer run (every node steering, immediate safety
 //     check) broke none of the killing safety properties and ended with
 //     every liveness property the original kept holding;
+//   - crashed: the off run ended in a handler's panic or spent the event
+//     budget (300,000 handler steps: a message storm), counted apart from
+//     killed and survived (no property describes it, nothing predicts it);
 //   - false alarm: a surviving mutant whose debug run predicted anything
 //     (a survivor can still be a real bug the run did not hit: no
 //     prediction is replayed to confirm it); the originals' debug runs

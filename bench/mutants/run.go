@@ -21,6 +21,9 @@ import (
 const (
 	runDuration = 90 * time.Second
 	heal        = 30 * time.Second
+	// maxEvents ends a run in a message storm: the originals' runs take
+	// at most a few tens of thousands of handler steps.
+	maxEvents = 300_000
 )
 
 // baseline is an original service's runs with a seed: what a mutant's
@@ -52,10 +55,16 @@ type outcome struct {
 	// properties and every liveness property the original kept holds.
 	Prevented bool `json:"prevented"`
 	// FalseAlarm: a survivor whose debug run predicted something.
-	FalseAlarm bool                  `json:"false_alarm"`
-	Off        scoreboard.RunResult  `json:"off"`
-	Debug      scoreboard.RunResult  `json:"debug"`
-	Steer      *scoreboard.RunResult `json:"steer,omitempty"`
+	FalseAlarm bool `json:"false_alarm"`
+	// Crash is set, and the mutant neither killed nor survived, when its
+	// off run ended in a handler's panic ("panic") or spent the event
+	// budget ("event-budget": a message storm or a timer loop). No
+	// property describes those, so nothing can predict them; they are
+	// counted apart.
+	Crash string                `json:"crash,omitempty"`
+	Off   scoreboard.RunResult  `json:"off"`
+	Debug scoreboard.RunResult  `json:"debug"`
+	Steer *scoreboard.RunResult `json:"steer,omitempty"`
 }
 
 // runner runs mutants of the corpus the program was built with.
@@ -120,6 +129,14 @@ func (r *runner) score(m mutate.Mutant, seed uint64) (outcome, error) {
 	o := outcome{Mutant: m, Seed: seed}
 	if o.Off, err = r.run(k, m.ID, steering.Off, seed); err != nil {
 		return o, err
+	}
+	switch {
+	case o.Off.Panic != "":
+		o.Crash = "panic"
+		return o, nil
+	case o.Off.EventBudgetSpent:
+		o.Crash = "event-budget"
+		return o, nil
 	}
 	o.KilledBy = killedBy(b.Off, o.Off)
 	o.Killed = len(o.KilledBy) > 0

@@ -160,7 +160,7 @@ func runShard(ctx context.Context, f runFlags, ms []mutate.Mutant, seeds []uint6
 	if err != nil {
 		return err
 	}
-	r := &runner{ctx: ctx, cfg: scoreboard.Config{Heal: heal, Duration: runDuration}, deploys: deploys, base: map[string]baseline{}}
+	r := &runner{ctx: ctx, cfg: scoreboard.Config{Heal: heal, Duration: runDuration, MaxEvents: maxEvents, KeepPanics: true}, deploys: deploys, base: map[string]baseline{}}
 	if !f.quiet {
 		r.onRun = func(what string, wall time.Duration) {
 			fmt.Fprintf(stderr, "mutants [%d/%d]: %s: %.1fs\n", i, n, what, wall.Seconds())

@@ -27,11 +27,18 @@ type tally struct {
 	Prevented       int `json:"prevented"`
 	Survived        int `json:"survived"`
 	FalseAlarms     int `json:"false_alarms"`
+	// Crashed counts the mutants whose off run panicked or spent the
+	// event budget (outcome.Crash): neither killed nor survived.
+	Crashed int `json:"crashed"`
 }
 
 // add counts o.
 func (t *tally) add(o outcome) {
 	t.Runs++
+	if o.Crash != "" {
+		t.Crashed++
+		return
+	}
 	if !o.Killed {
 		t.Survived++
 		if o.FalseAlarm {
@@ -118,6 +125,7 @@ type summary struct {
 	Prevented           int     `json:"prevented"`
 	Survived            int     `json:"survived"`
 	FalseAlarms         int     `json:"false_alarms"`
+	Crashed             int     `json:"crashed"`
 	OriginalFalseAlarms int     `json:"original_false_alarms"`
 	WallSeconds         float64 `json:"wall_seconds"`
 }
@@ -147,7 +155,7 @@ func (b board) write(f runFlags, stdout io.Writer) error {
 	b.table(stdout)
 	line, err := json.Marshal(summary{Mutants: b.Total.Runs, Killed: b.Total.Killed, Predicted: b.Total.Predicted,
 		PredictedInTime: b.Total.PredictedInTime, Prevented: b.Total.Prevented, Survived: b.Total.Survived,
-		FalseAlarms: b.Total.FalseAlarms, OriginalFalseAlarms: b.OriginalFalseAlarms, WallSeconds: b.WallSeconds})
+		FalseAlarms: b.Total.FalseAlarms, Crashed: b.Total.Crashed, OriginalFalseAlarms: b.OriginalFalseAlarms, WallSeconds: b.WallSeconds})
 	if err != nil {
 		return err
 	}
@@ -165,7 +173,7 @@ func (b board) table(w io.Writer) {
 	}{{"service", b.ByService}, {"operator", b.ByOp}, {"kind", b.ByKind}}
 	for _, g := range groups {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "%s\truns\tkilled\tpredicted\tin time\tprevented\tsurvived\tfalse alarms\t\n", g.name)
+		fmt.Fprintf(tw, "%s\truns\tkilled\tpredicted\tin time\tprevented\tsurvived\tfalse alarms\tcrashed\t\n", g.name)
 		keys := make([]string, 0, len(g.m))
 		for k := range g.m {
 			keys = append(keys, k)
@@ -173,10 +181,10 @@ func (b board) table(w io.Writer) {
 		sort.Strings(keys)
 		for _, k := range keys {
 			t := g.m[k]
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", k, t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.Prevented, t.Survived, t.FalseAlarms)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", k, t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.Prevented, t.Survived, t.FalseAlarms, t.Crashed)
 		}
 		t := b.Total
-		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.Prevented, t.Survived, t.FalseAlarms)
+		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.Prevented, t.Survived, t.FalseAlarms, t.Crashed)
 		tw.Flush()
 	}
 	fmt.Fprintf(w, "originals with a prediction (false alarms on unmutated services): %d of %d\n", b.OriginalFalseAlarms, len(b.Originals))

@@ -47,6 +47,14 @@ type Config struct {
 	// healed system (RunResult.LivenessFailed). Zero: faults go on to the
 	// end, as the zoo's cases run.
 	Heal time.Duration
+	// MaxEvents, when positive, ends a run once it has taken that many
+	// handler steps (RunResult.EventBudgetSpent; the emulator stops
+	// within 1,024 events of it and the result is the run so far): a
+	// message storm stops in bounded time, at the same point every time.
+	MaxEvents int64
+	// KeepPanics makes a handler's panic a result (RunResult.Panic, the
+	// run so far) rather than an error: a mutant's crash is an outcome.
+	KeepPanics bool
 	// OnRun, when non-nil, sees every run as it ends (progress reports).
 	OnRun func(Progress)
 }
@@ -70,6 +78,9 @@ func DefaultConfig() Config {
 
 // withDefaults validates c and applies the defaults.
 func (c Config) withDefaults() (Config, error) {
+	if c.MaxEvents < 0 {
+		return c, fmt.Errorf("%w: MaxEvents must not be negative, got %d", ErrConfig, c.MaxEvents)
+	}
 	if c.Warmup < 0 || c.Horizon < 0 || c.Duration < 0 || c.Heal < 0 {
 		return c, fmt.Errorf("%w: Warmup, Horizon, Duration and Heal must not be negative, got %v, %v, %v, %v", ErrConfig, c.Warmup, c.Horizon, c.Duration, c.Heal)
 	}

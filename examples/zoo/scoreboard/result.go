@@ -78,6 +78,10 @@ type RunResult struct {
 	FirstViolations  map[string]time.Duration `json:"first_violations_ns,omitempty"`
 	LivenessFailed   []string                 `json:"liveness_failed,omitempty"`
 	FirstPredictions map[string]time.Duration `json:"first_predictions_ns,omitempty"`
+	// Panic is a handler's panic that ended the run (Config.KeepPanics),
+	// and EventBudgetSpent is set when Config.MaxEvents ended it.
+	Panic            string `json:"panic,omitempty"`
+	EventBudgetSpent bool   `json:"event_budget_spent,omitempty"`
 	// Steering's work (zero in off runs).
 	Rounds           uint64 `json:"rounds,omitempty"`
 	FiltersInstalled uint64 `json:"filters_installed,omitempty"`

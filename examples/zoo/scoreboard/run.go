@@ -2,6 +2,7 @@ package scoreboard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +11,9 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
+
+// errEventBudget ends a run that reached Config.MaxEvents.
+var errEventBudget = errors.New("scoreboard: event budget spent")
 
 // modes are the configurations of every variant, in the order they run.
 var modes = [...]steering.Mode{steering.Off, steering.Debug, steering.Steer}
@@ -100,6 +104,19 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 	if k.Breaks > 0 {
 		ecfg.Breaks = emulation.BreakConfig{Rate: k.Breaks, After: c.Warmup, Until: until}
 	}
+	if c.MaxEvents > 0 {
+		// A budget in events, not wall time, so that a run that ends on
+		// it is still a pure function of its seed.
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		ecfg.OnStep = func(emulation.Step) {
+			if r.Events++; r.Events == c.MaxEvents {
+				r.EventBudgetSpent = true
+				cancel(errEventBudget)
+			}
+		}
+	}
 	if m != steering.Off {
 		// debug: a few predictors, deep rounds; steer: every node, cheap
 		// rounds, and the immediate check.
@@ -113,7 +130,13 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 		return r, err
 	}
 	res, err := em.Run(ctx)
-	if err != nil {
+	var panicked *emulation.PanicError
+	switch {
+	case err == nil:
+	case errors.As(err, &panicked) && c.KeepPanics:
+		r.Panic = panicked.Error()
+	case r.EventBudgetSpent && errors.Is(context.Cause(ctx), errEventBudget):
+	default:
 		return r, err
 	}
 	r.record(res)
