@@ -123,6 +123,11 @@ func TestSampleCoversEveryServiceAndOperator(t *testing.T) {
 	if len(short) != len(mutate.DefaultTargets()) {
 		t.Fatalf("short sample has %d mutants, want one per service", len(short))
 	}
+	for _, m := range short {
+		if !slices.Contains(sample, m) {
+			t.Fatalf("short mutant %+v is not in the sample", m)
+		}
+	}
 	if _, err := sampleOf(ms, "most"); !errors.Is(err, errUsage) {
 		t.Fatalf("sampleOf(most) error %v, want errUsage", err)
 	}

@@ -197,8 +197,8 @@ func runShard(ctx context.Context, f runFlags, ms []mutate.Mutant, seeds []uint6
 // sampleOf picks the mutants a --sample names. The sample takes, for
 // every service, its lowest-ID mutant of each of sampleOps operators,
 // the operators rotating with the service's position so that together
-// the services cover every operator; short takes one such mutant per
-// service.
+// the services cover every operator; short takes the first of those per
+// service (a subset of the sample: its verdicts are the sample's).
 func sampleOf(ms []mutate.Mutant, sample string) ([]mutate.Mutant, error) {
 	per := 0
 	switch sample {
@@ -218,7 +218,7 @@ func sampleOf(ms []mutate.Mutant, sample string) ([]mutate.Mutant, error) {
 			if picked == per {
 				break
 			}
-			op := mutate.Ops[(si*per+j)%len(mutate.Ops)]
+			op := mutate.Ops[(si*sampleOps+j)%len(mutate.Ops)]
 			k := slices.IndexFunc(ms, func(m mutate.Mutant) bool { return m.Service == t.Service && m.Op == op })
 			if k >= 0 {
 				out = append(out, ms[k])
