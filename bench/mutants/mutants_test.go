@@ -128,6 +128,13 @@ func TestSampleCoversEveryServiceAndOperator(t *testing.T) {
 			t.Fatalf("short mutant %+v is not in the sample", m)
 		}
 	}
+	zoo, err := onlyServices(ms, "zoo-retry,paxos")
+	if err != nil || len(zoo) != 2*len(mutate.Ops) || zoo[0].Service != "paxos" {
+		t.Fatalf("onlyServices(zoo-retry,paxos) = %d mutants, %v", len(zoo), err)
+	}
+	if _, err := onlyServices(ms, "nope"); !errors.Is(err, errUsage) {
+		t.Fatalf("onlyServices(nope) error %v, want errUsage", err)
+	}
 	if _, err := sampleOf(ms, "most"); !errors.Is(err, errUsage) {
 		t.Fatalf("sampleOf(most) error %v, want errUsage", err)
 	}

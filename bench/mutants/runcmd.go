@@ -21,9 +21,9 @@ import (
 
 // runFlags are the run subcommand's settings.
 type runFlags struct {
-	manifest, sample, seeds, shard, jsonOut, svgOut string
-	jobs                                            int
-	raw, quiet                                      bool
+	manifest, sample, seeds, shard, jsonOut, svgOut, services string
+	jobs                                                      int
+	raw, quiet                                                bool
 }
 
 // shardResult is what one shard (a child process) hands its parent.
@@ -39,6 +39,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.manifest, "manifest", "bin/mutants/manifest.json", "the manifest gen wrote")
 	fs.StringVar(&f.sample, "sample", "all", "which mutants: all, sample (every service, a few operators each) or short (the regression test's)")
 	fs.StringVar(&f.seeds, "seeds", "1", "comma-separated emulation seeds")
+	fs.StringVar(&f.services, "services", "", "comma-separated services to run (default: every one)")
 	fs.IntVar(&f.jobs, "jobs", 1, "processes running mutants side by side (each one core)")
 	fs.StringVar(&f.shard, "shard", "", "internal: run shard I/N and print its raw results")
 	fs.StringVar(&f.jsonOut, "json", "", "write the scoreboard as JSON to this file")
@@ -68,6 +69,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	ms, err := sampleOf(man.Mutants, f.sample)
 	if err != nil {
+		return err
+	}
+	if ms, err = onlyServices(ms, f.services); err != nil {
 		return err
 	}
 	if f.shard != "" {
@@ -114,7 +118,7 @@ func runShards(ctx context.Context, f runFlags, n int, stderr io.Writer) (shardR
 		go func() {
 			defer wg.Done()
 			args := []string{"run", "--manifest", f.manifest, "--sample", f.sample, "--seeds", f.seeds,
-				"--shard", fmt.Sprintf("%d/%d", i, f.jobs), "--quiet=" + strconv.FormatBool(f.quiet)}
+				"--services", f.services, "--shard", fmt.Sprintf("%d/%d", i, f.jobs), "--quiet=" + strconv.FormatBool(f.quiet)}
 			cmd := exec.CommandContext(ctx, exe, args...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, stderr
@@ -232,3 +236,24 @@ func sampleOf(ms []mutate.Mutant, sample string) ([]mutate.Mutant, error) {
 
 // sampleOps is how many operators the sample takes per service.
 const sampleOps = 3
+
+// onlyServices keeps the mutants of the comma-separated services list
+// (all of them when it is empty); an unknown service is a usage error.
+func onlyServices(ms []mutate.Mutant, list string) ([]mutate.Mutant, error) {
+	if list == "" {
+		return ms, nil
+	}
+	var out []mutate.Mutant
+	for _, s := range strings.Split(list, ",") {
+		if !slices.ContainsFunc(mutate.DefaultTargets(), func(t mutate.Target) bool { return t.Service == s }) {
+			return nil, fmt.Errorf("%w: unknown service %q in --services", errUsage, s)
+		}
+		for _, m := range ms {
+			if m.Service == s {
+				out = append(out, m)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b mutate.Mutant) int { return a.ID - b.ID })
+	return out, nil
+}
