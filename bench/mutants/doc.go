@@ -38,10 +38,11 @@
 //   - crashed: the off run ended in a handler's panic or spent the event
 //     budget (300,000 handler steps: a message storm), counted apart from
 //     killed and survived (no property describes it, nothing predicts it);
-//   - false alarm: a surviving mutant whose debug run predicted anything
-//     (a survivor can still be a real bug the run did not hit: no
-//     prediction is replayed to confirm it); the originals' debug runs
-//     are scored the same way (original_false_alarms).
+//   - false alarm: a surviving mutant whose debug run predicted a
+//     property the original's debug run did not (a survivor can still be
+//     a real bug the run did not hit: no prediction is replayed to
+//     confirm it); an original's false alarm (original_false_alarms) is a
+//     prediction of a property its own off run kept.
 //
 // The last line of run's output is one JSON object with the totals.
 // Every run is a pure function of the corpus, the mutant and the seed;

@@ -100,6 +100,18 @@ func TestVerdicts(t *testing.T) {
 	}
 }
 
+func TestOriginalFalseAlarm(t *testing.T) {
+	off := scoreboard.RunResult{FirstViolations: map[string]time.Duration{"S": time.Second}, LivenessFailed: []string{"L"}}
+	kept := baseline{Off: off, Debug: &scoreboard.RunResult{FirstPredictions: map[string]time.Duration{"S": 0, "L": 0}}}
+	if kept.falseAlarm() {
+		t.Fatal("predictions of what the off run broke counted as false alarms")
+	}
+	kept.Debug.FirstPredictions["Other"] = 0
+	if !kept.falseAlarm() {
+		t.Fatal("a prediction of a property the off run kept is not a false alarm")
+	}
+}
+
 func TestSampleCoversEveryServiceAndOperator(t *testing.T) {
 	var ms []mutate.Mutant
 	for _, tg := range mutate.DefaultTargets() {

@@ -54,7 +54,8 @@ type outcome struct {
 	// Prevented: the steer run broke none of KilledBy's safety
 	// properties and every liveness property the original kept holds.
 	Prevented bool `json:"prevented"`
-	// FalseAlarm: a survivor whose debug run predicted something.
+	// FalseAlarm: a survivor whose debug run predicted a property the
+	// original's debug run (same seed) did not.
 	FalseAlarm bool `json:"false_alarm"`
 	// Crash is set, and the mutant neither killed nor survived, when its
 	// off run ended in a handler's panic ("panic") or spent the event
@@ -144,7 +145,16 @@ func (r *runner) score(m mutate.Mutant, seed uint64) (outcome, error) {
 		return o, err
 	}
 	if !o.Killed {
-		o.FalseAlarm = len(o.Debug.FirstPredictions) > 0
+		// A prediction the original's debug run makes too is the
+		// original's (scored with it), not the mutant's.
+		if b, err = r.baselineOf(m.Service, seed, true); err != nil {
+			return o, err
+		}
+		for p := range o.Debug.FirstPredictions {
+			if _, orig := b.Debug.FirstPredictions[p]; !orig {
+				o.FalseAlarm = true
+			}
+		}
 		return o, nil
 	}
 	o.Kind = kindOf(o.KilledBy[0])
@@ -231,4 +241,20 @@ func kindOf(kp string) string {
 		}
 	}
 	return kp
+}
+
+// falseAlarm reports whether an original's debug run predicted a
+// property its off run kept: a safety property it never violated, or a
+// liveness property that held at the end.
+func (b baseline) falseAlarm() bool {
+	if b.Debug == nil {
+		return false
+	}
+	for p := range b.Debug.FirstPredictions {
+		_, violated := b.Off.FirstViolations[p]
+		if !violated && !slices.Contains(b.Off.LivenessFailed, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -73,8 +73,8 @@ type board struct {
 	// ByKind splits the killed mutants by the kind of the first property
 	// they broke (safety, liveness).
 	ByKind map[string]tally `json:"by_kind"`
-	// OriginalFalseAlarms counts the originals' debug runs that predicted
-	// anything (each original with each seed).
+	// OriginalFalseAlarms counts the originals' debug runs (each original
+	// with each seed) that predicted a property their off run kept.
 	OriginalFalseAlarms int        `json:"original_false_alarms"`
 	Originals           []baseline `json:"originals"`
 	// LeadSeconds are the killed mutants' predicted-in-time leads.
@@ -108,7 +108,7 @@ func tallyBoard(man manifest, sample string, seeds []uint64, res shardResult) bo
 	}
 	sort.Float64s(b.LeadSeconds)
 	for _, x := range res.Baselines {
-		if x.Debug != nil && len(x.Debug.FirstPredictions) > 0 {
+		if x.falseAlarm() {
 			b.OriginalFalseAlarms++
 		}
 	}
@@ -187,5 +187,5 @@ func (b board) table(w io.Writer) {
 		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.Prevented, t.Survived, t.FalseAlarms, t.Crashed)
 		tw.Flush()
 	}
-	fmt.Fprintf(w, "originals with a prediction (false alarms on unmutated services): %d of %d\n", b.OriginalFalseAlarms, len(b.Originals))
+	fmt.Fprintf(w, "originals predicting a property their off run kept (false alarms on unmutated services): %d of %d\n", b.OriginalFalseAlarms, len(b.Originals))
 }
