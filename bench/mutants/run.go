@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -51,6 +52,10 @@ type outcome struct {
 	Predicted bool          `json:"predicted"`
 	InTime    bool          `json:"predicted_in_time"`
 	Lead      time.Duration `json:"lead_ns,omitempty"`
+	// DeadAtStart: the liveness prediction counted is a round's finding
+	// that no walk from its snapshot satisfies the property
+	// (steering.LivenessOutcome.DeadAtStart) rather than a Prediction.
+	DeadAtStart bool `json:"dead_at_start,omitempty"`
 	// Prevented: the steer run broke none of KilledBy's safety
 	// properties and every liveness property the original kept holds.
 	Prevented bool `json:"prevented"`
@@ -150,8 +155,9 @@ func (r *runner) score(m mutate.Mutant, seed uint64) (outcome, error) {
 		if b, err = r.baselineOf(m.Service, seed, true); err != nil {
 			return o, err
 		}
-		for p := range o.Debug.FirstPredictions {
-			if _, orig := b.Debug.FirstPredictions[p]; !orig {
+		orig := signals(*b.Debug)
+		for p := range signals(o.Debug) {
+			if _, also := orig[p]; !also {
 				o.FalseAlarm = true
 			}
 		}
@@ -198,6 +204,10 @@ func (o *outcome) judgePrediction(duration time.Duration) {
 	for _, kp := range o.KilledBy {
 		kind, p := kindOf(kp), kp[len(kindOf(kp))+1:]
 		at, ok := o.Debug.FirstPredictions[p]
+		if dead, isDead := o.Debug.FirstDeadAtStart[p]; kind == "liveness" && isDead && (!ok || dead < at) {
+			at, ok = dead, true
+			o.DeadAtStart = true
+		}
 		if !ok {
 			continue
 		}
@@ -250,11 +260,27 @@ func (b baseline) falseAlarm() bool {
 	if b.Debug == nil {
 		return false
 	}
-	for p := range b.Debug.FirstPredictions {
+	for p := range signals(*b.Debug) {
 		_, violated := b.Off.FirstViolations[p]
 		if !violated && !slices.Contains(b.Off.LivenessFailed, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// signals maps every property a debug run predicted, or found dead at a
+// round's snapshot (a liveness property no walk satisfies), to the first
+// round that did.
+func signals(r scoreboard.RunResult) map[string]time.Duration {
+	out := maps.Clone(r.FirstPredictions)
+	if out == nil {
+		out = map[string]time.Duration{}
+	}
+	for p, at := range r.FirstDeadAtStart {
+		if was, ok := out[p]; !ok || at < was {
+			out[p] = at
+		}
+	}
+	return out
 }

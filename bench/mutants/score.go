@@ -24,9 +24,12 @@ type tally struct {
 	Killed          int `json:"killed"`
 	Predicted       int `json:"predicted"`
 	PredictedInTime int `json:"predicted_in_time"`
-	Prevented       int `json:"prevented"`
-	Survived        int `json:"survived"`
-	FalseAlarms     int `json:"false_alarms"`
+	// DeadAtStart counts the in-time predictions that were a round's
+	// dead-at-the-start finding (outcome.DeadAtStart).
+	DeadAtStart int `json:"dead_at_start"`
+	Prevented   int `json:"prevented"`
+	Survived    int `json:"survived"`
+	FalseAlarms int `json:"false_alarms"`
 	// Crashed counts the mutants whose off run panicked or spent the
 	// event budget (outcome.Crash): neither killed nor survived.
 	Crashed int `json:"crashed"`
@@ -52,6 +55,9 @@ func (t *tally) add(o outcome) {
 	}
 	if o.InTime {
 		t.PredictedInTime++
+		if o.DeadAtStart {
+			t.DeadAtStart++
+		}
 	}
 	if o.Prevented {
 		t.Prevented++
@@ -122,6 +128,7 @@ type summary struct {
 	Killed              int     `json:"killed"`
 	Predicted           int     `json:"predicted"`
 	PredictedInTime     int     `json:"predicted_in_time"`
+	DeadAtStart         int     `json:"dead_at_start"`
 	Prevented           int     `json:"prevented"`
 	Survived            int     `json:"survived"`
 	FalseAlarms         int     `json:"false_alarms"`
@@ -154,7 +161,7 @@ func (b board) write(f runFlags, stdout io.Writer) error {
 	}
 	b.table(stdout)
 	line, err := json.Marshal(summary{Mutants: b.Total.Runs, Killed: b.Total.Killed, Predicted: b.Total.Predicted,
-		PredictedInTime: b.Total.PredictedInTime, Prevented: b.Total.Prevented, Survived: b.Total.Survived,
+		PredictedInTime: b.Total.PredictedInTime, DeadAtStart: b.Total.DeadAtStart, Prevented: b.Total.Prevented, Survived: b.Total.Survived,
 		FalseAlarms: b.Total.FalseAlarms, Crashed: b.Total.Crashed, OriginalFalseAlarms: b.OriginalFalseAlarms, WallSeconds: b.WallSeconds})
 	if err != nil {
 		return err
@@ -173,7 +180,7 @@ func (b board) table(w io.Writer) {
 	}{{"service", b.ByService}, {"operator", b.ByOp}, {"kind", b.ByKind}}
 	for _, g := range groups {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "%s\truns\tkilled\tpredicted\tin time\tprevented\tsurvived\tfalse alarms\tcrashed\t\n", g.name)
+		fmt.Fprintf(tw, "%s\truns\tkilled\tpredicted\tin time\t(dead at start)\tprevented\tsurvived\tfalse alarms\tcrashed\t\n", g.name)
 		keys := make([]string, 0, len(g.m))
 		for k := range g.m {
 			keys = append(keys, k)
@@ -181,10 +188,10 @@ func (b board) table(w io.Writer) {
 		sort.Strings(keys)
 		for _, k := range keys {
 			t := g.m[k]
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", k, t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.Prevented, t.Survived, t.FalseAlarms, t.Crashed)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", k, t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.DeadAtStart, t.Prevented, t.Survived, t.FalseAlarms, t.Crashed)
 		}
 		t := b.Total
-		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.Prevented, t.Survived, t.FalseAlarms, t.Crashed)
+		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.DeadAtStart, t.Prevented, t.Survived, t.FalseAlarms, t.Crashed)
 		tw.Flush()
 	}
 	fmt.Fprintf(w, "originals predicting a property their off run kept (false alarms on unmutated services): %d of %d\n", b.OriginalFalseAlarms, len(b.Originals))

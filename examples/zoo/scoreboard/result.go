@@ -78,6 +78,11 @@ type RunResult struct {
 	FirstViolations  map[string]time.Duration `json:"first_violations_ns,omitempty"`
 	LivenessFailed   []string                 `json:"liveness_failed,omitempty"`
 	FirstPredictions map[string]time.Duration `json:"first_predictions_ns,omitempty"`
+	// FirstDeadAtStart maps every liveness property a round found dead at
+	// its snapshot (no walk from it satisfies the property:
+	// steering.LivenessOutcome.DeadAtStart, not a prediction) to the start
+	// of the first such round.
+	FirstDeadAtStart map[string]time.Duration `json:"first_dead_at_start_ns,omitempty"`
 	// Panic is a handler's panic that ended the run (Config.KeepPanics),
 	// and EventBudgetSpent is set when Config.MaxEvents ended it.
 	Panic            string `json:"panic,omitempty"`

@@ -158,6 +158,16 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 // round records one steering round's predictions, made in a round that
 // started at at: of property, and of the others.
 func (r *RunResult) round(property string, at time.Duration, rep *steering.RoundReport) {
+	if rep.Liveness != nil {
+		for _, p := range rep.Liveness.DeadAtStart {
+			if _, seen := r.FirstDeadAtStart[p]; !seen {
+				if r.FirstDeadAtStart == nil {
+					r.FirstDeadAtStart = map[string]time.Duration{}
+				}
+				r.FirstDeadAtStart[p] = at
+			}
+		}
+	}
 	hit := false
 	for _, p := range rep.Predictions {
 		if _, seen := r.FirstPredictions[p.Property]; !seen {
