@@ -31,10 +31,11 @@
 //     predicted a property the mutant broke before its first violation
 //     (in the debug run, or the off run if the debug run did not break
 //     it; a liveness failure's time is the end of the run), the lead
-//     being the difference. For a liveness property a round's finding
-//     that no walk from its snapshot satisfies it (dead at the start,
-//     steering.LivenessOutcome.DeadAtStart) counts as its prediction, and
-//     is counted apart too (dead_at_start);
+//     being the difference. A round's finding that no walk from its
+//     snapshot satisfies a liveness property (steering.LivenessOutcome.
+//     DeadAtStart) is not a prediction — rounds find the originals'
+//     liveness properties dead at their first snapshots too — and is
+//     counted apart (dead_at_start);
 //   - prevented: the steer run (every node steering, immediate safety
 //     check) broke none of the killing safety properties and ended with
 //     every liveness property the original kept holding;
@@ -42,8 +43,7 @@
 //     budget (300,000 handler steps: a message storm), counted apart from
 //     killed and survived (no property describes it, nothing predicts it);
 //   - false alarm: a surviving mutant whose debug run predicted a
-//     property (or found one dead at the start) the original's debug run
-//     did not (a survivor can still be
+//     property the original's debug run did not (a survivor can still be
 //     a real bug the run did not hit: no prediction is replayed to
 //     confirm it); an original's false alarm (original_false_alarms) is a
 //     prediction of a property its own off run kept.

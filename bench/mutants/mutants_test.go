@@ -89,10 +89,11 @@ func TestVerdicts(t *testing.T) {
 	if !late.Predicted || late.InTime {
 		t.Fatalf("a prediction after the violation counted in time")
 	}
-	// A liveness kill found dead at a round's snapshot counts, apart.
+	// A liveness kill found dead at a round's snapshot is noted, and is
+	// not a prediction.
 	dead := outcome{KilledBy: []string{"liveness:L1"}, Debug: scoreboard.RunResult{FirstDeadAtStart: map[string]time.Duration{"L1": 30 * s}}}
 	dead.judgePrediction(90 * s)
-	if !dead.InTime || !dead.DeadAtStart || dead.Lead != 60*s {
+	if dead.Predicted || dead.InTime || !dead.DeadAtStart {
 		t.Fatalf("dead at start: %+v", dead)
 	}
 	if prevented(base, got, scoreboard.RunResult{FirstViolations: map[string]time.Duration{"Old": s}, LivenessFailed: []string{"L0"}}) != true {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -52,9 +51,12 @@ type outcome struct {
 	Predicted bool          `json:"predicted"`
 	InTime    bool          `json:"predicted_in_time"`
 	Lead      time.Duration `json:"lead_ns,omitempty"`
-	// DeadAtStart: the liveness prediction counted is a round's finding
-	// that no walk from its snapshot satisfies the property
-	// (steering.LivenessOutcome.DeadAtStart) rather than a Prediction.
+	// DeadAtStart: a round of the debug run found a liveness property of
+	// KilledBy dead at its snapshot (no walk from it satisfies it:
+	// steering.LivenessOutcome.DeadAtStart). Not a prediction: rounds
+	// find the originals' liveness properties dead at their first
+	// snapshots too (docs/RESULTS.md, issue 28), so it is reported apart
+	// and counts for nothing else.
 	DeadAtStart bool `json:"dead_at_start,omitempty"`
 	// Prevented: the steer run broke none of KilledBy's safety
 	// properties and every liveness property the original kept holds.
@@ -155,9 +157,8 @@ func (r *runner) score(m mutate.Mutant, seed uint64) (outcome, error) {
 		if b, err = r.baselineOf(m.Service, seed, true); err != nil {
 			return o, err
 		}
-		orig := signals(*b.Debug)
-		for p := range signals(o.Debug) {
-			if _, also := orig[p]; !also {
+		for p := range o.Debug.FirstPredictions {
+			if _, also := b.Debug.FirstPredictions[p]; !also {
 				o.FalseAlarm = true
 			}
 		}
@@ -203,11 +204,10 @@ func killedBy(base, run scoreboard.RunResult) []string {
 func (o *outcome) judgePrediction(duration time.Duration) {
 	for _, kp := range o.KilledBy {
 		kind, p := kindOf(kp), kp[len(kindOf(kp))+1:]
-		at, ok := o.Debug.FirstPredictions[p]
-		if dead, isDead := o.Debug.FirstDeadAtStart[p]; kind == "liveness" && isDead && (!ok || dead < at) {
-			at, ok = dead, true
+		if _, dead := o.Debug.FirstDeadAtStart[p]; dead && kind == "liveness" {
 			o.DeadAtStart = true
 		}
+		at, ok := o.Debug.FirstPredictions[p]
 		if !ok {
 			continue
 		}
@@ -260,27 +260,11 @@ func (b baseline) falseAlarm() bool {
 	if b.Debug == nil {
 		return false
 	}
-	for p := range signals(*b.Debug) {
+	for p := range b.Debug.FirstPredictions {
 		_, violated := b.Off.FirstViolations[p]
 		if !violated && !slices.Contains(b.Off.LivenessFailed, p) {
 			return true
 		}
 	}
 	return false
-}
-
-// signals maps every property a debug run predicted, or found dead at a
-// round's snapshot (a liveness property no walk satisfies), to the first
-// round that did.
-func signals(r scoreboard.RunResult) map[string]time.Duration {
-	out := maps.Clone(r.FirstPredictions)
-	if out == nil {
-		out = map[string]time.Duration{}
-	}
-	for p, at := range r.FirstDeadAtStart {
-		if was, ok := out[p]; !ok || at < was {
-			out[p] = at
-		}
-	}
-	return out
 }

@@ -24,8 +24,8 @@ type tally struct {
 	Killed          int `json:"killed"`
 	Predicted       int `json:"predicted"`
 	PredictedInTime int `json:"predicted_in_time"`
-	// DeadAtStart counts the in-time predictions that were a round's
-	// dead-at-the-start finding (outcome.DeadAtStart).
+	// DeadAtStart counts the killed mutants with outcome.DeadAtStart (a
+	// finding beside the predictions, not one of them).
 	DeadAtStart int `json:"dead_at_start"`
 	Prevented   int `json:"prevented"`
 	Survived    int `json:"survived"`
@@ -55,9 +55,9 @@ func (t *tally) add(o outcome) {
 	}
 	if o.InTime {
 		t.PredictedInTime++
-		if o.DeadAtStart {
-			t.DeadAtStart++
-		}
+	}
+	if o.DeadAtStart {
+		t.DeadAtStart++
 	}
 	if o.Prevented {
 		t.Prevented++
@@ -180,7 +180,7 @@ func (b board) table(w io.Writer) {
 	}{{"service", b.ByService}, {"operator", b.ByOp}, {"kind", b.ByKind}}
 	for _, g := range groups {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "%s\truns\tkilled\tpredicted\tin time\t(dead at start)\tprevented\tsurvived\tfalse alarms\tcrashed\t\n", g.name)
+		fmt.Fprintf(tw, "%s\truns\tkilled\tpredicted\tin time\tdead at start\tprevented\tsurvived\tfalse alarms\tcrashed\t\n", g.name)
 		keys := make([]string, 0, len(g.m))
 		for k := range g.m {
 			keys = append(keys, k)
