@@ -86,7 +86,7 @@ func TestVerdicts(t *testing.T) {
 	}
 	late := outcome{KilledBy: []string{"safety:B"}, Off: off, Debug: o.Debug}
 	late.judgePrediction(90 * s)
-	if !late.Predicted || late.InTime {
+	if !late.Predicted || late.InTime || late.Late != 10*s {
 		t.Fatalf("a prediction after the violation counted in time")
 	}
 	// A liveness kill found dead at a round's snapshot is noted, and is

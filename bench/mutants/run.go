@@ -51,6 +51,9 @@ type outcome struct {
 	Predicted bool          `json:"predicted"`
 	InTime    bool          `json:"predicted_in_time"`
 	Lead      time.Duration `json:"lead_ns,omitempty"`
+	// Late is, for a mutant predicted but not in time, how long after
+	// the first violation the first prediction came.
+	Late time.Duration `json:"late_ns,omitempty"`
 	// DeadAtStart: a round of the debug run found a liveness property of
 	// KilledBy dead at its snapshot (no walk from it satisfies it:
 	// steering.LivenessOutcome.DeadAtStart). Not a prediction: rounds
@@ -219,8 +222,11 @@ func (o *outcome) judgePrediction(duration time.Duration) {
 				when = o.Off.FirstViolations[p]
 			}
 		}
-		if at <= when && (!o.InTime || when-at > o.Lead) {
+		switch {
+		case at <= when && (!o.InTime || when-at > o.Lead):
 			o.InTime, o.Lead = true, when-at
+		case at > when && (o.Late == 0 || at-when < o.Late):
+			o.Late = at - when
 		}
 	}
 }

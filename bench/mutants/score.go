@@ -83,8 +83,10 @@ type board struct {
 	// with each seed) that predicted a property their off run kept.
 	OriginalFalseAlarms int        `json:"original_false_alarms"`
 	Originals           []baseline `json:"originals"`
-	// LeadSeconds are the killed mutants' predicted-in-time leads.
+	// LeadSeconds are the killed mutants' predicted-in-time leads, and
+	// LateSeconds how late the others' first predictions came.
 	LeadSeconds []float64 `json:"lead_seconds"`
+	LateSeconds []float64 `json:"late_seconds"`
 	Outcomes    []outcome `json:"outcomes"`
 	// WallSeconds is how long the run took (not a function of the seeds).
 	WallSeconds float64 `json:"wall_seconds"`
@@ -95,7 +97,7 @@ func tallyBoard(man manifest, sample string, seeds []uint64, res shardResult) bo
 	b := board{Format: boardFormat, Digest: man.Digest, Sample: sample, Seeds: seeds,
 		Mutants: len(man.Mutants), Discarded: len(man.Discarded),
 		ByService: map[string]tally{}, ByOp: map[string]tally{}, ByKind: map[string]tally{},
-		Originals: res.Baselines, LeadSeconds: []float64{}, Outcomes: res.Outcomes}
+		Originals: res.Baselines, LeadSeconds: []float64{}, LateSeconds: []float64{}, Outcomes: res.Outcomes}
 	bump := func(m map[string]tally, k string, o outcome) {
 		t := m[k]
 		t.add(o)
@@ -108,11 +110,15 @@ func tallyBoard(man manifest, sample string, seeds []uint64, res shardResult) bo
 		if o.Killed {
 			bump(b.ByKind, o.Kind, o)
 		}
-		if o.InTime {
+		switch {
+		case o.InTime:
 			b.LeadSeconds = append(b.LeadSeconds, o.Lead.Seconds())
+		case o.Predicted:
+			b.LateSeconds = append(b.LateSeconds, o.Late.Seconds())
 		}
 	}
 	sort.Float64s(b.LeadSeconds)
+	sort.Float64s(b.LateSeconds)
 	for _, x := range res.Baselines {
 		if x.falseAlarm() {
 			b.OriginalFalseAlarms++
@@ -149,10 +155,9 @@ func (b board) write(f runFlags, stdout io.Writer) error {
 			return fmt.Errorf("mutants: %w", err)
 		}
 	}
-	if f.svgOut != "" && len(b.LeadSeconds) > 0 {
+	if series := b.plotSeries(); f.svgOut != "" && len(series) > 0 {
 		var svg bytes.Buffer
-		series := []experiments.CDFSeries{{Name: fmt.Sprintf("killed mutants predicted in time (%d)", len(b.LeadSeconds)), Values: b.LeadSeconds}}
-		if err := experiments.WriteCDFSVG(&svg, "Mutation corpus: prediction to first violation", "seconds from the predicting round to the violation", series); err != nil {
+		if err := experiments.WriteCDFSVG(&svg, "Mutation corpus: prediction and first violation", "seconds between the first predicting round and the first violation", series); err != nil {
 			return err
 		}
 		if err := os.WriteFile(f.svgOut, svg.Bytes(), 0o644); err != nil {
@@ -168,6 +173,19 @@ func (b board) write(f runFlags, stdout io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "%s\n", line)
 	return err
+}
+
+// plotSeries are the SVG's curves: the leads of the predictions in time
+// and the lateness of the others (each only when it has values).
+func (b board) plotSeries() []experiments.CDFSeries {
+	var out []experiments.CDFSeries
+	if len(b.LeadSeconds) > 0 {
+		out = append(out, experiments.CDFSeries{Name: fmt.Sprintf("in time: prediction before violation (%d)", len(b.LeadSeconds)), Values: b.LeadSeconds})
+	}
+	if len(b.LateSeconds) > 0 {
+		out = append(out, experiments.CDFSeries{Name: fmt.Sprintf("late: prediction after violation (%d)", len(b.LateSeconds)), Values: b.LateSeconds})
+	}
+	return out
 }
 
 // table prints the board's groups as text tables.
