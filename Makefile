@@ -16,7 +16,7 @@ BENCHTIME ?= 1s
 
 SHELL := bash
 
-.PHONY: all build test test-long test-times testbudget bench verify purity fuzz snapshot-sweep spin-compare livecost zoo soak crash clean
+.PHONY: all build test test-long test-times testbudget bench verify purity fuzz snapshot-sweep spin-compare livecost zoo mutants mutants-gen mutants-sample soak crash clean
 
 all: verify build test
 
@@ -141,6 +141,27 @@ ZOO_SEEDS ?= 1,2,3
 ZOO_FLAGS ?=
 zoo:
 	$(GO) run ./examples/zoo/cmd/zoo-scoreboard --seeds $(ZOO_SEEDS) $(ZOO_FLAGS)
+
+# Issue 28's mutation corpus (bench/mutants): mutants-gen selects
+# MUTANTS_PER_OP mutants per service and operator with MUTANTS_SEED and
+# builds bin/mutants/run with them compiled in (a mutant schema through go
+# build -overlay); `mutants` scores the whole corpus (off, debug and steer
+# runs per mutant, MUTANTS_SEEDS each, MUTANTS_JOBS processes; hours on 2
+# cores), `mutants-sample` a fixed sample (3 mutants of every service, in
+# about 10 minutes on 2 quiet cores). Both print the table and, last, one
+# JSON line with the totals; the board is in bin/mutants/*.json and the
+# plot of prediction-to-violation times in bin/mutants/*.svg.
+MUTANTS_SEED   ?= 1
+MUTANTS_PER_OP ?= 4
+MUTANTS_SEEDS  ?= 1
+MUTANTS_JOBS   ?= 2
+MUTANTS_FLAGS  ?=
+mutants-gen:
+	$(GO) run ./bench/mutants gen --out bin/mutants --seed $(MUTANTS_SEED) --per-op $(MUTANTS_PER_OP)
+mutants: mutants-gen
+	bin/mutants/run run --sample all --seeds $(MUTANTS_SEEDS) --jobs $(MUTANTS_JOBS) --json bin/mutants/all.json --svg bin/mutants/all.svg $(MUTANTS_FLAGS)
+mutants-sample: mutants-gen
+	bin/mutants/run run --sample sample --seeds $(MUTANTS_SEEDS) --jobs $(MUTANTS_JOBS) --json bin/mutants/sample.json --svg bin/mutants/sample.svg $(MUTANTS_FLAGS)
 
 # The live soak (bench/soak): 25 `crystalball node` processes on loopback
 # (ports 21001.., 22001.., 31001..) for SOAK_DURATION under SIGKILL churn and

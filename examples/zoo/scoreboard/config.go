@@ -42,6 +42,19 @@ type Config struct {
 	// Duration, when positive, replaces every case's Duration (short
 	// runs for tests and smoke checks). Zero keeps the cases' own.
 	Duration time.Duration
+	// Heal, when positive, ends the churn and the breaks that long before
+	// the end of every run, so that liveness properties are judged on a
+	// healed system (RunResult.LivenessFailed). Zero: faults go on to the
+	// end, as the zoo's cases run.
+	Heal time.Duration
+	// MaxEvents, when positive, ends a run once it has taken that many
+	// handler steps (RunResult.EventBudgetSpent; the emulator stops
+	// within 1,024 events of it and the result is the run so far): a
+	// message storm stops in bounded time, at the same point every time.
+	MaxEvents int64
+	// KeepPanics makes a handler's panic a result (RunResult.Panic, the
+	// run so far) rather than an error: a mutant's crash is an outcome.
+	KeepPanics bool
 	// OnRun, when non-nil, sees every run as it ends (progress reports).
 	OnRun func(Progress)
 }
@@ -65,8 +78,11 @@ func DefaultConfig() Config {
 
 // withDefaults validates c and applies the defaults.
 func (c Config) withDefaults() (Config, error) {
-	if c.Warmup < 0 || c.Horizon < 0 || c.Duration < 0 {
-		return c, fmt.Errorf("%w: Warmup, Horizon and Duration must not be negative, got %v, %v, %v", ErrConfig, c.Warmup, c.Horizon, c.Duration)
+	if c.MaxEvents < 0 {
+		return c, fmt.Errorf("%w: MaxEvents must not be negative, got %d", ErrConfig, c.MaxEvents)
+	}
+	if c.Warmup < 0 || c.Horizon < 0 || c.Duration < 0 || c.Heal < 0 {
+		return c, fmt.Errorf("%w: Warmup, Horizon, Duration and Heal must not be negative, got %v, %v, %v, %v", ErrConfig, c.Warmup, c.Horizon, c.Duration, c.Heal)
 	}
 	if c.Cases == nil {
 		c.Cases = zoo.Cases()
@@ -108,8 +124,8 @@ func (c Config) checkCase(k zoo.Case) error {
 		return fmt.Errorf("%w: case %q: Nodes must be positive, got %d", ErrConfig, k.Name, k.Nodes)
 	case k.Churn < 0 || k.Breaks < 0:
 		return fmt.Errorf("%w: case %q: Churn and Breaks must not be negative", ErrConfig, k.Name)
-	case c.duration(k) <= c.Warmup:
-		return fmt.Errorf("%w: case %q: a run of %v leaves no time after the %v warm-up", ErrConfig, k.Name, c.duration(k), c.Warmup)
+	case c.duration(k) <= c.Warmup+c.Heal:
+		return fmt.Errorf("%w: case %q: a run of %v leaves no time after the %v warm-up and the %v heal", ErrConfig, k.Name, c.duration(k), c.Warmup, c.Heal)
 	}
 	for _, fixed := range []bool{false, true} {
 		spec := k.Spec(fixed)

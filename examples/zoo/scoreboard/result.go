@@ -72,6 +72,24 @@ type RunResult struct {
 	// OtherPredictions counts the rounds' predictions of other properties
 	// (safety or liveness).
 	OtherPredictions uint64 `json:"other_predictions,omitempty"`
+	// FirstViolations maps every safety property the run violated (the
+	// case's and the others) to the virtual time of its first violation;
+	// LivenessFailed lists the liveness properties that did not hold on
+	// the final state (meaningful after a heal phase: Config.Heal);
+	// FirstPredictions maps every property a round predicted to the
+	// start of the first such round.
+	FirstViolations  map[string]time.Duration `json:"first_violations_ns,omitempty"`
+	LivenessFailed   []string                 `json:"liveness_failed,omitempty"`
+	FirstPredictions map[string]time.Duration `json:"first_predictions_ns,omitempty"`
+	// FirstDeadAtStart maps every liveness property a round found dead at
+	// its snapshot (no walk from it satisfies the property:
+	// steering.LivenessOutcome.DeadAtStart, not a prediction) to the start
+	// of the first such round.
+	FirstDeadAtStart map[string]time.Duration `json:"first_dead_at_start_ns,omitempty"`
+	// Panic is a handler's panic that ended the run (Config.KeepPanics),
+	// and EventBudgetSpent is set when Config.MaxEvents ended it.
+	Panic            string `json:"panic,omitempty"`
+	EventBudgetSpent bool   `json:"event_budget_spent,omitempty"`
 	// Steering's work (zero in off runs).
 	Rounds           uint64 `json:"rounds,omitempty"`
 	FiltersInstalled uint64 `json:"filters_installed,omitempty"`

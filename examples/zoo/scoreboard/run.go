@@ -2,6 +2,7 @@ package scoreboard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +11,9 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
+
+// errEventBudget ends a run that reached Config.MaxEvents.
+var errEventBudget = errors.New("scoreboard: event budget spent")
 
 // modes are the configurations of every variant, in the order they run.
 var modes = [...]steering.Mode{steering.Off, steering.Debug, steering.Steer}
@@ -65,6 +69,21 @@ func (c Config) runCase(ctx context.Context, k zoo.Case) (CaseResult, error) {
 	return cr, nil
 }
 
+// RunOne runs case k (fixed: its twin) with seed in mode m, as Run runs
+// each of its runs, and returns what the run did. Other scorers (the
+// mutation corpus, bench/mutants) use it to run their own cases with the
+// scoreboard's deployment; cfg's zero fields take their defaults, its
+// Cases and Seeds are not used. It returns an error wrapping ErrConfig
+// for an invalid cfg or case, else the emulator's error.
+func RunOne(ctx context.Context, cfg Config, k zoo.Case, fixed bool, m steering.Mode, seed uint64) (RunResult, error) {
+	cfg.Cases, cfg.Seeds = []zoo.Case{k}, []uint64{seed}
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return RunResult{}, err
+	}
+	return c.runOne(ctx, k, fixed, m, seed)
+}
+
 // runOne runs case k (fixed: its twin) with seed in mode m.
 func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.Mode, seed uint64) (RunResult, error) {
 	var r RunResult
@@ -75,11 +94,28 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 		Duration: c.duration(k),
 		Workload: k.Workload,
 	}
+	var until time.Duration
+	if c.Heal > 0 {
+		until = c.duration(k) - c.Heal
+	}
 	if k.Churn > 0 {
-		ecfg.Churn = emulation.ChurnConfig{Rate: k.Churn, After: c.Warmup}
+		ecfg.Churn = emulation.ChurnConfig{Rate: k.Churn, After: c.Warmup, Until: until}
 	}
 	if k.Breaks > 0 {
-		ecfg.Breaks = emulation.BreakConfig{Rate: k.Breaks, After: c.Warmup}
+		ecfg.Breaks = emulation.BreakConfig{Rate: k.Breaks, After: c.Warmup, Until: until}
+	}
+	if c.MaxEvents > 0 {
+		// A budget in events, not wall time, so that a run that ends on
+		// it is still a pure function of its seed.
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		ecfg.OnStep = func(emulation.Step) {
+			if r.Events++; r.Events == c.MaxEvents {
+				r.EventBudgetSpent = true
+				cancel(errEventBudget)
+			}
+		}
 	}
 	if m != steering.Off {
 		// debug: a few predictors, deep rounds; steer: every node, cheap
@@ -94,9 +130,16 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 		return r, err
 	}
 	res, err := em.Run(ctx)
-	if err != nil {
+	var panicked *emulation.PanicError
+	switch {
+	case err == nil:
+	case errors.As(err, &panicked) && c.KeepPanics:
+		r.Panic = panicked.Error()
+	case r.EventBudgetSpent && errors.Is(context.Cause(ctx), errEventBudget):
+	default:
 		return r, err
 	}
+	r.record(res)
 	for _, s := range res.Safety {
 		switch {
 		case s.Name != k.Property:
@@ -120,8 +163,24 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 // round records one steering round's predictions, made in a round that
 // started at at: of property, and of the others.
 func (r *RunResult) round(property string, at time.Duration, rep *steering.RoundReport) {
+	if rep.Liveness != nil {
+		for _, p := range rep.Liveness.DeadAtStart {
+			if _, seen := r.FirstDeadAtStart[p]; !seen {
+				if r.FirstDeadAtStart == nil {
+					r.FirstDeadAtStart = map[string]time.Duration{}
+				}
+				r.FirstDeadAtStart[p] = at
+			}
+		}
+	}
 	hit := false
 	for _, p := range rep.Predictions {
+		if _, seen := r.FirstPredictions[p.Property]; !seen {
+			if r.FirstPredictions == nil {
+				r.FirstPredictions = map[string]time.Duration{}
+			}
+			r.FirstPredictions[p.Property] = at
+		}
 		if p.Property == property {
 			hit = true
 		} else {
@@ -135,6 +194,25 @@ func (r *RunResult) round(property string, at time.Duration, rep *steering.Round
 		r.Predicted, r.FirstPrediction = true, at
 	}
 	r.PredictingRounds++
+}
+
+// record keeps every property's outcome of a run: the first violation of
+// each violated safety property and the liveness properties failing at
+// the end.
+func (r *RunResult) record(res emulation.Result) {
+	for _, s := range res.Safety {
+		if s.ViolatedStates > 0 {
+			if r.FirstViolations == nil {
+				r.FirstViolations = map[string]time.Duration{}
+			}
+			r.FirstViolations[s.Name] = s.FirstViolation
+		}
+	}
+	for _, l := range res.Liveness {
+		if !l.Holds {
+			r.LivenessFailed = append(r.LivenessFailed, l.Name)
+		}
+	}
 }
 
 // set records r as v's run in mode m.

@@ -113,9 +113,42 @@ func TestConfigErrors(t *testing.T) {
 		"no nodes":            func(_ *scoreboard.Config, k *zoo.Case) { k.Nodes = 0 },
 		"unknown property":    func(_ *scoreboard.Config, k *zoo.Case) { k.Property = "Nope" },
 		"negative break rate": func(_ *scoreboard.Config, k *zoo.Case) { k.Breaks = -1 },
+		"negative heal":       func(c *scoreboard.Config, _ *zoo.Case) { c.Heal = -time.Second },
+		"heal too long":       func(c *scoreboard.Config, _ *zoo.Case) { c.Heal = 2 * time.Minute },
+		"negative budget":     func(c *scoreboard.Config, _ *zoo.Case) { c.MaxEvents = -1 },
 	} {
 		if err := bad(mod); !errors.Is(err, scoreboard.ErrConfig) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// RunOne runs one configuration as Run does: the planted bug off, with
+// breaks ending Heal before the end, records its violation under
+// FirstViolations (and the twin's liveness, which has none, stays empty).
+func TestRunOne(t *testing.T) {
+	const seed = 1
+	cfg := scoreboard.Config{Duration: time.Minute, Heal: 10 * time.Second}
+	r, err := scoreboard.RunOne(context.Background(), cfg, lockCase(), false, steering.Off, seed)
+	if err != nil {
+		t.Fatalf("seed=%d: %v", seed, err)
+	}
+	first, ok := r.FirstViolations["MutualExclusion"]
+	if r.Violations == 0 || !ok || first != r.FirstViolation || len(r.LivenessFailed) != 0 {
+		t.Fatalf("seed=%d: RunOne = %+v", seed, r)
+	}
+	if _, err := scoreboard.RunOne(context.Background(), scoreboard.Config{Heal: -1}, lockCase(), false, steering.Off, seed); !errors.Is(err, scoreboard.ErrConfig) {
+		t.Fatalf("RunOne with a negative Heal: %v", err)
+	}
+	// An event budget is reported, and ends the run the same way every
+	// time (within 1,024 events: this run is shorter than that).
+	cfg.MaxEvents = 20
+	a, err := scoreboard.RunOne(context.Background(), cfg, lockCase(), false, steering.Off, seed)
+	if err != nil || !a.EventBudgetSpent {
+		t.Fatalf("seed=%d: RunOne with 20 events: %+v, %v", seed, a, err)
+	}
+	b, _ := scoreboard.RunOne(context.Background(), cfg, lockCase(), false, steering.Off, seed)
+	if a.Events != b.Events {
+		t.Fatalf("seed=%d: two budgeted runs stopped after %d and %d events", seed, a.Events, b.Events)
 	}
 }

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/seed6eee2ec7/crystalball/experiments"
+)
+
+// boardFormat names the JSON form of a board.
+const boardFormat = "crystalball-mutants/1"
+
+// tally counts one group's outcomes (a mutant with several seeds counts
+// once per seed).
+type tally struct {
+	Runs            int `json:"runs"`
+	Killed          int `json:"killed"`
+	Predicted       int `json:"predicted"`
+	PredictedInTime int `json:"predicted_in_time"`
+	// DeadAtStart counts the killed mutants with outcome.DeadAtStart (a
+	// finding beside the predictions, not one of them).
+	DeadAtStart int `json:"dead_at_start"`
+	Prevented   int `json:"prevented"`
+	Survived    int `json:"survived"`
+	FalseAlarms int `json:"false_alarms"`
+	// Crashed counts the mutants whose off run panicked or spent the
+	// event budget (outcome.Crash): neither killed nor survived.
+	Crashed int `json:"crashed"`
+}
+
+// add counts o.
+func (t *tally) add(o outcome) {
+	t.Runs++
+	if o.Crash != "" {
+		t.Crashed++
+		return
+	}
+	if !o.Killed {
+		t.Survived++
+		if o.FalseAlarm {
+			t.FalseAlarms++
+		}
+		return
+	}
+	t.Killed++
+	if o.Predicted {
+		t.Predicted++
+	}
+	if o.InTime {
+		t.PredictedInTime++
+	}
+	if o.DeadAtStart {
+		t.DeadAtStart++
+	}
+	if o.Prevented {
+		t.Prevented++
+	}
+}
+
+// board is the scoreboard over the corpus.
+type board struct {
+	Format string   `json:"format"`
+	Digest string   `json:"digest"`
+	Sample string   `json:"sample"`
+	Seeds  []uint64 `json:"seeds"`
+	// Mutants is the corpus size; Discarded did not compile.
+	Mutants   int              `json:"mutants"`
+	Discarded int              `json:"discarded"`
+	Total     tally            `json:"total"`
+	ByService map[string]tally `json:"by_service"`
+	ByOp      map[string]tally `json:"by_op"`
+	// ByKind splits the killed mutants by the kind of the first property
+	// they broke (safety, liveness).
+	ByKind map[string]tally `json:"by_kind"`
+	// OriginalFalseAlarms counts the originals' debug runs (each original
+	// with each seed) that predicted a property their off run kept.
+	OriginalFalseAlarms int        `json:"original_false_alarms"`
+	Originals           []baseline `json:"originals"`
+	// LeadSeconds are the killed mutants' predicted-in-time leads, and
+	// LateSeconds how late the others' first predictions came.
+	LeadSeconds []float64 `json:"lead_seconds"`
+	LateSeconds []float64 `json:"late_seconds"`
+	Outcomes    []outcome `json:"outcomes"`
+	// WallSeconds is how long the run took (not a function of the seeds).
+	WallSeconds float64 `json:"wall_seconds"`
+}
+
+// tallyBoard scores res.
+func tallyBoard(man manifest, sample string, seeds []uint64, res shardResult) board {
+	b := board{Format: boardFormat, Digest: man.Digest, Sample: sample, Seeds: seeds,
+		Mutants: len(man.Mutants), Discarded: len(man.Discarded),
+		ByService: map[string]tally{}, ByOp: map[string]tally{}, ByKind: map[string]tally{},
+		Originals: res.Baselines, LeadSeconds: []float64{}, LateSeconds: []float64{}, Outcomes: res.Outcomes}
+	bump := func(m map[string]tally, k string, o outcome) {
+		t := m[k]
+		t.add(o)
+		m[k] = t
+	}
+	for _, o := range res.Outcomes {
+		b.Total.add(o)
+		bump(b.ByService, o.Mutant.Service, o)
+		bump(b.ByOp, o.Mutant.Op, o)
+		if o.Killed {
+			bump(b.ByKind, o.Kind, o)
+		}
+		switch {
+		case o.InTime:
+			b.LeadSeconds = append(b.LeadSeconds, o.Lead.Seconds())
+		case o.Predicted:
+			b.LateSeconds = append(b.LateSeconds, o.Late.Seconds())
+		}
+	}
+	sort.Float64s(b.LeadSeconds)
+	sort.Float64s(b.LateSeconds)
+	for _, x := range res.Baselines {
+		if x.falseAlarm() {
+			b.OriginalFalseAlarms++
+		}
+	}
+	slices.SortFunc(b.Originals, func(x, y baseline) int { return strings.Compare(x.Service, y.Service) })
+	return b
+}
+
+// summary is the one-line JSON the run prints last.
+type summary struct {
+	Mutants             int     `json:"mutants"`
+	Killed              int     `json:"killed"`
+	Predicted           int     `json:"predicted"`
+	PredictedInTime     int     `json:"predicted_in_time"`
+	DeadAtStart         int     `json:"dead_at_start"`
+	Prevented           int     `json:"prevented"`
+	Survived            int     `json:"survived"`
+	FalseAlarms         int     `json:"false_alarms"`
+	Crashed             int     `json:"crashed"`
+	OriginalFalseAlarms int     `json:"original_false_alarms"`
+	WallSeconds         float64 `json:"wall_seconds"`
+}
+
+// write prints the table and the summary line, and writes the JSON and
+// SVG files f names.
+func (b board) write(f runFlags, stdout io.Writer) error {
+	if f.jsonOut != "" {
+		js, err := json.MarshalIndent(b, "", " ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.jsonOut, js, 0o644); err != nil {
+			return fmt.Errorf("mutants: %w", err)
+		}
+	}
+	if series := b.plotSeries(); f.svgOut != "" && len(series) > 0 {
+		var svg bytes.Buffer
+		if err := experiments.WriteCDFSVG(&svg, "Mutation corpus: prediction and first violation", "seconds between the first predicting round and the first violation", series); err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.svgOut, svg.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("mutants: %w", err)
+		}
+	}
+	b.table(stdout)
+	line, err := json.Marshal(summary{Mutants: b.Total.Runs, Killed: b.Total.Killed, Predicted: b.Total.Predicted,
+		PredictedInTime: b.Total.PredictedInTime, DeadAtStart: b.Total.DeadAtStart, Prevented: b.Total.Prevented, Survived: b.Total.Survived,
+		FalseAlarms: b.Total.FalseAlarms, Crashed: b.Total.Crashed, OriginalFalseAlarms: b.OriginalFalseAlarms, WallSeconds: b.WallSeconds})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", line)
+	return err
+}
+
+// plotSeries are the SVG's curves: the leads of the predictions in time
+// and the lateness of the others (each only when it has values).
+func (b board) plotSeries() []experiments.CDFSeries {
+	var out []experiments.CDFSeries
+	if len(b.LeadSeconds) > 0 {
+		out = append(out, experiments.CDFSeries{Name: fmt.Sprintf("in time: prediction before violation (%d)", len(b.LeadSeconds)), Values: b.LeadSeconds})
+	}
+	if len(b.LateSeconds) > 0 {
+		out = append(out, experiments.CDFSeries{Name: fmt.Sprintf("late: prediction after violation (%d)", len(b.LateSeconds)), Values: b.LateSeconds})
+	}
+	return out
+}
+
+// table prints the board's groups as text tables.
+func (b board) table(w io.Writer) {
+	fmt.Fprintf(w, "mutation corpus %s, sample %s, seeds %v: %d mutant runs (%d in the corpus, %d discarded)\n",
+		b.Digest, b.Sample, b.Seeds, b.Total.Runs, b.Mutants, b.Discarded)
+	groups := []struct {
+		name string
+		m    map[string]tally
+	}{{"service", b.ByService}, {"operator", b.ByOp}, {"kind", b.ByKind}}
+	for _, g := range groups {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "%s\truns\tkilled\tpredicted\tin time\tdead at start\tprevented\tsurvived\tfalse alarms\tcrashed\t\n", g.name)
+		keys := make([]string, 0, len(g.m))
+		for k := range g.m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t := g.m[k]
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", k, t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.DeadAtStart, t.Prevented, t.Survived, t.FalseAlarms, t.Crashed)
+		}
+		t := b.Total
+		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.DeadAtStart, t.Prevented, t.Survived, t.FalseAlarms, t.Crashed)
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "originals predicting a property their off run kept (false alarms on unmutated services): %d of %d\n", b.OriginalFalseAlarms, len(b.Originals))
+}
