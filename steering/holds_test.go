@@ -71,13 +71,7 @@ func (e errorString) Error() string { return string(e) }
 func TestHoldsReleasedForLiveness(t *testing.T) {
 	spec := relaySpec()
 	snap := StartSnapshot(t, spec, []node.ID{1, 2}, 2)
-	core, err := node.NewCore(node.CoreConfig{ID: 2, Factory: spec.New})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := core.Step(node.Event{Kind: node.EventInit, At: snap.At}); err != nil {
-		t.Fatal(err)
-	}
+	core := initedCore(t, spec, 2, snap.At)
 	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, MaxInterventions: 1, Walks: 8, WalkDepth: 20}}
 	l, h := newTestLive(t, cfg, core)
 	ping := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Ping"}
@@ -118,13 +112,7 @@ func TestHoldsReleasedForLiveness(t *testing.T) {
 func TestHarmlessHoldStays(t *testing.T) {
 	spec := relaySpec()
 	snap := StartSnapshot(t, spec, []node.ID{1, 2}, 2)
-	core, err := node.NewCore(node.CoreConfig{ID: 2, Factory: spec.New})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := core.Step(node.Event{Kind: node.EventInit, At: snap.At}); err != nil {
-		t.Fatal(err)
-	}
+	core := initedCore(t, spec, 2, snap.At)
 	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, MaxInterventions: 1, Walks: 8, WalkDepth: 20}}
 	l, h := newTestLive(t, cfg, core)
 	pong := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Pong"}
@@ -221,13 +209,7 @@ func sideDoorSpec() node.Spec {
 func TestGuardJudgesHoldsOnWhatTheNeighbourhoodHas(t *testing.T) {
 	spec := sideDoorSpec()
 	snap := StartSnapshot(t, spec, []node.ID{1, 2}, 2)
-	core, err := node.NewCore(node.CoreConfig{ID: 2, Factory: spec.New})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := core.Step(node.Event{Kind: node.EventInit, At: snap.At}); err != nil {
-		t.Fatal(err)
-	}
+	core := initedCore(t, spec, 2, snap.At)
 	var rep *RoundReport
 	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, MaxInterventions: 1, Walks: 8, WalkDepth: 20},
 		OnRound: func(_ *snapshot.Snapshot, r *RoundReport) { rep = r }}
@@ -350,13 +332,7 @@ func TestGuardModelsVetoHoldsAsTheCheck(t *testing.T) {
 func vetoHoldReleased(t *testing.T, spec node.Spec) bool {
 	t.Helper()
 	snap := StartSnapshot(t, spec, []node.ID{1, 2}, 2)
-	core, err := node.NewCore(node.CoreConfig{ID: 2, Factory: spec.New})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := core.Step(node.Event{Kind: node.EventInit, At: snap.At}); err != nil {
-		t.Fatal(err)
-	}
+	core := initedCore(t, spec, 2, snap.At)
 	var rep *RoundReport
 	// The rounds explore too little (one state) to install a filter of
 	// their own: only the veto holds.
@@ -393,4 +369,17 @@ func vetoHoldReleased(t *testing.T, spec node.Spec) bool {
 		t.Fatal("the out-of-order 2 passed the kept hold")
 	}
 	return released
+}
+
+// initedCore is node id's core of spec past its Init at at.
+func initedCore(t testing.TB, spec node.Spec, id node.ID, at time.Time) *node.Core {
+	t.Helper()
+	core, err := node.NewCore(node.CoreConfig{ID: id, Factory: spec.New})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := core.Step(node.Event{Kind: node.EventInit, At: at}); err != nil {
+		t.Fatal(err)
+	}
+	return core
 }

@@ -268,13 +268,7 @@ func TestRequestRefusedForLiveness(t *testing.T) {
 	spec := sideDoorSpec()
 	snap := StartSnapshot(t, spec, []node.ID{1, 2}, 1)
 	layer := func(id node.ID, own int) (*Layer, *fakeHost) {
-		core, err := node.NewCore(node.CoreConfig{ID: id, Factory: spec.New})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := core.Step(node.Event{Kind: node.EventInit, At: snap.At}); err != nil {
-			t.Fatal(err)
-		}
+		core := initedCore(t, spec, id, snap.At)
 		return newTestLive(t, LayerConfig{Controller: Config{Mode: Steer, Spec: spec, Walks: 8, WalkDepth: 20, MaxStates: own, FullDepth: -1}}, core)
 	}
 	asker, h1 := layer(1, 0)
