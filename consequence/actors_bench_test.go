@@ -3,6 +3,7 @@ package consequence_test
 import (
 	"context"
 	"flag"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/chord"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 )
 
@@ -73,10 +75,9 @@ func BenchmarkActorRandTree25(b *testing.B) {
 		// RandTree never calls TrySend: a refusal budget must cost
 		// nothing (the same states, at the same speed).
 		{"consequence-refusals", consequence.Consequence, *benchStates, 0, 1},
-		// A depth budget ends the search at a level boundary, so the
-		// engine never expands a level twice (in parallel, then again
-		// directly, as it does for the level where the state budget runs
-		// out): the model's throughput without that overhead.
+		// A depth budget ends the search at a level boundary: the
+		// model's throughput without the level the state budget cuts
+		// (expanded in shrinking parallel rounds, its tail on one core).
 		{"bfs-depth3", consequence.BFS, 0, 3, 0},
 	}
 	for _, bc := range cases {
@@ -123,3 +124,50 @@ var benchStates = flag.Int("actorstates", 20_000, "state budget of BenchmarkActo
 // benchTime, if set, replaces the state budget of BenchmarkActorRandTree25
 // by a wall-time budget.
 var benchTime = flag.Duration("actortime", 0, "wall-time budget of BenchmarkActorRandTree25 (replaces -actorstates)")
+
+// initStates is the state budget of BenchmarkActorSearchFromInit.
+var initStates = flag.Int("initstates", 1_000_000, "state budget of BenchmarkActorSearchFromInit")
+
+// BenchmarkActorSearchFromInit is `check --service S --nodes 5
+// --max-states 1000000 --budget 0` in process: BFS from the initial
+// configuration of five Chord or RandTree nodes joining through node 1,
+// with the default world (no faults), one run per iteration. With -cpu 1,2
+// the search uses one worker, then two (Workers defaults to GOMAXPROCS):
+// the ratio of the two states/s figures is what a second core buys.
+//
+//	go test ./consequence/ -run '^$' -bench ActorSearchFromInit -benchtime 3x -cpu 1,2
+func BenchmarkActorSearchFromInit(b *testing.B) {
+	services := []struct {
+		name     string
+		spec     node.Spec
+		workload func(node.ID, bool) []node.Message
+	}{
+		{"chord", chord.NewSpec(chord.DefaultOptions()), func(node.ID, bool) []node.Message {
+			return []node.Message{chord.JoinOverlay{Bootstrap: 1}}
+		}},
+		{"randtree", randtree.NewSpec(randtree.DefaultOptions()), func(node.ID, bool) []node.Message {
+			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1}}}
+		}},
+	}
+	for _, sv := range services {
+		b.Run(sv.name, func(b *testing.B) {
+			m, err := consequence.NewActorModel(sv.spec, consequence.ActorOptions{N: 5, Seed: 1, Workload: sv.workload})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var res *consequence.Result[*consequence.GlobalState, consequence.ActorAction]
+			var elapsed time.Duration
+			for b.Loop() {
+				res, err = consequence.NewChecker(m).Properties(m.Properties()...).
+					Workers(runtime.GOMAXPROCS(0)).MaxStates(*initStates).Run(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				elapsed += res.Elapsed
+			}
+			b.ReportMetric(float64(res.Unique)*float64(b.N)/elapsed.Seconds(), "states/s")
+			b.ReportMetric(float64(res.Depth), "depth")
+			b.ReportMetric(float64(res.Generated), "generated")
+		})
+	}
+}

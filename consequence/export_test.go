@@ -40,3 +40,11 @@ func SetPORProbe[S, A any](c *Checker[S, A], n int) *Checker[S, A] {
 	c.opts.porProbe = n
 	return c
 }
+
+// SetOnDirect makes the checker call f with the number of frontier states
+// each sequential stretch of a level expanded, so tests see how much of a
+// parallel search ran on one core.
+func SetOnDirect[S, A any](c *Checker[S, A], f func(n int)) *Checker[S, A] {
+	c.opts.onDirect = f
+	return c
+}

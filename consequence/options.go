@@ -154,6 +154,10 @@ type Options struct {
 	// parallelRound overrides parallelRound (tests make levels span many
 	// rounds).
 	parallelRound int
+	// onDirect, if set, is called with the number of frontier states each
+	// expandDirect call expanded (tests check how much of a parallel
+	// search ran on one core).
+	onDirect func(n int)
 	// sleepByPosition, if set, makes a KeyedCommuter's sleep sets name
 	// positions as a Commuter's do (tests compare the two).
 	sleepByPosition int

@@ -394,7 +394,7 @@ func (r *run[S, A]) step() error {
 		return nil
 	}
 	n := r.cur.len()
-	parallel := len(r.workers) > 1 && n >= r.minPar && !r.budgetLikelyExhausted(n)
+	parallel := len(r.workers) > 1 && n >= r.minPar
 	if parallel && r.local != nil {
 		// Consequence prediction plans the whole level in chunks; the
 		// candidate buffers are sized later, per round (expandParallel).
@@ -441,20 +441,6 @@ func (r *run[S, A]) step() error {
 	}
 	r.endLevel(size)
 	return nil
-}
-
-// budgetLikelyExhausted reports whether the last level's growth predicts
-// that the state budget runs out in the level of n frontier states. Such a
-// level is expanded directly: expandParallel would expand the whole
-// frontier only to refuse the level (it may exceed the budget) and leave it
-// to expandDirect, which stops at the budget. The prediction affects speed
-// only; both ways give the same result.
-func (r *run[S, A]) budgetLikelyExhausted(n int) bool {
-	if r.opts.MaxStates == 0 || r.growth == 0 {
-		return false
-	}
-	room := float64(r.opts.MaxStates) - float64(r.res.Unique)
-	return r.growth*float64(n) > room
 }
 
 // presize gives the next level and its links room for the number of states
@@ -860,13 +846,17 @@ func (r *run[S, A]) insertDirect(w *worker[S, A]) (refused bool) {
 // calling goroutine.
 func (r *run[S, A]) expandDirect(from int) {
 	w := r.workers[0]
+	i := from
+	if r.opts.onDirect != nil {
+		defer func() { r.opts.onDirect(i - from) }()
+	}
 	defer func() {
 		// The states expanded whole before a stop keep their successors.
 		if len(w.succ) > 0 && r.insertDirect(w) {
 			r.refused = true
 		}
 	}()
-	for i := from; i < r.cur.len(); i++ {
+	for ; i < r.cur.len(); i++ {
 		if (i-from)%checkEvery == 0 && r.expired() {
 			return
 		}
@@ -880,29 +870,57 @@ func (r *run[S, A]) expandDirect(from int) {
 	}
 }
 
-// expandParallel expands the frontier in rounds of parallelRound states and
-// returns the index of the first state it did not expand: len(frontier)
-// when it expanded all, the start of a round that might exceed the state
-// budget (the caller expands the rest directly and so stops at exactly the
-// state a sequential search would), or the start of the round during which
-// the search was aborted (that round is dropped whole).
+// expandParallel expands the frontier in rounds of at most parallelRound
+// states and returns the index of the first state it did not expand:
+// len(frontier) when it expanded all, the start of a round that might
+// exceed the state budget or that the budget leaves too small to be worth
+// a parallel round (the caller expands the rest directly and so stops at
+// exactly the state a sequential search would), or the start of the round
+// during which the search was aborted (that round is dropped whole).
 func (r *run[S, A]) expandParallel() (int, error) {
 	n := r.cur.len()
-	round := parallelRound
-	if r.opts.parallelRound > 0 {
-		round = r.opts.parallelRound
-	}
-	for lo := 0; lo < n; lo += round {
+	for lo := 0; lo < n; {
 		if lo > 0 && r.expired() {
 			return lo, nil
 		}
-		r.cutChunks(lo, min(lo+round, n), true)
+		size := r.roundSize()
+		if size == 0 {
+			return lo, nil
+		}
+		hi := min(lo+size, n)
+		r.cutChunks(lo, hi, true)
 		ok, err := r.expandRound()
 		if err != nil || !ok || r.abort.Load() {
 			return lo, err
 		}
+		lo = hi
 	}
 	return n, nil
+}
+
+// roundSize is how many frontier states the next parallel round expands:
+// parallelRound, or, when a state budget is near, as many as the budget's
+// room is likely to take whole (room over candRatio, which overestimates
+// the candidates per state). A round whose candidates might exceed the
+// room is refused and left to expandDirect, so without this the level that
+// meets the budget — often the largest, a quarter of a 1 M-state search's
+// expansions — ran on one core. Rounds shrink with the room; 0 means the
+// room is too small for a parallel round (below the parallel threshold).
+// The size affects speed only: every round keeps the global order.
+func (r *run[S, A]) roundSize() int {
+	size := parallelRound
+	if r.opts.parallelRound > 0 {
+		size = r.opts.parallelRound
+	}
+	if r.opts.MaxStates == 0 || r.candRatio == 0 {
+		return size
+	}
+	room := float64(uint64(r.opts.MaxStates) - min(r.res.Unique, uint64(r.opts.MaxStates)))
+	fit := int(room / r.candRatio)
+	if fit < r.minPar {
+		return 0
+	}
+	return min(size, fit)
 }
 
 // expandRound expands the chunks' part of the frontier with phases A, B and
