@@ -1,0 +1,217 @@
+package webview
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Bounds of Figures: how deep it walks a document, and how many plots it
+// draws of one.
+const (
+	MaxFigureDepth = 32
+	MaxFigures     = 32
+)
+
+// ErrFigures is wrapped by Figures' errors.
+var ErrFigures = errors.New("webview: figures")
+
+// Series is one curve of a CDF plot: a legend name and its sample.
+type Series struct {
+	Name   string
+	Values []float64
+}
+
+// CDFPlotter draws the empirical CDFs of series as one SVG plot, at most
+// MaxCDFSeries of them (experiments.WriteCDFSVG is the one crystalball's
+// experiments draw their --plot with; package cli adapts it).
+type CDFPlotter func(w io.Writer, title, xLabel string, series []Series) error
+
+// MaxCDFSeries is how many series Figures puts in one CDF plot.
+const MaxCDFSeries = 4
+
+// Figures draws the figures of an experiment's --json result b, from the
+// data it carries and nothing else: every array of numbers (a sample, e.g.
+// a run's sorted download times) becomes a CDF curve — samples of the same
+// name in one plot, named by where they are ("with", "without") — and
+// every array of objects (the runs or seeds of an experiment) becomes a
+// bar chart per numeric field, a bar per element, labelled by its seed,
+// config, name or bug field (else its index). Plots come in the order
+// their data appears. b must be one JSON object; bad JSON or nesting
+// deeper than MaxFigureDepth is an error wrapping ErrFigures; at most
+// MaxFigures plots are drawn. cdf nil draws no CDF.
+func Figures(b []byte, cdf CDFPlotter) ([]Figure, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var root map[string]any
+	if err := dec.Decode(&root); err != nil {
+		return nil, fmt.Errorf("%w: not a JSON object: %v", ErrFigures, err)
+	}
+	var c collector
+	if err := c.walk(nil, root, 0); err != nil {
+		return nil, err
+	}
+	return c.draw(cdf)
+}
+
+// collector gathers a document's samples and tables, in order.
+type collector struct {
+	samples []sample
+	tables  []table
+}
+
+type sample struct {
+	path   []string
+	values []float64
+}
+
+type table struct {
+	path []string
+	rows []map[string]any
+}
+
+func (c *collector) walk(path []string, v any, depth int) error {
+	if depth > MaxFigureDepth {
+		return fmt.Errorf("%w: nested deeper than %d at %s", ErrFigures, MaxFigureDepth, strings.Join(path, "."))
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // map order is random: figures must not be
+		for _, k := range keys {
+			if err := c.walk(append(slices.Clip(path), k), v[k], depth+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		return c.array(path, v, depth)
+	}
+	return nil
+}
+
+// array records a sample (all numbers) or a table (all objects), and
+// walks into the elements of anything else.
+func (c *collector) array(path []string, v []any, depth int) error {
+	if nums, ok := numbers(v); ok && len(nums) >= 2 {
+		c.samples = append(c.samples, sample{path: path, values: nums})
+		return nil
+	}
+	rows := make([]map[string]any, 0, len(v))
+	for _, e := range v {
+		if m, ok := e.(map[string]any); ok {
+			rows = append(rows, m)
+		}
+	}
+	if len(rows) > 0 && len(rows) == len(v) {
+		c.tables = append(c.tables, table{path: path, rows: rows})
+	}
+	for i, e := range v {
+		if err := c.walk(append(slices.Clip(path), fmt.Sprint(i)), e, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// numbers returns v's elements as finite numbers, if they all are.
+func numbers(v []any) ([]float64, bool) {
+	out := make([]float64, 0, len(v))
+	for _, e := range v {
+		n, ok := e.(json.Number)
+		if !ok {
+			return nil, false
+		}
+		f, err := n.Float64()
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, false
+		}
+		out = append(out, f)
+	}
+	return out, true
+}
+
+// draw renders the CDFs, then the bar charts, up to MaxFigures.
+func (c *collector) draw(cdf CDFPlotter) ([]Figure, error) {
+	var out []Figure
+	if cdf != nil {
+		figs, err := c.drawCDFs(cdf)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, figs...)
+	}
+	for _, t := range c.tables {
+		for _, f := range numericFields(t.rows) {
+			if len(out) >= MaxFigures {
+				return out, nil
+			}
+			out = append(out, barFigure(t, f))
+		}
+	}
+	return out[:min(len(out), MaxFigures)], nil
+}
+
+// drawCDFs groups the samples by name (their last key, or the one before
+// a "sorted") and draws each group, MaxCDFSeries curves a plot.
+func (c *collector) drawCDFs(cdf CDFPlotter) ([]Figure, error) {
+	groups := map[string][]Series{}
+	var order []string
+	for _, s := range c.samples {
+		name, where := sampleName(s.path)
+		if _, ok := groups[name]; !ok {
+			order = append(order, name)
+		}
+		groups[name] = append(groups[name], Series{Name: where, Values: s.values})
+	}
+	var out []Figure
+	for _, name := range order {
+		for series := range slices.Chunk(groups[name], MaxCDFSeries) {
+			if series[0].Values == nil || negative(series) {
+				continue // the plot's x axis starts at 0: not a sample of times or sizes
+			}
+			var buf bytes.Buffer
+			title := "CDF of " + name
+			if err := cdf(&buf, title, name, series); err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", ErrFigures, title, err)
+			}
+			out = append(out, Figure{Title: title, SVG: buf.Bytes()})
+		}
+	}
+	return out, nil
+}
+
+// negative reports whether a series has a value below zero.
+func negative(series []Series) bool {
+	for _, s := range series {
+		for _, v := range s.Values {
+			if v < 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sampleName splits a sample's path into its name and where it is.
+func sampleName(path []string) (name, where string) {
+	if len(path) == 0 {
+		return "values", "document"
+	}
+	k := len(path) - 1
+	if path[k] == "sorted" && k > 0 {
+		k--
+	}
+	where = strings.Join(path[:k], ".")
+	if where == "" {
+		where = "document"
+	}
+	return path[k], where
+}
