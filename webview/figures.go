@@ -52,6 +52,9 @@ func Figures(b []byte, cdf CDFPlotter) ([]Figure, error) {
 	if err := dec.Decode(&root); err != nil {
 		return nil, fmt.Errorf("%w: not a JSON object: %v", ErrFigures, err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: data after the JSON object", ErrFigures)
+	}
 	var c collector
 	if err := c.walk(nil, root, 0); err != nil {
 		return nil, err
