@@ -26,7 +26,7 @@ func TestGraphSVGDrawsStepsEdgesAndTheCriticalStep(t *testing.T) {
 	}
 	for _, want := range []string{
 		`r="7" fill="#d00"/><text x="230" y="88">2. n2 deliver Join from n1  ← critical transition</text>`,
-		"3. n1 timer &lt;retry&gt;",                      // escaped
+		"3. n1 timer &lt;retry&gt;",                             // escaped
 		`<path class="edge" d="M85 62L175 79" stroke="#0072b2"`, // step 1 on n1's lane to step 2 on n2's
 		`<path class="edge" d="M85 40L85 101" stroke="#e69f00"`, // from the start, down n1's lane
 	} {
