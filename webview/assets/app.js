@@ -32,19 +32,22 @@
       ol.appendChild(li);
     });
   }
+  // fieldsDiv renders fields one a line, each marked with the class of
+  // every mark set that holds it.
   function fieldsDiv(fields, marks) {
     const d = document.createElement("div");
     fields.forEach((f) => {
       const p = document.createElement("div");
       p.className = "field";
       p.textContent = f;
-      if (marks && marks.has(f)) p.classList.add(marks.cls);
+      for (const m of marks) if (m.has(f)) p.classList.add(m.cls);
       d.appendChild(p);
     });
     return d;
   }
+  // marked is the set of fields not in other (none without other).
   function marked(fields, other, cls) {
-    const s = new Set(fields.filter((f) => other && !other.includes(f)));
+    const s = new Set(other ? fields.filter((f) => !other.includes(f)) : []);
     s.cls = cls;
     return s;
   }
@@ -65,11 +68,11 @@
       const side = document.createElement("div");
       side.className = "side";
       const prev = before ? before[k].fields : null;
-      const dead = fieldsDiv(n.fields, live ? marked(n.fields, live[k].fields, "differs") : marked(n.fields, prev, "changed"));
+      const dead = fieldsDiv(n.fields, [marked(n.fields, prev, "changed"), marked(n.fields, live && live[k].fields, "differs")]);
       dead.className = "dead";
       side.appendChild(dead);
       if (live) {
-        const l = fieldsDiv(live[k].fields, marked(live[k].fields, n.fields, "differs"));
+        const l = fieldsDiv(live[k].fields, [marked(live[k].fields, n.fields, "differs")]);
         l.className = "live";
         side.appendChild(l);
         if (live[k].fields.join("\n") !== n.fields.join("\n")) box.classList.add("has-diff");
