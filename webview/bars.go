@@ -13,19 +13,42 @@ import (
 )
 
 // labelFields name a table's rows in bar charts, the first present wins.
-var labelFields = []string{"seed", "config", "name", "bug", "experiment"}
+var labelFields = []string{"run", "seed", "config", "name", "bug", "experiment"}
 
-// numericFields are the fields that hold a number in every row of rows,
-// sorted.
-func numericFields(rows []map[string]any) []string {
-	var out []string
-	for k, v := range rows[0] {
-		if _, ok := v.(json.Number); !ok || slices.Contains(labelFields, k) {
+// maxRowDepth bounds how deep numericFields looks into a row's objects.
+const maxRowDepth = 3
+
+// flatRow is a row's numbers by dotted key ("steering.rounds").
+type flatRow map[string]float64
+
+// flatten collects the numbers of row, nested objects' by dotted key, down
+// to maxRowDepth; label fields are not numbers to plot.
+func flatten(row map[string]any, prefix string, depth int, out flatRow) flatRow {
+	for k, v := range row {
+		if prefix == "" && slices.Contains(labelFields, k) {
 			continue
 		}
+		switch v := v.(type) {
+		case json.Number:
+			if f, err := v.Float64(); err == nil && !math.IsInf(f, 0) {
+				out[prefix+k] = f
+			}
+		case map[string]any:
+			if depth < maxRowDepth {
+				flatten(v, prefix+k+".", depth+1, out)
+			}
+		}
+	}
+	return out
+}
+
+// numericFields are the keys that hold a number in every row, sorted.
+func numericFields(rows []flatRow) []string {
+	var out []string
+	for k := range rows[0] {
 		all := true
 		for _, r := range rows[1:] {
-			if _, ok := r[k].(json.Number); !ok {
+			if _, ok := r[k]; !ok {
 				all = false
 				break
 			}
@@ -39,12 +62,12 @@ func numericFields(rows []map[string]any) []string {
 }
 
 // barFigure draws field of t's rows, a bar per row.
-func barFigure(t table, field string) Figure {
+func barFigure(t table, flat []flatRow, field string) Figure {
 	labels := make([]string, len(t.rows))
 	values := make([]float64, len(t.rows))
 	for i, r := range t.rows {
 		labels[i] = rowLabel(r, i)
-		values[i], _ = r[field].(json.Number).Float64()
+		values[i] = flat[i][field]
 	}
 	title := field + " per " + strings.Join(t.path, ".")
 	var buf bytes.Buffer
@@ -57,11 +80,23 @@ func rowLabel(r map[string]any, i int) string {
 	for _, k := range labelFields {
 		if v, ok := r[k]; ok {
 			if s := fmt.Sprint(v); s != "" {
-				return k + " " + s
+				return cutLabel(k + " " + s)
 			}
 		}
 	}
 	return fmt.Sprint(i)
+}
+
+// maxLabel is the most characters of a bar's label drawn (a 64-bit seed
+// is 20 digits) below the chart.
+const maxLabel = 14
+
+// cutLabel shortens a label to maxLabel characters.
+func cutLabel(s string) string {
+	if r := []rune(s); len(r) > maxLabel {
+		return string(r[:maxLabel-1]) + "…"
+	}
+	return s
 }
 
 // The bar chart's geometry, in SVG user units.

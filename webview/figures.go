@@ -36,15 +36,23 @@ type CDFPlotter func(w io.Writer, title, xLabel string, series []Series) error
 const MaxCDFSeries = 4
 
 // Figures draws the figures of an experiment's --json result b, from the
-// data it carries and nothing else: every array of numbers (a sample, e.g.
-// a run's sorted download times) becomes a CDF curve — samples of the same
-// name in one plot, named by where they are ("with", "without") — and
-// every array of objects (the runs or seeds of an experiment) becomes a
-// bar chart per numeric field, a bar per element, labelled by its seed,
-// config, name or bug field (else its index). Plots come in the order
-// their data appears. b must be one JSON object; bad JSON or nesting
-// deeper than MaxFigureDepth is an error wrapping ErrFigures; at most
-// MaxFigures plots are drawn. cdf nil draws no CDF.
+// data it carries and nothing else:
+//
+//   - every array of numbers (a sample, e.g. a run's sorted download
+//     times) is a CDF curve, samples of the same name in one plot, named
+//     by where they are ("with", "without");
+//   - every array of objects (the runs or seeds of an experiment) is a
+//     table: a bar chart per numeric field (nested objects' fields by
+//     dotted name, "steering.rounds"), a bar per row labelled by its seed,
+//     run, config, name or bug field (else its index); and a field in
+//     seconds (named *_s) of a table of two rows or more is also a
+//     sample, its distribution over the rows.
+//
+// CDFs come first, then the bar charts, each in the order of their data
+// (keys sorted). b must be one JSON object; bad JSON or nesting deeper
+// than MaxFigureDepth is an error wrapping ErrFigures; at most MaxFigures
+// plots are drawn. cdf nil draws no CDF. The result is a pure function of
+// b (and cdf).
 func Figures(b []byte, cdf CDFPlotter) ([]Figure, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -143,23 +151,52 @@ func numbers(v []any) ([]float64, bool) {
 
 // draw renders the CDFs, then the bar charts, up to MaxFigures.
 func (c *collector) draw(cdf CDFPlotter) ([]Figure, error) {
+	flats := make([][]flatRow, len(c.tables))
+	for i, t := range c.tables {
+		flats[i] = make([]flatRow, len(t.rows))
+		for j, r := range t.rows {
+			flats[i][j] = flatten(r, "", 0, flatRow{})
+		}
+	}
 	var out []Figure
 	if cdf != nil {
+		c.secondsSamples(flats)
 		figs, err := c.drawCDFs(cdf)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, figs...)
 	}
-	for _, t := range c.tables {
-		for _, f := range numericFields(t.rows) {
+	for i, t := range c.tables {
+		for _, f := range numericFields(flats[i]) {
 			if len(out) >= MaxFigures {
 				return out, nil
 			}
-			out = append(out, barFigure(t, f))
+			out = append(out, barFigure(t, flats[i], f))
 		}
 	}
 	return out[:min(len(out), MaxFigures)], nil
+}
+
+// secondsSamples adds, for each table of at least two rows, a sample of
+// every field in seconds (named *_s, as the experiments name durations)
+// over its rows: the distribution over runs or seeds.
+func (c *collector) secondsSamples(flats [][]flatRow) {
+	for i, t := range c.tables {
+		if len(t.rows) < 2 {
+			continue
+		}
+		for _, f := range numericFields(flats[i]) {
+			if !strings.HasSuffix(f, "_s") {
+				continue
+			}
+			values := make([]float64, len(t.rows))
+			for j := range t.rows {
+				values[j] = flats[i][j][f]
+			}
+			c.samples = append(c.samples, sample{path: append(slices.Clip(t.path), f), values: values})
+		}
+	}
 }
 
 // drawCDFs groups the samples by name (their last key, or the one before

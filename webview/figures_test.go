@@ -24,7 +24,7 @@ func recordCDF(w io.Writer, title, xLabel string, series []webview.Series) error
 const bulletLike = `{"format":"crystalball-experiment-bullet-overhead/1","seed":1,
  "without":{"download_s":{"n":3,"median":2,"sorted":[1,2,3]}},
  "with":{"download_s":{"n":3,"median":2.5,"sorted":[1.5,2.5,3.5]}},
- "runs":[{"config":"off","rounds":0,"ratio":0.5,"label":"x"},{"config":"steer","rounds":12,"ratio":1.25}]}`
+ "runs":[{"config":"off","rounds":0,"gap_s":0.5,"label":"x","steering":{"vetoes":1}},{"config":"steer","rounds":12,"gap_s":1.25,"steering":{"vetoes":3}}]}`
 
 func TestFiguresPlotsSamplesAsCDFsAndRowsAsBars(t *testing.T) {
 	figs, err := webview.Figures([]byte(bulletLike), recordCDF)
@@ -35,13 +35,16 @@ func TestFiguresPlotsSamplesAsCDFsAndRowsAsBars(t *testing.T) {
 	for _, f := range figs {
 		titles = append(titles, f.Title)
 	}
-	if got, want := strings.Join(titles, "; "), "CDF of download_s; ratio per runs; rounds per runs"; got != want {
+	if got, want := strings.Join(titles, "; "), "CDF of download_s; CDF of gap_s; gap_s per runs; rounds per runs; steering.vetoes per runs"; got != want {
 		t.Fatalf("figures %q, want %q", got, want)
 	}
 	if got, want := string(figs[0].SVG), "<svg>CDF of download_s|download_s|with=[1.5 2.5 3.5]|without=[1 2 3]</svg>"; got != want {
 		t.Errorf("CDF drawn as %q, want %q", got, want)
 	}
-	bars := string(figs[2].SVG)
+	if got, want := string(figs[1].SVG), "<svg>CDF of gap_s|gap_s|runs=[0.5 1.25]</svg>"; got != want {
+		t.Errorf("CDF over the runs drawn as %q, want %q", got, want)
+	}
+	bars := string(figs[3].SVG)
 	for _, want := range []string{"<title>config off: 0</title>", "<title>config steer: 12</title>"} {
 		if !strings.Contains(bars, want) {
 			t.Errorf("the rounds bars lack %q:\n%s", want, bars)
@@ -51,8 +54,8 @@ func TestFiguresPlotsSamplesAsCDFsAndRowsAsBars(t *testing.T) {
 
 func TestFiguresWithoutAPlotterDrawsBarsOnly(t *testing.T) {
 	figs, err := webview.Figures([]byte(bulletLike), nil)
-	if err != nil || len(figs) != 2 {
-		t.Errorf("%d figures, %v; want the 2 bar charts", len(figs), err)
+	if err != nil || len(figs) != 3 {
+		t.Errorf("%d figures, %v; want the 3 bar charts", len(figs), err)
 	}
 }
 
