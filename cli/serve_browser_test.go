@@ -4,14 +4,19 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/seed6eee2ec7/crystalball/webview"
 )
 
 // chromiumPath is the browser the test drives: CHROMIUM, else Debian's.
@@ -121,5 +126,38 @@ func TestBrowserStepsThroughAReport(t *testing.T) {
 	}
 	if w := evaluate[int](t, ctx, `document.getElementById("graph-img").naturalWidth`); w == 0 {
 		t.Error("the event graph did not load")
+	}
+}
+
+// A live node's page (a status server's /ui) shows the node's status and
+// updates it: here a stand-in /status whose round counter grows with each
+// poll.
+func TestBrowserLivePageUpdates(t *testing.T) {
+	var mu sync.Mutex
+	polls := 0
+	mux := http.NewServeMux()
+	mux.Handle("GET /ui", webview.Live())
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		polls++
+		n := polls
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"format":"crystalball-status/1","id":7,"service":"randtree","neighbors":[3,9],"peers":[],"counters":{"messages_in":%d},"steering":{"mode":"steer","rounds":%d,"vetoes":1}}`, n, n)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	ctx := browser(t)
+	do(t, ctx, chromedp.Navigate(srv.URL+"/ui"), chromedp.WaitVisible(`#steering table`))
+	if got := text(t, ctx, `#node-id`); got != "7 (randtree)" {
+		t.Errorf("node %q, want %q", got, "7 (randtree)")
+	}
+	if got := text(t, ctx, `#neighbourhood`); !strings.Contains(got, "3 9") {
+		t.Errorf("neighbourhood %q, want the neighbours 3 9", got)
+	}
+	// The next poll's rounds (2 or more) replace the first's.
+	do(t, ctx, chromedp.Poll[chromedp.Void](`[...document.querySelectorAll("#steering td")].some((td, i, all) => td.textContent === "rounds" && Number(all[i+1].textContent) >= 2)`, chromedp.WithPollingMutation()))
+	if got := text(t, ctx, `#steering`); !strings.Contains(got, "vetoes") {
+		t.Errorf("steering %q, want its interventions", got)
 	}
 }
