@@ -59,7 +59,7 @@ test-long: testbudget
 # The web view in a real browser: files built with the tag `browser`
 # (cli/serve_browser_test.go) drive headless Chromium through chromedp —
 # the page loads, steps through a report, shows the diff against the
-# nearest live path. CHROMIUM is the browser (Debian's package chromium;
+# nearest live path; a node's /ui page updates. CHROMIUM is the browser (Debian's package chromium;
 # .ci/run installs it when it is missing). About 5 s.
 CHROMIUM ?= /usr/bin/chromium
 webtest:
