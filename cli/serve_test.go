@@ -160,3 +160,54 @@ func TestServeUntilStopsWhenCancelled(t *testing.T) {
 		t.Errorf("serveUntil: %v, want nil after the cancel", err)
 	}
 }
+
+// An emulation trace opens in the stepper too: its node states come from
+// re-running the emulation its header names, as 'trace show --step'.
+func TestServeEmulationTraceReRunsForStates(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "run.trace")
+	if code, _, stderr := runCLI("emulate", "--service", "randtree", "--nodes", "4", "--duration", "2m", "--churn", "2/m", "--seed", "3", "--trace", trace); code != exitOK {
+		t.Fatalf("emulate: exit %d: %s", code, stderr)
+	}
+	cat, _ := newCatalog(BuiltinServices())
+	h, _, err := serveHandler(cat, []string{trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body := serveGet(t, h, "/api/doc/1/trace")
+	var info webview.TraceInfo
+	if err := json.Unmarshal([]byte(body), &info); err != nil || !info.States || len(info.Steps) < 170 || len(info.Edges) == 0 {
+		t.Fatalf("trace info: states %v, %d steps, %d edges, %v", info.States, len(info.Steps), len(info.Edges), err)
+	}
+	st := serveState(t, h, "dead", 170)
+	if len(st) != 4 || st[2].Node != "n3" || len(st[2].Fields) < 2 || st[2].Fields[0] != "live: true" || !strings.HasPrefix(st[2].Fields[1], "state: joined") {
+		t.Errorf("n3 after step 170: %+v", st)
+	}
+	if code, _ := serveGet(t, h, "/api/doc/1/state?path=live&step=1"); code != http.StatusNotFound {
+		t.Errorf("the live path of an emulation trace: %d, want 404", code)
+	}
+}
+
+// FuzzServeDocuments: whatever a file holds, serve reads it as documents
+// or says why not, without a panic (its decoders are report's, bounded).
+func FuzzServeDocuments(f *testing.F) {
+	f.Add([]byte(`{"format":"crystalball-emulate/1","service":"randtree","predictions":[{"property":"P","kind":"safety","node":1,"happened":{"after_prediction_s":1}}]}`))
+	f.Add([]byte(`{"format":"crystalball-experiment-x/1","runs":[{"seed":1,"gap_s":2},{"seed":2,"gap_s":3}],"a":{"sorted":[1,2]}}`))
+	f.Add([]byte(`{"format":"crystalball-check/1","nodes":2,"target":"randtree","reports":[]}`))
+	f.Add([]byte(`{"format":"crystalball-prediction/1"}`))
+	f.Add([]byte("00:00:01.000000000 n1 init\n"))
+	cat, err := newCatalog(BuiltinServices())
+	if err != nil {
+		f.Fatal(err)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		file := filepath.Join(dir, "doc.json")
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		docs, err := serveDocuments(cat, file)
+		if err == nil && len(docs) == 0 {
+			t.Fatal("no error and no document")
+		}
+	})
+}

@@ -19,7 +19,7 @@ type timelineTrace struct {
 
 // traceDocument makes tl a web view document, its event graph built now.
 func traceDocument(name, format string, tl *timeline) webview.Document {
-	t := &timelineTrace{tl: tl, info: webview.TraceInfo{Nodes: make([]string, len(tl.nodes)), Critical: tl.critical, States: tl.states != nil}}
+	t := &timelineTrace{tl: tl, info: webview.TraceInfo{Nodes: make([]string, len(tl.nodes)), Critical: tl.critical, States: tl.states != nil || tl.rerunCfg != nil}}
 	for i, id := range tl.nodes {
 		t.info.Nodes[i] = id.String()
 	}
@@ -61,13 +61,31 @@ func (t *timelineTrace) State(path string, step int) ([]webview.NodeState, error
 	if tl == nil {
 		return nil, fmt.Errorf("cli: %w: this trace has no %s path", webview.ErrNotFound, path)
 	}
-	if tl.states == nil {
-		return nil, fmt.Errorf("cli: an emulation trace holds the nodes' fingerprints, not their states ('trace debug' re-runs it)")
+	if step < 0 || step > len(tl.steps) {
+		return nil, fmt.Errorf("cli: %w: step %d of a %s path of %d steps", webview.ErrNotFound, step, path, len(tl.steps))
 	}
-	if step < 0 || step >= len(tl.states) {
-		return nil, fmt.Errorf("cli: %w: step %d of a %s path of %d steps", webview.ErrNotFound, step, path, len(tl.states)-1)
+	if tl.states == nil {
+		return rerunStates(tl, step)
 	}
 	return nodeStates(tl.states[step], tl), nil
+}
+
+// rerunStates renders an emulation trace's node states after step by
+// re-running the emulation its header names, as 'trace show --step' does
+// (an error without the header: the file holds state hashes only).
+func rerunStates(tl *timeline, step int) ([]webview.NodeState, error) {
+	v, err := tl.rerun(step)
+	if err != nil {
+		return nil, fmt.Errorf("cli: %v", err)
+	}
+	out := make([]webview.NodeState, len(tl.nodes))
+	for i, id := range tl.nodes {
+		out[i] = webview.NodeState{Node: id.String(), Fields: v.fields[id]}
+		if v.step != step {
+			out[i].Fields = append([]string{fmt.Sprintf("(the re-run's event wrote steps up to %d: the state is after it)", v.step)}, v.fields[id]...)
+		}
+	}
+	return out, nil
 }
 
 // nodeStates renders every node of tl in g.
