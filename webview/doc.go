@@ -1,7 +1,7 @@
 // Package webview is crystalball's web view of what the explorer saw: an
 // HTTP handler that shows a set of documents — replayable traces (a check
 // --json output or a prediction report), emulated runs' predictions and
-// experiments' --json results — and a live node's status page.
+// experiments' --json results — and a live node's status page (Live).
 //
 // The package draws and serves; it does not replay. A document's trace is
 // a Trace (the caller's replay of a report: package cli adapts its Mdb

@@ -27,9 +27,9 @@ type server struct {
 
 // Handler returns the web view of docs: GET / lists them with their
 // predictions, /doc/N (1-based) shows one — its head, its figures and, with
-// a Trace, the stepper and the event graph (/doc/N/graph.svg) — and /live
-// is the live status page (Live). The JSON the pages' JavaScript reads is
-// under /api/doc/N/. Handler fails on more than MaxDocuments or two
+// a Trace, the stepper and the event graph (/doc/N/graph.svg). The JSON
+// the pages' JavaScript reads is under /api/doc/N/. (A live node's page is
+// Live, which its status server mounts beside /status.) Handler fails on more than MaxDocuments or two
 // documents of the same name; it keeps docs (the caller must not change
 // them afterwards).
 func Handler(docs []Document) (http.Handler, error) {
@@ -50,7 +50,6 @@ func Handler(docs []Document) (http.Handler, error) {
 	mux.HandleFunc("GET /doc/{id}/graph.svg", s.graph)
 	mux.HandleFunc("GET /api/doc/{id}/trace", s.traceInfo)
 	mux.HandleFunc("GET /api/doc/{id}/state", s.state)
-	mux.Handle("GET /live", Live())
 	mux.Handle("GET /static/", staticHandler())
 	return mux, nil
 }

@@ -58,7 +58,7 @@ func TestDocumentPages(t *testing.T) {
 	if code != http.StatusOK || strings.Contains(body, "stepper") || !strings.Contains(body, `<div class="figure"><svg id="fig"></svg></div>`) {
 		t.Errorf("a run's page: %d, want its figure and no stepper:\n%s", code, body)
 	}
-	for _, p := range []string{"/doc/0", "/doc/3", "/doc/x", "/doc/2/graph.svg", "/api/doc/2/trace", "/nothing"} {
+	for _, p := range []string{"/doc/0", "/doc/3", "/doc/x", "/doc/2/graph.svg", "/api/doc/2/trace", "/nothing", "/live"} {
 		if code, _ := get(t, h, p); code != http.StatusNotFound {
 			t.Errorf("GET %s: %d, want 404", p, code)
 		}
@@ -93,12 +93,11 @@ func TestTraceAPI(t *testing.T) {
 	}
 }
 
-func TestStaticAndLivePages(t *testing.T) {
+func TestStaticFiles(t *testing.T) {
 	h := testHandler(t)
 	for p, want := range map[string]string{
 		"/static/app.js":    `api + "/state?path="`,
 		"/static/style.css": ".differs",
-		"/live":             `fetch("status"`,
 	} {
 		if code, body := get(t, h, p); code != http.StatusOK || !strings.Contains(body, want) {
 			t.Errorf("GET %s: %d, want a body with %q", p, code, want)
@@ -110,5 +109,12 @@ func TestHandlerRejectsDuplicateNames(t *testing.T) {
 	_, err := webview.Handler([]webview.Document{{Name: "a"}, {Name: "a"}})
 	if err == nil || !strings.Contains(err.Error(), `webview: document "a" given twice`) {
 		t.Errorf("err %v, want the duplicate named", err)
+	}
+}
+
+func TestLivePollsStatusRelatively(t *testing.T) {
+	code, body := get(t, webview.Live(), "/ui")
+	if code != http.StatusOK || !strings.Contains(body, `fetch("status"`) {
+		t.Errorf("GET /ui: %d, want the page polling status", code)
 	}
 }
