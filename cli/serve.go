@@ -41,7 +41,7 @@ func runServe(cat *catalog, args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	if fs.NArg() == 0 {
-		return usagef("serve: no PATH (a report, a --json output, an emulation trace or a directory of them)")
+		return usagef("no PATH (a report, a --json output, an emulation trace or a directory of them)")
 	}
 	h, n, err := serveHandler(cat, fs.Args())
 	if err != nil {
@@ -49,7 +49,7 @@ func runServe(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
-		return usagef("serve: --listen %s: %v", *listen, err)
+		return usagef("--listen %s: %v", *listen, err)
 	}
 	fmt.Fprintf(stdout, "serving %d document(s) on http://%s/ (interrupt to stop)\n", n, ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -64,16 +64,16 @@ func serveUntil(ctx context.Context, ln net.Listener, h http.Handler) error {
 	go func() { done <- srv.Serve(ln) }()
 	select {
 	case err := <-done:
-		return fmt.Errorf("serve: %w", err)
+		return fmt.Errorf("serving: %w", err)
 	case <-ctx.Done():
 	}
 	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shut); err != nil {
-		return fmt.Errorf("serve: %w", err)
+		return fmt.Errorf("serving: %w", err)
 	}
 	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
+		return fmt.Errorf("serving: %w", err)
 	}
 	return nil
 }
@@ -95,7 +95,7 @@ func serveHandler(cat *catalog, paths []string) (http.Handler, int, error) {
 	}
 	h, err := webview.Handler(docs)
 	if err != nil {
-		return nil, 0, usagef("serve: %v", err)
+		return nil, 0, usagef("%v", err)
 	}
 	return h, len(docs), nil
 }
@@ -108,7 +108,7 @@ func serveFiles(paths []string) ([]string, error) {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, usagef("serve: %v", err)
+			return nil, usagef("%v", err)
 		}
 		if !st.IsDir() {
 			out = append(out, p)
@@ -116,16 +116,16 @@ func serveFiles(paths []string) ([]string, error) {
 		}
 		m, err := filepath.Glob(filepath.Join(p, "*.json"))
 		if err != nil {
-			return nil, usagef("serve: %s: %v", p, err)
+			return nil, usagef("%s: %v", p, err)
 		}
 		if len(m) == 0 {
-			return nil, usagef("serve: %s: a directory without a *.json file", p)
+			return nil, usagef("%s: a directory without a *.json file", p)
 		}
 		slices.Sort(m)
 		out = append(out, m...)
 	}
 	if len(out) > webview.MaxDocuments {
-		return nil, usagef("serve: %d files, at most %d", len(out), webview.MaxDocuments)
+		return nil, usagef("%d files, at most %d", len(out), webview.MaxDocuments)
 	}
 	return out, nil
 }
