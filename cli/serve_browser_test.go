@@ -127,6 +127,11 @@ func TestBrowserStepsThroughAReport(t *testing.T) {
 	if w := evaluate[int](t, ctx, `document.getElementById("graph-img").naturalWidth`); w == 0 {
 		t.Error("the event graph did not load")
 	}
+	// The address links to the step shown: a reload opens it.
+	if got := evaluate[string](t, ctx, `location.hash`); got != "#step=18" {
+		t.Errorf("address hash %q, want #step=18", got)
+	}
+	do(t, ctx, chromedp.Navigate(srv.URL+"/doc/1#step=5"), chromedp.Reload(), chromedp.WaitVisible(`#stepper[data-shown="5"]`))
 }
 
 // A live node's page (a status server's /ui) shows the node's status and

@@ -84,6 +84,7 @@
   async function go(i) {
     if (!info) return;
     step = Math.max(0, Math.min(i, info.steps.length));
+    history.replaceState(null, "", "#step=" + step); // a link to the step shown
     $("step-no").textContent = step;
     const ev = $("event");
     ev.classList.toggle("critical", step > 0 && step === info.critical);
@@ -93,7 +94,11 @@
       ev.textContent += "   (live path: " + info.live[step - 1].text + ")";
     }
     for (const ol of [$("dead-steps"), $("live-steps")]) {
-      ol.querySelectorAll("li").forEach((li) => li.classList.toggle("current", Number(li.dataset.step) === step));
+      ol.querySelectorAll("li").forEach((li) => {
+        const current = Number(li.dataset.step) === step;
+        li.classList.toggle("current", current);
+        if (current) li.scrollIntoView({block: "nearest"}); // the list scrolls, not the page
+      });
     }
     try {
       const [now, before, live] = await Promise.all([stateAt("dead", step), stateAt("dead", step - 1), stateAt("live", step)]);
@@ -129,7 +134,8 @@
       if (e.key === "ArrowRight") go(step + 1);
       else if (e.key === "ArrowLeft") go(step - 1);
     });
-    go(0);
+    const linked = /^#step=(\d+)$/.exec(location.hash);
+    go(linked ? Number(linked[1]) : 0);
   }
   start();
 })();
