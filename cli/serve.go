@@ -216,7 +216,7 @@ func emulateDocument(file string, b []byte) ([]webview.Document, error) {
 	}}
 	for _, p := range out.Predictions {
 		d.Predictions = append(d.Predictions, webview.Prediction{Property: p.Property, Kind: p.Kind, Node: p.Node.String(), Depth: p.Depth,
-			Error: p.Error, At: fmt.Sprintf("%.1f s into the run", p.FirstPredictedS), Outcome: predictionOutcome(p)})
+			Error: p.Error, At: fmt.Sprintf("%.1f s into the run", p.FirstPredictedS), Outcome: predictionOutcome(p), Report: p.Report})
 	}
 	return []webview.Document{d}, nil
 }

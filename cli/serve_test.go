@@ -211,3 +211,30 @@ func FuzzServeDocuments(f *testing.F) {
 		}
 	})
 }
+
+func TestServeListsAnEmulatedRunsPredictions(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run.json")
+	doc := `{"format":"crystalball-emulate/1","service":"randtree","nodes":5,"duration":"2m0s","seed":3,"predictors":[1],"predictions":[
+	 {"property":"RootHasNoSiblings","kind":"safety","node":1,"first_predicted_s":8.9,"depth":2,"happened":{"after_prediction_s":1.5,"node":2},"report":"` + filepath.Join(dir, "run.json") + `"},
+	 {"property":"ParentChildAgree","kind":"liveness","node":3,"first_predicted_s":20,"depth":7,"violated_before":true}]}`
+	if err := os.WriteFile(run, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cat, _ := newCatalog(BuiltinServices())
+	h, _, err := serveHandler(cat, []string{run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body := serveGet(t, h, "/")
+	for _, want := range []string{
+		// the report a prediction names links to its document when served (here the run itself)
+		`<tr class="prediction"><td><a href="/doc/1">RootHasNoSiblings</a></td><td>safety</td><td>n1</td><td>2</td><td>8.9 s into the run</td><td>happened 1.5 s later (n2)</td></tr>`,
+		`<tr class="prediction"><td>ParentChildAgree</td><td>liveness</td><td>n3</td><td>7</td><td>20.0 s into the run</td><td>never happened after it (violated before)</td></tr>`,
+		"randtree (), 5 nodes, 2m0s, churn 0/min, seed 3",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("index lacks %q:\n%s", want, body)
+		}
+	}
+}

@@ -39,6 +39,9 @@ type Prediction struct {
 	// run did after (e.g. "happened 3.1 s later", "never happened").
 	At      string `json:"at,omitempty"`
 	Outcome string `json:"outcome,omitempty"`
+	// Report names the document that replays it (a --reports file), which
+	// the view links to when it serves a document of that name.
+	Report string `json:"report,omitempty"`
 }
 
 // Figure is one SVG plot. SVG is a complete <svg> element, drawn by this

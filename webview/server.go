@@ -8,14 +8,21 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"path/filepath"
 	"strconv"
 )
 
 //go:embed assets
 var assets embed.FS
 
-// pages are the HTML templates, parsed once.
-var pages = template.Must(template.New("").ParseFS(assets, "assets/*.html"))
+// livePage is the live node's page, parsed once.
+var livePage = template.Must(template.ParseFS(assets, "assets/live.html"))
+
+// parsePages parses the document pages with link, which names a
+// document's number (0: none).
+func parsePages(link func(name string) int) (*template.Template, error) {
+	return template.New("").Funcs(template.FuncMap{"link": link}).ParseFS(assets, "assets/index.html", "assets/doc.html")
+}
 
 // MaxDocuments bounds the documents one Handler serves.
 const MaxDocuments = 10000
@@ -23,6 +30,9 @@ const MaxDocuments = 10000
 // server serves a fixed list of documents.
 type server struct {
 	docs []Document
+	// pages are the templates with link bound to docs: a document's name
+	// (cleaned as a path) to its number, 0 for none.
+	pages *template.Template
 }
 
 // Handler returns the web view of docs: GET / lists them with their
@@ -43,7 +53,15 @@ func Handler(docs []Document) (http.Handler, error) {
 		}
 		seen[d.Name] = true
 	}
-	s := &server{docs: docs}
+	ids := make(map[string]int, len(docs))
+	for i, d := range docs {
+		ids[filepath.Clean(d.Name)] = i + 1
+	}
+	t, err := parsePages(func(name string) int { return ids[filepath.Clean(name)] })
+	if err != nil {
+		return nil, fmt.Errorf("webview: %w", err) // the embedded templates: a build error, caught by any test
+	}
+	s := &server{docs: docs, pages: t}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.index)
 	mux.HandleFunc("GET /doc/{id}", s.document)
@@ -69,14 +87,14 @@ func staticHandler() http.Handler {
 // and its snapshots, updating every two seconds.
 func Live() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		render(w, "live.html", nil)
+		render(w, livePage, "live.html", nil)
 	})
 }
 
-// render executes template name into w; a failure is a 500.
-func render(w http.ResponseWriter, name string, data any) {
+// render executes template name of t into w; a failure is a 500.
+func render(w http.ResponseWriter, t *template.Template, name string, data any) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := pages.ExecuteTemplate(w, name, data); err != nil {
+	if err := t.ExecuteTemplate(w, name, data); err != nil {
 		http.Error(w, "webview: "+err.Error(), http.StatusInternalServerError)
 	}
 }
@@ -92,7 +110,7 @@ func (s *server) index(w http.ResponseWriter, r *http.Request) {
 	for i := range s.docs {
 		entries[i] = indexEntry{ID: i + 1, Doc: &s.docs[i]}
 	}
-	render(w, "index.html", entries)
+	render(w, s.pages, "index.html", entries)
 }
 
 // docPage is what the document page's template gets.
@@ -111,7 +129,7 @@ func (s *server) document(w http.ResponseWriter, r *http.Request) {
 	for _, f := range d.Figures {
 		p.Figures = append(p.Figures, template.HTML(f.SVG)) // drawn by this package or the caller's plotter, not by the file
 	}
-	render(w, "doc.html", p)
+	render(w, s.pages, "doc.html", p)
 }
 
 // lookup resolves the {id} of a request, answering 404 when there is no

@@ -15,7 +15,7 @@ func testHandler(t *testing.T) http.Handler {
 	t.Helper()
 	h, err := webview.Handler([]webview.Document{
 		{Name: "walk.json", Format: "crystalball-check/1", Head: []string{"randtree <5 nodes>"}, Trace: fakeTrace{},
-			Predictions: []webview.Prediction{{Property: "ParentChildAgree", Kind: "liveness", Depth: 3}}},
+			Predictions: []webview.Prediction{{Property: "ParentChildAgree", Kind: "liveness", Depth: 3}, {Property: "Linked", Kind: "safety", Report: "./run.json"}, {Property: "Unserved", Report: "gone.json"}}},
 		{Name: "run.json", Format: "crystalball-emulate/1", Figures: []webview.Figure{{Title: "f", SVG: []byte(`<svg id="fig"></svg>`)}}},
 	})
 	if err != nil {
@@ -38,7 +38,8 @@ func TestIndexListsDocumentsAndPredictions(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET /: %d %s", code, body)
 	}
-	for _, want := range []string{`<a href="/doc/1">walk.json</a>`, `<a href="/doc/2">run.json</a>`, "<td>ParentChildAgree</td><td>liveness</td>", "randtree &lt;5 nodes&gt;"} {
+	for _, want := range []string{`<a href="/doc/1">walk.json</a>`, `<a href="/doc/2">run.json</a>`, "<td>ParentChildAgree</td><td>liveness</td>", "randtree &lt;5 nodes&gt;",
+		`<td><a href="/doc/2">Linked</a></td>`, "<td>Unserved</td>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("index lacks %q:\n%s", want, body)
 		}
