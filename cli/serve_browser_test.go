@@ -160,6 +160,9 @@ func TestBrowserLivePageUpdates(t *testing.T) {
 	if got := text(t, ctx, `#neighbourhood`); !strings.Contains(got, "3 9") {
 		t.Errorf("neighbourhood %q, want the neighbours 3 9", got)
 	}
+	if n := evaluate[int](t, ctx, `document.querySelectorAll("#ring g.neighbor").length`); n != 2 {
+		t.Errorf("the neighbourhood drawn with %d neighbours, want 2", n)
+	}
 	// The next poll's rounds (2 or more) replace the first's.
 	do(t, ctx, chromedp.Poll[chromedp.Void](`[...document.querySelectorAll("#steering td")].some((td, i, all) => td.textContent === "rounds" && Number(all[i+1].textContent) >= 2)`, chromedp.WithPollingMutation()))
 	if got := text(t, ctx, `#steering`); !strings.Contains(got, "vetoes") {
