@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"io/fs"
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 //go:embed assets
@@ -72,13 +72,27 @@ func Handler(docs []Document) (http.Handler, error) {
 	return mux, nil
 }
 
+// staticFiles are the embedded files served as they are (the templates
+// are not).
+var staticFiles = map[string]string{"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8"}
+
 // staticHandler serves the embedded script and style sheet.
 func staticHandler() http.Handler {
-	sub, err := fs.Sub(assets, "assets")
-	if err != nil {
-		panic(err) // the embedded directory exists: a build error otherwise
-	}
-	return http.StripPrefix("/static/", http.FileServerFS(sub))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(r.URL.Path, "/static/")
+		ctype, ok := staticFiles[name]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		b, err := assets.ReadFile("assets/" + name)
+		if err != nil {
+			http.Error(w, "webview: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", ctype)
+		w.Write(b)
+	})
 }
 
 // Live returns the live node's status page: it polls GET status (relative

@@ -59,7 +59,7 @@ func TestDocumentPages(t *testing.T) {
 	if code != http.StatusOK || strings.Contains(body, "stepper") || !strings.Contains(body, `<div class="figure"><svg id="fig"></svg></div>`) {
 		t.Errorf("a run's page: %d, want its figure and no stepper:\n%s", code, body)
 	}
-	for _, p := range []string{"/doc/0", "/doc/3", "/doc/x", "/doc/2/graph.svg", "/api/doc/2/trace", "/nothing", "/live"} {
+	for _, p := range []string{"/doc/0", "/doc/3", "/doc/x", "/doc/2/graph.svg", "/api/doc/2/trace", "/nothing", "/live", "/static/index.html", "/static/"} {
 		if code, _ := get(t, h, p); code != http.StatusNotFound {
 			t.Errorf("GET %s: %d, want 404", p, code)
 		}
