@@ -16,7 +16,7 @@ BENCHTIME ?= 1s
 
 SHELL := bash
 
-.PHONY: all build test test-long test-times testbudget bench verify purity fuzz snapshot-sweep spin-compare livecost zoo mutants mutants-gen mutants-sample soak crash clean
+.PHONY: all build test test-long webtest test-times testbudget bench verify purity fuzz snapshot-sweep spin-compare livecost zoo mutants mutants-gen mutants-sample soak crash clean
 
 all: verify build test
 
@@ -55,6 +55,16 @@ test-long: testbudget
 	set -o pipefail; $(GO) test -tags long -count=1 -timeout 80m -json \
 	  -exec "$(CURDIR)/$(TESTBUDGET) exec -records $(CURDIR)/bin/test-long-cpu.jsonl" $(PKGS) 2>&1 \
 	  | tee bin/test-long.json | $(TESTBUDGET) report -records bin/test-long-cpu.jsonl -budget 0 -top 30 -summary bin/test-long-times.json
+
+# The web view in a real browser: files built with the tag `browser`
+# (cli/serve_browser_test.go) drive headless Chromium through chromedp —
+# the page loads, steps through a report, shows the diff against the
+# nearest live path; a node's /ui page updates. CHROMIUM is the browser (Debian's package chromium;
+# .ci/run installs it when it is missing). About 5 s.
+CHROMIUM ?= /usr/bin/chromium
+webtest:
+	@test -x $(CHROMIUM) || { echo "webtest: no browser at $(CHROMIUM) (apt-get install -y chromium, or set CHROMIUM)"; exit 1; }
+	CHROMIUM=$(CHROMIUM) $(GO) test -tags browser -race -count=1 -run 'Browser' ./cli
 
 # Reprints the last `make test`'s report (and checks its budget again)
 # from the files it left in bin/.

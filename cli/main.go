@@ -61,6 +61,7 @@ func commands(cat *catalog) map[string]command {
 		{name: "check", summary: "explore a service from its initial state (or the 2pc model) and report violations", run: with(runCheck)},
 		{name: "emulate", summary: "run an emulated deployment of a service and report what happened", run: with(runEmulate)},
 		{name: "node", summary: "run one live node of a service over TCP and memberlist", run: with(runNode)},
+		{name: "serve", summary: "serve [--listen ADDR] PATH...: a web view of reports, traces and --json outputs (stepper, event graph, figures)", run: with(runServe)},
 		{name: "trace", summary: "trace show|debug FILE: replay a check --json, --reports or emulate --trace file step by step (MaceMC's Mdb)", run: with(runTrace)},
 	}
 	if len(applicableExperiments(cat)) > 0 {

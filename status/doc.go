@@ -5,6 +5,7 @@
 //	GET  /metrics   Prometheus metrics (text exposition, or what the scraper negotiates)
 //	GET  /snapshot  the last neighbourhood snapshot gathered (Config.SnapshotDoc renders it)
 //	POST /snapshot  starts a neighbourhood snapshot (GatherStarted)
+//	GET  /ui        a page for a browser that polls /status every 2 s (webview.Live)
 //
 // Every JSON body the server writes carries a "format" field naming its
 // document type and version (StatusFormat, GatherFormat, ErrorFormat); the

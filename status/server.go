@@ -21,6 +21,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/report"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
+	"github.com/seed6eee2ec7/crystalball/webview"
 )
 
 // The formats of the JSON documents the server writes, in their "format"
@@ -269,6 +270,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg}))
 	mux.HandleFunc("GET /snapshot", s.getSnapshot)
 	mux.HandleFunc("POST /snapshot", s.guard(s.postSnapshot))
+	mux.Handle("GET /ui", webview.Live()) // the page polls GET /status
 	return limitBody(s.cfg.MaxBodyBytes, &s.http, mux)
 }
 
