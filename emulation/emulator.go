@@ -56,6 +56,7 @@ type Emulator struct {
 	snapGathers, snapFailures int64
 	steer                     *SteeringConfig      // resolved Config.Steering; nil without
 	runner                    *steering.SyncRunner // runs every node's steering rounds
+	deadEnds                  *steering.LivenessWatch // the rounds' dead ends under the global check (confirm.go)
 	faults                    faultState           // scripted partitions and drops (faults.go)
 	envBuf                    []node.Envelope      // reused by checkSends
 	wireBuf                   []byte               // reused by wireSize
@@ -202,6 +203,9 @@ func New(cfg Config) (*Emulator, error) {
 		}
 		e.steer = st
 		e.runner = &steering.SyncRunner{CostPerState: st.CostPerState, Clock: s.WallClock}
+		if e.deadEnds, err = steering.NewLivenessWatch(st.Controller.ConfirmGrace); err != nil {
+			return nil, fmt.Errorf("emulation: steering: %w", err)
+		}
 	}
 	e.netKey = deriveSeed(s.Seed, streamNetwork)
 	e.nodes = make([]*emNode, s.Nodes+1)

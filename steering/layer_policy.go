@@ -350,6 +350,10 @@ type LayerStatus struct {
 	Walks     uint64 `json:"walks"`
 	WalkSteps uint64 `json:"walk_steps"`
 	DeadEnds  uint64 `json:"dead_ends"`
+	// DeadEndsConfirmed and DeadEndsRetracted are the dead ends the
+	// node's own later snapshots confirmed or retracted (Stats).
+	DeadEndsConfirmed uint64 `json:"dead_ends_confirmed"`
+	DeadEndsRetracted uint64 `json:"dead_ends_retracted"`
 	// LastDeadEnd renders the last dead end predicted (Prediction.String:
 	// property, verdict, critical step, path), empty before the first.
 	LastDeadEnd string `json:"last_dead_end,omitempty"`
@@ -431,6 +435,7 @@ func (l *Layer) Status() LayerStatus {
 	st.Escalations, st.Held, st.Released, st.ReleasedForLiveness = s.Escalations, s.Held, s.Released, s.ReleasedForLiveness
 	st.Predicted = s.Predicted
 	st.Walks, st.WalkSteps, st.DeadEnds = s.Walks, s.WalkSteps, s.DeadEnds
+	st.DeadEndsConfirmed, st.DeadEndsRetracted = s.DeadEndsConfirmed, s.DeadEndsRetracted
 	st.Filters = append([]string{}, l.shown...)
 	st.Reasons = slices.Clone(l.shownReasons)
 	st.Interventions = maps.Clone(st.Interventions)

@@ -129,6 +129,7 @@ func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorMo
 	}
 	c.stats.Predicted[p.Property]++
 	c.stats.DeadEnds++
+	c.watchDeadEnd(p.Property, m.Start(), rep.Snapshot.At)
 	rep.Predictions = append(rep.Predictions, *p)
 	if !steer || p.Filter == nil || installed.has(*p.Filter) || p.Critical.Verdict != consequence.C1 {
 		return installed, nil
