@@ -54,13 +54,13 @@ type Emulator struct {
 	messages                  *node.Registry // Spec.Messages: what a service may send and be called with
 	obsSeq                    uint64         // observation order (OnNetwork, OnCheckpoint)
 	snapGathers, snapFailures int64
-	steer                     *SteeringConfig      // resolved Config.Steering; nil without
-	runner                    *steering.SyncRunner // runs every node's steering rounds
+	steer                     *SteeringConfig         // resolved Config.Steering; nil without
+	runner                    *steering.SyncRunner    // runs every node's steering rounds
 	deadEnds                  *steering.LivenessWatch // the rounds' dead ends under the global check (confirm.go)
-	faults                    faultState           // scripted partitions and drops (faults.go)
-	envBuf                    []node.Envelope      // reused by checkSends
-	wireBuf                   []byte               // reused by wireSize
-	links                     linkCounters         // the link model's, summed over nodes
+	faults                    faultState              // scripted partitions and drops (faults.go)
+	envBuf                    []node.Envelope         // reused by checkSends
+	wireBuf                   []byte                  // reused by wireSize
+	links                     linkCounters            // the link model's, summed over nodes
 }
 
 // emNode is the emulator's record of one node.
