@@ -56,6 +56,7 @@ type Emulator struct {
 	snapGathers, snapFailures int64
 	steer                     *SteeringConfig         // resolved Config.Steering; nil without
 	runner                    *steering.SyncRunner    // runs every node's steering rounds
+	rates                     steering.EventRates     // timers' delays and messages' latencies (Rates)
 	deadEnds                  *steering.LivenessWatch // the rounds' dead ends under the global check (confirm.go)
 	faults                    faultState              // scripted partitions and drops (faults.go)
 	envBuf                    []node.Envelope         // reused by checkSends
@@ -706,6 +707,8 @@ func (e *Emulator) stepped(n *emNode, o node.Outcome, label string) {
 		it.kind, it.node, it.inc, it.name = itemTimer, n.id, n.inc, op.Name
 		it.dl = op.At.Sub(Epoch)
 		it.at = max(it.dl, e.now) // a core never sets a deadline in the past
+		e.rates.TimersSet++
+		e.rates.TimerDelaySum += it.at - e.now
 		e.q.push(it)
 		n.timers[op.Name] = it.seq
 	}
