@@ -149,3 +149,28 @@ func TestDeadEndsConfirmedAndRetracted(t *testing.T) {
 		}
 	}
 }
+
+// A node's own account of its events (steering.Layer.Rates), for rounds
+// under Config.AdaptiveWeights: with the jam first, n1's ping timer fires
+// every second from 9 s to 29 s (the run ends at 30 s): 21 pings sent, 20
+// gaps of 1 s; it receives no message. Its rounds weigh timers
+// AssumedLatency / 1 s.
+func TestNodeRatesForAdaptiveWeights(t *testing.T) {
+	cfg := emulation.Config{Spec: raceSpec(9*time.Second, 5*time.Second), Nodes: 3, Seed: 1, Duration: 30 * time.Second, StartSpread: time.Millisecond,
+		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherInterval: 2 * time.Second, GatherSettle: -1}},
+		Steering:  &emulation.SteeringConfig{Controller: steering.Config{Mode: steering.Debug, AdaptiveWeights: true, WalkDepth: 60}}}
+	e, err := emulation.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := e.Steering(1).Rates()
+	if r.TimersSet != 20 || r.TimerDelaySum != 20*time.Second || r.Deliveries != 0 || r.Sends != 21 || r.Nodes != 1 {
+		t.Fatalf("n1's rates %+v", r)
+	}
+	if w := r.WalkWeights()[consequence.ActTimer]; w != 0.01 {
+		t.Errorf("timer weight %v, want 0.01", w)
+	}
+}

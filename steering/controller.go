@@ -193,6 +193,13 @@ type Config struct {
 	// counts as confirmed (Stats.DeadEndsConfirmed; LivenessWatch has the
 	// rule). Default DefaultConfirmGrace; negative is an error.
 	ConfirmGrace time.Duration
+	// AdaptiveWeights makes a layer's rounds weigh their walks by the
+	// rates of the node's own events (EventRates.WalkWeights of what its
+	// gate saw: deliveries, timers and their periods, calls, transport
+	// errors, resets, refusals) instead of WalkWeights, which the rounds
+	// before the first event keep. Off by default: it changes what the
+	// rounds find (docs/RESULTS.md, "Issue 29").
+	AdaptiveWeights bool
 	// LastKnownFor keeps members that a gather could not reach in the
 	// round: a member the snapshot marks dead enters the round's model
 	// and the immediate check's view at the checkpoint an earlier
@@ -540,6 +547,9 @@ type Controller struct {
 	known       *knownView
 	sighted     time.Time
 	viewVersion uint64
+	// rateWeights are the walk weights of the node's observed rates
+	// (AdaptiveWeights; rates_layer.go), nil before its layer handed them.
+	rateWeights map[consequence.ActorActionKind]float64
 	// watch follows this node's dead ends until its snapshots settle them
 	// (confirm.go).
 	watch *LivenessWatch

@@ -83,6 +83,9 @@ func (l *Layer) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, [
 // sender's next event (node's "Refused sends").
 func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool) (node.Verdict, []node.Envelope, error) {
 	pass := node.Verdict{Handle: true}
+	if !retry && (ev.Kind != node.EventMessage || !node.IsLayerMessage(ev.Msg)) {
+		l.rates.see(now, ev)
+	}
 	if l.gate == nil {
 		return pass, nil, nil
 	}
@@ -173,8 +176,8 @@ func (l *Layer) reset() {
 	l.mu.Unlock()
 }
 
-// Sending does nothing (node.Layer).
-func (l *Layer) Sending(now time.Time, env *node.Envelope) {}
+// Sending counts the service's sends for the node's rates (node.Layer).
+func (l *Layer) Sending(now time.Time, env *node.Envelope) { l.rates.r.Sends++ }
 
 // After does nothing (node.Layer).
 func (l *Layer) After(now time.Time) []node.Envelope { return nil }

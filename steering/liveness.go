@@ -491,7 +491,11 @@ func (c Config) walkDefaults() (Config, error) {
 // often than messages arrive, so a walk explores interleavings of messages
 // rather than crash after crash or a timer storm.
 func (c *Controller) walkWeight(a consequence.Action[consequence.ActorAction]) float64 {
-	if w, ok := c.cfg.WalkWeights[a.Act.Kind]; ok {
+	ws := c.cfg.WalkWeights
+	if c.rateWeights != nil {
+		ws = c.rateWeights
+	}
+	if w, ok := ws[a.Act.Kind]; ok {
 		return w
 	}
 	return 1
