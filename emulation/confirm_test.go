@@ -174,3 +174,42 @@ func TestNodeRatesForAdaptiveWeights(t *testing.T) {
 		t.Errorf("timer weight %v, want 0.01", w)
 	}
 }
+
+// A transport error gathers at once under GatherOnFault: the wait
+// service's connection breaks at 8 s, between gathers every 10 s; with
+// the option n1 and n2 both run a round on a snapshot gathered right
+// after their transport errors (within 200 ms), without it the next
+// round comes at the periodic gather.
+func TestGatherOnFault(t *testing.T) {
+	roundsAfterBreak := func(on bool) map[node.ID]int {
+		got := map[node.ID]int{}
+		cfg := emulation.Config{Spec: waitSpec, Nodes: 2, Seed: 1, Duration: 12 * time.Second, StartSpread: time.Millisecond,
+			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherInterval: 10 * time.Second, GatherSettle: -1}},
+			Steering: &emulation.SteeringConfig{Controller: steering.Config{Mode: steering.Debug, Walks: -1, GatherOnFault: on},
+				OnRound: func(id node.ID, at time.Duration, rep *steering.RoundReport) {
+					if at >= 8*time.Second && at < 8200*time.Millisecond {
+						got[id]++
+					}
+				}}}
+		e, err := emulation.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.RunUntil(emulation.Epoch.Add(8 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.BreakConnection(1, 2); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := roundsAfterBreak(true); got[1] != 1 || got[2] != 1 {
+		t.Errorf("with GatherOnFault: rounds within 200 ms of the break %v, want one per node", got)
+	}
+	if got := roundsAfterBreak(false); len(got) != 0 {
+		t.Errorf("without: rounds within 200 ms of the break %v, want none", got)
+	}
+}

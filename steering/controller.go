@@ -200,6 +200,15 @@ type Config struct {
 	// before the first event keep. Off by default: it changes what the
 	// rounds find (docs/RESULTS.md, "Issue 29").
 	AdaptiveWeights bool
+	// GatherOnFault makes a layer gather its neighbourhood right after
+	// the node handles a transport error (a broken connection, a
+	// neighbour's reset: the events that open liveness windows), at most
+	// once per FaultGatherSpacing, so that a round sees a dead end that
+	// opens within a second rather than at the next periodic gather. Joins
+	// and other neighbourhood changes gather already
+	// (snapshot.Config.GatherSettle). Off by default: it adds rounds
+	// (docs/RESULTS.md, "Issue 29"). The round's budgets are unchanged.
+	GatherOnFault bool
 	// LastKnownFor keeps members that a gather could not reach in the
 	// round: a member the snapshot marks dead enters the round's model
 	// and the immediate check's view at the checkpoint an earlier

@@ -329,6 +329,11 @@ type Layer struct {
 	// rates accounts the node's events for AdaptiveWeights (core
 	// goroutine).
 	rates rateAccount
+	// faultGather is set when a transport error asks for a gather after
+	// the step (GatherOnFault), nextFaultGather when the next may start
+	// (core goroutine).
+	faultGather     bool
+	nextFaultGather time.Time
 
 	// explorer belongs to the runner while a round runs.
 	explorer *Controller

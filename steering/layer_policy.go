@@ -85,6 +85,7 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 	pass := node.Verdict{Handle: true}
 	if !retry && (ev.Kind != node.EventMessage || !node.IsLayerMessage(ev.Msg)) {
 		l.rates.see(now, ev)
+		l.faultGather = l.faultGather || (ev.Kind == node.EventTransportError && l.cfg.Controller.GatherOnFault)
 	}
 	if l.gate == nil {
 		return pass, nil, nil
@@ -179,8 +180,9 @@ func (l *Layer) reset() {
 // Sending counts the service's sends for the node's rates (node.Layer).
 func (l *Layer) Sending(now time.Time, env *node.Envelope) { l.rates.r.Sends++ }
 
-// After does nothing (node.Layer).
-func (l *Layer) After(now time.Time) []node.Envelope { return nil }
+// After gathers the neighbourhood after a transport error under
+// Config.GatherOnFault (node.Layer; rates_layer.go).
+func (l *Layer) After(now time.Time) []node.Envelope { return l.gatherAfterFault(now) }
 
 // Tick applies the rounds handed back (node.Layer): the install policy
 // of the type documentation, in mode Steer.

@@ -1,11 +1,14 @@
 package steering
 
 import (
+	"errors"
+	"log/slog"
 	"maps"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // rateAccount is a steering layer's account of the node's own events
@@ -80,3 +83,28 @@ func (c *Controller) RoundWeights() map[consequence.ActorActionKind]float64 {
 // the goroutine that steps the node (the core goroutine; in emulation,
 // between events).
 func (l *Layer) Rates() EventRates { return l.rates.rates() }
+
+// FaultGatherSpacing is the least time between two gathers that transport
+// errors start (Config.GatherOnFault): a node that loses many connections
+// at once (a neighbour's reset breaks them all) gathers once.
+const FaultGatherSpacing = time.Second
+
+// gatherAfterFault starts the gather a transport error asked for
+// (Config.GatherOnFault), after the core handled it, so the snapshot
+// holds the node's reaction; one in progress stands for it.
+func (l *Layer) gatherAfterFault(now time.Time) []node.Envelope {
+	if !l.faultGather || l.snaps == nil || l.mode == Off {
+		l.faultGather = false
+		return nil
+	}
+	if now.Before(l.nextFaultGather) {
+		return nil // kept: the step after the spacing gathers
+	}
+	l.faultGather = false
+	l.nextFaultGather = now.Add(FaultGatherSpacing)
+	out, err := l.snaps.Gather(now)
+	if err != nil && !errors.Is(err, snapshot.ErrGatherInProgress) {
+		l.log.Error("steering: gathering after a transport error", slog.Any("error", err))
+	}
+	return out
+}
