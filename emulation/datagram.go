@@ -90,6 +90,8 @@ func (e *Emulator) sendDatagram(from *emNode, env *node.Envelope) {
 		d += time.Duration(unitFloat(rng.Uint64()) * float64(l.Jitter+1))
 	}
 	lost := l.Loss > 0 && unitFloat(rng.Uint64()) < l.Loss
+	e.rates.Latencies++
+	e.rates.LatencySum += d
 	switch {
 	case lost:
 		it.dgDrop = dgLost

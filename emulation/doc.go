@@ -346,6 +346,22 @@
 // is traced; the event whose arrival completed the gather (a transport
 // error from a member) passes the gate as it stood, as it does live.
 //
+// Every dead end a round predicts is settled by the global check
+// (confirm.go): its liveness property is evaluated on the whole system
+// after every event while the dead end is pending, and
+// SteeringResult.DeadEndsConfirmed, DeadEndsRetracted and DeadEndsPending
+// count the outcome by steering.LivenessWatch's rule (grace
+// steering.Config.ConfirmGrace), beside the nodes' own settlements from
+// their snapshots (NodeViewConfirmed, NodeViewRetracted).
+//
+// # Rates
+//
+// The emulator accounts what its runs show of each kind of event
+// (Emulator.Rates: travel times as scheduled, timer delays as set, the
+// result's counters); WalkWeights runs a service briefly and turns them
+// into walk weights (steering.EventRates.WalkWeights) for an offline
+// check.
+//
 // # Messages
 //
 // The emulator applies node.Registry.CheckMessage, the one rule every host

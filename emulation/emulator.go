@@ -54,12 +54,14 @@ type Emulator struct {
 	messages                  *node.Registry // Spec.Messages: what a service may send and be called with
 	obsSeq                    uint64         // observation order (OnNetwork, OnCheckpoint)
 	snapGathers, snapFailures int64
-	steer                     *SteeringConfig      // resolved Config.Steering; nil without
-	runner                    *steering.SyncRunner // runs every node's steering rounds
-	faults                    faultState           // scripted partitions and drops (faults.go)
-	envBuf                    []node.Envelope      // reused by checkSends
-	wireBuf                   []byte               // reused by wireSize
-	links                     linkCounters         // the link model's, summed over nodes
+	steer                     *SteeringConfig         // resolved Config.Steering; nil without
+	runner                    *steering.SyncRunner    // runs every node's steering rounds
+	rates                     steering.EventRates     // timers' delays and messages' latencies (Rates)
+	deadEnds                  *steering.LivenessWatch // the rounds' dead ends under the global check (confirm.go)
+	faults                    faultState              // scripted partitions and drops (faults.go)
+	envBuf                    []node.Envelope         // reused by checkSends
+	wireBuf                   []byte                  // reused by wireSize
+	links                     linkCounters            // the link model's, summed over nodes
 }
 
 // emNode is the emulator's record of one node.
@@ -202,6 +204,9 @@ func New(cfg Config) (*Emulator, error) {
 		}
 		e.steer = st
 		e.runner = &steering.SyncRunner{CostPerState: st.CostPerState, Clock: s.WallClock}
+		if e.deadEnds, err = steering.NewLivenessWatch(st.Controller.ConfirmGrace); err != nil {
+			return nil, fmt.Errorf("emulation: steering: %w", err)
+		}
 	}
 	e.netKey = deriveSeed(s.Seed, streamNetwork)
 	e.nodes = make([]*emNode, s.Nodes+1)
@@ -702,6 +707,8 @@ func (e *Emulator) stepped(n *emNode, o node.Outcome, label string) {
 		it.kind, it.node, it.inc, it.name = itemTimer, n.id, n.inc, op.Name
 		it.dl = op.At.Sub(Epoch)
 		it.at = max(it.dl, e.now) // a core never sets a deadline in the past
+		e.rates.TimersSet++
+		e.rates.TimerDelaySum += it.at - e.now
 		e.q.push(it)
 		n.timers[op.Name] = it.seq
 	}

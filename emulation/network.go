@@ -183,6 +183,8 @@ func (e *Emulator) schedule(p *peer, at time.Duration, to, from node.ID, inc uin
 		at = p.last
 	}
 	p.last = at
+	e.rates.Latencies++
+	e.rates.LatencySum += at - e.now
 	it := e.q.alloc()
 	it.kind, it.at, it.node, it.peer, it.inc, it.msg, it.conn = itemDeliver, at, to, from, inc, env.Msg, c
 	it.cn, it.id = env.CN, id

@@ -69,7 +69,8 @@ func (r Result) String() string {
 		fmt.Fprintf(&b, "steering: %d rounds, %d states, %d predicted, %d filters installed (%d unhelpful), %d filter hits, %d vetoes, %d overrides, %.2f%% of %d actions changed\n",
 			s.Rounds, s.StatesExplored, sumCounts(s.Predicted), s.FiltersInstalled, s.Unhelpful, s.FilterHits, s.Vetoes, s.Overrides, 100*s.ChangedShare(), s.Handled)
 		if s.Walks > 0 {
-			fmt.Fprintf(&b, "liveness search: %d walks, %d steps (in the states above), %d dead ends\n", s.Walks, s.WalkSteps, s.DeadEnds)
+			fmt.Fprintf(&b, "liveness search: %d walks, %d steps (in the states above), %d dead ends (global check: %d confirmed, %d retracted, %d pending; nodes' views: %d confirmed, %d retracted)\n",
+				s.Walks, s.WalkSteps, s.DeadEnds, s.DeadEndsConfirmed, s.DeadEndsRetracted, s.DeadEndsPending, s.NodeViewConfirmed, s.NodeViewRetracted)
 		}
 	}
 	return strings.TrimSuffix(b.String(), "\n")

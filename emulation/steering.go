@@ -116,6 +116,18 @@ type SteeringResult struct {
 	Walks     uint64 `json:"walks"`
 	WalkSteps uint64 `json:"walk_steps"`
 	DeadEnds  uint64 `json:"dead_ends"`
+	// DeadEndsConfirmed, DeadEndsRetracted and DeadEndsPending settle
+	// DeadEnds with the emulator's global check (steering.LivenessWatch,
+	// grace steering.Config.ConfirmGrace): the property failed for the
+	// grace on the whole system, it held again once the grace had passed,
+	// or the run ended first. NodeViewConfirmed and NodeViewRetracted sum
+	// the nodes' own settlements, from their later snapshots
+	// (steering.Stats.DeadEndsConfirmed), which see only neighbourhoods.
+	DeadEndsConfirmed uint64 `json:"dead_ends_confirmed"`
+	DeadEndsRetracted uint64 `json:"dead_ends_retracted"`
+	DeadEndsPending   uint64 `json:"dead_ends_pending"`
+	NodeViewConfirmed uint64 `json:"node_view_confirmed"`
+	NodeViewRetracted uint64 `json:"node_view_retracted"`
 	// Handled counts the messages, timers and application calls that
 	// reached a handler or were stopped: the base of "actions changed".
 	Handled uint64 `json:"handled"`
@@ -241,6 +253,7 @@ func (e *Emulator) Steering(id node.ID) *steering.Layer {
 // steerRound reports node n's round, which the SyncRunner ran as the
 // snapshot arrived: OnRound and the trace.
 func (e *Emulator) steerRound(n *emNode, rep *steering.RoundReport) {
+	e.watchDeadEnds(rep)
 	if e.steer.OnRound != nil {
 		e.steer.OnRound(n.id, e.now, rep)
 	}
@@ -325,6 +338,10 @@ func (e *Emulator) steeringResult() *SteeringResult {
 		r.Walks += s.Walks
 		r.WalkSteps += s.WalkSteps
 		r.DeadEnds += s.DeadEnds
+		r.NodeViewConfirmed += s.DeadEndsConfirmed
+		r.NodeViewRetracted += s.DeadEndsRetracted
 	}
+	e.observeDeadEnds() // time passed since the last event
+	r.DeadEndsConfirmed, r.DeadEndsRetracted, r.DeadEndsPending = e.deadEnds.Counts()
 	return r
 }

@@ -219,6 +219,8 @@ func steeringScalars(u func(func(steering.LayerStatus) uint64) func(steering.Lay
 		counter("crystalball_steering_walks_total", "Random walks the liveness search took from snapshots.", u(func(x s) uint64 { return x.Walks })),
 		counter("crystalball_steering_walk_steps_total", "Steps of every walk, probe and filter check of the liveness search.", u(func(x s) uint64 { return x.WalkSteps })),
 		counter("crystalball_steering_dead_ends_total", "Liveness dead ends predicted (critical transition found, verdict C1).", u(func(x s) uint64 { return x.DeadEnds })),
+		counter("crystalball_steering_dead_ends_confirmed_total", "Dead ends whose property the node's later snapshots saw failing for the confirmation grace (steering.LivenessWatch).", u(func(x s) uint64 { return x.DeadEndsConfirmed })),
+		counter("crystalball_steering_dead_ends_retracted_total", "Dead ends whose property the node's later snapshots saw holding once the confirmation grace had passed (false alarms, or dead ends avoided).", u(func(x s) uint64 { return x.DeadEndsRetracted })),
 		counter("crystalball_steering_filters_installed_total", "Event filters installed.", u(func(x s) uint64 { return x.FiltersInstalled })),
 		counter("crystalball_steering_filters_unhelpful_total", "Filters whose check still found a violation (not installed).", u(func(x s) uint64 { return x.FiltersUnhelpful })),
 		gauge("crystalball_steering_filters", "Event filters in force.", func(x s) float64 { return float64(len(x.Filters)) }),

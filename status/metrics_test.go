@@ -30,7 +30,7 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 	end := t0.Add(time.Minute)
 	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer", Immediate: true, Rounds: 3, ImmediateChecks: 8,
 		Predicted: map[string]uint64{randtree.ChildrenSiblingsDisjoint: 2, randtree.ParentChildAgree: 1}, LastRound: &end,
-		RequestsSent: 4, RequestsRefused: 7, ReleasedForLiveness: 1,
+		RequestsSent: 4, RequestsRefused: 7, ReleasedForLiveness: 1, DeadEnds: 5, DeadEndsConfirmed: 2, DeadEndsRetracted: 3,
 		Interventions: map[string]uint64{"round/" + randtree.ChildrenSiblingsDisjoint: 5, "restored/": 2},
 		Reasons: []steering.FilterReason{
 			{Filter: "n3: drop a from n1", Why: steering.Explanation{Source: "round", Property: randtree.ChildrenSiblingsDisjoint, Kind: "safety"}},
@@ -71,6 +71,9 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 		{"crystalball_steering_requests_sent_total", nil, 4},
 		{"crystalball_steering_requests_refused_total", nil, 7},
 		{"crystalball_steering_released_for_liveness_total", nil, 1},
+		{"crystalball_steering_dead_ends_total", nil, 5},
+		{"crystalball_steering_dead_ends_confirmed_total", nil, 2},
+		{"crystalball_steering_dead_ends_retracted_total", nil, 3},
 		{"crystalball_steering_interventions_total", []string{"property", randtree.ChildrenSiblingsDisjoint, "source", "round"}, 5},
 		{"crystalball_steering_interventions_total", []string{"property", "", "source", "restored"}, 2},
 		{"crystalball_steering_filters_by_reason", []string{"kind", "safety", "property", randtree.ChildrenSiblingsDisjoint, "source", "round"}, 2},

@@ -188,6 +188,27 @@ type Config struct {
 	WalkWeights map[consequence.ActorActionKind]float64
 	// WalkSeed is mixed into every round's walk seed (default 0).
 	WalkSeed uint64
+	// ConfirmGrace is how long the property of a predicted dead end must
+	// fail, as the node's later snapshots see it, before the prediction
+	// counts as confirmed (Stats.DeadEndsConfirmed; LivenessWatch has the
+	// rule). Default DefaultConfirmGrace; negative is an error.
+	ConfirmGrace time.Duration
+	// AdaptiveWeights makes a layer's rounds weigh their walks by the
+	// rates of the node's own events (EventRates.WalkWeights of what its
+	// gate saw: deliveries, timers and their periods, calls, transport
+	// errors, resets, refusals) instead of WalkWeights, which the rounds
+	// before the first event keep. Off by default: it changes what the
+	// rounds find (docs/RESULTS.md, "Issue 29").
+	AdaptiveWeights bool
+	// GatherOnFault makes a layer gather its neighbourhood right after
+	// the node handles a transport error (a broken connection, a
+	// neighbour's reset: the events that open liveness windows), at most
+	// once per FaultGatherSpacing, so that a round sees a dead end that
+	// opens within a second rather than at the next periodic gather. Joins
+	// and other neighbourhood changes gather already
+	// (snapshot.Config.GatherSettle). Off by default: it adds rounds
+	// (docs/RESULTS.md, "Issue 29"). The round's budgets are unchanged.
+	GatherOnFault bool
 	// LastKnownFor keeps members that a gather could not reach in the
 	// round: a member the snapshot marks dead enters the round's model
 	// and the immediate check's view at the checkpoint an earlier
@@ -494,6 +515,12 @@ type Stats struct {
 	RequestsSent, RequestsAccepted, RequestsRefused uint64
 	// ReleasedForLiveness counts holds the liveness guard ended (gate.go).
 	ReleasedForLiveness uint64
+	// DeadEndsConfirmed and DeadEndsRetracted count the dead ends
+	// (DeadEnds) the node's own later snapshots confirmed or retracted
+	// (Config.ConfirmGrace, LivenessWatch): the property evaluated on the
+	// neighbourhood each round's snapshot holds, not the global state.
+	// The others are still pending.
+	DeadEndsConfirmed, DeadEndsRetracted uint64
 }
 
 // Controller is the execution-steering controller of one node: it
@@ -529,6 +556,12 @@ type Controller struct {
 	known       *knownView
 	sighted     time.Time
 	viewVersion uint64
+	// rateWeights are the walk weights of the node's observed rates
+	// (AdaptiveWeights; rates_layer.go), nil before its layer handed them.
+	rateWeights map[consequence.ActorActionKind]float64
+	// watch follows this node's dead ends until its snapshots settle them
+	// (confirm.go).
+	watch *LivenessWatch
 	// pending are the steering requests for the next round (setRequests).
 	pending []pendingRequest
 	// holds are the kinds the layer's gate holds, for the next round's
@@ -582,7 +615,11 @@ func New(cfg Config, self node.ID) (*Controller, error) {
 		}
 	}
 	c.Properties = safety
-	return &Controller{cfg: c, live: live, self: self, stats: Stats{Predicted: map[string]uint64{}}}, nil
+	watch, err := NewLivenessWatch(c.ConfirmGrace)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	return &Controller{cfg: c, live: live, self: self, stats: Stats{Predicted: map[string]uint64{}}, watch: watch}, nil
 }
 
 // Mode returns the controller's mode.
@@ -595,6 +632,7 @@ func (c *Controller) Filters() []Filter { return c.filters }
 // Stats returns the counters; the map is a copy.
 func (c *Controller) Stats() Stats {
 	s := c.stats
+	s.DeadEndsConfirmed, s.DeadEndsRetracted, _ = c.watch.Counts()
 	s.Predicted = make(map[string]uint64, len(c.stats.Predicted))
 	for k, v := range c.stats.Predicted {
 		s.Predicted[k] = v
@@ -705,6 +743,7 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 		}
 		props = append(props, ap)
 	}
+	c.observeDeadEnds(m.Start(), snap.At)
 	reqs := c.pending
 	c.pending = nil
 	walks := len(c.live) > 0 && c.cfg.Walks > 0

@@ -63,6 +63,12 @@
 // critical step — or the latest event of this node before it — is
 // installed if walks with it in place reach live states
 // (Config.LiveFraction) and it passes the safety check of filters.
+// Every dead end is later confirmed or retracted on the node's later
+// snapshots (LivenessWatch, Config.ConfirmGrace; Stats.DeadEndsConfirmed).
+// The walks' weights are Config.WalkWeights, or with
+// Config.AdaptiveWeights those of the rates of the node's own events
+// (EventRates.WalkWeights); Config.GatherOnFault gathers right after a
+// transport error, so a round sees the liveness window it opens.
 //
 // Between the two, a service whose state declares its environment
 // (node.Environment: the nodes that may join through a member, with the

@@ -3,6 +3,7 @@ package steering_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -51,4 +52,23 @@ func ExampleController_Round() {
 	// filter n9: drop+break randtree.Join from n13
 	// Join from n13: drop+break
 	// Join from n1: pass
+}
+
+// A dead end of Ponged predicted at 0 s: the property fails from 1 s on
+// and is confirmed at 6 s, once it has failed for the 5 s grace. A second
+// one, predicted at 10 s, is retracted when Ponged holds at 15 s.
+func ExampleLivenessWatch() {
+	w, err := steering.NewLivenessWatch(5 * time.Second)
+	if err != nil {
+		panic(err)
+	}
+	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
+	w.Predicted("Ponged", at(0), true)
+	w.Observe("Ponged", at(1), false)
+	w.Observe("Ponged", at(6), false)
+	w.Predicted("Ponged", at(10), false)
+	w.Observe("Ponged", at(15), true)
+	confirmed, retracted, pending := w.Counts()
+	fmt.Println(confirmed, retracted, pending)
+	// Output: 1 1 0
 }

@@ -123,7 +123,8 @@ type Runner interface {
 type Round struct {
 	l       *Layer
 	snap    *snapshot.Snapshot
-	holds   heldKinds // the gate's holds when the round was made
+	holds   heldKinds  // the gate's holds when the round was made
+	rates   EventRates // the node's observed rates then (rates_layer.go)
 	rep     *RoundReport
 	err     error
 	cancel  bool
@@ -149,6 +150,7 @@ func (r *Round) Explore(ctx context.Context) uint64 {
 	r.started = true
 	l.explorer.setRequests(reqs)
 	l.explorer.setHolds(r.holds)
+	l.explorer.setRates(r.rates)
 	r.rep, r.err = l.explorer.Explore(ctx, r.snap)
 	r.cancel = ctx.Err() != nil
 	stats := l.explorer.Stats()
@@ -324,6 +326,15 @@ type Layer struct {
 	mode Mode
 	gate *Controller // mode Off: filters, immediate check, budget
 
+	// rates accounts the node's events for AdaptiveWeights (core
+	// goroutine).
+	rates rateAccount
+	// faultGather is set when a transport error asks for a gather after
+	// the step (GatherOnFault), nextFaultGather when the next may start
+	// (core goroutine).
+	faultGather     bool
+	nextFaultGather time.Time
+
 	// explorer belongs to the runner while a round runs.
 	explorer *Controller
 
@@ -495,5 +506,5 @@ func (l *Layer) Gathered(s *snapshot.Snapshot) {
 // newRound is a round on s, with the gate's holds for its liveness guard
 // (core goroutine).
 func (l *Layer) newRound(s *snapshot.Snapshot) *Round {
-	return &Round{l: l, snap: s, holds: l.gate.heldKinds()}
+	return &Round{l: l, snap: s, holds: l.gate.heldKinds(), rates: l.rates.rates()}
 }

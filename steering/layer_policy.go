@@ -83,6 +83,10 @@ func (l *Layer) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, [
 // sender's next event (node's "Refused sends").
 func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool) (node.Verdict, []node.Envelope, error) {
 	pass := node.Verdict{Handle: true}
+	if !retry && (ev.Kind != node.EventMessage || !node.IsLayerMessage(ev.Msg)) {
+		l.rates.see(now, ev)
+		l.faultGather = l.faultGather || (ev.Kind == node.EventTransportError && l.cfg.Controller.GatherOnFault)
+	}
 	if l.gate == nil {
 		return pass, nil, nil
 	}
@@ -173,11 +177,12 @@ func (l *Layer) reset() {
 	l.mu.Unlock()
 }
 
-// Sending does nothing (node.Layer).
-func (l *Layer) Sending(now time.Time, env *node.Envelope) {}
+// Sending counts the service's sends for the node's rates (node.Layer).
+func (l *Layer) Sending(now time.Time, env *node.Envelope) { l.rates.r.Sends++ }
 
-// After does nothing (node.Layer).
-func (l *Layer) After(now time.Time) []node.Envelope { return nil }
+// After gathers the neighbourhood after a transport error under
+// Config.GatherOnFault (node.Layer; rates_layer.go).
+func (l *Layer) After(now time.Time) []node.Envelope { return l.gatherAfterFault(now) }
 
 // Tick applies the rounds handed back (node.Layer): the install policy
 // of the type documentation, in mode Steer.
@@ -350,6 +355,10 @@ type LayerStatus struct {
 	Walks     uint64 `json:"walks"`
 	WalkSteps uint64 `json:"walk_steps"`
 	DeadEnds  uint64 `json:"dead_ends"`
+	// DeadEndsConfirmed and DeadEndsRetracted are the dead ends the
+	// node's own later snapshots confirmed or retracted (Stats).
+	DeadEndsConfirmed uint64 `json:"dead_ends_confirmed"`
+	DeadEndsRetracted uint64 `json:"dead_ends_retracted"`
 	// LastDeadEnd renders the last dead end predicted (Prediction.String:
 	// property, verdict, critical step, path), empty before the first.
 	LastDeadEnd string `json:"last_dead_end,omitempty"`
@@ -431,6 +440,7 @@ func (l *Layer) Status() LayerStatus {
 	st.Escalations, st.Held, st.Released, st.ReleasedForLiveness = s.Escalations, s.Held, s.Released, s.ReleasedForLiveness
 	st.Predicted = s.Predicted
 	st.Walks, st.WalkSteps, st.DeadEnds = s.Walks, s.WalkSteps, s.DeadEnds
+	st.DeadEndsConfirmed, st.DeadEndsRetracted = s.DeadEndsConfirmed, s.DeadEndsRetracted
 	st.Filters = append([]string{}, l.shown...)
 	st.Reasons = slices.Clone(l.shownReasons)
 	st.Interventions = maps.Clone(st.Interventions)

@@ -129,6 +129,7 @@ func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorMo
 	}
 	c.stats.Predicted[p.Property]++
 	c.stats.DeadEnds++
+	c.watchDeadEnd(p.Property, m.Start(), rep.Snapshot.At)
 	rep.Predictions = append(rep.Predictions, *p)
 	if !steer || p.Filter == nil || installed.has(*p.Filter) || p.Critical.Verdict != consequence.C1 {
 		return installed, nil
@@ -490,7 +491,11 @@ func (c Config) walkDefaults() (Config, error) {
 // often than messages arrive, so a walk explores interleavings of messages
 // rather than crash after crash or a timer storm.
 func (c *Controller) walkWeight(a consequence.Action[consequence.ActorAction]) float64 {
-	if w, ok := c.cfg.WalkWeights[a.Act.Kind]; ok {
+	ws := c.cfg.WalkWeights
+	if c.rateWeights != nil {
+		ws = c.rateWeights
+	}
+	if w, ok := ws[a.Act.Kind]; ok {
 		return w
 	}
 	return 1
