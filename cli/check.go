@@ -17,6 +17,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/consequence/twophase"
+	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/report"
 )
@@ -37,6 +38,9 @@ type checkOutput struct {
 	Strategy string `json:"strategy"`
 	Seed     uint64 `json:"seed"`
 	Faults   string `json:"faults,omitempty"`
+	// Weights are the walk weights by action kind that --weights auto
+	// derived from an emulated run of the service (empty otherwise).
+	Weights map[string]float64 `json:"weights,omitempty"`
 	// Fix, Resets, Silent, Breaks, Drops and Refusals are the flags the
 	// service's model was built with, so that 'trace show' can rebuild it.
 	Fix       string `json:"fix,omitempty"`
@@ -134,6 +138,7 @@ type checkFlags struct {
 	seed                                             uint64
 	silent, asJSON, por, symmetry                    bool
 	weight                                           map[consequence.ActorActionKind]float64 // parsed --weights
+	autoWeights                                      bool                                    // --weights auto
 	walk                                             bool                                    // --strategy walk
 	strat                                            consequence.Strategy                    // the others
 }
@@ -162,7 +167,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.IntVar(&f.walks, "walks", 100, "random walks (strategy walk)")
 	fs.IntVar(&f.dmax, "dmax", 500, "steps per random walk (strategy walk)")
 	fs.IntVar(&f.suspects, "suspects", consequence.DefaultMaxSuspects, "suspects whose critical transition is searched before giving up on a C1 verdict (strategy walk; 1: stop at the first)")
-	fs.StringVar(&f.weights, "weights", "", "strategy walk: bias the walks by action kind, MaceMC-style: comma-separated KIND=W, KIND one of "+strings.Join(weightKindNames(), ", ")+" (unlisted kinds weigh 1, 0 excludes a kind)")
+	fs.StringVar(&f.weights, "weights", "", "strategy walk: bias the walks by action kind, MaceMC-style: comma-separated KIND=W, KIND one of "+strings.Join(weightKindNames(), ", ")+" (unlisted kinds weigh 1, 0 excludes a kind); auto derives them from a minute of the service emulated with the same nodes and seed (the rates it shows, steering.EventRates.WalkWeights)")
 	fs.IntVar(&f.dinit, "dinit", 0, "steps before a walk may count as live (strategy walk)")
 	fs.IntVar(&f.periphery, "periphery", 16, "strategy walk with --max-depth: also walk from this many states where a BFS bounded by --max-depth and --budget left off")
 	fs.IntVar(&f.workers, "workers", 0, "search goroutines (0: every core)")
@@ -182,9 +187,13 @@ func (f *checkFlags) check() error {
 	if f.suspects <= 0 {
 		return usagef("--suspects must be positive, got %d", f.suspects)
 	}
-	w, err := parseWeights(f.weights)
-	if err != nil {
-		return err
+	f.autoWeights = f.weights == "auto"
+	var w map[consequence.ActorActionKind]float64
+	if !f.autoWeights {
+		var err error
+		if w, err = parseWeights(f.weights); err != nil {
+			return err
+		}
 	}
 	if f.resetKinds != "" {
 		if _, err := consequence.ParseResetKinds(f.resetKinds); err != nil {
@@ -213,6 +222,23 @@ func (f *checkFlags) walkOptions(seed uint64) consequence.LivenessOptions[conseq
 		Walk:        consequence.WalkOptions[consequence.ActorAction]{Seed: seed, Walks: f.walks, DMax: f.dmax, DInit: f.dinit, Weight: weight},
 		MaxSuspects: f.suspects,
 	}
+}
+
+// deriveWeights sets f's walk weights from a short emulated run of svc
+// with f's nodes and seed (--weights auto) and records them in out.
+func (f *checkFlags) deriveWeights(ctx context.Context, svc serviceRun, out *checkOutput) error {
+	w, _, err := emulation.WalkWeights(ctx, emulation.Config{Spec: svc.spec, Nodes: f.nodes, Seed: f.seed, Workload: svc.workload})
+	if err != nil {
+		return fmt.Errorf("--weights auto: %w", err)
+	}
+	f.weight = w
+	out.Weights = make(map[string]float64, len(w))
+	for _, k := range weightKinds {
+		if x, ok := w[k.kind]; ok {
+			out.Weights[k.name] = x
+		}
+	}
+	return nil
 }
 
 // weightKinds names the actor model's action kinds for --weights.
@@ -352,6 +378,11 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 		out.Faults += fmt.Sprintf(" refusals=%d", f.refusals)
 	}
 	if f.walk {
+		if f.autoWeights {
+			if err := f.deriveWeights(ctx, svc, &out); err != nil {
+				return out, err
+			}
+		}
 		return checkServiceWalks(ctx, f, opts, m, out)
 	}
 	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
@@ -546,6 +577,15 @@ func printCheckSummary(w io.Writer, o checkOutput) {
 		fmt.Fprintf(w, ", faults %s", o.Faults)
 	}
 	fmt.Fprintln(w)
+	if len(o.Weights) > 0 {
+		fmt.Fprintf(w, "walk weights (auto, from the emulated service):")
+		for _, k := range weightKinds {
+			if x, ok := o.Weights[k.name]; ok {
+				fmt.Fprintf(w, " %s=%.3g", k.name, x)
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	if l := o.Liveness; l != nil {
 		fmt.Fprintf(w, "random walks: %d, live %d", l.Walks, l.Live)
 		if l.Periphery > 0 {

@@ -88,3 +88,30 @@ func checkPastryBug(t *testing.T, args []string) {
 		t.Fatalf("fixed: %+v", fixed)
 	}
 }
+
+// TestCheckWeightsAutoFindsPastryDeadEnd: with --weights auto and
+// otherwise the walk strategy's defaults, the weights come from a minute
+// of Pastry emulated with the same nodes and seed (timers about 0.06 of a
+// delivery, faults at the rule's floor) and the walks find the rejoin
+// dead end with a C1 verdict, where unweighted walks at the same defaults
+// stay live (100 of 100, seeds 1-3, docs/RESULTS.md "Issue 29"); the fixed
+// service's walks stay live with the same weights.
+func TestCheckWeightsAutoFindsPastryDeadEnd(t *testing.T) {
+	args := []string{"check", "--service", "pastry", "--nodes", "3", "--strategy", "walk", "--budget", "0",
+		"--resets", "1", "--weights", "auto", "--seed", "1", "--json"}
+	out := runPastryCheck(t, args)
+	if tm := out.Weights["timer"]; !(tm > 0.01 && tm < 0.2) || out.Weights["reset"] != 0.02 || out.Weights["deliver"] != 1 {
+		t.Errorf("weights %v: want timer about 0.06, reset at the 0.02 floor, deliver 1", out.Weights)
+	}
+	if l := out.Liveness; l == nil || l.Suspect == nil || l.Verdict != "C1" {
+		t.Fatalf("liveness %+v: want a C1 dead end", out.Liveness)
+	}
+	fixed := runPastryCheck(t, args, "--fix", "all")
+	if l := fixed.Liveness; l == nil || l.Suspect != nil || l.Live != l.Walks {
+		t.Errorf("fixed service: %+v, want every walk live", fixed.Liveness)
+	}
+	plain := runPastryCheck(t, args[:len(args)-5], "--seed", "1", "--json")
+	if l := plain.Liveness; l == nil || l.Suspect != nil {
+		t.Errorf("unweighted walks: %+v, want no suspect (the weights are what finds it)", plain.Liveness)
+	}
+}
