@@ -26,23 +26,31 @@ const server node.ID = 1
 func main() {
 	cli.Main(cli.Service{
 		Name: "lock",
-		Spec: node.Spec{
-			Name:     "lock",
-			New:      func() node.Service { return &State{} },
-			Messages: []node.Message{Acquire{}, Request{}, Grant{}, Release{}},
-			Properties: []node.Property{
-				{Name: "MutualExclusion", Kind: node.Safety, Check: mutualExclusion},
-				{Name: "ClientsServed", Kind: node.Liveness, Check: clientsServed},
-			},
-		},
+		Spec: spec(),
 		// Every client asks for the lock when it starts and after a reset.
-		Workload: func(id node.ID, restart bool) []node.Message {
-			if id == server {
-				return nil
-			}
-			return []node.Message{Acquire{}}
-		},
+		Workload: workload,
 	})
+}
+
+// spec describes the lock service to the runtimes.
+func spec() node.Spec {
+	return node.Spec{
+		Name:     "lock",
+		New:      func() node.Service { return &State{} },
+		Messages: []node.Message{Acquire{}, Request{}, Grant{}, Release{}},
+		Properties: []node.Property{
+			{Name: "MutualExclusion", Kind: node.Safety, Check: mutualExclusion},
+			{Name: "ClientsServed", Kind: node.Liveness, Check: clientsServed},
+		},
+	}
+}
+
+// workload: every client but the server asks for the lock.
+func workload(id node.ID, restart bool) []node.Message {
+	if id == server {
+		return nil
+	}
+	return []node.Message{Acquire{}}
 }
 
 // mutualExclusion: at most one node holds the lock.
