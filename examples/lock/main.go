@@ -94,19 +94,17 @@ func (Release) MessageType() string { return "lock.Release" }
 // State is a node's state: the server's holder and waiting clients, a
 // client's hold. Exported fields are the node state the runtime encodes.
 type State struct {
-	Holder  node.ID   // server: the client holding the lock (0: none)
-	Waiting []node.ID // server: clients waiting, first come first served
-	Wants   bool      // client: it asked for the lock and has not got it
-	Holds   bool      // client: it holds the lock
+	node.NopHandlers           // Init does nothing: a node starts with nothing
+	Holder           node.ID   // server: the client holding the lock (0: none)
+	Waiting          []node.ID // server: clients waiting, first come first served
+	Wants            bool      // client: it asked for the lock and has not got it
+	Holds            bool      // client: it holds the lock
 }
 
 // String is the state on one line (trace show prints it).
 func (s *State) String() string {
 	return fmt.Sprintf("holder=%v waiting=%v wants=%v holds=%v", s.Holder, s.Waiting, s.Wants, s.Holds)
 }
-
-// Init implements node.Service: a node starts with nothing.
-func (s *State) Init(env node.Env) {}
 
 // HandleApp implements node.Service: Acquire sends a Request to the server.
 func (s *State) HandleApp(env node.Env, call node.Message) {

@@ -82,6 +82,10 @@ func Workload(id node.ID, restart bool) []node.Message {
 
 // State is a node's state. A replica uses Holder; a client the rest.
 type State struct {
+	// Init does nothing; HandleTransportError neither: a lost Lock or
+	// Granted is what the retry timer is for.
+	node.NopHandlers
+
 	// Holder is the client a replica has given its vote to (0: none). It is
 	// on the replica's disk (Recover).
 	Holder node.ID
@@ -109,9 +113,6 @@ func (s *State) Recover(previous node.Service) {
 		s.Holder = p.Holder
 	}
 }
-
-// Init implements node.Service.
-func (s *State) Init(env node.Env) {}
 
 // HandleApp implements node.Service: Acquire starts the first attempt.
 func (s *State) HandleApp(env node.Env, call node.Message) {
@@ -184,10 +185,6 @@ func (s *State) HandleTimer(env node.Env, name string) {
 		s.attempt(env)
 	}
 }
-
-// HandleTransportError implements node.Service: a lost Lock or Granted is
-// what the retry timer is for, so there is nothing to do.
-func (s *State) HandleTransportError(env node.Env, peer node.ID) {}
 
 // attempt asks every replica for the lock.
 func (s *State) attempt(env node.Env) {
