@@ -274,7 +274,7 @@ func (c *conformance) checkCopyStep(core *node.Core, ev node.Event) error {
 		return err
 	}
 	if !bytes.Equal(before, after) {
-		return fmt.Errorf("%v: stepping a copy with %v changed the original: Clone shares state", core.ID(), ev)
+		return fmt.Errorf("%v: stepping a copy with %v changed the original: the clone shares state", core.ID(), ev)
 	}
 	return nil
 }
@@ -310,10 +310,10 @@ func checkClone(svc node.Service) error {
 		return fmt.Errorf("encoding clone: %w", err)
 	}
 	if !bytes.Equal(a, b) {
-		return fmt.Errorf("Clone differs from the original:\n%x\n%x", a, b)
+		return fmt.Errorf("the clone differs from the original:\n%x\n%x", a, b)
 	}
 	if path := sharedMemory(svc, dup); path != "" {
-		return fmt.Errorf("Clone shares mutable memory with the original at %s", path)
+		return fmt.Errorf("the clone shares mutable memory with the original at %s", path)
 	}
 	return nil
 }

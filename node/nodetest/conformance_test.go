@@ -97,7 +97,7 @@ func TestConformanceAcceptsACorrectService(t *testing.T) {
 
 func TestConformanceCatchesAShallowClone(t *testing.T) {
 	err := checkConformance(gossipSpec(gossip{shallowClone: true}), ConformanceCalls(gossipCalls))
-	if err == nil || !strings.Contains(err.Error(), "Clone shares mutable memory with the original at state.Heard") {
+	if err == nil || !strings.Contains(err.Error(), "the clone shares mutable memory with the original at state.Heard") {
 		t.Fatalf("shallow clone: %v", err)
 	}
 }

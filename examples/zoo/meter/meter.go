@@ -109,7 +109,7 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 			a.Billed++
 			a.Last = max(a.Last, m.Seq)
 		}
-		env.SendDatagram(from, Ack{Seq: m.Seq})
+		env.SendDatagram(from, Ack(m))
 	case Ack: // at a client
 		if m.Seq == s.Seq && s.Waiting {
 			s.Waiting = false

@@ -128,9 +128,9 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 	case Lock: // at a replica: one vote, to the first client that asks
 		if s.Holder == node.None || s.Holder == from {
 			s.Holder = from
-			env.Send(from, Granted{Attempt: m.Attempt})
+			env.Send(from, Granted(m))
 		} else {
-			env.Send(from, Denied{Attempt: m.Attempt})
+			env.Send(from, Denied(m))
 		}
 	case Unlock:
 		if s.Holder == from {
