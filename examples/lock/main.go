@@ -26,23 +26,31 @@ const server node.ID = 1
 func main() {
 	cli.Main(cli.Service{
 		Name: "lock",
-		Spec: node.Spec{
-			Name:     "lock",
-			New:      func() node.Service { return &State{} },
-			Messages: []node.Message{Acquire{}, Request{}, Grant{}, Release{}},
-			Properties: []node.Property{
-				{Name: "MutualExclusion", Kind: node.Safety, Check: mutualExclusion},
-				{Name: "ClientsServed", Kind: node.Liveness, Check: clientsServed},
-			},
-		},
+		Spec: spec(),
 		// Every client asks for the lock when it starts and after a reset.
-		Workload: func(id node.ID, restart bool) []node.Message {
-			if id == server {
-				return nil
-			}
-			return []node.Message{Acquire{}}
-		},
+		Workload: workload,
 	})
+}
+
+// spec describes the lock service to the runtimes.
+func spec() node.Spec {
+	return node.Spec{
+		Name:     "lock",
+		New:      func() node.Service { return &State{} },
+		Messages: []node.Message{Acquire{}, Request{}, Grant{}, Release{}},
+		Properties: []node.Property{
+			{Name: "MutualExclusion", Kind: node.Safety, Check: mutualExclusion},
+			{Name: "ClientsServed", Kind: node.Liveness, Check: clientsServed},
+		},
+	}
+}
+
+// workload: every client but the server asks for the lock.
+func workload(id node.ID, restart bool) []node.Message {
+	if id == server {
+		return nil
+	}
+	return []node.Message{Acquire{}}
 }
 
 // mutualExclusion: at most one node holds the lock.
@@ -86,19 +94,17 @@ func (Release) MessageType() string { return "lock.Release" }
 // State is a node's state: the server's holder and waiting clients, a
 // client's hold. Exported fields are the node state the runtime encodes.
 type State struct {
-	Holder  node.ID   // server: the client holding the lock (0: none)
-	Waiting []node.ID // server: clients waiting, first come first served
-	Wants   bool      // client: it asked for the lock and has not got it
-	Holds   bool      // client: it holds the lock
+	node.NopHandlers           // Init does nothing: a node starts with nothing
+	Holder           node.ID   // server: the client holding the lock (0: none)
+	Waiting          []node.ID // server: clients waiting, first come first served
+	Wants            bool      // client: it asked for the lock and has not got it
+	Holds            bool      // client: it holds the lock
 }
 
 // String is the state on one line (trace show prints it).
 func (s *State) String() string {
 	return fmt.Sprintf("holder=%v waiting=%v wants=%v holds=%v", s.Holder, s.Waiting, s.Wants, s.Holds)
 }
-
-// Init implements node.Service: a node starts with nothing.
-func (s *State) Init(env node.Env) {}
 
 // HandleApp implements node.Service: Acquire sends a Request to the server.
 func (s *State) HandleApp(env node.Env, call node.Message) {

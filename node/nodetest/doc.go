@@ -11,6 +11,12 @@
 // delivered, timers until fired. Walk runs script files; Harness.Exec runs
 // one line from Go (see the package example).
 //
+// Conformance is the package's other half: one call that holds any
+// service to the contracts every runtime relies on (clone independence,
+// checkpoint round trip, hash coverage, message registration) on the
+// states a seeded random run of its handlers reaches. Every service of
+// the module runs it.
+//
 // # Model
 //
 // Channels are per directed pair of nodes and FIFO, like the TCP connections

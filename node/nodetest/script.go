@@ -142,7 +142,7 @@ func (h *Harness) cmdOptions(args []string, out io.Writer) error {
 // cmdStart: start ID...
 func (h *Harness) cmdStart(args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: start ID...")
+		return errors.New("usage: start ID [ID]")
 	}
 	for _, a := range args {
 		id, err := node.ParseID(a)
@@ -159,7 +159,7 @@ func (h *Harness) cmdStart(args []string, out io.Writer) error {
 // cmdApp: app ID ARG...
 func (h *Harness) cmdApp(args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: app ID ARG...")
+		return errors.New("usage: app ID ARG [ARG]")
 	}
 	if h.cfg.App == nil {
 		return errors.New("the service has no application calls (Config.App is nil)")

@@ -71,6 +71,10 @@ type ReceiverLink struct {
 type State struct {
 	_msgpack struct{} `msgpack:",as_array"`
 
+	// Init does nothing: a node waits for the application to start its
+	// download (Download); in Mace joining is an application call.
+	node.NopHandlers
+
 	// Source is the node that has the file; None until the download
 	// starts.
 	Source node.ID
@@ -229,10 +233,6 @@ func (s *State) String() string {
 	}
 	return b.String()
 }
-
-// Init implements node.Service. A node does nothing until the application
-// starts its download (Download): in Mace joining is an application call.
-func (s *State) Init(env node.Env) {}
 
 // HandleApp implements node.Service: Download starts the download, or
 // makes the node the source. Other calls are ignored.

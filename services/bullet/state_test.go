@@ -74,42 +74,6 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	}
 }
 
-func TestHashSeesEveryField(t *testing.T) {
-	base := benchState(128, 2)
-	h0, _ := base.Hash()
-	mutations := map[string]func(s *State){
-		"Source":            func(s *State) { s.Source = 2 },
-		"Started":           func(s *State) { s.Started++ },
-		"Completed":         func(s *State) { s.Completed = 1 },
-		"Have":              func(s *State) { set(s.Have, 1) },
-		"Known":             func(s *State) { s.Known = s.Known[1:] },
-		"Members":           func(s *State) { s.Members = []node.ID{4} },
-		"PushTargets":       func(s *State) { s.PushTargets = []node.ID{4} },
-		"NextPush":          func(s *State) { s.NextPush = 3 },
-		"Senders.ID":        func(s *State) { s.Senders[0].ID = 99 },
-		"Senders.Accepted":  func(s *State) { s.Senders[0].Accepted = false },
-		"Senders.View":      func(s *State) { set(s.Senders[0].View, 0) },
-		"Senders.Received":  func(s *State) { s.Senders[0].Received++ },
-		"Senders.Asked":     func(s *State) { s.Senders[0].Asked = nil },
-		"Receivers.ID":      func(s *State) { s.Receivers[0].ID = 99 },
-		"Receivers.Shadow":  func(s *State) { set(s.Receivers[0].Shadow, 1) },
-		"Receivers.Told":    func(s *State) { set(s.Receivers[0].Told, 1) },
-		"Receivers.Sent":    func(s *State) { s.Receivers[0].Sent++ },
-		"Senders (nil)":     func(s *State) { s.Senders = nil },
-		"Receivers (empty)": func(s *State) { s.Receivers = s.Receivers[:0] },
-	}
-	for name, mutate := range mutations {
-		st, err := base.Clone(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mutate(st.Service.(*State))
-		if h, _ := st.Hash(); h == h0 {
-			t.Errorf("%s: hash unchanged", name)
-		}
-	}
-}
-
 // TestEncodeMsgpackMatchesReflection holds the hand-written encoder to the
 // layout reflection derives from State's fields and tags, which is what the
 // decoder reads: a field added to State without EncodeMsgpack fails here.
@@ -134,66 +98,6 @@ func TestEncodeMsgpackMatchesReflection(t *testing.T) {
 		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
 			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
 		}
-	}
-}
-
-// TestMessagesRoundTrip: every message survives the registry's codec, and
-// a Block costs its size on the wire.
-func TestMessagesRoundTrip(t *testing.T) {
-	spec := NewSpec(DefaultOptions())
-	if err := spec.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	reg, err := spec.Registry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	payload := newState(DefaultOptions(), make([]byte, DefaultBlockSize)).payload
-	msgs := []node.Message{
-		Join{}, Sample{Peers: []node.ID{2, 3}}, PeerRequest{}, PeerAccept{}, PeerReject{}, Unpeer{}, Disown{},
-		Diff{Blocks: []uint32{0, 1, 2, 9}}, Request{Block: 7}, Block{Index: 1279, Data: payload}, Download{Source: 1},
-	}
-	if len(msgs) != len(Messages()) {
-		t.Fatalf("test covers %d messages, service has %d", len(msgs), len(Messages()))
-	}
-	for _, m := range msgs {
-		b, err := reg.EncodeMessage(m)
-		if err != nil {
-			t.Fatalf("%T: %v", m, err)
-		}
-		back, err := reg.DecodeMessage(m.MessageType(), b)
-		if err != nil {
-			t.Fatalf("%T: %v", m, err)
-		}
-		if fmt.Sprint(back) != fmt.Sprint(m) {
-			t.Errorf("%T: decoded %v, want %v", m, back, m)
-		}
-		if blk, ok := back.(Block); ok {
-			if len(blk.Data) != DefaultBlockSize || len(b) < DefaultBlockSize || len(b) > DefaultBlockSize+16 {
-				t.Errorf("Block: %d bytes encoded, %d of data; want the block size %d", len(b), len(blk.Data), DefaultBlockSize)
-			}
-		}
-	}
-	// The largest messages the options allow fit a live frame and decode
-	// within the decode budget.
-	all := make([]uint32, MaxBlocks)
-	for i := range all {
-		all[i] = uint32(i)
-	}
-	for _, m := range []node.Message{Diff{Blocks: all}, Block{Index: MaxBlocks - 1, Data: make([]byte, MaxBlockSize)}} {
-		b, err := reg.EncodeMessage(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(b) > node.DefaultMaxFrameSize-4096 {
-			t.Errorf("%s: %d bytes, want under a frame (%d) with room for the envelope", m.MessageType(), len(b), node.DefaultMaxFrameSize)
-		}
-		if _, err := reg.DecodeMessage(m.MessageType(), b); err != nil {
-			t.Errorf("%s of %d bytes: %v", m.MessageType(), len(b), err)
-		}
-	}
-	if got := (Diff{Blocks: []uint32{0, 1, 2, 5, 7, 8}}).String(); got != "Diff([0-2 5 7-8])" {
-		t.Errorf("Diff.String = %q", got)
 	}
 }
 

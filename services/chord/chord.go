@@ -56,6 +56,10 @@ func (s Status) String() string {
 type State struct {
 	_msgpack struct{} `msgpack:",as_array"`
 
+	// Init does nothing: a node starts (and restarts after a reset) in
+	// StatusInit until the application asks it to join.
+	node.NopHandlers
+
 	// Status is the node's join status.
 	Status Status
 	// Bootstrap is the node the JoinOverlay call named (the node itself
@@ -168,10 +172,6 @@ func (s *State) fingerRuns() []node.ID {
 	}
 	return out
 }
-
-// Init implements node.Service. A node starts (and restarts after a reset)
-// in StatusInit and does nothing until the application asks it to join.
-func (s *State) Init(env node.Env) {}
 
 // HandleApp implements node.Service: JoinOverlay starts joining. Other calls
 // are ignored.

@@ -7,10 +7,6 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
-// Init implements node.Service. A node starts with no connection; the
-// application's calls (SendMessages) open them.
-func (s *State) Init(env node.Env) {}
-
 // HandleMessage implements node.Service: packets to the receiving end,
 // ACKs to the sending end. Anything else is logged and dropped.
 func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
@@ -61,11 +57,6 @@ func (s *State) HandleApp(env node.Env, call node.Message) {
 		}
 	}
 }
-
-// HandleTransportError implements node.Service. The transport sends
-// datagrams only, which never cause a transport error; there is nothing to
-// do.
-func (s *State) HandleTransportError(env node.Env, peer node.ID) {}
 
 // appTick is the periodic application send (Options.AppInterval).
 func (s *State) appTick(env node.Env) {

@@ -38,6 +38,11 @@ const (
 type State struct {
 	_msgpack struct{} `msgpack:",as_array"`
 
+	// Init does nothing: a node starts with no connection, and the
+	// application's calls (SendMessages) open them. HandleTransportError does
+	// nothing: the transport sends datagrams only, which never cause one.
+	node.NopHandlers
+
 	// Opened counts the outgoing connections the node has opened; the next
 	// one gets ISN FirstISN + Opened·ISNSpacing.
 	Opened uint64

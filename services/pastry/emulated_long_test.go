@@ -2,7 +2,14 @@
 
 package pastry_test
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
+
+// tenMinutes is `crystalball emulate --duration 10m`'s run: 7 minutes of
+// churn, 2.5 of healing.
+var tenMinutes = churnRun{duration: 10 * time.Minute, churnUntil: 450 * time.Second}
 
 // This file is long: the ten-minute emulations (`crystalball emulate
 // --service pastry --nodes 10 --churn 2/m --duration 10m`) took about 4 s

@@ -27,9 +27,6 @@ var (
 	// fiveMinutes is the quick tests' run: 2 minutes of churn, 2.5 of
 	// healing.
 	fiveMinutes = churnRun{duration: 5 * time.Minute, churnUntil: 150 * time.Second}
-	// tenMinutes is `crystalball emulate --duration 10m`'s run: 7 minutes
-	// of churn, 2.5 of healing.
-	tenMinutes = churnRun{duration: 10 * time.Minute, churnUntil: 450 * time.Second}
 )
 
 func emulate(t *testing.T, run churnRun, seed uint64, opts pastry.Options, downtime time.Duration) (emulation.Result, pastry.Summary) {

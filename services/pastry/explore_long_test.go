@@ -4,6 +4,10 @@ package pastry
 
 import "testing"
 
+// maceMCWalks are MaceMC-sized walks: 1,000 steps, 20 per probe (the
+// default K).
+var maceMCWalks = walkBudget{dmax: 1000, k: 20}
+
 // This file is long: with MaceMC-sized walks (1,000 steps, 20 per probe)
 // TestPrefixWalksFindTheRapidRejoinBugMaceMCWalks took about 11 s of CPU
 // under the race detector (about 1.2 s without), nearly all of it in the

@@ -87,9 +87,6 @@ type walkBudget struct{ dmax, k int }
 var (
 	// quickWalks are the quick tests' walks: 600 steps, 10 per probe.
 	quickWalks = walkBudget{dmax: 600, k: 10}
-	// maceMCWalks are MaceMC-sized walks: 1,000 steps, 20 per probe (the
-	// default K).
-	maceMCWalks = walkBudget{dmax: 1000, k: 20}
 )
 
 // walkFromSteadyState runs the liveness search with MaceMC's bias (timers

@@ -65,6 +65,12 @@ type Miss struct {
 type State struct {
 	_msgpack struct{} `msgpack:",as_array"`
 
+	// Init does nothing: a node starts (and restarts after a reset) in
+	// StatusInit until the application asks it to join. HandleTransportError
+	// does nothing: Pastry sends datagrams only, which never cause one, and
+	// failure detection is the probes' job.
+	node.NopHandlers
+
 	// Status is the node's join status.
 	Status Status
 	// Bootstrap is the node the JoinOverlay call named (the node itself
@@ -157,10 +163,6 @@ func (s *State) String() string {
 	fmt.Fprintf(&b, " bootstrap=%v", s.Bootstrap)
 	return b.String()
 }
-
-// Init implements node.Service. A node starts (and restarts after a reset)
-// in StatusInit and does nothing until the application asks it to join.
-func (s *State) Init(env node.Env) {}
 
 // HandleApp implements node.Service: JoinOverlay starts the overlay.
 // Other calls are ignored.
@@ -314,7 +316,3 @@ func (s *State) maxHops() int { return s.sp.digits + s.opts.LeafSize + 1 }
 func (s *State) announce(env node.Env, to node.ID) {
 	env.SendDatagram(to, Announce{Leaves: s.leaves()})
 }
-
-// HandleTransportError implements node.Service. Pastry sends datagrams
-// only, which never cause one; failure detection is the probes' job.
-func (s *State) HandleTransportError(env node.Env, peer node.ID) {}

@@ -150,64 +150,6 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	}
 }
 
-func TestHashSeesEveryField(t *testing.T) {
-	base := sampleNodeState()
-	h0, _ := base.Hash()
-	mutations := map[string]func(s *State){
-		"Status":    func(s *State) { s.Status = StatusJoining },
-		"Bootstrap": func(s *State) { s.Bootstrap = 2 },
-		"Left":      func(s *State) { s.Left = ids(20) },
-		"Right":     func(s *State) { s.Right = ids(40) },
-		"Table":     func(s *State) { s.Table[0] = 77 },
-		"Misses":    func(s *State) { s.Misses[0].Count = 2 },
-	}
-	for name, mutate := range mutations {
-		st, err := base.Clone(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mutate(st.Service.(*State))
-		if h, _ := st.Hash(); h == h0 {
-			t.Errorf("%s: hash unchanged", name)
-		}
-	}
-}
-
-func TestMessagesRoundTrip(t *testing.T) {
-	spec := NewSpec(DefaultOptions())
-	if err := spec.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	reg, err := spec.Registry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs := []node.Message{
-		Join{Joiner: 3, Hops: 2, Seen: ids(1, 2)}, JoinReply{Leaves: ids(1, 2), Seen: ids(2)},
-		Announce{Leaves: ids(4)}, LeafSet{Leaves: ids(1, 3)}, Probe{Leaves: ids(2)}, ProbeReply{},
-		JoinOverlay{Bootstrap: 1},
-	}
-	if len(msgs) != len(Messages()) {
-		t.Fatalf("test covers %d messages, service has %d", len(msgs), len(Messages()))
-	}
-	for _, m := range msgs {
-		if !strings.HasPrefix(m.MessageType(), "pastry.") {
-			t.Errorf("%T: type name %q", m, m.MessageType())
-		}
-		b, err := reg.EncodeMessage(m)
-		if err != nil {
-			t.Fatalf("%T: %v", m, err)
-		}
-		back, err := reg.DecodeMessage(m.MessageType(), b)
-		if err != nil {
-			t.Fatalf("%T: %v", m, err)
-		}
-		if back.(interface{ String() string }).String() != m.(interface{ String() string }).String() {
-			t.Errorf("%T: decoded %v, want %v", m, back, m)
-		}
-	}
-}
-
 func TestOptions(t *testing.T) {
 	var o Options
 	for _, name := range FixNames() {

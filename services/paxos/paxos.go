@@ -59,6 +59,11 @@ type Tally struct {
 type State struct {
 	_msgpack struct{} `msgpack:",as_array"`
 
+	// Init does nothing: a node starts (and restarts) idle, and a proposal
+	// lost in a reset is the application's to resubmit (see RestartCalls).
+	// HandleTransportError does nothing: lost messages cost at most a retry.
+	node.NopHandlers
+
 	// Promised is the highest ballot this acceptor promised (durable).
 	Promised Ballot
 	// Accepted is the ballot of the last proposal this acceptor accepted;
@@ -143,11 +148,6 @@ func (s *State) Clone() node.Service {
 	return &c
 }
 
-// Init implements node.Service. A node starts (and restarts) idle: a
-// proposal lost in a reset is the application's to resubmit (see
-// RestartCalls).
-func (s *State) Init(env node.Env) {}
-
 // HandleApp implements node.Service: Propose starts a ballot for the value
 // (at a proposer: Options.Proposers).
 func (s *State) HandleApp(env node.Env, call node.Message) {
@@ -167,10 +167,6 @@ func (s *State) HandleTimer(env node.Env, name string) {
 	}
 	s.startBallot(env)
 }
-
-// HandleTransportError implements node.Service. Paxos needs no reaction:
-// lost messages cost at most a retry.
-func (s *State) HandleTransportError(env node.Env, peer node.ID) {}
 
 // HandleMessage implements node.Service. Messages from nodes outside
 // Members, and malformed ones (a ballot that is not its sender's, an empty

@@ -269,22 +269,6 @@ func busyState(t *testing.T) *node.Core {
 	return c
 }
 
-func TestCloneSharesNothing(t *testing.T) {
-	c := busyState(t)
-	orig := stateOfCore(c)
-	want := orig.String()
-	cp := orig.Clone().(*State)
-	if !reflect.DeepEqual(cp, orig) {
-		t.Fatalf("clone differs: %v vs %v", cp, orig)
-	}
-	cp.Promises[0] = 99
-	cp.Tallies[0].From[0] = 99
-	cp.Tallies[1].Value = "changed"
-	if got := orig.String(); got != want {
-		t.Fatalf("mutating the clone changed the original: %s, want %s", got, want)
-	}
-}
-
 func TestCheckpointRoundTrip(t *testing.T) {
 	c := busyState(t)
 	b, err := c.Checkpoint()

@@ -52,6 +52,12 @@ func (s Status) String() string {
 type State struct {
 	_msgpack struct{} `msgpack:",as_array"`
 
+	// Init does nothing: a node starts (and restarts after a reset) in
+	// StatusInit and waits for the application to ask it to join (in Mace
+	// joining is an application call, and MaceMC's liveness bug depends on a
+	// reset node sitting in Init while old messages reach it).
+	node.NopHandlers
+
 	// Status is the node's join status.
 	Status Status
 	// Root is the root of the tree as this node believes it; itself when
@@ -160,12 +166,6 @@ func (s *State) String() string {
 	}
 	return b.String()
 }
-
-// Init implements node.Service. A node starts (and restarts after a reset)
-// in StatusInit and does nothing until the application asks it to join: in
-// Mace joining is an application call, and MaceMC's liveness bug depends on
-// a reset node sitting in Init while old messages reach it.
-func (s *State) Init(env node.Env) {}
 
 // HandleApp implements node.Service: JoinOverlay starts joining. Other calls
 // are ignored.

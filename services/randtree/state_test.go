@@ -108,64 +108,6 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	}
 }
 
-func TestHashSeesEveryField(t *testing.T) {
-	base := sampleNodeState(t)
-	h0, _ := base.Hash()
-	mutations := map[string]func(s *State){
-		"Status":      func(s *State) { s.Status = StatusJoining },
-		"Root":        func(s *State) { s.Root = 2 },
-		"Parent":      func(s *State) { s.Parent = 1 },
-		"Children":    func(s *State) { s.Children = ids(7) },
-		"Siblings":    func(s *State) { s.Siblings = nil },
-		"Peers":       func(s *State) { s.Peers = ids(1, 2) },
-		"Targets":     func(s *State) { s.Targets = ids(2, 4) },
-		"NextTarget":  func(s *State) { s.NextTarget = 0 },
-		"PendingRoot": func(s *State) { s.PendingRoot = 0 },
-	}
-	for name, mutate := range mutations {
-		st, err := base.Clone(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mutate(st.Service.(*State))
-		if h, _ := st.Hash(); h == h0 {
-			t.Errorf("%s: hash unchanged", name)
-		}
-	}
-}
-
-func TestMessagesRoundTrip(t *testing.T) {
-	spec := NewSpec(DefaultOptions())
-	if err := spec.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	reg, err := spec.Registry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs := []node.Message{
-		Join{Joiner: 13, Down: true}, JoinReply{Root: 1, Siblings: ids(9, 11)},
-		UpdateSibling{Sibling: 13}, NewRoot{Root: 1}, Remove{}, Probe{Root: 2},
-		ProbeReply{Root: 3}, Keepalive{AsChild: true}, Disown{}, JoinOverlay{Targets: ids(9, 1)},
-	}
-	if len(msgs) != len(Messages()) {
-		t.Fatalf("test covers %d messages, service has %d", len(msgs), len(Messages()))
-	}
-	for _, m := range msgs {
-		b, err := reg.EncodeMessage(m)
-		if err != nil {
-			t.Fatalf("%T: %v", m, err)
-		}
-		back, err := reg.DecodeMessage(m.MessageType(), b)
-		if err != nil {
-			t.Fatalf("%T: %v", m, err)
-		}
-		if back.(interface{ String() string }).String() != m.(interface{ String() string }).String() {
-			t.Errorf("%T: decoded %v, want %v", m, back, m)
-		}
-	}
-}
-
 func TestOptions(t *testing.T) {
 	var o Options
 	for _, name := range FixNames() {

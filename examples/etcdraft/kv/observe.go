@@ -87,7 +87,7 @@ func (s *store) Observe() Observation {
 		}
 	}
 	a := s.app.clone()
-	o.App = AppState{KV: a.KV, Applied: a.Applied, RaftApplied: a.RaftApplied, Seq: a.Seq, Pending: a.Pending, LedTerms: a.LedTerms}
+	o.App = AppState(a)
 	return o
 }
 

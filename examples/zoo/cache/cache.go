@@ -76,6 +76,9 @@ func Workload(id node.ID, restart bool) []node.Message { return nil }
 
 // State is a node's state; each role uses its own fields.
 type State struct {
+	// HandleApp does nothing: the cache takes no calls.
+	node.NopHandlers
+
 	// Version is the origin's latest version, or the mirror's copy of it.
 	// Both keep it on disk (Recover).
 	Version uint64
@@ -177,9 +180,6 @@ func (s *State) HandleTimer(env node.Env, name string) {
 		env.Send(Origin, Subscribe{})
 	}
 }
-
-// HandleApp implements node.Service: the cache takes no calls.
-func (s *State) HandleApp(env node.Env, call node.Message) {}
 
 // HandleTransportError implements node.Service: a cache subscribes again,
 // ResubscribeAfter later, to an origin whose connection broke (the origin

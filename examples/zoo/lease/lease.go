@@ -69,6 +69,11 @@ func Workload(id node.ID, restart bool) []node.Message {
 // State is a node's state. Nothing is on disk: a grantor that restarts
 // has forgotten its holder, which is why it must wait.
 type State struct {
+	// HandleTransportError does nothing: a lease is a matter of time, not of
+	// connections, and a waiting client's "retry" timer asks again if its
+	// Request was lost.
+	node.NopHandlers
+
 	// Holder is the client holding the grantor's lease (0: none), Queue
 	// the clients waiting for it, Recovering whether the grantor is
 	// waiting out the leases of its previous incarnation.
@@ -149,11 +154,6 @@ func (s *State) HandleTimer(env node.Env, name string) {
 		env.SetTimer("retry", AskRetry)
 	}
 }
-
-// HandleTransportError implements node.Service: a lease is a matter of
-// time, not of connections, and a waiting client's "retry" timer asks
-// again if its Request was lost, so nothing changes.
-func (s *State) HandleTransportError(env node.Env, peer node.ID) {}
 
 // ask requests the lease, remembering when.
 func (s *State) ask(env node.Env) {

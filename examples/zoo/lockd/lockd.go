@@ -72,6 +72,9 @@ func Workload(id node.ID, restart bool) []node.Message {
 // State is a node's state: the server's holder and queue, a client's
 // wishes.
 type State struct {
+	// Init does nothing: a node starts with nothing.
+	node.NopHandlers
+
 	// Holder is the client the server gave the lock to (0: none); Queue
 	// the clients waiting, first come first served. The server keeps both
 	// on disk (Recover).
@@ -96,9 +99,6 @@ func (s *State) Recover(previous node.Service) {
 		s.Holder, s.Queue = p.Holder, slices.Clone(p.Queue)
 	}
 }
-
-// Init implements node.Service.
-func (s *State) Init(env node.Env) {}
 
 // HandleApp implements node.Service: Acquire sends a Request.
 func (s *State) HandleApp(env node.Env, call node.Message) {

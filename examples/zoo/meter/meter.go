@@ -59,6 +59,10 @@ type Account struct {
 // State is a node's state: the server's accounts, a client's reports.
 // Both are on disk (Recover): billing survives crashes.
 type State struct {
+	// HandleApp does nothing (no calls); HandleTransportError neither:
+	// datagrams break no connection.
+	node.NopHandlers
+
 	// Accounts are the server's, by client.
 	Accounts []Account
 	// Seq is the number of the client's latest report, Waiting whether it
@@ -105,7 +109,7 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 			a.Billed++
 			a.Last = max(a.Last, m.Seq)
 		}
-		env.SendDatagram(from, Ack{Seq: m.Seq})
+		env.SendDatagram(from, Ack(m))
 	case Ack: // at a client
 		if m.Seq == s.Seq && s.Waiting {
 			s.Waiting = false
@@ -131,13 +135,6 @@ func (s *State) HandleTimer(env node.Env, name string) {
 		}
 	}
 }
-
-// HandleApp implements node.Service: no calls.
-func (s *State) HandleApp(env node.Env, call node.Message) {}
-
-// HandleTransportError implements node.Service: datagrams break no
-// connection.
-func (s *State) HandleTransportError(env node.Env, peer node.ID) {}
 
 // send sends the current report and arms its resend.
 func (s *State) send(env node.Env) {

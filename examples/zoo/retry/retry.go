@@ -82,6 +82,10 @@ func Workload(id node.ID, restart bool) []node.Message {
 
 // State is a node's state. A replica uses Holder; a client the rest.
 type State struct {
+	// Init does nothing; HandleTransportError neither: a lost Lock or
+	// Granted is what the retry timer is for.
+	node.NopHandlers
+
 	// Holder is the client a replica has given its vote to (0: none). It is
 	// on the replica's disk (Recover).
 	Holder node.ID
@@ -110,9 +114,6 @@ func (s *State) Recover(previous node.Service) {
 	}
 }
 
-// Init implements node.Service.
-func (s *State) Init(env node.Env) {}
-
 // HandleApp implements node.Service: Acquire starts the first attempt.
 func (s *State) HandleApp(env node.Env, call node.Message) {
 	if _, ok := call.(Acquire); ok && env.Self() > Replicas && !s.Wants && !s.Holds {
@@ -127,9 +128,9 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 	case Lock: // at a replica: one vote, to the first client that asks
 		if s.Holder == node.None || s.Holder == from {
 			s.Holder = from
-			env.Send(from, Granted{Attempt: m.Attempt})
+			env.Send(from, Granted(m))
 		} else {
-			env.Send(from, Denied{Attempt: m.Attempt})
+			env.Send(from, Denied(m))
 		}
 	case Unlock:
 		if s.Holder == from {
@@ -184,10 +185,6 @@ func (s *State) HandleTimer(env node.Env, name string) {
 		s.attempt(env)
 	}
 }
-
-// HandleTransportError implements node.Service: a lost Lock or Granted is
-// what the retry timer is for, so there is nothing to do.
-func (s *State) HandleTransportError(env node.Env, peer node.ID) {}
 
 // attempt asks every replica for the lock.
 func (s *State) attempt(env node.Env) {
