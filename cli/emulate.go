@@ -518,8 +518,18 @@ func printEmulateSummary(w io.Writer, o emulateOutput) {
 		}
 		fmt.Fprintf(w, "    %-*s %s\n", width, l.Name, verdict)
 	}
-	fmt.Fprintf(w, "  time:      %s virtual in %.2fs wall (%.0fx real time)\n",
-		o.Duration, o.WallSeconds, o.Speedup)
+	fmt.Fprintf(w, "  time:      %s virtual in %.2fs wall (%s real time)\n",
+		o.Duration, o.WallSeconds, speedFactor(o.Speedup))
+}
+
+// speedFactor renders virtual over wall time: whole numbers from 10x up,
+// two significant digits below, so a run slower than real time reads
+// "0.25x", never "0x".
+func speedFactor(x float64) string {
+	if x >= 10 {
+		return fmt.Sprintf("%.0fx", x)
+	}
+	return fmt.Sprintf("%.2gx", x)
 }
 
 // clock renders a virtual time offset as hh:mm:ss.mmm.

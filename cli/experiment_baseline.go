@@ -116,6 +116,6 @@ func printBaselineOnline(w io.Writer, on *emulateOutput, p *emulateParams) {
 	fmt.Fprintf(w, "macemc-baseline: %s (%s), seed %d\n\n", on.Service, on.Options, on.Seed)
 	fmt.Fprintf(w, "online:  %d nodes, %s emulated, churn %g/min, predictors %v, %d states per search, resets %d (silent), breaks %d per path\n",
 		on.Nodes, on.Duration, on.ChurnPerMinute, on.Predictors, p.steerStates, p.steerResets, p.steerBreaks)
-	fmt.Fprintf(w, "         %d rounds, %d states, %.1f s of exploration; %d distinct violations predicted; %.1f s of wall time (%.0fx real time)\n",
-		st.Rounds, st.StatesExplored, st.ExplorationSeconds, len(on.Predictions), on.WallSeconds, on.Speedup)
+	fmt.Fprintf(w, "         %d rounds, %d states, %.1f s of exploration; %d distinct violations predicted; %.1f s of wall time (%s real time)\n",
+		st.Rounds, st.StatesExplored, st.ExplorationSeconds, len(on.Predictions), on.WallSeconds, speedFactor(on.Speedup))
 }

@@ -63,6 +63,7 @@ func commands(cat *catalog) map[string]command {
 		{name: "node", summary: "run one live node of a service over TCP and memberlist", run: with(runNode)},
 		{name: "serve", summary: "serve [--listen ADDR] PATH...: a web view of reports, traces and --json outputs (stepper, event graph, figures)", run: with(runServe)},
 		{name: "trace", summary: "trace show|debug FILE: replay a check --json, --reports or emulate --trace file step by step (MaceMC's Mdb)", run: with(runTrace)},
+		{name: "version", summary: "print the program's module version and the VCS revision it was built from", run: runVersion},
 	}
 	if len(applicableExperiments(cat)) > 0 {
 		cs = append(cs, command{name: "experiment", summary: "run one of the paper's experiments (experiment NAME; run it without NAME for the list)", run: with(runExperimentFor)})
@@ -113,6 +114,14 @@ func run(services []Service, args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	cmds := commands(cat)
+	switch {
+	case len(args) == 2 && args[0] == "help" && cmds[args[1]].run != nil:
+		// 'help COMMAND' is 'COMMAND -h', on standard output.
+		args = []string{args[1], "-h"}
+		stderr = stdout
+	case len(args) > 0 && args[0] == "--version":
+		args = []string{"version"}
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printUsage(stdout, cmds)
 		if len(args) == 0 {
@@ -153,7 +162,7 @@ func printUsage(w io.Writer, cmds map[string]command) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "run '%s COMMAND -h' for a command's flags\n", programName)
+	fmt.Fprintf(w, "run '%s help COMMAND' (or '%s COMMAND -h') for a command's flags\n", programName, programName)
 }
 
 // oneLine keeps an error message on one line.

@@ -172,54 +172,6 @@ func predictionTimeline(cat *catalog, file string, b []byte) (*timeline, error) 
 	return tl, nil
 }
 
-// printLiveDiff prints MaceMC's Mdb comparison of a dead end: at the
-// critical step, the step the nearest live path took instead, and the
-// node states after each where they differ; then how long the live path
-// took to reach a live state.
-func printLiveDiff(stdout io.Writer, m *consequence.ActorModel, dead []consequence.ActionRecord, d *report.DeadEnd) error {
-	k := d.CriticalStep - 1
-	if len(d.LivePath) < k {
-		return fmt.Errorf("the nearest live path has %d steps, fewer than the %d before the critical step", len(d.LivePath), k)
-	}
-	if len(d.LivePath) == k {
-		if _, err := replayRecords(m, d.LivePath); err != nil {
-			return fmt.Errorf("nearest live path: %w", err)
-		}
-		fmt.Fprintf(stdout, "nearest live path: the first %d steps; the state they reach is live (every liveness property holds), and step %d leaves it for good\n", k, d.CriticalStep)
-		return nil
-	}
-	before, err := replayRecords(m, d.LivePath[:k])
-	if err != nil {
-		return fmt.Errorf("nearest live path: %w", err)
-	}
-	deadAfter, err := replayRecords(m, dead[:k+1])
-	if err != nil {
-		return err
-	}
-	liveAfter, err := replayRecords(m, d.LivePath[:k+1])
-	if err != nil {
-		return fmt.Errorf("nearest live path: %w", err)
-	}
-	if _, err := replayRecords(m, d.LivePath); err != nil {
-		return fmt.Errorf("nearest live path: %w", err)
-	}
-	fmt.Fprintf(stdout, "nearest live path: the same first %d steps, then at step %d\n", k, d.CriticalStep)
-	fmt.Fprintf(stdout, "  dead: %s\n  live: %s\n", dead[k].Text, d.LivePath[k].Text)
-	fmt.Fprintln(stdout, "  states after the step, where they differ (dead / live):")
-	same := true
-	for _, id := range before.Nodes() {
-		if x, y := describeNode(deadAfter, id), describeNode(liveAfter, id); x != y {
-			fmt.Fprintf(stdout, "    dead %s\n    live %s\n", x, y)
-			same = false
-		}
-	}
-	if same {
-		fmt.Fprintln(stdout, "    (the node states agree: the difference is in messages in flight or pending calls)")
-	}
-	fmt.Fprintf(stdout, "  the live path reaches a live state %d steps later\n", len(d.LivePath)-k-1)
-	return nil
-}
-
 // replayRecords replays recorded actions from m's start and returns the
 // state they reach (replayTimeline, which keeps every state, does the
 // replay).

@@ -151,10 +151,9 @@ func (f *traceFlags) show(d *mdb) error {
 		return nil
 	}
 	d.listing()
-	if d.tl.dead != nil && d.tl.critical > 0 {
-		if err := printLiveDiff(d.w, d.tl.m, d.tl.rep.Path, d.tl.dead); err != nil {
-			return err
-		}
+	if d.tl.dead != nil && d.tl.critical > 0 && d.tl.live != nil {
+		// One comparison of the dead path with the nearest live path:
+		// the field-level one --live prints.
 		return d.live()
 	}
 	return nil

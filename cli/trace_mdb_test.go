@@ -158,12 +158,17 @@ func TestCheckWalkReportIsReplayable(t *testing.T) {
 		"violation of ParentChildAgree (liveness) at depth 500: n4: child n3 has parent n5",
 		" 18. n3 deliver randtree.JoinReply from n4   <- critical transition",
 		"500. n3 deliver randtree.Keepalive from n5",
-		"  dead: n3 deliver randtree.JoinReply from n4\n  live: n3 app randtree.JoinOverlay",
+		"dead path vs nearest live path after step 18 (- dead, + live):\n  - n3 deliver randtree.JoinReply from n4\n  + n3 app randtree.JoinOverlay",
 		"    - Status: init\n    + Status: joining",
 	} {
 		if !strings.Contains(shown, want) {
 			t.Errorf("trace show lacks %q", want)
 		}
+	}
+	// The comparison is printed once (it was printed twice, as a summary
+	// and field by field).
+	if n := strings.Count(shown, "nearest live path"); n != 1 {
+		t.Errorf("trace show names the nearest live path %d times, want once", n)
 	}
 }
 
