@@ -63,6 +63,9 @@ type Live struct {
 	// onSnap and fresh: see OnSnapshot.
 	onSnap func(*Snapshot)
 	fresh  []*Snapshot
+	// alone: the last snapshot held only this node, and the warning that
+	// says so was logged (once until a wider snapshot).
+	alone bool
 	// onFx and pend: see OnEffects (pend.Call is 0 when nothing is
 	// pending).
 	onFx func(LiveEffects)
@@ -392,6 +395,7 @@ func (l *Live) apply(call LiveCall, fx Effects) []node.Envelope {
 		l.log.Debug("snapshot: gathered", slog.Uint64("cut", s.CN), slog.Int("nodes", len(s.Nodes)),
 			slog.Any("dead", s.Dead), slog.Int("excluded", len(s.Excluded)), slog.Int("rounds", s.Rounds),
 			slog.Duration("took", s.At.Sub(s.Started)))
+		l.warnAlone(s)
 	}
 	for i := range fx.Failures {
 		f := fx.Failures[i]
@@ -399,6 +403,25 @@ func (l *Live) apply(call LiveCall, fx Effects) []node.Envelope {
 		l.log.Info("snapshot: gather given up", slog.Int("rounds", f.Rounds), slog.String("reason", f.Reason))
 	}
 	return fx.Sends
+}
+
+// warnAlone warns, once until a snapshot holds more, that snapshot s holds
+// only its gatherer: the service's state names no neighbour
+// (node.Neighborer) and the node exchanged no messages within the recent
+// window, so every prediction is about this node alone. It is right for a
+// node that is alone, and the first sign of a service whose Neighbors
+// returns nil. Called with mu held.
+func (l *Live) warnAlone(s *Snapshot) {
+	if len(s.Nodes) > 1 || len(s.Dead) > 0 {
+		l.alone = false
+		return
+	}
+	if l.alone {
+		return
+	}
+	l.alone = true
+	l.log.Warn("snapshot: the snapshot holds only this node: its state names no neighbour (node.Neighborer) and it exchanged no messages recently, so predictions see this node alone",
+		slog.Uint64("cut", s.CN))
 }
 
 // Last returns the most recently gathered snapshot, or nil. The Snapshot

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -238,5 +240,68 @@ func TestLiveMisuse(t *testing.T) {
 	}
 	if _, err := live.NewRuntime(cfg, spec); !errors.Is(err, snapshot.ErrAttached) {
 		t.Errorf("a second runtime with the same Live: %v", err)
+	}
+}
+
+// lockedBuffer is a log sink the core goroutine writes and the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *lockedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *lockedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// TestLoneSnapshotIsWarnedOnce: a node whose snapshots hold only itself
+// (a RandTree root with no other node: no neighbour, no traffic) logs one
+// warning saying so, not one per gather.
+func TestLoneSnapshotIsWarnedOnce(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	reg, err := spec.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	cfg := snapshot.Config{Registry: reg, Interval: 100 * time.Millisecond, GatherInterval: 100 * time.Millisecond, GatherTimeout: loadDeadline, RecordTimeout: loadDeadline}
+	sl, err := snapshot.NewLive(cfg, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcfg := live.DefaultRuntimeConfig()
+	rcfg.ID = 1
+	rcfg.Label = "live-snapshot-test"
+	rcfg.Logger = zaptest.NewLogger(t)
+	rcfg.Layers = []node.Layer{sl}
+	rt, err := live.NewRuntime(rcfg, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Stop(context.Background()) })
+	if err := rt.Submit(randtree.JoinOverlay{Targets: []node.ID{1}}); err != nil {
+		t.Fatal(err)
+	}
+	var first uint64
+	waitUntil(t, "a first snapshot", func() bool {
+		if s := sl.Last(); s != nil {
+			first = s.CN
+			return true
+		}
+		return false
+	})
+	waitUntil(t, "three more snapshots", func() bool { s := sl.Last(); return s != nil && s.CN >= first+3 })
+	if n := strings.Count(logs.String(), "the snapshot holds only this node"); n != 1 {
+		t.Errorf("%d warnings of a lone snapshot, want 1:\n%s", n, logs.String())
 	}
 }
