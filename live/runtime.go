@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -318,10 +321,26 @@ func (r *Runtime) join(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("live: join %v: %w (last error: %w)", r.cfg.Join, ctx.Err(), lastErr)
+			return fmt.Errorf("live: join %v: %w (last error: %w)%s", r.cfg.Join, ctx.Err(), lastErr, r.joinHint(lastErr))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// joinHint says what a failed join's last error may mean when it does not
+// say it itself: a node without TLS whose probes go unanswered or are cut
+// is most often talking to a cluster that requires mutual TLS (the peer's
+// handshake waits for a ClientHello the node never sends, or rejects the
+// plaintext hello).
+func (r *Runtime) joinHint(last error) string {
+	if r.cfg.TLS != nil || last == nil {
+		return ""
+	}
+	if errors.Is(last, context.DeadlineExceeded) || errors.Is(last, io.EOF) || errors.Is(last, io.ErrUnexpectedEOF) ||
+		errors.Is(last, syscall.ECONNRESET) || errors.Is(last, os.ErrDeadlineExceeded) {
+		return "; this node has no TLS configured: if the cluster uses mutual TLS, start it with the cluster's certificate, key and CA (--tls-cert, --tls-key, --tls-ca)"
+	}
+	return ""
 }
 
 // Stop shuts the node down gracefully: it leaves memberlist (so peers learn

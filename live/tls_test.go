@@ -103,6 +103,8 @@ func TestTLSClusterFormsAndCarriesMessages(t *testing.T) {
 	plain := newTLSNode(t, 3, nil, n1.Addr())
 	if err := plain.Start(context.Background()); err == nil {
 		t.Fatal("a node without TLS joined a TLS cluster")
+	} else if !strings.Contains(err.Error(), "no TLS configured") {
+		t.Errorf("a node without TLS refused by a TLS cluster: %v, want a word of TLS", err)
 	}
 	waitFor(t, "n1 to count the plaintext probe", func() bool { return rejected(n1) > 0 })
 	if n := n1.ml.NumMembers(); n != 2 {
