@@ -338,7 +338,7 @@ func (r *Runtime) joinHint(last error) string {
 	}
 	if errors.Is(last, context.DeadlineExceeded) || errors.Is(last, io.EOF) || errors.Is(last, io.ErrUnexpectedEOF) ||
 		errors.Is(last, syscall.ECONNRESET) || errors.Is(last, os.ErrDeadlineExceeded) {
-		return "; this node has no TLS configured: if the cluster uses mutual TLS, start it with the cluster's certificate, key and CA (--tls-cert, --tls-key, --tls-ca)"
+		return "; this node has no TLS configured: if the cluster uses mutual TLS, give it the cluster's certificate, key and CA (RuntimeConfig.TLS; the CLI's --tls-cert, --tls-key and --tls-ca)"
 	}
 	return ""
 }
