@@ -65,7 +65,10 @@ type emulateOutput struct {
 // the experiments built on it (macemc-baseline).
 type emulateParams struct {
 	// services are the services --service names (nil: the built-in ones).
-	services    *catalog
+	services *catalog
+	// status, when set (stderr on a terminal, not --json), gets a status
+	// line of the run's progress (runWithStatus).
+	status      io.Writer
 	service     string
 	nodes       int
 	duration    time.Duration
@@ -265,6 +268,9 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	p.args = args
+	if !*asJSON && isTerminal(stderr) {
+		p.status = stderr
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	out, err := runEmulation(ctx, &p)
@@ -376,7 +382,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 	if err != nil {
 		return emulateOutput{}, err
 	}
-	res, runErr := em.Run(ctx)
+	res, runErr := runWithStatus(ctx, em, p.duration, p.status, time.Now)
 	stopProfile()
 	if trace != nil {
 		if err := trace.Flush(); err != nil && runErr == nil {
