@@ -16,18 +16,19 @@ import (
 // their corrections (--fix), live join calls and summaries:
 // cmd/crystalball is cli.Main(cli.BuiltinServices()...).
 func BuiltinServices() []Service {
-	return []Service{builtin(randtree.Name, buildRandTree), builtin(chord.Name, buildChord), builtin(paxos.Name, buildPaxos),
-		builtin(macetransport.Name, buildMaceTransport), builtin(pastryName, buildPastry), builtin(bulletName, buildBullet)}
+	return []Service{builtin(randtree.Name, buildRandTree, randtree.FixNames()), builtin(chord.Name, buildChord, chord.FixNames()),
+		builtin(paxos.Name, buildPaxos, paxos.FixNames()), builtin(macetransport.Name, buildMaceTransport, macetransport.FixNames()),
+		builtin(pastryName, buildPastry, pastryFixes()), builtin(bulletName, buildBullet, bulletFixes())}
 }
 
 // builtin makes a Service of a built-in service's builder: its Spec,
 // Workload and the rest are those of the build without corrections.
-func builtin(name string, build func(fixes []string, nodes int) (Service, error)) Service {
+func builtin(name string, build func(fixes []string, nodes int) (Service, error), fixes []string) Service {
 	s, err := build(nil, 0)
 	if err != nil {
 		panic(fmt.Sprintf("cli: built-in service %s: %v", name, err)) // the defaults always build
 	}
-	s.Configure = build
+	s.Configure, s.Fixes = build, fixes
 	return s
 }
 

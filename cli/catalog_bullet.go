@@ -49,3 +49,6 @@ func buildBullet(fixes []string, nodes int) (Service, error) {
 		Options:  opts.String(),
 	}, nil
 }
+
+// bulletFixes is bullet's corrections, for BuiltinServices.
+func bulletFixes() []string { return bullet.FixNames() }

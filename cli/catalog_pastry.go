@@ -47,3 +47,6 @@ func buildPastry(fixes []string, nodes int) (Service, error) {
 		Options:  opts.String(),
 	}, nil
 }
+
+// pastryFixes is pastry's corrections, for BuiltinServices.
+func pastryFixes() []string { return pastry.FixNames() }

@@ -162,7 +162,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.IntVar(&f.breaks, "breaks", 0, "connection breaks allowed along a path")
 	fs.IntVar(&f.drops, "drops", 0, "datagrams dropped along a path")
 	fs.IntVar(&f.refusals, "refusals", 0, "sends refused along a path (messages sent with TrySend that the transport may refuse)")
-	fs.StringVar(&f.fix, "fix", "", "service corrections to apply: all, or a comma-separated list")
+	fs.StringVar(&f.fix, "fix", "", cat.fixHelp())
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the node random sources and the random walks")
 	fs.IntVar(&f.walks, "walks", 100, "random walks (strategy walk)")
 	fs.IntVar(&f.dmax, "dmax", 500, "steps per random walk (strategy walk)")

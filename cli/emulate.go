@@ -136,7 +136,11 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	fs.Var(durationValue{&p.downtime}, "downtime", "mean time a churned node stays down")
 	p.heal = -1
 	fs.Var(durationValue{&p.heal}, "heal", "churn-free time at the end of the run, before liveness is judged (auto: a quarter of --duration, at most 5m)")
-	fs.StringVar(&p.fix, "fix", "", "service corrections to apply: all, or a comma-separated list")
+	cat := p.services
+	if cat == nil {
+		cat = builtinCatalog()
+	}
+	fs.StringVar(&p.fix, "fix", "", cat.fixHelp())
 	fs.Uint64Var(&p.seed, "seed", 1, "seed of the run (the only source of randomness)")
 	fs.StringVar(&p.tracePath, "trace", "", "write the per-event trace to this file")
 	fs.StringVar(&p.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")

@@ -98,7 +98,7 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.StringVar(&f.gossipKeyFile, "gossip-key-file", "", "file of gossip encryption keys, one a line in base64 or hex, 16, 24 or 32 bytes each; the first encrypts, all decrypt (default: gossip unencrypted)")
 	fs.StringVar(&f.logFormat, "log", "console", "log format: json or console")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.StringVar(&f.fix, "fix", "", "service corrections to apply: all, or a comma-separated list")
+	fs.StringVar(&f.fix, "fix", "", cat.fixHelp())
 	fs.IntVar(&f.nodes, "nodes", 0, "size of the cluster, for services configured with every member (paxos: members 1..N; 0: the service's default, paxos 1..3)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the node's random source")
 	fs.IntVar(&f.trySendQueue, "try-send-queue", 0, "bytes waiting in a peer's write queue past which the service's TrySends to it are refused (0: live.DefaultTrySendQueueBytes, 64 KiB)")

@@ -46,6 +46,10 @@ type Service struct {
 	// usage. Nil: the service takes no corrections (--fix is bad usage) and
 	// runs as Spec, Workload and Options say.
 	Configure func(fixes []string, nodes int) (Service, error)
+	// Fixes names the corrections Configure accepts (besides "all"), for
+	// the --fix flag's help; nil lists none. Configure stays the judge of
+	// what is valid.
+	Fixes []string
 	// Join returns the application calls a live node ('crystalball node')
 	// issues once it has started: bootstrap holds the IDs of the nodes
 	// behind --join (learned in the transport's handshake), empty for the
@@ -127,6 +131,22 @@ func (c *catalog) has(name string) bool {
 }
 
 // list names the services for flag help and errors: "a, b, c".
+// fixHelp is the --fix flag's help: the corrections of every service
+// that names them (Service.Fixes).
+func (c *catalog) fixHelp() string {
+	var per []string
+	for _, n := range c.names {
+		if fx := c.byName[n].Fixes; len(fx) > 0 {
+			per = append(per, n+": "+strings.Join(fx, ", "))
+		}
+	}
+	h := "service corrections to apply: all, or a comma-separated list"
+	if len(per) > 0 {
+		h += " (" + strings.Join(per, "; ") + ")"
+	}
+	return h
+}
+
 func (c *catalog) list() string { return strings.Join(c.names, ", ") }
 
 // defaultName is the --service default: randtree when it is served, else

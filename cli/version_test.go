@@ -40,3 +40,14 @@ func TestSpeedFactor(t *testing.T) {
 		}
 	}
 }
+
+// TestFixHelpListsCorrections: --fix's help names each service's
+// corrections (Service.Fixes), so check -h tells what --fix takes.
+func TestFixHelpListsCorrections(t *testing.T) {
+	_, stdout, _ := runCLI("help", "check")
+	for _, want := range []string{"randtree: update-sibling, new-root-child", "pastry: rapid-rejoin", "macetransport: monotone-syn"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("check's help lacks %q", want)
+		}
+	}
+}
