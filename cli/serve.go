@@ -140,17 +140,11 @@ func serveDocuments(cat *catalog, file string) ([]webview.Document, error) {
 		}
 		return []webview.Document{traceDocument(file, "emulation trace", tl)}, nil
 	}
-	b, err := readReport(file)
+	b, format, err := readFormatted(file)
 	if err != nil {
 		return nil, err
 	}
-	var probe struct {
-		Format string `json:"format"`
-	}
-	if err := report.Unmarshal(b, &probe); err != nil {
-		return nil, usagef("%s: not a JSON report: %v", file, err)
-	}
-	switch f := probe.Format; {
+	switch f := format; {
 	case f == report.PredictionFormat:
 		return predictionDocument(cat, file, b)
 	case f == checkFormat || f == "":
@@ -161,7 +155,7 @@ func serveDocuments(cat *catalog, file string) ([]webview.Document, error) {
 		return experimentDocument(file, f, b)
 	}
 	return nil, usagef("%s: unknown report format %s (serve reads %q, %q, %q, experiments' --json results and emulation traces)",
-		file, report.Quote(probe.Format), checkFormat, emulateFormat, report.PredictionFormat)
+		file, report.Quote(format), checkFormat, emulateFormat, report.PredictionFormat)
 }
 
 // checkDocuments replays each replayable violation of a check --json

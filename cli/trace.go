@@ -34,23 +34,33 @@ func loadTimeline(cat *catalog, file string, which int) (*timeline, error) {
 	if isEmulationTrace(file) {
 		return readEmulationTrace(cat, file)
 	}
-	b, err := readReport(file)
+	b, format, err := readFormatted(file)
 	if err != nil {
 		return nil, err
 	}
-	var probe struct {
-		Format string `json:"format"`
-	}
-	if err := report.Unmarshal(b, &probe); err != nil {
-		return nil, usagef("%s: not a JSON report: %v", file, err)
-	}
-	switch probe.Format {
+	switch format {
 	case report.PredictionFormat:
 		return predictionTimeline(cat, file, b)
 	case checkFormat, "": // check --json wrote no format before crystalball-check/1
 		return checkTimeline(cat, file, b, which)
 	}
-	return nil, usagef("%s: unknown report format %s (this crystalball reads %q and %q, and emulation traces)", file, report.Quote(probe.Format), checkFormat, report.PredictionFormat)
+	return nil, usagef("%s: unknown report format %s (this crystalball reads %q and %q, and emulation traces)", file, report.Quote(format), checkFormat, report.PredictionFormat)
+}
+
+// readFormatted reads a JSON document (readReport) and its "format" field
+// ("" when it has none).
+func readFormatted(file string) ([]byte, string, error) {
+	b, err := readReport(file)
+	if err != nil {
+		return nil, "", err
+	}
+	var probe struct {
+		Format string `json:"format"`
+	}
+	if err := report.Unmarshal(b, &probe); err != nil {
+		return nil, "", usagef("%s: not a JSON report: %v", file, err)
+	}
+	return b, probe.Format, nil
 }
 
 // traceLimits bound what 'trace show' reads (the zero value: report's
