@@ -41,15 +41,7 @@ func TestEscalationHoldsUntilAFreshRoundRechecks(t *testing.T) {
 	at := func(s int) node.Event {
 		return node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: t0.Add(time.Duration(s) * time.Second)}
 	}
-	gate := func(s int) bool {
-		t.Helper()
-		ev := at(s)
-		v, _, err := l.Gate(ev.At, ev, nil, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v.Handle
-	}
+	gate := handledAt(t, l, at)
 	want := func(hits, esc, held, released, overrides uint64) {
 		t.Helper()
 		st := l.Status()

@@ -77,15 +77,9 @@ func TestHoldsReleasedForLiveness(t *testing.T) {
 	ping := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Ping"}
 	l.install([]Filter{ping}, snap.At)
 	at := snap.At.Add(time.Second)
-	gate := func(s int) bool {
-		t.Helper()
-		ev := node.Event{Kind: node.EventMessage, From: 1, Msg: relayPing{}, At: at.Add(time.Duration(s) * time.Second)}
-		v, _, err := l.Gate(ev.At, ev, nil, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v.Handle
-	}
+	gate := handledAt(t, l, func(s int) node.Event {
+		return node.Event{Kind: node.EventMessage, From: 1, Msg: relayPing{}, At: at.Add(time.Duration(s) * time.Second)}
+	})
 	if gate(0) || gate(1) {
 		t.Fatal("a ping passed the filter within its budget or once escalated")
 	}
@@ -217,15 +211,9 @@ func TestGuardJudgesHoldsOnWhatTheNeighbourhoodHas(t *testing.T) {
 	ping := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Ping"}
 	l.install([]Filter{ping}, snap.At)
 	at := snap.At.Add(time.Second)
-	gate := func(s int) bool {
-		t.Helper()
-		ev := node.Event{Kind: node.EventMessage, From: 1, Msg: relayPing{}, At: at.Add(time.Duration(s) * time.Second)}
-		v, _, err := l.Gate(ev.At, ev, nil, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v.Handle
-	}
+	gate := handledAt(t, l, func(s int) node.Event {
+		return node.Event{Kind: node.EventMessage, From: 1, Msg: relayPing{}, At: at.Add(time.Duration(s) * time.Second)}
+	})
 	if gate(0) || gate(1) {
 		t.Fatal("a ping passed the filter within its budget or once escalated")
 	}
@@ -341,15 +329,9 @@ func vetoHoldReleased(t *testing.T, spec node.Spec) bool {
 	l, h := newTestLive(t, cfg, core)
 	l.Gathered(snap)
 	awaitRound(t, l, h)
-	gate := func(s int) bool {
-		t.Helper()
-		ev := node.Event{Kind: node.EventMessage, From: 1, Msg: seqNum{2}, At: snap.At.Add(time.Duration(s) * time.Second)}
-		v, _, err := l.Gate(ev.At, ev, nil, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v.Handle
-	}
+	gate := handledAt(t, l, func(s int) node.Event {
+		return node.Event{Kind: node.EventMessage, From: 1, Msg: seqNum{2}, At: snap.At.Add(time.Duration(s) * time.Second)}
+	})
 	if gate(1) || gate(2) {
 		t.Fatal("the out-of-order 2 passed the immediate check")
 	}
@@ -369,6 +351,21 @@ func vetoHoldReleased(t *testing.T, spec node.Spec) bool {
 		t.Fatal("the out-of-order 2 passed the kept hold")
 	}
 	return released
+}
+
+// handledAt returns a function that gates the event event(s) makes for
+// second s and reports whether l lets it be handled (a gate error fails
+// t).
+func handledAt(t *testing.T, l *Layer, event func(s int) node.Event) func(s int) bool {
+	return func(s int) bool {
+		t.Helper()
+		ev := event(s)
+		v, _, err := l.Gate(ev.At, ev, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Handle
+	}
 }
 
 // initedCore is node id's core of spec past its Init at at.
