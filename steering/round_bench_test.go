@@ -10,6 +10,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
@@ -72,28 +73,9 @@ func emulatedSnapshot(b *testing.B, spec node.Spec, nodes int) *snapshot.Snapsho
 	if err != nil {
 		b.Fatal(err)
 	}
-	g := m.Init()[0]
-	s := &snapshot.Snapshot{Gatherer: 1, CN: 7}
-	for _, id := range g.Nodes() {
-		st, now, _ := g.NodeState(id)
-		cp, err := st.AppendCheckpoint(nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		s.Nodes = append(s.Nodes, snapshot.NodeCheckpoint{Node: id, CN: 7, State: cp})
-		if now.After(s.At) {
-			s.At = now
-		}
-	}
-	for _, to := range g.Nodes() {
-		for _, from := range g.Nodes() {
-			ch := snapshot.Channel{From: from, To: to, Complete: true}
-			for _, env := range g.InFlight(from, to) {
-				env.CN = 7
-				ch.Messages = append(ch.Messages, env)
-			}
-			s.Channels = append(s.Channels, ch)
-		}
+	s, err := paper.SnapshotOfState(m.Init()[0], 1)
+	if err != nil {
+		b.Fatal(err)
 	}
 	return s
 }

@@ -69,7 +69,7 @@ func JoinPassedDown(spec node.Spec) (*snapshot.Snapshot, node.ID, error) {
 	if a == node.None {
 		return nil, node.None, fmt.Errorf("paper: MaceMC scenario: n1 passed the join to no child")
 	}
-	s, err := snapshotOfState(g, a)
+	s, err := SnapshotOfState(g, a)
 	return s, a, err
 }
 
@@ -96,10 +96,10 @@ func takeStep(m *consequence.ActorModel, g *consequence.GlobalState, step string
 	return nil, fmt.Errorf("step %q is not enabled", step)
 }
 
-// snapshotOfState packages g as the snapshot gatherer would gather it:
+// SnapshotOfState packages g as the snapshot gatherer would gather it:
 // every node's checkpoint with number 7 and every channel's messages in
 // flight, complete.
-func snapshotOfState(g *consequence.GlobalState, gatherer node.ID) (*snapshot.Snapshot, error) {
+func SnapshotOfState(g *consequence.GlobalState, gatherer node.ID) (*snapshot.Snapshot, error) {
 	s := &snapshot.Snapshot{Gatherer: gatherer, CN: 7}
 	for _, id := range g.Nodes() {
 		st, now, _ := g.NodeState(id)
