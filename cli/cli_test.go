@@ -48,7 +48,7 @@ func TestBadInputIsAOneLineUsageError(t *testing.T) {
 		{[]string{"emulate", "--predictors", "2"}, "--predictors needs --mode debug or steer"},
 		{[]string{"emulate", "--reports", "dir"}, "--reports needs --mode debug or steer"},
 		{[]string{"emulate", "--mode", "debug", "--nodes", "5", "--predictors", "6"}, "--predictors must be between 0 and --nodes (5)"},
-		{[]string{"emulate", "--mode", "debug", "--steer-breaks", "-2"}, "not negative"},
+		{[]string{"emulate", "--mode", "debug", "--steer-breaks", "-2"}, "--steer-breaks must not be negative, got -2"},
 		{[]string{"emulate", "--mode", "debug", "--snapshots", "0"}, "--mode debug needs --snapshots"},
 		{[]string{"emulate", "--mode", "debug", "--walks", "-1"}, "--walks must not be negative"},
 		{[]string{"emulate", "--mode", "debug", "--walk-depth", "0"}, "--walk-depth must be positive"},

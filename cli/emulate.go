@@ -13,7 +13,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/report"
@@ -85,16 +84,12 @@ type emulateParams struct {
 	modeName    string
 	immediate   bool
 	steerStates int
-	steerResets int
+	faults      faultFlags
 	walk        walkFlags
-	steerBreaks int
 	breakConn   bool
 	predictors  int
 	reports     string
 	links       bandwidthFlags
-
-	// steerRefusals is --steer-refusals: sends a round refuses along a path.
-	steerRefusals int
 
 	// Resolved by resolve.
 	mode       steering.Mode
@@ -114,7 +109,6 @@ type emulateParams struct {
 const (
 	debugPredictors  = emulation.DebugPredictors
 	debugSteerStates = emulation.DebugMaxStates
-	debugSteerBreaks = emulation.DebugBreaks
 	steerSteerStates = emulation.SteerMaxStates
 	defaultSnapEvery = emulation.ModeSnapshotInterval
 )
@@ -149,24 +143,16 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.modeName, "mode", "off", "steering controller: off, debug (predict and report: deep online debugging) or steer (also install event filters)")
 	fs.BoolVar(&p.immediate, "immediate", false, "run the immediate safety check before every handler")
 	fs.IntVar(&p.steerStates, "steer-states", -1, fmt.Sprintf("unique states per search of a steering round (default: %d with --mode debug, %d with --mode steer)", debugSteerStates, steerSteerStates))
-	fs.IntVar(&p.steerResets, "steer-resets", emulation.ModeResets, "node resets a steering round explores along a path (silent)")
-	fs.IntVar(&p.steerBreaks, "steer-breaks", -1, fmt.Sprintf("connection breaks a steering round explores along a path (default: %d with --mode debug, 0 with --mode steer)", debugSteerBreaks))
-	fs.IntVar(&p.steerRefusals, "steer-refusals", emulation.ModeRefusals, "sends (TrySend) a steering round refuses along a path; a service that never calls TrySend explores nothing more")
+	p.faults.register(fs)
 	p.walk.register(fs)
 	fs.BoolVar(&p.breakConn, "break-connection", false, "steering filters and vetoes also break the connection to a dropped message's sender")
 	fs.IntVar(&p.predictors, "predictors", -1, fmt.Sprintf("nodes that gather snapshots and run steering rounds, spread over the IDs from n1 (0: every node; default: %d with --mode debug, as in the paper's 100-node runs, every node with --mode steer); every node checkpoints and answers", debugPredictors))
 	fs.StringVar(&p.reports, "reports", "", "with --mode debug or steer, write a prediction report ('crystalball trace show' replays it) for every distinct predicted violation into this directory")
 	p.links.register(fs)
 	// The -1 defaults mean "chosen by --mode" (resolve); say so in -help.
-	for _, name := range []string{"steer-states", "steer-breaks", "predictors"} {
+	for _, name := range []string{"steer-states", "predictors"} {
 		fs.Lookup(name).DefValue = "auto"
 	}
-}
-
-// steerFaults are the faults a steering round explores (--steer-resets,
-// --steer-breaks, --steer-refusals).
-func (p *emulateParams) steerFaults() consequence.Faults {
-	return consequence.Faults{Resets: p.steerResets, SilentResets: true, Breaks: p.steerBreaks, Refusals: p.steerRefusals}
 }
 
 // resolve checks p and fills the values that depend on others.
@@ -206,17 +192,11 @@ func (p *emulateParams) resolve() error {
 			p.steerStates = debugSteerStates
 		}
 	}
-	if p.steerBreaks == -1 {
-		p.steerBreaks = 0
-		if mode == steering.Debug {
-			p.steerBreaks = debugSteerBreaks
-		}
+	if p.steerStates <= 0 {
+		return usagef("--steer-states must be positive, got %d", p.steerStates)
 	}
-	if p.steerStates <= 0 || p.steerResets < 0 || p.steerBreaks < 0 {
-		return usagef("--steer-states must be positive, --steer-resets and --steer-breaks not negative")
-	}
-	if p.steerRefusals < 0 {
-		return usagef("--steer-refusals must not be negative, got %d", p.steerRefusals)
+	if err := p.faults.validate(); err != nil {
+		return err
 	}
 	if err := p.walk.validate(); err != nil {
 		return err
@@ -329,7 +309,7 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 		cfg.Steering = &emulation.SteeringConfig{
 			Controller: steering.Config{
 				Mode:      p.mode,
-				Faults:    p.steerFaults(),
+				Faults:    p.faults.faults(),
 				MaxStates: p.steerStates,
 				// Set here, not left to the emulator's default, so that
 				// the reports rebuild the rounds' model with it.

@@ -74,7 +74,7 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := experiments.BaselineConfig{Spec: svc.spec, Workload: svc.workload, Nodes: *bfsNodes, Seed: p.seed,
-		Faults: p.steerFaults(),
+		Faults: p.faults.faults(),
 		Budget: *budget, MaxStates: noneIfZero(*maxStates), Workers: *workers, MaxMemory: maxMemory,
 		OnSearch: searchProgress(stderr, *asJSON)}
 	tune, restoreGC := searchGCPercent(serviceGCPercent, nil)
@@ -114,8 +114,8 @@ func baselineOnline(on *emulateOutput) experiments.BaselineOnline {
 func printBaselineOnline(w io.Writer, on *emulateOutput, p *emulateParams) {
 	st := on.Result.Steering
 	fmt.Fprintf(w, "macemc-baseline: %s (%s), seed %d\n\n", on.Service, on.Options, on.Seed)
-	fmt.Fprintf(w, "online:  %d nodes, %s emulated, churn %g/min, predictors %v, %d states per search, resets %d (silent), breaks %d per path\n",
-		on.Nodes, on.Duration, on.ChurnPerMinute, on.Predictors, p.steerStates, p.steerResets, p.steerBreaks)
+	fmt.Fprintf(w, "online:  %d nodes, %s emulated, churn %g/min, predictors %v, %d states per search, resets %d (silent), breaks %d, drops %d per path\n",
+		on.Nodes, on.Duration, on.ChurnPerMinute, on.Predictors, p.steerStates, p.faults.resets, p.faults.breaks, p.faults.drops)
 	fmt.Fprintf(w, "         %d rounds, %d states, %.1f s of exploration; %d distinct violations predicted; %.1f s of wall time (%s real time)\n",
 		st.Rounds, st.StatesExplored, st.ExplorationSeconds, len(on.Predictions), on.WallSeconds, speedFactor(on.Speedup))
 }

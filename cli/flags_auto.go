@@ -9,7 +9,7 @@ import (
 // flags) whose negative default stands for "chosen from other flags"
 // (emulateParams.resolve): a negative value typed on the command line is
 // an error, not "auto".
-var autoFlags = []string{"steer-states", "steer-breaks", "predictors", "snapshots", "heal"}
+var autoFlags = []string{"steer-states", "predictors", "snapshots", "heal"}
 
 // rejectNegativeAuto reports an autoFlags flag given a negative value on
 // fs's command line as a usage error.

@@ -17,7 +17,6 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/report"
@@ -71,7 +70,8 @@ type nodeFlags struct {
 	snapEvery, gatherEvery, steerTime, lastKnown                      time.Duration
 	filterHold, vetoHold                                              time.Duration
 	immediate, steerBreak                                             bool
-	steerStates, steerResets, steerRefusals                           int
+	steerStates                                                       int
+	faults                                                            faultFlags
 	walk                                                              walkFlags
 	httpTokenFile                                                     string
 	trySendQueue                                                      int
@@ -110,8 +110,7 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.IntVar(&f.steerStates, "steer-states", 20000, "budget of unique states of each steering search")
 	f.walk.register(fs)
 	fs.Var(durationValue{&f.steerTime}, "steer-time", "wall-time budget of each steering search (a round runs several)")
-	fs.IntVar(&f.steerResets, "steer-resets", 1, "node resets (silent: the RST is lost) explored along a predicted path")
-	fs.IntVar(&f.steerRefusals, "steer-refusals", 1, "sends (TrySend) refused along a predicted path; a service that never calls TrySend explores nothing more")
+	f.faults.register(fs)
 	fs.BoolVar(&f.steerBreak, "steer-break", false, "a filtered or vetoed message also breaks the connection to its sender (the paper's TCP reset)")
 	fs.Var(durationValue{&f.lastKnown}, "steer-last-known", "a member a gather cannot reach enters steering rounds and the immediate check at its last checkpoint seen at most this long before (0: left out, as in the paper; suits services whose state survives partitions and resets, such as paxos)")
 	fs.Var(durationValue{&f.filterHold}, "filter-hold", "longest a filtered event kind whose intervention budget is spent is held before it runs for a window (0: until a fresh round finds it safe or the liveness guard releases it, the library's default)")
@@ -175,15 +174,14 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 	if err := f.walk.validate(); err != nil {
 		return err
 	}
+	if err := f.faults.validate(); err != nil {
+		return err
+	}
 	switch {
 	case f.steerStates <= 0:
 		return usagef("--steer-states must be positive, got %d", f.steerStates)
 	case f.steerTime <= 0:
 		return usagef("--steer-time must be positive, got %v", f.steerTime)
-	case f.steerResets < 0:
-		return usagef("--steer-resets must not be negative, got %d", f.steerResets)
-	case f.steerRefusals < 0:
-		return usagef("--steer-refusals must not be negative, got %d", f.steerRefusals)
 	case f.lastKnown < 0:
 		return usagef("--steer-last-known must not be negative, got %v", f.lastKnown)
 	case f.filterHold < 0 || f.vetoHold < 0:
@@ -239,7 +237,7 @@ func (f *nodeFlags) steeringConfig(spec node.Spec) steering.Config {
 	ccfg := steering.Config{
 		Mode:            f.mode,
 		Spec:            spec,
-		Faults:          consequence.Faults{Resets: f.steerResets, SilentResets: true, Refusals: f.steerRefusals},
+		Faults:          f.faults.faults(),
 		MaxStates:       f.steerStates,
 		MaxTime:         f.steerTime,
 		BreakConnection: f.steerBreak,

@@ -41,7 +41,7 @@ func TestCheckRefusals(t *testing.T) {
 	}
 }
 
-// TestSteerRefusals: --steer-refusals (default 1, emulation.ModeRefusals)
+// TestSteerRefusals: --steer-refusals (default 1, steering.DefaultFaults)
 // reaches the steering rounds' faults of emulate and node; negative is bad
 // usage.
 func TestSteerRefusals(t *testing.T) {
@@ -66,8 +66,8 @@ func TestSteerRefusals(t *testing.T) {
 			t.Errorf("emulate %v: refusals %d, want %d", c.args, got, c.want)
 		}
 		f, err := parseNodeFlags(builtinCatalog(), append([]string{"--id", "1"}, c.args...), io.Discard)
-		if err != nil || f.steerRefusals != c.want {
-			t.Errorf("node %v: refusals %d (%v), want %d", c.args, f.steerRefusals, err, c.want)
+		if err != nil || f.faults.refusals != c.want {
+			t.Errorf("node %v: refusals %d (%v), want %d", c.args, f.faults.refusals, err, c.want)
 		}
 	}
 	fs := newFlagSet("emulate", io.Discard)

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
@@ -26,16 +25,6 @@ const (
 	// of a round in modes Debug and Steer.
 	DebugMaxStates = 50_000
 	SteerMaxStates = 2_000
-	// ModeResets is the number of (silent) node resets a round explores
-	// along a path, in both modes.
-	ModeResets = 1
-	// DebugBreaks is the number of connection breaks a round explores
-	// along a path in mode Debug (none in mode Steer).
-	DebugBreaks = 1
-	// ModeRefusals is the number of refused sends (node.Env.TrySend) a
-	// round explores along a path, in both modes; a service that never
-	// calls TrySend explores nothing more for it.
-	ModeRefusals = 1
 )
 
 // Snapshot timeouts on finite access links (LinkedSnapshots). A snapshot
@@ -86,7 +75,8 @@ func LinkedSnapshots(c snapshot.Config, n NetworkConfig) snapshot.Config {
 // ModeConfig returns the snapshots and steering of an emulated run of
 // nodes nodes in mode (Debug or Steer; Off with immediate is the immediate
 // check alone, and Off without it is nil, nil), with immediate turning on
-// the immediate safety check, at the defaults above: the configuration
+// the immediate safety check, at the defaults above and the faults of
+// steering.DefaultFaults in both modes: the configuration
 // `crystalball emulate --mode M [--immediate]` builds. Callbacks are
 // unset; the caller adds its own (SteeringConfig.OnRound, …).
 func ModeConfig(mode steering.Mode, nodes int, immediate bool) (*SnapshotConfig, *SteeringConfig) {
@@ -98,13 +88,12 @@ func ModeConfig(mode steering.Mode, nodes int, immediate bool) (*SnapshotConfig,
 		predicting = SpreadPredictors(DebugPredictors, nodes)
 	}
 	snaps := &SnapshotConfig{Manager: snapshot.Config{Interval: ModeSnapshotInterval, GatherInterval: ModeSnapshotInterval}}
-	faults := consequence.Faults{Resets: ModeResets, SilentResets: true, Refusals: ModeRefusals}
 	states := SteerMaxStates
 	if mode == steering.Debug {
-		faults.Breaks, states = DebugBreaks, DebugMaxStates
+		states = DebugMaxStates
 	}
 	steer := &SteeringConfig{
-		Controller: steering.Config{Mode: mode, Faults: faults, MaxStates: states},
+		Controller: steering.Config{Mode: mode, Faults: steering.DefaultFaults(), MaxStates: states},
 		Immediate:  immediate,
 	}
 	if predicting != nil {

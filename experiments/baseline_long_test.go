@@ -31,8 +31,9 @@ import (
 // cap), for RandTree the 503,130 states its 3.4 s reached.
 
 // baselineFaults are the faults 'crystalball experiment macemc-baseline'
-// gives BFS (emulate's --mode debug defaults): one silent reset, one
-// break and one refused send per path.
+// gives BFS (emulate's --mode debug defaults, steering.DefaultFaults):
+// one silent reset, one break and one refused send per path; the default's
+// dropped datagram adds nothing for Chord and RandTree, which send none.
 var baselineFaults = consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Refusals: 1}
 
 // TestMaceMCBaselineChordDocumented checks the Chord row of

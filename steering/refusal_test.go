@@ -13,7 +13,7 @@ import (
 
 // TestRefusalBudgetIsFreeWithoutTrySend: RandTree never calls TrySend, so
 // a round with the default refusal budget of the command's steering modes
-// (one refused send, emulation.ModeRefusals) explores exactly what it
+// (one refused send, steering.DefaultFaults) explores exactly what it
 // explores without one — the same states, predictions and filters — from
 // the paper's Figure 2 state, its liveness walks included. The walks get
 // 5,000 steps (MaxWalkSteps): the round's two walks and part of the judgement

@@ -1,0 +1,22 @@
+package steering
+
+import "github.com/seed6eee2ec7/crystalball/consequence"
+
+// DefaultFaults returns the faults a round explores along a path unless
+// its configuration says otherwise (Config.Faults is the zero budget, so
+// the shells set it from here: emulation.ModeConfig and `crystalball
+// node` and `emulate`): one silent reset, one connection break, one
+// dropped datagram and one refused send, in modes Debug and Steer alike.
+//
+// Steer used to explore no break and no drop, to keep its rounds cheap;
+// but a state budget bounds a round's cost whatever it explores, and a
+// round that cannot take the fault a bug needs cannot prevent it. With
+// breaks and drops the zoo's steered runs prevented the lock server's
+// bug (a break taken for a crash) in 2 of 3 seeds instead of 1, and the
+// meter's (a lost Ack) in 1 of 3 instead of 0 (docs/RESULTS.md, "Issue
+// 27: the faults a round explores"). A service that sends no datagram
+// gets no drop action, and one that never calls node.Env.TrySend no
+// refusal: the budgets add nothing to their searches.
+func DefaultFaults() consequence.Faults {
+	return consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Drops: 1, Refusals: 1}
+}
