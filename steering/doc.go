@@ -162,10 +162,13 @@
 //
 // # Durable state and explanations
 //
-// The Layer is a node.DurableLayer: its filters in force, held kinds and
-// stored error paths are made durable with each step and restored before
-// a restarted node handles its first event, so a filter against what
-// happens after a reset survives the reset it predicted; the rounds
+// The Layer is a node.DurableLayer: the filters in force whose prediction
+// resets the node (Explanation.Reset), the held kinds of those filters,
+// the stored error paths and the immediate check's view are made durable
+// with each step and restored before a restarted node handles its first
+// event, so a filter against what happens after a reset survives the
+// reset it predicted, while a filter about the incarnation's own future
+// dies with it; the rounds
 // re-check what came back, but only a round whose snapshot holds a
 // filter's peer may lift it — a restarted node's first rounds see only
 // itself — so a filter on an unseen peer stays for Config.UnseenHold

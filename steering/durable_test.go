@@ -30,6 +30,12 @@ func TestDurableStateRoundTrip(t *testing.T) {
 	}
 	probe := node.Event{Kind: node.EventTimer, Timer: "probe", At: snap.At.Add(time.Second)}
 	l.gate.Install(append(l.gate.Filters(), Filter{Kind: FilterTimer, Node: 9, Timer: "probe"}))
+	// Figure 2's path resets n13, not n9, so its filter would die with
+	// n9's reset (TestIncarnationFiltersDieWithIt); explain both filters as
+	// a prediction that resets n9 would, to round-trip them.
+	for _, f := range l.gate.Filters() {
+		l.why[f] = Explanation{Source: "round", Reset: true}
+	}
 	for i := 0; i < 2; i++ { // the second is past the budget: escalated
 		probe.At = probe.At.Add(time.Second)
 		if v, _, _ := l.Gate(probe.At, probe, nil, false); v.Handle {
@@ -71,6 +77,36 @@ func TestDurableStateRoundTrip(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("the first round did not reinstall %v: %v", filters[0], fresh.Filters())
+	}
+}
+
+// A filter whose prediction does not reset the node it is installed at is
+// about the node's current incarnation, and dies with it: Figure 2's
+// filter at n9 (its path resets n13) and the hold of its kind are not in
+// n9's durable record, and a restart brings neither back.
+func TestIncarnationFiltersDieWithIt(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	core, _, _ := BeforeUpdateSibling(t, spec)
+	cfg := LayerConfig{Controller: figure2Config(Steer, spec)}
+	l, h := newTestLive(t, cfg, core)
+	l.Gathered(figure2(t, spec))
+	awaitRound(t, l, h)
+	fs := l.Filters()
+	if len(fs) == 0 {
+		t.Fatal("the Figure 2 round installed no filter")
+	}
+	for _, r := range l.reasons() {
+		if r.Why.Source != "round" || r.Why.Reset || !strings.Contains(strings.Join(r.Why.Path, "; "), "n13 reset") {
+			t.Fatalf("filter %s explained %+v: want a round's prediction that resets n13 and not n9", r.Filter, r.Why)
+		}
+	}
+	data, _ := l.DurableState()
+	fresh, _ := newTestLive(t, cfg, core)
+	if err := fresh.RestoreDurable(data); err != nil {
+		t.Fatal(err)
+	}
+	if got := fresh.Filters(); len(got) != 0 {
+		t.Fatalf("restored %v from %s, want no filter: none predicts a reset of n9", got, data)
 	}
 }
 

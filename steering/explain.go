@@ -3,6 +3,7 @@ package steering
 import (
 	"slices"
 
+	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
@@ -30,12 +31,20 @@ type Explanation struct {
 	Cut  uint64   `json:"cut,omitempty"`
 	// Requester is the node whose request installed the filter.
 	Requester node.ID `json:"requester,omitempty"`
+	// Reset marks a prediction whose path resets the node the filter is
+	// installed at: the filter is about that reset's aftermath, so it is
+	// durable and outlives the reset (durable.go). A filter about the
+	// current incarnation's own future dies with it.
+	Reset bool `json:"reset,omitempty"`
 }
 
 // explainPrediction is the explanation of a filter a round installed for
 // prediction p of a round on cut cn.
 func explainPrediction(p Prediction, cn uint64) Explanation {
 	x := Explanation{Source: "round", Property: p.Property, Kind: p.Report.Kind, Error: p.Report.Error, Rank: p.Rank, Cut: cn, Requester: p.Requested}
+	if p.Filter != nil {
+		x.Reset = resetsNode(p.Path, p.Filter.Node)
+	}
 	switch {
 	case p.Requested != node.None:
 		x.Source = "request"
@@ -71,10 +80,21 @@ func (l *Layer) explainRound(rep *RoundReport, fs []Filter) {
 	}
 	for _, f := range fs {
 		if _, ok := why[f]; !ok {
-			why[f] = Explanation{Source: "restored"}
+			// Only filters about a reset are restored (durable.go).
+			why[f] = Explanation{Source: "restored", Reset: true}
 		}
 	}
 	l.why = why
+}
+
+// resetsNode reports whether path resets node id.
+func resetsNode(path []consequence.ActorAction, id node.ID) bool {
+	for _, a := range path {
+		if a.Kind == consequence.ActReset && a.Node == id {
+			return true
+		}
+	}
+	return false
 }
 
 // explainVerdict is the explanation of an intervention: the veto's, or
