@@ -119,13 +119,11 @@ func (l *Layer) DurableState() ([]byte, bool) {
 // outlivingFilters returns the filters in force that outlive a reset of
 // this node: those whose prediction resets it (Explanation.Reset). A
 // filter about the current incarnation's own future is moot once the node
-// restarts with a fresh state, and kept it does harm: RandTree nodes that
-// left and rejoined under churn came back with filters and holds about
-// the tree they had left, and steered runs ended with more inconsistent
-// states than runs without CrystalBall (seed 2: 15,768 against 6,796;
-// 3,374 with nothing restored; docs/RESULTS.md, "What a reset keeps"). The
-// zoo lease's grantor keeps its filter against the grant after its
-// restart: the prediction is that restart.
+// restarts with a fresh state; the zoo lease's grantor keeps its filter
+// against the grant after its restart, since the prediction is that
+// restart. The rule does not settle what restored filters cost RandTree
+// under churn: there the restored filters' paths do reset their node
+// (docs/RESULTS.md, "What a reset keeps").
 func (l *Layer) outlivingFilters() []Filter {
 	var out []Filter
 	for _, f := range l.gate.Filters() {
