@@ -11,8 +11,9 @@ import "github.com/seed6eee2ec7/crystalball/consequence"
 // Steer used to explore no break and no drop, to keep its rounds cheap;
 // but a round that cannot take the fault a bug needs cannot prevent it,
 // and the state budget still bounds each search (a round that predicts
-// more does run more filter checks: the zoo's logship steered 2.8 times
-// the CPU, the others 1.1 to 1.2 times; --steer-breaks 0 --steer-drops 0
+// more does run more filter checks: the zoo's steered logship took 2.8
+// times the CPU, lockd 3.4 times (of a tenth of a second), meter 1.1
+// times; docs/PERFORMANCE.md; --steer-breaks 0 --steer-drops 0
 // restores the old budget). With
 // breaks and drops the zoo's steered runs prevented the lock server's
 // bug (a break taken for a crash) in 2 of 3 seeds instead of 1, and the
