@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 	"go.uber.org/zap/zaptest"
 
@@ -42,6 +43,16 @@ func startLiveNode(t *testing.T, spec node.Spec, id node.ID, join ...string) liv
 	if err != nil {
 		t.Fatal(err)
 	}
+	rt := startRuntime(t, spec, id, sl, logger, join...)
+	return liveNode{rt: rt, sl: sl}
+}
+
+// startRuntime starts live node id of spec hosting the snapshot layer sl,
+// joined through join (none: the first node), and makes it join the
+// RandTree through the bootstrap nodes the runtime knows (itself when it
+// knows none). The node stops at the end of the test.
+func startRuntime(t *testing.T, spec node.Spec, id node.ID, sl *snapshot.Live, logger *zap.Logger, join ...string) *live.Runtime {
+	t.Helper()
 	rcfg := live.DefaultRuntimeConfig()
 	rcfg.ID = id
 	rcfg.Join, rcfg.JoinTimeout = join, loadDeadline
@@ -63,7 +74,7 @@ func startLiveNode(t *testing.T, spec node.Spec, id node.ID, join ...string) liv
 	if err := rt.Submit(randtree.JoinOverlay{Targets: targets}); err != nil {
 		t.Fatal(err)
 	}
-	return liveNode{rt: rt, sl: sl}
+	return rt
 }
 
 // loadDeadline bounds every wait for the live nodes: generous, because a
@@ -276,22 +287,7 @@ func TestLoneSnapshotIsWarnedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rcfg := live.DefaultRuntimeConfig()
-	rcfg.ID = 1
-	rcfg.Label = "live-snapshot-test"
-	rcfg.Logger = zaptest.NewLogger(t)
-	rcfg.Layers = []node.Layer{sl}
-	rt, err := live.NewRuntime(rcfg, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rt.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Stop(context.Background()) })
-	if err := rt.Submit(randtree.JoinOverlay{Targets: []node.ID{1}}); err != nil {
-		t.Fatal(err)
-	}
+	startRuntime(t, spec, 1, sl, zaptest.NewLogger(t))
 	var first uint64
 	waitUntil(t, "a first snapshot", func() bool {
 		if s := sl.Last(); s != nil {
