@@ -8,19 +8,18 @@ import "github.com/seed6eee2ec7/crystalball/consequence"
 // node` and `emulate`): one silent reset, one connection break, one
 // dropped datagram and one refused send, in modes Debug and Steer alike.
 //
-// Steer used to explore no break and no drop, to keep its rounds cheap;
-// but a round that cannot take the fault a bug needs cannot prevent it,
-// and the state budget still bounds each search (a round that predicts
-// more does run more filter checks: the zoo's steered logship took 2.8
-// times the CPU, lockd 3.4 times (of a tenth of a second), meter 1.1
-// times; docs/PERFORMANCE.md; --steer-breaks 0 --steer-drops 0
-// restores the old budget). With
-// breaks and drops the zoo's steered runs prevented the lock server's
-// bug (a break taken for a crash) in 2 of 3 seeds instead of 1, and the
-// meter's (a lost Ack) in 1 of 3 instead of 0 (docs/RESULTS.md, "The faults a
-// round explores"). A service that sends no datagram
-// gets no drop action, and one that never calls node.Env.TrySend no
-// refusal: the budgets add nothing to their searches.
+// Steer used to explore no break and no drop, to keep its rounds cheap.
+// But a round that cannot take the fault a bug needs cannot prevent it:
+// with breaks and drops the zoo's steered runs prevented the lock
+// server's bug (a break taken for a crash) in 2 of 3 seeds instead of 1,
+// and the meter's (a lost Ack) in 1 of 3 instead of 0 (docs/RESULTS.md,
+// "The faults a round explores"). The state budget still bounds each
+// search, but a round that predicts more runs more filter checks: the
+// zoo's steered logship took 2.8 times the CPU, lockd 3.4 times (of a
+// tenth of a second), meter 1.1 times (docs/PERFORMANCE.md);
+// --steer-breaks 0 --steer-drops 0 restores the old budget. A service that
+// sends no datagram gets no drop action, and one that never calls
+// node.Env.TrySend no refusal: those budgets add nothing to its searches.
 func DefaultFaults() consequence.Faults {
 	return consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Drops: 1, Refusals: 1}
 }
