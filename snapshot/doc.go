@@ -73,7 +73,9 @@
 // new child, a member gone), changes coalescing, and every gather restarts
 // the period. The neighbourhood is the service's
 // node.Neighborer, or else the peers it exchanged messages with in the last
-// Config.RecentWindow. The gatherer sends Request{cr, members} to each
+// Config.RecentWindow; the members of a gather are the neighbourhood, the
+// peers a layer asked for (Manager.Include: steering's filtered peers)
+// and the gatherer. The gatherer sends Request{cr, members} to each
 // member. A member with cn < cr checkpoints now, stamped cr; otherwise it
 // answers with its earliest stored checkpoint with number ≥ cr, which is its
 // C(cr). Stored checkpoints obey a byte quota, oldest first; a request

@@ -73,6 +73,8 @@ type Live struct {
 	// crashed: Crash reset the Manager; the EventReset of the restart
 	// does not reset it again.
 	crashed bool
+	// also: see Include.
+	also []node.ID
 }
 
 // LiveCall names the Live method whose Manager effects a LiveEffects
@@ -175,6 +177,7 @@ func (l *Live) Attach(host node.Host) error {
 	if err != nil {
 		return err
 	}
+	m.Include(l.also)
 	l.m = m
 	return nil
 }
@@ -326,6 +329,19 @@ func (l *Live) Gather(now time.Time) ([]node.Envelope, error) {
 	}
 	fx, err := l.m.Gather(now)
 	return l.apply(CallGather, fx), err
+}
+
+// Include sets the peers this node's gathers take in besides its
+// neighbourhood (Manager.Include): steering names the peers its filters
+// are about. It must run on the runtime's core goroutine (a layer's hook
+// or Do); before Attach it is remembered for the Manager to come.
+func (l *Live) Include(ids []node.ID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.also = slices.Clone(ids)
+	if l.m != nil {
+		l.m.Include(l.also)
+	}
 }
 
 // OnSnapshot registers fn to see every snapshot this node gathers (the

@@ -149,6 +149,9 @@ type Manager struct {
 	claims  map[string]uint64
 	witness func(peer node.ID) (string, bool)
 	recent  map[node.ID]time.Time
+	// also are the peers a layer asked the gathers to take in besides the
+	// neighbourhood (Include), ascending.
+	also []node.ID
 	// sentCN is the CN of the last message sent to each peer since the
 	// last transport error about it: a channel whose last message carries
 	// CN ≥ cr closes for cr without a Marker.
@@ -755,7 +758,35 @@ func (m *Manager) members() []node.ID {
 			slices.Sort(ids)
 		}
 	}
+	for _, id := range m.also {
+		if len(ids) >= MaxMembers {
+			break
+		}
+		if i, found := slices.BinarySearch(ids, id); !found {
+			ids = slices.Insert(ids, i, id)
+		}
+	}
 	return ids
+}
+
+// Include sets the peers the gathers take in besides the neighbourhood,
+// replacing the previous set: a layer that acts on a peer's events needs
+// that peer's state to judge what it does, whether or not the service
+// counts the peer as a neighbour (steering's filters name the senders they
+// drop; a node that reset has forgotten the neighbours its restored
+// filters are about). The neighbourhood comes first when MaxMembers
+// bounds the members; node.None and self are ignored. A change of the
+// members starts a gather as a change of the neighbourhood does
+// (AfterStep). Core goroutine.
+func (m *Manager) Include(ids []node.ID) {
+	also := make([]node.ID, 0, len(ids))
+	for _, id := range ids {
+		if id != node.None && id != m.self {
+			also = append(also, id)
+		}
+	}
+	slices.Sort(also)
+	m.also = slices.Compact(also)
 }
 
 // resetQuiet bounds how long after a reset messages sent to the lost

@@ -1,6 +1,7 @@
 package steering
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,9 @@ import (
 // filter in force, its path stored) and holds an escalated kind restores,
 // in a fresh layer of the same node, the same filters, the same held kind
 // and the path, which the fresh layer's first round replays and whose
-// filter it reinstalls. Asking again without a change reports none.
+// filter it reinstalls. Asking again without a change reports none. The
+// fresh layer's gathers take in the peer of a restored filter that is no
+// neighbour (includeFiltered).
 func TestDurableStateRoundTrip(t *testing.T) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	core, _, _ := BeforeUpdateSibling(t, spec)
@@ -29,7 +32,11 @@ func TestDurableStateRoundTrip(t *testing.T) {
 		t.Fatal("the Figure 2 round installed no filter")
 	}
 	probe := node.Event{Kind: node.EventTimer, Timer: "probe", At: snap.At.Add(time.Second)}
-	l.gate.Install(append(l.gate.Filters(), Filter{Kind: FilterTimer, Node: 9, Timer: "probe"}))
+	// n99 is no neighbour of n9's: a filter on its messages stands for
+	// one a previous incarnation installed about a peer the restarted
+	// node has forgotten.
+	stranger := Filter{Kind: FilterMessage, Node: 9, From: 99, Type: "randtree.Join"}
+	l.gate.Install(append(l.gate.Filters(), Filter{Kind: FilterTimer, Node: 9, Timer: "probe"}, stranger))
 	// Figure 2's path resets n13, not n9, so its filter would die with
 	// n9's reset (TestIncarnationFiltersDieWithIt); explain both filters as
 	// a prediction that resets n9 would, to round-trip them.
@@ -65,6 +72,19 @@ func TestDurableStateRoundTrip(t *testing.T) {
 	}
 	if _, changed := fresh.DurableState(); changed {
 		t.Fatal("a restored layer reports a change before anything changed")
+	}
+	// The restarted node's gathers take in the peer its restored filter
+	// drops, neighbour or not: its rounds must see what the filter does.
+	if err := fresh.snaps.Attach(fh); err != nil {
+		t.Fatal(err)
+	}
+	fresh.snaps.Start(snap.At)
+	asked, err := fresh.snaps.Gather(snap.At)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(asked, func(e node.Envelope) bool { return e.To == stranger.From }) {
+		t.Fatalf("the restarted node's gather asks %v, not n99 whose messages its restored filter %v drops", asked, stranger)
 	}
 	fresh.Gathered(snap)
 	awaitRound(t, fresh, fh)

@@ -325,6 +325,11 @@ type Layer struct {
 	self node.ID
 	mode Mode
 	gate *Controller // mode Off: filters, immediate check, budget
+	// included are the peers the gathers take in for the gate's filters
+	// and holds, as of the gate's includedVersion (includeFiltered).
+	included        []node.ID
+	includedVersion uint64
+	includedSet     bool
 
 	// rates accounts the node's events for AdaptiveWeights (core
 	// goroutine).

@@ -180,9 +180,13 @@ func (l *Layer) reset() {
 // Sending counts the service's sends for the node's rates (node.Layer).
 func (l *Layer) Sending(now time.Time, env *node.Envelope) { l.rates.r.Sends++ }
 
-// After gathers the neighbourhood after a transport error under
-// Config.GatherOnFault (node.Layer; rates_layer.go).
-func (l *Layer) After(now time.Time) []node.Envelope { return l.gatherAfterFault(now) }
+// After asks the gathers to take in the peers the gate filters
+// (includeFiltered) and gathers the neighbourhood after a transport error
+// under Config.GatherOnFault (node.Layer; rates_layer.go).
+func (l *Layer) After(now time.Time) []node.Envelope {
+	l.includeFiltered()
+	return l.gatherAfterFault(now)
+}
 
 // Tick applies the rounds handed back (node.Layer): the install policy
 // of the type documentation, in mode Steer.
@@ -271,6 +275,7 @@ func (l *Layer) install(fs []Filter, checked time.Time) { l.installFrom(fs, chec
 // whose predictions explain them (explainRound).
 func (l *Layer) installFrom(fs []Filter, checked time.Time, rep *RoundReport) {
 	l.gate.InstallChecked(fs, checked)
+	l.includeFiltered()
 	fs = l.gate.Filters()
 	l.explainRound(rep, fs)
 	shown := make([]string, len(fs))
