@@ -30,8 +30,9 @@ const wireGolden = "testdata/wire.golden"
 // protocol's too), zero and with every exported field set, and each
 // service's state, fresh and with every exported field set (checkpoint and
 // fingerprint encodings). The messages are msgpack arrays because of their
-// _msgpack as_array markers; removing a marker, reordering fields or
-// changing the codec's options moves these bytes, and with them peers of
+// _msgpack as_array markers (randtree.Disown, unmarked, is a map); removing
+// or adding a marker, reordering fields or changing the codec's options
+// (UseArrayEncodedStructs, say) moves these bytes, and with them peers of
 // another version, stored checkpoints and the pinned state hashes and
 // sizes. Every message must also decode from its bytes and re-encode to
 // them. `go test ./services -run WireEncodingGolden -update` rewrites the
