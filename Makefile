@@ -16,7 +16,7 @@ BENCHTIME ?= 1s
 
 SHELL := bash
 
-.PHONY: all build test test-long webtest test-times testbudget bench verify purity fuzz snapshot-sweep spin-compare livecost zoo mutants mutants-gen mutants-sample soak crash clean
+.PHONY: all build test test-long webtest test-times testbudget bench verify lint staticcheck purity fuzz snapshot-sweep spin-compare livecost zoo mutants mutants-gen mutants-sample soak crash clean
 
 all: verify build test
 
@@ -95,10 +95,30 @@ purity:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
 
-verify: purity
+# staticcheck (honnef.co/go/tools), pinned by tools/go.mod (its tool line)
+# and tools/go.sum: a module of its own, so the library's users never
+# inherit the linter's requirements, built into bin/ from the module cache
+# (no network once the module is there). It and go vet also read the files
+# behind the test tags (LINT_TAGS: the paper-scale tests and the browser
+# test). A finding that is wrong gets `//lint:ignore CHECK reason` on the
+# line above it, as the msgpack as_array markers do (see node.Message).
+STATICCHECK := bin/staticcheck
+LINT_TAGS   := long,browser
+staticcheck:
+	@mkdir -p bin
+	$(GO) build -C tools -o $(CURDIR)/$(STATICCHECK) honnef.co/go/tools/cmd/staticcheck
+
+lint: staticcheck
+	$(STATICCHECK) -tags $(LINT_TAGS) $(PKGS)
+
+# What CI checks before the tests (.ci/run): purity, staticcheck, gofmt,
+# go vet, and go.mod/go.sum (the module's and tools/') left as they are
+# by go mod tidy.
+verify: purity lint
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
-	$(GO) vet $(PKGS)
+	$(GO) vet -tags $(LINT_TAGS) $(PKGS)
 	$(GO) mod tidy -diff
+	$(GO) -C tools mod tidy -diff
 
 # Runs every fuzz target for FUZZTIME each (go test accepts one -fuzz target
 # per package per invocation).

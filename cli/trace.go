@@ -182,17 +182,6 @@ func predictionTimeline(cat *catalog, file string, b []byte) (*timeline, error) 
 	return tl, nil
 }
 
-// replayRecords replays recorded actions from m's start and returns the
-// state they reach (replayTimeline, which keeps every state, does the
-// replay).
-func replayRecords(m *consequence.ActorModel, recs []consequence.ActionRecord) (*consequence.GlobalState, error) {
-	tl, err := replayTimeline(m, recs)
-	if err != nil {
-		return nil, err
-	}
-	return tl.states[len(tl.states)-1], nil
-}
-
 // describeNode renders a node's service state and timers on one line.
 func describeNode(g *consequence.GlobalState, id node.ID) string {
 	st, _, ok := g.NodeState(id)

@@ -10,6 +10,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // Store is where a live node keeps its durable records (node.DurableWrite):
@@ -102,9 +103,9 @@ func openBolt(path string) (db *bolt.DB, err error) {
 	}()
 	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: storeLockTimeout})
 	switch {
-	case errors.Is(err, bolt.ErrTimeout):
+	case errors.Is(err, bolterrors.ErrTimeout):
 		return nil, fmt.Errorf("%w: %s", ErrStoreInUse, path)
-	case errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrVersionMismatch), errors.Is(err, bolt.ErrChecksum):
+	case errors.Is(err, bolterrors.ErrInvalid), errors.Is(err, bolterrors.ErrVersionMismatch), errors.Is(err, bolterrors.ErrChecksum):
 		return nil, fmt.Errorf("%w: %s: %w", ErrStoreCorrupt, path, err)
 	case err != nil:
 		return nil, fmt.Errorf("live: open the store %s: %w", path, err)

@@ -10,6 +10,7 @@ import (
 
 // budgetReply mirrors randtree's JoinReply: a root and an ID list.
 type budgetReply struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	Root     ID
 	Siblings []ID

@@ -15,6 +15,20 @@ import (
 // Handlers must treat a received message as read-only, and a sender must not
 // modify a message after passing it to Env.Send: in emulation and exploration
 // the same value may be delivered along many alternative futures.
+//
+// msgpack encodes a struct as a map keyed by field name unless it carries
+// msgpack's marker field,
+//
+//	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
+//	_msgpack struct{} `msgpack:",as_array"`
+//
+// which makes it an array of its fields in declaration order: smaller and
+// faster, but field order is then part of the format (append fields, never
+// reorder), and an array decodes only into a struct with that many
+// fields, where a map tolerates fields added or removed between versions.
+// The bundled services mark their messages so. Only msgpack's reflection
+// reads the marker, so staticcheck reports it unused (U1000) unless it
+// carries the directive above.
 type Message interface {
 	// MessageType returns the message's stable type name. It is what the
 	// wire carries, so it must not change between versions of a service;

@@ -21,6 +21,7 @@ type counterPlain struct {
 }
 
 type counterArray struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	node.NopHandlers
 	N    int
@@ -28,6 +29,7 @@ type counterArray struct {
 }
 
 type counterArrayPlain struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	N        int
 	Seen     []node.ID

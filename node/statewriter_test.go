@@ -10,6 +10,7 @@ import (
 
 // slices is a state whose hand-written encoding must equal reflection's.
 type slicesState struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	IDs      []ID
 	Words    []uint64

@@ -18,6 +18,7 @@ import (
 // (requester included, ascending): the receiver records the channels from
 // each member and sends each member other than the requester a Marker.
 type Request struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	Gather   uint64
 	CR       uint64
@@ -33,6 +34,7 @@ func (Request) LayerMessage() {}
 // Marker closes the channel it travels on for every cut up to its envelope's
 // CN: it carries no data of its own.
 type Marker struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	Gather   uint64
 }
@@ -61,6 +63,7 @@ const (
 // of cut CR (its earliest stored checkpoint whose number CN ≥ CR) and the
 // channel state recorded after it, one record per member of the request.
 type Response struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	Gather   uint64
 	CR       uint64
@@ -103,6 +106,7 @@ const (
 
 // ChannelRecord is the recorded state of the channel From → responder.
 type ChannelRecord struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	From     node.ID
 	Flags    uint8
@@ -112,6 +116,7 @@ type ChannelRecord struct {
 // Recorded is one recorded in-flight message: its envelope CN, its
 // registered type name and its msgpack body.
 type Recorded struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	CN       uint64
 	Type     string
@@ -136,6 +141,7 @@ const (
 // Negative is a refused Request, carrying the responder's current
 // checkpoint number.
 type Negative struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	Gather   uint64
 	CR       uint64
@@ -155,6 +161,7 @@ func (Negative) LayerMessage() {}
 // the requester could not decode an answer, e.g. because it restarted and
 // lost its bases) withdraws the base: the next answer is not a delta.
 type Ack struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	Gather   uint64
 	Hash     uint64

@@ -1064,13 +1064,13 @@ func (c *Controller) searchOnce(ctx context.Context, m *consequence.ActorModel, 
 		// The search goes on from violating states, so a recorded path may
 		// extend an earlier violation: cut it at the first violating state,
 		// or a filter could be derived from an event after the damage.
-		prop, verr, path := firstViolation(m, props, v.Start, path, v.Property, v.Err)
+		path, viol := firstViolation(m, props, v.Start, path, consequence.PropertyError{Property: v.Property, Err: v.Err})
 		// A path may also carry events the violation does not need (a
 		// timer that fired on the way): without them the filter comes
 		// from an event that matters and equal scenarios compare equal.
-		path, verr = minimizePath(m, props, v.Start, path, prop, verr)
-		prop, verr, path = firstViolation(m, props, v.Start, path, prop, verr)
-		p, err := c.prediction(m, prop, verr, path)
+		path, viol.Err = minimizePath(m, props, v.Start, path, viol.Property, viol.Err)
+		path, viol = firstViolation(m, props, v.Start, path, viol)
+		p, err := c.prediction(m, viol.Property, viol.Err, path)
 		if err != nil {
 			return nil, res.Unique, err
 		}
@@ -1086,8 +1086,9 @@ func (c *Controller) searchOnce(ctx context.Context, m *consequence.ActorModel, 
 
 // firstViolation replays path from start and returns the shortest prefix
 // that reaches a state violating one of props, with that property and its
-// error (the whole path, prop and verr if no shorter prefix violates).
-func firstViolation(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], start *consequence.GlobalState, path []consequence.ActorAction, prop string, verr error) (string, error, []consequence.ActorAction) {
+// error (the whole path and viol, path's own violation, if no shorter
+// prefix violates).
+func firstViolation(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], start *consequence.GlobalState, path []consequence.ActorAction, viol consequence.PropertyError) ([]consequence.ActorAction, consequence.PropertyError) {
 	g := start
 	for i, a := range path[:len(path)-1] {
 		next, ok := m.Next(g, a)
@@ -1097,11 +1098,11 @@ func firstViolation(m *consequence.ActorModel, props []consequence.Property[*con
 		g = next
 		for _, p := range props {
 			if err := p.Check(g); err != nil {
-				return p.Name, err, path[:i+1]
+				return path[:i+1], consequence.PropertyError{Property: p.Name, Err: err}
 			}
 		}
 	}
-	return prop, verr, path
+	return path, viol
 }
 
 // predictionKey identifies a prediction by property and path.

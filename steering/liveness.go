@@ -331,13 +331,13 @@ func (ls *livenessSearch) dead(props []consequence.Property[*consequence.GlobalS
 		ls.out.FaultDeadEnds++
 		return nil, nil
 	}
-	prop, verr, g := ls.failingAt(acts, suspect.Failing)
-	closed, err := ls.closed(g, verr)
+	g, fail := ls.failingAt(acts, suspect.Failing)
+	closed, err := ls.closed(g, fail.Err)
 	if err != nil || !closed {
 		ls.out.Open += btoi(err == nil)
 		return nil, err
 	}
-	return ls.c.livenessPrediction(ls.m, prop, verr, acts, cr)
+	return ls.c.livenessPrediction(ls.m, fail.Property, fail.Err, acts, cr)
 }
 
 // isFault reports whether a is a fault the explorer injects (a reset, a
@@ -358,11 +358,11 @@ func btoi(b bool) int {
 	return 0
 }
 
-// failingAt replays path and returns the first property of failing
-// (those the suspect walk ended with) that fails in the dead end it
-// reaches, else the first liveness property that does, with its error
-// there, and that state.
-func (ls *livenessSearch) failingAt(path []consequence.ActorAction, failing []consequence.PropertyError) (string, error, *consequence.GlobalState) {
+// failingAt replays path and returns the dead end it reaches and the first
+// property of failing (those the suspect walk ended with) that fails
+// there, else the first liveness property that does, with its error
+// there.
+func (ls *livenessSearch) failingAt(path []consequence.ActorAction, failing []consequence.PropertyError) (*consequence.GlobalState, consequence.PropertyError) {
 	g := ls.m.Start()
 	for _, a := range path {
 		next, ok := ls.m.Next(g, a)
@@ -377,7 +377,7 @@ func (ls *livenessSearch) failingAt(path []consequence.ActorAction, failing []co
 				continue
 			}
 			if err := p.Check(g); err != nil {
-				return p.Name, err, g
+				return g, consequence.PropertyError{Property: p.Name, Err: err}
 			}
 		}
 	}
@@ -385,13 +385,13 @@ func (ls *livenessSearch) failingAt(path []consequence.ActorAction, failing []co
 	// fails another property (the conjunction never holds again).
 	for _, p := range ls.props {
 		if err := p.Check(g); err != nil {
-			return p.Name, err, g
+			return g, consequence.PropertyError{Property: p.Name, Err: err}
 		}
 	}
 	if len(failing) == 0 {
-		return "", nil, g
+		return g, consequence.PropertyError{}
 	}
-	return failing[0].Property, failing[0].Err, g
+	return g, failing[0]
 }
 
 // actionsOf strips a path of its labels.

@@ -23,7 +23,7 @@ import (
 type runFlags struct {
 	manifest, sample, seeds, shard, jsonOut, svgOut, services string
 	jobs                                                      int
-	raw, quiet                                                bool
+	quiet                                                     bool
 }
 
 // shardResult is what one shard (a child process) hands its parent.

@@ -23,6 +23,7 @@ const (
 
 // SenderLink is a receiver's record of one of its senders.
 type SenderLink struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// ID is the sender.
 	ID node.ID
@@ -42,6 +43,7 @@ type SenderLink struct {
 
 // ReceiverLink is a sender's record of one of its receivers.
 type ReceiverLink struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// ID is the receiver.
 	ID node.ID
@@ -69,6 +71,7 @@ type ReceiverLink struct {
 // Callers other than the runtimes (properties, the CLI) must treat a State
 // they did not create as read-only.
 type State struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 
 	// Init does nothing: a node waits for the application to start its

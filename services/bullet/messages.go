@@ -14,6 +14,7 @@ import (
 // Sample. A node sends it when it starts downloading and again on every
 // discover timer, to refresh its sample.
 type Join struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
 
@@ -26,6 +27,7 @@ func (Join) String() string { return "Join" }
 // Sample is the source's answer to Join: a random subset of the members
 // (without the joiner), the peers the joiner may ask to become senders.
 type Sample struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Peers are members, ascending. The sender never modifies the slice
 	// after sending.
@@ -41,6 +43,7 @@ func (m Sample) String() string { return "Sample(" + formatIDs(m.Peers) + ")" }
 // PeerRequest asks the receiver to become the sender's sender: to announce
 // its file map to it and answer its block requests.
 type PeerRequest struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
 
@@ -53,6 +56,7 @@ func (PeerRequest) String() string { return "PeerRequest" }
 // PeerAccept answers a PeerRequest: the sender is now the receiver's
 // sender, and its diffs follow, starting from an empty view.
 type PeerAccept struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
 
@@ -65,6 +69,7 @@ func (PeerAccept) String() string { return "PeerAccept" }
 // PeerReject answers a PeerRequest from a node with MaxReceivers
 // receivers.
 type PeerReject struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
 
@@ -77,6 +82,7 @@ func (PeerReject) String() string { return "PeerReject" }
 // Unpeer tells a sender that the receiver no longer downloads from it (it
 // has nothing more to offer, or the download is complete).
 type Unpeer struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
 
@@ -89,6 +95,7 @@ func (Unpeer) String() string { return "Unpeer" }
 // Disown answers a Request from a node that is not the sender's receiver
 // (the sender reset, or dropped it): the receiver must drop the sender.
 type Disown struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
 
@@ -102,6 +109,7 @@ func (Disown) String() string { return "Disown" }
 // receiver before: the receiver adds them to its view of the sender's file
 // map. It is sent with node.Env.TrySend, so the transport may refuse it.
 type Diff struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Blocks are the new blocks, ascending. The sender never modifies the
 	// slice after sending.
@@ -116,6 +124,7 @@ func (m Diff) String() string { return "Diff(" + formatBlocks(m.Blocks) + ")" }
 
 // Request asks a sender for a block its diffs announced.
 type Request struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Block is the block's index.
 	Block uint32
@@ -133,6 +142,7 @@ func (m Request) String() string { return fmt.Sprintf("Request(%d)", m.Block) }
 // share one immutable zero slice, and a receiver keeps only the block's
 // bit in its file map, never the data.
 type Block struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Index is the block's index.
 	Index uint32
@@ -161,6 +171,7 @@ func (m Block) String() string { return fmt.Sprintf("Block(%d)", m.Index) }
 // started; after a reset the application (or the emulator) issues it
 // again.
 type Download struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Source is the node that has the file.
 	Source node.ID

@@ -19,6 +19,7 @@ import (
 // fix-fingers timer sends it for a finger's start; the recovery timer sends
 // it for the node's own identifier.
 type FindPred struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Key is the identifier whose predecessor is wanted.
 	Key uint64
@@ -38,6 +39,7 @@ func (m FindPred) String() string { return fmt.Sprintf("FindPred(key=%d who=%v)"
 // first; the sender itself when it is alone on its ring). A joining node
 // takes the sender as its predecessor and the list as its successor list.
 type FindPredReply struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Key echoes the identifier that was looked up.
 	Key uint64
@@ -57,6 +59,7 @@ func (m FindPredReply) String() string {
 // GetPred is the stabilize timer's query to the node's successor: "who is
 // your predecessor?"
 type GetPred struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
 
@@ -70,6 +73,7 @@ func (GetPred) String() string { return "GetPred" }
 // successor list. A node that takes a new predecessor also sends one,
 // unasked, to its old predecessor, naming the new one.
 type GetPredReply struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Pred is the sender's predecessor; None when it has none.
 	Pred node.ID
@@ -89,6 +93,7 @@ func (m GetPredReply) String() string {
 // node that joined sends it to its successor, and stabilize sends it to a
 // successor that does not name the node as its predecessor.
 type UpdatePred struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
 
@@ -103,6 +108,7 @@ func (UpdatePred) String() string { return "UpdatePred" }
 // forms a ring of its own. The call is ignored by a node that is joining or
 // joined; after a reset the application (or the emulator) issues it again.
 type JoinOverlay struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Bootstrap is the node the FindPred for the joiner's identifier goes
 	// to.

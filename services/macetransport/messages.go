@@ -20,6 +20,7 @@ import (
 // packet belongs to; a later packet is just a sequence number, which is
 // why a receiver that switched connections cannot recognise it.
 type Data struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// SYN marks the first packet of a connection: the receiver takes it as
 	// the start of a new incoming connection whose ISN is Seq (see
@@ -58,6 +59,7 @@ func (m Data) String() string {
 // duplicate ACK repeats what it has); the sender takes any ACK from the
 // peer as a sign of life.
 type Ack struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// ISN names the receiver's current incoming connection.
 	ISN uint64
@@ -87,6 +89,7 @@ const MaxSendCount = 1000
 // node itself, None, or a Count outside 1..MaxSendCount is ignored and
 // logged.
 type SendMessages struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// To is the destination.
 	To node.ID

@@ -36,6 +36,7 @@ const (
 // Callers other than the runtimes (properties, the CLI) must treat a State
 // they did not create as read-only.
 type State struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 
 	// Init does nothing: a node starts with no connection, and the
@@ -68,6 +69,7 @@ type State struct {
 
 // OutConn is the sending end of a connection to Peer.
 type OutConn struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Peer is the receiver.
 	Peer node.ID
@@ -95,6 +97,7 @@ type OutConn struct {
 
 // InConn is the receiving end of the connection from Peer.
 type InConn struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Peer is the sender.
 	Peer node.ID

@@ -20,6 +20,7 @@ import (
 // prefix they share) to Seen, as FreePastry's JoinRequest carries the rows
 // collected along the route; the closest node answers with a JoinReply.
 type Join struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Joiner is the node that wants to join; the reply goes to it.
 	Joiner node.ID
@@ -43,6 +44,7 @@ func (m Join) String() string {
 // its leaf set with itself, and the nodes the route saw. The joiner builds
 // its leaf set and routing table from them and becomes joined.
 type JoinReply struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Leaves is the replier and its leaf set, ascending.
 	Leaves []node.ID
@@ -68,6 +70,7 @@ func (m JoinReply) String() string {
 // joining, from the JoinReply), never on hearsay, so a list naming a dead
 // node does not bring it back.
 type Announce struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Leaves is the sender's leaf set, ascending.
 	Leaves []node.ID
@@ -81,6 +84,7 @@ func (m Announce) String() string { return "Announce(" + formatIDs(m.Leaves) + "
 
 // LeafSet answers an Announce with the replier's leaf set.
 type LeafSet struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Leaves is the replier's leaf set, ascending.
 	Leaves []node.ID
@@ -98,6 +102,7 @@ func (m LeafSet) String() string { return "LeafSet(" + formatIDs(m.Leaves) + ")"
 // set, Pastry's periodic leaf-set exchange: a joined receiver announces
 // itself to the nodes of the list it would take in.
 type Probe struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Leaves is the prober's leaf set, ascending.
 	Leaves []node.ID
@@ -111,6 +116,7 @@ func (m Probe) String() string { return "Probe(" + formatIDs(m.Leaves) + ")" }
 
 // ProbeReply answers a Probe: the sender is alive.
 type ProbeReply struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
 
@@ -125,6 +131,7 @@ func (ProbeReply) String() string { return "ProbeReply" }
 // when Bootstrap is itself or None. The call is ignored by a node that is
 // joining or joined; after a reset the application issues it again.
 type JoinOverlay struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Bootstrap is the node the joiner's Join goes to.
 	Bootstrap node.ID

@@ -46,6 +46,7 @@ func (s Status) String() string {
 
 // Miss counts the consecutive probes a known node left unanswered.
 type Miss struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Peer is the probed node.
 	Peer node.ID
@@ -63,6 +64,7 @@ type Miss struct {
 // Callers other than the runtimes (properties, the CLI) must treat a State
 // they did not create as read-only.
 type State struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 
 	// Init does nothing: a node starts (and restarts after a reset) in

@@ -12,6 +12,7 @@ import (
 // every proposer can always pick a ballot above any it has seen. The zero
 // Ballot means "none" and is below every real ballot.
 type Ballot struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Round is the proposer's round counter, 1 and up.
 	Round uint64

@@ -13,6 +13,7 @@ import (
 // Prepare is step 1: a proposer asks every acceptor to promise to ignore
 // ballots below Ballot.
 type Prepare struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Ballot is the proposer's new ballot; its Node is the sender.
 	Ballot Ballot
@@ -28,6 +29,7 @@ func (m Prepare) String() string { return fmt.Sprintf("Prepare(%v)", m.Ballot) }
 // every ballot it promised before. It carries the last proposal the
 // acceptor accepted, if any, which the proposer must adopt.
 type Promise struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Ballot is the ballot promised (the Prepare's).
 	Ballot Ballot
@@ -52,6 +54,7 @@ func (m Promise) String() string {
 // Accept is step 3: once a majority promised, the proposer asks every
 // acceptor to accept Value at Ballot.
 type Accept struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	Ballot   Ballot
 	Value    string
@@ -67,6 +70,7 @@ func (m Accept) String() string { return fmt.Sprintf("Accept(%v %q)", m.Ballot, 
 // learner. A learner that hears it from a majority at the same ballot
 // considers Value chosen (step 5).
 type Learn struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	Ballot   Ballot
 	Value    string
@@ -83,6 +87,7 @@ func (m Learn) String() string { return fmt.Sprintf("Learn(%v %q)", m.Ballot, m.
 // is ignored when Value is empty, when the node has already learned a value
 // and when it is already proposing.
 type Propose struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	Value    string
 }

@@ -39,6 +39,7 @@ func (p Phase) String() string {
 
 // Tally is a learner's count of the Learn messages for one ballot.
 type Tally struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	Ballot   Ballot
 	// Value is the value the first Learn for Ballot carried.
@@ -57,6 +58,7 @@ type Tally struct {
 // Callers other than the runtimes (properties, the CLI) must treat a State
 // they did not create as read-only.
 type State struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 
 	// Init does nothing: a node starts (and restarts) idle, and a proposal

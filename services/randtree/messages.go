@@ -16,6 +16,7 @@ import (
 // node forwards it to a random child with Down set. A root also sends Join
 // (with itself as Joiner) to a more eligible node it hands the root over to.
 type Join struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Joiner is the node to be placed; replies go to it, not to the sender.
 	Joiner node.ID
@@ -37,6 +38,7 @@ func (m Join) String() string {
 
 // JoinReply tells a joiner it was accepted as the sender's child.
 type JoinReply struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Root is the tree's root as the sender knows it.
 	Root node.ID
@@ -57,6 +59,7 @@ func (m JoinReply) String() string {
 // UpdateSibling is sent by the root to its children when it accepts a new
 // child, Sibling.
 type UpdateSibling struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Sibling is the root's new child.
 	Sibling node.ID
@@ -72,6 +75,7 @@ func (m UpdateSibling) String() string { return fmt.Sprintf("UpdateSibling(%v)",
 // its children when it hands over the root position; every receiver passes
 // it on to its own children.
 type NewRoot struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Root is the node that took the root position.
 	Root node.ID
@@ -86,6 +90,7 @@ func (m NewRoot) String() string { return fmt.Sprintf("NewRoot(%v)", m.Root) }
 // Remove asks the receiver to forget the sender as a child (and sibling): the
 // sender is not, or no longer, under it.
 type Remove struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
 
@@ -99,6 +104,7 @@ func (Remove) String() string { return "Remove" }
 // neighbourhood. Root is the sender's root, so the receiver can learn of a
 // more eligible root; the receiver answers with a ProbeReply.
 type Probe struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Root is the root the sender knows of (its own, or a more eligible
 	// one it passes up to its root).
@@ -113,6 +119,7 @@ func (m Probe) String() string { return fmt.Sprintf("Probe(root=%v)", m.Root) }
 
 // ProbeReply answers a Probe with the replier's root.
 type ProbeReply struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Root is the replier's root.
 	Root node.ID
@@ -133,6 +140,7 @@ func (m ProbeReply) String() string { return fmt.Sprintf("ProbeReply(root=%v)", 
 // does not hold the link (it reset and rejoined elsewhere) answers Disown
 // only with Options.FixStaleChild: the paper's child ignores it.
 type Keepalive struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// AsChild is set when the sender claims to be the receiver's child,
 	// clear when it claims to be its parent.
@@ -169,6 +177,7 @@ func (Disown) String() string { return "Disown" }
 // ignored by a node that is already joining or joined; after a reset the
 // application (or the emulator) issues it again.
 type JoinOverlay struct {
+	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Targets are the bootstrap nodes, in the order they are tried; the
 	// node itself may be among them. None entries are ignored.
