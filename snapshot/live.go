@@ -527,7 +527,7 @@ func (s *Snapshot) Summarize(now time.Time) SnapshotSummary {
 		sum.InFlight += len(c.Messages)
 	}
 	for _, e := range s.Excluded {
-		sum.Excluded = append(sum.Excluded, ExclusionJSON{Node: e.Node, Reason: e.Reason})
+		sum.Excluded = append(sum.Excluded, ExclusionJSON(e))
 	}
 	return sum
 }
