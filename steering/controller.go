@@ -93,6 +93,17 @@ type Config struct {
 	// durable: restored before the restarted node's first event, so a
 	// filter against what a restart makes possible outlives the restart.
 	Volatile bool
+	// UnguardedFilters lets a round install a new filter on the paper's
+	// safety check alone, without the liveness guard (keepLive: walks with
+	// the filter in place must reach live states as often as without
+	// it). Off by default; the experiments' measured rules set it, the
+	// rule their figures were measured with.
+	UnguardedFilters bool
+	// NeighbourhoodGathers keeps the node's gathers to its neighbourhood:
+	// by default they also take in every peer the node's filters and holds
+	// are about (snapshot.Live.Include), so that rounds judge a filter on
+	// the peer it silences. The experiments' measured rules set it.
+	NeighbourhoodGathers bool
 	// Refinements is how many times a filter set whose check still finds a
 	// violation is extended with the filters that violation suggests
 	// before the filters are judged unhelpful (default 2; negative: none).
@@ -449,8 +460,11 @@ type RoundReport struct {
 	Installed   []Filter
 	Reinstalled []Filter
 	// Unhelpful counts filters whose check still found a violation and
-	// were not installed.
+	// were not installed; Starved are new filters that passed that check
+	// but kept the liveness walks from live states they reach without
+	// them (keepLive), not installed either.
 	Unhelpful int
+	Starved   []Filter
 	// Present lists the properties the snapshot's own state already
 	// violates (nothing to steer away from).
 	Present []string
@@ -513,8 +527,10 @@ type Stats struct {
 	// requests of others (request.go); the layer counts the rest
 	// (LayerStatus).
 	RequestsSent, RequestsAccepted, RequestsRefused uint64
-	// ReleasedForLiveness counts holds the liveness guard ended (gate.go).
-	ReleasedForLiveness uint64
+	// ReleasedForLiveness counts holds the liveness guard ended (gate.go);
+	// StarvingFilters the new filters of rounds that passed their safety
+	// check but not the liveness guard (keepLive), and were not installed.
+	ReleasedForLiveness, StarvingFilters uint64
 	// DeadEndsConfirmed and DeadEndsRetracted count the dead ends
 	// (DeadEnds) the node's own later snapshots confirmed or retracted
 	// (Config.ConfirmGrace, LivenessWatch): the property evaluated on the
@@ -855,6 +871,11 @@ func (c *Controller) predictSafety(ctx context.Context, m *consequence.ActorMode
 	rep.States += states
 	if err != nil {
 		return installed, err
+	}
+	if !c.cfg.UnguardedFilters {
+		if ok, err = c.keepLive(ctx, m, installed, ok, rep); err != nil {
+			return installed, err
+		}
 	}
 	installed = append(installed, ok...)
 	c.stats.FiltersInstalled += uint64(len(ok))

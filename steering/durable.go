@@ -297,7 +297,11 @@ func (c *Controller) exportPaths() ([]durablePath, bool) {
 func (c *Controller) importPaths(ps []durablePath) {
 	c.paths = c.paths[:0]
 	for _, p := range ps {
-		sp := storedPath{property: p.Property, recs: p.Path, checked: p.Checked}
+		// The filter was checked against the world of the incarnation
+		// that stored it: the next round that replays the path checks it
+		// again, on the world the node came back to (safety and the
+		// liveness guard, keepLive), before it counts as checked.
+		sp := storedPath{property: p.Property, recs: p.Path}
 		sp.key = p.Property
 		for _, r := range p.Path {
 			sp.key += "|" + r.Text

@@ -21,7 +21,7 @@ import (
 // (docs/RESULTS.md, "What a reset keeps"). Cheap when nothing changed:
 // the gate's version is compared first.
 func (l *Layer) includeFiltered() {
-	if l.snaps == nil || l.gate == nil || (l.includedSet && l.gate.version == l.includedVersion) {
+	if l.snaps == nil || l.gate == nil || l.cfg.Controller.NeighbourhoodGathers || (l.includedSet && l.gate.version == l.includedVersion) {
 		return
 	}
 	l.includedSet, l.includedVersion = true, l.gate.version

@@ -157,3 +157,48 @@ func (fs filterSet) without(held filterSet) filterSet {
 	}
 	return out
 }
+
+// keepLive returns the filters of cands, new filters of a round that
+// passed their safety check with base in force, that the liveness guard
+// lets in: with them in place the walks must reach live states as often
+// as Config.LiveFraction asks, unless they fail as often without them
+// (then the candidates are not what keeps the neighbourhood from
+// progress). When the set fails, each candidate is judged alone, in
+// order, beside those already let in. The walks take only what is under
+// way (guardWeight), as the guards of holds and of requested filters do:
+// one rule for every filter a node puts in force. A safety check alone
+// let RandTree nodes drop for ever the keepalive whose answer repairs a
+// stale child (docs/RESULTS.md, "What a reset keeps"). Refusals count in
+// Stats.StarvingFilters.
+func (c *Controller) keepLive(ctx context.Context, m *consequence.ActorModel, base, cands filterSet, rep *RoundReport) (filterSet, error) {
+	if len(cands) == 0 || len(c.live) == 0 || c.cfg.Walks <= 0 {
+		return cands, nil
+	}
+	ls := c.newLivenessSearch(ctx, m)
+	defer ls.budget.cancel()
+	defer func() { rep.States += ls.budget.steps }()
+	ls.opts.Weight = c.guardWeight
+	with, _, err := ls.liveFraction(append(slices.Clone(base), cands...))
+	if err != nil || with {
+		return cands, ls.settle(ctx, err)
+	}
+	without, _, err := ls.liveFraction(base)
+	if err != nil || !without {
+		return cands, ls.settle(ctx, err)
+	}
+	var out filterSet
+	for _, f := range cands {
+		fs := append(append(slices.Clone(base), out...), f)
+		ok, _, err := ls.liveFraction(fs)
+		if err != nil {
+			return append(out, f), ls.settle(ctx, err)
+		}
+		if ok {
+			out = append(out, f)
+			continue
+		}
+		c.stats.StarvingFilters++
+		rep.Starved = append(rep.Starved, f)
+	}
+	return out, nil
+}
