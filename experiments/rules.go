@@ -23,8 +23,7 @@ const (
 	// messages dropped without breaking their connection, no steering
 	// requests to the node that owns an event, and every filter replaced by
 	// the next completed round, whether it saw the filter's peer or not,
-	// filters and holds forgotten at a reset, new filters installed on
-	// their safety check alone (no liveness guard) and gathers of the
+	// filters and holds forgotten at a reset, and gathers of the
 	// neighbourhood alone (not the peers the filters are about).
 	// The zero Rules means these.
 	RulesMeasured Rules = "measured"
@@ -32,8 +31,8 @@ const (
 	// gather soon after start and after each change
 	// (snapshot.DefaultGatherSettle), holds until safe with the liveness
 	// guard, a vetoed message breaking its connection, steering
-	// requests, durable filters, the liveness guard on every new filter
-	// and gathers that take in the filtered peers.
+	// requests, durable filters re-checked after a restart with the
+	// liveness guard, and gathers that take in the filtered peers.
 	RulesLibrary Rules = "library"
 )
 
@@ -83,7 +82,6 @@ func (r Rules) steering(c steering.Config) steering.Config {
 	c.Requests.Off = true
 	c.UnseenHold = -1
 	c.Volatile = true
-	c.UnguardedFilters = true
 	c.NeighbourhoodGathers = true
 	if c.FilterHold == 0 {
 		c.FilterHold = measuredFilterHold

@@ -93,12 +93,6 @@ type Config struct {
 	// durable: restored before the restarted node's first event, so a
 	// filter against what a restart makes possible outlives the restart.
 	Volatile bool
-	// UnguardedFilters lets a round install a new filter on the paper's
-	// safety check alone, without the liveness guard (keepLive: walks with
-	// the filter in place must reach live states as often as without
-	// it). Off by default; the experiments' measured rules set it, the
-	// rule their figures were measured with.
-	UnguardedFilters bool
 	// NeighbourhoodGathers keeps the node's gathers to its neighbourhood:
 	// by default they also take in every peer the node's filters and holds
 	// are about (snapshot.Live.Include), so that rounds judge a filter on
@@ -460,9 +454,9 @@ type RoundReport struct {
 	Installed   []Filter
 	Reinstalled []Filter
 	// Unhelpful counts filters whose check still found a violation and
-	// were not installed; Starved are new filters that passed that check
-	// but kept the liveness walks from live states they reach without
-	// them (keepLive), not installed either.
+	// were not installed; Starved are filters of restored paths that
+	// passed that check but kept the liveness walks from live states they
+	// reach without them (keepLive), not installed either.
 	Unhelpful int
 	Starved   []Filter
 	// Present lists the properties the snapshot's own state already
@@ -528,8 +522,9 @@ type Stats struct {
 	// (LayerStatus).
 	RequestsSent, RequestsAccepted, RequestsRefused uint64
 	// ReleasedForLiveness counts holds the liveness guard ended (gate.go);
-	// StarvingFilters the new filters of rounds that passed their safety
-	// check but not the liveness guard (keepLive), and were not installed.
+	// StarvingFilters the filters of restored paths that passed their
+	// safety check but not the liveness guard (keepLive), and were not
+	// installed.
 	ReleasedForLiveness, StarvingFilters uint64
 	// DeadEndsConfirmed and DeadEndsRetracted count the dead ends
 	// (DeadEnds) the node's own later snapshots confirmed or retracted
@@ -610,6 +605,10 @@ type storedPath struct {
 	// none did. Only that filter is reinstalled without a new check when
 	// the path replays.
 	checked *Filter
+	// restored: read back from a durable record and not replayed since;
+	// the round that next replays it judges its filter as new, with the
+	// liveness guard (keepLive).
+	restored bool
 }
 
 // New returns the controller of node self.
@@ -850,7 +849,7 @@ func (c *Controller) setRequests(reqs []pendingRequest) { c.pending = append(c.p
 // violations suggest; it adds what it found to rep and returns the
 // round's filters so far.
 func (c *Controller) predictSafety(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], steer bool, rep *RoundReport) (filterSet, error) {
-	installed := c.replayPaths(m, props, steer, rep)
+	installed, restored := c.replayPaths(m, props, steer, rep)
 	found, states, err := c.search(ctx, m, props)
 	rep.States += states
 	if err != nil {
@@ -872,10 +871,8 @@ func (c *Controller) predictSafety(ctx context.Context, m *consequence.ActorMode
 	if err != nil {
 		return installed, err
 	}
-	if !c.cfg.UnguardedFilters {
-		if ok, err = c.keepLive(ctx, m, installed, ok, rep); err != nil {
-			return installed, err
-		}
+	if ok, err = c.keepLive(ctx, m, installed, ok, restored, rep); err != nil {
+		return installed, err
 	}
 	installed = append(installed, ok...)
 	c.stats.FiltersInstalled += uint64(len(ok))
@@ -958,20 +955,27 @@ func (c *Controller) reuse(fp node.Hash, rep *RoundReport) bool {
 // predict to rep. In mode Steer (steer), a path whose filter passed its
 // check before gets it back at once (installed); any other filter it
 // suggests is checked with the new round's (byRank).
-func (c *Controller) replayPaths(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], steer bool, rep *RoundReport) (installed filterSet) {
-	for _, sp := range c.paths {
+func (c *Controller) replayPaths(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], steer bool, rep *RoundReport) (installed, restored filterSet) {
+	for i := range c.paths {
+		sp := c.paths[i]
 		pred, ok := c.replay(m, props, sp)
 		if !ok {
 			continue
 		}
 		c.stats.ReplayHits++
 		rep.Predictions = append(rep.Predictions, pred)
+		if sp.restored && pred.Filter != nil {
+			// read back after a restart: checked as new, with the
+			// liveness guard (keepLive), on the world the node returns to
+			c.paths[i].restored = false
+			restored = append(restored, *pred.Filter)
+		}
 		if f := pred.Filter; steer && f != nil && !installed.has(*f) && sp.checked != nil && *sp.checked == *f {
 			installed = append(installed, *f)
 			c.stats.FiltersInstalled++
 		}
 	}
-	return installed
+	return installed, restored
 }
 
 // roundMemo is the outcome of the last completed round, for a round that

@@ -123,17 +123,17 @@
 // transition or this node's latest event before it (filterBefore).
 // Controller.Gate and Intercept give the verdict on a live event.
 //
-// A round installs a new filter only when two checks pass on its
-// snapshot: exploring again with the filter in place finds no violation
-// a filter could stop (the paper's check), and the liveness guard — walks
-// that take only what is under way, with the filter in place, reach live
-// states as often as Config.LiveFraction asks, unless they fail as often
-// without it (keepLive; refusals in RoundReport.Starved and
-// Stats.StarvingFilters). The same guard judges holds and other nodes'
-// requests: no filter, hold or request may buy safety with progress the
-// walks show the node would otherwise make. A replayed path's filter that
-// passed both in this incarnation goes back in at once; one read back
-// after a restart passes them again first.
+// A round installs a new filter when exploring again with it in place
+// finds no violation a filter could stop (the paper's check). A replayed
+// path's filter that passed that check goes back in at once; one whose
+// path was read back after a restart passes it again, on the world the
+// node returns to, and also the liveness guard that judges holds and
+// other nodes' requests: walks that take only what is under way, with
+// the filter in place, must reach live states as often as
+// Config.LiveFraction asks, unless they fail as often without it
+// (keepLive; refusals in RoundReport.Starved and Stats.StarvingFilters).
+// A round's fresh filters do not meet that guard: on the zoo's lock
+// servers it refused the filters that stop a second grant.
 //
 // # The intervention budget and escalation
 //

@@ -23,10 +23,13 @@ import (
 // makes it durable with the step's other writes — the live node's store,
 // the emulator's memory —, and gives it back before a restarted node
 // handles its first event (live) or right after a reset went through the
-// layers (emulation). The first round re-checks what came back: the
-// replayed paths still failing keep their filters, an escalated kind stays
-// held until a fresh round or the check finds it safe, and the rest is
-// replaced by what the round installs.
+// layers (emulation). The first round re-checks what came back: a
+// replayed path still failing keeps its filter only if the filter passes
+// the safety check and the liveness guard again on the world the node
+// returns to (keepLive), an escalated kind stays held until a fresh round
+// or the check finds it safe, and the rest is replaced by what the round
+// installs. The node's gathers take in the peers its filters are about
+// (include.go), so that world holds them.
 
 // DurableFormat versions the Layer's durable record.
 const DurableFormat = "crystalball-steering-durable/1"
@@ -71,7 +74,9 @@ type durableHold struct {
 }
 
 // durablePath is a stored error path, as records (decoded by the round's
-// model when it replays).
+// model when it replays). Checked is the filter that passed its check in
+// the incarnation that stored it, kept for /status and the record's
+// readers; a restarted node does not trust it (importPaths).
 type durablePath struct {
 	Property string                     `json:"property"`
 	Path     []consequence.ActionRecord `json:"path"`
@@ -301,7 +306,7 @@ func (c *Controller) importPaths(ps []durablePath) {
 		// that stored it: the next round that replays the path checks it
 		// again, on the world the node came back to (safety and the
 		// liveness guard, keepLive), before it counts as checked.
-		sp := storedPath{property: p.Property, recs: p.Path}
+		sp := storedPath{property: p.Property, recs: p.Path, restored: true}
 		sp.key = p.Property
 		for _, r := range p.Path {
 			sp.key += "|" + r.Text

@@ -240,3 +240,49 @@ func TestCheckViewOutlivesTheReset(t *testing.T) {
 		t.Error("a gather that reached n1 five minutes on kept n2's old state past ImmediateMemory")
 	}
 }
+
+// A restored path's filter is checked again, on the world the node
+// returns to, and with the liveness guard (keepLive): n2's round installs
+// "drop relay.Ping from n1" against NotPinged (a fresh filter meets the
+// safety check alone), but n1 waits for the pong that only the ping
+// brings. Read back after a restart, the path still replays and its
+// filter still passes the safety check, but not the guard: the first
+// round leaves it out (RoundReport.Starved).
+func TestRestoredFilterMeetsTheLivenessGuard(t *testing.T) {
+	spec := sideDoorSpec()
+	snap := StartSnapshot(t, spec, []node.ID{1, 2}, 2)
+	core := initedCore(t, spec, 2, snap.At)
+	var rep *RoundReport
+	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, Walks: 8, WalkDepth: 20},
+		OnRound: func(_ *snapshot.Snapshot, r *RoundReport) { rep = r }}
+	ping := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Ping"}
+	l, h := newTestLive(t, cfg, core)
+	l.Gathered(snap)
+	awaitRound(t, l, h)
+	if !slices.Contains(rep.Installed, ping) || len(rep.Starved) != 0 {
+		t.Fatalf("the first incarnation's round installed %v (starved %v), want %v", rep.Installed, rep.Starved, ping)
+	}
+	for _, f := range l.gate.Filters() {
+		l.why[f] = Explanation{Source: "round", Reset: true} // as if its path reset n2
+	}
+	data, _ := l.DurableState()
+
+	fresh, fh := newTestLive(t, cfg, core)
+	if err := fresh.RestoreDurable(data); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(fresh.Filters(), ping) {
+		t.Fatalf("restored filters %v, want %v in force until a round judges it", fresh.Filters(), ping)
+	}
+	fresh.Gathered(snap)
+	awaitRound(t, fresh, fh)
+	if slices.Contains(rep.Installed, ping) || !slices.Contains(rep.Starved, ping) {
+		t.Fatalf("the restarted node's round installed %v (starved %v), want %v refused by the liveness guard", rep.Installed, rep.Starved, ping)
+	}
+	if slices.Contains(fresh.Filters(), ping) {
+		t.Fatalf("filters in force after the round: %v, want %v lifted", fresh.Filters(), ping)
+	}
+	if st := fresh.Stats(); st.StarvingFilters != 1 || st.ReplayHits == 0 {
+		t.Fatalf("stats %+v: want one starving filter, from a replayed path", st)
+	}
+}

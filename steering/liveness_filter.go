@@ -158,27 +158,41 @@ func (fs filterSet) without(held filterSet) filterSet {
 	return out
 }
 
-// keepLive returns the filters of cands, new filters of a round that
-// passed their safety check with base in force, that the liveness guard
-// lets in: with them in place the walks must reach live states as often
-// as Config.LiveFraction asks, unless they fail as often without them
-// (then the candidates are not what keeps the neighbourhood from
-// progress). When the set fails, each candidate is judged alone, in
-// order, beside those already let in. The walks take only what is under
-// way (guardWeight), as the guards of holds and of requested filters do:
-// one rule for every filter a node puts in force. A safety check alone
-// let RandTree nodes drop for ever the keepalive whose answer repairs a
-// stale child (docs/RESULTS.md, "What a reset keeps"). Refusals count in
-// Stats.StarvingFilters.
-func (c *Controller) keepLive(ctx context.Context, m *consequence.ActorModel, base, cands filterSet, rep *RoundReport) (filterSet, error) {
-	if len(cands) == 0 || len(c.live) == 0 || c.cfg.Walks <= 0 {
+// keepLive returns the filters of cands, filters of a round that passed
+// their safety check with base in force, that the liveness guard lets in
+// — judging only those among restored, the filters of paths read back
+// from a durable record (the rest pass as they are). Those were checked
+// against the world of the incarnation that stored them; on the world
+// the node returns to, the walks with them in place must reach live
+// states as often as Config.LiveFraction asks, unless they fail as often
+// without them. When the set fails, each is judged alone, in order,
+// beside the others let in. The walks take only what is under way
+// (guardWeight), as the guards of holds and of requested filters do. A
+// safety check alone let restarted RandTree nodes drop, round after
+// round, the keepalive whose answer repairs a stale child
+// (docs/RESULTS.md, "What a reset keeps"). The guard does not judge a
+// round's fresh filters: on the zoo's lock servers it refused the filters
+// that stop a second grant, the waiting client's progress being all the
+// walks could see (docs/RESULTS.md). Refusals count in
+// Stats.StarvingFilters and RoundReport.Starved.
+func (c *Controller) keepLive(ctx context.Context, m *consequence.ActorModel, base, cands, restored filterSet, rep *RoundReport) (filterSet, error) {
+	var judged, passed filterSet
+	for _, f := range cands {
+		if restored.has(f) {
+			judged = append(judged, f)
+		} else {
+			passed = append(passed, f)
+		}
+	}
+	if len(judged) == 0 || len(c.live) == 0 || c.cfg.Walks <= 0 {
 		return cands, nil
 	}
+	base = append(slices.Clone(base), passed...)
 	ls := c.newLivenessSearch(ctx, m)
 	defer ls.budget.cancel()
 	defer func() { rep.States += ls.budget.steps }()
 	ls.opts.Weight = c.guardWeight
-	with, _, err := ls.liveFraction(append(slices.Clone(base), cands...))
+	with, _, err := ls.liveFraction(append(slices.Clone(base), judged...))
 	if err != nil || with {
 		return cands, ls.settle(ctx, err)
 	}
@@ -186,19 +200,19 @@ func (c *Controller) keepLive(ctx context.Context, m *consequence.ActorModel, ba
 	if err != nil || !without {
 		return cands, ls.settle(ctx, err)
 	}
-	var out filterSet
-	for _, f := range cands {
-		fs := append(append(slices.Clone(base), out...), f)
+	var kept filterSet
+	for i, f := range judged {
+		fs := append(append(slices.Clone(base), kept...), f)
 		ok, _, err := ls.liveFraction(fs)
 		if err != nil {
-			return append(out, f), ls.settle(ctx, err)
+			return append(append(passed, kept...), judged[i:]...), ls.settle(ctx, err)
 		}
 		if ok {
-			out = append(out, f)
+			kept = append(kept, f)
 			continue
 		}
 		c.stats.StarvingFilters++
 		rep.Starved = append(rep.Starved, f)
 	}
-	return out, nil
+	return append(passed, kept...), nil
 }
