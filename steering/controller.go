@@ -607,7 +607,8 @@ type storedPath struct {
 	checked *Filter
 	// restored: read back from a durable record and not replayed since;
 	// the round that next replays it judges its filter as new, with the
-	// liveness guard (keepLive).
+	// liveness guard (keepLive). That round clears it whatever the
+	// verdict: a later round judges the filter as its own.
 	restored bool
 }
 
