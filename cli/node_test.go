@@ -541,7 +541,7 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 // each histogram's sample count as "name_count{...}". It
 // fails the test if the text does not parse or lacks the Go collector's
 // go_goroutines.
-func checkExposition(t *testing.T, text string) map[string]float64 {
+func checkExposition(t testing.TB, text string) map[string]float64 {
 	t.Helper()
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := parser.TextToMetricFamilies(strings.NewReader(text))
@@ -663,7 +663,7 @@ func verifyNoLeaks(t *testing.T) func() {
 // checkSteeringNode polls the status server at web until the node there
 // has completed two steering rounds, the last from a snapshot of the node
 // and a neighbour at least, and checks its /status and /metrics.
-func checkSteeringNode(t *testing.T, p *zeroPortNode, deadline time.Time, client *http.Client) {
+func checkSteeringNode(t testing.TB, p *zeroPortNode, deadline time.Time, client *http.Client) {
 	t.Helper()
 	web := p.web
 	get := func(path string) ([]byte, error) {
@@ -738,11 +738,13 @@ func TestNodeSteeringInProcess(t *testing.T) {
 	reports := t.TempDir()
 	const n = 3
 	procs := make([]*zeroPortNode, 0, n)
+	rt := &repeatingTB{TB: t}
 	t.Cleanup(func() {
 		if t.Failed() {
 			for i, p := range procs {
 				t.Logf("log of n%d:\n%s", i+1, p.log)
 			}
+			rt.repeat()
 		}
 	})
 	for i := range n {
@@ -755,15 +757,15 @@ func TestNodeSteeringInProcess(t *testing.T) {
 		procs = append(procs, startZeroPortNode(t, ctx, deadline, args...))
 	}
 	for _, p := range procs {
-		checkSteeringNode(t, p, deadline, client)
+		checkSteeringNode(rt, p, deadline, client)
 	}
 	cancel()
 	for i, p := range procs {
 		if err := p.wait(clusterDeadline); err != nil {
-			t.Errorf("n%d: %v", i+1, err)
+			rt.Errorf("n%d: %v", i+1, err)
 		}
 		if !strings.Contains(p.log.String(), `"msg":"stopped"`) || !strings.Contains(p.stdout.String(), "steering steer with the immediate check") {
-			t.Errorf("n%d: stdout %q, no clean stop in the log", i+1, p.stdout)
+			rt.Errorf("n%d: stdout %q, no clean stop in the log", i+1, p.stdout)
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(reports, "*.json"))
