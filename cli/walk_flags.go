@@ -13,6 +13,7 @@ import (
 // so both validate and apply them the same way.
 type walkFlags struct {
 	walks, depth, warmup, probes, steps, suspects int
+	safetyWalks, safetyDepth                      int
 	weights                                       string
 	weight                                        map[consequence.ActorActionKind]float64 // parsed --walk-weights; nil: steering's defaults
 }
@@ -26,6 +27,8 @@ func (w *walkFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&w.probes, "probe-walks", d.ProbeWalks, "walks that probe one state in the search for a critical transition (MaceMC's k)")
 	fs.IntVar(&w.steps, "walk-steps", d.MaxWalkSteps, "budget of steps of a steering round's liveness search (walks, probes, filter checks)")
 	fs.IntVar(&w.suspects, "walk-suspects", d.MaxSuspects, "suspected violations a steering round judges before it gives up")
+	fs.IntVar(&w.safetyWalks, "safety-walks", d.SafetyWalks, "random walks a steering round takes from its snapshot checking the safety properties at every step, half with the walk weights and half unweighted: they find timer races the consequence search prunes and depth beyond its budget (0: none)")
+	fs.IntVar(&w.safetyDepth, "safety-walk-depth", d.SafetyWalkDepth, "steps per safety walk of a steering round")
 	fs.StringVar(&w.weights, "walk-weights", "", "bias a steering round's walks by action kind, as check --weights: comma-separated KIND=W, KIND one of "+strings.Join(weightKindNames(), ", ")+"; unlisted kinds weigh 1 (default: resets, breaks, drops and refusals 0.02, timers 0.1)")
 }
 
@@ -44,6 +47,10 @@ func (w *walkFlags) validate() error {
 		return usagef("--walk-steps must be positive, got %d", w.steps)
 	case w.suspects <= 0:
 		return usagef("--walk-suspects must be positive, got %d", w.suspects)
+	case w.safetyWalks < 0:
+		return usagef("--safety-walks must not be negative, got %d", w.safetyWalks)
+	case w.safetyDepth <= 0:
+		return usagef("--safety-walk-depth must be positive, got %d", w.safetyDepth)
 	}
 	weight, err := parseWeights(w.weights)
 	if err != nil {
@@ -60,6 +67,7 @@ func (w *walkFlags) apply(c *steering.Config) {
 		c.Walks = -1
 	}
 	c.WalkDepth, c.WalkWarmup, c.ProbeWalks, c.MaxWalkSteps, c.MaxSuspects = w.depth, w.warmup, w.probes, w.steps, w.suspects
+	c.SafetyWalks, c.SafetyWalkDepth = w.safetyWalks, w.safetyDepth
 	if w.weight != nil {
 		c.WalkWeights = w.weight
 	}

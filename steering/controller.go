@@ -193,6 +193,20 @@ type Config struct {
 	WalkWeights map[consequence.ActorActionKind]float64
 	// WalkSeed is mixed into every round's walk seed (default 0).
 	WalkSeed uint64
+	// SafetyWalks is the number of random walks a round takes from the
+	// snapshot's global state checking the safety properties at every
+	// step, after its consequence search (safetywalks.go): half with the
+	// walk weights of the liveness walks, half with every kind weighing
+	// 1. A walk that reaches a violating state is a prediction like the
+	// search's, its path minimized and its filter checked the same way.
+	// They find races the search prunes (a timer firing again in a local
+	// state its node has been in) and depth beyond its state budget. Zero
+	// (the default) means none; negative is an error. Their steps count
+	// against MaxWalkSteps of their own and in RoundReport.States.
+	SafetyWalks int
+	// SafetyWalkDepth is the length of a safety walk in steps (default
+	// DefaultSafetyWalkDepth).
+	SafetyWalkDepth int
 	// ConfirmGrace is how long the property of a predicted dead end must
 	// fail, as the node's later snapshots see it, before the prediction
 	// counts as confirmed (Stats.DeadEndsConfirmed; LivenessWatch has the
@@ -279,6 +293,11 @@ const (
 	DefaultMaxWalkSteps = 40_000
 	DefaultMaxSuspects  = 4
 	DefaultLiveFraction = 0.95
+	// DefaultSafetyWalkDepth is Config.SafetyWalkDepth's default: deep
+	// enough for the timer races of the bug zoo's retry case (a violation
+	// at depth 10 from its initial state) with room for the events a walk
+	// takes on the way.
+	DefaultSafetyWalkDepth = 100
 )
 
 // DefaultConfig returns the configuration every zero field of a Config
@@ -306,6 +325,7 @@ func DefaultConfig() Config {
 		MaxSuspects:        DefaultMaxSuspects,
 		LiveFraction:       DefaultLiveFraction,
 		WalkWeights:        DefaultWalkWeights(),
+		SafetyWalkDepth:    DefaultSafetyWalkDepth,
 		Requests:           DefaultRequestConfig(),
 	}
 }
@@ -516,6 +536,10 @@ type Stats struct {
 	// snapshots and every step it took; DeadEnds the liveness predictions
 	// (dead ends: verdict C1), which Predicted counts by property too.
 	Walks, WalkSteps, DeadEnds uint64
+	// SafetyWalks and SafetyWalkSteps count the rounds' safety walks
+	// (Config.SafetyWalks) and their steps; SafetyWalkPredictions the
+	// predictions they made that the round's consequence search had not.
+	SafetyWalks, SafetyWalkSteps, SafetyWalkPredictions uint64
 	// RequestsSent counts the steering requests this node's rounds sent;
 	// RequestsAccepted and RequestsRefused its rounds' decisions on the
 	// requests of others (request.go); the layer counts the rest
@@ -856,6 +880,12 @@ func (c *Controller) predictSafety(ctx context.Context, m *consequence.ActorMode
 	if err != nil {
 		return installed, err
 	}
+	walked, steps, err := c.safetyWalks(ctx, m, props, found)
+	rep.States += steps
+	if err != nil {
+		return installed, err
+	}
+	found = append(found, walked...)
 	for _, p := range found {
 		c.stats.Predicted[p.Property]++
 		rep.Predictions = append(rep.Predictions, p)
@@ -1087,16 +1117,7 @@ func (c *Controller) searchOnce(ctx context.Context, m *consequence.ActorModel, 
 		for i, a := range v.Path {
 			path[i] = a.Act
 		}
-		// The search goes on from violating states, so a recorded path may
-		// extend an earlier violation: cut it at the first violating state,
-		// or a filter could be derived from an event after the damage.
-		path, viol := firstViolation(m, props, v.Start, path, consequence.PropertyError{Property: v.Property, Err: v.Err})
-		// A path may also carry events the violation does not need (a
-		// timer that fired on the way): without them the filter comes
-		// from an event that matters and equal scenarios compare equal.
-		path, viol.Err = minimizePath(m, props, v.Start, path, viol.Property, viol.Err)
-		path, viol = firstViolation(m, props, v.Start, path, viol)
-		p, err := c.prediction(m, viol.Property, viol.Err, path)
+		p, err := c.predictionOf(m, props, v.Start, path, consequence.PropertyError{Property: v.Property, Err: v.Err})
 		if err != nil {
 			return nil, res.Unique, err
 		}
@@ -1108,6 +1129,22 @@ func (c *Controller) searchOnce(ctx context.Context, m *consequence.ActorModel, 
 		out = append(out, p)
 	}
 	return out, res.Unique, nil
+}
+
+// predictionOf is the prediction of a violating path from start (viol is
+// the violation at its end): cut at its first violating state, minimized,
+// packaged with its report and filter.
+func (c *Controller) predictionOf(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], start *consequence.GlobalState, path []consequence.ActorAction, viol consequence.PropertyError) (Prediction, error) {
+	// The search goes on from violating states, so a recorded path may
+	// extend an earlier violation: cut it at the first violating state,
+	// or a filter could be derived from an event after the damage.
+	path, viol = firstViolation(m, props, start, path, viol)
+	// A path may also carry events the violation does not need (a timer
+	// that fired on the way): without them the filter comes from an event
+	// that matters and equal scenarios compare equal.
+	path, viol.Err = minimizePath(m, props, start, path, viol.Property, viol.Err)
+	path, viol = firstViolation(m, props, start, path, viol)
+	return c.prediction(m, viol.Property, viol.Err, path)
 }
 
 // firstViolation replays path from start and returns the shortest prefix

@@ -360,6 +360,11 @@ type LayerStatus struct {
 	Walks     uint64 `json:"walks"`
 	WalkSteps uint64 `json:"walk_steps"`
 	DeadEnds  uint64 `json:"dead_ends"`
+	// SafetyWalks, SafetyWalkSteps and SafetyWalkPredictions are the
+	// rounds' safety walks (Stats).
+	SafetyWalks           uint64 `json:"safety_walks,omitempty"`
+	SafetyWalkSteps       uint64 `json:"safety_walk_steps,omitempty"`
+	SafetyWalkPredictions uint64 `json:"safety_walk_predictions,omitempty"`
 	// DeadEndsConfirmed and DeadEndsRetracted are the dead ends the
 	// node's own later snapshots confirmed or retracted (Stats).
 	DeadEndsConfirmed uint64 `json:"dead_ends_confirmed"`
@@ -445,6 +450,7 @@ func (l *Layer) Status() LayerStatus {
 	st.Escalations, st.Held, st.Released, st.ReleasedForLiveness = s.Escalations, s.Held, s.Released, s.ReleasedForLiveness
 	st.Predicted = s.Predicted
 	st.Walks, st.WalkSteps, st.DeadEnds = s.Walks, s.WalkSteps, s.DeadEnds
+	st.SafetyWalks, st.SafetyWalkSteps, st.SafetyWalkPredictions = s.SafetyWalks, s.SafetyWalkSteps, s.SafetyWalkPredictions
 	st.DeadEndsConfirmed, st.DeadEndsRetracted = s.DeadEndsConfirmed, s.DeadEndsRetracted
 	st.Filters = append([]string{}, l.shown...)
 	st.Reasons = slices.Clone(l.shownReasons)

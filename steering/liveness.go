@@ -444,8 +444,9 @@ func (c *Controller) walkSeed(fp node.Hash) uint64 {
 // walkDefaults validates the liveness search's fields and fills in their
 // defaults.
 func (c Config) walkDefaults() (Config, error) {
-	if c.WalkDepth < 0 || c.WalkWarmup < 0 || c.ProbeWalks < 0 || c.MaxWalkSteps < 0 || c.MaxSuspects < 0 {
-		return c, fmt.Errorf("%w: negative walk budget (WalkDepth %d, ProbeWalks %d, MaxWalkSteps %d, MaxSuspects %d)", ErrInvalidConfig, c.WalkDepth, c.ProbeWalks, c.MaxWalkSteps, c.MaxSuspects)
+	if c.WalkDepth < 0 || c.WalkWarmup < 0 || c.ProbeWalks < 0 || c.MaxWalkSteps < 0 || c.MaxSuspects < 0 || c.SafetyWalks < 0 || c.SafetyWalkDepth < 0 {
+		return c, fmt.Errorf("%w: negative walk budget (WalkDepth %d, ProbeWalks %d, MaxWalkSteps %d, MaxSuspects %d, SafetyWalks %d, SafetyWalkDepth %d)",
+			ErrInvalidConfig, c.WalkDepth, c.ProbeWalks, c.MaxWalkSteps, c.MaxSuspects, c.SafetyWalks, c.SafetyWalkDepth)
 	}
 	if !(c.LiveFraction >= 0 && c.LiveFraction <= 1) {
 		return c, fmt.Errorf("%w: LiveFraction %v is not in [0, 1]", ErrInvalidConfig, c.LiveFraction)
@@ -456,6 +457,9 @@ func (c Config) walkDefaults() (Config, error) {
 	}
 	if c.WalkDepth == 0 {
 		c.WalkDepth = d.WalkDepth
+	}
+	if c.SafetyWalkDepth == 0 {
+		c.SafetyWalkDepth = DefaultSafetyWalkDepth
 	}
 	if c.ProbeWalks == 0 {
 		c.ProbeWalks = d.ProbeWalks

@@ -55,6 +55,10 @@ type Config struct {
 	// KeepPanics makes a handler's panic a result (RunResult.Panic, the
 	// run so far) rather than an error: a mutant's crash is an outcome.
 	KeepPanics bool
+	// SafetyWalks is steering.Config.SafetyWalks of the debug and steer
+	// runs: random walks per round that check the safety properties
+	// (zero: none, steering's default; negative is an error).
+	SafetyWalks int
 	// OnRun, when non-nil, sees every run as it ends (progress reports).
 	OnRun func(Progress)
 }
@@ -78,6 +82,9 @@ func DefaultConfig() Config {
 
 // withDefaults validates c and applies the defaults.
 func (c Config) withDefaults() (Config, error) {
+	if c.SafetyWalks < 0 {
+		return c, fmt.Errorf("%w: SafetyWalks must not be negative, got %d", ErrConfig, c.SafetyWalks)
+	}
 	if c.MaxEvents < 0 {
 		return c, fmt.Errorf("%w: MaxEvents must not be negative, got %d", ErrConfig, c.MaxEvents)
 	}

@@ -51,6 +51,7 @@ func run(ctx context.Context, args []string, all []zoo.Case, stdout, stderr io.W
 	asJSON := fs.Bool("json", false, "print the scoreboard as one JSON object")
 	duration := fs.Duration("duration", 0, "emulated time of every run (default: each case's own)")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	safetyWalks := fs.Int("safety-walks", 0, "random walks per steering round that check the safety properties (steering.Config.SafetyWalks; 0: none)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -64,7 +65,10 @@ func run(ctx context.Context, args []string, all []zoo.Case, stdout, stderr io.W
 	if len(all) == 0 {
 		return usage("the zoo has no cases")
 	}
-	cfg := scoreboard.Config{Duration: *duration}
+	if *safetyWalks < 0 {
+		return usage("--safety-walks must not be negative, got %d", *safetyWalks)
+	}
+	cfg := scoreboard.Config{Duration: *duration, SafetyWalks: *safetyWalks}
 	var err error
 	if cfg.Seeds, err = parseSeeds(*seeds); err != nil {
 		return usage("--seeds: %v", err)
