@@ -55,6 +55,8 @@ func TestBadInputIsAOneLineUsageError(t *testing.T) {
 		{[]string{"emulate", "--mode", "debug", "--probe-walks", "0"}, "--probe-walks must be positive"},
 		{[]string{"emulate", "--mode", "debug", "--walk-suspects", "0"}, "--walk-suspects must be positive"},
 		{[]string{"emulate", "--mode", "debug", "--safety-walks", "-1"}, "--safety-walks must not be negative"},
+		{[]string{"emulate", "--mode", "debug", "--second-hop", "-1"}, "--second-hop must not be negative"},
+		{[]string{"node", "--service", "randtree", "--id", "1", "--second-hop", "-2"}, "--second-hop must not be negative"},
 		{[]string{"node", "--service", "randtree", "--id", "1", "--mode", "steer", "--safety-walk-depth", "0"}, "--safety-walk-depth must be positive"},
 		{[]string{"experiment", "randtree-liveness"}, "--seed is required"},
 		{[]string{"experiment", "randtree-liveness", "--seed", "1", "--runs", "0"}, "--runs and --workers must be positive"},

@@ -81,6 +81,7 @@ type emulateParams struct {
 	tracePath   string
 	cpuProfile  string
 	snapEvery   time.Duration
+	secondHop   int
 	modeName    string
 	immediate   bool
 	steerStates int
@@ -140,6 +141,7 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	p.snapEvery = -1
 	fs.Var(durationValue{&p.snapEvery}, "snapshots", "run a checkpoint manager on every node, checkpointing and gathering its neighbourhood at this interval (e.g. 10s; 0: off; default: 10s with --mode debug or steer or --immediate, else off)")
+	fs.IntVar(&p.secondHop, "second-hop", 0, "widen every gather to at most this many of the neighbours' neighbours (the peers the last snapshot's members exchanged messages with; 0: the neighbourhood only)")
 	fs.StringVar(&p.modeName, "mode", "off", "steering controller: off, debug (predict and report: deep online debugging) or steer (also install event filters)")
 	fs.BoolVar(&p.immediate, "immediate", false, "run the immediate safety check before every handler")
 	fs.IntVar(&p.steerStates, "steer-states", -1, fmt.Sprintf("unique states per search of a steering round (default: %d with --mode debug, %d with --mode steer)", debugSteerStates, steerSteerStates))
@@ -171,6 +173,9 @@ func (p *emulateParams) resolve() error {
 		return usagef("--mode: %q is not off, debug or steer", p.modeName)
 	}
 	p.mode = mode
+	if p.secondHop < 0 {
+		return usagef("--second-hop must not be negative, got %d", p.secondHop)
+	}
 	if p.snapEvery < -1 {
 		return usagef("--snapshots must not be negative, got %v", p.snapEvery)
 	}
@@ -298,7 +303,7 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 	isPredictor := func(id node.ID) bool { return p.predicting == nil || slices.Contains(p.predicting, id) }
 	if p.snapEvery > 0 {
 		cfg.Snapshots = &emulation.SnapshotConfig{Manager: emulation.LinkedSnapshots(
-			snapshot.Config{Interval: p.snapEvery, GatherInterval: p.snapEvery}, cfg.Network)}
+			snapshot.Config{Interval: p.snapEvery, GatherInterval: p.snapEvery, SecondHop: p.secondHop}, cfg.Network)}
 		if p.predicting != nil && !p.immediate {
 			// Only the predictors need neighbourhood snapshots; with the
 			// immediate check every node needs its view.

@@ -70,7 +70,7 @@ type nodeFlags struct {
 	snapEvery, gatherEvery, steerTime, lastKnown                      time.Duration
 	filterHold, vetoHold                                              time.Duration
 	immediate, steerBreak                                             bool
-	steerStates                                                       int
+	steerStates, secondHop                                            int
 	faults                                                            faultFlags
 	walk                                                              walkFlags
 	httpTokenFile                                                     string
@@ -105,6 +105,7 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	f.snapEvery, f.gatherEvery, f.steerTime = snapshot.DefaultInterval, -1, 2*time.Second
 	fs.Var(durationValue{&f.snapEvery}, "snapshots", "checkpoint interval of the node's snapshot manager (0: no snapshot manager, no snapshot endpoints)")
 	fs.Var(durationValue{&f.gatherEvery}, "gather", "interval of automatic neighbourhood snapshots (auto: the --snapshots interval; 0: only on POST /snapshot)")
+	fs.IntVar(&f.secondHop, "second-hop", 0, "widen every gather to at most this many of the neighbours' neighbours (the peers the last snapshot's members exchanged messages with; 0: the neighbourhood only)")
 	fs.StringVar(&f.modeName, "mode", "off", "execution steering: off, debug (predict from every gathered snapshot and report) or steer (also install event filters); needs --snapshots")
 	fs.BoolVar(&f.immediate, "immediate", false, "run the immediate safety check before every event the node handles (in any --mode; needs --snapshots)")
 	fs.IntVar(&f.steerStates, "steer-states", 20000, "budget of unique states of each steering search")
@@ -164,6 +165,9 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 	}
 	if err := checkInterval("snapshots", f.snapEvery); err != nil {
 		return err
+	}
+	if f.secondHop < 0 {
+		return usagef("--second-hop must not be negative, got %d", f.secondHop)
 	}
 	if err := checkInterval("gather", f.gatherEvery); err != nil {
 		return err
@@ -320,7 +324,7 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 		if err != nil {
 			return err
 		}
-		n.snapLive, err = snapshot.NewLive(snapshot.Config{Registry: reg, Interval: f.snapEvery, GatherInterval: f.gatherEvery}, slogger)
+		n.snapLive, err = snapshot.NewLive(snapshot.Config{Registry: reg, Interval: f.snapEvery, GatherInterval: f.gatherEvery, SecondHop: f.secondHop}, slogger)
 		if err != nil {
 			return usageError{err}
 		}

@@ -99,6 +99,20 @@ type Config struct {
 	// gather start a new gather at once (checked after every core step; a
 	// change during a gather always starts a new round).
 	GatherOnChange bool
+	// SecondHop, when positive, widens every gather to the neighbours'
+	// neighbours: besides the neighbourhood (and Include's peers), up to
+	// SecondHop of the peers that the last snapshot's first-hop members
+	// recorded (NodeCheckpoint.Peers), those named by the most members
+	// first, then by ascending ID. A property about nodes that never
+	// exchange messages with each other (a quorum's replicas, seen from
+	// one replica or from a client whose traffic has gone quiet; the
+	// members of a 2PC seen from one participant) cannot be judged from a
+	// one-hop neighbourhood; with the second hop it can. The set is taken
+	// from each completed snapshot and reaches no further: the second
+	// hop's own peers are not followed. A change of the set starts a
+	// gather as a change of the neighbourhood does. Zero (the default)
+	// keeps the paper's one-hop neighbourhood; negative is an error.
+	SecondHop int
 	// GatherSettle is the no-blind-start rule of periodic gathers (a
 	// positive GatherInterval): the first gather comes GatherSettle after
 	// Start (and after a Reset), not a whole GatherInterval later, and a
@@ -215,6 +229,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxRounds < 0 || c.Quota < 0 || c.MaxRecentPeers < 0 || c.MaxCheckpointSize < 0 || c.MaxPendingAnswers < 0 {
 		return c, errors.New("snapshot: Config counts and sizes must not be negative")
+	}
+	if c.SecondHop < 0 {
+		return c, fmt.Errorf("snapshot: Config.SecondHop must not be negative, got %d", c.SecondHop)
 	}
 	if c.CNWindow < 0 {
 		return c, fmt.Errorf("snapshot: Config.CNWindow must not be negative, got %d", c.CNWindow)

@@ -152,6 +152,9 @@ type Manager struct {
 	// also are the peers a layer asked the gathers to take in besides the
 	// neighbourhood (Include), ascending.
 	also []node.ID
+	// hop2 are the second hop's peers (Config.SecondHop), from the last
+	// snapshot, ascending.
+	hop2 []node.ID
 	// sentCN is the CN of the last message sent to each peer since the
 	// last transport error about it: a channel whose last message carries
 	// CN ≥ cr closes for cr without a Marker.
@@ -293,6 +296,7 @@ func (m *Manager) Reset(now time.Time) Effects {
 	clear(m.sentCN)
 	clear(m.claims)
 	m.lastMembers = nil
+	m.hop2 = nil
 	if m.started {
 		m.restartClocks()
 	}
@@ -758,7 +762,23 @@ func (m *Manager) members() []node.ID {
 			slices.Sort(ids)
 		}
 	}
-	for _, id := range m.also {
+	return insertMembers(insertMembers(ids, m.also), m.hop2)
+}
+
+// firstHop returns the members without the second hop: the
+// neighbourhood, self and Include's peers.
+func (m *Manager) firstHop() []node.ID {
+	hop2 := m.hop2
+	m.hop2 = nil
+	ids := m.members()
+	m.hop2 = hop2
+	return ids
+}
+
+// insertMembers inserts extra into the ascending members ids, while they
+// are fewer than MaxMembers.
+func insertMembers(ids, extra []node.ID) []node.ID {
+	for _, id := range extra {
 		if len(ids) >= MaxMembers {
 			break
 		}
@@ -767,6 +787,40 @@ func (m *Manager) members() []node.ID {
 		}
 	}
 	return ids
+}
+
+// secondHop sets the second hop (Config.SecondHop) from snapshot s: the
+// peers its first-hop members recorded that are not first-hop members
+// themselves, the most often named first, ties by ID, at most SecondHop.
+func (m *Manager) secondHop(s *Snapshot) {
+	if m.cfg.SecondHop <= 0 {
+		return
+	}
+	first := m.firstHop()
+	named := map[node.ID]int{}
+	for _, n := range s.Nodes {
+		if _, in := slices.BinarySearch(first, n.Node); !in {
+			continue
+		}
+		for _, p := range n.Peers {
+			if _, in := slices.BinarySearch(first, p); !in && p != node.None {
+				named[p]++
+			}
+		}
+	}
+	hop := make([]node.ID, 0, len(named))
+	for id := range named {
+		hop = append(hop, id)
+	}
+	slices.SortFunc(hop, func(a, b node.ID) int {
+		if c := cmp.Compare(named[b], named[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	hop = hop[:min(len(hop), m.cfg.SecondHop)]
+	slices.Sort(hop)
+	m.hop2 = hop
 }
 
 // Include sets the peers the gathers take in besides the neighbourhood,
@@ -1331,4 +1385,5 @@ func (m *Manager) finish() {
 	}
 	m.stats.Gathers++
 	m.fx.Snapshots = append(m.fx.Snapshots, s)
+	m.secondHop(s)
 }

@@ -47,6 +47,18 @@
 // consequence.TestFullDepthFindsRepeatedTimer pins a race Fig. 8 misses and
 // the rule finds.
 //
+// Beyond the near future, Config.SafetyWalks adds random walks that check
+// the safety properties at every step (consequence.SafetyWalks), half
+// with the liveness walks' weights and half unweighted, each SafetyWalkDepth
+// steps long: a walk takes every enabled action at every step however
+// deep, so it reaches the races Fig. 8 prunes and the depth its state
+// budget does not, at the cost of covering the space sparsely. A walk
+// that reaches a violation becomes a prediction like the search's, its
+// path cut and minimized the same way (TestSafetyWalksPredictWhatTheSearchPrunes).
+// They are off by default; docs/RESULTS.md ("Rounds that see further")
+// has what they and snapshot.Config.SecondHop, which widens a gather to
+// the neighbours' neighbours, change on the zoo and the mutation corpus.
+//
 // After step 3 the round checks liveness (MaceMC, beyond it: from the live
 // snapshot rather than an initial state): random walks from the snapshot
 // against the liveness properties, within their own budget (Config.Walks

@@ -22,7 +22,7 @@ import (
 // runFlags are the run subcommand's settings.
 type runFlags struct {
 	manifest, sample, seeds, shard, jsonOut, svgOut, services string
-	jobs, safetyWalks                                         int
+	jobs, safetyWalks, secondHop                              int
 	quiet                                                     bool
 }
 
@@ -46,6 +46,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.svgOut, "svg", "", "write the plot of prediction-to-violation times to this SVG file")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fs.IntVar(&f.safetyWalks, "safety-walks", 0, "random walks per steering round that check the safety properties (steering.Config.SafetyWalks; 0: none)")
+	fs.IntVar(&f.secondHop, "second-hop", 0, "widen every gather to at most this many of the neighbours' neighbours (snapshot.Config.SecondHop; 0: the neighbourhood only)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -56,8 +57,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if f.jobs < 1 {
 		return fmt.Errorf("%w: --jobs must be at least 1, got %d", errUsage, f.jobs)
 	}
-	if f.safetyWalks < 0 {
-		return fmt.Errorf("%w: --safety-walks must not be negative, got %d", errUsage, f.safetyWalks)
+	if f.safetyWalks < 0 || f.secondHop < 0 {
+		return fmt.Errorf("%w: --safety-walks and --second-hop must not be negative, got %d and %d", errUsage, f.safetyWalks, f.secondHop)
 	}
 	file, err := os.Open(f.manifest)
 	if err != nil {
@@ -123,7 +124,7 @@ func runShards(ctx context.Context, f runFlags, n int, stderr io.Writer) (shardR
 			defer wg.Done()
 			args := []string{"run", "--manifest", f.manifest, "--sample", f.sample, "--seeds", f.seeds,
 				"--services", f.services, "--shard", fmt.Sprintf("%d/%d", i, f.jobs), "--quiet=" + strconv.FormatBool(f.quiet),
-				"--safety-walks", strconv.Itoa(f.safetyWalks)}
+				"--safety-walks", strconv.Itoa(f.safetyWalks), "--second-hop", strconv.Itoa(f.secondHop)}
 			cmd := exec.CommandContext(ctx, exe, args...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, stderr
@@ -169,7 +170,7 @@ func runShard(ctx context.Context, f runFlags, ms []mutate.Mutant, seeds []uint6
 	if err != nil {
 		return err
 	}
-	r := &runner{ctx: ctx, cfg: scoreboard.Config{Heal: heal, Duration: runDuration, MaxEvents: maxEvents, KeepPanics: true, SafetyWalks: f.safetyWalks}, deploys: deploys, base: map[string]baseline{}}
+	r := &runner{ctx: ctx, cfg: scoreboard.Config{Heal: heal, Duration: runDuration, MaxEvents: maxEvents, KeepPanics: true, SafetyWalks: f.safetyWalks, SecondHop: f.secondHop}, deploys: deploys, base: map[string]baseline{}}
 	if !f.quiet {
 		r.onRun = func(what string, wall time.Duration) {
 			fmt.Fprintf(stderr, "mutants [%d/%d]: %s: %.1fs\n", i, n, what, wall.Seconds())

@@ -59,6 +59,10 @@ type Config struct {
 	// runs: random walks per round that check the safety properties
 	// (zero: none, steering's default; negative is an error).
 	SafetyWalks int
+	// SecondHop is snapshot.Config.SecondHop of the debug and steer runs:
+	// gathers widened to at most that many of the neighbours' neighbours
+	// (zero: the neighbourhood only, the default; negative is an error).
+	SecondHop int
 	// OnRun, when non-nil, sees every run as it ends (progress reports).
 	OnRun func(Progress)
 }
@@ -82,8 +86,8 @@ func DefaultConfig() Config {
 
 // withDefaults validates c and applies the defaults.
 func (c Config) withDefaults() (Config, error) {
-	if c.SafetyWalks < 0 {
-		return c, fmt.Errorf("%w: SafetyWalks must not be negative, got %d", ErrConfig, c.SafetyWalks)
+	if c.SafetyWalks < 0 || c.SecondHop < 0 {
+		return c, fmt.Errorf("%w: SafetyWalks and SecondHop must not be negative, got %d and %d", ErrConfig, c.SafetyWalks, c.SecondHop)
 	}
 	if c.MaxEvents < 0 {
 		return c, fmt.Errorf("%w: MaxEvents must not be negative, got %d", ErrConfig, c.MaxEvents)

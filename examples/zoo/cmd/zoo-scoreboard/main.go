@@ -52,6 +52,7 @@ func run(ctx context.Context, args []string, all []zoo.Case, stdout, stderr io.W
 	duration := fs.Duration("duration", 0, "emulated time of every run (default: each case's own)")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	safetyWalks := fs.Int("safety-walks", 0, "random walks per steering round that check the safety properties (steering.Config.SafetyWalks; 0: none)")
+	secondHop := fs.Int("second-hop", 0, "widen every gather to at most this many of the neighbours' neighbours (snapshot.Config.SecondHop; 0: the neighbourhood only)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -65,10 +66,10 @@ func run(ctx context.Context, args []string, all []zoo.Case, stdout, stderr io.W
 	if len(all) == 0 {
 		return usage("the zoo has no cases")
 	}
-	if *safetyWalks < 0 {
-		return usage("--safety-walks must not be negative, got %d", *safetyWalks)
+	if *safetyWalks < 0 || *secondHop < 0 {
+		return usage("--safety-walks and --second-hop must not be negative, got %d and %d", *safetyWalks, *secondHop)
 	}
-	cfg := scoreboard.Config{Duration: *duration, SafetyWalks: *safetyWalks}
+	cfg := scoreboard.Config{Duration: *duration, SafetyWalks: *safetyWalks, SecondHop: *secondHop}
 	var err error
 	if cfg.Seeds, err = parseSeeds(*seeds); err != nil {
 		return usage("--seeds: %v", err)
