@@ -710,16 +710,26 @@ func checkSteeringNode(t testing.TB, p *zeroPortNode, deadline time.Time, client
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	b, err := get("/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := checkExposition(t, string(b))
-	if m["crystalball_steering_rounds_total{}"] < 2 || m["crystalball_steering_states_explored_total{}"] == 0 ||
-		m["crystalball_steering_exploration_seconds_total{}"] == 0 || m["crystalball_snapshot_gathers_total{}"] == 0 ||
-		m["crystalball_steering_immediate_checks_total{}"] == 0 ||
-		m["crystalball_steering_round_duration_seconds_count{}"] < 2 || m["crystalball_steering_immediate_check_seconds_count{}"] == 0 {
-		t.Errorf("%s /metrics:\n%s", web, b)
+	// A round counts in crystalball_steering_rounds_total when it starts
+	// and in the duration histogram when it ends, so /metrics is polled
+	// until the second round has ended too.
+	for {
+		b, err := get("/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := checkExposition(t, string(b))
+		if m["crystalball_steering_rounds_total{}"] >= 2 && m["crystalball_steering_states_explored_total{}"] > 0 &&
+			m["crystalball_steering_exploration_seconds_total{}"] > 0 && m["crystalball_snapshot_gathers_total{}"] > 0 &&
+			m["crystalball_steering_immediate_checks_total{}"] > 0 &&
+			m["crystalball_steering_round_duration_seconds_count{}"] >= 2 && m["crystalball_steering_immediate_check_seconds_count{}"] > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%s /metrics:\n%s", web, b)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
