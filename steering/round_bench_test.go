@@ -79,3 +79,33 @@ func emulatedSnapshot(b *testing.B, spec node.Spec, nodes int) *snapshot.Snapsho
 	}
 	return s
 }
+
+// BenchmarkRoundSafetyWalks is BenchmarkRoundStates's round on 25 nodes
+// without and with Config.SafetyWalks (64 walks of the default depth):
+// what the walks add to a round's time and states.
+//
+//	go test ./steering -run '^$' -bench RoundSafetyWalks -benchtime 5x
+func BenchmarkRoundSafetyWalks(b *testing.B) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	snap := emulatedSnapshot(b, spec, 25)
+	for _, walks := range []int{0, 64} {
+		b.Run(fmt.Sprintf("walks=%d", walks), func(b *testing.B) {
+			cfg := steering.Config{Mode: steering.Debug, Spec: spec, Workload: joinWorkload, SafetyWalks: walks,
+				Properties: randtree.SafetyProperties(), Faults: consequence.Faults{Resets: 1, SilentResets: true}}
+			var states uint64
+			b.ReportAllocs()
+			for b.Loop() {
+				c, err := steering.New(cfg, snap.Gatherer)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rep, err := c.Explore(context.Background(), snap)
+				if err != nil {
+					b.Fatal(err)
+				}
+				states += rep.States
+			}
+			b.ReportMetric(float64(states)/float64(b.N), "states/op")
+		})
+	}
+}
