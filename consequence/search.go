@@ -586,12 +586,7 @@ func mixNode(h node.Hash, n int) node.Hash {
 	return normFP(node.Hash{Hi: h.Hi ^ splitmix(x), Lo: h.Lo ^ splitmix(x^0x5851f42d4c957f2d)})
 }
 
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
+func splitmix(x uint64) uint64 { return node.Mix64(x + node.Golden64) }
 
 // localKeys appends the localExplored keys of state i: one per node with a
 // local action, in the order the nodes first appear in its Actions list.

@@ -1,6 +1,10 @@
 package emulation
 
-import mrand "math/rand/v2"
+import (
+	mrand "math/rand/v2"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
 
 // Subsystem stream labels. Each subsystem draws from its own generator,
 // derived from the run seed and its label, so adding or removing draws in one
@@ -18,12 +22,7 @@ const (
 
 // splitmix64 is the SplitMix64 finaliser: a bijective, well-mixing hash of
 // one 64-bit word.
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
+func splitmix64(x uint64) uint64 { return node.Mix64(x + node.Golden64) }
 
 // deriveSeed derives an independent 64-bit seed from seed and a sequence of
 // labels (a subsystem stream, then e.g. node IDs).

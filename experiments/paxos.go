@@ -432,10 +432,7 @@ func (r *PaxosResult) String() string {
 // PaxosRunSeed derives run r's seed from the experiment's (a SplitMix64
 // step), so runs are independent and any one can be rerun alone.
 func PaxosRunSeed(seed uint64, r int) uint64 {
-	x := seed + (uint64(r)+1)*0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
+	return node.Mix64(seed + (uint64(r)+1)*node.Golden64)
 }
 
 // paxosGapStream labels the random stream the gap is drawn from, apart

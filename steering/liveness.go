@@ -432,13 +432,8 @@ func (c *Controller) livenessPrediction(m *consequence.ActorModel, prop string, 
 // the node and the start state's fingerprint, so a round is a pure
 // function of the controller's configuration and its snapshot.
 func (c *Controller) walkSeed(fp node.Hash) uint64 {
-	x := c.cfg.WalkSeed ^ fp.Hi ^ (fp.Lo * 0x9e3779b97f4a7c15) ^ uint64(c.self)<<32
-	// splitmix64's finalizer: nearby seeds give unrelated streams.
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
+	// Mixed, so that nearby seeds give unrelated streams.
+	return node.Mix64(c.cfg.WalkSeed ^ fp.Hi ^ (fp.Lo * node.Golden64) ^ uint64(c.self)<<32)
 }
 
 // walkDefaults validates the liveness search's fields and fills in their

@@ -34,18 +34,7 @@ func (sp space) pos(id node.ID) uint64 {
 	if sp.placement == PlaceByID {
 		return uint64(id) & sp.mask
 	}
-	return mix64(uint64(id)) & sp.mask
-}
-
-// mix64 is SplitMix64's finaliser: a fixed bijection of 64-bit integers
-// that scatters consecutive IDs over the space.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
+	return node.Mix64(uint64(id)) & sp.mask
 }
 
 // cw is the clockwise distance from a to b.
