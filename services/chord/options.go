@@ -6,42 +6,29 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/idspace"
 )
 
-// Placement says how a node's ring identifier is derived from its node.ID.
-type Placement uint8
+// Placement says how a node's ring identifier is derived from its node.ID
+// (idspace.Placement: Chord and Pastry place nodes the same way).
+type Placement = idspace.Placement
 
 const (
-	// PlaceHashed places a node at a 64-bit mix (SplitMix64's finaliser) of
-	// its ID, truncated to Options.Bits: positions look random and do not
-	// follow ID order, as Mace's SHA-derived keys do. The default.
-	PlaceHashed Placement = iota
-	// PlaceByID places a node at its ID modulo 2^Bits, so the ring order is
-	// the ID order. Scenario scripts use it to lay nodes out the way the
-	// paper's figures need.
-	PlaceByID
+	// PlaceHashed places a node at a 64-bit mix of its ID, truncated to
+	// Options.Bits. The default.
+	PlaceHashed = idspace.PlaceHashed
+	// PlaceByID places a node at its ID modulo 2^Bits, so the ring order
+	// is the ID order.
+	PlaceByID = idspace.PlaceByID
 )
-
-// String returns "hashed" or "by-id".
-func (p Placement) String() string {
-	switch p {
-	case PlaceHashed:
-		return "hashed"
-	case PlaceByID:
-		return "by-id"
-	}
-	return fmt.Sprintf("placement(%d)", uint8(p))
-}
 
 // ParsePlacement parses "hashed" or "by-id".
 func ParsePlacement(s string) (Placement, error) {
-	switch s {
-	case "hashed":
-		return PlaceHashed, nil
-	case "by-id", "id":
-		return PlaceByID, nil
+	p, err := idspace.ParsePlacement(s)
+	if err != nil {
+		return p, fmt.Errorf("chord: %w", err)
 	}
-	return 0, fmt.Errorf("chord: unknown placement %q (want hashed or by-id)", s)
+	return p, nil
 }
 
 // Options configure a Chord node. The zero value of each parameter means

@@ -1,6 +1,9 @@
 package chord
 
-import "github.com/seed6eee2ec7/crystalball/node"
+import (
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/idspace"
+)
 
 // ring is the identifier space of a Chord ring: 2^bits positions, with
 // arithmetic modulo 2^bits. Intervals are clockwise (increasing
@@ -12,23 +15,14 @@ type ring struct {
 }
 
 func newRing(o Options) ring {
-	mask := ^uint64(0)
-	if o.Bits < 64 {
-		mask = 1<<uint(o.Bits) - 1
-	}
-	return ring{mask: mask, bits: o.Bits, placement: o.Placement}
+	return ring{mask: idspace.Mask(o.Bits), bits: o.Bits, placement: o.Placement}
 }
 
 // pos is the ring identifier of node id. Both placements are pure
 // functions of the ID, so every node computes every other node's position
 // and messages need not carry identifiers next to node IDs (Mace's
 // fingers carry both because its keys are hashes of addresses).
-func (r ring) pos(id node.ID) uint64 {
-	if r.placement == PlaceByID {
-		return uint64(id) & r.mask
-	}
-	return node.Mix64(uint64(id)) & r.mask
-}
+func (r ring) pos(id node.ID) uint64 { return r.placement.Place(id, r.mask) }
 
 // dist is the clockwise distance from a to b.
 func (r ring) dist(a, b uint64) uint64 { return (b - a) & r.mask }

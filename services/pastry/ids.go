@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/idspace"
 )
 
 // space is Pastry's identifier space: 2^bits identifiers on a circle, read
@@ -19,23 +20,14 @@ type space struct {
 }
 
 func newSpace(o Options) space {
-	mask := ^uint64(0)
-	if o.Bits < 64 {
-		mask = 1<<uint(o.Bits) - 1
-	}
-	return space{mask: mask, bits: o.Bits, digitBits: o.DigitBits, digits: o.Bits / o.DigitBits, placement: o.Placement}
+	return space{mask: idspace.Mask(o.Bits), bits: o.Bits, digitBits: o.DigitBits, digits: o.Bits / o.DigitBits, placement: o.Placement}
 }
 
 // cols is the number of routing-table columns: the digit base.
 func (sp space) cols() int { return 1 << uint(sp.digitBits) }
 
 // pos is the identifier of node id.
-func (sp space) pos(id node.ID) uint64 {
-	if sp.placement == PlaceByID {
-		return uint64(id) & sp.mask
-	}
-	return node.Mix64(uint64(id)) & sp.mask
-}
+func (sp space) pos(id node.ID) uint64 { return sp.placement.Place(id, sp.mask) }
 
 // cw is the clockwise distance from a to b.
 func (sp space) cw(a, b uint64) uint64 { return (b - a) & sp.mask }
