@@ -116,6 +116,13 @@ type SteeringResult struct {
 	Walks     uint64 `json:"walks"`
 	WalkSteps uint64 `json:"walk_steps"`
 	DeadEnds  uint64 `json:"dead_ends"`
+	// SafetyWalks, SafetyWalkSteps and SafetyWalkPredictions are the
+	// rounds' safety walks (steering.Config.SafetyWalks): walks, their
+	// steps (also counted in StatesExplored) and the predictions they made
+	// that the rounds' searches had not (also in Predicted).
+	SafetyWalks           uint64 `json:"safety_walks,omitempty"`
+	SafetyWalkSteps       uint64 `json:"safety_walk_steps,omitempty"`
+	SafetyWalkPredictions uint64 `json:"safety_walk_predictions,omitempty"`
 	// DeadEndsConfirmed, DeadEndsRetracted and DeadEndsPending settle
 	// DeadEnds with the emulator's global check (steering.LivenessWatch,
 	// grace steering.Config.ConfirmGrace): the property failed for the
@@ -337,6 +344,9 @@ func (e *Emulator) steeringResult() *SteeringResult {
 		}
 		r.Walks += s.Walks
 		r.WalkSteps += s.WalkSteps
+		r.SafetyWalks += s.SafetyWalks
+		r.SafetyWalkSteps += s.SafetyWalkSteps
+		r.SafetyWalkPredictions += s.SafetyWalkPredictions
 		r.DeadEnds += s.DeadEnds
 		r.NodeViewConfirmed += s.DeadEndsConfirmed
 		r.NodeViewRetracted += s.DeadEndsRetracted

@@ -31,6 +31,7 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer", Immediate: true, Rounds: 3, ImmediateChecks: 8,
 		Predicted: map[string]uint64{randtree.ChildrenSiblingsDisjoint: 2, randtree.ParentChildAgree: 1}, LastRound: &end,
 		RequestsSent: 4, RequestsRefused: 7, ReleasedForLiveness: 1, DeadEnds: 5, DeadEndsConfirmed: 2, DeadEndsRetracted: 3,
+		SafetyWalks: 64, SafetyWalkSteps: 6400, SafetyWalkPredictions: 2,
 		Interventions: map[string]uint64{"round/" + randtree.ChildrenSiblingsDisjoint: 5, "restored/": 2},
 		Reasons: []steering.FilterReason{
 			{Filter: "n3: drop a from n1", Why: steering.Explanation{Source: "round", Property: randtree.ChildrenSiblingsDisjoint, Kind: "safety"}},
@@ -74,6 +75,9 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 		{"crystalball_steering_dead_ends_total", nil, 5},
 		{"crystalball_steering_dead_ends_confirmed_total", nil, 2},
 		{"crystalball_steering_dead_ends_retracted_total", nil, 3},
+		{"crystalball_steering_safety_walks_total", nil, 64},
+		{"crystalball_steering_safety_walk_steps_total", nil, 6400},
+		{"crystalball_steering_safety_walk_predictions_total", nil, 2},
 		{"crystalball_steering_interventions_total", []string{"property", randtree.ChildrenSiblingsDisjoint, "source", "round"}, 5},
 		{"crystalball_steering_interventions_total", []string{"property", "", "source", "restored"}, 2},
 		{"crystalball_steering_filters_by_reason", []string{"kind", "safety", "property", randtree.ChildrenSiblingsDisjoint, "source", "round"}, 2},
