@@ -718,9 +718,15 @@ func (m *Manager) recentPeers() []node.ID {
 	return ids
 }
 
-// members returns the neighbourhood plus self, ascending, at most
-// MaxMembers long.
+// members returns the gathers' members: the first hop and the second
+// (Config.SecondHop), ascending, at most MaxMembers.
 func (m *Manager) members() []node.ID {
+	return insertMembers(m.firstHop(), m.hop2)
+}
+
+// firstHop returns the neighbourhood plus self and Include's peers,
+// ascending, at most MaxMembers long.
+func (m *Manager) firstHop() []node.ID {
 	var ids []node.ID
 	if nb, ok := m.src.Service().(node.Neighborer); ok {
 		ids = append(ids, nb.Neighbors(m.self)...)
@@ -762,17 +768,7 @@ func (m *Manager) members() []node.ID {
 			slices.Sort(ids)
 		}
 	}
-	return insertMembers(insertMembers(ids, m.also), m.hop2)
-}
-
-// firstHop returns the members without the second hop: the
-// neighbourhood, self and Include's peers.
-func (m *Manager) firstHop() []node.ID {
-	hop2 := m.hop2
-	m.hop2 = nil
-	ids := m.members()
-	m.hop2 = hop2
-	return ids
+	return insertMembers(ids, m.also)
 }
 
 // insertMembers inserts extra into the ascending members ids, while they

@@ -32,20 +32,7 @@ func BenchmarkRoundStates(b *testing.B) {
 			snap := emulatedSnapshot(b, spec, nodes)
 			cfg := steering.Config{Mode: steering.Debug, Spec: spec, Workload: joinWorkload,
 				Properties: randtree.SafetyProperties(), Faults: consequence.Faults{Resets: 1, SilentResets: true}}
-			var states uint64
-			b.ReportAllocs()
-			for b.Loop() {
-				c, err := steering.New(cfg, snap.Gatherer)
-				if err != nil {
-					b.Fatal(err)
-				}
-				rep, err := c.Explore(context.Background(), snap)
-				if err != nil {
-					b.Fatal(err)
-				}
-				states += rep.States
-			}
-			b.ReportMetric(float64(states)/float64(b.N), "states/op")
+			states := benchRounds(b, cfg, snap)
 			b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
 		})
 	}
@@ -92,20 +79,27 @@ func BenchmarkRoundSafetyWalks(b *testing.B) {
 		b.Run(fmt.Sprintf("walks=%d", walks), func(b *testing.B) {
 			cfg := steering.Config{Mode: steering.Debug, Spec: spec, Workload: joinWorkload, SafetyWalks: walks,
 				Properties: randtree.SafetyProperties(), Faults: consequence.Faults{Resets: 1, SilentResets: true}}
-			var states uint64
-			b.ReportAllocs()
-			for b.Loop() {
-				c, err := steering.New(cfg, snap.Gatherer)
-				if err != nil {
-					b.Fatal(err)
-				}
-				rep, err := c.Explore(context.Background(), snap)
-				if err != nil {
-					b.Fatal(err)
-				}
-				states += rep.States
-			}
-			b.ReportMetric(float64(states)/float64(b.N), "states/op")
+			benchRounds(b, cfg, snap)
 		})
 	}
+}
+
+// benchRounds runs one round of a fresh controller of cfg on snap per
+// op, reports states/op and returns the states of all ops.
+func benchRounds(b *testing.B, cfg steering.Config, snap *snapshot.Snapshot) uint64 {
+	var states uint64
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := steering.New(cfg, snap.Gatherer)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rep, err := c.Explore(context.Background(), snap)
+		if err != nil {
+			b.Fatal(err)
+		}
+		states += rep.States
+	}
+	b.ReportMetric(float64(states)/float64(b.N), "states/op")
+	return states
 }
