@@ -67,33 +67,26 @@ type emulateParams struct {
 	services *catalog
 	// status, when set (stderr on a terminal, not --json), gets a status
 	// line of the run's progress (runWithStatus).
-	status      io.Writer
-	service     string
-	nodes       int
-	duration    time.Duration
-	churn       string
-	breaks      string
-	silent      float64
-	downtime    time.Duration
-	heal        time.Duration
-	fix         string
-	seed        uint64
-	tracePath   string
-	cpuProfile  string
-	snapEvery   time.Duration
-	secondHop   int
-	modeName    string
-	immediate   bool
-	steerStates int
-	faults      faultFlags
-	walk        walkFlags
-	breakConn   bool
-	predictors  int
-	reports     string
-	links       bandwidthFlags
+	status     io.Writer
+	service    string
+	nodes      int
+	duration   time.Duration
+	churn      string
+	breaks     string
+	silent     float64
+	downtime   time.Duration
+	heal       time.Duration
+	fix        string
+	seed       uint64
+	tracePath  string
+	cpuProfile string
+	snapEvery  time.Duration
+	steer      steerFlags
+	predictors int
+	reports    string
+	links      bandwidthFlags
 
 	// Resolved by resolve.
-	mode       steering.Mode
 	rate       float64
 	breakRate  float64
 	churnUntil time.Duration
@@ -141,20 +134,12 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	p.snapEvery = -1
 	fs.Var(durationValue{&p.snapEvery}, "snapshots", "run a checkpoint manager on every node, checkpointing and gathering its neighbourhood at this interval (e.g. 10s; 0: off; default: 10s with --mode debug or steer or --immediate, else off)")
-	fs.IntVar(&p.secondHop, "second-hop", 0, "widen every gather to at most this many of the neighbours' neighbours (the peers the last snapshot's members exchanged messages with; 0: the neighbourhood only)")
-	fs.StringVar(&p.modeName, "mode", "off", "steering controller: off, debug (predict and report: deep online debugging) or steer (also install event filters)")
-	fs.BoolVar(&p.immediate, "immediate", false, "run the immediate safety check before every handler")
-	fs.IntVar(&p.steerStates, "steer-states", -1, fmt.Sprintf("unique states per search of a steering round (default: %d with --mode debug, %d with --mode steer)", debugSteerStates, steerSteerStates))
-	p.faults.register(fs)
-	p.walk.register(fs)
-	fs.BoolVar(&p.breakConn, "break-connection", false, "steering filters and vetoes also break the connection to a dropped message's sender")
+	p.steer.register(fs)
 	fs.IntVar(&p.predictors, "predictors", -1, fmt.Sprintf("nodes that gather snapshots and run steering rounds, spread over the IDs from n1 (0: every node; default: %d with --mode debug, as in the paper's 100-node runs, every node with --mode steer); every node checkpoints and answers", debugPredictors))
 	fs.StringVar(&p.reports, "reports", "", "with --mode debug or steer, write a prediction report ('crystalball trace show' replays it) for every distinct predicted violation into this directory")
 	p.links.register(fs)
-	// The -1 defaults mean "chosen by --mode" (resolve); say so in -help.
-	for _, name := range []string{"steer-states", "predictors"} {
-		fs.Lookup(name).DefValue = "auto"
-	}
+	// The -1 default means "chosen by --mode" (resolve); say so in -help.
+	fs.Lookup("predictors").DefValue = "auto"
 }
 
 // resolve checks p and fills the values that depend on others.
@@ -168,42 +153,23 @@ func (p *emulateParams) resolve() error {
 	if p.downtime <= 0 {
 		return usagef("--downtime must be positive, got %v", p.downtime)
 	}
-	mode, err := steering.ParseMode(p.modeName)
-	if err != nil {
-		return usagef("--mode: %q is not off, debug or steer", p.modeName)
+	if err := p.steer.resolve(); err != nil {
+		return err
 	}
-	p.mode = mode
-	if p.secondHop < 0 {
-		return usagef("--second-hop must not be negative, got %d", p.secondHop)
-	}
+	mode := p.steer.mode
 	if p.snapEvery < -1 {
 		return usagef("--snapshots must not be negative, got %v", p.snapEvery)
 	}
 	if p.snapEvery == -1 {
 		p.snapEvery = 0
-		if mode != steering.Off || p.immediate {
+		if p.steer.steers() {
 			p.snapEvery = defaultSnapEvery
 		}
 	}
 	if err := checkInterval("snapshots", p.snapEvery); err != nil {
 		return err
 	}
-	if mode != steering.Off && p.snapEvery == 0 {
-		return usagef("--mode %v needs --snapshots (rounds start from gathered snapshots)", mode)
-	}
-	if p.steerStates == -1 {
-		p.steerStates = steerSteerStates
-		if mode == steering.Debug {
-			p.steerStates = debugSteerStates
-		}
-	}
-	if p.steerStates <= 0 {
-		return usagef("--steer-states must be positive, got %d", p.steerStates)
-	}
-	if err := p.faults.validate(); err != nil {
-		return err
-	}
-	if err := p.walk.validate(); err != nil {
+	if err := p.steer.checkSnapshots(p.snapEvery); err != nil {
 		return err
 	}
 	if p.predictors < -1 || p.predictors > p.nodes {
@@ -222,6 +188,7 @@ func (p *emulateParams) resolve() error {
 	if err := p.links.validate(); err != nil {
 		return err
 	}
+	var err error
 	if !(p.silent >= 0 && p.silent <= 1) {
 		return usagef("--silent must be in [0, 1], got %v", p.silent)
 	}
@@ -303,27 +270,21 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 	isPredictor := func(id node.ID) bool { return p.predicting == nil || slices.Contains(p.predicting, id) }
 	if p.snapEvery > 0 {
 		cfg.Snapshots = &emulation.SnapshotConfig{Manager: emulation.LinkedSnapshots(
-			snapshot.Config{Interval: p.snapEvery, GatherInterval: p.snapEvery, SecondHop: p.secondHop}, cfg.Network)}
-		if p.predicting != nil && !p.immediate {
+			snapshot.Config{Interval: p.snapEvery, GatherInterval: p.snapEvery, SecondHop: p.steer.secondHop}, cfg.Network)}
+		if p.predicting != nil && !p.steer.immediate {
 			// Only the predictors need neighbourhood snapshots; with the
 			// immediate check every node needs its view.
 			cfg.Snapshots.Gatherers = isPredictor
 		}
 	}
-	if p.mode != steering.Off || p.immediate {
+	if p.steer.steers() {
 		cfg.Steering = &emulation.SteeringConfig{
-			Controller: steering.Config{
-				Mode:      p.mode,
-				Faults:    p.faults.faults(),
-				MaxStates: p.steerStates,
-				// Set here, not left to the emulator's default, so that
-				// the reports rebuild the rounds' model with it.
-				Workload:        svc.workload,
-				BreakConnection: p.breakConn,
-			},
-			Immediate: p.immediate,
+			// Workload is set here, not left to the emulator's default,
+			// so that the reports rebuild the rounds' model with it.
+			Controller: steering.Config{Workload: svc.workload},
+			Immediate:  p.steer.immediate,
 		}
-		p.walk.apply(&cfg.Steering.Controller)
+		p.steer.apply(&cfg.Steering.Controller)
 		if p.predicting != nil {
 			cfg.Steering.Predictors = isPredictor
 		}
@@ -343,7 +304,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 	cfg := p.emulationConfig(svc)
 	var predLog steering.PredictionLog
 	episodes := episodeLog{}
-	if p.mode != steering.Off {
+	if p.steer.mode != steering.Off {
 		cfg.Steering.OnRound = func(id node.ID, at time.Duration, rep *steering.RoundReport) {
 			predLog.Add(emulation.Epoch.Add(at), id, rep)
 		}
@@ -400,13 +361,13 @@ func runEmulation(ctx context.Context, p *emulateParams) (emulateOutput, error) 
 		out.Speedup = float64(res.VirtualDuration) / float64(res.WallTime)
 	}
 	out.summaryLine = svc.describe(em.View())
-	if p.mode != steering.Off {
+	if p.steer.mode != steering.Off {
 		out.Predictors = p.predicting
 		out.Predictions = matchPredictions(&predLog, episodes, res.Liveness)
 		out.predictionLog = &predLog
 		if p.reports != "" {
 			src := report.Source{Service: p.service, Fix: p.fix, Nodes: p.nodes, Options: svc.options, Spec: svc.spec,
-				Mode: p.mode, Workload: cfg.Steering.Controller.Workload, Faults: cfg.Steering.Controller.Faults}
+				Mode: p.steer.mode, Workload: cfg.Steering.Controller.Workload, Faults: cfg.Steering.Controller.Faults}
 			if err := writePredictionReports(p.reports, &predLog, src, out.Predictions); err != nil {
 				// The run's figures are printed all the same: a report
 				// that cannot be written loses nothing else.

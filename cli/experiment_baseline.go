@@ -48,7 +48,7 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	if p.service != "chord" && p.service != "randtree" {
 		return usagef("--service must be chord or randtree")
 	}
-	if p.modeName != "debug" {
+	if p.steer.modeName != "debug" {
 		return usagef("--mode must be debug: the online half predicts and reports")
 	}
 	if *bfsNodes <= 0 || *bfsNodes > 64 || *budget < 0 || *maxStates < 0 || *workers <= 0 {
@@ -74,7 +74,7 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := experiments.BaselineConfig{Spec: svc.spec, Workload: svc.workload, Nodes: *bfsNodes, Seed: p.seed,
-		Faults: p.faults.faults(),
+		Faults: p.steer.faults.faults(),
 		Budget: *budget, MaxStates: noneIfZero(*maxStates), Workers: *workers, MaxMemory: maxMemory,
 		OnSearch: searchProgress(stderr, *asJSON)}
 	tune, restoreGC := searchGCPercent(serviceGCPercent, nil)
@@ -115,7 +115,7 @@ func printBaselineOnline(w io.Writer, on *emulateOutput, p *emulateParams) {
 	st := on.Result.Steering
 	fmt.Fprintf(w, "macemc-baseline: %s (%s), seed %d\n\n", on.Service, on.Options, on.Seed)
 	fmt.Fprintf(w, "online:  %d nodes, %s emulated, churn %g/min, predictors %v, %d states per search, resets %d (silent), breaks %d, drops %d per path\n",
-		on.Nodes, on.Duration, on.ChurnPerMinute, on.Predictors, p.steerStates, p.faults.resets, p.faults.breaks, p.faults.drops)
+		on.Nodes, on.Duration, on.ChurnPerMinute, on.Predictors, p.steer.states, p.steer.faults.resets, p.steer.faults.breaks, p.steer.faults.drops)
 	fmt.Fprintf(w, "         %d rounds, %d states, %.1f s of exploration; %d distinct violations predicted; %.1f s of wall time (%s real time)\n",
 		st.Rounds, st.StatesExplored, st.ExplorationSeconds, len(on.Predictions), on.WallSeconds, speedFactor(on.Speedup))
 }

@@ -11,6 +11,25 @@ import (
 )
 
 func runRandTreeLiveness(args []string, stdout, stderr io.Writer) error {
+	cfg, asJSON, err := parseRandTreeLiveness(args, stderr)
+	if err != nil {
+		return err
+	}
+	if !asJSON {
+		cfg.Progress = stderr
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	res, err := experiments.RandTreeLiveness(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return printResult(stdout, asJSON, res)
+}
+
+// parseRandTreeLiveness reads the experiment's flags into its
+// configuration; asJSON is --json.
+func parseRandTreeLiveness(args []string, stderr io.Writer) (cfg experiments.RandTreeLivenessConfig, asJSON bool, err error) {
 	fs := newFlagSet("experiment randtree-liveness", stderr)
 	seed := fs.Uint64("seed", 0, "seed of the experiment (required); run r uses a seed derived from it and r")
 	runs := fs.Int("runs", 100, "runs; each draws a victim and the gap between its join and its silent reset")
@@ -22,40 +41,34 @@ func runRandTreeLiveness(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs emulated in parallel (the results do not depend on it)")
 	var walk walkFlags
 	walk.register(fs)
+	var rates steerFlags
+	rates.registerRates(fs)
 	rulesName := rulesFlag(fs)
-	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	jsonOut := fs.Bool("json", false, "print one JSON object instead of the summary")
 	setUsage(fs, "experiment randtree-liveness --seed N [flags]", "MaceMC's RandTree liveness bug scripted in an emulated tree over many gaps: without CrystalBall, in deep online debugging and with execution steering on every node.")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return cfg, false, err
 	}
 	if !flagSet(fs, "seed") {
-		return usagef("--seed is required (the experiment is a pure function of it)")
+		return cfg, false, usagef("--seed is required (the experiment is a pure function of it)")
 	}
 	if *runs <= 0 || *nodes < 3 || *nodes > emulation.MaxNodes || *workers <= 0 || *maxGap < 0 || *resets < 0 {
-		return usagef("--runs and --workers must be positive, --nodes in 3..%d, --max-gap and --steer-resets not negative", emulation.MaxNodes)
+		return cfg, false, usagef("--runs and --workers must be positive, --nodes in 3..%d, --max-gap and --steer-resets not negative", emulation.MaxNodes)
 	}
 	if err := checkInterval("snapshots", *snapEvery); err != nil {
-		return err
+		return cfg, false, err
 	}
 	rules, err := parseRulesFlag(*rulesName)
 	if err != nil {
-		return err
+		return cfg, false, err
 	}
 	if err := walk.validate(); err != nil {
-		return err
+		return cfg, false, err
 	}
 	sc := steering.Config{Faults: consequence.Faults{Resets: *resets, SilentResets: true}}
 	walk.apply(&sc)
-	cfg := experiments.RandTreeLivenessConfig{Seed: *seed, Runs: *runs, Nodes: *nodes, MaxGap: *maxGap, SnapEvery: *snapEvery,
+	rates.applyRates(&sc)
+	cfg = experiments.RandTreeLivenessConfig{Seed: *seed, Runs: *runs, Nodes: *nodes, MaxGap: *maxGap, SnapEvery: *snapEvery,
 		Fixes: splitList(*fix), Steering: sc, Workers: *workers, Rules: rules}
-	if !*asJSON {
-		cfg.Progress = stderr
-	}
-	ctx, stop := interruptible()
-	defer stop()
-	res, err := experiments.RandTreeLiveness(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	return printResult(stdout, *asJSON, res)
+	return cfg, *jsonOut, nil
 }

@@ -5,10 +5,10 @@ import (
 	"time"
 )
 
-// autoFlags are the flags of 'emulate' (and the experiments that take its
-// flags) whose negative default stands for "chosen from other flags"
-// (emulateParams.resolve): a negative value typed on the command line is
-// an error, not "auto".
+// autoFlags are the flags of 'emulate' and 'node' (and the experiments
+// that take emulate's flags) whose negative default stands for "chosen
+// from other flags" (emulateParams.resolve, steerFlags.resolve): a
+// negative value typed on the command line is an error, not "auto".
 var autoFlags = []string{"steer-states", "predictors", "snapshots", "heal"}
 
 // rejectNegativeAuto reports an autoFlags flag given a negative value on

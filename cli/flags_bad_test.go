@@ -34,7 +34,7 @@ func TestBadNumericFlagsAreUsageErrors(t *testing.T) {
 		{append(nodeArgs, "--snapshots", "-1s"), "--snapshots must not be negative"},
 		{append(nodeArgs, "--snapshots", "1s", "--gather", "1ms"), "--gather must be 0 (off) or at least 10ms, got 1ms"},
 		{append(nodeArgs, "--snapshots", "1s", "--gather", "-1s"), "--gather must not be negative"},
-		{append(nodeArgs, "--steer-states", "-1"), "--steer-states must be positive, got -1"},
+		{append(nodeArgs, "--steer-states", "-1"), "--steer-states must be 0 or more (not negative), got -1"},
 		{append(nodeArgs, "--steer-resets", "-1"), "--steer-resets must not be negative"},
 		{append(nodeArgs, "--steer-breaks", "-1"), "--steer-breaks must not be negative"},
 		{append(nodeArgs, "--steer-drops", "-1"), "--steer-drops must not be negative"},

@@ -67,18 +67,13 @@ type nodeFlags struct {
 	ephemeral                                                         bool
 	nodes                                                             int
 	seed                                                              uint64
-	snapEvery, gatherEvery, steerTime, lastKnown                      time.Duration
-	filterHold, vetoHold                                              time.Duration
-	immediate, steerBreak                                             bool
-	steerStates, secondHop                                            int
-	faults                                                            faultFlags
-	walk                                                              walkFlags
+	snapEvery, gatherEvery, steerTime                                 time.Duration
+	steer                                                             steerFlags
 	httpTokenFile                                                     string
 	trySendQueue                                                      int
 
 	// Resolved by check.
-	id   node.ID
-	mode steering.Mode
+	id node.ID
 }
 
 // register defines f's flags on fs.
@@ -105,17 +100,8 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	f.snapEvery, f.gatherEvery, f.steerTime = snapshot.DefaultInterval, -1, 2*time.Second
 	fs.Var(durationValue{&f.snapEvery}, "snapshots", "checkpoint interval of the node's snapshot manager (0: no snapshot manager, no snapshot endpoints)")
 	fs.Var(durationValue{&f.gatherEvery}, "gather", "interval of automatic neighbourhood snapshots (auto: the --snapshots interval; 0: only on POST /snapshot)")
-	fs.IntVar(&f.secondHop, "second-hop", 0, "widen every gather to at most this many of the neighbours' neighbours (the peers the last snapshot's members exchanged messages with; 0: the neighbourhood only)")
-	fs.StringVar(&f.modeName, "mode", "off", "execution steering: off, debug (predict from every gathered snapshot and report) or steer (also install event filters); needs --snapshots")
-	fs.BoolVar(&f.immediate, "immediate", false, "run the immediate safety check before every event the node handles (in any --mode; needs --snapshots)")
-	fs.IntVar(&f.steerStates, "steer-states", 20000, "budget of unique states of each steering search")
-	f.walk.register(fs)
-	fs.Var(durationValue{&f.steerTime}, "steer-time", "wall-time budget of each steering search (a round runs several)")
-	f.faults.register(fs)
-	fs.BoolVar(&f.steerBreak, "steer-break", false, "a filtered or vetoed message also breaks the connection to its sender (the paper's TCP reset)")
-	fs.Var(durationValue{&f.lastKnown}, "steer-last-known", "a member a gather cannot reach enters steering rounds and the immediate check at its last checkpoint seen at most this long before (0: left out, as in the paper; suits services whose state survives partitions and resets, such as paxos)")
-	fs.Var(durationValue{&f.filterHold}, "filter-hold", "longest a filtered event kind whose intervention budget is spent is held before it runs for a window (0: until a fresh round finds it safe or the liveness guard releases it, the library's default)")
-	fs.Var(durationValue{&f.vetoHold}, "veto-hold", "longest an event kind the immediate check keeps vetoing is held once its budget is spent (0: until the check passes or the liveness guard releases it, the library's default)")
+	f.steer.register(fs)
+	fs.Var(durationValue{&f.steerTime}, "steer-time", "wall-time budget of each steering search of a live node (a round runs several)")
 	fs.StringVar(&f.reports, "reports", "", "directory to write a JSON report per predicted violation into (--mode debug or steer; default: none)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "directory of the node's store (created if need be): the service's durable state (paxos: promises, accepted and learned values) and steering's installed filters are synced there before the messages that depend on them are sent, and recovered when the node starts again; one node per directory")
 	fs.BoolVar(&f.ephemeral, "ephemeral", false, "run a service with durable state (paxos) without --data-dir: a restarted node forgets what it promised (tests and experiments only)")
@@ -128,6 +114,9 @@ func parseNodeFlags(cat *catalog, args []string, stderr io.Writer) (*nodeFlags, 
 	f.register(fs, cat)
 	setUsage(fs, "node --id N [flags]", "Runs one live node of a service in the foreground until SIGINT or SIGTERM.")
 	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if err := rejectNegativeAuto(fs); err != nil {
 		return nil, err
 	}
 	gatherSet := false
@@ -166,35 +155,19 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 	if err := checkInterval("snapshots", f.snapEvery); err != nil {
 		return err
 	}
-	if f.secondHop < 0 {
-		return usagef("--second-hop must not be negative, got %d", f.secondHop)
-	}
 	if err := checkInterval("gather", f.gatherEvery); err != nil {
 		return err
 	}
-	if f.mode, err = steering.ParseMode(f.modeName); err != nil {
-		return usagef("--mode: want off, debug or steer, got %q", f.modeName)
-	}
-	if err := f.walk.validate(); err != nil {
+	if err := f.steer.resolve(); err != nil {
 		return err
 	}
-	if err := f.faults.validate(); err != nil {
+	if err := f.steer.checkSnapshots(f.snapEvery); err != nil {
 		return err
 	}
 	switch {
-	case f.steerStates <= 0:
-		return usagef("--steer-states must be positive, got %d", f.steerStates)
 	case f.steerTime <= 0:
 		return usagef("--steer-time must be positive, got %v", f.steerTime)
-	case f.lastKnown < 0:
-		return usagef("--steer-last-known must not be negative, got %v", f.lastKnown)
-	case f.filterHold < 0 || f.vetoHold < 0:
-		return usagef("--filter-hold and --veto-hold must not be negative, got %v and %v", f.filterHold, f.vetoHold)
-	case f.mode != steering.Off && f.snapEvery == 0:
-		return usagef("--mode %v needs a snapshot manager (--snapshots is 0): rounds start from gathered snapshots", f.mode)
-	case f.immediate && f.snapEvery == 0:
-		return usagef("--immediate needs a snapshot manager (--snapshots is 0): the check reads the last gathered snapshot")
-	case f.reports != "" && f.mode == steering.Off:
+	case f.reports != "" && f.steer.mode == steering.Off:
 		return usagef("--reports needs --mode debug or steer")
 	case f.ephemeral && f.dataDir != "":
 		return usagef("--ephemeral and --data-dir contradict each other: a node with a data directory keeps its durable state")
@@ -233,23 +206,13 @@ func (f *nodeFlags) secure(cfg *live.RuntimeConfig) error {
 }
 
 // steers reports whether the node runs a steering layer.
-func (f *nodeFlags) steers() bool { return f.mode != steering.Off || f.immediate }
+func (f *nodeFlags) steers() bool { return f.steer.steers() }
 
 // steeringConfig is the steering controller's configuration the flags
 // give, for the service spec.
 func (f *nodeFlags) steeringConfig(spec node.Spec) steering.Config {
-	ccfg := steering.Config{
-		Mode:            f.mode,
-		Spec:            spec,
-		Faults:          f.faults.faults(),
-		MaxStates:       f.steerStates,
-		MaxTime:         f.steerTime,
-		BreakConnection: f.steerBreak,
-		LastKnownFor:    f.lastKnown,
-		FilterHold:      f.filterHold,
-		VetoHold:        f.vetoHold,
-	}
-	f.walk.apply(&ccfg)
+	ccfg := steering.Config{Spec: spec, MaxTime: f.steerTime}
+	f.steer.apply(&ccfg)
 	return ccfg
 }
 
@@ -324,7 +287,7 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 		if err != nil {
 			return err
 		}
-		n.snapLive, err = snapshot.NewLive(snapshot.Config{Registry: reg, Interval: f.snapEvery, GatherInterval: f.gatherEvery, SecondHop: f.secondHop}, slogger)
+		n.snapLive, err = snapshot.NewLive(snapshot.Config{Registry: reg, Interval: f.snapEvery, GatherInterval: f.gatherEvery, SecondHop: f.steer.secondHop}, slogger)
 		if err != nil {
 			return usageError{err}
 		}
@@ -334,11 +297,11 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 		return nil
 	}
 	ccfg := f.steeringConfig(n.svc.spec)
-	lcfg := steering.LayerConfig{Controller: ccfg, Immediate: f.immediate, Logger: slogger, Runner: live.NewRoundRunner(),
+	lcfg := steering.LayerConfig{Controller: ccfg, Immediate: f.steer.immediate, Logger: slogger, Runner: live.NewRoundRunner(),
 		OnRoundTime: n.timings.ObserveRound, OnImmediateCheck: n.timings.ObserveImmediateCheck, Clock: time.Now}
 	if f.reports != "" {
 		src := report.Source{Node: f.id, Service: f.service, Fix: f.fix, Nodes: f.nodes, Options: n.svc.options,
-			Spec: n.svc.spec, Mode: f.mode, Workload: ccfg.Workload, Faults: ccfg.Faults}
+			Spec: n.svc.spec, Mode: f.steer.mode, Workload: ccfg.Workload, Faults: ccfg.Faults}
 		n.reports = &report.Writer{Dir: f.reports, Logger: slogger, Source: src}
 		lcfg.OnRound = n.reports.Round
 	}
@@ -349,7 +312,7 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 	cfg.Layers = append(cfg.Layers, n.steerer)
 	// A round runs the prediction and then the checks of the filters it
 	// suggests; a newer snapshot cancels it.
-	if f.mode != steering.Off && f.gatherEvery > 0 && f.gatherEvery < 3*f.steerTime {
+	if f.steer.mode != steering.Off && f.gatherEvery > 0 && f.gatherEvery < 3*f.steerTime {
 		n.log.Warn("steering rounds may outlast the gather interval; a newer snapshot cancels a running round",
 			zap.Duration("gather", f.gatherEvery), zap.Duration("steer_time", f.steerTime))
 	}
@@ -422,8 +385,8 @@ func (n *liveNode) printStarted(stdout io.Writer) {
 		fmt.Fprintf(stdout, ", checkpoints every %v", n.f.snapEvery)
 	}
 	if n.steerer != nil {
-		fmt.Fprintf(stdout, ", steering %v", n.f.mode)
-		if n.f.immediate {
+		fmt.Fprintf(stdout, ", steering %v", n.f.steer.mode)
+		if n.f.steer.immediate {
 			fmt.Fprint(stdout, " with the immediate check")
 		}
 	}

@@ -66,8 +66,8 @@ func TestSteerRefusals(t *testing.T) {
 			t.Errorf("emulate %v: refusals %d, want %d", c.args, got, c.want)
 		}
 		f, err := parseNodeFlags(builtinCatalog(), append([]string{"--id", "1"}, c.args...), io.Discard)
-		if err != nil || f.faults.refusals != c.want {
-			t.Errorf("node %v: refusals %d (%v), want %d", c.args, f.faults.refusals, err, c.want)
+		if err != nil || f.steer.faults.refusals != c.want {
+			t.Errorf("node %v: refusals %d (%v), want %d", c.args, f.steer.faults.refusals, err, c.want)
 		}
 	}
 	fs := newFlagSet("emulate", io.Discard)

@@ -22,9 +22,10 @@ const (
 	// spread over the IDs from n1 (SpreadPredictors).
 	DebugPredictors = 2
 	// DebugMaxStates and SteerMaxStates are the unique states per search
-	// of a round in modes Debug and Steer.
-	DebugMaxStates = 50_000
-	SteerMaxStates = 2_000
+	// of a round in modes Debug and Steer: steering's, which the live
+	// node's defaults share (steering.Mode.DefaultMaxStates).
+	DebugMaxStates = steering.DebugMaxStates
+	SteerMaxStates = steering.SteerMaxStates
 )
 
 // Snapshot timeouts on finite access links (LinkedSnapshots). A snapshot
@@ -88,12 +89,8 @@ func ModeConfig(mode steering.Mode, nodes int, immediate bool) (*SnapshotConfig,
 		predicting = SpreadPredictors(DebugPredictors, nodes)
 	}
 	snaps := &SnapshotConfig{Manager: snapshot.Config{Interval: ModeSnapshotInterval, GatherInterval: ModeSnapshotInterval}}
-	states := SteerMaxStates
-	if mode == steering.Debug {
-		states = DebugMaxStates
-	}
 	steer := &SteeringConfig{
-		Controller: steering.Config{Mode: mode, Faults: steering.DefaultFaults(), MaxStates: states},
+		Controller: steering.Config{Mode: mode, Faults: steering.DefaultFaults(), MaxStates: mode.DefaultMaxStates()},
 		Immediate:  immediate,
 	}
 	if predicting != nil {

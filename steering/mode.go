@@ -41,3 +41,28 @@ func ParseMode(s string) (Mode, error) {
 	}
 	return 0, fmt.Errorf("%w: unknown mode %q (want off, debug or steer)", ErrInvalidConfig, s)
 }
+
+// Search budgets a shell gives a round by mode when its user names none
+// (`crystalball node` and `emulate` without --steer-states, and
+// emulation.ModeConfig). Deep online debugging (Debug) runs on a few
+// predictors that each explore far, as the paper's 100-node runs did;
+// with Steer every node predicts and its rounds must stay cheap enough to
+// act before the predicted events arrive (docs/PERFORMANCE.md measures
+// both). Config.MaxStates, for a controller built directly, keeps its own
+// default (DefaultConfig).
+const (
+	// DebugMaxStates is the unique states per search of a Debug round.
+	DebugMaxStates = 50_000
+	// SteerMaxStates is the unique states per search of a Steer round,
+	// and of the view-only rounds of Off (the immediate check alone).
+	SteerMaxStates = 2_000
+)
+
+// DefaultMaxStates returns the shells' search budget for a round in m:
+// DebugMaxStates in Debug, SteerMaxStates otherwise.
+func (m Mode) DefaultMaxStates() int {
+	if m == Debug {
+		return DebugMaxStates
+	}
+	return SteerMaxStates
+}
