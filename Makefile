@@ -57,14 +57,14 @@ test-long: testbudget
 	  | tee bin/test-long.json | $(TESTBUDGET) report -records bin/test-long-cpu.jsonl -budget 0 -top 30 -summary bin/test-long-times.json
 
 # The web view in a real browser: files built with the tag `browser`
-# (cli/serve_browser_test.go) drive headless Chromium through chromedp —
+# (cli/internal/tool/serve_browser_test.go) drive headless Chromium through chromedp —
 # the page loads, steps through a report, shows the diff against the
 # nearest live path; a node's /ui page updates. CHROMIUM is the browser (Debian's package chromium;
 # .ci/run installs it when it is missing). About 5 s.
 CHROMIUM ?= /usr/bin/chromium
 webtest:
 	@test -x $(CHROMIUM) || { echo "webtest: no browser at $(CHROMIUM) (apt-get install -y chromium, or set CHROMIUM)"; exit 1; }
-	CHROMIUM=$(CHROMIUM) $(GO) test -tags browser -race -count=1 -run 'Browser' ./cli
+	CHROMIUM=$(CHROMIUM) $(GO) test -tags browser -race -count=1 -run 'Browser' ./cli/internal/tool
 
 # Reprints the last `make test`'s report (and checks its budget again)
 # from the files it left in bin/.

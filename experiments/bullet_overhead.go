@@ -14,6 +14,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/services/bullet"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
+	"github.com/seed6eee2ec7/crystalball/webview"
 )
 
 // BulletOverheadFormat is the format of a BulletOverheadResult.
@@ -30,7 +31,7 @@ const (
 	DefaultBulletOverheadSeed        = 1 // the seed docs/RESULTS.md uses; not a default: every seed, 0 too, is a seed of its own
 )
 
-// bulletSource is the node that serves the file (as cli/catalog_bullet.go
+// bulletSource is the node that serves the file (as cli/papers/catalog_bullet.go
 // runs Bullet′).
 const bulletSource node.ID = 1
 
@@ -550,7 +551,7 @@ func bulletSteering(s *emulation.SteeringResult) *BulletSteering {
 // 17's form). It fails when a run completed no download.
 func (r *BulletOverheadResult) WritePlot(w io.Writer) error {
 	title := fmt.Sprintf("Bullet′: %d nodes download %s (seed %d)", r.Nodes, byteSize(r.FileBytes), r.Seed)
-	return WriteCDFSVG(w, title, "download time (s)", []CDFSeries{
+	return webview.WriteCDFSVG(w, title, "download time (s)", []webview.Series{
 		{Name: "without CrystalBall", Values: r.Without.Download.Sorted},
 		{Name: "with CrystalBall", Values: r.With.Download.Sorted},
 	})

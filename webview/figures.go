@@ -28,8 +28,8 @@ type Series struct {
 }
 
 // CDFPlotter draws the empirical CDFs of series as one SVG plot, at most
-// MaxCDFSeries of them (experiments.WriteCDFSVG is the one crystalball's
-// experiments draw their --plot with; package cli adapts it).
+// MaxCDFSeries of them (WriteCDFSVG, which the experiments draw their
+// --plot with too, is the one crystalball serve passes).
 type CDFPlotter func(w io.Writer, title, xLabel string, series []Series) error
 
 // MaxCDFSeries is how many series Figures puts in one CDF plot.

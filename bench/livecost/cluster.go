@@ -130,7 +130,7 @@ func (c *cluster) newNode(id node.ID, join []string) (*live.Runtime, error) {
 
 // steering returns a snapshot manager and a steering layer as `crystalball
 // node --mode steer --immediate` (or `--immediate` alone) builds them
-// (cli/node.go), with the phase's intervals and budgets.
+// (cli/internal/tool/node.go), with the phase's intervals and budgets.
 func (c *cluster) steering() (*snapshot.Live, *steering.Layer, error) {
 	reg, err := c.spec.Registry()
 	if err != nil {

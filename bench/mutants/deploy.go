@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/cli"
+	"github.com/seed6eee2ec7/crystalball/cli/papers"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/macetransport"
@@ -27,7 +28,7 @@ const (
 // every property).
 func deployments() (map[string]zoo.Case, error) {
 	out := map[string]zoo.Case{}
-	for _, s := range cli.BuiltinServices() {
+	for _, s := range papers.Services() {
 		c, err := shipped(s)
 		if err != nil {
 			return nil, err

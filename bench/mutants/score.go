@@ -11,7 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/seed6eee2ec7/crystalball/experiments"
+	"github.com/seed6eee2ec7/crystalball/webview"
 )
 
 // boardFormat names the JSON form of a board.
@@ -157,7 +157,7 @@ func (b board) write(f runFlags, stdout io.Writer) error {
 	}
 	if series := b.plotSeries(); f.svgOut != "" && len(series) > 0 {
 		var svg bytes.Buffer
-		if err := experiments.WriteCDFSVG(&svg, "Mutation corpus: prediction and first violation", "seconds between the first predicting round and the first violation", series); err != nil {
+		if err := webview.WriteCDFSVG(&svg, "Mutation corpus: prediction and first violation", "seconds between the first predicting round and the first violation", series); err != nil {
 			return err
 		}
 		if err := os.WriteFile(f.svgOut, svg.Bytes(), 0o644); err != nil {
@@ -177,13 +177,13 @@ func (b board) write(f runFlags, stdout io.Writer) error {
 
 // plotSeries are the SVG's curves: the leads of the predictions in time
 // and the lateness of the others (each only when it has values).
-func (b board) plotSeries() []experiments.CDFSeries {
-	var out []experiments.CDFSeries
+func (b board) plotSeries() []webview.Series {
+	var out []webview.Series
 	if len(b.LeadSeconds) > 0 {
-		out = append(out, experiments.CDFSeries{Name: fmt.Sprintf("in time: prediction before violation (%d)", len(b.LeadSeconds)), Values: b.LeadSeconds})
+		out = append(out, webview.Series{Name: fmt.Sprintf("in time: prediction before violation (%d)", len(b.LeadSeconds)), Values: b.LeadSeconds})
 	}
 	if len(b.LateSeconds) > 0 {
-		out = append(out, experiments.CDFSeries{Name: fmt.Sprintf("late: prediction after violation (%d)", len(b.LateSeconds)), Values: b.LateSeconds})
+		out = append(out, webview.Series{Name: fmt.Sprintf("late: prediction after violation (%d)", len(b.LateSeconds)), Values: b.LateSeconds})
 	}
 	return out
 }

@@ -1,10 +1,12 @@
 // Command crystalball is the command-line tool of the crystalball runtime
-// for the services built into this module (RandTree, Chord and Paxos). All
-// of it lives in package cli; a program of one's own gets the same
-// subcommands for its own services by calling cli.Main with them
-// (examples/lock). README.md documents every command.
+// for the papers' services built into this module (RandTree, Chord, Paxos,
+// MaceTransport, Pastry, Bullet′), with the papers' experiments and the
+// two-phase commit model: package cli's generic command line over package
+// cli/papers. A program of one's own gets the same subcommands for its own
+// services by calling cli.Main with them (examples/lock), and links none
+// of the papers. README.md documents every command.
 package main
 
-import "github.com/seed6eee2ec7/crystalball/cli"
+import "github.com/seed6eee2ec7/crystalball/cli/papers"
 
-func main() { cli.Main(cli.BuiltinServices()...) }
+func main() { papers.Program().Main() }

@@ -1,0 +1,648 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/report"
+)
+
+// checkFormat names the format of check --json's output, the report
+// 'trace show' replays.
+const checkFormat = "crystalball-check/1"
+
+// checkOutput is the --json form of an offline check (MaceMC mode): what
+// was checked, what the search cost and what it found.
+type checkOutput struct {
+	// Format is checkFormat.
+	Format string `json:"format"`
+	// Target is the service's name (Service.Name), or the model's.
+	Target   string `json:"target"`
+	Options  string `json:"options"`
+	Nodes    int    `json:"nodes"`
+	Strategy string `json:"strategy"`
+	Seed     uint64 `json:"seed"`
+	Faults   string `json:"faults,omitempty"`
+	// Weights are the walk weights by action kind that --weights auto
+	// derived from an emulated run of the service (empty otherwise).
+	Weights map[string]float64 `json:"weights,omitempty"`
+	// Fix, Resets, Silent, Breaks, Drops and Refusals are the flags the
+	// service's model was built with, so that 'trace show' can rebuild it.
+	Fix       string `json:"fix,omitempty"`
+	Resets    int    `json:"resets,omitempty"`
+	Silent    bool   `json:"silent,omitempty"`
+	Breaks    int    `json:"breaks,omitempty"`
+	Drops     int    `json:"drops,omitempty"`
+	Refusals  int    `json:"refusals,omitempty"`
+	Stop      string `json:"stop,omitempty"`
+	Unique    uint64 `json:"unique"`
+	Generated uint64 `json:"generated"`
+	Pruned    uint64 `json:"pruned"`
+	// Slept counts the transitions partial-order reduction skipped
+	// (--por, BFS only).
+	Slept uint64 `json:"slept,omitempty"`
+	// SleepSetsOff is the first depth expanded without sleep sets because
+	// they did not pay (consequence.Result.SleepSetsOff; 0: not switched off).
+	SleepSetsOff    int      `json:"sleep_sets_off,omitempty"`
+	Depth           int      `json:"depth"`
+	DepthCounts     []uint64 `json:"depth_counts,omitempty"`
+	StatesPerSecond float64  `json:"states_per_second"`
+	BytesPerState   float64  `json:"bytes_per_state"`
+	MemoryBytes     uint64   `json:"memory_bytes"`
+	// PeakMemoryBytes is the most memory the Go heap held from the system
+	// at the search's checks of --max-memory (0 without it).
+	PeakMemoryBytes uint64 `json:"peak_memory_bytes,omitempty"`
+	// OmissionProbability is the search's estimate that it confused two
+	// states' fingerprints (consequence.Result.OmissionProbability).
+	OmissionProbability float64          `json:"omission_probability"`
+	WallSeconds         float64          `json:"wall_seconds"`
+	Violations          []checkViolation `json:"violations"`
+	Liveness            *livenessOutput  `json:"liveness,omitempty"`
+	// Reports are the violations of a service check as replayable
+	// consequence.ActorReports.
+	Reports []json.RawMessage `json:"reports,omitempty"`
+}
+
+type checkViolation struct {
+	Property string   `json:"property"`
+	Kind     string   `json:"kind"`
+	Error    string   `json:"error"`
+	Depth    int      `json:"depth"`
+	Path     []string `json:"path"`
+}
+
+type livenessOutput struct {
+	Walks int `json:"walks"`
+	Live  int `json:"live"`
+	// Periphery is the number of states of the bounded search's deepest
+	// level the second half of the walks started from (0: walks from the
+	// start state only); PeripheryDepth is that level.
+	Periphery      int `json:"periphery"`
+	PeripheryDepth int `json:"periphery_depth"`
+	// Suspects is the number of suspects whose critical transition was
+	// searched, C2 how many were judged C2 and passed over (--suspects).
+	Suspects int      `json:"suspects"`
+	C2       int      `json:"c2"`
+	Suspect  []string `json:"suspect,omitempty"`
+	Failing  []string `json:"failing,omitempty"`
+	Verdict  string   `json:"verdict,omitempty"`
+	Critical int      `json:"critical_step"`
+	Action   string   `json:"critical_action,omitempty"`
+	LivePath []string `json:"live_path,omitempty"`
+	// Report is the suspect as a replayable consequence.ActorReport
+	// (kind "liveness"; property and error: the first liveness property
+	// failing at its end), its path from the model's start state: a walk
+	// from a periphery state is prefixed with that state's path. Nil
+	// when no walk was a suspect. 'trace show' replays it.
+	Report *consequence.ActorReport `json:"report,omitempty"`
+	// DeadEnd is the suspect's critical-transition search as the
+	// prediction reports carry it, its CriticalStep 1-based within
+	// Report.Path (0 when there is none: the start state is dead, or the
+	// verdict is C2) and its LivePath the nearest live path as replayable
+	// records, from the model's start state too. Set with Report.
+	DeadEnd *report.DeadEnd `json:"dead_end,omitempty"`
+}
+
+// maxCheckNodes bounds 'check --nodes' and the node count 'trace show'
+// trusts in check's output. Every explored state holds every node and
+// each successor copies the node list, so the first level of a search of
+// n nodes allocates about n² pointers: at 65,536 nodes that is 34 GB
+// before the first budget check could run. The papers check 3 to 5 nodes.
+const maxCheckNodes = 1024
+
+// checkFlags are the flags of 'crystalball check'.
+type checkFlags struct {
+	service, model, strategy, fix, weights           string
+	resetKinds                                       string
+	nodes, maxDepth, maxStates, resets, breaks       int
+	drops, refusals                                  int
+	fullDepth                                        int
+	walks, dmax, dinit, periphery, workers, suspects int
+	budget                                           time.Duration
+	maxMemory                                        int64
+	seed                                             uint64
+	silent, asJSON, por, symmetry                    bool
+	weight                                           map[consequence.ActorActionKind]float64 // parsed --weights
+	autoWeights                                      bool                                    // --weights auto
+	walk                                             bool                                    // --strategy walk
+	strat                                            consequence.Strategy                    // the others
+	// models are the builders of the program's models (Model.Flags), by
+	// name: their flags are check's too.
+	models map[string]func(symmetry bool) (*ModelSearch, error)
+}
+
+// register defines f's flags on fs.
+func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
+	fs.StringVar(&f.service, "service", cat.defaultName(), "service to check from its initial state ("+cat.list()+")")
+	fs.StringVar(&f.model, "model", "", "check a hand-written model instead of a service ("+cat.modelNames()+")")
+	fs.IntVar(&f.nodes, "nodes", 5, "number of service nodes (IDs 1..N)")
+	f.models = make(map[string]func(bool) (*ModelSearch, error), len(cat.models))
+	for _, m := range cat.models {
+		f.models[m.Name] = m.Flags(fs)
+	}
+	fs.StringVar(&f.strategy, "strategy", "bfs", "search strategy: bfs, consequence or walk")
+	fs.IntVar(&f.maxDepth, "max-depth", 0, "depth budget (0: none)")
+	fs.IntVar(&f.fullDepth, "full-depth", 0, "strategy consequence: expand every timer and application call in the states of the first N levels, Fig. 8's pruning below (a steering round's near-future search)")
+	fs.IntVar(&f.maxStates, "max-states", 1_000_000, "budget of unique states (0: none)")
+	f.budget = 30 * time.Second
+	fs.Var(byteSize{&f.maxMemory}, "max-memory", "memory budget of the search, e.g. 4GiB: it stops with \"memory budget\" before the process holds more (also the Go runtime's soft memory limit; 0: none)")
+	fs.Var(durationValue{&f.budget}, "budget", "wall-time budget (e.g. 30s; 0: none)")
+	fs.IntVar(&f.resets, "resets", 0, "node resets allowed along a path")
+	fs.BoolVar(&f.silent, "silent", false, "resets are silent (the RST is lost)")
+	fs.StringVar(&f.resetKinds, "reset-kinds", "", "kinds of reset one search explores: rst, silent or both (default: silent with --silent, else rst)")
+	fs.IntVar(&f.breaks, "breaks", 0, "connection breaks allowed along a path")
+	fs.IntVar(&f.drops, "drops", 0, "datagrams dropped along a path")
+	fs.IntVar(&f.refusals, "refusals", 0, "sends refused along a path (messages sent with TrySend that the transport may refuse)")
+	fs.StringVar(&f.fix, "fix", "", cat.fixHelp())
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the node random sources and the random walks")
+	fs.IntVar(&f.walks, "walks", 100, "random walks (strategy walk)")
+	fs.IntVar(&f.dmax, "dmax", 500, "steps per random walk (strategy walk)")
+	fs.IntVar(&f.suspects, "suspects", consequence.DefaultMaxSuspects, "suspects whose critical transition is searched before giving up on a C1 verdict (strategy walk; 1: stop at the first)")
+	fs.StringVar(&f.weights, "weights", "", "strategy walk: bias the walks by action kind, MaceMC-style: comma-separated KIND=W, KIND one of "+strings.Join(weightKindNames(), ", ")+" (unlisted kinds weigh 1, 0 excludes a kind); auto derives them from a minute of the service emulated with the same nodes and seed (the rates it shows, steering.EventRates.WalkWeights)")
+	fs.IntVar(&f.dinit, "dinit", 0, "steps before a walk may count as live (strategy walk)")
+	fs.IntVar(&f.periphery, "periphery", 16, "strategy walk with --max-depth: also walk from this many states where a BFS bounded by --max-depth and --budget left off")
+	fs.IntVar(&f.workers, "workers", 0, "search goroutines (0: every core)")
+	fs.BoolVar(&f.por, "por", true, "strategy bfs: partial-order reduction (sleep sets): the same states and violations from fewer transitions; --por=false takes every transition")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the summary")
+	fs.BoolVar(&f.symmetry, "symmetry", false, "symmetry reduction: keep one state per orbit under renamings of the nodes the model declares interchangeable (a model: those it declares; a service: its node.Symmetric groups, an error if it declares none); sound for properties that do not name those nodes")
+}
+
+// check validates f and resolves the strategy.
+func (f *checkFlags) check() error {
+	if f.maxDepth < 0 || f.fullDepth < 0 || f.maxStates < 0 || f.budget < 0 || f.resets < 0 || f.breaks < 0 || f.drops < 0 || f.refusals < 0 || f.walks <= 0 || f.dmax <= 0 || f.dinit < 0 || f.workers < 0 || f.periphery < 0 {
+		return usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")
+	}
+	if f.suspects <= 0 {
+		return usagef("--suspects must be positive, got %d", f.suspects)
+	}
+	f.autoWeights = f.weights == "auto"
+	var w map[consequence.ActorActionKind]float64
+	if !f.autoWeights {
+		var err error
+		if w, err = parseWeights(f.weights); err != nil {
+			return err
+		}
+	}
+	if f.resetKinds != "" {
+		if _, err := consequence.ParseResetKinds(f.resetKinds); err != nil {
+			return usagef("--reset-kinds: %q is not rst, silent or both", f.resetKinds)
+		}
+	}
+	f.weight = w
+	f.walk = f.strategy == "walk"
+	if !f.walk {
+		s, err := consequence.ParseStrategy(f.strategy)
+		if err != nil {
+			return usagef("--strategy: %q is not bfs, consequence or walk", f.strategy)
+		}
+		f.strat = s
+	}
+	return nil
+}
+
+// walkOptions are the liveness search's options for seed.
+func (f *checkFlags) walkOptions(seed uint64) consequence.LivenessOptions[consequence.ActorAction] {
+	var weight func(consequence.Action[consequence.ActorAction]) float64
+	if f.weight != nil {
+		weight = consequence.KindWeights(f.weight)
+	}
+	return consequence.LivenessOptions[consequence.ActorAction]{
+		Walk:        consequence.WalkOptions[consequence.ActorAction]{Seed: seed, Walks: f.walks, DMax: f.dmax, DInit: f.dinit, Weight: weight},
+		MaxSuspects: f.suspects,
+	}
+}
+
+// deriveWeights sets f's walk weights from a short emulated run of svc
+// with f's nodes and seed (--weights auto) and records them in out.
+func (f *checkFlags) deriveWeights(ctx context.Context, svc serviceRun, out *checkOutput) error {
+	w, _, err := emulation.WalkWeights(ctx, emulation.Config{Spec: svc.spec, Nodes: f.nodes, Seed: f.seed, Workload: svc.workload})
+	if err != nil {
+		return fmt.Errorf("--weights auto: %w", err)
+	}
+	f.weight = w
+	out.Weights = make(map[string]float64, len(w))
+	for _, k := range weightKinds {
+		if x, ok := w[k.kind]; ok {
+			out.Weights[k.name] = x
+		}
+	}
+	return nil
+}
+
+// weightKinds names the actor model's action kinds for --weights.
+var weightKinds = []struct {
+	name string
+	kind consequence.ActorActionKind
+}{
+	{"deliver", consequence.ActDeliver},
+	{"timer", consequence.ActTimer},
+	{"app", consequence.ActApp},
+	{"reset", consequence.ActReset},
+	{"break", consequence.ActBreak},
+	{"datagram", consequence.ActDeliverDatagram},
+	{"drop", consequence.ActDropDatagram},
+	{"refuse", consequence.ActRefuse},
+}
+
+func weightKindNames() []string {
+	out := make([]string, len(weightKinds))
+	for i, k := range weightKinds {
+		out[i] = k.name
+	}
+	return out
+}
+
+// parseWeights parses --weights ("reset=0.01,timer=0.5"); nil for "".
+func parseWeights(s string) (map[consequence.ActorActionKind]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	out := map[consequence.ActorActionKind]float64{}
+next:
+	for _, item := range strings.Split(s, ",") {
+		name, val, ok := strings.Cut(item, "=")
+		x, err := strconv.ParseFloat(val, 64)
+		if !ok || err != nil || !(x >= 0) || math.IsInf(x, 1) {
+			return nil, usagef("--weights: %q is not KIND=W with W a finite number >= 0", item)
+		}
+		for _, k := range weightKinds {
+			if k.name == name {
+				out[k.kind] = x
+				continue next
+			}
+		}
+		return nil, usagef("--weights: unknown kind %q (want one of %s)", name, strings.Join(weightKindNames(), ", "))
+	}
+	return out, nil
+}
+
+func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("check", stderr)
+	f := &checkFlags{}
+	f.register(fs, cat)
+	setUsage(fs, "check [flags]", "Explores a service (from its initial state) or a model and reports property violations.")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opts := consequence.Options{Strategy: f.strat, Workers: f.workers, MaxStates: f.maxStates, MaxDepth: f.maxDepth, FullDepth: f.fullDepth, MaxTime: f.budget, DisablePOR: !f.por, MaxMemory: f.maxMemory}
+	if f.maxMemory > 0 {
+		// The collector works harder as the heap nears the budget instead of
+		// letting garbage double it (GOGC); the process runs this one search.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(f.maxMemory))
+	}
+	endProgress := func() {}
+	if !f.asJSON && (!f.walk || f.maxDepth > 0) {
+		progress := newProgress(stderr, "")
+		opts.Progress, endProgress = progress.level, progress.close
+		defer progress.close()
+	}
+	var out checkOutput
+	var err error
+	gcPercent := serviceGCPercent
+	if f.model != "" {
+		gcPercent = modelGCPercent
+	}
+	var restoreGC func()
+	opts.Progress, restoreGC = searchGCPercent(gcPercent, opts.Progress)
+	defer restoreGC()
+	if f.model == "" {
+		out, err = checkService(ctx, cat, f, opts)
+	} else {
+		out, err = checkModel(ctx, f, opts)
+	}
+	endProgress()
+	if err != nil && out.Stop == "" && out.Liveness == nil {
+		return err
+	}
+	if f.asJSON {
+		if err := json.NewEncoder(stdout).Encode(out); err != nil {
+			return err
+		}
+		return err
+	}
+	printCheckSummary(stdout, out)
+	return err
+}
+
+// checkService explores the service f names from its initial state with
+// opts (or random walks). An error with a result (out.Stop or
+// out.Liveness set) is the search's: the result is still printed.
+func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequence.Options) (checkOutput, error) {
+	if f.nodes <= 0 || f.nodes > maxCheckNodes {
+		return checkOutput{}, usagef("--nodes must be in 1..%d, got %d: every explored state holds every node and each successor copies them, so a search over more nodes exhausts memory in its first levels (exhaustive checking suits 3 to a few tens of nodes)", maxCheckNodes, f.nodes)
+	}
+	svc, err := cat.lookup(f.service, SplitList(f.fix), f.nodes)
+	if err != nil {
+		return checkOutput{}, err
+	}
+	faults := consequence.Faults{Resets: f.resets, SilentResets: f.silent, Breaks: f.breaks, Drops: f.drops, Refusals: f.refusals}
+	if f.resetKinds != "" {
+		faults.ResetKinds, _ = consequence.ParseResetKinds(f.resetKinds) // checked by check()
+	}
+	m, err := serviceModel(svc, f.nodes, f.seed, faults)
+	if err != nil {
+		return checkOutput{}, err
+	}
+	if f.symmetry {
+		if m, err = m.WithSymmetry(); err != nil {
+			return checkOutput{}, usageError{err}
+		}
+	}
+	out := checkOutput{Format: checkFormat, Target: f.service, Options: svc.options, Nodes: f.nodes, Seed: f.seed,
+		Faults: fmt.Sprintf("resets=%d kinds=%v breaks=%d", f.resets, faults.Kinds(), f.breaks),
+		Fix:    f.fix, Resets: f.resets, Silent: f.silent, Breaks: f.breaks, Drops: f.drops, Refusals: f.refusals}
+	if f.drops > 0 {
+		out.Faults += fmt.Sprintf(" drops=%d", f.drops)
+	}
+	if f.refusals > 0 {
+		out.Faults += fmt.Sprintf(" refusals=%d", f.refusals)
+	}
+	if f.walk {
+		if f.autoWeights {
+			if err := f.deriveWeights(ctx, svc, &out); err != nil {
+				return out, err
+			}
+		}
+		return checkServiceWalks(ctx, f, opts, m, out)
+	}
+	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
+		Properties(m.Properties()...).WithOptions(opts).Run(ctx)
+	if res != nil {
+		fillResult(&out, res)
+		for _, v := range res.Violations {
+			rep, rerr := m.Report(v)
+			if rerr != nil {
+				return checkOutput{}, rerr
+			}
+			b, _ := json.Marshal(rep)
+			out.Reports = append(out.Reports, b)
+		}
+	}
+	return out, err
+}
+
+// checkServiceWalks runs the random walks of 'check --strategy walk' on m
+// (after a bounded search with --max-depth), within --budget: the budget
+// is a deadline on the walks' context, since walks read no clock, and
+// running out of it is a result (out.Stop "time budget" with the walks
+// taken so far), not an error, as for the other strategies.
+func checkServiceWalks(ctx context.Context, f *checkFlags, opts consequence.Options, m *consequence.ActorModel, out checkOutput) (checkOutput, error) {
+	out.Strategy = "walk"
+	walkCtx := ctx // the bounded search has its own budget (opts.MaxTime) and stops at it without an error
+	if f.budget > 0 {
+		var cancel context.CancelFunc
+		walkCtx, cancel = context.WithTimeout(ctx, f.budget)
+		defer cancel()
+	}
+	var from []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]
+	if f.maxDepth > 0 && f.periphery > 0 {
+		bounded := opts
+		bounded.Periphery = f.periphery
+		res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).WithOptions(bounded).Run(ctx)
+		if err != nil {
+			return checkOutput{}, err
+		}
+		from = res.Periphery
+	}
+	var err error
+	out.Liveness, err = checkWalks(walkCtx, m, m.Properties(), from, f.walkOptions(f.seed))
+	if err != nil && ctx.Err() == nil && errors.Is(walkCtx.Err(), context.DeadlineExceeded) {
+		out.Stop, err = consequence.StopTimeBudget.String(), nil
+	}
+	return out, err
+}
+
+// checkModel explores the program's model f.model with opts.
+func checkModel(ctx context.Context, f *checkFlags, opts consequence.Options) (checkOutput, error) {
+	build := f.models[f.model]
+	switch {
+	case build == nil && len(f.models) == 0:
+		return checkOutput{}, usagef("unknown --model %q: this program has no model", f.model)
+	case build == nil:
+		return checkOutput{}, usagef("unknown --model %q (known: %s)", f.model, strings.Join(slices.Sorted(maps.Keys(f.models)), ", "))
+	}
+	if f.walk {
+		return checkOutput{}, usagef("--strategy walk needs a service with liveness properties, not --model %s", f.model)
+	}
+	ms, err := build(f.symmetry)
+	if err != nil {
+		return checkOutput{}, usageError{err}
+	}
+	out := checkOutput{Format: checkFormat, Target: f.model, Options: ms.options, Nodes: ms.nodes, Seed: f.seed}
+	err = ms.run(ctx, opts, &out)
+	return out, err
+}
+
+// fillResult copies a search result into out.
+func fillResult[S, A any](out *checkOutput, res *consequence.Result[S, A]) {
+	out.Strategy = res.Strategy.String()
+	out.Stop = res.Stop.String()
+	out.Unique, out.Generated, out.Pruned, out.Slept = res.Unique, res.Generated, res.Pruned, res.Slept
+	out.SleepSetsOff = res.SleepSetsOff
+	out.Depth, out.DepthCounts = res.Depth, res.DepthCounts
+	out.StatesPerSecond = res.StatesPerSecond()
+	out.BytesPerState = res.BytesPerState()
+	out.MemoryBytes = res.VisitedBytes + res.TraceBytes + res.LocalBytes
+	out.PeakMemoryBytes = res.PeakMemory
+	out.OmissionProbability = res.OmissionProbability
+	out.WallSeconds = res.Elapsed.Seconds()
+	out.Violations = []checkViolation{}
+	for _, v := range res.Violations {
+		cv := checkViolation{Property: v.Property, Kind: v.Kind.String(), Depth: v.Depth, Path: []string{}}
+		if v.Err != nil {
+			cv.Error = v.Err.Error()
+		}
+		for _, a := range v.Path {
+			cv.Path = append(cv.Path, fmt.Sprint(a.Act))
+		}
+		out.Violations = append(out.Violations, cv)
+	}
+}
+
+// checkWalks runs the random walks from the start state and then as many
+// from the periphery states of a bounded search (MaceMC: walks begin where
+// exhaustive search left off), searching each suspect's critical
+// transition; it passes over suspects judged C2 (often slow convergence)
+// until one is judged C1 or --suspects of them were judged, and reports the
+// C1, else the first suspect.
+func checkWalks(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction], o consequence.LivenessOptions[consequence.ActorAction]) (*livenessOutput, error) {
+	res, err := consequence.FindLivenessViolation(ctx, m, props, periphery, o)
+	if res == nil {
+		return nil, err
+	}
+	out := &livenessOutput{Walks: res.Walks, Live: res.Live, Critical: -1, Periphery: len(periphery), Suspects: res.Suspects, C2: res.C2}
+	if len(periphery) > 0 {
+		out.PeripheryDepth = len(periphery[0].Path)
+	}
+	if res.Suspect == nil || res.Critical == nil {
+		return out, err // err: the walks stopped early; out counts those taken
+	}
+	out.Suspect = actionStrings(res.Suspect.Path)
+	for _, f := range res.Suspect.Failing {
+		out.Failing = append(out.Failing, f.Property+": "+f.Err.Error())
+	}
+	crit := res.Critical
+	out.Verdict, out.Critical = crit.Verdict.String(), crit.Step
+	if crit.Step >= 0 {
+		out.Action = crit.Action.Act.String()
+		out.LivePath = actionStrings(crit.LivePath)
+	}
+	if rerr := replayableSuspect(m, out, res, periphery); rerr != nil {
+		return out, rerr
+	}
+	return out, err
+}
+
+// replayableSuspect fills out.Report and out.DeadEnd from res's suspect
+// and its critical transition. A walk from a periphery state begins where
+// the bounded search left off, so that state's path from the start is
+// prefixed to the suspect and to the live path, and the critical step
+// shifted by its length: the records replay from the model's start, as
+// 'trace show' rebuilds it.
+func replayableSuspect(m *consequence.ActorModel, out *livenessOutput, res *consequence.LivenessResult[*consequence.GlobalState, consequence.ActorAction], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]) error {
+	s, crit := res.Suspect, res.Critical
+	var prefix consequence.Path[consequence.ActorAction]
+	for _, p := range periphery {
+		if p.State == s.Start {
+			prefix = p.Path
+			break
+		}
+	}
+	path, err := records(m, prefix, s.Path)
+	if err != nil {
+		return fmt.Errorf("check: recording the suspect: %w", err)
+	}
+	rep := &consequence.ActorReport{Kind: node.Liveness.String(), Depth: len(path), Fingerprint: m.Fingerprint(s.State).String(), Path: path}
+	if len(s.Failing) > 0 {
+		rep.Property, rep.Error = s.Failing[0].Property, s.Failing[0].Err.Error()
+	}
+	d := &report.DeadEnd{Verdict: crit.Verdict.String(), Failing: out.Failing, Walks: res.Walks, Live: res.Live, Probes: crit.Probes}
+	if crit.Step >= 0 && crit.Verdict == consequence.C1 {
+		d.CriticalStep = len(prefix) + crit.Step + 1
+		if d.LivePath, err = records(m, prefix, crit.LivePath); err != nil {
+			return fmt.Errorf("check: recording the nearest live path: %w", err)
+		}
+	}
+	out.Report, out.DeadEnd = rep, d
+	return nil
+}
+
+// records renders the actions of paths, one after the other, as
+// replayable records.
+func records(m *consequence.ActorModel, paths ...consequence.Path[consequence.ActorAction]) ([]consequence.ActionRecord, error) {
+	var out []consequence.ActionRecord
+	for _, p := range paths {
+		for _, a := range p {
+			r, err := m.Record(a.Act)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func actionStrings[A any](path []consequence.Action[A]) []string {
+	out := make([]string, len(path))
+	for i, a := range path {
+		out[i] = fmt.Sprint(a.Act)
+	}
+	return out
+}
+
+func printCheckSummary(w io.Writer, o checkOutput) {
+	fmt.Fprintf(w, "%s (%s), %d nodes, strategy %s, seed %d", o.Target, o.Options, o.Nodes, o.Strategy, o.Seed)
+	if o.Faults != "" {
+		fmt.Fprintf(w, ", faults %s", o.Faults)
+	}
+	fmt.Fprintln(w)
+	if len(o.Weights) > 0 {
+		fmt.Fprintf(w, "walk weights (auto, from the emulated service):")
+		for _, k := range weightKinds {
+			if x, ok := o.Weights[k.name]; ok {
+				fmt.Fprintf(w, " %s=%.3g", k.name, x)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if l := o.Liveness; l != nil {
+		fmt.Fprintf(w, "random walks: %d, live %d", l.Walks, l.Live)
+		if l.Periphery > 0 {
+			fmt.Fprintf(w, " (half from %d states at depth %d of a bounded search)", l.Periphery, l.PeripheryDepth)
+		}
+		fmt.Fprintln(w)
+		if o.Stop != "" {
+			fmt.Fprintf(w, "stopped: %s\n", o.Stop)
+		}
+		if l.Suspect == nil {
+			fmt.Fprintln(w, "no suspected liveness violation")
+			return
+		}
+		fmt.Fprintf(w, "suspected liveness violation after %d steps: %s\n", len(l.Suspect), strings.Join(l.Failing, "; "))
+		if l.C2 > 0 {
+			fmt.Fprintf(w, "(%d of %d suspects judged C2)\n", l.C2, l.Suspects)
+		}
+		fmt.Fprintf(w, "verdict %s", l.Verdict)
+		if l.Critical >= 0 {
+			fmt.Fprintf(w, ": critical transition at step %d: %s", l.Critical+1, l.Action)
+		}
+		fmt.Fprintln(w)
+		for i, a := range l.Suspect {
+			fmt.Fprintf(w, "  %3d. %s\n", i+1, a)
+		}
+		return
+	}
+	fmt.Fprintf(w, "stopped: %s\n", o.Stop)
+	fmt.Fprintf(w, "states: %d unique, %d generated, %d pruned", o.Unique, o.Generated, o.Pruned)
+	if o.Slept > 0 {
+		fmt.Fprintf(w, ", %d slept (partial-order reduction)", o.Slept)
+	}
+	if o.SleepSetsOff > 0 {
+		fmt.Fprintf(w, ", sleep sets off from depth %d (they did not pay)", o.SleepSetsOff)
+	}
+	fmt.Fprintf(w, "; max depth %d\n", o.Depth)
+	fmt.Fprintf(w, "speed: %.0f unique states/s over %.2fs; memory %d B (%.1f B/state visited)", o.StatesPerSecond, o.WallSeconds, o.MemoryBytes, o.BytesPerState)
+	if o.PeakMemoryBytes > 0 {
+		fmt.Fprintf(w, "; heap peak %d B", o.PeakMemoryBytes)
+	}
+	fmt.Fprintf(w, "; omission probability %.1e\n", o.OmissionProbability)
+	if len(o.Violations) == 0 {
+		fmt.Fprintln(w, "no violation found")
+		return
+	}
+	for _, v := range o.Violations {
+		fmt.Fprintf(w, "VIOLATION %s (%s) at depth %d: %s\n", v.Property, v.Kind, v.Depth, v.Error)
+		for i, a := range v.Path {
+			fmt.Fprintf(w, "  %3d. %s\n", i+1, a)
+		}
+	}
+}
+
+// serviceModel is the actor model 'check' explores and 'trace show'
+// rebuilds: the service's initial configuration of nodes 1..n with the
+// CLI's workload.
+func serviceModel(svc serviceRun, n int, seed uint64, faults consequence.Faults) (*consequence.ActorModel, error) {
+	return consequence.NewActorModel(svc.spec, consequence.ActorOptions{N: n, Seed: seed, Workload: svc.workload, Faults: faults})
+}

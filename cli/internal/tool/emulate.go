@@ -1,0 +1,488 @@
+package tool
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"slices"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/report"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// churnWarmup is how long churn waits after the start of a run, so the
+// overlay forms before nodes start leaving.
+const churnWarmup = 30 * time.Second
+
+// emulateFormat names the format of emulate --json's output.
+const emulateFormat = "crystalball-emulate/1"
+
+// EmulateOutput is the --json form of an emulated run: the configuration
+// that produced it, the service's own summary of the final state, and the
+// emulator's result.
+type EmulateOutput struct {
+	// Format is emulateFormat.
+	Format         string           `json:"format"`
+	Service        string           `json:"service"`
+	Options        string           `json:"options"`
+	Seed           uint64           `json:"seed"`
+	Nodes          int              `json:"nodes"`
+	Duration       string           `json:"duration"`
+	ChurnPerMinute float64          `json:"churn_per_minute"`
+	Heal           string           `json:"heal"`
+	SilentFraction float64          `json:"silent_fraction"`
+	Summary        []figure         `json:"summary"`
+	Result         emulation.Result `json:"result"`
+	// Predictors are the nodes that ran steering rounds (empty: every
+	// node, or none without --mode); Predictions the distinct violations
+	// they predicted, matched against the run (--mode debug or steer).
+	Predictors  []node.ID       `json:"predictors,omitempty"`
+	Predictions []predictionOut `json:"predictions,omitempty"`
+	WallSeconds float64         `json:"wall_seconds"`
+	Speedup     float64         `json:"speedup"`
+	summaryLine string          // human form of Summary
+	// predictionLog holds the rounds' distinct predictions with their
+	// paths (macemc-baseline compares them with an offline search).
+	predictionLog *steering.PredictionLog
+
+	// BreaksPerMinute is --breaks: connection breaks per minute, in the
+	// churn phase (absent when 0).
+	BreaksPerMinute float64 `json:"breaks_per_minute,omitempty"`
+}
+
+// emulateParams are the flags of an emulated run, shared by 'emulate' and
+// the experiments built on it (macemc-baseline).
+type emulateParams struct {
+	// services are the services --service names (required).
+	services *catalog
+	// status, when set (stderr on a terminal, not --json), gets a status
+	// line of the run's progress (runWithStatus).
+	status     io.Writer
+	service    string
+	nodes      int
+	duration   time.Duration
+	churn      string
+	breaks     string
+	silent     float64
+	downtime   time.Duration
+	heal       time.Duration
+	fix        string
+	seed       uint64
+	tracePath  string
+	cpuProfile string
+	snapEvery  time.Duration
+	steer      steerFlags
+	predictors int
+	reports    string
+	links      bandwidthFlags
+
+	// Resolved by resolve.
+	rate       float64
+	breakRate  float64
+	churnUntil time.Duration
+	predicting []node.ID
+
+	// args is the command line of 'emulate', recorded in the trace's
+	// header so that 'trace show' can re-run it (nil: no header).
+	args []string
+}
+
+// Defaults of the steering flags in deep online debugging (--mode debug)
+// and steering (--mode steer): the library's (emulation.ModeConfig), so a
+// run with the defaults is the one other programs build from it.
+const (
+	debugPredictors  = emulation.DebugPredictors
+	debugSteerStates = emulation.DebugMaxStates
+	steerSteerStates = emulation.SteerMaxStates
+	defaultSnapEvery = emulation.ModeSnapshotInterval
+)
+
+// register defines p's flags on fs; the steering and sampling ones that
+// depend on --mode start at -1 (resolve picks them).
+func (p *emulateParams) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.service, "service", p.services.defaultName(), "service to run ("+p.services.list()+")")
+	fs.IntVar(&p.nodes, "nodes", 25, "number of nodes (IDs 1..N)")
+	p.duration = 30 * time.Minute
+	fs.Var(durationValue{&p.duration}, "duration", "virtual time to emulate (e.g. 90s, 30m, 1.4h)")
+	fs.StringVar(&p.churn, "churn", "1/m", "leave-and-rejoin events per unit of time: N/s, N/m, N/h, or 0")
+	fs.StringVar(&p.breaks, "breaks", "0", "connection breaks between live nodes per unit of time, in the churn phase (after the warm-up, until --heal): N/s, N/m, N/h, or 0")
+	fs.Float64Var(&p.silent, "silent", emulation.DefaultSilentFraction, "fraction of churn leaves whose TCP RST is lost, in [0, 1]")
+	p.downtime = emulation.DefaultDowntime
+	fs.Var(durationValue{&p.downtime}, "downtime", "mean time a churned node stays down")
+	p.heal = -1
+	fs.Var(durationValue{&p.heal}, "heal", "churn-free time at the end of the run, before liveness is judged (auto: a quarter of --duration, at most 5m)")
+	fs.StringVar(&p.fix, "fix", "", p.services.fixHelp())
+	fs.Uint64Var(&p.seed, "seed", 1, "seed of the run (the only source of randomness)")
+	fs.StringVar(&p.tracePath, "trace", "", "write the per-event trace to this file")
+	fs.StringVar(&p.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	p.snapEvery = -1
+	fs.Var(durationValue{&p.snapEvery}, "snapshots", "run a checkpoint manager on every node, checkpointing and gathering its neighbourhood at this interval (e.g. 10s; 0: off; default: 10s with --mode debug or steer or --immediate, else off)")
+	p.steer.register(fs)
+	fs.IntVar(&p.predictors, "predictors", -1, fmt.Sprintf("nodes that gather snapshots and run steering rounds, spread over the IDs from n1 (0: every node; default: %d with --mode debug, as in the paper's 100-node runs, every node with --mode steer); every node checkpoints and answers", debugPredictors))
+	fs.StringVar(&p.reports, "reports", "", "with --mode debug or steer, write a prediction report ('crystalball trace show' replays it) for every distinct predicted violation into this directory")
+	p.links.register(fs)
+	// The -1 default means "chosen by --mode" (resolve); say so in -help.
+	fs.Lookup("predictors").DefValue = "auto"
+}
+
+// resolve checks p and fills the values that depend on others.
+func (p *emulateParams) resolve() error {
+	if p.nodes <= 0 || p.nodes > emulation.MaxNodes {
+		return usagef("--nodes must be positive and at most %d, got %d", emulation.MaxNodes, p.nodes)
+	}
+	if p.duration <= 0 {
+		return usagef("--duration must be positive, got %v", p.duration)
+	}
+	if p.downtime <= 0 {
+		return usagef("--downtime must be positive, got %v", p.downtime)
+	}
+	if err := p.steer.resolve(); err != nil {
+		return err
+	}
+	mode := p.steer.mode
+	if p.snapEvery < -1 {
+		return usagef("--snapshots must not be negative, got %v", p.snapEvery)
+	}
+	if p.snapEvery == -1 {
+		p.snapEvery = 0
+		if p.steer.steers() {
+			p.snapEvery = defaultSnapEvery
+		}
+	}
+	if err := checkInterval("snapshots", p.snapEvery); err != nil {
+		return err
+	}
+	if err := p.steer.checkSnapshots(p.snapEvery); err != nil {
+		return err
+	}
+	if p.predictors < -1 || p.predictors > p.nodes {
+		return usagef("--predictors must be between 0 and --nodes (%d), got %d", p.nodes, p.predictors)
+	}
+	if p.predictors >= 0 && mode == steering.Off {
+		return usagef("--predictors needs --mode debug or steer")
+	}
+	if p.reports != "" && mode == steering.Off {
+		return usagef("--reports needs --mode debug or steer")
+	}
+	if p.predictors == -1 && mode == steering.Debug {
+		p.predictors = debugPredictors
+	}
+	p.predicting = predictorIDs(p.predictors, p.nodes)
+	if err := p.links.validate(); err != nil {
+		return err
+	}
+	var err error
+	if !(p.silent >= 0 && p.silent <= 1) {
+		return usagef("--silent must be in [0, 1], got %v", p.silent)
+	}
+	if p.rate, err = parseRate(p.churn); err != nil {
+		return usagef("--churn: %v", err)
+	}
+	if p.breakRate, err = parseRate(p.breaks); err != nil {
+		return usagef("--breaks: %v", err)
+	}
+	if p.heal < 0 {
+		p.heal = min(p.duration/4, 5*time.Minute)
+	}
+	p.churnUntil = p.duration - p.heal
+	if (p.rate > 0 || p.breakRate > 0) && p.churnUntil <= churnWarmup {
+		return usagef("--duration %v leaves no time for churn or breaks after the %v warm-up and %v of healing", p.duration, churnWarmup, p.heal)
+	}
+	return nil
+}
+
+func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("emulate", stderr)
+	p := emulateParams{services: cat}
+	p.register(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	setUsage(fs, "emulate [flags]", "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := rejectNegativeAuto(fs); err != nil {
+		return err
+	}
+	if err := p.resolve(); err != nil {
+		return err
+	}
+	p.args = args
+	if !*asJSON && isTerminal(stderr) {
+		p.status = stderr
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	out, err := runEmulation(ctx, &p)
+	if err != nil && out.Format == "" {
+		return err
+	}
+	if *asJSON {
+		if jerr := json.NewEncoder(stdout).Encode(out); jerr != nil {
+			return jerr
+		}
+		return err
+	}
+	printEmulateSummary(stdout, out)
+	return err
+}
+
+// emulationConfig is the emulator's configuration for p (resolved) and
+// svc: churn, snapshots and steering as the flags say; the caller sets the
+// steering round and violation callbacks.
+func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
+	cfg := emulation.Config{
+		Spec:     svc.spec,
+		Nodes:    p.nodes,
+		Seed:     p.seed,
+		Duration: p.duration,
+		Workload: svc.workload,
+	}
+	p.links.apply(&cfg.Network)
+	if p.rate > 0 {
+		cfg.Churn = emulation.ChurnConfig{
+			Rate:           p.rate,
+			Downtime:       p.downtime,
+			SilentFraction: emulation.Fraction(p.silent),
+			After:          churnWarmup,
+			Until:          p.churnUntil,
+		}
+	}
+	if p.breakRate > 0 {
+		cfg.Breaks = emulation.BreakConfig{Rate: p.breakRate, After: churnWarmup, Until: p.churnUntil}
+	}
+	isPredictor := func(id node.ID) bool { return p.predicting == nil || slices.Contains(p.predicting, id) }
+	if p.snapEvery > 0 {
+		cfg.Snapshots = &emulation.SnapshotConfig{Manager: emulation.LinkedSnapshots(
+			snapshot.Config{Interval: p.snapEvery, GatherInterval: p.snapEvery, SecondHop: p.steer.secondHop}, cfg.Network)}
+		if p.predicting != nil && !p.steer.immediate {
+			// Only the predictors need neighbourhood snapshots; with the
+			// immediate check every node needs its view.
+			cfg.Snapshots.Gatherers = isPredictor
+		}
+	}
+	if p.steer.steers() {
+		cfg.Steering = &emulation.SteeringConfig{
+			// Workload is set here, not left to the emulator's default,
+			// so that the reports rebuild the rounds' model with it.
+			Controller: steering.Config{Workload: svc.workload},
+			Immediate:  p.steer.immediate,
+		}
+		p.steer.apply(&cfg.Steering.Controller)
+		if p.predicting != nil {
+			cfg.Steering.Predictors = isPredictor
+		}
+	}
+	return cfg
+}
+
+// runEmulation runs the emulated deployment p (resolved) describes.
+func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) {
+	svc, err := p.services.lookup(p.service, SplitList(p.fix), p.nodes)
+	if err != nil {
+		return EmulateOutput{}, err
+	}
+	cfg := p.emulationConfig(svc)
+	var predLog steering.PredictionLog
+	episodes := episodeLog{}
+	if p.steer.mode != steering.Off {
+		cfg.Steering.OnRound = func(id node.ID, at time.Duration, rep *steering.RoundReport) {
+			predLog.Add(emulation.Epoch.Add(at), id, rep)
+		}
+		cfg.OnViolation = episodes.add
+	}
+	var trace *bufio.Writer
+	if p.tracePath != "" {
+		f, err := os.Create(p.tracePath)
+		if err != nil {
+			return EmulateOutput{}, usagef("--trace: %v", err)
+		}
+		defer f.Close()
+		trace = bufio.NewWriterSize(f, 1<<16)
+		cfg.Trace = trace
+		cfg.TraceCauses = true // for trace show's event graph
+		if err := writeTraceHeader(trace, p.args); err != nil {
+			return EmulateOutput{}, err
+		}
+	}
+	em, err := emulation.New(cfg)
+	if err != nil {
+		return EmulateOutput{}, err
+	}
+	stopProfile, err := startCPUProfile(p.cpuProfile)
+	if err != nil {
+		return EmulateOutput{}, err
+	}
+	res, runErr := runWithStatus(ctx, em, p.duration, p.status, time.Now)
+	stopProfile()
+	if trace != nil {
+		if err := trace.Flush(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("writing trace: %w", err)
+		}
+	}
+	if runErr != nil {
+		return EmulateOutput{}, fmt.Errorf("%w (rerun with --seed %d)", runErr, p.seed)
+	}
+	out := EmulateOutput{
+		Format:         emulateFormat,
+		Service:        p.service,
+		Options:        svc.options,
+		Seed:           p.seed,
+		Nodes:          p.nodes,
+		Duration:       p.duration.String(),
+		ChurnPerMinute: p.rate,
+		Heal:           p.heal.String(),
+		SilentFraction: p.silent,
+		Summary:        svc.summarize(em.View()),
+		Result:         res,
+		WallSeconds:    res.WallTime.Seconds(),
+	}
+	out.BreaksPerMinute = p.breakRate
+	if res.WallTime > 0 {
+		out.Speedup = float64(res.VirtualDuration) / float64(res.WallTime)
+	}
+	out.summaryLine = svc.describe(em.View())
+	if p.steer.mode != steering.Off {
+		out.Predictors = p.predicting
+		out.Predictions = matchPredictions(&predLog, episodes, res.Liveness)
+		out.predictionLog = &predLog
+		if p.reports != "" {
+			src := report.Source{Service: p.service, Fix: p.fix, Nodes: p.nodes, Options: svc.options, Spec: svc.spec,
+				Mode: p.steer.mode, Workload: cfg.Steering.Controller.Workload, Faults: cfg.Steering.Controller.Faults}
+			if err := writePredictionReports(p.reports, &predLog, src, out.Predictions); err != nil {
+				// The run's figures are printed all the same: a report
+				// that cannot be written loses nothing else.
+				return out, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// startCPUProfile starts a CPU profile into the file name (--cpuprofile)
+// unless name is empty; stop ends it and closes the file.
+func startCPUProfile(name string) (stop func(), err error) {
+	if name == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, usagef("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+func printEmulateSummary(w io.Writer, o EmulateOutput) {
+	r := o.Result
+	churn := "no churn"
+	if o.ChurnPerMinute > 0 {
+		churn = fmt.Sprintf("churn %g/min (%.0f%% silent) then %s of healing", o.ChurnPerMinute, 100*o.SilentFraction, o.Heal)
+	}
+	if o.BreaksPerMinute > 0 {
+		churn += fmt.Sprintf(", connection breaks %g/min", o.BreaksPerMinute)
+	}
+	fmt.Fprintf(w, "%s emulation: %d nodes, %s virtual, %s, seed %d\n", o.Service, o.Nodes, o.Duration, churn, o.Seed)
+	fmt.Fprintf(w, "  options:   %s\n", o.Options)
+	fmt.Fprintf(w, "  final:     %s\n", o.summaryLine)
+	fmt.Fprintf(w, "  messages:  %d sent, %d delivered, %d dropped, %d retransmitted; %d transport errors\n",
+		r.Messages.Sent, r.Messages.Delivered, r.Messages.Dropped, r.Messages.Retransmissions, r.TransportErrors)
+	if r.Messages.Protocol > 0 {
+		fmt.Fprintf(w, "             (%d of those sent were snapshot protocol messages, for the checkpoint managers)\n", r.Messages.Protocol)
+	}
+	breaks := ""
+	if r.Breaks.Broken > 0 || r.Breaks.Skipped > 0 {
+		breaks = fmt.Sprintf("; %d connections broken", r.Breaks.Broken)
+	}
+	fmt.Fprintf(w, "  events:    %d (%d resets; churn: %d leaves, %d silent, %d rejoins%s)\n",
+		r.Events, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins, breaks)
+	printLinks(w, r.Links, r.VirtualDuration, o.Nodes)
+	if s := r.Snapshots; s != nil {
+		t := s.Totals
+		perNode := float64(o.Nodes) * r.VirtualDuration.Seconds()
+		avg := func(a, b int64) float64 {
+			if b == 0 {
+				return 0
+			}
+			return float64(a) / float64(b)
+		}
+		fmt.Fprintf(w, "  snapshots: %d gathered, %d given up; %d checkpoints (%d periodic, %d forced, %d requested)\n",
+			s.Gathers, s.Failures, t.Periodic+t.Forced+t.Requested, t.Periodic, t.Forced, t.Requested)
+		fmt.Fprintf(w, "             %d answers: %.0f B raw, %.0f B sent per checkpoint (%d unchanged, %d deltas); %.0f b/s checkpoints, %.0f b/s answers per node\n",
+			t.Responses, avg(t.RawStateBytes, t.Responses), avg(t.StateBytes, t.Responses), t.Unchanged, t.Deltas,
+			float64(t.StateBytes)*8/perNode, float64(t.ResponseBytes)*8/perNode)
+	}
+	if s := r.Steering; s != nil {
+		var predicted uint64
+		for _, n := range s.Predicted {
+			predicted += n
+		}
+		fmt.Fprintf(w, "  steering:  %d rounds (%d reused the last round's outcome), %d states explored, %d violations predicted (%d replayed), %d filters installed, %d unhelpful\n",
+			s.Rounds, s.RoundsReused, s.StatesExplored, predicted, s.ReplayHits, s.FiltersInstalled, s.Unhelpful)
+		fmt.Fprintf(w, "             %d filter hits, %d immediate-check vetoes in %d checks: %.2f%% of %d actions changed; %.2fs of wall time exploring\n",
+			s.FilterHits, s.Vetoes, s.ImmediateChecks, 100*s.ChangedShare(), s.Handled, s.ExplorationSeconds)
+		if s.Rounds > 0 {
+			printPredictions(w, o.Predictions, o.Predictors, s.Rounds)
+		}
+	}
+	fmt.Fprintln(w, "  safety — states violating each property (episodes, first occurrence):")
+	width := 0
+	for _, s := range r.Safety {
+		width = max(width, len(s.Name))
+	}
+	for _, l := range r.Liveness {
+		width = max(width, len(l.Name))
+	}
+	for _, s := range r.Safety {
+		line := fmt.Sprintf("    %-*s %6d", width, s.Name, s.ViolatedStates)
+		if s.ViolatedStates > 0 {
+			line += fmt.Sprintf("  (%d episodes, first at %s: %s — %s)",
+				s.Episodes, clock(s.FirstViolation), s.FirstEvent, s.FirstError)
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w, "  liveness — on the final state, after healing:")
+	for _, l := range r.Liveness {
+		verdict := "holds"
+		if !l.Holds {
+			verdict = "does not hold: " + l.Error
+		}
+		fmt.Fprintf(w, "    %-*s %s\n", width, l.Name, verdict)
+	}
+	fmt.Fprintf(w, "  time:      %s virtual in %.2fs wall (%s real time)\n",
+		o.Duration, o.WallSeconds, speedFactor(o.Speedup))
+}
+
+// speedFactor renders virtual over wall time: whole numbers from 10x up,
+// two significant digits below, so a run slower than real time reads
+// "0.25x", never "0x".
+func speedFactor(x float64) string {
+	if x >= 10 {
+		return fmt.Sprintf("%.0fx", x)
+	}
+	return fmt.Sprintf("%.2gx", x)
+}
+
+// clock renders a virtual time offset as hh:mm:ss.mmm.
+func clock(d time.Duration) string {
+	h := d / time.Hour
+	m := (d % time.Hour) / time.Minute
+	s := (d % time.Minute) / time.Second
+	ms := (d % time.Second) / time.Millisecond
+	return fmt.Sprintf("%02d:%02d:%02d.%03d", h, m, s, ms)
+}

@@ -1,0 +1,77 @@
+package tool
+
+import (
+	"context"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/randtree"
+)
+
+// TestStatusLineDoesNotChangeTheRun: a deep-online-debugging run emulated
+// in slices for its status line (a terminal) has the same result and the
+// same predictions as one emulated at once (--json, a pipe).
+func TestStatusLineDoesNotChangeTheRun(t *testing.T) {
+	run := func(status *strings.Builder) EmulateOutput {
+		fs := flag.NewFlagSet("emulate", flag.ContinueOnError)
+		p := emulateParams{services: testCatalog()}
+		p.register(fs)
+		if err := fs.Parse([]string{"--service", "randtree", "--nodes", "4", "--duration", "60s", "--churn", "2/m", "--mode", "debug", "--seed", "3"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.resolve(); err != nil {
+			t.Fatal(err)
+		}
+		if status != nil {
+			p.status = status
+		}
+		out, err := runEmulation(context.Background(), &p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	var status strings.Builder
+	whole, sliced := run(nil), run(&status)
+	if a, b := whole.Result.String(), sliced.Result.String(); a != b {
+		t.Errorf("the sliced run differs:\n%s\nagainst\n%s", b, a)
+	}
+	if len(whole.Predictions) == 0 || len(whole.Predictions) != len(sliced.Predictions) {
+		t.Errorf("%d predictions at once, %d sliced (want the same, at least one)", len(whole.Predictions), len(sliced.Predictions))
+	}
+	for i := range min(len(whole.Predictions), len(sliced.Predictions)) {
+		if a, b := whole.Predictions[i], sliced.Predictions[i]; a.Property != b.Property || a.FirstPredictedS != b.FirstPredictedS || a.Node != b.Node || a.Shape != b.Shape || a.Rounds != b.Rounds {
+			t.Errorf("prediction %d: %+v at once, %+v sliced", i, a, b)
+		}
+	}
+}
+
+// TestStatusLineIsDrawnAndErased: with a clock that moves a second per
+// look, the status line is rewritten as the run goes and erased at its
+// end; Result.WallTime covers the whole run.
+func TestStatusLineIsDrawnAndErased(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	e, err := emulation.New(emulation.Config{Spec: spec, Nodes: 3, Seed: 1, Duration: 20 * time.Second,
+		Workload: func(node.ID, bool) []node.Message { return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1}}} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Unix(0, 0)
+	now := func() time.Time { clock = clock.Add(time.Second); return clock }
+	var status strings.Builder
+	res, err := runWithStatus(context.Background(), e, 20*time.Second, &status, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := status.String()
+	if !strings.Contains(out, "\remulated 5s of 20s, 1s of wall time") || !strings.Contains(out, "emulated 15s of 20s") || !strings.HasSuffix(out, "\r\x1b[K") {
+		t.Errorf("status output %q", out)
+	}
+	if res.WallTime != 4*time.Second || res.VirtualDuration != 20*time.Second {
+		t.Errorf("wall %v, virtual %v; want 4s (five looks at the clock, a second apart) and 20s", res.WallTime, res.VirtualDuration)
+	}
+}

@@ -1,0 +1,42 @@
+package tool
+
+import (
+	"flag"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// faultFlags are the faults a steering round explores along a path,
+// shared by 'emulate' and 'node' so both default, validate and apply them
+// the same way: steering.DefaultFaults, in every mode.
+type faultFlags struct {
+	resets, breaks, drops, refusals int
+}
+
+// register defines the flags on fs with steering's defaults.
+func (f *faultFlags) register(fs *flag.FlagSet) {
+	d := steering.DefaultFaults()
+	fs.IntVar(&f.resets, "steer-resets", d.Resets, "node resets (silent: the RST is lost) a steering round explores along a path")
+	fs.IntVar(&f.breaks, "steer-breaks", d.Breaks, "connection breaks a steering round explores along a path")
+	fs.IntVar(&f.drops, "steer-drops", d.Drops, "datagrams a steering round drops along a path; a service that sends none explores nothing more")
+	fs.IntVar(&f.refusals, "steer-refusals", d.Refusals, "sends (TrySend) a steering round refuses along a path; a service that never calls TrySend explores nothing more")
+}
+
+// validate reports the first negative budget as a usage error.
+func (f *faultFlags) validate() error {
+	for _, b := range []struct {
+		name string
+		v    int
+	}{{"steer-resets", f.resets}, {"steer-breaks", f.breaks}, {"steer-drops", f.drops}, {"steer-refusals", f.refusals}} {
+		if b.v < 0 {
+			return usagef("--%s must not be negative, got %d", b.name, b.v)
+		}
+	}
+	return nil
+}
+
+// faults returns the budgets as a round's faults.
+func (f *faultFlags) faults() consequence.Faults {
+	return consequence.Faults{Resets: f.resets, SilentResets: true, Breaks: f.breaks, Drops: f.drops, Refusals: f.refusals}
+}

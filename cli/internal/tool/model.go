@@ -1,0 +1,98 @@
+package tool
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+)
+
+// Model is a hand-written model that 'check --model NAME' explores
+// instead of a service: a state machine of its own, outside node.Spec
+// (cmd/crystalball's two-phase commit, whose SPIN twin is bench/spin).
+type Model struct {
+	// Name selects the model (--model NAME): non-empty, without spaces or
+	// commas, unique among the program's models.
+	Name string
+	// Flags defines the model's own flags on check's flag set (2pc:
+	// --rms) and returns the function check calls once the command line
+	// is parsed, with --symmetry, to build the search; an error it
+	// returns is bad usage. A flag check already has (or another model
+	// defines) is a programming error, reported when the program starts.
+	Flags func(fs *flag.FlagSet) func(symmetry bool) (*ModelSearch, error)
+}
+
+// ModelSearch is a model ready for check, made by NewModelSearch.
+type ModelSearch struct {
+	nodes   int
+	options string
+	run     func(ctx context.Context, opts consequence.Options, out *checkOutput) error
+}
+
+// NewModelSearch returns the search of m against props for check: nodes
+// is how many processes the model has and options its configuration
+// ("rms=3,symmetry"), both as check's output and reports name them.
+func NewModelSearch[S, A any](m consequence.Model[S, A], props []consequence.Property[S], nodes int, options string) *ModelSearch {
+	return &ModelSearch{nodes: nodes, options: options, run: func(ctx context.Context, opts consequence.Options, out *checkOutput) error {
+		res, err := consequence.NewChecker(m).Properties(props...).WithOptions(opts).Run(ctx)
+		if res != nil {
+			fillResult(out, res)
+		}
+		return err
+	}}
+}
+
+// validateModels checks the models' names and that their flags define
+// nothing check (or another model) defines.
+func validateModels(models []Model) error {
+	seen := map[string]bool{}
+	for i, m := range models {
+		switch {
+		case m.Name == "" || strings.ContainsAny(m.Name, " \t\n,"):
+			return fmt.Errorf("cli: model %d: name %q is empty or has spaces or commas", i+1, m.Name)
+		case seen[m.Name]:
+			return fmt.Errorf("cli: model %q is given twice", m.Name)
+		case m.Flags == nil:
+			return fmt.Errorf("cli: model %q: Flags is nil", m.Name)
+		}
+		seen[m.Name] = true
+	}
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the flag package prints a redefinition before it panics
+	(&checkFlags{}).register(fs, &catalog{})
+	for _, m := range models {
+		if err := defineModelFlags(fs, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// defineModelFlags calls m.Flags on fs and turns the flag package's panic
+// on a flag defined twice into an error.
+func defineModelFlags(fs *flag.FlagSet, m Model) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cli: model %q: its flags: %v", m.Name, r)
+		}
+	}()
+	if m.Flags(fs) == nil {
+		return fmt.Errorf("cli: model %q: Flags returned no builder", m.Name)
+	}
+	return nil
+}
+
+// modelNames lists the models for --model's help: "a, b" or "none".
+func (c *catalog) modelNames() string {
+	if len(c.models) == 0 {
+		return "none in this program"
+	}
+	names := make([]string, len(c.models))
+	for i, m := range c.models {
+		names[i] = m.Name
+	}
+	return strings.Join(names, ", ")
+}

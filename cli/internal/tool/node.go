@@ -1,0 +1,427 @@
+package tool
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/seed6eee2ec7/crystalball/live"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/report"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/status"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+func runNode(cat *catalog, args []string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runNodeUntil(ctx, cat, args, stdout, stderr)
+}
+
+// runNodeUntil is runNode until ctx ends (SIGINT or SIGTERM for the CLI;
+// the in-process tests cancel it).
+func runNodeUntil(ctx context.Context, cat *catalog, args []string, stdout, stderr io.Writer) error {
+	f, err := parseNodeFlags(cat, args, stderr)
+	if err != nil {
+		return err
+	}
+	svc, err := cat.lookup(f.service, SplitList(f.fix), f.nodes)
+	if err != nil {
+		return err
+	}
+	var level zapcore.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return usagef("--log-level: want debug, info, warn or error, got %q", f.logLevel)
+	}
+	logger, err := newCLILogger(f.logFormat, level, stderr)
+	if err != nil {
+		return err
+	}
+	defer logger.Sync()
+	n, err := newLiveNode(f, svc, logger)
+	if err != nil {
+		return err
+	}
+	return n.serve(ctx, stdout)
+}
+
+// nodeFlags are the flags of 'crystalball node'.
+type nodeFlags struct {
+	service, idFlag, listen, advertise, join, gossip, httpAddr, label string
+	tlsCert, tlsKey, tlsCA, gossipKeyFile                             string
+	logFormat, logLevel, fix, reports                                 string
+	dataDir                                                           string
+	ephemeral                                                         bool
+	nodes                                                             int
+	seed                                                              uint64
+	snapEvery, gatherEvery, steerTime                                 time.Duration
+	steer                                                             steerFlags
+	httpTokenFile                                                     string
+	trySendQueue                                                      int
+
+	// Resolved by check.
+	id node.ID
+}
+
+// register defines f's flags on fs.
+func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
+	fs.StringVar(&f.service, "service", cat.defaultName(), "service to run ("+cat.list()+")")
+	fs.StringVar(&f.idFlag, "id", "", "this node's ID: a positive integer such as 3 or n3 (required, unique in the cluster)")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:7000", "host:port of the service transport (framed TCP)")
+	fs.StringVar(&f.advertise, "advertise", "", "host:port peers dial for the service transport (default: the --listen address)")
+	fs.StringVar(&f.join, "join", "", "comma-separated service addresses (--listen of running nodes) to join through; empty starts a new cluster")
+	fs.StringVar(&f.gossip, "gossip", "", "host:port memberlist binds for membership and failure detection (default: --listen's host and port + 10000, or - 10000 above 55535, so a restarted node keeps its gossip address; port 0 with --listen's 0)")
+	fs.StringVar(&f.httpAddr, "http", "", "host:port serving GET /status (JSON), GET /metrics (Prometheus text), /snapshot and GET /ui (a live web page of the node) (default: no status server)")
+	fs.StringVar(&f.httpTokenFile, "http-token-file", "", "file holding the bearer token POST requests to --http must carry (default: POST from loopback clients only)")
+	fs.StringVar(&f.label, "label", "", "cluster label: peers with another label are refused")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) of this node for mutual TLS on the service transport, naming the node as URI SAN crystalball://node/<id>; with --tls-key and --tls-ca (default: plaintext, unauthenticated)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	fs.StringVar(&f.tlsCA, "tls-ca", "", "PEM certificate(s) of the cluster CA: peers must present a certificate it signed")
+	fs.StringVar(&f.gossipKeyFile, "gossip-key-file", "", "file of gossip encryption keys, one a line in base64 or hex, 16, 24 or 32 bytes each; the first encrypts, all decrypt (default: gossip unencrypted)")
+	fs.StringVar(&f.logFormat, "log", "console", "log format: json or console")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&f.fix, "fix", "", cat.fixHelp())
+	fs.IntVar(&f.nodes, "nodes", 0, "size of the cluster, for services configured with every member (paxos: members 1..N; 0: the service's default, paxos 1..3)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the node's random source")
+	fs.IntVar(&f.trySendQueue, "try-send-queue", 0, "bytes waiting in a peer's write queue past which the service's TrySends to it are refused (0: live.DefaultTrySendQueueBytes, 64 KiB)")
+	f.snapEvery, f.gatherEvery, f.steerTime = snapshot.DefaultInterval, -1, 2*time.Second
+	fs.Var(durationValue{&f.snapEvery}, "snapshots", "checkpoint interval of the node's snapshot manager (0: no snapshot manager, no snapshot endpoints)")
+	fs.Var(durationValue{&f.gatherEvery}, "gather", "interval of automatic neighbourhood snapshots (auto: the --snapshots interval; 0: only on POST /snapshot)")
+	f.steer.register(fs)
+	fs.Var(durationValue{&f.steerTime}, "steer-time", "wall-time budget of each steering search of a live node (a round runs several)")
+	fs.StringVar(&f.reports, "reports", "", "directory to write a JSON report per predicted violation into (--mode debug or steer; default: none)")
+	fs.StringVar(&f.dataDir, "data-dir", "", "directory of the node's store (created if need be): the service's durable state (paxos: promises, accepted and learned values) and steering's installed filters are synced there before the messages that depend on them are sent, and recovered when the node starts again; one node per directory")
+	fs.BoolVar(&f.ephemeral, "ephemeral", false, "run a service with durable state (paxos) without --data-dir: a restarted node forgets what it promised (tests and experiments only)")
+}
+
+// parseNodeFlags parses and checks the flags of 'crystalball node'.
+func parseNodeFlags(cat *catalog, args []string, stderr io.Writer) (*nodeFlags, error) {
+	fs := newFlagSet("node", stderr)
+	f := &nodeFlags{}
+	f.register(fs, cat)
+	setUsage(fs, "node --id N [flags]", "Runs one live node of a service in the foreground until SIGINT or SIGTERM.")
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if err := rejectNegativeAuto(fs); err != nil {
+		return nil, err
+	}
+	gatherSet := false
+	fs.Visit(func(fl *flag.Flag) { gatherSet = gatherSet || fl.Name == "gather" })
+	return f, f.check(cat, gatherSet)
+}
+
+// check validates f and resolves id, mode and the --gather default.
+func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
+	if f.idFlag == "" {
+		return usagef("--id is required")
+	}
+	id, err := node.ParseID(f.idFlag)
+	if err != nil {
+		return usagef("--id: %v", err)
+	}
+	f.id = id
+	if set := countSet(f.tlsCert, f.tlsKey, f.tlsCA); set != 0 && set != 3 {
+		return usagef("--tls-cert, --tls-key and --tls-ca go together: give all three or none")
+	}
+	if !cat.has(f.service) {
+		return usagef("unknown service %q (known: %s)", f.service, cat.list())
+	}
+	switch {
+	case f.nodes < 0 || f.nodes > 1<<16:
+		return usagef("--nodes must be in 0..65536, got %d", f.nodes)
+	case f.snapEvery < 0:
+		return usagef("--snapshots must not be negative, got %v", f.snapEvery)
+	case gatherSet && f.gatherEvery < 0:
+		return usagef("--gather must not be negative, got %v", f.gatherEvery)
+	case gatherSet && f.gatherEvery > 0 && f.snapEvery == 0:
+		return usagef("--gather %v needs a snapshot manager (--snapshots is 0)", f.gatherEvery)
+	case f.gatherEvery < 0:
+		f.gatherEvery = f.snapEvery
+	}
+	if err := checkInterval("snapshots", f.snapEvery); err != nil {
+		return err
+	}
+	if err := checkInterval("gather", f.gatherEvery); err != nil {
+		return err
+	}
+	if err := f.steer.resolve(); err != nil {
+		return err
+	}
+	if err := f.steer.checkSnapshots(f.snapEvery); err != nil {
+		return err
+	}
+	switch {
+	case f.steerTime <= 0:
+		return usagef("--steer-time must be positive, got %v", f.steerTime)
+	case f.reports != "" && f.steer.mode == steering.Off:
+		return usagef("--reports needs --mode debug or steer")
+	case f.ephemeral && f.dataDir != "":
+		return usagef("--ephemeral and --data-dir contradict each other: a node with a data directory keeps its durable state")
+	}
+	return nil
+}
+
+// countSet counts the non-empty strings among flags.
+func countSet(flags ...string) int {
+	n := 0
+	for _, f := range flags {
+		if f != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// secure loads the TLS and gossip key files the flags name into cfg.
+func (f *nodeFlags) secure(cfg *live.RuntimeConfig) error {
+	if f.tlsCert != "" {
+		tc, err := live.LoadTLSConfig(f.tlsCert, f.tlsKey, f.tlsCA)
+		if err != nil {
+			return usagef("--tls-cert, --tls-key, --tls-ca: %w", err)
+		}
+		cfg.TLS = tc
+	}
+	if f.gossipKeyFile != "" {
+		ring, err := live.LoadGossipKeyring(f.gossipKeyFile)
+		if err != nil {
+			return usagef("--gossip-key-file: %w", err)
+		}
+		cfg.Keyring = ring
+	}
+	return nil
+}
+
+// steers reports whether the node runs a steering layer.
+func (f *nodeFlags) steers() bool { return f.steer.steers() }
+
+// steeringConfig is the steering controller's configuration the flags
+// give, for the service spec.
+func (f *nodeFlags) steeringConfig(spec node.Spec) steering.Config {
+	ccfg := steering.Config{Spec: spec, MaxTime: f.steerTime}
+	f.steer.apply(&ccfg)
+	return ccfg
+}
+
+// liveNode is a configured live node: its runtime, its layers and the
+// status listener, ready to serve.
+type liveNode struct {
+	f        *nodeFlags
+	svc      serviceRun
+	log      *zap.Logger
+	rt       *live.Runtime
+	snapLive *snapshot.Live  // nil with --snapshots 0
+	steerer  *steering.Layer // nil without steering
+	reports  *report.Writer  // nil without --reports
+	timings  *status.Timings // the status server's round and check histograms
+	statusLn net.Listener    // nil without --http
+	httpTok  string          // --http-token-file's token
+}
+
+// newLiveNode builds the runtime and layers f describes for svc and binds
+// the status listener (so a busy port fails before the node joins anyone).
+func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, error) {
+	n := &liveNode{f: f, svc: svc, log: logger, timings: status.NewTimings()}
+	cfg := live.DefaultRuntimeConfig()
+	cfg.ID, cfg.Listen, cfg.Advertise, cfg.GossipBind = f.id, f.listen, f.advertise, f.gossip
+	cfg.Join, cfg.Label, cfg.Seed, cfg.Logger = SplitList(f.join), f.label, f.seed, logger
+	cfg.TrySendQueueBytes = f.trySendQueue
+	cfg.DataDir, cfg.Ephemeral = f.dataDir, f.ephemeral
+	if err := f.secure(&cfg); err != nil {
+		return nil, err
+	}
+	if err := n.addLayers(&cfg); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	if f.reports != "" {
+		if err := os.MkdirAll(f.reports, 0o755); err != nil {
+			return nil, fmt.Errorf("--reports: %w", err)
+		}
+	}
+	if f.httpTokenFile != "" {
+		tok, err := status.ReadTokenFile(f.httpTokenFile)
+		if err != nil {
+			return nil, usagef("--http-token-file: %v", err)
+		}
+		n.httpTok = tok
+	}
+	rt, err := live.NewRuntime(cfg, svc.spec)
+	if errors.Is(err, live.ErrDurableRequired) {
+		return nil, usagef("--service %s keeps durable state that must survive a crash (%v): give --data-dir DIR, or --ephemeral to run without it", f.service, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	n.rt = rt
+	if f.httpAddr != "" {
+		if n.statusLn, err = net.Listen("tcp", f.httpAddr); err != nil {
+			return nil, fmt.Errorf("--http: %w", err)
+		}
+	}
+	return n, nil
+}
+
+// addLayers adds the snapshot manager and the steering layer the flags ask
+// for to cfg.
+func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
+	f := n.f
+	slogger := slog.New(zapslog.NewHandler(n.log.Core()))
+	if f.snapEvery > 0 {
+		reg, err := n.svc.spec.Registry()
+		if err != nil {
+			return err
+		}
+		n.snapLive, err = snapshot.NewLive(snapshot.Config{Registry: reg, Interval: f.snapEvery, GatherInterval: f.gatherEvery, SecondHop: f.steer.secondHop}, slogger)
+		if err != nil {
+			return usageError{err}
+		}
+		cfg.Layers = []node.Layer{n.snapLive}
+	}
+	if !f.steers() {
+		return nil
+	}
+	ccfg := f.steeringConfig(n.svc.spec)
+	lcfg := steering.LayerConfig{Controller: ccfg, Immediate: f.steer.immediate, Logger: slogger, Runner: live.NewRoundRunner(),
+		OnRoundTime: n.timings.ObserveRound, OnImmediateCheck: n.timings.ObserveImmediateCheck, Clock: time.Now}
+	if f.reports != "" {
+		src := report.Source{Node: f.id, Service: f.service, Fix: f.fix, Nodes: f.nodes, Options: n.svc.options,
+			Spec: n.svc.spec, Mode: f.steer.mode, Workload: ccfg.Workload, Faults: ccfg.Faults}
+		n.reports = &report.Writer{Dir: f.reports, Logger: slogger, Source: src}
+		lcfg.OnRound = n.reports.Round
+	}
+	var err error
+	if n.steerer, err = steering.NewLayer(lcfg, n.snapLive); err != nil {
+		return usageError{err}
+	}
+	cfg.Layers = append(cfg.Layers, n.steerer)
+	// A round runs the prediction and then the checks of the filters it
+	// suggests; a newer snapshot cancels it.
+	if f.steer.mode != steering.Off && f.gatherEvery > 0 && f.gatherEvery < 3*f.steerTime {
+		n.log.Warn("steering rounds may outlast the gather interval; a newer snapshot cancels a running round",
+			zap.Duration("gather", f.gatherEvery), zap.Duration("steer_time", f.steerTime))
+	}
+	return nil
+}
+
+// serve starts the node, issues the service's join calls, serves the
+// status endpoints and runs until ctx ends or the status server fails;
+// then it stops the node.
+func (n *liveNode) serve(ctx context.Context, stdout io.Writer) error {
+	if n.statusLn != nil {
+		defer n.statusLn.Close()
+	}
+	started := time.Now()
+	if err := n.rt.Start(ctx); err != nil {
+		return err
+	}
+	for _, call := range n.svc.join(n.f.id, n.rt.Bootstrap()) {
+		if err := n.rt.Submit(call); err != nil {
+			n.stop()
+			return err
+		}
+		n.log.Info("application call", zap.String("call", fmt.Sprint(call)))
+	}
+	var srv *status.Server
+	srvDone := make(chan error, 1)
+	if n.statusLn != nil {
+		var err error
+		if srv, err = newStatusServer(n.rt, n.snapLive, n.steerer, n.reports, n.timings, n.svc, started, n.httpTok); err != nil {
+			n.stop()
+			return err
+		}
+		go func() { srvDone <- srv.Serve(n.statusLn) }()
+	}
+	n.printStarted(stdout)
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		n.log.Info("signal received, stopping")
+	case serveErr = <-srvDone:
+	case <-n.rt.Done():
+		serveErr = n.rt.Err()
+	}
+	if srv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		srv.Shutdown(sctx)
+		cancel()
+	}
+	if err := n.stop(); err != nil {
+		return errors.Join(serveErr, err)
+	}
+	n.log.Info("stopped")
+	return serveErr
+}
+
+// stop stops the runtime, waiting at most 10s.
+func (n *liveNode) stop() error {
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return n.rt.Stop(sctx)
+}
+
+// printStarted prints the line that says the node runs, and where.
+func (n *liveNode) printStarted(stdout io.Writer) {
+	fmt.Fprintf(stdout, "node %v: %s on %s, gossip %s", n.f.id, n.f.service, n.rt.Addr(), n.rt.GossipAddr())
+	if n.statusLn != nil {
+		fmt.Fprintf(stdout, ", status http://%s/status", n.statusLn.Addr())
+	}
+	if n.snapLive != nil {
+		fmt.Fprintf(stdout, ", checkpoints every %v", n.f.snapEvery)
+	}
+	if n.steerer != nil {
+		fmt.Fprintf(stdout, ", steering %v", n.f.steer.mode)
+		if n.f.steer.immediate {
+			fmt.Fprint(stdout, " with the immediate check")
+		}
+	}
+	fmt.Fprintln(stdout)
+}
+
+// newStatusServer builds the --http status server (package status) over
+// the node's runtime, layers and report writer (snapLive, steer and
+// reports may be nil); GET
+// /snapshot serves the report.Snapshot document.
+func newStatusServer(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Layer, reports *report.Writer, timings *status.Timings, svc serviceRun, started time.Time, token string) (*status.Server, error) {
+	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options, Spec: svc.spec, Started: started, Token: token}
+	if reports != nil {
+		cfg.Reports = reports
+	}
+	if snapLive != nil {
+		cfg.Snapshots = snapLive
+	}
+	return status.New(cfg)
+}
+
+// newCLILogger builds the node's zap logger writing to w.
+func newCLILogger(format string, level zapcore.Level, w io.Writer) (*zap.Logger, error) {
+	var enc zapcore.Encoder
+	switch format {
+	case "json":
+		ec := zap.NewProductionEncoderConfig()
+		ec.EncodeTime = zapcore.RFC3339NanoTimeEncoder
+		enc = zapcore.NewJSONEncoder(ec)
+	case "console":
+		ec := zap.NewDevelopmentEncoderConfig()
+		ec.EncodeTime = zapcore.RFC3339TimeEncoder
+		enc = zapcore.NewConsoleEncoder(ec)
+	default:
+		return nil, usagef("--log: want json or console, got %q", format)
+	}
+	return zap.New(zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), level)), nil
+}

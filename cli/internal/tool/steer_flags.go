@@ -1,0 +1,125 @@
+package tool
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// steerFlags are the flags of the snapshot and steering layers that both
+// shells host, 'node' and 'emulate' (and the experiments built on
+// emulate's flags): registered, defaulted, validated and applied here
+// once, so that a flag means the same on a live node as in an emulated
+// run. What only one shell has stays with it: --steer-time (a live
+// round's wall-time budget; emulated rounds are bounded in states alone,
+// so that a run stays a pure function of its seed), --snapshots and
+// --gather (a live node always checkpoints, so that its peers can gather
+// it; an emulated one only when a mode or --immediate needs it),
+// --predictors, and each shell's --reports writer.
+type steerFlags struct {
+	modeName             string
+	immediate            bool
+	states               int // -1 until resolve: "auto", by mode
+	breakConn            bool
+	lastKnown            time.Duration
+	filterHold, vetoHold time.Duration
+	adaptiveWeights      bool
+	gatherOnFault        bool
+	secondHop            int
+	faults               faultFlags
+	walk                 walkFlags
+
+	// mode is --mode, parsed by resolve.
+	mode steering.Mode
+}
+
+// register defines the flags on fs with the library's defaults.
+func (s *steerFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.modeName, "mode", "off", "execution steering: off, debug (predict from every gathered snapshot and report: deep online debugging) or steer (also install event filters); needs snapshots")
+	fs.BoolVar(&s.immediate, "immediate", false, "run the immediate safety check before every event a node handles (in any --mode; needs snapshots: the check reads the last gathered one)")
+	fs.IntVar(&s.states, "steer-states", -1, fmt.Sprintf("unique states per search of a steering round (auto: %d with --mode debug, %d otherwise)", steering.DebugMaxStates, steering.SteerMaxStates))
+	fs.Lookup("steer-states").DefValue = "auto"
+	fs.BoolVar(&s.breakConn, "break-connection", false, "a filtered or vetoed message also breaks the connection to its sender (the paper's TCP reset)")
+	fs.BoolVar(&s.breakConn, "steer-break", false, "the former name of --break-connection on node, kept for the command lines that use it")
+	fs.Var(durationValue{&s.lastKnown}, "steer-last-known", "a member a gather cannot reach enters steering rounds and the immediate check at its last checkpoint seen at most this long before (0: left out, as in the paper; suits services whose state survives partitions and resets, such as paxos)")
+	fs.Var(durationValue{&s.filterHold}, "filter-hold", "longest a filtered event kind whose intervention budget is spent is held before it runs for a window (0: until a fresh round finds it safe or the liveness guard releases it, the library's default)")
+	fs.Var(durationValue{&s.vetoHold}, "veto-hold", "longest an event kind the immediate check keeps vetoing is held once its budget is spent (0: until the check passes or the liveness guard releases it, the library's default)")
+	s.registerRates(fs)
+	fs.IntVar(&s.secondHop, "second-hop", 0, "widen every gather to at most this many of the neighbours' neighbours (the peers the last snapshot's members exchanged messages with; 0: the neighbourhood only)")
+	s.faults.register(fs)
+	s.walk.register(fs)
+}
+
+// registerRates defines --adaptive-weights and --gather-on-fault, the
+// rules that let what a node observes shape its rounds (issue 29's
+// weights from the deployment and rounds in time); experiments that fix
+// the rest of the steering flags take these two alone.
+func (s *steerFlags) registerRates(fs *flag.FlagSet) {
+	fs.BoolVar(&s.adaptiveWeights, "adaptive-weights", false, "weigh a steering round's walks by the rates of the node's own events (deliveries, timers and their periods, calls, transport errors, resets, refusals) instead of --walk-weights, which the rounds before its first event keep")
+	fs.BoolVar(&s.gatherOnFault, "gather-on-fault", false, fmt.Sprintf("gather the neighbourhood right after a node handles a transport error (a broken connection, a neighbour's reset), at most once per %v, so that a round sees a dead end opening within a second rather than at the next periodic gather", steering.FaultGatherSpacing))
+}
+
+// applyRates sets the two rules of registerRates on c.
+func (s *steerFlags) applyRates(c *steering.Config) {
+	c.AdaptiveWeights, c.GatherOnFault = s.adaptiveWeights, s.gatherOnFault
+}
+
+// resolve parses --mode, gives --steer-states its default by mode and
+// reports the first bad value as a usage error. A negative --steer-states
+// typed on the command line is caught before, by rejectNegativeAuto.
+func (s *steerFlags) resolve() error {
+	mode, err := steering.ParseMode(s.modeName)
+	if err != nil {
+		return usagef("--mode: want off, debug or steer, got %q", s.modeName)
+	}
+	s.mode = mode
+	if s.states == -1 {
+		s.states = mode.DefaultMaxStates()
+	}
+	switch {
+	case s.states <= 0:
+		return usagef("--steer-states must be positive, got %d", s.states)
+	case s.lastKnown < 0:
+		return usagef("--steer-last-known must not be negative, got %v", s.lastKnown)
+	case s.filterHold < 0 || s.vetoHold < 0:
+		return usagef("--filter-hold and --veto-hold must not be negative, got %v and %v", s.filterHold, s.vetoHold)
+	case s.secondHop < 0:
+		return usagef("--second-hop must not be negative, got %d", s.secondHop)
+	}
+	if err := s.faults.validate(); err != nil {
+		return err
+	}
+	return s.walk.validate()
+}
+
+// steers reports whether a node runs a steering layer: a mode or the
+// immediate check.
+func (s *steerFlags) steers() bool { return s.mode != steering.Off || s.immediate }
+
+// checkSnapshots reports a mode or immediate check without snapshots
+// (snapEvery 0) as a usage error: rounds start from gathered snapshots,
+// and the check reads the last one.
+func (s *steerFlags) checkSnapshots(snapEvery time.Duration) error {
+	switch {
+	case s.mode != steering.Off && snapEvery == 0:
+		return usagef("--mode %v needs a snapshot manager (--snapshots is 0): rounds start from gathered snapshots", s.mode)
+	case s.immediate && snapEvery == 0:
+		return usagef("--immediate needs a snapshot manager (--snapshots is 0): the check reads the last gathered snapshot")
+	}
+	return nil
+}
+
+// apply sets the controller's configuration the flags give on c (resolved
+// first); the fields no flag names are left as they are.
+func (s *steerFlags) apply(c *steering.Config) {
+	c.Mode = s.mode
+	c.Faults = s.faults.faults()
+	c.MaxStates = s.states
+	c.BreakConnection = s.breakConn
+	c.LastKnownFor = s.lastKnown
+	c.FilterHold, c.VetoHold = s.filterHold, s.vetoHold
+	s.applyRates(c)
+	s.walk.apply(c)
+}

@@ -1,0 +1,201 @@
+package tool
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/report"
+)
+
+// runTrace dispatches the trace subcommands.
+func runTrace(cat *catalog, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || (args[0] != "show" && args[0] != "debug") {
+		return usagef("usage: crystalball trace show|debug [flags] FILE (FILE: the output of 'crystalball check --json', a prediction report of 'crystalball node|emulate --reports DIR', or a trace of 'crystalball emulate --trace FILE')")
+	}
+	f, file, err := parseTraceFlags(cat, args[0], args[1:], stderr)
+	if err != nil {
+		return err
+	}
+	tl, err := loadTimeline(cat, file, f.violation)
+	if err != nil {
+		return err
+	}
+	return f.run(tl, stdout)
+}
+
+// loadTimeline reads file — a check --json output, a prediction report or
+// an emulation trace — and replays it.
+func loadTimeline(cat *catalog, file string, which int) (*timeline, error) {
+	if isEmulationTrace(file) {
+		return readEmulationTrace(cat, file)
+	}
+	b, format, err := readFormatted(file)
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case report.PredictionFormat:
+		return predictionTimeline(cat, file, b)
+	case checkFormat, "": // check --json wrote no format before crystalball-check/1
+		return checkTimeline(cat, file, b, which)
+	}
+	return nil, usagef("%s: unknown report format %s (this crystalball reads %q and %q, and emulation traces)", file, report.Quote(format), checkFormat, report.PredictionFormat)
+}
+
+// readFormatted reads a JSON document (readReport) and its "format" field
+// ("" when it has none).
+func readFormatted(file string) ([]byte, string, error) {
+	b, err := readReport(file)
+	if err != nil {
+		return nil, "", err
+	}
+	var probe struct {
+		Format string `json:"format"`
+	}
+	if err := report.Unmarshal(b, &probe); err != nil {
+		return nil, "", usagef("%s: not a JSON report: %v", file, err)
+	}
+	return b, probe.Format, nil
+}
+
+// traceLimits bound what 'trace show' reads (the zero value: report's
+// defaults); tests lower them to exercise the bounds with small files.
+var traceLimits report.Limits
+
+// readReport reads a report file within traceLimits: a file too large, or
+// not a JSON object, is a usage error quoting at most a short prefix.
+func readReport(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	defer f.Close()
+	b, err := report.ReadDocument(f, traceLimits)
+	if err != nil {
+		return nil, usagef("%s: %v", file, err)
+	}
+	return b, nil
+}
+
+// lookupReported resolves the service a report names among cat's, with the
+// flags it records; a report of a service the program does not serve is
+// bad usage naming the services it does.
+func lookupReported(cat *catalog, file, name, fix string, nodes int) (serviceRun, error) {
+	if !cat.has(name) {
+		return serviceRun{}, usagef("%s: a report of service %q, which this program does not serve (known: %s)", file, name, cat.list())
+	}
+	return cat.lookup(name, SplitList(fix), nodes)
+}
+
+// checkTimeline replays violation which (1 is the first) of a check
+// --json output, or its liveness suspect (a walk check's report).
+func checkTimeline(cat *catalog, file string, b []byte, which int) (*timeline, error) {
+	co, rep, err := readCheckOutput(file, b, which)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := lookupReported(cat, file, co.Target, co.Fix, co.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	m, err := serviceModel(svc, co.Nodes, co.Seed, consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks, Drops: co.Drops, Refusals: co.Refusals})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	// Check the whole report first (fingerprint and property error).
+	if _, _, err := m.ReplayReport(rep, m.Properties()); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	tl, err := replayTimeline(m, rep.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	tl.rep = rep
+	tl.head = []string{fmt.Sprintf("%s (%s), %d nodes, faults %s", co.Target, co.Options, co.Nodes, co.Faults)}
+	if l := co.Liveness; l != nil && l.DeadEnd != nil && len(co.Reports) == 0 {
+		d := l.DeadEnd
+		tl.head = append(tl.head, fmt.Sprintf("random walks: %d, live %d; suspect judged %s", l.Walks, l.Live, d.Verdict))
+		if err := tl.withDeadEnd(d); err != nil {
+			return nil, usagef("%s: %v", file, err)
+		}
+		if d.CriticalStep > 0 {
+			tl.head = append(tl.head, fmt.Sprintf("dead end (%s): after step %d no walk reaches a state where every liveness property holds", d.Verdict, d.CriticalStep))
+		}
+	}
+	tl.head = append(tl.head, violationLine(rep))
+	return tl, nil
+}
+
+// violationLine is the line naming a report's violation.
+func violationLine(rep consequence.ActorReport) string {
+	return fmt.Sprintf("violation of %s (%s) at depth %d: %s", rep.Property, rep.Kind, rep.Depth, rep.Error)
+}
+
+// predictionTimeline replays a prediction report of 'node --reports' or
+// 'emulate --reports' from the snapshot it holds.
+func predictionTimeline(cat *catalog, file string, b []byte) (*timeline, error) {
+	doc, err := report.ReadPrediction(bytes.NewReader(b), traceLimits)
+	if err != nil {
+		return nil, usagef("%s: not a prediction report: %v", file, err)
+	}
+	svc, err := lookupReported(cat, file, doc.Service, doc.Fix, doc.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	m, err := doc.Model(svc.spec, svc.workload)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if _, _, err := m.ReplayReport(doc.Report, m.Properties()); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	tl, err := replayTimeline(m, doc.Report.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	tl.rep = doc.Report
+	tl.head = append(tl.head, fmt.Sprintf("%s (%s), predicted by %v (mode %s) from its snapshot of %v at cut %d, faults resets=%d silent=%v stale-connections=%v breaks=%d",
+		doc.Service, doc.Options, doc.Node, doc.Mode, m.Nodes(), doc.Snapshot.CN, doc.Resets, doc.Silent, doc.StaleConnections, doc.Breaks))
+	if doc.Refusals > 0 {
+		tl.head[len(tl.head)-1] += fmt.Sprintf(" refusals=%d", doc.Refusals)
+	}
+	if doc.Filter != "" {
+		tl.head = append(tl.head, "filter: "+doc.Filter)
+	}
+	if l := doc.Likelihood; l != nil {
+		tl.head = append(tl.head, fmt.Sprintf("rank %d among its round's predictions: %d faults, %d timers and calls, %d messages in flight at the snapshot, %d sent on the way (cost %g)",
+			doc.Rank, l.Faults, l.Local, l.InFlight, l.Spawned, l.Cost))
+	}
+	if d := doc.Liveness; d != nil {
+		tl.head = append(tl.head, fmt.Sprintf("dead end (%s): after step %d no walk reaches a state where every liveness property holds (%d of the round's %d walks did from the snapshot)",
+			d.Verdict, d.CriticalStep, d.Live, d.Walks))
+		if err := tl.withDeadEnd(d); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+	}
+	tl.head = append(tl.head, violationLine(doc.Report))
+	return tl, nil
+}
+
+// describeNode renders a node's service state and timers on one line.
+func describeNode(g *consequence.GlobalState, id node.ID) string {
+	st, _, ok := g.NodeState(id)
+	if !ok {
+		return id.String() + ": not in the state"
+	}
+	var timers []string
+	for _, t := range st.Timers {
+		timers = append(timers, t.Name)
+	}
+	slices.Sort(timers)
+	s := fmt.Sprintf("%v: %v timers=%v", id, st.Service, timers)
+	if p := g.Pending(id); len(p) > 0 {
+		s += fmt.Sprintf(" pending=%d", len(p))
+	}
+	return s
+}

@@ -1,0 +1,198 @@
+package tool
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+)
+
+// traceInput is what 'trace debug' reads its commands from; tests replace
+// it with a script.
+var traceInput io.Reader = os.Stdin
+
+// traceFlags are the flags of 'trace show' and 'trace debug'.
+type traceFlags struct {
+	debug       bool // 'trace debug', or 'trace show -i'
+	violation   int
+	step, node  string
+	diff, graph string
+	out         string
+	live        bool
+}
+
+// parseTraceFlags parses the flags of 'trace SUB' and its one FILE
+// (before or after the flags).
+func parseTraceFlags(cat *catalog, sub string, args []string, stderr io.Writer) (*traceFlags, string, error) {
+	f := &traceFlags{debug: sub == "debug"}
+	fs := newFlagSet("trace "+sub, stderr)
+	fs.IntVar(&f.violation, "violation", 1, "which violation of a check --json file to show (1 is the first)")
+	fs.StringVar(&f.step, "step", "", "print every node's state, field by field, after step N (0: the start; critical: a liveness report's critical step; end); with -i, the step to start at (default: the critical step of a liveness report, else 0)")
+	fs.StringVar(&f.node, "node", "", "follow one node (e.g. n3): only its events (its timers and calls, deliveries to it) and its state")
+	fs.StringVar(&f.diff, "diff", "", "print the field-level diff of the node states after steps A and B (A,B)")
+	fs.BoolVar(&f.live, "live", false, "print the dead path against the nearest live path at the critical step, field by field (a liveness report; the default output includes it)")
+	fs.StringVar(&f.graph, "graph", "", "write the event graph: text (a ladder diagram) or dot (Graphviz)")
+	fs.StringVar(&f.out, "out", "", "write the event graph to this file instead of standard output")
+	interactive := fs.Bool("i", false, "debug interactively (as 'trace debug')")
+	synopsis := "trace " + sub + " [flags] FILE"
+	setUsage(fs, synopsis, "Replays a run step by step, as MaceMC's Mdb: FILE is the output of 'crystalball check --json' (a violation found from the initial state, or a walk check's liveness suspect), a prediction report written by 'crystalball node|emulate --reports DIR' (a violation predicted from a gathered snapshot), or a trace of 'crystalball emulate --trace FILE' (events only: it holds no node states). 'trace show' prints the path, or what the flags ask; 'trace debug' (or -i) reads Mdb commands from standard input (help lists them).")
+	// Accept the file anywhere among the flags: the flag package stops
+	// at the first positional argument, so parse on after it.
+	var files []string
+	rest := args
+	for {
+		if len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
+			files, rest = append(files, rest[0]), rest[1:]
+			continue
+		}
+		if err := parseFlagsOnly(fs, rest); err != nil {
+			return nil, "", err
+		}
+		if rest = fs.Args(); len(rest) == 0 {
+			break
+		}
+		if len(files) > 1 {
+			break
+		}
+	}
+	if len(files) != 1 {
+		return nil, "", usagef("want exactly one FILE")
+	}
+	file := files[0]
+	f.debug = f.debug || *interactive
+	if f.graph != "" && f.graph != "text" && f.graph != "dot" {
+		return nil, "", usagef("--graph %s: want text or dot", quoteShort(f.graph))
+	}
+	if f.out != "" && f.graph == "" {
+		return nil, "", usagef("--out needs --graph")
+	}
+	if f.debug && (f.diff != "" || f.live || f.graph != "") {
+		return nil, "", usagef("--diff, --live and --graph are commands of the interactive loop (diff, live, graph): not with 'trace debug' or -i")
+	}
+	return f, file, nil
+}
+
+// run applies the flags to tl: the Mdb loop, or what 'trace show' prints.
+func (f *traceFlags) run(tl *timeline, stdout io.Writer) error {
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	d := &mdb{tl: tl, w: w, cur: tl.critical}
+	if f.node != "" {
+		id, err := d.parseNode(f.node)
+		if err != nil {
+			return usagef("--node: %v", err)
+		}
+		d.only = id
+	}
+	if f.step != "" {
+		n, err := d.parseStep(f.step)
+		if err != nil {
+			return usagef("--step: %v", err)
+		}
+		d.cur = n
+	}
+	if f.diff != "" {
+		if _, _, err := d.parseRange(f.diff); err != nil {
+			return usagef("--diff: %v", err)
+		}
+	}
+	if f.graph == "dot" && f.out == "" {
+		return d.graph(w, "dot") // DOT alone, for a pipe into dot
+	}
+	for _, l := range tl.head {
+		fmt.Fprintln(w, l)
+	}
+	if f.debug {
+		fmt.Fprintf(w, "%d steps; 'help' lists the commands\n", len(tl.steps))
+		d.where()
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		return d.repl(&flushReader{traceInput, w})
+	}
+	return f.show(d)
+}
+
+// show prints what 'trace show' was asked: the graph, a step's states, a
+// diff, the live comparison; or, with none of them, the path (and a
+// liveness report's comparison with its nearest live path).
+func (f *traceFlags) show(d *mdb) error {
+	asked := false
+	if f.graph != "" {
+		asked = true
+		if err := f.writeGraph(d); err != nil {
+			return err
+		}
+	}
+	if f.step != "" {
+		asked = true
+		if err := d.prepare(d.cur); err != nil {
+			return err
+		}
+		d.where()
+		if err := d.states(d.cur); err != nil {
+			return err
+		}
+	}
+	if f.diff != "" {
+		asked = true
+		a, b, _ := d.parseRange(f.diff) // checked by run
+		if err := d.diff(a, b); err != nil {
+			return err
+		}
+	}
+	if f.live {
+		asked = true
+		if err := d.live(); err != nil {
+			return usagef("--live: %v", err)
+		}
+	}
+	if asked {
+		return nil
+	}
+	d.listing()
+	if d.tl.dead != nil && d.tl.critical > 0 && d.tl.live != nil {
+		// One comparison of the dead path with the nearest live path:
+		// the field-level one --live prints.
+		return d.live()
+	}
+	return nil
+}
+
+// writeGraph writes the event graph where --out says.
+func (f *traceFlags) writeGraph(d *mdb) error {
+	if f.out == "" {
+		return d.graph(d.w, f.graph)
+	}
+	out, err := os.Create(f.out)
+	if err != nil {
+		return usagef("--out: %v", err)
+	}
+	bw := bufio.NewWriter(out)
+	err = d.graph(bw, f.graph)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", f.out, err)
+	}
+	fmt.Fprintf(d.w, "wrote the event graph (%s) to %s\n", f.graph, f.out)
+	return nil
+}
+
+// flushReader flushes w before every read, so the prompt shows before the
+// loop waits for a command.
+type flushReader struct {
+	r io.Reader
+	w *bufio.Writer
+}
+
+func (f *flushReader) Read(p []byte) (int, error) {
+	if err := f.w.Flush(); err != nil {
+		return 0, err
+	}
+	return f.r.Read(p)
+}

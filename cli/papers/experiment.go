@@ -1,0 +1,127 @@
+package papers
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"github.com/seed6eee2ec7/crystalball/cli/internal/tool"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/experiments"
+)
+
+// experimentCommands are the paper's experiments, by name: each parses its
+// flags into a configuration of package experiments, runs it and prints
+// its result (--json: the result's JSON).
+var experimentCommands = map[string]func(args []string, stdout, stderr io.Writer) error{
+	"randtree-prediction": runRandTreePrediction,
+	"randtree-churn":      runRandTreeChurn,
+	"paxos":               runPaxosExperiment,
+	"randtree-liveness":   runRandTreeLiveness,
+	"macemc-baseline":     runMaceMCBaseline,
+	"bullet-overhead":     runBulletOverhead,
+}
+
+// experimentCommand is the experiment command: experiment NAME [flags].
+func experimentCommand() tool.Command {
+	return tool.Command{Name: "experiment", Summary: "run one of the paper's experiments (experiment NAME; run it without NAME for the list)", Run: runExperiment}
+}
+
+func runExperiment(args []string, stdout, stderr io.Writer) error {
+	var names []string
+	for n := range experimentCommands {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if len(args) == 0 || experimentCommands[args[0]] == nil {
+		return tool.UsageErrorf("usage: %s experiment NAME [flags] (known experiments: %s)", tool.ProgramName(), strings.Join(names, ", "))
+	}
+	return experimentCommands[args[0]](args[1:], stdout, stderr)
+}
+
+// printResult writes an experiment's result: its JSON with --json, else
+// its text.
+func printResult(w io.Writer, asJSON bool, r fmt.Stringer) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(r)
+	}
+	_, err := io.WriteString(w, r.String())
+	return err
+}
+
+// searchProgress shows the experiments' searches on stderr (a
+// progressPrinter per search), unless the output is JSON.
+func searchProgress(stderr io.Writer, asJSON bool) experiments.SearchObserver {
+	if asJSON {
+		return nil
+	}
+	return func(label string) (func(consequence.Progress), func()) {
+		return tool.NewProgress(stderr, label)
+	}
+}
+
+// interruptible is the experiments' context: SIGINT cancels it.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
+}
+
+func runRandTreePrediction(args []string, stdout, stderr io.Writer) error {
+	fs := tool.NewFlagSet("experiment randtree-prediction", "experiment randtree-prediction [flags]",
+		"The paper's §1.2/§5 comparison: consequence prediction from Figure 2's live state against exhaustive search from the initial 5-node state.", stderr)
+	budget := tool.DurationFlag(fs, "budget", experiments.DefaultPredictionBudget, "wall-time budget of each search (0: none)")
+	maxStates := fs.Int("max-states", experiments.DefaultPredictionMaxStates, "state budget of each search (0: none)")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the tables")
+	if err := tool.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if *budget < 0 || *maxStates < 0 {
+		return tool.UsageErrorf("--budget and --max-states must not be negative")
+	}
+	cfg := experiments.PredictionConfig{Budget: noneIfZero(*budget), MaxStates: noneIfZero(*maxStates),
+		OnSearch: searchProgress(stderr, *asJSON)}
+	ctx, stop := interruptible()
+	defer stop()
+	res, err := experiments.RandTreePrediction(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return printResult(stdout, *asJSON, res)
+}
+
+// noneIfZero maps a flag's 0 ("none") to the experiments' negative
+// ("none"; their 0 is "the default").
+func noneIfZero[T int | time.Duration](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
+}
+
+// rulesFlag registers --rules, the steering and gathering rules of an
+// experiment (experiments.Rules).
+func rulesFlag(fs *flag.FlagSet) *string {
+	s := new(string)
+	rulesVar(fs, s)
+	return s
+}
+
+// rulesVar registers --rules into s.
+func rulesVar(fs *flag.FlagSet, s *string) {
+	fs.StringVar(s, "rules", string(experiments.RulesMeasured), "steering and gathering rules: measured (those the documented figures were measured with: gathers on the period alone, holds of 10s and 1m, silent vetoes, no steering requests) or library (the library's defaults)")
+}
+
+// parseRulesFlag reads --rules; a bad name is a usage error.
+func parseRulesFlag(s string) (experiments.Rules, error) {
+	r, err := experiments.ParseRules(s)
+	if err != nil || s == "" {
+		return "", tool.UsageErrorf("--rules: %q is not measured or library", s)
+	}
+	return r, nil
+}

@@ -1,0 +1,92 @@
+package papers
+
+import (
+	"github.com/seed6eee2ec7/crystalball/cli/internal/tool"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/experiments"
+)
+
+func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
+	fs := tool.NewFlagSet("experiment randtree-churn", "experiment randtree-churn [flags]",
+		"The paper's §5.4.1: RandTree under churn without CrystalBall, with the immediate safety check only, and with execution steering plus the check.", stderr)
+	nodes := fs.Int("nodes", experiments.DefaultChurnNodes, "RandTree nodes")
+	duration := tool.DurationFlag(fs, "duration", experiments.DefaultChurnDuration, "emulated time of each run (the paper: 1.4h)")
+	churn := fs.String("churn", "1/m", "leave-and-rejoin events per unit of time")
+	seed := fs.Uint64("seed", experiments.DefaultChurnSeed, "seed of every run (the same network, churn and node randomness in each configuration)")
+	snapEvery := tool.DurationFlag(fs, "snapshots", experiments.DefaultChurnSnapshots, "checkpoint and gather interval of every node")
+	maxStates := fs.Int("max-states", experiments.DefaultChurnMaxStates, "unique states per search of a steering round")
+	configs := fs.String("configs", "off,immediate,steer+immediate", "configurations to run, a comma list")
+	maxInterventions := fs.Int("max-interventions", experiments.DefaultChurnMaxInterventions, "times per minute the same kind of event may be kept from a handler before it runs anyway (negative: no bound)")
+	vetoHold := fs.String("veto-hold", "", "how long an event kind the immediate check keeps vetoing is held once its budget is spent: a duration, or 'unbounded' (until the check passes or the liveness guard releases it); default: the rules' (1m measured, unbounded library)")
+	breakConn := fs.Bool("break-connection", false, "filters and vetoes also break the connection to a dropped message's sender (the paper's TCP reset)")
+	resetKinds := fs.String("reset-kinds", "silent", "kinds of reset a steering round explores: rst, silent or both")
+	rulesName := rulesFlag(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
+	if err := tool.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	rate, err := tool.ParseRate(*churn)
+	if err != nil {
+		return tool.UsageErrorf("--churn: %v", err)
+	}
+	kinds, err := consequence.ParseResetKinds(*resetKinds)
+	if err != nil {
+		return tool.UsageErrorf("--reset-kinds: %q is not rst, silent or both", *resetKinds)
+	}
+	hold, err := parseVetoHold(*vetoHold)
+	if err != nil {
+		return err
+	}
+	rules, err := parseRulesFlag(*rulesName)
+	if err != nil {
+		return err
+	}
+	if err := tool.CheckInterval("snapshots", *snapEvery); err != nil {
+		return err
+	}
+	heal := min(*duration/4, 5*time.Minute)
+	if *nodes <= 0 || *nodes > 1000 || *maxStates <= 0 || *snapEvery <= 0 || *duration-heal <= experiments.ChurnWarmup {
+		return tool.UsageErrorf("--nodes must be in 1..1000, --max-states and --snapshots positive, --duration longer than %v", experiments.ChurnWarmup+heal)
+	}
+	cfg := experiments.ChurnConfig{Nodes: *nodes, Duration: *duration, ChurnPerMinute: rate, Seed: *seed, Snapshots: *snapEvery,
+		MaxStates: *maxStates, MaxInterventions: *maxInterventions, VetoHold: hold, BreakConnection: *breakConn, ResetKinds: kinds, Configs: tool.SplitList(*configs), Rules: rules}
+	if rate == 0 {
+		cfg.ChurnPerMinute = -1 // none
+	}
+	for _, c := range cfg.Configs {
+		if !slices.Contains(experiments.ChurnConfigs, c) {
+			return tool.UsageErrorf("--configs: unknown configuration %q (known: off, immediate, steer+immediate)", c)
+		}
+	}
+	if !*asJSON {
+		cfg.Progress = stderr
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	res, err := experiments.RandTreeChurn(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return printResult(stdout, *asJSON, res)
+}
+
+// parseVetoHold reads --veto-hold: a positive duration, "unbounded"
+// (steering.Config.VetoHold negative), or empty for the rules' bound
+// (ChurnConfig.VetoHold zero).
+func parseVetoHold(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil // the rules' bound
+	}
+	if s == "unbounded" {
+		return -1, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, tool.UsageErrorf("--veto-hold: %q is not a positive duration or 'unbounded'", s)
+	}
+	return d, nil
+}
