@@ -81,7 +81,7 @@ type Config struct {
 	// Logger is handed to the services through Env.Logger. Nil means no
 	// logging.
 	Logger *slog.Logger
-	// Snapshots, when non-nil, runs a snapshot.Live in every node's
+	// Snapshots, when non-nil, runs a snapshot.Layer in every node's
 	// pipeline, before steering:
 	// checkpoint numbers on every message, checkpoints, and neighbourhood
 	// snapshots gathered over the emulated network.

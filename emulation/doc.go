@@ -260,7 +260,7 @@
 // # Snapshots
 //
 // With Config.Snapshots set, every node's pipeline (see Steering) starts
-// with a snapshot.Live, the node.Layer the live shell hosts, so the
+// with a snapshot.Layer, the node.Layer the live shell hosts, so the
 // snapshot rules are the layer's in both shells: it stamps every message
 // the service sends with the node's checkpoint number; every arriving
 // message goes to it first, and it may checkpoint the node state before
@@ -272,7 +272,7 @@
 // checkpoint increments, timeouts, scheduled gathers) come due through the
 // pipeline's NextDue, one queue item per node with the postponed events. A
 // node that goes down loses its stored checkpoints at that moment
-// (snapshot.Live.Crash; the EventReset of its restart leaves the layer
+// (snapshot.Layer.Crash; the EventReset of its restart leaves the layer
 // alone) but keeps its checkpoint number; a connection a steering verdict
 // breaks is reported to the layers (node.Pipeline.ConnectionBroken, which
 // the live runtime calls too), not to the service.
@@ -290,7 +290,7 @@
 // the emulator does not persist.
 //
 // What the emulator reports beyond the rules comes from the layer's
-// extension point snapshot.Live.OnEffects, which sees every call's
+// extension point snapshot.Layer.OnEffects, which sees every call's
 // checkpoints, protocol sends, completed and failed gathers as they
 // happen: completed gathers are traced ("snapshot gathered cn=...
 // nodes=...") and passed to SnapshotConfig.OnSnapshot (and, through the
@@ -336,9 +336,9 @@
 // Emulator.RunUntilContext and Run hand their context to the rounds.
 //
 // With Config.Snapshots, a node's pipeline holds the same layer stack as a
-// live node's: snapshot.Live, then (after the emulator's fault layer)
+// live node's: snapshot.Layer, then (after the emulator's fault layer)
 // steering.Layer, wired as the live shell wires them (the steering layer
-// takes the snapshot layer's gathers through snapshot.Live.OnSnapshot). A
+// takes the snapshot layer's gathers through snapshot.Layer.OnSnapshot). A
 // round's replayed paths' filters take effect once the layer call that
 // completed the gather has returned (the loop then runs the layers' due
 // ticks: steering's, and the snapshot layer's if it is due at that

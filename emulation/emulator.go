@@ -90,9 +90,9 @@ type emNode struct {
 	// since the loop last ran the layers' due ticks (afterLayers);
 	// snapBusy when the layer's Manager did anything since pipeDue reset
 	// it.
-	snap                           *snapshot.Live
-	after                          []snapshot.LiveEffects // held by snapEffects until afterStep
-	afterSends                     int                    // the sends of the held effects
+	snap                           *snapshot.Layer
+	after                          []snapshot.LayerEffects // held by snapEffects until afterStep
+	afterSends                     int                     // the sends of the held effects
 	arrival                        NetworkEvent
 	arrivalSet, gathered, snapBusy bool
 	// steer is the steering layer (nil without Config.Steering); iv the
@@ -785,7 +785,7 @@ func (e *Emulator) countSteering(env *node.Envelope) {
 }
 
 // sendEnvs sends messages a layer method the loop called directly
-// returned (snapshot.Live's Gather and Crash).
+// returned (snapshot.Layer's Gather and Crash).
 func (e *Emulator) sendEnvs(n *emNode, out []node.Envelope) {
 	for i := range out {
 		e.send(n, &out[i])

@@ -9,11 +9,11 @@ import (
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
-// SnapshotConfig runs a snapshot.Live, first in the node.Pipeline of every
+// SnapshotConfig runs a snapshot.Layer, first in the node.Pipeline of every
 // emulated node (see the package documentation, "Snapshots"). Zero fields
 // take the defaults documented on each (DefaultSnapshotConfig).
 type SnapshotConfig struct {
-	// Manager configures every node's snapshot layer (snapshot.NewLive).
+	// Manager configures every node's snapshot layer (snapshot.NewLayer).
 	// Registry, when nil, is the service's (Spec.Registry).
 	// Manager.GatherInterval applies to the nodes Gatherers selects; the
 	// others gather only when told (Gather).
@@ -102,10 +102,10 @@ type SnapshotResult struct {
 	ProtocolMessages int64 `json:"protocol_messages"`
 }
 
-// newSnapshots builds node n's snapshot layer (snapshot.Live, the layer
+// newSnapshots builds node n's snapshot layer (snapshot.Layer, the layer
 // the live shell hosts), which reports the Manager's effects to the
 // emulator (snapEffects).
-func (e *Emulator) newSnapshots(n *emNode) (*snapshot.Live, error) {
+func (e *Emulator) newSnapshots(n *emNode) (*snapshot.Layer, error) {
 	sc := e.cfg.Snapshots
 	c := sc.Manager
 	if c.Registry == nil {
@@ -114,18 +114,18 @@ func (e *Emulator) newSnapshots(n *emNode) (*snapshot.Live, error) {
 	if sc.Gatherers != nil && !sc.Gatherers(n.id) {
 		c.GatherInterval = 0
 	}
-	l, err := snapshot.NewLive(c, nil)
+	l, err := snapshot.NewLayer(c, nil)
 	if err != nil {
 		return nil, err
 	}
-	l.OnEffects(func(fx snapshot.LiveEffects) { e.snapEffects(n, fx) })
+	l.OnEffects(func(fx snapshot.LayerEffects) { e.snapEffects(n, fx) })
 	return l, nil
 }
 
 // Snapshots returns node id's snapshot layer (nil without
 // Config.Snapshots). It is the emulator's own: read its Status and Last,
 // do not call its node.Layer methods, Gather, Crash or ConnectionBroken.
-func (e *Emulator) Snapshots(id node.ID) *snapshot.Live {
+func (e *Emulator) Snapshots(id node.ID) *snapshot.Layer {
 	if n := e.node(id); n != nil {
 		return n.snap
 	}
@@ -201,11 +201,11 @@ func (e *Emulator) flushArrival(n *emNode) {
 // The effects of the layer's After hook are held until the loop has
 // carried out the step (afterStep): the service's sends of the step were
 // stamped before them, so they are observed first, as they happened.
-func (e *Emulator) snapEffects(n *emNode, lf snapshot.LiveEffects) {
+func (e *Emulator) snapEffects(n *emNode, lf snapshot.LayerEffects) {
 	n.snapBusy = true
 	if lf.Call == snapshot.CallAfter {
 		fx := &lf.Effects
-		n.after = append(n.after, snapshot.LiveEffects{Call: lf.Call, At: lf.At, CN: lf.CN, Effects: snapshot.Effects{
+		n.after = append(n.after, snapshot.LayerEffects{Call: lf.Call, At: lf.At, CN: lf.CN, Effects: snapshot.Effects{
 			Taken: slices.Clone(fx.Taken), Snapshots: slices.Clone(fx.Snapshots), Failures: slices.Clone(fx.Failures)}})
 		n.afterSends += len(fx.Sends)
 		return
@@ -228,7 +228,7 @@ func (e *Emulator) afterStep(n *emNode) {
 
 // reportSnap reports one call's effects of n's snapshot layer (see
 // snapEffects).
-func (e *Emulator) reportSnap(n *emNode, lf snapshot.LiveEffects) {
+func (e *Emulator) reportSnap(n *emNode, lf snapshot.LayerEffects) {
 	sc := e.cfg.Snapshots
 	fx := &lf.Effects
 	if sc.OnCheckpoint != nil {

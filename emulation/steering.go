@@ -186,7 +186,7 @@ func (h emHost) Core() *node.Core            { return h.n.core }
 func (h emHost) Wake()                       {}
 
 // newPipeline builds node n's layer pipeline, the live shell's stack:
-// its snapshot layer (snapshot.Live) with Config.Snapshots, the DropNext
+// its snapshot layer (snapshot.Layer) with Config.Snapshots, the DropNext
 // faults (faultLayer), its steering layer (wired to the snapshot layer's
 // gathers) with Config.Steering, then Config.Layers'.
 func (e *Emulator) newPipeline(n *emNode) error {

@@ -433,7 +433,7 @@ func (r *Runtime) Submit(call node.Message) error {
 // the runtime's connections, not passed through Layer.Sending: they must
 // be complete, CN included). It is how code outside the runtime calls a
 // layer's methods that are reserved to the core goroutine, such as
-// snapshot.Live.Gather. fn must not block nor call the runtime; the
+// snapshot.Layer.Gather. fn must not block nor call the runtime; the
 // returned slice is read before Do returns. Do waits until fn has run and
 // its sends are queued, and returns ErrNotRunning before Start and after
 // Stop (fn then does not run), or ctx's error if ctx ends before the core

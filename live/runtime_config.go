@@ -160,7 +160,7 @@ type RuntimeConfig struct {
 	Logger *zap.Logger
 	// Layers run beside the core on the core goroutine, in this order,
 	// with a hook on every event and send (see node.Layer): a snapshot
-	// manager (snapshot.Live) first, then whatever must see only the
+	// manager (snapshot.Layer) first, then whatever must see only the
 	// events it lets through. Their message types are registered beside
 	// the service's and travel on the service transport. A layer belongs
 	// to one runtime (NewRuntime attaches it). Zero (empty) means none.

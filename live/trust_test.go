@@ -44,7 +44,7 @@ func TestForgedIDsCannotPoisonCheckpointNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sl, err := snapshot.NewLive(snapshot.Config{Registry: reg, Interval: time.Hour}, nil)
+	sl, err := snapshot.NewLayer(snapshot.Config{Registry: reg, Interval: time.Hour}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

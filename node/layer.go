@@ -4,7 +4,7 @@ import "time"
 
 // Layer is a component a node.Pipeline runs beside its Core — on the live
 // runtime's core goroutine, or in the emulator's loop —, with a hook on
-// every event and every send: a snapshot manager (snapshot.Live) is one. The layer sees each event before the core does and
+// every event and every send: a snapshot manager (snapshot.Layer) is one. The layer sees each event before the core does and
 // may keep it from the core, stamps every envelope the service sends, sends
 // messages of its own types on the runtime's framed connections (never on
 // memberlist), and has a timer of its own. The runtime calls the hooks in

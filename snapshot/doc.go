@@ -9,7 +9,7 @@
 // A Manager is a deterministic core, one per node, beside the node's
 // node.Core: no goroutines, no clock, no randomness; time comes in with
 // every call and effects (protocol messages to send, checkpoints taken,
-// snapshots gathered) go out as data. Live is the node.Layer that runs it,
+// snapshots gathered) go out as data. Layer is the node.Layer that runs it,
 // and the one place its calls are tied to a node's events: both shells
 // host it first in every node's node.Pipeline — the live runtime
 // (package live) on its core goroutine, the emulator (package emulation)
@@ -18,14 +18,14 @@
 // the service sends, AfterStep after every step, TransportError, Tick at
 // NextTick, Reset on an EventReset. A shell adds nothing to these rules;
 // what it reports beyond them (the emulator's trace, its checkpoint and
-// network observers, its counters) it takes from Live's extension points:
+// network observers, its counters) it takes from Layer's extension points:
 // OnEffects (every call's checkpoints, sends, completed and failed
 // gathers, as they happen), OnSnapshot, Last and Status. Two calls are for
 // what a shell knows and the node's events do not say: Crash (the node
 // lost its state now, before the EventReset of its restart: the emulator
 // calls it when a node goes down) and ConnectionBroken (the shell broke a
 // connection without telling the service, on a steering verdict: both
-// shells call it through node.Pipeline.ConnectionBroken, Live being a
+// shells call it through node.Pipeline.ConnectionBroken, Layer being a
 // node.BreakObserver). The protocol's own messages
 // (Request, Marker, Response, Negative, Ack) are node.Messages with stable
 // names that travel on the same FIFO channels as the service's messages.

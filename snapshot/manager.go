@@ -274,7 +274,7 @@ func (m *Manager) restartClocks() {
 // The checkpoint number is kept, as a process that persisted it across a
 // restart would: numbers on a channel never decrease, which the
 // channel-state recording relies on. (The live runtime persists nothing: a
-// restarted process is a new Manager at number 0; see Live for why that is
+// restarted process is a new Manager at number 0; see Layer for why that is
 // tolerated.) Requests for cuts up to the current number are answered
 // negatively from now on.
 func (m *Manager) Reset(now time.Time) Effects {

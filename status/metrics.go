@@ -121,7 +121,7 @@ func newNodeCollector(cfg Config) prometheus.Collector {
 // newSnapshotCollector exposes the snapshot manager's counters:
 // crystalball_snapshot_*.
 func newSnapshotCollector(cfg Config) prometheus.Collector {
-	type s = snapshot.LiveStatus
+	type s = snapshot.LayerStatus
 	cnt := func(get func(snapshot.Stats) int64) func(s) float64 {
 		return func(x s) float64 { return float64(max(get(x.Stats), 0)) }
 	}

@@ -26,7 +26,7 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 	props := append(append([]node.Property(nil), spec.Properties...), node.Property{Name: weird, Kind: node.Safety})
 	rt := &fakeRuntime{st: live.Status{ID: 3, Service: "randtree", Running: true, Counters: live.Counters{MessagesIn: 5, BytesOut: 1 << 40,
 		DatagramsQueued: 9, DatagramsDropped: 2, SendsRefused: 11, SendQueueBytes: 4096}}}
-	snaps := &fakeSnapshots{st: snapshot.LiveStatus{CN: 6, Stats: snapshot.Stats{Forced: 2, Gathers: 4}}}
+	snaps := &fakeSnapshots{st: snapshot.LayerStatus{CN: 6, Stats: snapshot.Stats{Forced: 2, Gathers: 4}}}
 	end := t0.Add(time.Minute)
 	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer", Immediate: true, Rounds: 3, ImmediateChecks: 8,
 		Predicted: map[string]uint64{randtree.ChildrenSiblingsDisjoint: 2, randtree.ParentChildAgree: 1}, LastRound: &end,

@@ -48,10 +48,10 @@ type Runtime interface {
 	Do(ctx context.Context, fn func(now time.Time) []node.Envelope) error
 }
 
-// Snapshots is the node's snapshot manager; a *snapshot.Live is one.
+// Snapshots is the node's snapshot manager; a *snapshot.Layer is one.
 type Snapshots interface {
 	// Status is the manager's state and counters at now.
-	Status(now time.Time) snapshot.LiveStatus
+	Status(now time.Time) snapshot.LayerStatus
 	// Last is the last snapshot gathered, nil before the first.
 	Last() *snapshot.Snapshot
 	// Gather starts a neighbourhood snapshot at now and returns the
@@ -134,7 +134,7 @@ type StatusDoc struct {
 	Options       string  `json:"options"`
 	UptimeSeconds float64 `json:"uptime_seconds"`
 	// Snapshots is the snapshot manager's status (absent without one).
-	Snapshots *snapshot.LiveStatus `json:"snapshots,omitempty"`
+	Snapshots *snapshot.LayerStatus `json:"snapshots,omitempty"`
 	// Steering is the steering layer's mode and counters (absent without
 	// one).
 	Steering *steering.LayerStatus `json:"steering,omitempty"`

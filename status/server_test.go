@@ -46,14 +46,14 @@ func (r *fakeRuntime) Do(ctx context.Context, fn func(time.Time) []node.Envelope
 // fakeSnapshots is a Snapshots with a fixed status, last snapshot and
 // gather outcome; it records the gathers' times.
 type fakeSnapshots struct {
-	st        snapshot.LiveStatus
+	st        snapshot.LayerStatus
 	last      *snapshot.Snapshot
 	gatherErr error
 	gathers   []time.Time
 }
 
-func (s *fakeSnapshots) Status(time.Time) snapshot.LiveStatus { return s.st }
-func (s *fakeSnapshots) Last() *snapshot.Snapshot             { return s.last }
+func (s *fakeSnapshots) Status(time.Time) snapshot.LayerStatus { return s.st }
+func (s *fakeSnapshots) Last() *snapshot.Snapshot              { return s.last }
 func (s *fakeSnapshots) Gather(now time.Time) ([]node.Envelope, error) {
 	s.gathers = append(s.gathers, now)
 	return nil, s.gatherErr
@@ -92,7 +92,7 @@ func do(t *testing.T, h http.Handler, method, path string) *httptest.ResponseRec
 // pointer included) is absent from it.
 func TestStatusDocument(t *testing.T) {
 	rt := &fakeRuntime{st: live.Status{ID: 3, Service: "randtree", Running: true, Counters: live.Counters{MessagesIn: 7, SendsRefused: 5, SendQueueBytes: 300}}}
-	snaps := &fakeSnapshots{st: snapshot.LiveStatus{IntervalSeconds: 10, CN: 4}}
+	snaps := &fakeSnapshots{st: snapshot.LayerStatus{IntervalSeconds: 10, CN: 4}}
 	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer", Rounds: 2}}
 	for _, c := range []struct {
 		name             string
@@ -101,7 +101,7 @@ func TestStatusDocument(t *testing.T) {
 	}{
 		{"all layers", Config{Runtime: rt, Snapshots: snaps, Steering: steer, Options: "fix=all", SnapshotDoc: noDoc}, true, true},
 		{"none", Config{Runtime: rt, Options: "fix=all"}, false, false},
-		{"nil pointers", Config{Runtime: rt, Snapshots: (*snapshot.Live)(nil), Steering: (*steering.Layer)(nil), Options: "fix=all"}, false, false},
+		{"nil pointers", Config{Runtime: rt, Snapshots: (*snapshot.Layer)(nil), Steering: (*steering.Layer)(nil), Options: "fix=all"}, false, false},
 	} {
 		w := do(t, newTestServer(t, c.cfg).Handler(), "GET", "/status")
 		if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "application/json" {

@@ -95,7 +95,7 @@ type Config struct {
 	Volatile bool
 	// NeighbourhoodGathers keeps the node's gathers to its neighbourhood:
 	// by default they also take in every peer the node's filters and holds
-	// are about (snapshot.Live.Include), so that rounds judge a filter on
+	// are about (snapshot.Layer.Include), so that rounds judge a filter on
 	// the peer it silences. The experiments' measured rules set it.
 	NeighbourhoodGathers bool
 	// Refinements is how many times a filter set whose check still finds a

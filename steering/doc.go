@@ -197,7 +197,7 @@
 // filter's peer may lift it — a restarted node's first rounds see only
 // itself — so a filter on an unseen peer stays for Config.UnseenHold
 // (unseen.go), and the node's gathers take in every peer its filters and
-// holds are about, neighbour or not (snapshot.Live.Include, include.go),
+// holds are about, neighbour or not (snapshot.Layer.Include, include.go),
 // so the next rounds see what the filter does to that peer. Config.Volatile keeps nothing durable (the rule before
 // issue 27; on RandTree under churn, restored filters about the tree a
 // node left cost more than they prevent: docs/RESULTS.md). Every filter in force and every

@@ -9,7 +9,7 @@ import (
 // includeFiltered asks the node's gathers to take in every peer whose
 // events the gate keeps from the handler — the senders its filters drop,
 // the peers of its held kinds — whether or not the service counts them as
-// neighbours (snapshot.Live.Include; core goroutine). A round judges a
+// neighbours (snapshot.Layer.Include; core goroutine). A round judges a
 // filter on its snapshot: replaying its path, and walking with the filter
 // in place against the liveness properties. Without the filtered peer in
 // the snapshot neither can see what the filter does to that peer. The case

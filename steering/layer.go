@@ -268,7 +268,7 @@ func (s *SyncRunner) Stop() {}
 // the node.Pipeline after the snapshot layer it is wired to.
 //
 // Rounds. In mode Debug or Steer every snapshot the node gathers
-// (Gathered; snapshot.Live.OnSnapshot calls it when the Layer was built
+// (Gathered; snapshot.Layer.OnSnapshot calls it when the Layer was built
 // with the snapshot layer) becomes a Round handed to the Runner, which
 // runs Controller.Explore when and where the shell wants: synchronously,
 // charged in virtual time (SyncRunner), or on a goroutine (the live
@@ -316,7 +316,7 @@ func (s *SyncRunner) Stop() {}
 // runner has no round running.
 type Layer struct {
 	cfg   LayerConfig
-	snaps *snapshot.Live
+	snaps *snapshot.Layer
 	log   *slog.Logger
 
 	// Set by Attach, then read or owned by the core goroutine.
@@ -401,7 +401,7 @@ var (
 // OnSnapshot Attach registers Gathered with (it must come before the Layer
 // in the pipeline); nil when the shell hands the snapshots over itself by
 // calling Gathered (a shell without a snapshot layer, or a test).
-func NewLayer(cfg LayerConfig, snaps *snapshot.Live) (*Layer, error) {
+func NewLayer(cfg LayerConfig, snaps *snapshot.Layer) (*Layer, error) {
 	// The node's ID is known only at Attach: check the rest now.
 	if _, err := New(cfg.Controller, node.ID(1)); err != nil {
 		return nil, err
@@ -482,8 +482,8 @@ func (l *Layer) Stop() {
 
 // Gathered takes a snapshot the node gathered (core goroutine): with the
 // immediate check on, the gate takes its view at once; in mode Debug or
-// Steer it becomes a round for the Runner. It is snapshot.Live's
-// OnSnapshot function; a shell without a snapshot.Live calls it itself.
+// Steer it becomes a round for the Runner. It is snapshot.Layer's
+// OnSnapshot function; a shell without a snapshot.Layer calls it itself.
 func (l *Layer) Gathered(s *snapshot.Snapshot) {
 	if l.gate == nil {
 		return

@@ -169,7 +169,7 @@ func newTestLive(t testing.TB, cfg LayerConfig, core *node.Core) (*Layer, *fakeH
 	if err != nil {
 		t.Fatal(err)
 	}
-	snaps, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
+	snaps, err := snapshot.NewLayer(snapshot.Config{Registry: reg}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +415,7 @@ func TestLayerImmediateCheckVetoesUpdateSibling(t *testing.T) {
 func TestLayerConfigErrors(t *testing.T) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	reg, _ := spec.Registry()
-	snaps, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
+	snaps, err := snapshot.NewLayer(snapshot.Config{Registry: reg}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ type cluster struct {
 	nodes   []*live.Runtime
 	timers  []*timing
 	steers  []*steering.Layer // nil entries: plain
-	snaps   []*snapshot.Live  // nil entries: plain
+	snaps   []*snapshot.Layer // nil entries: plain
 	started []*live.Runtime   // those to stop
 	spec    node.Spec
 	cfg     Config
@@ -109,7 +109,7 @@ func (c *cluster) newNode(id node.ID, join []string) (*live.Runtime, error) {
 	rcfg := live.RuntimeConfig{ID: id, Join: join, Seed: uint64(id), JoinTimeout: 30 * time.Second}
 	t := &timing{}
 	rcfg.Layers = []node.Layer{t.first()}
-	var sl *snapshot.Live
+	var sl *snapshot.Layer
 	var st *steering.Layer
 	if c.mode != plain {
 		var err error
@@ -131,13 +131,13 @@ func (c *cluster) newNode(id node.ID, join []string) (*live.Runtime, error) {
 // steering returns a snapshot manager and a steering layer as `crystalball
 // node --mode steer --immediate` (or `--immediate` alone) builds them
 // (cli/internal/tool/node.go), with the phase's intervals and budgets.
-func (c *cluster) steering() (*snapshot.Live, *steering.Layer, error) {
+func (c *cluster) steering() (*snapshot.Layer, *steering.Layer, error) {
 	reg, err := c.spec.Registry()
 	if err != nil {
 		return nil, nil, fmt.Errorf("livecost: %w", err)
 	}
 	quiet := slog.New(slog.DiscardHandler)
-	sl, err := snapshot.NewLive(snapshot.Config{Registry: reg, Interval: c.cfg.Snapshots, GatherInterval: c.cfg.Snapshots}, quiet)
+	sl, err := snapshot.NewLayer(snapshot.Config{Registry: reg, Interval: c.cfg.Snapshots, GatherInterval: c.cfg.Snapshots}, quiet)
 	if err != nil {
 		return nil, nil, fmt.Errorf("livecost: %w", err)
 	}

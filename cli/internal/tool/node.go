@@ -223,7 +223,7 @@ type liveNode struct {
 	svc      serviceRun
 	log      *zap.Logger
 	rt       *live.Runtime
-	snapLive *snapshot.Live  // nil with --snapshots 0
+	snapLive *snapshot.Layer // nil with --snapshots 0
 	steerer  *steering.Layer // nil without steering
 	reports  *report.Writer  // nil without --reports
 	timings  *status.Timings // the status server's round and check histograms
@@ -287,7 +287,7 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 		if err != nil {
 			return err
 		}
-		n.snapLive, err = snapshot.NewLive(snapshot.Config{Registry: reg, Interval: f.snapEvery, GatherInterval: f.gatherEvery, SecondHop: f.steer.secondHop}, slogger)
+		n.snapLive, err = snapshot.NewLayer(snapshot.Config{Registry: reg, Interval: f.snapEvery, GatherInterval: f.gatherEvery, SecondHop: f.steer.secondHop}, slogger)
 		if err != nil {
 			return usageError{err}
 		}
@@ -397,7 +397,7 @@ func (n *liveNode) printStarted(stdout io.Writer) {
 // the node's runtime, layers and report writer (snapLive, steer and
 // reports may be nil); GET
 // /snapshot serves the report.Snapshot document.
-func newStatusServer(rt *live.Runtime, snapLive *snapshot.Live, steer *steering.Layer, reports *report.Writer, timings *status.Timings, svc serviceRun, started time.Time, token string) (*status.Server, error) {
+func newStatusServer(rt *live.Runtime, snapLive *snapshot.Layer, steer *steering.Layer, reports *report.Writer, timings *status.Timings, svc serviceRun, started time.Time, token string) (*status.Server, error) {
 	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options, Spec: svc.spec, Started: started, Token: token}
 	if reports != nil {
 		cfg.Reports = reports

@@ -490,7 +490,7 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 	cfg := live.DefaultRuntimeConfig()
 	cfg.ID = 1
 	reg, _ := svc.spec.Registry()
-	sl, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
+	sl, err := snapshot.NewLayer(snapshot.Config{Registry: reg}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -504,7 +504,7 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := func(rt *live.Runtime, sl *snapshot.Live) http.Handler {
+	mux := func(rt *live.Runtime, sl *snapshot.Layer) http.Handler {
 		srv, err := newStatusServer(rt, sl, nil, nil, nil, svc, time.Now(), "")
 		if err != nil {
 			t.Fatal(err)

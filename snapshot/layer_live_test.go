@@ -24,7 +24,7 @@ import (
 // liveNode is a RandTree runtime with a snapshot layer.
 type liveNode struct {
 	rt *live.Runtime
-	sl *snapshot.Live
+	sl *snapshot.Layer
 }
 
 func startLiveNode(t *testing.T, spec node.Spec, id node.ID, join ...string) liveNode {
@@ -39,7 +39,7 @@ func startLiveNode(t *testing.T, spec node.Spec, id node.ID, join ...string) liv
 	// would report a live member as dead, so the test waits as long as for
 	// anything else.
 	cfg := snapshot.Config{Registry: reg, Interval: 300 * time.Millisecond, GatherTimeout: loadDeadline, RecordTimeout: loadDeadline}
-	sl, err := snapshot.NewLive(cfg, slog.New(zapslog.NewHandler(logger.Core())))
+	sl, err := snapshot.NewLayer(cfg, slog.New(zapslog.NewHandler(logger.Core())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func startLiveNode(t *testing.T, spec node.Spec, id node.ID, join ...string) liv
 // joined through join (none: the first node), and makes it join the
 // RandTree through the bootstrap nodes the runtime knows (itself when it
 // knows none). The node stops at the end of the test.
-func startRuntime(t *testing.T, spec node.Spec, id node.ID, sl *snapshot.Live, logger *zap.Logger, join ...string) *live.Runtime {
+func startRuntime(t *testing.T, spec node.Spec, id node.ID, sl *snapshot.Layer, logger *zap.Logger, join ...string) *live.Runtime {
 	t.Helper()
 	rcfg := live.DefaultRuntimeConfig()
 	rcfg.ID = id
@@ -218,19 +218,19 @@ func TestLiveGathersConsistentSnapshotOverTCP(t *testing.T) {
 	}
 }
 
-// A Live belongs to one runtime, and its configuration is checked when it
+// A Layer belongs to one runtime, and its configuration is checked when it
 // is built.
 func TestLiveMisuse(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.AllFixes())
 	reg, _ := spec.Registry()
-	if _, err := snapshot.NewLive(snapshot.Config{}, nil); err == nil {
-		t.Error("NewLive without a registry succeeded")
+	if _, err := snapshot.NewLayer(snapshot.Config{}, nil); err == nil {
+		t.Error("NewLayer without a registry succeeded")
 	}
-	if _, err := snapshot.NewLive(snapshot.Config{Registry: reg, Interval: -time.Second}, nil); err == nil {
-		t.Error("NewLive with a negative interval succeeded")
+	if _, err := snapshot.NewLayer(snapshot.Config{Registry: reg, Interval: -time.Second}, nil); err == nil {
+		t.Error("NewLayer with a negative interval succeeded")
 	}
-	sl, err := snapshot.NewLive(snapshot.Config{Registry: reg}, nil)
+	sl, err := snapshot.NewLayer(snapshot.Config{Registry: reg}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestLiveMisuse(t *testing.T) {
 		t.Errorf("Gather before the runtime started = %v", err)
 	}
 	if _, err := live.NewRuntime(cfg, spec); !errors.Is(err, snapshot.ErrAttached) {
-		t.Errorf("a second runtime with the same Live: %v", err)
+		t.Errorf("a second runtime with the same Layer: %v", err)
 	}
 }
 
@@ -283,7 +283,7 @@ func TestLoneSnapshotIsWarnedOnce(t *testing.T) {
 	}
 	var logs lockedBuffer
 	cfg := snapshot.Config{Registry: reg, Interval: 100 * time.Millisecond, GatherInterval: 100 * time.Millisecond, GatherTimeout: loadDeadline, RecordTimeout: loadDeadline}
-	sl, err := snapshot.NewLive(cfg, slog.New(slog.NewTextHandler(&logs, nil)))
+	sl, err := snapshot.NewLayer(cfg, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

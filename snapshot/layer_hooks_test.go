@@ -11,16 +11,16 @@ import (
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
-// hookNode is one RandTree node with a snapshot.Live in a node.Pipeline,
+// hookNode is one RandTree node with a snapshot.Layer in a node.Pipeline,
 // driven by hand (as a deterministic shell drives it), and the effects
 // its OnEffects function saw.
 type hookNode struct {
 	core *node.Core
 	pipe *node.Pipeline
-	sl   *snapshot.Live
-	fx   []snapshot.LiveEffects
+	sl   *snapshot.Layer
+	fx   []snapshot.LayerEffects
 	// onFx, when set, runs inside the OnEffects call.
-	onFx func(snapshot.LiveEffects)
+	onFx func(snapshot.LayerEffects)
 }
 
 var hookT0 = time.Unix(1000, 0).UTC()
@@ -31,7 +31,7 @@ func newHookNode(t *testing.T, spec node.Spec, id node.ID) *hookNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sl, err := snapshot.NewLive(snapshot.Config{Registry: reg, Interval: time.Second}, nil)
+	sl, err := snapshot.NewLayer(snapshot.Config{Registry: reg, Interval: time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func newHookNode(t *testing.T, spec node.Spec, id node.ID) *hookNode {
 		t.Fatal(err)
 	}
 	n := &hookNode{core: core, pipe: pipe, sl: sl}
-	sl.OnEffects(func(fx snapshot.LiveEffects) {
+	sl.OnEffects(func(fx snapshot.LayerEffects) {
 		// The slices are the Manager's until its next call: keep copies.
 		fx.Effects = snapshot.Effects{Sends: slices.Clone(fx.Effects.Sends), Taken: slices.Clone(fx.Effects.Taken),
 			Snapshots: slices.Clone(fx.Effects.Snapshots), Failures: slices.Clone(fx.Effects.Failures)}
@@ -68,9 +68,9 @@ func (n *hookNode) step(t *testing.T, ev node.Event, in *node.Envelope) []node.S
 	return o.Sends
 }
 
-// calls returns the LiveCalls of the effects seen since mark.
-func (n *hookNode) calls(mark int) []snapshot.LiveCall {
-	var c []snapshot.LiveCall
+// calls returns the LayerCalls of the effects seen since mark.
+func (n *hookNode) calls(mark int) []snapshot.LayerCall {
+	var c []snapshot.LayerCall
 	for _, fx := range n.fx[mark:] {
 		c = append(c, fx.Call)
 	}
@@ -93,7 +93,7 @@ func joinPair(t *testing.T) (n1, n2 *hookNode, join node.Envelope, at time.Time)
 	if errs := n2.pipe.Tick(at).Errors; len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if got := n2.calls(mark); !slices.Equal(got, []snapshot.LiveCall{snapshot.CallTick}) ||
+	if got := n2.calls(mark); !slices.Equal(got, []snapshot.LayerCall{snapshot.CallTick}) ||
 		n2.fx[mark].CN != 1 || len(n2.fx[mark].Effects.Taken) != 1 || n2.fx[mark].Effects.Taken[0].Reason != snapshot.CheckpointPeriodic {
 		t.Fatalf("n2's tick effects: %+v", n2.fx[mark:])
 	}
@@ -109,7 +109,7 @@ func joinPair(t *testing.T) (n1, n2 *hookNode, join node.Envelope, at time.Time)
 func TestLiveEffectsForcedCheckpoint(t *testing.T) {
 	n1, _, join, at := joinPair(t)
 	handled := false
-	n1.onFx = func(fx snapshot.LiveEffects) {
+	n1.onFx = func(fx snapshot.LayerEffects) {
 		if len(n1.core.Service().(*randtree.State).Children) != 0 {
 			handled = true
 		}
@@ -164,7 +164,7 @@ func TestLiveConnectionBroken(t *testing.T) {
 	gatherPending(t, n1, t2)
 	mark := len(n1.fx)
 	n1.sl.ConnectionBroken(t2.Add(time.Millisecond), 2)
-	if got := n1.calls(mark); !slices.Equal(got, []snapshot.LiveCall{snapshot.CallConnectionBroken}) {
+	if got := n1.calls(mark); !slices.Equal(got, []snapshot.LayerCall{snapshot.CallConnectionBroken}) {
 		t.Fatalf("effects of ConnectionBroken: %v", got)
 	}
 	fx := n1.fx[mark].Effects
@@ -185,7 +185,7 @@ func TestLiveEffectsBeforeSnapshot(t *testing.T) {
 	n1, n2, join, at := joinPair(t)
 	n1.step(t, node.Event{Kind: node.EventMessage, At: at, From: 2, Msg: join.Msg}, &join)
 	var order []string
-	n1.onFx = func(fx snapshot.LiveEffects) {
+	n1.onFx = func(fx snapshot.LayerEffects) {
 		if len(fx.Effects.Snapshots) > 0 {
 			order = append(order, "effects")
 		}
@@ -220,7 +220,7 @@ func TestLiveCrash(t *testing.T) {
 	crash := at.Add(2 * time.Second)
 	mark := len(n1.fx)
 	n1.sl.Crash(crash)
-	if got := n1.calls(mark); !slices.Equal(got, []snapshot.LiveCall{snapshot.CallCrash}) || len(n1.fx[mark].Effects.Failures) != 1 {
+	if got := n1.calls(mark); !slices.Equal(got, []snapshot.LayerCall{snapshot.CallCrash}) || len(n1.fx[mark].Effects.Failures) != 1 {
 		t.Fatalf("effects of Crash: %+v", n1.fx[mark:])
 	}
 	if st := n1.sl.Status(crash); st.CheckpointsStored != 0 || st.Gathering {
@@ -241,9 +241,9 @@ func TestLiveCrash(t *testing.T) {
 	}
 }
 
-// LiveCall names its calls.
+// LayerCall names its calls.
 func TestLiveCallString(t *testing.T) {
-	want := map[snapshot.LiveCall]string{snapshot.CallStart: "start", snapshot.CallBefore: "before", snapshot.CallAfter: "after",
+	want := map[snapshot.LayerCall]string{snapshot.CallStart: "start", snapshot.CallBefore: "before", snapshot.CallAfter: "after",
 		snapshot.CallTick: "tick", snapshot.CallGather: "gather", snapshot.CallCrash: "crash",
 		snapshot.CallConnectionBroken: "connection-broken", 0: "call(?)"}
 	for c, s := range want {

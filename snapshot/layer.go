@@ -10,7 +10,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
-// Live runs a Manager as a node.Layer: the one place where the snapshot
+// Layer runs a Manager as a node.Layer: the one place where the snapshot
 // rules meet a node's events, in both shells. The live runtime hosts it on
 // its core goroutine (live.RuntimeConfig.Layers) and the emulator in every
 // emulated node's node.Pipeline, first, before steering. The shell
@@ -27,7 +27,7 @@ import (
 // (a Verdict's Break) reaches ConnectionBroken through
 // node.Pipeline.ConnectionBroken.
 //
-// A live process has no Reset: a crash is a new process with a new Live,
+// A live process has no Reset: a crash is a new process with a new Layer,
 // whose checkpoint number starts at 0 (nothing is persisted). The protocol
 // tolerates that: the restarted node adopts its peers' larger numbers on
 // the first message it receives (checkpointing first, as for any larger
@@ -48,7 +48,7 @@ import (
 // ConnectionBroken must run there too (live: through live.Runtime.Do).
 // Status and Last are safe from any goroutine at any time. The OnEffects
 // and OnSnapshot functions are called on the core goroutine.
-type Live struct {
+type Layer struct {
 	cfg Config
 	log *slog.Logger
 
@@ -68,8 +68,8 @@ type Live struct {
 	alone bool
 	// onFx and pend: see OnEffects (pend.Call is 0 when nothing is
 	// pending).
-	onFx func(LiveEffects)
-	pend LiveEffects
+	onFx func(LayerEffects)
+	pend LayerEffects
 	// crashed: Crash reset the Manager; the EventReset of the restart
 	// does not reset it again.
 	crashed bool
@@ -77,13 +77,13 @@ type Live struct {
 	also []node.ID
 }
 
-// LiveCall names the Live method whose Manager effects a LiveEffects
+// LayerCall names the Layer method whose Manager effects a LayerEffects
 // reports.
-type LiveCall uint8
+type LayerCall uint8
 
-// The calls of a Live that run its Manager.
+// The calls of a Layer that run its Manager.
 const (
-	CallStart LiveCall = iota + 1
+	CallStart LayerCall = iota + 1
 	CallBefore
 	CallAfter
 	CallTick
@@ -94,7 +94,7 @@ const (
 
 // String returns "start", "before", "after", "tick", "gather", "crash" or
 // "connection-broken".
-func (c LiveCall) String() string {
+func (c LayerCall) String() string {
 	switch c {
 	case CallStart:
 		return "start"
@@ -114,11 +114,11 @@ func (c LiveCall) String() string {
 	return "call(?)"
 }
 
-// LiveEffects is what one call of a Live made its Manager do, for an
+// LayerEffects is what one call of a Layer made its Manager do, for an
 // OnEffects function.
-type LiveEffects struct {
-	// Call is the Live method that ran the Manager; At its time.
-	Call LiveCall
+type LayerEffects struct {
+	// Call is the Layer method that ran the Manager; At its time.
+	Call LayerCall
 	At   time.Time
 	// CN is the node's checkpoint number after the call.
 	CN uint64
@@ -131,43 +131,43 @@ type LiveEffects struct {
 }
 
 // Empty reports whether the call had no effect to report.
-func (fx *LiveEffects) Empty() bool {
+func (fx *LayerEffects) Empty() bool {
 	e := &fx.Effects
 	return len(e.Sends)+len(e.Taken)+len(e.Snapshots)+len(e.Failures) == 0
 }
 
 var (
-	_ node.Layer         = (*Live)(nil)
-	_ node.BreakObserver = (*Live)(nil)
+	_ node.Layer         = (*Layer)(nil)
+	_ node.BreakObserver = (*Layer)(nil)
 )
 
-// Live errors.
+// Layer errors.
 var (
-	// ErrAttached: the Live is already attached to a runtime.
-	ErrAttached = errors.New("snapshot: Live is already attached to a runtime")
-	// ErrNotAttached: the Live has not been attached to a runtime.
-	ErrNotAttached = errors.New("snapshot: Live is not attached to a runtime")
+	// ErrAttached: the Layer is already attached to a runtime.
+	ErrAttached = errors.New("snapshot: Layer is already attached to a runtime")
+	// ErrNotAttached: the Layer has not been attached to a runtime.
+	ErrNotAttached = errors.New("snapshot: Layer is not attached to a runtime")
 )
 
-// NewLive validates cfg (see Config; Registry is the service's registry,
+// NewLayer validates cfg (see Config; Registry is the service's registry,
 // Spec.Registry, which recorded in-flight messages are encoded with) and
-// returns a Live for one runtime. logger (nil: no-op) gets a line per
+// returns a Layer for one runtime. logger (nil: no-op) gets a line per
 // gathered (debug) or failed (info) snapshot.
-func NewLive(cfg Config, logger *slog.Logger) (*Live, error) {
+func NewLayer(cfg Config, logger *slog.Logger) (*Layer, error) {
 	if _, err := cfg.withDefaults(); err != nil {
 		return nil, err
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Live{cfg: cfg, log: logger}, nil
+	return &Layer{cfg: cfg, log: logger}, nil
 }
 
 // Messages returns the protocol's messages (node.Layer).
-func (l *Live) Messages() []node.Message { return Messages() }
+func (l *Layer) Messages() []node.Message { return Messages() }
 
 // Attach builds the Manager for host, checkpointing it (node.Layer).
-func (l *Live) Attach(host node.Host) error {
+func (l *Layer) Attach(host node.Host) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.m != nil {
@@ -183,7 +183,7 @@ func (l *Live) Attach(host node.Host) error {
 }
 
 // Start starts the Manager (node.Layer).
-func (l *Live) Start(now time.Time) []node.Envelope {
+func (l *Layer) Start(now time.Time) []node.Envelope {
 	l.mu.Lock()
 	defer l.unlockAndNotify()
 	if l.m == nil {
@@ -198,7 +198,7 @@ func (l *Live) Start(now time.Time) []node.Envelope {
 // messages) and transport errors to Manager.TransportError (node.Layer).
 // An EventReset (which the live runtime does not produce) resets the
 // Manager, unless Crash did already for this restart.
-func (l *Live) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, []node.Envelope, error) {
+func (l *Layer) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, []node.Envelope, error) {
 	l.mu.Lock()
 	defer l.unlockAndNotify()
 	if l.m == nil {
@@ -232,7 +232,7 @@ func (l *Live) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, []
 // alone. It returns the messages to send (none in practice). Call it where
 // the node.Layer hooks run, between two of them; before Attach it does
 // nothing.
-func (l *Live) Crash(now time.Time) []node.Envelope {
+func (l *Layer) Crash(now time.Time) []node.Envelope {
 	l.mu.Lock()
 	defer l.unlockAndNotify()
 	if l.m == nil {
@@ -250,7 +250,7 @@ func (l *Live) Crash(now time.Time) []node.Envelope {
 // node.BreakObserver: both shells call it through
 // node.Pipeline.ConnectionBroken. Call it where the node.Layer hooks run,
 // between two of them; before Attach it does nothing.
-func (l *Live) ConnectionBroken(now time.Time, peer node.ID) []node.Envelope {
+func (l *Layer) ConnectionBroken(now time.Time, peer node.ID) []node.Envelope {
 	l.mu.Lock()
 	defer l.unlockAndNotify()
 	if l.m == nil {
@@ -262,7 +262,7 @@ func (l *Live) ConnectionBroken(now time.Time, peer node.ID) []node.Envelope {
 // Sending stamps env with the checkpoint number and accounts it
 // (Manager.Sent) (node.Layer). The message is sized (encoded once more)
 // only when Config.BandwidthFraction needs its size.
-func (l *Live) Sending(now time.Time, env *node.Envelope) {
+func (l *Layer) Sending(now time.Time, env *node.Envelope) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.m == nil {
@@ -278,7 +278,7 @@ func (l *Live) Sending(now time.Time, env *node.Envelope) {
 }
 
 // After runs Manager.AfterStep (node.Layer).
-func (l *Live) After(now time.Time) []node.Envelope {
+func (l *Layer) After(now time.Time) []node.Envelope {
 	l.mu.Lock()
 	defer l.unlockAndNotify()
 	if l.m == nil {
@@ -288,7 +288,7 @@ func (l *Live) After(now time.Time) []node.Envelope {
 }
 
 // Tick runs Manager.Tick (node.Layer).
-func (l *Live) Tick(now time.Time) ([]node.Envelope, error) {
+func (l *Layer) Tick(now time.Time) ([]node.Envelope, error) {
 	l.mu.Lock()
 	defer l.unlockAndNotify()
 	if l.m == nil {
@@ -299,7 +299,7 @@ func (l *Live) Tick(now time.Time) ([]node.Envelope, error) {
 }
 
 // NextTick returns the Manager's NextTick once started (node.Layer).
-func (l *Live) NextTick() time.Time {
+func (l *Layer) NextTick() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.m == nil || !l.started {
@@ -321,7 +321,7 @@ func (l *Live) NextTick() time.Time {
 //
 // The snapshot arrives later (Last). Errors: ErrNotAttached,
 // ErrNotStarted, ErrGatherInProgress.
-func (l *Live) Gather(now time.Time) ([]node.Envelope, error) {
+func (l *Layer) Gather(now time.Time) ([]node.Envelope, error) {
 	l.mu.Lock()
 	defer l.unlockAndNotify()
 	if l.m == nil {
@@ -335,7 +335,7 @@ func (l *Live) Gather(now time.Time) ([]node.Envelope, error) {
 // neighbourhood (Manager.Include): steering names the peers its filters
 // are about. It must run on the runtime's core goroutine (a layer's hook
 // or Do); before Attach it is remembered for the Manager to come.
-func (l *Live) Include(ids []node.ID) {
+func (l *Layer) Include(ids []node.ID) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.also = slices.Clone(ids)
@@ -347,33 +347,33 @@ func (l *Live) Include(ids []node.ID) {
 // OnSnapshot registers fn to see every snapshot this node gathers (the
 // snapshots Last returns, in order): a steering controller starts its
 // rounds from them. fn is called on the runtime's core goroutine by the
-// hook (or Gather) that completed the gather, after the Live's lock is
+// hook (or Gather) that completed the gather, after the Layer's lock is
 // released, so it may call Last and Status; it must not block (every event
-// of the node waits) nor call the Live's node.Layer methods or Gather. The
+// of the node waits) nor call the Layer's node.Layer methods or Gather. The
 // Snapshot is immutable and shared. Register before the runtime starts; a
 // second call replaces fn, nil unregisters.
-func (l *Live) OnSnapshot(fn func(*Snapshot)) {
+func (l *Layer) OnSnapshot(fn func(*Snapshot)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.onSnap = fn
 }
 
-// OnEffects registers fn to see what every call of the Live made its
-// Manager do, when the call had an effect (LiveEffects.Empty is false):
+// OnEffects registers fn to see what every call of the Layer made its
+// Manager do, when the call had an effect (LayerEffects.Empty is false):
 // checkpoints taken, protocol messages to send, gathers completed and
 // given up. It is the extension point for a shell that reports the
 // protocol's work in one order with its own events (the emulator's trace,
 // its checkpoint and network observers, its counters); the rules stay the
-// Live's. fn is called on the core goroutine by the hook (or Gather,
-// Crash, ConnectionBroken) that ran the Manager, after the Live's lock is
+// Layer's. fn is called on the core goroutine by the hook (or Gather,
+// Crash, ConnectionBroken) that ran the Manager, after the Layer's lock is
 // released and before the OnSnapshot function sees the call's snapshots:
 // so a forced checkpoint is reported while the message that forced it
 // has not reached the layers after this one, and before the shell sends
 // the call's messages. fn may call Last and Status; it must not block nor
-// call the Live's node.Layer methods, Gather, Crash or ConnectionBroken.
+// call the Layer's node.Layer methods, Gather, Crash or ConnectionBroken.
 // Register before the node starts; a second call replaces fn, nil
 // unregisters.
-func (l *Live) OnEffects(fn func(LiveEffects)) {
+func (l *Layer) OnEffects(fn func(LayerEffects)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.onFx = fn
@@ -382,10 +382,10 @@ func (l *Live) OnEffects(fn func(LiveEffects)) {
 // unlockAndNotify releases mu, then hands the call's effects to the
 // OnEffects function and the snapshots gathered while it was held to the
 // OnSnapshot function.
-func (l *Live) unlockAndNotify() {
+func (l *Layer) unlockAndNotify() {
 	fresh, fn := l.fresh, l.onSnap
 	pend, fxFn := l.pend, l.onFx
-	l.fresh, l.pend = nil, LiveEffects{}
+	l.fresh, l.pend = nil, LayerEffects{}
 	l.mu.Unlock()
 	if fxFn != nil && pend.Call != 0 && !pend.Empty() {
 		fxFn(pend)
@@ -399,9 +399,9 @@ func (l *Live) unlockAndNotify() {
 
 // apply records the gathers and failures in fx (the effects of call)
 // and returns its sends. Called with mu held.
-func (l *Live) apply(call LiveCall, fx Effects) []node.Envelope {
+func (l *Layer) apply(call LayerCall, fx Effects) []node.Envelope {
 	if l.onFx != nil {
-		l.pend = LiveEffects{Call: call, At: l.m.now, CN: l.m.cn, Effects: fx}
+		l.pend = LayerEffects{Call: call, At: l.m.now, CN: l.m.cn, Effects: fx}
 	}
 	for _, s := range fx.Snapshots {
 		l.last = s
@@ -427,7 +427,7 @@ func (l *Live) apply(call LiveCall, fx Effects) []node.Envelope {
 // window, so every prediction is about this node alone. It is right for a
 // node that is alone, and the first sign of a service whose Neighbors
 // returns nil. Called with mu held.
-func (l *Live) warnAlone(s *Snapshot) {
+func (l *Layer) warnAlone(s *Snapshot) {
 	if len(s.Nodes) > 1 || len(s.Dead) > 0 {
 		l.alone = false
 		return
@@ -443,100 +443,17 @@ func (l *Live) warnAlone(s *Snapshot) {
 // Last returns the most recently gathered snapshot, or nil. The Snapshot
 // is immutable and shared: read it, do not modify it. Safe from any
 // goroutine.
-func (l *Live) Last() *Snapshot {
+func (l *Layer) Last() *Snapshot {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.last
 }
 
-// LiveStatus is a JSON-friendly picture of a Live (the "snapshots" object
-// of crystalball node's /status).
-type LiveStatus struct {
-	// IntervalSeconds and GatherIntervalSeconds are the configured periods
-	// of checkpoint-number increments and automatic gathers (0: gathers
-	// only on request).
-	IntervalSeconds       float64 `json:"interval_seconds"`
-	GatherIntervalSeconds float64 `json:"gather_interval_seconds"`
-	// CN is the node's current checkpoint number.
-	CN uint64 `json:"cn"`
-	// CheckpointsStored is the number of stored checkpoints; StoredBytes
-	// their cost against Config.Quota (the in-flight message log included).
-	CheckpointsStored int `json:"checkpoints_stored"`
-	StoredBytes       int `json:"stored_bytes"`
-	// Gathering is set while a gather is in progress.
-	Gathering bool `json:"gathering"`
-	// Stats are the Manager's counters (checkpoints by reason, requests
-	// answered, response bytes, gathers, ...).
-	Stats Stats `json:"stats"`
-	// Last summarises the most recently gathered snapshot (absent before
-	// the first).
-	Last *SnapshotSummary `json:"last,omitempty"`
-	// LastFailure is the most recent gather given up (absent if none).
-	LastFailure *FailureSummary `json:"last_failure,omitempty"`
-}
-
-// SnapshotSummary describes a gathered snapshot.
-type SnapshotSummary struct {
-	// Gather identifies the gather at its gatherer; CN is its cut.
-	Gather uint64 `json:"gather"`
-	CN     uint64 `json:"cn"`
-	// Started and At are when the gather began and completed; AgeSeconds
-	// is the time from At to the status.
-	Started    time.Time `json:"started"`
-	At         time.Time `json:"at"`
-	AgeSeconds float64   `json:"age_seconds"`
-	Rounds     int       `json:"rounds"`
-	// SizeBytes is the total raw size of its checkpoints; InFlight the
-	// number of recorded in-flight messages.
-	SizeBytes int `json:"size_bytes"`
-	InFlight  int `json:"in_flight"`
-	// Members are the included nodes (gatherer included), Dead the members
-	// left out after a transport error or a timeout, Excluded those left
-	// out for another reason. All ascending.
-	Members  []node.ID       `json:"members"`
-	Dead     []node.ID       `json:"dead"`
-	Excluded []ExclusionJSON `json:"excluded"`
-}
-
-// ExclusionJSON is an Exclusion with JSON field names.
-type ExclusionJSON struct {
-	Node   node.ID `json:"node"`
-	Reason string  `json:"reason"`
-}
-
-// FailureSummary describes a gather given up.
-type FailureSummary struct {
-	At     time.Time `json:"at"`
-	Rounds int       `json:"rounds"`
-	Reason string    `json:"reason"`
-}
-
-// Summarize describes s; now sets AgeSeconds.
-func (s *Snapshot) Summarize(now time.Time) SnapshotSummary {
-	sum := SnapshotSummary{Gather: s.Gather, CN: s.CN, Started: s.Started.Round(0), At: s.At.Round(0),
-		AgeSeconds: now.Sub(s.At).Seconds(), Rounds: s.Rounds,
-		Members: make([]node.ID, 0, len(s.Nodes)), Dead: slices.Clone(s.Dead), Excluded: []ExclusionJSON{}}
-	if sum.Dead == nil {
-		sum.Dead = []node.ID{}
-	}
-	for _, n := range s.Nodes {
-		sum.Members = append(sum.Members, n.Node)
-		sum.SizeBytes += len(n.State)
-	}
-	for _, c := range s.Channels {
-		sum.InFlight += len(c.Messages)
-	}
-	for _, e := range s.Excluded {
-		sum.Excluded = append(sum.Excluded, ExclusionJSON(e))
-	}
-	return sum
-}
-
-// Status returns the Live's status; now sets the last snapshot's age. Safe
+// Status returns the Layer's status; now sets the last snapshot's age. Safe
 // from any goroutine; before Attach it has only the configuration.
-func (l *Live) Status(now time.Time) LiveStatus {
+func (l *Layer) Status(now time.Time) LayerStatus {
 	c, _ := l.cfg.withDefaults()
-	st := LiveStatus{IntervalSeconds: c.Interval.Seconds(), GatherIntervalSeconds: c.GatherInterval.Seconds()}
+	st := LayerStatus{IntervalSeconds: c.Interval.Seconds(), GatherIntervalSeconds: c.GatherInterval.Seconds()}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.m == nil {
