@@ -98,7 +98,7 @@ func decodeHello(b []byte) (hello, error) {
 
 // writeHelloFrame writes h as one frame.
 func writeHelloFrame(w io.Writer, h hello) error {
-	_, err := w.Write(node.AppendFrame(nil, appendHello(nil, h)))
+	_, err := w.Write(AppendFrame(nil, appendHello(nil, h)))
 	return err
 }
 
@@ -106,7 +106,7 @@ func writeHelloFrame(w io.Writer, h hello) error {
 // by the hello's own limits rather than the runtime's frame size.
 func readHelloFrame(r io.Reader) (hello, error) {
 	const maxHello = len(helloMagic) + 1 + binary.MaxVarintLen64 + 3*binary.MaxVarintLen16 + MaxLabelLen + 2*maxHelloAddrLen
-	b, err := node.ReadFrame(r, nil, maxHello)
+	b, err := ReadFrame(r, nil, maxHello)
 	if err != nil {
 		return hello{}, err
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"testing"
-
-	"github.com/seed6eee2ec7/crystalball/node"
 )
 
 func TestHelloRoundTrip(t *testing.T) {
@@ -41,7 +39,7 @@ func TestMetaRoundTrip(t *testing.T) {
 // bare: every input is a clean error or a hello that round-trips.
 func FuzzDecodeHello(f *testing.F) {
 	good := appendHello(nil, hello{kind: helloData, id: 7, label: "x", gossip: "127.0.0.1:7101", service: "127.0.0.1:7001"})
-	for _, s := range [][]byte{good, good[:5], nil, []byte("CBH1"), node.AppendFrame(nil, good)} {
+	for _, s := range [][]byte{good, good[:5], nil, []byte("CBH1"), AppendFrame(nil, good)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {

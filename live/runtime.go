@@ -962,7 +962,7 @@ const maxRefusalChain = 1024
 // a TrySend (env.Refusable) the queue refuses is counted and put on the
 // refusals for drain to step. layer marks a layer's own message, for the counters.
 func (r *Runtime) send(env node.Envelope, layer bool) {
-	frame, start := node.BeginFrame(make([]byte, 0, 256))
+	frame, start := BeginFrame(make([]byte, 0, 256))
 	frame, err := r.reg.AppendEnvelope(frame, env)
 	if err != nil {
 		// An unregistered message type is a bug in the service (or layer).
@@ -976,7 +976,7 @@ func (r *Runtime) send(env node.Envelope, layer bool) {
 		r.failq = append(r.failq, env.To)
 		return
 	}
-	node.FinishFrame(frame, start)
+	FinishFrame(frame, start)
 	err = r.tr.enqueue(env.To, frame, env.Refusable)
 	if errors.Is(err, errSendRefused) && r.refusalOverflow(env) {
 		err = r.tr.enqueue(env.To, frame, false)
@@ -1021,7 +1021,7 @@ func (r *Runtime) refusalOverflow(env node.Envelope) bool {
 // size, it is dropped and counted, never reported: a datagram causes no
 // transport error.
 func (r *Runtime) sendDatagram(env node.Envelope) {
-	frame, start := node.BeginFrame(make([]byte, 0, 256))
+	frame, start := BeginFrame(make([]byte, 0, 256))
 	frame, err := r.reg.AppendEnvelope(frame, env)
 	if err != nil {
 		r.log.Error("live: cannot encode datagram; dropped", zap.Stringer("to", env.To), zap.Error(err))
@@ -1034,7 +1034,7 @@ func (r *Runtime) sendDatagram(env node.Envelope) {
 		r.stats.dgramsDropped.Add(1)
 		return
 	}
-	node.FinishFrame(frame, start)
+	FinishFrame(frame, start)
 	if !r.tr.enqueueDatagram(env.To, frame) {
 		r.stats.dgramsDropped.Add(1)
 		return

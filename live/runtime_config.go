@@ -79,8 +79,8 @@ type RuntimeConfig struct {
 	Seed uint64
 	// MaxFrameSize is the largest frame payload, in bytes, the transport
 	// sends or accepts; a peer announcing a larger frame is disconnected
-	// before anything is allocated. In [node.MinFrameSize,
-	// node.MaxFrameSizeLimit]; zero means node.DefaultMaxFrameSize (1 MiB).
+	// before anything is allocated. In [MinFrameSize,
+	// MaxFrameSizeLimit]; zero means DefaultMaxFrameSize (1 MiB).
 	MaxFrameSize int
 	// SendQueueLen bounds the frames queued for one peer's connection.
 	// When a peer does not keep up and its queue is full, a Send closes
@@ -217,7 +217,7 @@ func DefaultRuntimeConfig() RuntimeConfig {
 
 		// Frames of up to 1 MiB (bytes of payload after the length
 		// prefix), enough for a compressed checkpoint of a large node.
-		MaxFrameSize: node.DefaultMaxFrameSize,
+		MaxFrameSize: DefaultMaxFrameSize,
 
 		// 1024 frames may wait per peer connection before the peer is
 		// declared too slow (its connection is closed: a transport
@@ -320,8 +320,8 @@ func (c RuntimeConfig) Validate() error {
 	if n := len(c.SecretKey); n != 0 && n != 16 && n != 24 && n != 32 {
 		return fmt.Errorf("live: RuntimeConfig.SecretKey is %d bytes, want 16, 24 or 32", n)
 	}
-	if c.MaxFrameSize < node.MinFrameSize || c.MaxFrameSize > node.MaxFrameSizeLimit {
-		return fmt.Errorf("live: RuntimeConfig.MaxFrameSize %d is outside [%d, %d] (0 means %d)", c.MaxFrameSize, node.MinFrameSize, node.MaxFrameSizeLimit, node.DefaultMaxFrameSize)
+	if c.MaxFrameSize < MinFrameSize || c.MaxFrameSize > MaxFrameSizeLimit {
+		return fmt.Errorf("live: RuntimeConfig.MaxFrameSize %d is outside [%d, %d] (0 means %d)", c.MaxFrameSize, MinFrameSize, MaxFrameSizeLimit, DefaultMaxFrameSize)
 	}
 	if c.SendQueueLen <= 0 {
 		return fmt.Errorf("live: RuntimeConfig.SendQueueLen is %d; want a positive length or 0 for the default", c.SendQueueLen)

@@ -261,7 +261,7 @@ func TestRuntimeDisconnectsBadPeers(t *testing.T) {
 		unknown = binary.AppendUvarint(unknown, v)
 	}
 	unknown = append(append(unknown, "test.nope"...), 0x90)
-	badSum := node.AppendFrame(nil, []byte("payload"))
+	badSum := AppendFrame(nil, []byte("payload"))
 	badSum[5] ^= 0xff
 	attacks := []struct {
 		name      string
@@ -272,8 +272,8 @@ func TestRuntimeDisconnectsBadPeers(t *testing.T) {
 		{"garbage", false, []byte("GET / HTTP/1.1\r\n\r\n"), "frame"},
 		{"oversized", true, []byte{0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0}, "exceeds maximum frame size"},
 		{"checksum", true, badSum, "checksum"},
-		{"unknown type", true, node.AppendFrame(nil, unknown), "unknown message type"},
-		{"array32 bomb", true, node.AppendFrame(nil, envelopeWithBody([]byte{0xdd, 0xff, 0xff, 0xff, 0xff})), "length header exceeds"},
+		{"unknown type", true, AppendFrame(nil, unknown), "unknown message type"},
+		{"array32 bomb", true, AppendFrame(nil, envelopeWithBody([]byte{0xdd, 0xff, 0xff, 0xff, 0xff})), "length header exceeds"},
 	}
 	for _, a := range attacks {
 		attack(t, n1.Addr(), a.withHello, a.raw)

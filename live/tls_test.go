@@ -210,7 +210,7 @@ func writeNote(t *testing.T, conn net.Conn, from, to node.ID) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn.Write(node.AppendFrame(nil, payload))
+	conn.Write(AppendFrame(nil, payload))
 }
 
 // TestTLSHelloCannotClaimAnotherID: a peer holding the cluster's

@@ -169,7 +169,7 @@ func (c *peerConn) close(reason error, report bool) {
 			report = false
 		}
 		lvl := zap.InfoLevel
-		if errors.Is(reason, node.ErrBadFrame) || errors.Is(reason, node.ErrBadEnvelope) ||
+		if errors.Is(reason, ErrBadFrame) || errors.Is(reason, node.ErrBadEnvelope) ||
 			errors.Is(reason, node.ErrUnknownMessageType) || errors.Is(reason, ErrHandshake) {
 			lvl = zap.WarnLevel
 		}
@@ -353,7 +353,7 @@ func (t *transport) myHello(kind byte) hello {
 // rejected counts and classifies a connection failure caused by what the
 // peer sent.
 func (t *transport) rejected(err error) {
-	if errors.Is(err, node.ErrBadFrame) || errors.Is(err, node.ErrBadEnvelope) || errors.Is(err, node.ErrUnknownMessageType) || errors.Is(err, ErrHandshake) {
+	if errors.Is(err, ErrBadFrame) || errors.Is(err, node.ErrBadEnvelope) || errors.Is(err, node.ErrUnknownMessageType) || errors.Is(err, ErrHandshake) {
 		t.stats.framesRejected.Add(1)
 	}
 }
@@ -553,7 +553,7 @@ func (t *transport) readFrame(conn net.Conn, br *bufio.Reader, buf []byte) ([]by
 		return nil, err
 	}
 	conn.SetReadDeadline(time.Now().Add(t.cfg.FrameReadTimeout))
-	payload, err := node.ReadFrame(br, buf, t.maxFrame)
+	payload, err := ReadFrame(br, buf, t.maxFrame)
 	if err != nil && isTimeout(err) {
 		return nil, fmt.Errorf("%w: %w", errSlowFrame, err)
 	}
@@ -753,7 +753,7 @@ func (c *peerConn) writeLoop(conn net.Conn) {
 }
 
 // keepaliveFrame is the frame of a keepalive.
-var keepaliveFrame = node.AppendFrame(nil, []byte{keepalive})
+var keepaliveFrame = AppendFrame(nil, []byte{keepalive})
 
 // waitRedial waits out the peer's redial backoff; false if c closed or
 // the runtime stopped meanwhile.

@@ -22,11 +22,11 @@ func sendEnvelope(t *testing.T, conn net.Conn, env node.Envelope) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frame, start := node.BeginFrame(nil)
+	frame, start := BeginFrame(nil)
 	if frame, err = reg.AppendEnvelope(frame, env); err != nil {
 		t.Fatal(err)
 	}
-	node.FinishFrame(frame, start)
+	FinishFrame(frame, start)
 	if _, err := conn.Write(frame); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
@@ -102,7 +103,7 @@ func hello(id node.ID, label, gossip, service string) []byte {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
-	return node.AppendFrame(nil, b)
+	return live.AppendFrame(nil, b)
 }
 
 // dial opens a data connection to p claiming id.
@@ -126,7 +127,7 @@ func (h *hostile) envelope(from node.ID, p *nodeProc, cn uint64, msg node.Messag
 	if err != nil {
 		return nil, err
 	}
-	return node.AppendFrame(nil, b), nil
+	return live.AppendFrame(nil, b), nil
 }
 
 // poison sends a Probe stamped with checkpoint number 2^62.

@@ -76,7 +76,7 @@ const (
 )
 
 // Bounds of Options.Blocks and BlockSize, so that every message fits a
-// live frame (node.DefaultMaxFrameSize, 1 MiB): a full Diff of MaxBlocks
+// live frame (live.DefaultMaxFrameSize, 1 MiB): a full Diff of MaxBlocks
 // blocks is under 200 KiB, a Block under 513 KiB.
 const (
 	MaxBlocks    = 1 << 16

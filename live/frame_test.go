@@ -1,4 +1,4 @@
-package node
+package live
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"io"
 	"runtime"
 	"testing"
+
+	"github.com/seed6eee2ec7/crystalball/node"
 )
 
 // hostileBodies are msgpack headers that declare huge lengths: a decoder
@@ -19,21 +21,11 @@ var hostileBodies = [][]byte{
 	{0xdf, 0xff, 0xff, 0xff, 0xff}, // map32, 4 Gi pairs
 }
 
-// envelopeWithBody builds an envelope header for test.join followed by body.
-func envelopeWithBody(body []byte) []byte {
-	b := []byte{envelopeFormatV1}
-	for _, v := range []uint64{2, 1, 0, uint64(len("test.join"))} {
-		b = binary.AppendUvarint(b, v)
-	}
-	b = append(b, "test.join"...)
-	return append(b, body...)
-}
-
 // frameSeeds are the fuzz corpus seeds and the inputs of
 // TestReadFrameHostileInputs.
 func frameSeeds(t testing.TB) [][]byte {
 	r := testRegistry(t)
-	good, err := r.AppendEnvelope(nil, Envelope{From: 2, To: 1, CN: 3, Msg: joinMsg{Joiner: 2, Siblings: []ID{5}}})
+	good, err := r.AppendEnvelope(nil, node.Envelope{From: 2, To: 1, CN: 3, Msg: joinMsg{Joiner: 2, Siblings: []node.ID{5}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +33,7 @@ func frameSeeds(t testing.TB) [][]byte {
 	seeds := [][]byte{
 		goodFrame,
 		goodFrame[:3],                        // truncated header
-		goodFrame[:FrameHeaderLen],           // header only
+		goodFrame[:node.FrameHeaderLen],      // header only
 		goodFrame[:len(goodFrame)-1],         // truncated payload
 		{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}, // 4 GiB length prefix
 		binary.BigEndian.AppendUint32(nil, MaxFrameSizeLimit+1),                                  // just over any limit
@@ -68,8 +60,8 @@ func TestReadFrameHostileInputs(t *testing.T) {
 			continue
 		}
 		if _, err := r.DecodeEnvelope(payload); err != nil {
-			if !errors.Is(err, ErrBadEnvelope) && !errors.Is(err, ErrUnknownMessageType) {
-				t.Errorf("seed %d: envelope error %v wraps neither ErrBadEnvelope nor ErrUnknownMessageType", i, err)
+			if !errors.Is(err, node.ErrBadEnvelope) && !errors.Is(err, node.ErrUnknownMessageType) {
+				t.Errorf("seed %d: envelope error %v wraps neither node.ErrBadEnvelope nor node.ErrUnknownMessageType", i, err)
 			}
 		}
 	}
@@ -148,7 +140,7 @@ func FuzzReadFrame(f *testing.F) {
 				if _, err := r.AppendEnvelope(nil, env); err != nil {
 					t.Fatalf("decoded envelope does not re-encode: %v", err)
 				}
-			} else if !errors.Is(err, ErrBadEnvelope) && !errors.Is(err, ErrUnknownMessageType) {
+			} else if !errors.Is(err, node.ErrBadEnvelope) && !errors.Is(err, node.ErrUnknownMessageType) {
 				t.Fatalf("envelope error class: %v", err)
 			}
 		}
