@@ -4,7 +4,7 @@
 // own services in one call:
 //
 //	func main() {
-//		cli.Main(cli.Service{Name: "lock", Spec: lockSpec(), Workload: lockWorkload})
+//		cli.Main(cli.Service{Spec: lockSpec(), Workload: lockWorkload})
 //	}
 //
 // The subcommands: a live node over TCP and memberlist, with checkpoints,
@@ -40,9 +40,9 @@ import (
 )
 
 // Service is a service the command line runs, selected by --service NAME
-// (the default is the first service given): a name, a node.Spec and a
-// workload, with optional corrections (--fix), live join calls, summaries
-// and options. Its fields and their defaults are documented on the type.
+// (its Spec's name unless Name says otherwise; the default is the first
+// service given): a node.Spec and a workload, with optional corrections
+// (--fix), live join calls, summaries and options. Its fields and their defaults are documented on the type.
 type Service = tool.Service
 
 // Figure is one labelled number of a service's summary

@@ -25,8 +25,7 @@ const server node.ID = 1
 
 func main() {
 	cli.Main(cli.Service{
-		Name: "lock",
-		Spec: spec(),
+		Spec: spec(), // served as "lock", the spec's name
 		// Every client asks for the lock when it starts and after a reset.
 		Workload: workload,
 	})

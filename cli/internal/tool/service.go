@@ -22,9 +22,11 @@ import (
 // exchanged messages with recently).
 type Service struct {
 	// Name selects the service (--service) and is recorded in every
-	// report, so that 'trace show' finds the service again. It must be
-	// non-empty, without spaces or commas, and unique among the services
-	// given to Main.
+	// report, so that 'trace show' finds the service again. Empty means
+	// Spec.Name, the service's one name; set it only to serve one Spec
+	// under several names (two configurations of it, say). It must be
+	// without spaces or commas, and unique among the services given to
+	// Main.
 	Name string
 	// Spec is the service: its state factory, messages and properties. It
 	// must be valid (node.Spec.Validate). With Configure set, the spec
@@ -114,8 +116,14 @@ func newCatalog(p Program) (*catalog, error) {
 	if err := validateModels(p.Models); err != nil {
 		return nil, err
 	}
-	c := &catalog{byName: make(map[string]Service, len(services)), first: services[0].Name, models: p.Models, commands: p.Commands}
+	c := &catalog{byName: make(map[string]Service, len(services)), models: p.Models, commands: p.Commands}
 	for i, s := range services {
+		if s.Name == "" {
+			s.Name = s.Spec.Name
+		}
+		if i == 0 {
+			c.first = s.Name
+		}
 		switch {
 		case s.Name == "" || strings.ContainsAny(s.Name, " \t\n,"):
 			return nil, fmt.Errorf("cli: service %d: name %q is empty or has spaces or commas", i+1, s.Name)

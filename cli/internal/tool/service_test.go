@@ -208,3 +208,22 @@ func TestOwnServicePredictionReportsReplay(t *testing.T) {
 		t.Errorf("trace show of the prediction in another program: exit %d, %q", code, stderr)
 	}
 }
+
+// TestServiceNameDefaultsToSpecName: a Service without a Name is served
+// under its Spec's (one name for one service); Name still renames it.
+func TestServiceNameDefaultsToSpecName(t *testing.T) {
+	unnamed := myTree()
+	unnamed.Name = ""
+	code, stdout, stderr := runWith([]Service{unnamed}, "emulate", "--service", "randtree", "--nodes", "3", "--duration", "10s", "--churn", "0", "--json")
+	if code != exitOK || !strings.Contains(stdout, `"service":"randtree"`) {
+		t.Errorf("unnamed service under its spec's name: exit %d: %s%s", code, stdout, stderr)
+	}
+	code, _, stderr = runWith([]Service{unnamed}, "emulate", "--service", "mytree")
+	if code != exitUsage || !strings.Contains(stderr, `unknown service "mytree" (known: randtree)`) {
+		t.Errorf("the spec's name is its only name: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runWith([]Service{myTree()}, "emulate", "--service", "mytree", "--nodes", "3", "--duration", "10s", "--churn", "0")
+	if code != exitOK {
+		t.Errorf("a Name renames: exit %d: %s", code, stderr)
+	}
+}
