@@ -29,6 +29,12 @@ import (
 // The bundled services mark their messages so. Only msgpack's reflection
 // reads the marker, so staticcheck reports it unused (U1000) unless it
 // carries the directive above.
+//
+// A message names itself by embedding Named[T], which derives the name
+// from its Go type ("randtree.Join"; the bundled services do so), or by a
+// MessageType method of its own: the way to keep a name across a rename,
+// or to name the messages of a package main ("lock.Grant", not
+// "main.Grant", in examples/lock).
 type Message interface {
 	// MessageType returns the message's stable type name. It is what the
 	// wire carries, so it must not change between versions of a service;

@@ -14,12 +14,10 @@ import (
 // Sample. A node sends it when it starts downloading and again on every
 // discover timer, to refresh its sample.
 type Join struct {
+	node.Named[Join]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
-
-// MessageType implements node.Message.
-func (Join) MessageType() string { return "bullet.Join" }
 
 // String renders the message for traces.
 func (Join) String() string { return "Join" }
@@ -27,6 +25,7 @@ func (Join) String() string { return "Join" }
 // Sample is the source's answer to Join: a random subset of the members
 // (without the joiner), the peers the joiner may ask to become senders.
 type Sample struct {
+	node.Named[Sample]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Peers are members, ascending. The sender never modifies the slice
@@ -34,21 +33,16 @@ type Sample struct {
 	Peers []node.ID
 }
 
-// MessageType implements node.Message.
-func (Sample) MessageType() string { return "bullet.Sample" }
-
 // String renders the message for traces.
 func (m Sample) String() string { return "Sample(" + formatIDs(m.Peers) + ")" }
 
 // PeerRequest asks the receiver to become the sender's sender: to announce
 // its file map to it and answer its block requests.
 type PeerRequest struct {
+	node.Named[PeerRequest]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
-
-// MessageType implements node.Message.
-func (PeerRequest) MessageType() string { return "bullet.PeerRequest" }
 
 // String renders the message for traces.
 func (PeerRequest) String() string { return "PeerRequest" }
@@ -56,12 +50,10 @@ func (PeerRequest) String() string { return "PeerRequest" }
 // PeerAccept answers a PeerRequest: the sender is now the receiver's
 // sender, and its diffs follow, starting from an empty view.
 type PeerAccept struct {
+	node.Named[PeerAccept]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
-
-// MessageType implements node.Message.
-func (PeerAccept) MessageType() string { return "bullet.PeerAccept" }
 
 // String renders the message for traces.
 func (PeerAccept) String() string { return "PeerAccept" }
@@ -69,12 +61,10 @@ func (PeerAccept) String() string { return "PeerAccept" }
 // PeerReject answers a PeerRequest from a node with MaxReceivers
 // receivers.
 type PeerReject struct {
+	node.Named[PeerReject]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
-
-// MessageType implements node.Message.
-func (PeerReject) MessageType() string { return "bullet.PeerReject" }
 
 // String renders the message for traces.
 func (PeerReject) String() string { return "PeerReject" }
@@ -82,12 +72,10 @@ func (PeerReject) String() string { return "PeerReject" }
 // Unpeer tells a sender that the receiver no longer downloads from it (it
 // has nothing more to offer, or the download is complete).
 type Unpeer struct {
+	node.Named[Unpeer]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
-
-// MessageType implements node.Message.
-func (Unpeer) MessageType() string { return "bullet.Unpeer" }
 
 // String renders the message for traces.
 func (Unpeer) String() string { return "Unpeer" }
@@ -95,12 +83,10 @@ func (Unpeer) String() string { return "Unpeer" }
 // Disown answers a Request from a node that is not the sender's receiver
 // (the sender reset, or dropped it): the receiver must drop the sender.
 type Disown struct {
+	node.Named[Disown]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
-
-// MessageType implements node.Message.
-func (Disown) MessageType() string { return "bullet.Disown" }
 
 // String renders the message for traces.
 func (Disown) String() string { return "Disown" }
@@ -109,6 +95,7 @@ func (Disown) String() string { return "Disown" }
 // receiver before: the receiver adds them to its view of the sender's file
 // map. It is sent with node.Env.TrySend, so the transport may refuse it.
 type Diff struct {
+	node.Named[Diff]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Blocks are the new blocks, ascending. The sender never modifies the
@@ -116,22 +103,17 @@ type Diff struct {
 	Blocks []uint32
 }
 
-// MessageType implements node.Message.
-func (Diff) MessageType() string { return "bullet.Diff" }
-
 // String renders the message for traces, e.g. "Diff([0-7 9])".
 func (m Diff) String() string { return "Diff(" + formatBlocks(m.Blocks) + ")" }
 
 // Request asks a sender for a block its diffs announced.
 type Request struct {
+	node.Named[Request]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Block is the block's index.
 	Block uint32
 }
-
-// MessageType implements node.Message.
-func (Request) MessageType() string { return "bullet.Request" }
 
 // String renders the message for traces.
 func (m Request) String() string { return fmt.Sprintf("Request(%d)", m.Block) }
@@ -142,6 +124,7 @@ func (m Request) String() string { return fmt.Sprintf("Request(%d)", m.Block) }
 // share one immutable zero slice, and a receiver keeps only the block's
 // bit in its file map, never the data.
 type Block struct {
+	node.Named[Block]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Index is the block's index.
@@ -149,9 +132,6 @@ type Block struct {
 	// Data is the block's content; read-only.
 	Data []byte
 }
-
-// MessageType implements node.Message.
-func (Block) MessageType() string { return "bullet.Block" }
 
 // InFlightForm implements node.InFlightFormer: a snapshot records a Block
 // in flight without its payload, which no handler reads (a node keeps only
@@ -171,14 +151,12 @@ func (m Block) String() string { return fmt.Sprintf("Block(%d)", m.Index) }
 // started; after a reset the application (or the emulator) issues it
 // again.
 type Download struct {
+	node.Named[Download]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Source is the node that has the file.
 	Source node.ID
 }
-
-// MessageType implements node.Message.
-func (Download) MessageType() string { return "bullet.Download" }
 
 // String renders the call for traces.
 func (m Download) String() string { return fmt.Sprintf("Download(source=%v)", m.Source) }

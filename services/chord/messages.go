@@ -19,6 +19,7 @@ import (
 // fix-fingers timer sends it for a finger's start; the recovery timer sends
 // it for the node's own identifier.
 type FindPred struct {
+	node.Named[FindPred]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Key is the identifier whose predecessor is wanted.
@@ -28,9 +29,6 @@ type FindPred struct {
 	Who node.ID
 }
 
-// MessageType implements node.Message.
-func (FindPred) MessageType() string { return "chord.FindPred" }
-
 // String renders the message for traces: FindPred(key=3 who=n3).
 func (m FindPred) String() string { return fmt.Sprintf("FindPred(key=%d who=%v)", m.Key, m.Who) }
 
@@ -39,6 +37,7 @@ func (m FindPred) String() string { return fmt.Sprintf("FindPred(key=%d who=%v)"
 // first; the sender itself when it is alone on its ring). A joining node
 // takes the sender as its predecessor and the list as its successor list.
 type FindPredReply struct {
+	node.Named[FindPredReply]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Key echoes the identifier that was looked up.
@@ -48,9 +47,6 @@ type FindPredReply struct {
 	Successors []node.ID
 }
 
-// MessageType implements node.Message.
-func (FindPredReply) MessageType() string { return "chord.FindPredReply" }
-
 // String renders the message for traces: FindPredReply(key=3 successors=[n3 n4]).
 func (m FindPredReply) String() string {
 	return fmt.Sprintf("FindPredReply(key=%d successors=%s)", m.Key, formatIDs(m.Successors))
@@ -59,12 +55,10 @@ func (m FindPredReply) String() string {
 // GetPred is the stabilize timer's query to the node's successor: "who is
 // your predecessor?"
 type GetPred struct {
+	node.Named[GetPred]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
-
-// MessageType implements node.Message.
-func (GetPred) MessageType() string { return "chord.GetPred" }
 
 // String renders the message for traces.
 func (GetPred) String() string { return "GetPred" }
@@ -73,6 +67,7 @@ func (GetPred) String() string { return "GetPred" }
 // successor list. A node that takes a new predecessor also sends one,
 // unasked, to its old predecessor, naming the new one.
 type GetPredReply struct {
+	node.Named[GetPredReply]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Pred is the sender's predecessor; None when it has none.
@@ -80,9 +75,6 @@ type GetPredReply struct {
 	// Successors is the sender's successor list, nearest first.
 	Successors []node.ID
 }
-
-// MessageType implements node.Message.
-func (GetPredReply) MessageType() string { return "chord.GetPredReply" }
 
 // String renders the message for traces: GetPredReply(pred=n2 successors=[n3]).
 func (m GetPredReply) String() string {
@@ -93,12 +85,10 @@ func (m GetPredReply) String() string {
 // node that joined sends it to its successor, and stabilize sends it to a
 // successor that does not name the node as its predecessor.
 type UpdatePred struct {
+	node.Named[UpdatePred]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
-
-// MessageType implements node.Message.
-func (UpdatePred) MessageType() string { return "chord.UpdatePred" }
 
 // String renders the message for traces.
 func (UpdatePred) String() string { return "UpdatePred" }
@@ -108,15 +98,13 @@ func (UpdatePred) String() string { return "UpdatePred" }
 // forms a ring of its own. The call is ignored by a node that is joining or
 // joined; after a reset the application (or the emulator) issues it again.
 type JoinOverlay struct {
+	node.Named[JoinOverlay]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Bootstrap is the node the FindPred for the joiner's identifier goes
 	// to.
 	Bootstrap node.ID
 }
-
-// MessageType implements node.Message.
-func (JoinOverlay) MessageType() string { return "chord.JoinOverlay" }
 
 // String renders the call for traces: JoinOverlay(n1).
 func (m JoinOverlay) String() string { return fmt.Sprintf("JoinOverlay(%v)", m.Bootstrap) }

@@ -20,6 +20,7 @@ import (
 // packet belongs to; a later packet is just a sequence number, which is
 // why a receiver that switched connections cannot recognise it.
 type Data struct {
+	node.Named[Data]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// SYN marks the first packet of a connection: the receiver takes it as
@@ -36,9 +37,6 @@ type Data struct {
 	// the sender's application numbers its messages 1, 2, ...).
 	Msg uint64
 }
-
-// MessageType implements node.Message.
-func (Data) MessageType() string { return "macetransport.Data" }
 
 // String renders the packet as the paper's figure does, "SYN 2001 m1" or
 // "DATA 6002 m2", with " conn=ID" when it carries a connection identifier.
@@ -59,6 +57,7 @@ func (m Data) String() string {
 // duplicate ACK repeats what it has); the sender takes any ACK from the
 // peer as a sign of life.
 type Ack struct {
+	node.Named[Ack]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// ISN names the receiver's current incoming connection.
@@ -66,9 +65,6 @@ type Ack struct {
 	// Seq is the highest sequence number accepted in order.
 	Seq uint64
 }
-
-// MessageType implements node.Message.
-func (Ack) MessageType() string { return "macetransport.Ack" }
 
 // String renders the ACK as the paper's figure does, "ACK 6001", with the
 // connection when Seq is past its first packet: "ACK 6002 (conn 6001)".
@@ -89,6 +85,7 @@ const MaxSendCount = 1000
 // node itself, None, or a Count outside 1..MaxSendCount is ignored and
 // logged.
 type SendMessages struct {
+	node.Named[SendMessages]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// To is the destination.
@@ -96,9 +93,6 @@ type SendMessages struct {
 	// Count is how many messages to send.
 	Count int
 }
-
-// MessageType implements node.Message.
-func (SendMessages) MessageType() string { return "macetransport.SendMessages" }
 
 // String renders the call for traces: SendMessages(to=n2 count=2).
 func (m SendMessages) String() string {

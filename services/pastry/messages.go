@@ -20,6 +20,7 @@ import (
 // prefix they share) to Seen, as FreePastry's JoinRequest carries the rows
 // collected along the route; the closest node answers with a JoinReply.
 type Join struct {
+	node.Named[Join]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Joiner is the node that wants to join; the reply goes to it.
@@ -32,9 +33,6 @@ type Join struct {
 	Seen []node.ID
 }
 
-// MessageType implements node.Message.
-func (Join) MessageType() string { return "pastry.Join" }
-
 // String renders the message for traces: Join(n3 hops=1 seen=[n1]).
 func (m Join) String() string {
 	return fmt.Sprintf("Join(%v hops=%d seen=%s)", m.Joiner, m.Hops, formatIDs(m.Seen))
@@ -44,6 +42,7 @@ func (m Join) String() string {
 // its leaf set with itself, and the nodes the route saw. The joiner builds
 // its leaf set and routing table from them and becomes joined.
 type JoinReply struct {
+	node.Named[JoinReply]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Leaves is the replier and its leaf set, ascending.
@@ -51,9 +50,6 @@ type JoinReply struct {
 	// Seen is the Join's Seen.
 	Seen []node.ID
 }
-
-// MessageType implements node.Message.
-func (JoinReply) MessageType() string { return "pastry.JoinReply" }
 
 // String renders the message for traces: JoinReply(leaves=[n1 n2] seen=[n1]).
 func (m JoinReply) String() string {
@@ -70,28 +66,24 @@ func (m JoinReply) String() string {
 // joining, from the JoinReply), never on hearsay, so a list naming a dead
 // node does not bring it back.
 type Announce struct {
+	node.Named[Announce]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Leaves is the sender's leaf set, ascending.
 	Leaves []node.ID
 }
 
-// MessageType implements node.Message.
-func (Announce) MessageType() string { return "pastry.Announce" }
-
 // String renders the message for traces: Announce([n1 n2]).
 func (m Announce) String() string { return "Announce(" + formatIDs(m.Leaves) + ")" }
 
 // LeafSet answers an Announce with the replier's leaf set.
 type LeafSet struct {
+	node.Named[LeafSet]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Leaves is the replier's leaf set, ascending.
 	Leaves []node.ID
 }
-
-// MessageType implements node.Message.
-func (LeafSet) MessageType() string { return "pastry.LeafSet" }
 
 // String renders the message for traces: LeafSet([n1 n2]).
 func (m LeafSet) String() string { return "LeafSet(" + formatIDs(m.Leaves) + ")" }
@@ -102,26 +94,22 @@ func (m LeafSet) String() string { return "LeafSet(" + formatIDs(m.Leaves) + ")"
 // set, Pastry's periodic leaf-set exchange: a joined receiver announces
 // itself to the nodes of the list it would take in.
 type Probe struct {
+	node.Named[Probe]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Leaves is the prober's leaf set, ascending.
 	Leaves []node.ID
 }
 
-// MessageType implements node.Message.
-func (Probe) MessageType() string { return "pastry.Probe" }
-
 // String renders the message for traces: Probe([n1 n2]).
 func (m Probe) String() string { return "Probe(" + formatIDs(m.Leaves) + ")" }
 
 // ProbeReply answers a Probe: the sender is alive.
 type ProbeReply struct {
+	node.Named[ProbeReply]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
-
-// MessageType implements node.Message.
-func (ProbeReply) MessageType() string { return "pastry.ProbeReply" }
 
 // String renders the message for traces.
 func (ProbeReply) String() string { return "ProbeReply" }
@@ -131,14 +119,12 @@ func (ProbeReply) String() string { return "ProbeReply" }
 // when Bootstrap is itself or None. The call is ignored by a node that is
 // joining or joined; after a reset the application issues it again.
 type JoinOverlay struct {
+	node.Named[JoinOverlay]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Bootstrap is the node the joiner's Join goes to.
 	Bootstrap node.ID
 }
-
-// MessageType implements node.Message.
-func (JoinOverlay) MessageType() string { return "pastry.JoinOverlay" }
 
 // String renders the call for traces: JoinOverlay(n1).
 func (m JoinOverlay) String() string { return fmt.Sprintf("JoinOverlay(%v)", m.Bootstrap) }

@@ -13,14 +13,12 @@ import (
 // Prepare is step 1: a proposer asks every acceptor to promise to ignore
 // ballots below Ballot.
 type Prepare struct {
+	node.Named[Prepare]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Ballot is the proposer's new ballot; its Node is the sender.
 	Ballot Ballot
 }
-
-// MessageType implements node.Message.
-func (Prepare) MessageType() string { return "paxos.Prepare" }
 
 // String renders the message for traces: Prepare(2.n3).
 func (m Prepare) String() string { return fmt.Sprintf("Prepare(%v)", m.Ballot) }
@@ -29,6 +27,7 @@ func (m Prepare) String() string { return fmt.Sprintf("Prepare(%v)", m.Ballot) }
 // every ballot it promised before. It carries the last proposal the
 // acceptor accepted, if any, which the proposer must adopt.
 type Promise struct {
+	node.Named[Promise]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Ballot is the ballot promised (the Prepare's).
@@ -39,9 +38,6 @@ type Promise struct {
 	// Value is the value accepted at Accepted; empty when none.
 	Value string
 }
-
-// MessageType implements node.Message.
-func (Promise) MessageType() string { return "paxos.Promise" }
 
 // String renders the message for traces: Promise(2.n3 accepted=1.n1:"A").
 func (m Promise) String() string {
@@ -54,14 +50,12 @@ func (m Promise) String() string {
 // Accept is step 3: once a majority promised, the proposer asks every
 // acceptor to accept Value at Ballot.
 type Accept struct {
+	node.Named[Accept]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	Ballot   Ballot
 	Value    string
 }
-
-// MessageType implements node.Message.
-func (Accept) MessageType() string { return "paxos.Accept" }
 
 // String renders the message for traces: Accept(2.n3 "C").
 func (m Accept) String() string { return fmt.Sprintf("Accept(%v %q)", m.Ballot, m.Value) }
@@ -70,14 +64,12 @@ func (m Accept) String() string { return fmt.Sprintf("Accept(%v %q)", m.Ballot, 
 // learner. A learner that hears it from a majority at the same ballot
 // considers Value chosen (step 5).
 type Learn struct {
+	node.Named[Learn]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	Ballot   Ballot
 	Value    string
 }
-
-// MessageType implements node.Message.
-func (Learn) MessageType() string { return "paxos.Learn" }
 
 // String renders the message for traces: Learn(2.n3 "C").
 func (m Learn) String() string { return fmt.Sprintf("Learn(%v %q)", m.Ballot, m.Value) }
@@ -87,13 +79,11 @@ func (m Learn) String() string { return fmt.Sprintf("Learn(%v %q)", m.Ballot, m.
 // is ignored when Value is empty, when the node has already learned a value
 // and when it is already proposing.
 type Propose struct {
+	node.Named[Propose]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	Value    string
 }
-
-// MessageType implements node.Message.
-func (Propose) MessageType() string { return "paxos.Propose" }
 
 // String renders the call for traces: Propose("A").
 func (m Propose) String() string { return fmt.Sprintf("Propose(%q)", m.Value) }

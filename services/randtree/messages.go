@@ -16,6 +16,7 @@ import (
 // node forwards it to a random child with Down set. A root also sends Join
 // (with itself as Joiner) to a more eligible node it hands the root over to.
 type Join struct {
+	node.Named[Join]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Joiner is the node to be placed; replies go to it, not to the sender.
@@ -24,9 +25,6 @@ type Join struct {
 	// must take it or pass it further down, never back up to the root.
 	Down bool
 }
-
-// MessageType implements node.Message.
-func (Join) MessageType() string { return "randtree.Join" }
 
 // String renders the message for traces: Join(n13) or Join(n13, down).
 func (m Join) String() string {
@@ -38,6 +36,7 @@ func (m Join) String() string {
 
 // JoinReply tells a joiner it was accepted as the sender's child.
 type JoinReply struct {
+	node.Named[JoinReply]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Root is the tree's root as the sender knows it.
@@ -48,9 +47,6 @@ type JoinReply struct {
 	Siblings []node.ID
 }
 
-// MessageType implements node.Message.
-func (JoinReply) MessageType() string { return "randtree.JoinReply" }
-
 // String renders the message for traces.
 func (m JoinReply) String() string {
 	return fmt.Sprintf("JoinReply(root=%v siblings=%s)", m.Root, formatIDs(m.Siblings))
@@ -59,14 +55,12 @@ func (m JoinReply) String() string {
 // UpdateSibling is sent by the root to its children when it accepts a new
 // child, Sibling.
 type UpdateSibling struct {
+	node.Named[UpdateSibling]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Sibling is the root's new child.
 	Sibling node.ID
 }
-
-// MessageType implements node.Message.
-func (UpdateSibling) MessageType() string { return "randtree.UpdateSibling" }
 
 // String renders the message for traces.
 func (m UpdateSibling) String() string { return fmt.Sprintf("UpdateSibling(%v)", m.Sibling) }
@@ -75,14 +69,12 @@ func (m UpdateSibling) String() string { return fmt.Sprintf("UpdateSibling(%v)",
 // its children when it hands over the root position; every receiver passes
 // it on to its own children.
 type NewRoot struct {
+	node.Named[NewRoot]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Root is the node that took the root position.
 	Root node.ID
 }
-
-// MessageType implements node.Message.
-func (NewRoot) MessageType() string { return "randtree.NewRoot" }
 
 // String renders the message for traces.
 func (m NewRoot) String() string { return fmt.Sprintf("NewRoot(%v)", m.Root) }
@@ -90,12 +82,10 @@ func (m NewRoot) String() string { return fmt.Sprintf("NewRoot(%v)", m.Root) }
 // Remove asks the receiver to forget the sender as a child (and sibling): the
 // sender is not, or no longer, under it.
 type Remove struct {
+	node.Named[Remove]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 }
-
-// MessageType implements node.Message.
-func (Remove) MessageType() string { return "randtree.Remove" }
 
 // String renders the message for traces.
 func (Remove) String() string { return "Remove" }
@@ -104,6 +94,7 @@ func (Remove) String() string { return "Remove" }
 // neighbourhood. Root is the sender's root, so the receiver can learn of a
 // more eligible root; the receiver answers with a ProbeReply.
 type Probe struct {
+	node.Named[Probe]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Root is the root the sender knows of (its own, or a more eligible
@@ -111,22 +102,17 @@ type Probe struct {
 	Root node.ID
 }
 
-// MessageType implements node.Message.
-func (Probe) MessageType() string { return "randtree.Probe" }
-
 // String renders the message for traces.
 func (m Probe) String() string { return fmt.Sprintf("Probe(root=%v)", m.Root) }
 
 // ProbeReply answers a Probe with the replier's root.
 type ProbeReply struct {
+	node.Named[ProbeReply]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Root is the replier's root.
 	Root node.ID
 }
-
-// MessageType implements node.Message.
-func (ProbeReply) MessageType() string { return "randtree.ProbeReply" }
 
 // String renders the message for traces.
 func (m ProbeReply) String() string { return fmt.Sprintf("ProbeReply(root=%v)", m.Root) }
@@ -140,6 +126,7 @@ func (m ProbeReply) String() string { return fmt.Sprintf("ProbeReply(root=%v)", 
 // does not hold the link (it reset and rejoined elsewhere) answers Disown
 // only with Options.FixStaleChild: the paper's child ignores it.
 type Keepalive struct {
+	node.Named[Keepalive]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// AsChild is set when the sender claims to be the receiver's child,
@@ -149,9 +136,6 @@ type Keepalive struct {
 	// the root's other children, or none when the parent is not the root.
 	Siblings []node.ID
 }
-
-// MessageType implements node.Message.
-func (Keepalive) MessageType() string { return "randtree.Keepalive" }
 
 // String renders the message for traces.
 func (m Keepalive) String() string {
@@ -163,10 +147,7 @@ func (m Keepalive) String() string {
 
 // Disown answers a Keepalive whose claimed link the receiver does not hold:
 // the sender must drop it.
-type Disown struct{}
-
-// MessageType implements node.Message.
-func (Disown) MessageType() string { return "randtree.Disown" }
+type Disown struct{ node.Named[Disown] }
 
 // String renders the message for traces.
 func (Disown) String() string { return "Disown" }
@@ -177,15 +158,13 @@ func (Disown) String() string { return "Disown" }
 // ignored by a node that is already joining or joined; after a reset the
 // application (or the emulator) issues it again.
 type JoinOverlay struct {
+	node.Named[JoinOverlay]
 	//lint:ignore U1000 msgpack reads the marker's as_array tag by reflection
 	_msgpack struct{} `msgpack:",as_array"`
 	// Targets are the bootstrap nodes, in the order they are tried; the
 	// node itself may be among them. None entries are ignored.
 	Targets []node.ID
 }
-
-// MessageType implements node.Message.
-func (JoinOverlay) MessageType() string { return "randtree.JoinOverlay" }
 
 // String renders the call for traces.
 func (m JoinOverlay) String() string { return "JoinOverlay(" + formatIDs(m.Targets) + ")" }
