@@ -2,7 +2,6 @@ package tool
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -65,9 +64,6 @@ func TestNodeTLSClusterInProcess(t *testing.T) {
 	ca := livetest.NewCA(t, "cluster")
 	gossipKey := writeFile(t, dir, "gossip.key", "# the cluster's key\nMDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=\n")
 	otherKey := writeFile(t, dir, "other.key", "00112233445566778899aabbccddeeff\n")
-	ports := freePorts(t, 10)
-	listen := func(i int) string { return fmt.Sprintf("127.0.0.1:%d", ports[2*i]) }
-	web := func(i int) string { return fmt.Sprintf("127.0.0.1:%d", ports[2*i+1]) }
 	nodes := make([]*inProcNode, 5)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -81,26 +77,58 @@ func TestNodeTLSClusterInProcess(t *testing.T) {
 	start := func(i int, ca *livetest.CA, gkey string, more ...string) *inProcNode {
 		id := node.ID(i + 1)
 		cert, key, cas := ca.WriteNodeFiles(t, t.TempDir(), uint64(id))
-		args := []string{"--service", "randtree", "--id", id.String(), "--listen", listen(i), "--gossip", "127.0.0.1:0",
-			"--http", web(i), "--label", "tls-test", "--log", "json", "--snapshots", "0",
-			"--tls-cert", cert, "--tls-key", key, "--tls-ca", cas, "--gossip-key-file", gkey}
+		// Every port is 0, picked by the kernel when the node binds it: a
+		// port picked free and closed beforehand could be taken by another
+		// test of this binary in between (n2 once never started so).
+		args := append([]string{"--service", "randtree", "--id", id.String(), "--label", "tls-test", "--log", "json", "--snapshots", "0",
+			"--tls-cert", cert, "--tls-key", key, "--tls-ca", cas, "--gossip-key-file", gkey}, zeroPortArgs...)
 		if i > 0 {
-			args = append(args, "--join", listen(0))
+			args = append(args, "--join", nodes[0].listen)
 		}
 		args = append(args, more...)
-		n := &inProcNode{id: id, web: web(i), log: &syncBuffer{}, done: make(chan error, 1)}
+		n := &inProcNode{id: id, stdout: &syncBuffer{}, log: &syncBuffer{}, done: make(chan error, 1)}
 		nctx, ncancel := context.WithCancel(ctx)
 		n.cancel = ncancel
-		go func() { n.done <- runNodeUntil(nctx, testCatalog(), args, &syncBuffer{}, n.log) }()
+		go func() { n.done <- runNodeUntil(nctx, testCatalog(), args, n.stdout, n.log) }()
 		nodes[i] = n
 		return n
 	}
-	n1 := start(0, ca, gossipKey)
+	// serving waits for a member's addresses on its stdout.
+	serving := func(n *inProcNode) *inProcNode {
+		for {
+			if m := zeroPortStartup.FindStringSubmatch(n.stdout.String()); m != nil {
+				n.listen, n.web = m[1], m[2]
+				return n
+			}
+			select {
+			case err := <-n.done:
+				t.Fatalf("%v stopped: %v", n.id, err)
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%v reported no addresses before the deadline", n.id)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	n1 := serving(start(0, ca, gossipKey))
 	waitNodeStatus(t, n1, client, deadline, func(status.StatusDoc) bool { return true })
-	start(1, ca, gossipKey)
-	start(2, ca, gossipKey)
+	serving(start(1, ca, gossipKey))
+	serving(start(2, ca, gossipKey))
+	// A member that stops fails the test at once, with its error: the
+	// others would wait for it until the deadline.
+	running := func(ns ...*inProcNode) {
+		for _, m := range ns {
+			select {
+			case err := <-m.done:
+				t.Fatalf("%v stopped: %v", m.id, err)
+			default:
+			}
+		}
+	}
 	for _, n := range nodes[:3] {
 		waitNodeStatus(t, n, client, deadline, func(st status.StatusDoc) bool {
+			running(nodes[:3]...)
 			return alivePeers(st) == 2 && st.Counters.MessagesIn > 0
 		})
 	}
@@ -149,11 +177,11 @@ func TestNodeTLSClusterInProcess(t *testing.T) {
 
 // inProcNode is a node run by runNodeUntil on a goroutine of the test.
 type inProcNode struct {
-	id     node.ID
-	web    string
-	log    *syncBuffer
-	cancel context.CancelFunc
-	done   chan error
+	id          node.ID
+	listen, web string // as the node reports them on stdout (serving)
+	stdout, log *syncBuffer
+	cancel      context.CancelFunc
+	done        chan error
 }
 
 func writeFile(t *testing.T, dir, name, content string) string {
