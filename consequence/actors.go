@@ -11,6 +11,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // CrashProperty is the name of the built-in safety property that fails on a
@@ -54,7 +55,7 @@ type ActorOptions struct {
 	// Intercept, when set, puts event filters in the model (execution
 	// steering checks what a filter does before installing it): it is
 	// asked about every delivery of a message or a transport error (Msg
-	// nil), timer and application call, and its node.Verdict — the one verdict type the shells' layers use
+	// nil), timer and application call, and its layer.Verdict — the one verdict type the shells' layers use
 	// too — replaces the event's normal effect: Handle lets it happen;
 	// otherwise a message (datagrams included) is consumed without running
 	// the handler, and with Break the connection to its sender is broken
@@ -68,7 +69,7 @@ type ActorOptions struct {
 	// time itself means nothing to the model) — and one without is treated
 	// the same way (an explored state cannot lose a timer to a filter). It
 	// must be deterministic and safe for concurrent use.
-	Intercept func(ActorAction) node.Verdict
+	Intercept func(ActorAction) layer.Verdict
 	// Outside, when non-nil, is told of every message a handler sends to a
 	// node outside the snapshot (the dummy sink, where it vanishes), on the
 	// goroutine computing the successor: the steering rounds' liveness
@@ -689,9 +690,9 @@ func (m *ActorModel) appendLocal(out []Action[ActorAction], i int, a ActorAction
 }
 
 // intercept returns the filters' verdict on a.
-func (m *ActorModel) intercept(a ActorAction) node.Verdict {
+func (m *ActorModel) intercept(a ActorAction) layer.Verdict {
 	if m.opts.Intercept == nil {
-		return node.Verdict{Handle: true}
+		return layer.Verdict{Handle: true}
 	}
 	return m.opts.Intercept(a)
 }
@@ -718,7 +719,7 @@ func (m *ActorModel) WithOutside(outside func(from, to node.ID, msg node.Message
 // pass through intercept (see ActorOptions.Intercept); nil removes the
 // filters. The two models share their start state, so their fingerprints
 // and paths are comparable.
-func (m *ActorModel) WithIntercept(intercept func(ActorAction) node.Verdict) *ActorModel {
+func (m *ActorModel) WithIntercept(intercept func(ActorAction) layer.Verdict) *ActorModel {
 	c := *m
 	c.opts.Intercept = intercept
 	c.cores = make([]sync.Pool, len(m.ids))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // retxSvc is a tiny reliable-delivery service with a planted liveness bug:
@@ -259,13 +260,13 @@ func TestIntercept(t *testing.T) {
 		}
 		return consequence.ActorAction{}, false
 	}
-	drop, dropBreak := node.Verdict{}, node.Verdict{Break: true}
-	for _, verdict := range []node.Verdict{drop, dropBreak} {
-		f := m.WithIntercept(func(a consequence.ActorAction) node.Verdict {
+	drop, dropBreak := layer.Verdict{}, layer.Verdict{Break: true}
+	for _, verdict := range []layer.Verdict{drop, dropBreak} {
+		f := m.WithIntercept(func(a consequence.ActorAction) layer.Verdict {
 			if isData(a) {
 				return verdict
 			}
-			return node.Verdict{Handle: true}
+			return layer.Verdict{Handle: true}
 		})
 		if f.Fingerprint(f.Start()) != m.Fingerprint(m.Start()) {
 			t.Fatal("filtered model has another start state")
@@ -304,11 +305,11 @@ func TestIntercept(t *testing.T) {
 			}
 		}
 	}
-	postponed := m.WithIntercept(func(a consequence.ActorAction) node.Verdict {
+	postponed := m.WithIntercept(func(a consequence.ActorAction) layer.Verdict {
 		if a.Kind == consequence.ActTimer && a.Timer == "retx" {
-			return node.Verdict{RetryAt: time.Unix(1, 0)}
+			return layer.Verdict{RetryAt: time.Unix(1, 0)}
 		}
-		return node.Verdict{Handle: true}
+		return layer.Verdict{Handle: true}
 	})
 	if _, ok := find(postponed, postponed.Start(), "n1 timer retx"); ok {
 		t.Fatal("a postponed timer is enabled")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // MaxNodes bounds Config.Nodes (node IDs are packed into 32 bits in places).
@@ -92,18 +93,18 @@ type Config struct {
 	// and must treat the service as read-only.
 	OnStep func(Step)
 	// Steering, when non-nil, runs a steering.Layer beside every node, in
-	// its node.Pipeline: rounds of prediction from its gathered
+	// its layer.Pipeline: rounds of prediction from its gathered
 	// snapshots, event filters and the immediate safety check.
 	Steering *SteeringConfig
 	// Layers, when non-nil, returns node id's own layers, run in its
-	// node.Pipeline after the snapshot, fault and steering layers, as
+	// layer.Pipeline after the snapshot, fault and steering layers, as
 	// live.RuntimeConfig.Layers runs them live: called once per node by
 	// New, and each layer must be new (a layer belongs to one pipeline).
-	// A node.DurableLayer among them gets its last durable state back
-	// after every reset of its node (node.Pipeline restores it), as a live
+	// A layer.Durable among them gets its last durable state back
+	// after every reset of its node (layer.Pipeline restores it), as a live
 	// node gets it back from its store after a restart; the layer object
 	// survives the reset.
-	Layers func(id node.ID) []node.Layer
+	Layers func(id node.ID) []layer.Layer
 	// OnNetwork, when non-nil, sees every message sent, delivered and
 	// dropped, in processing order (an omniscient observer for checkers).
 	// It runs inside the loop: it must not call the Emulator.

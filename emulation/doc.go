@@ -260,7 +260,7 @@
 // # Snapshots
 //
 // With Config.Snapshots set, every node's pipeline (see Steering) starts
-// with a snapshot.Layer, the node.Layer the live shell hosts, so the
+// with a snapshot.Layer, the layer.Layer the live shell hosts, so the
 // snapshot rules are the layer's in both shells: it stamps every message
 // the service sends with the node's checkpoint number; every arriving
 // message goes to it first, and it may checkpoint the node state before
@@ -274,7 +274,7 @@
 // node that goes down loses its stored checkpoints at that moment
 // (snapshot.Layer.Crash; the EventReset of its restart leaves the layer
 // alone) but keeps its checkpoint number; a connection a steering verdict
-// breaks is reported to the layers (node.Pipeline.ConnectionBroken, which
+// breaks is reported to the layers (layer.Pipeline.ConnectionBroken, which
 // the live runtime calls too), not to the service.
 //
 // After the layer come the scripted DropNext faults (a layer of the
@@ -283,9 +283,9 @@
 // steering nor the handler), then steering, then Config.Layers'. A reset
 // is a restart of the durability contract: a node.Durable service
 // recovers its durable part from the previous value, and the pipeline
-// gives every node.DurableLayer the last state it made durable once the
+// gives every layer.Durable the last state it made durable once the
 // reset went through the layers (the layer object survives the reset),
-// as a live node finds both in its store (node.Pipeline.Restart). The
+// as a live node finds both in its store (layer.Pipeline.Restart). The
 // durable writes of the pipeline's outcomes are not kept anywhere else:
 // the emulator does not persist.
 //
@@ -305,10 +305,10 @@
 //
 // # Steering
 //
-// Every node's core runs inside a node.Pipeline, the layer pipeline the
+// Every node's core runs inside a layer.Pipeline, the layer pipeline the
 // live shell hosts too (its layers: see Snapshots): every event a node
 // handles passes through it, and it holds the events a layer postponed
-// (node.Verdict.RetryAt) until the loop delivers them again (a queue item
+// (layer.Verdict.RetryAt) until the loop delivers them again (a queue item
 // at the pipeline's NextDue). With
 // Config.Steering set, the pipeline holds a steering.Layer — the same type
 // the live shell runs (SteeringConfig.Predictors may leave some in mode
@@ -328,7 +328,7 @@
 // consumed (with steering.Config.BreakConnection the connection to its
 // sender breaks and only the sender is told); a postponed event is tried
 // again steering.Config.PostponeDelay later. The scripted AppCall bypasses
-// the gate (node.Pipeline.StepUngated). SteeringConfig.OnRound sees every
+// the gate (layer.Pipeline.StepUngated). SteeringConfig.OnRound sees every
 // round's report and OnIntervention every event kept from a handler; both
 // are traced. Result.Steering sums the layers' counters; its
 // ExplorationSeconds, the wall time the rounds took (Config.WallClock), is

@@ -7,6 +7,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // Keep is the keeper's application call: remember V.
@@ -34,7 +35,7 @@ func (k *keeper) Recover(previous node.Service) {
 	k.Kept = append([]string(nil), previous.(*keeper).Kept...)
 }
 
-// tally is a node.DurableLayer counting the application calls it let
+// tally is a layer.Durable counting the application calls it let
 // through; a reset zeroes it (the process died), and the Pipeline gives the
 // last count it made durable back.
 type tally struct {
@@ -44,7 +45,7 @@ type tally struct {
 }
 
 func (l *tally) Messages() []node.Message                { return nil }
-func (l *tally) Attach(node.Host) error                  { return nil }
+func (l *tally) Attach(layer.Host) error                 { return nil }
 func (l *tally) Start(time.Time) []node.Envelope         { return nil }
 func (l *tally) Sending(time.Time, *node.Envelope)       {}
 func (l *tally) After(time.Time) []node.Envelope         { return nil }
@@ -81,9 +82,9 @@ func TestResetRestoresDurableState(t *testing.T) {
 	layers := map[node.ID]*tally{}
 	spec := node.Spec{Name: "keeper", New: func() node.Service { return &keeper{} }, Messages: []node.Message{Keep{}}}
 	e, err := emulation.New(emulation.Config{Spec: spec, Nodes: 2, Seed: 1, StartSpread: time.Millisecond,
-		Layers: func(id node.ID) []node.Layer {
+		Layers: func(id node.ID) []layer.Layer {
 			layers[id] = &tally{}
-			return []node.Layer{layers[id]}
+			return []layer.Layer{layers[id]}
 		}})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
@@ -73,12 +74,12 @@ type emNode struct {
 	inc     uint64
 	timers  map[string]uint64 // timer name → seq of its live queue entry
 	peers   map[node.ID]*peer
-	// pipe runs the node's layers around its core (node.Pipeline): the
+	// pipe runs the node's layers around its core (layer.Pipeline): the
 	// snapshot layer with Config.Snapshots, the DropNext faults, the
 	// steering layer with Config.Steering. Every core step goes through
 	// it, and it holds the events steering postponed. pipeSeq is the seq
 	// of the queued item for its next due time (0: none), pipeAt that time.
-	pipe    *node.Pipeline
+	pipe    *layer.Pipeline
 	pipeSeq uint64
 	pipeAt  time.Duration
 	// snapAt and faultAt are the pipeline positions of the snapshot and
@@ -525,7 +526,7 @@ func (e *Emulator) checkCall(n *emNode, m node.Message) error {
 // checkSends applies node.Registry.CheckSends to the messages n's service
 // sent in o (not the layers' own): a send outside Spec.Messages fails the
 // run, as the explorer and nodetest reject it.
-func (e *Emulator) checkSends(n *emNode, o *node.Outcome, label string) error {
+func (e *Emulator) checkSends(n *emNode, o *layer.Outcome, label string) error {
 	envs := e.envBuf[:0]
 	for i := range o.Sends {
 		if !o.Sends[i].Layer {
@@ -550,9 +551,9 @@ func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
 	ev.At = Epoch.Add(e.now)
 	step := n.pipe.Step
 	if ev.Kind == node.EventApp {
-		step = func(ev node.Event, _ *node.Envelope) node.Outcome { return n.pipe.StepUngated(ev) }
+		step = func(ev node.Event, _ *node.Envelope) layer.Outcome { return n.pipe.StepUngated(ev) }
 	}
-	if o, ok := e.safeRun(n, ev, label, func() node.Outcome { return step(ev, nil) }); ok {
+	if o, ok := e.safeRun(n, ev, label, func() layer.Outcome { return step(ev, nil) }); ok {
 		e.carryOut(n, o, label, nil)
 	}
 }
@@ -565,7 +566,7 @@ func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
 // (labelDatagram for a datagram's arrival).
 func (e *Emulator) runEvent(n *emNode, ev node.Event, in *node.Envelope, label string) {
 	ev.At = Epoch.Add(e.now)
-	o, ok := e.safeRun(n, ev, label, func() node.Outcome { return n.pipe.Step(ev, in) })
+	o, ok := e.safeRun(n, ev, label, func() layer.Outcome { return n.pipe.Step(ev, in) })
 	e.flushArrival(n)
 	if ok {
 		e.carryOut(n, o, label, in)
@@ -574,7 +575,7 @@ func (e *Emulator) runEvent(n *emNode, ev node.Event, in *node.Envelope, label s
 
 // safeRun runs one pipeline call for n, turning a handler panic into a
 // *PanicError (the loop is then stuck) and ok false.
-func (e *Emulator) safeRun(n *emNode, ev node.Event, label string, run func() node.Outcome) (o node.Outcome, ok bool) {
+func (e *Emulator) safeRun(n *emNode, ev node.Event, label string, run func() layer.Outcome) (o layer.Outcome, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.fail(&PanicError{Node: n.id, Event: describe(ev, label), At: e.now, Seed: e.cfg.Seed, Value: r, Stack: debug.Stack()})
@@ -588,7 +589,7 @@ func (e *Emulator) safeRun(n *emNode, ev node.Event, label string, run func() no
 // core is counted and reported (and a connection its verdict breaks is
 // broken); a handled one's effects go out as stepped does. in is the
 // received envelope of a message (nil otherwise).
-func (e *Emulator) carryOut(n *emNode, o node.Outcome, label string, in *node.Envelope) {
+func (e *Emulator) carryOut(n *emNode, o layer.Outcome, label string, in *node.Envelope) {
 	if len(o.Errors) > 0 {
 		e.fail(fmt.Errorf("emulation: node %v on %s at %s: %w; rerun with seed=%d", n.id, describe(o.Event, label), clock(e.now), errors.Join(o.Errors...), e.cfg.Seed))
 	} else if o.Handled {
@@ -625,7 +626,7 @@ func (e *Emulator) tickGathered(n *emNode) {
 // message the snapshot layer consumed, a message a DropNext fault
 // discarded (dropFault reported it), or an event steering dropped or
 // postponed.
-func (e *Emulator) kept(n *emNode, o node.Outcome, label string, in *node.Envelope) {
+func (e *Emulator) kept(n *emNode, o layer.Outcome, label string, in *node.Envelope) {
 	ev := o.Event
 	e.sendLayer(n, o.Sends)
 	switch o.Kept {
@@ -645,7 +646,7 @@ func (e *Emulator) kept(n *emNode, o node.Outcome, label string, in *node.Envelo
 	case n.faultAt:
 		return
 	}
-	if ev.Kind == node.EventMessage && node.IsLayerMessage(ev.Msg) {
+	if ev.Kind == node.EventMessage && layer.IsMessage(ev.Msg) {
 		// Another layer's own message (a steering request), which that
 		// layer consumed: layer traffic, not an intervention.
 		e.st.protocol++
@@ -672,7 +673,7 @@ func (e *Emulator) kept(n *emNode, o node.Outcome, label string, in *node.Envelo
 
 // stepped carries out the effects of an event n's core handled, writes the
 // trace line and runs the observer.
-func (e *Emulator) stepped(n *emNode, o node.Outcome, label string) {
+func (e *Emulator) stepped(n *emNode, o layer.Outcome, label string) {
 	ev := o.Event
 	if o.Ignored && ev.Kind != node.EventSendRefused {
 		// Cannot happen: the emulator only fires timers the core has
@@ -758,7 +759,7 @@ func (e *Emulator) countStep(ev node.Event, label string) {
 }
 
 // sendLayer sends the layers' own messages of n.
-func (e *Emulator) sendLayer(n *emNode, out []node.Send) {
+func (e *Emulator) sendLayer(n *emNode, out []layer.Send) {
 	for i := range out {
 		e.countSteering(&out[i].Env)
 		e.send(n, &out[i].Env)
@@ -834,7 +835,7 @@ func (e *Emulator) pipeDue(it *item) bool {
 	n.snapBusy = false
 	for _, token := range n.pipe.DueRetries(now) {
 		held := false
-		o, ran := e.safeRun(n, node.Event{}, "retry", func() node.Outcome {
+		o, ran := e.safeRun(n, node.Event{}, "retry", func() layer.Outcome {
 			o, ok := n.pipe.Retry(token, now)
 			held = ok
 			return o

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // Scripted faults. Experiments that lead a run into a known bad scenario
@@ -241,7 +242,7 @@ func (e *Emulator) dropFault(n *emNode, from node.ID, msg node.Message, datagram
 	return true
 }
 
-// faultLayer is the DropNext rules of one node as a node.Layer, in its
+// faultLayer is the DropNext rules of one node as a layer.Layer, in its
 // pipeline after the snapshot layer and before steering: a message a rule
 // matches has reached the node (its snapshot layer saw it, checkpointing
 // first if its number is larger) but is kept from steering and the
@@ -252,7 +253,7 @@ type faultLayer struct {
 }
 
 func (faultLayer) Messages() []node.Message                { return nil }
-func (faultLayer) Attach(node.Host) error                  { return nil }
+func (faultLayer) Attach(layer.Host) error                 { return nil }
 func (faultLayer) Start(time.Time) []node.Envelope         { return nil }
 func (faultLayer) Sending(time.Time, *node.Envelope)       {}
 func (faultLayer) After(time.Time) []node.Envelope         { return nil }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // Access links (see the package documentation, "Bandwidth and send
@@ -203,7 +204,7 @@ func (e *Emulator) uplink(from *emNode, p *peer, env *node.Envelope, size int) t
 		p.sq.push(done, size)
 	}
 	wait := start - e.now
-	layer := node.IsLayerMessage(env.Msg)
+	layer := layer.IsMessage(env.Msg)
 	e.count(from, func(c *linkCounters) {
 		if layer {
 			c.layerBytes += int64(size)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // maxRetransmits bounds the retransmissions of one packet (each doubles the
@@ -221,7 +222,7 @@ func (e *Emulator) deliver(it *item) bool {
 		// Checkpoints are observed before the delivery, the delivery
 		// before the sends it causes (observeArrival).
 		if e.cfg.OnNetwork != nil {
-			e.observeArrival(n, NetworkEvent{Kind: NetDeliver, ID: it.id, From: it.peer, To: n.id, CN: it.cn, Msg: it.msg, Protocol: node.IsLayerMessage(it.msg)})
+			e.observeArrival(n, NetworkEvent{Kind: NetDeliver, ID: it.id, From: it.peer, To: n.id, CN: it.cn, Msg: it.msg, Protocol: layer.IsMessage(it.msg)})
 		}
 		in := node.Envelope{From: it.peer, To: n.id, CN: it.cn, Msg: it.msg}
 		e.runEvent(n, node.Event{Kind: node.EventMessage, From: it.peer, Msg: it.msg}, &in, "")

@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
-// SnapshotConfig runs a snapshot.Layer, first in the node.Pipeline of every
+// SnapshotConfig runs a snapshot.Layer, first in the layer.Pipeline of every
 // emulated node (see the package documentation, "Snapshots"). Zero fields
 // take the defaults documented on each (DefaultSnapshotConfig).
 type SnapshotConfig struct {
@@ -81,7 +82,7 @@ type NetworkEvent struct {
 	// CN is the checkpoint number the envelope carries.
 	CN  uint64
 	Msg node.Message
-	// Protocol is set for a layer's own messages (node.LayerMessage:
+	// Protocol is set for a layer's own messages (layer.Message:
 	// snapshot protocol messages, steering requests).
 	Protocol bool
 	// Datagram is set for a datagram (node.Env.SendDatagram): unordered,
@@ -124,7 +125,7 @@ func (e *Emulator) newSnapshots(n *emNode) (*snapshot.Layer, error) {
 
 // Snapshots returns node id's snapshot layer (nil without
 // Config.Snapshots). It is the emulator's own: read its Status and Last,
-// do not call its node.Layer methods, Gather, Crash or ConnectionBroken.
+// do not call its layer.Layer methods, Gather, Crash or ConnectionBroken.
 func (e *Emulator) Snapshots(id node.ID) *snapshot.Layer {
 	if n := e.node(id); n != nil {
 		return n.snap
@@ -156,7 +157,7 @@ func (e *Emulator) observeNet(kind NetworkEventKind, id uint64, from, to node.ID
 	if e.cfg.OnNetwork == nil {
 		return
 	}
-	e.emitNet(NetworkEvent{Kind: kind, ID: id, From: from, To: to, CN: cn, Msg: msg, Protocol: node.IsLayerMessage(msg)})
+	e.emitNet(NetworkEvent{Kind: kind, ID: id, From: from, To: to, CN: cn, Msg: msg, Protocol: layer.IsMessage(msg)})
 }
 
 // emitNet numbers and timestamps ev and hands it to Config.OnNetwork.

@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // SteeringConfig runs a steering.Layer beside every emulated node, in
-// the node's node.Pipeline, with rounds run by a steering.SyncRunner (see
+// the node's layer.Pipeline, with rounds run by a steering.SyncRunner (see
 // the package documentation, "Steering"). Rounds start from the snapshots
 // the node gathers, so modes Debug and Steer need Config.Snapshots. Zero
 // fields take the defaults documented on each (DefaultSteeringConfig).
@@ -58,7 +59,7 @@ type Intervention struct {
 	Event node.Event
 	// Verdict is what happened to it: dropped (with or without a broken
 	// connection) or postponed.
-	Verdict node.Verdict
+	Verdict layer.Verdict
 	// Veto is set when the immediate safety check stopped it (nil: a
 	// filter).
 	Veto *steering.Veto
@@ -174,7 +175,7 @@ func (c *SteeringConfig) withDefaults(cfg *Config) (*SteeringConfig, error) {
 	return &s, nil
 }
 
-// emHost is the node.LayerHost an emulated node's pipeline gives its
+// emHost is the layer.RuntimeHost an emulated node's pipeline gives its
 // layers: the node's core; Wake is not needed (rounds run within the
 // loop, which asks the pipeline when it is next due after every event).
 type emHost struct{ n *emNode }
@@ -190,7 +191,7 @@ func (h emHost) Wake()                       {}
 // faults (faultLayer), its steering layer (wired to the snapshot layer's
 // gathers) with Config.Steering, then Config.Layers'.
 func (e *Emulator) newPipeline(n *emNode) error {
-	var layers []node.Layer
+	var layers []layer.Layer
 	n.snapAt, n.faultAt = -1, -1
 	if e.cfg.Snapshots != nil {
 		l, err := e.newSnapshots(n)
@@ -213,7 +214,7 @@ func (e *Emulator) newPipeline(n *emNode) error {
 	if e.cfg.Layers != nil {
 		layers = append(layers, e.cfg.Layers(n.id)...)
 	}
-	p, err := node.NewPipeline(node.PipelineConfig{Core: n.core, Layers: layers, Host: emHost{n}})
+	p, err := layer.NewPipeline(layer.PipelineConfig{Core: n.core, Layers: layers, Host: emHost{n}})
 	if err != nil {
 		return err
 	}
@@ -249,7 +250,7 @@ func (e *Emulator) newSteering(n *emNode) (*steering.Layer, error) {
 
 // Steering returns node id's steering layer (nil without
 // Config.Steering). It is the emulator's own: read its Status and Stats,
-// do not call its node.Layer methods.
+// do not call its layer.Layer methods.
 func (e *Emulator) Steering(id node.ID) *steering.Layer {
 	if n := e.node(id); n != nil {
 		return n.steer
@@ -283,7 +284,7 @@ func (e *Emulator) steerRound(n *emNode, rep *steering.RoundReport) {
 // intervene reports an event steering kept from n's handler (not a
 // retry): the trace and OnIntervention. label names the event in the
 // trace (see stepCore).
-func (e *Emulator) intervene(n *emNode, ev node.Event, label string, v node.Verdict) {
+func (e *Emulator) intervene(n *emNode, ev node.Event, label string, v layer.Verdict) {
 	iv := n.iv
 	n.iv = nil
 	var veto *steering.Veto

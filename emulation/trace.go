@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // appendClock appends virtual time d as HH:MM:SS.nnnnnnnnn (hours grow
@@ -101,7 +102,7 @@ func (e *Emulator) writeTrace(b []byte) {
 // traceStep writes the line of a core step: event, the node's state hash
 // after it and how many messages it sent; with Config.TraceCauses, the
 // service's sends and the timers it set too.
-func (e *Emulator) traceStep(n *emNode, ev node.Event, label string, sends int, sent []node.Send, timers []node.TimerOp) {
+func (e *Emulator) traceStep(n *emNode, ev node.Event, label string, sends int, sent []layer.Send, timers []node.TimerOp) {
 	h, err := n.core.Hash()
 	if err != nil {
 		e.fail(fmt.Errorf("emulation: hashing the state of %v after %s at %s: %w; rerun with seed=%d", n.id, describe(ev, label), clock(e.now), err, e.cfg.Seed))
@@ -124,7 +125,7 @@ func (e *Emulator) traceStep(n *emNode, ev node.Event, label string, sends int, 
 // appendCauses appends what a step caused (Config.TraceCauses): its
 // service's sends in order (" to=n2:T,n3~T"; a layer's own messages are
 // left out, as from the sends count) and the timers it set (" set=a,b").
-func appendCauses(b []byte, sent []node.Send, timers []node.TimerOp) []byte {
+func appendCauses(b []byte, sent []layer.Send, timers []node.TimerOp) []byte {
 	sep := []byte(" to=")
 	for i := range sent {
 		s := &sent[i]

@@ -7,7 +7,7 @@
 //
 // Runtime is the live shell: NewRuntime(cfg, spec), Start, Submit for
 // application calls, Status, Stop. One goroutine owns the Core and steps it
-// through a node.Pipeline — the layer pipeline the emulator hosts too —,
+// through a layer.Pipeline — the layer pipeline the emulator hosts too —,
 // the single point every event and every send passes (where the snapshot
 // and steering layers hook in, and where a postponed event waits): the
 // runtime carries out the pipeline's outcomes (sends, timer operations, a
@@ -68,7 +68,7 @@
 // outcome to a bbolt store and syncs it before that outcome's sends leave
 // the node, sharing one sync among the steps queued behind it (group
 // commit), and restarts the node from the store through
-// node.Pipeline.Restart. A node.Durable service without a store needs
+// layer.Pipeline.Restart. A node.Durable service without a store needs
 // RuntimeConfig.Ephemeral; a failed store write stops the node (Done,
 // Err).
 //

@@ -10,6 +10,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
@@ -24,13 +25,13 @@ import (
 // 1); n9 and n13 join through each other at 1 s, n1 through n9 at 3 s, so
 // the tree is n1 → n9 → n13 at 6 s (Figure 2's first row). n9 alone runs
 // steering (mode Steer, one silent reset explored, BreakConnection) in its
-// node.Pipeline with a steering.SyncRunner; at 6 s it gathers its
+// layer.Pipeline with a steering.SyncRunner; at 6 s it gathers its
 // neighbourhood and the round runs on that snapshot. At 8 s n13 resets
 // silently and asks n9 to let it join again: the paper's path, which n9's
 // filter stops.
 //
 // Live shell: n9's steering as the live runtime hosts it — a steering.Layer
-// in a node.Pipeline around a core holding n9's checkpoint from that
+// in a layer.Pipeline around a core holding n9's checkpoint from that
 // snapshot, its rounds on a RoundRunner goroutine — handed the very
 // snapshot the emulated n9 gathered; the events are given the emulator's
 // virtual times (an injected clock), not read from the wall clock, and no
@@ -42,7 +43,7 @@ import (
 // the round installs (RoundReport.Installed) and that are in force after
 // the round (Layer.Filters); (2) for every event the emulated n9's steering
 // kept from its handler (the Join from the reset n13), the verdict the
-// live pipeline gives the same event at the same time (node.Verdict, as
+// live pipeline gives the same event at the same time (layer.Verdict, as
 // String renders it) and the connection it breaks (Outcome.Break).
 func TestFigure2SameInBothShells(t *testing.T) {
 	defer livetest.VerifyNone(t)
@@ -70,19 +71,19 @@ func TestFigure2SameInBothShells(t *testing.T) {
 	}
 	ctl.Spec = spec
 	var liveRounds []*steering.RoundReport
-	layer, err := steering.NewLayer(steering.LayerConfig{Controller: ctl, Runner: NewRoundRunner(),
+	sl, err := steering.NewLayer(steering.LayerConfig{Controller: ctl, Runner: NewRoundRunner(),
 		OnRound: func(_ *snapshot.Snapshot, rep *steering.RoundReport) { liveRounds = append(liveRounds, rep) }}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	host := &roundHost{core: core, woke: make(chan struct{}, 16)}
-	pipe, err := node.NewPipeline(node.PipelineConfig{Core: core, Layers: []node.Layer{layer}, Host: host})
+	pipe, err := layer.NewPipeline(layer.PipelineConfig{Core: core, Layers: []layer.Layer{sl}, Host: host})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pipe.Stop()
 	pipe.Start(em.snap.At)
-	layer.Gathered(em.snap)
+	sl.Gathered(em.snap)
 	select {
 	case <-host.woke:
 	case <-time.After(60 * time.Second): // a hang guard, not a timing assertion
@@ -103,7 +104,7 @@ func TestFigure2SameInBothShells(t *testing.T) {
 	if got, emu := filterStrings(liveRounds[0].Installed), filterStrings(em.rep.Installed); !slices.Equal(got, emu) || !slices.Contains(got, want) {
 		t.Fatalf("installed filters differ: emulated %q, live %q (want %q among them)", emu, got, want)
 	}
-	if got := filterStrings(layer.Filters()); !slices.Equal(got, em.filters) {
+	if got := filterStrings(sl.Filters()); !slices.Equal(got, em.filters) {
 		t.Fatalf("filters in force differ: emulated %q, live %q", em.filters, got)
 	}
 

@@ -19,7 +19,7 @@ import (
 // Build one per steering.Layer with NewRoundRunner and put it in
 // steering.LayerConfig.Runner; the goroutine starts with the first round
 // and ends at Stop, which the layer calls when the runtime stops
-// (node.Stopper). Run and Stop are safe from any goroutine.
+// (layer.Stopper). Run and Stop are safe from any goroutine.
 type RoundRunner struct {
 	mu      sync.Mutex
 	cond    *sync.Cond

@@ -11,7 +11,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
-// roundHost is the node.LayerHost of a runtime that is not there: the
+// roundHost is the layer.RuntimeHost of a runtime that is not there: the
 // test goroutine plays the core goroutine and calls the hooks itself.
 type roundHost struct {
 	core *node.Core

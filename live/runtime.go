@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 
 	"github.com/hashicorp/memberlist"
 	"go.uber.org/zap"
@@ -51,9 +52,9 @@ type Runtime struct {
 	core   *node.Core // owned by the core goroutine once started
 	stats  counters
 	dir    *directory
-	// pipe runs the layers around the core (node.Pipeline): the layer
+	// pipe runs the layers around the core (layer.Pipeline): the layer
 	// dispatch, verdicts and postponed events. Owned by the core goroutine.
-	pipe *node.Pipeline
+	pipe *layer.Pipeline
 	// layerTypes names the layers' message types, which the service never
 	// sees and the counters account separately.
 	layerTypes map[string]bool
@@ -110,7 +111,7 @@ type Runtime struct {
 // layerHost is the LayerHost a Runtime gives its layers.
 type layerHost struct{ r *Runtime }
 
-var _ node.LayerHost = layerHost{}
+var _ layer.RuntimeHost = layerHost{}
 
 func (h layerHost) ID() node.ID                 { return h.r.cfg.ID }
 func (h layerHost) Checkpoint() ([]byte, error) { return h.r.core.Checkpoint() }
@@ -191,7 +192,7 @@ func NewRuntime(cfg RuntimeConfig, spec node.Spec) (*Runtime, error) {
 		done:   make(chan struct{}),
 	}
 	// The pipeline collects the layers' message types and attaches them.
-	r.pipe, err = node.NewPipeline(node.PipelineConfig{Core: core, Layers: cfg.Layers, Host: layerHost{r}, Persist: persist})
+	r.pipe, err = layer.NewPipeline(layer.PipelineConfig{Core: core, Layers: cfg.Layers, Host: layerHost{r}, Persist: persist})
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("live: %w", err)
@@ -768,7 +769,7 @@ func (r *Runtime) nextDeadline() (time.Time, bool) {
 	return min, ok
 }
 
-// tickLayers runs the Tick of every layer that is due (node.Pipeline.Tick).
+// tickLayers runs the Tick of every layer that is due (layer.Pipeline.Tick).
 func (r *Runtime) tickLayers() {
 	r.carryOut(r.pipe.Tick(time.Now()))
 	r.drain()
@@ -858,7 +859,7 @@ func (r *Runtime) drain() {
 	}
 }
 
-// step runs one event through the layers and the core (node.Pipeline:
+// step runs one event through the layers and the core (layer.Pipeline:
 // the layers see the event first — a snapshot manager checkpoints before a
 // message with a larger number is handled and consumes its own messages; a
 // steering layer drops or postpones what it filters —, then every send of
@@ -870,7 +871,7 @@ func (r *Runtime) step(ev node.Event, in *node.Envelope) { r.carryOut(r.pipe.Ste
 // broke closed (without a transport error for the service), and the sends
 // queued in order. The effect slices are the core's until the next Step:
 // it runs before the next one.
-func (r *Runtime) carryOut(o node.Outcome) {
+func (r *Runtime) carryOut(o layer.Outcome) {
 	r.stageDurable(o)
 	if o.Event.Kind == node.EventSendRefused {
 		r.refChain++
@@ -908,7 +909,7 @@ func (r *Runtime) carryOut(o node.Outcome) {
 // connections (datagrams as datagrams) — or, while durable records wait
 // for their commit, into the held sends (runtime_durable.go) —, to this
 // node through the self queue (so they reach the layers first).
-func (r *Runtime) sendAll(out []node.Send) {
+func (r *Runtime) sendAll(out []layer.Send) {
 	for _, s := range out {
 		switch {
 		case s.Env.To == r.cfg.ID:
@@ -928,7 +929,7 @@ func (r *Runtime) sendAll(out []node.Send) {
 }
 
 // sendPeer sends one message to a peer: a datagram as a datagram.
-func (r *Runtime) sendPeer(s node.Send) {
+func (r *Runtime) sendPeer(s layer.Send) {
 	if s.Env.Datagram && !s.Layer {
 		r.sendDatagram(s.Env)
 		return
@@ -941,7 +942,7 @@ func (r *Runtime) sendPeer(s node.Send) {
 // layers' Before).
 func (r *Runtime) sendLayer(out []node.Envelope) {
 	for _, env := range out {
-		r.sendAll([]node.Send{{Env: env, Layer: true}})
+		r.sendAll([]layer.Send{{Env: env, Layer: true}})
 	}
 }
 
@@ -1046,7 +1047,7 @@ func (r *Runtime) sendDatagram(env node.Envelope) {
 var errBrokenByLayer = errors.New("live: connection broken by a layer's verdict on a message from the peer")
 
 // fireRetries delivers again, in the order they were postponed, the
-// postponed events whose time has come (node.Pipeline.DueRetries), each to
+// postponed events whose time has come (layer.Pipeline.DueRetries), each to
 // the layer that postponed it, stepping what each caused before the next.
 func (r *Runtime) fireRetries() {
 	now := time.Now()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 
 	"github.com/hashicorp/memberlist"
 	"go.uber.org/zap"
@@ -159,18 +160,18 @@ type RuntimeConfig struct {
 	// means zap.NewNop().
 	Logger *zap.Logger
 	// Layers run beside the core on the core goroutine, in this order,
-	// with a hook on every event and send (see node.Layer): a snapshot
+	// with a hook on every event and send (see layer.Layer): a snapshot
 	// manager (snapshot.Layer) first, then whatever must see only the
 	// events it lets through. Their message types are registered beside
 	// the service's and travel on the service transport. A layer belongs
 	// to one runtime (NewRuntime attaches it). Zero (empty) means none.
-	Layers []node.Layer
+	Layers []layer.Layer
 	// DataDir, when set, is the directory of the node's store (a bbolt
 	// file, StoreFile; created if need be, mode 0700): the service's
 	// durable part (node.Durable) and its durable layers'
-	// (node.DurableLayer) are written and synced there before the
+	// (layer.Durable) are written and synced there before the
 	// messages of the step that changed them leave the node, and
-	// restored from it when the node starts again (node.Pipeline.Restart).
+	// restored from it when the node starts again (layer.Pipeline.Restart).
 	// One node per directory: another process's lock, or a store another
 	// node ID or service wrote, fails Start. Zero ("") means no store: a
 	// node.Durable service then needs Ephemeral.

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 
 	"go.uber.org/zap"
 )
 
-// Write-ahead. A step's durable records (node.Outcome.Durable) reach the
+// Write-ahead. A step's durable records (layer.Outcome.Durable) reach the
 // store, synced, before anything the step sent leaves the node: a Paxos
 // acceptor's promise is on disk before the Promise message is queued on the
 // connection (etcd raft's Ready discipline). The runtime batches the syncs
@@ -48,7 +49,7 @@ type writeAhead struct {
 	// pending are the records not yet committed, at most one per key in
 	// the order first written; held the peer sends waiting for them.
 	pending []node.DurableWrite
-	held    []node.Send
+	held    []layer.Send
 	// steps counts the steps carried out since pending became non-empty.
 	steps int
 }
@@ -127,7 +128,7 @@ func (r *Runtime) startCore(now time.Time) {
 // stageDurable adds an outcome's records to the batch and counts the step.
 // Without a store there is nowhere to write them (Ephemeral, or a
 // service and layers with nothing durable): they are dropped.
-func (r *Runtime) stageDurable(o node.Outcome) {
+func (r *Runtime) stageDurable(o layer.Outcome) {
 	if r.wa.store == nil {
 		return
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 
 	"go.uber.org/zap"
 )
@@ -58,7 +59,7 @@ func promiserSpec() node.Spec {
 	return node.Spec{Name: "promiser", New: func() node.Service { return &promiser{} }, Messages: []node.Message{note{}, promise{}}}
 }
 
-// eventCount is a node.DurableLayer counting the events it saw; firstSeen
+// eventCount is a layer.Durable counting the events it saw; firstSeen
 // is the count it held when it saw its first event (after a restart: what
 // the store gave back).
 type eventCount struct {
@@ -67,7 +68,7 @@ type eventCount struct {
 }
 
 func (l *eventCount) Messages() []node.Message                { return nil }
-func (l *eventCount) Attach(node.Host) error                  { return nil }
+func (l *eventCount) Attach(layer.Host) error                 { return nil }
 func (l *eventCount) Start(time.Time) []node.Envelope         { return nil }
 func (l *eventCount) Sending(time.Time, *node.Envelope)       {}
 func (l *eventCount) After(time.Time) []node.Envelope         { return nil }
@@ -155,8 +156,8 @@ func TestRuntimeDurableNeedsDataDir(t *testing.T) {
 func TestRuntimeRestartRecoversFromStore(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	dir := t.TempDir()
-	layer := &eventCount{}
-	cfg := promiserConfig(1, func(c *RuntimeConfig) { c.DataDir = dir; c.Layers = []node.Layer{layer} })
+	counter := &eventCount{}
+	cfg := promiserConfig(1, func(c *RuntimeConfig) { c.DataDir = dir; c.Layers = []layer.Layer{counter} })
 	n1 := startPromiser(t, cfg)
 	for _, n := range []int{3, 7} {
 		if err := n1.Submit(promise{N: n}); err != nil {
@@ -170,7 +171,7 @@ func TestRuntimeRestartRecoversFromStore(t *testing.T) {
 	stopNodes(t, n1)
 
 	again := &eventCount{}
-	cfg = promiserConfig(1, func(c *RuntimeConfig) { c.DataDir = dir; c.Layers = []node.Layer{again} })
+	cfg = promiserConfig(1, func(c *RuntimeConfig) { c.DataDir = dir; c.Layers = []layer.Layer{again} })
 	n1 = startPromiser(t, cfg)
 	p := promiserState(t, n1)
 	if p.Promised != 7 || p.SawAtInit != 7 || p.Calls != 0 {

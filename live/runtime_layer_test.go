@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"go.uber.org/zap"
 )
 
@@ -28,7 +29,7 @@ type probeLayer struct {
 	leak bool // let received probes through to the core (a layer bug)
 
 	mu       sync.Mutex
-	host     node.Host
+	host     layer.Host
 	started  bool
 	next     time.Time
 	seq      int
@@ -41,7 +42,7 @@ type probeLayer struct {
 
 func (l *probeLayer) Messages() []node.Message { return []node.Message{probe{}} }
 
-func (l *probeLayer) Attach(h node.Host) error {
+func (l *probeLayer) Attach(h layer.Host) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.attaches++
@@ -120,8 +121,8 @@ func (l *probeLayer) snapshot() (probes []int, kinds []string, stamped []uint64,
 func TestRuntimeLayers(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	l1, l2 := &probeLayer{peer: 2}, &probeLayer{}
-	withLayer := func(l node.Layer) func(*RuntimeConfig) {
-		return func(c *RuntimeConfig) { c.Layers = []node.Layer{l} }
+	withLayer := func(l layer.Layer) func(*RuntimeConfig) {
+		return func(c *RuntimeConfig) { c.Layers = []layer.Layer{l} }
 	}
 	n1 := startNoteNodeWith(t, 1, zap.NewNop(), withLayer(l1))
 	n2 := startNoteNodeWith(t, 2, zap.NewNop(), withLayer(l2), n1.Addr())
@@ -193,8 +194,8 @@ func TestRuntimeLayers(t *testing.T) {
 func TestRuntimeDropsLeakedLayerMessages(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	l1, l2 := &probeLayer{peer: 2}, &probeLayer{leak: true}
-	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []node.Layer{l1} })
-	n2 := startNoteNodeWith(t, 2, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []node.Layer{l2} }, n1.Addr())
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []layer.Layer{l1} })
+	n2 := startNoteNodeWith(t, 2, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []layer.Layer{l2} }, n1.Addr())
 	waitFor(t, "n2's layer to get three probes", func() bool {
 		p, _, _, _ := l2.snapshot()
 		return len(p) >= 3
@@ -218,18 +219,18 @@ func TestRuntimeLayerConfigErrors(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	cfg := DefaultRuntimeConfig()
 	cfg.ID = 1
-	cfg.Layers = []node.Layer{nil}
+	cfg.Layers = []layer.Layer{nil}
 	if _, err := NewRuntime(cfg, noteSpec()); err == nil || !strings.Contains(err.Error(), "Layers[0] is nil") {
 		t.Errorf("nil layer: %v", err)
 	}
 	clash := noteSpec()
 	clash.Messages = append(clash.Messages, probe{})
-	cfg.Layers = []node.Layer{&probeLayer{}}
+	cfg.Layers = []layer.Layer{&probeLayer{}}
 	if _, err := NewRuntime(cfg, clash); !errors.Is(err, node.ErrDuplicateMessageType) {
 		t.Errorf("clashing message names: %v", err)
 	}
 	l := &probeLayer{}
-	cfg.Layers = []node.Layer{l}
+	cfg.Layers = []layer.Layer{l}
 	r, err := NewRuntime(cfg, noteSpec())
 	if err != nil {
 		t.Fatal(err)
@@ -260,19 +261,19 @@ type gateLayer struct {
 	delay    time.Duration
 
 	mu      sync.Mutex
-	host    node.LayerHost
+	host    layer.RuntimeHost
 	seen    []string
 	due     time.Time // NextTick
 	ticks   int
 	stops   int
 	afterUp bool      // a hook ran after Stop
-	broken  []node.ID // ConnectionBroken's peers (node.BreakObserver)
+	broken  []node.ID // ConnectionBroken's peers (layer.BreakObserver)
 }
 
 func (l *gateLayer) Messages() []node.Message { return nil }
 
-func (l *gateLayer) Attach(h node.Host) error {
-	lh, ok := h.(node.LayerHost)
+func (l *gateLayer) Attach(h layer.Host) error {
+	lh, ok := h.(layer.RuntimeHost)
 	if !ok {
 		return errors.New("not a LayerHost")
 	}
@@ -286,7 +287,7 @@ func (l *gateLayer) Before(now time.Time, ev node.Event, in *node.Envelope) (boo
 	panic("the runtime called Before on a Gate")
 }
 
-func (l *gateLayer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool) (node.Verdict, []node.Envelope, error) {
+func (l *gateLayer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool) (layer.Verdict, []node.Envelope, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.afterUp = l.afterUp || l.stops > 0
@@ -306,17 +307,17 @@ func (l *gateLayer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry 
 	}
 	switch {
 	case ev.Kind == node.EventMessage && ev.From == l.dropFrom:
-		return node.Verdict{Break: true}, nil, nil
+		return layer.Verdict{Break: true}, nil, nil
 	case ev.Kind == node.EventTimer && ev.Timer == l.hold:
-		return node.Verdict{RetryAt: now.Add(time.Hour)}, nil, nil
+		return layer.Verdict{RetryAt: now.Add(time.Hour)}, nil, nil
 	case l.once[name] && !retry:
 		delete(l.once, name)
-		return node.Verdict{RetryAt: now.Add(l.delay)}, nil, nil
+		return layer.Verdict{RetryAt: now.Add(l.delay)}, nil, nil
 	}
-	return node.Verdict{Handle: true}, nil, nil
+	return layer.Verdict{Handle: true}, nil, nil
 }
 
-// ConnectionBroken records the peer (node.BreakObserver).
+// ConnectionBroken records the peer (layer.BreakObserver).
 func (l *gateLayer) ConnectionBroken(now time.Time, peer node.ID) []node.Envelope {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -373,7 +374,7 @@ func TestRuntimeGate(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	g := &gateLayer{dropFrom: 2, hold: "x", delay: 100 * time.Millisecond,
 		once: map[string]bool{"timer:tick": true, "app:test.timerCall": true, "transport-error:n2": true}}
-	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []node.Layer{g} })
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []layer.Layer{g} })
 	n2 := startNoteNode(t, 2, zap.NewNop(), n1.Addr())
 
 	// The tick (20ms) was postponed by 100ms, so the "cancelled" timer

@@ -15,7 +15,7 @@ import (
 
 // Store is where a live node keeps its durable records (node.DurableWrite):
 // the service's durable projection under node.ServiceDurableKey and each
-// node.DurableLayer's state under its key. The runtime writes to it from
+// layer.Durable's state under its key. The runtime writes to it from
 // its core goroutine only, and before the messages of the steps that
 // produced the records leave the node; it reads it once, in Start. A
 // Store need not be safe for concurrent use.

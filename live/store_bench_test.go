@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/services/paxos"
 )
 
@@ -38,7 +39,7 @@ func BenchmarkStoreCommit(b *testing.B) {
 
 // BenchmarkPaxosProjection is what Persist adds to a Paxos step: the
 // durable projection (a fresh value, Recover, the canonical encoding) and
-// its hash, compared with the last (node.Pipeline's noteService), on an
+// its hash, compared with the last (layer.Pipeline's noteService), on an
 // acceptor that promised and accepted.
 func BenchmarkPaxosProjection(b *testing.B) {
 	for _, persist := range []bool{false, true} {
@@ -48,7 +49,7 @@ func BenchmarkPaxosProjection(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			p, err := node.NewPipeline(node.PipelineConfig{Core: core, Persist: persist})
+			p, err := layer.NewPipeline(layer.PipelineConfig{Core: core, Persist: persist})
 			if err != nil {
 				b.Fatal(err)
 			}

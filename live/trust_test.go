@@ -9,6 +9,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 
 	"github.com/hashicorp/memberlist"
@@ -48,7 +49,7 @@ func TestForgedIDsCannotPoisonCheckpointNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []node.Layer{sl} })
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []layer.Layer{sl} })
 	defer stopNodes(t, n1)
 	for _, id := range []node.ID{50, 51} {
 		conn, err := spoofHello(t, n1.Addr(), id, "127.0.0.1:1")

@@ -56,12 +56,13 @@
 // package (make purity checks it, with every other core package). The live
 // shell is package live (TCP, memberlist, wall-clock timers); the emulator is
 // package emulation; the explorer is package consequence. All three run the
-// same Core; the live shell and the emulator host the same Layers
-// (layer.go) around it through one Pipeline (pipeline.go): the order of the
-// hooks for one event, what a Gate's Verdict does (drop, break, postpone)
-// and how a postponed event comes back are written there once, and the
-// explorer takes the same Verdict type from its event filters. A Pipeline
-// returns its effects as data (Outcome) for the shell to carry out.
+// same Core; the live shell and the emulator host the same layers around
+// it through one pipeline, in package node/layer (the shells' side: a
+// service author never touches it): the order of the hooks for one event,
+// what a Gate's Verdict does (drop, break, postpone) and how a postponed
+// event comes back are written there once, and the explorer takes the
+// same Verdict type from its event filters. A Pipeline returns its effects
+// as data (Outcome) for the shell to carry out.
 //
 // # Datagrams
 //

@@ -39,34 +39,19 @@ type Durable interface {
 }
 
 // ServiceDurableKey is the key of the service's durable projection among a
-// step's DurableWrites and in a node's store. No DurableLayer may use it.
+// step's DurableWrites and in a node's store. No layer.Durable may use it.
 const ServiceDurableKey = "service"
 
 // DurableWrite is a record a Pipeline call asks the shell to make durable
 // — written and synced — before it carries out that call's sends
 // (etcd raft's Ready.HardState discipline: a promise is on disk before the
 // reply that states it leaves the node). Key is ServiceDurableKey for the
-// service's durable projection, else a DurableLayer's DurableKey; Data
+// service's durable projection, else a layer.Durable's DurableKey; Data
 // replaces the record's previous value. Data is the Pipeline's to keep: a
 // shell may hold it without copying, and must not modify it.
 type DurableWrite struct {
 	Key  string
 	Data []byte
-}
-
-// DurableLayer is a Layer whose state must survive a crash (steering's installed filters and holds).
-type DurableLayer interface {
-	Layer
-	// DurableKey names the layer's record in the node's store; unique per pipeline (NewPipeline checks).
-	DurableKey() string
-	// DurableState returns the layer's durable state, encoded, and whether it changed since the last call
-	// (the pipeline asks after every hook call that may change it: Start, Before/Gate, After, Tick; cheap when unchanged).
-	DurableState() (data []byte, changed bool)
-	// RestoreDurable gives the layer back the last state it made durable, before the node handles its first event
-	// after a restart (live) or right after an EventReset has gone through the layers (emulation, where the layer
-	// object survives the reset): the pipeline keeps the last bytes it emitted and restores them itself, so both
-	// shells get the same rule in one place. An error is logged by the shell and the layer starts empty.
-	RestoreDurable(data []byte) error
 }
 
 // Recovered is what a live node found in its store at a restart: the

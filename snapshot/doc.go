@@ -9,9 +9,9 @@
 // A Manager is a deterministic core, one per node, beside the node's
 // node.Core: no goroutines, no clock, no randomness; time comes in with
 // every call and effects (protocol messages to send, checkpoints taken,
-// snapshots gathered) go out as data. Layer is the node.Layer that runs it,
+// snapshots gathered) go out as data. Layer is the layer.Layer that runs it,
 // and the one place its calls are tied to a node's events: both shells
-// host it first in every node's node.Pipeline — the live runtime
+// host it first in every node's layer.Pipeline — the live runtime
 // (package live) on its core goroutine, the emulator (package emulation)
 // in its event loop —, and the pipeline calls the Manager around every
 // core step: Deliver before a message is handled, Sent for every message
@@ -25,8 +25,8 @@
 // lost its state now, before the EventReset of its restart: the emulator
 // calls it when a node goes down) and ConnectionBroken (the shell broke a
 // connection without telling the service, on a steering verdict: both
-// shells call it through node.Pipeline.ConnectionBroken, Layer being a
-// node.BreakObserver). The protocol's own messages
+// shells call it through layer.Pipeline.ConnectionBroken, Layer being a
+// layer.BreakObserver). The protocol's own messages
 // (Request, Marker, Response, Negative, Ack) are node.Messages with stable
 // names that travel on the same FIFO channels as the service's messages.
 //

@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
-// Layer runs a Manager as a node.Layer: the one place where the snapshot
+// Layer runs a Manager as a layer.Layer: the one place where the snapshot
 // rules meet a node's events, in both shells. The live runtime hosts it on
 // its core goroutine (live.RuntimeConfig.Layers) and the emulator in every
-// emulated node's node.Pipeline, first, before steering. The shell
+// emulated node's layer.Pipeline, first, before steering. The shell
 // registers the protocol's messages (Messages) beside the service's, so
-// they travel on its connections, and the node.Pipeline drives the
+// they travel on its connections, and the layer.Pipeline drives the
 // Manager around every core step: Deliver before a message is handled
 // (checkpointing first when its number is larger; protocol messages are
 // consumed), Sent for every service send (stamping its number),
@@ -25,7 +26,7 @@ import (
 // and Status; a shell that models a crash when the node goes down calls
 // Crash, and a connection a shell breaks without telling the service
 // (a Verdict's Break) reaches ConnectionBroken through
-// node.Pipeline.ConnectionBroken.
+// layer.Pipeline.ConnectionBroken.
 //
 // A live process has no Reset: a crash is a new process with a new Layer,
 // whose checkpoint number starts at 0 (nothing is persisted). The protocol
@@ -43,8 +44,8 @@ import (
 // breaks, and a gatherer that cannot decode a delta says so (Ack with hash
 // 0), so a restarted gatherer gets full checkpoints again.
 //
-// Concurrency: the node.Layer methods run on the shell's core goroutine
-// (see node.Layer; the emulator's loop); Gather, Crash and
+// Concurrency: the layer.Layer methods run on the shell's core goroutine
+// (see layer.Layer; the emulator's loop); Gather, Crash and
 // ConnectionBroken must run there too (live: through live.Runtime.Do).
 // Status and Last are safe from any goroutine at any time. The OnEffects
 // and OnSnapshot functions are called on the core goroutine.
@@ -137,8 +138,8 @@ func (fx *LayerEffects) Empty() bool {
 }
 
 var (
-	_ node.Layer         = (*Layer)(nil)
-	_ node.BreakObserver = (*Layer)(nil)
+	_ layer.Layer         = (*Layer)(nil)
+	_ layer.BreakObserver = (*Layer)(nil)
 )
 
 // Layer errors.
@@ -163,11 +164,11 @@ func NewLayer(cfg Config, logger *slog.Logger) (*Layer, error) {
 	return &Layer{cfg: cfg, log: logger}, nil
 }
 
-// Messages returns the protocol's messages (node.Layer).
+// Messages returns the protocol's messages (layer.Layer).
 func (l *Layer) Messages() []node.Message { return Messages() }
 
-// Attach builds the Manager for host, checkpointing it (node.Layer).
-func (l *Layer) Attach(host node.Host) error {
+// Attach builds the Manager for host, checkpointing it (layer.Layer).
+func (l *Layer) Attach(host layer.Host) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.m != nil {
@@ -182,7 +183,7 @@ func (l *Layer) Attach(host node.Host) error {
 	return nil
 }
 
-// Start starts the Manager (node.Layer).
+// Start starts the Manager (layer.Layer).
 func (l *Layer) Start(now time.Time) []node.Envelope {
 	l.mu.Lock()
 	defer l.unlockAndNotify()
@@ -195,7 +196,7 @@ func (l *Layer) Start(now time.Time) []node.Envelope {
 
 // Before hands received envelopes to Manager.Deliver (which checkpoints
 // first when the envelope's number is larger, and consumes protocol
-// messages) and transport errors to Manager.TransportError (node.Layer).
+// messages) and transport errors to Manager.TransportError (layer.Layer).
 // An EventReset (which the live runtime does not produce) resets the
 // Manager, unless Crash did already for this restart.
 func (l *Layer) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, []node.Envelope, error) {
@@ -230,7 +231,7 @@ func (l *Layer) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, [
 // down for a while, and its peers' view of its reset dates from then).
 // The EventReset of the restart that follows then leaves the Manager
 // alone. It returns the messages to send (none in practice). Call it where
-// the node.Layer hooks run, between two of them; before Attach it does
+// the layer.Layer hooks run, between two of them; before Attach it does
 // nothing.
 func (l *Layer) Crash(now time.Time) []node.Envelope {
 	l.mu.Lock()
@@ -243,12 +244,12 @@ func (l *Layer) Crash(now time.Time) []node.Envelope {
 }
 
 // ConnectionBroken tells the Manager that the node's connection to peer
-// broke without the service being told (a steering node.Verdict with
+// broke without the service being told (a steering layer.Verdict with
 // Break: the shell closed it on purpose), so messages in flight on it may
 // be lost (Manager.TransportError: its channels become lossy, a gather
 // marks peer dead). It returns the messages to send. It implements
-// node.BreakObserver: both shells call it through
-// node.Pipeline.ConnectionBroken. Call it where the node.Layer hooks run,
+// layer.BreakObserver: both shells call it through
+// layer.Pipeline.ConnectionBroken. Call it where the layer.Layer hooks run,
 // between two of them; before Attach it does nothing.
 func (l *Layer) ConnectionBroken(now time.Time, peer node.ID) []node.Envelope {
 	l.mu.Lock()
@@ -260,7 +261,7 @@ func (l *Layer) ConnectionBroken(now time.Time, peer node.ID) []node.Envelope {
 }
 
 // Sending stamps env with the checkpoint number and accounts it
-// (Manager.Sent) (node.Layer). The message is sized (encoded once more)
+// (Manager.Sent) (layer.Layer). The message is sized (encoded once more)
 // only when Config.BandwidthFraction needs its size.
 func (l *Layer) Sending(now time.Time, env *node.Envelope) {
 	l.mu.Lock()
@@ -277,7 +278,7 @@ func (l *Layer) Sending(now time.Time, env *node.Envelope) {
 	l.m.Sent(now, env, size)
 }
 
-// After runs Manager.AfterStep (node.Layer).
+// After runs Manager.AfterStep (layer.Layer).
 func (l *Layer) After(now time.Time) []node.Envelope {
 	l.mu.Lock()
 	defer l.unlockAndNotify()
@@ -287,7 +288,7 @@ func (l *Layer) After(now time.Time) []node.Envelope {
 	return l.apply(CallAfter, l.m.AfterStep(now))
 }
 
-// Tick runs Manager.Tick (node.Layer).
+// Tick runs Manager.Tick (layer.Layer).
 func (l *Layer) Tick(now time.Time) ([]node.Envelope, error) {
 	l.mu.Lock()
 	defer l.unlockAndNotify()
@@ -298,7 +299,7 @@ func (l *Layer) Tick(now time.Time) ([]node.Envelope, error) {
 	return l.apply(CallTick, fx), err
 }
 
-// NextTick returns the Manager's NextTick once started (node.Layer).
+// NextTick returns the Manager's NextTick once started (layer.Layer).
 func (l *Layer) NextTick() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -349,7 +350,7 @@ func (l *Layer) Include(ids []node.ID) {
 // rounds from them. fn is called on the runtime's core goroutine by the
 // hook (or Gather) that completed the gather, after the Layer's lock is
 // released, so it may call Last and Status; it must not block (every event
-// of the node waits) nor call the Layer's node.Layer methods or Gather. The
+// of the node waits) nor call the Layer's layer.Layer methods or Gather. The
 // Snapshot is immutable and shared. Register before the runtime starts; a
 // second call replaces fn, nil unregisters.
 func (l *Layer) OnSnapshot(fn func(*Snapshot)) {
@@ -370,7 +371,7 @@ func (l *Layer) OnSnapshot(fn func(*Snapshot)) {
 // so a forced checkpoint is reported while the message that forced it
 // has not reached the layers after this one, and before the shell sends
 // the call's messages. fn may call Last and Status; it must not block nor
-// call the Layer's node.Layer methods, Gather, Crash or ConnectionBroken.
+// call the Layer's layer.Layer methods, Gather, Crash or ConnectionBroken.
 // Register before the node starts; a second call replaces fn, nil
 // unregisters.
 func (l *Layer) OnEffects(fn func(LayerEffects)) {

@@ -7,16 +7,17 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
-// hookNode is one RandTree node with a snapshot.Layer in a node.Pipeline,
+// hookNode is one RandTree node with a snapshot.Layer in a layer.Pipeline,
 // driven by hand (as a deterministic shell drives it), and the effects
 // its OnEffects function saw.
 type hookNode struct {
 	core *node.Core
-	pipe *node.Pipeline
+	pipe *layer.Pipeline
 	sl   *snapshot.Layer
 	fx   []snapshot.LayerEffects
 	// onFx, when set, runs inside the OnEffects call.
@@ -39,7 +40,7 @@ func newHookNode(t *testing.T, spec node.Spec, id node.ID) *hookNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pipe, err := node.NewPipeline(node.PipelineConfig{Core: core, Layers: []node.Layer{sl}})
+	pipe, err := layer.NewPipeline(layer.PipelineConfig{Core: core, Layers: []layer.Layer{sl}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func newHookNode(t *testing.T, spec node.Spec, id node.ID) *hookNode {
 }
 
 // step runs ev through the pipeline and returns the sends.
-func (n *hookNode) step(t *testing.T, ev node.Event, in *node.Envelope) []node.Send {
+func (n *hookNode) step(t *testing.T, ev node.Event, in *node.Envelope) []layer.Send {
 	t.Helper()
 	o := n.pipe.Step(ev, in)
 	if len(o.Errors) > 0 {

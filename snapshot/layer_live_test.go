@@ -17,6 +17,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
@@ -58,7 +59,7 @@ func startRuntime(t *testing.T, spec node.Spec, id node.ID, sl *snapshot.Layer, 
 	rcfg.Join, rcfg.JoinTimeout = join, loadDeadline
 	rcfg.Label = "live-snapshot-test"
 	rcfg.Logger = logger
-	rcfg.Layers = []node.Layer{sl}
+	rcfg.Layers = []layer.Layer{sl}
 	rt, err := live.NewRuntime(rcfg, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +243,7 @@ func TestLiveMisuse(t *testing.T) {
 	}
 	cfg := live.DefaultRuntimeConfig()
 	cfg.ID = 1
-	cfg.Layers = []node.Layer{sl}
+	cfg.Layers = []layer.Layer{sl}
 	if _, err := live.NewRuntime(cfg, spec); err != nil {
 		t.Fatal(err)
 	}

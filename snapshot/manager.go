@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // Errors returned by Manager methods. They signal misuse by the shell, never
@@ -385,7 +386,7 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 		m.onAck(env.From, msg)
 	default:
 		deliver = true
-		if node.IsLayerMessage(env.Msg) {
+		if layer.IsMessage(env.Msg) {
 			// Another layer's message (steering's): not the service's
 			// traffic, so neither a neighbour's sign nor channel state.
 			break

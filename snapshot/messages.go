@@ -28,7 +28,7 @@ type Request struct {
 // MessageType implements node.Message.
 func (Request) MessageType() string { return "snapshot.Request" }
 
-// LayerMessage marks a snapshot protocol message (node.LayerMessage).
+// LayerMessage marks a snapshot protocol message (layer.Message).
 func (Request) LayerMessage() {}
 
 // Marker closes the channel it travels on for every cut up to its envelope's
@@ -42,7 +42,7 @@ type Marker struct {
 // MessageType implements node.Message.
 func (Marker) MessageType() string { return "snapshot.Marker" }
 
-// LayerMessage marks a snapshot protocol message (node.LayerMessage).
+// LayerMessage marks a snapshot protocol message (layer.Message).
 func (Marker) LayerMessage() {}
 
 // Encodings of Response.State.
@@ -90,7 +90,7 @@ type Response struct {
 // MessageType implements node.Message.
 func (Response) MessageType() string { return "snapshot.Response" }
 
-// LayerMessage marks a snapshot protocol message (node.LayerMessage).
+// LayerMessage marks a snapshot protocol message (layer.Message).
 func (Response) LayerMessage() {}
 
 // Channel record flags.
@@ -152,7 +152,7 @@ type Negative struct {
 // MessageType implements node.Message.
 func (Negative) MessageType() string { return "snapshot.Negative" }
 
-// LayerMessage marks a snapshot protocol message (node.LayerMessage).
+// LayerMessage marks a snapshot protocol message (layer.Message).
 func (Negative) LayerMessage() {}
 
 // Ack acknowledges the checkpoint with xxh3 hash Hash received in a
@@ -170,7 +170,7 @@ type Ack struct {
 // MessageType implements node.Message.
 func (Ack) MessageType() string { return "snapshot.Ack" }
 
-// LayerMessage marks a snapshot protocol message (node.LayerMessage).
+// LayerMessage marks a snapshot protocol message (layer.Message).
 func (Ack) LayerMessage() {}
 
 // Messages returns prototypes of the protocol's messages, for a shell's

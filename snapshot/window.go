@@ -6,7 +6,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
-// WitnessHost is a Source (a node.Host) that vouches for peers' checkpoint
+// WitnessHost is a Source (a layer.Host) that vouches for peers' checkpoint
 // numbers beyond the window (see Config.CNWindow). Without TLS a hello
 // proves no ID, so two forged IDs that each send one number would
 // otherwise catch every node up to it. live.Runtime's layer host is one:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
@@ -117,7 +118,7 @@ func TestFilterCheckIgnoresViolationsThisNodeCannotStop(t *testing.T) {
 	if !slices.Equal(rep.Installed, []steering.Filter{poisonFilter}) || rep.Unhelpful != 0 {
 		t.Fatalf("installed %v, unhelpful %d; want [%v], 0", rep.Installed, rep.Unhelpful, poisonFilter)
 	}
-	if got := c.Intercept(node.Event{Kind: node.EventMessage, From: 3, Msg: poison{}}); got != (node.Verdict{}) {
+	if got := c.Intercept(node.Event{Kind: node.EventMessage, From: 3, Msg: poison{}}); got != (layer.Verdict{}) {
 		t.Fatalf("the Poison from n3: %v, want drop", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
@@ -63,7 +64,7 @@ type Config struct {
 	// with it set is no longer a pure function of its seed.
 	MaxTime time.Duration
 	// PostponeDelay is how long a filtered or vetoed timer, application
-	// call or transport error is put off (node.Verdict.RetryAt) before the
+	// call or transport error is put off (layer.Verdict.RetryAt) before the
 	// shell delivers it again (default DefaultPostponeDelay).
 	PostponeDelay time.Duration
 	// Workers is the number of goroutines per search (default 1: the
@@ -86,7 +87,7 @@ type Config struct {
 	// stale view vetoed. (A filter, predicted from a hypothetical future,
 	// breaks the connection only with BreakConnection: see there.)
 	SilentVeto bool
-	// Volatile makes the Layer keep nothing durable (node.DurableLayer):
+	// Volatile makes the Layer keep nothing durable (layer.Durable):
 	// a reset or a restart forgets its filters, holds and error paths, as
 	// a node did before issue 27 (in emulation the explorer's error paths
 	// still survive a reset, as its object does). By default they are
@@ -701,7 +702,7 @@ func (c *Controller) LivenessProperties() []node.Property { return c.live }
 // Intercept returns what the installed filters do to ev arriving at this
 // node (a verdict that handles it if none matches) and counts a hit. It
 // does not charge the intervention budget: Gate is what shells call.
-func (c *Controller) Intercept(ev node.Event) node.Verdict {
+func (c *Controller) Intercept(ev node.Event) layer.Verdict {
 	v, i := c.filters.verdict(c.self, ev, c.cfg.PostponeDelay)
 	if i >= 0 {
 		c.stats.FilterHits++

@@ -8,6 +8,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
@@ -112,13 +113,13 @@ func TestSteerFigure2(t *testing.T) {
 	join13 := node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Join{Joiner: 13}}
 	cases := []struct {
 		ev   node.Event
-		want node.Verdict
+		want layer.Verdict
 	}{
-		{join13, node.Verdict{Break: true}},
-		{node.Event{Kind: node.EventMessage, From: 1, Msg: randtree.Join{Joiner: 1}}, node.Verdict{Handle: true}},
-		{node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}}, node.Verdict{Handle: true}},
-		{node.Event{Kind: node.EventTimer, Timer: "recovery"}, node.Verdict{Handle: true}},
-		{node.Event{Kind: node.EventTransportError, Peer: 13}, node.Verdict{Handle: true}},
+		{join13, layer.Verdict{Break: true}},
+		{node.Event{Kind: node.EventMessage, From: 1, Msg: randtree.Join{Joiner: 1}}, layer.Verdict{Handle: true}},
+		{node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}}, layer.Verdict{Handle: true}},
+		{node.Event{Kind: node.EventTimer, Timer: "recovery"}, layer.Verdict{Handle: true}},
+		{node.Event{Kind: node.EventTransportError, Peer: 13}, layer.Verdict{Handle: true}},
 	}
 	before := c.Stats().FilterHits
 	for _, tc := range cases {

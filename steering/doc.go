@@ -103,8 +103,8 @@
 //
 // # The layer, in both shells
 //
-// Layer is steering as a node.Layer and node.Gate, the same type in the
-// emulator's and the live runtime's node.Pipeline. Where and when its
+// Layer is steering as a layer.Layer and layer.Gate, the same type in the
+// emulator's and the live runtime's layer.Pipeline. Where and when its
 // rounds run is the shell's, through the small Runner interface: a
 // SyncRunner runs a round at once and charges it in virtual time (the
 // emulator); the live shell's runner (live.RoundRunner) runs it on a
@@ -113,7 +113,7 @@
 // installs — the replayed paths' filters at once, the round's whole set
 // when it ends, only the replayed ones for a round that did not finish —
 // and the intervention budget are the Layer's and its Controller's, once
-// for both shells. Verdicts are node.Verdict values, the type the
+// for both shells. Verdicts are layer.Verdict values, the type the
 // explorer's filters (consequence.ActorOptions.Intercept) return too. This
 // package starts no goroutine and reads no clock.
 //
@@ -127,7 +127,7 @@
 // node has one: a transport error about a peer is postponed too
 // (FilterTransportError; the connection is already gone both ways, so
 // postponing the node's failure handling is what a node can do), in the
-// shells through node.Verdict.RetryAt and in the explorer through
+// shells through layer.Verdict.RetryAt and in the explorer through
 // consequence.ActorOptions.Intercept, which leaves the error at the head of
 // its channel. Faults (resets, breaks, datagram losses) are the
 // environment's, which no filter stops: a safety path gets the filter of
@@ -186,7 +186,7 @@
 //
 // # Durable state and explanations
 //
-// The Layer is a node.DurableLayer: the filters in force whose prediction
+// The Layer is a layer.Durable: the filters in force whose prediction
 // resets the node (Explanation.Reset), the held kinds of those filters,
 // the stored error paths and the immediate check's view are made durable
 // with each step and restored before a restarted node handles its first

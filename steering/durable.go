@@ -12,6 +12,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // A node's steering is durable state (issue 27): the filters in force,
@@ -19,7 +20,7 @@ import (
 // are what a node learned about the futures it fears, and a reset is
 // exactly such a future (the zoo's lease: the grantor's filter against a
 // second grant died with the reset it predicted). The Layer is a
-// node.DurableLayer: the pipeline asks for its state after every hook and
+// layer.Durable: the pipeline asks for its state after every hook and
 // makes it durable with the step's other writes — the live node's store,
 // the emulator's memory —, and gives it back before a restarted node
 // handles its first event (live) or right after a reset went through the
@@ -83,14 +84,14 @@ type durablePath struct {
 	Checked  *Filter                    `json:"checked,omitempty"`
 }
 
-var _ node.DurableLayer = (*Layer)(nil)
+var _ layer.Durable = (*Layer)(nil)
 
 // DurableKey names the Layer's record in the node's store
-// (node.DurableLayer).
+// (layer.Durable).
 func (l *Layer) DurableKey() string { return "steering" }
 
 // DurableState returns the Layer's durable record and whether it changed
-// since the last call (node.DurableLayer; core goroutine). It is cheap
+// since the last call (layer.Durable; core goroutine). It is cheap
 // when nothing changed: the gate's and the paths' versions are compared
 // first.
 func (l *Layer) DurableState() ([]byte, bool) {
@@ -139,7 +140,7 @@ func (l *Layer) outlivingFilters() []Filter {
 	return out
 }
 
-// RestoreDurable puts a durable record back (node.DurableLayer; core
+// RestoreDurable puts a durable record back (layer.Durable; core
 // goroutine): the filters in force, the held kinds and the error paths. A
 // record that does not decode, is of another format or node, or exceeds
 // the bounds is refused whole with an error (the node starts empty).

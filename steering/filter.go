@@ -6,6 +6,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // FilterKind says which events a Filter matches.
@@ -77,19 +78,19 @@ func (f Filter) String() string {
 // (Handle) if it does not match; for a matched message a drop (with Break
 // if the filter breaks the connection); for a matched timer, application
 // call or transport error a postponement to ev.At plus postpone.
-func (f Filter) Verdict(at node.ID, ev node.Event, postpone time.Duration) node.Verdict {
+func (f Filter) Verdict(at node.ID, ev node.Event, postpone time.Duration) layer.Verdict {
 	if at != f.Node {
-		return node.Verdict{Handle: true}
+		return layer.Verdict{Handle: true}
 	}
 	switch {
 	case f.Kind == FilterMessage && ev.Kind == node.EventMessage && ev.Msg != nil && ev.From == f.From && ev.Msg.MessageType() == f.Type:
-		return node.Verdict{Break: f.Break}
+		return layer.Verdict{Break: f.Break}
 	case f.Kind == FilterTimer && ev.Kind == node.EventTimer && ev.Timer == f.Timer,
 		f.Kind == FilterApp && ev.Kind == node.EventApp && ev.Msg != nil && ev.Msg.MessageType() == f.Type,
 		f.Kind == FilterTransportError && ev.Kind == node.EventTransportError && ev.Peer == f.From:
-		return node.Verdict{RetryAt: ev.At.Add(max(postpone, time.Nanosecond))}
+		return layer.Verdict{RetryAt: ev.At.Add(max(postpone, time.Nanosecond))}
 	}
-	return node.Verdict{Handle: true}
+	return layer.Verdict{Handle: true}
 }
 
 // actionEvent is the event of an action of the actor model that a filter
@@ -183,20 +184,20 @@ type filterSet []Filter
 
 // verdict is the first matching filter's verdict on ev at node at, with
 // its index (-1 and pass if none matches).
-func (fs filterSet) verdict(at node.ID, ev node.Event, postpone time.Duration) (node.Verdict, int) {
+func (fs filterSet) verdict(at node.ID, ev node.Event, postpone time.Duration) (layer.Verdict, int) {
 	for i, f := range fs {
 		if v := f.Verdict(at, ev, postpone); !v.Handle {
 			return v, i
 		}
 	}
-	return node.Verdict{Handle: true}, -1
+	return layer.Verdict{Handle: true}, -1
 }
 
 // intercept is the set as the explorer's filter (consequence.ActorOptions.Intercept).
-func (fs filterSet) intercept(a consequence.ActorAction) node.Verdict {
+func (fs filterSet) intercept(a consequence.ActorAction) layer.Verdict {
 	ev, ok := actionEvent(a)
 	if !ok {
-		return node.Verdict{Handle: true}
+		return layer.Verdict{Handle: true}
 	}
 	v, _ := fs.verdict(a.Node, ev, time.Nanosecond)
 	return v

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // eventKey is the kind of an event, for the intervention budget.
@@ -326,8 +327,8 @@ func (fs filterSet) stops(k eventKey) bool {
 // (Config.MaxInterventions); past it the kind is escalated (held until a
 // re-check finds it safe, for at most the escalation hold: see
 // escalation), and past that the event runs and the override is counted.
-func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool) (node.Verdict, *Veto) {
-	pass := node.Verdict{Handle: true}
+func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool) (layer.Verdict, *Veto) {
+	pass := layer.Verdict{Handle: true}
 	if v, i := c.filters.verdict(c.self, ev, c.cfg.PostponeDelay); !v.Handle {
 		if !c.intervene(ev, &c.filters[i], retry) {
 			return pass, nil
@@ -358,7 +359,7 @@ func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool)
 		c.stats.Vetoes++
 	}
 	if ev.Kind != node.EventMessage {
-		return node.Verdict{RetryAt: ev.At.Add(c.cfg.PostponeDelay)}, veto
+		return layer.Verdict{RetryAt: ev.At.Add(c.cfg.PostponeDelay)}, veto
 	}
-	return node.Verdict{Break: c.cfg.BreakConnection || !c.cfg.SilentVeto}, veto
+	return layer.Verdict{Break: c.cfg.BreakConnection || !c.cfg.SilentVeto}, veto
 }

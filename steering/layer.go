@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
@@ -50,7 +51,7 @@ type LayerConfig struct {
 	// Runner runs it (the live runner's goroutine; within Gathered for a
 	// SyncRunner), before the round's filters are installed. It must not
 	// block for long (the next round waits for it) and must not call the
-	// Layer's node.Layer methods (Status is fine). The snapshot and the
+	// Layer's layer.Layer methods (Status is fine). The snapshot and the
 	// report are shared: read them, do not modify them.
 	OnRound func(snap *snapshot.Snapshot, rep *RoundReport)
 	// OnRoundFailed, when non-nil, sees every round that did not run to
@@ -93,7 +94,7 @@ type Intervention struct {
 	Event node.Event
 	// Verdict is what happens to it: dropped (with or without a broken
 	// connection) or postponed.
-	Verdict node.Verdict
+	Verdict layer.Verdict
 	// Veto is set when the immediate safety check stopped it (nil: a
 	// filter).
 	Veto *Veto
@@ -115,7 +116,7 @@ type Runner interface {
 	Run(r *Round)
 	// Stop cancels the round in progress and returns once no round of
 	// the runner runs any more; later Runs only Skip. It must not call
-	// the Layer's node.Layer methods.
+	// the Layer's layer.Layer methods.
 	Stop()
 }
 
@@ -172,7 +173,7 @@ func (r *Round) Explore(ctx context.Context) uint64 {
 // as the runner measures it (wall time live; the virtual time charged
 // for it in emulation), ended when its result may take effect (the
 // layer's NextTick then names it, and its Tick applies the round's
-// filters: see Layer). It wakes the host (node.LayerHost.Wake). Call it
+// filters: see Layer). It wakes the host (layer.RuntimeHost.Wake). Call it
 // once, after Explore.
 func (r *Round) Done(ended time.Time, took time.Duration) {
 	l := r.l
@@ -263,9 +264,9 @@ func (s *SyncRunner) Run(r *Round) {
 // Stop does nothing: no round runs once Run has returned.
 func (s *SyncRunner) Stop() {}
 
-// Layer is execution steering as a node.Layer (and node.Gate): the same
+// Layer is execution steering as a layer.Layer (and layer.Gate): the same
 // type in both shells, between the snapshot layer and the core. Put it in
-// the node.Pipeline after the snapshot layer it is wired to.
+// the layer.Pipeline after the snapshot layer it is wired to.
 //
 // Rounds. In mode Debug or Steer every snapshot the node gathers
 // (Gathered; snapshot.Layer.OnSnapshot calls it when the Layer was built
@@ -295,9 +296,9 @@ func (s *SyncRunner) Stop() {}
 // LayerConfig.Immediate, the immediate safety check on the host's core
 // with the last snapshot's view, within the controller's intervention
 // budget. A message it stops is dropped and, with Config.BreakConnection,
-// the connection to its sender is broken (node.Verdict.Break); a timer,
+// the connection to its sender is broken (layer.Verdict.Break); a timer,
 // application call or transport error is postponed by
-// Config.PostponeDelay (node.Verdict.RetryAt) and delivered again by the
+// Config.PostponeDelay (layer.Verdict.RetryAt) and delivered again by the
 // pipeline, checked again but not counted again.
 //
 // Concurrency and ownership. A Controller is not safe for concurrent use,
@@ -310,7 +311,7 @@ func (s *SyncRunner) Stop() {}
 // intervention budget). With the immediate check on, the gate decodes each
 // snapshot as it arrives, for the check's view. The Layer starts no
 // goroutine and reads no clock; its Runner may. The runner and the core
-// goroutine meet only under mu. The node.Layer and node.Gate methods and
+// goroutine meet only under mu. The layer.Layer and layer.Gate methods and
 // Gathered run on the core goroutine; Status and Stats are safe from any
 // goroutine; Stop may be called from any goroutine and returns once the
 // runner has no round running.
@@ -320,7 +321,7 @@ type Layer struct {
 	log   *slog.Logger
 
 	// Set by Attach, then read or owned by the core goroutine.
-	host node.LayerHost
+	host layer.RuntimeHost
 	wake interface{ Wake() }
 	self node.ID
 	mode Mode
@@ -382,18 +383,18 @@ type Layer struct {
 }
 
 var (
-	_ node.Layer   = (*Layer)(nil)
-	_ node.Gate    = (*Layer)(nil)
-	_ node.Stopper = (*Layer)(nil)
+	_ layer.Layer   = (*Layer)(nil)
+	_ layer.Gate    = (*Layer)(nil)
+	_ layer.Stopper = (*Layer)(nil)
 )
 
 // Layer errors.
 var (
 	// ErrAttached: the Layer is already attached to a node.
 	ErrAttached = errors.New("steering: Layer is already attached to a node")
-	// ErrHost: Attach was given a host that is not a node.LayerHost (the
+	// ErrHost: Attach was given a host that is not a layer.RuntimeHost (the
 	// immediate safety check needs the node's core).
-	ErrHost = errors.New("steering: Layer needs a node.LayerHost (attach it through a node.Pipeline with a LayerHost)")
+	ErrHost = errors.New("steering: Layer needs a layer.RuntimeHost (attach it through a layer.Pipeline with a RuntimeHost)")
 )
 
 // NewLayer validates cfg (Controller as New does) and returns the steering
@@ -423,16 +424,16 @@ func NewLayer(cfg LayerConfig, snaps *snapshot.Layer) (*Layer, error) {
 }
 
 // Messages returns steering's own message types, the requests to
-// another node's steering and their answers (node.Layer).
+// another node's steering and their answers (layer.Layer).
 func (l *Layer) Messages() []node.Message { return Messages() }
 
 // Attach builds the node's controllers and registers with the snapshot
-// layer, if any (node.Layer). host must be a node.LayerHost.
-func (l *Layer) Attach(host node.Host) error {
+// layer, if any (layer.Layer). host must be a layer.RuntimeHost.
+func (l *Layer) Attach(host layer.Host) error {
 	if l.host != nil {
 		return ErrAttached
 	}
-	lh, ok := host.(node.LayerHost)
+	lh, ok := host.(layer.RuntimeHost)
 	if !ok {
 		return fmt.Errorf("%w, got %T", ErrHost, host)
 	}
@@ -459,7 +460,7 @@ func (l *Layer) Attach(host node.Host) error {
 	return nil
 }
 
-// Start lets rounds run (node.Layer).
+// Start lets rounds run (layer.Layer).
 func (l *Layer) Start(now time.Time) []node.Envelope {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -469,7 +470,7 @@ func (l *Layer) Start(now time.Time) []node.Envelope {
 	return nil
 }
 
-// Stop stops the runner (node.Stopper): a stopped Layer starts no more
+// Stop stops the runner (layer.Stopper): a stopped Layer starts no more
 // rounds; its Status stays readable. Safe from any goroutine; idempotent.
 func (l *Layer) Stop() {
 	l.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // report logs a round handed back and gives it to OnRound or
@@ -64,13 +65,13 @@ func (l *Layer) report(r *Round, took time.Duration) {
 	}
 }
 
-// Before is Gate without retries (node.Layer): a pipeline calls Gate.
+// Before is Gate without retries (layer.Layer): a pipeline calls Gate.
 func (l *Layer) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, []node.Envelope, error) {
 	v, out, err := l.Gate(now, ev, in, false)
 	return v.Handle, out, err
 }
 
-// Gate decides whether ev may run on the core now (node.Gate) with
+// Gate decides whether ev may run on the core now (layer.Gate) with
 // Controller.Gate: the filters in force, then, with LayerConfig.Immediate,
 // the immediate safety check. A stopped message is dropped (and its
 // sender's connection broken with Config.BreakConnection); a stopped
@@ -81,9 +82,9 @@ func (l *Layer) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, [
 // the transport's verdict on a send the node already made, not a choice
 // to steer — postponing it would break the rule that a refusal is the
 // sender's next event (node's "Refused sends").
-func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool) (node.Verdict, []node.Envelope, error) {
-	pass := node.Verdict{Handle: true}
-	if !retry && (ev.Kind != node.EventMessage || !node.IsLayerMessage(ev.Msg)) {
+func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool) (layer.Verdict, []node.Envelope, error) {
+	pass := layer.Verdict{Handle: true}
+	if !retry && (ev.Kind != node.EventMessage || !layer.IsMessage(ev.Msg)) {
 		l.rates.see(now, ev)
 		l.faultGather = l.faultGather || (ev.Kind == node.EventTransportError && l.cfg.Controller.GatherOnFault)
 	}
@@ -92,9 +93,9 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 	}
 	switch ev.Kind {
 	case node.EventMessage:
-		if node.IsLayerMessage(ev.Msg) {
+		if layer.IsMessage(ev.Msg) {
 			// Steering's own (another layer's never reach this one).
-			return node.Verdict{}, l.onSteeringMessage(now, ev.From, ev.Msg), nil
+			return layer.Verdict{}, l.onSteeringMessage(now, ev.From, ev.Msg), nil
 		}
 	case node.EventTimer, node.EventApp, node.EventTransportError:
 	case node.EventReset:
@@ -177,18 +178,18 @@ func (l *Layer) reset() {
 	l.mu.Unlock()
 }
 
-// Sending counts the service's sends for the node's rates (node.Layer).
+// Sending counts the service's sends for the node's rates (layer.Layer).
 func (l *Layer) Sending(now time.Time, env *node.Envelope) { l.rates.r.Sends++ }
 
 // After asks the gathers to take in the peers the gate filters
 // (includeFiltered) and gathers the neighbourhood after a transport error
-// under Config.GatherOnFault (node.Layer; rates_layer.go).
+// under Config.GatherOnFault (layer.Layer; rates_layer.go).
 func (l *Layer) After(now time.Time) []node.Envelope {
 	l.includeFiltered()
 	return l.gatherAfterFault(now)
 }
 
-// Tick applies the rounds handed back (node.Layer): the install policy
+// Tick applies the rounds handed back (layer.Layer): the install policy
 // of the type documentation, in mode Steer.
 func (l *Layer) Tick(now time.Time) ([]node.Envelope, error) {
 	l.mu.Lock()
@@ -291,7 +292,7 @@ func (l *Layer) installFrom(fs []Filter, checked time.Time, rep *RoundReport) {
 }
 
 // NextTick is due when a round handed back waits to be applied: at once
-// for its replayed paths' filters, at its end for the rest (node.Layer).
+// for its replayed paths' filters, at its end for the rest (layer.Layer).
 func (l *Layer) NextTick() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -11,12 +11,13 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
-// fakeHost is the node.LayerHost of a runtime that is not there: the test
+// fakeHost is the layer.RuntimeHost of a runtime that is not there: the test
 // goroutine plays the core goroutine and calls the hooks itself.
 type fakeHost struct {
 	core *node.Core
@@ -246,13 +247,13 @@ func TestLayerFilterDropsExactlyTheTargetedMessage(t *testing.T) {
 	join := randtree.Join{}
 	cases := []struct {
 		ev   node.Event
-		want node.Verdict
+		want layer.Verdict
 	}{
-		{node.Event{Kind: node.EventMessage, From: 13, Msg: join, At: now}, node.Verdict{Break: true}},
-		{node.Event{Kind: node.EventMessage, From: 1, Msg: join, At: now}, node.Verdict{Handle: true}},
-		{node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: now}, node.Verdict{Handle: true}},
-		{node.Event{Kind: node.EventTimer, Timer: "recovery", At: now}, node.Verdict{Handle: true}},
-		{node.Event{Kind: node.EventTransportError, Peer: 13, At: now}, node.Verdict{Handle: true}},
+		{node.Event{Kind: node.EventMessage, From: 13, Msg: join, At: now}, layer.Verdict{Break: true}},
+		{node.Event{Kind: node.EventMessage, From: 1, Msg: join, At: now}, layer.Verdict{Handle: true}},
+		{node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: now}, layer.Verdict{Handle: true}},
+		{node.Event{Kind: node.EventTimer, Timer: "recovery", At: now}, layer.Verdict{Handle: true}},
+		{node.Event{Kind: node.EventTransportError, Peer: 13, At: now}, layer.Verdict{Handle: true}},
 	}
 	for _, c := range cases {
 		v, out, err := l.Gate(now, c.ev, nil, false)

@@ -43,7 +43,7 @@ import (
 // Request asks the node a filter belongs to (Filter.Node) to install it:
 // the requester predicted Property's violation along Path from its
 // snapshot of cut CN, and Path's first event a filter can stop is the
-// owner's. A layer message (node.LayerMessage): it travels on the
+// owner's. A layer message (layer.Message): it travels on the
 // service's connections and never reaches the service.
 type Request struct {
 	// ID is the requester's sequence number, echoed by the Answer.
@@ -64,7 +64,7 @@ type Request struct {
 // MessageType implements node.Message.
 func (Request) MessageType() string { return "steering.Request" }
 
-// LayerMessage marks a steering message (node.LayerMessage).
+// LayerMessage marks a steering message (layer.Message).
 func (Request) LayerMessage() {}
 
 // Answer is the owner's answer to a Request.
@@ -80,7 +80,7 @@ type Answer struct {
 // MessageType implements node.Message.
 func (Answer) MessageType() string { return "steering.Answer" }
 
-// LayerMessage marks a steering message (node.LayerMessage).
+// LayerMessage marks a steering message (layer.Message).
 func (Answer) LayerMessage() {}
 
 // Messages returns the prototypes of steering's messages (Layer.Messages).

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // grant is a lock server with lockd's bug, and its clients: n1 serves,
@@ -102,7 +103,7 @@ func grantLayer(t *testing.T, id node.ID, cfg func(*LayerConfig)) (*Layer, *fake
 func steeringSends(out []node.Envelope) []node.Envelope {
 	var got []node.Envelope
 	for _, e := range out {
-		if node.IsLayerMessage(e.Msg) {
+		if layer.IsMessage(e.Msg) {
 			got = append(got, e)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
@@ -104,7 +105,7 @@ func TestTransportErrorFilterInTheExplorer(t *testing.T) {
 }
 
 // In a shell: the filter in force at n1's steering layer postpones the
-// transport error in the node.Pipeline both shells host (the emulator's
+// transport error in the layer.Pipeline both shells host (the emulator's
 // loop and the live runtime's core goroutine run the same Pipeline): the
 // core does not see it, the pipeline holds it for PostponeDelay, a retry
 // is postponed again while the filter is in force, and runs once a round
@@ -123,7 +124,7 @@ func TestTransportErrorFilterPostponesInThePipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := node.NewPipeline(node.PipelineConfig{Core: core, Layers: []node.Layer{l}, Host: newFakeHost(core)})
+	p, err := layer.NewPipeline(layer.PipelineConfig{Core: core, Layers: []layer.Layer{l}, Host: newFakeHost(core)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/services/macetransport"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
@@ -108,7 +109,7 @@ func startCluster(ctx context.Context, cfg Config, m mode) (*cluster, error) {
 func (c *cluster) newNode(id node.ID, join []string) (*live.Runtime, error) {
 	rcfg := live.RuntimeConfig{ID: id, Join: join, Seed: uint64(id), JoinTimeout: 30 * time.Second}
 	t := &timing{}
-	rcfg.Layers = []node.Layer{t.first()}
+	rcfg.Layers = []layer.Layer{t.first()}
 	var sl *snapshot.Layer
 	var st *steering.Layer
 	if c.mode != plain {

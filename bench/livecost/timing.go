@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
 // timing measures each handled event of one node: a layer placed first
@@ -23,10 +24,10 @@ type timing struct {
 }
 
 // first returns the layer that starts the clock.
-func (t *timing) first() node.Layer { return &timingLayer{t: t, first: true} }
+func (t *timing) first() layer.Layer { return &timingLayer{t: t, first: true} }
 
 // last returns the layer that stops it.
-func (t *timing) last() node.Layer { return &timingLayer{t: t} }
+func (t *timing) last() layer.Layer { return &timingLayer{t: t} }
 
 // count returns how many events were timed so far.
 func (t *timing) count() uint64 {
@@ -53,11 +54,11 @@ type timingLayer struct {
 
 var errAttached = errors.New("livecost: timing layer attached twice")
 
-// The node.Layer methods: only Before (first) and After (last) act.
+// The layer.Layer methods: only Before (first) and After (last) act.
 
 func (l *timingLayer) Messages() []node.Message { return nil }
 
-func (l *timingLayer) Attach(node.Host) error {
+func (l *timingLayer) Attach(layer.Host) error {
 	if l.attached {
 		return errAttached
 	}

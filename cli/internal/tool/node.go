@@ -19,6 +19,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/report"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/status"
@@ -291,7 +292,7 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 		if err != nil {
 			return usageError{err}
 		}
-		cfg.Layers = []node.Layer{n.snapLive}
+		cfg.Layers = []layer.Layer{n.snapLive}
 	}
 	if !f.steers() {
 		return nil

@@ -27,6 +27,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/report"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
@@ -494,7 +495,7 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Layers = []node.Layer{sl}
+	cfg.Layers = []layer.Layer{sl}
 	withLive, err := live.NewRuntime(cfg, svc.spec)
 	if err != nil {
 		t.Fatal(err)

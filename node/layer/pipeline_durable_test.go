@@ -1,4 +1,4 @@
-package node
+package layer
 
 import (
 	"errors"
@@ -6,9 +6,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
 )
 
-// pinLayer is a small DurableLayer: a note "pin:X" pins X (as steering
+// pinLayer is a small Durable: a note "pin:X" pins X (as steering
 // installs a filter), a reset unpins everything (the incarnation ended),
 // and its durable state is the pins joined by commas. It records what it
 // held when each hook ran, so a test sees when the Pipeline restored it.
@@ -23,22 +25,22 @@ type pinLayer struct {
 	restore []string // what RestoreDurable got
 }
 
-func (l *pinLayer) Messages() []Message          { return nil }
-func (l *pinLayer) Attach(Host) error            { return nil }
-func (l *pinLayer) Start(time.Time) []Envelope   { return nil }
-func (l *pinLayer) Sending(time.Time, *Envelope) {}
-func (l *pinLayer) After(time.Time) []Envelope   { return nil }
-func (l *pinLayer) Tick(time.Time) ([]Envelope, error) {
+func (l *pinLayer) Messages() []node.Message          { return nil }
+func (l *pinLayer) Attach(Host) error                 { return nil }
+func (l *pinLayer) Start(time.Time) []node.Envelope   { return nil }
+func (l *pinLayer) Sending(time.Time, *node.Envelope) {}
+func (l *pinLayer) After(time.Time) []node.Envelope   { return nil }
+func (l *pinLayer) Tick(time.Time) ([]node.Envelope, error) {
 	l.pins, l.dirty = append(l.pins, "tick"), true
 	return nil, nil
 }
 func (l *pinLayer) NextTick() time.Time { return l.tickAt }
-func (l *pinLayer) Before(now time.Time, ev Event, in *Envelope) (bool, []Envelope, error) {
+func (l *pinLayer) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, []node.Envelope, error) {
 	l.seen = append(l.seen, ev.Kind.String()+":"+strings.Join(l.pins, ","))
 	switch {
-	case ev.Kind == EventReset:
+	case ev.Kind == node.EventReset:
 		l.pins, l.dirty = nil, true
-	case ev.Kind == EventMessage && !l.deaf && strings.HasPrefix(msgText(ev.Msg), "pin:"):
+	case ev.Kind == node.EventMessage && !l.deaf && strings.HasPrefix(msgText(ev.Msg), "pin:"):
 		l.pins, l.dirty = append(l.pins, strings.TrimPrefix(msgText(ev.Msg), "pin:")), true
 	}
 	return true, nil, nil
@@ -63,7 +65,7 @@ func (l *pinLayer) RestoreDurable(data []byte) error {
 	return nil
 }
 
-var _ DurableLayer = (*pinLayer)(nil)
+var _ Durable = (*pinLayer)(nil)
 
 // vault is a Durable service: "disk:X" notes go to Disk (kept by Recover),
 // "mem:X" notes to Memory (lost); SawAtInit is Disk when Init ran; a "ack"
@@ -74,8 +76,8 @@ type vault struct {
 	SawAtInit []string
 }
 
-func (v *vault) Init(env Env) { v.SawAtInit = slices.Clone(v.Disk) }
-func (v *vault) HandleMessage(env Env, from ID, m Message) {
+func (v *vault) Init(env node.Env) { v.SawAtInit = slices.Clone(v.Disk) }
+func (v *vault) HandleMessage(env node.Env, from node.ID, m node.Message) {
 	text := m.(note).Text
 	switch {
 	case strings.HasPrefix(text, "disk:"):
@@ -85,14 +87,14 @@ func (v *vault) HandleMessage(env Env, from ID, m Message) {
 		v.Memory = append(v.Memory, strings.TrimPrefix(text, "mem:"))
 	}
 }
-func (v *vault) HandleTimer(Env, string)      {}
-func (v *vault) HandleApp(Env, Message)       {}
-func (v *vault) HandleTransportError(Env, ID) {}
-func (v *vault) Recover(previous Service)     { v.Disk = slices.Clone(previous.(*vault).Disk) }
+func (v *vault) HandleTimer(node.Env, string)           {}
+func (v *vault) HandleApp(node.Env, node.Message)       {}
+func (v *vault) HandleTransportError(node.Env, node.ID) {}
+func (v *vault) Recover(previous node.Service)          { v.Disk = slices.Clone(previous.(*vault).Disk) }
 
-func newVaultPipeline(t *testing.T, persist bool, layers ...Layer) (*Pipeline, *Core) {
+func newVaultPipeline(t *testing.T, persist bool, layers ...Layer) (*Pipeline, *node.Core) {
 	t.Helper()
-	core, err := NewCore(CoreConfig{ID: 1, Factory: func() Service { return &vault{} }})
+	core, err := node.NewCore(node.CoreConfig{ID: 1, Factory: func() node.Service { return &vault{} }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,17 +105,17 @@ func newVaultPipeline(t *testing.T, persist bool, layers ...Layer) (*Pipeline, *
 	return p, core
 }
 
-func msgEvent(text string) (Event, *Envelope) {
-	return Event{Kind: EventMessage, From: 2, Msg: note{Text: text}, At: t0}, &Envelope{From: 2, To: 1, Msg: note{Text: text}}
+func msgEvent(text string) (node.Event, *node.Envelope) {
+	return node.Event{Kind: node.EventMessage, From: 2, Msg: note{Text: text}, At: t0}, &node.Envelope{From: 2, To: 1, Msg: note{Text: text}}
 }
 
 // writes renders an outcome's durable writes as "key=data" (the service's
 // decoded Disk for its record), in order.
-func writes(t *testing.T, c *Core, o Outcome) []string {
+func writes(t *testing.T, c *node.Core, o Outcome) []string {
 	t.Helper()
 	var out []string
 	for _, w := range o.Durable {
-		if w.Key != ServiceDurableKey {
+		if w.Key != node.ServiceDurableKey {
 			out = append(out, w.Key+"="+string(w.Data))
 			continue
 		}
@@ -150,7 +152,7 @@ func TestPipelineEmitsDurableWrites(t *testing.T) {
 	for _, s := range steps {
 		var o Outcome
 		if s.text == "" {
-			o = p.Step(Event{Kind: EventInit, At: t0}, nil)
+			o = p.Step(node.Event{Kind: node.EventInit, At: t0}, nil)
 		} else {
 			ev, in := msgEvent(s.text)
 			o = p.Step(ev, in)
@@ -180,12 +182,12 @@ func TestPipelineEmitsDurableWrites(t *testing.T) {
 func TestPipelineWithoutPersistEmitsNoServiceRecord(t *testing.T) {
 	l := &pinLayer{key: "pins"}
 	p, c := newVaultPipeline(t, false, l)
-	p.Step(Event{Kind: EventInit, At: t0}, nil)
+	p.Step(node.Event{Kind: node.EventInit, At: t0}, nil)
 	for _, text := range []string{"disk:a", "pin:x"} {
 		ev, in := msgEvent(text)
 		o := p.Step(ev, in)
 		for _, w := range o.Durable {
-			if w.Key == ServiceDurableKey {
+			if w.Key == node.ServiceDurableKey {
 				t.Fatalf("%q: a service record without Persist", text)
 			}
 		}
@@ -202,12 +204,12 @@ func TestPipelineWithoutPersistEmitsNoServiceRecord(t *testing.T) {
 func TestPipelineResetRestoresDurableLayer(t *testing.T) {
 	l, other := &pinLayer{key: "pins"}, &pinLayer{key: "never", deaf: true}
 	p, _ := newVaultPipeline(t, false, l, other)
-	p.Step(Event{Kind: EventInit, At: t0}, nil)
+	p.Step(node.Event{Kind: node.EventInit, At: t0}, nil)
 	for _, text := range []string{"pin:x", "pin:y"} {
 		ev, in := msgEvent(text)
 		p.Step(ev, in)
 	}
-	o := p.Step(Event{Kind: EventReset, At: t0.Add(time.Second)}, nil)
+	o := p.Step(node.Event{Kind: node.EventReset, At: t0.Add(time.Second)}, nil)
 	if !o.Handled || len(o.Errors) != 0 {
 		t.Fatalf("reset outcome %+v", o)
 	}
@@ -234,7 +236,7 @@ func TestPipelineResetRestoresDurableLayer(t *testing.T) {
 	l.pins, l.dirty = []string{"!bad"}, true
 	ev, in = msgEvent("mem:q")
 	p.Step(ev, in)
-	o = p.Step(Event{Kind: EventReset, At: t0.Add(2 * time.Second)}, nil)
+	o = p.Step(node.Event{Kind: node.EventReset, At: t0.Add(2 * time.Second)}, nil)
 	if len(o.Errors) != 1 || !strings.Contains(o.Errors[0].Error(), "unreadable pins") || l.pins != nil {
 		t.Errorf("failed restore: errors %v, pins %q", o.Errors, l.pins)
 	}
@@ -249,10 +251,10 @@ func (s store) apply(o Outcome) {
 	}
 }
 
-func (s store) recovered() Recovered {
-	rec := Recovered{Service: s[ServiceDurableKey], Layers: map[string][]byte{}}
+func (s store) recovered() node.Recovered {
+	rec := node.Recovered{Service: s[node.ServiceDurableKey], Layers: map[string][]byte{}}
 	for k, v := range s {
-		if k != ServiceDurableKey {
+		if k != node.ServiceDurableKey {
 			rec.Layers[k] = v
 		}
 	}
@@ -267,7 +269,7 @@ func (s store) recovered() Recovered {
 func TestPipelineRestartRecovers(t *testing.T) {
 	disk := store{}
 	p, _ := newVaultPipeline(t, true, &pinLayer{key: "pins"})
-	disk.apply(p.Step(Event{Kind: EventInit, At: t0}, nil))
+	disk.apply(p.Step(node.Event{Kind: node.EventInit, At: t0}, nil))
 	disk.apply(p.Start(t0))
 	for _, text := range []string{"disk:a", "mem:b", "pin:x", "disk:c"} {
 		ev, in := msgEvent(text)
@@ -276,7 +278,7 @@ func TestPipelineRestartRecovers(t *testing.T) {
 
 	l := &pinLayer{key: "pins"}
 	p2, c2 := newVaultPipeline(t, true, l)
-	o, err := p2.Restart(Event{Kind: EventInit, At: t0.Add(time.Minute)}, disk.recovered())
+	o, err := p2.Restart(node.Event{Kind: node.EventInit, At: t0.Add(time.Minute)}, disk.recovered())
 	if err != nil || !o.Handled || len(o.Errors) != 0 {
 		t.Fatalf("restart: %v, outcome %+v", err, o)
 	}
@@ -295,18 +297,18 @@ func TestPipelineRestartRecovers(t *testing.T) {
 	}
 	// The same contract as a reset in memory.
 	p3, c3 := newVaultPipeline(t, false)
-	p3.Step(Event{Kind: EventInit, At: t0}, nil)
+	p3.Step(node.Event{Kind: node.EventInit, At: t0}, nil)
 	for _, text := range []string{"disk:a", "mem:b", "disk:c"} {
 		ev, in := msgEvent(text)
 		p3.Step(ev, in)
 	}
-	p3.Step(Event{Kind: EventReset, At: t0.Add(time.Minute)}, nil)
+	p3.Step(node.Event{Kind: node.EventReset, At: t0.Add(time.Minute)}, nil)
 	if h2, h3 := coreHash(t, c2), coreHash(t, c3); h2 != h3 {
 		t.Errorf("a restart and a reset left different states: %+v vs %+v", c2.Service(), c3.Service())
 	}
 }
 
-func coreHash(t *testing.T, c *Core) Hash {
+func coreHash(t *testing.T, c *node.Core) node.Hash {
 	t.Helper()
 	h, err := c.Hash()
 	if err != nil {
@@ -322,20 +324,20 @@ func coreHash(t *testing.T, c *Core) Hash {
 func TestPipelineRestartRefusesBadRecords(t *testing.T) {
 	p, c := newVaultPipeline(t, true)
 	for _, bad := range [][]byte{{0xc1}, {0x92, 0xa1}, []byte("not msgpack at all")} {
-		_, err := p.Restart(Event{Kind: EventInit, At: t0}, Recovered{Service: bad})
-		if !errors.Is(err, ErrBadDurable) {
+		_, err := p.Restart(node.Event{Kind: node.EventInit, At: t0}, node.Recovered{Service: bad})
+		if !errors.Is(err, node.ErrBadDurable) {
 			t.Errorf("record %x: %v, want ErrBadDurable", bad, err)
 		}
 	}
 	if c.Started() {
 		t.Fatal("a refused restart started the core")
 	}
-	if _, err := p.Restart(Event{Kind: EventReset, At: t0}, Recovered{}); !errors.Is(err, ErrInvalidEvent) {
+	if _, err := p.Restart(node.Event{Kind: node.EventReset, At: t0}, node.Recovered{}); !errors.Is(err, node.ErrInvalidEvent) {
 		t.Errorf("restart with a reset: %v", err)
 	}
 	l := &pinLayer{key: "pins"}
 	p2, _ := newVaultPipeline(t, true, l)
-	o, err := p2.Restart(Event{Kind: EventInit, At: t0}, Recovered{Layers: map[string][]byte{"pins": []byte("!x")}})
+	o, err := p2.Restart(node.Event{Kind: node.EventInit, At: t0}, node.Recovered{Layers: map[string][]byte{"pins": []byte("!x")}})
 	if err != nil || len(o.Errors) != 1 || l.pins != nil || !o.Handled {
 		t.Fatalf("bad layer record: %v, outcome %+v, pins %q", err, o, l.pins)
 	}
@@ -346,7 +348,7 @@ func TestPipelineRestartRefusesBadRecords(t *testing.T) {
 func TestNewPipelineChecksDurableKeys(t *testing.T) {
 	for _, layers := range [][]Layer{
 		{&pinLayer{key: ""}},
-		{&pinLayer{key: ServiceDurableKey}},
+		{&pinLayer{key: node.ServiceDurableKey}},
 		{&pinLayer{key: "a"}, &pinLayer{key: "a"}},
 	} {
 		core := newRecorderCore(t, 1)
@@ -361,8 +363,8 @@ func TestNewPipelineChecksDurableKeys(t *testing.T) {
 // is not Durable has no projection, and Restart then is an init.
 func TestCoreRestartMatchesReset(t *testing.T) {
 	c := newLedgerCore(t)
-	c.Step(Event{Kind: EventInit, At: t0})
-	c.Step(Event{Kind: EventMessage, At: t0, From: 1, Msg: note{"a"}})
+	c.Step(node.Event{Kind: node.EventInit, At: t0})
+	c.Step(node.Event{Kind: node.EventMessage, At: t0, From: 1, Msg: note{"a"}})
 	b, ok, err := c.AppendDurable(nil)
 	if err != nil || !ok {
 		t.Fatalf("projection: %v %v", ok, err)
@@ -372,16 +374,16 @@ func TestCoreRestartMatchesReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := newLedgerCore(t)
-	if _, err := fresh.Restart(Event{Kind: EventInit, At: t0}, prev); err != nil {
+	if _, err := fresh.Restart(node.Event{Kind: node.EventInit, At: t0}, prev); err != nil {
 		t.Fatal(err)
 	}
-	c.Step(Event{Kind: EventReset, At: t0})
+	c.Step(node.Event{Kind: node.EventReset, At: t0})
 	got, want := fresh.Service().(*ledger), c.Service().(*ledger)
 	if !slices.Equal(got.Disk, want.Disk) || !slices.Equal(got.SawAtInit, want.SawAtInit) || got.Memory != nil {
 		t.Fatalf("restart %+v, reset %+v", got, want)
 	}
 	r := newRecorderCore(t, 1)
-	r.Step(Event{Kind: EventInit, At: t0})
+	r.Step(node.Event{Kind: node.EventInit, At: t0})
 	if _, ok, _ := r.AppendDurable(nil); ok || r.IsDurable() {
 		t.Fatal("a service without Recover has a durable projection")
 	}
@@ -392,9 +394,9 @@ func TestCoreRestartMatchesReset(t *testing.T) {
 // ErrBadDurable or a service value whose projection decodes again, never
 // a panic.
 func FuzzDecodeDurable(f *testing.F) {
-	c, _ := NewCore(CoreConfig{ID: 1, Factory: func() Service { return &vault{} }})
-	c.Step(Event{Kind: EventInit, At: t0})
-	c.Step(Event{Kind: EventMessage, At: t0, From: 2, Msg: note{Text: "disk:a"}})
+	c, _ := node.NewCore(node.CoreConfig{ID: 1, Factory: func() node.Service { return &vault{} }})
+	c.Step(node.Event{Kind: node.EventInit, At: t0})
+	c.Step(node.Event{Kind: node.EventMessage, At: t0, From: 2, Msg: note{Text: "disk:a"}})
 	good, _, _ := c.AppendDurable(nil)
 	f.Add(good)
 	f.Add([]byte{0x93, 0x91, 0xa1, 'a', 0xc0, 0xc0})
@@ -402,13 +404,13 @@ func FuzzDecodeDurable(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		svc, err := c.DecodeDurable(b)
 		if err != nil {
-			if !errors.Is(err, ErrBadDurable) {
+			if !errors.Is(err, node.ErrBadDurable) {
 				t.Fatalf("error %v does not wrap ErrBadDurable", err)
 			}
 			return
 		}
-		fresh, _ := NewCore(CoreConfig{ID: 1, Factory: func() Service { return &vault{} }})
-		if _, err := fresh.Restart(Event{Kind: EventInit, At: t0}, svc); err != nil {
+		fresh, _ := node.NewCore(node.CoreConfig{ID: 1, Factory: func() node.Service { return &vault{} }})
+		if _, err := fresh.Restart(node.Event{Kind: node.EventInit, At: t0}, svc); err != nil {
 			t.Fatal(err)
 		}
 		again, ok, err := fresh.AppendDurable(nil)

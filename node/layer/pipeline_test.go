@@ -1,4 +1,4 @@
-package node
+package layer
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
 )
 
 // proto is gateLayer's own message type.
@@ -27,48 +29,48 @@ type gateLayer struct {
 	host    Host
 }
 
-func (g *gateLayer) Messages() []Message { return []Message{proto{}} }
-func (g *gateLayer) Attach(h Host) error { g.host = h; return nil }
-func (g *gateLayer) Start(now time.Time) []Envelope {
-	return []Envelope{{From: 5, To: 2, Msg: proto{N: -1}}}
+func (g *gateLayer) Messages() []node.Message { return []node.Message{proto{}} }
+func (g *gateLayer) Attach(h Host) error      { g.host = h; return nil }
+func (g *gateLayer) Start(now time.Time) []node.Envelope {
+	return []node.Envelope{{From: 5, To: 2, Msg: proto{N: -1}}}
 }
-func (g *gateLayer) Before(now time.Time, ev Event, in *Envelope) (bool, []Envelope, error) {
+func (g *gateLayer) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, []node.Envelope, error) {
 	v, out, err := g.Gate(now, ev, in, false)
 	return v.Handle, out, err
 }
-func (g *gateLayer) Gate(now time.Time, ev Event, in *Envelope, retry bool) (Verdict, []Envelope, error) {
+func (g *gateLayer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool) (Verdict, []node.Envelope, error) {
 	s := ev.Kind.String()
 	if retry {
 		s += " retry"
 	}
 	g.seen = append(g.seen, s)
-	out := []Envelope{{From: 5, To: 2, Msg: proto{N: len(g.seen)}}}
+	out := []node.Envelope{{From: 5, To: 2, Msg: proto{N: len(g.seen)}}}
 	switch {
-	case ev.Kind == EventTimer && g.hold[ev.Timer]:
+	case ev.Kind == node.EventTimer && g.hold[ev.Timer]:
 		return Verdict{RetryAt: now.Add(time.Second)}, out, nil
-	case ev.Kind == EventApp && g.hold[ev.Msg.(note).Text]:
+	case ev.Kind == node.EventApp && g.hold[ev.Msg.(note).Text]:
 		return Verdict{RetryAt: now.Add(time.Second)}, out, nil
-	case ev.Kind == EventMessage && ev.Msg != nil && g.drop[msgText(ev.Msg)]:
+	case ev.Kind == node.EventMessage && ev.Msg != nil && g.drop[msgText(ev.Msg)]:
 		return Verdict{Break: true}, out, nil
 	}
 	return Verdict{Handle: true}, out, nil
 }
-func (g *gateLayer) Sending(now time.Time, env *Envelope) { env.CN = 7 }
-func (g *gateLayer) After(now time.Time) []Envelope       { return nil }
-func (g *gateLayer) Tick(now time.Time) ([]Envelope, error) {
+func (g *gateLayer) Sending(now time.Time, env *node.Envelope) { env.CN = 7 }
+func (g *gateLayer) After(now time.Time) []node.Envelope       { return nil }
+func (g *gateLayer) Tick(now time.Time) ([]node.Envelope, error) {
 	g.ticks++
 	return nil, g.tickErr
 }
 func (g *gateLayer) NextTick() time.Time { return g.tickAt }
 
-func msgText(m Message) string {
+func msgText(m node.Message) string {
 	if n, ok := m.(note); ok {
 		return n.Text
 	}
 	return ""
 }
 
-func newTestPipeline(t *testing.T) (*Pipeline, *gateLayer, *Core) {
+func newTestPipeline(t *testing.T) (*Pipeline, *gateLayer, *node.Core) {
 	t.Helper()
 	core := newRecorderCore(t, 1)
 	g := &gateLayer{hold: map[string]bool{}, drop: map[string]bool{}}
@@ -76,7 +78,7 @@ func newTestPipeline(t *testing.T) (*Pipeline, *gateLayer, *Core) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := p.Step(Event{Kind: EventInit, At: t0}, nil); !o.Handled || len(o.Timers) != 1 {
+	if o := p.Step(node.Event{Kind: node.EventInit, At: t0}, nil); !o.Handled || len(o.Timers) != 1 {
 		t.Fatalf("init outcome %+v", o)
 	}
 	return p, g, core
@@ -93,7 +95,7 @@ func TestPipelineStepOrderAndEffects(t *testing.T) {
 	if out := p.Start(t0).Sends; len(out) != 1 || !out[0].Layer {
 		t.Fatalf("start sends %+v", out)
 	}
-	o := p.Step(Event{Kind: EventMessage, From: 2, Msg: note{Text: "echo"}, At: t0}, &Envelope{From: 2, To: 5, Msg: note{Text: "echo"}})
+	o := p.Step(node.Event{Kind: node.EventMessage, From: 2, Msg: note{Text: "echo"}, At: t0}, &node.Envelope{From: 2, To: 5, Msg: note{Text: "echo"}})
 	if !o.Handled || o.Kept != -1 || len(o.Sends) != 2 {
 		t.Fatalf("outcome %+v", o)
 	}
@@ -109,7 +111,7 @@ func TestPipelinePostponesAndRetries(t *testing.T) {
 	p, g, core := newTestPipeline(t)
 	g.hold["tick"] = true
 	at, _ := core.State().TimerAt("tick")
-	o := p.Step(Event{Kind: EventTimer, Timer: "tick", Deadline: at, At: at}, nil)
+	o := p.Step(node.Event{Kind: node.EventTimer, Timer: "tick", Deadline: at, At: at}, nil)
 	if o.Handled || !o.Postponed || !o.Verdict.Postponed() || o.Verdict.String() != "postpone" || p.Postponed() != 1 {
 		t.Fatalf("postponed outcome %+v", o)
 	}
@@ -136,19 +138,19 @@ func TestPipelinePostponesAndRetries(t *testing.T) {
 	// for "cancel" cancels it): the held firing is forgotten.
 	g.hold["tick"] = true
 	at, _ = core.State().TimerAt("tick")
-	p.Step(Event{Kind: EventTimer, Timer: "tick", Deadline: at, At: at}, nil)
-	p.Step(Event{Kind: EventMessage, From: 2, Msg: note{Text: "cancel"}, At: at}, nil)
+	p.Step(node.Event{Kind: node.EventTimer, Timer: "tick", Deadline: at, At: at}, nil)
+	p.Step(node.Event{Kind: node.EventMessage, From: 2, Msg: note{Text: "cancel"}, At: at}, nil)
 	if p.Postponed() != 0 {
 		t.Fatalf("a cancelled timer's retry is still held (%d)", p.Postponed())
 	}
 
 	// An app call held, then a reset: forgotten.
 	g.hold["x"] = true
-	p.Step(Event{Kind: EventApp, Msg: note{Text: "x"}, At: at}, nil)
+	p.Step(node.Event{Kind: node.EventApp, Msg: note{Text: "x"}, At: at}, nil)
 	if p.Postponed() != 1 {
 		t.Fatal("the app call is not held")
 	}
-	p.Step(Event{Kind: EventReset, At: at}, nil)
+	p.Step(node.Event{Kind: node.EventReset, At: at}, nil)
 	if p.Postponed() != 0 {
 		t.Fatal("a reset kept a postponed event")
 	}
@@ -156,29 +158,29 @@ func TestPipelinePostponesAndRetries(t *testing.T) {
 
 // TestPipelineBreakAndLayerMessages: a verdict with Break names the sender
 // of a message, not of a datagram nor of a message from the node itself;
-// a layer message no layer kept is dropped with ErrLayerMessage.
+// a layer message no layer kept is dropped with ErrMessage.
 func TestPipelineBreakAndLayerMessages(t *testing.T) {
 	p, g, _ := newTestPipeline(t)
 	g.drop["bad"] = true
 	bad := note{Text: "bad"}
 	cases := []struct {
-		from ID
-		in   *Envelope
-		want ID
+		from node.ID
+		in   *node.Envelope
+		want node.ID
 	}{
-		{2, &Envelope{From: 2, To: 5, Msg: bad}, 2},
+		{2, &node.Envelope{From: 2, To: 5, Msg: bad}, 2},
 		{2, nil, 2},
-		{2, &Envelope{From: 2, To: 5, Msg: bad, Datagram: true}, None},
-		{5, &Envelope{From: 5, To: 5, Msg: bad}, None},
+		{2, &node.Envelope{From: 2, To: 5, Msg: bad, Datagram: true}, node.None},
+		{5, &node.Envelope{From: 5, To: 5, Msg: bad}, node.None},
 	}
 	for _, c := range cases {
-		o := p.Step(Event{Kind: EventMessage, From: c.from, Msg: bad, At: t0}, c.in)
+		o := p.Step(node.Event{Kind: node.EventMessage, From: c.from, Msg: bad, At: t0}, c.in)
 		if o.Handled || o.Kept != 0 || o.Break != c.want || o.Verdict.String() != "drop+break" {
 			t.Errorf("from %v in %+v: outcome %+v, want break %v", c.from, c.in, o, c.want)
 		}
 	}
-	o := p.Step(Event{Kind: EventMessage, From: 2, Msg: proto{N: 1}, At: t0}, nil)
-	if o.Handled || len(o.Errors) != 1 || !errors.Is(o.Errors[0], ErrLayerMessage) {
+	o := p.Step(node.Event{Kind: node.EventMessage, From: 2, Msg: proto{N: 1}, At: t0}, nil)
+	if o.Handled || len(o.Errors) != 1 || !errors.Is(o.Errors[0], ErrMessage) {
 		t.Fatalf("leaked layer message: %+v", o)
 	}
 }
@@ -213,23 +215,23 @@ func TestPipelineTickHoldsFailingLayer(t *testing.T) {
 
 // breakLayer is a plain Layer that observes broken connections.
 type breakLayer struct {
-	broken []ID
+	broken []node.ID
 	at     []time.Time
 }
 
-func (b *breakLayer) Messages() []Message        { return nil }
-func (b *breakLayer) Attach(Host) error          { return nil }
-func (b *breakLayer) Start(time.Time) []Envelope { return nil }
-func (b *breakLayer) Before(time.Time, Event, *Envelope) (bool, []Envelope, error) {
+func (b *breakLayer) Messages() []node.Message        { return nil }
+func (b *breakLayer) Attach(Host) error               { return nil }
+func (b *breakLayer) Start(time.Time) []node.Envelope { return nil }
+func (b *breakLayer) Before(time.Time, node.Event, *node.Envelope) (bool, []node.Envelope, error) {
 	return true, nil, nil
 }
-func (b *breakLayer) Sending(time.Time, *Envelope)       {}
-func (b *breakLayer) After(time.Time) []Envelope         { return nil }
-func (b *breakLayer) Tick(time.Time) ([]Envelope, error) { return nil, nil }
-func (b *breakLayer) NextTick() time.Time                { return time.Time{} }
-func (b *breakLayer) ConnectionBroken(now time.Time, peer ID) []Envelope {
+func (b *breakLayer) Sending(time.Time, *node.Envelope)       {}
+func (b *breakLayer) After(time.Time) []node.Envelope         { return nil }
+func (b *breakLayer) Tick(time.Time) ([]node.Envelope, error) { return nil, nil }
+func (b *breakLayer) NextTick() time.Time                     { return time.Time{} }
+func (b *breakLayer) ConnectionBroken(now time.Time, peer node.ID) []node.Envelope {
 	b.broken, b.at = append(b.broken, peer), append(b.at, now)
-	return []Envelope{{From: 1, To: peer, Msg: proto{N: 100 + len(b.broken)}}}
+	return []node.Envelope{{From: 1, To: peer, Msg: proto{N: 100 + len(b.broken)}}}
 }
 
 // ConnectionBroken reaches the layers that implement BreakObserver, in
@@ -248,7 +250,7 @@ func TestPipelineConnectionBroken(t *testing.T) {
 	if len(out) != 2 || !out[0].Layer || !out[1].Layer || out[0].Env.To != 3 {
 		t.Fatalf("sends %+v, want one layer send from each observer", out)
 	}
-	if !slices.Equal(b1.broken, []ID{3}) || !slices.Equal(b2.broken, []ID{3}) || !b1.at[0].Equal(at) {
+	if !slices.Equal(b1.broken, []node.ID{3}) || !slices.Equal(b2.broken, []node.ID{3}) || !b1.at[0].Equal(at) {
 		t.Errorf("observers saw %v at %v and %v", b1.broken, b1.at, b2.broken)
 	}
 	if len(g.seen) != 0 {

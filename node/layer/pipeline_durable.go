@@ -1,15 +1,16 @@
-package node
+package layer
 
 import (
 	"bytes"
 	"fmt"
 	"slices"
 
+	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/zeebo/xxh3"
 )
 
 // durability is a Pipeline's durable bookkeeping: which layers are
-// DurableLayers, the last bytes each made durable (what a reset restores),
+// Durable layers, the last bytes each made durable (what a reset restores),
 // and the hash of the service's last durable projection (what a step's
 // projection is compared with). Its methods are called by the Pipeline's,
 // on the shell's one goroutine.
@@ -17,7 +18,7 @@ type durability struct {
 	// persist is PipelineConfig.Persist.
 	persist bool
 	// layers[i] is the slot of the Pipeline's layer i, nil when that layer
-	// is not a DurableLayer.
+	// is not a Durable.
 	layers []*durableSlot
 	// svcHash is the xxh3-128 of the last service projection emitted (or
 	// recovered); svcSet says there was one.
@@ -27,33 +28,33 @@ type durability struct {
 	scratch []byte
 }
 
-// durableSlot is one DurableLayer and the last bytes it made durable.
+// durableSlot is one Durable and the last bytes it made durable.
 type durableSlot struct {
-	l    DurableLayer
+	l    Durable
 	key  string
 	last []byte
 	has  bool
 }
 
-// init finds the DurableLayers among layers and checks their keys:
+// init finds the Durable layers among layers and checks their keys:
 // non-empty, unique, and not ServiceDurableKey.
 func (d *durability) init(persist bool, layers []Layer) error {
 	d.persist = persist
 	d.layers = make([]*durableSlot, len(layers))
 	seen := map[string]bool{}
 	for i, l := range layers {
-		dl, ok := l.(DurableLayer)
+		dl, ok := l.(Durable)
 		if !ok {
 			continue
 		}
 		key := dl.DurableKey()
 		switch {
 		case key == "":
-			return fmt.Errorf("node: durable layer %T has an empty DurableKey", l)
-		case key == ServiceDurableKey:
-			return fmt.Errorf("node: durable layer %T uses the service's key %q", l, key)
+			return fmt.Errorf("layer: durable layer %T has an empty DurableKey", l)
+		case key == node.ServiceDurableKey:
+			return fmt.Errorf("layer: durable layer %T uses the service's key %q", l, key)
 		case seen[key]:
-			return fmt.Errorf("node: two durable layers use the key %q", key)
+			return fmt.Errorf("layer: two durable layers use the key %q", key)
 		}
 		seen[key] = true
 		d.layers[i] = &durableSlot{l: dl, key: key}
@@ -78,7 +79,7 @@ func (d *durability) note(o *Outcome, i int) {
 
 // noteService records the service's durable projection in o.Durable when
 // its bytes changed since the last one (Persist only).
-func (d *durability) noteService(o *Outcome, c *Core) {
+func (d *durability) noteService(o *Outcome, c *node.Core) {
 	if !d.persist {
 		return
 	}
@@ -96,7 +97,7 @@ func (d *durability) noteService(o *Outcome, c *Core) {
 		return
 	}
 	d.svcHash, d.svcSet = h, true
-	put(o, ServiceDurableKey, slices.Clone(b))
+	put(o, node.ServiceDurableKey, slices.Clone(b))
 }
 
 // restore gives every durable layer the last bytes it made durable, after
@@ -108,7 +109,7 @@ func (d *durability) restore(o *Outcome) {
 			continue
 		}
 		if err := s.l.RestoreDurable(s.last); err != nil {
-			o.Errors = append(o.Errors, fmt.Errorf("node: restore durable layer %T (%q): %w", s.l, s.key, err))
+			o.Errors = append(o.Errors, fmt.Errorf("layer: restore durable layer %T (%q): %w", s.l, s.key, err))
 		}
 		// The layer now holds s.last again (or, failing, starts empty): a
 		// change it reports is compared with s.last on its next note.
@@ -118,7 +119,7 @@ func (d *durability) restore(o *Outcome) {
 // recover takes the records of a restart: each durable layer's is restored
 // into it (errors returned, the layer then starts empty) and kept as its
 // last bytes, and the service projection's hash is remembered.
-func (d *durability) recover(rec Recovered) []error {
+func (d *durability) recover(rec node.Recovered) []error {
 	var errs []error
 	for _, s := range d.layers {
 		if s == nil {
@@ -129,7 +130,7 @@ func (d *durability) recover(rec Recovered) []error {
 			continue
 		}
 		if err := s.l.RestoreDurable(data); err != nil {
-			errs = append(errs, fmt.Errorf("node: restore durable layer %T (%q) from the store: %w", s.l, s.key, err))
+			errs = append(errs, fmt.Errorf("layer: restore durable layer %T (%q) from the store: %w", s.l, s.key, err))
 			continue
 		}
 		s.last, s.has = data, true
@@ -149,11 +150,11 @@ func put(o *Outcome, key string, data []byte) {
 			return
 		}
 	}
-	o.Durable = append(o.Durable, DurableWrite{Key: key, Data: data})
+	o.Durable = append(o.Durable, node.DurableWrite{Key: key, Data: data})
 }
 
 // Restart runs ev, an EventInit, as the first event of a node that
-// restarted from its store: each DurableLayer gets its record back
+// restarted from its store: each Durable gets its record back
 // (RestoreDurable) before any hook sees the event, then ev goes through
 // the layers as Step's would and the core starts from the service's
 // record (Core.Restart: fresh.Recover(decoded) then Init). rec is what
@@ -163,15 +164,15 @@ func put(o *Outcome, key string, data []byte) {
 // shell must not start the node empty (it could break a promise). A
 // layer's failed restore is in Outcome.Errors, and that layer starts
 // empty.
-func (p *Pipeline) Restart(ev Event, rec Recovered) (Outcome, error) {
-	if ev.Kind != EventInit {
-		return Outcome{}, fmt.Errorf("%w: Restart takes an init event, got %v", ErrInvalidEvent, ev.Kind)
+func (p *Pipeline) Restart(ev node.Event, rec node.Recovered) (Outcome, error) {
+	if ev.Kind != node.EventInit {
+		return Outcome{}, fmt.Errorf("%w: Restart takes an init event, got %v", node.ErrInvalidEvent, ev.Kind)
 	}
-	var previous Service
+	var previous node.Service
 	if rec.Service != nil && p.core.IsDurable() {
 		var err error
 		if previous, err = p.core.DecodeDurable(rec.Service); err != nil {
-			return Outcome{}, fmt.Errorf("node: restart: %w", err)
+			return Outcome{}, fmt.Errorf("layer: restart: %w", err)
 		}
 	}
 	errs := p.durable.recover(rec)

@@ -1,10 +1,12 @@
-package node
+package layer
 
 import (
 	"errors"
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
 )
 
 // DefaultTickRetry is how long a Pipeline holds back a layer whose Tick
@@ -12,21 +14,21 @@ import (
 // calling it again at once would spin.
 const DefaultTickRetry = 100 * time.Millisecond
 
-// ErrLayerMessage is wrapped by the Outcome.Errors entry of a message of a
+// ErrMessage is wrapped by the Outcome.Errors entry of a message of a
 // layer's own type that no layer kept from the core: a layer bug. The
 // Pipeline drops the message; the service never sees it.
-var ErrLayerMessage = errors.New("node: a layer's message reached the core; dropped")
+var ErrMessage = errors.New("layer: a layer's message reached the core; dropped")
 
 // PipelineConfig configures a Pipeline. Zero fields take the documented
 // defaults (DefaultPipelineConfig); Core is required.
 type PipelineConfig struct {
 	// Core is the node the layers run beside. The Pipeline steps it; the
 	// shell must not.
-	Core *Core
+	Core *node.Core
 	// Layers run in this order around every core step (see Layer).
 	Layers []Layer
 	// Host is what each layer's Attach is given; nil gives the Core (a
-	// plain Host: a layer that needs a LayerHost refuses it).
+	// plain Host: a layer that needs a RuntimeHost refuses it).
 	Host Host
 	// TickRetry is how long a layer whose Tick failed is held back
 	// (default DefaultTickRetry).
@@ -35,7 +37,7 @@ type PipelineConfig struct {
 	// (Core.AppendDurable) as a DurableWrite whenever its bytes change: a
 	// shell that keeps a store (the live runtime with a data directory)
 	// sets it. Off (emulation, the explorer), a reset recovers from the
-	// previous value in memory and nothing is computed. The DurableLayers'
+	// previous value in memory and nothing is computed. The Durable layers'
 	// writes are emitted either way: the Pipeline restores them on a reset.
 	Persist bool
 }
@@ -65,11 +67,11 @@ func DefaultPipelineConfig() PipelineConfig {
 // for the shell to carry out in order. Not safe for concurrent use: the
 // shell calls it from one goroutine.
 type Pipeline struct {
-	core     *Core
+	core     *node.Core
 	layers   []Layer
 	gates    []Gate // gates[i] is layers[i] as a Gate, or nil
 	own      map[string]bool
-	protos   []Message
+	protos   []node.Message
 	hold     []time.Time
 	retry    time.Duration
 	retries  []postponed
@@ -85,13 +87,13 @@ type Pipeline struct {
 type postponed struct {
 	at    time.Time
 	layer int
-	ev    Event
+	ev    node.Event
 	seq   uint64
 }
 
 // Send is an envelope the shell must send, in Outcome order.
 type Send struct {
-	Env Envelope
+	Env node.Envelope
 	// Layer marks a layer's own message (protocol traffic): it did not
 	// pass through Layer.Sending and is complete, CN included. A message
 	// to this node itself (Env.To is the node) is to be run through the
@@ -106,7 +108,7 @@ type Send struct {
 // fresh.
 type Outcome struct {
 	// Event is the event run (with At as given).
-	Event Event
+	Event node.Event
 	// Handled is set when the core stepped the event.
 	Handled bool
 	// Kept is the index of the layer that kept the event from the core
@@ -121,20 +123,20 @@ type Outcome struct {
 	// transport error for this node's service (None: none): the sender
 	// of a message a Verdict with Break kept (never this node, never for a
 	// datagram).
-	Break ID
+	Break node.ID
 	// Sends are the messages to send, in order: the layers' own from
 	// Gate/Before, the service's (after Sending), the layers' own from
 	// After.
 	Sends []Send
 	// Timers are the core's timer operations (Effects.Timers).
-	Timers []TimerOp
+	Timers []node.TimerOp
 	// Ignored is the core's Effects.Ignored.
 	Ignored bool
 	// Durable are the records the call changed, at most one per key
 	// (its latest value): the shell must make them durable (written and
 	// synced) before it carries out Sends and Break. Nil when none
 	// changed. See DurableWrite.
-	Durable []DurableWrite
+	Durable []node.DurableWrite
 	// Errors are the layers' errors (each names its layer) and the core's
 	// refusal: bugs to log, not peers' faults. The Pipeline goes on as the
 	// verdicts say.
@@ -146,10 +148,10 @@ type Outcome struct {
 // Errors are prefixed "node:" and wrap the layer's.
 func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
 	if cfg.Core == nil {
-		return nil, errors.New("node: PipelineConfig.Core is required")
+		return nil, errors.New("layer: PipelineConfig.Core is required")
 	}
 	if cfg.TickRetry < 0 {
-		return nil, fmt.Errorf("node: negative PipelineConfig.TickRetry %v", cfg.TickRetry)
+		return nil, fmt.Errorf("layer: negative PipelineConfig.TickRetry %v", cfg.TickRetry)
 	}
 	if cfg.TickRetry == 0 {
 		cfg.TickRetry = DefaultTickRetry
@@ -163,15 +165,15 @@ func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
 	p.gates = make([]Gate, len(p.layers))
 	for i, l := range p.layers {
 		if l == nil {
-			return nil, fmt.Errorf("node: layer %d is nil", i)
+			return nil, fmt.Errorf("layer: layer %d is nil", i)
 		}
 		p.gates[i], _ = l.(Gate)
 		for _, m := range l.Messages() {
 			if m == nil {
-				return nil, fmt.Errorf("node: layer %T: nil message prototype", l)
+				return nil, fmt.Errorf("layer: layer %T: nil message prototype", l)
 			}
-			if !IsLayerMessage(m) {
-				return nil, fmt.Errorf("node: layer %T: message type %s does not implement node.LayerMessage", l, m.MessageType())
+			if !IsMessage(m) {
+				return nil, fmt.Errorf("layer: layer %T: message type %s does not implement layer.Message", l, m.MessageType())
 			}
 			p.protos = append(p.protos, m)
 			p.own[m.MessageType()] = true
@@ -182,7 +184,7 @@ func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
 	}
 	for _, l := range p.layers {
 		if err := l.Attach(host); err != nil {
-			return nil, fmt.Errorf("node: attach layer %T: %w", l, err)
+			return nil, fmt.Errorf("layer: attach layer %T: %w", l, err)
 		}
 	}
 	return p, nil
@@ -190,10 +192,10 @@ func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
 
 // Messages returns the layers' message prototypes, for the shell's
 // registry. The slice is the Pipeline's: do not modify it.
-func (p *Pipeline) Messages() []Message { return p.protos }
+func (p *Pipeline) Messages() []node.Message { return p.protos }
 
 // IsLayerMessage reports whether m is of one of the layers' own types.
-func (p *Pipeline) IsLayerMessage(m Message) bool { return m != nil && p.own[m.MessageType()] }
+func (p *Pipeline) IsLayerMessage(m node.Message) bool { return m != nil && p.own[m.MessageType()] }
 
 // Layers returns the layers, in order. The slice is the Pipeline's.
 func (p *Pipeline) Layers() []Layer { return p.layers }
@@ -215,8 +217,8 @@ func (p *Pipeline) Start(now time.Time) Outcome {
 // the received envelope of a message event (nil otherwise; its CN is the
 // sender's checkpoint number). An EventReset also forgets every postponed
 // event: they belonged to the incarnation that ended.
-func (p *Pipeline) Step(ev Event, in *Envelope) Outcome {
-	if ev.Kind == EventReset {
+func (p *Pipeline) Step(ev node.Event, in *node.Envelope) Outcome {
+	if ev.Kind == node.EventReset {
 		p.retries = nil
 	}
 	return p.stepFrom(0, ev, in, false, nil)
@@ -226,7 +228,7 @@ func (p *Pipeline) Step(ev Event, in *Envelope) Outcome {
 // Before (their Sending and After still run): for an event a shell injects
 // on purpose that no layer may keep from the core, such as the emulator's
 // scripted AppCall. The layers do not see the event itself.
-func (p *Pipeline) StepUngated(ev Event) Outcome {
+func (p *Pipeline) StepUngated(ev node.Event) Outcome {
 	return p.stepFrom(len(p.layers), ev, nil, false, nil)
 }
 
@@ -300,7 +302,7 @@ func (p *Pipeline) Tick(now time.Time) Outcome {
 		}
 		msgs, err := l.Tick(now)
 		if err != nil {
-			o.Errors = append(o.Errors, fmt.Errorf("node: layer %T tick: %w", l, err))
+			o.Errors = append(o.Errors, fmt.Errorf("layer: layer %T tick: %w", l, err))
 			p.hold[i] = now.Add(p.retry)
 		}
 		o.Sends = appendLayer(o.Sends, msgs)
@@ -314,7 +316,7 @@ func (p *Pipeline) Tick(now time.Time) Outcome {
 // a transport error for the service (it carried out an Outcome.Break),
 // and returns their messages and the durable records they changed, as
 // Tick does. The slices are fresh.
-func (p *Pipeline) ConnectionBroken(now time.Time, peer ID) Outcome {
+func (p *Pipeline) ConnectionBroken(now time.Time, peer node.ID) Outcome {
 	o := Outcome{Kept: -1}
 	for i, l := range p.layers {
 		if b, ok := l.(BreakObserver); ok {
@@ -337,14 +339,14 @@ func (p *Pipeline) Stop() {
 // stepFrom is Step starting at layer first; retried marks a postponed
 // event delivered again to the layer that postponed it. previous is
 // Restart's recovered service value (nil otherwise).
-func (p *Pipeline) stepFrom(first int, ev Event, in *Envelope, retried bool, previous Service) Outcome {
+func (p *Pipeline) stepFrom(first int, ev node.Event, in *node.Envelope, retried bool, previous node.Service) Outcome {
 	o := Outcome{Event: ev, Kept: -1, Retried: retried, Sends: p.sends[:0]}
 	defer func() { p.sends = o.Sends[:0] }()
-	reset := ev.Kind == EventReset
+	reset := ev.Kind == node.EventReset
 	for i := first; i < len(p.layers); i++ {
 		v, msgs, err := p.before(i, ev, in, retried && i == first)
 		if err != nil {
-			o.Errors = append(o.Errors, fmt.Errorf("node: layer %T on %v: %w", p.layers[i], ev, err))
+			o.Errors = append(o.Errors, fmt.Errorf("layer: layer %T on %v: %w", p.layers[i], ev, err))
 		}
 		o.Sends = appendLayer(o.Sends, msgs)
 		if !reset {
@@ -363,13 +365,19 @@ func (p *Pipeline) stepFrom(first int, ev Event, in *Envelope, retried bool, pre
 	if reset {
 		p.durable.restore(&o)
 	}
-	if ev.Kind == EventMessage && p.IsLayerMessage(ev.Msg) {
-		o.Errors = append(o.Errors, fmt.Errorf("%w: %v", ErrLayerMessage, ev))
+	if ev.Kind == node.EventMessage && p.IsLayerMessage(ev.Msg) {
+		o.Errors = append(o.Errors, fmt.Errorf("%w: %v", ErrMessage, ev))
 		return o
 	}
-	fx, err := p.core.step(ev, previous)
+	var fx node.Effects
+	var err error
+	if previous != nil {
+		fx, err = p.core.Restart(ev, previous) // an EventInit (Pipeline.Restart)
+	} else {
+		fx, err = p.core.Step(ev)
+	}
 	if err != nil {
-		o.Errors = append(o.Errors, fmt.Errorf("node: core refused %v: %w", ev, err))
+		o.Errors = append(o.Errors, fmt.Errorf("layer: core refused %v: %w", ev, err))
 	}
 	o.Handled, o.Timers, o.Ignored = err == nil, fx.Timers, fx.Ignored
 	if o.Handled && !o.Ignored {
@@ -395,7 +403,7 @@ func (p *Pipeline) stepFrom(first int, ev Event, in *Envelope, retried bool, pre
 }
 
 // before asks layer i about ev: Gate for a Gate, Before otherwise.
-func (p *Pipeline) before(i int, ev Event, in *Envelope, retry bool) (Verdict, []Envelope, error) {
+func (p *Pipeline) before(i int, ev node.Event, in *node.Envelope, retry bool) (Verdict, []node.Envelope, error) {
 	if g := p.gates[i]; g != nil {
 		return g.Gate(ev.At, ev, in, retry)
 	}
@@ -405,15 +413,15 @@ func (p *Pipeline) before(i int, ev Event, in *Envelope, retry bool) (Verdict, [
 
 // keep records layer i's verdict v that kept ev from the core: the
 // connection to break for a dropped message, or the postponed event.
-func (p *Pipeline) keep(o *Outcome, i int, in *Envelope, v Verdict) {
+func (p *Pipeline) keep(o *Outcome, i int, in *node.Envelope, v Verdict) {
 	o.Kept, o.Verdict = i, v
 	ev := o.Event
 	switch ev.Kind {
-	case EventMessage:
-		if v.Break && (in == nil || !in.Datagram) && ev.From != p.core.ID() && ev.From != None {
+	case node.EventMessage:
+		if v.Break && (in == nil || !in.Datagram) && ev.From != p.core.ID() && ev.From != node.None {
 			o.Break = ev.From
 		}
-	case EventTimer, EventApp, EventTransportError:
+	case node.EventTimer, node.EventApp, node.EventTransportError:
 		if !v.RetryAt.IsZero() {
 			p.retrySeq++
 			p.retries = append(p.retries, postponed{at: v.RetryAt, layer: i, ev: ev, seq: p.retrySeq})
@@ -429,11 +437,11 @@ func (p *Pipeline) forgetTimer(name string) {
 		return
 	}
 	p.retries = slices.DeleteFunc(p.retries, func(r postponed) bool {
-		return r.ev.Kind == EventTimer && r.ev.Timer == name
+		return r.ev.Kind == node.EventTimer && r.ev.Timer == name
 	})
 }
 
-func appendLayer(out []Send, msgs []Envelope) []Send {
+func appendLayer(out []Send, msgs []node.Envelope) []Send {
 	for _, env := range msgs {
 		out = append(out, Send{Env: env, Layer: true})
 	}

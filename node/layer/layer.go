@@ -1,8 +1,12 @@
-package node
+package layer
 
-import "time"
+import (
+	"time"
 
-// Layer is a component a node.Pipeline runs beside its Core — on the live
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// Layer is a component a layer.Pipeline runs beside its Core — on the live
 // runtime's core goroutine, or in the emulator's loop —, with a hook on
 // every event and every send: a snapshot manager (snapshot.Layer) is one. The layer sees each event before the core does and
 // may keep it from the core, stamps every envelope the service sends, sends
@@ -23,7 +27,7 @@ import "time"
 // extensions of this port: Gate, whose Verdict can also postpone an event
 // (the runtime delivers it again later) and break the connection to a
 // dropped message's sender, and Stopper, for a layer with goroutines of its
-// own. Through LayerHost (what Attach is given in both shells) it reads the
+// own. Through RuntimeHost (what Attach is given in both shells) it reads the
 // core for the immediate safety check and wakes the core goroutine when a
 // round run elsewhere has a result. It reads snapshots from the snapshot layer it
 // is wired to, not through this port.
@@ -44,14 +48,14 @@ type Layer interface {
 	// runtime registers them beside the service's, so they travel on its
 	// connections; a name that collides with a service message makes
 	// NewRuntime fail. Called once, by NewRuntime.
-	Messages() []Message
+	Messages() []node.Message
 	// Attach gives the layer the node it runs beside. Called once, by
 	// NewRuntime, before any other hook; an error makes NewRuntime fail
 	// (a layer must refuse a second Attach: it belongs to one runtime).
 	Attach(host Host) error
 	// Start is called once, after the core's EventInit has been handled
 	// (so the host's state exists). It returns messages to send.
-	Start(now time.Time) []Envelope
+	Start(now time.Time) []node.Envelope
 	// Before sees every event before the core handles it: messages from
 	// peers and from the node to itself (in is the received envelope, its
 	// CN the sender's checkpoint number; nil for other kinds), timers,
@@ -61,68 +65,68 @@ type Layer interface {
 	// sees them (the runtime drops any that get through, as a layer bug).
 	// A non-nil error is a bug in the layer or its host, not a peer's
 	// fault: the runtime logs it and goes on as handle says.
-	Before(now time.Time, ev Event, in *Envelope) (handle bool, out []Envelope, err error)
+	Before(now time.Time, ev node.Event, in *node.Envelope) (handle bool, out []node.Envelope, err error)
 	// Sending sees each envelope the service sends, before the runtime
 	// encodes it; the layer may set env.CN (the only field it may change).
 	// Messages the layer itself returns do not pass through Sending.
-	Sending(now time.Time, env *Envelope)
+	Sending(now time.Time, env *node.Envelope)
 	// After runs after every core step, with the messages to send.
-	After(now time.Time) []Envelope
+	After(now time.Time) []node.Envelope
 	// Tick runs the layer's timer, when the time NextTick names has come
 	// (calling it late or early is harmless). A non-nil error is logged
 	// and the next tick is delayed, so a failing layer cannot spin.
-	Tick(now time.Time) ([]Envelope, error)
+	Tick(now time.Time) ([]node.Envelope, error)
 	// NextTick returns when Tick is next due; the zero time means never.
 	// The runtime asks again after every call to the layer.
 	NextTick() time.Time
 }
 
-// LayerMessage marks a message type of a layer's own (one Layer.Messages
+// Message marks a message type of a layer's own (one Layer.Messages
 // returns): a snapshot protocol message, a steering request. The service
 // never sees one; a snapshot does not record one as in flight (the
 // explorer replays the service's traffic, not the layers'); shells count
 // them apart from the service's messages. Every message type a layer
 // registers implements it.
-type LayerMessage interface {
-	Message
+type Message interface {
+	node.Message
 	// LayerMessage marks the type; it does nothing.
 	LayerMessage()
 }
 
-// IsLayerMessage reports whether m is a layer's own message (LayerMessage).
-func IsLayerMessage(m Message) bool {
-	_, ok := m.(LayerMessage)
+// IsMessage reports whether m is a layer's own message (Message).
+func IsMessage(m node.Message) bool {
+	_, ok := m.(Message)
 	return ok
 }
 
 // Host is the node a Layer runs beside, as the layer may read it: a *Core
-// satisfies it, and a live.Runtime gives its layers a LayerHost. Its methods may
+// satisfies it, and a live.Runtime gives its layers a RuntimeHost. Its methods may
 // be called only from within the layer's hooks (on the core goroutine,
 // between two core steps).
 type Host interface {
 	// ID is the node's ID.
-	ID() ID
+	ID() node.ID
 	// Checkpoint returns the checkpoint encoding of the node state, freshly
 	// allocated and owned by the caller.
 	Checkpoint() ([]byte, error)
 	// Service returns the live service value: read it (e.g. for its
 	// optional Neighborer method), never modify it.
-	Service() Service
+	Service() node.Service
 }
 
-var _ Host = (*Core)(nil)
+var _ Host = (*node.Core)(nil)
 
-// LayerHost is the Host a live.Runtime attaches its layers to: a Host with what
+// RuntimeHost is the Host a live.Runtime attaches its layers to: a Host with what
 // a layer that checks events speculatively or runs goroutines of its own
 // needs. A layer that needs it type-asserts the host Attach is given and
 // refuses a plain Host (a bare *Core is only a Host).
-type LayerHost interface {
+type RuntimeHost interface {
 	Host
 	// Core returns the node's core for speculative use within a hook (on
 	// the core goroutine): a layer may read it and Copy it — the immediate
 	// safety check steps a copy —, never Step, Restore or SetState it (the
 	// runtime owns it).
-	Core() *Core
+	Core() *node.Core
 	// Wake asks the runtime to run the Tick of every layer that is due (it
 	// asks each layer's NextTick again) as soon as the core goroutine is
 	// free: how a layer's own goroutine hands a result to the core
@@ -188,7 +192,7 @@ type Gate interface {
 	// Gate is Before with a Verdict. retry is set when ev is an event this
 	// layer postponed (Verdict.RetryAt), delivered again: a layer that
 	// counts events should not count it twice.
-	Gate(now time.Time, ev Event, in *Envelope, retry bool) (Verdict, []Envelope, error)
+	Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool) (Verdict, []node.Envelope, error)
 }
 
 // BreakObserver is an optional extension of Layer for a layer that must
@@ -202,7 +206,7 @@ type BreakObserver interface {
 	// ConnectionBroken says that the node's connections to and from peer
 	// were closed at now without a transport error for the service. It
 	// returns messages to send (the Layer's ownership rules apply).
-	ConnectionBroken(now time.Time, peer ID) []Envelope
+	ConnectionBroken(now time.Time, peer node.ID) []node.Envelope
 }
 
 // Stopper is an optional extension of Layer for a layer with goroutines of
