@@ -275,7 +275,7 @@ func (l *gateLayer) Messages() []node.Message { return nil }
 func (l *gateLayer) Attach(h layer.Host) error {
 	lh, ok := h.(layer.RuntimeHost)
 	if !ok {
-		return errors.New("not a LayerHost")
+		return errors.New("not a RuntimeHost")
 	}
 	l.host = lh
 	return nil
@@ -368,7 +368,7 @@ func (l *gateLayer) saw(what string) func() bool {
 // application call and transport error are delivered again later, to the
 // gate with retry set, and then handled (the timer after another timer
 // that was due later); a postponed timer the service cancels is not
-// delivered again. LayerHost.Wake makes the runtime tick a layer that is
+// delivered again. RuntimeHost.Wake makes the runtime tick a layer that is
 // due; Stop calls the layer's Stop once, after its last hook.
 func TestRuntimeGate(t *testing.T) {
 	defer livetest.VerifyNone(t)
@@ -433,7 +433,7 @@ func TestRuntimeGate(t *testing.T) {
 	g.due = time.Now()
 	g.mu.Unlock()
 	if c := g.host.Core(); c != n1.core || g.host.ID() != 1 {
-		t.Error("LayerHost does not expose the runtime's core")
+		t.Error("RuntimeHost does not expose the runtime's core")
 	}
 	g.host.Wake()
 	waitFor(t, "the woken tick", func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.ticks > 0 })
