@@ -38,7 +38,7 @@ var (
 // owns the Core and the layers. It takes inbound envelopes and transport
 // errors from the transport, application calls from Submit, functions from
 // Do, expiries of its own wall-clock timers (the service's, the layers' and
-// those of events a layer postponed), layers' wake-ups (LayerHost.Wake) and
+// those of events a layer postponed), layers' wake-ups (RuntimeHost.Wake) and
 // status requests, one at a time, and steps the core in dispatch.
 // Everything else (accepting, dialling, reading, writing, memberlist) runs
 // on other goroutines that talk to it over channels. All exported methods
@@ -95,7 +95,7 @@ type Runtime struct {
 	// overflow was logged.
 	refChain       int
 	refChainLogged bool
-	// wake is LayerHost.Wake's signal to the core goroutine.
+	// wake is RuntimeHost.Wake's signal to the core goroutine.
 	wake chan struct{}
 	// wa is the write-ahead state (runtime_durable.go); failed is set by
 	// the core goroutine when the store failed, and ends it.
@@ -108,7 +108,7 @@ type Runtime struct {
 	err      error
 }
 
-// layerHost is the LayerHost a Runtime gives its layers.
+// layerHost is the RuntimeHost a Runtime gives its layers.
 type layerHost struct{ r *Runtime }
 
 var _ layer.RuntimeHost = layerHost{}
