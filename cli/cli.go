@@ -50,7 +50,10 @@ type Service = tool.Service
 type Figure = tool.Figure
 
 // Program is a command-line program: its services, and subcommands and
-// models of its own. Program{Services: s}.Main() is Main(s...).
+// models of its own. Program{Services: s}.Main() is Main(s...);
+// Program.Run runs one command line in process and returns its exit
+// status, for a program's own tests. Fields and methods are documented at
+// cli/internal/tool.Program.
 type Program = tool.Program
 
 // Command is a subcommand of a Program's own (cmd/crystalball's
