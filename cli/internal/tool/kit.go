@@ -100,13 +100,13 @@ func (w *WalkFlags) Apply(c *steering.Config) { w.w.apply(c) }
 
 // RateFlags are --adaptive-weights and --gather-on-fault, for a command
 // that fixes the other steering flags itself.
-type RateFlags struct{ s steerFlags }
+type RateFlags struct{ r rateFlags }
 
 // Register defines the two flags on fs.
-func (r *RateFlags) Register(fs *flag.FlagSet) { r.s.registerRates(fs) }
+func (r *RateFlags) Register(fs *flag.FlagSet) { r.r.register(fs) }
 
 // Apply sets them on c.
-func (r *RateFlags) Apply(c *steering.Config) { r.s.applyRates(c) }
+func (r *RateFlags) Apply(c *steering.Config) { r.r.apply(c) }
 
 // Emulation is emulate's flags and run, for a command built on an
 // emulated run (macemc-baseline): the same flags, defaults and checks.

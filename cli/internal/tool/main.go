@@ -77,14 +77,6 @@ func usagef(format string, args ...any) error {
 // that makes a Command exit with status 2, bad usage.
 func UsageErrorf(format string, args ...any) error { return usagef(format, args...) }
 
-// UsageError marks err as bad usage (exit status 2); nil stays nil.
-func UsageError(err error) error {
-	if err == nil {
-		return nil
-	}
-	return usageError{err}
-}
-
 // run executes the command line for p and returns the process exit code.
 // Errors are printed as one line on stderr.
 func run(p Program, args []string, stdout, stderr io.Writer) int {

@@ -25,8 +25,7 @@ type steerFlags struct {
 	breakConn            bool
 	lastKnown            time.Duration
 	filterHold, vetoHold time.Duration
-	adaptiveWeights      bool
-	gatherOnFault        bool
+	rates                rateFlags
 	secondHop            int
 	faults               faultFlags
 	walk                 walkFlags
@@ -46,23 +45,26 @@ func (s *steerFlags) register(fs *flag.FlagSet) {
 	fs.Var(durationValue{&s.lastKnown}, "steer-last-known", "a member a gather cannot reach enters steering rounds and the immediate check at its last checkpoint seen at most this long before (0: left out, as in the paper; suits services whose state survives partitions and resets, such as paxos)")
 	fs.Var(durationValue{&s.filterHold}, "filter-hold", "longest a filtered event kind whose intervention budget is spent is held before it runs for a window (0: until a fresh round finds it safe or the liveness guard releases it, the library's default)")
 	fs.Var(durationValue{&s.vetoHold}, "veto-hold", "longest an event kind the immediate check keeps vetoing is held once its budget is spent (0: until the check passes or the liveness guard releases it, the library's default)")
-	s.registerRates(fs)
+	s.rates.register(fs)
 	fs.IntVar(&s.secondHop, "second-hop", 0, "widen every gather to at most this many of the neighbours' neighbours (the peers the last snapshot's members exchanged messages with; 0: the neighbourhood only)")
 	s.faults.register(fs)
 	s.walk.register(fs)
 }
 
-// registerRates defines --adaptive-weights and --gather-on-fault, the
-// rules that let what a node observes shape its rounds (issue 29's
-// weights from the deployment and rounds in time); experiments that fix
-// the rest of the steering flags take these two alone.
-func (s *steerFlags) registerRates(fs *flag.FlagSet) {
+// rateFlags are --adaptive-weights and --gather-on-fault, the rules that
+// let what a node observes shape its rounds (issue 29's weights from the
+// deployment and rounds in time); experiments that fix the rest of the
+// steering flags take these two alone (RateFlags).
+type rateFlags struct{ adaptiveWeights, gatherOnFault bool }
+
+// register defines the two flags on fs.
+func (s *rateFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&s.adaptiveWeights, "adaptive-weights", false, "weigh a steering round's walks by the rates of the node's own events (deliveries, timers and their periods, calls, transport errors, resets, refusals) instead of --walk-weights, which the rounds before its first event keep")
 	fs.BoolVar(&s.gatherOnFault, "gather-on-fault", false, fmt.Sprintf("gather the neighbourhood right after a node handles a transport error (a broken connection, a neighbour's reset), at most once per %v, so that a round sees a dead end opening within a second rather than at the next periodic gather", steering.FaultGatherSpacing))
 }
 
-// applyRates sets the two rules of registerRates on c.
-func (s *steerFlags) applyRates(c *steering.Config) {
+// apply sets the two rules on c.
+func (s *rateFlags) apply(c *steering.Config) {
 	c.AdaptiveWeights, c.GatherOnFault = s.adaptiveWeights, s.gatherOnFault
 }
 
@@ -120,6 +122,6 @@ func (s *steerFlags) apply(c *steering.Config) {
 	c.BreakConnection = s.breakConn
 	c.LastKnownFor = s.lastKnown
 	c.FilterHold, c.VetoHold = s.filterHold, s.vetoHold
-	s.applyRates(c)
+	s.rates.apply(c)
 	s.walk.apply(c)
 }
