@@ -71,7 +71,10 @@ type durableHold struct {
 	Name   string         `json:"name,omitempty"`
 	Filter *Filter        `json:"filter,omitempty"`
 	Since  time.Time      `json:"since"`
-	Free   time.Time      `json:"free,omitempty"`
+	// Free is the end of a released kind's free window. Records no longer
+	// hold released kinds (DurableState); one that does, written before
+	// that rule, has them skipped on restore.
+	Free time.Time `json:"free,omitempty"`
 }
 
 // durablePath is a stored error path, as records (decoded by the round's
@@ -107,7 +110,12 @@ func (l *Layer) DurableState() ([]byte, bool) {
 	st := durableState{Format: DurableFormat, Filters: l.outlivingFilters(), Paths: paths, Sighted: l.gate.sighted}
 	st.View = l.gate.exportView()
 	for k, e := range l.gate.escalated {
-		if e.filter != nil && l.why[*e.filter].Reset {
+		// A kind in its free window was released on the world of this
+		// incarnation (the liveness guard, or its hold's bound): the
+		// release is no verdict on the world after the reset the filter
+		// predicts, so it does not outlive the reset — the kind comes
+		// back under its filter and a fresh budget.
+		if e.filter != nil && e.free.IsZero() && l.why[*e.filter].Reset {
 			st.Holds = append(st.Holds, durableHold{Kind: k.kind, Peer: k.peer, Name: k.name, Filter: e.filter, Since: e.since, Free: e.free})
 		}
 	}
@@ -155,11 +163,14 @@ func (l *Layer) RestoreDurable(data []byte) error {
 	l.gate.Install(st.Filters)
 	l.gate.ForgetEscalations()
 	for _, h := range st.Holds {
+		if !h.Free.IsZero() {
+			continue // a release does not outlive the reset (DurableState)
+		}
 		if l.gate.escalated == nil {
 			l.gate.escalated = map[eventKey]*escalation{}
 		}
 		k := eventKey{kind: h.Kind, peer: h.Peer, name: h.Name}
-		l.gate.escalated[k] = &escalation{since: h.Since, filter: h.Filter, key: k, free: h.Free}
+		l.gate.escalated[k] = &escalation{since: h.Since, filter: h.Filter, key: k}
 	}
 	l.explorer.importPaths(st.Paths)
 	if err := l.gate.importView(st.View, st.Sighted); err != nil {

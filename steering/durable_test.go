@@ -1,6 +1,7 @@
 package steering
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -285,4 +286,64 @@ func TestRestoredFilterMeetsTheLivenessGuard(t *testing.T) {
 	if st := fresh.Stats(); st.StarvingFilters != 1 || st.ReplayHits == 0 {
 		t.Fatalf("stats %+v: want one starving filter, from a replayed path", st)
 	}
+}
+
+// A release does not outlive the reset: a kind whose hold the liveness
+// guard released runs through its filter for a window, but the release
+// was judged on the incarnation's world, not on the one after the reset
+// the filter predicts. The durable record keeps the filter and not the
+// released hold, so the restarted node's filter stops the kind again on a
+// fresh budget (the zoo lease's grantor granted a second lease 1.3 s after
+// its restart, its restored filter overridden by a release from before
+// it). A record from before the rule, holding the release, restores
+// without it.
+func TestReleaseDoesNotOutliveTheReset(t *testing.T) {
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	core, _, _ := BeforeUpdateSibling(t, spec)
+	cfg := LayerConfig{Controller: figure2Config(Steer, spec)}
+	cfg.Controller.MaxInterventions = 1
+	l, _ := newTestLive(t, cfg, core)
+	probe := node.Event{Kind: node.EventTimer, Timer: "probe", At: time.Unix(1000, 0)}
+	f := Filter{Kind: FilterTimer, Node: 9, Timer: "probe"}
+	l.gate.Install([]Filter{f})
+	l.why = map[Filter]Explanation{f: {Source: "round", Reset: true}}
+	for i := 0; i < 2; i++ { // the second is past the budget: held
+		probe.At = probe.At.Add(time.Second)
+		if v, _, _ := l.Gate(probe.At, probe, nil, false); v.Handle {
+			t.Fatalf("probe %d ran through its filter", i)
+		}
+	}
+	l.gate.releaseHolds(probe.At)
+	probe.At = probe.At.Add(time.Second)
+	if v, _, _ := l.Gate(probe.At, probe, nil, false); !v.Handle {
+		t.Fatal("the released kind was still held")
+	}
+	data, _ := l.DurableState()
+	if strings.Contains(string(data), `"holds"`) {
+		t.Fatalf("the record keeps the released hold: %s", data)
+	}
+	restored := func(data []byte) {
+		t.Helper()
+		fresh, _ := newTestLive(t, cfg, core)
+		if err := fresh.RestoreDurable(data); err != nil {
+			t.Fatal(err)
+		}
+		if fs := fresh.Filters(); len(fs) != 1 || fs[0] != f {
+			t.Fatalf("restored filters %v, want %v", fs, f)
+		}
+		if held := fresh.gate.heldKinds().all(); len(held) != 0 {
+			t.Fatalf("restored holds %v, want none", held)
+		}
+		if v, _, _ := fresh.Gate(probe.At, probe, nil, false); v.Handle {
+			t.Fatal("the restarted node let the kind its filter predicts through: the release outlived the reset")
+		}
+	}
+	restored(data)
+	old := durableState{Format: DurableFormat, Filters: []Filter{f},
+		Holds: []durableHold{{Kind: node.EventTimer, Name: "probe", Filter: &f, Since: probe.At, Free: probe.At.Add(time.Minute)}}}
+	oldData, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored(oldData)
 }
