@@ -1204,6 +1204,10 @@ func (m *Manager) onResponse(from node.ID, r Response) {
 			b = x.raw
 		}
 	}
+	if b == nil && (r.Encoding == EncodingSame || r.Encoding == EncodingDelta) {
+		m.resync(from, r.Gather, st)
+		return
+	}
 	c, err := m.compressor()
 	if err != nil {
 		reject("no decoder: " + err.Error())
@@ -1236,6 +1240,25 @@ func (m *Manager) onResponse(from node.ID, r Response) {
 	}
 	m.bases[from] = bs
 	m.send(from, Ack{Gather: r.Gather, Hash: r.Hash})
+	m.checkRound()
+}
+
+// resync handles an answer against a base this node does not hold (it
+// restarted since it acknowledged it, or dropped it): no bad answer, but
+// one it cannot read. The base is withdrawn (an Ack of nothing, which the
+// member reads before the next Request on the same FIFO channel) and the
+// member is asked again in the gather's next round, which it answers in
+// full. Before, the member was left out of the gather: a restarted node's
+// first gather held none of the peers that had answered it before, so its
+// immediate check judged its first events blind to them (the zoo lease's
+// grantor granted a lease its holder, excluded so, still held). A member
+// that answers against unknown bases every time costs at most
+// Config.MaxRounds rounds, as a pruned checkpoint does.
+func (m *Manager) resync(from node.ID, gather uint64, st *memberState) {
+	m.stats.Resyncs++
+	delete(m.bases, from)
+	m.send(from, Ack{Gather: gather})
+	st.state, st.reason = memberRetry, "answered against a base this node no longer holds"
 	m.checkRound()
 }
 

@@ -184,6 +184,9 @@ type Stats struct {
 	Rounds        int64 `json:"rounds"`
 	// BadMessages counts malformed or out-of-bounds protocol messages.
 	BadMessages int64 `json:"bad_messages"`
+	// Resyncs counts answers against a base this node no longer held
+	// (after its restart): the member was asked again in full.
+	Resyncs int64 `json:"resyncs"`
 	// CNRejected counts checkpoint numbers from peers (an envelope's CN, a
 	// Request's cut, a Negative's number) not adopted because they lay
 	// beyond Config.CNWindow above the node's number (an envelope's CN
