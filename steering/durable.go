@@ -176,6 +176,7 @@ func (l *Layer) RestoreDurable(data []byte) error {
 	if err := l.gate.importView(st.View, st.Sighted); err != nil {
 		l.log.Error("steering: the durable view does not decode; the check starts without it", slog.Any("error", err))
 	}
+	l.recallView(st.View)
 	l.install(l.gate.Filters(), time.Time{})
 	l.mu.Lock()
 	l.paths = st.Paths

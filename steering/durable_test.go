@@ -347,3 +347,46 @@ func TestReleaseDoesNotOutliveTheReset(t *testing.T) {
 	}
 	restored(oldData)
 }
+
+// A restarted node's gathers take in what it knew: the nodes its restored
+// check view holds join its gathers (includeFiltered) until a snapshot
+// reaches each or finds it unreachable, since its fresh state names none
+// of them. n3's neighbourhood is n1 alone; n2, whose lock its durable view
+// holds, is asked by the restarted n3's gather, and no longer once a
+// snapshot held it.
+func TestRestartedNodeGathersWhatItKnew(t *testing.T) {
+	spec := grantSpec()
+	before := StartSnapshot(t, spec, []node.ID{1, 2, 3}, 3)
+	immediate := func(c *LayerConfig) { c.Immediate = true }
+	old, _ := grantLayer(t, 3, immediate)
+	old.Gathered(before)
+	data, _ := old.DurableState()
+
+	fresh, fh := grantLayer(t, 3, immediate)
+	if err := fresh.RestoreDurable(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.snaps.Attach(fh); err != nil {
+		t.Fatal(err)
+	}
+	at := before.At.Add(time.Minute)
+	fresh.snaps.Start(at)
+	fresh.After(at)
+	if !slices.Equal(fresh.included, []node.ID{1, 2}) {
+		t.Fatalf("the restarted node's gathers take in %v, want n1 and n2 (its durable view)", fresh.included)
+	}
+	asked, err := fresh.snaps.Gather(at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(asked, func(e node.Envelope) bool { return e.To == 2 }) {
+		t.Fatalf("the restarted node's gather asks %v, not n2 whose state its durable view holds", asked)
+	}
+	reached := StartSnapshot(t, spec, []node.ID{2, 3}, 3)
+	reached.Dead = []node.ID{1}
+	fresh.Gathered(reached)
+	fresh.After(at)
+	if len(fresh.included) != 0 {
+		t.Fatalf("after a snapshot that reached n2 and found n1 dead, the gathers still take in %v", fresh.included)
+	}
+}

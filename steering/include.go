@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // includeFiltered asks the node's gathers to take in every peer whose
@@ -20,6 +21,15 @@ import (
 // child, unseen by every round on the restarted node's neighbourhood
 // (docs/RESULTS.md, "What a reset keeps"). Cheap when nothing changed:
 // the gate's version is compared first.
+//
+// A restarted node's gathers also take in the nodes its previous
+// incarnation's check view held (recall), until a gather has reached each
+// or found it unreachable: what the node knew before its reset is who it
+// must hear from before it judges, and its fresh state names none of them.
+// The zoo lease's restarted grantor gathered only the client that asked
+// it, and granted that client the lease another still held: the holder was
+// in no gather of the new incarnation, so neither the check nor a round
+// could see it.
 func (l *Layer) includeFiltered() {
 	if l.snaps == nil || l.gate == nil || l.cfg.Controller.NeighbourhoodGathers || (l.includedSet && l.gate.version == l.includedVersion) {
 		return
@@ -35,6 +45,7 @@ func (l *Layer) includeFiltered() {
 	}
 	add(l.gate.Filters())
 	add(l.gate.heldKinds().all())
+	ids = append(ids, l.recall...)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	if slices.Equal(ids, l.included) {
@@ -42,4 +53,31 @@ func (l *Layer) includeFiltered() {
 	}
 	l.included = ids
 	l.snaps.Include(ids)
+}
+
+// recallView makes the nodes of a restored check view the recall set
+// (includeFiltered), this node left out.
+func (l *Layer) recallView(ks []durableKnown) {
+	l.recall = l.recall[:0]
+	for _, k := range ks {
+		if k.Node != l.self {
+			l.recall = append(l.recall, k.Node)
+		}
+	}
+	l.includedSet = false
+}
+
+// recalled takes out of the recall set the nodes snapshot s reached or
+// found unreachable.
+func (l *Layer) recalled(s *snapshot.Snapshot) {
+	if len(l.recall) == 0 {
+		return
+	}
+	heard := func(id node.ID) bool {
+		return slices.Contains(s.Dead, id) || slices.ContainsFunc(s.Nodes, func(n snapshot.NodeCheckpoint) bool { return n.Node == id })
+	}
+	n := len(l.recall)
+	if l.recall = slices.DeleteFunc(l.recall, heard); len(l.recall) != n {
+		l.includedSet = false
+	}
 }

@@ -331,6 +331,9 @@ type Layer struct {
 	included        []node.ID
 	includedVersion uint64
 	includedSet     bool
+	// recall are the nodes of the check view a restart restored that no
+	// gather since has reached or found unreachable (includeFiltered).
+	recall []node.ID
 
 	// rates accounts the node's events for AdaptiveWeights (core
 	// goroutine).
@@ -490,6 +493,7 @@ func (l *Layer) Gathered(s *snapshot.Snapshot) {
 		return
 	}
 	l.last = s
+	l.recalled(s)
 	if l.cfg.Immediate {
 		// Mode Off: this only decodes the view.
 		if _, err := l.gate.Explore(context.Background(), s); err != nil {

@@ -170,7 +170,8 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 func (l *Layer) reset() {
 	l.gate.Install(nil)
 	l.gate.ForgetEscalations()
-	l.last, l.asked, l.why, l.unseen = nil, nil, nil, nil
+	l.last, l.asked, l.why, l.unseen, l.recall = nil, nil, nil, nil, nil
+	l.included, l.includedSet = nil, false
 	l.mu.Lock()
 	l.results = nil
 	l.shown, l.shownReasons = nil, nil
