@@ -141,6 +141,24 @@ func (c *Core) Copy() (*Core, error) {
 	return out, nil
 }
 
+// CopyFor returns a started core of the same service for node id, in a
+// clone of st (which is only read) at this core's time: the immediate
+// safety check runs a message's receiver on the state a view holds of it.
+// Stepping the result never affects c or st; its handlers' logs are
+// discarded, since what it runs is speculative and not id's own.
+func (c *Core) CopyFor(id ID, st *State) (*Core, error) {
+	if id == None {
+		return nil, errors.New("node: CopyFor: the node ID must not be None (0)")
+	}
+	cl, err := st.Clone(c.factory)
+	if err != nil {
+		return nil, err
+	}
+	out := &Core{id: id, factory: c.factory, logger: DefaultCoreConfig().Logger, state: cl, now: c.now, started: true}
+	out.env.core = out
+	return out, nil
+}
+
 // SetState replaces the node state with st, which the core takes ownership
 // of, and marks the core started. The explorer uses it to run handlers on
 // states it holds.

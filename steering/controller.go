@@ -87,6 +87,16 @@ type Config struct {
 	// stale view vetoed. (A filter, predicted from a hypothetical future,
 	// breaks the connection only with BreakConnection: see there.)
 	SilentVeto bool
+	// ImmediateHop makes the immediate check follow an event's messages
+	// one hop (ImmediateCheckHop): a message the event sends to a node the
+	// check's view holds is delivered to a copy of that node's state, and
+	// the safety properties are judged with the receiver's new state too.
+	// It vetoes the decisions whose violation shows at their receiver (a
+	// second grant, a commit against an abort), which the paper's check
+	// lets through; its receivers' states are the view's, so a stale view
+	// can veto a safe event until a newer one clears it (docs/RESULTS.md,
+	// "The immediate check one hop ahead").
+	ImmediateHop bool
 	// Volatile makes the Layer keep nothing durable (layer.Durable):
 	// a reset or a restart forgets its filters, holds and error paths, as
 	// a node did before issue 27 (in emulation the explorer's error paths
@@ -710,14 +720,20 @@ func (c *Controller) Intercept(ev node.Event) layer.Verdict {
 	return v
 }
 
+// immediateCheck is the package's check with the controller's
+// properties, CheckView and Config.ImmediateHop.
+func (c *Controller) immediateCheck(core *node.Core, ev node.Event) (*Veto, error) {
+	return immediateCheck(core, ev, c.CheckView(), c.cfg.Properties, c.cfg.ImmediateHop)
+}
+
 // ImmediateCheck runs the immediate safety check (the package function
-// ImmediateCheck) for ev on core with the controller's properties and
+// ImmediateCheck, ImmediateCheckHop with Config.ImmediateHop) for ev on core with the controller's properties and
 // CheckView, and counts it. It works in every mode: the caller
 // decides whether the check is on (the paper's "immediate safety check
 // only" configuration is mode Off with the check on).
 func (c *Controller) ImmediateCheck(core *node.Core, ev node.Event) (*Veto, error) {
 	c.stats.ImmediateChecks++
-	v, err := ImmediateCheck(core, ev, c.CheckView(), c.cfg.Properties)
+	v, err := c.immediateCheck(core, ev)
 	if v != nil {
 		c.stats.Vetoes++
 	}

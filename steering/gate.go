@@ -345,7 +345,7 @@ func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool)
 	if !retry {
 		c.stats.ImmediateChecks++
 	}
-	veto, err := ImmediateCheck(core, ev, c.CheckView(), c.cfg.Properties)
+	veto, err := c.immediateCheck(core, ev)
 	if err != nil || veto == nil {
 		// An error means the copy's handler panicked: the real one runs
 		// and the caller surfaces the panic as it always does.

@@ -13,6 +13,10 @@ import (
 type Veto struct {
 	Property string
 	Err      error
+	// Via lists the receivers, ascending, whose handling of the event's
+	// messages makes Property fail (ImmediateCheckHop); empty when the
+	// event's own node violates it.
+	Via []node.ID
 }
 
 // ImmediateCheck is the paper's immediate safety check: it runs ev on a
@@ -34,6 +38,11 @@ type Veto struct {
 // It allocates the copy of the node state (node.Cloner makes that cheap);
 // its cost per event is in docs/PERFORMANCE.md.
 func ImmediateCheck(core *node.Core, ev node.Event, view node.View, props []node.Property) (*Veto, error) {
+	return immediateCheck(core, ev, view, props, false)
+}
+
+// immediateCheck is ImmediateCheck, and with hop ImmediateCheckHop.
+func immediateCheck(core *node.Core, ev node.Event, view node.View, props []node.Property, hop bool) (*Veto, error) {
 	if len(props) == 0 || !core.Started() {
 		return nil, nil
 	}
@@ -56,7 +65,8 @@ func ImmediateCheck(core *node.Core, ev node.Event, view node.View, props []node
 	if err != nil {
 		return nil, fmt.Errorf("steering: immediate check: copying %v: %w", core.ID(), err)
 	}
-	if err := stepCopy(cp, ev); err != nil {
+	sends, err := stepCopy(cp, ev)
+	if err != nil {
 		return nil, fmt.Errorf("steering: immediate check of %v at %v: %w", ev, core.ID(), err)
 	}
 	after := overlay{base: view, self: core.ID(), st: cp.State()}
@@ -71,18 +81,23 @@ func ImmediateCheck(core *node.Core, ev node.Event, view node.View, props []node
 			return &Veto{Property: props[i].Name, Err: err}, nil
 		}
 	}
-	return nil, nil
+	if !hop {
+		return nil, nil
+	}
+	return checkHop(cp, sends, view, props, held, ev.At), nil
 }
 
-// stepCopy steps a copy, turning a handler panic into an error.
-func stepCopy(c *node.Core, ev node.Event) (err error) {
+// stepCopy steps a copy, turning a handler panic into an error, and
+// returns the messages the event sent (a copy: the core's own slice is
+// reused by its next Step).
+func stepCopy(c *node.Core, ev node.Event) (sends []node.Envelope, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("handler panicked: %v", p)
 		}
 	}()
-	_, err = c.Step(ev)
-	return err
+	fx, err := c.Step(ev)
+	return slices.Clone(fx.Sends), err
 }
 
 // overlay is view with node self's state replaced by st.
@@ -145,6 +160,15 @@ func (k *knownView) Nodes() []node.ID { return k.ids }
 func (k *knownView) Service(id node.ID) node.Service {
 	if n, ok := k.nodes[id]; ok {
 		return n.st.Service
+	}
+	return nil
+}
+
+// State returns id's newest decoded state (nil if unknown). It is shared
+// with the snapshots' views: Clone it before stepping it.
+func (k *knownView) State(id node.ID) *node.State {
+	if n, ok := k.nodes[id]; ok {
+		return n.st
 	}
 	return nil
 }

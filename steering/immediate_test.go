@@ -100,6 +100,20 @@ func BenchmarkImmediateCheck(b *testing.B) {
 //
 //	go test ./steering/ -run '^$' -bench ImmediateCheck -benchmem
 func BenchmarkImmediateCheckPaxos(b *testing.B) {
+	core, ev, g, props := paxosAcceptor(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := steering.ImmediateCheck(core, ev, g, props); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// paxosAcceptor is n2 of three Paxos members that have all proposed, the
+// Accept of n1's first ballot it is about to handle, the three-node view
+// and the safety properties.
+func paxosAcceptor(b *testing.B) (*node.Core, node.Event, *consequence.GlobalState, []node.Property) {
+	b.Helper()
 	spec := paxos.NewSpec(paxos.Options{})
 	m, err := consequence.NewActorModel(spec, consequence.ActorOptions{N: 3, Workload: func(id node.ID, _ bool) []node.Message {
 		return []node.Message{paxos.Propose{Value: "v" + id.String()}}
@@ -119,10 +133,35 @@ func BenchmarkImmediateCheckPaxos(b *testing.B) {
 	}
 	core.SetState(clone, now)
 	ev := node.Event{Kind: node.EventMessage, From: 1, Msg: paxos.Accept{Ballot: paxos.Ballot{Round: 1, Node: 1}, Value: "v1"}, At: now}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := steering.ImmediateCheck(core, ev, g, spec.Properties); err != nil {
-			b.Fatal(err)
+	return core, ev, g, spec.Properties
+}
+
+// BenchmarkImmediateCheckHop is the immediate check one hop ahead
+// (ImmediateCheckHop) on the same two events: RandTree's probe sends
+// nothing, so it costs what the paper's check does; the Paxos acceptor's
+// Accept sends Accepted to the three learners, each delivered to a copy of
+// its state in the view before the properties are judged.
+//
+//	go test ./steering/ -run '^$' -bench ImmediateCheck -benchmem
+func BenchmarkImmediateCheckHop(b *testing.B) {
+	b.Run("randtree", func(b *testing.B) {
+		spec := randtree.NewSpec(randtree.DefaultOptions())
+		core, ev, g := steering.BeforeUpdateSibling(b, spec)
+		probe := node.Event{Kind: node.EventMessage, From: 13, Msg: randtree.Probe{Root: 13}, At: ev.At}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := steering.ImmediateCheckHop(core, probe, g, spec.Properties); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	b.Run("paxos", func(b *testing.B) {
+		core, ev, g, props := paxosAcceptor(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := steering.ImmediateCheckHop(core, ev, g, props); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -21,6 +21,7 @@ import (
 type steerFlags struct {
 	modeName             string
 	immediate            bool
+	immediateHop         bool
 	states               int // -1 until resolve: "auto", by mode
 	breakConn            bool
 	lastKnown            time.Duration
@@ -38,6 +39,7 @@ type steerFlags struct {
 func (s *steerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.modeName, "mode", "off", "execution steering: off, debug (predict from every gathered snapshot and report: deep online debugging) or steer (also install event filters); needs snapshots")
 	fs.BoolVar(&s.immediate, "immediate", false, "run the immediate safety check before every event a node handles (in any --mode; needs snapshots: the check reads the last gathered one)")
+	fs.BoolVar(&s.immediateHop, "immediate-hop", false, "the immediate check also delivers the messages an event sends to copies of their receivers' last gathered states and vetoes the event if a safety property then fails (a grant that makes a second holder); a stale view can hold a safe event until a newer gather")
 	fs.IntVar(&s.states, "steer-states", -1, fmt.Sprintf("unique states per search of a steering round (auto: %d with --mode debug, %d otherwise)", steering.DebugMaxStates, steering.SteerMaxStates))
 	fs.Lookup("steer-states").DefValue = "auto"
 	fs.BoolVar(&s.breakConn, "break-connection", false, "a filtered or vetoed message also breaks the connection to its sender (the paper's TCP reset)")
@@ -120,6 +122,7 @@ func (s *steerFlags) apply(c *steering.Config) {
 	c.Faults = s.faults.faults()
 	c.MaxStates = s.states
 	c.BreakConnection = s.breakConn
+	c.ImmediateHop = s.immediateHop
 	c.LastKnownFor = s.lastKnown
 	c.FilterHold, c.VetoHold = s.filterHold, s.vetoHold
 	s.rates.apply(c)

@@ -47,7 +47,7 @@ func nodeController(t *testing.T, args ...string) steering.Config {
 // rest differ by shell on purpose (MaxTime: a live node's wall-time
 // budget; Spec and Workload: the service's).
 func shared(c steering.Config) steering.Config {
-	return steering.Config{Mode: c.Mode, Faults: c.Faults, MaxStates: c.MaxStates, BreakConnection: c.BreakConnection,
+	return steering.Config{Mode: c.Mode, Faults: c.Faults, MaxStates: c.MaxStates, BreakConnection: c.BreakConnection, ImmediateHop: c.ImmediateHop,
 		LastKnownFor: c.LastKnownFor, FilterHold: c.FilterHold, VetoHold: c.VetoHold,
 		AdaptiveWeights: c.AdaptiveWeights, GatherOnFault: c.GatherOnFault,
 		Walks: c.Walks, WalkDepth: c.WalkDepth, WalkWarmup: c.WalkWarmup, ProbeWalks: c.ProbeWalks,
@@ -59,7 +59,7 @@ func shared(c steering.Config) steering.Config {
 // live node and an emulated run the same controller configuration, at
 // the defaults of each mode and with every shared flag set.
 func TestSteerFlagsMeanTheSameOnBothShells(t *testing.T) {
-	every := []string{"--steer-states", "1234", "--break-connection", "--steer-last-known", "30s",
+	every := []string{"--steer-states", "1234", "--break-connection", "--immediate-hop", "--steer-last-known", "30s",
 		"--filter-hold", "7s", "--veto-hold", "9s", "--adaptive-weights", "--gather-on-fault",
 		"--steer-resets", "2", "--steer-breaks", "0", "--steer-drops", "3", "--steer-refusals", "1",
 		"--walks", "5", "--walk-depth", "50", "--walk-warmup", "10", "--probe-walks", "4", "--walk-steps", "999",
@@ -77,7 +77,7 @@ func TestSteerFlagsMeanTheSameOnBothShells(t *testing.T) {
 		}
 	}
 	c := nodeController(t, append([]string{"--mode", "steer"}, every...)...)
-	want := steering.Config{Mode: steering.Steer, MaxStates: 1234, BreakConnection: true, LastKnownFor: 30 * time.Second,
+	want := steering.Config{Mode: steering.Steer, MaxStates: 1234, BreakConnection: true, ImmediateHop: true, LastKnownFor: 30 * time.Second,
 		FilterHold: 7 * time.Second, VetoHold: 9 * time.Second, AdaptiveWeights: true, GatherOnFault: true,
 		Faults: consequence.Faults{Resets: 2, SilentResets: true, Drops: 3, Refusals: 1},
 		Walks:  5, WalkDepth: 50, WalkWarmup: 10, ProbeWalks: 4, MaxWalkSteps: 999, MaxSuspects: 2,

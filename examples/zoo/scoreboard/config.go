@@ -63,6 +63,9 @@ type Config struct {
 	// gathers widened to at most that many of the neighbours' neighbours
 	// (zero: the neighbourhood only, the default; negative is an error).
 	SecondHop int
+	// ImmediateHop is steering.Config.ImmediateHop of the steer runs:
+	// the immediate check follows an event's messages one hop.
+	ImmediateHop bool
 	// OnRun, when non-nil, sees every run as it ends (progress reports).
 	OnRun func(Progress)
 }

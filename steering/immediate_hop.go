@@ -1,0 +1,175 @@
+package steering
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+)
+
+// ImmediateCheckHop is ImmediateCheck that also follows the event one hop:
+// when the event itself breaks nothing, the messages it sends to nodes
+// whose states view holds are delivered to copies of those states (in the
+// order sent, all of them, nothing else happening in between), and a
+// safety property that held on view before the event and fails with this
+// node's and the receivers' new states vetoes the event (Veto.Via names
+// the receivers). It catches the class of violation that shows one hop
+// away from the decision that makes it: a grantor whose grant makes a
+// second holder, a coordinator whose decision makes a participant commit
+// against another's abort, a report that makes its reader count twice —
+// where the paper's check, which judges the node's own new state, sees
+// nothing wrong until the receiver's handler runs, and the receiver cannot
+// know. The receivers' states are what view holds of them (the node's
+// last snapshots), so a stale view can veto an event that would be safe
+// now: the veto is held until a re-check on a newer view finds the event
+// safe, as any veto (Config.ImmediateHop has the measured trade-off).
+//
+// view must hold node states (a *snapshot.View, the controller's
+// CheckView, a consequence.GlobalState) for the hop to run; for any other
+// view, and for sends to
+// nodes outside it, it is ImmediateCheck. A receiver handler that panics
+// on its copy drops that message from the hop. It allocates a copy of each
+// receiver's state.
+func ImmediateCheckHop(core *node.Core, ev node.Event, view node.View, props []node.Property) (*Veto, error) {
+	return immediateCheck(core, ev, view, props, true)
+}
+
+// stateView is a view that holds node states (a *snapshot.View, the
+// controller's knownView), which the hop steps copies of.
+type stateView interface {
+	node.View
+	State(id node.ID) *node.State
+}
+
+// explorerView is a view with its nodes' states as an explorer holds them
+// (consequence.GlobalState).
+type explorerView interface {
+	node.View
+	NodeState(id node.ID) (*node.State, time.Time, bool)
+}
+
+// explorerStates reads an explorerView as a stateView.
+type explorerStates struct{ explorerView }
+
+func (e explorerStates) State(id node.ID) *node.State {
+	st, _, ok := e.NodeState(id)
+	if !ok {
+		return nil
+	}
+	return st
+}
+
+// statesOf returns view as a stateView, if it holds states.
+func statesOf(view node.View) (stateView, bool) {
+	switch v := view.(type) {
+	case stateView:
+		return v, true
+	case explorerView:
+		return explorerStates{v}, true
+	}
+	return nil, false
+}
+
+// checkHop delivers sends from cp's node to copies of their receivers in
+// view and checks the properties held (indices into props, those that held
+// on view before the event) on view with cp's state and the receivers'
+// new states.
+func checkHop(cp *node.Core, sends []node.Envelope, view node.View, props []node.Property, held []int, at time.Time) *Veto {
+	sv, ok := statesOf(view)
+	if !ok || len(held) == 0 || len(sends) == 0 {
+		return nil
+	}
+	receivers := deliverOneHop(cp, sends, sv, at)
+	if len(receivers) == 0 {
+		return nil
+	}
+	over := make(map[node.ID]*node.State, len(receivers)+1)
+	for id, rc := range receivers {
+		over[id] = rc.State()
+	}
+	over[cp.ID()] = cp.State()
+	after := hopView{base: view, over: over}
+	for _, i := range held {
+		if err := props[i].Check(after); err != nil {
+			return &Veto{Property: props[i].Name, Err: err, Via: slices.Sorted(maps.Keys(receivers))}
+		}
+	}
+	return nil
+}
+
+// deliverOneHop steps each message of sends on a copy of its receiver's
+// state in view (one copy per receiver, the messages in the order sent)
+// and returns the copies stepped. Messages to the sender itself or to a
+// node view does not hold are left out, as is a message whose receiver's
+// handler panicked (with that receiver, whose copy's state is then
+// unspecified).
+func deliverOneHop(cp *node.Core, sends []node.Envelope, view stateView, at time.Time) map[node.ID]*node.Core {
+	var receivers map[node.ID]*node.Core
+	broken := map[node.ID]bool{}
+	for _, s := range sends {
+		if s.To == cp.ID() || broken[s.To] {
+			continue
+		}
+		rc := receivers[s.To]
+		if rc == nil {
+			st := view.State(s.To)
+			if st == nil || st.Service == nil {
+				continue
+			}
+			var err error
+			if rc, err = cp.CopyFor(s.To, st); err != nil {
+				continue
+			}
+			if receivers == nil {
+				receivers = make(map[node.ID]*node.Core)
+			}
+			receivers[s.To] = rc
+		}
+		ev := node.Event{Kind: node.EventMessage, At: at, From: cp.ID(), Msg: s.Msg}
+		if _, err := stepCopy(rc, ev); err != nil {
+			broken[s.To] = true
+			delete(receivers, s.To)
+		}
+	}
+	return receivers
+}
+
+// hopView is view with some nodes' states replaced by over's.
+type hopView struct {
+	base node.View
+	over map[node.ID]*node.State
+}
+
+var _ node.View = hopView{}
+
+func (h hopView) Nodes() []node.ID {
+	ids := h.base.Nodes()
+	var extra []node.ID
+	for id := range h.over {
+		if _, ok := slices.BinarySearch(ids, id); !ok {
+			extra = append(extra, id)
+		}
+	}
+	if len(extra) == 0 {
+		return ids
+	}
+	out := append(slices.Clone(ids), extra...)
+	slices.Sort(out)
+	return out
+}
+
+func (h hopView) Service(id node.ID) node.Service {
+	if st, ok := h.over[id]; ok {
+		return st.Service
+	}
+	return h.base.Service(id)
+}
+
+func (h hopView) TimerScheduled(id node.ID, name string) bool {
+	if st, ok := h.over[id]; ok {
+		_, ok := st.TimerAt(name)
+		return ok
+	}
+	return h.base.TimerScheduled(id, name)
+}
