@@ -198,7 +198,11 @@
 // itself — so a filter on an unseen peer stays for Config.UnseenHold
 // (unseen.go), and the node's gathers take in every peer its filters and
 // holds are about, neighbour or not (snapshot.Layer.Include, include.go),
-// so the next rounds see what the filter does to that peer. Config.Volatile keeps nothing durable (the rule before
+// so the next rounds see what the filter does to that peer. A restarted
+// node's gathers also take in the nodes its restored check view holds,
+// until a snapshot reaches each or finds it unreachable (include.go), and
+// a kind released for liveness is not restored: the release was judged on
+// the old incarnation's world. Config.Volatile keeps nothing durable (the rule before
 // issue 27; on RandTree under churn, restored filters about the tree a
 // node left cost more than they prevent: docs/RESULTS.md). Every filter in force and every
 // intervention carries the prediction it came from (Explanation: the
@@ -215,5 +219,9 @@
 // only earlier snapshots held, at their newest checkpoints — a property
 // spanning a former neighbour is still checked. If a property that held
 // would fail, the caller does not run the handler and treats the event as
-// a filter would.
+// a filter would. With Config.ImmediateHop (ImmediateCheckHop) the check
+// also delivers the event's messages to copies of their receivers' states
+// in the view and judges the properties with the receivers' new states:
+// a decision whose violation shows only at its receiver is vetoed at the
+// node that makes it.
 package steering
