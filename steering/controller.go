@@ -93,9 +93,11 @@ type Config struct {
 	// the safety properties are judged with the receiver's new state too.
 	// It vetoes the decisions whose violation shows at their receiver (a
 	// second grant, a commit against an abort), which the paper's check
-	// lets through; its receivers' states are the view's, so a stale view
-	// can veto a safe event until a newer one clears it (docs/RESULTS.md,
-	// "The immediate check one hop ahead").
+	// lets through. A bystander of the view that has sent this node a
+	// message stamped after its checkpoint has moved on since, and is left
+	// out of the judgement (Heard); the receivers' states are the view's,
+	// so a stale view can still veto a safe event until a newer one clears
+	// it (docs/RESULTS.md, "Fifth pass").
 	ImmediateHop bool
 	// Volatile makes the Layer keep nothing durable (layer.Durable):
 	// a reset or a restart forgets its filters, holds and error paths, as
@@ -602,6 +604,13 @@ type Controller struct {
 	known       *knownView
 	sighted     time.Time
 	viewVersion uint64
+	// viewCNs are the checkpoint numbers of view's nodes (Explore), heard
+	// the highest checkpoint number of a service message received from
+	// each peer (Heard): a node of the check's view whose checkpoint is
+	// older than a message it has since sent this node is stale
+	// (immediate_hop.go).
+	viewCNs []nodeCN
+	heard   map[node.ID]uint64
 	// rateWeights are the walk weights of the node's observed rates
 	// (AdaptiveWeights; rates_layer.go), nil before its layer handed them.
 	rateWeights map[consequence.ActorActionKind]float64
@@ -723,7 +732,11 @@ func (c *Controller) Intercept(ev node.Event) layer.Verdict {
 // immediateCheck is the package's check with the controller's
 // properties, CheckView and Config.ImmediateHop.
 func (c *Controller) immediateCheck(core *node.Core, ev node.Event) (*Veto, error) {
-	return immediateCheck(core, ev, c.CheckView(), c.cfg.Properties, c.cfg.ImmediateHop)
+	var hop *hopRule
+	if c.cfg.ImmediateHop {
+		hop = &hopRule{stale: c.staleInView}
+	}
+	return immediateCheck(core, ev, c.CheckView(), c.cfg.Properties, hop)
 }
 
 // ImmediateCheck runs the immediate safety check (the package function
@@ -783,6 +796,10 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 		return rep, fmt.Errorf("steering: round at %v: %w", c.self, err)
 	}
 	c.view = view // the immediate safety check's view, in every mode
+	c.viewCNs = c.viewCNs[:0]
+	for _, n := range snap.Nodes {
+		c.viewCNs = append(c.viewCNs, nodeCN{id: n.Node, cn: n.CN})
+	}
 	if c.cfg.Mode == Off {
 		return rep, nil
 	}

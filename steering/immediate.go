@@ -38,11 +38,11 @@ type Veto struct {
 // It allocates the copy of the node state (node.Cloner makes that cheap);
 // its cost per event is in docs/PERFORMANCE.md.
 func ImmediateCheck(core *node.Core, ev node.Event, view node.View, props []node.Property) (*Veto, error) {
-	return immediateCheck(core, ev, view, props, false)
+	return immediateCheck(core, ev, view, props, nil)
 }
 
-// immediateCheck is ImmediateCheck, and with hop ImmediateCheckHop.
-func immediateCheck(core *node.Core, ev node.Event, view node.View, props []node.Property, hop bool) (*Veto, error) {
+// immediateCheck is ImmediateCheck, and with hop set ImmediateCheckHop.
+func immediateCheck(core *node.Core, ev node.Event, view node.View, props []node.Property, hop *hopRule) (*Veto, error) {
 	if len(props) == 0 || !core.Started() {
 		return nil, nil
 	}
@@ -81,10 +81,10 @@ func immediateCheck(core *node.Core, ev node.Event, view node.View, props []node
 			return &Veto{Property: props[i].Name, Err: err}, nil
 		}
 	}
-	if !hop {
+	if hop == nil {
 		return nil, nil
 	}
-	return checkHop(cp, sends, view, props, held, ev.At), nil
+	return hop.check(core.State(), cp, sends, view, props, held, ev.At), nil
 }
 
 // stepCopy steps a copy, turning a handler panic into an error, and
@@ -146,11 +146,19 @@ type knownView struct {
 	nodes map[node.ID]knownState
 }
 
-// knownState is a node's newest decoded state and when the snapshot that
-// held it completed.
+// knownState is a node's newest decoded state, when the snapshot that
+// held it completed and its checkpoint number (zero: unknown, a state
+// restored from a durable record).
 type knownState struct {
 	st *node.State
 	at time.Time
+	cn uint64
+}
+
+// nodeCN is a node's checkpoint number in a snapshot.
+type nodeCN struct {
+	id node.ID
+	cn uint64
 }
 
 var _ node.View = (*knownView)(nil)
@@ -209,6 +217,12 @@ func (c *Controller) RememberView(at time.Time, memory time.Duration) {
 	k := &knownView{nodes: make(map[node.ID]knownState, len(ids))}
 	for _, id := range ids {
 		k.nodes[id] = knownState{st: c.view.State(id), at: at}
+	}
+	for _, n := range c.viewCNs {
+		if ks, ok := k.nodes[n.id]; ok {
+			ks.cn = n.cn
+			k.nodes[n.id] = ks
+		}
 	}
 	if old := c.known; old != nil && (memory > 0 || blind) {
 		for id, n := range old.nodes {

@@ -23,7 +23,9 @@ import (
 // know. The receivers' states are what view holds of them (the node's
 // last snapshots), so a stale view can veto an event that would be safe
 // now: the veto is held until a re-check on a newer view finds the event
-// safe, as any veto (Config.ImmediateHop has the measured trade-off).
+// safe, as any veto (Config.ImmediateHop has the measured trade-off). The
+// controller's check also leaves out the bystanders it knows to be stale
+// (Controller.Heard); this function has no such knowledge.
 //
 // view must hold node states (a *snapshot.View, the controller's
 // CheckView, a consequence.GlobalState) for the hop to run; for any other
@@ -32,7 +34,13 @@ import (
 // on its copy drops that message from the hop. It allocates a copy of each
 // receiver's state.
 func ImmediateCheckHop(core *node.Core, ev node.Event, view node.View, props []node.Property) (*Veto, error) {
-	return immediateCheck(core, ev, view, props, true)
+	return immediateCheck(core, ev, view, props, &hopRule{})
+}
+
+// hopRule is how the check one hop ahead reads its view: stale, when set,
+// reports the nodes whose state in the view is known to be outdated.
+type hopRule struct {
+	stale func(node.ID) bool
 }
 
 // stateView is a view that holds node states (a *snapshot.View, the
@@ -71,11 +79,14 @@ func statesOf(view node.View) (stateView, bool) {
 	return nil, false
 }
 
-// checkHop delivers sends from cp's node to copies of their receivers in
+// check delivers sends from cp's node to copies of their receivers in
 // view and checks the properties held (indices into props, those that held
-// on view before the event) on view with cp's state and the receivers'
-// new states.
-func checkHop(cp *node.Core, sends []node.Envelope, view node.View, props []node.Property, held []int, at time.Time) *Veto {
+// on view before the event, when self was the node's state) on view with
+// cp's state and the receivers' new states. A bystander — a node of the
+// view neither the sender nor a receiver — that h.stale reports is left
+// out of both sides of the judgement: its state is evidence the node knows
+// to be outdated.
+func (h *hopRule) check(self *node.State, cp *node.Core, sends []node.Envelope, view node.View, props []node.Property, held []int, at time.Time) *Veto {
 	sv, ok := statesOf(view)
 	if !ok || len(held) == 0 || len(sends) == 0 {
 		return nil
@@ -89,13 +100,35 @@ func checkHop(cp *node.Core, sends []node.Envelope, view node.View, props []node
 		over[id] = rc.State()
 	}
 	over[cp.ID()] = cp.State()
-	after := hopView{base: view, over: over}
+	after := hopView{base: view, over: over, hide: h.bystandersStale(view, over)}
+	if len(after.hide) > 0 {
+		before := hopView{base: view, over: map[node.ID]*node.State{cp.ID(): self}, hide: after.hide}
+		held = slices.DeleteFunc(slices.Clone(held), func(i int) bool { return props[i].Check(before) != nil })
+	}
 	for _, i := range held {
 		if err := props[i].Check(after); err != nil {
 			return &Veto{Property: props[i].Name, Err: err, Via: slices.Sorted(maps.Keys(receivers))}
 		}
 	}
 	return nil
+}
+
+// bystandersStale returns the nodes of view outside over that h.stale
+// reports (nil: none, or no staleness rule).
+func (h *hopRule) bystandersStale(view node.View, over map[node.ID]*node.State) map[node.ID]bool {
+	if h.stale == nil {
+		return nil
+	}
+	var hide map[node.ID]bool
+	for _, id := range view.Nodes() {
+		if _, mine := over[id]; !mine && h.stale(id) {
+			if hide == nil {
+				hide = map[node.ID]bool{}
+			}
+			hide[id] = true
+		}
+	}
+	return hide
 }
 
 // deliverOneHop steps each message of sends on a copy of its receiver's
@@ -135,16 +168,21 @@ func deliverOneHop(cp *node.Core, sends []node.Envelope, view stateView, at time
 	return receivers
 }
 
-// hopView is view with some nodes' states replaced by over's.
+// hopView is view with some nodes' states replaced by over's and the
+// nodes of hide left out.
 type hopView struct {
 	base node.View
 	over map[node.ID]*node.State
+	hide map[node.ID]bool
 }
 
 var _ node.View = hopView{}
 
 func (h hopView) Nodes() []node.ID {
 	ids := h.base.Nodes()
+	if len(h.hide) > 0 {
+		ids = slices.DeleteFunc(slices.Clone(ids), func(id node.ID) bool { return h.hide[id] })
+	}
 	var extra []node.ID
 	for id := range h.over {
 		if _, ok := slices.BinarySearch(ids, id); !ok {
@@ -163,6 +201,9 @@ func (h hopView) Service(id node.ID) node.Service {
 	if st, ok := h.over[id]; ok {
 		return st.Service
 	}
+	if h.hide[id] {
+		return nil
+	}
 	return h.base.Service(id)
 }
 
@@ -171,5 +212,41 @@ func (h hopView) TimerScheduled(id node.ID, name string) bool {
 		_, ok := st.TimerAt(name)
 		return ok
 	}
-	return h.base.TimerScheduled(id, name)
+	return !h.hide[id] && h.base.TimerScheduled(id, name)
 }
+
+// Heard records that this node received a service message stamped with
+// checkpoint number cn from peer (the layer calls it for every message it
+// gates): a checkpoint of peer older than that message is outdated.
+func (c *Controller) Heard(peer node.ID, cn uint64) {
+	if c.heard == nil {
+		c.heard = map[node.ID]uint64{}
+	}
+	if cn > c.heard[peer] {
+		c.heard[peer] = cn
+	}
+}
+
+// staleInView reports whether the check's view holds id at a checkpoint
+// taken before a message id has since sent this node: a message stamped
+// cn was sent after id's checkpoint number cn, so id's state has moved on
+// since (the lock holder that released it, whose checkpoint still holds
+// the lock). A checkpoint of unknown number (restored from a durable
+// record) is not judged.
+func (c *Controller) staleInView(id node.ID) bool {
+	heard, ok := c.heard[id]
+	if !ok {
+		return false
+	}
+	var cn uint64
+	if c.known != nil {
+		cn = c.known.nodes[id].cn
+	} else if i := slices.IndexFunc(c.viewCNs, func(n nodeCN) bool { return n.id == id }); i >= 0 {
+		cn = c.viewCNs[i].cn
+	}
+	return cn > 0 && heard >= cn
+}
+
+// Forget drops what Heard recorded of peer: its connection broke, and a
+// peer that restarted numbers its checkpoints again from below.
+func (c *Controller) Forget(peer node.ID) { delete(c.heard, peer) }

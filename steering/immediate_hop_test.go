@@ -95,3 +95,49 @@ func TestControllerImmediateHopIsConfigured(t *testing.T) {
 		}
 	}
 }
+
+// A bystander the node has heard from since its checkpoint is stale: the
+// check one hop ahead leaves it out. n2's checkpoint (number 3) holds the
+// lock; once n1 has received a message n2 stamped 3 or later, n2 has moved
+// on since that checkpoint (it may have released the lock), and the grant
+// to n3 is not vetoed on n2's outdated word. A message stamped before the
+// checkpoint changes nothing, and a broken connection to n2 forgets what
+// was heard. The receiver itself is never left out.
+func TestImmediateHopLeavesStaleBystandersOut(t *testing.T) {
+	spec := grantSpec()
+	snap := StartSnapshot(t, spec, []node.ID{1, 2, 3}, 1)
+	ev := node.Event{Kind: node.EventMessage, At: time.Unix(101, 0), From: 3, Msg: grantAcquire{}}
+	for _, merged := range []bool{false, true} {
+		c, err := New(Config{Mode: Off, Spec: spec, ImmediateHop: true}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Round(context.Background(), snap); err != nil {
+			t.Fatal(err)
+		}
+		if merged {
+			c.RememberView(snap.At, 0) // the layer's merged view
+		}
+		vetoed := func() bool {
+			t.Helper()
+			v, err := c.ImmediateCheck(grantServer(t), ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v != nil
+		}
+		c.Heard(2, 2)
+		c.Heard(3, 9)
+		if !vetoed() {
+			t.Fatalf("merged %v: no veto with n2 heard from before its checkpoint only (and the receiver n3 after)", merged)
+		}
+		c.Heard(2, 3)
+		if vetoed() {
+			t.Fatalf("merged %v: vetoed on n2's checkpoint although n2 has spoken since", merged)
+		}
+		c.Forget(2)
+		if !vetoed() {
+			t.Fatalf("merged %v: no veto after n2's connection broke and what was heard of it was forgotten", merged)
+		}
+	}
+}

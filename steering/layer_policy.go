@@ -107,6 +107,12 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 	if ev.At.IsZero() {
 		ev.At = now
 	}
+	switch {
+	case ev.Kind == node.EventMessage && in != nil && !retry:
+		l.gate.Heard(in.From, in.CN)
+	case ev.Kind == node.EventTransportError && !retry:
+		l.gate.Forget(ev.Peer)
+	}
 	// With no filter in force and the check off, the gate passes
 	// everything and its counters cannot move: skip copying them.
 	idle := !l.cfg.Immediate && len(l.gate.Filters()) == 0
