@@ -24,14 +24,17 @@ import (
 
 // TestRandTreeChurnDocumented checks seed 1 of docs/RESULTS.md's
 // randtree-churn figures under experiments.RulesMeasured as the code of
-// issue 27's second pass gives them (RESULTS.md, "Issue 27"; its first
-// pass gave 941 steered, 282 and 659 by property, 1,560 filters, 913
-// hits, 289 vetoes, 1.10% changed, join 1.16 s; issue 13's run 945):
+// issue 27's fifth pass gives them (RESULTS.md, "Issue 27"; its first
+// pass gave 941 steered, its second to fourth 951 — 303 and 648 by
+// property, 1,312 filters, 834 hits, 268 vetoes, 1.00% changed, join
+// 1.14 s — until the fifth pass's resync of a restarted gatherer's lost
+// delta bases, the one rule of that pass the measured rules take;
+// issue 13's run 945):
 // 3,080 inconsistent states off, 1,626 with the immediate check alone and
-// 951 steered (69% below off: RootHasNoSiblings 303,
-// RootNotChildOrSibling 648), with 1,312 filters installed, 834 filter
-// hits and 268 vetoes, 1.00% of the actions changed, the join time about
-// unchanged by steering (1.14 s steered, 1.05 s off),
+// 1,158 steered (62% below off: RootHasNoSiblings 389,
+// RootNotChildOrSibling 769), with 1,361 filters installed, 867 filter
+// hits and 261 vetoes, 1.02% of the actions changed, the join time about
+// unchanged by steering (1.13 s steered, 1.05 s off),
 // every liveness property holding at the end of every run, and every
 // episode of the runs off and steered opened by a transport error (the
 // reset root's RST).
@@ -53,24 +56,24 @@ func TestRandTreeChurnDocumented(t *testing.T) {
 		t.Fatalf("%d runs", len(out.Runs))
 	}
 	off, imm, steer := out.Runs[0], out.Runs[1], out.Runs[2]
-	if off.InconsistentStates != 3080 || imm.InconsistentStates != 1626 || steer.InconsistentStates != 951 {
-		t.Errorf("inconsistent states off / immediate / steered: %d / %d / %d, documented 3,080 / 1,626 / 951",
+	if off.InconsistentStates != 3080 || imm.InconsistentStates != 1626 || steer.InconsistentStates != 1158 {
+		t.Errorf("inconsistent states off / immediate / steered: %d / %d / %d, documented 3,080 / 1,626 / 1,158",
 			off.InconsistentStates, imm.InconsistentStates, steer.InconsistentStates)
 	}
-	if below := 100 * (1 - float64(steer.InconsistentStates)/float64(off.InconsistentStates)); fmt.Sprintf("%.0f", below) != "69" {
-		t.Errorf("steered %.1f%% below off, documented 69%%", below)
+	if below := 100 * (1 - float64(steer.InconsistentStates)/float64(off.InconsistentStates)); fmt.Sprintf("%.0f", below) != "62" {
+		t.Errorf("steered %.1f%% below off, documented 62%%", below)
 	}
-	if steer.ByProperty[randtree.RootHasNoSiblings] != 303 || steer.ByProperty[randtree.RootNotChildOrSibling] != 648 {
-		t.Errorf("steered by property %v, documented RootHasNoSiblings 303, RootNotChildOrSibling 648", steer.ByProperty)
+	if steer.ByProperty[randtree.RootHasNoSiblings] != 389 || steer.ByProperty[randtree.RootNotChildOrSibling] != 769 {
+		t.Errorf("steered by property %v, documented RootHasNoSiblings 389, RootNotChildOrSibling 769", steer.ByProperty)
 	}
-	if steer.FiltersInstalled != 1312 || steer.FilterHits != 834 || steer.Vetoes != 268 {
-		t.Errorf("steered: %d filters, %d hits, %d vetoes; documented 1,312, 834, 268", steer.FiltersInstalled, steer.FilterHits, steer.Vetoes)
+	if steer.FiltersInstalled != 1361 || steer.FilterHits != 867 || steer.Vetoes != 261 {
+		t.Errorf("steered: %d filters, %d hits, %d vetoes; documented 1,361, 867, 261", steer.FiltersInstalled, steer.FilterHits, steer.Vetoes)
 	}
-	if got := fmt.Sprintf("%.2f%%", 100*steer.ChangedShare); got != "1.00%" {
-		t.Errorf("steered: %s of the actions changed, documented 1.00%%", got)
+	if got := fmt.Sprintf("%.2f%%", 100*steer.ChangedShare); got != "1.02%" {
+		t.Errorf("steered: %s of the actions changed, documented 1.02%%", got)
 	}
-	if s, o := fmt.Sprintf("%.2f", steer.JoinMean), fmt.Sprintf("%.2f", off.JoinMean); s != "1.14" || o != "1.05" {
-		t.Errorf("join time %s s steered, %s s off; documented 1.14 and 1.05", s, o)
+	if s, o := fmt.Sprintf("%.2f", steer.JoinMean), fmt.Sprintf("%.2f", off.JoinMean); s != "1.13" || o != "1.05" {
+		t.Errorf("join time %s s steered, %s s off; documented 1.13 and 1.05", s, o)
 	}
 	for _, r := range out.Runs {
 		if !r.AllJoined || len(r.NotLive) != 0 {
