@@ -111,6 +111,15 @@ type Config struct {
 	// are about (snapshot.Layer.Include), so that rounds judge a filter on
 	// the peer it silences. The experiments' measured rules set it.
 	NeighbourhoodGathers bool
+	// RecallView makes a restarted node's gathers also take in the nodes
+	// of its restored check view, until a snapshot reaches each or finds
+	// it unreachable (include.go): the zoo lease's restarted grantor then
+	// gathers the client that still holds the lease, which its fresh
+	// state does not name. Off by default: on RandTree under churn the
+	// restarted nodes' rounds on their old neighbourhoods made seed 2's
+	// steered run 9,616 inconsistent states against 2,570 without it
+	// (docs/RESULTS.md, "Fifth pass").
+	RecallView bool
 	// Refinements is how many times a filter set whose check still finds a
 	// violation is extended with the filters that violation suggests
 	// before the filters are judged unhelpful (default 2; negative: none).

@@ -198,9 +198,10 @@
 // itself — so a filter on an unseen peer stays for Config.UnseenHold
 // (unseen.go), and the node's gathers take in every peer its filters and
 // holds are about, neighbour or not (snapshot.Layer.Include, include.go),
-// so the next rounds see what the filter does to that peer. A restarted
-// node's gathers also take in the nodes its restored check view holds,
-// until a snapshot reaches each or finds it unreachable (include.go), and
+// so the next rounds see what the filter does to that peer. With
+// Config.RecallView a restarted node's gathers also take in the nodes its
+// restored check view holds, until a snapshot reaches each or finds it
+// unreachable (include.go), and
 // a kind released for liveness is not restored: the release was judged on
 // the old incarnation's world. Config.Volatile keeps nothing durable (the rule before
 // issue 27; on RandTree under churn, restored filters about the tree a

@@ -176,7 +176,9 @@ func (l *Layer) RestoreDurable(data []byte) error {
 	if err := l.gate.importView(st.View, st.Sighted); err != nil {
 		l.log.Error("steering: the durable view does not decode; the check starts without it", slog.Any("error", err))
 	}
-	l.recallView(st.View)
+	if l.cfg.Controller.RecallView {
+		l.recallView(st.View)
+	}
 	l.install(l.gate.Filters(), time.Time{})
 	l.mu.Lock()
 	l.paths = st.Paths

@@ -348,12 +348,13 @@ func TestReleaseDoesNotOutliveTheReset(t *testing.T) {
 	restored(oldData)
 }
 
-// A restarted node's gathers take in what it knew: the nodes its restored
-// check view holds join its gathers (includeFiltered) until a snapshot
-// reaches each or finds it unreachable, since its fresh state names none
-// of them. n3's neighbourhood is n1 alone; n2, whose lock its durable view
-// holds, is asked by the restarted n3's gather, and no longer once a
-// snapshot held it.
+// With Config.RecallView a restarted node's gathers take in what it knew:
+// the nodes its restored check view holds join its gathers
+// (includeFiltered) until a snapshot reaches each or finds it unreachable,
+// since its fresh state names none of them. n3's neighbourhood is n1
+// alone; n2, whose lock its durable view holds, is asked by the restarted
+// n3's gather, and no longer once a snapshot held it. Without the option
+// nothing is recalled.
 func TestRestartedNodeGathersWhatItKnew(t *testing.T) {
 	spec := grantSpec()
 	before := StartSnapshot(t, spec, []node.ID{1, 2, 3}, 3)
@@ -362,7 +363,14 @@ func TestRestartedNodeGathersWhatItKnew(t *testing.T) {
 	old.Gathered(before)
 	data, _ := old.DurableState()
 
-	fresh, fh := grantLayer(t, 3, immediate)
+	plain, _ := grantLayer(t, 3, immediate)
+	if err := plain.RestoreDurable(data); err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.recall) != 0 {
+		t.Fatalf("without RecallView the restarted node recalls %v", plain.recall)
+	}
+	fresh, fh := grantLayer(t, 3, func(c *LayerConfig) { c.Immediate, c.Controller.RecallView = true, true })
 	if err := fresh.RestoreDurable(data); err != nil {
 		t.Fatal(err)
 	}

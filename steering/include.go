@@ -22,14 +22,16 @@ import (
 // (docs/RESULTS.md, "What a reset keeps"). Cheap when nothing changed:
 // the gate's version is compared first.
 //
-// A restarted node's gathers also take in the nodes its previous
-// incarnation's check view held (recall), until a gather has reached each
-// or found it unreachable: what the node knew before its reset is who it
-// must hear from before it judges, and its fresh state names none of them.
-// The zoo lease's restarted grantor gathered only the client that asked
-// it, and granted that client the lease another still held: the holder was
-// in no gather of the new incarnation, so neither the check nor a round
-// could see it.
+// With Config.RecallView, a restarted node's gathers also take in the
+// nodes its previous incarnation's check view held (recall), until a
+// gather has reached each or found it unreachable: what the node knew
+// before its reset is who it must hear from before it judges, and its
+// fresh state names none of them. The zoo lease's restarted grantor
+// gathered only the client that asked it, and granted that client the
+// lease another still held: the holder was in no gather of the new
+// incarnation, so neither the check nor a round could see it. It is off
+// by default: RandTree's restarted nodes, gathering the tree they left,
+// did worse under churn (Config.RecallView).
 func (l *Layer) includeFiltered() {
 	if l.snaps == nil || l.gate == nil || l.cfg.Controller.NeighbourhoodGathers || (l.includedSet && l.gate.version == l.includedVersion) {
 		return

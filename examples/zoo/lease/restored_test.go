@@ -62,10 +62,10 @@ func restoredRun(t *testing.T, set func(*steering.Config), until time.Duration) 
 // filter drops the requests after that restart and nothing violates within
 // 2:30. With nothing durable (steering.Config.Volatile, the rule before
 // issue 27) the violation comes back. (The control used to be the
-// restored filter lifted by the restarted grantor's first, blind round,
-// UnseenHold negative; since a restarted node gathers what it knew and a
-// lost delta base is a resync, that round is no longer blind, and the
-// grantor's rounds prevent the grant without the unseen-peer rule.)
+// restored filter lifted by the restarted grantor's first round,
+// UnseenHold negative; since a lost delta base is a resync, that round is
+// no longer blind, and with steering.Config.RecallView it prevents the
+// grant on its own.)
 func TestRestoredFilterPreventsTheGrantAfterAReset(t *testing.T) {
 	const until = 2*time.Minute + 30*time.Second
 	violated, restored, late := restoredRun(t, nil, until)

@@ -66,6 +66,9 @@ type Config struct {
 	// ImmediateHop is steering.Config.ImmediateHop of the steer runs:
 	// the immediate check follows an event's messages one hop.
 	ImmediateHop bool
+	// RecallView is steering.Config.RecallView of the debug and steer
+	// runs: a restarted node gathers the nodes its restored view holds.
+	RecallView bool
 	// OnRun, when non-nil, sees every run as it ends (progress reports).
 	OnRun func(Progress)
 }

@@ -123,6 +123,7 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 		ecfg.Snapshots, ecfg.Steering = emulation.ModeConfig(m, k.Nodes, m == steering.Steer)
 		ecfg.Steering.Controller.SafetyWalks = c.SafetyWalks
 		ecfg.Steering.Controller.ImmediateHop = c.ImmediateHop
+		ecfg.Steering.Controller.RecallView = c.RecallView
 		ecfg.Snapshots.Manager.SecondHop = c.SecondHop
 		ecfg.Steering.OnRound = func(_ node.ID, at time.Duration, rep *steering.RoundReport) {
 			r.round(k.Property, at, rep)

@@ -54,6 +54,7 @@ func run(ctx context.Context, args []string, all []zoo.Case, stdout, stderr io.W
 	safetyWalks := fs.Int("safety-walks", 0, "random walks per steering round that check the safety properties (steering.Config.SafetyWalks; 0: none)")
 	secondHop := fs.Int("second-hop", 0, "widen every gather to at most this many of the neighbours' neighbours (snapshot.Config.SecondHop; 0: the neighbourhood only)")
 	hop := fs.Bool("immediate-hop", false, "the steer runs' immediate check follows an event's messages one hop (steering.Config.ImmediateHop)")
+	recall := fs.Bool("recall-view", false, "a restarted node's gathers take in the nodes its restored check view holds (steering.Config.RecallView)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -70,7 +71,7 @@ func run(ctx context.Context, args []string, all []zoo.Case, stdout, stderr io.W
 	if *safetyWalks < 0 || *secondHop < 0 {
 		return usage("--safety-walks and --second-hop must not be negative, got %d and %d", *safetyWalks, *secondHop)
 	}
-	cfg := scoreboard.Config{Duration: *duration, SafetyWalks: *safetyWalks, SecondHop: *secondHop, ImmediateHop: *hop}
+	cfg := scoreboard.Config{Duration: *duration, SafetyWalks: *safetyWalks, SecondHop: *secondHop, ImmediateHop: *hop, RecallView: *recall}
 	var err error
 	if cfg.Seeds, err = parseSeeds(*seeds); err != nil {
 		return usage("--seeds: %v", err)
