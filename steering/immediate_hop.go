@@ -29,10 +29,9 @@ import (
 //
 // view must hold node states (a *snapshot.View, the controller's
 // CheckView, a consequence.GlobalState) for the hop to run; for any other
-// view, and for sends to
-// nodes outside it, it is ImmediateCheck. A receiver handler that panics
-// on its copy drops that message from the hop. It allocates a copy of each
-// receiver's state.
+// view, and for sends to nodes outside it, it is ImmediateCheck. A
+// receiver handler that panics on its copy drops that message from the
+// hop. It allocates a copy of each receiver's state.
 func ImmediateCheckHop(core *node.Core, ev node.Event, view node.View, props []node.Property) (*Veto, error) {
 	return immediateCheck(core, ev, view, props, &hopRule{})
 }
