@@ -116,7 +116,7 @@ func (l *Layer) DurableState() ([]byte, bool) {
 		// predicts, so it does not outlive the reset — the kind comes
 		// back under its filter and a fresh budget.
 		if e.filter != nil && e.free.IsZero() && l.why[*e.filter].Reset {
-			st.Holds = append(st.Holds, durableHold{Kind: k.kind, Peer: k.peer, Name: k.name, Filter: e.filter, Since: e.since, Free: e.free})
+			st.Holds = append(st.Holds, durableHold{Kind: k.kind, Peer: k.peer, Name: k.name, Filter: e.filter, Since: e.since})
 		}
 	}
 	sortHolds(st.Holds)

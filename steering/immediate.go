@@ -88,8 +88,8 @@ func immediateCheck(core *node.Core, ev node.Event, view node.View, props []node
 }
 
 // stepCopy steps a copy, turning a handler panic into an error, and
-// returns the messages the event sent (a copy: the core's own slice is
-// reused by its next Step).
+// returns the messages the event sent. They alias c's effects and stay
+// valid until c steps again (the hop steps only the receivers' copies).
 func stepCopy(c *node.Core, ev node.Event) (sends []node.Envelope, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -97,7 +97,7 @@ func stepCopy(c *node.Core, ev node.Event) (sends []node.Envelope, err error) {
 		}
 	}()
 	fx, err := c.Step(ev)
-	return slices.Clone(fx.Sends), err
+	return fx.Sends, err
 }
 
 // overlay is view with node self's state replaced by st.
