@@ -25,7 +25,7 @@ func TestEmulateDeepOnlineDebuggingChordLong(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	checkChordDeepOnlineDebugging(t, args, stdout, dir)
+	checkChordDeepOnlineDebugging(t, args, stdout, dir, true)
 }
 
 // pastryBugArgsLong reproduces MaceMC's Pastry bug with walks of 1,000
