@@ -176,8 +176,10 @@ zoo:
 # MUTANTS_PER_OP mutants per service and operator with MUTANTS_SEED and
 # builds bin/mutants/run with them compiled in (a mutant schema through go
 # build -overlay); `mutants` scores the whole corpus (off, debug and steer
-# runs per mutant, MUTANTS_SEEDS each, MUTANTS_JOBS processes; hours on 2
-# cores), `mutants-sample` a fixed sample (3 mutants of every service, in
+# runs per mutant, MUTANTS_SEEDS each, MUTANTS_JOBS processes; 1-2
+# hours on 2 quiet cores, or a subset under an hour with
+# MUTANTS_FLAGS=--services=S1,S2: the papers' six services took 45
+# minutes in one process), `mutants-sample` a fixed sample (3 mutants of every service, in
 # about 10 minutes on 2 quiet cores). Both print the table and, last, one
 # JSON line with the totals; the board is in bin/mutants/*.json and the
 # plot of prediction-to-violation times in bin/mutants/*.svg.
