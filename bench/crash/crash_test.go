@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,13 +59,25 @@ func TestPaxosJudge(t *testing.T) {
 // TestCrashShort is the crash test's short form: three Paxos processes on
 // their data directories through four kill cycles (kill-all and kill-some,
 // at settled and at random moments of the protocol); the learned value
-// never changes and no acceptor breaks a promise. Skipped with -short.
+// never changes and no acceptor breaks a promise. The binary is built as
+// the test binary was (with -race under the race detector, so the node
+// processes are checked for races and the build reuses the suite's
+// compiled packages). Skipped with -short.
 func TestCrashShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped with -short: builds the binary and runs 3 OS processes")
 	}
 	var out, errs bytes.Buffer
-	args := []string{"--services", "paxos", "--nodes", "3", "--cycles", "4", "--seed", "3", "--dir", t.TempDir()}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "crystalball")
+	build := []string{"build", "-o", bin}
+	if raceEnabled {
+		build = append(build, "-race")
+	}
+	if msg, err := exec.Command("go", append(build, "github.com/seed6eee2ec7/crystalball/cmd/crystalball")...).CombinedOutput(); err != nil {
+		t.Fatalf("go %q: %v\n%s", build, err, msg)
+	}
+	args := []string{"--services", "paxos", "--nodes", "3", "--cycles", "4", "--seed", "3", "--dir", dir, "--bin", bin}
 	if err := run(args, &out, &errs); err != nil {
 		t.Fatalf("%v\n%s%s", err, out.String(), errs.String())
 	}

@@ -13,6 +13,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "exec" {
 		os.Exit(runExec(os.Args[2:], os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "calibrate" {
+		os.Exit(runCalibrate(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	args := os.Args[1:]
 	if len(args) > 0 && args[0] == "report" {
 		args = args[1:]
@@ -23,6 +26,9 @@ func main() {
 // reportConfig is `testbudget report`'s flags.
 type reportConfig struct {
 	records, summary string
+	calibration      string
+	recalibrate      bool
+	runs             int
 	budget           time.Duration
 	topPackages      int
 	topTests         int
@@ -38,7 +44,10 @@ func parseReport(args []string, stderr io.Writer) (reportConfig, error) {
 	}
 	fs.StringVar(&c.records, "records", "", "the records `FILE` the exec wrapper appended to (without it, packages are judged on wall time)")
 	fs.StringVar(&c.summary, "summary", "", "write the figures as JSON to `FILE`")
-	fs.DurationVar(&c.budget, "budget", 2*time.Minute, "fail when a package's tests use more CPU than this (0: no budget)")
+	fs.StringVar(&c.calibration, "calibration", "", "the calibration `FILE` testbudget calibrate wrote: judge CPU in seconds of the reference machine")
+	fs.BoolVar(&c.recalibrate, "recalibrate", false, "calibrate again when the stream ends (appended to -calibration's file) and judge by the slower calibration")
+	fs.IntVar(&c.runs, "runs", calibrationRuns, "runs of the reference workload -recalibrate takes the median of")
+	fs.DurationVar(&c.budget, "budget", 2*time.Minute, "fail when a package's tests use more CPU than this, in reference seconds with -calibration (0: no budget)")
 	fs.IntVar(&c.topPackages, "top-packages", 10, "packages to list, costliest first")
 	fs.IntVar(&c.topTests, "top", 20, "tests to list, slowest first")
 	if err := fs.Parse(args); err != nil {
@@ -51,6 +60,10 @@ func parseReport(args []string, stderr io.Writer) (reportConfig, error) {
 		return c, fmt.Errorf("testbudget report: -budget %v is negative", c.budget)
 	case c.topPackages < 0 || c.topTests < 0:
 		return c, errors.New("testbudget report: -top and -top-packages must not be negative")
+	case c.runs < 1:
+		return c, errors.New("testbudget report: -runs must be at least 1")
+	case c.recalibrate && c.calibration == "":
+		return c, errors.New("testbudget report: -recalibrate needs -calibration")
 	}
 	return c, nil
 }
@@ -76,6 +89,13 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	var cals []calibration
+	if cfg.calibration != "" {
+		if cals, err = loadCalibrations(cfg.calibration); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+	}
 	// A package's line prints its CPU when its record is already there
 	// (the wrapper writes it before go test reports the package).
 	cpuOf := func(pkg string) (record, bool) {
@@ -87,6 +107,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return rec, ok
 	}
 	s := newStream(stdout, cpuOf)
+	s.factor = slowest(cals)
 	if err := s.read(stdin); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -100,7 +121,15 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	sum := summarize(s, recs, cfg.budget)
+	if cfg.recalibrate {
+		c, err := recalibrate(cfg.calibration, cfg.runs)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		cals = append(cals, c)
+	}
+	sum := summarize(s, recs, cfg.budget, cals)
 	sum.Module = rs.module
 	sum.print(stdout, cfg.topPackages, cfg.topTests)
 	if cfg.summary != "" {

@@ -36,6 +36,9 @@ type stream struct {
 	builds map[string]bool // import paths whose build failed
 	events int
 	cpuOf  func(pkg string) (record, bool)
+	// factor converts CPU seconds here to reference seconds (0: no
+	// calibration).
+	factor float64
 }
 
 func newStream(out io.Writer, cpuOf func(string) (record, bool)) *stream {
@@ -137,6 +140,9 @@ func (s *stream) printPackage(p *pkgRun) {
 	cost := fmt.Sprintf("%.1fs", p.elapsed)
 	if rec, ok := s.cpuOf(p.name); ok {
 		cost += fmt.Sprintf("  cpu %.1fs", rec.cpu().Seconds())
+		if s.factor > 0 {
+			cost += fmt.Sprintf(" (ref %.1fs)", rec.cpu().Seconds()/s.factor)
+		}
 	}
 	switch p.result {
 	case "skip":

@@ -77,7 +77,7 @@ func TestSummaryJudgesCPUNotWall(t *testing.T) {
 	if err := s.read(strings.NewReader(sampleStream(t))); err != nil {
 		t.Fatal(err)
 	}
-	sum := summarize(s, recs, 2*time.Minute)
+	sum := summarize(s, recs, 2*time.Minute, nil)
 	// a: 130 s of CPU against a 120 s budget, although its wall time (91 s) is under it.
 	if got, want := strings.Join(sum.OverBudget, ","), mod+"/a"; got != want {
 		t.Errorf("over budget: %q, want %q", got, want)
@@ -156,12 +156,12 @@ func TestUnfinishedAndBuildFailures(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
 	}
-	sum := summarize(s, nil, 0)
+	sum := summarize(s, nil, 0, nil)
 	if len(sum.BuildsFailed) != 1 || len(sum.Failed) != 1 || strings.Join(sum.Unfinished, ",") != mod+"/f" || sum.ok() {
 		t.Errorf("summary: %+v", sum)
 	}
 	// Without a record, a package is judged on its wall time.
-	if got := summarize(s, nil, time.Minute).OverBudget; len(got) != 1 || got[0] != mod+"/e" {
+	if got := summarize(s, nil, time.Minute, nil).OverBudget; len(got) != 1 || got[0] != mod+"/e" {
 		t.Errorf("over budget on wall time: %v", got)
 	}
 }
@@ -271,7 +271,7 @@ func FuzzStream(f *testing.F) {
 		if err := s.read(bytes.NewReader(data)); err != nil {
 			t.Fatal(err)
 		}
-		summarize(s, nil, time.Minute).print(&out, 5, 5)
+		summarize(s, nil, time.Minute, nil).print(&out, 5, 5)
 	})
 }
 
