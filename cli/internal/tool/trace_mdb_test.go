@@ -119,6 +119,9 @@ func sharedTempDir(pattern string) (string, error) {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(asProgram) != "" {
+		testProgram.Main() // a node process of a multi-process test (nodeBinary)
+	}
 	code := m.Run()
 	for _, dir := range sharedDirs {
 		os.RemoveAll(dir)
