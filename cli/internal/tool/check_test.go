@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,8 +24,11 @@ func TestCheck2PCCountsStates(t *testing.T) {
 	}
 }
 
+// TestCheckServiceIsDeterministic: two runs of the same search (BFS of
+// RandTree with a silent reset, cut by a budget of 2,000 states; it was
+// 5,000, twice the CPU) give the same output, reports included.
 func TestCheckServiceIsDeterministic(t *testing.T) {
-	args := []string{"check", "--service", "randtree", "--nodes", "3", "--strategy", "bfs", "--resets", "1", "--silent", "--max-states", "5000", "--budget", "0", "--json"}
+	args := []string{"check", "--service", "randtree", "--nodes", "3", "--strategy", "bfs", "--resets", "1", "--silent", "--max-states", "2000", "--budget", "0", "--json"}
 	var outs []checkOutput
 	for range 2 {
 		code, stdout, stderr := runCLI(args...)
@@ -43,7 +47,7 @@ func TestCheckServiceIsDeterministic(t *testing.T) {
 	if string(a) != string(b) {
 		t.Fatalf("two runs differ:\n%s\n%s", a, b)
 	}
-	if outs[0].Unique != 5000 || outs[0].Stop != "state budget" {
+	if outs[0].Unique != 2000 || outs[0].Stop != "state budget" {
 		t.Fatalf("unique %d, stop %s", outs[0].Unique, outs[0].Stop)
 	}
 	if len(outs[0].Reports) != len(outs[0].Violations) {
@@ -116,72 +120,74 @@ func TestTraceShowReplaysACheckReport(t *testing.T) {
 
 // TestCheckReproducesMaceMCRandTreeBug pins the offline reproduction of
 // MaceMC's RandTree liveness bug (§6 of the MaceMC paper) with the paper's
-// code: C = n5 joins, the full root n1 passes it down to A = n3, C resets
-// silently, A's JoinReply reaches C's new incarnation in Init, which ignores
-// it (the critical transition, C1), and C rejoins under D = n4 while A keeps
-// it as a child forever (ParentChildAgree), A's keepalives being ignored
-// too (randtree.Options.FixStaleChild). The walks are biased MaceMC-style
+// code: C joins, the full root n1 passes it down to A, C resets silently,
+// A's JoinReply reaches C's new incarnation in Init, which ignores it (the
+// critical transition, C1), and C rejoins under D while A keeps it as a
+// child forever (ParentChildAgree), A's keepalives being ignored too
+// (randtree.Options.FixStaleChild). The walks are biased MaceMC-style
 // (rare resets, few timers), and the suspects judged C2 before it are
-// passed over (--suspects). (Seed 11: since timers follow the explorer's
-// virtual clock, seed 7's walks find the same bug with A and C on n4 and
-// n3.) The walks are 150 steps long (--dmax; the default is 500, in
-// TestCheckReproducesMaceMCRandTreeBugLong in cli_long_test.go): the
-// walks and the critical-transition search's probes cost in proportion
-// (4.2 s of CPU per run under the race detector at 500, 0.9 s at 150).
-// Seed 11's suspect (the 18th walk), its critical step and the fixed
-// service's verdict are the same at 100, 150, 200, 300 and 500 steps.
+// passed over (--suspects). With MaceMC's correction the same walks find
+// nothing to report there.
+//
+// The quick test reads the walk check the trace tests share (walkReport:
+// seed 7's first walk, 100 steps, C = n3, A = n4, D = n5), which it used
+// to repeat on seed 11 (the 18th walk there, C = n5, A = n3, D = n4): the
+// same bug twice in the quick suite, 2.7 s of CPU under the race detector
+// at 150 steps. TestCheckReproducesMaceMCRandTreeBugLong (cli_long_test.go)
+// runs seed 11 with the default 500 steps; seed 11's suspect, its critical
+// step and the fixed service's verdict are the same at 100, 150, 200, 300
+// and 500 steps.
 func TestCheckReproducesMaceMCRandTreeBug(t *testing.T) {
-	checkRandTreeBug(t, "150")
+	_, out := walkReport(t)
+	checkRandTreeBug(t, out.Liveness, "n3", "n4", "n5", walkCheckArgs)
 }
 
-// checkRandTreeBug checks the reproduction with walks of dmax steps.
-func checkRandTreeBug(t *testing.T, dmax string) {
+// randTreeBugArgs is the walk check of seed 11 with walks of dmax steps.
+// --budget 0: the walks must not stop at the default 30s on a loaded
+// machine (they did, under two make tests and a soak at once).
+func randTreeBugArgs(dmax string) []string {
+	return []string{"check", "--service", "randtree", "--nodes", "5", "--strategy", "walk", "--budget", "0",
+		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "11", "--dmax", dmax, "--json"}
+}
+
+// checkRandTreeBug checks l, the liveness result of the walk check args,
+// as the reproduction of TestCheckReproducesMaceMCRandTreeBug with the
+// nodes c, a and d in the roles C, A and D, then runs args with MaceMC's
+// correction.
+func checkRandTreeBug(t *testing.T, l *livenessOutput, c, a, d string, args []string) {
 	t.Helper()
-	// --budget 0: the walks must not stop at the default 30s on a loaded
-	// machine (they did, under two make tests and a soak at once).
-	code, stdout, stderr := runCLI("check", "--service", "randtree", "--nodes", "5", "--strategy", "walk", "--budget", "0",
-		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "11", "--dmax", dmax, "--json")
+	if l == nil || l.Verdict != "C1" || l.Action != c+" deliver randtree.JoinReply from "+a {
+		t.Fatalf("liveness %+v", l)
+	}
+	if want := "ParentChildAgree: " + a + ": child " + c + " has parent " + d; len(l.Failing) != 1 || l.Failing[0] != want {
+		t.Fatalf("failing %q, want %q", l.Failing, want)
+	}
+	// C reset before the critical step and had not run its restart call
+	// (JoinOverlay) yet: it was in Init.
+	reset := -1
+	for i, act := range l.Suspect[:l.Critical] {
+		switch act {
+		case c + " reset silent":
+			reset = i
+		case c + " app randtree.JoinOverlay":
+			if reset >= 0 {
+				t.Fatalf("%s left Init at step %d, before the critical step %d", c, i+1, l.Critical+1)
+			}
+		}
+	}
+	if reset < 0 {
+		t.Fatalf("%s did not reset before the critical step %d: %q", c, l.Critical+1, l.Suspect)
+	}
+	// With MaceMC's correction the same walks find nothing to report there.
+	code, stdout, stderr := runCLI(append(slices.Clone(args), "--fix", "join-reply-in-init")...)
 	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
+		t.Fatalf("fixed: exit %d: %s", code, stderr)
 	}
 	var out checkOutput
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatal(err)
 	}
-	l := out.Liveness
-	if l == nil || l.Verdict != "C1" || l.Action != "n5 deliver randtree.JoinReply from n3" {
-		t.Fatalf("liveness %+v", l)
-	}
-	if len(l.Failing) != 1 || l.Failing[0] != "ParentChildAgree: n3: child n5 has parent n4" {
-		t.Fatalf("failing %q", l.Failing)
-	}
-	// C reset before the critical step and had not run its restart call
-	// (JoinOverlay) yet: it was in Init.
-	reset := -1
-	for i, a := range l.Suspect[:l.Critical] {
-		switch a {
-		case "n5 reset silent":
-			reset = i
-		case "n5 app randtree.JoinOverlay":
-			if reset >= 0 {
-				t.Fatalf("n5 left Init at step %d, before the critical step %d", i+1, l.Critical+1)
-			}
-		}
-	}
-	if reset < 0 {
-		t.Fatalf("n5 did not reset before the critical step %d: %q", l.Critical+1, l.Suspect)
-	}
-	// With MaceMC's correction the same walks find nothing to report there.
-	code, stdout, stderr = runCLI("check", "--service", "randtree", "--nodes", "5", "--strategy", "walk", "--budget", "0",
-		"--resets", "1", "--silent", "--weights", "reset=0.02,timer=0.1", "--seed", "11", "--dmax", dmax, "--fix", "join-reply-in-init", "--json")
-	if code != exitOK {
-		t.Fatalf("fixed: exit %d: %s", code, stderr)
-	}
-	out = checkOutput{}
-	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
-		t.Fatal(err)
-	}
-	if l := out.Liveness; l != nil && l.Verdict == "C1" && strings.Contains(l.Action, "n5 deliver randtree.JoinReply from n3") {
+	if l := out.Liveness; l != nil && l.Verdict == "C1" && strings.Contains(l.Action, c+" deliver randtree.JoinReply from "+a) {
 		t.Fatalf("fixed: still %+v", l)
 	}
 }

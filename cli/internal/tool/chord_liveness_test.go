@@ -30,31 +30,35 @@ func checkLiveness(t *testing.T, args ...string) *livenessOutput {
 // AllJoined) from the initial configuration. MaceMC's first Chord path was
 // judged C2 at transition 0: it could not tell a dead system from walks
 // too short. With MaceMC's weights (timers 0.1) and the default 500
-// steps, our walks meet the same verdict: ten suspects, every one C2, no
-// critical step. Four times the depth resolves it: every walk reaches one
-// ring, so the C2s were slow convergence, not a dead end. Unbiased walks
-// with a reset of either kind and a connection break injected in their
-// first 200 steps also all reach it: this Chord does not carry MaceMC's
-// one-node-ring bug (docs/RESULTS.md, "Chord's ring liveness").
+// steps, our walks meet the same verdict: every suspect C2 (ten of them
+// with check's default --suspects), no critical step. Four times the
+// depth resolves it: every walk reaches one ring, so the C2s were slow
+// convergence, not a dead end. Unbiased walks with a reset of either kind
+// and a connection break injected in their first 200 steps also all
+// reach it: this Chord does not carry MaceMC's one-node-ring bug
+// (docs/RESULTS.md, "Chord's ring liveness").
 //
-// The ten suspects come from the first 156 walks, so the deeper walks
-// need only the first 160 (walk i is the same walk, longer, at either
-// depth); the faulty walks are 100. TestCheckChordRingLivenessLong
-// (cli_long_test.go) takes 300 of each, as this test did (4.2 s of CPU
-// under the race detector, 2 s with these counts).
+// The quick test judges 3 suspects (--suspects 3), all C2, which come
+// from the first 30 walks, so the deeper walks need only those 30 (walk i
+// is the same walk, longer, at either depth); the faulty walks, whose
+// length is what costs, are 50. TestCheckChordRingLivenessLong
+// (cli_long_test.go) judges check's default ten suspects, from the first
+// 156 walks, and takes 300 deep and 300 faulty walks (4.2 s of CPU under
+// the race detector; ten suspects, 160 deep and 100 faulty walks took
+// 3.2 s, of which the faulty walks 1.5 s; these 1.3 s).
 func TestCheckChordRingLiveness(t *testing.T) {
-	checkChordRingLiveness(t, 160, 100)
+	checkChordRingLiveness(t, 3, 30, 50)
 }
 
 // checkChordRingLiveness checks the ring's liveness as
-// TestCheckChordRingLiveness describes, with deep walks of 2,000 steps
-// and faulty walks with faults.
-func checkChordRingLiveness(t *testing.T, deep, faulty int) {
+// TestCheckChordRingLiveness describes, judging suspects suspects, with
+// deep walks of 2,000 steps and faulty walks with faults.
+func checkChordRingLiveness(t *testing.T, suspects, deep, faulty int) {
 	t.Helper()
 	weighted := []string{"--service", "chord", "--nodes", "5", "--resets", "1", "--weights", "reset=0.02,timer=0.1", "--seed", "1"}
-	l := checkLiveness(t, append(weighted, "--walks", "300")...)
-	if l.Verdict != "C2" || l.Suspects != 10 || l.C2 != 10 || l.Critical != -1 {
-		t.Fatalf("dmax 500: want 10 suspects, all C2, no critical step; got %+v", l)
+	l := checkLiveness(t, append(weighted, "--walks", "300", "--suspects", strconv.Itoa(suspects))...)
+	if l.Verdict != "C2" || l.Suspects != suspects || l.C2 != suspects || l.Critical != -1 {
+		t.Fatalf("dmax 500: want %d suspects, all C2, no critical step; got %+v", suspects, l)
 	}
 	if len(l.Failing) != 1 || l.Failing[0] != "OneRing: the ring through n1 has 2 of 5 joined nodes" {
 		t.Fatalf("dmax 500: failing %q", l.Failing)

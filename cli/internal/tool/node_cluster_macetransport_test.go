@@ -20,9 +20,9 @@ import (
 // Skipped under -short.
 func TestNodeProcessesRunMaceTransport(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipped with -short: builds the binary and runs 3 OS processes")
+		t.Skip("skipped with -short: runs 3 OS processes")
 	}
-	bin := buildBinary(t)
+	bin := nodeBinary(t)
 	runCluster(t, bin, macetransport.Name, func(v node.View) (bool, string) {
 		s := macetransport.Summarize(v)
 		// Each node sends 2 messages (cli/papers configures MaceTransport so).

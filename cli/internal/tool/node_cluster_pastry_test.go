@@ -16,9 +16,9 @@ import (
 // as for the other services. Skipped under -short.
 func TestNodeProcessesRunPastry(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipped with -short: builds the binary and runs 3 OS processes")
+		t.Skip("skipped with -short: runs 3 OS processes")
 	}
-	bin := buildBinary(t)
+	bin := nodeBinary(t)
 	runCluster(t, bin, pastry.Name, func(v node.View) (bool, string) {
 		s := pastry.Summarize(v)
 		return s.Nodes == 3 && s.Joined == 3 && s.Consistent == 3 && s.Stale == 0, s.String()

@@ -131,6 +131,8 @@ func (p *nodeProc) start(t *testing.T, bin string) {
 	t.Helper()
 	p.out = &syncBuffer{}
 	p.cmd = exec.Command(bin, p.args...)
+	p.cmd.Args[0] = "crystalball" // the name Main reports, as the real binary's
+	p.cmd.Env = append(os.Environ(), asProgram+"=1")
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -347,58 +349,28 @@ func checkRootSnapshot(t *testing.T, doc report.Snapshot, root node.ID, spec nod
 	}
 }
 
-// buildBinary builds cmd/crystalball into a temporary directory (with the
-// race detector when the tests run with it, reusing their compiled
-// packages) once per test binary, and returns its path; it skips the test
-// without a go tool. The multi-process tests share the binary (each link
-// under the race detector costs about 1.3 s of CPU).
-func buildBinary(t *testing.T) string {
+// asProgram is the environment variable that makes the test binary run
+// as the papers' program (TestMain: testProgram.Main(), what
+// cmd/crystalball's main does) instead of running tests.
+const asProgram = "CRYSTALBALL_TEST_BINARY_AS_PROGRAM"
+
+// nodeBinary returns the path of the binary the multi-process tests run as
+// `crystalball`: the test binary itself, which runs the papers' program
+// when started with asProgram set (nodeProc.start sets it), built with the
+// race detector when the tests are, so that the processes are checked for
+// races too. They used to build cmd/crystalball for it (go build, once per
+// test binary: 2.4 s of CPU to link under the race detector).
+func nodeBinary(t *testing.T) string {
 	t.Helper()
-	builtBinary.once.Do(func() {
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			builtBinary.skip = "no go tool in PATH to build the binary"
-			return
-		}
-		dir, err := sharedTempDir("crystalball-bin")
-		if err != nil {
-			builtBinary.err = err.Error()
-			return
-		}
-		bin := filepath.Join(dir, "crystalball")
-		buildArgs := []string{"build", "-o", bin}
-		if raceEnabled {
-			buildArgs = append(buildArgs, "-race")
-		}
-		// A hang guard: the build takes about a second.
-		buildCtx, cancelBuild := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancelBuild()
-		started := time.Now()
-		build := exec.CommandContext(buildCtx, goBin, append(buildArgs, "../../../cmd/crystalball")...)
-		if out, err := build.CombinedOutput(); err != nil {
-			builtBinary.err = fmt.Sprintf("go %v: %v\n%s", buildArgs, err, out)
-			return
-		}
-		builtBinary.path = bin
-		builtBinary.log = fmt.Sprintf("built %s in %v (race detector: %v)", bin, time.Since(started).Round(time.Millisecond), raceEnabled)
-	})
-	switch {
-	case builtBinary.skip != "":
-		t.Skip(builtBinary.skip)
-	case builtBinary.err != "":
-		t.Fatal(builtBinary.err)
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Log(builtBinary.log)
-	return builtBinary.path
+	return bin
 }
 
-var builtBinary struct {
-	once                 sync.Once
-	path, log, skip, err string
-}
-
-// TestNodeProcessesFormAndRepairARandTree builds the binary, runs five
-// `crystalball node` processes on loopback, waits until their status
+// TestNodeProcessesFormAndRepairARandTree runs five `crystalball node`
+// processes on loopback, waits until their status
 // endpoints show one RandTree of five nodes, SIGKILLs an interior node,
 // restarts it and waits for the tree of five to re-form; then the root
 // gathers a neighbourhood snapshot (POST /snapshot), which must hold
@@ -408,9 +380,9 @@ var builtBinary struct {
 // and checks that each exits cleanly.
 func TestNodeProcessesFormAndRepairARandTree(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipped with -short: builds the binary and runs 5 OS processes for up to a minute")
+		t.Skip("skipped with -short: runs 5 OS processes for up to a minute")
 	}
-	bin := buildBinary(t)
+	bin := nodeBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), clusterDeadline)
 	defer cancel()
 
@@ -577,7 +549,11 @@ func checkExposition(t testing.TB, text string) map[string]float64 {
 // the steering round on Figure 2's state at n9, with an in-flight message
 // recorded) holds the snapshot and the path, and 'trace show' replays the
 // path from it (it fails on a path that does not reach the recorded
-// violation). Package report's tests cover the format itself.
+// violation). Package report's tests cover the format itself. The round
+// searches 2,000 states and takes no liveness walks: it makes the same
+// one prediction (ChildrenSiblingsDisjoint at depth 5) as with the
+// default 20,000 states and walks, which took 1.9 s of CPU under the race
+// detector.
 func TestNodeReportsReplay(t *testing.T) {
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	s, err := paper.Figure2Snapshot(spec)
@@ -586,7 +562,7 @@ func TestNodeReportsReplay(t *testing.T) {
 	}
 	s.Channels = []snapshot.Channel{{From: 1, To: 13, Complete: true, Messages: []node.Envelope{{From: 1, To: 13, CN: 6, Msg: randtree.Probe{Root: 1}}}}}
 	faults := consequence.Faults{Resets: 1, SilentResets: true}
-	ctl, err := steering.New(steering.Config{Mode: steering.Steer, Spec: spec, Faults: faults}, 9)
+	ctl, err := steering.New(steering.Config{Mode: steering.Steer, Spec: spec, Faults: faults, MaxStates: 2000, Walks: -1}, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -739,7 +715,9 @@ func checkSteeringNode(t testing.TB, p *zeroPortNode, deadline time.Time, client
 // immediate check, gathering every 400ms: every node's steering layer
 // completes rounds, /status and /metrics show them, and cancelling the
 // nodes stops them cleanly with no goroutine left behind. It asserts
-// nothing about violations.
+// nothing about violations, so its rounds search 300 states and take no
+// liveness walks (with 3,000 states and the default 32 walks the test
+// took 5.3 s of CPU under the race detector, 0.9 s now).
 func TestNodeSteeringInProcess(t *testing.T) {
 	defer verifyNoLeaks(t)()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -761,7 +739,7 @@ func TestNodeSteeringInProcess(t *testing.T) {
 	for i := range n {
 		args := []string{"--service", "randtree", "--id", strconv.Itoa(i + 1), "--label", "steer-test", "--log", "json",
 			"--snapshots", "200ms", "--gather", "400ms", "--mode", "steer", "--immediate",
-			"--steer-time", "100ms", "--steer-states", "3000", "--reports", reports}
+			"--steer-time", "100ms", "--steer-states", "300", "--walks", "0", "--reports", reports}
 		if i > 0 {
 			args = append(args, "--join", procs[0].listen)
 		}

@@ -9,17 +9,19 @@ import (
 // pastryBugArgs is the command that reproduces MaceMC's Pastry bug (a node
 // that rejoins with the same identifier before its old entry is purged
 // cannot join): three nodes, one reset, walks biased MaceMC-style (rare
-// timers and resets) that may count as live only after 300 steps, so that
+// timers and resets) that may count as live only after 50 steps, so that
 // a walk whose reset comes after the ring formed is judged on what follows.
-// The walks are 400 steps long (--dmax): the critical-transition search,
-// about a dozen probes of 20 walks each, costs in proportion, 11 s of CPU
-// under the race detector at the 1,000 steps of pastryBugArgsLong, 3.8 s
-// at 400. The suspect (the 10th walk, seed 1) and its critical transition
-// are the same at 400, 500, 600 and 1,000 steps (at 700 the probes judge
-// an unrelated late step critical); the fixed service's 100 walks are all
-// live at either length.
+// The walks are 100 steps long (--dmax): the critical-transition search,
+// about a dozen probes of 20 walks each, costs in proportion: 11 s of CPU
+// under the race detector at the 1,000 steps (and --dinit 300) of
+// pastryBugArgsLong, 6.6 s at 400 (dinit 300), 1.6 s at 150 (dinit 100)
+// and half that at 100, at load 7. The suspect (the 10th walk, seed 1) and
+// its critical transition are the same at 400, 500, 600 and 1,000 steps
+// (at 700 the probes judge an unrelated late step critical), and at 100
+// to 300 steps with dinit 50 to 200; the fixed service's 100 walks are
+// all live at every one of these lengths.
 var pastryBugArgs = []string{"check", "--service", "pastry", "--nodes", "3", "--strategy", "walk", "--budget", "0",
-	"--resets", "1", "--walks", "100", "--dinit", "300", "--dmax", "400", "--weights", "timer=0.02,reset=0.05",
+	"--resets", "1", "--walks", "100", "--dinit", "50", "--dmax", "100", "--weights", "timer=0.02,reset=0.05",
 	"--seed", "1", "--json"}
 
 // runPastryCheck runs args (plus extra) and decodes the JSON output.
@@ -95,10 +97,26 @@ func checkPastryBug(t *testing.T, args []string) {
 // delivery, faults at the rule's floor) and the walks find the rejoin
 // dead end with a C1 verdict, where unweighted walks at the same defaults
 // stay live (100 of 100, seeds 1-3, docs/RESULTS.md "Issue 29"); the fixed
-// service's walks stay live with the same weights.
+// service's walks stay live with the same weights. The quick test's walks
+// are 200 steps long instead of the default 500 (--dmax, for all three
+// runs): the weighted walks' critical-transition search is what costs,
+// 3.4 s of CPU under the race detector at 500 steps, 0.7 s at 200, where
+// seed 1's 10th walk is still the suspect and judged C1 (at step 198; at
+// 500, 493) and the unweighted and the fixed walks all stay live.
+// TestCheckWeightsAutoFindsPastryDeadEndLong (cli_long_test.go) takes
+// the default 500.
 func TestCheckWeightsAutoFindsPastryDeadEnd(t *testing.T) {
-	args := []string{"check", "--service", "pastry", "--nodes", "3", "--strategy", "walk", "--budget", "0",
-		"--resets", "1", "--weights", "auto", "--seed", "1", "--json"}
+	checkWeightsAutoFindsPastryDeadEnd(t, "--dmax", "200")
+}
+
+// checkWeightsAutoFindsPastryDeadEnd checks as
+// TestCheckWeightsAutoFindsPastryDeadEnd describes, with the walk flags
+// walk added to every run.
+func checkWeightsAutoFindsPastryDeadEnd(t *testing.T, walk ...string) {
+	t.Helper()
+	plainArgs := append([]string{"check", "--service", "pastry", "--nodes", "3", "--strategy", "walk", "--budget", "0",
+		"--resets", "1", "--seed", "1", "--json"}, walk...)
+	args := append(slices.Clone(plainArgs), "--weights", "auto")
 	out := runPastryCheck(t, args)
 	if tm := out.Weights["timer"]; !(tm > 0.01 && tm < 0.2) || out.Weights["reset"] != 0.02 || out.Weights["deliver"] != 1 {
 		t.Errorf("weights %v: want timer about 0.06, reset at the 0.02 floor, deliver 1", out.Weights)
@@ -110,7 +128,7 @@ func TestCheckWeightsAutoFindsPastryDeadEnd(t *testing.T) {
 	if l := fixed.Liveness; l == nil || l.Suspect != nil || l.Live != l.Walks {
 		t.Errorf("fixed service: %+v, want every walk live", fixed.Liveness)
 	}
-	plain := runPastryCheck(t, args[:len(args)-5], "--seed", "1", "--json")
+	plain := runPastryCheck(t, plainArgs)
 	if l := plain.Liveness; l == nil || l.Suspect != nil {
 		t.Errorf("unweighted walks: %+v, want no suspect (the weights are what finds it)", plain.Liveness)
 	}

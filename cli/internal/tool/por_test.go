@@ -12,21 +12,25 @@ import (
 // Bullet′ searches, what partial-order reduction (check's default --por)
 // changes: the transitions taken, and nothing else — the same unique
 // states, the same per-depth counts and the same violations (property and
-// depth). (2PC's figures are pinned in package twophase.) The searches
-// are a level shallower than TestPartialOrderReductionLong's
-// (cli_long_test.go), a level holding 2.5 times the states above it; the
-// search cut by its state budget is 5,000 states of RandTree with a silent
-// reset and a connection break, whose violations come early (depths 5 and
-// 7), where the long test's 30,000 states with a silent reset alone find
-// their first violation after 22,000 states. (The long test's searches
-// took 6.4 s of CPU under the race detector, these 2.)
+// depth). (2PC's figures are pinned in package twophase.) The RandTree,
+// Chord and Paxos searches are two levels shallower than
+// TestPartialOrderReductionLong's
+// (cli_long_test.go; a level holds 2.5 to 3 times the states above it),
+// and three Chord nodes with a reset and a break go to depth 5; the
+// search cut by its state budget is 1,000 states of RandTree with a
+// silent reset and a connection break, which end 62 states into depth 6,
+// after its first violation (depth 5), where the long test's 30,000
+// states with a silent reset alone find their first violation after
+// 22,000 states. (The long test's searches took 6.4 s of CPU under the
+// race detector; this table took 3.5 s with searches a level deeper and
+// 5,000 states of the cut one, and takes about 1.2 s.)
 func TestPartialOrderReduction(t *testing.T) {
 	checkPOR(t, []porCase{
-		{"--service randtree --nodes 5 --max-depth 6", 2020, 4515, 2995, ""},
-		{"--service randtree --nodes 3 --resets 1 --silent --breaks 1 --max-states 5000", 5000, 11745, 11391, "RootHasNoSiblings@7,RootNotChildOrSibling@5"},
-		{"--service chord --nodes 5 --max-depth 6", 1820, 4026, 2762, ""},
-		{"--service chord --nodes 3 --resets 1 --breaks 1 --max-depth 6", 2833, 6339, 6172, ""},
-		{"--service paxos --nodes 3 --max-depth 4", 1161, 2181, 1929, ""},
+		{"--service randtree --nodes 5 --max-depth 5", 732, 1559, 1023, ""},
+		{"--service randtree --nodes 3 --resets 1 --silent --breaks 1 --max-states 1000", 1000, 2153, 2077, "RootNotChildOrSibling@5"},
+		{"--service chord --nodes 5 --max-depth 5", 701, 1469, 979, ""},
+		{"--service chord --nodes 3 --resets 1 --breaks 1 --max-depth 5", 1010, 2085, 2042, ""},
+		{"--service paxos --nodes 3 --max-depth 3", 237, 382, 347, ""},
 		{"--service pastry --nodes 3 --max-depth 7", 623, 1051, 1013, ""},
 		{"--service bullet --nodes 2 --refusals 1 --max-depth 10", 391, 590, 558, "FileMapViewConsistent@10"},
 	})

@@ -127,11 +127,12 @@ func TestReplayableSuspectFromThePeriphery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// walkCheckArgs' walk options, but the probes' walks are 200 steps long
-	// instead of 500: the critical transition from the periphery state is
-	// the same, and the search costs 1.6 s of CPU under the race detector
-	// instead of 4.
-	o := consequence.WalkOptions[consequence.ActorAction]{Seed: 7, Walks: 100, DMax: 200,
+	// walkCheckArgs' walk options, but the probes' walks are 60 steps long
+	// instead of 100: the critical transition from the periphery state is
+	// the same (with a periphery path of 5, 10 or 15 steps, as at 100 and
+	// 150 steps), and the search costs 0.9 s of CPU under the race
+	// detector at 60, 1.3 s at 150.
+	o := consequence.WalkOptions[consequence.ActorAction]{Seed: 7, Walks: 100, DMax: 60,
 		Weight: consequence.KindWeights(map[consequence.ActorActionKind]float64{consequence.ActReset: 0.02, consequence.ActTimer: 0.1})}
 	l := check.Liveness
 	if l == nil || l.Report == nil || l.DeadEnd == nil || l.Verdict != "C1" || l.DeadEnd.CriticalStep != 18 {

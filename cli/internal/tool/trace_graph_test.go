@@ -95,8 +95,8 @@ func TestTraceGraphDOT(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	nodes, causal := checkDOT(t, dot)
-	if len(nodes) != 500 {
-		t.Errorf("%d nodes, want the 500 steps (nothing comes from the start)", len(nodes))
+	if len(nodes) != 100 {
+		t.Errorf("%d nodes, want the 100 steps (nothing comes from the start)", len(nodes))
 	}
 	has := map[[2]int]bool{}
 	for _, e := range causal {

@@ -3,6 +3,7 @@ package tool
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -56,8 +57,14 @@ func firstDiff(want, got string) string {
 
 // The randtree walk check of the README: MaceMC's RandTree liveness bug
 // (n3 resets, then takes the JoinReply to its old incarnation's Join in
-// init and ignores it), C1 at step 18 of a 500-step suspect. Its output is
-// a pure function of the seed.
+// init and ignores it), C1 at step 18. The README's command takes the
+// default 500 steps a walk; the tests' check takes 100 (--dmax): its
+// suspect is the first 100 steps of the README's, with the same critical
+// step and the same nearest live path (as at 150, 200 and 300 steps), and
+// its critical-transition search, the check's whole cost, took 6.3 s of
+// CPU under the race detector at 500 steps, 1.3 s at 150, 0.7 s at 100.
+// TestCheckWalkReportIsReplayableLong (cli_long_test.go) runs the
+// README's command. Its output is a pure function of the seed.
 var (
 	walkReportOnce sync.Once
 	walkReportFile string
@@ -66,7 +73,7 @@ var (
 )
 
 var walkCheckArgs = []string{"check", "--service", "randtree", "--nodes", "5", "--strategy", "walk", "--resets", "1", "--silent",
-	"--weights", "reset=0.02,timer=0.1", "--seed", "7", "--budget", "0", "--json"}
+	"--weights", "reset=0.02,timer=0.1", "--seed", "7", "--dmax", "100", "--budget", "0", "--json"}
 
 // walkReport runs the walk check once per test binary and returns its
 // output file.
@@ -119,6 +126,9 @@ func sharedTempDir(pattern string) (string, error) {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(asProgram) != "" {
+		testProgram.Main() // a node process of a multi-process test (nodeBinary)
+	}
 	code := m.Run()
 	for _, dir := range sharedDirs {
 		os.RemoveAll(dir)
@@ -135,15 +145,23 @@ func TestMain(m *testing.M) {
 // ("0 replayable violations").
 func TestCheckWalkReportIsReplayable(t *testing.T) {
 	file, out := walkReport(t)
+	checkWalkReport(t, file, out, 100, "n5 timer recovery")
+}
+
+// checkWalkReport checks the walk check's report file, whose output is
+// out, as TestCheckWalkReportIsReplayable describes: a suspect of steps
+// steps, the last one last.
+func checkWalkReport(t *testing.T, file string, out checkOutput, steps int, last string) {
+	t.Helper()
 	l := out.Liveness
 	if l == nil || l.Report == nil || l.DeadEnd == nil {
 		t.Fatalf("no replayable suspect: %+v", l)
 	}
-	if l.Verdict != "C1" || l.Critical != 17 || l.Action != "n3 deliver randtree.JoinReply from n4" || len(l.Suspect) != 500 {
-		t.Fatalf("liveness %s at %d (%s), %d steps; want C1 at 17 (n3 deliver randtree.JoinReply from n4), 500", l.Verdict, l.Critical, l.Action, len(l.Suspect))
+	if l.Verdict != "C1" || l.Critical != 17 || l.Action != "n3 deliver randtree.JoinReply from n4" || len(l.Suspect) != steps {
+		t.Fatalf("liveness %s at %d (%s), %d steps; want C1 at 17 (n3 deliver randtree.JoinReply from n4), %d", l.Verdict, l.Critical, l.Action, len(l.Suspect), steps)
 	}
 	r, d := l.Report, l.DeadEnd
-	if r.Kind != "liveness" || r.Property != "ParentChildAgree" || r.Error != "n4: child n3 has parent n5" || len(r.Path) != 500 || r.Depth != 500 {
+	if r.Kind != "liveness" || r.Property != "ParentChildAgree" || r.Error != "n4: child n3 has parent n5" || len(r.Path) != steps || r.Depth != steps {
 		t.Fatalf("report %s %s %q, %d steps", r.Kind, r.Property, r.Error, len(r.Path))
 	}
 	if d.Verdict != "C1" || d.CriticalStep != 18 || len(d.LivePath) != len(l.LivePath) || len(d.LivePath) != 20 || r.Path[17].Text != l.Action {
@@ -155,9 +173,9 @@ func TestCheckWalkReportIsReplayable(t *testing.T) {
 	}
 	for _, want := range []string{
 		"dead end (C1): after step 18",
-		"violation of ParentChildAgree (liveness) at depth 500: n4: child n3 has parent n5",
+		fmt.Sprintf("violation of ParentChildAgree (liveness) at depth %d: n4: child n3 has parent n5", steps),
 		" 18. n3 deliver randtree.JoinReply from n4   <- critical transition",
-		"500. n3 deliver randtree.Keepalive from n5",
+		fmt.Sprintf("%d. %s", steps, last),
 		"dead path vs nearest live path after step 18 (- dead, + live):\n  - n3 deliver randtree.JoinReply from n4\n  + n3 app randtree.JoinOverlay",
 		"    - Status: init\n    + Status: joining",
 	} {
@@ -205,7 +223,7 @@ func TestTraceDebugScript(t *testing.T) {
 	file, _ := walkReport(t)
 	script := strings.Join([]string{
 		"n", "p", "p", "node n3", "n", "n", "node all", "j 17", "next",
-		"frobnicate", "j 501", "j -1", "j x", "diff 1", "node n9", "node zz", "graph svg", "find (",
+		"frobnicate", "j 101", "j -1", "j x", "diff 1", "node n9", "node zz", "graph svg", "find (",
 		"diff 17 18", "s", "find reset", "live", "w", "help", "",
 	}, "\n")
 	old := traceInput
@@ -219,7 +237,7 @@ func TestTraceDebugScript(t *testing.T) {
 	for _, want := range []string{
 		"(mdb 18)  19. n3 app randtree.JoinOverlay", // starts at the critical step
 		`error: unknown command "frobnicate"`,
-		"error: step \"501\": want a number in 0..500",
+		"error: step \"101\": want a number in 0..100",
 		"error: node n9 is not one of the run's 5 nodes",
 		"error: graph format \"svg\": want text or dot",
 		"error: find: \"(\" is not a regular expression",
@@ -258,9 +276,9 @@ func TestTraceShowBadMdbInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--step", "501"}, "--step: step \"501\": want a number in 0..500"},
-		{[]string{"--step", "-2"}, "want a number in 0..500"},
-		{[]string{"--step", "many"}, "want a number in 0..500, critical or end"},
+		{[]string{"--step", "101"}, "--step: step \"101\": want a number in 0..100"},
+		{[]string{"--step", "-2"}, "want a number in 0..100"},
+		{[]string{"--step", "many"}, "want a number in 0..100, critical or end"},
 		{[]string{"--node", "n6"}, "--node: node n6 is not one of the run's 5 nodes"},
 		{[]string{"--node", "x"}, "--node: node \"x\": want a node ID"},
 		{[]string{"--diff", "3"}, "--diff: range \"3\": want two steps A,B"},
