@@ -11,13 +11,15 @@ import (
 )
 
 // paxosTestConfig keeps the runs small: short gaps (few steering rounds
-// between the rounds), small searches, and a snapshot (so a steering round)
-// every 4 s per node rather than the experiment's 2 s, so three runs of
-// both bugs stay well within seconds under the race detector. (Runs still
-// intervene with 4 s: seed 7's steered runs of both bugs have vetoes and
-// the immediate check avoids the violation in one of the three.)
+// between the rounds), searches of 100 states, and a snapshot (so a
+// steering round) every 8 s per node rather than the experiment's 2 s, so
+// three runs of both bugs stay well within seconds under the race
+// detector (about 0.8 s each, against 2.6 s at 300 states and 4 s). Runs
+// still intervene with 8 s: seed 7's steered runs of both bugs have 44
+// vetoes, and the immediate check avoids the violation in one of the
+// three (at 16 s no round comes in time and nothing intervenes).
 func paxosTestConfig(bug string) PaxosConfig {
-	return PaxosConfig{Bug: bug, Runs: 3, Seed: 7, MaxGap: 3 * time.Second, MaxStates: 300, Snapshots: 4 * time.Second}
+	return PaxosConfig{Bug: bug, Runs: 3, Seed: 7, MaxGap: 3 * time.Second, MaxStates: 100, Snapshots: 8 * time.Second}
 }
 
 // The result names the paper's counts; they add up to the runs; and
@@ -122,19 +124,21 @@ func TestPaxosText(t *testing.T) {
 // smaller search budget and a longer snapshot interval, under which run 2
 // of seed 1 (MaxGap 8 s: a gap of 4.59 s) is still avoided by steering.
 // Chosen by scanning runs 0-15 of seed 1 over budgets of 300-10,000
-// states and intervals of 2-16 s: bug1 needs 3,000 states per search (with
-// 2,000, at 2, 4 or 8 s, steering avoids no run; 4,000 here, for a
-// margin), bug2, whose prediction explores B's reset, 8,000 (none with
-// 6,000 at 4-16 s or 7,000 at 5-11 s);
-// a snapshot every 6 s (bug1) and 8 s (bug2) rather than 2 s cuts the
-// rounds. The steered runs explore 84,000 and 107,000 states, against
-// 348,000 and 305,000 with the defaults (10,000 states, 2 s), which
-// paxos_long_test.go runs.
+// states and intervals of 2-16 s: bug2, whose prediction explores B's
+// reset, needs 8,000 states per search (none with 6,000 at 4-16 s or
+// 7,000 at 5-11 s, nor with 6,000 at 8 s on runs 0-7 of seeds 2-12) and
+// a snapshot every 8 s rather than 2 s cuts the rounds; bug1 needs 3,000
+// with the experiment's one reset per path (with 2,000, at 2, 4 or 8 s,
+// steering avoids no run), but its violation needs no reset, and
+// exploring none (Resets negative) it needs 600 (at 4-10 s; 1,000 here,
+// for a margin), at a snapshot every 6 s. The steered runs explore 26,000
+// and 107,000 states, against 348,000 and 305,000 with the defaults
+// (10,000 states, 2 s, one reset), which paxos_long_test.go runs.
 func paxosSteeringTestConfig(bug string) PaxosConfig {
 	cfg := PaxosConfig{Bug: bug, Seed: 1, Indices: []int{2}, MaxGap: 8 * time.Second}
 	switch bug {
 	case "bug1":
-		cfg.MaxStates, cfg.Snapshots = 4000, 6*time.Second
+		cfg.MaxStates, cfg.Snapshots, cfg.Resets = 1000, 6*time.Second, -1
 	case "bug2":
 		cfg.MaxStates, cfg.Snapshots = 8000, 8*time.Second
 	}
