@@ -17,7 +17,7 @@ BENCHTIME ?= 1s
 
 SHELL := bash
 
-.PHONY: all build test test-long webtest test-times testbudget bench verify lint staticcheck purity fuzz snapshot-sweep spin-compare livecost zoo mutants mutants-gen mutants-sample soak crash clean
+.PHONY: all build test test-long paper webtest test-times testbudget bench verify lint staticcheck purity fuzz snapshot-sweep spin-compare livecost zoo mutants mutants-gen mutants-sample soak crash clean
 
 all: verify build test
 
@@ -73,6 +73,21 @@ test-long: testbudget
 	  | tee bin/test-long.json | $(TESTBUDGET) report -records bin/test-long-cpu.jsonl \
 	    -calibration bin/test-long-calibration.jsonl -budget 0 -top 30 -summary bin/test-long-times.json
 
+# The experiments at the papers' documented sizes that do not fit CI's
+# time (files *_paper_test.go, build tag `paper`, which also needs the long
+# tests' helpers): randtree-churn, paxos, bullet-overhead, randtree-liveness
+# and macemc-baseline's 8,000,000-state Chord search, each checking its
+# figures in docs/RESULTS.md. Not in .ci/run: about 45 minutes of CPU on 2
+# quiet cores (docs/PERFORMANCE.md, "The test suite", has the last run).
+PAPER_TIMEOUT ?= 3h
+paper: testbudget
+	@rm -f bin/test-paper-cpu.jsonl bin/test-paper-calibration.jsonl
+	@$(TESTBUDGET) calibrate -out bin/test-paper-calibration.jsonl
+	set -o pipefail; $(GO) test -tags long,paper -count=1 -timeout $(PAPER_TIMEOUT) -run 'Documented$$' -json \
+	  -exec "$(CURDIR)/$(TESTBUDGET) exec -records $(CURDIR)/bin/test-paper-cpu.jsonl" ./experiments 2>&1 \
+	  | tee bin/test-paper.json | $(TESTBUDGET) report -records bin/test-paper-cpu.jsonl \
+	    -calibration bin/test-paper-calibration.jsonl -budget 0 -summary bin/test-paper-times.json
+
 # The web view in a real browser: files built with the tag `browser`
 # (cli/internal/tool/serve_browser_test.go) drive headless Chromium through chromedp —
 # the page loads, steps through a report, shows the diff against the
@@ -121,7 +136,7 @@ bench:
 # test). A finding that is wrong gets `//lint:ignore CHECK reason` on the
 # line above it, as the msgpack as_array markers do (see node.Message).
 STATICCHECK := bin/staticcheck
-LINT_TAGS   := long,browser
+LINT_TAGS   := long,paper,browser
 staticcheck:
 	@mkdir -p bin
 	$(GO) build -C tools -o $(CURDIR)/$(STATICCHECK) honnef.co/go/tools/cmd/staticcheck

@@ -1,4 +1,4 @@
-//go:build long
+//go:build paper
 
 package experiments
 
@@ -8,12 +8,12 @@ import (
 	"testing"
 )
 
-// This file is long: bullet-overhead at its documented size (49 nodes
-// download 20 MiB in 1,280 blocks over the INET links, without and with
-// CrystalBall) spends about 148 s of CPU without the race detector for one
-// seed (the run with CrystalBall 142 s of it, 465 MB of RSS). The
-// documented table has three seeds; the test runs seed 1, whose CDF
-// docs/RESULTS.md plots. TestBulletOverheadSmall and
+// This file is paper-scale (`make paper`, not in CI): bullet-overhead at its
+// documented size (49 nodes download 20 MiB in 1,280 blocks over the INET
+// links, without and with CrystalBall) spends about 148 s of CPU without the
+// race detector for one seed (the run with CrystalBall 142 s of it, 465 MB
+// of RSS). The documented table has three seeds; the test runs seed 1, whose
+// CDF docs/RESULTS.md plots. TestBulletOverheadSmall and
 // TestBulletOverheadSnapshotBandwidthCap cover the same behaviour in `make
 // test` with 6 nodes and 192 KiB.
 

@@ -1,4 +1,4 @@
-//go:build long
+//go:build paper
 
 package experiments
 
@@ -14,18 +14,18 @@ import (
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
-// This file is long: randtree-liveness at its documented size (25 nodes,
-// gaps in [0, 600 ms), a snapshot and round every 10 s per node, the
-// default steering budgets) costs about 40 s of CPU per run without the
-// race detector (measured: 819 s for runs 0-9 of seed 1, with and without
-// the correction), nearly all of it in the debug and steered emulations:
-// the documented 100 runs, twice, would take over two hours of CPU. The
-// runs without CrystalBall cost about 10 ms each, so all 100 are emulated
-// here, with and without the correction, and the whole experiment (all
-// three ways) on its first runs only: 3 of the paper's code (all three
-// bitten) and 1 with the correction. The test takes 159 s of CPU.
-// TestRandTreeLiveness covers the same behaviour in `make test` on 5
-// nodes with smaller rounds.
+// This file is paper-scale (`make paper`, not in CI): randtree-liveness at
+// its documented size (25 nodes, gaps in [0, 600 ms), a snapshot and round
+// every 10 s per node, the default steering budgets) costs about 40 s of CPU
+// per run without the race detector (measured: 819 s for runs 0-9 of seed 1,
+// with and without the correction), nearly all of it in the debug and
+// steered emulations: the documented 100 runs, twice, would take over two
+// hours of CPU. The runs without CrystalBall cost about 10 ms each, so all
+// 100 are emulated here, with and without the correction, and the whole
+// experiment (all three ways) on its first runs only: 3 of the paper's code
+// (all three bitten) and 1 with the correction. The test takes 159 s of CPU.
+// TestRandTreeLiveness covers the same behaviour in `make test` on 5 nodes
+// with smaller rounds.
 
 // livenessOffOnly emulates run r of the experiment without CrystalBall
 // alone: the victim and gap drawn as livenessRun draws them.

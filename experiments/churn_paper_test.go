@@ -1,4 +1,4 @@
-//go:build long
+//go:build paper
 
 package experiments
 
@@ -12,13 +12,13 @@ import (
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 )
 
-// This file is long: randtree-churn at its documented size (25 nodes, 84
-// emulated minutes, one churn event a minute, every node gathering and
-// steering every 10 s) spends about 425 s of CPU without the race
-// detector for one seed, nearly all of it in the steered run (253 M
-// states and walk steps in 12,355 rounds; the runs off and with the check
-// alone take 2 and 4 s). The documented table has four seeds; the test
-// runs seed 1, the one `crystalball experiment randtree-churn --seed 1`
+// This file is paper-scale (`make paper`, not in CI): randtree-churn at its
+// documented size (25 nodes, 84 emulated minutes, one churn event a minute,
+// every node gathering and steering every 10 s) spends about 425 s of CPU
+// without the race detector for one seed, nearly all of it in the steered
+// run (253 M states and walk steps in 12,355 rounds; the runs off and with
+// the check alone take 2 and 4 s). The documented table has four seeds; the
+// test runs seed 1, the one `crystalball experiment randtree-churn --seed 1`
 // documents first. TestRandTreeChurn covers the same behaviour in `make
 // test` on 6 nodes for 3 minutes.
 
