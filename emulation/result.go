@@ -121,6 +121,9 @@ type MessageStats struct {
 	// Datagrams counts the datagrams (node.Env.SendDatagram), which the
 	// counts above leave out; nil when the run sent none.
 	Datagrams *DatagramStats `json:"datagrams,omitempty"`
+	// Delivery counts what Config.Delivery did to declared unreliable
+	// messages; nil when it could do nothing.
+	Delivery *DeliveryStats `json:"delivery,omitempty"`
 }
 
 // DatagramStats counts datagrams. Deliveries are also message events
@@ -198,8 +201,9 @@ func (e *Emulator) Result() Result {
 			Dropped:         e.st.dropped,
 			Protocol:        e.st.protocol,
 			Filtered:        e.st.filtered,
-			InFlight:        e.st.sent - e.st.delivered - e.st.dropped - e.st.protocol - e.st.filtered,
+			InFlight:        e.st.sent + e.duplicated() - e.st.delivered - e.st.dropped - e.st.protocol - e.st.filtered,
 			Retransmissions: e.st.retransmits,
+			Delivery:        e.deliveryStats(),
 		},
 		TransportErrors: e.st.transportErrors,
 		Resets:          e.st.resets,
