@@ -39,13 +39,14 @@ type Emulator struct {
 	err   error
 
 	netKey  uint64 // per-channel jitter/loss streams derive from it
-	// delivery is the declared delivery model (delivery.go); nil when the
-	// service declares nothing or Config.Delivery sets no rate.
-	delivery *deliveryRun
 	churn   *mrand.Rand
 	breaks  *mrand.Rand // scheduled connection breaks (breaks.go); nil without
 	connSeq uint64
 	netID   uint64 // the last message or datagram ID (NetworkEvent.ID)
+
+	// delivery is the declared delivery model (delivery.go); nil when the
+	// service declares nothing or Config.Delivery sets no rate.
+	delivery *deliveryRun
 
 	safety   []safetyState
 	liveness []node.Property
