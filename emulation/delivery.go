@@ -151,8 +151,9 @@ func (e *Emulator) unreliable(c *conn, env *node.Envelope) bool {
 // loses it; the duplication draw may add a copy, the hold draw may hold it
 // back. Draw order per message (part of the contract): loss (if Loss > 0
 // and the type may be lost); unless lost, duplication (if Duplicate > 0
-// and the type may be duplicated) then the copy's delay; then hold (if
-// Reorder > 0 and the type may be reordered) then the hold's length.
+// and the type may be duplicated) then, if duplicated, when the copy is
+// made and its extra delay; then hold (if Reorder > 0 and the type may be
+// reordered) then, if held, the hold's length.
 func (e *Emulator) sendUnreliable(from *emNode, p *peer, env *node.Envelope, c *conn, id uint64, inc uint64, d time.Duration, linked bool, size int) {
 	dr := e.delivery
 	decl := dr.spec.Of(env.Msg)

@@ -113,8 +113,8 @@ type MessageStats struct {
 	// Filtered counts messages that arrived but that steering (a filter or
 	// the immediate safety check) kept from the service.
 	Filtered int64 `json:"filtered,omitempty"`
-	// InFlight is Sent - Delivered - Dropped - Protocol - Filtered:
-	// messages still queued.
+	// InFlight is Sent - Delivered - Dropped - Protocol - Filtered, plus
+	// the copies Delivery.Duplicated made: messages still queued.
 	InFlight int64 `json:"in_flight"`
 	// Retransmissions counts packet losses repaired by retransmission.
 	Retransmissions int64 `json:"retransmissions"`

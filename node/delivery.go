@@ -114,7 +114,7 @@ func (d DeliverySpec) Of(msg Message) Delivery {
 func (d DeliverySpec) validate(reg *Registry) error {
 	check := func(what string, v Delivery) error {
 		if v.Reordered < 0 || v.Reordered > MaxReordered {
-			return fmt.Errorf("node: delivery of %s: Reordered %d, want 0..%d", what, v.Reordered, MaxReordered)
+			return fmt.Errorf("delivery of %s: Reordered %d, want 0..%d", what, v.Reordered, MaxReordered)
 		}
 		return nil
 	}
@@ -123,7 +123,7 @@ func (d DeliverySpec) validate(reg *Registry) error {
 	}
 	for _, t := range slices.Sorted(maps.Keys(d.Types)) {
 		if _, ok := reg.byName[t]; !ok {
-			return fmt.Errorf("node: delivery declared for message type %q, which is not in Spec.Messages", t)
+			return fmt.Errorf("delivery declared for message type %q, which is not in Spec.Messages", t)
 		}
 		if err := check(fmt.Sprintf("%q", t), d.Types[t]); err != nil {
 			return err
