@@ -284,6 +284,9 @@ var weightKinds = []struct {
 	{"datagram", consequence.ActDeliverDatagram},
 	{"drop", consequence.ActDropDatagram},
 	{"refuse", consequence.ActRefuse},
+	{"lose", consequence.ActLose},
+	{"duplicate", consequence.ActDuplicate},
+	{"deliver-ahead", consequence.ActDeliverAhead},
 }
 
 func weightKindNames() []string {
