@@ -27,6 +27,10 @@ type ActionRecord struct {
 	Timer   string  `json:"timer,omitempty"`
 	Silent  bool    `json:"silent,omitempty"`
 	Pending bool    `json:"pending,omitempty"`
+	// Pos is the message's position in its channel for "lose",
+	// "duplicate" and "deliver-ahead" (delivery faults on messages the
+	// service declares unreliable).
+	Pos int32 `json:"pos,omitempty"`
 	// Text is the action's String, for people; it is not read back.
 	Text string `json:"text,omitempty"`
 }
@@ -55,6 +59,10 @@ var actionKindNames = [...]string{
 	ActDeliverDatagram: "deliver-datagram",
 	ActDropDatagram:    "drop-datagram",
 	ActRefuse:          "refuse-send",
+
+	ActLose:         "lose",
+	ActDuplicate:    "duplicate",
+	ActDeliverAhead: "deliver-ahead",
 }
 
 // Record returns the serializable form of a.
@@ -69,7 +77,7 @@ func RecordAction(reg *node.Registry, a ActorAction) (ActionRecord, error) {
 		return ActionRecord{}, fmt.Errorf("%w: action kind %d", ErrBadReport, a.Kind)
 	}
 	r := ActionRecord{Kind: actionKindNames[a.Kind], Node: a.Node, Peer: a.Peer, Timer: a.Timer,
-		Silent: a.Silent, Pending: a.Pending, Text: a.String()}
+		Silent: a.Silent, Pending: a.Pending, Pos: a.Pos, Text: a.String()}
 	if a.Kind == ActDeliver && a.Msg == nil {
 		r.Kind = "transport-error"
 	}
@@ -86,7 +94,7 @@ func RecordAction(reg *node.Registry, a ActorAction) (ActionRecord, error) {
 // Action decodes a record made by Record (its body is untrusted: it is
 // decoded with the model's registry, which checks it first).
 func (m *ActorModel) Action(r ActionRecord) (ActorAction, error) {
-	a := ActorAction{Node: r.Node, Peer: r.Peer, Timer: r.Timer, Silent: r.Silent, Pending: r.Pending}
+	a := ActorAction{Node: r.Node, Peer: r.Peer, Timer: r.Timer, Silent: r.Silent, Pending: r.Pending, Pos: r.Pos}
 	switch r.Kind {
 	case "transport-error":
 		a.Kind = ActDeliver
@@ -107,6 +115,12 @@ func (m *ActorModel) Action(r ActionRecord) (ActorAction, error) {
 		a.Kind = ActDropDatagram
 	case "refuse-send":
 		a.Kind = ActRefuse
+	case "lose":
+		a.Kind = ActLose
+	case "duplicate":
+		a.Kind = ActDuplicate
+	case "deliver-ahead":
+		a.Kind = ActDeliverAhead
 	default:
 		return ActorAction{}, fmt.Errorf("%w: action kind %q", ErrBadReport, r.Kind)
 	}
@@ -117,7 +131,7 @@ func (m *ActorModel) Action(r ActionRecord) (ActorAction, error) {
 		}
 		a.Msg = msg
 	}
-	if a.Msg == nil && (a.Kind == ActDeliverDatagram || a.Kind == ActDropDatagram || a.Kind == ActRefuse) {
+	if a.Msg == nil && (a.Kind == ActDeliverDatagram || a.Kind == ActDropDatagram || a.Kind == ActRefuse || a.Kind >= ActLose) {
 		return ActorAction{}, fmt.Errorf("%w: %s without a message", ErrBadReport, r.Kind)
 	}
 	return a, nil
@@ -161,7 +175,8 @@ func (m *ActorModel) ReplayReport(r ActorReport, props []Property[*GlobalState])
 		}
 		act := Action[ActorAction]{Act: a}
 		act.Node, _ = m.index(a.Node)
-		act.Local = a.Kind != ActDeliver && a.Kind != ActDeliverDatagram
+		act.Local = a.Kind != ActDeliver && a.Kind != ActDeliverDatagram && a.Kind < ActLose
+		act.Fault = a.Kind >= ActLose
 		path = append(path, act)
 		g = next
 	}

@@ -180,6 +180,9 @@ type ActorAction struct {
 	// Pending marks an application call taken from the node's pending
 	// calls rather than declared by its service.
 	Pending bool
+	// Pos is the position of the message in its channel that a delivery
+	// fault on a declared-unreliable message (delivery.go) acts on.
+	Pos int32
 }
 
 // String renders the action for traces, e.g. "n13 deliver randtree.Join
@@ -220,6 +223,9 @@ func (a ActorAction) String() string {
 		}
 		return fmt.Sprintf("%v refuse-send %s to %v", a.Node, a.Msg.MessageType(), a.Peer)
 	}
+	if s, ok := a.deliveryString(); ok {
+		return s
+	}
 	return fmt.Sprintf("%v action(%d)", a.Node, uint8(a.Kind))
 }
 
@@ -238,6 +244,9 @@ type ActorModel struct {
 	cores []sync.Pool // per node index: *node.Core
 	// sym is ActorOptions.Symmetry's reduction; nil without.
 	sym *actorSymmetry
+	// delivery is the service's declared delivery (delivery.go); nil when
+	// it declares none.
+	delivery *deliveryModel
 }
 
 var _ Model[*GlobalState, ActorAction] = (*ActorModel)(nil)
@@ -362,7 +371,7 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 		return nil, fmt.Errorf("%w: %w", ErrActorModel, err)
 	}
 	slices.SortFunc(inits, func(a, b nodeInit) int { return cmp.Compare(a.id, b.id) })
-	m := &ActorModel{spec: spec, reg: reg, opts: opts}
+	m := &ActorModel{spec: spec, reg: reg, opts: opts, delivery: newDeliveryModel(spec)}
 	for i, in := range inits {
 		if in.id == node.None || (i > 0 && inits[i-1].id == in.id) {
 			return nil, fmt.Errorf("%w: node ID %v is none or repeated", ErrActorModel, in.id)
@@ -639,6 +648,9 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 	if m.canRefuse(g) {
 		out = m.appendRefusals(out, g)
 	}
+	if m.delivery != nil {
+		out = m.appendDelivery(out, g)
+	}
 	return out
 }
 
@@ -763,6 +775,8 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 		return m.nextBreak(g, a)
 	case ActRefuse:
 		return m.nextRefuse(g, i, a)
+	case ActLose, ActDuplicate, ActDeliverAhead:
+		return m.nextDelivery(g, i, a)
 	}
 	return nil, false
 }

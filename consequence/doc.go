@@ -145,6 +145,28 @@
 // (emulation.Emulator.InFlight lists its datagrams in flight so), in any
 // order. Reports name the kinds "deliver-datagram" and "drop-datagram".
 //
+// # Declared delivery
+//
+// A service may declare that its messages, or some types of them, travel
+// unreliably (node.Spec.Delivery, node.Delivery). Such a message travels on
+// its FIFO channel like any other, and the explorer may also act on it
+// where it sits: lose it (ActLose, within Faults.Losses), copy it to the
+// channel's tail (ActDuplicate, within Faults.Duplicates: the copy arrives
+// after what was sent before it was made, and any time while the original
+// is in flight), or deliver it ahead of the messages before it
+// (ActDeliverAhead, within Faults.Reorders), when it and each of them may
+// be reordered and each was overtaken fewer times than its declared bound
+// (a count kept on the channel item and hashed with it). The first
+// message of a connection (a SYN mark), a message in a refusal window,
+// transport errors and messages to self are never acted on. The actions
+// are network events, expanded in every state as deliveries are, after
+// every other action; they never commute (partial-order reduction leaves
+// them alone). A model of a service that declares nothing, or with the
+// three budgets zero, has no such action, no counter and no hash of them:
+// its states, counts and fingerprints are unchanged. Reports name the
+// kinds "lose", "duplicate" and "deliver-ahead", with the message's
+// position in its channel.
+//
 // # Refused sends
 //
 // A message sent with node.Env.TrySend may be refused by the transport

@@ -88,6 +88,15 @@ type Faults struct {
 	// window changes). A service that never calls TrySend has no window:
 	// the budget adds no action and no state.
 	Refusals int
+	// Losses, Duplicates and Reorders bound the delivery faults on the
+	// messages a service declares unreliable (node.Spec.Delivery) along a
+	// path: messages lost (ActLose), copied to their channel's tail
+	// (ActDuplicate), and delivered ahead of earlier messages
+	// (ActDeliverAhead, each overtaken message within its declared
+	// bound). Each is at most MaxDeliveryFaults; 0, the default, explores
+	// none. They are network events, expanded in every state like
+	// deliveries; a service that declares nothing explores nothing more.
+	Losses, Duplicates, Reorders int
 }
 
 // ResetKinds is a set of kinds of reset (Faults.ResetKinds).
@@ -119,6 +128,9 @@ func (f Faults) Kinds() ResetKinds {
 func (f Faults) validate() error {
 	if f.Resets < 0 || f.Breaks < 0 || f.Drops < 0 || f.Refusals < 0 || f.Refusals > math.MaxInt32 {
 		return fmt.Errorf("%w: negative fault budget %+v", ErrActorModel, f)
+	}
+	if err := f.validateDelivery(); err != nil {
+		return err
 	}
 	if f.ResetKinds&^ResetBoth != 0 {
 		return fmt.Errorf("%w: unknown reset kinds %#x", ErrActorModel, uint8(f.ResetKinds))

@@ -61,7 +61,10 @@ type GlobalState struct {
 	// path.
 	resets, breaks, drops int
 	crash                 *Crash
-	fp                    node.Hash
+	// spent counts the delivery faults on declared-unreliable messages
+	// spent along the path (delivery.go); nil when none was.
+	spent *deliverySpent
+	fp    node.Hash
 	// in is the interner of the packed search the state belongs to (set by
 	// Unpack, copied to successors): the parts a successor builds are
 	// replaced by their canonical equals at once, so its clones die young.
@@ -142,6 +145,10 @@ type inflight struct {
 	// may still refuse it (see refuse.go). Zero outside every window, and
 	// always zero while Faults.Refusals leaves no refusal in the budget.
 	win uint8
+	// over counts the later messages that overtook this one
+	// (ActDeliverAhead, delivery.go); always zero for a service that
+	// declares no reordering.
+	over uint8
 }
 
 // connKey is an open connection between two nodes of the snapshot, lo < hi.
@@ -223,8 +230,8 @@ func hashList(tag uint64, base node.Hash, items []inflight) node.Hash {
 	buf = binary.LittleEndian.AppendUint64(buf, base.Lo)
 	for _, it := range items {
 		hi := it.h.Hi ^ synSalt[it.syn&synMask]
-		if it.win != 0 {
-			hi ^= winSalt * uint64(it.win)
+		if it.win|it.over != 0 {
+			hi ^= winSalt*uint64(it.win) ^ overSalt*uint64(it.over)
 		}
 		buf = binary.LittleEndian.AppendUint64(buf, hi)
 		buf = binary.LittleEndian.AppendUint64(buf, it.h.Lo)
@@ -314,6 +321,7 @@ func (g *GlobalState) fingerprint() node.Hash {
 	fp = xorHash(fp, g.staleH)
 	fp = xorHash(fp, g.clockH)
 	fp = xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops, int(g.refusals)))
+	fp = xorHash(fp, spentComponent(g.spent))
 	return xorHash(fp, crashComponent(g.crash))
 }
 

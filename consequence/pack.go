@@ -90,6 +90,7 @@ const (
 	packCrash = 1 << iota
 	packWideCounts
 	packWideFaults
+	packDelivery // 3 words after the crash handle: losses, duplicates, reorders
 
 	packFlagBits  = 4
 	packCountBits = 14
@@ -115,6 +116,9 @@ func (p *actorPacker) Pack(dst []uint32, g *GlobalState) []uint32 {
 	var flags uint32
 	if g.crash != nil {
 		flags |= packCrash
+	}
+	if g.spent != nil {
+		flags |= packDelivery
 	}
 	nc, nd := len(g.chans), len(g.dgrams)
 	wideCounts := nc > packCountMax || nd > packCountMax
@@ -154,6 +158,9 @@ func (p *actorPacker) Pack(dst []uint32, g *GlobalState) []uint32 {
 	if g.crash != nil {
 		dst = append(dst, p.in.crash(g.crash))
 	}
+	if d := g.spent; d != nil {
+		dst = append(dst, uint32(d.losses), uint32(d.duplicates), uint32(d.reorders))
+	}
 	return dst
 }
 
@@ -188,7 +195,11 @@ func (p *actorPacker) Unpack(w []uint32, fp node.Hash) *GlobalState {
 	if flags&packCrash != 0 {
 		crash = 1
 	}
-	if want := k + faults + len(m.ids) + 2 + nc + nd + crash; len(w) != want {
+	spent := 0
+	if flags&packDelivery != 0 {
+		spent = 3
+	}
+	if want := k + faults + len(m.ids) + 2 + nc + nd + crash + spent; len(w) != want {
 		panic(unpackError("%d words, the header says %d", len(w), want))
 	}
 	g := p.newState(nc, nd)
@@ -220,6 +231,10 @@ func (p *actorPacker) Unpack(w []uint32, fp node.Hash) *GlobalState {
 	k += nd
 	if crash != 0 {
 		g.crash = unpackPart(&p.in.crashTab, w[k], "crash")
+		k++
+	}
+	if spent != 0 {
+		g.spent = &deliverySpent{losses: int32(w[k]), duplicates: int32(w[k+1]), reorders: int32(w[k+2])}
 	}
 	if !m.opts.AnyOrderTimers {
 		g.first, g.hasFirst = firstDue(g)

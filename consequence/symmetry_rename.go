@@ -53,6 +53,7 @@ func (m *ActorModel) renamedFingerprint(g *GlobalState, rename func(node.ID) nod
 			fp = xorHash(fp, timersComponent(rename(m.ids[i]), n, ref))
 		}
 	}
+	fp = xorHash(fp, spentComponent(g.spent))
 	return xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops, int(g.refusals)))
 }
 

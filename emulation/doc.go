@@ -190,6 +190,24 @@
 // InFlight lists the datagrams the network will still deliver, flagged, so
 // the explorer's start state holds them.
 //
+// # Declared delivery
+//
+// A message whose type the service declares unreliable (node.Spec.Delivery)
+// travels on its connection as any other, and at Config.Delivery's rates
+// the network also does to it what the declaration allows, and nothing
+// more: loses it (dropped on arrival, "nB drop message T from nA (lost)",
+// no transport error, the connection staying up), copies it while it is
+// in flight (the copy joins the channel's tail at a time drawn before the
+// original arrives, and arrives up to DuplicateDelay after it), or holds
+// it back up to ReorderDelay so that later messages overtake it — only
+// messages of types that may be reordered, and at most the bound its type
+// declares; the others arrive behind it. Messages sent while their
+// connection is being opened, and messages to self, are left alone.
+// Result.Messages.Delivery counts what was done. The draws come from a
+// stream per directed channel of their own (see Seeds), made only for a
+// declared message when a rate is set, so a service that declares nothing
+// or a run without rates traces exactly as before.
+//
 // # Churn
 //
 // With Churn.Rate > 0, leaves form a Poisson process of that many events
@@ -220,8 +238,10 @@
 //
 // The run seed is split per subsystem with a SplitMix64 derivation:
 // topology, start times, churn, connection breaks, per-node core seeds, one stream per
-// network channel for jitter and loss, and one per directed pair for the
-// datagrams' jitter and loss (seeded on the pair's first datagram). Changing the draws of one subsystem
+// network channel for jitter and loss, one per directed pair for the
+// datagrams' jitter and loss (seeded on the pair's first datagram), and one
+// per directed channel for declared delivery faults (seeded on the
+// channel's first declared message under a rate). Changing the draws of one subsystem
 // (say, a different churn rate) does not shift the numbers of the others,
 // so the start of two such runs is identical up to the first churn event.
 //

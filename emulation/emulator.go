@@ -44,6 +44,10 @@ type Emulator struct {
 	connSeq uint64
 	netID   uint64 // the last message or datagram ID (NetworkEvent.ID)
 
+	// delivery is the declared delivery model (delivery.go); nil when the
+	// service declares nothing or Config.Delivery sets no rate.
+	delivery *deliveryRun
+
 	safety   []safetyState
 	liveness []node.Property
 
@@ -120,6 +124,7 @@ type peer struct {
 	last time.Duration // latest delivery time scheduled on channel n→p
 	rng  mrand.PCG     // the channel's jitter and loss draws
 	dg   *mrand.PCG    // the datagrams' jitter and loss draws n→p; nil until the first
+	dv   *deliveryChan // declared delivery faults n→p (delivery.go); nil until the first
 	sq   sendQueue     // the connection's send queue at n's uplink (links.go)
 }
 
@@ -210,6 +215,7 @@ func New(cfg Config) (*Emulator, error) {
 		}
 	}
 	e.netKey = deriveSeed(s.Seed, streamNetwork)
+	e.delivery = newDeliveryRun(s.Spec, s.Delivery)
 	e.nodes = make([]*emNode, s.Nodes+1)
 	e.live = make([]node.ID, 0, s.Nodes)
 	coreSeed := deriveSeed(s.Seed, streamCores)
@@ -457,6 +463,9 @@ func (e *Emulator) process(it *item) bool {
 
 	case itemBreak:
 		return e.networkBreak()
+
+	case itemDuplicate:
+		return e.duplicateNow(it)
 
 	case itemPipeline:
 		return e.pipeDue(it)

@@ -166,6 +166,10 @@ func (e *Emulator) send(from *emNode, env *node.Envelope) {
 			e.st.retransmits++
 		}
 	}
+	if e.unreliable(c, env) {
+		e.sendUnreliable(from, p, env, c, id, dst.inc, d, linked, size)
+		return
+	}
 	at := e.now + d
 	if !linked {
 		e.schedule(p, at, to, from.id, dst.inc, env, c, id)
@@ -201,6 +205,9 @@ func (e *Emulator) schedule(p *peer, at time.Duration, to, from node.ID, inc uin
 func (e *Emulator) deliver(it *item) bool {
 	if it.datagram {
 		return e.deliverDatagram(it)
+	}
+	if it.dgDrop == dgLost {
+		return e.loseMessage(it) // a declared unreliable message (delivery.go)
 	}
 	n := e.nodes[it.node]
 	c := it.conn

@@ -113,14 +113,17 @@ type MessageStats struct {
 	// Filtered counts messages that arrived but that steering (a filter or
 	// the immediate safety check) kept from the service.
 	Filtered int64 `json:"filtered,omitempty"`
-	// InFlight is Sent - Delivered - Dropped - Protocol - Filtered:
-	// messages still queued.
+	// InFlight is Sent - Delivered - Dropped - Protocol - Filtered, plus
+	// the copies Delivery.Duplicated made: messages still queued.
 	InFlight int64 `json:"in_flight"`
 	// Retransmissions counts packet losses repaired by retransmission.
 	Retransmissions int64 `json:"retransmissions"`
 	// Datagrams counts the datagrams (node.Env.SendDatagram), which the
 	// counts above leave out; nil when the run sent none.
 	Datagrams *DatagramStats `json:"datagrams,omitempty"`
+	// Delivery counts what Config.Delivery did to declared unreliable
+	// messages; nil when it could do nothing.
+	Delivery *DeliveryStats `json:"delivery,omitempty"`
 }
 
 // DatagramStats counts datagrams. Deliveries are also message events
@@ -198,8 +201,9 @@ func (e *Emulator) Result() Result {
 			Dropped:         e.st.dropped,
 			Protocol:        e.st.protocol,
 			Filtered:        e.st.filtered,
-			InFlight:        e.st.sent - e.st.delivered - e.st.dropped - e.st.protocol - e.st.filtered,
+			InFlight:        e.st.sent + e.duplicated() - e.st.delivered - e.st.dropped - e.st.protocol - e.st.filtered,
 			Retransmissions: e.st.retransmits,
+			Delivery:        e.deliveryStats(),
 		},
 		TransportErrors: e.st.transportErrors,
 		Resets:          e.st.resets,

@@ -18,6 +18,7 @@ const (
 	streamNetwork  uint64 = 0x6e6574776f726b00 // "network"
 	streamDatagram uint64 = 0x646174616772616d // "datagram"
 	streamBreaks   uint64 = 0x627265616b730000 // "breaks"
+	streamDelivery uint64 = 0x64656c6976657279 // "delivery"
 )
 
 // splitmix64 is the SplitMix64 finaliser: a bijective, well-mixing hash of

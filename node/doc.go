@@ -87,6 +87,14 @@
 // connection that carried datagrams only breaks without a transport error.
 // A steering Verdict's Break is ignored for a datagram.
 //
+// A service whose messages need not be reliable — raft's, a gossip's —
+// says so in Spec.Delivery (Delivery, DeliverySpec): its messages, or
+// messages of the types it names, may then be lost, duplicated or
+// overtaken by up to a bound of later ones. The explorer and the emulator
+// explore and produce exactly those behaviours (within budgets and at
+// rates of their own configuration); the live runtime keeps sending them
+// over TCP. A declaration says what the service tolerates.
+//
 // # Refused sends
 //
 // Env.TrySend is a message the transport may refuse instead of queueing it

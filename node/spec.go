@@ -21,6 +21,9 @@ type Spec struct {
 	Messages []Message
 	// Properties are the service's safety and liveness properties.
 	Properties []Property
+	// Delivery declares how the service's messages may travel (see
+	// Delivery); the zero value keeps every message reliable.
+	Delivery DeliverySpec
 }
 
 // Registry builds the registry of s.Messages.
@@ -40,8 +43,12 @@ func (s Spec) Validate() error {
 	if s.New == nil {
 		return fmt.Errorf("node: service %q: Spec.New is required", s.Name)
 	}
-	if _, err := s.Registry(); err != nil {
+	reg, err := s.Registry()
+	if err != nil {
 		return err
+	}
+	if err := s.Delivery.validate(reg); err != nil {
+		return fmt.Errorf("node: service %q: %w", s.Name, err)
 	}
 	seen := make(map[string]bool, len(s.Properties))
 	for _, p := range s.Properties {

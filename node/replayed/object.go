@@ -92,6 +92,11 @@ type Config[O any] struct {
 	// MaxInputs bounds the log a decoded checkpoint may hold (default
 	// DefaultMaxInputs): a replay costs a handler call per input.
 	MaxInputs int
+	// Delivery declares what the library tolerates of the network
+	// (node.Spec.Delivery; Adapter.Delivery returns it): raft's messages,
+	// say, may be lost, duplicated and reordered. The zero value keeps
+	// every message reliable.
+	Delivery node.DeliverySpec
 }
 
 // Defaults of Config's fields.

@@ -77,6 +77,17 @@ type checkOutput struct {
 	// Reports are the violations of a service check as replayable
 	// consequence.ActorReports.
 	Reports []json.RawMessage `json:"reports,omitempty"`
+
+	// Losses, Duplicates and Reorders are the delivery-fault budgets
+	// (--losses, --duplicates, --reorders).
+	Losses     int `json:"losses,omitempty"`
+	Duplicates int `json:"duplicates,omitempty"`
+	Reorders   int `json:"reorders,omitempty"`
+	// From is the --from file, Start the snapshot it held (the model's
+	// start state) and StartArrivals its report's bound of arrivals.
+	From          string           `json:"from,omitempty"`
+	Start         *report.Snapshot `json:"start,omitempty"`
+	StartArrivals int              `json:"start_arrivals,omitempty"`
 }
 
 type checkViolation struct {
@@ -145,6 +156,13 @@ type checkFlags struct {
 	// models are the builders of the program's models (Model.Flags), by
 	// name: their flags are check's too.
 	models map[string]func(symmetry bool) (*ModelSearch, error)
+
+	// delivery are the delivery-fault budgets (delivery_flags.go).
+	delivery checkDeliveryFlags
+	// from is --from (check_from.go); set names the flags the command
+	// line set.
+	from string
+	set  map[string]bool
 }
 
 // register defines f's flags on fs.
@@ -180,6 +198,8 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.IntVar(&f.workers, "workers", 0, "search goroutines (0: every core)")
 	fs.BoolVar(&f.por, "por", true, "strategy bfs: partial-order reduction (sleep sets): the same states and violations from fewer transitions; --por=false takes every transition")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the summary")
+	f.delivery.register(fs)
+	f.registerFrom(fs)
 	fs.BoolVar(&f.symmetry, "symmetry", false, "symmetry reduction: keep one state per orbit under renamings of the nodes the model declares interchangeable (a model: those it declares; a service: its node.Symmetric groups, an error if it declares none); sound for properties that do not name those nodes")
 }
 
@@ -190,6 +210,12 @@ func (f *checkFlags) check() error {
 	}
 	if f.suspects <= 0 {
 		return usagef("--suspects must be positive, got %d", f.suspects)
+	}
+	if err := f.delivery.validate(); err != nil {
+		return err
+	}
+	if f.from != "" && f.model != "" {
+		return usagef("--from starts a service's search, not --model %s's", f.model)
 	}
 	f.autoWeights = f.weights == "auto"
 	var w map[consequence.ActorActionKind]float64
@@ -258,6 +284,9 @@ var weightKinds = []struct {
 	{"datagram", consequence.ActDeliverDatagram},
 	{"drop", consequence.ActDropDatagram},
 	{"refuse", consequence.ActRefuse},
+	{"lose", consequence.ActLose},
+	{"duplicate", consequence.ActDuplicate},
+	{"deliver-ahead", consequence.ActDeliverAhead},
 }
 
 func weightKindNames() []string {
@@ -300,6 +329,7 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	f.set = setFlags(fs)
 	if err := f.check(); err != nil {
 		return err
 	}
@@ -349,6 +379,10 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 // opts (or random walks). An error with a result (out.Stop or
 // out.Liveness set) is the search's: the result is still printed.
 func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequence.Options) (checkOutput, error) {
+	from, err := f.readFrom()
+	if err != nil {
+		return checkOutput{}, err
+	}
 	if f.nodes <= 0 || f.nodes > maxCheckNodes {
 		return checkOutput{}, usagef("--nodes must be in 1..%d, got %d: every explored state holds every node and each successor copies them, so a search over more nodes exhausts memory in its first levels (exhaustive checking suits 3 to a few tens of nodes)", maxCheckNodes, f.nodes)
 	}
@@ -360,7 +394,13 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 	if f.resetKinds != "" {
 		faults.ResetKinds, _ = consequence.ParseResetKinds(f.resetKinds) // checked by check()
 	}
-	m, err := serviceModel(svc, f.nodes, f.seed, faults)
+	f.delivery.apply(&faults)
+	var m *consequence.ActorModel
+	if from != nil {
+		m, err = f.fromModel(from, svc, faults)
+	} else {
+		m, err = serviceModel(svc, f.nodes, f.seed, faults)
+	}
 	if err != nil {
 		return checkOutput{}, err
 	}
@@ -377,6 +417,11 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 	}
 	if f.refusals > 0 {
 		out.Faults += fmt.Sprintf(" refusals=%d", f.refusals)
+	}
+	out.Faults += f.delivery.describe()
+	out.Losses, out.Duplicates, out.Reorders = f.delivery.losses, f.delivery.duplicates, f.delivery.reorders
+	if from != nil {
+		checkStart(&out, f.from, from)
 	}
 	if f.walk {
 		if f.autoWeights {

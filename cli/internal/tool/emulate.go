@@ -85,6 +85,7 @@ type emulateParams struct {
 	predictors int
 	reports    string
 	links      bandwidthFlags
+	delivery   emulateDeliveryFlags
 
 	// Resolved by resolve.
 	rate       float64
@@ -131,6 +132,7 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	fs.IntVar(&p.predictors, "predictors", -1, fmt.Sprintf("nodes that gather snapshots and run steering rounds, spread over the IDs from n1 (0: every node; default: %d with --mode debug, as in the paper's 100-node runs, every node with --mode steer); every node checkpoints and answers", debugPredictors))
 	fs.StringVar(&p.reports, "reports", "", "with --mode debug or steer, write a prediction report ('crystalball trace show' replays it) for every distinct predicted violation into this directory")
 	p.links.register(fs)
+	p.delivery.register(fs)
 	// The -1 default means "chosen by --mode" (resolve); say so in -help.
 	fs.Lookup("predictors").DefValue = "auto"
 }
@@ -178,6 +180,9 @@ func (p *emulateParams) resolve() error {
 		p.predictors = debugPredictors
 	}
 	p.predicting = predictorIDs(p.predictors, p.nodes)
+	if err := p.delivery.validate(); err != nil {
+		return err
+	}
 	if err := p.links.validate(); err != nil {
 		return err
 	}
@@ -248,6 +253,7 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 		Workload: svc.workload,
 	}
 	p.links.apply(&cfg.Network)
+	cfg.Delivery = p.delivery.cfg
 	if p.rate > 0 {
 		cfg.Churn = emulation.ChurnConfig{
 			Rate:           p.rate,

@@ -103,7 +103,7 @@ func checkTimeline(cat *catalog, file string, b []byte, which int) (*timeline, e
 	if err != nil {
 		return nil, err
 	}
-	m, err := serviceModel(svc, co.Nodes, co.Seed, consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks, Drops: co.Drops, Refusals: co.Refusals})
+	m, err := checkOutputModel(svc, co)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}

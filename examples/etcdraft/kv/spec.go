@@ -26,6 +26,9 @@ func Adapter(opts Options) (*replayed.Adapter[Observation], error) {
 			}
 			return newStore(o, self, durable)
 		},
+		// Raft assumes an unreliable network: its messages may be lost,
+		// duplicated and reordered (the raft paper, section 5.1).
+		Delivery: Delivery(),
 		// Every member is a neighbour: a snapshot holds the whole cluster.
 		Neighbors: func(self node.ID, _ Observation) []node.ID {
 			ids := make([]node.ID, 0, o.Nodes)
@@ -44,7 +47,7 @@ func Spec(opts Options) (node.Spec, *replayed.Adapter[Observation], error) {
 	if err != nil {
 		return node.Spec{}, nil, err
 	}
-	return node.Spec{Name: Name, New: ad.Factory(), Messages: Messages(), Properties: Properties()}, ad, nil
+	return node.Spec{Name: Name, New: ad.Factory(), Messages: Messages(), Properties: Properties(), Delivery: ad.Delivery()}, ad, nil
 }
 
 // Workload: every node writes its own key once when it first starts.

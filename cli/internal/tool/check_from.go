@@ -1,0 +1,98 @@
+package tool
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
+	"github.com/seed6eee2ec7/crystalball/report"
+	"github.com/seed6eee2ec7/crystalball/steering"
+)
+
+// 'check --from FILE' explores from the state a prediction report (what
+// --reports writes) or a /snapshot document holds, instead of the
+// service's initial configuration, with every other flag as usual.
+
+// registerFrom defines --from on fs.
+func (f *checkFlags) registerFrom(fs *flag.FlagSet) {
+	fs.StringVar(&f.from, "from", "", "explore from the state in this file — a prediction report (--reports) or a node's /snapshot document — instead of the initial configuration; a report's service, --fix and --nodes are the defaults of those flags")
+}
+
+// setFlags returns the names of the flags set on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set
+}
+
+// readFrom reads --from (nil without it) and takes the service flags the
+// command line leaves unset from it: a report's service, corrections and
+// node count; a snapshot document's members' largest ID as the node count.
+// An unreadable file, or one of another format, is a usage error.
+func (f *checkFlags) readFrom() (*report.Start, error) {
+	if f.from == "" {
+		return nil, nil
+	}
+	file, err := os.Open(f.from)
+	if err != nil {
+		return nil, usagef("--from: %v", err)
+	}
+	defer file.Close()
+	st, err := report.ReadStart(file, traceLimits)
+	if err != nil {
+		return nil, usagef("--from %s: %v", f.from, err)
+	}
+	if st.Service != "" && !f.set["service"] {
+		f.service = st.Service
+	}
+	if st.Fix != "" && !f.set["fix"] {
+		f.fix = st.Fix
+	}
+	if !f.set["nodes"] {
+		f.nodes = st.Nodes
+		for _, n := range st.Snapshot.Nodes {
+			if st.Nodes == 0 && int(n.ID) > f.nodes && int(n.ID) <= maxCheckNodes {
+				f.nodes = int(n.ID)
+			}
+		}
+	}
+	return &st, nil
+}
+
+// fromModel is the model of the start st for svc with faults: the
+// snapshot's members and channels, the workload's restart calls, and a
+// report's arrivals. A document of another service is a usage error.
+func (f *checkFlags) fromModel(st *report.Start, svc serviceRun, faults consequence.Faults) (*consequence.ActorModel, error) {
+	m, err := st.Model(f.service, svc.spec, steering.SnapshotOptions{Workload: svc.workload, Faults: faults, Arrivals: st.Arrivals})
+	if errors.Is(err, report.ErrWrongService) || errors.Is(err, report.ErrMalformed) {
+		return nil, usagef("--from %s: %v", f.from, err)
+	}
+	return m, err
+}
+
+// checkStart is what check's output records of a --from start, so that
+// 'trace show' rebuilds the same model.
+func checkStart(out *checkOutput, file string, st *report.Start) {
+	out.From = file
+	doc := st.Snapshot
+	out.Start = &doc
+	out.StartArrivals = st.Arrivals
+	out.Faults += fmt.Sprintf(" from=%s", file)
+}
+
+// checkOutputModel rebuilds the model a check --json output's paths replay
+// on: the start it records (--from), or the initial configuration.
+func checkOutputModel(svc serviceRun, co checkOutput) (*consequence.ActorModel, error) {
+	faults := consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks, Drops: co.Drops, Refusals: co.Refusals,
+		Losses: co.Losses, Duplicates: co.Duplicates, Reorders: co.Reorders}
+	if co.Start == nil {
+		return serviceModel(svc, co.Nodes, co.Seed, faults)
+	}
+	if err := co.Start.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	st := report.Start{Format: report.SnapshotFormat, Snapshot: *co.Start, Arrivals: co.StartArrivals}
+	return st.Model(co.Target, svc.spec, steering.SnapshotOptions{Workload: svc.workload, Faults: faults, Arrivals: co.StartArrivals})
+}
