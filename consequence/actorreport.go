@@ -18,7 +18,8 @@ var ErrBadReport = errors.New("consequence: bad report")
 // and canonical msgpack body (base64 in JSON).
 type ActionRecord struct {
 	// Kind is "deliver", "transport-error", "timer", "app", "reset",
-	// "break", "deliver-datagram", "drop-datagram" or "refuse-send".
+	// "break", "deliver-datagram", "drop-datagram", "refuse-send",
+	// "crash", "restart", "partition", "heal" or "clock-jump".
 	Kind    string  `json:"kind"`
 	Node    node.ID `json:"node"`
 	Peer    node.ID `json:"peer,omitempty"`
@@ -27,6 +28,11 @@ type ActionRecord struct {
 	Timer   string  `json:"timer,omitempty"`
 	Silent  bool    `json:"silent,omitempty"`
 	Pending bool    `json:"pending,omitempty"`
+	// Back, Cut and Side are a clock jump's direction and a partition's
+	// shape ("isolate", "partial", "one-way" or "split") and split side.
+	Back bool      `json:"back,omitempty"`
+	Cut  string    `json:"cut,omitempty"`
+	Side []node.ID `json:"side,omitempty"`
 	// Text is the action's String, for people; it is not read back.
 	Text string `json:"text,omitempty"`
 }
@@ -65,6 +71,9 @@ func (m *ActorModel) Record(a ActorAction) (ActionRecord, error) { return Record
 // messages of): what ActorModel.Record does, for a caller without the
 // model, such as a steering layer saving its error paths.
 func RecordAction(reg *node.Registry, a ActorAction) (ActionRecord, error) {
+	if r := (ActionRecord{Node: a.Node, Peer: a.Peer, Text: a.String()}); recordLasting(a, &r) {
+		return r, nil
+	}
 	if int(a.Kind) >= len(actionKindNames) || actionKindNames[a.Kind] == "" {
 		return ActionRecord{}, fmt.Errorf("%w: action kind %d", ErrBadReport, a.Kind)
 	}
@@ -108,6 +117,9 @@ func (m *ActorModel) Action(r ActionRecord) (ActorAction, error) {
 	case "refuse-send":
 		a.Kind = ActRefuse
 	default:
+		if ok, err := lastingAction(r, &a); ok {
+			return a, err
+		}
 		return ActorAction{}, fmt.Errorf("%w: action kind %q", ErrBadReport, r.Kind)
 	}
 	if r.Type != "" {

@@ -76,6 +76,7 @@ func (m *ActorModel) NewPacker() Packer[*GlobalState] {
 //	nChans channel handles, in chans order
 //	nDgrams datagram-set handles, in dgrams order
 //	crash handle, with packCrash
+//	lasting-faults handle, with packLasting (lasting.go)
 //
 // What an entry leaves out is recomputed: the connection sets' hashes
 // come with their interned sets, the earliest timer and the clock
@@ -90,6 +91,7 @@ const (
 	packCrash = 1 << iota
 	packWideCounts
 	packWideFaults
+	packLasting
 
 	packFlagBits  = 4
 	packCountBits = 14
@@ -115,6 +117,9 @@ func (p *actorPacker) Pack(dst []uint32, g *GlobalState) []uint32 {
 	var flags uint32
 	if g.crash != nil {
 		flags |= packCrash
+	}
+	if g.ext != nil {
+		flags |= packLasting
 	}
 	nc, nd := len(g.chans), len(g.dgrams)
 	wideCounts := nc > packCountMax || nd > packCountMax
@@ -154,6 +159,9 @@ func (p *actorPacker) Pack(dst []uint32, g *GlobalState) []uint32 {
 	if g.crash != nil {
 		dst = append(dst, p.in.crash(g.crash))
 	}
+	if g.ext != nil {
+		dst = append(dst, p.in.lasting(g.ext))
+	}
 	return dst
 }
 
@@ -188,7 +196,11 @@ func (p *actorPacker) Unpack(w []uint32, fp node.Hash) *GlobalState {
 	if flags&packCrash != 0 {
 		crash = 1
 	}
-	if want := k + faults + len(m.ids) + 2 + nc + nd + crash; len(w) != want {
+	ext := 0
+	if flags&packLasting != 0 {
+		ext = 1
+	}
+	if want := k + faults + len(m.ids) + 2 + nc + nd + crash + ext; len(w) != want {
 		panic(unpackError("%d words, the header says %d", len(w), want))
 	}
 	g := p.newState(nc, nd)
@@ -220,6 +232,10 @@ func (p *actorPacker) Unpack(w []uint32, fp node.Hash) *GlobalState {
 	k += nd
 	if crash != 0 {
 		g.crash = unpackPart(&p.in.crashTab, w[k], "crash")
+		k++
+	}
+	if ext != 0 {
+		g.ext = unpackPart(&p.in.extTab, w[k], "lasting faults")
 	}
 	if !m.opts.AnyOrderTimers {
 		g.first, g.hasFirst = firstDue(g)
