@@ -367,3 +367,19 @@ func downString(id node.ID, n *actorNode) string {
 	}
 	return fmt.Sprintf("%v: down\n", id)
 }
+
+// Faults returns the faults the model explores.
+func (m *ActorModel) Faults() Faults { return m.opts.Faults }
+
+// WithLasting returns f with the lasting-fault budgets (Crashes to
+// ClockJump) of l instead of its own.
+func (f Faults) WithLasting(l Faults) Faults {
+	f.Crashes, f.Downtime = l.Crashes, l.Downtime
+	f.Partitions, f.PartitionKinds, f.PartitionLength = l.Partitions, l.PartitionKinds, l.PartitionLength
+	f.ClockJumps, f.ClockJump = l.ClockJumps, l.ClockJump
+	return f
+}
+
+// Lasting reports whether f explores any lasting fault (crash-stops,
+// partitions, clock jumps).
+func (f Faults) Lasting() bool { return f.lasting() }

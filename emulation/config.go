@@ -65,6 +65,10 @@ type Config struct {
 	// Breaks schedules random connection breaks between live nodes, beside
 	// churn. The zero value means none.
 	Breaks BreakConfig
+	// Nemesis schedules the lasting faults — crash-stops, partitions,
+	// clock jumps, timer skew, a fault schedule — beside churn and
+	// breaks. The zero value means none.
+	Nemesis NemesisConfig
 	// Trace, when non-nil, receives one line per processed event (see the
 	// package documentation). It is written synchronously, one Write per
 	// line: wrap a file in a bufio.Writer and flush it after Run.
@@ -265,6 +269,9 @@ func (c Config) validate() (settings, error) {
 		return s, fmt.Errorf("emulation: Config.Churn.Until (%v) must be greater than Churn.After (%v)", c.Churn.Until, c.Churn.After)
 	}
 	if err := c.Breaks.validate(); err != nil {
+		return s, err
+	}
+	if err := c.Nemesis.validate(c.Nodes); err != nil {
 		return s, err
 	}
 	if err := c.Network.validateLinks(); err != nil {

@@ -20,6 +20,7 @@ const (
 	itemRejoin                             // churned node comes back (if still down in incarnation inc)
 	itemPipeline                           // the node's pipeline is due (postponed events, layer ticks); live only if node.pipeSeq == seq
 	itemBreak                              // next scheduled connection break (breaks.go)
+	itemNemesis                            // a lasting fault or its end (nemesis.go): what id names
 )
 
 // item is one scheduled occurrence. Items are pooled: the queue owns them

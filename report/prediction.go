@@ -63,6 +63,9 @@ type Prediction struct {
 	// refuses nothing: a message sent with TrySend hashes differently
 	// while it may still be refused.
 	Refusals int `json:"refusals,omitempty"`
+	// Lasting is the lasting-fault budgets of the round's model (the ones
+	// its node had observed: steering.RoundFaults); absent when none.
+	Lasting *Lasting `json:"lasting,omitempty"`
 	// Arrivals is the bound of arrivals the model held
 	// (steering.Prediction.Arrivals): zero for the snapshot's members
 	// alone.
@@ -128,7 +131,7 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 	if err != nil {
 		return Prediction{}, fmt.Errorf("report: rendering the snapshot: %w", err)
 	}
-	faults := src.Faults
+	faults := src.Faults.WithLasting(p.Faults) // the round's lasting faults
 	faults.StaleConnections = p.Critical != nil // the walks' model
 	m, err := steering.SnapshotModelWith(src.Spec, snap, steering.SnapshotOptions{Workload: src.Workload, Faults: faults, Arrivals: p.Arrivals})
 	if err != nil {
@@ -144,7 +147,7 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 		Fix: src.Fix, Nodes: src.Nodes, Mode: src.Mode.String(), Property: p.Property, Error: r.Error,
 		Shape: steering.Shape(p.Path), Replayed: p.Replayed, Workload: src.Workload != nil,
 		Resets: faults.Resets, Silent: faults.SilentResets, StaleConnections: faults.StaleConnections, Breaks: faults.Breaks, Refusals: faults.Refusals,
-		Arrivals: p.Arrivals, Report: r, Snapshot: doc}
+		Lasting: LastingOf(faults), Arrivals: p.Arrivals, Report: r, Snapshot: doc}
 	if p.Filter != nil {
 		pd.Filter = p.Filter.String()
 	}
@@ -211,7 +214,10 @@ func (doc Prediction) Model(spec node.Spec, workload func(id node.ID, restart bo
 	if !doc.Workload {
 		workload = nil
 	}
-	faults := consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, StaleConnections: doc.StaleConnections, Breaks: doc.Breaks, Refusals: doc.Refusals}
+	faults, err := doc.Lasting.Apply(consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, StaleConnections: doc.StaleConnections, Breaks: doc.Breaks, Refusals: doc.Refusals})
+	if err != nil {
+		return nil, err
+	}
 	return steering.SnapshotModelWith(spec, s, steering.SnapshotOptions{Workload: workload, Faults: faults, Arrivals: doc.Arrivals})
 }
 

@@ -39,7 +39,7 @@ func (c *Controller) searchArrivals(ctx context.Context, snap *snapshot.Snapshot
 	if err != nil || len(arrivals) == 0 {
 		return err // nobody arrives: no model to build
 	}
-	faults := c.cfg.Faults
+	faults := c.roundFaults()
 	faults.Breaks = 0
 	m, err := SnapshotModelWith(c.cfg.Spec, snap, SnapshotOptions{Workload: c.cfg.Workload, Faults: faults, Arrivals: c.cfg.Arrivals})
 	if err != nil {
