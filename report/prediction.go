@@ -131,7 +131,7 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 	if err != nil {
 		return Prediction{}, fmt.Errorf("report: rendering the snapshot: %w", err)
 	}
-	faults := src.Faults.WithLasting(p.Faults) // the round's lasting faults
+	faults := src.Faults.WithLasting(p.Faults)  // the round's lasting faults
 	faults.StaleConnections = p.Critical != nil // the walks' model
 	m, err := steering.SnapshotModelWith(src.Spec, snap, steering.SnapshotOptions{Workload: src.Workload, Faults: faults, Arrivals: p.Arrivals})
 	if err != nil {
