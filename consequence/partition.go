@@ -302,7 +302,8 @@ func (m *ActorModel) nextPartition(g *GlobalState, a ActorAction) (*GlobalState,
 
 // cutLink cuts what from sends to to (and, with both, the reverse too):
 // the connection between them breaks if it is open and anything crosses a
-// link cut both ways or is in flight over this one; what is left in
+// link cut both ways or is in flight over this one, and across a link cut
+// both ways a stale connection's holder is told too; what is left in
 // flight from → to (messages of older connections) is lost, answered by a
 // transport error; datagrams in flight from → to are lost.
 func (m *ActorModel) cutLink(s *succ, from, to node.ID, both bool) {
@@ -310,6 +311,11 @@ func (m *ActorModel) cutLink(s *succ, from, to node.ID, both bool) {
 	msgs := c != nil && slices.ContainsFunc(c.items, func(it inflight) bool { return it.msg != nil })
 	if s.g.Connected(from, to) && (both || msgs) {
 		s.breakConn(from, to, true)
+	}
+	if both && s.g.Stale(from, to) && !s.g.teQueued(to, from) {
+		// A stale connection across a link cut both ways is given up too:
+		// its holder's retransmissions fail.
+		s.appendChan(to, from, inflight{h: teHash})
 	}
 	if c := s.g.channel(from, to); c != nil && slices.ContainsFunc(c.items, func(it inflight) bool { return it.msg != nil }) {
 		kept := slices.DeleteFunc(slices.Clone(c.items), func(it inflight) bool { return it.msg != nil })

@@ -18,11 +18,13 @@ import (
 // (NemesisConfig.Partitions, Schedule).
 
 // CutOneWay cuts what from sends to to, now, until HealOneWay or HealAll:
-// from's sends to to are lost as across a partition (a new connection is
-// refused, a message on a connection breaks it when it arrives, and from
-// gets a transport error one RTT later), and so are its datagrams, while
-// what to sends reaches from over connections to opens. Cutting what is
-// cut already does nothing.
+// from's sends to to are lost as across a partition — a new connection is
+// refused and from gets a transport error one RTT later; a write over a
+// connection to opened breaks it, both ends told (one direction alone
+// cannot carry a connection), and so does a message already in flight
+// when it arrives — and so are its datagrams, while what to sends reaches
+// from over connections to opens. Cutting what is cut already does
+// nothing.
 func (e *Emulator) CutOneWay(from, to node.ID) error {
 	if err := e.checkPair("CutOneWay", from, to); err != nil {
 		return err
@@ -282,4 +284,21 @@ func (e *Emulator) randomShape(kind consequence.CutKinds) []cutLink {
 		return nil
 	}
 	return out
+}
+
+// cutWrite carries out a write of from over connection c to dst across a
+// link cut one way (CutOneWay; a link cut both ways broke its
+// connections already): one direction alone cannot carry a connection,
+// so the write breaks it — lost, both ends told as BreakConnection tells
+// them — and dst's messages on it are lost too.
+func (e *Emulator) cutWrite(from *emNode, c *conn, dst *emNode, env *node.Envelope, id uint64) {
+	c.broken = true
+	if !c.doomed(from.id) {
+		e.doom(c, from, e.now+e.rtt(from.id, dst.id))
+	}
+	if p := dst.peers[from.id]; p != nil && p.conn == c && dst.inc == c.incOf(dst.id) && !c.doomed(dst.id) {
+		e.doom(c, dst, e.now+e.topo.Link(from.id, dst.id).Latency)
+	}
+	e.st.dropped++
+	e.observeNet(NetDrop, id, from.id, dst.id, env.CN, env.Msg)
 }

@@ -37,10 +37,10 @@ import (
 //   - A partition loses the datagrams sent across the cut link, and those
 //     in flight on it when it is cut, silently.
 //   - CutOneWay(a, b) cuts only what a sends to b: a's sends to b are lost
-//     as across a partition (a new connection is refused; a message in
-//     flight on a connection breaks it when it arrives, and a is told),
-//     and so are a's datagrams to b, while b's messages reach a over
-//     connections b opens. HealOneWay removes it. PartitionGroups cuts
+//     as across a partition (a new connection is refused; a write over
+//     the connection b opened breaks it, as does a message in flight on
+//     one when it arrives, and a is told), and so are a's datagrams to b,
+//     while b's messages reach a over connections b opens. HealOneWay removes it. PartitionGroups cuts
 //     every link between nodes of different groups (nodes in no group
 //     stay connected to all), and HealAll heals every cut.
 //

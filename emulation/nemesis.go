@@ -172,7 +172,7 @@ func (c NemesisConfig) validate(nodes int) error {
 		return fmt.Errorf("emulation: Config.Nemesis.Partitions.Kinds: unknown kinds %#x", uint8(c.Partitions.Kinds))
 	}
 	if c.Schedule != nil {
-		return c.Schedule.check(nodes)
+		return c.Schedule.Check(nodes)
 	}
 	return nil
 }

@@ -304,8 +304,9 @@ func parseGroups(args []string) ([][]node.ID, error) {
 	return groups, nil
 }
 
-// check reports a node of s outside 1..nodes, naming its line.
-func (s *Schedule) check(nodes int) error {
+// Check reports a node of s outside 1..nodes, naming its line (New checks
+// Config.Nemesis.Schedule so).
+func (s *Schedule) Check(nodes int) error {
 	for _, f := range s.Faults {
 		ids := []node.ID{f.Node, f.Peer}
 		for _, g := range f.Groups {

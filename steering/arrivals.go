@@ -41,7 +41,7 @@ func (c *Controller) searchArrivals(ctx context.Context, snap *snapshot.Snapshot
 	}
 	faults := c.roundFaults()
 	faults.Breaks = 0
-	m, err := SnapshotModelWith(c.cfg.Spec, snap, SnapshotOptions{Workload: c.cfg.Workload, Faults: faults, Arrivals: c.cfg.Arrivals})
+	m, err := SnapshotModelWith(c.cfg.Spec, snap, SnapshotOptions{Workload: c.cfg.Workload, Faults: faults, Arrivals: c.cfg.Arrivals, TimerSkew: c.cfg.TimerSkew})
 	if err != nil {
 		return fmt.Errorf("steering: round at %v: arrivals: %w", c.self, err)
 	}

@@ -35,8 +35,13 @@ type Config struct {
 	// explorer injects (consequence.ActorOptions.Workload); nil uses the
 	// service's node.Restarter.
 	Workload func(id node.ID, restart bool) []node.Message
-	// Faults bound the faults explored along a path (default: none).
+	// Faults bound the faults explored along a path (default: none); the
+	// lasting ones only as the node's layer has seen them (RoundFaults).
 	Faults consequence.Faults
+	// TimerSkew is the declared bound of each node's timer skew, which the
+	// rounds' models explore (consequence.ActorOptions.TimerSkew); zero:
+	// none declared.
+	TimerSkew time.Duration
 	// MaxStates is each search's budget of unique states (default 20,000).
 	// Budgets in states keep a round a pure function of its snapshot.
 	MaxStates int
@@ -1108,7 +1113,7 @@ func (c *Controller) withLastKnown(snap *snapshot.Snapshot) (*snapshot.Snapshot,
 
 // model builds the actor model of a snapshot.
 func (c *Controller) model(snap *snapshot.Snapshot) (*consequence.ActorModel, error) {
-	m, err := SnapshotModel(c.cfg.Spec, snap, c.cfg.Workload, c.roundFaults())
+	m, err := SnapshotModelWith(c.cfg.Spec, snap, SnapshotOptions{Workload: c.cfg.Workload, Faults: c.roundFaults(), TimerSkew: c.cfg.TimerSkew})
 	if err != nil {
 		return nil, fmt.Errorf("steering: round at %v: %w", c.self, err)
 	}

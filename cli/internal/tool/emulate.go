@@ -85,6 +85,7 @@ type emulateParams struct {
 	predictors int
 	reports    string
 	links      bandwidthFlags
+	lasting    lastingEmulateFlags // lasting_flags.go
 
 	// Resolved by resolve.
 	rate       float64
@@ -131,6 +132,7 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	fs.IntVar(&p.predictors, "predictors", -1, fmt.Sprintf("nodes that gather snapshots and run steering rounds, spread over the IDs from n1 (0: every node; default: %d with --mode debug, as in the paper's 100-node runs, every node with --mode steer); every node checkpoints and answers", debugPredictors))
 	fs.StringVar(&p.reports, "reports", "", "with --mode debug or steer, write a prediction report ('crystalball trace show' replays it) for every distinct predicted violation into this directory")
 	p.links.register(fs)
+	p.lasting.register(fs)
 	// The -1 default means "chosen by --mode" (resolve); say so in -help.
 	fs.Lookup("predictors").DefValue = "auto"
 }
@@ -191,11 +193,14 @@ func (p *emulateParams) resolve() error {
 	if p.breakRate, err = parseRate(p.breaks); err != nil {
 		return usagef("--breaks: %v", err)
 	}
+	if err := p.lasting.resolve(p.nodes); err != nil {
+		return err
+	}
 	if p.heal < 0 {
 		p.heal = min(p.duration/4, 5*time.Minute)
 	}
 	p.churnUntil = p.duration - p.heal
-	if (p.rate > 0 || p.breakRate > 0) && p.churnUntil <= churnWarmup {
+	if (p.rate > 0 || p.breakRate > 0 || p.lasting.rated()) && p.churnUntil <= churnWarmup {
 		return usagef("--duration %v leaves no time for churn or breaks after the %v warm-up and %v of healing", p.duration, churnWarmup, p.heal)
 	}
 	return nil
@@ -282,6 +287,7 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 			cfg.Steering.Predictors = isPredictor
 		}
 	}
+	p.lasting.apply(&cfg, churnWarmup, p.churnUntil)
 	return cfg
 }
 
@@ -357,7 +363,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 		out.predictionLog = &predLog
 		if p.reports != "" {
 			src := report.Source{Service: p.service, Fix: p.fix, Nodes: p.nodes, Options: svc.options, Spec: svc.spec,
-				Mode: p.steer.mode, Workload: cfg.Steering.Controller.Workload, Faults: cfg.Steering.Controller.Faults}
+				Mode: p.steer.mode, Workload: cfg.Steering.Controller.Workload, Faults: cfg.Steering.Controller.Faults, TimerSkew: cfg.Steering.Controller.TimerSkew}
 			if err := writePredictionReports(p.reports, &predLog, src, out.Predictions); err != nil {
 				// The run's figures are printed all the same: a report
 				// that cannot be written loses nothing else.
@@ -411,6 +417,7 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 	}
 	fmt.Fprintf(w, "  events:    %d (%d resets; churn: %d leaves, %d silent, %d rejoins%s)\n",
 		r.Events, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins, breaks)
+	printNemesis(w, r.Nemesis)
 	printLinks(w, r.Links, r.VirtualDuration, o.Nodes)
 	if s := r.Snapshots; s != nil {
 		t := s.Totals

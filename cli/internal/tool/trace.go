@@ -103,7 +103,11 @@ func checkTimeline(cat *catalog, file string, b []byte, which int) (*timeline, e
 	if err != nil {
 		return nil, err
 	}
-	m, err := serviceModel(svc, co.Nodes, co.Seed, consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks, Drops: co.Drops, Refusals: co.Refusals})
+	faults, err := co.Lasting.Apply(consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks, Drops: co.Drops, Refusals: co.Refusals})
+	if err != nil {
+		return nil, usagef("%s: %v", file, err)
+	}
+	m, err := serviceModelSkewed(svc, co.Nodes, co.Seed, faults, co.Lasting.Skew())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
