@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // A node's clock. Every node reads virtual time (Env.Now) but for its
@@ -55,7 +53,6 @@ func (e *Emulator) JumpClock(id node.ID, d time.Duration) error {
 	}
 	nm := e.nemesisState()
 	nm.st.ClockJumps++
-	e.observeLasting(steering.LastingFault{Kind: consequence.ActClockJump, For: d})
 	if e.cfg.Trace != nil {
 		sign := "+"
 		if d < 0 {

@@ -3,9 +3,7 @@ package emulation
 import (
 	"time"
 
-	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // Crash crash-stops live node id now: it goes down silently (its machine
@@ -26,7 +24,6 @@ func (e *Emulator) Crash(id node.ID, downtime time.Duration) error {
 	nm := e.nemesisState()
 	nm.st.Crashes++
 	e.down(n, true, "crash")
-	e.observeLasting(steering.LastingFault{Kind: consequence.ActCrash, For: downtime})
 	if downtime > 0 {
 		e.queueNemesis(e.now+downtime, nemRestart, 0, n.id, n.inc)
 	}

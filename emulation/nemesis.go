@@ -273,9 +273,28 @@ func (e *Emulator) nemesisDue(it *item) bool {
 	panic(fmt.Sprintf("emulation: unknown nemesis item %#x", it.id))
 }
 
-// observeLasting accounts a lasting fault and tells every node's steering
-// layer of it, as a deployment's monitoring would (steering.ObserveFault:
-// the rounds explore the kinds seen).
+// nemesisCrash crashes live node id for down as the nemesis does: counted
+// and observed.
+func (e *Emulator) nemesisCrash(id node.ID, down time.Duration) {
+	if err := e.Crash(id, down); err != nil && err != e.err {
+		panic(fmt.Sprintf("emulation: crash of live node %v: %v", id, err))
+	}
+	e.observeLasting(steering.LastingFault{Kind: consequence.ActCrash, For: down})
+}
+
+// nemesisJump jumps node id's clock by d as the nemesis does.
+func (e *Emulator) nemesisJump(id node.ID, d time.Duration) {
+	if err := e.JumpClock(id, d); err != nil && err != e.err {
+		panic(fmt.Sprintf("emulation: clock jump of node %v: %v", id, err))
+	}
+	e.observeLasting(steering.LastingFault{Kind: consequence.ActClockJump, For: d})
+}
+
+// observeLasting accounts a lasting fault the nemesis injected and tells
+// every node's steering layer of it, as a deployment's monitoring would
+// (steering.ObserveFault: the rounds explore the kinds seen). The
+// scenario methods (Crash, CutOneWay, JumpClock, Partition, …) report
+// nothing: a scripted run's rounds explore what they always did.
 func (e *Emulator) observeLasting(f steering.LastingFault) {
 	e.nemesisState().rates.Add(f)
 	for _, n := range e.nodes[1:] {
@@ -298,9 +317,7 @@ func (e *Emulator) randomCrash() bool {
 	if d := e.cfg.Nemesis.Crashes.Downtime; d > 0 {
 		down = max(time.Duration(nm.crash.ExpFloat64()*float64(d)), time.Nanosecond)
 	}
-	if err := e.Crash(id, down); err != nil && err != e.err {
-		panic(fmt.Sprintf("emulation: crash of live node %v: %v", id, err))
-	}
+	e.nemesisCrash(id, down)
 	return true
 }
 
@@ -319,9 +336,7 @@ func (e *Emulator) randomJump() bool {
 	if nm.jump.IntN(2) == 1 {
 		d = -d
 	}
-	if err := e.JumpClock(id, d); err != nil && err != e.err {
-		panic(fmt.Sprintf("emulation: clock jump of live node %v: %v", id, err))
-	}
+	e.nemesisJump(id, d)
 	return true
 }
 

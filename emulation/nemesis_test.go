@@ -11,6 +11,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // nemPing pings every other node of a cluster of nemNodes every second and
@@ -40,8 +41,10 @@ func (p *nemPing) HandleTimer(env node.Env, _ string) {
 	}
 	env.SetTimer("tick", time.Second)
 }
-func (p *nemPing) HandleMessage(_ node.Env, from node.ID, _ node.Message) { p.Got = append(p.Got, from) }
-func (p *nemPing) HandleTransportError(_ node.Env, peer node.ID)        { p.Errors = append(p.Errors, peer) }
+func (p *nemPing) HandleMessage(_ node.Env, from node.ID, _ node.Message) {
+	p.Got = append(p.Got, from)
+}
+func (p *nemPing) HandleTransportError(_ node.Env, peer node.ID) { p.Errors = append(p.Errors, peer) }
 
 // nemRun is an emulator of nemNodes pingers started at once, with every
 // delivery recorded as "from->to@second".
@@ -302,5 +305,31 @@ at 12s jump 1 +1s`)
 	}
 	if _, err := emulation.New(emulation.Config{Spec: nemSpec, Nodes: 2, Nemesis: emulation.NemesisConfig{Schedule: s}}); err == nil {
 		t.Error("a schedule naming n3 ran on 2 nodes")
+	}
+}
+
+// TestLayersObserveLastingFaults: every node's steering layer is told of
+// a lasting fault the nemesis injects (the rounds explore the kinds seen:
+// steering.RoundFaults), with its duration; a scenario method's fault is
+// not reported.
+func TestLayersObserveLastingFaults(t *testing.T) {
+	snaps, steer := emulation.ModeConfig(steering.Debug, nemNodes, false)
+	s, err := emulation.ParseSchedule("at 2s crash 2 for 5s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := nemRun(t, emulation.Config{Seed: 1, Snapshots: snaps, Steering: steer, Nemesis: emulation.NemesisConfig{Schedule: s}})
+	until(t, e, 3*time.Second)
+	if err := e.CutOneWay(1, 3); err != nil { // a scenario method's cut: not observed
+		t.Fatal(err)
+	}
+	for id := node.ID(1); id <= nemNodes; id++ {
+		l := e.Steering(id).Rates().Lasting
+		if l.Crashes != 1 || l.Restarting != 1 || l.Downtime != 5*time.Second || l.Partitions != 0 {
+			t.Errorf("n%d observed %+v", id, l)
+		}
+	}
+	if r := e.Rates().Lasting; r.Crashes != 1 {
+		t.Errorf("the emulator's rates: %+v", r)
 	}
 }

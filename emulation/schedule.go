@@ -403,7 +403,7 @@ func (e *Emulator) runScheduled(f ScheduledFault) bool {
 		if !e.Live(f.Node) {
 			return skip("not live")
 		}
-		err = e.Crash(f.Node, f.For)
+		e.nemesisCrash(f.Node, f.For)
 	case ScheduleRestart:
 		n := e.node(f.Node)
 		if n.live || !n.started {
@@ -412,7 +412,7 @@ func (e *Emulator) runScheduled(f ScheduledFault) bool {
 		nm.st.Restarts++
 		err = e.Up(f.Node)
 	case ScheduleJump:
-		err = e.JumpClock(f.Node, f.Jump)
+		e.nemesisJump(f.Node, f.Jump)
 	case ScheduleHeal:
 		e.healScheduled(f)
 		nm.st.Heals++

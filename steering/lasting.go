@@ -10,8 +10,8 @@ import (
 // partitions and clock jumps only as the deployment is seen to show them,
 // as its walk weights follow the rates observed (AdaptiveWeights). A
 // shell reports each lasting fault it sees to the node's layer
-// (Layer.ObserveFault; the emulator reports every fault it injects to
-// every node's layer, as a deployment's monitoring would); the layer
+// (Layer.ObserveFault; the emulator reports every fault its nemesis
+// injects to every node's layer, as a deployment's monitoring would); the layer
 // accounts them with the node's own events (EventRates.Lasting), and a
 // round's fault budget is RoundFaults of them: a kind never observed stays
 // out of the rounds, so nothing changes for a deployment without it.
