@@ -58,6 +58,9 @@ type EmulateOutput struct {
 	// BreaksPerMinute is --breaks: connection breaks per minute, in the
 	// churn phase (absent when 0).
 	BreaksPerMinute float64 `json:"breaks_per_minute,omitempty"`
+	// Lasting describes the lasting faults of the run (--crashes,
+	// --partitions, --clock-jumps, --skew, --schedule; absent: none).
+	Lasting string `json:"lasting,omitempty"`
 }
 
 // emulateParams are the flags of an emulated run, shared by 'emulate' and
@@ -353,6 +356,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 		WallSeconds:    res.WallTime.Seconds(),
 	}
 	out.BreaksPerMinute = p.breakRate
+	out.Lasting = p.lasting.describe()
 	if res.WallTime > 0 {
 		out.Speedup = float64(res.VirtualDuration) / float64(res.WallTime)
 	}
@@ -402,6 +406,9 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 	}
 	if o.BreaksPerMinute > 0 {
 		churn += fmt.Sprintf(", connection breaks %g/min", o.BreaksPerMinute)
+	}
+	if o.Lasting != "" {
+		churn += ", " + o.Lasting
 	}
 	fmt.Fprintf(w, "%s emulation: %d nodes, %s virtual, %s, seed %d\n", o.Service, o.Nodes, o.Duration, churn, o.Seed)
 	fmt.Fprintf(w, "  options:   %s\n", o.Options)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
@@ -175,4 +176,32 @@ func printNemesis(w io.Writer, n *emulation.NemesisStats) {
 	}
 	fmt.Fprintf(w, "  lasting:   %d crashes (%d restarted), %d partitions (%d healed), %d clock jumps, %d skipped\n",
 		n.Crashes, n.Restarts, n.Partitions, n.Heals, n.ClockJumps, n.Skipped)
+}
+
+// describe renders the run's lasting faults for the summary and --json:
+// "crashes 1/min (downtime 30s), schedule faults.txt"; "" for none.
+func (f *lastingEmulateFlags) describe() string {
+	var parts []string
+	never := func(d time.Duration, what string) string {
+		if d == 0 {
+			return what
+		}
+		return d.String()
+	}
+	if f.crashRate > 0 {
+		parts = append(parts, fmt.Sprintf("crashes %g/min (downtime %s)", f.crashRate, never(f.downtime, "never back")))
+	}
+	if f.partitionRate > 0 {
+		parts = append(parts, fmt.Sprintf("partitions %g/min (%v, length %s)", f.partitionRate, f.cutKinds, never(f.length, "lasting")))
+	}
+	if f.jumpRate > 0 {
+		parts = append(parts, fmt.Sprintf("clock jumps %g/min", f.jumpRate))
+	}
+	if f.skew > 0 {
+		parts = append(parts, fmt.Sprintf("timer skew ±%v", f.skew))
+	}
+	if f.schedule != "" {
+		parts = append(parts, "schedule "+f.schedule)
+	}
+	return strings.Join(parts, ", ")
 }
