@@ -26,7 +26,8 @@ var walkWeights = consequence.KindWeights(map[consequence.ActorActionKind]float6
 	consequence.ActCrash: 0.02, consequence.ActPartition: 0.02,
 })
 
-// walks runs the liveness search (100 walks of 300 steps, seed 1) on three
+// walks runs the liveness search (100 walks of 150 steps, 5 per probe of the
+// critical transition, seed 1) on three
 // nodes with faults f.
 func walks(t *testing.T, fixed bool, f consequence.Faults) *consequence.LivenessResult[*consequence.GlobalState, consequence.ActorAction] {
 	t.Helper()
@@ -35,7 +36,7 @@ func walks(t *testing.T, fixed bool, f consequence.Faults) *consequence.Liveness
 		t.Fatal(err)
 	}
 	res, err := consequence.FindLivenessViolation(context.Background(), m, m.Properties(), nil, consequence.LivenessOptions[consequence.ActorAction]{
-		Walk: consequence.WalkOptions[consequence.ActorAction]{Seed: 1, Walks: 100, DMax: 300, Weight: walkWeights},
+		Walk: consequence.WalkOptions[consequence.ActorAction]{Seed: 1, Walks: 100, DMax: 150, K: 5, Weight: walkWeights},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ func runElect(t *testing.T, args ...string) (int, string, string) {
 }
 
 // walkArgs is a walk check of three nodes with rare timers and faults.
-var walkArgs = []string{"check", "--nodes", "3", "--strategy", "walk", "--walks", "100", "--dmax", "300",
+var walkArgs = []string{"check", "--nodes", "3", "--strategy", "walk", "--walks", "100", "--dmax", "120",
 	"--weights", "timer=0.05,reset=0.02,break=0.02,crash=0.02,partition=0.02", "--json"}
 
 // checkWalk runs a walk check with extra flags and returns its verdict and
