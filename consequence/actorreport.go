@@ -18,7 +18,8 @@ var ErrBadReport = errors.New("consequence: bad report")
 // and canonical msgpack body (base64 in JSON).
 type ActionRecord struct {
 	// Kind is "deliver", "transport-error", "timer", "app", "reset",
-	// "break", "deliver-datagram", "drop-datagram" or "refuse-send".
+	// "break", "deliver-datagram", "drop-datagram", "refuse-send",
+	// "crash", "restart", "partition", "heal" or "clock-jump".
 	Kind    string  `json:"kind"`
 	Node    node.ID `json:"node"`
 	Peer    node.ID `json:"peer,omitempty"`
@@ -31,6 +32,11 @@ type ActionRecord struct {
 	// "duplicate" and "deliver-ahead" (delivery faults on messages the
 	// service declares unreliable).
 	Pos int32 `json:"pos,omitempty"`
+	// Back, Cut and Side are a clock jump's direction and a partition's
+	// shape ("isolate", "partial", "one-way" or "split") and split side.
+	Back bool      `json:"back,omitempty"`
+	Cut  string    `json:"cut,omitempty"`
+	Side []node.ID `json:"side,omitempty"`
 	// Text is the action's String, for people; it is not read back.
 	Text string `json:"text,omitempty"`
 }
@@ -73,6 +79,9 @@ func (m *ActorModel) Record(a ActorAction) (ActionRecord, error) { return Record
 // messages of): what ActorModel.Record does, for a caller without the
 // model, such as a steering layer saving its error paths.
 func RecordAction(reg *node.Registry, a ActorAction) (ActionRecord, error) {
+	if r := (ActionRecord{Node: a.Node, Peer: a.Peer, Text: a.String()}); recordLasting(a, &r) {
+		return r, nil
+	}
 	if int(a.Kind) >= len(actionKindNames) || actionKindNames[a.Kind] == "" {
 		return ActionRecord{}, fmt.Errorf("%w: action kind %d", ErrBadReport, a.Kind)
 	}
@@ -122,6 +131,9 @@ func (m *ActorModel) Action(r ActionRecord) (ActorAction, error) {
 	case "deliver-ahead":
 		a.Kind = ActDeliverAhead
 	default:
+		if ok, err := lastingAction(r, &a); ok {
+			return a, err
+		}
 		return ActorAction{}, fmt.Errorf("%w: action kind %q", ErrBadReport, r.Kind)
 	}
 	if r.Type != "" {

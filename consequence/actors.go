@@ -93,6 +93,14 @@ type ActorOptions struct {
 	// reported broken) and explores fewer distinct states, since deadlines
 	// then stay out of the fingerprint.
 	AnyOrderTimers bool
+	// TimerSkew is the declared bound on each node's timer skew: a node's
+	// timers fire early or late by up to TimerSkew (its own timers keep
+	// their order), so two nodes' timers due up to 2·TimerSkew apart may
+	// fire in either order. The virtual clock then lets a timer fire while
+	// another node's timer due up to 2·TimerSkew earlier is pending, when
+	// that is more than ClockSkew. Zero: no declared skew (ClockSkew
+	// alone); negative is an error.
+	TimerSkew time.Duration
 	// Symmetry turns on symmetry reduction over the groups of
 	// interchangeable nodes the service declares (node.Symmetric):
 	// Fingerprint returns the fingerprint of the state with each group's
@@ -183,6 +191,14 @@ type ActorAction struct {
 	// Pos is the position of the message in its channel that a delivery
 	// fault on a declared-unreliable message (delivery.go) acts on.
 	Pos int32
+	// Back marks a clock jump backwards (ActClockJump).
+	Back bool
+	// Cut is a partition's shape (ActPartition): isolate Node, cut Node
+	// and Peer apart (partial) or what Node sends Peer (one-way), or split
+	// Side — the IDs whose bit id-1 is set, Node among them — from the
+	// rest.
+	Cut  CutKinds
+	Side uint32
 }
 
 // String renders the action for traces, e.g. "n13 deliver randtree.Join
@@ -224,6 +240,9 @@ func (a ActorAction) String() string {
 		return fmt.Sprintf("%v refuse-send %s to %v", a.Node, a.Msg.MessageType(), a.Peer)
 	}
 	if s, ok := a.deliveryString(); ok {
+		return s
+	}
+	if s, ok := a.lastingString(); ok {
 		return s
 	}
 	return fmt.Sprintf("%v action(%d)", a.Node, uint8(a.Kind))
@@ -360,8 +379,8 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 	if err := opts.Faults.validate(); err != nil {
 		return nil, err
 	}
-	if opts.ClockSkew < 0 {
-		return nil, fmt.Errorf("%w: negative clock skew %v", ErrActorModel, opts.ClockSkew)
+	if opts.ClockSkew < 0 || opts.TimerSkew < 0 {
+		return nil, fmt.Errorf("%w: negative clock skew %v or timer skew %v", ErrActorModel, opts.ClockSkew, opts.TimerSkew)
 	}
 	if len(inits) == 0 {
 		return nil, fmt.Errorf("%w: no nodes", ErrActorModel)
@@ -503,7 +522,7 @@ func (m *ActorModel) Init() []*GlobalState { return []*GlobalState{m.start} }
 // Fingerprint implements Model (see GlobalState.Fingerprint); with
 // ActorOptions.Symmetry, the fingerprint of g's canonical renaming.
 func (m *ActorModel) Fingerprint(g *GlobalState) node.Hash {
-	if m.sym != nil {
+	if m.sym != nil && g.ext == nil { // a state with lasting faults keeps its own: exact, merging less
 		return m.sym.fingerprint(m, g)
 	}
 	return g.fp
@@ -554,6 +573,9 @@ func (m *ActorModel) LocalFingerprint(g *GlobalState, n int) node.Hash {
 		}
 		h = mix(tagDrops, uint64(g.drops), 0, h)
 	}
+	if g.ext != nil {
+		h = m.lastingLocal(g, n, h)
+	}
 	return mix(tagLocal, uint64(g.resets), uint64(g.breaks), h)
 }
 
@@ -587,6 +609,9 @@ func (m *ActorModel) hashNode(n *actorNode) error {
 	if len(n.pending) > 0 {
 		h = hashList(tagPending, h, n.pending)
 	}
+	if n.down {
+		h = downHash(h)
+	}
 	n.hash = h
 	n.first, n.hasTimer = nodeFirstDue(n)
 	return nil
@@ -618,8 +643,13 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 	canReset := g.resets < m.opts.Faults.Resets
 	first, _ := m.earliest(g)
 	limit := first.Add(m.clockSkew())
+	nodeFaults := m.opts.Faults.Crashes > 0 || m.opts.Faults.ClockJumps > 0
 	for i, n := range g.nodes {
 		id := m.ids[i]
+		if n.down {
+			out = m.appendRestart(out, i, n, first)
+			continue
+		}
 		out = m.appendTimers(out, i, n, first, limit)
 		if len(n.pending) > 0 {
 			out = m.appendLocal(out, i, ActorAction{Kind: ActApp, Node: id, Msg: n.pending[0].msg, Pending: true})
@@ -631,6 +661,9 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 		}
 		if canReset {
 			out = m.appendResets(out, i, id)
+		}
+		if nodeFaults {
+			out = m.appendNodeFaults(out, g, i)
 		}
 	}
 	if g.breaks < m.opts.Faults.Breaks {
@@ -650,6 +683,9 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 	}
 	if m.delivery != nil {
 		out = m.appendDelivery(out, g)
+	}
+	if m.opts.Faults.Partitions > 0 {
+		out = m.appendPartitions(out, g)
 	}
 	return out
 }
@@ -777,6 +813,16 @@ func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 		return m.nextRefuse(g, i, a)
 	case ActLose, ActDuplicate, ActDeliverAhead:
 		return m.nextDelivery(g, i, a)
+	case ActCrash:
+		return m.nextCrash(g, i, a)
+	case ActRestart:
+		return m.nextRestart(g, i)
+	case ActPartition:
+		return m.nextPartition(g, a)
+	case ActHeal:
+		return m.nextHeal(g)
+	case ActClockJump:
+		return m.nextJump(g, i, a)
 	}
 	return nil, false
 }
@@ -924,6 +970,9 @@ func (m *ActorModel) restartCalls(n *actorNode, id node.ID) []inflight {
 // snapshot, with the emulator's connection rules (see the package
 // documentation, "Resets and connections").
 func (m *ActorModel) send(s *succ, id, to node.ID, it inflight) {
+	if s.g.ext != nil && m.sendLost(s, id, to) {
+		return
+	}
 	if s.g.Stale(id, to) {
 		// A write over a stale connection: lost, and answered by an RST
 		// (one transport error, however many writes).
@@ -982,7 +1031,13 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		ev.At = latest(ev.At, parent.now())
 	}
 	core := m.cores[i].Get().(*node.Core)
-	core.SetState(st, old.now)
+	off := offsetOf(s.g.ext, i)
+	if off != 0 {
+		// The handler runs on the node's own clock (clockjump.go).
+		shiftTimers(st.Timers, off)
+		ev.At = ev.At.Add(off)
+	}
+	core.SetState(st, old.now.Add(off))
 	var stepErr, sendErr error
 	refusable := m.opts.Faults.Refusals > 0
 	var win uint8 // the window's length so far
@@ -1018,7 +1073,9 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 				return nil
 			}
 			if env.Datagram {
-				s.addDgram(id, env.To, inflight{msg: env.Msg, h: h})
+				if s.g.ext == nil || !s.g.datagramLost(id, env.To) {
+					s.addDgram(id, env.To, inflight{msg: env.Msg, h: h})
+				}
 				continue // no connection
 			}
 			it := inflight{msg: env.Msg, h: h}
@@ -1049,6 +1106,10 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		panic(sendErr)
 	}
 	n := &actorNode{st: *core.State(), now: core.Now(), pending: pending}
+	if off != 0 {
+		shiftTimers(n.st.Timers, -off)
+		n.now = n.now.Add(-off)
+	}
 	// The state now belongs to n: the core must not keep it.
 	core.SetState(node.State{}, time.Time{})
 	m.cores[i].Put(core)

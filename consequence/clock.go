@@ -57,10 +57,11 @@ func due(n *actorNode, t node.Timer) time.Time {
 
 // clockSkew returns the skew bound of the virtual clock.
 func (m *ActorModel) clockSkew() time.Duration {
-	if m.opts.ClockSkew == 0 {
-		return DefaultClockSkew
+	skew := m.opts.ClockSkew
+	if skew == 0 {
+		skew = DefaultClockSkew
 	}
-	return m.opts.ClockSkew
+	return max(skew, 2*m.opts.TimerSkew)
 }
 
 // passes reports whether the filters let node id's timer name fire.
@@ -72,10 +73,15 @@ func (m *ActorModel) passes(id node.ID, name string) bool {
 // is due, if there is one (a postponed timer does not hold the others
 // back).
 func (m *ActorModel) earliest(g *GlobalState) (time.Time, bool) {
-	if m.opts.Intercept == nil {
-		return g.first, g.hasFirst
+	first, ok := g.first, g.hasFirst
+	if m.opts.Intercept != nil {
+		first, ok = m.earliestFiltered(g)
 	}
-	return m.earliestFiltered(g)
+	if g.ext != nil && !g.ext.healAt.IsZero() && (!ok || g.ext.healAt.Before(first)) {
+		// A partition's heal is due like a timer (partition.go).
+		return g.ext.healAt, true
+	}
+	return first, ok
 }
 
 // earliestFiltered computes earliest, asking the filters.
@@ -132,6 +138,9 @@ func (m *ActorModel) clockComponent(g *GlobalState, ref time.Time) node.Hash {
 	var h node.Hash
 	for i, n := range g.nodes {
 		h = xorHash(h, timersComponent(m.ids[i], n, ref))
+	}
+	if g.ext != nil {
+		h = xorHash(h, healComponent(g.ext, ref))
 	}
 	return h
 }

@@ -95,6 +95,53 @@
 // equivalent states merge, the fingerprint holds which messages are the
 // first of a connection only while a reset remains in the budget.
 //
+// # Lasting faults
+//
+// Resets restart a node at once and a broken connection is opened again
+// at the next send; the lasting faults last (Faults.Crashes, Partitions,
+// ClockJumps), and mean what the emulator's do (emulation.Emulator.Crash,
+// PartitionGroups, CutOneWay, JumpClock; emulation/worldmodel_lasting_test.go
+// replays emulated runs of them through the model step by step):
+//
+//   - A crash-stop (ActCrash) takes a node down silently: it takes no
+//     action, leaves the state's node.View, and what was in flight to it is
+//     lost, the messages answered by a transport error to their senders;
+//     every peer's connection to it goes stale, and every write to it is
+//     lost and answered by one transport error (the writer's writes are lost
+//     until it arrives); datagrams to it are lost. It keeps its durable
+//     projection (node.Durable) and its random source. Its restart
+//     (ActRestart, a reset) is due Faults.Downtime of virtual time after the
+//     crash, a timer of the down node's for the virtual clock, or never.
+//   - A partition (ActPartition) cuts directed links, of the shapes
+//     Faults.PartitionKinds names (CutIsolate, CutPartial — two nodes cut
+//     apart while both reach the rest —, CutOneWay, CutSplit): connections
+//     across a link cut both ways break, what is in flight over a cut link
+//     is lost, every write over one is lost and answered by one transport
+//     error (over a connection the other end opened a write breaks it: one
+//     direction cannot carry a connection), datagrams over one are lost.
+//     One is in place at a time; its heal (ActHeal) is due
+//     Faults.PartitionLength after it, like a timer, or never.
+//   - A clock jump (ActClockJump) moves a node's Env.Now forward or back by
+//     Faults.ClockJump for good; its timers keep firing after the delays
+//     they were set with (a monotonic clock's timers do), so the virtual
+//     clock orders them as before.
+//
+// Timer skew is not a fault but a bound the user declares
+// (ActorOptions.TimerSkew): each node's timers fire early or late by up to
+// it, so the virtual clock lets a timer fire while another node's due up
+// to twice the bound earlier is pending.
+//
+// What they leave lives in one part of the global state, nil until a
+// lasting fault happens (lasting.go): a search without them keeps its
+// states, fingerprints and costs exactly. With a budget, each is a local
+// action and a fault of its node (a partition's: the node it isolates, the
+// first end of its cut, the first node of a split's side; a heal the
+// partition's), and the whole lasting state joins every node's local
+// fingerprint once one happened. A state with lasting faults in it
+// commutes nothing (partial-order reduction) and keeps its own
+// fingerprint under symmetry reduction (exact, merging less). Reports name
+// the kinds "crash", "restart", "partition", "heal" and "clock-jump".
+//
 // # Virtual clock
 //
 // Timers follow a virtual clock, after MODIST's: a node's clock moves only

@@ -3,6 +3,7 @@ package consequence
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // Faults bound the faults the explorer injects along one path. The zero
@@ -97,6 +98,31 @@ type Faults struct {
 	// none. They are network events, expanded in every state like
 	// deliveries; a service that declares nothing explores nothing more.
 	Losses, Duplicates, Reorders int
+	// Crashes is the most crash-stops along a path (ActCrash; the package
+	// documentation, "Lasting faults"): the node goes down and takes no
+	// action until it restarts, Downtime of virtual time later, or never.
+	Crashes int
+	// Downtime is how long a crashed node stays down, in the explorer's
+	// virtual time: its restart (ActRestart) is due then and is ordered
+	// among the timers like one. Zero: it never restarts (crash-stop).
+	Downtime time.Duration
+	// Partitions is the most network partitions along a path
+	// (ActPartition, of the shapes PartitionKinds names): at most one is
+	// in place at a time, for PartitionLength.
+	Partitions int
+	// PartitionKinds are the shapes of partition explored; zero means
+	// every shape (CutAll).
+	PartitionKinds CutKinds
+	// PartitionLength is how long a partition lasts in virtual time: its
+	// heal (ActHeal) is due then, ordered among the timers like one. Zero:
+	// it lasts to the end of the path.
+	PartitionLength time.Duration
+	// ClockJumps is the most clock jumps along a path (ActClockJump): a
+	// node's Env.Now jumps forward or back by ClockJump, while its timers
+	// keep firing after the delays they were set with.
+	ClockJumps int
+	// ClockJump is the size of a clock jump; zero means DefaultClockJump.
+	ClockJump time.Duration
 }
 
 // ResetKinds is a set of kinds of reset (Faults.ResetKinds).
@@ -135,7 +161,7 @@ func (f Faults) validate() error {
 	if f.ResetKinds&^ResetBoth != 0 {
 		return fmt.Errorf("%w: unknown reset kinds %#x", ErrActorModel, uint8(f.ResetKinds))
 	}
-	return nil
+	return f.validateLasting()
 }
 
 // String returns "rst", "silent", "both" or "none".

@@ -64,7 +64,10 @@ type GlobalState struct {
 	// spent counts the delivery faults on declared-unreliable messages
 	// spent along the path (delivery.go); nil when none was.
 	spent *deliverySpent
-	fp    node.Hash
+	// ext is what the lasting faults — crash-stops, partitions, clock
+	// jumps — left (lasting.go); nil until one happens.
+	ext *lastingState
+	fp  node.Hash
 	// in is the interner of the packed search the state belongs to (set by
 	// Unpack, copied to successors): the parts a successor builds are
 	// replaced by their canonical equals at once, so its clones die young.
@@ -106,6 +109,10 @@ type actorNode struct {
 	// each time was a tenth of a 100-node round's time.
 	first    time.Time
 	hasTimer bool
+	// down marks a crashed node, down until its restart (crashstop.go):
+	// its service is its durable projection and its one timer the
+	// restart's.
+	down bool
 }
 
 // channel is the in-flight content of one directed channel. Immutable once
@@ -322,6 +329,9 @@ func (g *GlobalState) fingerprint() node.Hash {
 	fp = xorHash(fp, g.clockH)
 	fp = xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops, int(g.refusals)))
 	fp = xorHash(fp, spentComponent(g.spent))
+	if g.ext != nil {
+		fp = xorHash(fp, g.ext.hash)
+	}
 	return xorHash(fp, crashComponent(g.crash))
 }
 
@@ -339,15 +349,21 @@ func (g *GlobalState) fingerprint() node.Hash {
 // shift, which partial-order reduction relies on.
 func (g *GlobalState) Fingerprint() node.Hash { return g.fp }
 
-// Nodes implements node.View: the IDs of the nodes in the snapshot,
-// ascending. The slice is the model's own; it does not allocate.
-func (g *GlobalState) Nodes() []node.ID { return g.m.ids }
+// Nodes implements node.View: the IDs of the nodes in the snapshot that
+// are up (a crashed node is down until it restarts), ascending. The slice
+// is shared; it does not allocate.
+func (g *GlobalState) Nodes() []node.ID {
+	if g.ext != nil && g.ext.down > 0 {
+		return g.ext.live
+	}
+	return g.m.ids
+}
 
 // Service implements node.View: id's service state, or nil if id is not in
 // the snapshot. The value is shared: read it only.
 func (g *GlobalState) Service(id node.ID) node.Service {
 	i, ok := g.m.index(id)
-	if !ok {
+	if !ok || g.nodes[i].down {
 		return nil
 	}
 	return g.nodes[i].st.Service
@@ -356,7 +372,7 @@ func (g *GlobalState) Service(id node.ID) node.Service {
 // TimerScheduled implements node.View.
 func (g *GlobalState) TimerScheduled(id node.ID, name string) bool {
 	i, ok := g.m.index(id)
-	if !ok {
+	if !ok || g.nodes[i].down {
 		return false
 	}
 	_, ok = g.nodes[i].st.TimerAt(name)
@@ -449,6 +465,10 @@ func (g *GlobalState) Refusals() int { return int(g.refusals) }
 func (g *GlobalState) String() string {
 	var b strings.Builder
 	for i, n := range g.nodes {
+		if n.down {
+			b.WriteString(downString(g.m.ids[i], n))
+			continue
+		}
 		fmt.Fprintf(&b, "%v: %v", g.m.ids[i], n.st.Service)
 		if len(n.st.Timers) > 0 {
 			b.WriteString(" timers=[")
@@ -489,6 +509,7 @@ func (g *GlobalState) String() string {
 	if g.crash != nil {
 		fmt.Fprintf(&b, "crash: %v\n", g.crash)
 	}
+	b.WriteString(g.lastingString())
 	return b.String()
 }
 

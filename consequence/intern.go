@@ -77,6 +77,7 @@ type interner struct {
 	dgramTab internTable[*dgramSet]
 	pairTab  internTable[pairSet]
 	crashTab internTable[*Crash]
+	extTab   internTable[*lastingState] // lasting.go
 	// bytes estimates the memory of the tables and of the canonical
 	// objects (Bytes).
 	bytes atomic.Uint64

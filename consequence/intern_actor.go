@@ -178,3 +178,13 @@ func nodeBytes(n *actorNode) uint64 {
 func itemsBytes(size uintptr, items []inflight) uint64 {
 	return uint64(size) + uint64(cap(items))*(uint64(unsafe.Sizeof(inflight{}))+64) + tableBytes(1, 8)
 }
+
+// lasting returns the handle of lasting-fault state x, interning it if it
+// is new (it is immutable and shared as it is).
+func (in *interner) lasting(x *lastingState) uint32 {
+	h, _, inserted := in.extTab.intern(x.key(), x, nil)
+	if inserted {
+		in.bytes.Add(uint64(unsafe.Sizeof(lastingState{})) + uint64(cap(x.live))*8 + uint64(cap(x.cuts))*16 + uint64(cap(x.offsets))*8 + tableBytes(1, 8))
+	}
+	return h
+}

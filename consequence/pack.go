@@ -76,6 +76,7 @@ func (m *ActorModel) NewPacker() Packer[*GlobalState] {
 //	nChans channel handles, in chans order
 //	nDgrams datagram-set handles, in dgrams order
 //	crash handle, with packCrash
+//	lasting-faults handle, with packLasting (lasting.go)
 //
 // What an entry leaves out is recomputed: the connection sets' hashes
 // come with their interned sets, the earliest timer and the clock
@@ -91,9 +92,10 @@ const (
 	packWideCounts
 	packWideFaults
 	packDelivery // 3 words after the crash handle: losses, duplicates, reorders
+	packLasting  // 1 word after those: the lasting faults' handle
 
-	packFlagBits  = 4
-	packCountBits = 14
+	packFlagBits  = 5
+	packCountBits = 13
 	packCountMax  = 1<<packCountBits - 1
 )
 
@@ -119,6 +121,9 @@ func (p *actorPacker) Pack(dst []uint32, g *GlobalState) []uint32 {
 	}
 	if g.spent != nil {
 		flags |= packDelivery
+	}
+	if g.ext != nil {
+		flags |= packLasting
 	}
 	nc, nd := len(g.chans), len(g.dgrams)
 	wideCounts := nc > packCountMax || nd > packCountMax
@@ -161,6 +166,9 @@ func (p *actorPacker) Pack(dst []uint32, g *GlobalState) []uint32 {
 	if d := g.spent; d != nil {
 		dst = append(dst, uint32(d.losses), uint32(d.duplicates), uint32(d.reorders))
 	}
+	if g.ext != nil {
+		dst = append(dst, p.in.lasting(g.ext))
+	}
 	return dst
 }
 
@@ -199,7 +207,11 @@ func (p *actorPacker) Unpack(w []uint32, fp node.Hash) *GlobalState {
 	if flags&packDelivery != 0 {
 		spent = 3
 	}
-	if want := k + faults + len(m.ids) + 2 + nc + nd + crash + spent; len(w) != want {
+	ext := 0
+	if flags&packLasting != 0 {
+		ext = 1
+	}
+	if want := k + faults + len(m.ids) + 2 + nc + nd + crash + spent + ext; len(w) != want {
 		panic(unpackError("%d words, the header says %d", len(w), want))
 	}
 	g := p.newState(nc, nd)
@@ -235,6 +247,10 @@ func (p *actorPacker) Unpack(w []uint32, fp node.Hash) *GlobalState {
 	}
 	if spent != 0 {
 		g.spent = &deliverySpent{losses: int32(w[k]), duplicates: int32(w[k+1]), reorders: int32(w[k+2])}
+		k += 3
+	}
+	if ext != 0 {
+		g.ext = unpackPart(&p.in.extTab, w[k], "lasting faults")
 	}
 	if !m.opts.AnyOrderTimers {
 		g.first, g.hasFirst = firstDue(g)

@@ -440,10 +440,11 @@ func FindCriticalTransition[S, A any](ctx context.Context, m Model[S, A], props 
 
 // KindWeights returns a WalkOptions.Weight for the actor model that weighs
 // each action by its kind (deliveries, timers, application calls, resets,
-// breaks, datagram deliveries and drops, refusals); kinds missing from w weigh 1, and
+// breaks, datagram deliveries and drops, refusals, and the lasting faults:
+// crashes, restarts, partitions, heals, clock jumps); kinds missing from w weigh 1, and
 // a weight of 0 excludes the kind. The map is copied.
 func KindWeights(w map[ActorActionKind]float64) func(Action[ActorAction]) float64 {
-	var ws [ActRefuse + 1]float64
+	var ws [ActClockJump + 1]float64
 	for k := range ws {
 		ws[k] = 1
 	}

@@ -69,6 +69,10 @@ type Config struct {
 	// unreliable (node.Spec.Delivery) are lost, duplicated and held back
 	// (see DeliveryConfig). The zero value does nothing.
 	Delivery DeliveryConfig
+	// Nemesis schedules the lasting faults — crash-stops, partitions,
+	// clock jumps, timer skew, a fault schedule — beside churn and
+	// breaks. The zero value means none.
+	Nemesis NemesisConfig
 	// Trace, when non-nil, receives one line per processed event (see the
 	// package documentation). It is written synchronously, one Write per
 	// line: wrap a file in a bufio.Writer and flush it after Run.
@@ -272,6 +276,9 @@ func (c Config) validate() (settings, error) {
 		return s, err
 	}
 	if err := c.Delivery.validate(); err != nil {
+		return s, err
+	}
+	if err := c.Nemesis.validate(c.Nodes); err != nil {
 		return s, err
 	}
 	if err := c.Network.validateLinks(); err != nil {

@@ -234,10 +234,29 @@
 // trace). Both processes stay up. A break that finds no open connection
 // is skipped. Result.Breaks counts both.
 //
+// # Lasting faults
+//
+// Config.Nemesis schedules the faults that last (nemesis.go), which the
+// explorer explores with the same meaning (package consequence, "Lasting
+// faults"): crash-stops (Crash: a live node goes down silently and comes
+// back after a downtime, or never), partitions (PartitionGroups, Isolate,
+// Partition, CutOneWay: links cut both ways or one way, healed after a
+// length or never), clock jumps (JumpClock: a node's Env.Now moves for
+// good, its timers unchanged) and timer skew (every timer of a node fires
+// a fixed amount early or late, drawn within NemesisConfig.TimerSkew).
+// Crashes, partitions and jumps come as Poisson processes of their own
+// (each from its own seed stream, so a run without them draws exactly what
+// it always drew) and from a fault schedule, a nemesis script
+// (ParseSchedule, emulate --schedule: "at 30s partition {1,2} | {3}; at
+// 90s heal; at 100s crash 2 for 60s"). Result.Nemesis counts them. The
+// faults the nemesis injects are reported to every node's steering layer
+// (steering.Layer.ObserveFault), so the rounds explore the kinds the run
+// shows; the scenario methods report nothing.
+//
 // # Seeds
 //
 // The run seed is split per subsystem with a SplitMix64 derivation:
-// topology, start times, churn, connection breaks, per-node core seeds, one stream per
+// topology, start times, churn, connection breaks, the lasting faults' processes and each node's timer skew, per-node core seeds, one stream per
 // network channel for jitter and loss, one per directed pair for the
 // datagrams' jitter and loss (seeded on the pair's first datagram), and one
 // per directed channel for declared delivery faults (seeded on the

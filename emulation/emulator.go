@@ -67,6 +67,7 @@ type Emulator struct {
 	envBuf                    []node.Envelope         // reused by checkSends
 	wireBuf                   []byte                  // reused by wireSize
 	links                     linkCounters            // the link model's, summed over nodes
+	nem                       *nemesis                // the lasting faults (nemesis.go); nil without
 }
 
 // emNode is the emulator's record of one node.
@@ -115,6 +116,9 @@ type emNode struct {
 	refusedAt        time.Duration
 	refusedRun       int
 	links            linkCounters
+	// clockOffset is how far the node's clock is off virtual time (its
+	// clock jumps), skew how late its timers fire (clockjump.go).
+	clockOffset, skew time.Duration
 }
 
 // peer is what node n keeps about one peer p: its socket to p and the
@@ -248,6 +252,7 @@ func New(cfg Config) (*Emulator, error) {
 		e.breaks = newStream(s.Seed, streamBreaks)
 		e.scheduleBreak(s.Breaks.After)
 	}
+	e.startNemesis()
 	for _, p := range s.Spec.Properties {
 		switch p.Kind {
 		case node.Safety:
@@ -413,7 +418,7 @@ func (e *Emulator) process(it *item) bool {
 		e.setLive(n, true)
 		e.stepCore(n, node.Event{Kind: node.EventInit}, "")
 		if e.err == nil {
-			e.sendLayer(n, n.pipe.Start(Epoch.Add(e.now)).Sends)
+			e.sendLayer(n, n.pipe.Start(e.clockOf(n)).Sends)
 			e.syncPipe(n)
 		}
 		e.queueWorkload(n, false)
@@ -466,6 +471,8 @@ func (e *Emulator) process(it *item) bool {
 
 	case itemDuplicate:
 		return e.duplicateNow(it)
+	case itemNemesis:
+		return e.nemesisDue(it)
 
 	case itemPipeline:
 		return e.pipeDue(it)
@@ -557,7 +564,7 @@ func (e *Emulator) checkSends(n *emNode, o *layer.Outcome, label string) error {
 // StepUngated), and carries out the effects. label, when set, names the event in the trace instead of its
 // kind (reset, up).
 func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
-	ev.At = Epoch.Add(e.now)
+	ev.At = e.clockOf(n)
 	step := n.pipe.Step
 	if ev.Kind == node.EventApp {
 		step = func(ev node.Event, _ *node.Envelope) layer.Outcome { return n.pipe.StepUngated(ev) }
@@ -574,7 +581,7 @@ func (e *Emulator) stepCore(n *emNode, ev node.Event, label string) {
 // delivers it again when due, pipeDue). label is as for stepCore
 // (labelDatagram for a datagram's arrival).
 func (e *Emulator) runEvent(n *emNode, ev node.Event, in *node.Envelope, label string) {
-	ev.At = Epoch.Add(e.now)
+	ev.At = e.clockOf(n)
 	o, ok := e.safeRun(n, ev, label, func() layer.Outcome { return n.pipe.Step(ev, in) })
 	e.flushArrival(n)
 	if ok {
@@ -716,7 +723,7 @@ func (e *Emulator) stepped(n *emNode, o layer.Outcome, label string) {
 		it := e.q.alloc()
 		it.kind, it.node, it.inc, it.name = itemTimer, n.id, n.inc, op.Name
 		it.dl = op.At.Sub(Epoch)
-		it.at = max(it.dl, e.now) // a core never sets a deadline in the past
+		it.at = e.timerDue(n, op.At) // a core never sets a deadline in the past
 		e.rates.TimersSet++
 		e.rates.TimerDelaySum += it.at - e.now
 		e.q.push(it)
@@ -813,7 +820,7 @@ func (e *Emulator) syncPipe(n *emNode) {
 		n.pipeSeq = 0
 		return
 	}
-	e.rearm(n, itemPipeline, due.Sub(Epoch), &n.pipeSeq, &n.pipeAt)
+	e.rearm(n, itemPipeline, due.Sub(Epoch)-n.clockOffset, &n.pipeSeq, &n.pipeAt)
 }
 
 // rearm queues an item of kind for n at due (not before now), unless the
@@ -839,7 +846,7 @@ func (e *Emulator) pipeDue(it *item) bool {
 		return false
 	}
 	n.pipeSeq = 0
-	now := Epoch.Add(e.now)
+	now := e.clockOf(n)
 	busy := false
 	n.snapBusy = false
 	for _, token := range n.pipe.DueRetries(now) {
@@ -867,7 +874,7 @@ func (e *Emulator) pipeDue(it *item) bool {
 // tickLayers runs n's layers' due ticks now and reports whether any
 // sent or failed.
 func (e *Emulator) tickLayers(n *emNode) bool {
-	o := n.pipe.Tick(Epoch.Add(e.now))
+	o := n.pipe.Tick(e.clockOf(n))
 	if len(o.Errors) > 0 {
 		e.fail(fmt.Errorf("emulation: node %v layer tick at %s: %w; rerun with seed=%d", n.id, clock(e.now), errors.Join(o.Errors...), e.cfg.Seed))
 		return true
@@ -892,7 +899,7 @@ func (e *Emulator) takeDown(n *emNode, silent bool) {
 	if n.snap != nil {
 		// The snapshot layer loses its stored checkpoints now, not when
 		// the node comes back (the EventReset then leaves it alone).
-		e.sendEnvs(n, n.snap.Crash(Epoch.Add(e.now)))
+		e.sendEnvs(n, n.snap.Crash(e.clockOf(n)))
 		n.gathered = false
 	}
 	// The process died: the events its layers postponed go with it (the
@@ -1098,7 +1105,7 @@ func (e *Emulator) breakConnection(a, b node.ID, tellA bool, why string) error {
 			// service.
 			c.setDoomed(a)
 			p.conn = nil
-			e.sendLayer(na, na.pipe.ConnectionBroken(Epoch.Add(e.now), b).Sends)
+			e.sendLayer(na, na.pipe.ConnectionBroken(e.clockOf(na), b).Sends)
 			e.afterLayers(na)
 		}
 	}

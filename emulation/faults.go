@@ -36,8 +36,16 @@ import (
 //     ("drop datagram ...").
 //   - A partition loses the datagrams sent across the cut link, and those
 //     in flight on it when it is cut, silently.
+//   - CutOneWay(a, b) cuts only what a sends to b: a's sends to b are lost
+//     as across a partition (a new connection is refused; a write over
+//     the connection b opened breaks it, as does a message in flight on
+//     one when it arrives, and a is told), and so are a's datagrams to b,
+//     while b's messages reach a over connections b opens. HealOneWay removes it. PartitionGroups cuts
+//     every link between nodes of different groups (nodes in no group
+//     stay connected to all), and HealAll heals every cut.
 //
-// Trace lines: "nA partition nB", "nA heal nB".
+// Trace lines: "nA partition nB", "nA heal nB", "nA cut nB" (one way),
+// "nA heal-cut nB".
 //
 // Submit is the scripted application call that goes through the node's
 // runtime like a workload call (AppCall runs the handler at once): it is
@@ -56,8 +64,9 @@ func pairOf(a, b node.ID) pair {
 // faultState is the emulator's record of scripted faults. Its map is only
 // looked up, never iterated, so it cannot leak an order into the run.
 type faultState struct {
-	cuts  map[pair]struct{}
-	drops []dropRule // in the order DropNext registered them
+	cuts   map[pair]struct{}
+	oneway map[[2]node.ID]struct{} // (from, to): what from sends to is lost (CutOneWay)
+	drops  []dropRule              // in the order DropNext registered them
 }
 
 // dropRule is a pending DropNext.
@@ -66,8 +75,19 @@ type dropRule struct {
 	typ      string
 }
 
-// cut reports whether the link between a and b is cut.
+// cut reports whether what a sends to b is lost to a cut: the link
+// between them is cut (Partition), or a's side of it (CutOneWay).
 func (f *faultState) cut(a, b node.ID) bool {
+	if len(f.oneway) > 0 {
+		if _, ok := f.oneway[[2]node.ID{a, b}]; ok {
+			return true
+		}
+	}
+	return f.pairCut(a, b)
+}
+
+// pairCut reports whether the link between a and b is cut both ways.
+func (f *faultState) pairCut(a, b node.ID) bool {
 	if len(f.cuts) == 0 || a == b {
 		return false
 	}
@@ -116,7 +136,7 @@ func (e *Emulator) Partition(a, b node.ID) error {
 	if err := e.checkPair("Partition", a, b); err != nil {
 		return err
 	}
-	if e.faults.cut(a, b) {
+	if e.faults.pairCut(a, b) {
 		return nil
 	}
 	if e.faults.cuts == nil {
@@ -153,7 +173,7 @@ func (e *Emulator) Heal(a, b node.ID) error {
 	if err := e.checkPair("Heal", a, b); err != nil {
 		return err
 	}
-	if !e.faults.cut(a, b) {
+	if !e.faults.pairCut(a, b) {
 		return nil
 	}
 	delete(e.faults.cuts, pairOf(a, b))
@@ -163,8 +183,13 @@ func (e *Emulator) Heal(a, b node.ID) error {
 	return e.err
 }
 
-// Partitioned reports whether the link between a and b is cut.
-func (e *Emulator) Partitioned(a, b node.ID) bool { return e.faults.cut(a, b) }
+// Partitioned reports whether the link between a and b is cut (both
+// ways: Partition).
+func (e *Emulator) Partitioned(a, b node.ID) bool { return e.faults.pairCut(a, b) }
+
+// CutFrom reports whether what a sends to b is lost to a cut (Partition
+// or CutOneWay).
+func (e *Emulator) CutFrom(a, b node.ID) bool { return e.faults.cut(a, b) }
 
 // Isolate cuts every link of node id (Partition with each other node, in
 // ascending order): the communication between id and the others is broken.

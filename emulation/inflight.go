@@ -37,6 +37,9 @@ func (e *Emulator) InFlight() []node.Envelope {
 		if it.datagram && (it.dgDrop != dgKeep || e.faults.cut(it.peer, it.node)) {
 			continue
 		}
+		if !it.datagram && it.conn != nil && len(e.faults.oneway) > 0 && e.faults.cut(it.peer, it.node) {
+			continue // lost on arrival across a link cut one way (CutOneWay)
+		}
 		items = append(items, it)
 	}
 	slices.SortFunc(items, func(a, b *item) int {

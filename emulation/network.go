@@ -148,6 +148,9 @@ func (e *Emulator) send(from *emNode, env *node.Envelope) {
 		e.st.dropped++
 		e.observeNet(NetDrop, id, from.id, to, env.CN, env.Msg)
 		return
+	} else if e.faults.cut(from.id, to) {
+		e.cutWrite(from, c, dst, env, id)
+		return
 	}
 	l := e.topo.Link(from.id, to)
 	if err := validateLink(l); err != nil {

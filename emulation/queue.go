@@ -21,6 +21,7 @@ const (
 	itemPipeline                           // the node's pipeline is due (postponed events, layer ticks); live only if node.pipeSeq == seq
 	itemBreak                              // next scheduled connection break (breaks.go)
 	itemDuplicate                          // the network copies msg from peer to node in flight (delivery.go); dl: the copy's earliest arrival
+	itemNemesis                            // a lasting fault or its end (nemesis.go): what id names
 )
 
 // item is one scheduled occurrence. Items are pooled: the queue owns them

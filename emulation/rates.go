@@ -23,6 +23,9 @@ func (e *Emulator) Rates() steering.EventRates {
 	r.DatagramsDelivered, r.DatagramsLost = uint64(e.st.dgDelivered), uint64(e.st.dgLost)
 	r.Sends = uint64(e.st.sent + e.st.dgSent)
 	r.Refusals = uint64(e.st.byKind[kindRefused])
+	if e.nem != nil {
+		r.Lasting = e.nem.rates
+	}
 	return r
 }
 

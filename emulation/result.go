@@ -79,6 +79,10 @@ type Result struct {
 	Churn ChurnStats `json:"churn"`
 	// Breaks counts the scheduled connection breaks (Config.Breaks).
 	Breaks BreakStats `json:"breaks"`
+	// Nemesis counts the lasting faults (Config.Nemesis and the scenario
+	// methods Crash, PartitionGroups, CutOneWay, JumpClock); nil, and
+	// absent from the JSON, when there were none.
+	Nemesis *NemesisStats `json:"nemesis,omitempty"`
 	// Safety has one entry per safety property, in spec order.
 	Safety []SafetyResult `json:"safety"`
 	// Liveness has one entry per liveness property, in spec order,
@@ -218,6 +222,7 @@ func (e *Emulator) Result() Result {
 		Liveness:  e.evalLiveness(),
 		Snapshots: e.snapshotResult(),
 		Steering:  e.steeringResult(),
+		Nemesis:   e.nemesisResult(),
 	}
 	if s := &e.st; s.dgSent > 0 {
 		r.Messages.Datagrams = &DatagramStats{Sent: s.dgSent, Delivered: s.dgDelivered, Lost: s.dgLost, Dropped: s.dgDropped,

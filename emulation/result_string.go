@@ -45,6 +45,10 @@ func (r Result) String() string {
 		// they always did.
 		fmt.Fprintf(&b, ", connection breaks %d (%d skipped)", k.Broken, k.Skipped)
 	}
+	if n := r.Nemesis; n != nil {
+		fmt.Fprintf(&b, ", crashes %d (%d restarted), partitions %d (%d heals), clock jumps %d, %d faults skipped",
+			n.Crashes, n.Restarts, n.Partitions, n.Heals, n.ClockJumps, n.Skipped)
+	}
 	b.WriteString("\n")
 	for _, s := range r.Safety {
 		if s.ViolatedStates == 0 {

@@ -143,7 +143,7 @@ func (e *Emulator) Gather(id node.ID) error {
 	if n.snap == nil {
 		return fmt.Errorf("emulation: Gather: no snapshot managers (Config.Snapshots is nil)")
 	}
-	out, err := n.snap.Gather(Epoch.Add(e.now))
+	out, err := n.snap.Gather(e.clockOf(n))
 	if err != nil {
 		return fmt.Errorf("emulation: Gather at %v: %w", id, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -63,6 +64,9 @@ type Prediction struct {
 	// refuses nothing: a message sent with TrySend hashes differently
 	// while it may still be refused.
 	Refusals int `json:"refusals,omitempty"`
+	// Lasting is the lasting-fault budgets of the round's model (the ones
+	// its node had observed: steering.RoundFaults); absent when none.
+	Lasting *Lasting `json:"lasting,omitempty"`
 	// Arrivals is the bound of arrivals the model held
 	// (steering.Prediction.Arrivals): zero for the snapshot's members
 	// alone.
@@ -118,6 +122,9 @@ type Source struct {
 	// Workload and Faults are the controller's (steering.Config).
 	Workload func(id node.ID, restart bool) []node.Message
 	Faults   consequence.Faults
+	// TimerSkew is the controller's declared timer skew
+	// (steering.Config.TimerSkew).
+	TimerSkew time.Duration
 }
 
 // NewPrediction renders prediction p of a round on snapshot snap (the
@@ -128,9 +135,9 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 	if err != nil {
 		return Prediction{}, fmt.Errorf("report: rendering the snapshot: %w", err)
 	}
-	faults := src.Faults
+	faults := src.Faults.WithLasting(p.Faults)  // the round's lasting faults
 	faults.StaleConnections = p.Critical != nil // the walks' model
-	m, err := steering.SnapshotModelWith(src.Spec, snap, steering.SnapshotOptions{Workload: src.Workload, Faults: faults, Arrivals: p.Arrivals})
+	m, err := steering.SnapshotModelWith(src.Spec, snap, steering.SnapshotOptions{Workload: src.Workload, Faults: faults, Arrivals: p.Arrivals, TimerSkew: src.TimerSkew})
 	if err != nil {
 		return Prediction{}, fmt.Errorf("report: rebuilding the model: %w", err)
 	}
@@ -144,7 +151,7 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 		Fix: src.Fix, Nodes: src.Nodes, Mode: src.Mode.String(), Property: p.Property, Error: r.Error,
 		Shape: steering.Shape(p.Path), Replayed: p.Replayed, Workload: src.Workload != nil,
 		Resets: faults.Resets, Silent: faults.SilentResets, StaleConnections: faults.StaleConnections, Breaks: faults.Breaks, Refusals: faults.Refusals,
-		Arrivals: p.Arrivals, Report: r, Snapshot: doc}
+		Lasting: LastingOf(faults, src.TimerSkew), Arrivals: p.Arrivals, Report: r, Snapshot: doc}
 	if p.Filter != nil {
 		pd.Filter = p.Filter.String()
 	}
@@ -211,8 +218,11 @@ func (doc Prediction) Model(spec node.Spec, workload func(id node.ID, restart bo
 	if !doc.Workload {
 		workload = nil
 	}
-	faults := consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, StaleConnections: doc.StaleConnections, Breaks: doc.Breaks, Refusals: doc.Refusals}
-	return steering.SnapshotModelWith(spec, s, steering.SnapshotOptions{Workload: workload, Faults: faults, Arrivals: doc.Arrivals})
+	faults, err := doc.Lasting.Apply(consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, StaleConnections: doc.StaleConnections, Breaks: doc.Breaks, Refusals: doc.Refusals})
+	if err != nil {
+		return nil, err
+	}
+	return steering.SnapshotModelWith(spec, s, steering.SnapshotOptions{Workload: workload, Faults: faults, Arrivals: doc.Arrivals, TimerSkew: doc.Lasting.Skew()})
 }
 
 // PathFingerprint replays r's path on m and returns the fingerprint of the

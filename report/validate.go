@@ -55,6 +55,9 @@ func (pd Prediction) Validate() error {
 			return fmt.Errorf("%w: %s %d, want 0..%d", ErrTooLarge, name, n, MaxFaults)
 		}
 	}
+	if _, err := pd.Lasting.Apply(consequence.Faults{}); err != nil {
+		return err
+	}
 	if err := ValidateReport(pd.Report); err != nil {
 		return err
 	}

@@ -39,9 +39,9 @@ func (c *Controller) searchArrivals(ctx context.Context, snap *snapshot.Snapshot
 	if err != nil || len(arrivals) == 0 {
 		return err // nobody arrives: no model to build
 	}
-	faults := c.cfg.Faults
+	faults := c.roundFaults()
 	faults.Breaks = 0
-	m, err := SnapshotModelWith(c.cfg.Spec, snap, SnapshotOptions{Workload: c.cfg.Workload, Faults: faults, Arrivals: c.cfg.Arrivals})
+	m, err := SnapshotModelWith(c.cfg.Spec, snap, SnapshotOptions{Workload: c.cfg.Workload, Faults: faults, Arrivals: c.cfg.Arrivals, TimerSkew: c.cfg.TimerSkew})
 	if err != nil {
 		return fmt.Errorf("steering: round at %v: arrivals: %w", c.self, err)
 	}

@@ -35,8 +35,13 @@ type Config struct {
 	// explorer injects (consequence.ActorOptions.Workload); nil uses the
 	// service's node.Restarter.
 	Workload func(id node.ID, restart bool) []node.Message
-	// Faults bound the faults explored along a path (default: none).
+	// Faults bound the faults explored along a path (default: none); the
+	// lasting ones only as the node's layer has seen them (RoundFaults).
 	Faults consequence.Faults
+	// TimerSkew is the declared bound of each node's timer skew, which the
+	// rounds' models explore (consequence.ActorOptions.TimerSkew); zero:
+	// none declared.
+	TimerSkew time.Duration
 	// MaxStates is each search's budget of unique states (default 20,000).
 	// Budgets in states keep a round a pure function of its snapshot.
 	MaxStates int
@@ -298,11 +303,12 @@ const DefaultPostponeDelay = 500 * time.Millisecond
 // it). They keep the search at about a tenth of a round's default safety
 // budget on RandTree and Chord neighbourhoods (docs/PERFORMANCE.md).
 // DefaultWalkWeights returns the walk weights a nil Config.WalkWeights
-// stands for: resets, breaks, datagram drops and refused sends 0.02,
-// timers 0.1, every other kind 1.
+// stands for: resets, breaks, datagram drops, refused sends, crashes,
+// partitions and clock jumps 0.02, timers 0.1, every other kind 1.
 func DefaultWalkWeights() map[consequence.ActorActionKind]float64 {
 	return map[consequence.ActorActionKind]float64{
 		consequence.ActReset: 0.02, consequence.ActBreak: 0.02, consequence.ActDropDatagram: 0.02, consequence.ActRefuse: 0.02,
+		consequence.ActCrash: 0.02, consequence.ActPartition: 0.02, consequence.ActClockJump: 0.02,
 		consequence.ActTimer: 0.1,
 	}
 }
@@ -467,6 +473,10 @@ type Prediction struct {
 	// Requested is the node whose steering request this path came from
 	// (node.None for the node's own predictions).
 	Requested node.ID
+	// Faults are the faults of the model the path was found in (the
+	// round's: Config.Faults with the lasting faults its node observed,
+	// RoundFaults), so that a report rebuilds that model.
+	Faults consequence.Faults
 }
 
 // RoundReport is what one round did.
@@ -623,6 +633,9 @@ type Controller struct {
 	// rateWeights are the walk weights of the node's observed rates
 	// (AdaptiveWeights; rates_layer.go), nil before its layer handed them.
 	rateWeights map[consequence.ActorActionKind]float64
+	// lasting are the lasting faults the node's layer observed, which
+	// decide the ones a round explores (lasting.go, roundFaults).
+	lasting LastingRates
 	// watch follows this node's dead ends until its snapshots settle them
 	// (confirm.go).
 	watch *LivenessWatch
@@ -1100,7 +1113,7 @@ func (c *Controller) withLastKnown(snap *snapshot.Snapshot) (*snapshot.Snapshot,
 
 // model builds the actor model of a snapshot.
 func (c *Controller) model(snap *snapshot.Snapshot) (*consequence.ActorModel, error) {
-	m, err := SnapshotModel(c.cfg.Spec, snap, c.cfg.Workload, c.cfg.Faults)
+	m, err := SnapshotModelWith(c.cfg.Spec, snap, SnapshotOptions{Workload: c.cfg.Workload, Faults: c.roundFaults(), TimerSkew: c.cfg.TimerSkew})
 	if err != nil {
 		return nil, fmt.Errorf("steering: round at %v: %w", c.self, err)
 	}
@@ -1222,7 +1235,7 @@ func predictionKey(p Prediction) string {
 
 // prediction packages a violating path with its report and filter.
 func (c *Controller) prediction(m *consequence.ActorModel, prop string, verr error, path []consequence.ActorAction) (Prediction, error) {
-	p := Prediction{Property: prop, Err: verr, Path: path}
+	p := Prediction{Property: prop, Err: verr, Path: path, Faults: m.Faults()}
 	p.Report = consequence.ActorReport{Property: prop, Kind: node.Safety.String(), Depth: len(path)}
 	if verr != nil {
 		p.Report.Error = verr.Error()

@@ -94,6 +94,15 @@
 // alone can never show — are found there. Its predictions carry
 // Prediction.Arrivals and are reported, not steered.
 //
+// A round explores Config.Faults along each path, the lasting ones —
+// crash-stops, partitions, clock jumps — only as its node has seen the
+// deployment show them (RoundFaults of the rates its layer accounts: a
+// shell reports each lasting fault it sees, Layer.ObserveFault), with the
+// downtimes, shapes, lengths and sizes seen: a kind never observed stays
+// out of the rounds, so a deployment without lasting faults explores what
+// it always did. Config.TimerSkew is the declared bound of the nodes'
+// timer skew, which the rounds' models explore.
+//
 // The controller is a deterministic core: a round with budgets in states is
 // a pure function of the controller's state and the snapshot, so the
 // emulator charges it in virtual time from the states it explored and runs

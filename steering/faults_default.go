@@ -20,6 +20,11 @@ import "github.com/seed6eee2ec7/crystalball/consequence"
 // --steer-breaks 0 --steer-drops 0 restores the old budget. A service that
 // sends no datagram gets no drop action, and one that never calls
 // node.Env.TrySend no refusal: those budgets add nothing to its searches.
+//
+// It also allows one crash-stop, one partition and one clock jump along a
+// path, with their durations and shapes as observed: a round explores a
+// lasting fault only once its node has seen the deployment show it
+// (RoundFaults), so for a deployment without them nothing changes.
 func DefaultFaults() consequence.Faults {
-	return consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Drops: 1, Refusals: 1}
+	return consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Drops: 1, Refusals: 1, Crashes: 1, Partitions: 1, ClockJumps: 1}
 }

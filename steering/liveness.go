@@ -151,7 +151,7 @@ func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorMo
 // walks on m with silent resets made detectable, within the round's
 // budget of walk steps. The caller cancels its budget when done.
 func (c *Controller) newLivenessSearch(ctx context.Context, m *consequence.ActorModel) *livenessSearch {
-	walkFaults := c.cfg.Faults
+	walkFaults := c.roundFaults()
 	walkFaults.StaleConnections = true
 	ls := &livenessSearch{c: c, m: m.WithFaults(walkFaults), safety: m, budget: newWalkBudget(ctx, c.cfg.MaxWalkSteps, c.cfg.MaxTime), out: &LivenessOutcome{}}
 	for _, p := range c.live {
@@ -341,15 +341,9 @@ func (ls *livenessSearch) dead(props []consequence.Property[*consequence.GlobalS
 }
 
 // isFault reports whether a is a fault the explorer injects (a reset, a
-// broken connection, a lost datagram, a refused send) rather than a
-// handler's event.
-func isFault(a consequence.ActorAction) bool {
-	switch a.Kind {
-	case consequence.ActReset, consequence.ActBreak, consequence.ActDropDatagram, consequence.ActRefuse:
-		return true
-	}
-	return false
-}
+// broken connection, a lost datagram, a refused send, a lasting fault)
+// rather than a handler's event.
+func isFault(a consequence.ActorAction) bool { return a.Kind.IsFault() }
 
 func btoi(b bool) int {
 	if b {

@@ -72,6 +72,15 @@ func Shape(path []consequence.ActorAction) string {
 				typ = a.Msg.MessageType()
 			}
 			fmt.Fprintf(&b, " refuse-send %s to %s", typ, role(a.Peer))
+		case consequence.ActCrash, consequence.ActRestart, consequence.ActHeal, consequence.ActClockJump:
+			// The action's own words after its node ("crash", "clock-jump back").
+			_, words, _ := strings.Cut(a.String(), " ")
+			b.WriteString(" " + words)
+		case consequence.ActPartition:
+			fmt.Fprintf(&b, " partition %v", a.Cut)
+			if a.Cut == consequence.CutPartial || a.Cut == consequence.CutOneWay {
+				b.WriteString(" " + role(a.Peer))
+			}
 		default:
 			fmt.Fprintf(&b, " action(%d)", uint8(a.Kind))
 		}

@@ -55,7 +55,8 @@ func likelihood(start *consequence.GlobalState, path []consequence.ActorAction) 
 	var l Likelihood
 	for _, a := range path {
 		switch a.Kind {
-		case consequence.ActReset, consequence.ActBreak, consequence.ActDropDatagram, consequence.ActRefuse:
+		case consequence.ActReset, consequence.ActBreak, consequence.ActDropDatagram, consequence.ActRefuse,
+			consequence.ActCrash, consequence.ActRestart, consequence.ActPartition, consequence.ActHeal, consequence.ActClockJump:
 			l.Faults++
 		case consequence.ActTimer, consequence.ActApp:
 			l.Local++

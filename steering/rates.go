@@ -35,6 +35,10 @@ type EventRates struct {
 	DatagramsDelivered, DatagramsLost uint64
 	// Sends counts messages sent, Refusals those the transport refused.
 	Sends, Refusals uint64
+	// Lasting counts the lasting faults the deployment showed (a shell
+	// reports them: Layer.ObserveFault, emulation.Emulator.Rates): what
+	// decides which of them a round explores (RoundFaults).
+	Lasting LastingRates
 }
 
 // Floors of WalkWeights. A fault's observed rate per pending action is
@@ -69,7 +73,10 @@ const AssumedLatency = 10 * time.Millisecond
 //   - drop: datagrams lost per datagram delivered, at least
 //     FaultWeightFloor; refuse: refusals per send, at least
 //     FaultWeightFloor;
-//   - deliver, datagram: 1.
+//   - deliver, datagram: 1;
+//   - crash, partition, clock jump, when the rates show any: per
+//     node-second × mean latency, at least FaultWeightFloor (absent
+//     otherwise: a round does not explore them, RoundFaults).
 //
 // Timers are at least MinWalkWeight. MaceMC's
 // hand-tuned weights for comparison (docs/ARCHITECTURE.md): Pastry
@@ -98,7 +105,7 @@ func (r EventRates) WalkWeights() map[consequence.ActorActionKind]float64 {
 	if r.TimersSet > 0 && r.TimerDelaySum > 0 {
 		timer = lat.Seconds() / (r.TimerDelaySum.Seconds() / float64(r.TimersSet))
 	}
-	return map[consequence.ActorActionKind]float64{
+	w := map[consequence.ActorActionKind]float64{
 		consequence.ActDeliver:         1,
 		consequence.ActDeliverDatagram: 1,
 		consequence.ActTimer:           max(timer, MinWalkWeight),
@@ -108,4 +115,6 @@ func (r EventRates) WalkWeights() map[consequence.ActorActionKind]float64 {
 		consequence.ActDropDatagram:    max(ratio(r.DatagramsLost, r.DatagramsDelivered), FaultWeightFloor),
 		consequence.ActRefuse:          max(ratio(r.Refusals, r.Sends), FaultWeightFloor),
 	}
+	r.Lasting.addWeights(w, perNode)
+	return w
 }

@@ -63,6 +63,7 @@ func (a *rateAccount) rates() EventRates {
 // setRates hands the controller the rates its layer observed, for the
 // next round's walk weights under Config.AdaptiveWeights.
 func (c *Controller) setRates(r EventRates) {
+	c.lasting = r.Lasting
 	if c.cfg.AdaptiveWeights {
 		c.rateWeights = r.WalkWeights()
 	}

@@ -82,6 +82,12 @@ func equivalent(a, want consequence.ActorAction) bool {
 			return false
 		}
 		return a.Msg.MessageType() == want.Msg.MessageType()
+	case consequence.ActCrash, consequence.ActRestart, consequence.ActHeal:
+		return true
+	case consequence.ActPartition:
+		return a.Cut == want.Cut && a.Peer == want.Peer && a.Side == want.Side
+	case consequence.ActClockJump:
+		return a.Back == want.Back
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package steering
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -27,6 +28,9 @@ type SnapshotOptions struct {
 	// (node.Environment, chosen by SnapshotArrivals); zero adds none (the
 	// snapshot's members only), negative is an error.
 	Arrivals int
+	// TimerSkew is the declared bound of each node's timer skew
+	// (consequence.ActorOptions.TimerSkew); zero: none.
+	TimerSkew time.Duration
 }
 
 // SnapshotModel returns the actor model of snap's members alone, the one
@@ -64,7 +68,7 @@ func SnapshotModelWith(spec node.Spec, snap *snapshot.Snapshot, o SnapshotOption
 	for _, a := range arrivals {
 		fresh = append(fresh, consequence.Fresh{ID: a.ID, At: snap.At, Calls: a.Calls})
 	}
-	return consequence.NewActorModelWithFresh(spec, cps, fresh, inFlight, consequence.ActorOptions{Workload: o.Workload, Faults: o.Faults})
+	return consequence.NewActorModelWithFresh(spec, cps, fresh, inFlight, consequence.ActorOptions{Workload: o.Workload, Faults: o.Faults, TimerSkew: o.TimerSkew})
 }
 
 // SnapshotArrivals returns at most max of the arrivals snap's members

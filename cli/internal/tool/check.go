@@ -44,16 +44,18 @@ type checkOutput struct {
 	Weights map[string]float64 `json:"weights,omitempty"`
 	// Fix, Resets, Silent, Breaks, Drops and Refusals are the flags the
 	// service's model was built with, so that 'trace show' can rebuild it.
-	Fix       string `json:"fix,omitempty"`
-	Resets    int    `json:"resets,omitempty"`
-	Silent    bool   `json:"silent,omitempty"`
-	Breaks    int    `json:"breaks,omitempty"`
-	Drops     int    `json:"drops,omitempty"`
-	Refusals  int    `json:"refusals,omitempty"`
-	Stop      string `json:"stop,omitempty"`
-	Unique    uint64 `json:"unique"`
-	Generated uint64 `json:"generated"`
-	Pruned    uint64 `json:"pruned"`
+	Fix      string `json:"fix,omitempty"`
+	Resets   int    `json:"resets,omitempty"`
+	Silent   bool   `json:"silent,omitempty"`
+	Breaks   int    `json:"breaks,omitempty"`
+	Drops    int    `json:"drops,omitempty"`
+	Refusals int    `json:"refusals,omitempty"`
+	// Lasting is the lasting faults and the timer skew (absent: none).
+	Lasting   *report.Lasting `json:"lasting,omitempty"`
+	Stop      string          `json:"stop,omitempty"`
+	Unique    uint64          `json:"unique"`
+	Generated uint64          `json:"generated"`
+	Pruned    uint64          `json:"pruned"`
 	// Slept counts the transitions partial-order reduction skipped
 	// (--por, BFS only).
 	Slept uint64 `json:"slept,omitempty"`
@@ -163,6 +165,8 @@ type checkFlags struct {
 	// line set.
 	from string
 	set  map[string]bool
+	// lasting are the lasting faults and the timer skew (lasting_flags.go).
+	lasting lastingCheckFlags
 }
 
 // register defines f's flags on fs.
@@ -187,6 +191,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.IntVar(&f.breaks, "breaks", 0, "connection breaks allowed along a path")
 	fs.IntVar(&f.drops, "drops", 0, "datagrams dropped along a path")
 	fs.IntVar(&f.refusals, "refusals", 0, "sends refused along a path (messages sent with TrySend that the transport may refuse)")
+	f.lasting.register(fs)
 	fs.StringVar(&f.fix, "fix", "", cat.fixHelp())
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the node random sources and the random walks")
 	fs.IntVar(&f.walks, "walks", 100, "random walks (strategy walk)")
@@ -229,6 +234,9 @@ func (f *checkFlags) check() error {
 		if _, err := consequence.ParseResetKinds(f.resetKinds); err != nil {
 			return usagef("--reset-kinds: %q is not rst, silent or both", f.resetKinds)
 		}
+	}
+	if _, err := f.lasting.faults(consequence.Faults{}); err != nil {
+		return err
 	}
 	f.weight = w
 	f.walk = f.strategy == "walk"
@@ -287,6 +295,11 @@ var weightKinds = []struct {
 	{"lose", consequence.ActLose},
 	{"duplicate", consequence.ActDuplicate},
 	{"deliver-ahead", consequence.ActDeliverAhead},
+	{"crash", consequence.ActCrash},
+	{"restart", consequence.ActRestart},
+	{"partition", consequence.ActPartition},
+	{"heal", consequence.ActHeal},
+	{"clock-jump", consequence.ActClockJump},
 }
 
 func weightKindNames() []string {
@@ -395,11 +408,12 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 		faults.ResetKinds, _ = consequence.ParseResetKinds(f.resetKinds) // checked by check()
 	}
 	f.delivery.apply(&faults)
+	faults, _ = f.lasting.faults(faults) // checked by check()
 	var m *consequence.ActorModel
 	if from != nil {
 		m, err = f.fromModel(from, svc, faults)
 	} else {
-		m, err = serviceModel(svc, f.nodes, f.seed, faults)
+		m, err = serviceModelSkewed(svc, f.nodes, f.seed, faults, f.lasting.skew)
 	}
 	if err != nil {
 		return checkOutput{}, err
@@ -423,6 +437,8 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 	if from != nil {
 		checkStart(&out, f.from, from)
 	}
+	out.Faults += f.lasting.describe(faults)
+	out.Lasting = report.LastingOf(faults, f.lasting.skew)
 	if f.walk {
 		if f.autoWeights {
 			if err := f.deriveWeights(ctx, svc, &out); err != nil {
@@ -689,5 +705,11 @@ func printCheckSummary(w io.Writer, o checkOutput) {
 // rebuilds: the service's initial configuration of nodes 1..n with the
 // CLI's workload.
 func serviceModel(svc serviceRun, n int, seed uint64, faults consequence.Faults) (*consequence.ActorModel, error) {
-	return consequence.NewActorModel(svc.spec, consequence.ActorOptions{N: n, Seed: seed, Workload: svc.workload, Faults: faults})
+	return serviceModelSkewed(svc, n, seed, faults, 0)
+}
+
+// serviceModelSkewed is serviceModel with a declared timer skew
+// (consequence.ActorOptions.TimerSkew).
+func serviceModelSkewed(svc serviceRun, n int, seed uint64, faults consequence.Faults, skew time.Duration) (*consequence.ActorModel, error) {
+	return consequence.NewActorModel(svc.spec, consequence.ActorOptions{N: n, Seed: seed, Workload: svc.workload, Faults: faults, TimerSkew: skew})
 }

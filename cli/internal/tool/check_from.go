@@ -65,7 +65,7 @@ func (f *checkFlags) readFrom() (*report.Start, error) {
 // snapshot's members and channels, the workload's restart calls, and a
 // report's arrivals. A document of another service is a usage error.
 func (f *checkFlags) fromModel(st *report.Start, svc serviceRun, faults consequence.Faults) (*consequence.ActorModel, error) {
-	m, err := st.Model(f.service, svc.spec, steering.SnapshotOptions{Workload: svc.workload, Faults: faults, Arrivals: st.Arrivals})
+	m, err := st.Model(f.service, svc.spec, steering.SnapshotOptions{Workload: svc.workload, Faults: faults, Arrivals: st.Arrivals, TimerSkew: f.lasting.skew})
 	if errors.Is(err, report.ErrWrongService) || errors.Is(err, report.ErrMalformed) {
 		return nil, usagef("--from %s: %v", f.from, err)
 	}
@@ -85,14 +85,17 @@ func checkStart(out *checkOutput, file string, st *report.Start) {
 // checkOutputModel rebuilds the model a check --json output's paths replay
 // on: the start it records (--from), or the initial configuration.
 func checkOutputModel(svc serviceRun, co checkOutput) (*consequence.ActorModel, error) {
-	faults := consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks, Drops: co.Drops, Refusals: co.Refusals,
-		Losses: co.Losses, Duplicates: co.Duplicates, Reorders: co.Reorders}
+	faults, err := co.Lasting.Apply(consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks, Drops: co.Drops, Refusals: co.Refusals,
+		Losses: co.Losses, Duplicates: co.Duplicates, Reorders: co.Reorders})
+	if err != nil {
+		return nil, usageError{err}
+	}
 	if co.Start == nil {
-		return serviceModel(svc, co.Nodes, co.Seed, faults)
+		return serviceModelSkewed(svc, co.Nodes, co.Seed, faults, co.Lasting.Skew())
 	}
 	if err := co.Start.Validate(); err != nil {
 		return nil, usageError{err}
 	}
 	st := report.Start{Format: report.SnapshotFormat, Snapshot: *co.Start, Arrivals: co.StartArrivals}
-	return st.Model(co.Target, svc.spec, steering.SnapshotOptions{Workload: svc.workload, Faults: faults, Arrivals: co.StartArrivals})
+	return st.Model(co.Target, svc.spec, steering.SnapshotOptions{Workload: svc.workload, Faults: faults, Arrivals: co.StartArrivals, TimerSkew: co.Lasting.Skew()})
 }

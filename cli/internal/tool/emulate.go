@@ -58,6 +58,9 @@ type EmulateOutput struct {
 	// BreaksPerMinute is --breaks: connection breaks per minute, in the
 	// churn phase (absent when 0).
 	BreaksPerMinute float64 `json:"breaks_per_minute,omitempty"`
+	// Lasting describes the lasting faults of the run (--crashes,
+	// --partitions, --clock-jumps, --skew, --schedule; absent: none).
+	Lasting string `json:"lasting,omitempty"`
 }
 
 // emulateParams are the flags of an emulated run, shared by 'emulate' and
@@ -86,6 +89,7 @@ type emulateParams struct {
 	reports    string
 	links      bandwidthFlags
 	delivery   emulateDeliveryFlags
+	lasting    lastingEmulateFlags // lasting_flags.go
 
 	// Resolved by resolve.
 	rate       float64
@@ -133,6 +137,7 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.reports, "reports", "", "with --mode debug or steer, write a prediction report ('crystalball trace show' replays it) for every distinct predicted violation into this directory")
 	p.links.register(fs)
 	p.delivery.register(fs)
+	p.lasting.register(fs)
 	// The -1 default means "chosen by --mode" (resolve); say so in -help.
 	fs.Lookup("predictors").DefValue = "auto"
 }
@@ -196,11 +201,14 @@ func (p *emulateParams) resolve() error {
 	if p.breakRate, err = parseRate(p.breaks); err != nil {
 		return usagef("--breaks: %v", err)
 	}
+	if err := p.lasting.resolve(p.nodes); err != nil {
+		return err
+	}
 	if p.heal < 0 {
 		p.heal = min(p.duration/4, 5*time.Minute)
 	}
 	p.churnUntil = p.duration - p.heal
-	if (p.rate > 0 || p.breakRate > 0) && p.churnUntil <= churnWarmup {
+	if (p.rate > 0 || p.breakRate > 0 || p.lasting.rated()) && p.churnUntil <= churnWarmup {
 		return usagef("--duration %v leaves no time for churn or breaks after the %v warm-up and %v of healing", p.duration, churnWarmup, p.heal)
 	}
 	return nil
@@ -288,6 +296,7 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 			cfg.Steering.Predictors = isPredictor
 		}
 	}
+	p.lasting.apply(&cfg, churnWarmup, p.churnUntil)
 	return cfg
 }
 
@@ -353,6 +362,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 		WallSeconds:    res.WallTime.Seconds(),
 	}
 	out.BreaksPerMinute = p.breakRate
+	out.Lasting = p.lasting.describe()
 	if res.WallTime > 0 {
 		out.Speedup = float64(res.VirtualDuration) / float64(res.WallTime)
 	}
@@ -363,7 +373,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 		out.predictionLog = &predLog
 		if p.reports != "" {
 			src := report.Source{Service: p.service, Fix: p.fix, Nodes: p.nodes, Options: svc.options, Spec: svc.spec,
-				Mode: p.steer.mode, Workload: cfg.Steering.Controller.Workload, Faults: cfg.Steering.Controller.Faults}
+				Mode: p.steer.mode, Workload: cfg.Steering.Controller.Workload, Faults: cfg.Steering.Controller.Faults, TimerSkew: cfg.Steering.Controller.TimerSkew}
 			if err := writePredictionReports(p.reports, &predLog, src, out.Predictions); err != nil {
 				// The run's figures are printed all the same: a report
 				// that cannot be written loses nothing else.
@@ -403,6 +413,9 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 	if o.BreaksPerMinute > 0 {
 		churn += fmt.Sprintf(", connection breaks %g/min", o.BreaksPerMinute)
 	}
+	if o.Lasting != "" {
+		churn += ", " + o.Lasting
+	}
 	fmt.Fprintf(w, "%s emulation: %d nodes, %s virtual, %s, seed %d\n", o.Service, o.Nodes, o.Duration, churn, o.Seed)
 	fmt.Fprintf(w, "  options:   %s\n", o.Options)
 	fmt.Fprintf(w, "  final:     %s\n", o.summaryLine)
@@ -417,6 +430,7 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 	}
 	fmt.Fprintf(w, "  events:    %d (%d resets; churn: %d leaves, %d silent, %d rejoins%s)\n",
 		r.Events, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins, breaks)
+	printNemesis(w, r.Nemesis)
 	printLinks(w, r.Links, r.VirtualDuration, o.Nodes)
 	if s := r.Snapshots; s != nil {
 		t := s.Totals

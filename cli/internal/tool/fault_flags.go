@@ -12,6 +12,7 @@ import (
 // the same way: steering.DefaultFaults, in every mode.
 type faultFlags struct {
 	resets, breaks, drops, refusals int
+	crashes, partitions, jumps      int
 }
 
 // register defines the flags on fs with steering's defaults.
@@ -21,6 +22,9 @@ func (f *faultFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.breaks, "steer-breaks", d.Breaks, "connection breaks a steering round explores along a path")
 	fs.IntVar(&f.drops, "steer-drops", d.Drops, "datagrams a steering round drops along a path; a service that sends none explores nothing more")
 	fs.IntVar(&f.refusals, "steer-refusals", d.Refusals, "sends (TrySend) a steering round refuses along a path; a service that never calls TrySend explores nothing more")
+	fs.IntVar(&f.crashes, "steer-crashes", d.Crashes, "crash-stops a steering round explores along a path, once the node has seen the deployment crash (with the downtime seen)")
+	fs.IntVar(&f.partitions, "steer-partitions", d.Partitions, "partitions a steering round explores along a path, once the node has seen the deployment partitioned (of the shapes and length seen)")
+	fs.IntVar(&f.jumps, "steer-clock-jumps", d.ClockJumps, "clock jumps a steering round explores along a path, once the node has seen one (of the size seen)")
 }
 
 // validate reports the first negative budget as a usage error.
@@ -28,7 +32,8 @@ func (f *faultFlags) validate() error {
 	for _, b := range []struct {
 		name string
 		v    int
-	}{{"steer-resets", f.resets}, {"steer-breaks", f.breaks}, {"steer-drops", f.drops}, {"steer-refusals", f.refusals}} {
+	}{{"steer-resets", f.resets}, {"steer-breaks", f.breaks}, {"steer-drops", f.drops}, {"steer-refusals", f.refusals},
+		{"steer-crashes", f.crashes}, {"steer-partitions", f.partitions}, {"steer-clock-jumps", f.jumps}} {
 		if b.v < 0 {
 			return usagef("--%s must not be negative, got %d", b.name, b.v)
 		}
@@ -38,5 +43,6 @@ func (f *faultFlags) validate() error {
 
 // faults returns the budgets as a round's faults.
 func (f *faultFlags) faults() consequence.Faults {
-	return consequence.Faults{Resets: f.resets, SilentResets: true, Breaks: f.breaks, Drops: f.drops, Refusals: f.refusals}
+	return consequence.Faults{Resets: f.resets, SilentResets: true, Breaks: f.breaks, Drops: f.drops, Refusals: f.refusals,
+		Crashes: f.crashes, Partitions: f.partitions, ClockJumps: f.jumps}
 }
