@@ -33,11 +33,14 @@ var _ Commuter[*GlobalState, ActorAction] = (*ActorModel)(nil)
 // with its images under renaming, whose Actions lists are in another
 // order, so the search could not intersect their sleep sets (a sleep set
 // names positions in one state's list); the two reductions are not
-// combined until that is proved sound. A handler that panics makes the two
+// combined until that is proved sound. Nor does one whose spec declares
+// a bounded or history property: the order of two steps shows in what
+// the path observed (when an obligation opened, the history's order).
+// A handler that panics makes the two
 // orders differ (the crash records which node crashed first); the search
 // still visits the first crash state, which is all CrashCheck needs.
 func (m *ActorModel) Commute(g *GlobalState, x, y Action[ActorAction]) bool {
-	if x.Node == y.Node || x.Fault || y.Fault || g.crash != nil || m.opts.Intercept != nil || m.opts.AnyOrderTimers || m.sym != nil {
+	if x.Node == y.Node || x.Fault || y.Fault || g.crash != nil || m.opts.Intercept != nil || m.opts.AnyOrderTimers || m.sym != nil || m.obs != nil {
 		return false
 	}
 	a, b := x.Act, y.Act

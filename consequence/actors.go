@@ -102,6 +102,9 @@ type ActorOptions struct {
 	// documentation, "Symmetry reduction"); the constructors fail with
 	// ErrNoSymmetry if the service declares no group.
 	Symmetry bool
+	// Timely bounds network delay on the virtual clock for a service that
+	// declares a bounded property (see TimelyOptions); ignored otherwise.
+	Timely TimelyOptions
 }
 
 // DefaultActorOptions returns what the zero ActorOptions stand for: no
@@ -238,6 +241,9 @@ type ActorModel struct {
 	cores []sync.Pool // per node index: *node.Core
 	// sym is ActorOptions.Symmetry's reduction; nil without.
 	sym *actorSymmetry
+	// obs keeps what the spec's bounded and history properties judge
+	// (observe.go); nil when it declares none.
+	obs *observer
 }
 
 var _ Model[*GlobalState, ActorAction] = (*ActorModel)(nil)
@@ -433,6 +439,9 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 		}
 	}
 	m.setClock(&succ{g: g}, 0, nil)
+	if err := m.observeStart(g, windows); err != nil {
+		return nil, err
+	}
 	g.fp = g.fingerprint()
 	m.start = g
 	if opts.Symmetry {
@@ -729,7 +738,8 @@ func (m *ActorModel) WithIntercept(intercept func(ActorAction) layer.Verdict) *A
 	return &c
 }
 
-// Next implements Model: it runs the action's handler on a clone of the
+// transition is Next before the observer (observe.go): it runs the
+// action's handler on a clone of the
 // node's state with a pooled scratch core and builds the successor, which
 // shares every unchanged node state and channel with g (and, when g was
 // unpacked by a Packer of NewPacker, uses the search's canonical equal of
@@ -740,7 +750,7 @@ func (m *ActorModel) WithIntercept(intercept func(ActorAction) layer.Verdict) *A
 // call — breaks the model's contract (node.Registry.CheckMessage): Next
 // panics with an error wrapping ErrInvalidModel, which Checker.Run and the
 // random walks return.
-func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
+func (m *ActorModel) transition(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 	if g.crash != nil {
 		return nil, false
 	}
@@ -970,6 +980,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 	core := m.cores[i].Get().(*node.Core)
 	core.SetState(st, old.now)
 	var stepErr, sendErr error
+	var marks []node.HistoryMark // the step's client-history marks (history.go)
 	refusable := m.opts.Faults.Refusals > 0
 	var win uint8 // the window's length so far
 	if refusable {
@@ -990,6 +1001,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 			stepErr = err
 			return nil
 		}
+		marks = fx.History
 		for k := range fx.Sends {
 			env := &fx.Sends[k]
 			if _, ok := m.index(env.To); !ok {
@@ -1007,7 +1019,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 				s.addDgram(id, env.To, inflight{msg: env.Msg, h: h})
 				continue // no connection
 			}
-			it := inflight{msg: env.Msg, h: h}
+			it := inflight{msg: env.Msg, h: h, at: m.sentAt(ev.At)}
 			if refusable && env.Refusable && env.To != id && win < maxWindow {
 				win++
 				it.win = win
@@ -1034,6 +1046,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		// an error in every host (node.Registry.CheckMessage).
 		panic(sendErr)
 	}
+	m.recordHistory(s, id, core.Now(), marks)
 	n := &actorNode{st: *core.State(), now: core.Now(), pending: pending}
 	// The state now belongs to n: the core must not keep it.
 	core.SetState(node.State{}, time.Time{})
@@ -1084,6 +1097,9 @@ func CrashCheck() Property[*GlobalState] {
 // of global states (a GlobalState is a node.View of the snapshot's nodes).
 // It holds trivially on crashed states, which CrashProperty reports.
 func AdaptProperty(p node.Property) Property[*GlobalState] {
+	if p.Kind == node.Bounded || p.Kind == node.HistoryKind {
+		return adaptObserved(p)
+	}
 	check := p.Check
 	return Property[*GlobalState]{Name: p.Name, Kind: p.Kind, Check: func(g *GlobalState) error {
 		if g.crash != nil {

@@ -73,9 +73,10 @@ func (m *ActorModel) passes(id node.ID, name string) bool {
 // back).
 func (m *ActorModel) earliest(g *GlobalState) (time.Time, bool) {
 	if m.opts.Intercept == nil {
-		return g.first, g.hasFirst
+		return m.timelyFirst(g, g.first, g.hasFirst)
 	}
-	return m.earliestFiltered(g)
+	first, ok := m.earliestFiltered(g)
+	return m.timelyFirst(g, first, ok)
 }
 
 // earliestFiltered computes earliest, asking the filters.

@@ -62,6 +62,9 @@ type GlobalState struct {
 	resets, breaks, drops int
 	crash                 *Crash
 	fp                    node.Hash
+	// seen is what the path observed for the bounded and history
+	// properties (observe.go); nil when the model declares none.
+	seen *observed
 	// in is the interner of the packed search the state belongs to (set by
 	// Unpack, copied to successors): the parts a successor builds are
 	// replaced by their canonical equals at once, so its clones die young.
@@ -142,6 +145,9 @@ type inflight struct {
 	// may still refuse it (see refuse.go). Zero outside every window, and
 	// always zero while Faults.Refusals leaves no refusal in the budget.
 	win uint8
+	// at is a message's send time for a model with a bounded property
+	// (observer.stamp; TimelyOptions), zero on every other item.
+	at int32
 }
 
 // connKey is an open connection between two nodes of the snapshot, lo < hi.
@@ -225,6 +231,9 @@ func hashList(tag uint64, base node.Hash, items []inflight) node.Hash {
 		hi := it.h.Hi ^ synSalt[it.syn&synMask]
 		if it.win != 0 {
 			hi ^= winSalt * uint64(it.win)
+		}
+		if it.at != 0 {
+			hi ^= atSalt * uint64(it.at)
 		}
 		buf = binary.LittleEndian.AppendUint64(buf, hi)
 		buf = binary.LittleEndian.AppendUint64(buf, it.h.Lo)
@@ -314,6 +323,9 @@ func (g *GlobalState) fingerprint() node.Hash {
 	fp = xorHash(fp, g.staleH)
 	fp = xorHash(fp, g.clockH)
 	fp = xorHash(fp, faultsComponent(g.resets, g.breaks, g.drops, int(g.refusals)))
+	if g.seen != nil {
+		fp = xorHash(fp, g.seen.h)
+	}
 	return xorHash(fp, crashComponent(g.crash))
 }
 

@@ -65,6 +65,7 @@ func (e *Emulator) observe(id node.ID, ev node.Event, label string) {
 			e.cfg.OnViolation(Violation{Property: s.prop.Name, At: Epoch.Add(e.now), Node: id, Event: desc, Err: err, New: isNew})
 		}
 	}
+	e.judgeTimed(id, ev, label)
 	e.observeDeadEnds()
 }
 

@@ -677,7 +677,11 @@ func New(cfg Config, self node.ID) (*Controller, error) {
 	var safety, live []node.Property
 	for _, p := range c.Properties {
 		switch p.Kind {
-		case node.Safety:
+		case node.Safety, node.Bounded, node.HistoryKind:
+			// A bounded property is a safety property of the timed
+			// system, a history property one of the path's history: the
+			// rounds search, predict and steer them alike (the immediate
+			// check judges only the safety kind, on a view).
 			safety = append(safety, p)
 		case node.Liveness:
 			live = append(live, p)
