@@ -69,7 +69,11 @@ func (m *ActorModel) seedHistory(g *GlobalState) error {
 			}
 			marks = append(marks, node.HistoryMark{Kind: node.Invoked, Op: op})
 		}
-		m.recordHistory(&succ{g: g}, id, n.now, marks)
+		s := &succ{g: g}
+		m.recordHistory(s, id, n.now, marks)
+		for e, k := s.g.seen.hist, 0; k < len(marks); e, k = e.prev, k+1 {
+			e.ev.Outstanding = true // the events are the start state's own
+		}
 	}
 	return nil
 }

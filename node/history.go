@@ -110,6 +110,10 @@ type HistoryEvent struct {
 	Op     Message
 	Result Message
 	At     time.Time
+	// Outstanding marks the invocation of an operation that was under
+	// way when a history from a snapshot began (node.Client): it was
+	// invoked earlier, at a time the history does not hold.
+	Outstanding bool
 }
 
 // History is a client history: the marks of a run or of an explored
@@ -145,6 +149,10 @@ type Operation struct {
 	Call, Return int
 	// CallAt and ReturnAt are the events' times (zero without the event).
 	CallAt, ReturnAt time.Time
+	// Early marks an operation invoked before the history began (Call -1,
+	// or an Outstanding invocation): what it returns may depend on what
+	// happened before, which the history does not hold.
+	Early bool
 }
 
 // Done reports whether the operation has its response.
@@ -166,7 +174,7 @@ func (h History) Operations() ([]Operation, error) {
 		switch ev.Kind {
 		case Invoked:
 			open[key] = append(open[key], len(ops))
-			ops = append(ops, Operation{Node: ev.Node, Op: ev.Op, Call: i, Return: -1, CallAt: ev.At})
+			ops = append(ops, Operation{Node: ev.Node, Op: ev.Op, Call: i, Return: -1, CallAt: ev.At, Early: ev.Outstanding})
 		case Returned:
 			if q := open[key]; len(q) > 0 {
 				o := &ops[q[0]]
@@ -177,7 +185,7 @@ func (h History) Operations() ([]Operation, error) {
 			if h.Start == nil {
 				return nil, fmt.Errorf("%w: %v %s at event %d", ErrUnmatchedResponse, ev.Node, msgName(ev.Op), i)
 			}
-			early = append(early, Operation{Node: ev.Node, Op: ev.Op, Result: ev.Result, Call: -1, Return: i, ReturnAt: ev.At})
+			early = append(early, Operation{Node: ev.Node, Op: ev.Op, Result: ev.Result, Call: -1, Return: i, ReturnAt: ev.At, Early: true})
 		default:
 			return nil, fmt.Errorf("node: history event %d has kind %v", i, ev.Kind)
 		}

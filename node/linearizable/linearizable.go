@@ -11,9 +11,11 @@
 // else overlaps. An operation without a response may have taken effect
 // or not: it may be placed anywhere after its invocation, and its model
 // Step is told it has no result. In a history that begins at a snapshot
-// (node.History.Start set) the operations answered without an invocation
-// began before the history did, and the object's state then is what
-// Model.InitFrom says (without it such a history is not judged).
+// (node.History.Start set) the operations invoked before it (answered
+// without an invocation, or under way at the start: node.Client) may have
+// seen what the history does not hold: their results are not judged, as
+// an open operation's; the object's state at the start is any of those
+// Model.InitFrom gives (without it such a history is not judged).
 //
 // Determinism: a verdict is a pure function of the history and the model
 // (no timeout, no clock). Porcupine checks each part of a partitioned
@@ -44,7 +46,9 @@ type Model struct {
 	Init func() any
 	// InitFrom returns the states the object may be in at view, the start
 	// of a history that begins in the middle of a run (a steering round's
-	// snapshot). Nil, or no state: such a history is not judged (it
+	// snapshot), for an operation that starts after it: the states before
+	// and after every operation under way then (a register's value at
+	// each replica, say), since those may take effect later. Nil, or no state: such a history is not judged (it
 	// holds), since the object's state there is unknown (the view may
 	// hold none of the nodes that know it).
 	InitFrom func(view node.View) []any
@@ -74,10 +78,12 @@ func Property(name string, m Model) node.Property {
 	return node.OnHistory(name, func(h node.History) error { return Check(h, m) })
 }
 
-// outcome is an operation's output as porcupine sees it.
+// outcome is an operation's output as porcupine sees it: its result, if
+// it has one (done), and whether the result is judged (not for an
+// operation invoked before the history began).
 type outcome struct {
-	result node.Message
-	done   bool
+	result       node.Message
+	done, judged bool
 }
 
 // Check returns nil when h is linearizable with respect to m, and
@@ -149,8 +155,10 @@ func partition(h node.History, m Model) ([]part, error) {
 		if !o.Done() {
 			ret = end + 1
 		}
+		// An operation invoked before the history began may have seen
+		// what the history does not hold: its result is not judged.
 		parts[k].ops = append(parts[k].ops, porcupine.Operation{
-			ClientId: clients[o.Node], Input: o.Op, Call: call, Output: outcome{o.Result, o.Done()}, Return: ret,
+			ClientId: clients[o.Node], Input: o.Op, Call: call, Output: outcome{o.Result, o.Done(), o.Done() && !o.Early}, Return: ret,
 			Metadata: o.Node.String(),
 		})
 	}
@@ -185,7 +193,7 @@ func (m Model) porcupine(start node.View) porcupine.Model {
 		},
 		Step: func(state, input, output any) []any {
 			o := output.(outcome)
-			ok, next := m.Step(state, input.(node.Message), o.result, o.done)
+			ok, next := m.Step(state, input.(node.Message), o.result, o.judged)
 			if !ok {
 				return nil
 			}
@@ -247,8 +255,8 @@ func describeOps(m Model, ops []porcupine.Operation) string {
 			ret = "open"
 		}
 		call := fmt.Sprint(o.Call)
-		if o.Call < 0 {
-			call = "before"
+		if o.Call < 0 || (out.done && !out.judged) {
+			call = "before" // invoked before the history began
 		}
 		fmt.Fprintf(&b, "%v %s [%s,%s]", o.Metadata, m.describe(o.Input.(node.Message), out.result, out.done), call, ret)
 	}

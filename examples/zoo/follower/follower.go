@@ -33,7 +33,7 @@ const Leader node.ID = 1
 // CatchUpBound is the bound of CaughtUpWithin.
 const (
 	AppendEvery  = time.Second
-	CatchUpBound = 5 * time.Second
+	CatchUpBound = 10 * time.Second
 )
 
 // Append carries entries From+1..Upto of the leader's log (entry i's

@@ -98,7 +98,8 @@ func Spec(fixed bool) node.Spec {
 
 // Model is the register's sequential specification: a read returns the
 // latest write (0 before any). At a snapshot, the register holds the
-// primary's value.
+// primary's value or the backup's (a write the primary applied may not
+// have been acknowledged yet).
 func Model() linearizable.Model {
 	return linearizable.Register(linearizable.RegisterOps[int]{
 		Write: func(op node.Message) (int, bool) {
@@ -113,10 +114,16 @@ func Model() linearizable.Model {
 			return v.V, true
 		},
 		InitFrom: func(v node.View) []int {
-			if p, ok := v.Service(Primary).(*State); ok {
-				return []int{p.V}
+			var out []int
+			for _, id := range []node.ID{Primary, Backup} {
+				if s, ok := v.Service(id).(*State); ok {
+					out = append(out, s.V)
+				}
 			}
-			return nil
+			if len(out) < 2 {
+				return nil // the view holds not both replicas
+			}
+			return out
 		},
 	})
 }
@@ -173,8 +180,19 @@ func (s *State) String() string {
 	return fmt.Sprintf("v=%d seq=%d flushed=%d queue=%v issued=%d", s.V, s.Seq, s.Flushed, s.Queue, s.Issued)
 }
 
+// Recover implements node.Durable: a replica's value survives a restart
+// (a client's queue does not: its operation under way stays open).
+func (s *State) Recover(previous node.Service) {
+	if p, ok := previous.(*State); ok {
+		s.V, s.Seq = p.V, p.Seq
+	}
+}
+
 // Init implements node.Service.
 func (s *State) Init(env node.Env) {
+	if env.Self() > Backup {
+		s.V, s.Seq = 0, 0
+	}
 	if env.Self() == Primary {
 		env.SetTimer("flush", FlushEvery)
 	}
