@@ -169,3 +169,6 @@ func adaptObserved(p node.Property) Property[*GlobalState] {
 		return cache.check(g, p)
 	}}
 }
+
+// Spec returns the service the model explores.
+func (m *ActorModel) Spec() node.Spec { return m.spec }

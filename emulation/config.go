@@ -109,6 +109,9 @@ type Config struct {
 	// dropped, in processing order (an omniscient observer for checkers).
 	// It runs inside the loop: it must not call the Emulator.
 	OnNetwork func(NetworkEvent)
+	// Timed sets how often the observer judges the liveness properties
+	// over time (availability and outages; see TimedConfig).
+	Timed TimedConfig
 	// WallClock reads the wall clock for the two measurements a Result
 	// reports, Result.WallTime and SteeringResult.ExplorationSeconds; it
 	// never feeds the loop. Nil means time.Now, the one wall-clock
@@ -252,6 +255,7 @@ func (c Config) validate() (settings, error) {
 		{"Churn.Downtime", c.Churn.Downtime},
 		{"Churn.After", c.Churn.After},
 		{"Churn.Until", c.Churn.Until},
+		{"Timed.Every", c.Timed.Every},
 	}
 	for _, d := range durations {
 		if d.d < 0 {
