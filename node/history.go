@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -203,6 +204,16 @@ func opKey(id ID, op Message) (string, error) {
 		return "", fmt.Errorf("encoding %s: %w", op.MessageType(), err)
 	}
 	return string(b), nil
+}
+
+// MessageString renders a message for a person, as its type and its
+// fields ("kv.Put{K:x V:1}"; an embedded Named is left out), "<nil>" for
+// none: how histories name operations and results.
+func MessageString(m Message) string {
+	if m == nil {
+		return "<nil>"
+	}
+	return m.MessageType() + strings.ReplaceAll(fmt.Sprintf("%+v", m), "Named:{} ", "")
 }
 
 func msgName(m Message) string {

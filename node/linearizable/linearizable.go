@@ -219,19 +219,11 @@ func (m Model) describe(op, result node.Message, done bool) string {
 	}
 	switch {
 	case !done:
-		return fmt.Sprintf("%s -> ?", msgString(op))
+		return fmt.Sprintf("%s -> ?", node.MessageString(op))
 	case result == nil:
-		return fmt.Sprintf("%s -> ok", msgString(op))
+		return fmt.Sprintf("%s -> ok", node.MessageString(op))
 	}
-	return fmt.Sprintf("%s -> %s", msgString(op), msgString(result))
-}
-
-// msgString renders a message as its type and fields, "kv.Put{K:x V:1}".
-func msgString(m node.Message) string {
-	if m == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("%s%+v", m.MessageType(), m)
+	return fmt.Sprintf("%s -> %s", node.MessageString(op), node.MessageString(result))
 }
 
 // describeOpsMax bounds the operations an error lists.

@@ -79,11 +79,11 @@ func webHistory(title string, h node.History, props []node.Property) *webview.Hi
 func opLabel(o node.Operation) string {
 	switch {
 	case !o.Done():
-		return fmt.Sprintf("%s%+v -> ?", o.Op.MessageType(), o.Op)
+		return node.MessageString(o.Op) + " -> ?"
 	case o.Result == nil:
-		return fmt.Sprintf("%s%+v -> ok", o.Op.MessageType(), o.Op)
+		return node.MessageString(o.Op) + " -> ok"
 	}
-	return fmt.Sprintf("%s%+v -> %s%+v", o.Op.MessageType(), o.Op, o.Result.MessageType(), o.Result)
+	return node.MessageString(o.Op) + " -> " + node.MessageString(o.Result)
 }
 
 // opWhen renders an operation's times relative to the history's first
