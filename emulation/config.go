@@ -77,7 +77,9 @@ type Config struct {
 	TraceCauses bool
 	// OnViolation, when non-nil, is called for every post-event state that
 	// violates a safety property, once per violated property, in spec
-	// order. It runs inside the loop: it must not call the Emulator.
+	// order, and once per outage of a bounded property (node.Within),
+	// when its bound passes (its Err a *node.OverdueError). It runs inside
+	// the loop: it must not call the Emulator.
 	OnViolation func(Violation)
 	// Logger is handed to the services through Env.Logger. Nil means no
 	// logging.

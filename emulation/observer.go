@@ -13,7 +13,8 @@ import (
 type Violation struct {
 	// Property is the violated property's name.
 	Property string
-	// At is the virtual time of the state.
+	// At is the virtual time of the state (for a bounded property, when
+	// its bound passed: the state had lasted since the event before).
 	At time.Time
 	// Node is the node whose event produced the state.
 	Node node.ID
