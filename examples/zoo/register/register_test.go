@@ -2,6 +2,7 @@ package register
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/linearizable"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+	"github.com/seed6eee2ec7/crystalball/report"
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
@@ -103,11 +105,52 @@ func TestRoundsPredictTheStaleRead(t *testing.T) {
 		snaps, steer := emulation.ModeConfig(steering.Debug, 4, false)
 		steer.Controller.MaxStates = 2000
 		steer.Controller.Walks = -1
+		replayed := false
+		steer.OnRound = func(id node.ID, _ time.Duration, rep *steering.RoundReport) {
+			for _, p := range rep.Predictions {
+				if p.Property == "Linearizable" && !replayed {
+					replayed = true
+					replayReport(t, id, fixed, rep, p)
+				}
+			}
+		}
 		r := run(t, fixed, snaps, steer)
 		got := r.Steering.Predicted["Linearizable"]
 		if fixed != (got == 0) || r.Steering.Predicted["BackupBehind"] != 0 {
 			t.Errorf("fixed=%v: predictions %v", fixed, r.Steering.Predicted)
 		}
+	}
+}
+
+// replayReport writes p as a prediction report, reads it back and
+// replays its path on the model the report rebuilds: the same history,
+// the same verdict.
+func replayReport(t *testing.T, id node.ID, fixed bool, rep *steering.RoundReport, p steering.Prediction) {
+	t.Helper()
+	spec := Spec(fixed)
+	pd, err := report.NewPrediction(report.Source{Node: id, Service: spec.Name, Spec: spec, Mode: steering.Debug,
+		Faults: steering.DefaultFaults()}, rep.Snapshot, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(pd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc report.Prediction
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	m, err := doc.Model(spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, g, err := m.ReplayReport(doc.Report, m.Properties())
+	if err != nil {
+		t.Fatalf("the report of %s does not replay: %v", p.Property, err)
+	}
+	if h := g.History(); h.Start == nil || len(h.Events) == 0 {
+		t.Errorf("the replayed path's history %+v, want one that began at the snapshot", h)
 	}
 }
 
