@@ -22,14 +22,15 @@ import (
 // bounded property is node.Obligation's, the explorer's too.
 
 // DefaultTimedEvery is TimedConfig.Every's default.
-const DefaultTimedEvery = 100 * time.Millisecond
+const DefaultTimedEvery = time.Second
 
 // TimedConfig sets how often the observer judges the liveness properties
 // over time. Evaluating every liveness property after every event
 // doubled the CPU of a 100-node RandTree run (five liveness properties
-// over the whole tree); a judgement a tenth of a second of virtual time
-// costs next to nothing and measures availability and outages to that
-// resolution.
+// over the whole tree); every 100 ms of virtual time still cost a 50-node
+// run 9% more instructions, every second 2.7% (docs/PERFORMANCE.md):
+// availability and outages are measured to that resolution, which runs
+// of minutes afford.
 type TimedConfig struct {
 	// Every is the resolution of the liveness properties' judgement: they
 	// are judged after the first event at least Every of virtual time after
