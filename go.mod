@@ -3,6 +3,7 @@ module github.com/seed6eee2ec7/crystalball
 go 1.26.8
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/chromedp/chromedp v0.23.0
 	github.com/cockroachdb/datadriven v1.0.3
 	github.com/hashicorp/go-msgpack/v2 v2.1.5

@@ -37,11 +37,14 @@ var _ Commuter[*GlobalState, ActorAction] = (*ActorModel)(nil)
 // faults in it (a node down, a link cut, a clock jumped: lasting.go): a
 // write over a link cut one way breaks the connection the other end's
 // write opened, so the order of two nodes' writes to each other shows.
+// Nor does one whose spec declares a bounded or history property: the
+// order of two steps shows in what the path observed (when an obligation
+// opened, the history's order).
 // A handler that panics makes the two
 // orders differ (the crash records which node crashed first); the search
 // still visits the first crash state, which is all CrashCheck needs.
 func (m *ActorModel) Commute(g *GlobalState, x, y Action[ActorAction]) bool {
-	if x.Node == y.Node || x.Fault || y.Fault || g.crash != nil || g.ext != nil || m.opts.Intercept != nil || m.opts.AnyOrderTimers || m.sym != nil {
+	if x.Node == y.Node || x.Fault || y.Fault || g.crash != nil || g.ext != nil || m.opts.Intercept != nil || m.opts.AnyOrderTimers || m.sym != nil || m.obs != nil {
 		return false
 	}
 	a, b := x.Act, y.Act

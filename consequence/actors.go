@@ -110,6 +110,9 @@ type ActorOptions struct {
 	// documentation, "Symmetry reduction"); the constructors fail with
 	// ErrNoSymmetry if the service declares no group.
 	Symmetry bool
+	// Timely bounds network delay on the virtual clock for a service that
+	// declares a bounded property (see TimelyOptions); ignored otherwise.
+	Timely TimelyOptions
 }
 
 // DefaultActorOptions returns what the zero ActorOptions stand for: no
@@ -266,6 +269,9 @@ type ActorModel struct {
 	// delivery is the service's declared delivery (delivery.go); nil when
 	// it declares none.
 	delivery *deliveryModel
+	// obs keeps what the spec's bounded and history properties judge
+	// (observe.go); nil when it declares none.
+	obs *observer
 }
 
 var _ Model[*GlobalState, ActorAction] = (*ActorModel)(nil)
@@ -461,6 +467,9 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 		}
 	}
 	m.setClock(&succ{g: g}, 0, nil)
+	if err := m.observeStart(g, windows); err != nil {
+		return nil, err
+	}
 	g.fp = g.fingerprint()
 	m.start = g
 	if opts.Symmetry {
@@ -777,7 +786,8 @@ func (m *ActorModel) WithIntercept(intercept func(ActorAction) layer.Verdict) *A
 	return &c
 }
 
-// Next implements Model: it runs the action's handler on a clone of the
+// transition is Next before the observer (observe.go): it runs the
+// action's handler on a clone of the
 // node's state with a pooled scratch core and builds the successor, which
 // shares every unchanged node state and channel with g (and, when g was
 // unpacked by a Packer of NewPacker, uses the search's canonical equal of
@@ -788,7 +798,7 @@ func (m *ActorModel) WithIntercept(intercept func(ActorAction) layer.Verdict) *A
 // call — breaks the model's contract (node.Registry.CheckMessage): Next
 // panics with an error wrapping ErrInvalidModel, which Checker.Run and the
 // random walks return.
-func (m *ActorModel) Next(g *GlobalState, a ActorAction) (*GlobalState, bool) {
+func (m *ActorModel) transition(g *GlobalState, a ActorAction) (*GlobalState, bool) {
 	if g.crash != nil {
 		return nil, false
 	}
@@ -1039,6 +1049,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 	}
 	core.SetState(st, old.now.Add(off))
 	var stepErr, sendErr error
+	var marks []node.HistoryMark // the step's client-history marks (history.go)
 	refusable := m.opts.Faults.Refusals > 0
 	var win uint8 // the window's length so far
 	if refusable {
@@ -1059,6 +1070,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 			stepErr = err
 			return nil
 		}
+		marks = fx.History
 		for k := range fx.Sends {
 			env := &fx.Sends[k]
 			if _, ok := m.index(env.To); !ok {
@@ -1078,7 +1090,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 				}
 				continue // no connection
 			}
-			it := inflight{msg: env.Msg, h: h}
+			it := inflight{msg: env.Msg, h: h, at: m.sentAt(ev.At)}
 			if refusable && env.Refusable && env.To != id && win < maxWindow {
 				win++
 				it.win = win
@@ -1105,6 +1117,7 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		// an error in every host (node.Registry.CheckMessage).
 		panic(sendErr)
 	}
+	m.recordHistory(s, id, core.Now(), marks)
 	n := &actorNode{st: *core.State(), now: core.Now(), pending: pending}
 	if off != 0 {
 		shiftTimers(n.st.Timers, -off)
@@ -1159,6 +1172,9 @@ func CrashCheck() Property[*GlobalState] {
 // of global states (a GlobalState is a node.View of the snapshot's nodes).
 // It holds trivially on crashed states, which CrashProperty reports.
 func AdaptProperty(p node.Property) Property[*GlobalState] {
+	if p.Kind == node.Bounded || p.Kind == node.HistoryKind {
+		return adaptObserved(p)
+	}
 	check := p.Check
 	return Property[*GlobalState]{Name: p.Name, Kind: p.Kind, Check: func(g *GlobalState) error {
 		if g.crash != nil {

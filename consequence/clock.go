@@ -79,9 +79,9 @@ func (m *ActorModel) earliest(g *GlobalState) (time.Time, bool) {
 	}
 	if g.ext != nil && !g.ext.healAt.IsZero() && (!ok || g.ext.healAt.Before(first)) {
 		// A partition's heal is due like a timer (partition.go).
-		return g.ext.healAt, true
+		first, ok = g.ext.healAt, true
 	}
-	return first, ok
+	return m.timelyFirst(g, first, ok)
 }
 
 // earliestFiltered computes earliest, asking the filters.

@@ -173,6 +173,35 @@
 // a search depend on which of them it met first; the live-state BFS then
 // needs 463 states, and searches of RandTree and Chord 1–5% more.
 //
+// # Bounded and history properties
+//
+// For a spec that declares a bounded property (node.Within) or a history
+// property (node.OnHistory), and only then, a global state also holds
+// what its path observed: each bounded property's node.Obligation (the
+// emulator's rule, judged on every successor at the state's clock, the
+// latest node clock) and the path's client history (node.Invoke,
+// node.Respond), as one more fingerprint component (obligation times
+// relative to the clock's reference, the history as a running hash of its
+// events' kinds, nodes, operations and results). AdaptProperty makes
+// either a safety property: a bounded one fails in a state its
+// obligation reached past its bound (node.OverdueError), a history one
+// where the path's history fails its check (memoized by the history's
+// hash: most steps add no event). Three rules keep it meaningful and
+// exact. Messages in flight carry their send times and a timer may not
+// fire past a deliverable message's send time plus
+// TimelyOptions.MaxDelay (transport errors too): without a bound on
+// network delay every bounded property fails along a path that holds a
+// message while timers fire (the zoo follower's corrected twin, at depth
+// 13). Such a model commutes nothing (the order of two steps shows in the
+// history and in when an obligation opened) and does not pack its levels
+// (what a path observed is not an interned part). A model built from a
+// snapshot starts each obligation at the snapshot (what held before is
+// unknown, so an outage is found no earlier than a bound after it) and
+// its history with the operations its nodes have under way
+// (node.Client). A spec that declares neither keeps its states,
+// fingerprints and state counts; symmetry reduction is refused with
+// them (ErrNoSymmetry).
+//
 // # Datagrams
 //
 // A datagram (node.Env.SendDatagram) joins the multiset of its directed

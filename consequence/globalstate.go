@@ -68,6 +68,9 @@ type GlobalState struct {
 	// jumps — left (lasting.go); nil until one happens.
 	ext *lastingState
 	fp  node.Hash
+	// seen is what the path observed for the bounded and history
+	// properties (observe.go); nil when the model declares none.
+	seen *observed
 	// in is the interner of the packed search the state belongs to (set by
 	// Unpack, copied to successors): the parts a successor builds are
 	// replaced by their canonical equals at once, so its clones die young.
@@ -156,6 +159,9 @@ type inflight struct {
 	// (ActDeliverAhead, delivery.go); always zero for a service that
 	// declares no reordering.
 	over uint8
+	// at is a message's send time for a model with a bounded property
+	// (observer.stamp; TimelyOptions), zero on every other item.
+	at int32
 }
 
 // connKey is an open connection between two nodes of the snapshot, lo < hi.
@@ -239,6 +245,9 @@ func hashList(tag uint64, base node.Hash, items []inflight) node.Hash {
 		hi := it.h.Hi ^ synSalt[it.syn&synMask]
 		if it.win|it.over != 0 {
 			hi ^= winSalt*uint64(it.win) ^ overSalt*uint64(it.over)
+		}
+		if it.at != 0 {
+			hi ^= atSalt * uint64(it.at)
 		}
 		buf = binary.LittleEndian.AppendUint64(buf, hi)
 		buf = binary.LittleEndian.AppendUint64(buf, it.h.Lo)
@@ -331,6 +340,9 @@ func (g *GlobalState) fingerprint() node.Hash {
 	fp = xorHash(fp, spentComponent(g.spent))
 	if g.ext != nil {
 		fp = xorHash(fp, g.ext.hash)
+	}
+	if g.seen != nil {
+		fp = xorHash(fp, g.seen.h)
 	}
 	return xorHash(fp, crashComponent(g.crash))
 }

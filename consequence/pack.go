@@ -38,7 +38,8 @@ type Packer[S any] interface {
 // between runs (so that a finished search's tables can be collected).
 type PackingModel[S, A any] interface {
 	Model[S, A]
-	// NewPacker returns a fresh Packer for one search of the model.
+	// NewPacker returns a fresh Packer for one search of the model, or
+	// nil when this model keeps its levels as states.
 	NewPacker() Packer[S]
 }
 
@@ -57,10 +58,16 @@ var (
 	_ Detacher[*GlobalState]                  = (*actorPacker)(nil)
 )
 
-// NewPacker implements PackingModel: a packer with its own interner.
+// NewPacker implements PackingModel: a packer with its own interner (nil
+// for a model whose spec declares bounded or history properties).
 // States it unpacks carry the interner, so their successors share the
 // interner's canonical parts (see GlobalState).
 func (m *ActorModel) NewPacker() Packer[*GlobalState] {
+	if m.obs != nil {
+		// What a path observed (observe.go) is no interned part: the
+		// search keeps such a model's levels as states.
+		return nil
+	}
 	return &actorPacker{m: m, in: newInterner()}
 }
 

@@ -85,7 +85,9 @@ type Config struct {
 	TraceCauses bool
 	// OnViolation, when non-nil, is called for every post-event state that
 	// violates a safety property, once per violated property, in spec
-	// order. It runs inside the loop: it must not call the Emulator.
+	// order, and once per outage of a bounded property (node.Within),
+	// when its bound passes (its Err a *node.OverdueError). It runs inside
+	// the loop: it must not call the Emulator.
 	OnViolation func(Violation)
 	// Logger is handed to the services through Env.Logger. Nil means no
 	// logging.
@@ -117,6 +119,9 @@ type Config struct {
 	// dropped, in processing order (an omniscient observer for checkers).
 	// It runs inside the loop: it must not call the Emulator.
 	OnNetwork func(NetworkEvent)
+	// Timed sets how often the observer judges the liveness properties
+	// over time (availability and outages; see TimedConfig).
+	Timed TimedConfig
 	// WallClock reads the wall clock for the two measurements a Result
 	// reports, Result.WallTime and SteeringResult.ExplorationSeconds; it
 	// never feeds the loop. Nil means time.Now, the one wall-clock
@@ -260,6 +265,7 @@ func (c Config) validate() (settings, error) {
 		{"Churn.Downtime", c.Churn.Downtime},
 		{"Churn.After", c.Churn.After},
 		{"Churn.Until", c.Churn.Until},
+		{"Timed.Every", c.Timed.Every},
 	}
 	for _, d := range durations {
 		if d.d < 0 {

@@ -296,6 +296,16 @@
 // violation; Config.OnViolation sees each violated state. At the end of Run
 // the liveness properties are evaluated on the final state.
 //
+// Over time, the observer also judges every bounded property (node.Within)
+// after every event, by node.Obligation's rule, and every liveness
+// property every TimedConfig.Every of virtual time: Result.Timed gives each
+// one's availability (the share of the run it held) and outages (start,
+// length, the error), a bounded property's outage being an obligation
+// that lasted past its bound — reported through Config.OnViolation when
+// the bound passes, during the run. For a spec with a history property
+// (node.OnHistory) the emulator records the run's client history
+// (node.Invoke, node.Respond; History) and Result.History judges it.
+//
 // # Snapshots
 //
 // With Config.Snapshots set, every node's pipeline (see Steering) starts

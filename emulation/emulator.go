@@ -50,6 +50,8 @@ type Emulator struct {
 
 	safety   []safetyState
 	liveness []node.Property
+	timed    []timedState // liveness and bounded properties over time (judge.go)
+	history  runHistory   // the client history and its properties (history.go)
 
 	st      counters
 	tbuf    []byte    // trace line buffer, reused
@@ -259,6 +261,11 @@ func New(cfg Config) (*Emulator, error) {
 			e.safety = append(e.safety, safetyState{prop: p, res: SafetyResult{Name: p.Name}})
 		case node.Liveness:
 			e.liveness = append(e.liveness, p)
+			e.timed = append(e.timed, newTimed(p))
+		case node.Bounded:
+			e.timed = append(e.timed, newTimed(p))
+		case node.HistoryKind:
+			e.history.props = append(e.history.props, p)
 		}
 	}
 	return e, nil
@@ -699,7 +706,7 @@ func (e *Emulator) stepped(n *emNode, o layer.Outcome, label string) {
 		e.fail(fmt.Errorf("emulation: node %v ignored %v at %s; rerun with seed=%d", n.id, ev, clock(e.now), e.cfg.Seed))
 		return
 	}
-	if e.checkSends(n, &o, label) != nil {
+	if e.checkSends(n, &o, label) != nil || e.recordHistory(n, o.History) != nil {
 		return
 	}
 	e.countStep(ev, label)

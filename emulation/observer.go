@@ -13,7 +13,8 @@ import (
 type Violation struct {
 	// Property is the violated property's name.
 	Property string
-	// At is the virtual time of the state.
+	// At is the virtual time of the state (for a bounded property, when
+	// its bound passed: the state had lasted since the event before).
 	At time.Time
 	// Node is the node whose event produced the state.
 	Node node.ID
@@ -65,6 +66,7 @@ func (e *Emulator) observe(id node.ID, ev node.Event, label string) {
 			e.cfg.OnViolation(Violation{Property: s.prop.Name, At: Epoch.Add(e.now), Node: id, Event: desc, Err: err, New: isNew})
 		}
 	}
+	e.judgeTimed(id, ev, label)
 	e.observeDeadEnds()
 }
 

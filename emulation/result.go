@@ -88,6 +88,14 @@ type Result struct {
 	// Liveness has one entry per liveness property, in spec order,
 	// evaluated on the final state.
 	Liveness []LivenessResult `json:"liveness"`
+	// Timed has one entry per liveness and bounded property, in spec
+	// order, judged over the whole run: availability and outages
+	// (judge.go). Absent for a service that declares neither.
+	Timed []TimedResult `json:"timed,omitempty"`
+	// History has one entry per history property, in spec order: its
+	// verdict on the run's client history (history.go). Absent for a
+	// service that declares none.
+	History []HistoryResult `json:"history,omitempty"`
 	// Snapshots sums the snapshot managers' work (nil without
 	// Config.Snapshots).
 	Snapshots *SnapshotResult `json:"snapshots,omitempty"`
@@ -220,6 +228,8 @@ func (e *Emulator) Result() Result {
 		Breaks:    BreakStats{Broken: e.st.breaks, Skipped: e.st.breaksSkipped},
 		Safety:    make([]SafetyResult, 0, len(e.safety)),
 		Liveness:  e.evalLiveness(),
+		Timed:     e.timedResults(),
+		History:   e.historyResults(),
 		Snapshots: e.snapshotResult(),
 		Steering:  e.steeringResult(),
 		Nemesis:   e.nemesisResult(),

@@ -65,6 +65,8 @@ func (r Result) String() string {
 			fmt.Fprintf(&b, "liveness %s: fails at the end: %s\n", l.Name, l.Error)
 		}
 	}
+	writeTimed(&b, r.Timed, r.VirtualDuration)
+	writeHistory(&b, r.History)
 	if s := r.Snapshots; s != nil {
 		fmt.Fprintf(&b, "snapshots: %d gathered, %d failed, %d checkpoints, %d protocol messages\n",
 			s.Gathers, s.Failures, s.Totals.Periodic+s.Totals.Forced+s.Totals.Requested, s.ProtocolMessages)

@@ -134,4 +134,34 @@
 // A service exports its safety (Always) and liveness (Eventually) properties
 // as predicates over a View of a global state. The emulator's observer, the
 // explorer and the immediate safety check all evaluate the same predicates.
+//
+// Two more kinds judge more than one state. A bounded property (Within: a
+// precondition, a goal and a bound — "while a quorum is connected, a
+// leader within 10 s") fails once its obligation, the precondition
+// holding while the goal does not, has lasted longer than the bound;
+// Obligation is the rule, written once, that the emulator applies after
+// every event (reporting each outage when its bound passes), the explorer
+// along every path on its virtual clock (where the bound makes it a safety
+// property of the timed system) and the steering rounds like a safety
+// property. A history property (OnHistory; node/linearizable for
+// linearizability through Porcupine) judges the client history.
+//
+// # Client histories
+//
+// A service marks its client operations: Invoke(env, op) when an
+// operation starts — in HandleApp, or when a client takes the next call of
+// its queue — and Respond(env, op, result) when it completes, op naming
+// the operation as Invoke did (an equal message at the same node) and
+// result its outcome (nil for none, a write's acknowledgement). A KV
+// client, say, invokes the Put its application called when it sends the
+// request, and responds to it with the reply's value when the reply
+// arrives; a lock service responds to Acquire when it grants the lock.
+// Both messages must be registered in Spec.Messages. The marks are effects
+// (Effects.History), recorded by the host with the node and its clock: the
+// emulator over the whole run, the explorer along each path (as part of
+// the explored state, for a service that declares a history property). A
+// client that reports its operations under way (Client) lets a history
+// recorded from a snapshot begin with them. A live node's runtime records
+// no history (its Effects.History go unused), and on an Env that records
+// none (a replayed object's replay) Invoke and Respond do nothing.
 package node

@@ -64,4 +64,7 @@ type Effects struct {
 	// Ignored is set when the event was not handed to the service: a stale
 	// timer, or an event other than init for a node not yet started.
 	Ignored bool
+	// History are the client-history marks the handler made (Invoke,
+	// Respond), in order; nil when it made none.
+	History []HistoryMark
 }

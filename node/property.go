@@ -1,6 +1,9 @@
 package node
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // View is a read-only view of a global state (or of the part of it a node
 // can see): the nodes in it and their states. Implementations: the emulator's
@@ -18,7 +21,8 @@ type View interface {
 	TimerScheduled(id ID, name string) bool
 }
 
-// PropertyKind distinguishes safety from liveness properties.
+// PropertyKind distinguishes the kinds of property: safety, liveness,
+// bounded liveness and properties of client histories.
 type PropertyKind uint8
 
 const (
@@ -28,15 +32,26 @@ const (
 	// violates one is fine as long as the system can still reach one that
 	// satisfies it.
 	Liveness
+	// Bounded properties must hold within a time bound of their
+	// precondition ("from any state where a quorum is connected, a leader
+	// within 10 s"): declared with Within, judged over time (bounded.go).
+	Bounded
+	// HistoryKind properties judge the client history (Invoke, Respond)
+	// rather than a state: declared with OnHistory (history.go).
+	HistoryKind
 )
 
-// String returns "safety" or "liveness".
+// String returns "safety", "liveness", "bounded" or "history".
 func (k PropertyKind) String() string {
 	switch k {
 	case Safety:
 		return "safety"
 	case Liveness:
 		return "liveness"
+	case Bounded:
+		return "bounded"
+	case HistoryKind:
+		return "history"
 	}
 	return fmt.Sprintf("property-kind(%d)", uint8(k))
 }
@@ -46,10 +61,24 @@ func (k PropertyKind) String() string {
 // n13 is both a child and a sibling"). Check must be deterministic, must not
 // modify the view, and should not allocate when the property holds: the
 // explorer evaluates it on every state.
+//
+// A Bounded property's Check is its goal and When its precondition; a
+// HistoryKind property's Check holds on every view (what it judges is the
+// history, History), so code that evaluates every property on a view
+// stays safe.
 type Property struct {
 	Name  string
 	Kind  PropertyKind
 	Check func(View) error
+	// Bound is a Bounded property's bound: once When holds, Check must
+	// hold within Bound (see Within). Zero for the other kinds.
+	Bound time.Duration
+	// When is a Bounded property's precondition; nil means always.
+	When func(View) bool
+	// History is a HistoryKind property's check of a client history: nil
+	// when the history is acceptable, otherwise an error saying why not
+	// (see OnHistory). Nil for the other kinds.
+	History func(History) error
 }
 
 // Always declares a safety property.

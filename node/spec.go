@@ -52,8 +52,11 @@ func (s Spec) Validate() error {
 	}
 	seen := make(map[string]bool, len(s.Properties))
 	for _, p := range s.Properties {
-		if p.Name == "" || p.Check == nil || (p.Kind != Safety && p.Kind != Liveness) {
+		if p.Name == "" || p.Check == nil || !p.Kind.known() {
 			return fmt.Errorf("node: service %q: property %q is incomplete", s.Name, p.Name)
+		}
+		if err := p.validateKind(); err != nil {
+			return fmt.Errorf("node: service %q: property %q: %w", s.Name, p.Name, err)
 		}
 		if seen[p.Name] {
 			return fmt.Errorf("node: service %q: duplicate property %q", s.Name, p.Name)

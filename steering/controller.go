@@ -28,8 +28,10 @@ type Config struct {
 	Spec node.Spec
 	// Properties are the properties to protect; nil means the spec's. The
 	// safety properties are checked by consequence prediction and the
-	// immediate safety check, the liveness properties by random walks
-	// (Walks).
+	// immediate safety check, the bounded (node.Within) and history
+	// (node.OnHistory) properties by consequence prediction as safety
+	// properties of the timed system and of the path's history, the
+	// liveness properties by random walks (Walks).
 	Properties []node.Property
 	// Workload gives the application calls a node makes after a reset the
 	// explorer injects (consequence.ActorOptions.Workload); nil uses the
@@ -690,7 +692,11 @@ func New(cfg Config, self node.ID) (*Controller, error) {
 	var safety, live []node.Property
 	for _, p := range c.Properties {
 		switch p.Kind {
-		case node.Safety:
+		case node.Safety, node.Bounded, node.HistoryKind:
+			// A bounded property is a safety property of the timed
+			// system, a history property one of the path's history: the
+			// rounds search, predict and steer them alike (the immediate
+			// check judges only the safety kind, on a view).
 			safety = append(safety, p)
 		case node.Liveness:
 			live = append(live, p)

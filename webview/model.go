@@ -24,6 +24,9 @@ type Document struct {
 	Figures []Figure `json:"-"`
 	// Trace is the document's replayed path (nil: none).
 	Trace Trace `json:"-"`
+	// History is the client history of the document's path or run (nil:
+	// none), drawn on its page (WriteHistorySVG, /doc/N/history.svg).
+	History *History `json:"history,omitempty"`
 }
 
 // Prediction is one predicted violation, as the index lists it.

@@ -36,8 +36,9 @@ type server struct {
 }
 
 // Handler returns the web view of docs: GET / lists them with their
-// predictions, /doc/N (1-based) shows one — its head, its figures and, with
-// a Trace, the stepper and the event graph (/doc/N/graph.svg). The JSON
+// predictions, /doc/N (1-based) shows one — its head, its figures, with
+// a Trace the stepper and the event graph (/doc/N/graph.svg), and with a
+// History the client history (/doc/N/history.svg). The JSON
 // the pages' JavaScript reads is under /api/doc/N/. (A live node's page is
 // Live, which its status server mounts beside /status.) Handler fails on more than MaxDocuments or two
 // documents of the same name; it keeps docs (the caller must not change
@@ -66,6 +67,7 @@ func Handler(docs []Document) (http.Handler, error) {
 	mux.HandleFunc("GET /{$}", s.index)
 	mux.HandleFunc("GET /doc/{id}", s.document)
 	mux.HandleFunc("GET /doc/{id}/graph.svg", s.graph)
+	mux.HandleFunc("GET /doc/{id}/history.svg", s.history)
 	mux.HandleFunc("GET /api/doc/{id}/trace", s.traceInfo)
 	mux.HandleFunc("GET /api/doc/{id}/state", s.state)
 	mux.Handle("GET /static/", staticHandler())
@@ -213,6 +215,19 @@ func (s *server) graph(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "image/svg+xml")
 	WriteGraphSVG(w, info)
+}
+
+func (s *server) history(w http.ResponseWriter, r *http.Request) {
+	_, d, ok := s.lookup(w, r)
+	if !ok {
+		return
+	}
+	if d.History == nil {
+		http.Error(w, fmt.Sprintf("webview: %s holds no client history", d.Name), http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	WriteHistorySVG(w, *d.History)
 }
 
 // writeJSON writes v as JSON; v is one of this package's types, which

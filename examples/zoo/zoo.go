@@ -18,6 +18,13 @@
 //	meter    datagram-loss, partition        NoDoubleBilling  4  (2 nodes, 1 drop)
 //	retry    timer-race                      LockBacked       10 (4 nodes)
 //
+// Two more services, not Cases, plant bugs no safety property over states
+// can state (PropertyServices serves them): package follower, a follower
+// behind for good while one leader lasts, which the bounded property
+// CaughtUpWithin sees during the run (check: depth 33, 2 nodes, 1 reset),
+// and package register, a stale read, which the history property
+// Linearizable sees (check: depth 6, 3 nodes).
+//
 // (*) lease is safe in its fixed form only when timers fire in deadline
 // order; today's explorer fires them in any order and reports its twin
 // violated too (see package lease). Every other twin has no violation

@@ -132,6 +132,8 @@ type Outcome struct {
 	Timers []node.TimerOp
 	// Ignored is the core's Effects.Ignored.
 	Ignored bool
+	// History are the core's client-history marks (Effects.History).
+	History []node.HistoryMark
 	// Durable are the records the call changed, at most one per key
 	// (its latest value): the shell must make them durable (written and
 	// synced) before it carries out Sends and Break. Nil when none
@@ -380,6 +382,7 @@ func (p *Pipeline) stepFrom(first int, ev node.Event, in *node.Envelope, retried
 		o.Errors = append(o.Errors, fmt.Errorf("layer: core refused %v: %w", ev, err))
 	}
 	o.Handled, o.Timers, o.Ignored = err == nil, fx.Timers, fx.Ignored
+	o.History = fx.History
 	if o.Handled && !o.Ignored {
 		p.durable.noteService(&o, p.core)
 	}

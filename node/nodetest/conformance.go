@@ -41,8 +41,9 @@ func ConformanceCalls(calls func(self node.ID, nodes []node.ID) []node.Message) 
 // reaches (deliveries in FIFO order per channel, timers, application
 // calls, resets with their transport errors):
 //
-//   - the spec validates, and every message and call used in the run is
-//     registered (Registry.CheckMessage) and survives an encode, decode,
+//   - the spec validates, and every message and call used in the run —
+//     and every client operation and result it marks (node.Invoke,
+//     node.Respond) — is registered (Registry.CheckMessage) and survives an encode, decode,
 //     encode round trip byte for byte, as does every registered prototype;
 //   - clone independence: a Cloner's copy encodes like the original and
 //     shares no mutable memory with it (no slice, map or pointer in the
@@ -239,6 +240,16 @@ func (c *conformance) step(core *node.Core, ev node.Event) error {
 	}
 	if err := c.reg.CheckSends(fx.Sends); err != nil {
 		return fmt.Errorf("%v: %v: %w", core.ID(), ev, err)
+	}
+	for _, mk := range fx.History {
+		for _, m := range []node.Message{mk.Op, mk.Result} {
+			if m == nil {
+				continue
+			}
+			if err := c.checkMessage(m); err != nil {
+				return fmt.Errorf("%v: %v mark: %w", core.ID(), mk.Kind, err)
+			}
+		}
 	}
 	for _, e := range fx.Sends {
 		if err := c.checkMessage(e.Msg); err != nil {

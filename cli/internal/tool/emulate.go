@@ -484,6 +484,7 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 		}
 		fmt.Fprintf(w, "    %-*s %s\n", width, l.Name, verdict)
 	}
+	printTimed(w, r) // emulate_timed.go
 	fmt.Fprintf(w, "  time:      %s virtual in %.2fs wall (%s real time)\n",
 		o.Duration, o.WallSeconds, speedFactor(o.Speedup))
 }

@@ -34,7 +34,7 @@ func traceDocument(name, format string, tl *timeline) webview.Document {
 			t.info.Edges = append(t.info.Edges, webview.Edge{From: e.From, To: e.To, Kind: e.Kind, Label: e.Label, Dropped: e.Dropped})
 		}
 	}
-	return webview.Document{Name: name, Format: format, Head: tl.head, Trace: t}
+	return webview.Document{Name: name, Format: format, Head: tl.head, Trace: t, History: timelineHistory(tl)}
 }
 
 // webSteps renders a timeline's steps.

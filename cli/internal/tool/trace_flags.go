@@ -151,6 +151,7 @@ func (f *traceFlags) show(d *mdb) error {
 		return nil
 	}
 	d.listing()
+	printHistory(d.w, d.tl) // serve_history.go
 	if d.tl.dead != nil && d.tl.critical > 0 && d.tl.live != nil {
 		// One comparison of the dead path with the nearest live path:
 		// the field-level one --live prints.

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
@@ -98,6 +99,8 @@ func (l *lineCompare) Write(p []byte) (int, error) {
 type rerunView struct {
 	step   int // the last step the re-run wrote (at least the one asked)
 	fields map[node.ID][]string
+	// history is the run's client history then (serve_history.go).
+	history node.History
 }
 
 // rerun re-runs tl's emulation until it has written step n (1-based; 0:
@@ -129,7 +132,7 @@ func (tl *timeline) rerun(n int) (*rerunView, error) {
 	if lc.n < n {
 		return nil, fmt.Errorf("the re-run ended after step %d, before step %d", lc.n, n)
 	}
-	v := &rerunView{step: lc.n, fields: map[node.ID][]string{}}
+	v := &rerunView{step: lc.n, fields: map[node.ID][]string{}, history: node.History{Events: slices.Clone(em.History().Events)}}
 	flight := em.InFlight()
 	for _, id := range tl.nodes {
 		c := em.Core(id)

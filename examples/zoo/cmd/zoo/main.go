@@ -5,6 +5,7 @@
 //	go run ./examples/zoo/cmd/zoo check --service zoo-retry --nodes 4 --max-depth 12
 //	go run ./examples/zoo/cmd/zoo check --service zoo-retry --nodes 4 --max-depth 12 --fix all
 //	go run ./examples/zoo/cmd/zoo emulate --service zoo-cache --nodes 6 --duration 2m
+//	go run ./examples/zoo/cmd/zoo emulate --service zoo-register --nodes 4 --duration 30s
 package main
 
 import (
@@ -12,4 +13,4 @@ import (
 	"github.com/seed6eee2ec7/crystalball/examples/zoo"
 )
 
-func main() { cli.Main(zoo.Services()...) }
+func main() { cli.Main(append(zoo.Services(), zoo.PropertyServices()...)...) }

@@ -1,0 +1,129 @@
+package tool
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/webview"
+)
+
+// timelineHistory is the client history at the end of tl's path, for the
+// web view: the replayed state's (a check's or a report's path), or a
+// re-run emulation's at its last step; nil when the service declares no
+// history property or the path made no operation.
+func timelineHistory(tl *timeline) *webview.History {
+	var h node.History
+	var spec node.Spec
+	switch {
+	case tl.states != nil && tl.m != nil:
+		h, spec = tl.states[len(tl.states)-1].History(), tl.m.Spec()
+	case tl.rerunCfg != nil && len(tl.rerunCfg.Spec.PropertiesOf(node.HistoryKind)) > 0:
+		v, err := tl.rerun(len(tl.steps))
+		if err != nil {
+			return nil
+		}
+		h, spec = v.history, tl.rerunCfg.Spec
+	default:
+		return nil
+	}
+	title := "the path's history"
+	if tl.rerunCfg != nil {
+		title = "the run's history"
+	}
+	return webHistory(title, h, spec.PropertiesOf(node.HistoryKind))
+}
+
+// webHistory renders h with the verdicts of props on it; nil for an
+// empty history.
+func webHistory(title string, h node.History, props []node.Property) *webview.History {
+	if len(h.Events) == 0 {
+		return nil
+	}
+	ops, err := h.Operations()
+	out := &webview.History{Title: title, Events: len(h.Events)}
+	for _, p := range props {
+		verdict := "holds"
+		if err := p.History(h); err != nil {
+			verdict = err.Error()
+		}
+		out.Verdicts = append(out.Verdicts, fmt.Sprintf("%s: %s", p.Name, verdict))
+	}
+	if err != nil {
+		out.Verdicts = append(out.Verdicts, err.Error())
+		return out
+	}
+	var ids []node.ID
+	for _, o := range ops {
+		ids = append(ids, o.Node)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	for _, id := range ids {
+		out.Clients = append(out.Clients, id.String())
+	}
+	for _, o := range ops {
+		op := webview.HistoryOp{Client: slices.Index(ids, o.Node), Label: opLabel(o), Call: o.Call, Return: o.Return}
+		if o.Early && o.Call >= 0 {
+			op.Call = -1 // under way when the history began
+		}
+		op.When = opWhen(h, o)
+		out.Ops = append(out.Ops, op)
+	}
+	return out
+}
+
+// opLabel renders an operation and its result.
+func opLabel(o node.Operation) string {
+	switch {
+	case !o.Done():
+		return node.MessageString(o.Op) + " -> ?"
+	case o.Result == nil:
+		return node.MessageString(o.Op) + " -> ok"
+	}
+	return node.MessageString(o.Op) + " -> " + node.MessageString(o.Result)
+}
+
+// opWhen renders an operation's times relative to the history's first
+// event.
+func opWhen(h node.History, o node.Operation) string {
+	t0 := h.Events[0].At
+	at := func(t time.Time) string { return t.Sub(t0).Round(time.Millisecond).String() }
+	call, ret := "before", "open"
+	if o.Call >= 0 {
+		call = at(o.CallAt)
+	}
+	if o.Done() {
+		ret = at(o.ReturnAt)
+	}
+	return fmt.Sprintf("(%s–%s)", call, ret)
+}
+
+// printHistory prints, after a replayed path's listing ('trace show'),
+// the client history at its end: an operation a line, with the positions
+// of its invocation and response in the history's order.
+func printHistory(w io.Writer, tl *timeline) {
+	if tl.states == nil || tl.m == nil {
+		return
+	}
+	wh := webHistory("client history at the end of the path", tl.states[len(tl.states)-1].History(), tl.m.Spec().PropertiesOf(node.HistoryKind))
+	if wh == nil {
+		return
+	}
+	fmt.Fprintf(w, "%s (%d operations, by invocation):\n", wh.Title, len(wh.Ops))
+	for _, op := range wh.Ops {
+		call, ret := fmt.Sprint(op.Call), fmt.Sprint(op.Return)
+		if op.Call < 0 {
+			call = "before"
+		}
+		if op.Return < 0 {
+			ret = "open"
+		}
+		fmt.Fprintf(w, "  %s %s [%s,%s]\n", wh.Clients[op.Client], op.Label, call, ret)
+	}
+	for _, v := range wh.Verdicts {
+		fmt.Fprintf(w, "  %s\n", v)
+	}
+}
