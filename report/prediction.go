@@ -64,6 +64,13 @@ type Prediction struct {
 	// refuses nothing: a message sent with TrySend hashes differently
 	// while it may still be refused.
 	Refusals int `json:"refusals,omitempty"`
+	// Drops, Losses, Duplicates and Reorders are the bounds of dropped
+	// datagrams and of the delivery faults on declared-unreliable messages
+	// along a path (consequence.Faults); absent, zero.
+	Drops      int `json:"drops,omitempty"`
+	Losses     int `json:"losses,omitempty"`
+	Duplicates int `json:"duplicates,omitempty"`
+	Reorders   int `json:"reorders,omitempty"`
 	// Lasting is the lasting-fault budgets of the round's model (the ones
 	// its node had observed: steering.RoundFaults); absent when none.
 	Lasting *Lasting `json:"lasting,omitempty"`
@@ -151,6 +158,7 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 		Fix: src.Fix, Nodes: src.Nodes, Mode: src.Mode.String(), Property: p.Property, Error: r.Error,
 		Shape: steering.Shape(p.Path), Replayed: p.Replayed, Workload: src.Workload != nil,
 		Resets: faults.Resets, Silent: faults.SilentResets, StaleConnections: faults.StaleConnections, Breaks: faults.Breaks, Refusals: faults.Refusals,
+		Drops: faults.Drops, Losses: faults.Losses, Duplicates: faults.Duplicates, Reorders: faults.Reorders,
 		Lasting: LastingOf(faults, src.TimerSkew), Arrivals: p.Arrivals, Report: r, Snapshot: doc}
 	if p.Filter != nil {
 		pd.Filter = p.Filter.String()
@@ -218,7 +226,8 @@ func (doc Prediction) Model(spec node.Spec, workload func(id node.ID, restart bo
 	if !doc.Workload {
 		workload = nil
 	}
-	faults, err := doc.Lasting.Apply(consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, StaleConnections: doc.StaleConnections, Breaks: doc.Breaks, Refusals: doc.Refusals})
+	faults, err := doc.Lasting.Apply(consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, StaleConnections: doc.StaleConnections, Breaks: doc.Breaks, Refusals: doc.Refusals,
+		Drops: doc.Drops, Losses: doc.Losses, Duplicates: doc.Duplicates, Reorders: doc.Reorders})
 	if err != nil {
 		return nil, err
 	}

@@ -311,6 +311,7 @@ func DefaultWalkWeights() map[consequence.ActorActionKind]float64 {
 	return map[consequence.ActorActionKind]float64{
 		consequence.ActReset: 0.02, consequence.ActBreak: 0.02, consequence.ActDropDatagram: 0.02, consequence.ActRefuse: 0.02,
 		consequence.ActCrash: 0.02, consequence.ActPartition: 0.02, consequence.ActClockJump: 0.02,
+		consequence.ActLose: 0.02, consequence.ActDuplicate: 0.02, consequence.ActDeliverAhead: 0.02,
 		consequence.ActTimer: 0.1,
 	}
 }

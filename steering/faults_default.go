@@ -25,6 +25,13 @@ import "github.com/seed6eee2ec7/crystalball/consequence"
 // path, with their durations and shapes as observed: a round explores a
 // lasting fault only once its node has seen the deployment show it
 // (RoundFaults), so for a deployment without them nothing changes.
+//
+// And one lost, one duplicated and one reordered message along a path,
+// for the messages the service declares unreliable (node.Spec.Delivery):
+// what a declaration says the network may do, a round explores, whatever
+// a TCP deployment was seen to do; a service that declares nothing
+// explores nothing more.
 func DefaultFaults() consequence.Faults {
-	return consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Drops: 1, Refusals: 1, Crashes: 1, Partitions: 1, ClockJumps: 1}
+	return consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Drops: 1, Refusals: 1, Crashes: 1, Partitions: 1, ClockJumps: 1,
+		Losses: 1, Duplicates: 1, Reorders: 1}
 }

@@ -114,6 +114,12 @@ func (r EventRates) WalkWeights() map[consequence.ActorActionKind]float64 {
 		consequence.ActBreak:           max(perNode(r.Breaks), FaultWeightFloor),
 		consequence.ActDropDatagram:    max(ratio(r.DatagramsLost, r.DatagramsDelivered), FaultWeightFloor),
 		consequence.ActRefuse:          max(ratio(r.Refusals, r.Sends), FaultWeightFloor),
+		// A transport that hides its losses, copies and reordering (TCP
+		// under a service that declares them) shows no rate of them: they
+		// weigh the floor.
+		consequence.ActLose:         FaultWeightFloor,
+		consequence.ActDuplicate:    FaultWeightFloor,
+		consequence.ActDeliverAhead: FaultWeightFloor,
 	}
 	r.Lasting.addWeights(w, perNode)
 	return w

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,7 +100,7 @@ func checkJSON(t *testing.T, args ...string) checkOutput {
 // replays the violation on the same start.
 func TestCheckFromFindsWhatTheStartMisses(t *testing.T) {
 	snapFile, reportFile := chordStartFiles(t)
-	depth := []string{"--max-depth", "8", "--max-states", "100000"}
+	depth := []string{"--max-depth", strconv.Itoa(fromDepth), "--max-states", "100000"}
 	if out := checkJSON(t, append([]string{"--service", "chord", "--nodes", "3"}, depth...)...); len(out.Violations) != 0 || out.Stop != "depth budget" {
 		t.Fatalf("from the initial configuration: %v, %d violations", out.Stop, len(out.Violations))
 	}

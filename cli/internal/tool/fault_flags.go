@@ -13,6 +13,7 @@ import (
 type faultFlags struct {
 	resets, breaks, drops, refusals int
 	crashes, partitions, jumps      int
+	losses, duplicates, reorders    int
 }
 
 // register defines the flags on fs with steering's defaults.
@@ -25,6 +26,9 @@ func (f *faultFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.crashes, "steer-crashes", d.Crashes, "crash-stops a steering round explores along a path, once the node has seen the deployment crash (with the downtime seen)")
 	fs.IntVar(&f.partitions, "steer-partitions", d.Partitions, "partitions a steering round explores along a path, once the node has seen the deployment partitioned (of the shapes and length seen)")
 	fs.IntVar(&f.jumps, "steer-clock-jumps", d.ClockJumps, "clock jumps a steering round explores along a path, once the node has seen one (of the size seen)")
+	fs.IntVar(&f.losses, "steer-losses", d.Losses, "messages a steering round loses along a path, of those the service declares lost-able (node.Spec.Delivery); a service that declares none explores nothing more")
+	fs.IntVar(&f.duplicates, "steer-duplicates", d.Duplicates, "messages a steering round duplicates along a path, of those the service declares duplicable")
+	fs.IntVar(&f.reorders, "steer-reorders", d.Reorders, "messages a steering round delivers ahead of earlier ones along a path, of those the service declares reorderable")
 }
 
 // validate reports the first negative budget as a usage error.
@@ -33,7 +37,8 @@ func (f *faultFlags) validate() error {
 		name string
 		v    int
 	}{{"steer-resets", f.resets}, {"steer-breaks", f.breaks}, {"steer-drops", f.drops}, {"steer-refusals", f.refusals},
-		{"steer-crashes", f.crashes}, {"steer-partitions", f.partitions}, {"steer-clock-jumps", f.jumps}} {
+		{"steer-crashes", f.crashes}, {"steer-partitions", f.partitions}, {"steer-clock-jumps", f.jumps},
+		{"steer-losses", f.losses}, {"steer-duplicates", f.duplicates}, {"steer-reorders", f.reorders}} {
 		if b.v < 0 {
 			return usagef("--%s must not be negative, got %d", b.name, b.v)
 		}
@@ -44,5 +49,6 @@ func (f *faultFlags) validate() error {
 // faults returns the budgets as a round's faults.
 func (f *faultFlags) faults() consequence.Faults {
 	return consequence.Faults{Resets: f.resets, SilentResets: true, Breaks: f.breaks, Drops: f.drops, Refusals: f.refusals,
-		Crashes: f.crashes, Partitions: f.partitions, ClockJumps: f.jumps}
+		Crashes: f.crashes, Partitions: f.partitions, ClockJumps: f.jumps,
+		Losses: f.losses, Duplicates: f.duplicates, Reorders: f.reorders}
 }
