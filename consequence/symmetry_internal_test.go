@@ -138,7 +138,8 @@ func voterSpec(malformed bool) node.Spec {
 // orbit counts: for 2..4 voters BFS keeps 5^n states without symmetry and
 // C(n+4, 4) with it (15, 35, 70), with 1 and 2 workers.
 // TestSymmetryVoterOrbitsFive (symmetry_long_test.go) adds 5 voters (3,125
-// states, 126 orbits), which cost as much as the three sizes here.
+// states, 126 orbits), which cost three times as much as the three sizes
+// here.
 func TestSymmetryVoterOrbits(t *testing.T) { checkVoterOrbits(t, 2, 4) }
 
 // checkVoterOrbits is TestSymmetryVoterOrbits for from..to voters.
@@ -205,7 +206,7 @@ func TestSymmetryErrors(t *testing.T) {
 // number of orbits (541) with the states the symmetric search keeps. Equal
 // counts mean the signatures never tied in a way that split an orbit here.
 // TestSymmetryPaxosExactOrbitsDepth8 (symmetry_long_test.go) goes a level
-// deeper (3,209 states, 1,073 orbits) at twice the cost.
+// deeper (3,209 states, 1,073 orbits), twice as many.
 func TestSymmetryPaxosExactOrbits(t *testing.T) { checkPaxosExactOrbits(t, 7, 1513, 541) }
 
 // checkPaxosExactOrbits is TestSymmetryPaxosExactOrbits to depth, where
