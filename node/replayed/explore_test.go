@@ -10,9 +10,9 @@ import (
 )
 
 // search runs BFS over spec with two nodes, one reset and one break
-// allowed along a path, to depth 6: 4,581 states, the widest levels past
-// the engine's threshold for parallel expansion, and the violation at
-// depth 4 (depth 7 kept 12,293 states at three times the cost).
+// allowed along a path, to depth 6: 4,581 states, whose level 5 (1,073
+// states) is past the engine's threshold for parallel expansion, and the
+// violation at depth 4 (depth 7 kept 12,293 states at three times the cost).
 func search(t *testing.T, spec node.Spec, workers int) *consequence.Result[*consequence.GlobalState, consequence.ActorAction] {
 	t.Helper()
 	m, err := consequence.NewActorModel(spec, consequence.ActorOptions{N: 2, Seed: 3, Workload: bankWorkload(2),
