@@ -65,10 +65,10 @@ func safetyCount(r emulation.Result, name string) int64 {
 }
 
 // Without churn, 25 nodes joining through node 1 form one correct ring,
-// with the paper's code as it is and with the corrections.
+// with the paper's code as it is and with the corrections (seeds 1-2).
 func TestEmulatedRingFormsWithoutChurn(t *testing.T) {
 	for _, opts := range []chord.Options{chord.DefaultOptions(), chord.AllFixes()} {
-		for seed := uint64(1); seed <= 3; seed++ {
+		for seed := uint64(1); seed <= 2; seed++ {
 			r, e := emulate(t, seed, opts, emulation.ChurnConfig{}, 3*time.Minute)
 			requireLive(t, seed, r)
 			requireCorrectRing(t, seed, e)
