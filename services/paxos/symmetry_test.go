@@ -178,8 +178,9 @@ type symmetryViolations struct {
 // the acceptors n3 and n4, along the same paths, with partial-order
 // reduction on or off; symmetry keeps 4,571 states instead of 5,345 (n3
 // and n4 are no longer alike, but once n4 has caught up with n3, states
-// that differ only in which of the two went further are still merged). The paths and the violations' reports replay to
-// violating states. With bug1 fixed there is no violation.
+// that differ only in which of the two went further are still merged).
+// The paths and the violations' reports replay to violating states. With
+// bug1 fixed there is no violation.
 //
 // The snapshot is the one after round one of
 // TestSymmetrySameViolationsAfterRoundOne (symmetry_long_test.go, depth
