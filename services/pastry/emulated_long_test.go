@@ -15,7 +15,7 @@ var tenMinutes = churnRun{duration: 10 * time.Minute, churnUntil: 450 * time.Sec
 // --service pastry --nodes 10 --churn 2/m --duration 10m`) took about 4 s
 // (rapid rejoin, 6 runs) and 3 s (slow rejoin, 4 runs) of CPU under the
 // race detector. TestEmulatedRapidRejoin and TestEmulatedSlowRejoinHeals
-// cover the same behaviour in `make test` with five-minute runs (seeds 1-2
+// cover the same behaviour in `make test` with four-minute runs (seeds 1-2
 // and 1).
 
 // TestEmulatedRapidRejoinTenMinutes is TestEmulatedRapidRejoin in
