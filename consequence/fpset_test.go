@@ -166,7 +166,9 @@ func TestFPSetGrowth(t *testing.T) {
 
 // TestFPSetBytes checks the memory accounting: headers of one cache line per
 // shard, tables allocated at their first insertion, and between 8/0.875 and
-// 8/0.45 bytes per key once the tables are large.
+// 8/0.45 bytes per key once the tables are large. 550,000 keys (about 540
+// a shard) leave the tables 79 % full on average (10.1 bytes a key), near
+// the top of the range as 2,000,000 did (81 %) at a quarter of the cost.
 func TestFPSetBytes(t *testing.T) {
 	if sz := unsafe.Sizeof(fpTable{}); sz != 64 {
 		t.Fatalf("fpTable header is %d bytes, want one cache line", sz)
@@ -180,7 +182,7 @@ func TestFPSetBytes(t *testing.T) {
 	if s.bytes() != headers+fpMinBuckets*fpBucketBytes {
 		t.Fatalf("one key: %d bytes", s.bytes())
 	}
-	hs := randomHashes(2_000_000, 5)
+	hs := randomHashes(550_000, 5)
 	for _, h := range hs {
 		s.insert(h, true)
 	}

@@ -13,14 +13,27 @@ import (
 // TestKeyedSleepSetsSameAsPositions: sleep sets kept as a KeyedCommuter's
 // keys take exactly the transitions that sleep sets kept as positions in
 // the Actions list take — same generated, slept, per-depth counts and
-// violations — on two-phase commit with and without its planted bug, on
-// one and on several workers, and with a state budget that cuts a level.
+// violations — on two-phase commit with and without its planted bug (3 to
+// 5 resource managers), on one and on several workers, and with a state
+// budget that cuts a level of 6. The complete search of 6 cost half the
+// test: TestKeyedSleepSetsSameAsPositionsSix (keyedsleep_long_test.go)
+// runs it.
 func TestKeyedSleepSetsSameAsPositions(t *testing.T) {
-	type tc struct {
-		rms, maxStates int
-		bug            bool
-	}
-	for _, c := range []tc{{3, 0, false}, {5, 0, false}, {4, 0, true}, {6, 0, false}, {6, 20000, false}} {
+	checkKeyedSleepSets(t, []keyedCase{{3, 0, false}, {5, 0, false}, {4, 0, true}, {6, 20000, false}})
+}
+
+// keyedCase is a two-phase commit configuration of
+// checkKeyedSleepSets: rms resource managers, a state budget (0: none),
+// the planted bug.
+type keyedCase struct {
+	rms, maxStates int
+	bug            bool
+}
+
+// checkKeyedSleepSets compares keyed and positional sleep sets on every
+// case with 1 and 3 workers.
+func checkKeyedSleepSets(t *testing.T, cases []keyedCase) {
+	for _, c := range cases {
 		for _, workers := range []int{1, 3} {
 			t.Run(fmt.Sprintf("rms=%d/bug=%v/max=%d/workers=%d", c.rms, c.bug, c.maxStates, workers), func(t *testing.T) {
 				m, err := twophase.New(twophase.Options{RMs: c.rms, BugCommitWithoutMsg: c.bug})

@@ -135,9 +135,15 @@ func voterSpec(malformed bool) node.Spec {
 }
 
 // TestSymmetryVoterOrbits pins the actor model's symmetry reduction to exact
-// orbit counts: for 2..5 voters BFS keeps 5^n states without symmetry and
-// C(n+4, 4) with it (15, 35, 70, 126), with 1 and 2 workers.
-func TestSymmetryVoterOrbits(t *testing.T) {
+// orbit counts: for 2..4 voters BFS keeps 5^n states without symmetry and
+// C(n+4, 4) with it (15, 35, 70), with 1 and 2 workers.
+// TestSymmetryVoterOrbitsFive (symmetry_long_test.go) adds 5 voters (3,125
+// states, 126 orbits), which cost three times as much as the three sizes
+// here.
+func TestSymmetryVoterOrbits(t *testing.T) { checkVoterOrbits(t, 2, 4) }
+
+// checkVoterOrbits is TestSymmetryVoterOrbits for from..to voters.
+func checkVoterOrbits(t *testing.T, from, to int) {
 	binom := func(n, k int) uint64 {
 		r := uint64(1)
 		for i := 1; i <= k; i++ {
@@ -145,7 +151,7 @@ func TestSymmetryVoterOrbits(t *testing.T) {
 		}
 		return r
 	}
-	for voters := 2; voters <= 5; voters++ {
+	for voters := from; voters <= to; voters++ {
 		for _, workers := range []int{1, 2} {
 			for _, sym := range []bool{false, true} {
 				m, err := NewActorModel(voterSpec(false), ActorOptions{N: voters + 1, Symmetry: sym})
@@ -194,12 +200,18 @@ func TestSymmetryErrors(t *testing.T) {
 
 // TestSymmetryPaxosExactOrbits measures how canonical the sorted form is on
 // Paxos (members 1..4, n1 proposing, acceptors n2..n4 a group): it
-// enumerates every state to depth 8 without symmetry, names each state's
-// orbit by the least fingerprint over all 3! renamings of the group (the
-// n! definition, independent of the signatures), and compares the number of
-// orbits with the states the symmetric search keeps. Equal counts mean the
-// signatures never tied in a way that split an orbit here.
-func TestSymmetryPaxosExactOrbits(t *testing.T) {
+// enumerates every state to depth 7 without symmetry (1,513), names each
+// state's orbit by the least fingerprint over all 3! renamings of the group
+// (the n! definition, independent of the signatures), and compares the
+// number of orbits (541) with the states the symmetric search keeps. Equal
+// counts mean the signatures never tied in a way that split an orbit here.
+// TestSymmetryPaxosExactOrbitsDepth8 (symmetry_long_test.go) goes a level
+// deeper (3,209 states, 1,073 orbits), twice as many.
+func TestSymmetryPaxosExactOrbits(t *testing.T) { checkPaxosExactOrbits(t, 7, 1513, 541) }
+
+// checkPaxosExactOrbits is TestSymmetryPaxosExactOrbits to depth, where
+// there are states states in orbits orbits.
+func checkPaxosExactOrbits(t *testing.T, depth, states, orbitCount int) {
 	build := func(sym bool) *ActorModel {
 		opts := paxos.Options{Members: []node.ID{1, 2, 3, 4}, Proposers: []node.ID{1}}
 		m, err := NewActorModel(paxos.NewSpec(opts), ActorOptions{N: 4, Symmetry: sym,
@@ -223,7 +235,7 @@ func TestSymmetryPaxosExactOrbits(t *testing.T) {
 	orbits := map[node.Hash]bool{}
 	seen := map[node.Hash]bool{plain.Start().fp: true}
 	level := []*GlobalState{plain.Start()}
-	for depth := 0; ; depth++ {
+	for d := 0; ; d++ {
 		for _, g := range level {
 			var least node.Hash
 			for k, p := range perms {
@@ -239,7 +251,7 @@ func TestSymmetryPaxosExactOrbits(t *testing.T) {
 			}
 			orbits[least] = true
 		}
-		if depth == 8 {
+		if d == depth {
 			break
 		}
 		var next []*GlobalState
@@ -253,11 +265,11 @@ func TestSymmetryPaxosExactOrbits(t *testing.T) {
 		}
 		level = next
 	}
-	res, err := NewChecker(sym).MaxDepth(8).Run(t.Context())
+	res, err := NewChecker(sym).MaxDepth(depth).Run(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(seen) != 3209 || len(orbits) != 1073 || res.Unique != uint64(len(orbits)) {
+	if len(seen) != states || len(orbits) != orbitCount || res.Unique != uint64(len(orbits)) {
 		t.Fatalf("%d states, %d orbits by renaming; the symmetric search kept %d", len(seen), len(orbits), res.Unique)
 	}
 }

@@ -18,9 +18,10 @@ import (
 // A run without a break schedule traces byte for byte as it did before
 // breaks existed: the hash, size and event count below are those of this
 // run at the commit that introduced BreakConfig, taken before the change.
-// A zero Rate with the other fields set is no schedule either.
+// A zero Rate with the other fields set is no schedule either. (The run
+// without a schedule is baseRun's.)
 func TestNoBreaksTraceUnchanged(t *testing.T) {
-	const seed = 20240611
+	const seed = baseSeed
 	logSeedOnFailure(t, seed)
 	const (
 		wantHash   = "f0b48d41a24772954f6577c969dfc59e66ea21d816e641e08661e1494adb7069"
@@ -28,9 +29,15 @@ func TestNoBreaksTraceUnchanged(t *testing.T) {
 		wantEvents = 7659
 	)
 	for _, b := range []emulation.BreakConfig{{}, {After: 5 * time.Second, Until: time.Minute}} {
-		cfg := gossipConfig(seed, 12, 4, nil)
-		cfg.Breaks = b
-		tr, r := runTrace(t, cfg)
+		var tr string
+		var r emulation.Result
+		if b == (emulation.BreakConfig{}) {
+			tr, r = baseRun(t)
+		} else {
+			cfg := gossipConfig(seed, 12, 4, nil)
+			cfg.Breaks = b
+			tr, r = runTrace(t, cfg)
+		}
 		sum := sha256.Sum256([]byte(tr))
 		if got := hex.EncodeToString(sum[:]); got != wantHash || len(tr) != wantBytes || r.Events != wantEvents {
 			t.Fatalf("Breaks %+v: trace %s (%d bytes, %d events), want %s (%d bytes, %d events)",
@@ -42,17 +49,20 @@ func TestNoBreaksTraceUnchanged(t *testing.T) {
 	}
 }
 
-// breakConfig is gossipConfig with a break schedule.
+// breakConfig is gossipConfig with a break schedule, for one virtual
+// minute instead of two.
 func breakConfig(seed uint64, rate float64) emulation.Config {
 	cfg := gossipConfig(seed, 12, 4, nil)
+	cfg.Duration = time.Minute
 	cfg.Breaks = emulation.BreakConfig{Rate: rate, After: 10 * time.Second}
 	return cfg
 }
 
 // The same seed gives the same breaks; the break stream is a subsystem of
-// its own, so the trace is the unbroken run's up to the first break.
+// its own, so the trace is the unbroken run's (baseRun's) up to the first
+// break.
 func TestBreaksSameSeedSameTrace(t *testing.T) {
-	const seed = 20240611
+	const seed = baseSeed
 	logSeedOnFailure(t, seed)
 	a, ra := runTrace(t, breakConfig(seed, 6))
 	b, rb := runTrace(t, breakConfig(seed, 6))
@@ -72,7 +82,7 @@ func TestBreaksSameSeedSameTrace(t *testing.T) {
 	if !strings.Contains(ra.String(), "connection breaks ") {
 		t.Fatalf("String lacks the breaks:\n%s", ra)
 	}
-	plain, _ := runTrace(t, gossipConfig(seed, 12, 4, nil))
+	plain, _ := baseRun(t)
 	cut := strings.Index(a, " network\n")
 	cut = strings.LastIndexByte(a[:cut], '\n') + 1
 	if cut < 1000 || !strings.HasPrefix(plain, a[:cut]) {
@@ -83,32 +93,35 @@ func TestBreaksSameSeedSameTrace(t *testing.T) {
 	}
 }
 
-// Over 30 minutes at 10 per minute about 300 breaks are drawn (the exact
-// counts are this seed's); none before After or from Until on.
+// Over 10 minutes at 10 per minute about 100 breaks are drawn (the exact
+// counts are this seed's); none before After or from Until on. (The
+// schedule is a Poisson process of its own stream: 10 minutes show the
+// rate, the window and the transport errors as 30 did, at a third of the
+// cost.)
 func TestBreakRate(t *testing.T) {
 	const seed = 4242
 	logSeedOnFailure(t, seed)
 	var buf bytes.Buffer
-	until := 35 * time.Minute
+	after, until := time.Minute, 11*time.Minute
 	e := mustNew(t, emulation.Config{
 		Spec:     testSpec(tcfg{nodes: 6, period: 2 * time.Second, fanout: 1}),
 		Nodes:    6,
 		Seed:     seed,
-		Duration: 40 * time.Minute,
-		Breaks:   emulation.BreakConfig{Rate: 10, After: 5 * time.Minute, Until: until}, // 300 expected
+		Duration: 13 * time.Minute,
+		Breaks:   emulation.BreakConfig{Rate: 10, After: after, Until: until}, // 100 expected
 		Trace:    &buf,
 	})
 	r, err := e.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = 300.0
+	const want = 100.0
 	drawn := float64(r.Breaks.Broken + r.Breaks.Skipped)
 	if d := math.Abs(drawn - want); d > 4*math.Sqrt(want) {
-		t.Fatalf("%v breaks drawn in 30 minutes at 10/min, want %v ± %.0f", drawn, want, 4*math.Sqrt(want))
+		t.Fatalf("%v breaks drawn in 10 minutes at 10/min, want %v ± %.0f", drawn, want, 4*math.Sqrt(want))
 	}
-	if r.Breaks != (emulation.BreakStats{Broken: 309}) {
-		t.Fatalf("breaks %+v, want the seed's {Broken:309 Skipped:0}", r.Breaks)
+	if r.Breaks != (emulation.BreakStats{Broken: 97}) {
+		t.Fatalf("breaks %+v, want the seed's {Broken:97 Skipped:0}", r.Breaks)
 	}
 	errs := int64(0)
 	for _, l := range strings.Split(buf.String(), "\n") {
@@ -117,10 +130,10 @@ func TestBreakRate(t *testing.T) {
 			continue
 		}
 		ts := parseClock(t, f[0])
-		if len(f) == 5 && f[2] == "break" && f[4] == "network" && (ts < 5*time.Minute || ts >= until) {
+		if len(f) == 5 && f[2] == "break" && f[4] == "network" && (ts < after || ts >= until) {
 			t.Fatalf("break outside [After, Until): %s", l)
 		}
-		if f[2] == "transport-error" && ts >= 5*time.Minute {
+		if f[2] == "transport-error" && ts >= after {
 			errs++
 		}
 	}

@@ -291,11 +291,13 @@ func TestRefusalLoopFails(t *testing.T) {
 }
 
 // TestLinksSameSeedSameResult: with the INET links, a gossip run with
-// churn is still a pure function of its seed.
+// churn (12 nodes, one virtual minute) is still a pure function of its
+// seed.
 func TestLinksSameSeedSameResult(t *testing.T) {
 	const seed = 4242
 	logSeedOnFailure(t, seed)
 	cfg := gossipConfig(seed, 12, 4, nil)
+	cfg.Duration = time.Minute
 	cfg.Network = emulation.INETAccessLinks(emulation.NetworkConfig{})
 	a, ra := runTrace(t, cfg)
 	b, rb := runTrace(t, cfg)
@@ -311,19 +313,23 @@ func TestLinksSameSeedSameResult(t *testing.T) {
 	if ra.Links == nil || ra.Links.ServiceMessages == 0 || ra.Messages.Delivered == 0 {
 		t.Fatalf("links %+v, messages %+v", ra.Links, ra.Messages)
 	}
-	// Bandwidth off: no link account, as before.
-	_, rc := runTrace(t, gossipConfig(seed, 12, 4, nil))
+	// Bandwidth off (baseRun, the same configuration with another seed): no
+	// link account, as before.
+	_, rc := baseRun(t)
 	if rc.Links != nil {
 		t.Fatalf("links without bandwidth: %+v", rc.Links)
 	}
 }
 
 // TestLayerTrafficOnLinks: the snapshot protocol's messages use the same
-// links and are counted apart from the service's.
+// links and are counted apart from the service's. The run is
+// snapshotConfig's cut to 15 virtual seconds (a gather every 3 s at four
+// gatherers): enough for both kinds of traffic.
 func TestLayerTrafficOnLinks(t *testing.T) {
 	const seed = 77
 	logSeedOnFailure(t, seed)
 	cfg := snapshotConfig(seed, nil)
+	cfg.Duration = 15 * time.Second
 	cfg.Network = emulation.INETAccessLinks(emulation.NetworkConfig{})
 	_, r := runTrace(t, cfg)
 	if r.Links == nil || r.Links.LayerMessages == 0 || r.Links.LayerBytes == 0 || r.Links.ServiceBytes == 0 {

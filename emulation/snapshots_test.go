@@ -12,9 +12,12 @@ import (
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
+// snapshotConfig is gossipConfig with 12 nodes, churn from 10 s, for 30
+// virtual seconds, with snapshot managers on every node and gatherers at
+// nodes 3, 6, 9 and 12 (seed 77: 31 gathers and a churn leave).
 func snapshotConfig(seed uint64, snaps *[]*snapshot.Snapshot) emulation.Config {
 	cfg := gossipConfig(seed, 12, 4, nil)
-	cfg.Duration = 45 * time.Second
+	cfg.Duration = 30 * time.Second
 	cfg.Churn.After = 10 * time.Second
 	cfg.Snapshots = &emulation.SnapshotConfig{
 		Manager:   snapshot.Config{Interval: 2 * time.Second, GatherInterval: 3 * time.Second},

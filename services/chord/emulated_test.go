@@ -65,10 +65,10 @@ func safetyCount(r emulation.Result, name string) int64 {
 }
 
 // Without churn, 25 nodes joining through node 1 form one correct ring,
-// with the paper's code as it is and with the corrections.
+// with the paper's code as it is and with the corrections (seeds 1-2).
 func TestEmulatedRingFormsWithoutChurn(t *testing.T) {
 	for _, opts := range []chord.Options{chord.DefaultOptions(), chord.AllFixes()} {
-		for seed := uint64(1); seed <= 3; seed++ {
+		for seed := uint64(1); seed <= 2; seed++ {
 			r, e := emulate(t, seed, opts, emulation.ChurnConfig{}, 3*time.Minute)
 			requireLive(t, seed, r)
 			requireCorrectRing(t, seed, e)
@@ -92,9 +92,11 @@ const churnRun = 18 * time.Minute
 // healing. PredSelfImpliesSuccSelf is not asserted: in emulation it needs a
 // transport error to overtake a 10 µs loopback message, and it was not
 // seen in 20 seeds of 40 minutes of churn; the explorer test finds it.
+// Seeds 1-2: seed 1 violates NodeOrdering (87 states), seed 2 heals without
+// a violation (seed 3, run before too, did the same as seed 2).
 func TestEmulatedChurnWithThePapersCode(t *testing.T) {
 	var ordering int64
-	for seed := uint64(1); seed <= 3; seed++ {
+	for seed := uint64(1); seed <= 2; seed++ {
 		r, e := emulate(t, seed, chord.DefaultOptions(), churn, churnRun)
 		if r.Churn.Leaves < 20 {
 			t.Fatalf("seed=%d: only %d churn leaves in 15 minutes", seed, r.Churn.Leaves)
@@ -107,14 +109,14 @@ func TestEmulatedChurnWithThePapersCode(t *testing.T) {
 		requireCorrectRing(t, seed, e)
 	}
 	if ordering == 0 {
-		t.Errorf("%s never violated under churn with the paper's code (seeds 1-3)", chord.NodeOrdering)
+		t.Errorf("%s never violated under churn with the paper's code (seeds 1-2)", chord.NodeOrdering)
 	}
 }
 
 // With both corrections the same churn violates no safety property, and
-// the ring heals.
+// the ring heals (seeds 1-2, as TestEmulatedChurnWithThePapersCode).
 func TestEmulatedChurnWithCorrections(t *testing.T) {
-	for seed := uint64(1); seed <= 3; seed++ {
+	for seed := uint64(1); seed <= 2; seed++ {
 		r, e := emulate(t, seed, chord.AllFixes(), churn, churnRun)
 		for _, s := range r.Safety {
 			if s.ViolatedStates != 0 {

@@ -14,7 +14,7 @@ var maceMCWalks = walkBudget{dmax: 1000, k: 20}
 // critical-transition search's dead probes.
 // TestPrefixWalksFindTheRapidRejoinBug and
 // TestPrefixWalksFindNothingWithTheCorrection cover the same behaviour in
-// `make test` with walks of 600 steps, 10 per probe.
+// `make test` with walks of 400 steps, 8 per probe.
 
 // TestPrefixWalksFindTheRapidRejoinBugMaceMCWalks is
 // TestPrefixWalksFindTheRapidRejoinBug with MaceMC-sized walks.

@@ -8,9 +8,9 @@ import "testing"
 // searches to depth 13 (65,461, 37,156, 56,011 and 32,237 states) took
 // about 36 s of CPU under the race detector (about 3 s without);
 // TestSymmetrySameViolations covers the same behaviour in `make test` from
-// a snapshot four steps further along the violating path, to depth 9.
+// a snapshot six steps further along the violating path, to depth 7.
 // TestSymmetryCountsDepth8 took about 5 s under the race detector (0.5 s
-// without); TestSymmetryCounts pins its counts to depth 7.
+// without); TestSymmetryCounts pins its counts to depth 6.
 
 // TestSymmetryCountsDepth8 pins BFS to depth 8 of correct Paxos among
 // members 1..n where only n1 proposes, with and without symmetry reduction
@@ -22,7 +22,7 @@ func TestSymmetryCountsDepth8(t *testing.T) {
 }
 
 // TestSymmetrySameViolationsAfterRoundOne: from a snapshot after a first
-// round that chose v1 (roundOne without secondRound, nothing in flight),
+// round that chose v1 (roundOne with no second-round step, nothing in flight),
 // with bug1 BFS to depth 13 finds OneValueChosen violated at depth 10 and
 // OneValueLearned at depth 13 (n2's second round takes the value of the
 // last Promise, its own empty one, and gets v2 accepted), with and without

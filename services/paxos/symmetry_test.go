@@ -45,15 +45,17 @@ type symmetryCount struct {
 	plain, sym uint64
 }
 
-// TestSymmetryCounts pins BFS to depth 7 of correct Paxos among members
+// TestSymmetryCounts pins BFS to depth 6 of correct Paxos among members
 // 1..n where only n1 proposes, with and without symmetry reduction over the
-// acceptors 2..n: the unique states fall from 863 to 541 (3 members), 1,513
-// to 541 (4) and 2,809 to 565 (5), the same for 1 and 2 workers, with no
-// violation either way. (TestSymmetryCountsDepth8, in
-// symmetry_long_test.go, pins depth 8, where the searches keep about twice
-// as many states.)
+// acceptors 2..n: the unique states fall from 395 to 257 (3 members), 695
+// to 269 (4) and 1,203 to 277 (5) — without symmetry they nearly double
+// with every member, with it they hardly grow — the same for 1 and 2
+// workers, with no violation either way. (Depth 7, 863 / 541 to 2,809 /
+// 565, cost four times as much; TestSymmetryCountsDepth8, in
+// symmetry_long_test.go, pins depth 8, where the searches keep about four
+// times as many states as here.)
 func TestSymmetryCounts(t *testing.T) {
-	checkSymmetryCounts(t, 7, []symmetryCount{{3, 863, 541}, {4, 1513, 541}, {5, 2809, 565}})
+	checkSymmetryCounts(t, 6, []symmetryCount{{3, 395, 257}, {4, 695, 269}, {5, 1203, 277}})
 }
 
 // checkSymmetryCounts runs BFS to depth on every row's model with and
@@ -84,11 +86,14 @@ func checkSymmetryCounts(t *testing.T, depth int, rows []symmetryCount) {
 // which 3 and 4 are alike and node 2 has yet to propose (nothing is in
 // flight).
 //
-// With secondRound it goes on along the path of bug1's violation: n2
-// proposes v2, n1 (which accepted v1) promises, n2 receives that Promise and
-// its own Prepare; the snapshot then has n2's Promise to itself and its
-// Prepares to n3 and n4 in flight, and 3 and 4 are still alike.
-func roundOne(t testing.TB, spec node.Spec, secondRound bool) ([]consequence.Checkpoint, []node.Envelope) {
+// It then takes the first secondRound steps (0 to 6) of the path of bug1's
+// violation: n2 proposes v2, n1 (which accepted v1) receives the Prepare and
+// promises, n2 receives that Promise and its own Prepare (after four steps
+// n2's Promise to itself and its Prepares to n3 and n4 are in flight, and 3
+// and 4 are still alike), n3 receives the Prepare and n2 n3's empty Promise
+// (after six: n2 holds two Promises, n1's and n3's, its Promise to itself
+// and its Prepare to n4 in flight).
+func roundOne(t testing.TB, spec node.Spec, secondRound int) ([]consequence.Checkpoint, []node.Envelope) {
 	t.Helper()
 	at := consequence.DefaultStart
 	cores := map[node.ID]*node.Core{}
@@ -117,24 +122,29 @@ func roundOne(t testing.TB, spec node.Spec, secondRound bool) ([]consequence.Che
 			step(env.To, node.Event{Kind: node.EventMessage, From: env.From, Msg: env.Msg})
 		}
 	}
-	if secondRound {
-		// deliver delivers the first message in flight from one node to
-		// another (FIFO per channel).
-		deliver := func(from, to node.ID) {
-			t.Helper()
-			for i, env := range queue {
-				if env.From == from && env.To == to {
-					queue = append(queue[:i:i], queue[i+1:]...)
-					step(to, node.Event{Kind: node.EventMessage, From: from, Msg: env.Msg})
-					return
-				}
+	// deliver delivers the first message in flight from one node to
+	// another (FIFO per channel).
+	deliver := func(from, to node.ID) {
+		t.Helper()
+		for i, env := range queue {
+			if env.From == from && env.To == to {
+				queue = append(queue[:i:i], queue[i+1:]...)
+				step(to, node.Event{Kind: node.EventMessage, From: from, Msg: env.Msg})
+				return
 			}
-			t.Fatalf("no message in flight from %v to %v", from, to)
 		}
-		step(2, node.Event{Kind: node.EventApp, Msg: paxos.Propose{Value: paxos.ValueOf(2)}})
-		deliver(2, 1) // Prepare
-		deliver(1, 2) // Promise, with v1 accepted
-		deliver(2, 2) // Prepare
+		t.Fatalf("no message in flight from %v to %v", from, to)
+	}
+	path := []func(){
+		func() { step(2, node.Event{Kind: node.EventApp, Msg: paxos.Propose{Value: paxos.ValueOf(2)}}) },
+		func() { deliver(2, 1) }, // Prepare
+		func() { deliver(1, 2) }, // Promise, with v1 accepted
+		func() { deliver(2, 2) }, // Prepare
+		func() { deliver(2, 3) }, // Prepare
+		func() { deliver(3, 2) }, // Promise, empty
+	}
+	for _, f := range path[:secondRound] {
+		f()
 	}
 	var cps []consequence.Checkpoint
 	for id := node.ID(1); id <= 4; id++ {
@@ -148,34 +158,40 @@ func roundOne(t testing.TB, spec node.Spec, secondRound bool) ([]consequence.Che
 }
 
 // symmetryViolations is what checkSymmetrySameViolations expects of
-// roundOne's snapshot (with or without secondRound): BFS to depth finds,
+// roundOne's snapshot (after secondRound steps): BFS to depth finds,
 // with bug1, OneValueChosen violated at depth chosen and OneValueLearned at
 // depth learned, keeping plain unique states without symmetry and sym with
 // it.
 type symmetryViolations struct {
-	secondRound     bool
+	secondRound     int
 	depth           int
 	chosen, learned int
 	plain, sym      uint64
 }
 
 // TestSymmetrySameViolations: from a snapshot in n2's second round
-// (roundOne with secondRound: n2 holds n1's Promise, which carries v1, and
-// its Prepares to n3 and n4 are in flight), with bug1 BFS to depth 9 finds
-// OneValueChosen violated at depth 6 and OneValueLearned at depth 9 (n2
-// takes the value of the last Promise, its own empty one, and gets v2
-// accepted), with and without symmetry over the acceptors n3 and n4, along
-// the same paths, with partial-order reduction on or off; symmetry keeps
-// 8,603 states instead of 16,389. The paths and the violations' reports
-// replay to violating states. With bug1 fixed there is no violation.
+// (roundOne after six steps: n2 holds n1's Promise, which carries v1, and
+// n3's empty one, its own empty Promise and its Prepare to n4 are in
+// flight), with bug1 BFS to depth 7 finds OneValueChosen violated at depth
+// 4 and OneValueLearned at depth 7 (n2 takes the value of the last Promise,
+// its own empty one, and gets v2 accepted), with and without symmetry over
+// the acceptors n3 and n4, along the same paths, with partial-order
+// reduction on or off; symmetry keeps 4,571 states instead of 5,345 (n3
+// and n4 are no longer alike, but once n4 has caught up with n3, states
+// that differ only in which of the two went further are still merged).
+// The paths and the violations' reports replay to violating states. With
+// bug1 fixed there is no violation.
 //
 // The snapshot is the one after round one of
 // TestSymmetrySameViolationsAfterRoundOne (symmetry_long_test.go, depth
-// 13) four steps further along the same violating path, stopping before
-// the first step that tells n3 from n4: the four searches keep about a
-// fifth of the states.
+// 13) six steps further along the same violating path, two past the first
+// step that tells n3 from n4: a symmetric search costs about three times a
+// plain one per state under the race detector, and from four steps along
+// (n3 and n4 still alike, depth 9: 16,389 and 8,603 states) the four
+// searches took 14 s of CPU, from six about 6 s. The long test keeps the
+// snapshot in which n3 and n4 are alike, where symmetry halves the states.
 func TestSymmetrySameViolations(t *testing.T) {
-	checkSymmetrySameViolations(t, symmetryViolations{secondRound: true, depth: 9, chosen: 6, learned: 9, plain: 16389, sym: 8603})
+	checkSymmetrySameViolations(t, symmetryViolations{secondRound: 6, depth: 7, chosen: 4, learned: 7, plain: 5345, sym: 4571})
 }
 
 // checkSymmetrySameViolations runs BFS to want.depth from roundOne's
@@ -188,7 +204,10 @@ func checkSymmetrySameViolations(t *testing.T, want symmetryViolations) {
 		spec := paxos.NewSpec(opts)
 		cps, inFlight := roundOne(t, spec, want.secondRound)
 		// (Symmetric searches take no sleep sets, so one run with symmetry
-		// stands for both settings of partial-order reduction.)
+		// stands for both settings of partial-order reduction. The searches
+		// run on one worker: TestSymmetryCounts shows that the workers
+		// change nothing, and under the race detector two cost about a
+		// tenth more CPU.)
 		var paths [2]string
 		for k, sym := range []bool{false, true} {
 			m, err := consequence.NewActorModelFromCheckpoints(spec, cps, inFlight, consequence.ActorOptions{Symmetry: sym})
@@ -198,7 +217,7 @@ func checkSymmetrySameViolations(t *testing.T, want symmetryViolations) {
 			if got := fmt.Sprint(m.SymmetryGroups()); sym && got != "[[n3 n4]]" {
 				t.Fatalf("groups %s", got)
 			}
-			res, err := consequence.NewChecker(m).Properties(m.Properties()...).MaxDepth(want.depth).MaxStates(0).Run(t.Context())
+			res, err := consequence.NewChecker(m).Properties(m.Properties()...).MaxDepth(want.depth).MaxStates(0).Workers(1).Run(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}

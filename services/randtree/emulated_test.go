@@ -96,11 +96,18 @@ func TestEmulatedTreeConvergesWithoutChurn(t *testing.T) {
 	}
 }
 
+// churnSeeds are the seeds of the two churn tests: 1 and 2. Each run costs
+// about 1.2 s of CPU under the race detector; seed 1 alone violates all three
+// properties below (3,453 / 1,617 / 1,180 states), seed 2 adds a run whose
+// inconsistencies are nearly all of bug 1 (37,242 states) and none of bug 3.
+// Seed 3, which the tests also ran before, violates the same properties and the corrections reduce its count too (8,524 to 22); it adds no case the two miss.
+const churnSeeds = 2
+
 // Under churn the paper's code reaches inconsistent states, and after the
-// churn stops the tree heals (liveness holds at the end).
+// churn stops the tree heals (liveness holds at the end). Seeds 1-2.
 func TestEmulatedChurnShowsThePapersInconsistencies(t *testing.T) {
 	var total map[string]int64 = map[string]int64{}
-	for seed := uint64(1); seed <= 3; seed++ {
+	for seed := uint64(1); seed <= churnSeeds; seed++ {
 		r := papersChurn(t, seed)
 		if r.Churn.Leaves < 20 {
 			t.Fatalf("seed=%d: only %d churn leaves in 40 minutes", seed, r.Churn.Leaves)
@@ -116,15 +123,16 @@ func TestEmulatedChurnShowsThePapersInconsistencies(t *testing.T) {
 	// it.
 	for _, name := range []string{randtree.ChildrenSiblingsDisjoint, randtree.RootNotChildOrSibling, randtree.RootHasNoSiblings} {
 		if total[name] == 0 {
-			t.Errorf("%s never violated under churn with the paper's code (seeds 1-3): %v", name, total)
+			t.Errorf("%s never violated under churn with the paper's code (seeds 1-%d): %v", name, churnSeeds, total)
 		}
 	}
 }
 
 // With every correction applied the same churn leaves fewer inconsistent
-// states — none of bugs 1 and 3 — and the tree still heals.
+// states — none of bugs 1 and 3 — and the tree still heals. Seeds 1-2, the
+// paper's runs shared with TestEmulatedChurnShowsThePapersInconsistencies.
 func TestEmulatedChurnWithCorrections(t *testing.T) {
-	for seed := uint64(1); seed <= 3; seed++ {
+	for seed := uint64(1); seed <= churnSeeds; seed++ {
 		buggy := papersChurn(t, seed)
 		fixed, _ := emulate(t, seed, randtree.AllFixes(), churn40, churn40Heal)
 		requireLive(t, seed, fixed)

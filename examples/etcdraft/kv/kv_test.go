@@ -190,11 +190,13 @@ func TestResetKeepsTheDurablePart(t *testing.T) {
 // TestPartitionedLeaderBreaksStateMachineSafety: a leader cut off from
 // its followers goes on writing; with the planted bug it applies what the
 // majority's new leader then overwrites, and the violation shows when
-// the partition heals. The corrected store stays safe.
+// the partition heals. The corrected store stays safe, and live at the
+// end. The leader is isolated from 10 to 20 s and the run ends at 30 s
+// (it went on to a minute before, to the same outcome at twice the cost).
 func TestPartitionedLeaderBreaksStateMachineSafety(t *testing.T) {
 	for _, fixed := range []bool{false, true} {
 		e, err := emulation.New(emulation.Config{Spec: spec(t, kv.Options{ApplyCommitted: fixed, Writes: 6}), Nodes: 3, Seed: 5,
-			Duration: time.Minute, Workload: kv.Workload})
+			Duration: 30 * time.Second, Workload: kv.Workload})
 		if err != nil {
 			t.Fatal(err)
 		}
