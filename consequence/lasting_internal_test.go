@@ -25,13 +25,13 @@ func lastingModels(t testing.TB) []packModel {
 	}
 	gsp := node.Spec{Name: "gossip", New: func() node.Service { return &gossipSvc{} }, Messages: []node.Message{gossip{}}}
 	return []packModel{
-		{"elect-crash-restart", build(elect.Spec(3, false), ActorOptions{N: 3, Faults: Faults{Crashes: 1, Downtime: 1500 * time.Millisecond, Resets: 1, Breaks: 1}}), 6,
+		{"elect-crash-restart", build(elect.Spec(3, false), ActorOptions{N: 3, Faults: Faults{Crashes: 1, Downtime: 1500 * time.Millisecond, Resets: 1, Breaks: 1}}), 6, 4,
 			[]string{"timer", "deliver", "crash", "restart", "reset rst", "break", "transport-error"}},
-		{"elect-partitions", build(elect.Spec(4, true), ActorOptions{N: 4, Faults: Faults{Partitions: 2, PartitionLength: time.Second, Crashes: 1}}), 5,
+		{"elect-partitions", build(elect.Spec(4, true), ActorOptions{N: 4, Faults: Faults{Partitions: 2, PartitionLength: time.Second, Crashes: 1}}), 5, 3,
 			[]string{"timer", "deliver", "partition", "heal", "crash"}},
-		{"elect-jumps", build(elect.Spec(3, true), ActorOptions{N: 3, TimerSkew: 150 * time.Millisecond, Faults: Faults{ClockJumps: 2, Partitions: 1, PartitionKinds: CutOneWay}}), 5,
+		{"elect-jumps", build(elect.Spec(3, true), ActorOptions{N: 3, TimerSkew: 150 * time.Millisecond, Faults: Faults{ClockJumps: 2, Partitions: 1, PartitionKinds: CutOneWay}}), 5, 3,
 			[]string{"timer", "deliver", "clock-jump", "partition"}},
-		{"gossip-lasting", build(gsp, ActorOptions{N: 3, Faults: Faults{Crashes: 1, Downtime: 1, Partitions: 1, PartitionLength: 2, ClockJumps: 1, Drops: 1}}), 5,
+		{"gossip-lasting", build(gsp, ActorOptions{N: 3, Faults: Faults{Crashes: 1, Downtime: 1, Partitions: 1, PartitionLength: 2, ClockJumps: 1, Drops: 1}}), 5, 3,
 			[]string{"timer", "deliver", "deliver-datagram", "crash", "restart", "partition", "heal", "clock-jump"}},
 	}
 }
