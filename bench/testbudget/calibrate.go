@@ -23,11 +23,13 @@ const calibrationFormat = "crystalball-testbudget-calibration/1"
 // The reference machine is the one docs/PERFORMANCE.md's figures are taken
 // on (a 2-vCPU AMD EPYC VM). referenceRaceSeconds and referencePlainSeconds
 // are one run of the reference workload's CPU there, quiet, built with and
-// without the race detector: a machine whose run takes twice as long
-// counts every CPU second of its tests as half a reference second.
+// without the race detector (medians of 7 and 9 runs, 2026-12-02, load
+// under 1: 0.61–0.67 s and 0.225–0.231 s): a machine whose run takes
+// twice as long counts every CPU second of its tests as half a reference
+// second.
 const (
-	referenceRaceSeconds  = 0.52
-	referencePlainSeconds = 0.070
+	referenceRaceSeconds  = 0.63
+	referencePlainSeconds = 0.23
 	// referenceStates sizes one run of the workload.
 	referenceStates = 120_000
 	// calibrationRuns is how many runs a calibration takes the median of:
