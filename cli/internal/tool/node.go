@@ -65,7 +65,7 @@ type nodeFlags struct {
 	tlsCert, tlsKey, tlsCA, gossipKeyFile                             string
 	logFormat, logLevel, fix, reports                                 string
 	dataDir                                                           string
-	ephemeral                                                         bool
+	ephemeral, forgetLost                                             bool
 	nodes                                                             int
 	seed                                                              uint64
 	snapEvery, gatherEvery, steerTime                                 time.Duration
@@ -105,6 +105,7 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.Var(durationValue{&f.steerTime}, "steer-time", "wall-time budget of each steering search of a live node (a round runs several)")
 	fs.StringVar(&f.reports, "reports", "", "directory to write a JSON report per predicted violation into (--mode debug or steer; default: none)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "directory of the node's store (created if need be): the service's durable state (paxos: promises, accepted and learned values) and steering's installed filters are synced there before the messages that depend on them are sent, and recovered when the node starts again; one node per directory")
+	fs.BoolVar(&f.forgetLost, "forget-lost-store", false, "start with a new, empty store when --data-dir was initialised for this node but its store is missing, empty or another's (refused otherwise): the node forgets what it promised")
 	fs.BoolVar(&f.ephemeral, "ephemeral", false, "run a service with durable state (paxos) without --data-dir: a restarted node forgets what it promised (tests and experiments only)")
 }
 
@@ -170,6 +171,8 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 		return usagef("--steer-time must be positive, got %v", f.steerTime)
 	case f.reports != "" && f.steer.mode == steering.Off:
 		return usagef("--reports needs --mode debug or steer")
+	case f.forgetLost && f.dataDir == "":
+		return usagef("--forget-lost-store needs --data-dir")
 	case f.ephemeral && f.dataDir != "":
 		return usagef("--ephemeral and --data-dir contradict each other: a node with a data directory keeps its durable state")
 	}
@@ -240,7 +243,7 @@ func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, e
 	cfg.ID, cfg.Listen, cfg.Advertise, cfg.GossipBind = f.id, f.listen, f.advertise, f.gossip
 	cfg.Join, cfg.Label, cfg.Seed, cfg.Logger = SplitList(f.join), f.label, f.seed, logger
 	cfg.TrySendQueueBytes = f.trySendQueue
-	cfg.DataDir, cfg.Ephemeral = f.dataDir, f.ephemeral
+	cfg.DataDir, cfg.Ephemeral, cfg.ForgetLostStore = f.dataDir, f.ephemeral, f.forgetLost
 	if err := f.secure(&cfg); err != nil {
 		return nil, err
 	}
