@@ -50,7 +50,6 @@ var (
 	ErrStoreCorrupt = errors.New("live: the data directory's store is corrupt")
 )
 
-
 // DataDirConfig names a node's data directory and the node it belongs to.
 type DataDirConfig struct {
 	// Dir is the directory (created mode 0700 if need be).
