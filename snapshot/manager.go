@@ -83,7 +83,10 @@ type memberState struct {
 	reason string
 	// bad: excluded for a malformed answer (or a number beyond the
 	// window), not by a choice the member made (see FailureNoMember).
-	bad      bool
+	bad bool
+	// refused: the member answered that the cut lies beyond its window,
+	// its number (cn) more than a window below it (see rebaseTarget).
+	refused  bool
 	cn       uint64
 	raw      []byte
 	channels []ChannelRecord
@@ -149,7 +152,10 @@ type Manager struct {
 	// vouches for peers (WitnessHost).
 	claims  map[string]uint64
 	witness func(peer node.ID) (string, bool)
-	recent  map[node.ID]time.Time
+	// buckets are the rate limits on numbers adopted from peers, by
+	// witness key (window.go).
+	buckets map[string]*cnBucket
+	recent map[node.ID]time.Time
 	// also are the peers a layer asked the gathers to take in besides the
 	// neighbourhood (Include), ascending.
 	also []node.ID
@@ -213,7 +219,7 @@ func New(cfg Config, self node.ID, src Source) (*Manager, error) {
 	}
 	return &Manager{
 		cfg: c, self: self, src: src, witness: witness,
-		lastCN: map[node.ID]uint64{}, claims: map[string]uint64{}, recent: map[node.ID]time.Time{}, sentCN: map[node.ID]uint64{},
+		lastCN: map[node.ID]uint64{}, claims: map[string]uint64{}, buckets: map[string]*cnBucket{}, recent: map[node.ID]time.Time{}, sentCN: map[node.ID]uint64{},
 		dirty: map[node.ID]bool{}, clean: map[node.ID]bool{},
 		acked: map[node.ID]base{}, sent: map[node.ID][]base{}, bases: map[node.ID][]base{},
 	}, nil
@@ -362,6 +368,9 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 		}
 	}
 	if !env.Datagram {
+		if last, ok := m.lastCN[env.From]; ok && env.CN < last && env.From != m.self {
+			m.wentBack(env.From, env.CN)
+		}
 		if env.CN > m.lastCN[env.From] {
 			m.lastCN[env.From] = env.CN
 		}
@@ -439,17 +448,12 @@ func (m *Manager) TransportError(now time.Time, peer node.ID) Effects {
 	if !m.started {
 		return m.fx
 	}
-	m.dirty[peer] = true
-	delete(m.clean, peer)
+	m.lossy(peer)
 	delete(m.sentCN, peer)
 	// The peer may have restarted and lost the checkpoints it
 	// acknowledged: the next answer to it is not a delta.
 	delete(m.acked, peer)
 	delete(m.sent, peer)
-	m.pos++
-	m.log = append(m.log, logEntry{pos: m.pos, from: peer, err: true, cost: 32})
-	m.logCost += 32
-	m.prune()
 	if g := m.g; g != nil {
 		if st := g.status[peer]; st != nil && st.state == memberPending {
 			st.state, st.reason = memberDead, "transport error"
@@ -457,6 +461,31 @@ func (m *Manager) TransportError(now time.Time, peer node.ID) Effects {
 		m.checkRound()
 	}
 	return m.fx
+}
+
+// lossy marks the channel from peer lossy as a transport error does:
+// what it sent before may have been lost.
+func (m *Manager) lossy(peer node.ID) {
+	m.dirty[peer] = true
+	delete(m.clean, peer)
+	m.pos++
+	m.log = append(m.log, logEntry{pos: m.pos, from: peer, err: true, cost: 32})
+	m.logCost += 32
+	m.prune()
+}
+
+// wentBack handles a message from peer whose number cn is below one peer
+// sent before on the same FIFO channel: the sender's numbering started
+// over (a live process restarted at 0, or the sender rebased). What the
+// channel's earlier numbers closed is not closed for the new numbering,
+// so the channel starts over from cn, and is lossy as after a transport
+// error (the old incarnation's messages in flight are neither in its
+// state nor recorded). A restarted sender that lost its delta bases says
+// so itself (resync).
+func (m *Manager) wentBack(peer node.ID, cn uint64) {
+	m.stats.CNWentBack++
+	m.lastCN[peer] = cn
+	m.lossy(peer)
 }
 
 // AfterStep runs after every core step: while a gather is in progress, a
@@ -875,13 +904,17 @@ func (m *Manager) onRequest(from node.ID, r Request) error {
 		m.stats.BadMessages++
 		return nil
 	}
-	if r.CR > m.window() {
+	if r.CR > m.limit(from) {
 		// A cut this node would have to jump to: the gatherer's number
-		// was not adopted either (see admit), so the gatherer times out.
+		// was not adopted either (see admit). The answer says so, with
+		// this node's number: a gatherer every member answers so is
+		// ahead of them all and rebases.
 		m.stats.CNRejected++
+		m.negative(from, r, ReasonWindow)
 		return nil
 	}
 	if r.CR > m.cn {
+		m.spend(from, r.CR)
 		if err := m.take(r.CR, CheckpointRequested); err != nil {
 			return err
 		}
@@ -1274,7 +1307,7 @@ func (m *Manager) onNegative(from node.ID, n Negative) {
 			st.state, st.reason, st.bad = memberExcluded, "malformed negative answer", true
 			break
 		}
-		if n.CN > m.window() {
+		if n.CN > m.limit(from) {
 			// Retrying there would jump this node's number beyond the
 			// window on one peer's word.
 			m.stats.CNRejected++
@@ -1283,6 +1316,12 @@ func (m *Manager) onNegative(from node.ID, n Negative) {
 		}
 		st.state, st.reason = memberRetry, "checkpoint pruned"
 		m.g.maxNeg = max(m.g.maxNeg, n.CN)
+		m.spend(from, n.CN) // the retry adopts it
+	case ReasonWindow:
+		st.state, st.reason = memberExcluded, "the cut is beyond its window"
+		if n.CN < m.g.cr && m.g.cr-n.CN > uint64(m.cfg.CNWindow) {
+			st.cn, st.refused = n.CN, true
+		}
 	case ReasonBandwidth:
 		st.state, st.reason = memberExcluded, "bandwidth cap"
 	default:
@@ -1314,6 +1353,11 @@ func (m *Manager) checkRound() {
 	if retry && g.round < m.cfg.MaxRounds {
 		// g.cr+1 is at most MaxCN+1, which startRound refuses.
 		m.startRound(max(g.maxNeg, g.cr+1))
+		return
+	}
+	if to, ok := m.rebaseTarget(); ok {
+		m.rebase(to)
+		m.nextRound(m.nextCut(), "rebased")
 		return
 	}
 	if why, ok := m.nobodyAnswered(); ok {
