@@ -155,7 +155,7 @@ type Manager struct {
 	// buckets are the rate limits on numbers adopted from peers, by
 	// witness key (window.go).
 	buckets map[string]*cnBucket
-	recent map[node.ID]time.Time
+	recent  map[node.ID]time.Time
 	// also are the peers a layer asked the gathers to take in besides the
 	// neighbourhood (Include), ascending.
 	also []node.ID
