@@ -116,7 +116,10 @@ func (m *Manager) admit(peer node.ID, cn uint64) (uint64, error) {
 // live — and one bucket for all the peers without a witness. Honest
 // numbers grow by a few thousand a second at most (see DefaultCNWindow),
 // far below it; a node's own increments and gathers, and a catch-up two
-// witnesses agree on, are not charged. Past the limit a number is cut to
+// witnesses agree on, are not charged. A node one peer pushed a whole
+// bucket ahead may be beyond the window of a neighbour that did not hear
+// from it meanwhile: its next gather finds that member refusing, and
+// rebases (below). Past the limit a number is cut to
 // what the bucket allows (Stats.CNLimited), which is sound for the reason
 // a number beyond the window may be taken as the node's own (admit).
 
@@ -263,10 +266,10 @@ func (m *Manager) nextCut() uint64 { return m.cn + 1 }
 // members a witness vouches for, so forged IDs cannot make a node rebase.
 
 // rebaseTarget returns the number to rebase to when every member of the
-// round but the node refused its cut as beyond their windows, each with a
-// witness and more than a window below the cut: one above the largest
-// refuser's number, and at least the last number of every peer with a
-// witness, if that is more than a window below the node's number.
+// round but the node that answered at all refused its cut as beyond their
+// windows, each with a witness and more than a window below the cut: one
+// above the largest refuser's number, and at least the last number of
+// every peer with a witness, if that is below the node's number.
 func (m *Manager) rebaseTarget() (uint64, bool) {
 	g := m.g
 	var to uint64
@@ -276,6 +279,9 @@ func (m *Manager) rebaseTarget() (uint64, bool) {
 			continue
 		}
 		st := g.status[id]
+		if st.state == memberDead {
+			continue // it said nothing: a forged member is one
+		}
 		if !st.refused {
 			return 0, false
 		}
@@ -293,7 +299,7 @@ func (m *Manager) rebaseTarget() (uint64, bool) {
 			to = max(to, cn)
 		}
 	}
-	if to >= m.cn || m.cn-to <= uint64(m.cfg.CNWindow) {
+	if to >= m.cn {
 		return 0, false
 	}
 	return to, true
