@@ -12,7 +12,10 @@ import (
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
 
+	"github.com/zeebo/xxh3"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // hostilePeer is the live tests' attacker: a bounded client that speaks
@@ -135,4 +138,64 @@ func snapNodes(s *snapshot.Snapshot) []node.ID {
 		ids = append(ids, n.Node)
 	}
 	return ids
+}
+
+// observedLogger returns a logger at info level, as a deployed node logs,
+// and what it logged.
+func observedLogger() (*zap.Logger, *observer.ObservedLogs) {
+	core, logs := observer.New(zapcore.InfoLevel)
+	return zap.New(core), logs
+}
+
+// liarLayer makes a real node a lying snapshot member: it answers every
+// snapshot Request itself with the checkpoint state answer returns for the
+// node's real one (the node runs no snapshot layer of its own), under a
+// correct hash, with Markers to the other members so the gatherer need
+// not wait. The node is a member memberlist proved: it lies with a
+// proved identity, as an authenticated member could.
+type liarLayer struct {
+	host   layer.Host
+	answer func(real []byte) []byte
+}
+
+func (l *liarLayer) Messages() []node.Message                { return snapshot.Messages() }
+func (l *liarLayer) Attach(h layer.Host) error               { l.host = h; return nil }
+func (l *liarLayer) Start(time.Time) []node.Envelope         { return nil }
+func (l *liarLayer) Sending(time.Time, *node.Envelope)       {}
+func (l *liarLayer) After(time.Time) []node.Envelope         { return nil }
+func (l *liarLayer) Tick(time.Time) ([]node.Envelope, error) { return nil, nil }
+func (l *liarLayer) NextTick() time.Time                     { return time.Time{} }
+func (l *liarLayer) Before(_ time.Time, ev node.Event, in *node.Envelope) (bool, []node.Envelope, error) {
+	if in == nil || !layer.IsMessage(in.Msg) {
+		return true, nil, nil
+	}
+	req, ok := in.Msg.(snapshot.Request)
+	if !ok {
+		return false, nil, nil
+	}
+	real, err := l.host.Checkpoint()
+	if err != nil {
+		return false, nil, err
+	}
+	state := l.answer(real)
+	self := l.host.ID()
+	resp := snapshot.Response{Gather: req.Gather, CR: req.CR, CN: req.CR, Encoding: snapshot.EncodingRaw,
+		Hash: snapshotHash(state), RawLen: uint32(len(state)), State: state}
+	var out []node.Envelope
+	for _, m := range req.Members {
+		resp.Channels = append(resp.Channels, snapshot.ChannelRecord{From: m, Flags: snapshot.FlagComplete})
+		if m != in.From && m != self {
+			out = append(out, node.Envelope{From: self, To: m, CN: req.CR, Msg: snapshot.Marker{Gather: req.Gather}})
+		}
+	}
+	return false, append(out, node.Envelope{From: self, To: in.From, CN: req.CR, Msg: resp}), nil
+}
+
+// snapshotHash is the snapshot protocol's checkpoint hash (xxh3, 0 read
+// as 1).
+func snapshotHash(b []byte) uint64 {
+	if h := xxh3.Hash(b); h != 0 {
+		return h
+	}
+	return 1
 }

@@ -161,6 +161,18 @@ func (d *directory) confirmed(id node.ID) (string, bool) {
 	return p.ServiceAddr, true
 }
 
+// knows reports whether the directory holds an address for id: confirmed,
+// or claimed by a hello within its expiry.
+func (d *directory) knows(id node.ID) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if at, unconfirmed := d.expires[id]; unconfirmed && d.now().After(at) {
+		return false
+	}
+	p := d.peers[id]
+	return p != nil && p.ServiceAddr != ""
+}
+
 // died marks a peer not alive; its address is kept, so a send to it fails
 // fast (connection refused) instead of waiting for rediscovery.
 func (d *directory) died(id node.ID) {

@@ -1,13 +1,18 @@
 package live
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
+
+	"go.uber.org/zap"
 )
 
 // TestCheckpointNumberWalkIsBounded: one forged ID sends 2,000 notes
@@ -49,4 +54,117 @@ func TestCheckpointNumberWalkIsBounded(t *testing.T) {
 	}
 	t.Logf("n1 at %d after the walk: %d forced checkpoints, %d numbers limited; its gather rebased %d times, cut %d",
 		st.CN, st.Forced, st.CNLimited, sl.Status(time.Now()).Stats.Rebased, s.CN)
+}
+
+// forgedMembers returns n member IDs nobody runs from 10,000+from,
+// ascending, with the given IDs among them.
+func forgedMembers(n, from int, with ...node.ID) []node.ID {
+	ids := slices.Clone(with)
+	for i := range n {
+		ids = append(ids, node.ID(10_000+from+i))
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// TestForgedMembersCauseNoDials: a stranger's snapshot Requests, each
+// naming 1,000 members nobody runs, make n1 dial none of them: it sends
+// Markers only to peers it knows (the directory's), and dials to IDs
+// without an address are capped anyway. main dialled every one (20
+// frames of 8 KB: 20,025 goroutines and 267 MB; MaxPendingAnswers did not
+// stop it) and logged a line for each.
+func TestForgedMembersCauseNoDials(t *testing.T) {
+	defer livetest.VerifyNone(t)
+	logs, obs := observedLogger()
+	n1, _ := snapNode(t, 1, snapshot.Config{Interval: time.Hour}, func(c *RuntimeConfig) { c.Logger = logs })
+	defer stopNodes(t, n1)
+	h := dialHostile(t, n1.Addr(), 60, "127.0.0.1:1")
+	base := runtime.NumGoroutine()
+	for i := range 20 {
+		req := snapshot.Request{Gather: uint64(i + 1), CR: 1, Members: forgedMembers(1000, 1000*i, 1, 60)}
+		if !h.send(node.Envelope{To: 1, CN: 1, Msg: req}) {
+			t.Fatalf("n1 closed the connection after %d requests", i)
+		}
+	}
+	waitFor(t, "n1 to handle the requests", func() bool {
+		return n1.Status().Counters.MessagesIn >= 20
+	})
+	time.Sleep(200 * time.Millisecond) // let any dial start
+	g := runtime.NumGoroutine()
+	c := n1.Status().Counters
+	if g > base+100 || c.ConnsDialed+c.DialFailures > 50 {
+		t.Fatalf("20 requests naming 1,000 forged members each: %d goroutines (%d before), %d dials, %d dial failures",
+			g, base, c.ConnsDialed, c.DialFailures)
+	}
+	if n := obs.Len(); n > 200 {
+		t.Fatalf("the requests logged %d lines", n)
+	}
+}
+
+// TestDialsToUnknownPeersAreCapped: a service sending to 500 IDs nobody
+// runs (a RandTree node forwarding forged joins) keeps at most 64
+// connections waiting for an address; the rest fail at once, as
+// transport errors, and cost no goroutine.
+func TestDialsToUnknownPeersAreCapped(t *testing.T) {
+	defer livetest.VerifyNone(t)
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.DialTimeout = 2 * time.Second })
+	defer stopNodes(t, n1)
+	base := runtime.NumGoroutine()
+	for i := range 500 {
+		if err := n1.Submit(sendNote{To: node.ID(20_000 + i), Text: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the sends to be refused", func() bool { return n1.Status().Counters.DialsRefused >= 500-maxUnresolvedDials })
+	if g := runtime.NumGoroutine(); g > base+3*maxUnresolvedDials {
+		t.Fatalf("%d goroutines after 500 sends to unknown peers (%d before)", g, base)
+	}
+	waitFor(t, "the service to hear of the refusals", func() bool { return len(noteState(t, n1).Broken) >= 500-maxUnresolvedDials })
+}
+
+// TestGarbageCheckpointExcludesItsMember: a proved member (n2) answering
+// n1's gathers with bytes that are no checkpoint, under a correct hash,
+// is left out of n1's snapshot as malformed (with n3, which answers
+// honestly, in it), and n1's steering rounds go on without errors. main took the bytes in: every later round failed
+// ("bad checkpoint: missing header") while the member stayed.
+func TestGarbageCheckpointExcludesItsMember(t *testing.T) {
+	defer livetest.VerifyNone(t)
+	reg, err := node.NewRegistry(noteSpec().Messages...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps, err := snapshot.NewLayer(snapshot.Config{Registry: reg, Interval: time.Hour}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steer, err := steering.NewLayer(steering.LayerConfig{Controller: steering.Config{Mode: steering.Debug, Spec: noteSpec(), MaxStates: 100},
+		Runner: NewRoundRunner()}, snaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []layer.Layer{snaps, steer} })
+	garbage := func([]byte) []byte { return []byte("random bytes, no checkpoint") }
+	n2 := startNoteNodeWith(t, 2, zap.NewNop(), func(c *RuntimeConfig) { c.Layers = []layer.Layer{&liarLayer{answer: garbage}} }, n1.Addr())
+	n3, _ := snapNode(t, 3, snapshot.Config{Interval: time.Hour}, nil, n1.Addr())
+	defer stopNodes(t, n3, n2, n1)
+	for _, n := range []*Runtime{n2, n3} {
+		if err := n.Submit(sendNote{To: 1, Text: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "n1 to hear the others", gotNote(t, n1, n.ID().String()+":hi"))
+	}
+	for i := range 2 {
+		s := gatherOnce(t, n1, snaps)
+		if s == nil {
+			t.Fatalf("gather %d failed: %+v", i, snaps.Status(time.Now()).LastFailure)
+		}
+		if slices.Contains(snapNodes(s), 2) || len(s.Excluded) != 1 || s.Excluded[0].Node != 2 {
+			t.Fatalf("gather %d: nodes %v excluded %v; want n2 left out", i, snapNodes(s), s.Excluded)
+		}
+	}
+	waitFor(t, "n1's rounds", func() bool { return steer.Status().Rounds >= 1 })
+	if st := steer.Status(); st.RoundErrors != 0 {
+		t.Fatalf("n1's steering: %d round errors", st.RoundErrors)
+	}
+	t.Logf("n2 left out: %q", snaps.Last().Excluded[0].Reason)
 }

@@ -155,6 +155,10 @@ type Manager struct {
 	// buckets are the rate limits on numbers adopted from peers, by
 	// witness key (window.go).
 	buckets map[string]*cnBucket
+	// knows says whether the node can reach a peer (PeerDirectory);
+	// check checks a peer's checkpoint (CheckpointChecker; nil: none).
+	knows func(peer node.ID) bool
+	check func(b []byte) error
 	recent  map[node.ID]time.Time
 	// also are the peers a layer asked the gathers to take in besides the
 	// neighbourhood (Include), ascending.
@@ -217,8 +221,16 @@ func New(cfg Config, self node.ID, src Source) (*Manager, error) {
 	if wh, ok := src.(WitnessHost); ok {
 		witness = wh.CatchUpWitness
 	}
+	knows := func(node.ID) bool { return true }
+	if pd, ok := src.(PeerDirectory); ok {
+		knows = pd.KnowsPeer
+	}
+	var check func([]byte) error
+	if cc, ok := src.(CheckpointChecker); ok {
+		check = cc.CheckCheckpoint
+	}
 	return &Manager{
-		cfg: c, self: self, src: src, witness: witness,
+		cfg: c, self: self, src: src, witness: witness, knows: knows, check: check,
 		lastCN: map[node.ID]uint64{}, claims: map[string]uint64{}, buckets: map[string]*cnBucket{}, recent: map[node.ID]time.Time{}, sentCN: map[node.ID]uint64{},
 		dirty: map[node.ID]bool{}, clean: map[node.ID]bool{},
 		acked: map[node.ID]base{}, sent: map[node.ID][]base{}, bases: map[node.ID][]base{},
@@ -931,7 +943,7 @@ func (m *Manager) onRequest(from node.ID, r Request) error {
 	for _, id := range r.Members {
 		// A message already sent on the channel with CN ≥ cr closes it
 		// (FIFO); otherwise a Marker does.
-		if id != from && m.sentCN[id] < r.CR {
+		if id != from && m.sentCN[id] < r.CR && (id == m.self || m.knows(id)) {
 			m.send(id, Marker{Gather: r.Gather})
 		}
 	}
@@ -1175,7 +1187,11 @@ func (m *Manager) startRound(cr uint64) {
 	g.deadline = m.now.Add(m.cfg.GatherTimeout)
 	g.status = make(map[node.ID]*memberState, len(g.members))
 	for _, id := range g.members {
-		if id != m.self {
+		switch {
+		case id == m.self:
+		case !m.knows(id):
+			g.status[id] = &memberState{state: memberDead, reason: "no address known"}
+		default:
 			g.status[id] = &memberState{}
 			m.send(id, Request{Gather: g.id, CR: cr, Members: g.members})
 		}
@@ -1250,6 +1266,12 @@ func (m *Manager) onResponse(from node.ID, r Response) {
 	if err != nil {
 		reject("undecodable checkpoint")
 		return
+	}
+	if m.check != nil && r.Encoding != EncodingSame {
+		if err := m.check(raw); err != nil {
+			reject("checkpoint of no state of the service: " + node.Clip(err.Error(), node.MaxShownString))
+			return
+		}
 	}
 	msgs := make([][]node.Envelope, len(r.Channels))
 	for i, ch := range r.Channels {

@@ -21,6 +21,34 @@ type WitnessHost interface {
 	CatchUpWitness(peer node.ID) (key string, ok bool)
 }
 
+// PeerDirectory is a Source that knows which peers it can reach: the
+// live runtime's layer host is one (a peer its directory holds an address
+// for). A node sends Markers, and a gatherer Requests, only to members it
+// knows: a Request naming a thousand IDs nobody runs would otherwise make
+// the node dial each of them (the audit's 20 Requests: 20,025 goroutines
+// and 267 MB), and a gatherer asks nobody it cannot reach. A member it
+// does not know is dead for the gather ("no address known"); a channel to
+// a member that gets no Marker closes at its RecordTimeout, incomplete.
+// Without it every peer is known (the emulator, where every node exists).
+// It is called in the node's hooks, on its goroutine.
+type PeerDirectory interface {
+	KnowsPeer(peer node.ID) bool
+}
+
+// CheckpointChecker is a Source that can check a peer's checkpoint bytes:
+// node.Core is one (CheckCheckpoint decodes them as its service's), so
+// both shells' layer hosts are. A gatherer checks every checkpoint it
+// receives, once per distinct one (a checkpoint equal to a member's last
+// acknowledged one is not checked again), and leaves a member whose bytes
+// do not decode out of the snapshot as a malformed answer, with the
+// reason: a member answering with garbage under a correct hash was taken
+// in, and every later round failed ("bad checkpoint: missing header") —
+// the gatherer's steering was off while the member stayed. Without it
+// checkpoints are taken as they come.
+type CheckpointChecker interface {
+	CheckCheckpoint(b []byte) error
+}
+
 // ownWitness vouches for every peer by its ID: where IDs cannot be forged
 // (the emulator, the explorer, tests).
 func ownWitness(peer node.ID) (string, bool) { return peer.String(), true }
