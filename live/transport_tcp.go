@@ -274,7 +274,7 @@ func newTransport(ctx context.Context, cfg RuntimeConfig, reg *node.Registry, lo
 	return &transport{
 		limits:   newConnLimiter(cfg.MaxInboundConns, cfg.MaxInboundConnsPerHost),
 		warnings: newLogLimiter(time.Second, 10), infos: newLogLimiter(time.Second, 20),
-		self:     cfg.ID, label: cfg.Label, maxFrame: cfg.MaxFrameSize, cfg: cfg, reg: reg, log: log,
+		self: cfg.ID, label: cfg.Label, maxFrame: cfg.MaxFrameSize, cfg: cfg, reg: reg, log: log,
 		dir: dir, stats: stats, events: events, ctx: ctx, wg: wg,
 		out: make(map[node.ID]*peerConn), in: make(map[node.ID]*peerConn), raw: make(map[net.Conn]struct{}),
 		redial: make(map[node.ID]redialState),

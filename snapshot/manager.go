@@ -157,9 +157,9 @@ type Manager struct {
 	buckets map[string]*cnBucket
 	// knows says whether the node can reach a peer (PeerDirectory);
 	// check checks a peer's checkpoint (CheckpointChecker; nil: none).
-	knows func(peer node.ID) bool
-	check func(b []byte) error
-	recent  map[node.ID]time.Time
+	knows  func(peer node.ID) bool
+	check  func(b []byte) error
+	recent map[node.ID]time.Time
 	// also are the peers a layer asked the gathers to take in besides the
 	// neighbourhood (Include), ascending.
 	also []node.ID
