@@ -1004,6 +1004,10 @@ func (r *Runtime) send(env node.Envelope, layer bool) {
 		case errors.Is(err, errSendRefused):
 			r.stats.sendsRefused.Add(1)
 			r.refNew = append(r.refNew, env)
+		case errors.Is(err, errNoAddress) && layer:
+			// A layer's message to a peer nobody could find (a Marker
+			// for a member a Request named): dropped, counted, no
+			// transport error for the service, which never sent to it.
 		case !errors.Is(err, errClosedLocally):
 			r.failq = append(r.failq, env.To)
 		}

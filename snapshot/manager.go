@@ -95,15 +95,18 @@ type memberState struct {
 }
 
 type gatherState struct {
-	id       uint64
-	round    int
-	cr       uint64
-	members  []node.ID // ascending, self included
-	started  time.Time
-	deadline time.Time
-	own      *checkpoint
-	status   map[node.ID]*memberState
-	maxNeg   uint64
+	id      uint64
+	round   int
+	cr      uint64
+	members []node.ID // ascending, self included: those asked
+	// all is the neighbourhood the round was started for (members and
+	// unvouched: ascending), against which a change is judged.
+	all, unvouched []node.ID
+	started        time.Time
+	deadline       time.Time
+	own            *checkpoint
+	status         map[node.ID]*memberState
+	maxNeg         uint64
 }
 
 type base struct {
@@ -512,7 +515,7 @@ func (m *Manager) AfterStep(now time.Time) Effects {
 	switch {
 	case m.g != nil:
 		last := m.g.round >= m.cfg.MaxRounds
-		if !(last && m.cfg.FinishLastRound) && !slices.Equal(m.members(), m.g.members) {
+		if !(last && m.cfg.FinishLastRound) && !slices.Equal(m.members(), m.g.all) {
 			m.nextRound(m.nextCut(), "neighbourhood changed")
 		}
 	case m.cfg.GatherOnChange && m.lastMembers != nil:
@@ -841,7 +844,10 @@ func (m *Manager) secondHop(s *Snapshot) {
 			continue
 		}
 		for _, p := range n.Peers {
-			if _, in := slices.BinarySearch(first, p); !in && p != node.None {
+			// A member's word about its peers: only those this node
+			// knows and a witness vouches for, each of which answers
+			// for itself.
+			if _, in := slices.BinarySearch(first, p); !in && p != node.None && m.knows(p) && m.vouched(p) {
 				named[p]++
 			}
 		}
@@ -940,10 +946,13 @@ func (m *Manager) onRequest(from node.ID, r Request) error {
 		m.negative(from, r, ReasonBusy)
 		return nil
 	}
+	// A stranger's member list is its word alone: Markers go only to
+	// the members this node knows (PeerDirectory).
+	trusted := m.vouched(from)
 	for _, id := range r.Members {
 		// A message already sent on the channel with CN ≥ cr closes it
 		// (FIFO); otherwise a Marker does.
-		if id != from && m.sentCN[id] < r.CR && (id == m.self || m.knows(id)) {
+		if id != from && m.sentCN[id] < r.CR && (trusted || id == m.self || m.knows(id)) {
 			m.send(id, Marker{Gather: r.Gather})
 		}
 	}
@@ -1182,16 +1191,22 @@ func (m *Manager) startRound(cr uint64) {
 	}
 	m.seq++
 	g.id, g.cr, g.maxNeg = m.seq, cr, 0
-	g.members = m.members()
-	m.lastMembers = g.members
+	g.all = m.members()
+	m.lastMembers = g.all
+	// Members no witness vouches for are left out of the round, so that
+	// the others do not wait for channels from them (ReasonUnvouched).
+	g.members, g.unvouched = make([]node.ID, 0, len(g.all)), nil // sent in Requests: never reused
+	for _, id := range g.all {
+		if id == m.self || m.vouched(id) {
+			g.members = append(g.members, id)
+		} else {
+			g.unvouched = append(g.unvouched, id)
+		}
+	}
 	g.deadline = m.now.Add(m.cfg.GatherTimeout)
 	g.status = make(map[node.ID]*memberState, len(g.members))
 	for _, id := range g.members {
-		switch {
-		case id == m.self:
-		case !m.knows(id):
-			g.status[id] = &memberState{state: memberDead, reason: "no address known"}
-		default:
+		if id != m.self {
 			g.status[id] = &memberState{}
 			m.send(id, Request{Gather: g.id, CR: cr, Members: g.members})
 		}
@@ -1444,6 +1459,12 @@ func (m *Manager) finish() {
 		default:
 			s.Excluded = append(s.Excluded, Exclusion{Node: id, Reason: st.reason})
 		}
+	}
+	for _, id := range g.unvouched {
+		s.Excluded = append(s.Excluded, Exclusion{Node: id, Reason: ReasonUnvouched})
+	}
+	if len(g.unvouched) > 0 {
+		slices.SortFunc(s.Excluded, func(a, b Exclusion) int { return cmp.Compare(a.Node, b.Node) })
 	}
 	ownRecs, ownMsgs := m.record(g.own, g.cr, g.members)
 	for _, to := range included {

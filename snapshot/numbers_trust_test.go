@@ -79,3 +79,19 @@ func TestRefusedNodeRebases(t *testing.T) {
 	h.full(3)
 	h.full(1)
 }
+
+// A member no witness vouches for (live without TLS: an ID only a hello
+// claims) is left out of the gather without a Request: a forged child
+// would otherwise answer with whatever state it likes and steer its
+// parent. main asked it and took its answer in.
+func TestUnvouchedMemberIsLeftOut(t *testing.T) {
+	h := newHarness(t, []node.ID{1, 2, 3}, defaults)
+	h.srcs[1].witness = func(p node.ID) (string, bool) { return p.String(), p != 3 }
+	s := h.gather(1)
+	if len(s.Nodes) != 2 || len(s.Excluded) != 1 || s.Excluded[0].Node != 3 || s.Excluded[0].Reason != snapshot.ReasonUnvouched {
+		t.Fatalf("nodes %d, excluded %+v; want n3 left out as unvouched", len(s.Nodes), s.Excluded)
+	}
+	if n := h.mgrs[3].Stats().Requests; n != 0 {
+		t.Fatalf("n3 was asked %d times", n)
+	}
+}

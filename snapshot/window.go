@@ -23,14 +23,14 @@ type WitnessHost interface {
 
 // PeerDirectory is a Source that knows which peers it can reach: the
 // live runtime's layer host is one (a peer its directory holds an address
-// for). A node sends Markers, and a gatherer Requests, only to members it
-// knows: a Request naming a thousand IDs nobody runs would otherwise make
-// the node dial each of them (the audit's 20 Requests: 20,025 goroutines
-// and 267 MB), and a gatherer asks nobody it cannot reach. A member it
-// does not know is dead for the gather ("no address known"); a channel to
-// a member that gets no Marker closes at its RecordTimeout, incomplete.
-// Without it every peer is known (the emulator, where every node exists).
-// It is called in the node's hooks, on its goroutine.
+// for). A Request from a gatherer no witness vouches for (WitnessHost) is
+// a stranger's word about who the members are: the node sends Markers
+// only to the members it knows, since a Request naming a thousand IDs
+// nobody runs would otherwise make it dial each of them (the audit's 20
+// Requests: 20,025 goroutines and 267 MB). A channel to a member that
+// gets no Marker closes at its RecordTimeout, incomplete. Without it every
+// peer is known (the emulator, where every node exists). It is called in
+// the node's hooks, on its goroutine.
 type PeerDirectory interface {
 	KnowsPeer(peer node.ID) bool
 }
@@ -47,6 +47,23 @@ type PeerDirectory interface {
 // checkpoints are taken as they come.
 type CheckpointChecker interface {
 	CheckCheckpoint(b []byte) error
+}
+
+// ReasonUnvouched is the Exclusion reason of a member no witness vouches
+// for (WitnessHost): without TLS, an ID only a hello claims. A forged ID
+// that a service took for a neighbour (a RandTree node that took a forged
+// Join for a child) would otherwise answer gathers with whatever state it
+// likes and steer the node — the audit's forged child made its parent
+// predict 5 violations in 12 s and hold back its own repair timer. What a
+// member that does have a witness (proved, or authenticated by TLS) can
+// still make a node do by lying is bounded by the steering rules
+// (docs/ARCHITECTURE.md, "What a lying member can do").
+const ReasonUnvouched = "no witness vouches for its ID"
+
+// vouched reports whether a witness vouches for peer.
+func (m *Manager) vouched(peer node.ID) bool {
+	_, ok := m.witness(peer)
+	return ok
 }
 
 // ownWitness vouches for every peer by its ID: where IDs cannot be forged
@@ -307,8 +324,8 @@ func (m *Manager) rebaseTarget() (uint64, bool) {
 			continue
 		}
 		st := g.status[id]
-		if st.state == memberDead {
-			continue // it said nothing: a forged member is one
+		if st.state == memberDead || st.reason == ReasonUnvouched {
+			continue // it said nothing (a forged member is one)
 		}
 		if !st.refused {
 			return 0, false
