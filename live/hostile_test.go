@@ -199,3 +199,55 @@ func snapshotHash(b []byte) uint64 {
 	}
 	return 1
 }
+
+// hostileListener listens on loopback as node id: it answers every
+// connection's hello with its own (label "test") and reads and drops what
+// follows, so a node can dial the ID a hostile peer claims. It returns the
+// address; the test's cleanup closes everything.
+func hostileListener(t *testing.T, id node.ID) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	done := make(chan struct{})
+	conns := make(chan net.Conn, 64)
+	go func() {
+		defer close(done)
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			select {
+			case conns <- conn:
+			default:
+				conn.Close()
+				continue
+			}
+			go func() {
+				conn.SetDeadline(time.Now().Add(5 * time.Second))
+				if _, err := readHelloFrame(conn); err == nil {
+					writeHelloFrame(conn, hello{kind: helloData, id: id, label: "test", service: addr, gossip: addr})
+					conn.SetDeadline(time.Time{})
+					io.Copy(io.Discard, conn)
+				}
+				conn.Close()
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		for {
+			select {
+			case c := <-conns:
+				c.Close()
+			default:
+				return
+			}
+		}
+	})
+	return addr
+}

@@ -1,11 +1,14 @@
 package live
 
 import (
+	"encoding/json"
 	"runtime"
+	"strings"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/layer"
@@ -167,4 +170,51 @@ func TestGarbageCheckpointExcludesItsMember(t *testing.T) {
 		t.Fatalf("n1's steering: %d round errors", st.RoundErrors)
 	}
 	t.Logf("n2 left out: %q", snaps.Last().Excluded[0].Reason)
+}
+
+// TestPeerStringsAreBounded: 16 steering requests whose property and
+// filter names are about 1 MB each are refused as malformed without being
+// echoed: the steering status stays small, and so do the node's log and
+// its answers. main kept and showed them whole (the audit's /status grew
+// from 4.4 KB to 7.7 MB, the log by 6.7 MB).
+func TestPeerStringsAreBounded(t *testing.T) {
+	t.Cleanup(func() { livetest.VerifyNone(t) }) // after the listener's cleanup
+	logs, obs := observedLogger()
+	steer, err := steering.NewLayer(steering.LayerConfig{Controller: steering.Config{Mode: steering.Debug, Spec: noteSpec(), MaxStates: 10},
+		Runner: NewRoundRunner()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n1 := startNoteNodeWith(t, 1, logs, func(c *RuntimeConfig) {
+		c.Layers = []layer.Layer{steer}
+		c.MaxFrameSize = 2 << 20
+	})
+	defer stopNodes(t, n1)
+	h := dialHostile(t, n1.Addr(), 60, hostileListener(t, 60))
+	huge := strings.Repeat("\x1b[2J", 80<<10) // 320 KiB of terminal escapes, thrice a request
+	for i := range 16 {
+		req := steering.Request{ID: uint64(i), Property: huge, Kind: "safety",
+			Filter: steering.Filter{Kind: steering.FilterTimer, Node: 1, Timer: huge}, Path: []consequence.ActionRecord{{Kind: "timer", Node: 1, Timer: huge}}}
+		if !h.send(node.Envelope{To: 1, Msg: req}) {
+			t.Fatalf("n1 closed the connection after %d requests", i)
+		}
+	}
+	waitFor(t, "n1 to refuse the requests", func() bool { return steer.Status().RequestsRefused == 16 })
+	b, err := json.Marshal(steer.Status())
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := 0
+	for _, e := range obs.All() {
+		logged += len(e.Message)
+		for _, f := range e.Context {
+			logged += len(f.String)
+		}
+	}
+	if len(b) > 64<<10 || logged > 64<<10 {
+		t.Fatalf("after 16 requests of 1 MiB names: the steering status is %d bytes, the log %d", len(b), logged)
+	}
+	if strings.Contains(string(b), "\x1b") {
+		t.Fatal("the status shows the peer's terminal escapes")
+	}
 }
