@@ -3,8 +3,8 @@ package live
 import (
 	"encoding/json"
 	"runtime"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
