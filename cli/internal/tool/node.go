@@ -70,7 +70,7 @@ type nodeFlags struct {
 	seed                                                              uint64
 	snapEvery, gatherEvery, steerTime                                 time.Duration
 	steer                                                             steerFlags
-	httpTokenFile                                                     string
+	httpTokenFile, httpHosts                                          string
 	trySendQueue                                                      int
 
 	// Resolved by check.
@@ -86,6 +86,7 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.StringVar(&f.join, "join", "", "comma-separated service addresses (--listen of running nodes) to join through; empty starts a new cluster")
 	fs.StringVar(&f.gossip, "gossip", "", "host:port memberlist binds for membership and failure detection (default: --listen's host and port + 10000, or - 10000 above 55535, so a restarted node keeps its gossip address; port 0 with --listen's 0)")
 	fs.StringVar(&f.httpAddr, "http", "", "host:port serving GET /status (JSON), GET /metrics (Prometheus text), /snapshot and GET /ui (a live web page of the node) (default: no status server)")
+	fs.StringVar(&f.httpHosts, "http-host", "", "host names, comma-separated, the --http server answers to besides IP addresses and localhost (a request with another Host is refused, which defeats DNS rebinding)")
 	fs.StringVar(&f.httpTokenFile, "http-token-file", "", "file holding the bearer token POST requests to --http must carry (default: POST from loopback clients only)")
 	fs.StringVar(&f.label, "label", "", "cluster label: peers with another label are refused")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) of this node for mutual TLS on the service transport, naming the node as URI SAN crystalball://node/<id>; with --tls-key and --tls-ca (default: plaintext, unauthenticated)")
@@ -345,7 +346,7 @@ func (n *liveNode) serve(ctx context.Context, stdout io.Writer) error {
 	srvDone := make(chan error, 1)
 	if n.statusLn != nil {
 		var err error
-		if srv, err = newStatusServer(n.rt, n.snapLive, n.steerer, n.reports, n.timings, n.svc, started, n.httpTok); err != nil {
+		if srv, err = newStatusServer(n.rt, n.snapLive, n.steerer, n.reports, n.timings, n.svc, started, n.httpTok, SplitList(n.f.httpHosts)...); err != nil {
 			n.stop()
 			return err
 		}
@@ -401,8 +402,8 @@ func (n *liveNode) printStarted(stdout io.Writer) {
 // the node's runtime, layers and report writer (snapLive, steer and
 // reports may be nil); GET
 // /snapshot serves the report.Snapshot document.
-func newStatusServer(rt *live.Runtime, snapLive *snapshot.Layer, steer *steering.Layer, reports *report.Writer, timings *status.Timings, svc serviceRun, started time.Time, token string) (*status.Server, error) {
-	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options, Spec: svc.spec, Started: started, Token: token}
+func newStatusServer(rt *live.Runtime, snapLive *snapshot.Layer, steer *steering.Layer, reports *report.Writer, timings *status.Timings, svc serviceRun, started time.Time, token string, hosts ...string) (*status.Server, error) {
+	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options, Spec: svc.spec, Started: started, Token: token, AllowedHosts: hosts}
 	if reports != nil {
 		cfg.Reports = reports
 	}
