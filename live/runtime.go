@@ -300,7 +300,15 @@ func (r *Runtime) join(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.JoinTimeout)
 	defer cancel()
 	var lastErr error
+	began, warned := time.Now(), time.Now()
 	for {
+		if lastErr != nil && time.Since(warned) >= joinWarnEvery {
+			// A long join says why it waits (a peer at its connection
+			// limit, a TLS mismatch), a few times a minute.
+			warned = time.Now()
+			r.log.Warn("live: join: no join address answered yet; retrying", zap.Strings("join", r.cfg.Join),
+				zap.Duration("for", time.Since(began).Round(time.Second)), zap.Error(lastErr))
+		}
 		var ids []node.ID
 		var gossip []string
 		for _, a := range r.cfg.Join {
@@ -338,6 +346,9 @@ func (r *Runtime) join(ctx context.Context) error {
 		}
 	}
 }
+
+// joinWarnEvery is how often a join that keeps failing logs why.
+const joinWarnEvery = 5 * time.Second
 
 // joinHint says what a failed join's last error may mean when it does not
 // say it itself: a node without TLS whose probes go unanswered or are cut
@@ -575,6 +586,10 @@ type Counters struct {
 	// refused at once (a transport error for the sender) because 64
 	// connections already waited for their peers' addresses.
 	DialsRefused uint64 `json:"dials_refused,omitempty"`
+	// ConnsEvicted counts inbound connections of unconfirmed peers
+	// (an ID only a hello claimed, without TLS) closed to make room for
+	// a new connection under MaxInboundConns or MaxInboundConnsPerHost.
+	ConnsEvicted uint64 `json:"conns_evicted,omitempty"`
 	// MembersUnproven counts the gossip about members refused because
 	// they had not proved themselves on the service transport yet;
 	// MemberProofs and MemberProofFailures the proofs (a dial and a hello
@@ -680,7 +695,7 @@ func (r *Runtime) fillStatus(st *Status) {
 		DatagramsQueued: s.dgramsQueued.Load(), DatagramsDropped: s.dgramsDropped.Load(),
 		SendsRefused: s.sendsRefused.Load(), SendQueueBytes: r.tr.queuedBytes(),
 		ConnsRefused: s.connsRefused.Load(), HelloConflicts: s.helloConflicts.Load(),
-		LogLinesSuppressed: s.logSuppressed.Load(), DialsRefused: s.dialsRefused.Load(),
+		LogLinesSuppressed: s.logSuppressed.Load(), DialsRefused: s.dialsRefused.Load(), ConnsEvicted: s.connsEvicted.Load(),
 		DurableCommits: s.durableCommits.Load(), DurableRecords: s.durableRecords.Load(),
 		DurableBytes: s.durableBytes.Load(), DurableSyncNanos: s.durableSyncNanos.Load(),
 	}

@@ -218,3 +218,29 @@ func TestPeerStringsAreBounded(t *testing.T) {
 		t.Fatal("the status shows the peer's terminal escapes")
 	}
 }
+
+// TestUnconfirmedConnectionsGiveWay: every inbound slot held by
+// connections whose hellos claim IDs nobody confirmed (the audit: 1,022
+// of 1,024, from nine loopback addresses) does not keep a new node from
+// joining: its connections evict the oldest of them. main refused them,
+// and the joiner's Start failed.
+func TestUnconfirmedConnectionsGiveWay(t *testing.T) {
+	defer livetest.VerifyNone(t)
+	const slots = 16
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.MaxInboundConns = slots })
+	defer stopNodes(t, n1)
+	for i := range slots {
+		if _, err := spoofHello(t, n1.Addr(), node.ID(100+i), "127.0.0.1:1"); err != nil {
+			t.Fatalf("hostile connection %d: %v", i, err)
+		}
+	}
+	n2 := startNoteNodeWith(t, 2, zap.NewNop(), func(c *RuntimeConfig) { c.JoinTimeout = 5 * time.Second }, n1.Addr())
+	defer stopNodes(t, n2)
+	if err := n2.Submit(sendNote{To: 1, Text: "in"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n1 to hear the newcomer", gotNote(t, n1, "n2:in"))
+	if c := n1.Status().Counters; c.ConnsEvicted == 0 {
+		t.Fatalf("counters %+v: want unconfirmed connections evicted", c)
+	}
+}

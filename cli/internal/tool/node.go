@@ -66,6 +66,7 @@ type nodeFlags struct {
 	logFormat, logLevel, fix, reports                                 string
 	dataDir                                                           string
 	ephemeral, forgetLost                                             bool
+	joinTimeout                                                       time.Duration
 	nodes                                                             int
 	seed                                                              uint64
 	snapEvery, gatherEvery, steerTime                                 time.Duration
@@ -86,6 +87,7 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.StringVar(&f.join, "join", "", "comma-separated service addresses (--listen of running nodes) to join through; empty starts a new cluster")
 	fs.StringVar(&f.gossip, "gossip", "", "host:port memberlist binds for membership and failure detection (default: --listen's host and port + 10000, or - 10000 above 55535, so a restarted node keeps its gossip address; port 0 with --listen's 0)")
 	fs.StringVar(&f.httpAddr, "http", "", "host:port serving GET /status (JSON), GET /metrics (Prometheus text), /snapshot and GET /ui (a live web page of the node) (default: no status server)")
+	fs.Var(durationValue{&f.joinTimeout}, "join-timeout", "how long the node tries to reach --join before it gives up (0: until it is stopped; a peer at its connection limit or still starting is retried every 200ms, with a warning every 5s)")
 	fs.StringVar(&f.httpHosts, "http-host", "", "host names, comma-separated, the --http server answers to besides IP addresses and localhost (a request with another Host is refused, which defeats DNS rebinding)")
 	fs.StringVar(&f.httpTokenFile, "http-token-file", "", "file holding the bearer token POST requests to --http must carry (default: POST from loopback clients only)")
 	fs.StringVar(&f.label, "label", "", "cluster label: peers with another label are refused")
@@ -168,6 +170,8 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 		return err
 	}
 	switch {
+	case f.joinTimeout < 0:
+		return usagef("--join-timeout must not be negative, got %v", f.joinTimeout)
 	case f.steerTime <= 0:
 		return usagef("--steer-time must be positive, got %v", f.steerTime)
 	case f.reports != "" && f.steer.mode == steering.Off:
@@ -236,6 +240,12 @@ type liveNode struct {
 	httpTok  string          // --http-token-file's token
 }
 
+// joinUntilStopped is --join-timeout 0's RuntimeConfig.JoinTimeout: the
+// join is retried until the node is stopped (its context ends), so a
+// cluster busy for a while (the audit's peer held at its connection
+// limit) delays a start rather than fails it.
+const joinUntilStopped = 100 * 365 * 24 * time.Hour
+
 // newLiveNode builds the runtime and layers f describes for svc and binds
 // the status listener (so a busy port fails before the node joins anyone).
 func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, error) {
@@ -244,6 +254,10 @@ func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, e
 	cfg.ID, cfg.Listen, cfg.Advertise, cfg.GossipBind = f.id, f.listen, f.advertise, f.gossip
 	cfg.Join, cfg.Label, cfg.Seed, cfg.Logger = SplitList(f.join), f.label, f.seed, logger
 	cfg.TrySendQueueBytes = f.trySendQueue
+	cfg.JoinTimeout = f.joinTimeout
+	if cfg.JoinTimeout == 0 {
+		cfg.JoinTimeout = joinUntilStopped
+	}
 	cfg.DataDir, cfg.Ephemeral, cfg.ForgetLostStore = f.dataDir, f.ephemeral, f.forgetLost
 	if err := f.secure(&cfg); err != nil {
 		return nil, err
