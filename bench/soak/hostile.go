@@ -30,6 +30,8 @@ type hostile struct {
 	Counts map[string]int
 	// held are connections an attack keeps open until the next round.
 	held []net.Conn
+	// attacks are the attacks run cycles through (nil: all).
+	attacks []string
 }
 
 // hostileID is the first node ID the attacker claims for itself: above any
@@ -66,7 +68,11 @@ func (h *hostile) run(ctx context.Context, period time.Duration) {
 		if target == nil {
 			continue
 		}
-		name := attacks[i%len(attacks)]
+		list := h.attacks
+		if len(list) == 0 {
+			list = attacks
+		}
+		name := list[i%len(list)]
 		if err := h.attack(ctx, name, target); err == nil {
 			h.Counts[name]++
 		}
