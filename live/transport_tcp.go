@@ -275,6 +275,7 @@ type redialState struct {
 func newTransport(ctx context.Context, cfg RuntimeConfig, reg *node.Registry, log *zap.Logger, dir *directory,
 	stats *counters, events chan netEvent, wg *sync.WaitGroup) *transport {
 	dir.setTTL(cfg.UnconfirmedPeerTTL)
+	dir.setMaxUnconfirmed(cfg.MaxInboundConns)
 	return &transport{
 		limits:   newConnLimiter(cfg.MaxInboundConns, cfg.MaxInboundConnsPerHost),
 		warnings: newLogLimiter(time.Second, 10), infos: newLogLimiter(time.Second, 20),

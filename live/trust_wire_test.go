@@ -244,3 +244,21 @@ func TestUnconfirmedConnectionsGiveWay(t *testing.T) {
 		t.Fatalf("counters %+v: want unconfirmed connections evicted", c)
 	}
 }
+
+// TestDirectoryBoundsUnconfirmedIDs: hellos claiming more IDs than the
+// directory keeps unconfirmed leave it at its bound, the entries that
+// expire first gone, and confirmed entries untouched.
+func TestDirectoryBoundsUnconfirmedIDs(t *testing.T) {
+	d := newDirectory()
+	d.setMaxUnconfirmed(10)
+	d.learn(1, "127.0.0.1:1", "")
+	for i := range 100 {
+		d.learnHello(node.ID(100+i), "127.0.0.1:2", "")
+	}
+	if n := len(d.list()); n != 11 {
+		t.Fatalf("%d peers after 100 claimed IDs, want 10 and n1", n)
+	}
+	if _, ok := d.confirmed(1); !ok || !d.knows(199) || d.knows(100) {
+		t.Fatalf("confirmed n1 %v, newest claim %v, oldest claim %v", d.knows(1), d.knows(199), d.knows(100))
+	}
+}

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/seed6eee2ec7/crystalball/live"
 )
 
 // config is the soak's flags.
@@ -93,8 +95,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	}
 	c.lim.RSS, c.lim.MaxCN = int64(c.rssMiB)<<20, 1<<40
 	// A node knows its cluster and, for UnconfirmedPeerTTL, the IDs the
-	// attacker's hellos claim (a few hundred per attack at most).
-	c.lim.Peers = c.nodes + 1000
+	// attacker's hellos claim: at most as many as it takes inbound
+	// connections (live.DefaultMaxInboundConns), the pin-slots attack's.
+	c.lim.Peers = c.nodes + live.DefaultMaxInboundConns
 	c.lim.ReportFiles = 1000 // report.DefaultMaxReportFiles
 	return c, nil
 }
