@@ -102,6 +102,7 @@ func TestForgedMembersCauseNoDials(t *testing.T) {
 	if n := obs.Len(); n > 200 {
 		t.Fatalf("the requests logged %d lines", n)
 	}
+	t.Logf("%d goroutines (%d before), %d dials, %d log lines", g, base, c.ConnsDialed+c.DialFailures, obs.Len())
 }
 
 // TestDialsToUnknownPeersAreCapped: a service sending to 500 IDs nobody
@@ -119,9 +120,11 @@ func TestDialsToUnknownPeersAreCapped(t *testing.T) {
 		}
 	}
 	waitFor(t, "the sends to be refused", func() bool { return n1.Status().Counters.DialsRefused >= 500-maxUnresolvedDials })
-	if g := runtime.NumGoroutine(); g > base+3*maxUnresolvedDials {
+	g := runtime.NumGoroutine()
+	if g > base+3*maxUnresolvedDials {
 		t.Fatalf("%d goroutines after 500 sends to unknown peers (%d before)", g, base)
 	}
+	t.Logf("%d goroutines (%d before), %d sends refused", g, base, n1.Status().Counters.DialsRefused)
 	waitFor(t, "the service to hear of the refusals", func() bool { return len(noteState(t, n1).Broken) >= 500-maxUnresolvedDials })
 }
 
@@ -217,6 +220,7 @@ func TestPeerStringsAreBounded(t *testing.T) {
 	if strings.Contains(string(b), "\x1b") {
 		t.Fatal("the status shows the peer's terminal escapes")
 	}
+	t.Logf("the steering status is %d bytes, the log %d", len(b), logged)
 }
 
 // TestUnconfirmedConnectionsGiveWay: every inbound slot held by
@@ -240,9 +244,11 @@ func TestUnconfirmedConnectionsGiveWay(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "n1 to hear the newcomer", gotNote(t, n1, "n2:in"))
-	if c := n1.Status().Counters; c.ConnsEvicted == 0 {
+	c := n1.Status().Counters
+	if c.ConnsEvicted == 0 {
 		t.Fatalf("counters %+v: want unconfirmed connections evicted", c)
 	}
+	t.Logf("%d unconfirmed connections evicted", c.ConnsEvicted)
 }
 
 // TestDirectoryBoundsUnconfirmedIDs: hellos claiming more IDs than the
