@@ -230,11 +230,13 @@ mutants-sample: mutants-gen
 
 # The live soak (bench/soak): 25 `crystalball node` processes on loopback
 # (ports 21001.., 22001.., 31001..) for SOAK_DURATION under SIGKILL churn and
-# a hostile peer, with --mode steer --immediate (steering's holds bounded:
-# --filter-hold 10s --veto-hold 1m), then a quiet phase in which
-# the tree must re-form; fails on a panic, a failed-gather streak, unbounded
-# memory, goroutines or files, a poisoned checkpoint number, or a tree that
-# never re-forms. Not part of `make test` (docs/PERFORMANCE.md, "The soak").
+# a hostile peer (both audits' attacks), with --mode steer --immediate
+# (steering's holds bounded: --filter-hold 10s --veto-hold 1m; RandTree's
+# bug 3 corrected, --fix root-siblings: bench/soak/doc.go), then a quiet
+# phase in which the tree must re-form; fails on a panic, a failed-gather
+# streak, unbounded memory, goroutines or files, a poisoned checkpoint
+# number, or a tree that never re-forms; each sample's tree states go to
+# trail.txt. Not part of `make test` (docs/PERFORMANCE.md, "The soak").
 SOAK_DURATION ?= 30m
 SOAK_FLAGS ?=
 soak: build

@@ -52,6 +52,24 @@ func (r *run[S, A]) overMemory() bool {
 			break
 		}
 	}
-	budget := uint64(r.opts.MaxMemory)
-	return live > budget/10*9 || held > budget
+	return overBudget(live, held, r.opts.MaxMemory)
+}
+
+// overBudget is the rule above for readings live and held.
+func overBudget(live, held uint64, budget int64) bool {
+	b := uint64(budget)
+	return live > b/10*9 || held > b
+}
+
+// OverMemory reports whether the process is over a memory budget of
+// budget bytes by the rule a search's Options.MaxMemory follows, and the
+// memory it holds from the system: for other long runs of the same
+// process (emulate --max-memory) to stop by the same measure. A budget of
+// zero or less is never over.
+func OverMemory(budget int64) (over bool, held uint64) {
+	if budget <= 0 {
+		return false, 0
+	}
+	live, held := memoryUse()
+	return overBudget(live, held, budget), held
 }

@@ -186,6 +186,10 @@ func (h emHost) Service() node.Service       { return h.n.core.Service() }
 func (h emHost) Core() *node.Core            { return h.n.core }
 func (h emHost) Wake()                       {}
 
+// CheckCheckpoint checks a peer's checkpoint as the node's service's
+// (snapshot.CheckpointChecker), as the live host does.
+func (h emHost) CheckCheckpoint(b []byte) error { return h.n.core.CheckCheckpoint(b) }
+
 // newPipeline builds node n's layer pipeline, the live shell's stack:
 // its snapshot layer (snapshot.Layer) with Config.Snapshots, the DropNext
 // faults (faultLayer), its steering layer (wired to the snapshot layer's

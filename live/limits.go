@@ -91,6 +91,25 @@ func (l *connLimiter) acquire(remote net.Addr) bool {
 	return true
 }
 
+// full reports which limit refuses a connection from remote now: the
+// per-host one (perHost true) or the total.
+func (l *connLimiter) full(remote net.Addr) (perHost bool) {
+	h := remoteHost(remote)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.byHost[h] >= l.maxPerHost
+}
+
+// force reserves a slot for remote past the limits: the transport closed
+// a connection to make room for it, whose release follows shortly.
+func (l *connLimiter) force(remote net.Addr) {
+	h := remoteHost(remote)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.total++
+	l.byHost[h]++
+}
+
 func (l *connLimiter) release(remote net.Addr) {
 	h := remoteHost(remote)
 	l.mu.Lock()

@@ -2,6 +2,7 @@ package live
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -30,24 +31,28 @@ func waitClosed(t *testing.T, conn net.Conn, what string) {
 }
 
 // TestRuntimeBoundsInboundConns: idle connections after a hello are held
-// only up to MaxInboundConnsPerHost; the rest are refused and counted.
+// only up to MaxInboundConnsPerHost: each one past it evicts the oldest
+// of an unconfirmed peer (these all are), so the newest 4 stay open and
+// the 16 before them are closed and counted.
 func TestRuntimeBoundsInboundConns(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.MaxInboundConnsPerHost = 4 })
 	defer stopNodes(t, n1)
-	held := 0
+	var conns []net.Conn
 	for i := range 20 {
 		conn, err := spoofHello(t, n1.Addr(), 100+node.ID(i), "")
-		if err == nil {
-			held++
-			defer conn.Close()
+		if err != nil {
+			t.Fatalf("connection %d refused: %v", i, err)
 		}
+		defer conn.Close()
+		conns = append(conns, conn)
 	}
-	if held != 4 {
-		t.Errorf("%d idle connections held, want 4", held)
+	for i, conn := range conns[:16] {
+		waitClosed(t, conn, fmt.Sprintf("connection %d", i))
 	}
-	if got := n1.Status().Counters.ConnsRefused; got != 16 {
-		t.Errorf("conns refused = %d, want 16", got)
+	c := n1.Status().Counters
+	if c.ConnsEvicted != 16 || c.ConnsRefused != 0 {
+		t.Errorf("counters %+v: want 16 evicted, none refused", c)
 	}
 }
 

@@ -85,7 +85,13 @@ type directory struct {
 	// expires holds the deadline of every unconfirmed entry.
 	expires map[node.ID]time.Time
 	ttl     time.Duration
-	now     func() time.Time
+	// maxUnconfirmed bounds the entries learned only from hellos: an
+	// attacker reconnecting with a new ID each time (evicted, then
+	// back) would otherwise add one per connection within ttl, and
+	// every one is in Status.Peers. Past it the entry that expires
+	// first goes.
+	maxUnconfirmed int
+	now            func() time.Time
 }
 
 func newDirectory() *directory {
@@ -98,6 +104,11 @@ func newDirectory() *directory {
 // setTTL sets how long an entry learned only from hellos lives; it must be
 // called before the directory is shared.
 func (d *directory) setTTL(ttl time.Duration) { d.ttl = ttl }
+
+// setMaxUnconfirmed sets how many entries learned only from hellos it
+// keeps at once (0: no bound); it must be called before the directory is
+// shared.
+func (d *directory) setMaxUnconfirmed(n int) { d.maxUnconfirmed = n }
 
 // learn records a peer's addresses, as memberlist or a Join probe
 // confirmed them, and marks it alive.
@@ -118,6 +129,16 @@ func (d *directory) learnHello(id node.ID, service, gossip string) {
 	p := d.peers[id]
 	if _, unconfirmed := d.expires[id]; p != nil && !unconfirmed && p.Alive {
 		return
+	}
+	if _, known := d.expires[id]; !known && d.maxUnconfirmed > 0 && len(d.expires) >= d.maxUnconfirmed {
+		first, at := node.None, time.Time{}
+		for x, t := range d.expires {
+			if first == node.None || t.Before(at) || (t.Equal(at) && x < first) {
+				first, at = x, t
+			}
+		}
+		delete(d.expires, first)
+		delete(d.peers, first)
 	}
 	d.expires[id] = d.now().Add(d.ttl)
 	d.setLocked(id, service, gossip)
@@ -159,6 +180,18 @@ func (d *directory) confirmed(id node.ID) (string, bool) {
 		return "", false
 	}
 	return p.ServiceAddr, true
+}
+
+// knows reports whether the directory holds an address for id: confirmed,
+// or claimed by a hello within its expiry.
+func (d *directory) knows(id node.ID) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if at, unconfirmed := d.expires[id]; unconfirmed && d.now().After(at) {
+		return false
+	}
+	p := d.peers[id]
+	return p != nil && p.ServiceAddr != ""
 }
 
 // died marks a peer not alive; its address is kept, so a send to it fails

@@ -118,6 +118,11 @@ func (h layerHost) Checkpoint() ([]byte, error) { return h.r.core.Checkpoint() }
 func (h layerHost) Service() node.Service       { return h.r.core.Service() }
 func (h layerHost) Core() *node.Core            { return h.r.core }
 
+// CheckCheckpoint checks a peer's checkpoint as the node's service's
+// (snapshot.CheckpointChecker): a member that answers with bytes that do
+// not decode is left out of the snapshot.
+func (h layerHost) CheckCheckpoint(b []byte) error { return h.r.core.CheckCheckpoint(b) }
+
 // CatchUpWitness vouches for peer's checkpoint numbers
 // (snapshot.WitnessHost): with TLS a peer is authenticated, and vouches by
 // its ID; without, only a member whose address memberlist (or a join
@@ -132,6 +137,12 @@ func (h layerHost) CatchUpWitness(peer node.ID) (string, bool) {
 	addr, ok := h.r.dir.confirmed(peer)
 	return "addr:" + addr, ok
 }
+
+// KnowsPeer reports whether the directory holds an address for peer
+// (snapshot.PeerDirectory): a member memberlist confirmed, or one whose
+// hello is recent. The snapshot layer sends nothing to others, so a
+// Request naming IDs nobody runs costs no dial.
+func (h layerHost) KnowsPeer(peer node.ID) bool { return h.r.dir.knows(peer) }
 
 func (h layerHost) Wake() {
 	select {
@@ -289,7 +300,15 @@ func (r *Runtime) join(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.JoinTimeout)
 	defer cancel()
 	var lastErr error
+	began, warned := time.Now(), time.Now()
 	for {
+		if lastErr != nil && time.Since(warned) >= joinWarnEvery {
+			// A long join says why it waits (a peer at its connection
+			// limit, a TLS mismatch), a few times a minute.
+			warned = time.Now()
+			r.log.Warn("live: join: no join address answered yet; retrying", zap.Strings("join", r.cfg.Join),
+				zap.Duration("for", time.Since(began).Round(time.Second)), zap.Error(lastErr))
+		}
 		var ids []node.ID
 		var gossip []string
 		for _, a := range r.cfg.Join {
@@ -327,6 +346,9 @@ func (r *Runtime) join(ctx context.Context) error {
 		}
 	}
 }
+
+// joinWarnEvery is how often a join that keeps failing logs why.
+const joinWarnEvery = 5 * time.Second
 
 // joinHint says what a failed join's last error may mean when it does not
 // say it itself: a node without TLS whose probes go unanswered or are cut
@@ -555,9 +577,19 @@ type Counters struct {
 	// HelloConflicts hellos refused with ErrIdentityConflict.
 	ConnsRefused   uint64 `json:"conns_refused,omitempty"`
 	HelloConflicts uint64 `json:"hello_conflicts,omitempty"`
-	// LogLinesSuppressed counts memberlist warn and error lines dropped
-	// by its rate limit (10 a second).
+	// LogLinesSuppressed counts the log lines peers cause that their
+	// rate limits dropped: memberlist's warn and error lines (10 a
+	// second), the transport's warnings about what peers sent (10 a
+	// second) and its lines about closed connections (20 a second).
 	LogLinesSuppressed uint64 `json:"log_lines_suppressed,omitempty"`
+	// DialsRefused counts sends to a peer without a known address
+	// refused at once (a transport error for the sender) because 64
+	// connections already waited for their peers' addresses.
+	DialsRefused uint64 `json:"dials_refused,omitempty"`
+	// ConnsEvicted counts inbound connections of unconfirmed peers
+	// (an ID only a hello claimed, without TLS) closed to make room for
+	// a new connection under MaxInboundConns or MaxInboundConnsPerHost.
+	ConnsEvicted uint64 `json:"conns_evicted,omitempty"`
 	// MembersUnproven counts the gossip about members refused because
 	// they had not proved themselves on the service transport yet;
 	// MemberProofs and MemberProofFailures the proofs (a dial and a hello
@@ -663,8 +695,8 @@ func (r *Runtime) fillStatus(st *Status) {
 		DatagramsQueued: s.dgramsQueued.Load(), DatagramsDropped: s.dgramsDropped.Load(),
 		SendsRefused: s.sendsRefused.Load(), SendQueueBytes: r.tr.queuedBytes(),
 		ConnsRefused: s.connsRefused.Load(), HelloConflicts: s.helloConflicts.Load(),
-		LogLinesSuppressed: s.logSuppressed.Load(),
-		DurableCommits:     s.durableCommits.Load(), DurableRecords: s.durableRecords.Load(),
+		LogLinesSuppressed: s.logSuppressed.Load(), DialsRefused: s.dialsRefused.Load(), ConnsEvicted: s.connsEvicted.Load(),
+		DurableCommits: s.durableCommits.Load(), DurableRecords: s.durableRecords.Load(),
 		DurableBytes: s.durableBytes.Load(), DurableSyncNanos: s.durableSyncNanos.Load(),
 	}
 }
@@ -987,6 +1019,10 @@ func (r *Runtime) send(env node.Envelope, layer bool) {
 		case errors.Is(err, errSendRefused):
 			r.stats.sendsRefused.Add(1)
 			r.refNew = append(r.refNew, env)
+		case errors.Is(err, errNoAddress) && layer:
+			// A layer's message to a peer nobody could find (a Marker
+			// for a member a Request named): dropped, counted, no
+			// transport error for the service, which never sent to it.
 		case !errors.Is(err, errClosedLocally):
 			r.failq = append(r.failq, env.To)
 		}

@@ -172,10 +172,19 @@ type RuntimeConfig struct {
 	// (layer.Durable) are written and synced there before the
 	// messages of the step that changed them leave the node, and
 	// restored from it when the node starts again (layer.Pipeline.Restart).
-	// One node per directory: another process's lock, or a store another
-	// node ID or service wrote, fails Start. Zero ("") means no store: a
-	// node.Durable service then needs Ephemeral.
+	// One node per directory: another process's lock, or a directory
+	// initialised for another node ID, service or cluster label, fails
+	// Start; so do a damaged store (ErrStoreCorrupt) and, in a directory
+	// initialised before (IdentityFile), a store that is missing, empty or
+	// another's (ErrStoreLost; see ForgetLostStore). Zero ("") means no
+	// store: a node.Durable service then needs Ephemeral.
 	DataDir string
+	// ForgetLostStore lets a node start with a new, empty store in a
+	// DataDir whose store was lost (ErrStoreLost): the node forgets what
+	// it promised — for a Paxos acceptor, the promises that keep the
+	// cluster safe —, so it is for an operator who knows the loss and
+	// accepts it. False (the default) refuses to start.
+	ForgetLostStore bool
 	// Ephemeral lets a node.Durable service run without DataDir, its
 	// durable part kept in memory only: a restarted node forgets what it
 	// promised (a Paxos acceptor may break a promise), which suits tests
@@ -365,6 +374,8 @@ func (c RuntimeConfig) Validate() error {
 		return errors.New("live: RuntimeConfig.DataDir and Store both name the node's store; give one")
 	case c.Ephemeral && (c.DataDir != "" || c.Store != nil):
 		return errors.New("live: RuntimeConfig.Ephemeral contradicts DataDir or Store: a node with a store keeps its durable state")
+	case c.ForgetLostStore && c.DataDir == "":
+		return errors.New("live: RuntimeConfig.ForgetLostStore needs DataDir: it is about a data directory's lost store")
 	}
 	return nil
 }

@@ -76,7 +76,8 @@ func (r *Runtime) openStore() error {
 	st := r.cfg.Store
 	if st == nil && r.cfg.DataDir != "" {
 		var err error
-		if st, err = OpenStore(r.cfg.DataDir, r.cfg.ID, r.spec.Name); err != nil {
+		if st, err = OpenDataDir(DataDirConfig{Dir: r.cfg.DataDir, ID: r.cfg.ID, Service: r.spec.Name,
+			Cluster: r.cfg.Label, ForgetLost: r.cfg.ForgetLostStore}); err != nil {
 			return err
 		}
 	}

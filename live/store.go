@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -43,59 +45,181 @@ var (
 	// service. Recovering it would give this node another node's
 	// promises.
 	ErrStoreIdentity = errors.New("live: the data directory belongs to another node")
-	// ErrStoreCorrupt: the store's file cannot be read back.
+	// ErrStoreCorrupt: the store's file (or the directory's identity
+	// file) cannot be read back, or a record fails its checksum.
 	ErrStoreCorrupt = errors.New("live: the data directory's store is corrupt")
 )
 
-// boltStore is the Store of a data directory: one bbolt file, one bucket
-// of records and one of identity. Every Write is one bbolt transaction,
-// whose commit syncs the file (bbolt's fdatasync of the data pages, then
-// of the meta page), so a Write is atomic and durable when it returns.
-type boltStore struct {
-	db *bolt.DB
+// DataDirConfig names a node's data directory and the node it belongs to.
+type DataDirConfig struct {
+	// Dir is the directory (created mode 0700 if need be).
+	Dir string
+	// ID, Service and Cluster are the node's ID, its service's name and
+	// its cluster label (RuntimeConfig.Label): a directory initialised
+	// for another is refused (ErrStoreIdentity).
+	ID      node.ID
+	Service string
+	Cluster string
+	// ForgetLost starts an initialised directory whose store was lost
+	// with a new, empty store (see ErrStoreLost): the node forgets what
+	// it promised. False (the default) refuses to start.
+	ForgetLost bool
 }
 
-var (
-	bucketRecords = []byte("records")
-	bucketMeta    = []byte("meta")
-	metaNode      = []byte("node")
-	metaService   = []byte("service")
-	metaFormat    = []byte("format")
-)
-
-// storeFormat is the store's layout version, in its meta bucket.
-const storeFormat = "crystalball-store/1"
-
-// storeLockTimeout is how long opening waits for the file lock another
-// process holds before it fails with ErrStoreInUse.
-const storeLockTimeout = time.Second
-
-// OpenStore opens (creating dir and the file if need be) the store of
-// node id running service in dir, and checks that it is that node's: a
-// store another node ID or service wrote is refused (ErrStoreIdentity),
-// as is one another process holds (ErrStoreInUse) and one that is not a
-// store (ErrStoreCorrupt). The directory is created mode 0700 and the
-// file 0600: it holds what the node promised.
+// OpenStore opens the store of node id running service in dir, in the
+// default cluster (""): OpenDataDir with those fields.
 func OpenStore(dir string, id node.ID, service string) (Store, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	return OpenDataDir(DataDirConfig{Dir: dir, ID: id, Service: service})
+}
+
+// OpenDataDir opens the store of a data directory, initialising the
+// directory on its first start: the store is created under a temporary
+// name and renamed into place once it holds its identity (a first start
+// that fails — a full disk — leaves nothing that breaks the next), then
+// IdentityFile is written. It refuses a directory initialised for another
+// node, service or cluster (ErrStoreIdentity), one another process holds
+// (ErrStoreInUse), one whose store file or identity file is damaged —
+// a file shorter than its pages, a record that fails its checksum, a
+// record missing from or added to the store's list of keys
+// (ErrStoreCorrupt) —, and an initialised one whose store is missing,
+// empty or another incarnation's (ErrStoreLost) unless c.ForgetLost. The
+// file is checked before bbolt maps it (checkStoreFile), so damage is an
+// error, never a fault. Directory 0700, files 0600: they hold what the
+// node promised.
+func OpenDataDir(c DataDirConfig) (Store, error) {
+	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("live: data directory: %w", err)
 	}
-	path := filepath.Join(dir, StoreFile)
+	for _, name := range []string{StoreFile, IdentityFile} {
+		if err := os.Remove(filepath.Join(c.Dir, name+tmpSuffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("live: data directory: %w", err)
+		}
+	}
+	want := dataDirIdentity{Node: c.ID.String(), Service: c.Service, Cluster: c.Cluster}
+	ident, initialised, err := readIdentity(c.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if initialised {
+		if err := ident.check(want); err != nil {
+			return nil, err
+		}
+	}
+	path := filepath.Join(c.Dir, StoreFile)
+	switch err := checkStoreFile(path); {
+	case errors.Is(err, os.ErrNotExist), errors.Is(err, errEmptyStoreFile):
+		if (initialised || errors.Is(err, errEmptyStoreFile)) && !c.ForgetLost {
+			return nil, fmt.Errorf("%w: %s was initialised for %v (%s) but %s is %s: starting would forget what the node promised; "+
+				"restore the store, or start with an empty one knowing that (RuntimeConfig.ForgetLostStore, crystalball node --forget-lost-store)",
+				ErrStoreLost, c.Dir, c.ID, c.Service, StoreFile, lostHow(err))
+		}
+		if err := createStore(c.Dir, c.ID, c.Service); err != nil {
+			return nil, err
+		}
+		initialised = false // the identity names the old store: rewritten below
+	case err != nil:
+		return nil, err
+	}
 	db, err := openBolt(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &boltStore{db: db}
-	if err := s.claim(id, service); err != nil {
+	s := &boltStore{db: db, path: path}
+	inc, err := s.claim(c.ID, c.Service)
+	if err == nil && initialised && inc != ident.Store && !c.ForgetLost {
+		err = fmt.Errorf("%w: %s is not the store %s was initialised with (incarnation %s, found %s)",
+			ErrStoreLost, StoreFile, c.Dir, truncate(ident.Store), inc)
+	}
+	if err == nil && (!initialised || inc != ident.Store) {
+		want.Store = inc
+		err = writeIdentity(c.Dir, want)
+	}
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
+// lostHow says how checkStoreFile found the store gone.
+func lostHow(err error) string {
+	if errors.Is(err, errEmptyStoreFile) {
+		return "empty"
+	}
+	return "missing"
+}
+
+// createStore creates dir's store under a temporary name, with its
+// buckets and identity (a new incarnation), synced, then renames it into
+// place and syncs the directory.
+func createStore(dir string, id node.ID, service string) error {
+	tmp := filepath.Join(dir, StoreFile+tmpSuffix)
+	inc, err := newIncarnation()
+	if err != nil {
+		return err
+	}
+	db, err := openBolt(tmp)
+	if err == nil {
+		s := &boltStore{db: db, path: tmp}
+		err = s.update(func(tx *bolt.Tx) error { return initBuckets(tx, id, service, inc) })
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, StoreFile))
+	}
+	if err == nil {
+		err = syncDir(dir)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("live: create the store in %s: %w", dir, err)
+	}
+	return nil
+}
+
+// boltStore is the Store of a data directory: one bbolt file, one bucket
+// of records and one of identity. Every Write is one bbolt transaction,
+// whose commit syncs the file (bbolt's fdatasync of the data pages, then
+// of the meta page), so a Write is atomic and durable when it returns.
+// Every record is sealed with a checksum (store_record.go) and the meta
+// bucket lists the records' keys, both checked by Load.
+type boltStore struct {
+	db   *bolt.DB
+	path string
+	// keys are the record keys the manifest lists, ascending (Write's
+	// goroutine only).
+	keys []string
+}
+
+var (
+	bucketRecords   = []byte("records")
+	bucketMeta      = []byte("meta")
+	metaNode        = []byte("node")
+	metaService     = []byte("service")
+	metaFormat      = []byte("format")
+	metaIncarnation = []byte("incarnation")
+	metaKeys        = []byte("keys")
+)
+
+// storeFormat is the store's layout version, in its meta bucket:
+// records sealed with a checksum, a manifest of their keys and the
+// store's incarnation. storeFormatV1 (records as written, no manifest)
+// is upgraded in place when opened.
+const (
+	storeFormat   = "crystalball-store/2"
+	storeFormatV1 = "crystalball-store/1"
+)
+
+// storeLockTimeout is how long opening waits for the file lock another
+// process holds before it fails with ErrStoreInUse.
+const storeLockTimeout = time.Second
+
 // openBolt opens path, turning bbolt's failures (and a panic on a file it
 // cannot parse) into the store's errors.
 func openBolt(path string) (db *bolt.DB, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
 			db, err = nil, fmt.Errorf("%w: %s: %v", ErrStoreCorrupt, path, p)
@@ -113,33 +237,90 @@ func openBolt(path string) (db *bolt.DB, err error) {
 	return db, nil
 }
 
-// claim writes the node's identity into a new store, or checks it
-// against the one an existing store holds.
-func (s *boltStore) claim(id node.ID, service string) error {
-	return s.update(func(tx *bolt.Tx) error {
-		if _, err := tx.CreateBucketIfNotExists(bucketRecords); err != nil {
+// initBuckets writes a new store's buckets and identity.
+func initBuckets(tx *bolt.Tx, id node.ID, service, inc string) error {
+	if _, err := tx.CreateBucket(bucketRecords); err != nil {
+		return err
+	}
+	meta, err := tx.CreateBucket(bucketMeta)
+	if err != nil {
+		return err
+	}
+	for k, v := range map[string]string{string(metaNode): id.String(), string(metaService): service,
+		string(metaFormat): storeFormat, string(metaIncarnation): inc} {
+		if err := meta.Put([]byte(k), []byte(v)); err != nil {
 			return err
 		}
-		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+	}
+	return meta.Put(metaKeys, encodeManifest(nil))
+}
+
+// claim checks that the store is node id's running service, upgrades a
+// format-1 store, reads the manifest, and returns the store's
+// incarnation.
+func (s *boltStore) claim(id node.ID, service string) (inc string, err error) {
+	err = s.update(func(tx *bolt.Tx) error {
+		recs, meta := tx.Bucket(bucketRecords), tx.Bucket(bucketMeta)
+		if recs == nil || meta == nil {
+			return fmt.Errorf("%w: %s has no records or meta bucket", ErrStoreCorrupt, s.path)
+		}
+		for _, f := range []struct{ key, want string }{{string(metaNode), id.String()}, {string(metaService), service}} {
+			if got := string(meta.Get([]byte(f.key))); got != f.want {
+				return fmt.Errorf("%w: its %s is %q, this node's %q", ErrStoreIdentity, f.key, truncate(got), f.want)
+			}
+		}
+		switch format := string(meta.Get(metaFormat)); format {
+		case storeFormat:
+		case storeFormatV1:
+			if err := upgradeV1(recs, meta); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("%w: %s has format %q, want %q", ErrStoreCorrupt, s.path, truncate(format), storeFormat)
+		}
+		keys, err := decodeManifest(meta.Get(metaKeys))
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %s: %w", ErrStoreCorrupt, s.path, err)
 		}
-		want := map[string]string{string(metaNode): id.String(), string(metaService): service, string(metaFormat): storeFormat}
-		if meta.Get(metaFormat) == nil {
-			for k, v := range want {
-				if err := meta.Put([]byte(k), []byte(v)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		for k, v := range want {
-			if got := string(meta.Get([]byte(k))); got != v {
-				return fmt.Errorf("%w: its %s is %q, this node's %q", ErrStoreIdentity, k, truncate(got), v)
-			}
+		s.keys = keys
+		inc = string(meta.Get(metaIncarnation))
+		if inc == "" {
+			return fmt.Errorf("%w: %s has no incarnation", ErrStoreCorrupt, s.path)
 		}
 		return nil
 	})
+	return inc, err
+}
+
+// upgradeV1 seals a format-1 store's records, lists them in a manifest
+// and gives the store an incarnation.
+func upgradeV1(recs, meta *bolt.Bucket) error {
+	var keys []string
+	sealed := map[string][]byte{}
+	if err := recs.ForEach(func(k, v []byte) error {
+		keys = append(keys, string(k))
+		sealed[string(k)] = sealRecord(string(k), v)
+		return nil
+	}); err != nil {
+		return err
+	}
+	for k, v := range sealed {
+		if err := recs.Put([]byte(k), v); err != nil {
+			return err
+		}
+	}
+	inc, err := newIncarnation()
+	if err != nil {
+		return err
+	}
+	slices.Sort(keys)
+	for k, v := range map[string][]byte{string(metaKeys): encodeManifest(keys), string(metaIncarnation): []byte(inc),
+		string(metaFormat): []byte(storeFormat)} {
+		if err := meta.Put([]byte(k), v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // truncate bounds a string read from a file in an error message.
@@ -151,8 +332,9 @@ func truncate(s string) string {
 }
 
 // update runs fn in a write transaction, a panic of bbolt on a damaged
-// file becoming ErrStoreCorrupt.
+// file (or a fault on its map) becoming ErrStoreCorrupt.
 func (s *boltStore) update(fn func(*bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: %v", ErrStoreCorrupt, p)
@@ -162,6 +344,7 @@ func (s *boltStore) update(fn func(*bolt.Tx) error) (err error) {
 }
 
 func (s *boltStore) Load() (out map[string][]byte, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = nil, fmt.Errorf("%w: %v", ErrStoreCorrupt, p)
@@ -173,10 +356,25 @@ func (s *boltStore) Load() (out map[string][]byte, err error) {
 		if b == nil {
 			return fmt.Errorf("%w: no records bucket", ErrStoreCorrupt)
 		}
-		return b.ForEach(func(k, v []byte) error {
-			out[string(k)] = append([]byte{}, v...)
+		if err := b.ForEach(func(k, v []byte) error {
+			if _, listed := slices.BinarySearch(s.keys, string(k)); !listed {
+				return fmt.Errorf("%w: record %q is not in the store's manifest", ErrStoreCorrupt, truncate(string(k)))
+			}
+			data, err := openRecord(string(k), v)
+			if err != nil {
+				return err
+			}
+			out[string(k)] = data
 			return nil
-		})
+		}); err != nil {
+			return err
+		}
+		for _, k := range s.keys {
+			if _, ok := out[k]; !ok {
+				return fmt.Errorf("%w: record %q of the store's manifest is missing", ErrStoreCorrupt, truncate(k))
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("live: load the store: %w", err)
@@ -185,18 +383,31 @@ func (s *boltStore) Load() (out map[string][]byte, err error) {
 }
 
 func (s *boltStore) Write(ws []node.DurableWrite) error {
+	keys := s.keys
+	for _, w := range ws {
+		if i, found := slices.BinarySearch(keys, w.Key); !found {
+			if len(keys) == len(s.keys) {
+				keys = slices.Clone(keys)
+			}
+			keys = slices.Insert(keys, i, w.Key)
+		}
+	}
 	err := s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketRecords)
 		for _, w := range ws {
-			if err := b.Put([]byte(w.Key), w.Data); err != nil {
+			if err := b.Put([]byte(w.Key), sealRecord(w.Key, w.Data)); err != nil {
 				return err
 			}
+		}
+		if len(keys) != len(s.keys) {
+			return tx.Bucket(bucketMeta).Put(metaKeys, encodeManifest(keys))
 		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("live: write the store: %w", err)
 	}
+	s.keys = keys
 	return nil
 }
 

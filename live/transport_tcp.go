@@ -13,6 +13,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 // The service transport: framed TCP between runtimes.
@@ -67,6 +68,9 @@ var (
 	errPeerDead        = errors.New("live: peer left or was declared dead by memberlist")
 	errSuperseded      = errors.New("live: inbound connection replaced by a new one from the same peer")
 	errUnexpectedFrame = errors.New("live: frame received on an outbound connection")
+	// errNoAddress is a send to a peer without a known address while
+	// maxUnresolvedDials connections already wait for theirs.
+	errNoAddress = errors.New("live: no address known for the peer, and too many dials already wait for one")
 	// errIdle and errSlowFrame are the deadlines of limits.go.
 	errIdle      = errors.New("live: peer sent nothing for IdleTimeout")
 	errSlowFrame = errors.New("live: peer took longer than FrameReadTimeout to send a frame")
@@ -89,6 +93,9 @@ type counters struct {
 	connsRefused, helloConflicts atomic.Uint64
 	// logSuppressed counts memberlist log lines the rate limit dropped.
 	logSuppressed atomic.Uint64
+	// dialsRefused counts sends refused with errNoAddress; connsEvicted
+	// unconfirmed peers' connections closed to make room.
+	dialsRefused, connsEvicted atomic.Uint64
 	// The store's commits, records, bytes and time (runtime_durable.go).
 	durableCommits, durableRecords, durableBytes, durableSyncNanos atomic.Uint64
 }
@@ -99,8 +106,11 @@ type peerConn struct {
 	peer     node.ID
 	outbound bool
 	// service and gossip are the addresses an inbound connection's hello
-	// claimed: its identity, beside the ID.
+	// claimed: its identity, beside the ID; remote is its remote address
+	// and admitted when its hello was (evictUnconfirmed).
 	service, gossip string
+	remote          net.Addr
+	admitted        time.Time
 	// queue holds encoded frames for an outbound connection.
 	queue chan []byte
 	// queued is the byte size of the frames in queue plus the one the
@@ -112,6 +122,11 @@ type peerConn struct {
 	// closed is closed by close; the writer and readers watch it.
 	closed chan struct{}
 	once   sync.Once
+	// unresolved marks an outbound connection counted in
+	// transport.unresolved (its peer's address was unknown when it was
+	// created) until its dial has resolved or given up (resolvedOnce).
+	unresolved   bool
+	resolvedOnce sync.Once
 	// msgs and dgrams record whether a message, and a datagram, was ever
 	// queued on (outbound) or received from (inbound) the connection. One
 	// that carried datagrams only breaks silently: no transport error.
@@ -177,12 +192,19 @@ func (c *peerConn) close(reason error, report bool) {
 			lvl = zap.DebugLevel
 		}
 		fields := []zap.Field{zap.Stringer("peer", c.peer), zap.String("dir", c.dirName()), zap.NamedError("reason", reason)}
-		if lvl == zap.WarnLevel {
+		switch lvl {
+		case zap.WarnLevel:
 			// What the peer sent is to blame: a hostile peer may repeat
 			// it at will, so the line is rate-limited.
 			c.t.warn("live: connection closed", fields...)
-		} else if ce := c.t.log.Check(lvl, "live: connection closed"); ce != nil {
-			ce.Write(fields...)
+		case zap.InfoLevel:
+			// A peer can make connections close as fast (reconnecting, or
+			// naming peers nobody runs): rate-limited too.
+			c.t.limited(c.t.infos, zap.InfoLevel, "live: connection closed", fields...)
+		default:
+			if ce := c.t.log.Check(lvl, "live: connection closed"); ce != nil {
+				ce.Write(fields...)
+			}
 		}
 		if report {
 			// One breakage, one transport error: close the other
@@ -215,8 +237,10 @@ type transport struct {
 	// advertised addresses, for hellos; set before the accept loop starts.
 	serviceAddr, gossipAddr string
 	limits                  *connLimiter
-	// warnings bounds the warn lines hostile input causes.
-	warnings *logLimiter
+	// warnings bounds the warn lines hostile input causes; infos the
+	// info lines of closed connections, which a flood of dials to peers
+	// nobody runs (or a peer reconnecting at will) causes as fast.
+	warnings, infos *logLimiter
 
 	mu     sync.Mutex
 	closed bool
@@ -224,7 +248,23 @@ type transport struct {
 	in     map[node.ID]*peerConn
 	raw    map[net.Conn]struct{}   // every open socket, closed on shutdown
 	redial map[node.ID]redialState // peers whose last dial failed
+	// unresolved counts the outbound connections waiting for the address
+	// of a peer the directory did not know (peerConn.unresolved).
+	unresolved int
 }
+
+// maxUnresolvedDials bounds the outbound connections that wait, each with
+// a goroutine and a queue, for the address of a peer the directory does
+// not know (it may learn it from memberlist within DialTimeout). A send to
+// yet another unknown peer fails at once (errNoAddress, a transport error
+// for the sender, Counters.DialsRefused): the audit's Requests naming
+// 20,000 IDs nobody runs made 20,025 goroutines and 267 MB. Far above what
+// a node joining a cluster has waiting at once.
+const maxUnresolvedDials = 64
+
+// maxRedialEntries bounds the backoff table of peers whose dials failed:
+// past it, entries whose backoff has ended go first, then the oldest.
+const maxRedialEntries = 1024
 
 // redialState is the backoff of a peer whose last dial failed.
 type redialState struct {
@@ -235,10 +275,11 @@ type redialState struct {
 func newTransport(ctx context.Context, cfg RuntimeConfig, reg *node.Registry, log *zap.Logger, dir *directory,
 	stats *counters, events chan netEvent, wg *sync.WaitGroup) *transport {
 	dir.setTTL(cfg.UnconfirmedPeerTTL)
+	dir.setMaxUnconfirmed(cfg.MaxInboundConns)
 	return &transport{
 		limits:   newConnLimiter(cfg.MaxInboundConns, cfg.MaxInboundConnsPerHost),
-		warnings: newLogLimiter(time.Second, 10),
-		self:     cfg.ID, label: cfg.Label, maxFrame: cfg.MaxFrameSize, cfg: cfg, reg: reg, log: log,
+		warnings: newLogLimiter(time.Second, 10), infos: newLogLimiter(time.Second, 20),
+		self: cfg.ID, label: cfg.Label, maxFrame: cfg.MaxFrameSize, cfg: cfg, reg: reg, log: log,
 		dir: dir, stats: stats, events: events, ctx: ctx, wg: wg,
 		out: make(map[node.ID]*peerConn), in: make(map[node.ID]*peerConn), raw: make(map[net.Conn]struct{}),
 		redial: make(map[node.ID]redialState),
@@ -280,10 +321,13 @@ func (t *transport) acceptLoop() {
 			continue
 		}
 		if !t.limits.acquire(conn.RemoteAddr()) {
-			t.stats.connsRefused.Add(1)
-			t.warn("live: inbound connection refused: connection limit reached", zap.Stringer("remote", conn.RemoteAddr()))
-			conn.Close()
-			continue
+			if !t.evictUnconfirmed(conn.RemoteAddr()) {
+				t.stats.connsRefused.Add(1)
+				t.warn("live: inbound connection refused: connection limit reached", zap.Stringer("remote", conn.RemoteAddr()))
+				conn.Close()
+				continue
+			}
+			t.limits.force(conn.RemoteAddr())
 		}
 		if !t.track(conn) {
 			t.limits.release(conn.RemoteAddr())
@@ -295,6 +339,49 @@ func (t *transport) acceptLoop() {
 		go t.serveInbound(conn)
 	}
 }
+
+// evictUnconfirmed makes room for a connection from remote that the
+// limits refuse: it closes the inbound connection held longest by a peer
+// nobody confirmed — an ID only its hello claims, without TLS — from
+// remote's host if the per-host limit refused it, else from any host,
+// and reports whether it found one (counted in Counters.ConnsEvicted).
+// Confirmed members' connections, and every connection with TLS, are
+// never evicted: without the rule, 1,022 of 1,024 slots held by hellos
+// and keepalives from nine loopback addresses refused a new node's join
+// (the audit's node exited).
+func (t *transport) evictUnconfirmed(remote net.Addr) bool {
+	if t.cfg.TLS != nil {
+		return false
+	}
+	host := ""
+	if t.limits.full(remote) {
+		host = remoteHost(remote)
+	}
+	t.mu.Lock()
+	var victim *peerConn
+	for id, c := range t.in {
+		if host != "" && remoteHost(c.remote) != host {
+			continue
+		}
+		if _, ok := t.dir.confirmed(id); ok {
+			continue
+		}
+		if victim == nil || c.admitted.Before(victim.admitted) {
+			victim = c
+		}
+	}
+	t.mu.Unlock()
+	if victim == nil {
+		return false
+	}
+	t.stats.connsEvicted.Add(1)
+	victim.close(errEvicted, false)
+	return true
+}
+
+// errEvicted is the reason of an unconfirmed peer's connection closed to
+// make room (evictUnconfirmed).
+var errEvicted = errors.New("live: inbound connection of an unconfirmed peer closed to make room under the connection limit")
 
 // track registers a socket for closing at shutdown; false when the
 // transport is already closed.
@@ -361,14 +448,24 @@ func (t *transport) rejected(err error) {
 // warn logs a warning caused by a peer, at most a few per second: a
 // hostile peer must not be able to flood the log.
 func (t *transport) warn(msg string, fields ...zap.Field) {
-	ok, suppressed := t.warnings.allow()
+	t.limited(t.warnings, zap.WarnLevel, msg, fields...)
+}
+
+// limited logs at lvl through the limiter l (see warn).
+func (t *transport) limited(l *logLimiter, lvl zapcore.Level, msg string, fields ...zap.Field) {
+	ce := t.log.Check(lvl, msg)
+	if ce == nil {
+		return
+	}
+	ok, suppressed := l.allow()
 	if !ok {
+		t.stats.logSuppressed.Add(1)
 		return
 	}
 	if suppressed > 0 {
 		fields = append(fields, zap.Int("suppressed_before", suppressed))
 	}
-	t.log.Warn(msg, fields...)
+	ce.Write(fields...)
 }
 
 func (t *transport) serveInbound(conn net.Conn) {
@@ -408,7 +505,8 @@ func (t *transport) serveInbound(conn net.Conn) {
 		return
 	}
 	conn.SetDeadline(time.Time{})
-	c := &peerConn{t: t, peer: h.id, service: h.service, gossip: h.gossip, conn: conn, closed: make(chan struct{})}
+	c := &peerConn{t: t, peer: h.id, service: h.service, gossip: h.gossip, conn: conn, closed: make(chan struct{}),
+		remote: conn.RemoteAddr(), admitted: time.Now()}
 	c.lastRead.Store(time.Now().UnixNano())
 	old, err := t.admitInbound(c)
 	if errors.Is(err, errClosedLocally) {
@@ -589,7 +687,10 @@ func (t *transport) enqueue(peer node.ID, frame []byte, refusable bool) error {
 	}
 	c := t.out[peer]
 	if c == nil {
-		c = t.dialOut(peer)
+		if c = t.dialOut(peer); c == nil {
+			t.mu.Unlock()
+			return errNoAddress
+		}
 	}
 	c.msgs.Store(true)
 	t.mu.Unlock()
@@ -623,9 +724,19 @@ func (c *peerConn) push(frame []byte) bool {
 }
 
 // dialOut creates the outbound connection to peer and starts its writer,
-// which dials it. t.mu must be held.
+// which dials it; nil when the directory knows no address for peer and
+// maxUnresolvedDials connections already wait for theirs. t.mu must be
+// held.
 func (t *transport) dialOut(peer node.ID) *peerConn {
-	c := &peerConn{t: t, peer: peer, outbound: true, queue: make(chan []byte, t.cfg.SendQueueLen), closed: make(chan struct{})}
+	unresolved := !t.dir.knows(peer)
+	if unresolved {
+		if t.unresolved >= maxUnresolvedDials {
+			t.stats.dialsRefused.Add(1)
+			return nil
+		}
+		t.unresolved++
+	}
+	c := &peerConn{t: t, peer: peer, outbound: true, unresolved: unresolved, queue: make(chan []byte, t.cfg.SendQueueLen), closed: make(chan struct{})}
 	t.out[peer] = c
 	t.wg.Add(1)
 	go c.runOutbound()
@@ -654,7 +765,10 @@ func (t *transport) enqueueDatagram(peer node.ID, frame []byte) bool {
 			t.mu.Unlock()
 			return false
 		}
-		c = t.dialOut(peer)
+		if c = t.dialOut(peer); c == nil {
+			t.mu.Unlock()
+			return false
+		}
 	}
 	c.dgrams.Store(true)
 	t.mu.Unlock()
@@ -685,10 +799,12 @@ func (t *transport) closePeer(peer node.ID, reason error, report bool) {
 func (c *peerConn) runOutbound() {
 	t := c.t
 	defer t.wg.Done()
+	defer c.resolved()
 	if !t.waitRedial(c) {
 		return
 	}
 	conn, err := t.dialPeer(c)
+	c.resolved()
 	if err != nil {
 		t.stats.dialFailures.Add(1)
 		t.dialFailed(c.peer)
@@ -706,6 +822,18 @@ func (c *peerConn) runOutbound() {
 	t.wg.Add(1)
 	go c.watchOutbound(conn)
 	c.writeLoop(conn)
+}
+
+// resolved ends c's count in transport.unresolved, once.
+func (c *peerConn) resolved() {
+	if !c.unresolved {
+		return
+	}
+	c.resolvedOnce.Do(func() {
+		c.t.mu.Lock()
+		c.t.unresolved--
+		c.t.mu.Unlock()
+	})
 }
 
 // writeLoop writes c's queue to conn, and a keepalive whenever the
@@ -788,6 +916,31 @@ func (t *transport) dialFailed(peer node.ID) {
 	}
 	st.notBefore = time.Now().Add(st.backoff)
 	t.redial[peer] = st
+	if len(t.redial) > maxRedialEntries {
+		t.pruneRedial()
+	}
+}
+
+// pruneRedial bounds the backoff table (maxRedialEntries): the entries
+// whose backoff ended go, then the earliest to end until it is within
+// bounds. A pruned peer's next failed dial starts its backoff afresh.
+// t.mu must be held.
+func (t *transport) pruneRedial() {
+	now := time.Now()
+	for id, st := range t.redial {
+		if now.After(st.notBefore) {
+			delete(t.redial, id)
+		}
+	}
+	for len(t.redial) > maxRedialEntries {
+		first, at := node.None, time.Time{}
+		for id, st := range t.redial {
+			if first == node.None || st.notBefore.Before(at) {
+				first, at = id, st.notBefore
+			}
+		}
+		delete(t.redial, first)
+	}
 }
 
 // watchOutbound reads an outbound connection, on which the peer sends

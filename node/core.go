@@ -129,6 +129,16 @@ func (c *Core) Restore(checkpoint []byte) error {
 	return nil
 }
 
+// CheckCheckpoint reports whether b decodes as a checkpoint of this
+// core's service (DecodeCheckpoint with its factory): a snapshot layer
+// checks a peer's checkpoint so on receipt, and leaves a member whose
+// bytes do not decode out of the snapshot rather than fail every later
+// exploration of it. It does not change the core.
+func (c *Core) CheckCheckpoint(b []byte) error {
+	_, err := DecodeCheckpoint(b, c.factory)
+	return err
+}
+
 // Copy returns an independent core in the same state, for speculative
 // execution: stepping the copy never affects c.
 func (c *Core) Copy() (*Core, error) {

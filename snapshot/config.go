@@ -190,8 +190,17 @@ type Config struct {
 	// Source that is a WitnessHost vouches for peers (the live runtime's
 	// layer host does), and a peer it does not vouch for claims nothing
 	// (counted in Stats.CNUnvouched); any other Source vouches for every
-	// peer by its ID (the emulator, where IDs are not forged). Zero means
-	// DefaultCNWindow; negative is an error.
+	// peer by its ID (the emulator, where IDs are not forged). Within
+	// the window, what the node adopts from one witness (and from all the
+	// peers without one together) is rate-limited to CNWindow numbers
+	// per Interval; a number past that limit is handled at it
+	// (Stats.CNLimited). A Request for a cut beyond the window (or the
+	// limit) is refused with a Negative (ReasonWindow) carrying the
+	// node's number, and a gatherer whose answering members all refuse
+	// so, each more than a window below its cut, rebases: it moves its
+	// number back to theirs (Stats.Rebased), as a restarted process
+	// would, so that a node pushed ahead recovers without a restart.
+	// Zero means DefaultCNWindow; negative is an error.
 	CNWindow int64
 }
 

@@ -52,15 +52,21 @@
 // beyond the window is handled as if it carried the node's own number —
 // a service message still reaches the service —, and the number is
 // counted (Stats.CNRejected), never adopted from one peer: what it can
-// push is the window per message, so the number space outlives any flood.
+// push is the window per message, and the window per Interval (a rate
+// limit per witness), so the number space outlives any flood and a
+// pushed node stays near enough its neighbours to be followed. A node
+// that got more than a window ahead of every member anyway finds its
+// Requests refused (ReasonWindow) and rebases to their numbering.
 // A node restarted from 0 far behind its cluster catches up when two
 // distinct witnesses carry numbers beyond its window (WitnessHost: an
 // authenticated peer, a member that proved its address; never an ID a
 // hello merely claims): to the smaller, counted in Stats.CNCaughtUp. It
 // refuses the cuts up to its new number, as
 // after a Reset: messages it handled before the jump did not move it. A
-// Request for a cut beyond the window is not answered, and a Negative
-// pointing beyond it leaves its member out. Numbers stop at MaxCN
+// Request for a cut beyond the window is refused (ReasonWindow), and a
+// Negative pointing beyond it leaves its member out. A number that goes
+// back on a channel (its sender restarted or rebased) starts the
+// channel over, lossy. Numbers stop at MaxCN
 // (Stats.Exhausted): the periodic increment stays there and every gather
 // fails with FailureExhausted rather than ask for a cut past it.
 //

@@ -83,7 +83,10 @@ type memberState struct {
 	reason string
 	// bad: excluded for a malformed answer (or a number beyond the
 	// window), not by a choice the member made (see FailureNoMember).
-	bad      bool
+	bad bool
+	// refused: the member answered that the cut lies beyond its window,
+	// its number (cn) more than a window below it (see rebaseTarget).
+	refused  bool
 	cn       uint64
 	raw      []byte
 	channels []ChannelRecord
@@ -92,15 +95,18 @@ type memberState struct {
 }
 
 type gatherState struct {
-	id       uint64
-	round    int
-	cr       uint64
-	members  []node.ID // ascending, self included
-	started  time.Time
-	deadline time.Time
-	own      *checkpoint
-	status   map[node.ID]*memberState
-	maxNeg   uint64
+	id      uint64
+	round   int
+	cr      uint64
+	members []node.ID // ascending, self included: those asked
+	// all is the neighbourhood the round was started for (members and
+	// unvouched: ascending), against which a change is judged.
+	all, unvouched []node.ID
+	started        time.Time
+	deadline       time.Time
+	own            *checkpoint
+	status         map[node.ID]*memberState
+	maxNeg         uint64
 }
 
 type base struct {
@@ -149,7 +155,14 @@ type Manager struct {
 	// vouches for peers (WitnessHost).
 	claims  map[string]uint64
 	witness func(peer node.ID) (string, bool)
-	recent  map[node.ID]time.Time
+	// buckets are the rate limits on numbers adopted from peers, by
+	// witness key (window.go).
+	buckets map[string]*cnBucket
+	// knows says whether the node can reach a peer (PeerDirectory);
+	// check checks a peer's checkpoint (CheckpointChecker; nil: none).
+	knows  func(peer node.ID) bool
+	check  func(b []byte) error
+	recent map[node.ID]time.Time
 	// also are the peers a layer asked the gathers to take in besides the
 	// neighbourhood (Include), ascending.
 	also []node.ID
@@ -211,9 +224,17 @@ func New(cfg Config, self node.ID, src Source) (*Manager, error) {
 	if wh, ok := src.(WitnessHost); ok {
 		witness = wh.CatchUpWitness
 	}
+	knows := func(node.ID) bool { return true }
+	if pd, ok := src.(PeerDirectory); ok {
+		knows = pd.KnowsPeer
+	}
+	var check func([]byte) error
+	if cc, ok := src.(CheckpointChecker); ok {
+		check = cc.CheckCheckpoint
+	}
 	return &Manager{
-		cfg: c, self: self, src: src, witness: witness,
-		lastCN: map[node.ID]uint64{}, claims: map[string]uint64{}, recent: map[node.ID]time.Time{}, sentCN: map[node.ID]uint64{},
+		cfg: c, self: self, src: src, witness: witness, knows: knows, check: check,
+		lastCN: map[node.ID]uint64{}, claims: map[string]uint64{}, buckets: map[string]*cnBucket{}, recent: map[node.ID]time.Time{}, sentCN: map[node.ID]uint64{},
 		dirty: map[node.ID]bool{}, clean: map[node.ID]bool{},
 		acked: map[node.ID]base{}, sent: map[node.ID][]base{}, bases: map[node.ID][]base{},
 	}, nil
@@ -362,6 +383,9 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 		}
 	}
 	if !env.Datagram {
+		if last, ok := m.lastCN[env.From]; ok && env.CN < last && env.From != m.self {
+			m.wentBack(env.From, env.CN)
+		}
 		if env.CN > m.lastCN[env.From] {
 			m.lastCN[env.From] = env.CN
 		}
@@ -439,17 +463,12 @@ func (m *Manager) TransportError(now time.Time, peer node.ID) Effects {
 	if !m.started {
 		return m.fx
 	}
-	m.dirty[peer] = true
-	delete(m.clean, peer)
+	m.lossy(peer)
 	delete(m.sentCN, peer)
 	// The peer may have restarted and lost the checkpoints it
 	// acknowledged: the next answer to it is not a delta.
 	delete(m.acked, peer)
 	delete(m.sent, peer)
-	m.pos++
-	m.log = append(m.log, logEntry{pos: m.pos, from: peer, err: true, cost: 32})
-	m.logCost += 32
-	m.prune()
 	if g := m.g; g != nil {
 		if st := g.status[peer]; st != nil && st.state == memberPending {
 			st.state, st.reason = memberDead, "transport error"
@@ -457,6 +476,31 @@ func (m *Manager) TransportError(now time.Time, peer node.ID) Effects {
 		m.checkRound()
 	}
 	return m.fx
+}
+
+// lossy marks the channel from peer lossy as a transport error does:
+// what it sent before may have been lost.
+func (m *Manager) lossy(peer node.ID) {
+	m.dirty[peer] = true
+	delete(m.clean, peer)
+	m.pos++
+	m.log = append(m.log, logEntry{pos: m.pos, from: peer, err: true, cost: 32})
+	m.logCost += 32
+	m.prune()
+}
+
+// wentBack handles a message from peer whose number cn is below one peer
+// sent before on the same FIFO channel: the sender's numbering started
+// over (a live process restarted at 0, or the sender rebased). What the
+// channel's earlier numbers closed is not closed for the new numbering,
+// so the channel starts over from cn, and is lossy as after a transport
+// error (the old incarnation's messages in flight are neither in its
+// state nor recorded). A restarted sender that lost its delta bases says
+// so itself (resync).
+func (m *Manager) wentBack(peer node.ID, cn uint64) {
+	m.stats.CNWentBack++
+	m.lastCN[peer] = cn
+	m.lossy(peer)
 }
 
 // AfterStep runs after every core step: while a gather is in progress, a
@@ -471,7 +515,7 @@ func (m *Manager) AfterStep(now time.Time) Effects {
 	switch {
 	case m.g != nil:
 		last := m.g.round >= m.cfg.MaxRounds
-		if !(last && m.cfg.FinishLastRound) && !slices.Equal(m.members(), m.g.members) {
+		if !(last && m.cfg.FinishLastRound) && !slices.Equal(m.members(), m.g.all) {
 			m.nextRound(m.nextCut(), "neighbourhood changed")
 		}
 	case m.cfg.GatherOnChange && m.lastMembers != nil:
@@ -800,7 +844,10 @@ func (m *Manager) secondHop(s *Snapshot) {
 			continue
 		}
 		for _, p := range n.Peers {
-			if _, in := slices.BinarySearch(first, p); !in && p != node.None {
+			// A member's word about its peers: only those this node
+			// knows and a witness vouches for, each of which answers
+			// for itself.
+			if _, in := slices.BinarySearch(first, p); !in && p != node.None && m.knows(p) && m.vouched(p) {
 				named[p]++
 			}
 		}
@@ -875,13 +922,17 @@ func (m *Manager) onRequest(from node.ID, r Request) error {
 		m.stats.BadMessages++
 		return nil
 	}
-	if r.CR > m.window() {
+	if r.CR > m.limit(from) {
 		// A cut this node would have to jump to: the gatherer's number
-		// was not adopted either (see admit), so the gatherer times out.
+		// was not adopted either (see admit). The answer says so, with
+		// this node's number: a gatherer every member answers so is
+		// ahead of them all and rebases.
 		m.stats.CNRejected++
+		m.negative(from, r, ReasonWindow)
 		return nil
 	}
 	if r.CR > m.cn {
+		m.spend(from, r.CR)
 		if err := m.take(r.CR, CheckpointRequested); err != nil {
 			return err
 		}
@@ -895,10 +946,13 @@ func (m *Manager) onRequest(from node.ID, r Request) error {
 		m.negative(from, r, ReasonBusy)
 		return nil
 	}
+	// A stranger's member list is its word alone: Markers go only to
+	// the members this node knows (PeerDirectory).
+	trusted := m.vouched(from)
 	for _, id := range r.Members {
 		// A message already sent on the channel with CN ≥ cr closes it
 		// (FIFO); otherwise a Marker does.
-		if id != from && m.sentCN[id] < r.CR {
+		if id != from && m.sentCN[id] < r.CR && (trusted || id == m.self || m.knows(id)) {
 			m.send(id, Marker{Gather: r.Gather})
 		}
 	}
@@ -1137,8 +1191,18 @@ func (m *Manager) startRound(cr uint64) {
 	}
 	m.seq++
 	g.id, g.cr, g.maxNeg = m.seq, cr, 0
-	g.members = m.members()
-	m.lastMembers = g.members
+	g.all = m.members()
+	m.lastMembers = g.all
+	// Members no witness vouches for are left out of the round, so that
+	// the others do not wait for channels from them (ReasonUnvouched).
+	g.members, g.unvouched = make([]node.ID, 0, len(g.all)), nil // sent in Requests: never reused
+	for _, id := range g.all {
+		if id == m.self || m.vouched(id) {
+			g.members = append(g.members, id)
+		} else {
+			g.unvouched = append(g.unvouched, id)
+		}
+	}
 	g.deadline = m.now.Add(m.cfg.GatherTimeout)
 	g.status = make(map[node.ID]*memberState, len(g.members))
 	for _, id := range g.members {
@@ -1218,6 +1282,12 @@ func (m *Manager) onResponse(from node.ID, r Response) {
 		reject("undecodable checkpoint")
 		return
 	}
+	if m.check != nil && r.Encoding != EncodingSame {
+		if err := m.check(raw); err != nil {
+			reject("checkpoint of no state of the service: " + node.Clip(err.Error(), node.MaxShownString))
+			return
+		}
+	}
 	msgs := make([][]node.Envelope, len(r.Channels))
 	for i, ch := range r.Channels {
 		if ch.From != m.g.members[i] {
@@ -1274,7 +1344,7 @@ func (m *Manager) onNegative(from node.ID, n Negative) {
 			st.state, st.reason, st.bad = memberExcluded, "malformed negative answer", true
 			break
 		}
-		if n.CN > m.window() {
+		if n.CN > m.limit(from) {
 			// Retrying there would jump this node's number beyond the
 			// window on one peer's word.
 			m.stats.CNRejected++
@@ -1283,6 +1353,12 @@ func (m *Manager) onNegative(from node.ID, n Negative) {
 		}
 		st.state, st.reason = memberRetry, "checkpoint pruned"
 		m.g.maxNeg = max(m.g.maxNeg, n.CN)
+		m.spend(from, n.CN) // the retry adopts it
+	case ReasonWindow:
+		st.state, st.reason = memberExcluded, "the cut is beyond its window"
+		if n.CN < m.g.cr && m.g.cr-n.CN > uint64(m.cfg.CNWindow) {
+			st.cn, st.refused = n.CN, true
+		}
 	case ReasonBandwidth:
 		st.state, st.reason = memberExcluded, "bandwidth cap"
 	default:
@@ -1314,6 +1390,11 @@ func (m *Manager) checkRound() {
 	if retry && g.round < m.cfg.MaxRounds {
 		// g.cr+1 is at most MaxCN+1, which startRound refuses.
 		m.startRound(max(g.maxNeg, g.cr+1))
+		return
+	}
+	if to, ok := m.rebaseTarget(); ok {
+		m.rebase(to)
+		m.nextRound(m.nextCut(), "rebased")
 		return
 	}
 	if why, ok := m.nobodyAnswered(); ok {
@@ -1378,6 +1459,12 @@ func (m *Manager) finish() {
 		default:
 			s.Excluded = append(s.Excluded, Exclusion{Node: id, Reason: st.reason})
 		}
+	}
+	for _, id := range g.unvouched {
+		s.Excluded = append(s.Excluded, Exclusion{Node: id, Reason: ReasonUnvouched})
+	}
+	if len(g.unvouched) > 0 {
+		slices.SortFunc(s.Excluded, func(a, b Exclusion) int { return cmp.Compare(a.Node, b.Node) })
 	}
 	ownRecs, ownMsgs := m.record(g.own, g.cr, g.members)
 	for _, to := range included {

@@ -136,6 +136,11 @@ const (
 	// ReasonTooLarge: the checkpoint exceeds the responder's
 	// Config.MaxCheckpointSize.
 	ReasonTooLarge
+	// ReasonWindow: the cut lies beyond what the responder may adopt
+	// (Config.CNWindow above Negative.CN, or the rate limit): a
+	// gatherer all of whose members answer so is ahead of them all, and
+	// rebases (see Config.CNWindow).
+	ReasonWindow
 )
 
 // Negative is a refused Request, carrying the responder's current

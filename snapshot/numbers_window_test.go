@@ -94,16 +94,16 @@ func TestOnePeerCannotPushPastTheWindow(t *testing.T) {
 	h.full(2)
 }
 
-// A protocol message asking for a cut beyond the window is not answered,
-// and a Negative pointing beyond it leaves its member out: neither moves
-// the number.
+// A protocol message asking for a cut beyond the window is answered with
+// a Negative (ReasonWindow) and the responder's number, and a Negative
+// pointing beyond it leaves its member out: neither moves the number.
 func TestProtocolNumbersBeyondTheWindow(t *testing.T) {
 	h := newHarness(t, []node.ID{1, 2}, func(node.ID) snapshot.Config {
 		return snapshot.Config{Interval: time.Second, CNWindow: 100}
 	})
 	_, fx, err := h.mgrs[2].Deliver(h.now, node.Envelope{From: 1, To: 2, CN: 0,
 		Msg: snapshot.Request{Gather: 1, CR: 5000, Members: []node.ID{1, 2}}})
-	if err != nil || len(fx.Sends) != 0 || h.mgrs[2].CN() != 0 || h.mgrs[2].Stats().CNRejected != 1 {
+	if neg, ok := onlyNegative(fx.Sends); err != nil || !ok || neg.Reason != snapshot.ReasonWindow || h.mgrs[2].CN() != 0 || h.mgrs[2].Stats().CNRejected != 1 {
 		t.Fatalf("request beyond the window: err %v, sends %+v, stats %+v", err, fx.Sends, h.mgrs[2].Stats())
 	}
 

@@ -197,6 +197,16 @@ type Stats struct {
 	CNRejected  int64 `json:"cn_rejected"`
 	CNCaughtUp  int64 `json:"cn_caught_up"`
 	CNUnvouched int64 `json:"cn_unvouched"`
+	// CNLimited counts the numbers from peers within the window that the
+	// rate limit (Config.CNWindow per Interval) cut to what it allowed;
+	// CNWentBack the messages whose number went back on their channel
+	// (the sender restarted or rebased), each handled as a transport
+	// error about the sender; Rebased the times this node, its gathers
+	// refused by every member for a cut beyond their windows, moved its
+	// numbering back to theirs (see Config.CNWindow).
+	CNLimited  int64 `json:"cn_limited,omitempty"`
+	CNWentBack int64 `json:"cn_went_back,omitempty"`
+	Rebased    int64 `json:"rebased,omitempty"`
 	// Exhausted is set once the number reached MaxCN: it advances no
 	// more, and every gather fails (FailureExhausted).
 	Exhausted bool `json:"exhausted"`

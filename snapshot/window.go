@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"cmp"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 )
@@ -18,6 +19,51 @@ type WitnessHost interface {
 	// claims under one key count once — and false when the peer has
 	// none a forger could not make.
 	CatchUpWitness(peer node.ID) (key string, ok bool)
+}
+
+// PeerDirectory is a Source that knows which peers it can reach: the
+// live runtime's layer host is one (a peer its directory holds an address
+// for). A Request from a gatherer no witness vouches for (WitnessHost) is
+// a stranger's word about who the members are: the node sends Markers
+// only to the members it knows, since a Request naming a thousand IDs
+// nobody runs would otherwise make it dial each of them (the audit's 20
+// Requests: 20,025 goroutines and 267 MB). A channel to a member that
+// gets no Marker closes at its RecordTimeout, incomplete. Without it every
+// peer is known (the emulator, where every node exists). It is called in
+// the node's hooks, on its goroutine.
+type PeerDirectory interface {
+	KnowsPeer(peer node.ID) bool
+}
+
+// CheckpointChecker is a Source that can check a peer's checkpoint bytes:
+// node.Core is one (CheckCheckpoint decodes them as its service's), so
+// both shells' layer hosts are. A gatherer checks every checkpoint it
+// receives, once per distinct one (a checkpoint equal to a member's last
+// acknowledged one is not checked again), and leaves a member whose bytes
+// do not decode out of the snapshot as a malformed answer, with the
+// reason: a member answering with garbage under a correct hash was taken
+// in, and every later round failed ("bad checkpoint: missing header") —
+// the gatherer's steering was off while the member stayed. Without it
+// checkpoints are taken as they come.
+type CheckpointChecker interface {
+	CheckCheckpoint(b []byte) error
+}
+
+// ReasonUnvouched is the Exclusion reason of a member no witness vouches
+// for (WitnessHost): without TLS, an ID only a hello claims. A forged ID
+// that a service took for a neighbour (a RandTree node that took a forged
+// Join for a child) would otherwise answer gathers with whatever state it
+// likes and steer the node — the audit's forged child made its parent
+// predict 5 violations in 12 s and hold back its own repair timer. What a
+// member that does have a witness (proved, or authenticated by TLS) can
+// still make a node do by lying is bounded by the steering rules
+// (docs/ARCHITECTURE.md, "What a lying member can do").
+const ReasonUnvouched = "no witness vouches for its ID"
+
+// vouched reports whether a witness vouches for peer.
+func (m *Manager) vouched(peer node.ID) bool {
+	_, ok := m.witness(peer)
+	return ok
 }
 
 // ownWitness vouches for every peer by its ID: where IDs cannot be forged
@@ -61,7 +107,20 @@ func (m *Manager) window() uint64 {
 // them. A catch-up adopts the second largest claim, so cn itself (the
 // largest) may still lie beyond the new window and is then refused.
 func (m *Manager) admit(peer node.ID, cn uint64) (uint64, error) {
+	if cn <= m.cn {
+		return cn, nil
+	}
 	if cn <= m.window() {
+		lim := m.limit(peer)
+		if cn > lim {
+			// Within the window but past the rate limit: the message is
+			// handled as carrying the largest number the limit allows,
+			// which is sound for the same reason as the node's own
+			// number is below (the sender was past every cut up to it).
+			m.stats.CNLimited++
+			cn = lim
+		}
+		m.spend(peer, cn)
 		return cn, nil
 	}
 	if cn > MaxCN {
@@ -89,6 +148,87 @@ func (m *Manager) admit(peer node.ID, cn uint64) (uint64, error) {
 	}
 	m.stats.CNRejected++
 	return m.cn, nil
+}
+
+// The rate limit. A number within the window is adopted, but one peer
+// could send one window after another, each within the window of the
+// last: the audit's forged ID moved a node to 2^37 in 1.6 s (194,454
+// forced checkpoints), past every neighbour's window, and the node's
+// gathers failed until it restarted. So what a node adopts from a peer is
+// also bounded in time: at most Config.CNWindow numbers per Interval (a
+// bucket as deep as the window, refilled at that rate) per witness — per
+// peer where IDs cannot be forged, per proved address or authenticated ID
+// live — and one bucket for all the peers without a witness. Honest
+// numbers grow by a few thousand a second at most (see DefaultCNWindow),
+// far below it; a node's own increments and gathers, and a catch-up two
+// witnesses agree on, are not charged. A node one peer pushed a whole
+// bucket ahead may be beyond the window of a neighbour that did not hear
+// from it meanwhile: its next gather finds that member refusing, and
+// rebases (below). Past the limit a number is cut to
+// what the bucket allows (Stats.CNLimited), which is sound for the reason
+// a number beyond the window may be taken as the node's own (admit).
+
+// cnBucket is one witness's rate limit: left numbers as of at.
+type cnBucket struct {
+	left float64
+	at   time.Time
+}
+
+// bucketKey is the rate limit's key for peer: its witness's, or "" for
+// every peer without one.
+func (m *Manager) bucketKey(peer node.ID) string {
+	if key, ok := m.witness(peer); ok {
+		return "w:" + key
+	}
+	return ""
+}
+
+// limit returns the largest number the node may adopt from peer now: its
+// window, or less when peer's bucket holds less.
+func (m *Manager) limit(peer node.ID) uint64 {
+	w := m.window()
+	if left := m.allowance(m.bucketKey(peer)); left < w-m.cn {
+		return m.cn + left
+	}
+	return w
+}
+
+// allowance refills key's bucket to now and returns what it holds. The
+// buckets are at most MaxMembers: a new key evicts the one refilled
+// longest ago (ties by key: map order must not leak out), which is full
+// by then or an idle stranger's.
+func (m *Manager) allowance(key string) uint64 {
+	w := float64(m.cfg.CNWindow)
+	b, ok := m.buckets[key]
+	if !ok {
+		if len(m.buckets) >= MaxMembers {
+			old, found := "", false
+			for k, x := range m.buckets {
+				if !found || x.at.Before(m.buckets[old].at) || (x.at.Equal(m.buckets[old].at) && k < old) {
+					old, found = k, true
+				}
+			}
+			delete(m.buckets, old)
+		}
+		b = &cnBucket{left: w, at: m.now}
+		m.buckets[key] = b
+	}
+	if dt := m.now.Sub(b.at); dt > 0 {
+		b.left = min(w, b.left+w*dt.Seconds()/m.cfg.Interval.Seconds())
+		b.at = m.now
+	}
+	return uint64(b.left)
+}
+
+// spend charges peer's bucket for adopting cn (at most limit(peer)).
+func (m *Manager) spend(peer node.ID, cn uint64) {
+	if cn <= m.cn {
+		return
+	}
+	key := m.bucketKey(peer)
+	m.allowance(key)
+	b := m.buckets[key]
+	b.left = max(0, b.left-float64(cn-m.cn))
 }
 
 // claim remembers peer's number beyond the window, under its witness's
@@ -148,3 +288,81 @@ func (m *Manager) dropClaims() {
 // refuses with FailureExhausted rather than step past the bound peers
 // check numbers against.
 func (m *Manager) nextCut() uint64 { return m.cn + 1 }
+
+// Recovery of a node its members refuse. Should a node's number get more
+// than a window ahead of every member of its neighbourhood (it was pushed
+// while they did not hear from it, or before the rate limit), each member
+// answers its Requests with ReasonWindow and ignores its numbers, so none
+// of its gathers could succeed again: the audit's node had no snapshot and
+// no steering round until it restarted. A node whose round every member
+// refused so rebases instead: it moves its number back to just above
+// theirs, as a restarted process starts over, keeping its service state.
+// Its stored checkpoints and log belong to the old numbering and go; cuts
+// up to the new number are refused (pruned), as after a catch-up; its
+// later messages carry lower numbers than its earlier ones, which their
+// receivers take as a numbering that started over (Manager.wentBack: the
+// channel starts over and is lossy). A rebase never goes below the last
+// number a peer that has a witness sent (numbers received in the old
+// numbering must not lie above a cut of the new one, or its checkpoint
+// would have seen a message sent after the peer's): if one of them is up
+// there too, the refusing members have two witnesses beyond their window
+// and catch up instead. Peers without a witness are forgotten (their
+// channels lossy): they are in no snapshot. The refusals count only from
+// members a witness vouches for, so forged IDs cannot make a node rebase.
+
+// rebaseTarget returns the number to rebase to when every member of the
+// round but the node that answered at all refused its cut as beyond their
+// windows, each with a witness and more than a window below the cut: one
+// above the largest refuser's number, and at least the last number of
+// every peer with a witness, if that is below the node's number.
+func (m *Manager) rebaseTarget() (uint64, bool) {
+	g := m.g
+	var to uint64
+	refusers := 0
+	for _, id := range g.members {
+		if id == m.self {
+			continue
+		}
+		st := g.status[id]
+		if st.state == memberDead || st.reason == ReasonUnvouched {
+			continue // it said nothing (a forged member is one)
+		}
+		if !st.refused {
+			return 0, false
+		}
+		if _, ok := m.witness(id); !ok {
+			return 0, false
+		}
+		to = max(to, st.cn+1)
+		refusers++
+	}
+	if refusers == 0 {
+		return 0, false
+	}
+	for id, cn := range m.lastCN {
+		if _, ok := m.witness(id); ok && id != m.self {
+			to = max(to, cn)
+		}
+	}
+	if to >= m.cn {
+		return 0, false
+	}
+	return to, true
+}
+
+// rebase moves the node's number back to to (see rebaseTarget).
+func (m *Manager) rebase(to uint64) {
+	m.stats.Rebased++
+	m.store, m.storeCost = nil, 0
+	m.log, m.logCost = nil, 0
+	m.answers = nil
+	for id, cn := range m.lastCN {
+		if cn > to {
+			delete(m.lastCN, id)
+			m.dirty[id] = true
+		}
+	}
+	clear(m.sentCN)
+	clear(m.claims)
+	m.cn, m.prunedCN = to, to
+}

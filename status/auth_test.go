@@ -98,7 +98,7 @@ func TestServerBoundsClients(t *testing.T) {
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	big := "GET /status HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n"
+	big := "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n"
 	conn.Write([]byte(big))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
@@ -116,7 +116,7 @@ func TestServerBoundsClients(t *testing.T) {
 	defer idle.Close()
 	idle.SetDeadline(time.Now().Add(10 * time.Second))
 	br := bufio.NewReader(idle)
-	idle.Write([]byte("GET /status HTTP/1.1\r\nHost: x\r\n\r\n"))
+	idle.Write([]byte("GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
 	resp, err = http.ReadResponse(br, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ func TestSlowBodyIsCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST /snapshot HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+	fmt.Fprintf(conn, "POST /snapshot HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n")
 	done := make(chan bool, 1)
 	go func() { done <- closedBy(conn, time.Minute) }()
 	// Trickle a byte every 100ms until the server gives up (or the
@@ -112,7 +112,7 @@ func TestConnectionCap(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		fmt.Fprintf(c, "GET /status HTTP/1.1\r\nHost: x\r\n") // headers never finish
+		fmt.Fprintf(c, "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\n") // headers never finish
 		held = append(held, c)
 	}
 	// Each held connection is accepted, and in a slot, once the server
@@ -148,7 +148,7 @@ func TestConnectionCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	fmt.Fprintf(c, "GET /status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	fmt.Fprintf(c, "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("after a slot freed: %v %v", resp, err)

@@ -263,6 +263,8 @@ func newHTTPCollector(c *httpCounters) prometheus.Collector {
 		scalars: []scalar[h]{
 			counter("crystalball_http_conns_refused_total", "Status connections closed on accept: MaxConns were open.", func(x h) float64 { return float64(x.connsRefused.Load()) }),
 			counter("crystalball_http_bodies_refused_total", "Status requests refused for a body too large or too slow.", func(x h) float64 { return float64(x.bodiesRefused.Load()) }),
+			counter("crystalball_http_conns_evicted_total", "Idle status connections closed to make room for a new one.", func(x h) float64 { return float64(x.connsEvicted.Load()) }),
+			counter("crystalball_http_hosts_refused_total", "Status requests refused for their Host or Origin.", func(x h) float64 { return float64(x.hostsRefused.Load()) }),
 			gauge("crystalball_http_conns_open", "Status connections open.", func(x h) float64 { return float64(x.open.Load()) }),
 		},
 	}

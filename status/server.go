@@ -122,6 +122,14 @@ type Config struct {
 	// ("Authorization: Bearer <token>"); at most MaxTokenLen bytes. Zero
 	// ("") allows POST from loopback clients only. GET needs neither.
 	Token string
+	// AllowedHosts are the host names (without port) the server answers
+	// to besides IP literals and localhost: a request with another Host
+	// is refused (421), which defeats DNS rebinding (see hosts.go). Zero
+	// (empty) means none: name the node by its address.
+	AllowedHosts []string
+	// MaxConnsPerClient bounds the connections open at once from one
+	// client address (zero: DefaultMaxConnsPerClient).
+	MaxConnsPerClient int
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -158,10 +166,11 @@ type ErrorDoc struct {
 
 // Server serves a node's status endpoints (see the package comment).
 type Server struct {
-	cfg  Config
-	reg  *prometheus.Registry
-	srv  *http.Server
-	http httpCounters
+	cfg   Config
+	reg   *prometheus.Registry
+	srv   *http.Server
+	http  httpCounters
+	conns *connTable
 }
 
 // New checks cfg, fills its defaults and builds the server and its metrics
@@ -195,8 +204,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ReadHeaderTimeout < 0 || cfg.IdleTimeout < 0 || cfg.ReadTimeout < 0 || cfg.WriteTimeout < 0 {
 		return nil, fmt.Errorf("status: negative timeout (read header %v, read %v, write %v, idle %v)", cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.WriteTimeout, cfg.IdleTimeout)
 	}
-	if cfg.MaxBodyBytes < 0 || cfg.MaxConns < 0 {
-		return nil, fmt.Errorf("status: negative bound (body %d bytes, %d connections)", cfg.MaxBodyBytes, cfg.MaxConns)
+	if cfg.MaxBodyBytes < 0 || cfg.MaxConns < 0 || cfg.MaxConnsPerClient < 0 {
+		return nil, fmt.Errorf("status: negative bound (body %d bytes, %d connections, %d per client)", cfg.MaxBodyBytes, cfg.MaxConns, cfg.MaxConnsPerClient)
+	}
+	if err := checkAllowedHosts(cfg.AllowedHosts); err != nil {
+		return nil, err
 	}
 	if isNil(cfg.Reports) {
 		cfg.Reports = nil
@@ -220,6 +232,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, DefaultWriteTimeout)
 	cfg.MaxBodyBytes = cmp.Or(cfg.MaxBodyBytes, DefaultMaxBodyBytes)
 	cfg.MaxConns = cmp.Or(cfg.MaxConns, DefaultMaxConns)
+	cfg.MaxConnsPerClient = cmp.Or(cfg.MaxConnsPerClient, min(DefaultMaxConnsPerClient, cfg.MaxConns))
 	s := &Server{cfg: cfg, reg: prometheus.NewRegistry()}
 	cs := []prometheus.Collector{
 		collectors.NewGoCollector(),
@@ -244,8 +257,10 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("status: registering metrics: %w", err)
 		}
 	}
-	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: cfg.ReadHeaderTimeout, IdleTimeout: cfg.IdleTimeout,
-		ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, MaxHeaderBytes: cfg.MaxHeaderBytes}
+	s.conns = newConnTable(cfg.MaxConns, cfg.MaxConnsPerClient, &s.http)
+	s.srv = &http.Server{Handler: s.guardHosts(s.Handler()), ReadHeaderTimeout: cfg.ReadHeaderTimeout, IdleTimeout: cfg.IdleTimeout,
+		ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, MaxHeaderBytes: cfg.MaxHeaderBytes,
+		ConnState: s.conns.state}
 	return s, nil
 }
 
@@ -263,7 +278,9 @@ func isNil(v any) bool {
 func (s *Server) Registry() *prometheus.Registry { return s.reg }
 
 // Handler returns a fresh handler of the server's endpoints, with the
-// body bound (Config.MaxBodyBytes).
+// body bound (Config.MaxBodyBytes). Serve adds the Host and Origin rules
+// (hosts.go) around it; a caller mounting Handler elsewhere applies its
+// own.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", s.getStatus)
@@ -275,10 +292,12 @@ func (s *Server) Handler() http.Handler {
 }
 
 // Serve accepts connections on ln until Shutdown, then returns nil; any
-// other end is an error. It takes ln over (Shutdown closes it), and closes
-// every connection accepted while Config.MaxConns are open.
+// other end is an error. It takes ln over (Shutdown closes it). While
+// Config.MaxConns are open, a new connection closes the one idle the
+// longest, and is closed itself only if none is idle; a client past
+// Config.MaxConnsPerClient is closed at once (limits.go).
 func (s *Server) Serve(ln net.Listener) error {
-	ln = &limitListener{Listener: ln, max: int64(s.cfg.MaxConns), c: &s.http}
+	ln = &limitListener{Listener: ln, t: s.conns}
 	if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("status: %w", err)
 	}

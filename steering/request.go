@@ -163,9 +163,42 @@ const (
 	RefusedLiveness  = "the filter costs liveness"
 )
 
-// validate checks a request received by node self: the filter is self's
-// and well formed, the path bounded. It returns a reason on failure.
+// Bounds on a request's strings, checked on receipt before anything of
+// the request is formatted, stored or logged: the audit's 16 requests of
+// about 1 MB each took /status from 4.4 KB to 7.7 MB and grew the node's
+// log by 6.7 MB. A name (property, kind, message type, timer, a path
+// record's kind, type, timer and text) is at most MaxRequestName bytes,
+// the error MaxRequestError; the path's message bodies are bounded by the
+// frame and MaxPath.
+const (
+	MaxRequestName  = node.MaxShownString
+	MaxRequestError = 4 << 10
+)
+
+// oversized reports the first of r's strings past its bound.
+func (r Request) oversized() string {
+	names := []string{r.Property, r.Kind, r.Filter.Type, r.Filter.Timer}
+	for _, a := range r.Path {
+		names = append(names, a.Kind, a.Type, a.Timer, a.Text)
+	}
+	for _, s := range names {
+		if len(s) > MaxRequestName {
+			return fmt.Sprintf("%s: a name of %d bytes (at most %d)", RefusedMalformed, len(s), MaxRequestName)
+		}
+	}
+	if len(r.Error) > MaxRequestError {
+		return fmt.Sprintf("%s: an error of %d bytes (at most %d)", RefusedMalformed, len(r.Error), MaxRequestError)
+	}
+	return ""
+}
+
+// validate checks a request received by node self: its strings bounded,
+// the filter self's and well formed, the path bounded. It returns a
+// reason on failure.
 func (r Request) validate(self node.ID, maxPath int) string {
+	if why := r.oversized(); why != "" {
+		return why
+	}
 	f := r.Filter
 	switch {
 	case f.Node != self:

@@ -42,7 +42,7 @@ func (l *Layer) onRequest(now time.Time, from node.ID, req Request) []node.Envel
 	members := l.members()
 	l.mu.Lock()
 	why := l.desk.admit(l.self, l.mode, from, req, now, members)
-	rec := RequestRecord{From: from, To: l.self, ID: req.ID, Filter: req.Filter.String(), Property: req.Property}
+	rec := RequestRecord{From: from, To: l.self, ID: req.ID, Filter: shown(req.Filter.String()), Property: shown(req.Property)}
 	if why != "" {
 		l.st.RequestsRefused++
 		rec.Answer = "refused: " + why
@@ -53,11 +53,11 @@ func (l *Layer) onRequest(now time.Time, from node.ID, req Request) []node.Envel
 	running := l.st.Running
 	l.mu.Unlock()
 	if why != "" {
-		l.log.Debug("steering: request refused", slog.Any("from", from), slog.String("filter", rec.Filter), slog.String("reason", why))
+		l.log.Debug("steering: request refused", slog.Any("from", from), slog.String("filter", rec.Filter), slog.String("reason", shown(why)))
 		return []node.Envelope{{From: l.self, To: from, Msg: Answer{ID: req.ID, Reason: why}}}
 	}
 	l.log.Info("steering: request admitted", slog.Any("from", from), slog.String("filter", rec.Filter),
-		slog.String("property", req.Property), slog.Uint64("cut", req.CN))
+		slog.String("property", rec.Property), slog.Uint64("cut", req.CN))
 	if running {
 		return nil // the round in progress hands over to the next, which takes it
 	}
@@ -98,7 +98,7 @@ func (l *Layer) onAnswer(from node.ID, a Answer) {
 	}
 	for i := len(l.st.Sent) - 1; i >= 0; i-- {
 		if r := &l.st.Sent[i]; r.To == from && r.ID == a.ID {
-			r.Answer = answerText(a)
+			r.Answer = shown(answerText(a))
 			break
 		}
 	}
@@ -112,7 +112,7 @@ func (l *Layer) sendRequests(now time.Time, rep *RoundReport) []node.Envelope {
 	var out []node.Envelope
 	for _, a := range rep.Answers {
 		out = append(out, node.Envelope{From: l.self, To: a.From, Msg: a.Answer})
-		rec := RequestRecord{From: a.From, To: l.self, ID: a.Answer.ID, Filter: a.Filter.String(), Property: a.Property, Answer: answerText(a.Answer)}
+		rec := RequestRecord{From: a.From, To: l.self, ID: a.Answer.ID, Filter: shown(a.Filter.String()), Property: shown(a.Property), Answer: shown(answerText(a.Answer))}
 		l.mu.Lock()
 		l.st.Received = answered(l.st.Received, rec)
 		l.mu.Unlock()
@@ -160,6 +160,10 @@ func answerText(a Answer) string {
 	}
 	return "refused: " + a.Reason
 }
+
+// shown bounds a string a peer sent (or that holds one) for LayerStatus
+// and the log: node.Clip at node.MaxShownString.
+func shown(s string) string { return node.Clip(s, node.MaxShownString) }
 
 // appendShown keeps the newest maxShownRequests records.
 func appendShown(rs []RequestRecord, r RequestRecord) []RequestRecord {

@@ -13,6 +13,8 @@ import (
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
+	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // hostile is the soak's attacker: a peer on loopback that speaks the
@@ -28,6 +30,8 @@ type hostile struct {
 	Counts map[string]int
 	// held are connections an attack keeps open until the next round.
 	held []net.Conn
+	// attacks are the attacks run cycles through (nil: all).
+	attacks []string
 }
 
 // hostileID is the first node ID the attacker claims for itself: above any
@@ -35,7 +39,9 @@ type hostile struct {
 const hostileID = 900
 
 func newHostile(c *cluster, label string, r *rand.Rand) (*hostile, error) {
-	reg, err := randtree.NewSpec(randtree.DefaultOptions()).Registry()
+	spec := randtree.NewSpec(randtree.DefaultOptions())
+	msgs := append(append(append([]node.Message(nil), spec.Messages...), snapshot.Messages()...), steering.Messages()...)
+	reg, err := node.NewRegistry(msgs...)
 	if err != nil {
 		return nil, fmt.Errorf("soak: %w", err)
 	}
@@ -44,7 +50,8 @@ func newHostile(c *cluster, label string, r *rand.Rand) (*hostile, error) {
 
 // attacks, in the order the rounds cycle through them.
 var attacks = []string{"poison-cn", "spoof-hello", "idle-conns", "trickle", "big-frames", "gossip-garbage", "http-keepalive",
-	"poison-cn-pair", "gossip-flood", "http-slow-body"}
+	"poison-cn-pair", "gossip-flood", "http-slow-body",
+	"cn-walk", "forged-members", "steer-strings", "pin-slots", "cross-site"}
 
 // run makes one attack every period against random live nodes until ctx
 // ends, then closes what it holds.
@@ -61,7 +68,11 @@ func (h *hostile) run(ctx context.Context, period time.Duration) {
 		if target == nil {
 			continue
 		}
-		name := attacks[i%len(attacks)]
+		list := h.attacks
+		if len(list) == 0 {
+			list = attacks
+		}
+		name := list[i%len(list)]
 		if err := h.attack(ctx, name, target); err == nil {
 			h.Counts[name]++
 		}
@@ -90,6 +101,16 @@ func (h *hostile) attack(ctx context.Context, name string, p *nodeProc) error {
 		return h.flood(p, 20_000)
 	case "http-slow-body":
 		return h.slowBody(ctx, p, 300)
+	case "cn-walk":
+		return h.walk(p, 2000)
+	case "forged-members":
+		return h.forgedMembers(p, 20)
+	case "steer-strings":
+		return h.steerStrings(p, 16)
+	case "pin-slots":
+		return h.pinSlots(p, 1100)
+	case "cross-site":
+		return h.crossSite(p, 20)
 	}
 	return fmt.Errorf("soak: unknown attack %q", name)
 }

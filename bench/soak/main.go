@@ -12,8 +12,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/seed6eee2ec7/crystalball/live"
 )
 
 // config is the soak's flags.
@@ -24,10 +28,12 @@ type config struct {
 	churnEvery, downtime     time.Duration
 	attackEvery, sampleEvery time.Duration
 	filterHold, vetoHold     time.Duration
+	fix                      string
 	seed                     uint64
 	asJSON                   bool
 	lim                      limits
 	rssMiB                   int
+	attacks                  []string
 }
 
 func main() {
@@ -53,14 +59,25 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.sampleEvery, "sample-every", 10*time.Second, "time between samples of every node")
 	fs.DurationVar(&c.filterHold, "filter-hold", 10*time.Second, "the nodes' --filter-hold: longest a filtered event kind is held once its intervention budget is spent (0: the library's default, held until safe with the liveness guard)")
 	fs.DurationVar(&c.vetoHold, "veto-hold", time.Minute, "the nodes' --veto-hold: longest a kind the immediate check keeps vetoing is held (0: the library's default)")
+	fs.StringVar(&c.fix, "fix", "root-siblings", "the nodes' RandTree corrections (their --fix; see doc.go for why root-siblings; \"\": the paper's code)")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the churn and the attacks' choices")
+	attackList := fs.String("attacks", "", "the attacks to cycle through, comma-separated (default: all of them, in their order: "+strings.Join(attacks, ",")+")")
 	fs.BoolVar(&c.asJSON, "json", false, "print one JSON object instead of the table")
 	fs.IntVar(&c.rssMiB, "max-rss-mib", 512, "resident memory bound per node, MiB")
 	fs.IntVar(&c.lim.Goroutines, "max-goroutines", 2000, "goroutine bound per node")
-	fs.IntVar(&c.lim.FDs, "max-fds", 1000, "open-file bound per node")
+	fs.IntVar(&c.lim.FDs, "max-fds", 1400, "open-file bound per node (a node holds up to live.DefaultMaxInboundConns, 1,024, inbound connections, which the pin-slots attack fills)")
 	fs.IntVar(&c.lim.FailStreak, "fail-streak", 6, "samples in a row a node's gathers may fail")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	c.attacks = attacks
+	if *attackList != "" {
+		c.attacks = strings.Split(*attackList, ",")
+		for _, a := range c.attacks {
+			if !slices.Contains(attacks, a) {
+				return c, fmt.Errorf("soak: unknown attack %q (known: %s)", a, strings.Join(attacks, ","))
+			}
+		}
 	}
 	if c.nodes < 2 || c.nodes > 500 || c.basePort < 1024 || c.basePort+10000+c.nodes > 65535 {
 		return c, errors.New("soak: --nodes must be in 2..500 and --base-port leave room for base+10000+nodes")
@@ -78,8 +95,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	}
 	c.lim.RSS, c.lim.MaxCN = int64(c.rssMiB)<<20, 1<<40
 	// A node knows its cluster and, for UnconfirmedPeerTTL, the IDs the
-	// attacker's hellos claim (a few hundred per attack at most).
-	c.lim.Peers = c.nodes + 1000
+	// attacker's hellos claim: at most as many as it takes inbound
+	// connections (live.DefaultMaxInboundConns), the pin-slots attack's.
+	c.lim.Peers = c.nodes + live.DefaultMaxInboundConns
 	c.lim.ReportFiles = 1000 // report.DefaultMaxReportFiles
 	return c, nil
 }
@@ -92,6 +110,7 @@ type result struct {
 	Seed          uint64         `json:"seed"`
 	FilterHold    string         `json:"filter_hold"`
 	VetoHold      string         `json:"veto_hold"`
+	Fix           string         `json:"fix"`
 	Kills         int            `json:"kills"`
 	Attacks       map[string]int `json:"attacks"`
 	Samples       int            `json:"samples"`
@@ -156,9 +175,14 @@ func soak(ctx context.Context, c config, stderr io.Writer) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
+	h.attacks = c.attacks
 	s := newSampler(cl)
+	if f, err := os.Create(filepath.Join(c.dir, "trail.txt")); err == nil {
+		defer f.Close()
+		s.trail = f
+	}
 	res := result{Nodes: c.nodes, Duration: c.duration.String(), Heal: c.heal.String(), Seed: c.seed, Logs: c.dir,
-		FilterHold: holdText(c.filterHold), VetoHold: holdText(c.vetoHold)}
+		FilterHold: holdText(c.filterHold), VetoHold: holdText(c.vetoHold), Fix: c.fix}
 	start := time.Now()
 	phase, endPhase := context.WithTimeout(ctx, c.duration)
 	quit := make(chan struct{})
@@ -220,6 +244,9 @@ func holdText(d time.Duration) string {
 
 func nodeArgs(c config) []string {
 	args := []string{"--snapshots", "10s", "--mode", "steer", "--immediate", "--reports", filepath.Join(c.dir, "reports")}
+	if c.fix != "" {
+		args = append(args, "--fix", c.fix)
+	}
 	if c.filterHold > 0 {
 		args = append(args, "--filter-hold", c.filterHold.String())
 	}
@@ -252,8 +279,8 @@ func sampleUntil(ctx context.Context, s *sampler, every time.Duration, start tim
 }
 
 func printResult(w io.Writer, r result) {
-	fmt.Fprintf(w, "soak: %d nodes, %s of churn and attacks then %s of healing, seed %d; steering holds at most %s (filters), %s (vetoes)\n",
-		r.Nodes, r.Duration, r.Heal, r.Seed, r.FilterHold, r.VetoHold)
+	fmt.Fprintf(w, "soak: %d nodes (--fix %q), %s of churn and attacks then %s of healing, seed %d; steering holds at most %s (filters), %s (vetoes)\n",
+		r.Nodes, r.Fix, r.Duration, r.Heal, r.Seed, r.FilterHold, r.VetoHold)
 	fmt.Fprintf(w, "  kills %d; attacks %v; samples %d\n", r.Kills, r.Attacks, r.Samples)
 	fmt.Fprintf(w, "  peaks per node: RSS %d MiB, goroutines %d, open files %d, checkpoint number %d, numbers rejected %d, failed-gather streak %d\n",
 		r.Peaks.RSS>>20, r.Peaks.Goroutines, r.Peaks.FDs, r.Peaks.CN, r.Peaks.CNRejected, r.Peaks.Streak)

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +34,9 @@ type sample struct {
 	Peers       int
 	ReportFiles int
 	State       *randtree.State
+	// Line is the node's tree state, its filters and its timers, for the
+	// trail (sampler.trail): how the tree stood at every sample.
+	Line string
 }
 
 // maxStatusBytes bounds what the soak reads of a node's answer: the soak
@@ -59,6 +64,16 @@ func take(ctx context.Context, client *http.Client, p *nodeProc, pid int) sample
 			s.State = &rt
 		}
 	}
+	s.Line = doc.Summary
+	if doc.Steering != nil && len(doc.Steering.Filters) > 0 {
+		s.Line += fmt.Sprintf(" filters=%q", doc.Steering.Filters)
+	}
+	var timers []string
+	for name := range doc.Timers {
+		timers = append(timers, name)
+	}
+	slices.Sort(timers)
+	s.Line += fmt.Sprintf(" timers=%v", timers)
 	s.Peers = len(doc.Peers)
 	s.Goroutines = metricValue(ctx, client, "http://"+p.http+"/metrics", "go_goroutines")
 	s.ReportFiles = metricValue(ctx, client, "http://"+p.http+"/metrics", "crystalball_reports_files")
@@ -126,6 +141,9 @@ type sampler struct {
 	client *http.Client
 	rounds [][]sample // per sampling round, per node (index id-1)
 	times  []time.Duration
+	// trail, when set, gets every round's tree states (trail.txt in the
+	// soak's directory): what to trace a tree that never re-forms with.
+	trail io.Writer
 }
 
 func newSampler(c *cluster) *sampler {
@@ -146,5 +164,15 @@ func (s *sampler) round(ctx context.Context, at time.Duration) []sample {
 	}
 	s.rounds = append(s.rounds, out)
 	s.times = append(s.times, at)
+	if s.trail != nil {
+		fmt.Fprintf(s.trail, "== %v\n", at.Round(time.Second))
+		for i, x := range out {
+			if !x.OK {
+				fmt.Fprintf(s.trail, "n%d: down\n", i+1)
+				continue
+			}
+			fmt.Fprintf(s.trail, "n%d: %s\n", i+1, x.Line)
+		}
+	}
 	return out
 }

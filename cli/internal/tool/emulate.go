@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -100,6 +101,9 @@ type emulateParams struct {
 	// args is the command line of 'emulate', recorded in the trace's
 	// header so that 'trace show' can re-run it (nil: no header).
 	args []string
+	// budget is emulate's --budget and --max-memory (emulate_budget.go;
+	// zero: none).
+	budget emulateBudget
 }
 
 // Defaults of the steering flags in deep online debugging (--mode debug)
@@ -218,6 +222,7 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("emulate", stderr)
 	p := emulateParams{services: cat}
 	p.register(fs)
+	p.budget.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	setUsage(fs, "emulate [flags]", "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
 	if err := parseFlags(fs, args); err != nil {
@@ -227,6 +232,9 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := p.resolve(); err != nil {
+		return err
+	}
+	if err := p.budget.validate(); err != nil {
 		return err
 	}
 	p.args = args
@@ -337,8 +345,14 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 	if err != nil {
 		return EmulateOutput{}, err
 	}
-	res, runErr := runWithStatus(ctx, em, p.duration, p.status, time.Now)
+	bctx, endBudget := p.budget.watch(ctx)
+	res, runErr := runWithStatus(bctx, em, p.duration, p.status, time.Now)
+	endBudget()
 	stopProfile()
+	stopped := p.budget.spent(bctx, em.Elapsed(), p.duration)
+	if stopped != nil {
+		runErr = nil // the partial run is printed, then the stop reported
+	}
 	if trace != nil {
 		if err := trace.Flush(); err != nil && runErr == nil {
 			runErr = fmt.Errorf("writing trace: %w", err)
@@ -377,11 +391,11 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 			if err := writePredictionReports(p.reports, &predLog, src, out.Predictions); err != nil {
 				// The run's figures are printed all the same: a report
 				// that cannot be written loses nothing else.
-				return out, err
+				return out, errors.Join(err, stopped)
 			}
 		}
 	}
-	return out, nil
+	return out, stopped
 }
 
 // startCPUProfile starts a CPU profile into the file name (--cpuprofile)

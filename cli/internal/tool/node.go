@@ -65,12 +65,13 @@ type nodeFlags struct {
 	tlsCert, tlsKey, tlsCA, gossipKeyFile                             string
 	logFormat, logLevel, fix, reports                                 string
 	dataDir                                                           string
-	ephemeral                                                         bool
+	ephemeral, forgetLost                                             bool
+	joinTimeout                                                       time.Duration
 	nodes                                                             int
 	seed                                                              uint64
 	snapEvery, gatherEvery, steerTime                                 time.Duration
 	steer                                                             steerFlags
-	httpTokenFile                                                     string
+	httpTokenFile, httpHosts                                          string
 	trySendQueue                                                      int
 
 	// Resolved by check.
@@ -86,6 +87,8 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.StringVar(&f.join, "join", "", "comma-separated service addresses (--listen of running nodes) to join through; empty starts a new cluster")
 	fs.StringVar(&f.gossip, "gossip", "", "host:port memberlist binds for membership and failure detection (default: --listen's host and port + 10000, or - 10000 above 55535, so a restarted node keeps its gossip address; port 0 with --listen's 0)")
 	fs.StringVar(&f.httpAddr, "http", "", "host:port serving GET /status (JSON), GET /metrics (Prometheus text), /snapshot and GET /ui (a live web page of the node) (default: no status server)")
+	fs.Var(durationValue{&f.joinTimeout}, "join-timeout", "how long the node tries to reach --join before it gives up (0: until it is stopped; a peer at its connection limit or still starting is retried every 200ms, with a warning every 5s)")
+	fs.StringVar(&f.httpHosts, "http-host", "", "host names, comma-separated, the --http server answers to besides IP addresses and localhost (a request with another Host is refused, which defeats DNS rebinding)")
 	fs.StringVar(&f.httpTokenFile, "http-token-file", "", "file holding the bearer token POST requests to --http must carry (default: POST from loopback clients only)")
 	fs.StringVar(&f.label, "label", "", "cluster label: peers with another label are refused")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) of this node for mutual TLS on the service transport, naming the node as URI SAN crystalball://node/<id>; with --tls-key and --tls-ca (default: plaintext, unauthenticated)")
@@ -105,6 +108,7 @@ func (f *nodeFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.Var(durationValue{&f.steerTime}, "steer-time", "wall-time budget of each steering search of a live node (a round runs several)")
 	fs.StringVar(&f.reports, "reports", "", "directory to write a JSON report per predicted violation into (--mode debug or steer; default: none)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "directory of the node's store (created if need be): the service's durable state (paxos: promises, accepted and learned values) and steering's installed filters are synced there before the messages that depend on them are sent, and recovered when the node starts again; one node per directory")
+	fs.BoolVar(&f.forgetLost, "forget-lost-store", false, "start with a new, empty store when --data-dir was initialised for this node but its store is missing, empty or another's (refused otherwise): the node forgets what it promised")
 	fs.BoolVar(&f.ephemeral, "ephemeral", false, "run a service with durable state (paxos) without --data-dir: a restarted node forgets what it promised (tests and experiments only)")
 }
 
@@ -166,10 +170,14 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 		return err
 	}
 	switch {
+	case f.joinTimeout < 0:
+		return usagef("--join-timeout must not be negative, got %v", f.joinTimeout)
 	case f.steerTime <= 0:
 		return usagef("--steer-time must be positive, got %v", f.steerTime)
 	case f.reports != "" && f.steer.mode == steering.Off:
 		return usagef("--reports needs --mode debug or steer")
+	case f.forgetLost && f.dataDir == "":
+		return usagef("--forget-lost-store needs --data-dir")
 	case f.ephemeral && f.dataDir != "":
 		return usagef("--ephemeral and --data-dir contradict each other: a node with a data directory keeps its durable state")
 	}
@@ -232,6 +240,12 @@ type liveNode struct {
 	httpTok  string          // --http-token-file's token
 }
 
+// joinUntilStopped is --join-timeout 0's RuntimeConfig.JoinTimeout: the
+// join is retried until the node is stopped (its context ends), so a
+// cluster busy for a while (the audit's peer held at its connection
+// limit) delays a start rather than fails it.
+const joinUntilStopped = 100 * 365 * 24 * time.Hour
+
 // newLiveNode builds the runtime and layers f describes for svc and binds
 // the status listener (so a busy port fails before the node joins anyone).
 func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, error) {
@@ -240,7 +254,11 @@ func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, e
 	cfg.ID, cfg.Listen, cfg.Advertise, cfg.GossipBind = f.id, f.listen, f.advertise, f.gossip
 	cfg.Join, cfg.Label, cfg.Seed, cfg.Logger = SplitList(f.join), f.label, f.seed, logger
 	cfg.TrySendQueueBytes = f.trySendQueue
-	cfg.DataDir, cfg.Ephemeral = f.dataDir, f.ephemeral
+	cfg.JoinTimeout = f.joinTimeout
+	if cfg.JoinTimeout == 0 {
+		cfg.JoinTimeout = joinUntilStopped
+	}
+	cfg.DataDir, cfg.Ephemeral, cfg.ForgetLostStore = f.dataDir, f.ephemeral, f.forgetLost
 	if err := f.secure(&cfg); err != nil {
 		return nil, err
 	}
@@ -342,7 +360,7 @@ func (n *liveNode) serve(ctx context.Context, stdout io.Writer) error {
 	srvDone := make(chan error, 1)
 	if n.statusLn != nil {
 		var err error
-		if srv, err = newStatusServer(n.rt, n.snapLive, n.steerer, n.reports, n.timings, n.svc, started, n.httpTok); err != nil {
+		if srv, err = newStatusServer(n.rt, n.snapLive, n.steerer, n.reports, n.timings, n.svc, started, n.httpTok, SplitList(n.f.httpHosts)...); err != nil {
 			n.stop()
 			return err
 		}
@@ -398,8 +416,8 @@ func (n *liveNode) printStarted(stdout io.Writer) {
 // the node's runtime, layers and report writer (snapLive, steer and
 // reports may be nil); GET
 // /snapshot serves the report.Snapshot document.
-func newStatusServer(rt *live.Runtime, snapLive *snapshot.Layer, steer *steering.Layer, reports *report.Writer, timings *status.Timings, svc serviceRun, started time.Time, token string) (*status.Server, error) {
-	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options, Spec: svc.spec, Started: started, Token: token}
+func newStatusServer(rt *live.Runtime, snapLive *snapshot.Layer, steer *steering.Layer, reports *report.Writer, timings *status.Timings, svc serviceRun, started time.Time, token string, hosts ...string) (*status.Server, error) {
+	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options, Spec: svc.spec, Started: started, Token: token, AllowedHosts: hosts}
 	if reports != nil {
 		cfg.Reports = reports
 	}

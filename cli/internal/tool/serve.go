@@ -42,7 +42,10 @@ func runServe(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return usagef("no PATH (a report, a --json output, an emulation trace or a directory of them)")
 	}
-	h, n, err := serveHandler(cat, fs.Args())
+	h, n, warnings, err := serveHandlerWarn(cat, fs.Args())
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "serve: "+w)
+	}
 	if err != nil {
 		return err
 	}
@@ -78,55 +81,105 @@ func serveUntil(ctx context.Context, ln net.Listener, h http.Handler) error {
 }
 
 // serveHandler loads paths and returns the web view of them and the
-// number of documents.
+// number of documents (serveHandlerWarn without its warnings).
 func serveHandler(cat *catalog, paths []string) (http.Handler, int, error) {
-	files, err := serveFiles(paths)
+	h, n, _, err := serveHandlerWarn(cat, paths)
+	return h, n, err
+}
+
+// serveHandlerWarn loads paths and returns the web view of them, the
+// number of documents, and a warning per file of a directory it left
+// out. A file named itself must load, or the command fails; a directory
+// is served with the files of it that load — one damaged report among a
+// thousand does not hide the rest —, and fails only if none does.
+func serveHandlerWarn(cat *catalog, paths []string) (http.Handler, int, []string, error) {
+	files, warnings, err := serveFiles(paths)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	var docs []webview.Document
 	for _, f := range files {
-		d, err := serveDocuments(cat, f)
+		d, err := serveDocuments(cat, f.path)
+		if err != nil && f.dir != "" {
+			warnings = append(warnings, fmt.Sprintf("%s: left out: %v", f.path, err))
+			continue
+		}
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		docs = append(docs, d...)
 	}
+	if len(docs) == 0 && len(warnings) > 0 {
+		return nil, 0, warnings, usagef("no file of %v loads (%d left out)", paths, len(warnings))
+	}
 	h, err := webview.Handler(docs)
 	if err != nil {
-		return nil, 0, usagef("%v", err)
+		return nil, 0, nil, usagef("%v", err)
 	}
-	return h, len(docs), nil
+	return h, len(docs), warnings, nil
 }
 
-// serveFiles expands paths: a directory is its *.json files, sorted; a
-// path that does not exist, or a directory without a report, is a usage
-// error.
-func serveFiles(paths []string) ([]string, error) {
-	var out []string
+// serveFile is a file to serve; dir is the directory it was found in ("":
+// named on the command line).
+type serveFile struct{ path, dir string }
+
+// serveFiles expands paths: a directory is its *.json files, sorted,
+// except those that lead outside it (a symbolic link to a file elsewhere:
+// served, its error would quote the first bytes of whatever it names),
+// each left out with a warning; a path that does not exist, or a
+// directory without a report, is a usage error.
+func serveFiles(paths []string) ([]serveFile, []string, error) {
+	var out []serveFile
+	var warnings []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, usagef("%v", err)
+			return nil, nil, usagef("%v", err)
 		}
 		if !st.IsDir() {
-			out = append(out, p)
+			out = append(out, serveFile{path: p})
 			continue
 		}
 		m, err := filepath.Glob(filepath.Join(p, "*.json"))
 		if err != nil {
-			return nil, usagef("%s: %v", p, err)
+			return nil, nil, usagef("%s: %v", p, err)
 		}
 		if len(m) == 0 {
-			return nil, usagef("%s: a directory without a *.json file", p)
+			return nil, nil, usagef("%s: a directory without a *.json file", p)
 		}
 		slices.Sort(m)
-		out = append(out, m...)
+		root, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return nil, nil, usagef("%s: %v", p, err)
+		}
+		for _, f := range m {
+			if why := outside(root, f); why != "" {
+				warnings = append(warnings, fmt.Sprintf("%s: left out: %s", f, why))
+				continue
+			}
+			out = append(out, serveFile{path: f, dir: p})
+		}
 	}
 	if len(out) > webview.MaxDocuments {
-		return nil, usagef("%d files, at most %d", len(out), webview.MaxDocuments)
+		return nil, nil, usagef("%d files, at most %d", len(out), webview.MaxDocuments)
 	}
-	return out, nil
+	return out, warnings, nil
+}
+
+// outside says why file, found in the directory whose real path is root,
+// is not a regular file within it ("" if it is).
+func outside(root, file string) string {
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return "a link that leads nowhere"
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "a link to a file outside the directory"
+	}
+	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+		return "not a regular file"
+	}
+	return ""
 }
 
 // serveDocuments reads one file as the web view's documents: a check

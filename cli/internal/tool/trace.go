@@ -2,6 +2,7 @@ package tool
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,7 +26,9 @@ func runTrace(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return f.run(tl, stdout)
+	out := newTermSafe(stdout) // a report's text must not drive the terminal
+	err = f.run(tl, out)
+	return errors.Join(err, out.Flush())
 }
 
 // loadTimeline reads file — a check --json output, a prediction report or
