@@ -102,6 +102,9 @@ type ActorOptions struct {
 	// documentation, "Symmetry reduction"); the constructors fail with
 	// ErrNoSymmetry if the service declares no group.
 	Symmetry bool
+	// Determinism checks a sample of the transitions twice
+	// (DeterminismCheck); the zero value checks none.
+	Determinism DeterminismCheck
 }
 
 // DefaultActorOptions returns what the zero ActorOptions stand for: no
@@ -362,6 +365,9 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 	}
 	if opts.ClockSkew < 0 {
 		return nil, fmt.Errorf("%w: negative clock skew %v", ErrActorModel, opts.ClockSkew)
+	}
+	if opts.Determinism.Every < 0 {
+		return nil, fmt.Errorf("%w: determinism check every %d transitions", ErrActorModel, opts.Determinism.Every)
 	}
 	if len(inits) == 0 {
 		return nil, fmt.Errorf("%w: no nodes", ErrActorModel)
@@ -981,6 +987,14 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		// do not multiply by the order of other nodes' timers.)
 		ev.At = latest(ev.At, parent.now())
 	}
+	verify := m.verifies(old, ev)
+	var twin twinStep
+	if verify {
+		var err error
+		twin, err = m.stepTwin(i, old, ev)
+		verify = err == nil // a handler that panics is the crash below
+	}
+	var sent uint64 // the digest of the sends, when verifying
 	core := m.cores[i].Get().(*node.Core)
 	core.SetState(st, old.now)
 	var stepErr, sendErr error
@@ -1006,6 +1020,9 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		}
 		for k := range fx.Sends {
 			env := &fx.Sends[k]
+			if verify {
+				sent = m.digestSend(sent, *env)
+			}
 			if _, ok := m.index(env.To); !ok {
 				if m.opts.Outside != nil {
 					m.opts.Outside(id, env.To, env.Msg)
@@ -1049,6 +1066,9 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		panic(sendErr)
 	}
 	n := &actorNode{st: *core.State(), now: core.Now(), pending: pending}
+	if verify {
+		m.checkTwin(id, old, ev, &n.st, sent, twin)
+	}
 	// The state now belongs to n: the core must not keep it.
 	core.SetState(node.State{}, time.Time{})
 	m.cores[i].Put(core)

@@ -65,27 +65,28 @@ type EmulateOutput struct {
 type emulateParams struct {
 	// services are the services --service names (required).
 	services *catalog
-	// status, when set (stderr on a terminal, not --json), gets a status
-	// line of the run's progress (runWithStatus).
-	status     io.Writer
-	service    string
-	nodes      int
-	duration   time.Duration
-	churn      string
-	breaks     string
-	silent     float64
-	downtime   time.Duration
-	heal       time.Duration
-	fix        string
-	seed       uint64
-	tracePath  string
-	cpuProfile string
-	snapEvery  time.Duration
-	steer      steerFlags
-	predictors int
-	reports    string
-	links      bandwidthFlags
-	delivery   emulateDeliveryFlags
+	// progress, when set, shows the run's progress (runWithStatus).
+	progress *progressLine
+	// checkDeterminism is --check-determinism (emulate_determinism.go).
+	checkDeterminism bool
+	service          string
+	nodes            int
+	duration         time.Duration
+	churn            string
+	breaks           string
+	silent           float64
+	downtime         time.Duration
+	heal             time.Duration
+	fix              string
+	seed             uint64
+	tracePath        string
+	cpuProfile       string
+	snapEvery        time.Duration
+	steer            steerFlags
+	predictors       int
+	reports          string
+	links            bandwidthFlags
+	delivery         emulateDeliveryFlags
 
 	// Resolved by resolve.
 	rate       float64
@@ -211,6 +212,8 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	p := emulateParams{services: cat}
 	p.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	quiet := quietFlag(fs)
+	fs.BoolVar(&p.checkDeterminism, "check-determinism", false, "run the emulation twice in step and stop at the first event where the two runs differ (both events shown): the service is not deterministic (twice the time)")
 	setUsage(fs, "emulate [flags]", "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -222,9 +225,8 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	p.args = args
-	if !*asJSON && isTerminal(stderr) {
-		p.status = stderr
-	}
+	p.progress = startProgress(stderr, progressModeOf(stderr, *quiet), "")
+	defer p.progress.end()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	out, err := runEmulation(ctx, &p)
@@ -320,6 +322,10 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 			return EmulateOutput{}, err
 		}
 	}
+	after, err := p.determinismHook(ctx, &cfg)
+	if err != nil {
+		return EmulateOutput{}, err
+	}
 	em, err := emulation.New(cfg)
 	if err != nil {
 		return EmulateOutput{}, err
@@ -328,7 +334,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 	if err != nil {
 		return EmulateOutput{}, err
 	}
-	res, runErr := runWithStatus(ctx, em, p.duration, p.status, time.Now)
+	res, runErr := runWithStatus(ctx, em, p.duration, p.progress, after, time.Now)
 	stopProfile()
 	if trace != nil {
 		if err := trace.Flush(); err != nil && runErr == nil {
@@ -336,7 +342,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 		}
 	}
 	if runErr != nil {
-		return EmulateOutput{}, fmt.Errorf("%w (rerun with --seed %d)", runErr, p.seed)
+		return EmulateOutput{}, seedHint{runErr, p.seed}
 	}
 	out := EmulateOutput{
 		Format:         emulateFormat,

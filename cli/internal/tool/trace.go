@@ -108,7 +108,7 @@ func checkTimeline(cat *catalog, file string, b []byte, which int) (*timeline, e
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	// Check the whole report first (fingerprint and property error).
-	if _, _, err := m.ReplayReport(rep, m.Properties()); err != nil {
+	if err := replayReport(m, rep); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	tl, err := replayTimeline(m, rep.Path)
@@ -151,7 +151,7 @@ func predictionTimeline(cat *catalog, file string, b []byte) (*timeline, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	if _, _, err := m.ReplayReport(doc.Report, m.Properties()); err != nil {
+	if err := replayReport(m, doc.Report); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	tl, err := replayTimeline(m, doc.Report.Path)
