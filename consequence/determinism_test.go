@@ -17,8 +17,8 @@ import (
 // its encoded state and the event.
 type tally struct {
 	node.NopHandlers
-	Heard map[node.ID]int
-	Stamp int64
+	Heard  map[node.ID]int
+	Stamp  int64
 	Rounds int
 
 	fault string

@@ -18,7 +18,7 @@ type ledger struct {
 	Stamp  time.Time
 	Seq    int
 
-	fault string
+	fault  string
 	hidden int // the fault "hidden": state the handler keeps outside the encoding
 }
 
