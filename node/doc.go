@@ -1,13 +1,51 @@
 // Package node is crystalball's service model and deterministic node core.
 //
 // A protocol is written once, as a Service: a Go struct whose exported
-// fields are its state and whose handlers (Init, HandleMessage, HandleTimer,
-// HandleApp, HandleTransportError) act only through an Env. The same handler
-// code then runs in three places: a live node over TCP, the emulator
-// (package emulation) and the explorer (package consequence). That is what
-// makes a predicted violation a statement about the deployed code.
+// fields are its state and whose handlers act only through an Env. The
+// same handler code then runs in three places: a live node over TCP, the
+// emulator (package emulation) and the explorer (package consequence).
+// That is what makes a predicted violation a statement about the
+// deployed code.
 //
-// # The core
+// # Writing a service
+//
+// What an author writes, in order:
+//
+//   - A Spec: the service's Name, New (a Factory returning a fresh value
+//     with its configuration applied), its Messages (one prototype per
+//     message and application call, each named by embedding Named[T] or
+//     by a MessageType method), its Properties and, for a service that
+//     tolerates an unreliable network, its Delivery.
+//   - The Service: a struct whose exported fields are the node's state
+//     (checkpointed, hashed, shipped to peers; encoded with msgpack, so
+//     `msgpack:"-"` marks configuration that is not state). Embed
+//     NopHandlers and write the handlers the protocol needs: Init,
+//     HandleMessage, HandleTimer, HandleApp, HandleTransportError (and
+//     SendRefusedHandler's HandleSendRefused for TrySend). Cloner makes
+//     copies cheap; Durable says what survives a crash.
+//   - Handlers act through Env only: Send (FIFO, reliable, a broken
+//     connection reported), TrySend (a send the transport may refuse),
+//     SendDatagram (best effort), SetTimer and CancelTimer, Rand (a seeded
+//     source that is part of the state), Now (the event's time) and
+//     Logger. A handler is a function of the state, the event and Env:
+//     no wall clock (time.Now), no Go map iteration order in what it
+//     sends or stores, no global variable, no goroutine, and no state in
+//     unexported fields. nodetest.Conformance checks this on a seeded run
+//     of the handlers, naming the event and the first field that
+//     differs; 'crystalball check' samples its transitions for it and
+//     'emulate --check-determinism' runs twice to compare.
+//   - Properties: safety (Always) and liveness (Eventually) predicates
+//     over a View of a global state (the next section).
+//
+// How a state reads to people: 'trace show', a live node's /status and
+// /ui and the web view print each node on one line, Summary's: the
+// state's String method when it has one — the override, for an author
+// who knows a better line — and otherwise its exported fields,
+// "Name=value", shortened and bounded (MaxSummaryBytes). Field by field
+// views use Fields, which renders every field, durations and IDs by
+// their String methods.
+//
+// # Internals: the core
 //
 // Core wraps a Service with its timers and seeded random source (together, a
 // State) and advances it with Step, one Event at a time. Step returns Effects
@@ -128,10 +166,4 @@
 // A refused message never reaches its receiver, and the connection stays
 // open: messages accepted before and after it are delivered in order. The
 // snapshot layer never lets a refusable message stand in for a marker.
-//
-// # Properties
-//
-// A service exports its safety (Always) and liveness (Eventually) properties
-// as predicates over a View of a global state. The emulator's observer, the
-// explorer and the immediate safety check all evaluate the same predicates.
 package node

@@ -1,7 +1,6 @@
 package node
 
 import (
-	"fmt"
 	"reflect"
 	"strings"
 )
@@ -60,7 +59,7 @@ func Summary(s Service) string {
 		}
 	}
 	if b.Len() == 0 {
-		return fmt.Sprintf("(%s: every exported field zero)", t.Name())
+		return "(every exported field zero)"
 	}
 	return clipSummary(b.String())
 }

@@ -193,7 +193,7 @@ func describeNode(g *consequence.GlobalState, id node.ID) string {
 		timers = append(timers, t.Name)
 	}
 	slices.Sort(timers)
-	s := fmt.Sprintf("%v: %v timers=%v", id, st.Service, timers)
+	s := fmt.Sprintf("%v: %s timers=%v", id, node.Summary(st.Service), timers)
 	if p := g.Pending(id); len(p) > 0 {
 		s += fmt.Sprintf(" pending=%d", len(p))
 	}
