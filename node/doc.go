@@ -45,6 +45,12 @@
 // views use Fields, which renders every field, durations and IDs by
 // their String methods.
 //
+// # Properties
+//
+// A service exports its safety (Always) and liveness (Eventually) properties
+// as predicates over a View of a global state. The emulator's observer, the
+// explorer and the immediate safety check all evaluate the same predicates.
+//
 // # Internals: the core
 //
 // Core wraps a Service with its timers and seeded random source (together, a
