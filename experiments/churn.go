@@ -386,7 +386,11 @@ func (r *ChurnResult) String() string {
 	}
 	fmt.Fprintln(&b, "\ninconsistent states by the event that opened their episode:")
 	for _, run := range r.Runs {
-		fmt.Fprintf(&b, "  %-16s %d episodes: %s\n", run.Config, run.Episodes, triggerText(run.ByTrigger))
+		unit := "episodes"
+		if run.Episodes == 1 {
+			unit = "episode"
+		}
+		fmt.Fprintf(&b, "  %-16s %d %s: %s\n", run.Config, run.Episodes, unit, triggerText(run.ByTrigger))
 	}
 	return b.String()
 }

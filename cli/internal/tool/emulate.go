@@ -463,8 +463,8 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 	for _, s := range r.Safety {
 		line := fmt.Sprintf("    %-*s %6d", width, s.Name, s.ViolatedStates)
 		if s.ViolatedStates > 0 {
-			line += fmt.Sprintf("  (%d episodes, first at %s: %s — %s)",
-				s.Episodes, clock(s.FirstViolation), s.FirstEvent, s.FirstError)
+			line += fmt.Sprintf("  (%s, first at %s: %s — %s)",
+				pluralOf(s.Episodes, "episode"), clock(s.FirstViolation), s.FirstEvent, s.FirstError)
 		}
 		fmt.Fprintln(w, line)
 	}

@@ -26,3 +26,11 @@ func (e seedHint) Error() string {
 }
 
 func (e seedHint) Unwrap() error { return e.err }
+
+// pluralOf renders n things, singular for one: "1 episode", "3 episodes".
+func pluralOf[N ~int | ~int64 | ~uint64](n N, thing string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", thing)
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
