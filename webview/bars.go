@@ -69,7 +69,7 @@ func barFigure(t table, flat []flatRow, field string) Figure {
 		labels[i] = rowLabel(r, i)
 		values[i] = flat[i][field]
 	}
-	title := field + " per " + strings.Join(t.path, ".")
+	title := field + " by " + strings.TrimSuffix(rowNoun(t.path), "s")
 	var buf bytes.Buffer
 	WriteBarsSVG(&buf, title, labels, values)
 	return Figure{Title: title, SVG: buf.Bytes()}

@@ -85,13 +85,26 @@ func serveHandler(cat *catalog, paths []string) (http.Handler, int, error) {
 		return nil, 0, err
 	}
 	var docs []webview.Document
+	var sources []string // the file of each document
+	named := namedFiles(paths)
 	for _, f := range files {
 		d, err := serveDocuments(cat, f)
-		if err != nil {
+		if err != nil && named[f] {
 			return nil, 0, err
 		}
+		if err != nil {
+			d = []webview.Document{errorDocument(f, err)}
+		}
 		docs = append(docs, d...)
+		for range d {
+			sources = append(sources, f)
+		}
 	}
+	served := make([]servedDoc, len(docs))
+	for i := range docs {
+		served[i] = servedDoc{doc: &docs[i], file: sources[i]}
+	}
+	resolveReportLinks(served)
 	h, err := webview.Handler(docs)
 	if err != nil {
 		return nil, 0, usagef("%v", err)
@@ -227,9 +240,13 @@ func predictionOutcome(p predictionOut) string {
 
 // experimentDocument plots an experiment's --json result.
 func experimentDocument(file, format string, b []byte) ([]webview.Document, error) {
-	figs, err := webview.Figures(b, webview.WriteCDFSVG)
+	figs, err := webview.Figures(b, webview.WriteCDFSVGOf)
 	if err != nil {
 		return nil, usagef("%s: %v", file, err)
 	}
-	return []webview.Document{{Name: file, Format: format, Head: []string{fmt.Sprintf("%d figure(s) of the experiment's --json result", len(figs))}, Figures: figs}}, nil
+	var head struct {
+		Headline *webview.Headline `json:"headline"`
+	}
+	_ = report.Unmarshal(b, &head) // Figures read it already: it is a JSON object
+	return []webview.Document{{Name: file, Format: format, Headline: head.Headline, Head: []string{fmt.Sprintf("%d figure(s) of the experiment's --json result", len(figs))}, Figures: figs}}, nil
 }
