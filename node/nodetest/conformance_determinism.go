@@ -3,6 +3,8 @@ package nodetest
 import (
 	"bytes"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/statediff"
@@ -148,6 +150,12 @@ func (c *conformance) checkTwins(core *node.Core, ev node.Event, fx node.Effects
 		}
 		d, ok = differ(tw.restored[0], o)
 	}
+	if !ok && permuted(own, tw.restored[0]) {
+		// Copies decoded alike lay a small map out alike, so their
+		// iterations agree more often than not: the same sends in
+		// another order are a map's order, not hidden state.
+		d, ok = "the same messages sent in another order ("+orderOf(own)+" vs "+orderOf(tw.restored[0])+"): the handler iterates a map", true
+	}
 	if ok {
 		return fmt.Errorf("%v: the service is not deterministic: %v, stepped twice from one state, %s "+
 			"(a handler may read only its state, the event and Env: no wall clock, no map iteration order, no global variable, no goroutine)",
@@ -244,4 +252,37 @@ func timerNames(ts []node.Timer) []string {
 		out[i] = t.Name
 	}
 	return out
+}
+
+// permuted reports whether two outcomes reached the same state and sent
+// the same messages, in another order.
+func permuted(a, b outcome) bool {
+	if len(a.sends) != len(b.sends) || !bytes.Equal(a.cp, b.cp) {
+		return false
+	}
+	ka, kb := sendKeys(a), sendKeys(b)
+	if slices.Equal(ka, kb) {
+		return false
+	}
+	slices.Sort(ka)
+	slices.Sort(kb)
+	return slices.Equal(ka, kb)
+}
+
+// sendKeys renders each send of o as a comparable key.
+func sendKeys(o outcome) []string {
+	out := make([]string, len(o.sends))
+	for i, e := range o.sends {
+		out[i] = fmt.Sprintf("%v|%v|%v|%s|%x", e.To, e.Datagram, e.Refusable, e.Msg.MessageType(), o.bodies[i])
+	}
+	return out
+}
+
+// orderOf lists o's sends' receivers in order.
+func orderOf(o outcome) string {
+	to := make([]string, len(o.sends))
+	for i, e := range o.sends {
+		to[i] = e.To.String()
+	}
+	return strings.Join(to, " ")
 }

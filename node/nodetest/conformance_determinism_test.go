@@ -95,7 +95,7 @@ func TestConformanceCatchesANonDeterministicHandler(t *testing.T) {
 	cases := []struct{ fault, want string }{
 		{"wallclock", "the service is not deterministic: message rumor from n"},
 		{"wallclock", "the states reached differ: state.Stamp: "},
-		{"maporder", "the service is not deterministic: timer tell, stepped twice from one state, send 1"},
+		{"maporder", "the service is not deterministic: timer tell, stepped twice from one state, "},
 		{"global", "the service is not deterministic: message rumor from n"},
 		{"global", "state.Seq: "},
 		{"hidden", "on the node and on a copy restored from its checkpoint: the states reached differ: state.Seq: "},
