@@ -172,7 +172,7 @@ func TestBrowserLivePageFitsAndLinksResolve(t *testing.T) {
 	 "snapshots":{"cn":18,"interval_seconds":10,"gathering":false,"checkpoints_stored":12,"last":{"cn":14,"age_seconds":2.6,"members":[1,2,3,9,13],"dead":[17],"excluded":[{"node":16,"reason":"window"}]}},
 	 "steering":{"mode":"steer","immediate":true,"rounds":42,"states_explored":123456,"predicted":{"ChildrenSiblingsDisjoint":3,"RootHasNoSiblings":0},
 	  "filters":["n9: drop randtree.Join from n13"],
-	  "reasons":[{"filter":"n9: drop randtree.Join from n13","why":{"source":"round","property":"ChildrenSiblingsDisjoint","kind":"safety","path":["n13 reset silent","n13 app randtree.JoinOverlay","n9 deliver randtree.Join from n13 with a very long message body `+long+`"],"rank":1,"cut":14}}],
+	  "reasons":[{"filter":"n9: drop randtree.Join from n13","why":{"source":"round","property":"ChildrenSiblingsDisjoint","kind":"safety","path":["n13 reset silent","n13 app randtree.JoinOverlay","n9 deliver randtree.Join from n13 with a very long message body ` + long + `"],"rank":1,"cut":14}}],
 	  "holds":[{"event":"n9: drop randtree.Probe from n13","by":"filter","filter":"n9: drop randtree.Probe from n13","since":"2026-12-02T01:00:00Z"}],
 	  "recent":[{"property":"ChildrenSiblingsDisjoint","kind":"safety","error":"n9: n13 is both a child and a sibling","path":["n13 reset silent","n9 deliver randtree.Join from n13"],"rank":1,"cut":14,"filter":"n9: drop randtree.Join from n13"}]},
 	 "reports":{"written":1,"files":1,"recent":[{"name":"prediction-n9-cut14-1.json","property":"ChildrenSiblingsDisjoint","cut":14}]}}`
