@@ -322,6 +322,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 			return EmulateOutput{}, err
 		}
 	}
+	p.roundProgress(&cfg)
 	after, err := p.determinismHook(ctx, &cfg)
 	if err != nil {
 		return EmulateOutput{}, err

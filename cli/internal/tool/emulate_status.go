@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // statusSlice is the virtual time emulated between two updates of a
@@ -44,4 +46,23 @@ func runWithStatus(ctx context.Context, em *emulation.Emulator, total time.Durat
 	}
 	res.WallTime = now().Sub(start)
 	return res, err
+}
+
+// roundProgress makes every steering round of cfg's run update the
+// progress line too (a deep-online-debugging run's slices of virtual time
+// can take a minute of wall time each, its rounds a second): how much is
+// emulated, and how many rounds ran. Without a progress line or steering
+// it does nothing.
+func (p *emulateParams) roundProgress(cfg *emulation.Config) {
+	if p.progress == nil || p.progress.mode == progressOff || cfg.Steering == nil {
+		return
+	}
+	prev, rounds, total := cfg.Steering.OnRound, 0, p.duration
+	cfg.Steering.OnRound = func(id node.ID, at time.Duration, rep *steering.RoundReport) {
+		if prev != nil {
+			prev(id, at, rep)
+		}
+		rounds++
+		p.progress.setf("emulated %v of %v, %d steering rounds", at.Round(100*time.Millisecond), total, rounds)
+	}
 }

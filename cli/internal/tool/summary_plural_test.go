@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -16,5 +17,13 @@ func TestEmulateSummarySaysOneEpisode(t *testing.T) {
 	}
 	if s := (emulation.Result{Safety: []emulation.SafetyResult{{Name: "P", ViolatedStates: 1, Episodes: 1}}}).String(); !strings.Contains(s, "violated in 1 state (1 episode)") {
 		t.Fatalf("emulation.Result:\n%s", s)
+	}
+}
+
+// A failed run says how to rerun it once, as a flag.
+func TestFailedRunSaysRerunOnce(t *testing.T) {
+	err := seedHint{fmt.Errorf("emulation: node n2 on timer t at 00:00:01.000: boom; rerun with seed=7"), 7}
+	if got, want := err.Error(), "emulation: node n2 on timer t at 00:00:01.000: boom (rerun with --seed 7)"; got != want {
+		t.Fatalf("%q, want %q", got, want)
 	}
 }
