@@ -16,7 +16,9 @@ import (
 // wall clock, Go's map iteration order, a global variable, an unexported
 // field — or its Clone shares memory with the state it copies. A search
 // over such a service explores states a deployment cannot reach and
-// misses ones it can, so it stops at the first mismatch.
+// misses ones it can, so it stops at the first mismatch. (ErrNondeterministic
+// is the checker's own finding, later and vaguer: a path it recorded did
+// not replay to the state it had reached.)
 var ErrNotDeterministic = errors.New("consequence: the service is not deterministic")
 
 // DefaultVerifyEvery is the sampling rate of the determinism check that
