@@ -101,7 +101,7 @@ func TestEmulateCheckDeterminismShowsTheFirstDivergence(t *testing.T) {
 	args := []string{"emulate", "--service", "stamp-now", "--nodes", "2", "--duration", "30s", "--churn", "0", "--check-determinism"}
 	code, stdout, stderr := runProgram(stampProgram(), args...)
 	if code != exitFailure || !strings.Contains(stderr, "the service is not deterministic: two runs of seed 1 in this process differ: at event ") ||
-		!strings.Contains(stderr, "first run: ") || !strings.Contains(stderr, "; second run: ") {
+		!strings.Contains(stderr, "first run: ") || !strings.Contains(stderr, "; second run: ") || !strings.Contains(stderr, "n2's states differ at state.Stamp: ") {
 		t.Fatalf("emulate --check-determinism of a service reading the wall clock: exit %d\n%s%s", code, stdout, stderr)
 	}
 	args[2] = "stamp"

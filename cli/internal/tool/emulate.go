@@ -67,8 +67,10 @@ type emulateParams struct {
 	services *catalog
 	// progress, when set, shows the run's progress (runWithStatus).
 	progress *progressLine
-	// checkDeterminism is --check-determinism (emulate_determinism.go).
+	// checkDeterminism is --check-determinism (emulate_determinism.go),
+	// twin its second run.
 	checkDeterminism bool
+	twin             *determinismTwin
 	service          string
 	nodes            int
 	duration         time.Duration
@@ -330,6 +332,9 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 	em, err := emulation.New(cfg)
 	if err != nil {
 		return EmulateOutput{}, err
+	}
+	if p.twin != nil {
+		p.twin.first = em
 	}
 	stopProfile, err := startCPUProfile(p.cpuProfile)
 	if err != nil {

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
+	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/statediff"
 )
 
 // ErrNotDeterministic is wrapped by the error of 'emulate
@@ -24,6 +27,10 @@ type determinismTwin struct {
 	em    *emulation.Emulator
 	lines traceTwin
 	seed  uint64
+	// first is the first run's emulator (set once it is built), whose
+	// node the divergence names is compared field by field with the
+	// second's.
+	first *emulation.Emulator
 }
 
 // newDeterminismTwin builds the second run of cfg and returns it with the
@@ -63,8 +70,8 @@ func (d *determinismTwin) after(ctx context.Context, t, total time.Duration) err
 		d.lines.diverged = fmt.Sprintf("after event %d the first run went on (%s) and the second did not", d.lines.n, quoteN(d.lines.queue[0], 300))
 	}
 	if d.lines.diverged != "" {
-		return fmt.Errorf("%w: two runs of seed %d in this process differ: %s (a handler may read only its state, the event and Env: not the wall clock, a map's iteration order or a global variable; nodetest.Conformance names the field)",
-			ErrNotDeterministic, d.seed, d.lines.diverged)
+		return fmt.Errorf("%w: two runs of seed %d in this process differ: %s%s (a handler may read only its state, the event and Env: not the wall clock, a map's iteration order or a global variable; nodetest.Conformance names the field)",
+			ErrNotDeterministic, d.seed, d.lines.diverged, d.fieldNow(t))
 	}
 	if err != nil {
 		return fmt.Errorf("the second run: %w", err)
@@ -79,6 +86,7 @@ type traceTwin struct {
 	first, second []byte // partial lines
 	n             int    // lines compared
 	diverged      string
+	node          node.ID // the node of the first differing line (None: unknown)
 }
 
 type firstRun struct{ t *traceTwin }
@@ -118,6 +126,7 @@ func (w secondRun) Write(p []byte) (int, error) {
 			t.diverged = fmt.Sprintf("at event %d the second run went on (%s) and the first did not", t.n, quoteN(line, 300))
 		case t.queue[0] != line:
 			t.diverged = fmt.Sprintf("at event %d, first run: %s; second run: %s", t.n, quoteN(t.queue[0], 300), quoteN(line, 300))
+			t.node = lineNode(line)
 		default:
 			t.queue = t.queue[1:]
 		}
@@ -141,5 +150,37 @@ func (p *emulateParams) determinismHook(ctx context.Context, cfg *emulation.Conf
 		cfg.Trace = first
 	}
 	cfg.TraceCauses = true
+	p.twin = twin
 	return func(t time.Duration) error { return twin.after(ctx, t, p.duration) }, nil
+}
+
+// fieldNow compares, at virtual time t (the end of the slice the runs
+// diverged in), the two runs' states of the node the first differing
+// line names: the first field that differs, if the states still do.
+func (d *determinismTwin) fieldNow(t time.Duration) string {
+	if d.first == nil || d.lines.node == node.None {
+		return ""
+	}
+	a, b := d.first.Core(d.lines.node), d.em.Core(d.lines.node)
+	if a == nil || b == nil || a.Service() == nil || b.Service() == nil {
+		return ""
+	}
+	if diff, ok := statediff.First(a.Service(), b.Service()); ok {
+		return fmt.Sprintf("; at %v %v's states differ at %s", t, d.lines.node, diff)
+	}
+	return ""
+}
+
+// lineNode is the node a trace line names second ("00:00:09.741 n2
+// message …"); None when it names none.
+func lineNode(line string) node.ID {
+	f := strings.Fields(line)
+	if len(f) < 2 {
+		return node.None
+	}
+	id, err := node.ParseID(f[1])
+	if err != nil {
+		return node.None
+	}
+	return id
 }
