@@ -91,3 +91,19 @@ func churnCharts(r *ChurnResult) []webview.Chart {
 	}
 	return []webview.Chart{c}
 }
+
+// livenessHeadline is the randtree-liveness experiment's headline. The
+// papers report no online figure for this bug (MaceMC finds it offline,
+// §6): the paper's column says so.
+func livenessHeadline(r *RandTreeLivenessResult) Headline {
+	return Headline{Figure: "runs left with a parent keeping a child for ever: without CrystalBall → steered (predicted in time)",
+		Measured: fmt.Sprintf("%d → %d of %d (%d predicted in time)", r.Bitten, r.SteeredBitten, len(r.Runs), r.Predicted),
+		Paper:    "no online figure: MaceMC finds the bug offline (§6)"}
+}
+
+// livenessCharts are the runs bitten in each configuration.
+func livenessCharts(r *RandTreeLivenessResult) []webview.Chart {
+	return []webview.Chart{{Title: fmt.Sprintf("Runs that end with ParentChildAgree failing, of %d", len(r.Runs)), Kind: "bars", YLabel: "runs",
+		Labels: []string{"without", "predicted in time", "steered"},
+		Values: []float64{float64(r.Bitten), float64(r.Predicted), float64(r.SteeredBitten)}}}
+}
