@@ -113,6 +113,9 @@ type ActorOptions struct {
 	// Timely bounds network delay on the virtual clock for a service that
 	// declares a bounded property (see TimelyOptions); ignored otherwise.
 	Timely TimelyOptions
+	// Determinism checks a sample of the transitions twice
+	// (DeterminismCheck); the zero value checks none.
+	Determinism DeterminismCheck
 }
 
 // DefaultActorOptions returns what the zero ActorOptions stand for: no
@@ -387,6 +390,9 @@ func newActorModel(spec node.Spec, opts ActorOptions, inits []nodeInit, inFlight
 	}
 	if opts.ClockSkew < 0 || opts.TimerSkew < 0 {
 		return nil, fmt.Errorf("%w: negative clock skew %v or timer skew %v", ErrActorModel, opts.ClockSkew, opts.TimerSkew)
+	}
+	if opts.Determinism.Every < 0 {
+		return nil, fmt.Errorf("%w: determinism check every %d transitions", ErrActorModel, opts.Determinism.Every)
 	}
 	if len(inits) == 0 {
 		return nil, fmt.Errorf("%w: no nodes", ErrActorModel)
@@ -1040,8 +1046,16 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		// do not multiply by the order of other nodes' timers.)
 		ev.At = latest(ev.At, parent.now())
 	}
-	core := m.cores[i].Get().(*node.Core)
 	off := offsetOf(s.g.ext, i)
+	verify := m.verifies(old, ev)
+	var twin twinStep
+	if verify {
+		var err error
+		twin, err = m.stepTwin(i, old, ev, off)
+		verify = err == nil // a handler that panics is the crash below
+	}
+	var sent uint64 // the digest of the sends, when verifying
+	core := m.cores[i].Get().(*node.Core)
 	if off != 0 {
 		// The handler runs on the node's own clock (clockjump.go).
 		shiftTimers(st.Timers, off)
@@ -1073,6 +1087,9 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 		marks = fx.History
 		for k := range fx.Sends {
 			env := &fx.Sends[k]
+			if verify {
+				sent = m.digestSend(sent, *env)
+			}
 			if _, ok := m.index(env.To); !ok {
 				if m.opts.Outside != nil {
 					m.opts.Outside(id, env.To, env.Msg)
@@ -1122,6 +1139,9 @@ func (m *ActorModel) run(parent *GlobalState, s *succ, i int, pending []inflight
 	if off != 0 {
 		shiftTimers(n.st.Timers, -off)
 		n.now = n.now.Add(-off)
+	}
+	if verify {
+		m.checkTwin(id, old, ev, &n.st, sent, twin)
 	}
 	// The state now belongs to n: the core must not keep it.
 	core.SetState(node.State{}, time.Time{})

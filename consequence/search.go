@@ -500,11 +500,11 @@ func (r *run[S, A]) panicError(p any) error {
 }
 
 // panicError turns a panic recovered while doing what into an error: a
-// panic with an error wrapping ErrInvalidModel (a model reporting that the
-// system breaks its contract, such as a send outside Spec.Messages) is
-// returned as it is, anything else wrapped in ErrModelPanic.
+// panic with an error wrapping ErrInvalidModel or ErrNotDeterministic (a
+// model reporting that the system breaks its contract, such as a send
+// outside Spec.Messages) is returned as it is, anything else wrapped in ErrModelPanic.
 func panicError(p any, what string) error {
-	if err, ok := p.(error); ok && errors.Is(err, ErrInvalidModel) {
+	if err, ok := p.(error); ok && (errors.Is(err, ErrInvalidModel) || errors.Is(err, ErrNotDeterministic)) {
 		return err
 	}
 	return fmt.Errorf("%w while %s: %v", ErrModelPanic, what, p)

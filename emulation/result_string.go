@@ -55,8 +55,8 @@ func (r Result) String() string {
 			fmt.Fprintf(&b, "safety %s: holds\n", s.Name)
 			continue
 		}
-		fmt.Fprintf(&b, "safety %s: violated in %d states (%d episodes), first at %v by %s\n",
-			s.Name, s.ViolatedStates, s.Episodes, s.FirstViolation.Round(time.Millisecond), s.FirstEvent)
+		fmt.Fprintf(&b, "safety %s: violated in %d state%s (%d episode%s), first at %v by %s\n",
+			s.Name, s.ViolatedStates, plural(s.ViolatedStates), s.Episodes, plural(s.Episodes), s.FirstViolation.Round(time.Millisecond), s.FirstEvent)
 	}
 	for _, l := range r.Liveness {
 		if l.Holds {
@@ -92,4 +92,12 @@ func sumCounts(m map[string]uint64) uint64 {
 		n += v
 	}
 	return n
+}
+
+// plural is "s" unless n is one.
+func plural(n int64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -184,6 +184,12 @@ type BulletOverheadResult struct {
 	With    BulletRun `json:"with"`
 	// Slowdown compares the runs' download times.
 	Slowdown BulletSlowdown `json:"slowdown"`
+
+	// Headline is the figure to read first, beside the paper's; Charts
+	// the charts that carry the experiment's figures ('crystalball serve'
+	// leads the experiment's page with them).
+	Headline Headline        `json:"headline"`
+	Charts   []webview.Chart `json:"charts"`
 }
 
 // BulletSlowdown is how much longer downloads take with CrystalBall, in
@@ -362,6 +368,7 @@ func BulletOverhead(ctx context.Context, cfg BulletOverheadConfig) (*BulletOverh
 		MeanPercent:   slowdown(out.Without.Download.Mean, out.With.Download.Mean),
 		MaxPercent:    slowdown(out.Without.Download.Max, out.With.Download.Max),
 	}
+	out.Headline, out.Charts = bulletHeadline(out), bulletCharts(out)
 	return out, nil
 }
 

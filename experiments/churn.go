@@ -15,6 +15,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
+	"github.com/seed6eee2ec7/crystalball/webview"
 )
 
 // ChurnFormat is the format of a ChurnResult.
@@ -151,6 +152,12 @@ type ChurnResult struct {
 	Rules string `json:"rules"`
 	// Runs has a run per configuration run, in ChurnConfigs order.
 	Runs []ChurnRun `json:"runs"`
+
+	// Headline is the figure to read first, beside the paper's; Charts
+	// the charts that carry the experiment's figures ('crystalball serve'
+	// leads the experiment's page with them).
+	Headline Headline        `json:"headline"`
+	Charts   []webview.Chart `json:"charts"`
 }
 
 // ChurnRun is one configuration's run.
@@ -223,6 +230,7 @@ func RandTreeChurn(ctx context.Context, cfg ChurnConfig) (*ChurnResult, error) {
 		}
 		out.Runs = append(out.Runs, run)
 	}
+	out.Headline, out.Charts = churnHeadline(out), churnCharts(out)
 	return out, nil
 }
 
@@ -386,7 +394,11 @@ func (r *ChurnResult) String() string {
 	}
 	fmt.Fprintln(&b, "\ninconsistent states by the event that opened their episode:")
 	for _, run := range r.Runs {
-		fmt.Fprintf(&b, "  %-16s %d episodes: %s\n", run.Config, run.Episodes, triggerText(run.ByTrigger))
+		unit := "episodes"
+		if run.Episodes == 1 {
+			unit = "episode"
+		}
+		fmt.Fprintf(&b, "  %-16s %d %s: %s\n", run.Config, run.Episodes, unit, triggerText(run.ByTrigger))
 	}
 	return b.String()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
+	"github.com/seed6eee2ec7/crystalball/webview"
 )
 
 // RandTreeLiveness is MaceMC's RandTree liveness bug (§6 of the MaceMC
@@ -97,6 +98,12 @@ type RandTreeLivenessResult struct {
 	// SteeredBitten counts the steered runs that end with ParentChildAgree
 	// failing; Avoided the bitten runs whose steered twin ends live.
 	SteeredBitten, Avoided int
+
+	// Headline is the figure to read first, beside the paper's; Charts
+	// the charts that carry the experiment's figures ('crystalball serve'
+	// leads the experiment's page with them).
+	Headline Headline        `json:"headline"`
+	Charts   []webview.Chart `json:"charts"`
 }
 
 // RandTreeLivenessRun is one run of RandTreeLiveness.
@@ -215,6 +222,7 @@ func RandTreeLiveness(ctx context.Context, cfg RandTreeLivenessConfig) (*RandTre
 		return res, fmt.Errorf("experiments: randtree-liveness: %w", err)
 	}
 	res.tally()
+	res.Headline, res.Charts = livenessHeadline(res), livenessCharts(res)
 	return res, nil
 }
 

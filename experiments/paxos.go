@@ -17,6 +17,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/services/paxos"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/steering"
+	"github.com/seed6eee2ec7/crystalball/webview"
 )
 
 // Paxos is the paper's §5.4.2 (Figures 13 and 14): Figure 13's
@@ -116,6 +117,12 @@ type PaxosResult struct {
 	// Steering sums the steered runs' controller counters.
 	Steering PaxosSteering `json:"steering"`
 	PerRun   []PaxosRun    `json:"per_run"`
+
+	// Headline is the figure to read first, beside the paper's; Charts
+	// the charts that carry the experiment's figures ('crystalball serve'
+	// leads the experiment's page with them).
+	Headline Headline        `json:"headline"`
+	Charts   []webview.Chart `json:"charts"`
 }
 
 // PaxosSteering is what the controllers of a steered run did (or their
@@ -324,6 +331,7 @@ func Paxos(ctx context.Context, cfg PaxosConfig) (*PaxosResult, error) {
 		return nil, err
 	}
 	out.tally()
+	out.Headline, out.Charts = paxosHeadline(out), paxosCharts(out)
 	out.WallSeconds = time.Since(start).Seconds()
 	return out, nil
 }

@@ -622,7 +622,8 @@ type Status struct {
 	// Addr and GossipAddr are the node's service and memberlist addresses.
 	Addr       string `json:"addr"`
 	GossipAddr string `json:"gossip_addr"`
-	// Summary is the service state's String(), when it has one.
+	// Summary is the service state on one line (node.Summary: its
+	// String(), or its exported fields).
 	Summary string `json:"summary,omitempty"`
 	// State is the service state as JSON (its exported fields).
 	State json.RawMessage `json:"state,omitempty"`
@@ -708,9 +709,7 @@ func (r *Runtime) serviceStatus() Status {
 	if svc == nil {
 		return st
 	}
-	if s, ok := svc.(fmt.Stringer); ok {
-		st.Summary = s.String()
-	}
+	st.Summary = node.Summary(svc)
 	if b, err := json.Marshal(svc); err == nil {
 		st.State = b
 	}

@@ -1,13 +1,87 @@
 // Package node is crystalball's service model and deterministic node core.
 //
 // A protocol is written once, as a Service: a Go struct whose exported
-// fields are its state and whose handlers (Init, HandleMessage, HandleTimer,
-// HandleApp, HandleTransportError) act only through an Env. The same handler
-// code then runs in three places: a live node over TCP, the emulator
-// (package emulation) and the explorer (package consequence). That is what
-// makes a predicted violation a statement about the deployed code.
+// fields are its state and whose handlers act only through an Env. The
+// same handler code then runs in three places: a live node over TCP, the
+// emulator (package emulation) and the explorer (package consequence).
+// That is what makes a predicted violation a statement about the
+// deployed code.
 //
-// # The core
+// # Writing a service
+//
+// What an author writes, in order:
+//
+//   - A Spec: the service's Name, New (a Factory returning a fresh value
+//     with its configuration applied), its Messages (one prototype per
+//     message and application call, each named by embedding Named[T] or
+//     by a MessageType method), its Properties and, for a service that
+//     tolerates an unreliable network, its Delivery.
+//   - The Service: a struct whose exported fields are the node's state
+//     (checkpointed, hashed, shipped to peers; encoded with msgpack, so
+//     `msgpack:"-"` marks configuration that is not state). Embed
+//     NopHandlers and write the handlers the protocol needs: Init,
+//     HandleMessage, HandleTimer, HandleApp, HandleTransportError (and
+//     SendRefusedHandler's HandleSendRefused for TrySend). Cloner makes
+//     copies cheap; Durable says what survives a crash.
+//   - Handlers act through Env only: Send (FIFO, reliable, a broken
+//     connection reported), TrySend (a send the transport may refuse),
+//     SendDatagram (best effort), SetTimer and CancelTimer, Rand (a seeded
+//     source that is part of the state), Now (the event's time) and
+//     Logger. A handler is a function of the state, the event and Env:
+//     no wall clock (time.Now), no Go map iteration order in what it
+//     sends or stores, no global variable, no goroutine, and no state in
+//     unexported fields. nodetest.Conformance checks this on a seeded run
+//     of the handlers, naming the event and the first field that
+//     differs; 'crystalball check' samples its transitions for it and
+//     'emulate --check-determinism' runs twice to compare.
+//   - Properties: safety (Always) and liveness (Eventually) predicates
+//     over a View of a global state (the next section).
+//
+// How a state reads to people: 'trace show', a live node's /status and
+// /ui and the web view print each node on one line, Summary's: the
+// state's String method when it has one — the override, for an author
+// who knows a better line — and otherwise its exported fields,
+// "Name=value", shortened and bounded (MaxSummaryBytes). Field by field
+// views use Fields, which renders every field, durations and IDs by
+// their String methods.
+//
+// # Properties
+//
+// A service exports its safety (Always) and liveness (Eventually) properties
+// as predicates over a View of a global state. The emulator's observer, the
+// explorer and the immediate safety check all evaluate the same predicates.
+//
+// Two more kinds judge more than one state. A bounded property (Within: a
+// precondition, a goal and a bound — "while a quorum is connected, a
+// leader within 10 s") fails once its obligation, the precondition
+// holding while the goal does not, has lasted longer than the bound;
+// Obligation is the rule, written once, that the emulator applies after
+// every event (reporting each outage when its bound passes), the explorer
+// along every path on its virtual clock (where the bound makes it a safety
+// property of the timed system) and the steering rounds like a safety
+// property. A history property (OnHistory; node/linearizable for
+// linearizability through Porcupine) judges the client history.
+//
+// # Client histories
+//
+// A service marks its client operations: Invoke(env, op) when an
+// operation starts — in HandleApp, or when a client takes the next call of
+// its queue — and Respond(env, op, result) when it completes, op naming
+// the operation as Invoke did (an equal message at the same node) and
+// result its outcome (nil for none, a write's acknowledgement). A KV
+// client, say, invokes the Put its application called when it sends the
+// request, and responds to it with the reply's value when the reply
+// arrives; a lock service responds to Acquire when it grants the lock.
+// Both messages must be registered in Spec.Messages. The marks are effects
+// (Effects.History), recorded by the host with the node and its clock: the
+// emulator over the whole run, the explorer along each path (as part of
+// the explored state, for a service that declares a history property). A
+// client that reports its operations under way (Client) lets a history
+// recorded from a snapshot begin with them. A live node's runtime records
+// no history (its Effects.History go unused), and on an Env that records
+// none (a replayed object's replay) Invoke and Respond do nothing.
+//
+// # Internals: the core
 //
 // Core wraps a Service with its timers and seeded random source (together, a
 // State) and advances it with Step, one Event at a time. Step returns Effects
@@ -128,40 +202,4 @@
 // A refused message never reaches its receiver, and the connection stays
 // open: messages accepted before and after it are delivered in order. The
 // snapshot layer never lets a refusable message stand in for a marker.
-//
-// # Properties
-//
-// A service exports its safety (Always) and liveness (Eventually) properties
-// as predicates over a View of a global state. The emulator's observer, the
-// explorer and the immediate safety check all evaluate the same predicates.
-//
-// Two more kinds judge more than one state. A bounded property (Within: a
-// precondition, a goal and a bound — "while a quorum is connected, a
-// leader within 10 s") fails once its obligation, the precondition
-// holding while the goal does not, has lasted longer than the bound;
-// Obligation is the rule, written once, that the emulator applies after
-// every event (reporting each outage when its bound passes), the explorer
-// along every path on its virtual clock (where the bound makes it a safety
-// property of the timed system) and the steering rounds like a safety
-// property. A history property (OnHistory; node/linearizable for
-// linearizability through Porcupine) judges the client history.
-//
-// # Client histories
-//
-// A service marks its client operations: Invoke(env, op) when an
-// operation starts — in HandleApp, or when a client takes the next call of
-// its queue — and Respond(env, op, result) when it completes, op naming
-// the operation as Invoke did (an equal message at the same node) and
-// result its outcome (nil for none, a write's acknowledgement). A KV
-// client, say, invokes the Put its application called when it sends the
-// request, and responds to it with the reply's value when the reply
-// arrives; a lock service responds to Acquire when it grants the lock.
-// Both messages must be registered in Spec.Messages. The marks are effects
-// (Effects.History), recorded by the host with the node and its clock: the
-// emulator over the whole run, the explorer along each path (as part of
-// the explored state, for a service that declares a history property). A
-// client that reports its operations under way (Client) lets a history
-// recorded from a snapshot begin with them. A live node's runtime records
-// no history (its Effects.History go unused), and on an Env that records
-// none (a replayed object's replay) Invoke and Respond do nothing.
 package node

@@ -96,9 +96,7 @@ func NewSnapshot(s *snapshot.Snapshot, spec node.Spec, now time.Time) (Snapshot,
 	for _, nc := range s.Nodes {
 		st := view.State(nc.Node)
 		nd := SnapshotNode{ID: nc.Node, CN: nc.CN, SizeBytes: len(nc.State), Checkpoint: nc.State, Peers: nc.Peers, Timers: []Timer{}}
-		if str, ok := st.Service.(fmt.Stringer); ok {
-			nd.Summary = str.String()
-		}
+		nd.Summary = node.Summary(st.Service)
 		if nd.State, err = json.Marshal(st.Service); err != nil {
 			return doc, fmt.Errorf("report: state of %v: %w", nc.Node, err)
 		}

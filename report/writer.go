@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/seed6eee2ec7/crystalball/snapshot"
@@ -60,13 +61,18 @@ type WriterStats struct {
 	// size.
 	Files int
 	Bytes int64
+	// Recent are the newest files written, newest first (at most
+	// MaxRecentReports; a file since dropped may be among them).
+	Recent []ReportFile
 }
 
 // Stats returns the Writer's counters.
 func (w *Writer) Stats() WriterStats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.stats
+	s := w.stats
+	s.Recent = slices.Clone(s.Recent)
+	return s
 }
 
 // Round writes the reports of one round (a steering.LayerConfig.OnRound);
@@ -100,6 +106,7 @@ func (w *Writer) Round(s *snapshot.Snapshot, rep *steering.RoundReport) {
 			name, err = w.dir.write(fmt.Sprintf("cut%d", s.CN), pd)
 			if err == nil {
 				w.stats.Written++
+				w.noteWritten(name, p.Property, s.CN)
 				log.Info("steering report written", slog.String("file", name), slog.String("property", p.Property))
 				continue
 			}

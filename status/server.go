@@ -146,6 +146,8 @@ type StatusDoc struct {
 	// Steering is the steering layer's mode and counters (absent without
 	// one).
 	Steering *steering.LayerStatus `json:"steering,omitempty"`
+	// Reports is the report writer's (absent without --reports).
+	Reports *ReportsDoc `json:"reports,omitempty"`
 }
 
 // GatherStarted is the JSON body of a successful POST /snapshot.
@@ -288,6 +290,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /snapshot", s.getSnapshot)
 	mux.HandleFunc("POST /snapshot", s.guard(s.postSnapshot))
 	mux.Handle("GET /ui", webview.Live()) // the page polls GET /status
+	mux.HandleFunc("GET /reports/{name}", s.getReport)
 	return limitBody(s.cfg.MaxBodyBytes, &s.http, mux)
 }
 
@@ -327,6 +330,7 @@ func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) {
 		st := s.cfg.Steering.Status()
 		out.Steering = &st
 	}
+	out.Reports = s.reportsDoc()
 	writeJSON(w, http.StatusOK, out)
 }
 

@@ -343,6 +343,9 @@ type Layer struct {
 	// (core goroutine).
 	faultGather     bool
 	nextFaultGather time.Time
+	// holdsVersion is the gate's version LayerStatus.Holds was made from
+	// (core goroutine; status_recent.go).
+	holdsVersion uint64
 
 	// explorer belongs to the runner while a round runs.
 	explorer *Controller

@@ -60,6 +60,7 @@ func (l *Layer) report(r *Round, took time.Duration) {
 			l.mu.Unlock()
 		}
 	}
+	l.noteRecent(snap, rep)
 	if l.cfg.OnRound != nil {
 		l.cfg.OnRound(snap, rep)
 	}
@@ -129,6 +130,7 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 	var gated Stats
 	if !idle {
 		gated = l.gate.Stats()
+		l.publishHolds()
 	}
 	l.mu.Lock()
 	if !retry {
@@ -248,6 +250,7 @@ func (l *Layer) apply(p *pendingRound, now time.Time) bool {
 			l.gate.releaseHolds(now)
 			l.log.Info("steering: holds released for liveness", slog.Any("holds", r.rep.Starving), slog.Uint64("cut", r.rep.CN))
 			gated := l.gate.Stats()
+			l.publishHolds()
 			l.mu.Lock()
 			l.gated = gated
 			l.mu.Unlock()
@@ -292,6 +295,7 @@ func (l *Layer) installFrom(fs []Filter, checked time.Time, rep *RoundReport) {
 	}
 	reasons := l.reasons()
 	gated := l.gate.Stats() // an install may release escalations
+	l.publishHolds()
 	l.mu.Lock()
 	l.shown, l.shownReasons = shown, reasons
 	l.gated = gated
@@ -426,6 +430,11 @@ type LayerStatus struct {
 	Filters       []string          `json:"filters"`
 	Reasons       []FilterReason    `json:"reasons,omitempty"`
 	Interventions map[string]uint64 `json:"interventions,omitempty"`
+	// Holds are the kinds of event the gate holds now, and Recent the
+	// newest predictions of the node's rounds, newest first (at most
+	// MaxRecentPredictions; status_recent.go).
+	Holds  []HoldRecord       `json:"holds,omitempty"`
+	Recent []PredictionRecord `json:"recent,omitempty"`
 	// Steering requests (request.go). RequestsSent counts the requests
 	// this node sent to the owners of predicted events, AnswersAccepted
 	// and AnswersRefused their answers; RequestsAdmitted counts the

@@ -17,7 +17,9 @@ import (
 // found from an initial configuration compares equal, e.g. "A reset
 // silent; A app randtree.JoinOverlay; B deliver randtree.Join from A".
 // Message bodies are left out: two paths differ in shape when their
-// events differ in kind, message type, timer or roles.
+// events differ in kind, message type, timer or roles. A timer's name
+// counts without its numbers (timerShape): "done3" and "done17", a timer
+// per request, are one timer to the shape.
 func Shape(path []consequence.ActorAction) string {
 	var roles []node.ID
 	role := func(id node.ID) string {
@@ -45,7 +47,7 @@ func Shape(path []consequence.ActorAction) string {
 				fmt.Fprintf(&b, " deliver %s from %s", a.Msg.MessageType(), role(a.Peer))
 			}
 		case consequence.ActTimer:
-			b.WriteString(" timer " + a.Timer)
+			b.WriteString(" timer " + timerShape(a.Timer))
 		case consequence.ActApp:
 			b.WriteString(" app " + a.Msg.MessageType())
 		case consequence.ActReset:

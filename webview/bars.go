@@ -69,7 +69,7 @@ func barFigure(t table, flat []flatRow, field string) Figure {
 		labels[i] = rowLabel(r, i)
 		values[i] = flat[i][field]
 	}
-	title := field + " per " + strings.Join(t.path, ".")
+	title := field + " by " + strings.TrimSuffix(rowNoun(t.path), "s")
 	var buf bytes.Buffer
 	WriteBarsSVG(&buf, title, labels, values)
 	return Figure{Title: title, SVG: buf.Bytes()}
@@ -125,6 +125,7 @@ func WriteBarsSVG(w io.Writer, title string, labels []string, values []float64) 
 	plotH := float64(barsHeight - barsTop - barsBottom)
 	y := func(v float64) float64 { return barsTop + (hi-v)/(hi-lo)*plotH }
 	width := barsLeft + max(len(values), 4)*barsWidth + 20
+	width = max(width, 7*len([]rune(title))+40) // room for the title, centred above
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n", width, barsHeight, width, barsHeight)
 	fmt.Fprintf(bw, `<rect width="%d" height="%d" fill="white"/><text x="%d" y="22" text-anchor="middle" font-size="13">%s</text>`+"\n", width, barsHeight, width/2, html.EscapeString(title))

@@ -27,6 +27,12 @@ var cdfColours = []string{"#0072b2", "#d55e00", "#009e73", "#cc79a7"}
 // no series, an empty or non-finite sample, more series than colours, or
 // a write error.
 func WriteCDFSVG(w io.Writer, title, xLabel string, series []Series) error {
+	return WriteCDFSVGOf(w, title, xLabel, "nodes", series)
+}
+
+// WriteCDFSVGOf is WriteCDFSVG with the y axis naming what the sample
+// counts: "fraction of " + of ("nodes", "runs").
+func WriteCDFSVGOf(w io.Writer, title, xLabel, of string, series []Series) error {
 	if len(series) == 0 || len(series) > len(cdfColours) {
 		return fmt.Errorf("webview: a CDF plot takes 1 to %d series, not %d", len(cdfColours), len(series))
 	}
@@ -48,7 +54,7 @@ func WriteCDFSVG(w io.Writer, title, xLabel string, series []Series) error {
 		xMax, step = 1, 0.2
 	}
 	bw := bufio.NewWriter(w)
-	p := cdfPlot{w: bw, xMax: xMax}
+	p := cdfPlot{w: bw, xMax: xMax, of: of}
 	p.frame(title, xLabel, step)
 	for i, s := range series {
 		p.curve(s.Values, cdfColours[i])
@@ -62,6 +68,7 @@ func WriteCDFSVG(w io.Writer, title, xLabel string, series []Series) error {
 type cdfPlot struct {
 	w    *bufio.Writer
 	xMax float64
+	of   string // what the y axis is a fraction of
 }
 
 func (p cdfPlot) x(v float64) float64 {
@@ -90,8 +97,8 @@ func (p cdfPlot) frame(title, xLabel string, step float64) {
 			p.x(0), p.y(f), p.x(0), p.y(f), p.x(p.xMax), p.x(0)-8, p.y(f)+4, f)
 	}
 	fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", p.x(p.xMax/2), cdfHeight-20, xmlEscape(xLabel))
-	fmt.Fprintf(w, `<text x="18" y="%.1f" text-anchor="middle" transform="rotate(-90 18 %.1f)">fraction of nodes</text>`+"\n",
-		p.y(0.5), p.y(0.5))
+	fmt.Fprintf(w, `<text x="18" y="%.1f" text-anchor="middle" transform="rotate(-90 18 %.1f)">fraction of %s</text>`+"\n",
+		p.y(0.5), p.y(0.5), xmlEscape(p.of))
 }
 
 // curve writes the empirical CDF of values as one step path.

@@ -34,5 +34,5 @@ func ExampleHandler() {
 	fmt.Println(figs[0].Title, strings.Count(rec.Body.String(), `<rect class="bar"`))
 	// Output:
 	// 200 true
-	// rounds per runs 2
+	// rounds by run 2
 }

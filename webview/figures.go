@@ -23,14 +23,15 @@ var ErrFigures = errors.New("webview: figures")
 
 // Series is one curve of a CDF plot: a legend name and its sample.
 type Series struct {
-	Name   string
-	Values []float64
+	Name   string    `json:"name"`
+	Values []float64 `json:"values"`
 }
 
 // CDFPlotter draws the empirical CDFs of series as one SVG plot, at most
-// MaxCDFSeries of them (WriteCDFSVG, which the experiments draw their
-// --plot with too, is the one crystalball serve passes).
-type CDFPlotter func(w io.Writer, title, xLabel string, series []Series) error
+// MaxCDFSeries of them, its y axis the fraction of what the sample counts
+// (of: "nodes", "runs"); WriteCDFSVGOf, which the experiments draw their
+// --plot with too, is the one crystalball serve passes.
+type CDFPlotter func(w io.Writer, title, xLabel, of string, series []Series) error
 
 // MaxCDFSeries is how many series Figures puts in one CDF plot.
 const MaxCDFSeries = 4
@@ -63,6 +64,12 @@ func Figures(b []byte, cdf CDFPlotter) ([]Figure, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%w: data after the JSON object", ErrFigures)
 	}
+	if charts, ok, err := declaredCharts(root); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return drawCharts(charts, cdf)
+	}
 	var c collector
 	if err := c.walk(nil, root, 0); err != nil {
 		return nil, err
@@ -79,6 +86,8 @@ type collector struct {
 type sample struct {
 	path   []string
 	values []float64
+	// of is what the values count, for the CDF's y axis ("runs").
+	of string
 }
 
 type table struct {
@@ -112,7 +121,7 @@ func (c *collector) walk(path []string, v any, depth int) error {
 // walks into the elements of anything else.
 func (c *collector) array(path []string, v []any, depth int) error {
 	if nums, ok := numbers(v); ok && len(nums) >= 2 {
-		c.samples = append(c.samples, sample{path: path, values: nums})
+		c.samples = append(c.samples, sample{path: path, values: nums, of: "values"})
 		return nil
 	}
 	rows := make([]map[string]any, 0, len(v))
@@ -194,7 +203,7 @@ func (c *collector) secondsSamples(flats [][]flatRow) {
 			for j := range t.rows {
 				values[j] = flats[i][j][f]
 			}
-			c.samples = append(c.samples, sample{path: append(slices.Clip(t.path), f), values: values})
+			c.samples = append(c.samples, sample{path: append(slices.Clip(t.path), f), values: values, of: rowNoun(t.path)})
 		}
 	}
 }
@@ -203,11 +212,13 @@ func (c *collector) secondsSamples(flats [][]flatRow) {
 // a "sorted") and draws each group, MaxCDFSeries curves a plot.
 func (c *collector) drawCDFs(cdf CDFPlotter) ([]Figure, error) {
 	groups := map[string][]Series{}
+	of := map[string]string{}
 	var order []string
 	for _, s := range c.samples {
 		name, where := sampleName(s.path)
 		if _, ok := groups[name]; !ok {
 			order = append(order, name)
+			of[name] = s.of
 		}
 		groups[name] = append(groups[name], Series{Name: where, Values: s.values})
 	}
@@ -219,7 +230,7 @@ func (c *collector) drawCDFs(cdf CDFPlotter) ([]Figure, error) {
 			}
 			var buf bytes.Buffer
 			title := "CDF of " + name
-			if err := cdf(&buf, title, name, series); err != nil {
+			if err := cdf(&buf, title, name, of[name], series); err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", ErrFigures, title, err)
 			}
 			out = append(out, Figure{Title: title, SVG: buf.Bytes()})

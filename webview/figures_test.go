@@ -11,8 +11,8 @@ import (
 )
 
 // recordCDF is a CDFPlotter that writes what it was asked to draw.
-func recordCDF(w io.Writer, title, xLabel string, series []webview.Series) error {
-	fmt.Fprintf(w, "<svg>%s|%s", title, xLabel)
+func recordCDF(w io.Writer, title, xLabel, of string, series []webview.Series) error {
+	fmt.Fprintf(w, "<svg>%s|%s|fraction of %s", title, xLabel, of)
 	for _, s := range series {
 		fmt.Fprintf(w, "|%s=%v", s.Name, s.Values)
 	}
@@ -35,13 +35,13 @@ func TestFiguresPlotsSamplesAsCDFsAndRowsAsBars(t *testing.T) {
 	for _, f := range figs {
 		titles = append(titles, f.Title)
 	}
-	if got, want := strings.Join(titles, "; "), "CDF of download_s; CDF of gap_s; gap_s per runs; rounds per runs; steering.vetoes per runs"; got != want {
+	if got, want := strings.Join(titles, "; "), "CDF of download_s; CDF of gap_s; gap_s by run; rounds by run; steering.vetoes by run"; got != want {
 		t.Fatalf("figures %q, want %q", got, want)
 	}
-	if got, want := string(figs[0].SVG), "<svg>CDF of download_s|download_s|with=[1.5 2.5 3.5]|without=[1 2 3]</svg>"; got != want {
+	if got, want := string(figs[0].SVG), "<svg>CDF of download_s|download_s|fraction of values|with=[1.5 2.5 3.5]|without=[1 2 3]</svg>"; got != want {
 		t.Errorf("CDF drawn as %q, want %q", got, want)
 	}
-	if got, want := string(figs[1].SVG), "<svg>CDF of gap_s|gap_s|runs=[0.5 1.25]</svg>"; got != want {
+	if got, want := string(figs[1].SVG), "<svg>CDF of gap_s|gap_s|fraction of runs|runs=[0.5 1.25]</svg>"; got != want {
 		t.Errorf("CDF over the runs drawn as %q, want %q", got, want)
 	}
 	bars := string(figs[3].SVG)
@@ -88,6 +88,7 @@ func FuzzFigures(f *testing.F) {
 	f.Add([]byte(bulletLike))
 	f.Add([]byte(`{"a":[[1,2],[{"b":1}]],"c":[-1,2]}`))
 	f.Add([]byte(`{"runs":[{"seed":1,"x":1e308},{"seed":2,"x":-1e308}]}`))
+	f.Add([]byte(`{"charts":[{"title":"t","kind":"bars","labels":["a"],"values":[1]},{"title":"c","kind":"cdf","of":"runs","series":[{"name":"s","values":[1,2]}]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		figs, err := webview.Figures(b, recordCDF)
 		if err != nil && !errors.Is(err, webview.ErrFigures) {

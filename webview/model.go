@@ -20,6 +20,12 @@ type Document struct {
 	// Predictions are the predictions the document holds (an emulated
 	// run's, or the one of a prediction report).
 	Predictions []Prediction `json:"predictions,omitempty"`
+	// Headline is the figure to read first, beside the paper's (an
+	// experiment's; nil: none).
+	Headline *Headline `json:"headline,omitempty"`
+	// Errors are why the document could not be read (a bad or foreign
+	// file of a served directory: the page lists it as an error row).
+	Error string `json:"error,omitempty"`
 	// Figures are the plots of the document's data (Figures).
 	Figures []Figure `json:"-"`
 	// Trace is the document's replayed path (nil: none).

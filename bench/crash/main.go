@@ -191,8 +191,7 @@ func crash(cfg config, svc string, say func(string)) (out outcome) {
 		return out
 	}
 	out.Summary, out.Values = d.summary, t.values()
-	say(fmt.Sprintf("%s: %d cycles survived (%d kill-all, %d kill-some), %d kills, %d settles, %d states observed, values learned %q: %s",
-		svc, out.Cycles, out.KillAll, out.KillSome, out.Kills, out.Settled, out.Observed, out.Values, out.Summary))
+	say(survivedLine(svc, out, t.paxos != nil))
 	return out
 }
 

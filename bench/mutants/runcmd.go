@@ -16,6 +16,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/bench/mutants/mutate"
 	"github.com/seed6eee2ec7/crystalball/bench/mutants/schema"
+	"github.com/seed6eee2ec7/crystalball/cli"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/scoreboard"
 )
 
@@ -171,9 +172,12 @@ func runShard(ctx context.Context, f runFlags, ms []mutate.Mutant, seeds []uint6
 		return err
 	}
 	r := &runner{ctx: ctx, cfg: scoreboard.Config{Heal: heal, Duration: runDuration, MaxEvents: maxEvents, KeepPanics: true, SafetyWalks: f.safetyWalks, SecondHop: f.secondHop}, deploys: deploys, base: map[string]baseline{}}
+	prog := cli.StartProgress(stderr, f.quiet, fmt.Sprintf("mutants [%d/%d]", i, n))
+	defer prog.End()
 	if !f.quiet {
+		lines := prog.LineWriter()
 		r.onRun = func(what string, wall time.Duration) {
-			fmt.Fprintf(stderr, "mutants [%d/%d]: %s: %.1fs\n", i, n, what, wall.Seconds())
+			fmt.Fprintf(lines, "mutants [%d/%d]: %s: %.1fs\n", i, n, what, wall.Seconds())
 		}
 	}
 	var res shardResult

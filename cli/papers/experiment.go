@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/experiments"
 )
 
@@ -56,17 +55,6 @@ func printResult(w io.Writer, asJSON bool, r fmt.Stringer) error {
 	return err
 }
 
-// searchProgress shows the experiments' searches on stderr (a
-// progressPrinter per search), unless the output is JSON.
-func searchProgress(stderr io.Writer, asJSON bool) experiments.SearchObserver {
-	if asJSON {
-		return nil
-	}
-	return func(label string) (func(consequence.Progress), func()) {
-		return tool.NewProgress(stderr, label)
-	}
-}
-
 // interruptible is the experiments' context: SIGINT cancels it.
 func interruptible() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt)
@@ -78,6 +66,7 @@ func runRandTreePrediction(args []string, stdout, stderr io.Writer) error {
 	budget := tool.DurationFlag(fs, "budget", experiments.DefaultPredictionBudget, "wall-time budget of each search (0: none)")
 	maxStates := fs.Int("max-states", experiments.DefaultPredictionMaxStates, "state budget of each search (0: none)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the tables")
+	quiet := tool.QuietFlag(fs)
 	if err := tool.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -85,7 +74,7 @@ func runRandTreePrediction(args []string, stdout, stderr io.Writer) error {
 		return tool.UsageErrorf("--budget and --max-states must not be negative")
 	}
 	cfg := experiments.PredictionConfig{Budget: noneIfZero(*budget), MaxStates: noneIfZero(*maxStates),
-		OnSearch: searchProgress(stderr, *asJSON)}
+		OnSearch: searchProgress(stderr, *asJSON, *quiet)}
 	ctx, stop := interruptible()
 	defer stop()
 	res, err := experiments.RandTreePrediction(ctx, cfg)

@@ -47,6 +47,7 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	var maxMemory int64
 	tool.ByteSizeVar(fs, &maxMemory, "max-memory", "memory budget of the exhaustive search, e.g. 4GiB: it stops with \"memory budget\" before the process holds more (also the Go runtime's soft memory limit; 0: none)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
+	quiet := tool.QuietFlag(fs)
 	if err := tool.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -68,7 +69,8 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	if !*asJSON {
+	defer p.ShowProgress(stderr, *quiet, "experiment macemc-baseline: online")()
+	if !*asJSON && !*quiet {
 		fmt.Fprintf(stderr, "online: emulating %d %s nodes for %v with %v predicting...\n", p.Nodes(), service, p.Duration(), p.Predictors())
 	}
 	online, err := p.Run(ctx)
@@ -82,7 +84,7 @@ func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	cfg := experiments.BaselineConfig{Spec: svc.Spec, Workload: svc.Workload, Nodes: *bfsNodes, Seed: p.Seed(),
 		Faults: p.Faults(),
 		Budget: *budget, MaxStates: noneIfZero(*maxStates), Workers: *workers, MaxMemory: maxMemory,
-		OnSearch: searchProgress(stderr, *asJSON)}
+		OnSearch: searchProgress(stderr, *asJSON, *quiet)}
 	tune, restoreGC := tool.SearchGCPercent(tool.ServiceGCPercent, nil)
 	cfg.OnSearch = tunedSearch(cfg.OnSearch, tune)
 	if maxMemory > 0 {

@@ -29,6 +29,7 @@ type bulletOverheadFlags struct {
 	uplink, downlink, snapCap, fix, plot          string
 	cpu, rules                                    string
 	asJSON                                        bool
+	quiet                                         *bool
 }
 
 func (f *bulletOverheadFlags) register(fs *flag.FlagSet) {
@@ -51,6 +52,7 @@ func (f *bulletOverheadFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cpu, "cpuprofile", "", "write a CPU profile of the experiment to this file (go tool pprof)")
 	rulesVar(fs, &f.rules)
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the tables")
+	f.quiet = tool.QuietFlag(fs)
 }
 
 // config checks the flags and builds the experiment's configuration; bad
@@ -141,9 +143,9 @@ func runBulletOverhead(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !f.asJSON {
-		cfg.Progress = stderr
-	}
+	progress, endProgress := runProgress(stderr, f.asJSON, *f.quiet, "experiment bullet-overhead")
+	defer endProgress()
+	cfg.Progress = progress
 	plot, err := createPlot(f.plot)
 	if err != nil {
 		return err

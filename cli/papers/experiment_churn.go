@@ -26,6 +26,7 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	resetKinds := fs.String("reset-kinds", "silent", "kinds of reset a steering round explores: rst, silent or both")
 	rulesName := rulesFlag(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
+	quiet := tool.QuietFlag(fs)
 	if err := tool.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -62,9 +63,9 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 			return tool.UsageErrorf("--configs: unknown configuration %q (known: off, immediate, steer+immediate)", c)
 		}
 	}
-	if !*asJSON {
-		cfg.Progress = stderr
-	}
+	progress, endProgress := runProgress(stderr, *asJSON, *quiet, "experiment randtree-churn")
+	defer endProgress()
+	cfg.Progress = progress
 	ctx, stop := interruptible()
 	defer stop()
 	res, err := experiments.RandTreeChurn(ctx, cfg)

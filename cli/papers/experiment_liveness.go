@@ -12,25 +12,25 @@ import (
 )
 
 func runRandTreeLiveness(args []string, stdout, stderr io.Writer) error {
-	cfg, asJSON, err := parseRandTreeLiveness(args, stderr)
+	cfg, out, err := parseRandTreeLiveness(args, stderr)
 	if err != nil {
 		return err
 	}
-	if !asJSON {
-		cfg.Progress = stderr
-	}
+	progress, endProgress := runProgress(stderr, out.asJSON, out.quiet, "experiment randtree-liveness")
+	defer endProgress()
+	cfg.Progress = progress
 	ctx, stop := interruptible()
 	defer stop()
 	res, err := experiments.RandTreeLiveness(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	return printResult(stdout, asJSON, res)
+	return printResult(stdout, out.asJSON, res)
 }
 
 // parseRandTreeLiveness reads the experiment's flags into its
-// configuration; asJSON is --json.
-func parseRandTreeLiveness(args []string, stderr io.Writer) (cfg experiments.RandTreeLivenessConfig, asJSON bool, err error) {
+// configuration and its --json and --quiet.
+func parseRandTreeLiveness(args []string, stderr io.Writer) (cfg experiments.RandTreeLivenessConfig, out outputFlags, err error) {
 	fs := tool.NewFlagSet("experiment randtree-liveness", "experiment randtree-liveness --seed N [flags]",
 		"MaceMC's RandTree liveness bug scripted in an emulated tree over many gaps: without CrystalBall, in deep online debugging and with execution steering on every node.", stderr)
 	seed := fs.Uint64("seed", 0, "seed of the experiment (required); run r uses a seed derived from it and r")
@@ -47,29 +47,30 @@ func parseRandTreeLiveness(args []string, stderr io.Writer) (cfg experiments.Ran
 	rates.Register(fs)
 	rulesName := rulesFlag(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON object instead of the summary")
+	quiet := tool.QuietFlag(fs)
 	if err := tool.ParseFlags(fs, args); err != nil {
-		return cfg, false, err
+		return cfg, outputFlags{}, err
 	}
 	if !tool.FlagGiven(fs, "seed") {
-		return cfg, false, tool.UsageErrorf("--seed is required (the experiment is a pure function of it)")
+		return cfg, outputFlags{}, tool.UsageErrorf("--seed is required (the experiment is a pure function of it)")
 	}
 	if *runs <= 0 || *nodes < 3 || *nodes > emulation.MaxNodes || *workers <= 0 || *maxGap < 0 || *resets < 0 {
-		return cfg, false, tool.UsageErrorf("--runs and --workers must be positive, --nodes in 3..%d, --max-gap and --steer-resets not negative", emulation.MaxNodes)
+		return cfg, outputFlags{}, tool.UsageErrorf("--runs and --workers must be positive, --nodes in 3..%d, --max-gap and --steer-resets not negative", emulation.MaxNodes)
 	}
 	if err := tool.CheckInterval("snapshots", *snapEvery); err != nil {
-		return cfg, false, err
+		return cfg, outputFlags{}, err
 	}
 	rules, err := parseRulesFlag(*rulesName)
 	if err != nil {
-		return cfg, false, err
+		return cfg, outputFlags{}, err
 	}
 	if err := walk.Validate(); err != nil {
-		return cfg, false, err
+		return cfg, outputFlags{}, err
 	}
 	sc := steering.Config{Faults: consequence.Faults{Resets: *resets, SilentResets: true}}
 	walk.Apply(&sc)
 	rates.Apply(&sc)
 	cfg = experiments.RandTreeLivenessConfig{Seed: *seed, Runs: *runs, Nodes: *nodes, MaxGap: *maxGap, SnapEvery: *snapEvery,
 		Fixes: tool.SplitList(*fix), Steering: sc, Workers: *workers, Rules: rules}
-	return cfg, *jsonOut, nil
+	return cfg, outputFlags{asJSON: *jsonOut, quiet: *quiet}, nil
 }

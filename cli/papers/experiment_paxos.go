@@ -28,6 +28,7 @@ func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
 	tracePath := fs.String("trace", "", "with --run, write the per-event trace of the steered configuration (steering rounds, predictions, filters, interventions) to this file")
 	rulesName := rulesFlag(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
+	quiet := tool.QuietFlag(fs)
 	if err := tool.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -73,9 +74,9 @@ func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
 		}()
 		cfg.Trace = w
 	}
-	if !*asJSON {
-		cfg.Progress = stderr
-	}
+	progress, endProgress := runProgress(stderr, *asJSON, *quiet, "experiment paxos")
+	defer endProgress()
+	cfg.Progress = progress
 	ctx, stop := interruptible()
 	defer stop()
 	res, err := experiments.Paxos(ctx, cfg)

@@ -122,7 +122,7 @@ func (c *conformance) checkMessage(m node.Message) error {
 		return fmt.Errorf("%T: re-encoding: %w", m, err)
 	}
 	if !bytes.Equal(b, b2) {
-		return fmt.Errorf("%T: encoding changed across a round trip:\n%x\n%x", m, b, b2)
+		return fmt.Errorf("%T: encoding changed across a round trip: %s", m, fieldDifference(m, back, b, b2))
 	}
 	return nil
 }
@@ -234,6 +234,10 @@ func (c *conformance) step(core *node.Core, ev node.Event) error {
 			return err
 		}
 	}
+	tw, err := c.stepTwins(core, ev)
+	if err != nil {
+		return err
+	}
 	fx, err := core.Step(ev)
 	if err != nil {
 		return fmt.Errorf("%v: %v: %w", core.ID(), ev, err)
@@ -263,7 +267,7 @@ func (c *conformance) step(core *node.Core, ev node.Event) error {
 	if err := c.checkState(core.State()); err != nil {
 		return fmt.Errorf("%v after %v: %w", core.ID(), ev, err)
 	}
-	return nil
+	return c.checkTwins(core, ev, fx, tw)
 }
 
 // checkCopyStep steps a copy of core with ev and requires core's
@@ -321,7 +325,7 @@ func checkClone(svc node.Service) error {
 		return fmt.Errorf("encoding clone: %w", err)
 	}
 	if !bytes.Equal(a, b) {
-		return fmt.Errorf("the clone differs from the original:\n%x\n%x", a, b)
+		return fmt.Errorf("the clone differs from the original: %s", fieldDifference(svc, dup, a, b))
 	}
 	if path := sharedMemory(svc, dup); path != "" {
 		return fmt.Errorf("the clone shares mutable memory with the original at %s", path)
@@ -345,7 +349,7 @@ func (c *conformance) checkRoundTrip(st *node.State) ([]byte, error) {
 		return nil, err
 	}
 	if !bytes.Equal(cp, cp2) {
-		return nil, fmt.Errorf("checkpoint changed across a round trip:\n%x\n%x", cp, cp2)
+		return nil, fmt.Errorf("checkpoint changed across a round trip: %s", stateDifference(st, &back))
 	}
 	h1, err1 := st.Hash()
 	h2, err2 := back.Hash()

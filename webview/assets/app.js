@@ -72,7 +72,11 @@
       dead.className = "dead";
       side.appendChild(dead);
       if (live) {
+        // Two columns: say which is which.
+        const title = (text) => { const h5 = document.createElement("h5"); h5.textContent = text; return h5; };
+        dead.prepend(title("dead path"));
         const l = fieldsDiv(live[k].fields, [marked(live[k].fields, n.fields, "differs")]);
+        l.prepend(title("nearest live path"));
         l.className = "live";
         side.appendChild(l);
         if (live[k].fields.join("\n") !== n.fields.join("\n")) box.classList.add("has-diff");
@@ -118,6 +122,7 @@
     $("step-count").textContent = info.steps.length;
     listSteps($("dead-steps"), info.steps, info.critical);
     if (info.live) {
+      $("dead-title").textContent = "dead path";
       $("live-column").hidden = false;
       listSteps($("live-steps"), info.live, 0);
     }

@@ -161,6 +161,10 @@ type checkFlags struct {
 
 	// delivery are the delivery-fault budgets (delivery_flags.go).
 	delivery checkDeliveryFlags
+	// verifyEvery is --verify-determinism (check_determinism.go); quiet
+	// is --quiet.
+	verifyEvery int
+	quiet       bool
 	// from is --from (check_from.go); set names the flags the command
 	// line set.
 	from string
@@ -205,6 +209,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the summary")
 	f.delivery.register(fs)
 	f.registerFrom(fs)
+	f.registerDeterminism(fs)
 	fs.BoolVar(&f.symmetry, "symmetry", false, "symmetry reduction: keep one state per orbit under renamings of the nodes the model declares interchangeable (a model: those it declares; a service: its node.Symmetric groups, an error if it declares none); sound for properties that do not name those nodes")
 }
 
@@ -218,6 +223,9 @@ func (f *checkFlags) check() error {
 	}
 	if err := f.delivery.validate(); err != nil {
 		return err
+	}
+	if f.verifyEvery < 0 {
+		return usagef("--verify-determinism must not be negative (0: no check), got %d", f.verifyEvery)
 	}
 	if f.from != "" && f.model != "" {
 		return usagef("--from starts a service's search, not --model %s's", f.model)
@@ -354,12 +362,10 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 		// letting garbage double it (GOGC); the process runs this one search.
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(f.maxMemory))
 	}
-	endProgress := func() {}
-	if !f.asJSON && (!f.walk || f.maxDepth > 0) {
-		progress := newProgress(stderr, "")
-		opts.Progress, endProgress = progress.level, progress.close
-		defer progress.close()
-	}
+	progress := newProgressMode(stderr, "", progressModeOf(stderr, f.quiet), !f.asJSON && !f.quiet && (!f.walk || f.maxDepth > 0))
+	opts.Progress = progress.level
+	endProgress := progress.close
+	defer progress.close()
 	var out checkOutput
 	var err error
 	gcPercent := serviceGCPercent
@@ -416,6 +422,9 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 		m, err = serviceModelSkewed(svc, f.nodes, f.seed, faults, f.lasting.skew)
 	}
 	if err != nil {
+		return checkOutput{}, err
+	}
+	if m, err = m.WithDeterminismCheck(f.verifyEvery); err != nil {
 		return checkOutput{}, err
 	}
 	if f.symmetry {

@@ -69,28 +69,31 @@ type EmulateOutput struct {
 type emulateParams struct {
 	// services are the services --service names (required).
 	services *catalog
-	// status, when set (stderr on a terminal, not --json), gets a status
-	// line of the run's progress (runWithStatus).
-	status     io.Writer
-	service    string
-	nodes      int
-	duration   time.Duration
-	churn      string
-	breaks     string
-	silent     float64
-	downtime   time.Duration
-	heal       time.Duration
-	fix        string
-	seed       uint64
-	tracePath  string
-	cpuProfile string
-	snapEvery  time.Duration
-	steer      steerFlags
-	predictors int
-	reports    string
-	links      bandwidthFlags
-	delivery   emulateDeliveryFlags
-	lasting    lastingEmulateFlags // lasting_flags.go
+	// progress, when set, shows the run's progress (runWithStatus).
+	progress *progressLine
+	// checkDeterminism is --check-determinism (emulate_determinism.go),
+	// twin its second run.
+	checkDeterminism bool
+	twin             *determinismTwin
+	service          string
+	nodes            int
+	duration         time.Duration
+	churn            string
+	breaks           string
+	silent           float64
+	downtime         time.Duration
+	heal             time.Duration
+	fix              string
+	seed             uint64
+	tracePath        string
+	cpuProfile       string
+	snapEvery        time.Duration
+	steer            steerFlags
+	predictors       int
+	reports          string
+	links            bandwidthFlags
+	delivery         emulateDeliveryFlags
+	lasting          lastingEmulateFlags // lasting_flags.go
 
 	// Resolved by resolve.
 	rate       float64
@@ -224,6 +227,8 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	p.register(fs)
 	p.budget.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	quiet := quietFlag(fs)
+	fs.BoolVar(&p.checkDeterminism, "check-determinism", false, "run the emulation twice in step and stop at the first event where the two runs differ (both events shown): the service is not deterministic (twice the time)")
 	setUsage(fs, "emulate [flags]", "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -238,9 +243,8 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	p.args = args
-	if !*asJSON && isTerminal(stderr) {
-		p.status = stderr
-	}
+	p.progress = startProgress(stderr, progressModeOf(stderr, *quiet), "")
+	defer p.progress.end()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	out, err := runEmulation(ctx, &p)
@@ -337,16 +341,24 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 			return EmulateOutput{}, err
 		}
 	}
+	p.roundProgress(&cfg)
+	after, err := p.determinismHook(ctx, &cfg)
+	if err != nil {
+		return EmulateOutput{}, err
+	}
 	em, err := emulation.New(cfg)
 	if err != nil {
 		return EmulateOutput{}, err
+	}
+	if p.twin != nil {
+		p.twin.first = em
 	}
 	stopProfile, err := startCPUProfile(p.cpuProfile)
 	if err != nil {
 		return EmulateOutput{}, err
 	}
 	bctx, endBudget := p.budget.watch(ctx)
-	res, runErr := runWithStatus(bctx, em, p.duration, p.status, time.Now)
+	res, runErr := runWithStatus(bctx, em, p.duration, p.progress, after, time.Now)
 	endBudget()
 	stopProfile()
 	stopped := p.budget.spent(bctx, em.Elapsed(), p.duration)
@@ -359,7 +371,7 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 		}
 	}
 	if runErr != nil {
-		return EmulateOutput{}, fmt.Errorf("%w (rerun with --seed %d)", runErr, p.seed)
+		return EmulateOutput{}, seedHint{runErr, p.seed}
 	}
 	out := EmulateOutput{
 		Format:         emulateFormat,
@@ -485,8 +497,8 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 	for _, s := range r.Safety {
 		line := fmt.Sprintf("    %-*s %6d", width, s.Name, s.ViolatedStates)
 		if s.ViolatedStates > 0 {
-			line += fmt.Sprintf("  (%d episodes, first at %s: %s — %s)",
-				s.Episodes, clock(s.FirstViolation), s.FirstEvent, s.FirstError)
+			line += fmt.Sprintf("  (%s, first at %s: %s — %s)",
+				pluralOf(s.Episodes, "episode"), clock(s.FirstViolation), s.FirstEvent, s.FirstError)
 		}
 		fmt.Fprintln(w, line)
 	}

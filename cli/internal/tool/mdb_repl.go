@@ -24,7 +24,7 @@ const mdbHelp = `commands:
   node ID|all      follow one node (its events and the deliveries to it), or every node
   diff A B         field-level diff of the states after steps A and B
   live             the dead path against the nearest live path at the critical step
-  graph [dot]      the event graph (a ladder diagram, or Graphviz DOT)
+  graph [dot|svg]  the event graph (a ladder diagram, Graphviz DOT, or SVG)
   find REGEX       the steps whose action matches REGEX
   h, help          this text
   q, quit          leave (so does end of input)

@@ -327,8 +327,10 @@ func (d *mdb) graph(w io.Writer, format string) error {
 		writeGraphText(w, d.tl, g, d.only)
 	case "dot":
 		writeGraphDOT(w, d.tl, g, d.only)
+	case "svg":
+		return writeGraphSVG(w, d.tl)
 	default:
-		return fmt.Errorf("graph format %s: want text or dot", quoteShort(format))
+		return fmt.Errorf("graph format %s: want text, dot or svg", quoteShort(format))
 	}
 	return nil
 }

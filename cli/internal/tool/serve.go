@@ -89,29 +89,39 @@ func serveHandler(cat *catalog, paths []string) (http.Handler, int, error) {
 
 // serveHandlerWarn loads paths and returns the web view of them, the
 // number of documents, and a warning per file of a directory it left
-// out. A file named itself must load, or the command fails; a directory
-// is served with the files of it that load — one damaged report among a
-// thousand does not hide the rest —, and fails only if none does.
+// out. A file named itself must load, or the command fails; a file of a
+// directory that does not load is an error row saying why (errorDocument)
+// — one damaged report among a thousand does not hide the rest —, and
+// one that leads outside the directory is left out unread, with a
+// warning.
 func serveHandlerWarn(cat *catalog, paths []string) (http.Handler, int, []string, error) {
 	files, warnings, err := serveFiles(paths)
 	if err != nil {
 		return nil, 0, nil, err
 	}
 	var docs []webview.Document
+	var sources []string // the file of each document
 	for _, f := range files {
 		d, err := serveDocuments(cat, f.path)
-		if err != nil && f.dir != "" {
-			warnings = append(warnings, fmt.Sprintf("%s: left out: %v", f.path, err))
-			continue
-		}
-		if err != nil {
+		if err != nil && f.dir == "" {
 			return nil, 0, nil, err
 		}
+		if err != nil {
+			d = []webview.Document{errorDocument(f.path, err)}
+		}
 		docs = append(docs, d...)
+		for range d {
+			sources = append(sources, f.path)
+		}
 	}
 	if len(docs) == 0 && len(warnings) > 0 {
 		return nil, 0, warnings, usagef("no file of %v loads (%d left out)", paths, len(warnings))
 	}
+	served := make([]servedDoc, len(docs))
+	for i := range docs {
+		served[i] = servedDoc{doc: &docs[i], file: sources[i]}
+	}
+	resolveReportLinks(served)
 	h, err := webview.Handler(docs)
 	if err != nil {
 		return nil, 0, nil, usagef("%v", err)
@@ -280,9 +290,13 @@ func predictionOutcome(p predictionOut) string {
 
 // experimentDocument plots an experiment's --json result.
 func experimentDocument(file, format string, b []byte) ([]webview.Document, error) {
-	figs, err := webview.Figures(b, webview.WriteCDFSVG)
+	figs, err := webview.Figures(b, webview.WriteCDFSVGOf)
 	if err != nil {
 		return nil, usagef("%s: %v", file, err)
 	}
-	return []webview.Document{{Name: file, Format: format, Head: []string{fmt.Sprintf("%d figure(s) of the experiment's --json result", len(figs))}, Figures: figs}}, nil
+	var head struct {
+		Headline *webview.Headline `json:"headline"`
+	}
+	_ = report.Unmarshal(b, &head) // Figures read it already: it is a JSON object
+	return []webview.Document{{Name: file, Format: format, Headline: head.Headline, Head: []string{fmt.Sprintf("%d figure(s) of the experiment's --json result", len(figs))}, Figures: figs}}, nil
 }

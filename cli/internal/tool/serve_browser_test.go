@@ -154,11 +154,11 @@ func TestBrowserLivePageUpdates(t *testing.T) {
 	defer srv.Close()
 	ctx := browser(t)
 	do(t, ctx, chromedp.Navigate(srv.URL+"/ui"), chromedp.WaitVisible(`#steering table`))
-	if got := text(t, ctx, `#node-id`); got != "7 (randtree)" {
-		t.Errorf("node %q, want %q", got, "7 (randtree)")
+	if got := text(t, ctx, `#node-id`); !strings.HasPrefix(got, "n7 (randtree)") {
+		t.Errorf("node %q, want %q", got, "n7 (randtree)")
 	}
-	if got := text(t, ctx, `#neighbourhood`); !strings.Contains(got, "3 9") {
-		t.Errorf("neighbourhood %q, want the neighbours 3 9", got)
+	if got := text(t, ctx, `#neighbourhood`); !strings.Contains(got, "n3 n9") {
+		t.Errorf("neighbourhood %q, want the neighbours n3 n9", got)
 	}
 	if n := evaluate[int](t, ctx, `document.querySelectorAll("#ring g.neighbor").length`); n != 2 {
 		t.Errorf("the neighbourhood drawn with %d neighbours, want 2", n)

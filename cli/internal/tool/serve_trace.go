@@ -2,6 +2,7 @@ package tool
 
 import (
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
@@ -95,4 +96,15 @@ func nodeStates(g *consequence.GlobalState, tl *timeline) []webview.NodeState {
 		out[i] = webview.NodeState{Node: id.String(), Fields: nodeFields(g, id)}
 	}
 	return out
+}
+
+// writeGraphSVG draws tl's event graph as the web view does (trace show
+// --graph svg): SVG with no program but this one.
+func writeGraphSVG(w io.Writer, tl *timeline) error {
+	info := traceDocument("", "", tl).Trace.Info()
+	if info.GraphError != "" {
+		return fmt.Errorf("no event graph: %s", info.GraphError)
+	}
+	webview.WriteGraphSVG(w, info)
+	return nil
 }

@@ -32,9 +32,9 @@ func TestTraceShowEscapesControlCharacters(t *testing.T) {
 }
 
 // TestServeLeavesOutWhatItCannotRead: a directory served with a damaged
-// report and a link to a file outside it serves its good report, and
-// leaves the two out with a warning that quotes nothing of the linked
-// file. main refused the whole directory, its error quoting the first
+// report and a link to a file outside it serves its good report, lists
+// the damaged one as an error row, and leaves the link out unread with a
+// warning that quotes nothing of the linked file. main refused the whole directory, its error quoting the first
 // bytes of the linked file.
 func TestServeLeavesOutWhatItCannotRead(t *testing.T) {
 	dir := t.TempDir()
@@ -50,12 +50,15 @@ func TestServeLeavesOutWhatItCannotRead(t *testing.T) {
 		t.Skipf("no symbolic links here: %v", err)
 	}
 	cat, _ := newCatalog(testProgram)
-	_, n, warnings, err := serveHandlerWarn(cat, []string{dir})
-	if err != nil || n != 1 || len(warnings) != 2 {
-		t.Fatalf("%d documents, warnings %q, err %v; want the good report and two warnings", n, warnings, err)
+	h, n, warnings, err := serveHandlerWarn(cat, []string{dir})
+	if err != nil || n != 2 || len(warnings) != 1 {
+		t.Fatalf("%d documents, warnings %q, err %v; want the good report, the damaged one's error row and one warning", n, warnings, err)
 	}
 	if w := strings.Join(warnings, "\n"); strings.Contains(w, "SECRET") || !strings.Contains(w, "outside the directory") {
 		t.Fatalf("warnings %q", w)
+	}
+	if _, body := serveGet(t, h, "/"); strings.Contains(body, "SECRET") || strings.Count(body, `<tr class="document error-row">`) != 1 {
+		t.Fatalf("the index shows the linked file or not one error row:\n%s", body)
 	}
 	if _, _, err := serveHandler(cat, []string{filepath.Join(dir, "b-damaged.json")}); err == nil {
 		t.Fatal("a damaged file named itself was served")

@@ -111,7 +111,7 @@ func checkTimeline(cat *catalog, file string, b []byte, which int) (*timeline, e
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	// Check the whole report first (fingerprint and property error).
-	if _, _, err := m.ReplayReport(rep, m.Properties()); err != nil {
+	if err := replayReport(m, rep); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	tl, err := replayTimeline(m, rep.Path)
@@ -154,7 +154,7 @@ func predictionTimeline(cat *catalog, file string, b []byte) (*timeline, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	if _, _, err := m.ReplayReport(doc.Report, m.Properties()); err != nil {
+	if err := replayReport(m, doc.Report); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	tl, err := replayTimeline(m, doc.Report.Path)
@@ -196,7 +196,7 @@ func describeNode(g *consequence.GlobalState, id node.ID) string {
 		timers = append(timers, t.Name)
 	}
 	slices.Sort(timers)
-	s := fmt.Sprintf("%v: %v timers=%v", id, st.Service, timers)
+	s := fmt.Sprintf("%v: %s timers=%v", id, node.Summary(st.Service), timers)
 	if p := g.Pending(id); len(p) > 0 {
 		s += fmt.Sprintf(" pending=%d", len(p))
 	}

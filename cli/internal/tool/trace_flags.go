@@ -31,7 +31,7 @@ func parseTraceFlags(cat *catalog, sub string, args []string, stderr io.Writer) 
 	fs.StringVar(&f.node, "node", "", "follow one node (e.g. n3): only its events (its timers and calls, deliveries to it) and its state")
 	fs.StringVar(&f.diff, "diff", "", "print the field-level diff of the node states after steps A and B (A,B)")
 	fs.BoolVar(&f.live, "live", false, "print the dead path against the nearest live path at the critical step, field by field (a liveness report; the default output includes it)")
-	fs.StringVar(&f.graph, "graph", "", "write the event graph: text (a ladder diagram) or dot (Graphviz)")
+	fs.StringVar(&f.graph, "graph", "", "write the event graph: text (a ladder diagram), svg (the web view's drawing, no other program needed) or dot (for Graphviz's dot)")
 	fs.StringVar(&f.out, "out", "", "write the event graph to this file instead of standard output")
 	interactive := fs.Bool("i", false, "debug interactively (as 'trace debug')")
 	synopsis := "trace " + sub + " [flags] FILE"
@@ -60,8 +60,8 @@ func parseTraceFlags(cat *catalog, sub string, args []string, stderr io.Writer) 
 	}
 	file := files[0]
 	f.debug = f.debug || *interactive
-	if f.graph != "" && f.graph != "text" && f.graph != "dot" {
-		return nil, "", usagef("--graph %s: want text or dot", quoteShort(f.graph))
+	if f.graph != "" && f.graph != "text" && f.graph != "dot" && f.graph != "svg" {
+		return nil, "", usagef("--graph %s: want text, svg or dot", quoteShort(f.graph))
 	}
 	if f.out != "" && f.graph == "" {
 		return nil, "", usagef("--out needs --graph")
@@ -96,8 +96,8 @@ func (f *traceFlags) run(tl *timeline, stdout io.Writer) error {
 			return usagef("--diff: %v", err)
 		}
 	}
-	if f.graph == "dot" && f.out == "" {
-		return d.graph(w, "dot") // DOT alone, for a pipe into dot
+	if (f.graph == "dot" || f.graph == "svg") && f.out == "" {
+		return d.graph(w, f.graph) // the drawing alone, for a pipe into dot or a file
 	}
 	for _, l := range tl.head {
 		fmt.Fprintln(w, l)

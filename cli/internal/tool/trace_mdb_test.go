@@ -223,7 +223,7 @@ func TestTraceDebugScript(t *testing.T) {
 	file, _ := walkReport(t)
 	script := strings.Join([]string{
 		"n", "p", "p", "node n3", "n", "n", "node all", "j 17", "next",
-		"frobnicate", "j 101", "j -1", "j x", "diff 1", "node n9", "node zz", "graph svg", "find (",
+		"frobnicate", "j 101", "j -1", "j x", "diff 1", "node n9", "node zz", "graph png", "find (",
 		"diff 17 18", "s", "find reset", "live", "w", "help", "",
 	}, "\n")
 	old := traceInput
@@ -239,7 +239,7 @@ func TestTraceDebugScript(t *testing.T) {
 		`error: unknown command "frobnicate"`,
 		"error: step \"101\": want a number in 0..100",
 		"error: node n9 is not one of the run's 5 nodes",
-		"error: graph format \"svg\": want text or dot",
+		"error: graph format \"png\": want text, dot or svg",
 		"error: find: \"(\" is not a regular expression",
 		"1 matching steps",
 	} {
@@ -283,7 +283,7 @@ func TestTraceShowBadMdbInput(t *testing.T) {
 		{[]string{"--node", "x"}, "--node: node \"x\": want a node ID"},
 		{[]string{"--diff", "3"}, "--diff: range \"3\": want two steps A,B"},
 		{[]string{"--diff", "3,999"}, "--diff: step \"999\""},
-		{[]string{"--graph", "svg"}, "--graph \"svg\": want text or dot"},
+		{[]string{"--graph", "png"}, "--graph \"png\": want text, svg or dot"},
 		{[]string{"--out", "x.dot"}, "--out needs --graph"},
 		{[]string{"-i", "--live"}, "commands of the interactive loop"},
 	} {

@@ -86,9 +86,9 @@ func (l *lineCompare) Write(p []byte) (int, error) {
 		line := string(l.partial[:i])
 		l.partial = l.partial[i+1:]
 		if l.err == nil && l.n >= len(l.want) {
-			l.err = fmt.Errorf("the re-run goes on past the trace's %d steps: the trace is of another build or service", len(l.want))
+			l.err = fmt.Errorf("the re-run goes on past the trace's %d steps: the trace is of another build or service%s", len(l.want), rerunCauses)
 		} else if l.err == nil && line != l.want[l.n] {
-			l.err = fmt.Errorf("the re-run diverges from the trace at step %d (the re-run wrote %s, the trace has %s): the trace is of another build or service", l.n+1, quoteN(line, 200), quoteN(l.want[l.n], 200))
+			l.err = fmt.Errorf("the re-run diverges from the trace at step %d (the re-run wrote %s, the trace has %s): the trace is of another build or service%s", l.n+1, quoteN(line, 200), quoteN(l.want[l.n], 200), rerunCauses)
 		}
 		l.n++
 	}

@@ -3,7 +3,6 @@ package tool
 import (
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
@@ -36,13 +35,11 @@ func nodeFields(g *consequence.GlobalState, id node.ID) []string {
 	return append(out, inFlightTo(g, id)...)
 }
 
-// stateFields renders a node state: its service's String (if it has
-// one), the service state's fields, its timers by name.
+// stateFields renders a node state: its summary (node.Summary: the
+// service's String, or its exported fields on one line), the service
+// state's fields, its timers by name.
 func stateFields(st *node.State) []string {
-	var out []string
-	if s, ok := st.Service.(fmt.Stringer); ok {
-		out = append(out, "state: "+cut(s.String()))
-	}
+	out := []string{"state: " + node.Summary(st.Service)}
 	out = append(out, serviceFields(st.Service)...)
 	for _, t := range st.Timers {
 		out = append(out, "timer: "+t.Name)
@@ -62,23 +59,15 @@ func envelopeField(e node.Envelope) string {
 	return fmt.Sprintf("%s from %v: %s %s", what, e.From, e.Msg.MessageType(), cut(fmt.Sprint(e.Msg)))
 }
 
-// serviceFields renders a service state's fields ("name: value"); a state
-// that is not a struct (or a pointer to one) is one "value" line.
+// serviceFields renders a service state's fields ("name: value", each
+// node.Fields renders: exported or not, durations and IDs by their String
+// methods); a state that is not a struct (or a pointer to one) is one
+// "value" line.
 func serviceFields(s node.Service) []string {
-	v := reflect.ValueOf(s)
-	for v.Kind() == reflect.Pointer && !v.IsNil() {
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Struct {
-		return []string{"value: " + cut(fmt.Sprintf("%+v", s))}
-	}
-	t := v.Type()
-	out := make([]string, 0, t.NumField())
-	for i := 0; i < t.NumField(); i++ {
-		if t.Field(i).Type.Size() == 0 {
-			continue // a marker such as msgpack's _msgpack struct{}
-		}
-		out = append(out, t.Field(i).Name+": "+cut(fmt.Sprintf("%+v", v.Field(i))))
+	fields := node.Fields(s)
+	out := make([]string, 0, len(fields))
+	for _, f := range fields {
+		out = append(out, f.Name+": "+cut(f.Value))
 	}
 	return out
 }

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed6eee2ec7/crystalball/cli"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo"
 	"github.com/seed6eee2ec7/crystalball/examples/zoo/scoreboard"
 )
@@ -82,8 +83,11 @@ func run(ctx context.Context, args []string, all []zoo.Case, stdout, stderr io.W
 	if *duration < 0 {
 		return usage("--duration must not be negative, got %v", *duration)
 	}
+	prog := cli.StartProgress(stderr, *quiet, "zoo-scoreboard")
+	defer prog.End()
 	if !*quiet {
-		cfg.OnRun = func(p scoreboard.Progress) { progress(stderr, p) }
+		lines := prog.LineWriter()
+		cfg.OnRun = func(p scoreboard.Progress) { progress(lines, p) }
 	}
 	res, err := scoreboard.Run(ctx, cfg)
 	if err != nil {
