@@ -77,8 +77,8 @@ test-long: testbudget
 # time (files *_paper_test.go, build tag `paper`, which also needs the long
 # tests' helpers): randtree-churn, paxos, bullet-overhead, randtree-liveness
 # and macemc-baseline's 8,000,000-state Chord search, each checking its
-# figures in docs/RESULTS.md. Not in .ci/run: about 45 minutes of CPU on 2
-# quiet cores (docs/PERFORMANCE.md, "The test suite", has the last run).
+# figures in docs/RESULTS.md. Not in .ci/run: about 40 minutes of wall time
+# at load 4-12 on 2 cores (docs/PERFORMANCE.md, "The test suite", has the last run).
 PAPER_TIMEOUT ?= 3h
 paper: testbudget
 	@rm -f bin/test-paper-cpu.jsonl bin/test-paper-calibration.jsonl
