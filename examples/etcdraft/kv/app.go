@@ -2,6 +2,7 @@ package kv
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/vmihailenco/msgpack/v5"
@@ -20,9 +21,15 @@ type app struct {
 	// raft restarts from (raft.Config.Applied).
 	RaftApplied uint64
 	// Seq numbers this node's proposals; Pending are those not applied
-	// yet (retried until they are).
+	// yet, oldest first: the client's queue. Only the first is proposed
+	// (and retried until it applies), so a node's proposals apply in Seq
+	// order.
 	Seq     uint64
 	Pending []Proposal
+	// Last is, by proposing node, the Seq of its last proposal applied: a
+	// retried proposal committed twice applies once (a second Put of an
+	// old value would undo the writes after it). Nil until the first.
+	Last map[uint64]uint64
 	// LedTerms are the terms this node was elected leader in.
 	LedTerms []uint64
 }
@@ -34,10 +41,28 @@ type EntryID struct {
 	Index, Term uint64
 }
 
-// Proposal is a write proposed by node Node, its Seq-th.
+// Proposal is a client operation proposed by node Node, its Seq-th: a
+// write of Value under Key, or (Read) a read of Key, which the log orders
+// among the writes.
 type Proposal struct {
 	Node, Seq  uint64
 	Key, Value string
+	Read       bool `msgpack:",omitempty"`
+}
+
+// op is the client operation p carries, as the node invoked it.
+func (p Proposal) op() node.Message {
+	if p.Read {
+		return Get{Key: p.Key}
+	}
+	return Put{Key: p.Key, Value: p.Value}
+}
+
+// completed is one of this node's operations the application applied,
+// with its result (a read's Value, nil for a write).
+type completed struct {
+	op     node.Message
+	result node.Message
 }
 
 // encode is the entry data of p.
@@ -59,44 +84,67 @@ func decodeProposal(data []byte) (Proposal, bool) {
 	return p, true
 }
 
-// apply applies entries to the map, in order, and drops this node's
-// proposals they carry from Pending.
-func (a *app) apply(entries []*raftpb.Entry) {
+// apply applies entries, in order, and returns the operations of node
+// self's they completed (dropped from Pending). A proposal at or below
+// its node's Last is a copy of one applied already: it changes nothing.
+func (a *app) apply(self uint64, entries []*raftpb.Entry) []completed {
+	var done []completed
 	for _, e := range entries {
 		a.Applied = append(a.Applied, EntryID{Index: e.GetIndex(), Term: e.GetTerm()})
 		if e.GetType() != raftpb.EntryNormal {
 			continue
 		}
 		p, ok := decodeProposal(e.GetData())
-		if !ok {
+		if !ok || p.Seq <= a.Last[p.Node] {
 			continue
 		}
-		a.KV[p.Key] = p.Value
+		if a.Last == nil {
+			a.Last = map[uint64]uint64{}
+		}
+		a.Last[p.Node] = p.Seq
+		var result node.Message
+		if p.Read {
+			result = Value{Value: a.KV[p.Key]}
+		} else {
+			a.KV[p.Key] = p.Value
+		}
+		if p.Node != self {
+			continue
+		}
 		for i, q := range a.Pending {
-			if q.Node == p.Node && q.Seq == p.Seq {
+			if q.Seq == p.Seq {
 				a.Pending = append(a.Pending[:i:i], a.Pending[i+1:]...)
+				done = append(done, completed{op: p.op(), result: result})
 				break
 			}
 		}
 	}
+	return done
+}
+
+// snapshotData is what a snapshot of the application holds: the map and
+// the proposals' high-water marks (both replicated state).
+type snapshotData struct {
+	KV   map[string]string
+	Last map[uint64]uint64
 }
 
 // restoreSnapshot replaces the map with a snapshot's (raft sent one to a
 // follower that fell behind a compaction).
 func (a *app) restoreSnapshot(snap *raftpb.Snapshot) error {
-	var kv map[string]string
+	var d snapshotData
 	if len(snap.GetData()) > 0 {
 		if err := node.CheckMsgpack(snap.GetData(), node.MaxMsgpackDepth); err != nil {
 			return err
 		}
-		if err := msgpack.Unmarshal(snap.GetData(), &kv); err != nil {
+		if err := msgpack.Unmarshal(snap.GetData(), &d); err != nil {
 			return err
 		}
 	}
-	if kv == nil {
-		kv = map[string]string{}
+	if d.KV == nil {
+		d.KV = map[string]string{}
 	}
-	a.KV = kv
+	a.KV, a.Last = d.KV, d.Last
 	idx := snap.GetMetadata().GetIndex()
 	a.Applied = append(a.Applied, EntryID{Index: idx, Term: snap.GetMetadata().GetTerm()})
 	a.RaftApplied = idx
@@ -113,5 +161,8 @@ func (a *app) clone() app {
 	out.Applied = append([]EntryID(nil), a.Applied...)
 	out.Pending = append([]Proposal(nil), a.Pending...)
 	out.LedTerms = append([]uint64(nil), a.LedTerms...)
+	if a.Last != nil {
+		out.Last = maps.Clone(a.Last)
+	}
 	return out
 }

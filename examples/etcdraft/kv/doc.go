@@ -19,9 +19,39 @@
 // appended to the log, not when they are committed, so a leader that
 // loses its term has applied entries the cluster never committed.
 // Options.ApplyCommitted (--fix apply-committed, or --fix all) corrects
-// it. The properties are the Raft paper's (Figure 3: election safety, log
-// matching, leader completeness, state-machine safety) and two liveness
-// properties (a leader, and every proposal applied everywhere).
+// it.
+//
+// Each node is a client of the store: the application calls Put and Get
+// (HandleApp), and a node writes its own key again every
+// Options.WriteEvery. A call is a client operation, marked node.Invoke
+// when it arrives and node.Respond when the node has applied the entry
+// that carries it (a Get's result is the value then), so that the order
+// of the log is the order of the operations; with Options.LocalReads a
+// Get is answered from the node's applied map at once instead, as etcd's
+// serializable reads are, and may be stale. A node's calls are queued and
+// proposed one at a time, and a proposal committed twice (a retry whose
+// original also made it) applies once.
+//
+// The properties (Properties) are the Raft paper's (Figure 3: election
+// safety, log matching, leader completeness, state-machine safety); two
+// liveness properties (a leader, and every proposal applied everywhere);
+// the bounded property LeaderWithin: whenever a quorum of members is up,
+// a leader that a quorum follows within Options.LeaderBound, three
+// election rounds of ElectionTimeout plus its jitter (6 s by default:
+// enough for a candidate refused for its log and a split vote before the
+// round that elects; see LeaderBound); and the history property
+// Linearizable: the Puts and Gets are linearizable against a map of
+// registers (Model, checked by Porcupine through node/linearizable). A
+// view does not say which nodes can reach each other, so LeaderWithin
+// also fails under a partition that leaves no quorum connected; and
+// raft elects a leader in time only when messages take much less than
+// the election timeout (the Raft paper's timing requirement), which a
+// search that lets a message take up to consequence.TimelyOptions.MaxDelay
+// (1 s by default, the default election timeout) does not grant: a path
+// that holds every vote request until the other nodes have timed out
+// splits the vote round after round. Declaring both kinds makes the
+// explorer keep each path's history and the bounded obligation in its
+// states, and deliver every message within that delay.
 //
 // What a node exposes (Observation) is its HardState, SoftState, applied
 // index, log, a leader's view of its followers' progress, the votes a

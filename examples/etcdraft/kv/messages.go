@@ -9,9 +9,24 @@ import (
 )
 
 // Put is the application call that writes Value under Key through the
-// replicated log.
+// replicated log. It is a client operation (node.Invoke when the call
+// arrives, node.Respond with no result once the node applied it).
 type Put struct {
 	Key, Value string
+}
+
+// Get is the application call that reads Key: through the replicated
+// log, answered when the node applies it, or from the node's applied
+// state at once with Options.LocalReads. It is a client operation, its
+// result a Value.
+type Get struct {
+	Key string
+}
+
+// Value is a Get's result: the value under the key ("" for a key never
+// written).
+type Value struct {
+	Value string
 }
 
 // Raft carries one raftpb.Message between nodes, protobuf-encoded.
@@ -19,8 +34,10 @@ type Raft struct {
 	Msg []byte
 }
 
-func (Put) MessageType() string  { return "etcdkv.Put" }
-func (Raft) MessageType() string { return "etcdkv.Raft" }
+func (Put) MessageType() string   { return "etcdkv.Put" }
+func (Get) MessageType() string   { return "etcdkv.Get" }
+func (Value) MessageType() string { return "etcdkv.Value" }
+func (Raft) MessageType() string  { return "etcdkv.Raft" }
 
 // String renders the raft message for traces.
 func (r Raft) String() string {
@@ -42,8 +59,8 @@ func (r Raft) String() string {
 	return s
 }
 
-// Messages are the store's messages and calls (Spec.Messages).
-func Messages() []node.Message { return []node.Message{Put{}, Raft{}} }
+// Messages are the store's messages, calls and results (Spec.Messages).
+func Messages() []node.Message { return []node.Message{Put{}, Get{}, Value{}, Raft{}} }
 
 // marshalDeterministic encodes a protobuf message the same way every time
 // (raftpb has no maps, but say so).

@@ -57,6 +57,7 @@ type AppState struct {
 	RaftApplied uint64
 	Seq         uint64
 	Pending     []Proposal
+	Last        map[uint64]uint64
 	LedTerms    []uint64
 }
 

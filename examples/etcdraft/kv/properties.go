@@ -5,11 +5,22 @@ import (
 	"maps"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/linearizable"
 )
 
-// Properties are the Raft paper's safety properties (Figure 3) over the
-// nodes a view holds, and two liveness properties.
-func Properties() []node.Property {
+// Properties are the properties of the store configured with opts: the
+// Raft paper's safety properties (Figure 3) over the nodes a view holds;
+// two liveness properties (a leader, and every proposal applied
+// everywhere); the bounded property LeaderWithin (while a quorum of
+// members is up, a leader that a quorum follows within
+// Options.LeaderBound); and Linearizable, the client history of Puts and
+// Gets against a map of registers (Model).
+func Properties(opts Options) ([]node.Property, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	quorum := o.Nodes/2 + 1
 	return []node.Property{
 		{Name: "ElectionSafety", Kind: node.Safety, Check: electionSafety},
 		{Name: "LogMatching", Kind: node.Safety, Check: logMatching},
@@ -17,7 +28,9 @@ func Properties() []node.Property {
 		{Name: "StateMachineSafety", Kind: node.Safety, Check: stateMachineSafety},
 		{Name: "LeaderElected", Kind: node.Liveness, Check: leaderElected},
 		{Name: "ProposalsApplied", Kind: node.Liveness, Check: proposalsApplied},
-	}
+		node.Within("LeaderWithin", o.LeaderBound(), quorumUp(quorum), quorumLeader(quorum)),
+		linearizable.Property("Linearizable", Model()),
+	}, nil
 }
 
 // observed is a view's nodes with their observations, in ID order.
@@ -171,4 +184,56 @@ func proposalsApplied(v node.View) error {
 		}
 	}
 	return nil
+}
+
+// quorumUp is LeaderWithin's precondition: at least quorum members are up.
+// A view says which nodes are up, not which can reach each other: a
+// partition that leaves no quorum connected opens the obligation too.
+func quorumUp(quorum int) func(node.View) bool {
+	return func(v node.View) bool {
+		up := 0
+		for _, id := range v.Nodes() {
+			if _, ok := Observed(v, id); ok {
+				up++
+			}
+		}
+		return up >= quorum
+	}
+}
+
+// quorumLeader is LeaderWithin's goal: a leader that quorum nodes up
+// (itself included) follow in its term. A leader cut off from the others
+// still says it leads (no CheckQuorum) and a node cut off from the leader
+// campaigns in ever higher terms (no PreVote): neither is a leader the
+// cluster has, and neither hides one.
+func quorumLeader(quorum int) func(node.View) error {
+	return func(v node.View) error {
+		var leaders int
+		for _, id := range v.Nodes() {
+			l, ok := Observed(v, id)
+			if !ok || l.State != "StateLeader" {
+				continue
+			}
+			leaders++
+			if followers(v, uint64(id), l.Term) >= quorum {
+				return nil
+			}
+		}
+		if leaders == 0 {
+			return fmt.Errorf("no leader")
+		}
+		return fmt.Errorf("no leader that %d nodes follow", quorum)
+	}
+}
+
+// followers counts the nodes up in term that follow leader, itself
+// included.
+func followers(v node.View, leader, term uint64) int {
+	n := 0
+	for _, id := range v.Nodes() {
+		if o, ok := Observed(v, id); ok && o.Term == term && (uint64(id) == leader || o.Lead == leader) {
+			n++
+		}
+	}
+	return n
 }

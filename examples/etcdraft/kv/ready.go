@@ -10,7 +10,8 @@ import (
 
 // handleReady does what raft asks, in the order it asks it: persist the
 // snapshot, HardState and entries to the MemoryStorage, send the
-// messages, apply the committed entries, and advance.
+// messages, apply the committed entries, and advance; then it answers
+// the client operations the application completed.
 func (s *store) handleReady(env node.Env, rd raft.Ready) {
 	if !raft.IsEmptySnap(rd.Snapshot) {
 		if err := s.storage.ApplySnapshot(rd.Snapshot); err != nil {
@@ -25,6 +26,7 @@ func (s *store) handleReady(env node.Env, rd raft.Ready) {
 			panic(fmt.Sprintf("etcdkv: storing the HardState: %v", err))
 		}
 	}
+	var done []completed
 	if err := s.storage.Append(rd.Entries); err != nil {
 		panic(fmt.Sprintf("etcdkv: appending entries: %v", err))
 	}
@@ -32,14 +34,14 @@ func (s *store) handleReady(env node.Env, rd raft.Ready) {
 		// The planted bug: an entry is applied as soon as it is in the
 		// log, before a majority has it, so one that a new leader later
 		// overwrites has already changed the store.
-		s.app.apply(rd.Entries)
+		done = s.app.apply(s.self, rd.Entries)
 	}
 	for _, m := range rd.Messages {
 		s.send(env, m)
 	}
 	if n := len(rd.CommittedEntries); n > 0 {
 		if s.opts.ApplyCommitted {
-			s.app.apply(rd.CommittedEntries)
+			done = s.app.apply(s.self, rd.CommittedEntries)
 		}
 		s.app.RaftApplied = rd.CommittedEntries[n-1].GetIndex()
 	}
@@ -48,6 +50,19 @@ func (s *store) handleReady(env node.Env, rd raft.Ready) {
 	}
 	s.rn.Advance(rd)
 	s.maybeCompact()
+	s.respond(env, done)
+}
+
+// respond completes the client operations the application applied, and
+// proposes the next of the queue (after Advance: raft takes a proposal
+// between two Readys).
+func (s *store) respond(env node.Env, done []completed) {
+	for _, c := range done {
+		node.Respond(env, c.op, c.result)
+	}
+	if len(done) > 0 && len(s.app.Pending) > 0 {
+		s.propose(s.app.Pending[0])
+	}
 }
 
 // send hands a raft message to crystalball, which carries it to its
@@ -78,7 +93,7 @@ func (s *store) maybeCompact() {
 	if applied < snap.GetMetadata().GetIndex()+uint64(s.opts.CompactEvery) {
 		return
 	}
-	data, err := node.AppendCanonical(nil, s.app.KV)
+	data, err := node.AppendCanonical(nil, snapshotData{KV: s.app.KV, Last: s.app.Last})
 	if err != nil {
 		panic(fmt.Sprintf("etcdkv: encoding the store: %v", err))
 	}

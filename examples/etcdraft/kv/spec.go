@@ -47,7 +47,11 @@ func Spec(opts Options) (node.Spec, *replayed.Adapter[Observation], error) {
 	if err != nil {
 		return node.Spec{}, nil, err
 	}
-	return node.Spec{Name: Name, New: ad.Factory(), Messages: Messages(), Properties: Properties(), Delivery: ad.Delivery()}, ad, nil
+	props, err := Properties(opts)
+	if err != nil {
+		return node.Spec{}, nil, err
+	}
+	return node.Spec{Name: Name, New: ad.Factory(), Messages: Messages(), Properties: props, Delivery: ad.Delivery()}, ad, nil
 }
 
 // Workload: every node writes its own key once when it first starts.

@@ -150,31 +150,44 @@ func (s *store) HandleTimer(env node.Env, name string) {
 	case timerTick:
 		s.rn.Tick()
 	case timerRetry:
-		for _, p := range s.app.Pending {
-			s.propose(p)
+		if len(s.app.Pending) > 0 {
+			s.propose(s.app.Pending[0])
 		}
 	case timerWrite:
-		s.write(fmt.Sprintf("k%d", s.self), fmt.Sprintf("v%d.%d", s.self, s.app.Seq+1))
+		s.call(env, Proposal{Key: fmt.Sprintf("k%d", s.self), Value: fmt.Sprintf("v%d.%d", s.self, s.app.Seq+1)})
 	}
 	s.settle(env)
 }
 
-// HandleApp implements replayed.Object: Put proposes a write.
+// HandleApp implements replayed.Object: Put proposes a write, Get a read
+// (or, with Options.LocalReads, answers from the applied map at once).
 func (s *store) HandleApp(env node.Env, call node.Message) {
-	put, ok := call.(Put)
-	if !ok {
+	switch c := call.(type) {
+	case Put:
+		s.call(env, Proposal{Key: c.Key, Value: c.Value})
+	case Get:
+		if s.opts.LocalReads {
+			node.Invoke(env, c)
+			node.Respond(env, c, Value{Value: s.app.KV[c.Key]})
+			return
+		}
+		s.call(env, Proposal{Key: c.Key, Read: true})
+	default:
 		return
 	}
-	s.write(put.Key, put.Value)
 	s.settle(env)
 }
 
-// write proposes a new write of this node's.
-func (s *store) write(key, value string) {
+// call starts a client operation of this node's: it is invoked now and
+// queued; the queue's first is proposed (the rest wait for it to apply).
+func (s *store) call(env node.Env, p Proposal) {
 	s.app.Seq++
-	p := Proposal{Node: s.self, Seq: s.app.Seq, Key: key, Value: value}
+	p.Node, p.Seq = s.self, s.app.Seq
+	node.Invoke(env, p.op())
 	s.app.Pending = append(s.app.Pending, p)
-	s.propose(p)
+	if len(s.app.Pending) == 1 {
+		s.propose(p)
+	}
 }
 
 // HandleTransportError implements replayed.Object: raft learns the peer
@@ -192,13 +205,16 @@ func (s *store) propose(p Proposal) {
 
 // armElection (re)schedules the election timeout with a fresh jitter.
 func (s *store) armElection(env node.Env) {
-	jitter := time.Duration(env.Rand().IntN(int(s.opts.ElectionTimeout/time.Millisecond)+1)) * time.Millisecond
+	var jitter time.Duration
+	if s.opts.ElectionJitter > 0 {
+		jitter = time.Duration(env.Rand().IntN(int(s.opts.ElectionJitter/time.Millisecond)+1)) * time.Millisecond
+	}
 	env.SetTimer(timerElection, s.opts.ElectionTimeout+jitter)
 }
 
 // settle handles raft's Ready until there is none, then sets the timers
 // the node's role needs: a leader ticks, anyone else waits for one, and a
-// node with proposals it has not applied retries them.
+// node with calls it has not applied retries the first of them.
 func (s *store) settle(env node.Env) {
 	for s.rn.HasReady() {
 		s.handleReady(env, s.rn.Ready())
