@@ -26,12 +26,13 @@ import "github.com/seed6eee2ec7/crystalball/consequence"
 // lasting fault only once its node has seen the deployment show it
 // (RoundFaults), so for a deployment without them nothing changes.
 //
-// And one lost, one duplicated and one reordered message along a path,
-// for the messages the service declares unreliable (node.Spec.Delivery):
-// what a declaration says the network may do, a round explores, whatever
-// a TCP deployment was seen to do; a service that declares nothing
-// explores nothing more.
+// No lost, duplicated or reordered message: a service's declaration
+// (node.Spec.Delivery) says what the network may do, but a round's budget
+// is states, and on a service whose every message is declared unreliable
+// those branches crowd out the paths a prediction needs (the etcd raft
+// store's seed-9 debugging run predicts its violation 102 s ahead without
+// them and not at all with one of each). Config.Faults' Losses, Duplicates
+// and Reorders turn them on.
 func DefaultFaults() consequence.Faults {
-	return consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Drops: 1, Refusals: 1, Crashes: 1, Partitions: 1, ClockJumps: 1,
-		Losses: 1, Duplicates: 1, Reorders: 1}
+	return consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Drops: 1, Refusals: 1, Crashes: 1, Partitions: 1, ClockJumps: 1}
 }

@@ -26,7 +26,7 @@ func (f *faultFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.crashes, "steer-crashes", d.Crashes, "crash-stops a steering round explores along a path, once the node has seen the deployment crash (with the downtime seen)")
 	fs.IntVar(&f.partitions, "steer-partitions", d.Partitions, "partitions a steering round explores along a path, once the node has seen the deployment partitioned (of the shapes and length seen)")
 	fs.IntVar(&f.jumps, "steer-clock-jumps", d.ClockJumps, "clock jumps a steering round explores along a path, once the node has seen one (of the size seen)")
-	fs.IntVar(&f.losses, "steer-losses", d.Losses, "messages a steering round loses along a path, of those the service declares lost-able (node.Spec.Delivery); a service that declares none explores nothing more")
+	fs.IntVar(&f.losses, "steer-losses", d.Losses, "messages a steering round loses along a path, of those the service declares lost-able (node.Spec.Delivery); a service that declares none explores nothing more; 0 by default, since on a service whose every message is declared unreliable the branches crowd out a round's state budget")
 	fs.IntVar(&f.duplicates, "steer-duplicates", d.Duplicates, "messages a steering round duplicates along a path, of those the service declares duplicable")
 	fs.IntVar(&f.reorders, "steer-reorders", d.Reorders, "messages a steering round delivers ahead of earlier ones along a path, of those the service declares reorderable")
 }
