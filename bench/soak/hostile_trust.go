@@ -14,7 +14,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
-// The attacks of the second audit (issue 47's twelve holes), beside the
+// The attacks of the second audit (docs/RESULTS.md, "Trust"), beside the
 // first audit's in hostile.go: a checkpoint-number walk, Requests naming
 // thousands of members nobody runs, steering requests of huge names, the
 // inbound slots pinned from many loopback addresses, and cross-site and

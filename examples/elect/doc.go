@@ -1,6 +1,6 @@
 // Package elect is a Raft-style leader election with a planted stall that
-// only a lasting fault shows: the fault model's test service (issue 42's
-// first item).
+// only a lasting fault shows: the fault model's test service for lasting
+// crashes and partitions.
 //
 // # The protocol
 //

@@ -1,6 +1,6 @@
 // Package leaserace is a takeover on a timeout whose safety rests on two
 // nodes' timers: a timeout race that only timer skew shows (the fault
-// model's test service for timer skew, issue 42's third item).
+// model's test service for timer skew).
 //
 // # The protocol
 //
