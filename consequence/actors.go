@@ -59,11 +59,10 @@ type ActorOptions struct {
 	// too — replaces the event's normal effect: Handle lets it happen;
 	// otherwise a message (datagrams included) is consumed without running
 	// the handler, and with Break the connection to its sender is broken
-	// too (the messages in flight both ways are discarded and the sender
-	// gets a transport error, so its failure handling runs; the filtering
-	// node's service is not told, and it does not count against
-	// Faults.Breaks; a datagram's sender holds no connection, so nothing is
-	// broken); a timer, application call or transport error with RetryAt
+	// too (the messages in flight both ways are discarded and both ends
+	// get a transport error, so their failure handling runs; it does not
+	// count against Faults.Breaks; a datagram's sender holds no
+	// connection, so nothing is broken); a timer, application call or transport error with RetryAt
 	// set is postponed —
 	// it stays scheduled (pending) but is not enabled in this state (the
 	// time itself means nothing to the model) — and one without is treated
@@ -872,7 +871,7 @@ func (m *ActorModel) nextDeliver(g *GlobalState, i int, a ActorAction) (*GlobalS
 			return s.g, true
 		default:
 			if a.Peer != a.Node {
-				s.breakConn(a.Node, a.Peer, false)
+				s.breakConn(a.Node, a.Peer)
 			}
 			return s.g, true
 		}

@@ -310,7 +310,7 @@ func (m *ActorModel) cutLink(s *succ, from, to node.ID, both bool) {
 	c := s.g.channel(from, to)
 	msgs := c != nil && slices.ContainsFunc(c.items, func(it inflight) bool { return it.msg != nil })
 	if s.g.Connected(from, to) && (both || msgs) {
-		s.breakConn(from, to, true)
+		s.breakConn(from, to)
 	}
 	if both && s.g.Stale(from, to) && !s.g.teQueued(to, from) {
 		// A stale connection across a link cut both ways is given up too:
@@ -351,7 +351,7 @@ func (m *ActorModel) sendLost(s *succ, id, to node.ID) bool {
 		return false
 	}
 	if !down && s.g.Connected(id, to) {
-		s.breakConn(id, to, true)
+		s.breakConn(id, to)
 		return true
 	}
 	// A refused connection: the writes until its transport error arrives

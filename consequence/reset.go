@@ -149,23 +149,19 @@ func (m *ActorModel) nextBreak(g *GlobalState, a ActorAction) (*GlobalState, boo
 	}
 	s := newSucc(g)
 	s.setFaults(g.resets, g.breaks+1, g.drops)
-	s.breakConn(a.Node, a.Peer, true)
+	s.breakConn(a.Node, a.Peer)
 	return s.g, true
 }
 
 // breakConn breaks the connection between a and b: the messages in flight
-// both ways are lost, and b — and a if tellA — gets a transport error and
-// holds a stale connection until it arrives. A filter breaking the
-// connection of the node it filters for does not tell that node
-// (emulation's steering does the same). Transport errors already on their
-// way are about older connections: they stay.
-func (s *succ) breakConn(a, b node.ID, tellA bool) {
-	toA := s.g.cut(b, a)
-	if tellA {
-		toA = append(toA, inflight{h: teHash})
-		s.markStale(a, b)
-	}
-	s.setChan(b, a, toA)
+// both ways are lost, and each end gets a transport error and holds a
+// stale connection until it arrives — a filter breaking the connection of
+// the node it filters for tells that node too, as the shells do, so both
+// ends' failure handling runs. Transport errors already on their way are
+// about older connections: they stay.
+func (s *succ) breakConn(a, b node.ID) {
+	s.markStale(a, b)
+	s.setChan(b, a, append(s.g.cut(b, a), inflight{h: teHash}))
 	s.setChan(a, b, append(s.g.cut(a, b), inflight{h: teHash}))
 	s.markStale(b, a)
 	s.disconnect(a, b)

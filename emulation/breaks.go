@@ -81,7 +81,7 @@ func (e *Emulator) networkBreak() bool {
 	end := ends[e.breaks.IntN(len(ends))]
 	e.scheduleBreak(e.now)
 	e.st.breaks++
-	if err := e.breakConnection(end[0], end[1], true, " network"); err != nil && err != e.err {
+	if err := e.breakConnection(end[0], end[1], " network"); err != nil && err != e.err {
 		// openEnds listed only live nodes holding the connection.
 		panic(fmt.Sprintf("emulation: scheduled break of %v-%v: %v", end[0], end[1], err))
 	}

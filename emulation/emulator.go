@@ -689,7 +689,7 @@ func (e *Emulator) kept(n *emNode, o layer.Outcome, label string, in *node.Envel
 	e.st.filtered++
 	if o.Break != node.None {
 		if p := n.peers[o.Break]; p != nil && p.conn != nil {
-			_ = e.breakConnection(n.id, o.Break, false, "") // cannot fail: n is live and holds the connection
+			_ = e.breakConnection(n.id, o.Break, "") // cannot fail: n is live and holds the connection
 		}
 	}
 }
@@ -1080,14 +1080,14 @@ func (e *Emulator) AppCall(id node.ID, msg node.Message) error {
 // that no longer holds the connection, or already has an error pending for
 // it, is not told again. It fails if a holds no connection to b.
 func (e *Emulator) BreakConnection(a, b node.ID) error {
-	return e.breakConnection(a, b, true, "")
+	return e.breakConnection(a, b, "")
 }
 
-// breakConnection breaks the connection between a and b; tellA says
-// whether a's service gets a transport error too (steering breaks a
-// connection on purpose and does not tell its own node); why ends the
-// trace line (" network" for a scheduled break).
-func (e *Emulator) breakConnection(a, b node.ID, tellA bool, why string) error {
+// breakConnection breaks the connection between a and b and tells both
+// ends' services — a steering verdict's break as a network failure: the
+// node that broke it runs its failure handling as its peer does; why ends
+// the trace line (" network" for a scheduled break).
+func (e *Emulator) breakConnection(a, b node.ID, why string) error {
 	na, err := e.liveNode("BreakConnection", a)
 	if err != nil {
 		return err
@@ -1104,17 +1104,7 @@ func (e *Emulator) breakConnection(a, b node.ID, tellA bool, why string) error {
 		e.traceLabel(a, "break "+b.String()+why)
 	}
 	if !c.doomed(a) {
-		if tellA {
-			e.doom(c, na, e.now)
-		} else {
-			// The connection is gone, and the node's snapshot manager
-			// must know (messages in flight on it are lost), but not its
-			// service.
-			c.setDoomed(a)
-			p.conn = nil
-			e.sendLayer(na, na.pipe.ConnectionBroken(e.clockOf(na), b).Sends)
-			e.afterLayers(na)
-		}
+		e.doom(c, na, e.now)
 	}
 	if nb.live && nb.inc == c.incOf(b) && !c.doomed(b) {
 		if bp := nb.peers[a]; bp != nil && bp.conn == c {

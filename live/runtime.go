@@ -899,7 +899,7 @@ func (r *Runtime) step(ev node.Event, in *node.Envelope) { r.carryOut(r.pipe.Ste
 
 // carryOut carries out one pipeline outcome: the layers' errors are
 // logged, the core's timer operations mirrored, a connection a verdict
-// broke closed (without a transport error for the service), and the sends
+// broke closed (the service gets a transport error for it), and the sends
 // queued in order. The effect slices are the core's until the next Step:
 // it runs before the next one.
 func (r *Runtime) carryOut(o layer.Outcome) {
@@ -930,8 +930,10 @@ func (r *Runtime) carryOut(o layer.Outcome) {
 		if r.wa.holding() && !r.commit() {
 			return
 		}
-		r.tr.closePeer(o.Break, errBrokenByLayer, false)
-		r.carryOut(r.pipe.ConnectionBroken(o.Event.At, o.Break))
+		// Both ends' services see the broken connection: the transport
+		// reports it to this node as any lost connection, so its own
+		// failure handling runs beside the peer's.
+		r.tr.closePeer(o.Break, errBrokenByLayer, true)
 	}
 	r.sendAll(o.Sends)
 }

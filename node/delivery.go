@@ -102,10 +102,17 @@ func (d DeliverySpec) Declared() bool {
 
 // Of returns the delivery of messages of msg's type.
 func (d DeliverySpec) Of(msg Message) Delivery {
-	if len(d.Types) > 0 && msg != nil {
-		if v, ok := d.Types[msg.MessageType()]; ok {
-			return v
-		}
+	if msg == nil {
+		return d.All
+	}
+	return d.OfType(msg.MessageType())
+}
+
+// OfType returns the delivery of messages of type typ
+// (Message.MessageType).
+func (d DeliverySpec) OfType(typ string) Delivery {
+	if v, ok := d.Types[typ]; ok {
+		return v
 	}
 	return d.All
 }

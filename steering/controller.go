@@ -765,7 +765,7 @@ func (c *Controller) immediateCheck(core *node.Core, ev node.Event) (*Veto, erro
 	if c.cfg.ImmediateHop {
 		hop = &hopRule{stale: c.staleInView}
 	}
-	return immediateCheck(core, ev, c.CheckView(), c.cfg.Properties, hop)
+	return immediateCheck(core, ev, c.CheckView(), c.cfg.Properties, hop, c.staleInView)
 }
 
 // ImmediateCheck runs the immediate safety check (the package function

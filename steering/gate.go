@@ -138,7 +138,7 @@ func (c *Controller) guards() bool { return c.cfg.Mode != Off && len(c.live) > 0
 //     (each retry is checked again) — the walks hold an event of such a
 //     kind only when handling it would make a safety property fail
 //     (vetoModel), and drop a message as the veto does, breaking its
-//     connection unless Config.SilentVeto. Modelled as a plain filter, a
+//     connection unless its type is lossy (vetoBreaks). Modelled as a plain filter, a
 //     veto hold stopped every entry the zoo's logship leader shipped, not
 //     just the one out of order, and the guard released it as starving.
 type heldKinds struct{ filters, vetoes filterSet }
@@ -159,7 +159,7 @@ func (c *Controller) heldKinds() heldKinds {
 			}
 			continue
 		}
-		if f := filterOfKey(c.self, e.key, c.cfg.BreakConnection || !c.cfg.SilentVeto); !h.vetoes.has(f) {
+		if f := filterOfKey(c.self, e.key, e.key.kind == node.EventMessage && c.vetoBreaks(e.key.name)); !h.vetoes.has(f) {
 			h.vetoes = append(h.vetoes, f)
 		}
 	}
@@ -361,5 +361,22 @@ func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool)
 	if ev.Kind != node.EventMessage {
 		return layer.Verdict{RetryAt: ev.At.Add(c.cfg.PostponeDelay)}, veto
 	}
-	return layer.Verdict{Break: c.cfg.BreakConnection || !c.cfg.SilentVeto}, veto
+	return layer.Verdict{Break: c.vetoBreaks(ev.Msg.MessageType())}, veto
+}
+
+// vetoBreaks reports whether a vetoed message of type typ breaks its
+// connection. A message on a connection that vanished while the
+// connection stayed up is a fault no protocol written for TCP handles: the
+// veto breaks the connection, both ends' services are told, and their own
+// recovery runs. A type the service declares lossy (node.Delivery.Lost) is
+// dropped alone — losing it is a fault the protocol handles already — and
+// a datagram is never broken for (the shells hold no connection for it).
+func (c *Controller) vetoBreaks(typ string) bool {
+	if c.cfg.BreakConnection {
+		return true
+	}
+	if c.cfg.SilentVeto {
+		return false
+	}
+	return !c.cfg.Spec.Delivery.OfType(typ).Lost
 }

@@ -38,13 +38,19 @@ type Veto struct {
 // It allocates the copy of the node state (node.Cloner makes that cheap);
 // its cost per event is in docs/PERFORMANCE.md.
 func ImmediateCheck(core *node.Core, ev node.Event, view node.View, props []node.Property) (*Veto, error) {
-	return immediateCheck(core, ev, view, props, nil)
+	return immediateCheck(core, ev, view, props, nil, nil)
 }
 
 // immediateCheck is ImmediateCheck, and with hop set ImmediateCheckHop.
-func immediateCheck(core *node.Core, ev node.Event, view node.View, props []node.Property, hop *hopRule) (*Veto, error) {
+// stale, when set, reports the nodes whose state in view the node knows to
+// be outdated: they are left out of the judgement (Controller.Heard).
+func immediateCheck(core *node.Core, ev node.Event, view node.View, props []node.Property, hop *hopRule, stale func(node.ID) bool) (*Veto, error) {
 	if len(props) == 0 || !core.Started() {
 		return nil, nil
+	}
+	full := view
+	if hide := staleNodes(view, core.ID(), stale); len(hide) > 0 {
+		view = hopView{base: view, hide: hide}
 	}
 	before := overlay{base: view, self: core.ID(), st: core.State()}
 	alone := overlay{self: core.ID(), st: core.State()}
@@ -84,7 +90,25 @@ func immediateCheck(core *node.Core, ev node.Event, view node.View, props []node
 	if hop == nil {
 		return nil, nil
 	}
-	return hop.check(core.State(), cp, sends, view, props, held, ev.At), nil
+	return hop.check(core.State(), cp, sends, full, props, held, ev.At), nil
+}
+
+// staleNodes returns the nodes of view other than self that stale reports
+// (nil: none, no view or no rule).
+func staleNodes(view node.View, self node.ID, stale func(node.ID) bool) map[node.ID]bool {
+	if view == nil || stale == nil {
+		return nil
+	}
+	var hide map[node.ID]bool
+	for _, id := range view.Nodes() {
+		if id != self && stale(id) {
+			if hide == nil {
+				hide = map[node.ID]bool{}
+			}
+			hide[id] = true
+		}
+	}
+	return hide
 }
 
 // stepCopy steps a copy, turning a handler panic into an error, and

@@ -33,7 +33,7 @@ import (
 // receiver handler that panics on its copy drops that message from the
 // hop. It allocates a copy of each receiver's state.
 func ImmediateCheckHop(core *node.Core, ev node.Event, view node.View, props []node.Property) (*Veto, error) {
-	return immediateCheck(core, ev, view, props, &hopRule{})
+	return immediateCheck(core, ev, view, props, &hopRule{}, nil)
 }
 
 // hopRule is how the check one hop ahead reads its view: stale, when set,
@@ -100,7 +100,10 @@ func (h *hopRule) check(self *node.State, cp *node.Core, sends []node.Envelope, 
 	}
 	over[cp.ID()] = cp.State()
 	after := hopView{base: view, over: over, hide: h.bystandersStale(view, over)}
-	if len(after.hide) > 0 {
+	if h.stale != nil {
+		// held was judged on a view without every stale node; the hop
+		// shows the stale receivers, so judge it again on the hop's own
+		// view before the event.
 		before := hopView{base: view, over: map[node.ID]*node.State{cp.ID(): self}, hide: after.hide}
 		held = slices.DeleteFunc(slices.Clone(held), func(i int) bool { return props[i].Check(before) != nil })
 	}
