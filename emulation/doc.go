@@ -323,8 +323,8 @@
 // node that goes down loses its stored checkpoints at that moment
 // (snapshot.Layer.Crash; the EventReset of its restart leaves the layer
 // alone) but keeps its checkpoint number; a connection a steering verdict
-// breaks is reported to the layers (layer.Pipeline.ConnectionBroken, which
-// the live runtime calls too), not to the service.
+// breaks is broken for both ends' services, as a network break is: each
+// gets a transport error (the live runtime does the same).
 //
 // After the layer come the scripted DropNext faults (a layer of the
 // emulator's own: a message a rule discards has passed the snapshot

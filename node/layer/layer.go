@@ -199,9 +199,12 @@ type Gate interface {
 // know when the shell broke a connection on purpose without telling the
 // service: the Break of a Gate's Verdict (Outcome.Break). Messages in
 // flight on it may be lost, which a snapshot layer records (the channel
-// from the peer becomes lossy). Both shells call Pipeline.ConnectionBroken
-// when they close such a connection, on the core goroutine, between two
-// hooks; it calls every BreakObserver in layer order.
+// from the peer becomes lossy). A shell that closes such a connection
+// calls Pipeline.ConnectionBroken, on the core goroutine, between two
+// hooks; it calls every BreakObserver in layer order. The emulator and
+// the live runtime tell the service of every break they carry out (a
+// transport error, which every layer sees as such), so they do not call
+// it.
 type BreakObserver interface {
 	// ConnectionBroken says that the node's connections to and from peer
 	// were closed at now without a transport error for the service. It
