@@ -82,6 +82,12 @@ type SteeringResult struct {
 	// and by the immediate check.
 	FilterHits uint64 `json:"filter_hits"`
 	Vetoes     uint64 `json:"vetoes"`
+	// LookAheads counts the look-aheads the immediate check ran before
+	// risky events, LookAheadStates their states and LookAheadVetoes the
+	// vetoes they gave (in Vetoes too; steering.LookAheadConfig).
+	LookAheads      uint64 `json:"look_aheads,omitempty"`
+	LookAheadStates uint64 `json:"look_ahead_states,omitempty"`
+	LookAheadVetoes uint64 `json:"look_ahead_vetoes,omitempty"`
 	// Overrides counts events let through because their kind had used up
 	// its intervention budget (steering.Config.MaxInterventions) and its
 	// escalation timed out. Escalations, Held and Released are the
@@ -332,6 +338,9 @@ func (e *Emulator) steeringResult() *SteeringResult {
 		r.ImmediateChecks += s.ImmediateChecks
 		r.FilterHits += s.FilterHits
 		r.Vetoes += s.Vetoes
+		r.LookAheads += s.LookAheads
+		r.LookAheadStates += s.LookAheadStates
+		r.LookAheadVetoes += s.LookAheadVetoes
 		r.Overrides += s.Overrides
 		r.Escalations += s.Escalations
 		r.Held += s.Held

@@ -31,10 +31,10 @@ func (s *lendSvc) Init(env node.Env) {
 	}
 }
 func (s *lendSvc) HandleMessage(env node.Env, from node.ID, msg node.Message) { s.Permits++ }
-func (s *lendSvc) HandleTimer(env node.Env, name string)                     { s.Permits--; env.Send(2, lendMsg{}) }
-func (s *lendSvc) HandleApp(env node.Env, call node.Message)                 {}
-func (s *lendSvc) HandleTransportError(env node.Env, peer node.ID)           { s.Broken = append(s.Broken, peer) }
-func (s *lendSvc) Neighbors(self node.ID) []node.ID                          { return []node.ID{3 - self} }
+func (s *lendSvc) HandleTimer(env node.Env, name string)                      { s.Permits--; env.Send(2, lendMsg{}) }
+func (s *lendSvc) HandleApp(env node.Env, call node.Message)                  {}
+func (s *lendSvc) HandleTransportError(env node.Env, peer node.ID)            { s.Broken = append(s.Broken, peer) }
+func (s *lendSvc) Neighbors(self node.ID) []node.ID                           { return []node.ID{3 - self} }
 
 func lendSpec(lossy bool) node.Spec {
 	spec := node.Spec{

@@ -106,6 +106,11 @@ type Config struct {
 	// so a stale view can still veto a safe event until a newer one clears
 	// it (docs/RESULTS.md, "Fifth pass").
 	ImmediateHop bool
+	// LookAhead bounds the look-ahead the immediate check runs before a
+	// risky event — a transport error, a message from a peer not heard
+	// from since its connection began (LookAheadConfig; the zero value is
+	// DefaultLookAhead, States negative turns it off).
+	LookAhead LookAheadConfig
 	// Volatile makes the Layer keep nothing durable (layer.Durable):
 	// a reset or a restart forgets its filters, holds and error paths, as
 	// a node did before issue 27 (in emulation the explorer's error paths
@@ -358,6 +363,7 @@ func DefaultConfig() Config {
 		WalkWeights:        DefaultWalkWeights(),
 		SafetyWalkDepth:    DefaultSafetyWalkDepth,
 		Requests:           DefaultRequestConfig(),
+		LookAhead:          DefaultLookAhead(),
 	}
 }
 
@@ -430,6 +436,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	var err2 error
 	if c.Requests, err2 = c.Requests.withDefaults(); err2 != nil {
+		return c, err2
+	}
+	if c.LookAhead, err2 = c.LookAhead.withDefaults(); err2 != nil {
 		return c, err2
 	}
 	return c, nil
@@ -556,6 +565,12 @@ type Stats struct {
 	FilterHits       uint64
 	Vetoes           uint64
 	ImmediateChecks  uint64
+	// LookAheads counts the look-aheads run before risky events
+	// (LookAheadConfig; a postponed event's retries are looked at again
+	// and counted again), LookAheadStates the states they explored, and
+	// LookAheadVetoes the events they vetoed (in Vetoes too; retries not
+	// again).
+	LookAheads, LookAheadStates, LookAheadVetoes uint64
 	// Overrides counts events let through because their kind had been
 	// kept from the handler MaxInterventions times within the window and
 	// its escalation timed out (Controller.Gate).
@@ -633,6 +648,10 @@ type Controller struct {
 	// (immediate_hop.go).
 	viewCNs []nodeCN
 	heard   map[node.ID]uint64
+	// firstWord is the sender of the message Heard recorded last when
+	// nothing had been heard from it before (None otherwise): the gate's
+	// look-ahead judges that message (risky).
+	firstWord node.ID
 	// rateWeights are the walk weights of the node's observed rates
 	// (AdaptiveWeights; rates_layer.go), nil before its layer handed them.
 	rateWeights map[consequence.ActorActionKind]float64

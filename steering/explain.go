@@ -15,8 +15,9 @@ import (
 type Explanation struct {
 	// Source is "round" (the node's own prediction), "replay" (a path an
 	// earlier round found that still fails), "request" (another node's
-	// steering request, Requester), "check" (the immediate safety check)
-	// or "restored" (a filter read back from the node's durable state,
+	// steering request, Requester), "check" (the immediate safety check),
+	// "look-ahead" (the check's look-ahead before a risky event) or
+	// "restored" (a filter read back from the node's durable state,
 	// whose prediction the first round has not re-made yet).
 	Source string `json:"source"`
 	// Property is the property the event would violate, Kind its kind
@@ -102,6 +103,9 @@ func resetsNode(path []consequence.ActorAction, id node.ID) bool {
 func (l *Layer) explainVerdict(ev node.Event, veto *Veto) *Explanation {
 	if veto != nil {
 		x := Explanation{Source: "check", Property: veto.Property, Kind: node.Safety.String()}
+		if veto.Ahead > 0 {
+			x.Source = "look-ahead"
+		}
 		if veto.Err != nil {
 			x.Error = veto.Err.Error()
 		}

@@ -346,6 +346,9 @@ func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool)
 		c.stats.ImmediateChecks++
 	}
 	veto, err := c.immediateCheck(core, ev)
+	if err == nil && veto == nil && c.risky(ev) {
+		veto, err = c.lookAhead(core, ev)
+	}
 	if err != nil || veto == nil {
 		// An error means the copy's handler panicked: the real one runs
 		// and the caller surfaces the panic as it always does.
@@ -357,6 +360,9 @@ func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool)
 	}
 	if !retry {
 		c.stats.Vetoes++
+		if veto.Ahead > 0 {
+			c.stats.LookAheadVetoes++
+		}
 	}
 	if ev.Kind != node.EventMessage {
 		return layer.Verdict{RetryAt: ev.At.Add(c.cfg.PostponeDelay)}, veto

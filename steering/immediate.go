@@ -17,6 +17,10 @@ type Veto struct {
 	// messages makes Property fail (ImmediateCheckHop); empty when the
 	// event's own node violates it.
 	Via []node.ID
+	// Ahead is the number of events, the vetoed one first, after which
+	// the look-ahead (LookAheadConfig) found Property failing; zero for
+	// the immediate check's own judgement of the event.
+	Ahead int
 }
 
 // ImmediateCheck is the paper's immediate safety check: it runs ev on a

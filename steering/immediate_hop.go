@@ -224,6 +224,11 @@ func (c *Controller) Heard(peer node.ID, cn uint64) {
 	if c.heard == nil {
 		c.heard = map[node.ID]uint64{}
 	}
+	c.firstWord = node.None
+	if _, ok := c.heard[peer]; !ok {
+		c.firstWord = peer
+		c.heard[peer] = 0
+	}
 	if cn > c.heard[peer] {
 		c.heard[peer] = cn
 	}

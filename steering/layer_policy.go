@@ -342,6 +342,7 @@ func (l *Layer) Stats() Stats {
 	}
 	g := l.gated
 	s.FilterHits, s.Vetoes, s.ImmediateChecks, s.Overrides = g.FilterHits, g.Vetoes, g.ImmediateChecks, g.Overrides
+	s.LookAheads, s.LookAheadStates, s.LookAheadVetoes = g.LookAheads, g.LookAheadStates, g.LookAheadVetoes
 	s.Escalations, s.Held, s.Released, s.ReleasedForLiveness = g.Escalations, g.Held, g.Released, g.ReleasedForLiveness
 	return s
 }
@@ -414,6 +415,11 @@ type LayerStatus struct {
 	FilterHits      uint64 `json:"filter_hits"`
 	ImmediateChecks uint64 `json:"immediate_checks"`
 	Vetoes          uint64 `json:"vetoes"`
+	// LookAheads counts the look-aheads the check ran before risky
+	// events, LookAheadVetoes the vetoes they gave (in Vetoes too;
+	// LookAheadConfig).
+	LookAheads      uint64 `json:"look_aheads"`
+	LookAheadVetoes uint64 `json:"look_ahead_vetoes"`
 	Overrides       uint64 `json:"overrides"`
 	Escalations     uint64 `json:"escalations"`
 	Held            uint64 `json:"held"`
@@ -464,6 +470,7 @@ func (l *Layer) Status() LayerStatus {
 	st.Rounds, st.RoundsReused, st.StatesExplored, st.ReplayHits = s.Rounds, s.RoundsReused, s.StatesExplored, s.ReplayHits
 	st.FiltersInstalled, st.FiltersUnhelpful = s.FiltersInstalled, s.Unhelpful
 	st.FilterHits, st.ImmediateChecks, st.Vetoes, st.Overrides = s.FilterHits, s.ImmediateChecks, s.Vetoes, s.Overrides
+	st.LookAheads, st.LookAheadVetoes = s.LookAheads, s.LookAheadVetoes
 	st.Escalations, st.Held, st.Released, st.ReleasedForLiveness = s.Escalations, s.Held, s.Released, s.ReleasedForLiveness
 	st.Predicted = s.Predicted
 	st.Walks, st.WalkSteps, st.DeadEnds = s.Walks, s.WalkSteps, s.DeadEnds
