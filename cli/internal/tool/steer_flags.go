@@ -28,6 +28,8 @@ type steerFlags struct {
 	filterHold, vetoHold time.Duration
 	rates                rateFlags
 	secondHop            int
+	lookAheadStates      int
+	lookAheadDepth       int
 	faults               faultFlags
 	walk                 walkFlags
 
@@ -48,6 +50,8 @@ func (s *steerFlags) register(fs *flag.FlagSet) {
 	fs.Var(durationValue{&s.filterHold}, "filter-hold", "longest a filtered event kind whose intervention budget is spent is held before it runs for a window (0: until a fresh round finds it safe or the liveness guard releases it, the library's default)")
 	fs.Var(durationValue{&s.vetoHold}, "veto-hold", "longest an event kind the immediate check keeps vetoing is held once its budget is spent (0: until the check passes or the liveness guard releases it, the library's default)")
 	s.rates.register(fs)
+	fs.IntVar(&s.lookAheadStates, "look-ahead-states", steering.DefaultLookAheadStates, "with --immediate, unique states each of the two searches of the look-ahead before a risky event (a transport error, a peer's first message on a connection) explores; a safety property failing within --look-ahead-depth events with the event and not without it vetoes the event (negative: no look-ahead)")
+	fs.IntVar(&s.lookAheadDepth, "look-ahead-depth", steering.DefaultLookAheadDepth, "events past the risky one a look-ahead follows")
 	fs.IntVar(&s.secondHop, "second-hop", 0, "widen every gather to at most this many of the neighbours' neighbours (the peers the last snapshot's members exchanged messages with; 0: the neighbourhood only)")
 	s.faults.register(fs)
 	s.walk.register(fs)
@@ -91,6 +95,8 @@ func (s *steerFlags) resolve() error {
 		return usagef("--filter-hold and --veto-hold must not be negative, got %v and %v", s.filterHold, s.vetoHold)
 	case s.secondHop < 0:
 		return usagef("--second-hop must not be negative, got %d", s.secondHop)
+	case s.lookAheadStates == 0 || s.lookAheadDepth <= 0:
+		return usagef("--look-ahead-states must not be 0 (negative: no look-ahead) and --look-ahead-depth must be positive, got %d and %d", s.lookAheadStates, s.lookAheadDepth)
 	}
 	if err := s.faults.validate(); err != nil {
 		return err
@@ -123,6 +129,7 @@ func (s *steerFlags) apply(c *steering.Config) {
 	c.MaxStates = s.states
 	c.BreakConnection = s.breakConn
 	c.ImmediateHop = s.immediateHop
+	c.LookAhead = steering.LookAheadConfig{States: s.lookAheadStates, Depth: s.lookAheadDepth}
 	c.LastKnownFor = s.lastKnown
 	c.FilterHold, c.VetoHold = s.filterHold, s.vetoHold
 	s.rates.apply(c)
