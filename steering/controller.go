@@ -85,14 +85,16 @@ type Config struct {
 	// inconsistent states (docs/RESULTS.md, randtree-churn).
 	BreakConnection bool
 	// SilentVeto makes an immediate-check veto of a message drop it
-	// without breaking the connection to its sender (the rule before
-	// issue 27). By default a vetoed message breaks the connection, as
-	// TCP would lose it: the sender's failure handling runs (it resends,
-	// retries, looks elsewhere) instead of waiting for ever for an answer
-	// to a message that vanished from a connection that stayed up — what
-	// stalled a correct mutual-exclusion protocol whose last reply a
-	// stale view vetoed. (A filter, predicted from a hypothetical future,
-	// breaks the connection only with BreakConnection: see there.)
+	// without breaking the connection to its sender, whatever its
+	// delivery. By default a vetoed message of a type the service does
+	// not declare lossy breaks the connection, as TCP would lose it, and
+	// both ends' services are told: their failure handling runs (resend,
+	// retry, look elsewhere) instead of waiting for ever for a message
+	// that vanished from a connection that stayed up — what stalled a
+	// correct mutual-exclusion protocol whose last reply a stale view
+	// vetoed. A lossy type is dropped alone (vetoBreaks). (A filter,
+	// predicted from a hypothetical future, breaks the connection only
+	// with BreakConnection: see there.)
 	SilentVeto bool
 	// ImmediateHop makes the immediate check follow an event's messages
 	// one hop (ImmediateCheckHop): a message the event sends to a node the
@@ -100,11 +102,11 @@ type Config struct {
 	// the safety properties are judged with the receiver's new state too.
 	// It vetoes the decisions whose violation shows at their receiver (a
 	// second grant, a commit against an abort), which the paper's check
-	// lets through. A bystander of the view that has sent this node a
-	// message stamped after its checkpoint has moved on since, and is left
-	// out of the judgement (Heard); the receivers' states are the view's,
-	// so a stale view can still veto a safe event until a newer one clears
-	// it (docs/RESULTS.md, "Fifth pass").
+	// lets through. The receivers' states are the view's — a stale
+	// receiver's included, as the hop has nothing newer to step — so a
+	// stale view can still veto a safe event until a newer one clears it
+	// (docs/RESULTS.md, "Fifth pass"). (Every check, with or without the
+	// hop, leaves out the other nodes it knows to be stale: Heard.)
 	ImmediateHop bool
 	// LookAhead bounds the look-ahead the immediate check runs before a
 	// risky event — a transport error, a message from a peer not heard

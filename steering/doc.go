@@ -234,4 +234,26 @@
 // in the view and judges the properties with the receivers' new states:
 // a decision whose violation shows only at its receiver is vetoed at the
 // node that makes it.
+//
+// The check judges with what the node knows now: a node of the view that
+// has since sent this node a message stamped at or past its checkpoint
+// there (Controller.Heard; the message being checked included) has moved
+// on, and is left out of the judgement, so a lender's checkpoint taken
+// before it gave a permit away does not veto the borrower's taking it. A
+// veto is a fault the protocol already handles, per event kind: a message
+// on a connection is dropped and the connection broken, and the shells
+// (and the explorer's model of a filter) tell both ends' services, the
+// vetoing node's too; a message type the service declares lossy
+// (node.Delivery.Lost) and a datagram are dropped alone; a timer,
+// application call or transport error is postponed.
+//
+// Before a risky event — a transport error, a message from a peer not
+// heard from since its connection began — the check also looks ahead
+// (Config.LookAhead, lookahead.go): a bounded breadth-first search from
+// the check's view with this node's state after the event and the
+// messages it sent in flight, against the same search without the event.
+// A safety property that fails a few events later with the event and not
+// without it vetoes the event, so an episode a transport error opens is
+// stopped before the node's first step into it, where the rounds had no
+// snapshot yet that held the error.
 package steering
