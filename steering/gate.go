@@ -317,9 +317,11 @@ func (fs filterSet) stops(k eventKey) bool {
 
 // Gate decides whether ev (with ev.At set) may run on this node's handler
 // now: the installed filters first, then, if immediate, the immediate
-// safety check on core. It returns a verdict that handles the event, or
-// what to do instead — a drop (with Break under Config.BreakConnection)
-// for a message, a postponement by Config.PostponeDelay for a timer,
+// safety check on core, and before a risky event its look-ahead
+// (LookAheadConfig). It returns a verdict that handles the event, or
+// what to do instead — a drop for a message (a filter's with Break under
+// Config.BreakConnection, a veto's unless its type is lossy: vetoBreaks),
+// a postponement by Config.PostponeDelay for a timer,
 // application call or transport error — with the veto when the check
 // decided. retry marks an event the caller postponed before and tries
 // again: it is checked the same way but not counted as a new hit or veto.

@@ -75,7 +75,8 @@ func (l *Layer) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, [
 // Gate decides whether ev may run on the core now (layer.Gate) with
 // Controller.Gate: the filters in force, then, with LayerConfig.Immediate,
 // the immediate safety check. A stopped message is dropped (and its
-// sender's connection broken with Config.BreakConnection); a stopped
+// connection broken for both ends: a filter's with
+// Config.BreakConnection, a veto's unless its type is lossy); a stopped
 // timer, application call or transport error is postponed by
 // Config.PostponeDelay. A retry is checked again but not counted again.
 // An EventReset clears the filters and the rounds not yet applied. Every
