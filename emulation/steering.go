@@ -28,6 +28,10 @@ type SteeringConfig struct {
 	// Immediate turns on the immediate safety check before every message,
 	// timer and application call a node handles (in any mode).
 	Immediate bool
+	// Shipped are the filters an offline search shipped with the
+	// deployment (steering.LayerConfig.Shipped): in mode Steer each node
+	// installs its own before its first event and after every reset.
+	Shipped []steering.ShippedFilter
 	// CostPerState is the virtual time a round is charged per state it
 	// explored: its new filters take effect that long after the snapshot
 	// completed (default steering.DefaultCostPerState, about what one core
@@ -242,6 +246,7 @@ func (e *Emulator) newSteering(n *emNode) (*steering.Layer, error) {
 	return steering.NewLayer(steering.LayerConfig{
 		Controller: c,
 		Immediate:  e.steer.Immediate,
+		Shipped:    e.steer.Shipped,
 		Runner:     e.runner,
 		OnRound:    func(_ *snapshot.Snapshot, rep *steering.RoundReport) { e.steerRound(n, rep) },
 		OnRoundFailed: func(_ *snapshot.Snapshot, err error, canceled bool) {

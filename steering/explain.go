@@ -16,8 +16,9 @@ type Explanation struct {
 	// Source is "round" (the node's own prediction), "replay" (a path an
 	// earlier round found that still fails), "request" (another node's
 	// steering request, Requester), "check" (the immediate safety check),
-	// "look-ahead" (the check's look-ahead before a risky event) or
-	// "restored" (a filter read back from the node's durable state,
+	// "look-ahead" (the check's look-ahead before a risky event),
+	// "shipped" (an offline search's filter from the initial
+	// configuration, LayerConfig.Shipped) or "restored" (a filter read back from the node's durable state,
 	// whose prediction the first round has not re-made yet).
 	Source string `json:"source"`
 	// Property is the property the event would violate, Kind its kind

@@ -27,6 +27,12 @@ type LayerConfig struct {
 	// mode (mode Off with Immediate is the paper's "immediate safety check
 	// only" configuration).
 	Immediate bool
+	// Shipped are filters an offline search predicted from the
+	// deployment's initial configuration (ShipPath, DecodeShipped): in
+	// mode Steer the node installs its own (those whose Filter.Node is its
+	// ID) before its first event and again after a reset, until its first
+	// round replaces them (shipped.go). Other modes ignore them.
+	Shipped []ShippedFilter
 	// ImmediateMemory keeps, in the immediate check's view, the nodes an
 	// earlier snapshot of this node held that the newest one does not (a
 	// former neighbour, a member the newest gather could not reach), at
@@ -463,6 +469,7 @@ func (l *Layer) Attach(host layer.Host) error {
 	if l.snaps != nil {
 		l.snaps.OnSnapshot(l.Gathered)
 	}
+	l.installShipped()
 	return nil
 }
 

@@ -186,6 +186,7 @@ func (l *Layer) reset() {
 	l.shown, l.shownReasons = nil, nil
 	l.desk.pending = nil
 	l.mu.Unlock()
+	l.installShipped()
 }
 
 // Sending counts the service's sends for the node's rates (layer.Layer).

@@ -171,6 +171,8 @@ type checkFlags struct {
 	set  map[string]bool
 	// lasting are the lasting faults and the timer skew (lasting_flags.go).
 	lasting lastingCheckFlags
+	// ship is --ship (check_ship.go).
+	ship string
 }
 
 // register defines f's flags on fs.
@@ -210,6 +212,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	f.delivery.register(fs)
 	f.registerFrom(fs)
 	f.registerDeterminism(fs)
+	f.registerShip(fs)
 	fs.BoolVar(&f.symmetry, "symmetry", false, "symmetry reduction: keep one state per orbit under renamings of the nodes the model declares interchangeable (a model: those it declares; a service: its node.Symmetric groups, an error if it declares none); sound for properties that do not name those nodes")
 }
 
@@ -230,6 +233,7 @@ func (f *checkFlags) check() error {
 	if f.from != "" && f.model != "" {
 		return usagef("--from starts a service's search, not --model %s's", f.model)
 	}
+
 	f.autoWeights = f.weights == "auto"
 	var w map[consequence.ActorActionKind]float64
 	if !f.autoWeights {
@@ -255,7 +259,7 @@ func (f *checkFlags) check() error {
 		}
 		f.strat = s
 	}
-	return nil
+	return f.validateShip()
 }
 
 // walkOptions are the liveness search's options for seed.
@@ -467,6 +471,11 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 			}
 			b, _ := json.Marshal(rep)
 			out.Reports = append(out.Reports, b)
+		}
+		if f.ship != "" {
+			if serr := f.writeShipped(res); serr != nil {
+				return out, serr
+			}
 		}
 	}
 	return out, err

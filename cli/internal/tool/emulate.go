@@ -302,6 +302,7 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 			// so that the reports rebuild the rounds' model with it.
 			Controller: steering.Config{Workload: svc.workload},
 			Immediate:  p.steer.immediate,
+			Shipped:    p.steer.shippedFilters,
 		}
 		p.steer.apply(&cfg.Steering.Controller)
 		if p.predicting != nil {

@@ -317,7 +317,8 @@ func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
 	}
 	ccfg := f.steeringConfig(n.svc.spec)
 	lcfg := steering.LayerConfig{Controller: ccfg, Immediate: f.steer.immediate, Logger: slogger, Runner: live.NewRoundRunner(),
-		OnRoundTime: n.timings.ObserveRound, OnImmediateCheck: n.timings.ObserveImmediateCheck, Clock: time.Now}
+		OnRoundTime: n.timings.ObserveRound, OnImmediateCheck: n.timings.ObserveImmediateCheck, Clock: time.Now,
+		Shipped: f.steer.shippedFilters}
 	if f.reports != "" {
 		src := report.Source{Node: f.id, Service: f.service, Fix: f.fix, Nodes: f.nodes, Options: n.svc.options,
 			Spec: n.svc.spec, Mode: f.steer.mode, Workload: ccfg.Workload, Faults: ccfg.Faults}

@@ -30,11 +30,14 @@ type steerFlags struct {
 	secondHop            int
 	lookAheadStates      int
 	lookAheadDepth       int
+	shipped              string
 	faults               faultFlags
 	walk                 walkFlags
 
-	// mode is --mode, parsed by resolve.
-	mode steering.Mode
+	// mode is --mode, parsed by resolve; shippedFilters the file --shipped
+	// names, read by resolve.
+	mode           steering.Mode
+	shippedFilters []steering.ShippedFilter
 }
 
 // register defines the flags on fs with the library's defaults.
@@ -52,6 +55,7 @@ func (s *steerFlags) register(fs *flag.FlagSet) {
 	s.rates.register(fs)
 	fs.IntVar(&s.lookAheadStates, "look-ahead-states", steering.DefaultLookAheadStates, "with --immediate, unique states each of the two searches of the look-ahead before a risky event (a transport error, a peer's first message on a connection) explores; a safety property failing within --look-ahead-depth events with the event and not without it vetoes the event (negative: no look-ahead)")
 	fs.IntVar(&s.lookAheadDepth, "look-ahead-depth", steering.DefaultLookAheadDepth, "events past the risky one a look-ahead follows")
+	fs.StringVar(&s.shipped, "shipped", "", "with --mode steer, install before the first round the filters 'check --ship FILE' wrote for this node from the initial configuration (the first round replaces them)")
 	fs.IntVar(&s.secondHop, "second-hop", 0, "widen every gather to at most this many of the neighbours' neighbours (the peers the last snapshot's members exchanged messages with; 0: the neighbourhood only)")
 	s.faults.register(fs)
 	s.walk.register(fs)
@@ -100,6 +104,10 @@ func (s *steerFlags) resolve() error {
 	}
 	if err := s.faults.validate(); err != nil {
 		return err
+	}
+	var err2 error
+	if s.shippedFilters, err2 = readShipped(s.shipped); err2 != nil {
+		return err2
 	}
 	return s.walk.validate()
 }
