@@ -121,7 +121,7 @@ testbudget:
 # by the ./services/... pattern. The bug zoo's services and the etcd raft
 # store (examples/etcdraft/kv) are cores too (the zoo package, its commands
 # and the example's main serve them through cli).
-ZOO_SERVICES := ./examples/etcdraft/kv ./examples/elect ./examples/leaserace ./examples/zoo/cache ./examples/zoo/lease ./examples/zoo/lockd ./examples/zoo/logship ./examples/zoo/meter ./examples/zoo/retry ./examples/zoo/follower ./examples/zoo/register
+ZOO_SERVICES := ./examples/etcdraft/kv ./examples/elect ./examples/leaserace ./examples/permits ./examples/commit ./examples/mutex ./examples/internal/staleview ./examples/zoo/cache ./examples/zoo/lease ./examples/zoo/lockd ./examples/zoo/logship ./examples/zoo/meter ./examples/zoo/retry ./examples/zoo/follower ./examples/zoo/register
 CORE := ./node ./node/layer ./node/nodetest ./node/replayed ./node/linearizable ./snapshot ./consequence/... ./steering ./emulation ./report ./services/... $(ZOO_SERVICES)
 purity:
 	@bad=$$($(GO) list -deps $(CORE) | grep -xE 'net|github.com/hashicorp/memberlist|go.uber.org/zap' || true); \

@@ -55,8 +55,8 @@ var Fixes = node.Fixes[Options]{Service: "commit", List: []node.Fix[Options]{
 // participants' Vote and Ack, and the corrected participant's Status
 // (what was decided?).
 type (
-	Prepare  struct{ Txn uint64 }
-	Vote     struct {
+	Prepare struct{ Txn uint64 }
+	Vote    struct {
 		Txn uint64
 		Yes bool
 	}
@@ -83,13 +83,11 @@ func (Ack) MessageType() string { return "commit.Ack" }
 // MessageType implements node.Message.
 func (Status) MessageType() string { return "commit.Status" }
 
-func (m Prepare) String() string { return fmt.Sprintf("Prepare(%d)", m.Txn) }
-func (m Vote) String() string    { return fmt.Sprintf("Vote(%d %v)", m.Txn, yesNo(m.Yes)) }
-func (m Decision) String() string {
-	return fmt.Sprintf("Decision(%d %s)", m.Txn, Outcome{Commit: m.Commit})
-}
-func (m Ack) String() string    { return fmt.Sprintf("Ack(%d)", m.Txn) }
-func (m Status) String() string { return fmt.Sprintf("Status(%d)", m.Txn) }
+func (m Prepare) String() string  { return fmt.Sprintf("Prepare(%d)", m.Txn) }
+func (m Vote) String() string     { return fmt.Sprintf("Vote(%d %v)", m.Txn, yesNo(m.Yes)) }
+func (m Decision) String() string { return fmt.Sprintf("Decision(%d %s)", m.Txn, verdict(m.Commit)) }
+func (m Ack) String() string      { return fmt.Sprintf("Ack(%d)", m.Txn) }
+func (m Status) String() string   { return fmt.Sprintf("Status(%d)", m.Txn) }
 
 func yesNo(b bool) string {
 	if b {
@@ -144,8 +142,11 @@ type Outcome struct {
 	Commit bool
 }
 
-func (o Outcome) String() string {
-	if o.Commit {
+func (o Outcome) String() string { return fmt.Sprintf("%d:%s", o.Txn, verdict(o.Commit)) }
+
+// verdict names a decision.
+func verdict(commit bool) string {
+	if commit {
 		return "commit"
 	}
 	return "abort"

@@ -21,7 +21,7 @@ func agreementAtomic(v node.View) error {
 			for _, b := range ids[i+1:] {
 				if sb, ok := v.Service(b).(*State); ok {
 					if ob, known := sb.outcome(o.Txn); known && ob.Commit != o.Commit {
-						return fmt.Errorf("txn %d: %v decided %v, %v decided %v", o.Txn, a, o, b, ob)
+						return fmt.Errorf("txn %d: %v decided %s, %v decided %s", o.Txn, a, verdict(o.Commit), b, verdict(ob.Commit))
 					}
 				}
 			}

@@ -84,6 +84,9 @@ func (Query) MessageType() string { return "permits.Query" }
 // MessageType implements node.Message.
 func (Holding) MessageType() string { return "permits.Holding" }
 
+func (Borrow) String() string    { return "Borrow" }
+func (NoPermit) String() string  { return "NoPermit" }
+func (Query) String() string     { return "Query" }
 func (m Lend) String() string    { return fmt.Sprintf("Lend(%d)", m.N) }
 func (m Return) String() string  { return fmt.Sprintf("Return(%d)", m.N) }
 func (m Thanks) String() string  { return fmt.Sprintf("Thanks(%d)", m.N) }
