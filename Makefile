@@ -17,7 +17,7 @@ BENCHTIME ?= 1s
 
 SHELL := bash
 
-.PHONY: all build test test-long paper webtest test-times testbudget bench verify lint staticcheck purity fuzz snapshot-sweep spin-compare livecost zoo mutants mutants-gen mutants-sample soak crash clean
+.PHONY: all build test test-long paper webtest test-times testbudget bench verify lint staticcheck purity fuzz snapshot-sweep spin-compare livecost zoo steerlive mutants mutants-gen mutants-sample soak crash clean
 
 all: verify build test
 
@@ -210,6 +210,21 @@ ZOO_SEEDS ?= 1,2,3
 ZOO_FLAGS ?=
 zoo:
 	$(GO) run ./examples/zoo/cmd/zoo-scoreboard --seeds $(ZOO_SEEDS) $(ZOO_FLAGS)
+
+# What steering costs the liveness of services, and what it prevents
+# (bench/steerlive; docs/RESULTS.md, "Steering and liveness on services
+# written from the README"): every target of --services (default: the
+# newcomer's permits, bug and twin on 3 nodes, commit, bug and twin, and
+# mutex, and examples/lock, on 5) with every seed of STEERLIVE_SEEDS, off,
+# with the immediate check and with steering plus the check, 10 minutes of
+# virtual time under churn 1/m and breaks 2/m; prints a table per target
+# and one JSON line of totals. STEERLIVE_FLAGS adds flags (--services,
+# --duration, --steer-flags "..."). Not part of `make test` (its test, one
+# short run, is): the baseline took about 13 minutes on 2 cores.
+STEERLIVE_SEEDS ?= 1-12
+STEERLIVE_FLAGS ?=
+steerlive:
+	$(GO) run ./bench/steerlive --seeds $(STEERLIVE_SEEDS) $(STEERLIVE_FLAGS)
 
 # Issue 28's mutation corpus (bench/mutants): mutants-gen selects
 # MUTANTS_PER_OP mutants per service and operator with MUTANTS_SEED and
