@@ -295,7 +295,7 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 		s.prepare(env, m.Txn)
 	case Decision:
 		if _, known := s.outcome(m.Txn); !known {
-			s.record(Outcome{Txn: m.Txn, Commit: m.Commit})
+			s.record(Outcome(m))
 		}
 		if s.Prepared == m.Txn {
 			s.Prepared = 0

@@ -71,7 +71,7 @@ func TestCheckFindsTheBug(t *testing.T) {
 		t.Fatalf("bug: %v (%d states), want AgreementAtomic at depth 9", res.Violations, res.Unique)
 	}
 	for _, f := range []consequence.Faults{{Breaks: 1}, {Breaks: 1, Resets: 1}, {Breaks: 1, Resets: 1, SilentResets: true}} {
-		if res := search(t, commit.Options{AskCoordinator: true}, f, 12); len(res.Violations) > 0 {
+		if res := search(t, commit.Options{AskCoordinator: true}, f, 10); len(res.Violations) > 0 {
 			t.Errorf("twin, faults %+v: %v", f, res.Violations[0])
 		}
 	}

@@ -27,7 +27,7 @@
 // no node waits — every request then pending has been granted).
 // Breadth-first search from three nodes with a break and a reset (with or
 // without RST) along a path finds no violation (mutex_test.go to depth
-// 11; `check --breaks 1 --resets 1 --max-depth 14`, 427,125 states).
+// 8; `check --breaks 1 --resets 1 --max-depth 14`, 427,125 states).
 //
 // # The stale view
 //

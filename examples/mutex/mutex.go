@@ -165,7 +165,7 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 			s.deferRequest(from, m.TS)
 			return
 		}
-		env.Send(from, Reply{TS: m.TS})
+		env.Send(from, Reply(m)) // granted: the reply carries the request's stamp
 	case Reply:
 		if m.TS != s.Req || s.InCS || slices.Contains(s.Granted, from) {
 			return

@@ -40,7 +40,7 @@ func TestCheckFindsNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := consequence.NewChecker(m).Properties(m.Properties()...).MaxDepth(11).StopOnViolation(true).Workers(1).Run(context.Background())
+		res, err := consequence.NewChecker(m).Properties(m.Properties()...).MaxDepth(8).StopOnViolation(true).Workers(1).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -308,7 +308,7 @@ func (s *State) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 			s.Loans = slices.Delete(s.Loans, i, i+1)
 			s.Owned++
 		}
-		env.Send(from, Thanks{N: m.N})
+		env.Send(from, Thanks(m))
 	case Thanks:
 		s.Returning = slices.DeleteFunc(s.Returning, func(r Mark) bool { return r == Mark{From: from, N: m.N} })
 	case Query:

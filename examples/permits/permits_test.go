@@ -70,7 +70,7 @@ func TestCheckFindsTheBug(t *testing.T) {
 		t.Fatalf("bug: %v (%d states), want AtMostLimit at depth 5", res.Violations, res.Unique)
 	}
 	for _, f := range []consequence.Faults{{Breaks: 1}, {Breaks: 1, Resets: 1}, {Breaks: 1, Resets: 1, SilentResets: true}} {
-		if res := search(t, permits.Options{AskBorrower: true}, f, 10); len(res.Violations) > 0 {
+		if res := search(t, permits.Options{AskBorrower: true}, f, 9); len(res.Violations) > 0 {
 			t.Errorf("twin, faults %+v: %v", f, res.Violations[0])
 		}
 	}
