@@ -17,7 +17,7 @@ BENCHTIME ?= 1s
 
 SHELL := bash
 
-.PHONY: all build test test-long paper webtest test-times testbudget bench verify lint staticcheck purity fuzz snapshot-sweep spin-compare livecost zoo mutants mutants-gen mutants-sample soak crash clean
+.PHONY: all build test test-long paper webtest test-times testbudget bench verify lint staticcheck purity fuzz snapshot-sweep spin-compare livecost zoo steerlive mutants mutants-gen mutants-sample soak crash clean
 
 all: verify build test
 
@@ -118,10 +118,12 @@ testbudget:
 # depend (even indirectly) on package net, on memberlist or on zap (whose
 # package imports net/http). The live shell (package live) is where those
 # belong. CORE lists every core package; a new service package is checked
-# by the ./services/... pattern. The bug zoo's services and the etcd raft
-# store (examples/etcdraft/kv) are cores too (the zoo package, its commands
-# and the example's main serve them through cli).
-ZOO_SERVICES := ./examples/etcdraft/kv ./examples/elect ./examples/leaserace ./examples/zoo/cache ./examples/zoo/lease ./examples/zoo/lockd ./examples/zoo/logship ./examples/zoo/meter ./examples/zoo/retry ./examples/zoo/follower ./examples/zoo/register
+# by the ./services/... pattern. The bug zoo's services, the services
+# written from the README (examples/permits, commit, mutex, and their
+# scripts' staleview) and the etcd raft store (examples/etcdraft/kv) are
+# cores too (the zoo package, examples/newcomer, their commands and the
+# example's main serve them through cli).
+ZOO_SERVICES := ./examples/etcdraft/kv ./examples/elect ./examples/leaserace ./examples/permits ./examples/commit ./examples/mutex ./examples/internal/staleview ./examples/zoo/cache ./examples/zoo/lease ./examples/zoo/lockd ./examples/zoo/logship ./examples/zoo/meter ./examples/zoo/retry ./examples/zoo/follower ./examples/zoo/register
 CORE := ./node ./node/layer ./node/nodetest ./node/replayed ./node/linearizable ./snapshot ./consequence/... ./steering ./emulation ./report ./services/... $(ZOO_SERVICES)
 purity:
 	@bad=$$($(GO) list -deps $(CORE) | grep -xE 'net|github.com/hashicorp/memberlist|go.uber.org/zap' || true); \
@@ -210,6 +212,22 @@ ZOO_SEEDS ?= 1,2,3
 ZOO_FLAGS ?=
 zoo:
 	$(GO) run ./examples/zoo/cmd/zoo-scoreboard --seeds $(ZOO_SEEDS) $(ZOO_FLAGS)
+
+# What steering costs the liveness of services, and what it prevents
+# (bench/steerlive; docs/RESULTS.md, "Steering and liveness on services
+# written from the README"): every target of --services (default: the
+# newcomer's permits, bug and twin on 3 nodes, commit, bug and twin, and
+# mutex, and examples/lock, on 5) with every seed of STEERLIVE_SEEDS, off,
+# with the immediate check and with steering plus the check, 10 minutes of
+# virtual time under churn 1/m and breaks 2/m; prints a table per target
+# and one JSON line of totals. STEERLIVE_FLAGS adds flags (--services,
+# --duration, --steer-flags "..."). Not part of `make test` (its test, one
+# short run, is): the baseline's 216 runs took 9 minutes of wall time and
+# 323 s of CPU on 2 cores at load 9-12.
+STEERLIVE_SEEDS ?= 1-12
+STEERLIVE_FLAGS ?=
+steerlive:
+	$(GO) run ./bench/steerlive --seeds $(STEERLIVE_SEEDS) $(STEERLIVE_FLAGS)
 
 # Issue 28's mutation corpus (bench/mutants): mutants-gen selects
 # MUTANTS_PER_OP mutants per service and operator with MUTANTS_SEED and
