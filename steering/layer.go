@@ -503,9 +503,6 @@ func (l *Layer) Gathered(s *snapshot.Snapshot) {
 	}
 	l.last = s
 	l.recalled(s)
-	if l.budget.active {
-		l.budget.judgeAt = s.At // judge the new view at once
-	}
 	if l.cfg.Immediate {
 		// Mode Off: this only decodes the view.
 		if _, err := l.gate.Explore(context.Background(), s); err != nil {

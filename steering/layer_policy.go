@@ -320,8 +320,9 @@ func (l *Layer) installFrom(fs []Filter, checked time.Time, rep *RoundReport) {
 }
 
 // NextTick is due when a round handed back waits to be applied: at once
-// for its replayed paths' filters, at its end for the rest; and when the
-// liveness budget next judges (liveness_budget.go) (layer.Layer).
+// for its replayed paths' filters, at its end for the rest; and while a
+// lift for liveness lasts, when it may end (liveness_budget.go)
+// (layer.Layer).
 func (l *Layer) NextTick() time.Time {
 	at := l.budget.nextJudgement()
 	l.mu.Lock()

@@ -78,11 +78,6 @@ type LiftRecord struct {
 	FailingSeconds float64   `json:"failing_seconds"`
 }
 
-// String renders the lift as "ClientsServed failing 30s".
-func (r LiftRecord) String() string {
-	return fmt.Sprintf("%s failing %v", r.Property, secondsDuration(r.FailingSeconds))
-}
-
 // LiftCount is what one property's lifts came to (LayerStatus.LiftsByProperty).
 type LiftCount struct {
 	// Lifts counts the lifts the property caused; Expired those that
@@ -95,11 +90,6 @@ type LiftCount struct {
 	LongestFailingSeconds float64 `json:"longest_failing_seconds"`
 }
 
-// secondsDuration is s seconds as a duration rounded to the millisecond.
-func secondsDuration(s float64) time.Duration {
-	return time.Duration(s * float64(time.Second)).Round(time.Millisecond)
-}
-
 // livenessBudget is the rule of LivenessBudget, on the core goroutine of
 // one Layer.
 //
@@ -110,8 +100,8 @@ func secondsDuration(s float64) time.Duration {
 // decoded from the newest snapshot when the check is off) with the node's
 // own current state overlaid, by node.Obligation's rule, and marks each
 // obligation open then as charged. From then on it judges them at every
-// event, after the handler, at every tick and when a snapshot arrives,
-// for as long as an obligation is charged or a lift lasts; once none is,
+// event, before the gate and after the handler, and at every tick, for
+// as long as an obligation is charged or a lift lasts; once none is,
 // it stops judging (a later obligation opens after the charge, so the
 // charge cannot starve it) until the next intervention, whose first
 // judgement opens the obligations afresh.
@@ -128,8 +118,13 @@ func secondsDuration(s float64) time.Duration {
 // until it closes (it is barred). Without that, a property that never
 // holds in the node's partial view would lift steering for good.
 //
-// Lifts come at the first instant past the bound: NextTick asks for a
-// tick then, 1 ns after Obligation.Due, the first time Elapse calls late.
+// A lift matters only to events, so the budget judges at the node's
+// events (before the gate and after the handler) and at the layer's
+// ticks, and asks for a tick (NextTick) only while a lift lasts: when
+// MinLift ends and when the lift expires. A lift begins at the first
+// event past the bound — a postponed event's retry, a dropped message's
+// resend — which it lets through, and ends at the first event or tick at
+// least MinLift later at which its obligations have closed.
 type livenessBudget struct {
 	cfg   LivenessBudget
 	props []budgetProp
@@ -140,8 +135,6 @@ type livenessBudget struct {
 	lifted  bool
 	lift    LiftRecord
 	liftMin time.Time
-	// judgeAt asks for a judgement at a tick (a new view arrived).
-	judgeAt time.Time
 	// last is the time of the last judgement, seen the time up to which
 	// LayerStatus.LiftedSeconds counts the lift in force.
 	last, seen time.Time
@@ -173,30 +166,20 @@ func newLivenessBudget(cfg LivenessBudget, safety, live []node.Property) livenes
 	return b
 }
 
-// nextJudgement is when the budget needs a tick (zero: never): a new
-// view, the first instant a charged obligation is late, the end of
-// MinLift, a lift's expiry.
+// nextJudgement is when a lift in force needs a tick (zero: none): the
+// end of MinLift, the first expiry.
 func (b *livenessBudget) nextJudgement() time.Time {
-	if !b.active {
+	if !b.lifted {
 		return time.Time{}
 	}
-	at := b.judgeAt
-	consider := func(t time.Time) {
-		if at.IsZero() || t.Before(at) {
-			at = t
-		}
+	var at time.Time
+	if b.last.Before(b.liftMin) {
+		at = b.liftMin
 	}
 	for i := range b.props {
-		bp := &b.props[i]
-		switch {
-		case bp.lifting:
-			consider(bp.expires)
-		case bp.charged && bp.obl.Open && !bp.obl.Late && !bp.barred:
-			consider(bp.obl.Due(bp.p.Bound).Add(time.Nanosecond))
+		if bp := &b.props[i]; bp.lifting && (at.IsZero() || bp.expires.Before(at)) {
+			at = bp.expires
 		}
-	}
-	if b.lifted && b.last.Before(b.liftMin) {
-		consider(b.liftMin)
 	}
 	return at
 }
@@ -205,7 +188,7 @@ func (b *livenessBudget) nextJudgement() time.Time {
 // judged the obligations at now already if the budget was active).
 func (l *Layer) chargeLiveness(now time.Time) {
 	b := &l.budget
-	if len(b.props) == 0 || b.lifted {
+	if len(b.props) == 0 || b.lifted || !l.host.Core().Started() {
 		return
 	}
 	if !b.active {
@@ -228,13 +211,12 @@ func (l *Layer) chargeLiveness(now time.Time) {
 // charged one and resumes it when the lift is over (core goroutine).
 func (l *Layer) judgeLiveness(now time.Time) {
 	b := &l.budget
-	if !b.active || !l.host.Core().Started() {
+	if !b.active {
 		return
 	}
 	if now.Before(b.last) {
 		now = b.last // a node's clock may jump back; obligations' time may not
 	}
-	b.judgeAt = time.Time{}
 	view := overlay{base: l.budgetView(), self: l.self, st: l.host.Core().State()}
 	var lifts []int
 	for i := range b.props {
@@ -366,7 +348,7 @@ func (l *Layer) resetLiveness() {
 	for i := range b.props {
 		b.props[i] = budgetProp{p: b.props[i].p}
 	}
-	b.active, b.lifted, b.judgeAt, b.last, b.seen = false, false, time.Time{}, time.Time{}, time.Time{}
+	b.active, b.lifted, b.last, b.seen = false, false, time.Time{}, time.Time{}
 	l.budgetDecoded = nil
 	l.mu.Lock()
 	l.st.Lift = nil
@@ -385,7 +367,7 @@ func (l *Layer) settleLiveness() {
 			return
 		}
 	}
-	b.active, b.judgeAt = false, time.Time{}
+	b.active = false
 }
 
 // anyLifting reports whether an obligation still holds the lift.
