@@ -532,7 +532,7 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 		fmt.Fprintf(w, "    %-*s %s\n", width, l.Name, verdict)
 	}
 	printLivenessCost(w, o.LivenessCost) // emulate_control.go
-	printTimed(w, r) // emulate_timed.go
+	printTimed(w, r)                     // emulate_timed.go
 	fmt.Fprintf(w, "  time:      %s virtual in %.2fs wall (%s real time)\n",
 		o.Duration, o.WallSeconds, speedFactor(o.Speedup))
 }
