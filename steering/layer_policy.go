@@ -114,7 +114,7 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 	case ev.Kind == node.EventTransportError && !retry:
 		l.gate.Forget(ev.Peer)
 	}
-	if l.budget.active {
+	if l.budget.active && l.budget.due(now) {
 		l.judgeLiveness(now) // the state before the event
 	}
 	if l.budget.lifted {

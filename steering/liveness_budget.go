@@ -166,6 +166,26 @@ func newLivenessBudget(cfg LivenessBudget, safety, live []node.Property) livenes
 	return b
 }
 
+// due reports whether a judgement at now could lift or resume steering:
+// a charged obligation is past its bound, or a lift may end. Between two
+// events only time and the view move, and the judgement after the last
+// event saw the state this one starts from, so the gate judges only then.
+func (b *livenessBudget) due(now time.Time) bool {
+	if b.lifted && !now.Before(b.liftMin) {
+		return true
+	}
+	for i := range b.props {
+		bp := &b.props[i]
+		switch {
+		case bp.lifting && !now.Before(bp.expires):
+			return true
+		case bp.charged && bp.obl.Open && !bp.lifting && now.After(bp.obl.Due(bp.p.Bound)):
+			return true
+		}
+	}
+	return false
+}
+
 // nextJudgement is when a lift in force needs a tick (zero: none): the
 // end of MinLift, the first expiry.
 func (b *livenessBudget) nextJudgement() time.Time {
@@ -184,8 +204,9 @@ func (b *livenessBudget) nextJudgement() time.Time {
 	return at
 }
 
-// chargeLiveness records an intervention at now (Layer.Gate, which
-// judged the obligations at now already if the budget was active).
+// chargeLiveness records an intervention at now (Layer.Gate): an active
+// budget charges the obligations open as of its last judgement (the
+// state the event found), an inactive one judges them first.
 func (l *Layer) chargeLiveness(now time.Time) {
 	b := &l.budget
 	if len(b.props) == 0 || b.lifted || !l.host.Core().Started() {
