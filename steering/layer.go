@@ -503,6 +503,7 @@ func (l *Layer) Gathered(s *snapshot.Snapshot) {
 	}
 	l.last = s
 	l.recalled(s)
+	defer l.watchLiveness(s.At) // the new view, once the gate has decoded it
 	if l.cfg.Immediate {
 		// Mode Off: this only decodes the view.
 		if _, err := l.gate.Explore(context.Background(), s); err != nil {

@@ -104,13 +104,16 @@ type LiftCount struct {
 // property of the node and every plain liveness property (with
 // DefaultBound) on the immediate check's view (Controller.CheckView,
 // decoded from the newest snapshot when the check is off) with the node's
-// own current state overlaid, by node.Obligation's rule, and marks each
-// obligation open then as charged. From then on it judges them at every
-// event, before the gate and after the handler, and at every tick, for
-// as long as an obligation is charged or a lift lasts; once none is,
-// it stops judging (a later obligation opens after the charge, so the
-// charge cannot starve it) until the next intervention, whose first
-// judgement opens the obligations afresh.
+// own current state overlaid, by node.Obligation's rule, and charges each
+// obligation open then — and each that opens within its bound after the
+// intervention: a dropped request shows as a waiting client only when
+// the next gather brings the client's state. It judges them at every
+// event (before the gate only when a lift could begin or end, after the
+// handler), at every snapshot and at every tick, for as long as an
+// obligation is charged, a lift lasts or the last intervention is within
+// the longest bound; then it stops judging until the next intervention,
+// whose first judgement opens the obligations afresh (so an obligation
+// that was open before is timed from then).
 //
 // A charged obligation that becomes late (open for longer than its bound,
 // node.Obligation.Elapse) means steering has starved its property: the
@@ -119,18 +122,17 @@ type LiftCount struct {
 // and install — and it lasts until every obligation that lifted it has
 // closed, and for at least MinLift. A lift whose obligation is still open
 // once the lift has lasted the property's bound (and MinLift) expires:
-// the property fails without steering too, so steering was not what
-// starved it; steering resumes, and that obligation cannot lift it again
-// until it closes (it is barred). Without that, a property that never
-// holds in the node's partial view would lift steering for good.
+// the property fails without steering too, or steering's cost cannot be
+// undone (a dropped message its sender never sends again); steering
+// resumes, and that obligation cannot lift it again until it closes (it
+// is barred). Without that, a property that never holds in the node's
+// partial view would lift steering for good.
 //
-// A lift matters only to events, so the budget judges at the node's
-// events (before the gate and after the handler) and at the layer's
-// ticks, and asks for a tick (NextTick) only while a lift lasts: when
-// MinLift ends and when the lift expires. A lift begins at the first
-// event past the bound — a postponed event's retry, a dropped message's
-// resend — which it lets through, and ends at the first event or tick at
-// least MinLift later at which its obligations have closed.
+// The layer asks for a tick (NextTick) where a judgement is due without
+// an event: 1 ns past a charged obligation's Due (where Elapse first
+// calls it late), at MinLift's end and at a lift's expiry. So a lift
+// begins at the first instant past the bound, and the event it frees — a
+// postponed event's retry, a dropped message's resend — runs at once.
 type livenessBudget struct {
 	cfg   LivenessBudget
 	props []budgetProp
@@ -142,8 +144,12 @@ type livenessBudget struct {
 	lift    LiftRecord
 	liftMin time.Time
 	// last is the time of the last judgement, seen the time up to which
-	// LayerStatus.LiftedSeconds counts the lift in force.
-	last, seen time.Time
+	// LayerStatus.LiftedSeconds counts the lift in force, charge the time
+	// of the last intervention.
+	last, seen, charge time.Time
+	// window is the longest bound: how long after an intervention an
+	// obligation that opens is charged with it.
+	window time.Duration
 }
 
 // budgetProp is one judged property and its obligation in the node's view.
@@ -172,6 +178,9 @@ func newLivenessBudget(cfg LivenessBudget, safety, live []node.Property) livenes
 	for _, p := range live {
 		b.props = append(b.props, budgetProp{p: node.Property{Name: p.Name, Kind: node.Bounded, Check: p.Check, Bound: cfg.DefaultBound}})
 	}
+	for _, bp := range b.props {
+		b.window = max(b.window, bp.p.Bound)
+	}
 	return b
 }
 
@@ -195,19 +204,28 @@ func (b *livenessBudget) due(now time.Time) bool {
 	return false
 }
 
-// nextJudgement is when a lift in force needs a tick (zero: none): the
-// end of MinLift, the first expiry.
+// nextJudgement is when the budget needs a tick (zero: none): the first
+// instant a charged obligation is late (1 ns past Obligation.Due, where
+// Elapse first calls it late), the end of MinLift, a lift's expiry.
 func (b *livenessBudget) nextJudgement() time.Time {
-	if !b.lifted {
+	if !b.active {
 		return time.Time{}
 	}
 	var at time.Time
-	if b.last.Before(b.liftMin) {
-		at = b.liftMin
+	consider := func(t time.Time) {
+		if at.IsZero() || t.Before(at) {
+			at = t
+		}
+	}
+	if b.lifted && b.last.Before(b.liftMin) {
+		consider(b.liftMin)
 	}
 	for i := range b.props {
-		if bp := &b.props[i]; bp.lifting && (at.IsZero() || bp.expires.Before(at)) {
-			at = bp.expires
+		switch bp := &b.props[i]; {
+		case bp.lifting:
+			consider(bp.expires)
+		case bp.charged && bp.obl.Open && !bp.obl.Late && !bp.barred && !b.lifted:
+			consider(bp.obl.Due(bp.p.Bound).Add(time.Nanosecond))
 		}
 	}
 	return at
@@ -221,6 +239,7 @@ func (l *Layer) chargeLiveness(now time.Time) {
 	if len(b.props) == 0 || b.lifted || !l.host.Core().Started() {
 		return
 	}
+	b.charge = now
 	if !b.active {
 		b.active = true
 		for i := range b.props {
@@ -234,7 +253,7 @@ func (l *Layer) chargeLiveness(now time.Time) {
 			bp.charged = true
 		}
 	}
-	l.settleLiveness()
+	l.settleLiveness(now)
 }
 
 // judgeLiveness judges the obligations at now, lifts steering for a late
@@ -265,6 +284,8 @@ func (l *Layer) judgeLiveness(now time.Time) {
 			bp.charged, bp.barred = false, true
 		case bp.obl.Late && bp.charged && !bp.barred && !bp.lifting:
 			lifts = append(lifts, i)
+		case !bp.barred && !b.charge.IsZero() && now.Sub(b.charge) <= bp.p.Bound:
+			bp.charged = true // opened within its bound after an intervention
 		}
 	}
 	b.last = now
@@ -354,7 +375,7 @@ func (l *Layer) noteLift(now time.Time) {
 func (l *Layer) watchLiveness(now time.Time) {
 	if l.budget.active {
 		l.judgeLiveness(now)
-		l.settleLiveness()
+		l.settleLiveness(now)
 	}
 }
 
@@ -378,18 +399,18 @@ func (l *Layer) resetLiveness() {
 	for i := range b.props {
 		b.props[i] = budgetProp{p: b.props[i].p}
 	}
-	b.active, b.lifted, b.last, b.seen = false, false, time.Time{}, time.Time{}
+	b.active, b.lifted, b.last, b.seen, b.charge = false, false, time.Time{}, time.Time{}, time.Time{}
 	l.budgetDecoded = nil
 	l.mu.Lock()
 	l.st.Lift = nil
 	l.mu.Unlock()
 }
 
-// settleLiveness stops the judging once nothing is charged and no lift
-// lasts.
-func (l *Layer) settleLiveness() {
+// settleLiveness stops the judging once nothing is charged, no lift lasts
+// and the last intervention is more than the longest bound before now.
+func (l *Layer) settleLiveness(now time.Time) {
 	b := &l.budget
-	if b.lifted {
+	if b.lifted || now.Sub(b.charge) <= b.window {
 		return
 	}
 	for i := range b.props {

@@ -45,9 +45,10 @@ func servedSpec() node.Spec {
 		}}
 }
 
-// The layer, driven as a pipeline drives it, lifts at the first retry
-// past the bound, asks for a tick when MinLift ends, resumes there, and
-// logs both; a reset forgets the budget.
+// The layer, driven as a pipeline drives it, asks for a tick at the
+// first instant past the bound and lifts there, lets the next retry run,
+// asks for a tick when MinLift ends, resumes there, and logs both; a
+// reset forgets the budget.
 func TestLivenessBudgetLogsLiftAndResume(t *testing.T) {
 	var log bytes.Buffer
 	spec := servedSpec()
@@ -56,7 +57,16 @@ func TestLivenessBudgetLogsLiftAndResume(t *testing.T) {
 	l, _ := newTestLive(t, LayerConfig{Controller: Config{Spec: spec}, Immediate: true,
 		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))}, core)
 	now := t0.Add(time.Second)
+	liftAt := t0.Add(time.Second + DefaultLivenessBound + time.Nanosecond)
 	for retry := false; ; retry = true {
+		if at := l.NextTick(); !at.IsZero() && at.Before(now) {
+			if !at.Equal(liftAt) {
+				t.Fatalf("NextTick %v, want the first instant past the bound, %v", at.Sub(t0), liftAt.Sub(t0))
+			}
+			if _, err := l.Tick(at); err != nil || l.Status().Lift == nil {
+				t.Fatalf("tick at %v: lift %+v, error %v", at.Sub(t0), l.Status().Lift, err)
+			}
+		}
 		ev := node.Event{Kind: node.EventTimer, Timer: "serve", At: now}
 		v, _, err := l.Gate(now, ev, nil, retry)
 		if err != nil {
@@ -74,12 +84,11 @@ func TestLivenessBudgetLogsLiftAndResume(t *testing.T) {
 		}
 		now = v.RetryAt
 	}
-	liftAt := t0.Add(time.Second + DefaultLivenessBound + DefaultPostponeDelay)
-	if !now.Equal(liftAt) {
-		t.Fatalf("the serve timer ran at %v, want %v", now.Sub(t0), liftAt.Sub(t0))
+	if want := t0.Add(time.Second + DefaultLivenessBound + DefaultPostponeDelay); !now.Equal(want) {
+		t.Fatalf("the serve timer ran at %v, want %v", now.Sub(t0), want.Sub(t0))
 	}
 	if !strings.Contains(log.String(), `level=WARN msg="steering: lifted for liveness" node=n1 property=Served failing_since=`) ||
-		!strings.Contains(log.String(), "failing=30.5s bound=30s") {
+		!strings.Contains(log.String(), "failing=30.000000001s bound=30s") {
 		t.Fatalf("log:\n%s", &log)
 	}
 	if at := l.NextTick(); !at.Equal(liftAt.Add(DefaultMinLift)) {
@@ -88,8 +97,8 @@ func TestLivenessBudgetLogsLiftAndResume(t *testing.T) {
 	if _, err := l.Tick(liftAt.Add(DefaultMinLift)); err != nil {
 		t.Fatal(err)
 	}
-	if st := l.Status(); st.Lift != nil || !l.NextTick().IsZero() || l.budget.active {
-		t.Fatalf("after MinLift: lift %+v, NextTick %v, active %v", st.Lift, l.NextTick(), l.budget.active)
+	if st := l.Status(); st.Lift != nil || !l.NextTick().IsZero() {
+		t.Fatalf("after MinLift: lift %+v, NextTick %v", st.Lift, l.NextTick())
 	}
 	if !strings.Contains(log.String(), `level=INFO msg="steering: resumed" node=n1 property=Served`) || !strings.Contains(log.String(), "lifted_for=5s") {
 		t.Fatalf("log:\n%s", &log)

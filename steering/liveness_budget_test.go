@@ -105,27 +105,32 @@ func statusAt(t *testing.T, em *emulation.Emulator, d time.Duration) steering.La
 
 // A property steering starves is lifted: the immediate check vetoes the
 // serve timer from t0 on (postponed every 500 ms), the obligation of
-// Served opens then, and at the first event past its bound (30 s, the
-// default for a plain liveness property), the timer's retry at t0 +
-// 30.5 s, the node lifts its steering and the retry runs; Served holds,
-// and steering resumes once the lift has lasted MinLift (5 s) — and
-// vetoes the poke timer (t0 + 49 s) again.
+// Served opens then, and at the first instant past its bound (30 s, the
+// default for a plain liveness property) the node lifts its steering;
+// the timer's next retry (t0 + 30.5 s) runs, Served holds, and steering
+// resumes once the lift has lasted MinLift (5 s) — and vetoes the poke
+// timer (t0 + 49 s) again.
 func TestLivenessBudgetLiftsStarvedProperty(t *testing.T) {
 	em, t0, vetoes := starveRun(t)
 	at := func(d time.Duration) steering.LayerStatus { t.Helper(); return statusAt(t, em, d) }
 	bound, minLift := steering.DefaultLivenessBound, steering.DefaultMinLift
-	liftAt := t0 + bound + steering.DefaultPostponeDelay
-	if st := at(liftAt - time.Nanosecond); st.Lift != nil || st.Lifts != 0 || em.View().Service(1).(*starveState).Served {
-		t.Fatalf("lifted before the first retry past the bound: %+v", st.Lift)
+	liftAt := t0 + bound + time.Nanosecond
+	if st := at(liftAt - time.Nanosecond); st.Lift != nil || st.Lifts != 0 {
+		t.Fatalf("lifted before the bound passed: %+v", st.Lift)
 	}
 	st := at(liftAt)
 	want := steering.LiftRecord{Property: "Served", Since: emulation.Epoch.Add(liftAt), FailingSince: emulation.Epoch.Add(t0),
-		FailingSeconds: (bound + steering.DefaultPostponeDelay).Seconds()}
+		FailingSeconds: (bound + time.Nanosecond).Seconds()}
 	if st.Lift == nil || *st.Lift != want || st.Lifts != 1 {
 		t.Fatalf("at %v: lift %+v (lifts %d), want %+v", liftAt, st.Lift, st.Lifts, want)
 	}
-	if s := em.View().Service(1).(*starveState); !s.Served {
-		t.Fatal("the retry that came past the bound did not run")
+	retry := t0 + bound + steering.DefaultPostponeDelay
+	if at(retry - time.Nanosecond); em.View().Service(1).(*starveState).Served {
+		t.Fatal("served before the retry after the lift")
+	}
+	if st = at(retry); !em.View().Service(1).(*starveState).Served || st.Lift == nil {
+		t.Fatalf("at the retry after the lift: served %v, lift %+v; want the retry run and the lift lasting MinLift",
+			em.View().Service(1).(*starveState).Served, st.Lift)
 	}
 	if st = at(liftAt + minLift - time.Nanosecond); st.Lift == nil {
 		t.Fatal("steering resumed before MinLift")
@@ -159,7 +164,7 @@ func TestLivenessBudgetLiftExpires(t *testing.T) {
 	never := node.Eventually("Never", func(node.View) error { return errors.New("never") })
 	em, t0, _ := starveRun(t, never)
 	bound := steering.DefaultLivenessBound
-	liftAt := t0 + bound + steering.DefaultPostponeDelay
+	liftAt := t0 + bound + time.Nanosecond
 	st := statusAt(t, em, liftAt)
 	if st.Lift == nil || st.Lift.Property != "Served" || st.Lifts != 1 || st.LiftsByProperty["Never"].Lifts != 1 {
 		t.Fatalf("at %v: lift %+v, lifts %d %v; want one lift, by Served and Never", liftAt, st.Lift, st.Lifts, st.LiftsByProperty)
@@ -168,7 +173,7 @@ func TestLivenessBudgetLiftExpires(t *testing.T) {
 		t.Fatalf("the lift ended before it expired: %+v, %d expired", st.Lift, st.LiftsExpired)
 	}
 	st = statusAt(t, em, liftAt+bound)
-	never1 := steering.LiftCount{Lifts: 1, Expired: 1, LongestFailingSeconds: (2*bound + steering.DefaultPostponeDelay).Seconds()}
+	never1 := steering.LiftCount{Lifts: 1, Expired: 1, LongestFailingSeconds: (2*bound + time.Nanosecond).Seconds()}
 	if st.Lift != nil || st.Lifts != 1 || st.LiftsExpired != 1 || st.LiftsByProperty["Never"] != never1 || st.LiftedSeconds != bound.Seconds() {
 		t.Fatalf("after expiry: lift %+v, lifts %d, expired %d, by property %v, lifted %vs; want resumed, %+v for Never",
 			st.Lift, st.Lifts, st.LiftsExpired, st.LiftsByProperty, st.LiftedSeconds, never1)
