@@ -139,7 +139,7 @@ type livenessBudget struct {
 	// active is set while the layer judges the obligations.
 	active bool
 	// lifted is set while a lift lasts; lift is its record (first
-	// property), liftMin when MinLift has passed.
+	// property), liftMin when its MinLift ends.
 	lifted  bool
 	lift    LiftRecord
 	liftMin time.Time
@@ -156,7 +156,8 @@ type livenessBudget struct {
 type budgetProp struct {
 	p   node.Property // a Bounded property (plain liveness: DefaultBound)
 	obl node.Obligation
-	// charged: steering intervened while the obligation was open;
+	// charged: steering intervened while the obligation was open, or
+	// within its bound before it opened;
 	// lifting: it lifted steering and the lift lasts; barred: its lift
 	// expired and it may not lift again until the obligation closes.
 	charged, lifting, barred bool
@@ -325,6 +326,9 @@ func (l *Layer) liftFor(bp *budgetProp, now time.Time) {
 	if !b.lifted {
 		b.lifted, b.lift, b.liftMin, b.seen = true, rec, now.Add(b.cfg.MinLift), now
 	}
+	// The lift pays for the interventions before it: an obligation that
+	// opens after it is charged only by a new one.
+	b.charge = time.Time{}
 }
 
 // endLiftOf ends bp's part in the lift at now: its obligation o closed or
