@@ -189,12 +189,14 @@
 // with Config.Liveness.DefaultBound, default DefaultLivenessBound) on the
 // immediate check's view (Controller.CheckView; decoded from the newest
 // snapshot only when judged, if the check is off) with the node's own
-// current state overlaid, and marks each obligation open then as
-// charged. It judges again at the node's events and ticks while an
-// obligation is charged or a lift lasts, and not at all otherwise. An
-// obligation open past its bound while the node has intervened since it
-// opened means steering starved that property: at the first event past
-// the bound the node lifts its steering — the gate passes every event,
+// current state overlaid, and charges each obligation open then or
+// opening within its bound after it (a dropped request shows as a waiting
+// client at the next gather). It judges again at the node's events,
+// snapshots and ticks while an obligation is charged, a lift lasts or the
+// last intervention is within the longest bound, and not at all
+// otherwise. A charged obligation open past its bound means steering
+// starved that property: at the first instant past the bound (the layer
+// asks for a tick then) the node lifts its steering — the gate passes every event,
 // the filters in force and the immediate check ignored, the rounds still
 // running — until every obligation that lifted it has closed, and for at
 // least Config.Liveness.MinLift (default DefaultMinLift), then resumes.
