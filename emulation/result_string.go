@@ -78,6 +78,9 @@ func (r Result) String() string {
 			fmt.Fprintf(&b, "liveness search: %d walks, %d steps (in the states above), %d dead ends (global check: %d confirmed, %d retracted, %d pending; nodes' views: %d confirmed, %d retracted)\n",
 				s.Walks, s.WalkSteps, s.DeadEnds, s.DeadEndsConfirmed, s.DeadEndsRetracted, s.DeadEndsPending, s.NodeViewConfirmed, s.NodeViewRetracted)
 		}
+		if s.Lifts > 0 {
+			fmt.Fprintf(&b, "steering lifted for liveness: %s\n", s.LiftsLine())
+		}
 		if s.SafetyWalks > 0 {
 			fmt.Fprintf(&b, "safety walks: %d walks, %d steps (in the states above), %d predictions the searches had not made\n",
 				s.SafetyWalks, s.SafetyWalkSteps, s.SafetyWalkPredictions)

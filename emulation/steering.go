@@ -2,6 +2,8 @@ package emulation
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -146,6 +148,18 @@ type SteeringResult struct {
 	DeadEndsPending   uint64 `json:"dead_ends_pending"`
 	NodeViewConfirmed uint64 `json:"node_view_confirmed"`
 	NodeViewRetracted uint64 `json:"node_view_retracted"`
+	// Lifts, LiftsExpired, LiftedSeconds and LiftsByProperty sum the
+	// nodes' liveness budgets (steering.LayerStatus): the times a node
+	// lifted its steering because it had kept a property's obligation
+	// open past its bound, those that expired with the obligation still
+	// open, the time steering was lifted summed over the nodes, and the
+	// lifts by property (LongestFailingSeconds the longest over the
+	// nodes). LiftedAtEnd counts the nodes lifted when the run ended.
+	Lifts           uint64                        `json:"lifts"`
+	LiftsExpired    uint64                        `json:"lifts_expired"`
+	LiftedSeconds   float64                       `json:"lifted_seconds"`
+	LiftsByProperty map[string]steering.LiftCount `json:"lifts_by_property,omitempty"`
+	LiftedAtEnd     int                           `json:"lifted_at_end,omitempty"`
 	// Handled counts the messages, timers and application calls that
 	// reached a handler or were stopped: the base of "actions changed".
 	Handled uint64 `json:"handled"`
@@ -355,6 +369,7 @@ func (e *Emulator) steeringResult() *SteeringResult {
 		r.RequestsAdmitted += st.RequestsAdmitted
 		r.RequestsRefused += st.RequestsRefused
 		r.RequestsAccepted += st.RequestsAccepted
+		r.addLifts(st)
 		for k, v := range st.Interventions {
 			if r.Interventions == nil {
 				r.Interventions = map[string]uint64{}
@@ -373,4 +388,53 @@ func (e *Emulator) steeringResult() *SteeringResult {
 	e.observeDeadEnds() // time passed since the last event
 	r.DeadEndsConfirmed, r.DeadEndsRetracted, r.DeadEndsPending = e.deadEnds.Counts()
 	return r
+}
+
+// addLifts adds a node's liveness budget to r.
+func (r *SteeringResult) addLifts(st steering.LayerStatus) {
+	r.Lifts += st.Lifts
+	r.LiftsExpired += st.LiftsExpired
+	r.LiftedSeconds += st.LiftedSeconds
+	if st.Lift != nil {
+		r.LiftedAtEnd++
+	}
+	for name, c := range st.LiftsByProperty {
+		if r.LiftsByProperty == nil {
+			r.LiftsByProperty = map[string]steering.LiftCount{}
+		}
+		sum := r.LiftsByProperty[name]
+		sum.Lifts += c.Lifts
+		sum.Expired += c.Expired
+		sum.LongestFailingSeconds = max(sum.LongestFailingSeconds, c.LongestFailingSeconds)
+		r.LiftsByProperty[name] = sum
+	}
+}
+
+// LiftsLine renders the nodes' lifts for liveness on one line, properties
+// by name: "Served failing 30.5s (2 lifts, 1 expired); 10s lifted in all",
+// or "none".
+func (r *SteeringResult) LiftsLine() string {
+	if r == nil || r.Lifts == 0 {
+		return "none"
+	}
+	names := slices.Sorted(maps.Keys(r.LiftsByProperty))
+	parts := make([]string, len(names))
+	for i, name := range names {
+		c := r.LiftsByProperty[name]
+		n := fmt.Sprintf("%d lift%s", c.Lifts, plural(int64(c.Lifts)))
+		if c.Expired > 0 {
+			n += fmt.Sprintf(", %d expired", c.Expired)
+		}
+		parts[i] = fmt.Sprintf("%s failing %v (%s)", name, secondsDuration(c.LongestFailingSeconds), n)
+	}
+	line := strings.Join(parts, ", ") + fmt.Sprintf("; %v lifted in all", secondsDuration(r.LiftedSeconds))
+	if r.LiftedAtEnd > 0 {
+		line += fmt.Sprintf(", %d node%s lifted at the end", r.LiftedAtEnd, plural(int64(r.LiftedAtEnd)))
+	}
+	return line
+}
+
+// secondsDuration is s seconds as a duration rounded to the millisecond.
+func secondsDuration(s float64) time.Duration {
+	return time.Duration(s * float64(time.Second)).Round(time.Millisecond)
 }

@@ -23,16 +23,18 @@ const (
 	// messages dropped without breaking their connection, no steering
 	// requests to the node that owns an event, and every filter replaced by
 	// the next completed round, whether it saw the filter's peer or not,
-	// filters and holds forgotten at a reset, and gathers of the
-	// neighbourhood alone (not the peers the filters are about).
-	// The zero Rules means these.
+	// filters and holds forgotten at a reset, gathers of the
+	// neighbourhood alone (not the peers the filters are about), and no
+	// liveness budget (steering.LivenessBudget.Off: steering never
+	// lifted). The zero Rules means these.
 	RulesMeasured Rules = "measured"
 	// RulesLibrary are the library's defaults since issue 27: a first
 	// gather soon after start and after each change
 	// (snapshot.DefaultGatherSettle), holds until safe with the liveness
 	// guard, a vetoed message breaking its connection, steering
 	// requests, durable filters re-checked after a restart with the
-	// liveness guard, and gathers that take in the filtered peers.
+	// liveness guard, gathers that take in the filtered peers, and the
+	// liveness budget (steering lifted where it starved a property).
 	RulesLibrary Rules = "library"
 )
 
@@ -83,6 +85,7 @@ func (r Rules) steering(c steering.Config) steering.Config {
 	c.UnseenHold = -1
 	c.Volatile = true
 	c.NeighbourhoodGathers = true
+	c.Liveness.Off = true
 	if c.FilterHold == 0 {
 		c.FilterHold = measuredFilterHold
 	}

@@ -176,6 +176,7 @@ func newSteeringCollector(cfg Config) prometheus.Collector {
 	predicted := prometheus.NewDesc("crystalball_steering_predicted_total", "Violations predicted (safety) and dead ends predicted (liveness), by property and kind.", []string{"property", "kind"}, nil)
 	interventions := prometheus.NewDesc("crystalball_steering_interventions_total", "Events kept from the handler, by the source of the prediction behind each (round, replay, request, check, restored) and its property.", []string{"source", "property"}, nil)
 	inForce := prometheus.NewDesc("crystalball_steering_filters_by_reason", "Event filters in force, by the source of the prediction each came from and its property and kind.", []string{"source", "property", "kind"}, nil)
+	lifts := prometheus.NewDesc("crystalball_steering_lifts_total", "Lifts of steering for liveness (the liveness budget): a property's obligation steering kept open past its bound lifted every filter and the immediate check until it closed; by the property, a lift for several counting for each.", []string{"property"}, nil)
 	kinds := map[string]string{}
 	for _, p := range cfg.Properties {
 		kinds[p.Name] = p.Kind.String()
@@ -183,7 +184,7 @@ func newSteeringCollector(cfg Config) prometheus.Collector {
 	return &statusCollector[s]{
 		read:    cfg.Steering.Status,
 		scalars: steeringScalars(u),
-		descs:   []*prometheus.Desc{mode, predicted, interventions, inForce},
+		descs:   []*prometheus.Desc{mode, predicted, interventions, inForce, lifts},
 		collect: func(x s, ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(mode, prometheus.GaugeValue, 1, x.Mode, strconv.FormatBool(x.Immediate))
 			var names []string
@@ -202,6 +203,9 @@ func newSteeringCollector(cfg Config) prometheus.Collector {
 				ch <- prometheus.MustNewConstMetric(predicted, prometheus.CounterValue, float64(x.Predicted[name]), name, kind)
 			}
 			collectInterventions(x, interventions, inForce, ch)
+			for _, name := range slices.Sorted(maps.Keys(x.LiftsByProperty)) {
+				ch <- prometheus.MustNewConstMetric(lifts, prometheus.CounterValue, float64(x.LiftsByProperty[name].Lifts), name)
+			}
 		},
 	}
 }
@@ -251,6 +255,15 @@ func steeringScalars(u func(func(steering.LayerStatus) uint64) func(steering.Lay
 			return float64(x.LastRound.UnixNano()) / 1e9
 		}),
 		gauge("crystalball_steering_round_running", "1 while a round is in progress.", func(x s) float64 { return boolValue(x.Running) }),
+		gauge("crystalball_steering_lifted", "1 while steering is lifted for liveness (no filter, no immediate check).", func(x s) float64 { return boolValue(x.Lift != nil) }),
+		gauge("crystalball_steering_lift_failing_seconds", "How long the property that lifted steering has failed, as of the layer's last evaluation (0: not lifted).", func(x s) float64 {
+			if x.Lift == nil {
+				return 0
+			}
+			return x.Lift.FailingSeconds
+		}),
+		counter("crystalball_steering_lifts_expired_total", "Lifts for liveness that ended with their property still failing: it fails without steering too.", u(func(x s) uint64 { return x.LiftsExpired })),
+		counter("crystalball_steering_lifted_seconds_total", "Time steering was lifted for liveness.", func(x s) float64 { return x.LiftedSeconds }),
 	}
 }
 

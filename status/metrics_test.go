@@ -33,6 +33,9 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 		RequestsSent: 4, RequestsRefused: 7, ReleasedForLiveness: 1, DeadEnds: 5, DeadEndsConfirmed: 2, DeadEndsRetracted: 3,
 		SafetyWalks: 64, SafetyWalkSteps: 6400, SafetyWalkPredictions: 2,
 		Interventions: map[string]uint64{"round/" + randtree.ChildrenSiblingsDisjoint: 5, "restored/": 2},
+		Lift:          &steering.LiftRecord{Property: randtree.AllJoined, Since: end, FailingSince: t0, FailingSeconds: 31.5},
+		Lifts:         3, LiftsExpired: 1, LiftedSeconds: 12.5,
+		LiftsByProperty: map[string]steering.LiftCount{randtree.AllJoined: {Lifts: 2, LongestFailingSeconds: 31.5}, randtree.OneRoot: {Lifts: 1, Expired: 1}},
 		Reasons: []steering.FilterReason{
 			{Filter: "n3: drop a from n1", Why: steering.Explanation{Source: "round", Property: randtree.ChildrenSiblingsDisjoint, Kind: "safety"}},
 			{Filter: "n3: drop b from n1", Why: steering.Explanation{Source: "round", Property: randtree.ChildrenSiblingsDisjoint, Kind: "safety"}},
@@ -82,6 +85,12 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 		{"crystalball_steering_interventions_total", []string{"property", "", "source", "restored"}, 2},
 		{"crystalball_steering_filters_by_reason", []string{"kind", "safety", "property", randtree.ChildrenSiblingsDisjoint, "source", "round"}, 2},
 		{"crystalball_steering_filters_by_reason", []string{"kind", "", "property", "", "source", "restored"}, 1},
+		{"crystalball_steering_lifts_total", []string{"property", randtree.AllJoined}, 2},
+		{"crystalball_steering_lifts_total", []string{"property", randtree.OneRoot}, 1},
+		{"crystalball_steering_lifted", nil, 1},
+		{"crystalball_steering_lift_failing_seconds", nil, 31.5},
+		{"crystalball_steering_lifts_expired_total", nil, 1},
+		{"crystalball_steering_lifted_seconds_total", nil, 12.5},
 		{RoundDurationMetric, nil, 2},
 		{ImmediateCheckMetric, nil, 1},
 	}

@@ -129,6 +129,37 @@ func TestStatusDocument(t *testing.T) {
 
 func noDoc(*snapshot.Snapshot, time.Time) (any, error) { return nil, errors.New("unexpected") }
 
+// GET /status shows a lift of steering for liveness: the property, since
+// when it fails and since when steering is lifted, and the counts.
+func TestStatusShowsALift(t *testing.T) {
+	rt := &fakeRuntime{st: live.Status{ID: 3, Service: "zoo-lockd", Running: true}}
+	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer",
+		Lift:  &steering.LiftRecord{Property: "ClientsServed", Since: t0.Add(31 * time.Second), FailingSince: t0.Add(time.Second), FailingSeconds: 30.5},
+		Lifts: 1, LiftedSeconds: 0.5, LiftsByProperty: map[string]steering.LiftCount{"ClientsServed": {Lifts: 1, LongestFailingSeconds: 30.5}}}}
+	w := do(t, newTestServer(t, Config{Runtime: rt, Steering: steer}).Handler(), "GET", "/status")
+	for _, want := range []string{
+		`"lift": {
+      "property": "ClientsServed",
+      "since": "` + t0.Add(31*time.Second).Format(time.RFC3339Nano) + `",
+      "failing_since": "` + t0.Add(time.Second).Format(time.RFC3339Nano) + `",
+      "failing_seconds": 30.5
+    },
+    "lifts": 1,
+    "lifts_expired": 0,
+    "lifted_seconds": 0.5,
+    "lifts_by_property": {
+      "ClientsServed": {
+        "lifts": 1,
+        "longest_failing_seconds": 30.5
+      }
+    }`,
+	} {
+		if !strings.Contains(w.Body.String(), want) {
+			t.Errorf("/status lacks\n%s\nin\n%s", want, w.Body)
+		}
+	}
+}
+
 // The snapshot endpoints say why they have nothing to serve, and serve
 // the caller's document or start a gather on the core goroutine.
 func TestSnapshotEndpoints(t *testing.T) {

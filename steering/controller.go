@@ -296,6 +296,11 @@ type Config struct {
 	// Requests bounds the steering requests this node sends and admits
 	// (mode Steer; request.go): zero fields take their defaults.
 	Requests RequestConfig
+	// Liveness is the liveness budget of the node's Layer: when steering
+	// has kept a property's obligation open past its bound, the layer
+	// lifts its steering until the obligation closes (liveness_budget.go).
+	// Zero fields take their defaults (DefaultLivenessBudget).
+	Liveness LivenessBudget
 }
 
 // DefaultFullDepth is the depth of a round's exhaustive near future by
@@ -366,6 +371,7 @@ func DefaultConfig() Config {
 		SafetyWalkDepth:    DefaultSafetyWalkDepth,
 		Requests:           DefaultRequestConfig(),
 		LookAhead:          DefaultLookAhead(),
+		Liveness:           DefaultLivenessBudget(),
 	}
 }
 
@@ -441,6 +447,9 @@ func (c Config) withDefaults() (Config, error) {
 		return c, err2
 	}
 	if c.LookAhead, err2 = c.LookAhead.withDefaults(); err2 != nil {
+		return c, err2
+	}
+	if c.Liveness, err2 = c.Liveness.withDefaults(); err2 != nil {
 		return c, err2
 	}
 	return c, nil

@@ -179,6 +179,35 @@
 // connection unless Config.SilentVeto: TCP cannot lose a message on a
 // connection that stays up, and the sender's failure handling must run.
 //
+// # The liveness budget
+//
+// Steering never costs liveness silently (liveness_budget.go). Every
+// intervention — a filter hit, a veto, a postponement, a hold, a retry
+// stopped again — charges the Layer's liveness budget: it judges the
+// node's bounded properties (node.Within, by node.Obligation's rule and
+// their own bound) and its plain liveness properties (as bounded ones,
+// with Config.Liveness.DefaultBound, default DefaultLivenessBound) on the
+// immediate check's view (Controller.CheckView; decoded from the newest
+// snapshot only when judged, if the check is off) with the node's own
+// current state overlaid, and charges each obligation open then or
+// opening within its bound after it (a dropped request shows as a waiting
+// client at the next gather). It judges again at the node's events,
+// snapshots and ticks while an obligation is charged, a lift lasts or the
+// last intervention is within the longest bound, and not at all
+// otherwise. A charged obligation open past its bound means steering
+// starved that property: at the first instant past the bound (the layer
+// asks for a tick then) the node lifts its steering — the gate passes every event,
+// the filters in force and the immediate check ignored, the rounds still
+// running — until every obligation that lifted it has closed, and for at
+// least Config.Liveness.MinLift (default DefaultMinLift), then resumes.
+// A lift whose obligation is still open once it has lasted the
+// property's bound expires: the property fails without steering too, so
+// steering resumes and that obligation lifts nothing until it closes.
+// LayerStatus.Lift, Lifts, LiftsExpired, LiftedSeconds and
+// LiftsByProperty say so; the layer logs each lift (warn) and resumption
+// (info). Time is the events' and ticks', so the rule is deterministic,
+// and it is the Layer's, so both shells run it.
+//
 // # Steering requests
 //
 // A path's earliest event a filter can stop is often another node's (the

@@ -1,6 +1,7 @@
 package steering
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -324,7 +325,12 @@ func vetoHoldReleased(t *testing.T, spec node.Spec) bool {
 	var rep *RoundReport
 	// The rounds explore too little (one state) to install a filter of
 	// their own: only the veto holds.
-	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, MaxInterventions: 1, Walks: 8, WalkDepth: 30, MaxStates: 1, FullDepth: -1},
+	// The rounds are applied at the wall clock's time (awaitRound),
+	// decades after the snapshot's and the events' times: the liveness
+	// budget (tested on its own) would find GotTwo failing that long and
+	// lift the hold.
+	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, MaxInterventions: 1, Walks: 8, WalkDepth: 30, MaxStates: 1, FullDepth: -1,
+		Liveness: LivenessBudget{DefaultBound: math.MaxInt64}},
 		Immediate: true, OnRound: func(_ *snapshot.Snapshot, r *RoundReport) { rep = r }}
 	l, h := newTestLive(t, cfg, core)
 	l.Gathered(snap)

@@ -392,6 +392,11 @@ type Layer struct {
 	// judge (its peer outside the round's snapshot), when a round first
 	// kept it so (core goroutine; unseen.go).
 	unseen map[Filter]time.Time
+
+	// budget is the liveness budget (liveness_budget.go), budgetDecoded
+	// the snapshot it had the gate decode last (core goroutine).
+	budget        livenessBudget
+	budgetDecoded *snapshot.Snapshot
 }
 
 var (
@@ -461,6 +466,7 @@ func (l *Layer) Attach(host layer.Host) error {
 	}
 	l.host, l.wake, l.self, l.explorer, l.gate, l.mode = lh, lh, host.ID(), explorer, gate, explorer.Mode()
 	l.desk.cfg = explorer.cfg.Requests
+	l.budget = newLivenessBudget(gate.cfg.Liveness, gate.cfg.Properties, gate.live)
 	gate.setGuarded(explorer.guards())
 	l.log = l.log.With(slog.Any("node", l.self))
 	l.mu.Lock()
@@ -504,6 +510,7 @@ func (l *Layer) Gathered(s *snapshot.Snapshot) {
 	}
 	l.last = s
 	l.recalled(s)
+	defer l.watchLiveness(s.At) // the new view, once the gate has decoded it
 	if l.cfg.Immediate {
 		// Mode Off: this only decodes the view.
 		if _, err := l.gate.Explore(context.Background(), s); err != nil {

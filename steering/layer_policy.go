@@ -115,6 +115,18 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 	case ev.Kind == node.EventTransportError && !retry:
 		l.gate.Forget(ev.Peer)
 	}
+	if l.budget.active && l.budget.due(now) {
+		l.judgeLiveness(now) // the state before the event
+	}
+	if l.budget.lifted {
+		// Lifted for liveness (liveness_budget.go): no filter, no check.
+		if !retry {
+			l.mu.Lock()
+			l.st.Events++
+			l.mu.Unlock()
+		}
+		return pass, nil, nil
+	}
 	// With no filter in force and the check off, the gate passes
 	// everything and its counters cannot move: skip copying them.
 	idle := !l.cfg.Immediate && len(l.gate.Filters()) == 0
@@ -151,6 +163,7 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 	if ev.Kind == node.EventMessage {
 		v.RetryAt = time.Time{} // a message cannot wait: dropped
 	}
+	l.chargeLiveness(now)
 	if !retry {
 		if veto != nil {
 			l.log.Debug("steering: immediate check vetoed", slog.Any("event", ev), slog.Any("verdict", v),
@@ -179,6 +192,7 @@ func (l *Layer) Gate(now time.Time, ev node.Event, in *node.Envelope, retry bool
 func (l *Layer) reset() {
 	l.gate.Install(nil)
 	l.gate.ForgetEscalations()
+	l.resetLiveness()
 	l.last, l.asked, l.why, l.unseen, l.recall = nil, nil, nil, nil, nil
 	l.included, l.includedSet = nil, false
 	l.mu.Lock()
@@ -196,13 +210,16 @@ func (l *Layer) Sending(now time.Time, env *node.Envelope) { l.rates.r.Sends++ }
 // (includeFiltered) and gathers the neighbourhood after a transport error
 // under Config.GatherOnFault (layer.Layer; rates_layer.go).
 func (l *Layer) After(now time.Time) []node.Envelope {
+	l.watchLiveness(now)
 	l.includeFiltered()
 	return l.gatherAfterFault(now)
 }
 
 // Tick applies the rounds handed back (layer.Layer): the install policy
-// of the type documentation, in mode Steer.
+// of the type documentation, in mode Steer; and judges the liveness
+// budget's obligations (liveness_budget.go).
 func (l *Layer) Tick(now time.Time) ([]node.Envelope, error) {
+	l.watchLiveness(now)
 	l.mu.Lock()
 	results := l.results
 	l.results = nil
@@ -305,11 +322,13 @@ func (l *Layer) installFrom(fs []Filter, checked time.Time, rep *RoundReport) {
 }
 
 // NextTick is due when a round handed back waits to be applied: at once
-// for its replayed paths' filters, at its end for the rest (layer.Layer).
+// for its replayed paths' filters, at its end for the rest; and while a
+// lift for liveness lasts, when it may end (liveness_budget.go)
+// (layer.Layer).
 func (l *Layer) NextTick() time.Time {
+	at := l.budget.nextJudgement()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var at time.Time
 	for _, p := range l.results {
 		t := p.ended
 		if !p.merged {
@@ -458,6 +477,19 @@ type LayerStatus struct {
 	RequestsAccepted uint64          `json:"requests_accepted"`
 	Sent             []RequestRecord `json:"sent,omitempty"`
 	Received         []RequestRecord `json:"received,omitempty"`
+	// The liveness budget (liveness_budget.go). Lift is the lift in force
+	// (nil: steering in force): the property whose obligation steering
+	// kept open past its bound, since when it has failed and since when
+	// steering is lifted. Lifts counts the lifts, LiftsExpired those that
+	// ended with their obligation still open (the property failed without
+	// steering too), LiftedSeconds the time steering was lifted (the lift
+	// in force as of the layer's last evaluation), LiftsByProperty the
+	// lifts by the property that caused them.
+	Lift            *LiftRecord          `json:"lift,omitempty"`
+	Lifts           uint64               `json:"lifts"`
+	LiftsExpired    uint64               `json:"lifts_expired"`
+	LiftedSeconds   float64              `json:"lifted_seconds"`
+	LiftsByProperty map[string]LiftCount `json:"lifts_by_property,omitempty"`
 }
 
 // Status returns the layer's mode and counters. Safe from any goroutine.
@@ -484,6 +516,11 @@ func (l *Layer) Status() LayerStatus {
 	st.RequestsAccepted = s.RequestsAccepted
 	st.RequestsRefused += s.RequestsRefused
 	st.Sent, st.Received = append([]RequestRecord(nil), st.Sent...), append([]RequestRecord(nil), st.Received...)
+	if st.Lift != nil {
+		r := *st.Lift
+		st.Lift = &r
+	}
+	st.LiftsByProperty = maps.Clone(st.LiftsByProperty)
 	if st.LastRound != nil {
 		t := *st.LastRound
 		st.LastRound = &t

@@ -153,6 +153,9 @@ func stripWall(t *testing.T, s string) string {
 			delete(st, "exploration_seconds")
 		}
 	}
+	if c, ok := m["liveness_cost"].(map[string]any); ok {
+		delete(c, "control_wall_seconds")
+	}
 	b, _ := json.Marshal(m)
 	return string(b)
 }

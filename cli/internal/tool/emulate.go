@@ -62,6 +62,10 @@ type EmulateOutput struct {
 	// Lasting describes the lasting faults of the run (--crashes,
 	// --partitions, --clock-jumps, --skew, --schedule; absent: none).
 	Lasting string `json:"lasting,omitempty"`
+	// LivenessCost is what steering cost the liveness properties against
+	// the control run with crystalball off (emulate_control.go; absent
+	// unless --mode debug or steer or --immediate).
+	LivenessCost *livenessCost `json:"liveness_cost,omitempty"`
 }
 
 // emulateParams are the flags of an emulated run, shared by 'emulate' and
@@ -107,6 +111,9 @@ type emulateParams struct {
 	// budget is emulate's --budget and --max-memory (emulate_budget.go;
 	// zero: none).
 	budget emulateBudget
+	// control is emulate's --control: a steered run is followed by its
+	// control run with crystalball off (emulate_control.go).
+	control bool
 }
 
 // Defaults of the steering flags in deep online debugging (--mode debug)
@@ -228,6 +235,7 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	p.budget.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	quiet := quietFlag(fs)
+	fs.BoolVar(&p.control, "control", true, "with --mode debug or steer or --immediate, also run the same seed and schedule with crystalball off and report how many liveness properties steering cost (the control run has no snapshots and no rounds: it costs a fraction of the steered run)")
 	fs.BoolVar(&p.checkDeterminism, "check-determinism", false, "run the emulation twice in step and stop at the first event where the two runs differ (both events shown): the service is not deterministic (twice the time)")
 	setUsage(fs, "emulate [flags]", "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
 	if err := parseFlags(fs, args); err != nil {
@@ -394,6 +402,18 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 		out.Speedup = float64(res.VirtualDuration) / float64(res.WallTime)
 	}
 	out.summaryLine = svc.describe(em.View())
+	if p.steer.steers() {
+		var control *emulation.Result
+		if p.control {
+			p.progress.setf("control run: crystalball off")
+			ctl, err := controlRun(ctx, cfg)
+			if err != nil {
+				return out, errors.Join(seedHint{err, p.seed}, stopped)
+			}
+			control = &ctl
+		}
+		out.LivenessCost = costOf(res.Liveness, control)
+	}
 	if p.steer.mode != steering.Off {
 		out.Predictors = p.predicting
 		out.Predictions = matchPredictions(&predLog, episodes, res.Liveness)
@@ -483,6 +503,7 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 			s.Rounds, s.RoundsReused, s.StatesExplored, predicted, s.ReplayHits, s.FiltersInstalled, s.Unhelpful)
 		fmt.Fprintf(w, "             %d filter hits, %d immediate-check vetoes in %d checks: %.2f%% of %d actions changed; %.2fs of wall time exploring\n",
 			s.FilterHits, s.Vetoes, s.ImmediateChecks, 100*s.ChangedShare(), s.Handled, s.ExplorationSeconds)
+		fmt.Fprintf(w, "             steering lifted: %s\n", s.LiftsLine())
 		if s.Rounds > 0 {
 			printPredictions(w, o.Predictions, o.Predictors, s.Rounds)
 		}
@@ -511,7 +532,8 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 		}
 		fmt.Fprintf(w, "    %-*s %s\n", width, l.Name, verdict)
 	}
-	printTimed(w, r) // emulate_timed.go
+	printLivenessCost(w, o.LivenessCost) // emulate_control.go
+	printTimed(w, r)                     // emulate_timed.go
 	fmt.Fprintf(w, "  time:      %s virtual in %.2fs wall (%s real time)\n",
 		o.Duration, o.WallSeconds, speedFactor(o.Speedup))
 }

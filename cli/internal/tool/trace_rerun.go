@@ -53,6 +53,7 @@ func rerunConfig(cat *catalog, args []string) (emulation.Config, error) {
 	p := emulateParams{services: cat}
 	p.register(fs)
 	fs.Bool("json", false, "")
+	fs.Bool("control", true, "") // the control run writes no trace
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return emulation.Config{}, fmt.Errorf("the header's command line does not parse: %v", err)
 	}
