@@ -89,7 +89,7 @@ func rotSnapshot(t *testing.T, at time.Time, ids ...node.ID) *snapshot.Snapshot 
 	return s
 }
 
-var poisonFilter = steering.Filter{Kind: steering.FilterMessage, Node: 2, From: 3, Type: "rot.Poison"}
+var poisonFilter = steering.Filter{Kind: steering.FilterMessage, Node: 2, From: 3, Type: "rot.Poison", Break: true}
 
 // A violation n2 can do nothing about (n1's own timer) does not make n2's
 // filter for the one it can stop unhelpful: that path never meets the
@@ -118,8 +118,8 @@ func TestFilterCheckIgnoresViolationsThisNodeCannotStop(t *testing.T) {
 	if !slices.Equal(rep.Installed, []steering.Filter{poisonFilter}) || rep.Unhelpful != 0 {
 		t.Fatalf("installed %v, unhelpful %d; want [%v], 0", rep.Installed, rep.Unhelpful, poisonFilter)
 	}
-	if got := c.Intercept(node.Event{Kind: node.EventMessage, From: 3, Msg: poison{}}); got != (layer.Verdict{}) {
-		t.Fatalf("the Poison from n3: %v, want drop", got)
+	if got := c.Intercept(node.Event{Kind: node.EventMessage, From: 3, Msg: poison{}}); got != (layer.Verdict{Break: true}) {
+		t.Fatalf("the Poison from n3: %v, want drop+break (a reliable message's filter breaks its connection)", got)
 	}
 }
 

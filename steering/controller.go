@@ -77,12 +77,11 @@ type Config struct {
 	// Workers is the number of goroutines per search (default 1: the
 	// emulator runs a controller per node; the live runtime may give more).
 	Workers int
-	// BreakConnection makes a message filter (and an immediate-check veto
-	// of a message) also break the connection to the sender, so the
-	// sender's failure handling runs — the paper's TCP reset. It is off by
-	// default: on RandTree under churn, breaking the connection to a
-	// parent or root orphans the filtering node and more than doubled the
-	// inconsistent states (docs/RESULTS.md, randtree-churn).
+	// BreakConnection makes every message filter and immediate-check veto
+	// break the connection to the sender — the paper's TCP reset — even
+	// for a message type the service declares lossy. Without it a filter
+	// or veto breaks the connection of a type not declared lossy and drops
+	// a lossy one alone (filterBreaks, vetoBreaks), unless SilentVeto.
 	BreakConnection bool
 	// SilentVeto makes an immediate-check veto of a message drop it
 	// without breaking the connection to its sender, whatever its
@@ -92,9 +91,9 @@ type Config struct {
 	// retry, look elsewhere) instead of waiting for ever for a message
 	// that vanished from a connection that stayed up — what stalled a
 	// correct mutual-exclusion protocol whose last reply a stale view
-	// vetoed. A lossy type is dropped alone (vetoBreaks). (A filter,
-	// predicted from a hypothetical future, breaks the connection only
-	// with BreakConnection: see there.)
+	// vetoed. A lossy type is dropped alone (vetoBreaks). SilentVeto
+	// keeps a filter's drop silent too (filterBreaks), as it was when the
+	// experiments' measured rules were measured.
 	SilentVeto bool
 	// ImmediateHop makes the immediate check follow an event's messages
 	// one hop (ImmediateCheckHop): a message the event sends to a node the
@@ -1285,12 +1284,12 @@ func (c *Controller) prediction(m *consequence.ActorModel, prop string, verr err
 		p.Report.Path = append(p.Report.Path, rec)
 	}
 	for _, a := range path {
-		if f, ok := filterFor(c.self, a, c.cfg.BreakConnection); ok {
+		if f, ok := filterFor(c.self, a, c.filterBreaks); ok {
 			p.Filter = &f
 			break
 		}
 	}
-	p.Remote = remoteFilter(c.self, path, c.cfg.BreakConnection)
+	p.Remote = remoteFilter(c.self, path, c.filterBreaks)
 	return p, nil
 }
 

@@ -129,8 +129,10 @@
 // # Event filters
 //
 // A Filter is the paper's: for messages (type, source, destination) — the
-// message is dropped and, with Config.BreakConnection, the connection to
-// the sender is broken so its failure handling runs; for a timer or an
+// message is dropped and, unless its type is declared lossy, the
+// connection to the sender is broken for both ends so their failure
+// handling runs (Controller.filterBreaks; Config.SilentVeto keeps the
+// drop silent, Config.BreakConnection breaks for lossy types too); for a timer or an
 // application call, the handler's identity — the event is postponed, not
 // dropped (by Config.PostponeDelay). Every event a path can hinge on at a
 // node has one: a transport error about a peer is postponed too

@@ -256,7 +256,7 @@ func TestRestoredFilterMeetsTheLivenessGuard(t *testing.T) {
 	var rep *RoundReport
 	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, Walks: 8, WalkDepth: 20},
 		OnRound: func(_ *snapshot.Snapshot, r *RoundReport) { rep = r }}
-	ping := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Ping"}
+	ping := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Ping", Break: true}
 	l, h := newTestLive(t, cfg, core)
 	l.Gathered(snap)
 	awaitRound(t, l, h)

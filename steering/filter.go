@@ -120,7 +120,7 @@ func actionEvent(a consequence.ActorAction) (node.Event, bool) {
 // about a peer of self, or a timer or application call of self. Resets,
 // breaks and datagram drops are faults, which no filter stops; a message a
 // node sends itself is part of the step that sent it.
-func filterFor(self node.ID, a consequence.ActorAction, brk bool) (Filter, bool) {
+func filterFor(self node.ID, a consequence.ActorAction, brk func(typ string) bool) (Filter, bool) {
 	if a.Node != self {
 		return Filter{}, false
 	}
@@ -135,7 +135,7 @@ func filterFor(self node.ID, a consequence.ActorAction, brk bool) (Filter, bool)
 			}
 			return Filter{Kind: FilterTransportError, Node: self, From: a.Peer}, true
 		}
-		return Filter{Kind: FilterMessage, Node: self, From: a.Peer, Type: a.Msg.MessageType(), Break: brk}, true
+		return Filter{Kind: FilterMessage, Node: self, From: a.Peer, Type: a.Msg.MessageType(), Break: brk != nil && a.Kind == consequence.ActDeliver && brk(a.Msg.MessageType())}, true
 	case consequence.ActTimer:
 		return Filter{Kind: FilterTimer, Node: self, Timer: a.Timer}, true
 	case consequence.ActApp:
@@ -150,7 +150,7 @@ func filterFor(self node.ID, a consequence.ActorAction, brk bool) (Filter, bool)
 // event of self before it — the one nearest the dead end — and nil if self
 // has none. (A safety prediction's filter is the one for the earliest
 // event of self instead, the paper's rule: Controller.prediction.)
-func filterBefore(self node.ID, path []consequence.ActorAction, step int, brk bool) *Filter {
+func filterBefore(self node.ID, path []consequence.ActorAction, step int, brk func(typ string) bool) *Filter {
 	for i := min(step, len(path)-1); i >= 0; i-- {
 		if f, ok := filterFor(self, path[i], brk); ok {
 			return &f
@@ -163,7 +163,7 @@ func filterBefore(self node.ID, path []consequence.ActorAction, step int, brk bo
 // a filter can stop, if that event is another node's and comes before
 // every event of self a filter can stop (nil otherwise): the filter a
 // steering request asks its owner for.
-func remoteFilter(self node.ID, path []consequence.ActorAction, brk bool) *Filter {
+func remoteFilter(self node.ID, path []consequence.ActorAction, brk func(typ string) bool) *Filter {
 	for _, a := range path {
 		if a.Node == self {
 			if _, ok := filterFor(self, a, brk); ok {

@@ -372,6 +372,14 @@ func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool)
 	return layer.Verdict{Break: c.vetoBreaks(ev.Msg.MessageType())}, veto
 }
 
+// filterBreaks reports whether a filter the node's rounds install for a
+// message of type typ breaks its connection: always with
+// Config.BreakConnection, else by the veto's rule (vetoBreaks) — a
+// message that vanishes from a connection that stays up is a fault no
+// protocol written for TCP handles, so a filter of a type the service
+// does not declare lossy breaks the connection for both ends.
+func (c *Controller) filterBreaks(typ string) bool { return c.vetoBreaks(typ) }
+
 // vetoBreaks reports whether a vetoed message of type typ breaks its
 // connection. A message on a connection that vanished while the
 // connection stayed up is a fault no protocol written for TCP handles: the

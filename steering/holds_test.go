@@ -209,7 +209,7 @@ func TestGuardJudgesHoldsOnWhatTheNeighbourhoodHas(t *testing.T) {
 	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, MaxInterventions: 1, Walks: 8, WalkDepth: 20},
 		OnRound: func(_ *snapshot.Snapshot, r *RoundReport) { rep = r }}
 	l, h := newTestLive(t, cfg, core)
-	ping := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Ping"}
+	ping := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Ping", Break: true}
 	l.install([]Filter{ping}, snap.At)
 	at := snap.At.Add(time.Second)
 	gate := handledAt(t, l, func(s int) node.Event {

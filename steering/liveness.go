@@ -417,7 +417,7 @@ func (c *Controller) livenessPrediction(m *consequence.ActorModel, prop string, 
 		cr.LiveReport = append(cr.LiveReport, rec)
 	}
 	if cr.Verdict == consequence.C1 {
-		p.Filter = filterBefore(c.self, path, cr.Step, c.cfg.BreakConnection)
+		p.Filter = filterBefore(c.self, path, cr.Step, c.filterBreaks)
 	}
 	return &p, nil
 }

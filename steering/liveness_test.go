@@ -109,7 +109,7 @@ func checkLivenessDeadEnd(t *testing.T, depth int) {
 		filter string
 	}{
 		{steering.Debug, 2, ""},
-		{steering.Steer, 2, "n2: drop latch.Jam from n3"},
+		{steering.Steer, 2, "n2: drop+break latch.Jam from n3"},
 		{steering.Steer, 1, ""},
 	} {
 		c, err := steering.New(steering.Config{Mode: tc.mode, Spec: spec, WalkSeed: 2, ProbeWalks: 20, WalkDepth: depth,

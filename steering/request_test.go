@@ -132,7 +132,7 @@ func TestRequestInstalledAtTheOwner(t *testing.T) {
 		t.Fatalf("n2's steering sends: %v, want one request to n1", sent)
 	}
 	r := sent[0].Msg.(Request)
-	want := Filter{Kind: FilterMessage, Node: 1, From: 3, Type: "grant.Acquire"}
+	want := Filter{Kind: FilterMessage, Node: 1, From: 3, Type: "grant.Acquire", Break: true}
 	if r.Filter != want || r.Property != "OneHolder" || len(r.Path) != 2 || r.CN != snap.CN {
 		t.Fatalf("request %+v, want %v for OneHolder along a path of 2 from cut %d", r, want, snap.CN)
 	}

@@ -89,7 +89,7 @@ func TestSafetyWalksPredictWhatTheSearchPrunes(t *testing.T) {
 		t.Errorf("the same snapshot gave other predictions:\n%v\n%v", again.Predictions, rep.Predictions)
 	}
 	steer := round(steering.Steer, 8)
-	if len(steer.Installed) == 0 || steer.Installed[0].String() != "n2: drop test.Beep from n1" {
+	if len(steer.Installed) == 0 || steer.Installed[0].String() != "n2: drop+break test.Beep from n1" {
 		t.Errorf("mode Steer installed %v, want n2's drop of n1's Beep", steer.Installed)
 	}
 }

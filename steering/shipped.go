@@ -55,7 +55,7 @@ type shippedFile struct {
 // path can be stopped (only faults and sends to itself).
 func ShipPath(prop string, kind node.PropertyKind, err error, path []consequence.ActorAction) (ShippedFilter, bool) {
 	for _, a := range path {
-		f, ok := filterFor(a.Node, a, false)
+		f, ok := filterFor(a.Node, a, shippedBreaks)
 		if !ok {
 			continue
 		}
@@ -113,6 +113,12 @@ func DecodeShipped(b []byte) ([]ShippedFilter, error) {
 	}
 	return f.Filters, nil
 }
+
+// shippedBreaks is the filter-break rule of a shipped filter: a filter
+// that drops a message breaks its connection (the library's default,
+// Controller.filterBreaks); the service's lossy types are not known to
+// ShipPath, so the node's rule for them is the one written in the file.
+func shippedBreaks(string) bool { return true }
 
 // installShipped installs the shipped filters of this node, explained as
 // shipped (core goroutine, before the first event).

@@ -13,9 +13,11 @@ import (
 // TestMeasurePermits runs the permit limiter (planted bug, three nodes,
 // seed 1) for 2 minutes of virtual time in the three modes and pins the
 // table: the runs are functions of their command lines, so every figure
-// but the measured times is exact. The immediate check and steering both
-// leave n1 waiting for a vetoed Lend (NoBorrowerStuck fails at the end
-// in both: one property of two lost).
+// but the measured times is exact. The immediate check alone changes
+// nothing here (the Lend it used to veto on a stale view of the lender
+// is judged without the lender); steering's filters break the
+// connections of the messages they drop, so the borrowers ask again and
+// every property holds at the end, at the price of 11% of the actions.
 func TestMeasurePermits(t *testing.T) {
 	p := Plan{Targets: []Target{{Service: "permits", Nodes: 3}}, Seeds: []uint64{1}, Modes: Modes,
 		Duration: "2m", Churn: "1/m", Breaks: "2/m"}
@@ -34,19 +36,19 @@ func TestMeasurePermits(t *testing.T) {
 	const want = `permits: 3 nodes, 2m, churn 1/m, breaks 2/m; 2 liveness and bounded properties
   held, violations, outages: off/immediate/steer+immediate; cost, changed%: immediate/steer+immediate
   seed  held   cost  violations  outages  changed%
-  1     2/1/1  1/1   0/0/0       0/1/2    3.19/1.52
-  liveness cost: immediate 1 (1 of 1 seeds), steer+immediate 1 (1 of 1 seeds)
+  1     2/2/2  0/0   0/0/0       0/0/0    0.00/11.41
+  liveness cost: immediate 0 (0 of 1 seeds), steer+immediate 0 (0 of 1 seeds)
   violating off: 0 of 1 seeds; prevented: immediate 0 (caused 0), steer+immediate 0 (caused 0)
-  actions changed: immediate 3.19%, steer+immediate 1.52%
-  availability NoBorrowerStuck: 85.7/60.8/44.2%
-  availability PermitsSettled: 98.6/90.0/100.0%
+  actions changed: immediate 0.00%, steer+immediate 11.41%
+  availability NoBorrowerStuck: 85.7/86.0/91.7%
+  availability PermitsSettled: 98.6/98.4/93.7%
 `
 	if got := b.String(); got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}
 	tot := rep.Totals()
-	if tot.Runs != 3 || tot.LivenessCost[Immediate] != 1 || tot.LivenessCost[Steer] != 1 || tot.ViolatingOff != 0 ||
-		tot.ChangedPct[Immediate] != 3.19 || tot.ChangedPct[Steer] != 1.52 {
+	if tot.Runs != 3 || tot.LivenessCost[Immediate] != 0 || tot.LivenessCost[Steer] != 0 || tot.ViolatingOff != 0 ||
+		tot.ChangedPct[Immediate] != 0 || tot.ChangedPct[Steer] != 11.41 {
 		t.Errorf("totals: %+v", tot)
 	}
 	if _, err := json.Marshal(tot); err != nil {

@@ -44,15 +44,15 @@
 //
 // # The stale view
 //
-// A participant's Decision handler commits. The immediate safety check
-// judges it on the participant's gathered view, whose coordinator
-// checkpoint is from before the coordinator decided (or began) the
-// transaction: there the commit is one the coordinator never decided and
-// AgreementAtomic fails, though the true state agrees
-// (testdata/stale-view.txt). The check vetoes the Decision — dropped, and
-// the connection broken — and only the coordinator is told: it sends the
-// decision again, vetoed again until the participant's view is newer,
-// the participant in doubt meanwhile. bench/steerlive measures it.
+// A participant's Decision handler commits. On the participant's
+// gathered view, whose coordinator checkpoint is from before the
+// coordinator decided (or began) the transaction, the commit is one the
+// coordinator never decided and AgreementAtomic fails, though the true
+// state agrees (testdata/stale-view.txt). The immediate safety check does
+// not judge on that view: the Decision is stamped at or past the
+// coordinator's checkpoint there, so the check leaves the coordinator
+// out, and the participant commits. bench/steerlive measures steering on
+// it (docs/RESULTS.md).
 //
 // # Running it
 //

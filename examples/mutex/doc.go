@@ -31,16 +31,17 @@
 //
 // # The stale view
 //
-// The last Reply's handler enters the critical section. The immediate
-// safety check judges it on the node's gathered view, which can hold the
-// replier's checkpoint from while the replier was itself in the critical
-// section, before it left and replied: there two nodes are inside and
-// MutualExclusion fails, though the true state has one
-// (testdata/stale-view.txt). The check vetoes the Reply — dropped, the
-// connection broken — and only the replier is told, which owes nothing
-// more: the requester waits for ever, and since its request comes first
-// it defers every later one, so the whole cluster stalls.
-// bench/steerlive measures it.
+// The last Reply's handler enters the critical section. The node's
+// gathered view can hold the replier's checkpoint from while the replier
+// was itself in the critical section, before it left and replied: there
+// two nodes are inside and MutualExclusion fails, though the true state
+// has one (testdata/stale-view.txt). The immediate safety check does not
+// judge on that view: the Reply is stamped at or past the replier's
+// checkpoint there, so the check leaves the replier out, and the
+// requester enters. (A veto the check did give would break the
+// connection for both nodes, whose recovery then runs: a requester whose
+// connection breaks asks again.) bench/steerlive measures steering on it
+// (docs/RESULTS.md).
 //
 // # Running it
 //

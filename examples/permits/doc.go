@@ -44,17 +44,17 @@
 //
 // # The stale view
 //
-// A borrower's Lend handler adds a permit. The immediate safety check
-// judges it on the borrower's gathered view, which holds the lender's
-// checkpoint from before the lender gave the permit away (up to a gather
-// interval old): there the permit counts twice and AtMostLimit fails,
-// though the true state is within the limit (testdata/stale-view.txt).
-// The check vetoes the Lend — dropped, and the connection to the lender
-// broken — and only the lender's service is told: the bug takes the
-// permit back (correctly, this once), the twin asks and takes it back,
-// and the borrower, told nothing, waits for its answer for ever
-// (NoBorrowerStuck fails and does not recover). bench/steerlive measures
-// it.
+// A borrower's Lend handler adds a permit. On the borrower's gathered
+// view, which holds the lender's checkpoint from before the lender gave
+// the permit away (up to a gather interval old), the permit counts twice
+// and AtMostLimit fails, though the true state is within the limit
+// (testdata/stale-view.txt). The immediate safety check does not judge
+// on that view: the Lend is stamped with a checkpoint number at or past
+// the lender's in the view, so the lender has moved on since, and the
+// check leaves it out (steering's "judges with what the node knows now").
+// Where the check does veto a message, the connection breaks for both
+// services, so the borrower's own recovery runs too. bench/steerlive
+// measures both shells' steering on it (docs/RESULTS.md).
 //
 // # Running it
 //

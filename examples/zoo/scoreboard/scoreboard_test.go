@@ -64,7 +64,7 @@ func TestScoreboardOneCase(t *testing.T) {
 	want := map[string]figures{
 		"bug off":    {violations: 5, episodes: 2, breaks: 4, first: 21911 * time.Millisecond, predicted: -1},
 		"bug debug":  {breaks: 4, first: -1, predicted: 9062 * time.Millisecond, rounds: 6},
-		"bug steer":  {breaks: 4, first: -1, predicted: 9062 * time.Millisecond, rounds: 1},
+		"bug steer":  {breaks: 4, first: -1, predicted: 9062 * time.Millisecond, rounds: 6},
 		"twin off":   {breaks: 4, first: -1, predicted: -1},
 		"twin debug": {breaks: 4, first: -1, predicted: 9062 * time.Millisecond, rounds: 6},
 		"twin steer": {breaks: 4, first: -1, predicted: 9062 * time.Millisecond, rounds: 1},
