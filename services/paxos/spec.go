@@ -16,5 +16,10 @@ func NewSpec(opts Options) node.Spec {
 		New:        func() node.Service { return newState(opts) },
 		Messages:   Messages(),
 		Properties: Properties(),
+		// Paxos survives the loss of any message (a proposer retries, a
+		// learner learns from a later round): every message is declared
+		// lossy, so steering drops one it must stop alone rather than
+		// break the connection and lose what else is in flight on it.
+		Delivery: node.DeliverySpec{All: node.Delivery{Lost: true}},
 	}
 }
