@@ -1,8 +1,10 @@
 package tool
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/seed6eee2ec7/crystalball/steering"
@@ -11,7 +13,8 @@ import (
 // check --ship writes the filters of the violations found from the
 // initial configuration (RandTree with a silent reset and a break, whose
 // first violation TestPartialOrderReduction pins at depth 5), and
-// emulate --shipped installs them.
+// emulate --shipped hands them to every node's steering layer (the
+// emulator installs them: emulation's TestShippedFilters…).
 func TestCheckShipsFiltersEmulateInstallsThem(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "shipped.json")
 	code, _, stderr := runCLI("check", "--service", "randtree", "--nodes", "3", "--resets", "1", "--silent", "--breaks", "1", "--max-states", "1000", "--budget", "0", "--quiet", "--ship", file)
@@ -26,9 +29,21 @@ func TestCheckShipsFiltersEmulateInstallsThem(t *testing.T) {
 	if err != nil || len(fs) == 0 {
 		t.Fatalf("shipped %v, %v; want the filters of the violations found", fs, err)
 	}
-	code, _, stderr = runCLI("emulate", "--service", "randtree", "--nodes", "3", "--mode", "steer", "--immediate", "--duration", "1m", "--quiet", "--json", "--shipped", file)
-	if code != exitOK {
-		t.Fatalf("emulate exit %d: %s", code, stderr)
+	flags := newFlagSet("emulate", io.Discard)
+	p := emulateParams{services: testCatalog()}
+	p.register(flags)
+	if err := flags.Parse([]string{"--nodes", "3", "--mode", "steer", "--immediate", "--shipped", file}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	got := p.emulationConfig(serviceRun{})
+	same := func(a, b steering.ShippedFilter) bool {
+		return a.Filter == b.Filter && a.Why.Property == b.Why.Property
+	}
+	if got.Steering == nil || !slices.EqualFunc(got.Steering.Shipped, fs, same) {
+		t.Fatalf("emulate's steering config ships %v, want the file's %v", got.Steering, fs)
 	}
 }
 
