@@ -24,9 +24,8 @@ const (
 	// requests to the node that owns an event, and every filter replaced by
 	// the next completed round, whether it saw the filter's peer or not,
 	// filters and holds forgotten at a reset, gathers of the
-	// neighbourhood alone (not the peers the filters are about), and no
-	// liveness budget (steering.LivenessBudget.Off: steering never
-	// lifted). The zero Rules means these.
+	// neighbourhood alone (not the peers the filters are about). The zero
+	// Rules means these.
 	RulesMeasured Rules = "measured"
 	// RulesLibrary are the library's defaults since issue 27: a first
 	// gather soon after start and after each change
@@ -85,7 +84,6 @@ func (r Rules) steering(c steering.Config) steering.Config {
 	c.UnseenHold = -1
 	c.Volatile = true
 	c.NeighbourhoodGathers = true
-	c.Liveness.Off = true
 	if c.FilterHold == 0 {
 		c.FilterHold = measuredFilterHold
 	}

@@ -15,12 +15,6 @@ import (
 // default: steering that starves a property for longer than its bound has
 // stopped doing its job.
 type LivenessBudget struct {
-	// Off turns the budget off, the rule before it: interventions charge
-	// nothing and steering is never lifted. It exists for the experiments'
-	// measured rules (experiments.RulesMeasured), whose documented
-	// figures were measured without it; a deployment has no reason to set
-	// it.
-	Off bool
 	// DefaultBound is the bound a plain liveness property (node.Eventually,
 	// which declares none) is judged by: steering that keeps one failing
 	// in the node's view for longer than this, having intervened while it
@@ -168,9 +162,6 @@ type budgetProp struct {
 // controller's Properties keep them) and the liveness properties live.
 func newLivenessBudget(cfg LivenessBudget, safety, live []node.Property) livenessBudget {
 	b := livenessBudget{cfg: cfg}
-	if cfg.Off {
-		return b
-	}
 	for _, p := range safety {
 		if p.Kind == node.Bounded {
 			b.props = append(b.props, budgetProp{p: p})

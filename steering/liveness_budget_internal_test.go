@@ -115,21 +115,3 @@ func TestLivenessBudgetLogsLiftAndResume(t *testing.T) {
 		t.Fatalf("after a reset: active %v lifted %v status %+v", l.budget.active, l.budget.lifted, l.Status().Lift)
 	}
 }
-
-// LivenessBudget.Off, the experiments' measured rule, never lifts: the
-// serve timer is still postponed 10 s past the bound (and runs only when
-// its escalation times out, UnguardedVetoHold after it began).
-func TestLivenessBudgetOff(t *testing.T) {
-	spec := servedSpec()
-	t0 := time.Unix(1000, 0)
-	l, _ := newTestLive(t, LayerConfig{Controller: Config{Spec: spec, Liveness: LivenessBudget{Off: true}}, Immediate: true}, initedCore(t, spec, 1, t0))
-	for s := time.Duration(0); s <= DefaultLivenessBound+10*time.Second; s += DefaultPostponeDelay {
-		now := t0.Add(time.Second + s)
-		if v, _, err := l.Gate(now, node.Event{Kind: node.EventTimer, Timer: "serve", At: now}, nil, s > 0); err != nil || v.Handle {
-			t.Fatalf("at %v: handled %v, error %v", s, v.Handle, err)
-		}
-	}
-	if st := l.Status(); st.Lifts != 0 || l.budget.active {
-		t.Fatalf("lifts %d, active %v", st.Lifts, l.budget.active)
-	}
-}
