@@ -98,15 +98,7 @@ func TestLookAheadPreventsATransportErrorEpisode(t *testing.T) {
 		}
 		return r, e.Core(3).Service().(*takeoverSvc)
 	}
-	violated := func(r emulation.Result) int64 {
-		for _, p := range r.Safety {
-			if p.Name == "OneLeader" {
-				return p.ViolatedStates
-			}
-		}
-		t.Fatal("no OneLeader in the result")
-		return 0
-	}
+	violated := func(r emulation.Result) int64 { return violatedStates(t, r, "OneLeader") }
 	off, _ := run(nil)
 	if violated(off) == 0 {
 		t.Fatal("without crystalball OneLeader holds: the scenario is wrong")

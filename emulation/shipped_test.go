@@ -119,15 +119,7 @@ func TestShippedFiltersPreventAViolationBeforeTheFirstRound(t *testing.T) {
 		}
 		return r, e
 	}
-	violated := func(r emulation.Result) int64 {
-		for _, p := range r.Safety {
-			if p.Name == "OneHolder" {
-				return p.ViolatedStates
-			}
-		}
-		t.Fatal("no OneHolder in the result")
-		return 0
-	}
+	violated := func(r emulation.Result) int64 { return violatedStates(t, r, "OneHolder") }
 	if without, _ := run(nil); violated(without) == 0 {
 		t.Fatal("without shipped filters steering prevented the early double grant: the scenario is wrong")
 	}

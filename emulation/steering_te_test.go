@@ -98,15 +98,7 @@ func TestEmulatorPostponesFilteredTransportError(t *testing.T) {
 		}
 		return r, seen
 	}
-	violated := func(r emulation.Result) int64 {
-		for _, p := range r.Safety {
-			if p.Name == "ReplyFirst" {
-				return p.ViolatedStates
-			}
-		}
-		t.Fatal("no ReplyFirst in the result")
-		return 0
-	}
+	violated := func(r emulation.Result) int64 { return violatedStates(t, r, "ReplyFirst") }
 	off, _ := run(false)
 	if violated(off) == 0 {
 		t.Fatal("without steering the run does not violate ReplyFirst: the scenario is wrong")
@@ -131,4 +123,17 @@ func TestEmulatorPostponesFilteredTransportError(t *testing.T) {
 	if s := on.Steering; s == nil || s.FilterHits != 1 || s.Overrides != 0 || s.Escalations != 1 || s.Released != 1 {
 		t.Fatalf("steering result %+v: want 1 filter hit, 1 escalation released, no override", s)
 	}
+}
+
+// violatedStates is the number of states of run r that violated the
+// safety property name; a result without the property fails the test.
+func violatedStates(t *testing.T, r emulation.Result, name string) int64 {
+	t.Helper()
+	for _, p := range r.Safety {
+		if p.Name == name {
+			return p.ViolatedStates
+		}
+	}
+	t.Fatalf("no %s in the result", name)
+	return 0
 }

@@ -55,7 +55,7 @@ type shippedFile struct {
 // path can be stopped (only faults and sends to itself).
 func ShipPath(prop string, kind node.PropertyKind, err error, path []consequence.ActorAction) (ShippedFilter, bool) {
 	for _, a := range path {
-		f, ok := filterFor(a.Node, a, shippedBreaks)
+		f, ok := filterFor(a.Node, a, nil)
 		if !ok {
 			continue
 		}
@@ -114,27 +114,29 @@ func DecodeShipped(b []byte) ([]ShippedFilter, error) {
 	return f.Filters, nil
 }
 
-// shippedBreaks is the filter-break rule of a shipped filter: a filter
-// that drops a message breaks its connection (the library's default,
-// Controller.filterBreaks); the service's lossy types are not known to
-// ShipPath, so the node's rule for them is the one written in the file.
-func shippedBreaks(string) bool { return true }
-
 // installShipped installs the shipped filters of this node, explained as
-// shipped (core goroutine, before the first event).
+// shipped (core goroutine, before the first event). Whether a message
+// filter breaks its connection is the node's rule (filterBreaks), not the
+// file's: the search that shipped it does not know the node's
+// configuration.
 func (l *Layer) installShipped() {
 	if l.mode != Steer {
 		return
 	}
 	var fs []Filter
 	for _, s := range l.cfg.Shipped {
-		if s.Filter.Node == l.self {
-			fs = append(fs, s.Filter)
-			if l.why == nil {
-				l.why = map[Filter]Explanation{}
-			}
-			l.why[s.Filter] = s.Why
+		if s.Filter.Node != l.self {
+			continue
 		}
+		f := s.Filter
+		if f.Kind == FilterMessage {
+			f.Break = l.gate.filterBreaks(f.Type)
+		}
+		fs = append(fs, f)
+		if l.why == nil {
+			l.why = map[Filter]Explanation{}
+		}
+		l.why[f] = s.Why
 	}
 	if len(fs) > 0 {
 		l.install(fs, time.Time{})

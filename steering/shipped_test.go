@@ -73,3 +73,27 @@ func FuzzDecodeShipped(f *testing.F) {
 		}
 	})
 }
+
+// A node installs its own shipped filters, and only in mode Steer; a
+// message filter breaks its connection by the node's rule (a type not
+// declared lossy: drop+break), whatever the file said.
+func TestLayerInstallsItsShippedFilters(t *testing.T) {
+	spec := grantSpec()
+	ship := []ShippedFilter{
+		{Filter: Filter{Kind: FilterMessage, Node: 1, From: 3, Type: "grant.Acquire"}, Why: Explanation{Source: "shipped", Property: "OneHolder"}},
+		{Filter: Filter{Kind: FilterTimer, Node: 2, Timer: "ask"}, Why: Explanation{Source: "shipped", Property: "OneHolder"}},
+	}
+	for _, mode := range []Mode{Steer, Debug} {
+		l, _ := newTestLive(t, LayerConfig{Controller: Config{Mode: mode, Spec: spec, Walks: -1}, Shipped: ship}, grantServer(t))
+		st := l.Status()
+		if mode == Debug {
+			if len(st.Filters) != 0 {
+				t.Fatalf("mode debug installed %v", st.Filters)
+			}
+			continue
+		}
+		if len(st.Reasons) != 1 || st.Reasons[0].Filter != "n1: drop+break grant.Acquire from n3" || st.Reasons[0].Why.Source != "shipped" {
+			t.Fatalf("mode steer: %+v, want n1's own filter, breaking, explained as shipped", st.Reasons)
+		}
+	}
+}
