@@ -39,7 +39,10 @@ func service() cli.Service {
 // configure builds the service for a run: the corrections fixes name and
 // nodes members (0: the default, 3).
 func configure(fixes []string, nodes int) (cli.Service, error) {
-	opts := kv.Options{Nodes: nodes}
+	opts := kv.DefaultOptions()
+	if nodes > 0 {
+		opts.Nodes = nodes
+	}
 	for _, f := range fixes {
 		if err := kv.Fixes.Enable(&opts, f); err != nil {
 			return cli.Service{}, err

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -49,39 +48,32 @@ func program(t *testing.T, ctx context.Context, args ...string) []byte {
 	return out
 }
 
-// TestCheckFindsTheBugAndTheFixIsClean runs the README's commands: check
-// from the three-node start finds StateMachineSafety violated at depth 6,
-// trace show replays the report, and the corrected store is clean to the
-// same depth.
-func TestCheckFindsTheBugAndTheFixIsClean(t *testing.T) {
+// checkDoc is the part of a check report the tests read.
+type checkDoc struct {
+	Format     string `json:"format"`
+	Target     string `json:"target"`
+	Options    string `json:"options"`
+	Unique     int    `json:"unique"`
+	Violations []struct {
+		Property string `json:"property"`
+		Depth    int    `json:"depth"`
+	} `json:"violations"`
+}
+
+// TestCheckRunsTheProductionConfiguration: the program's store is raft as
+// etcd configures it (PreVote, CheckQuorum, ReadIndex reads), and check
+// from the three-node start finds nothing to depth 6 in 1,138 states: a
+// pre-vote round before each election puts the planted bug at depth 10
+// (TestCheckFindsTheBugAndTheFixIsClean, a long test; the package kv's
+// tests find it at depth 6 in raft's zero configuration).
+func TestCheckRunsTheProductionConfiguration(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	type checkDoc struct {
-		Format     string `json:"format"`
-		Target     string `json:"target"`
-		Violations []struct {
-			Property string `json:"property"`
-			Depth    int    `json:"depth"`
-		} `json:"violations"`
-	}
 	out := program(t, ctx, "check", "--nodes", "3", "--max-depth", "6", "--json")
-	var bug checkDoc
-	if err := json.Unmarshal(out, &bug); err != nil || bug.Target != kv.Name || len(bug.Violations) == 0 ||
-		bug.Violations[0].Property != "StateMachineSafety" || bug.Violations[0].Depth != 6 {
+	var doc checkDoc
+	if err := json.Unmarshal(out, &doc); err != nil || doc.Target != kv.Name || len(doc.Violations) != 0 || doc.Unique != 1138 ||
+		doc.Options != kv.DefaultOptions().String() {
 		t.Fatalf("check: %v\n%s", err, out)
-	}
-	report := filepath.Join(t.TempDir(), "report.json")
-	if err := os.WriteFile(report, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	shown := string(program(t, ctx, "trace", "show", report))
-	if !strings.Contains(shown, "violation of StateMachineSafety (safety) at depth 6") || !strings.Contains(shown, "timer election") {
-		t.Errorf("trace show:\n%s", shown)
-	}
-	var fixed checkDoc
-	out = program(t, ctx, "check", "--nodes", "3", "--max-depth", "6", "--fix", "all", "--json")
-	if err := json.Unmarshal(out, &fixed); err != nil || len(fixed.Violations) != 0 {
-		t.Errorf("check --fix all: %v\n%s", err, out)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/vmihailenco/msgpack/v5"
+	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
 )
 
@@ -26,6 +27,9 @@ type app struct {
 	// order.
 	Seq     uint64
 	Pending []Proposal
+	// ReadAt is the read index raft confirmed for Pending[0], a ReadIndex
+	// read (0: none yet): the read completes once RaftApplied reaches it.
+	ReadAt uint64 `msgpack:",omitempty"`
 	// Last is, by proposing node, the Seq of its last proposal applied: a
 	// retried proposal committed twice applies once (a second Put of an
 	// old value would undo the writes after it). Nil until the first.
@@ -120,6 +124,39 @@ func (a *app) apply(self uint64, entries []*raftpb.Entry) []completed {
 		}
 	}
 	return done
+}
+
+// readContext is the request context of a ReadIndex read: it names the
+// read (its node and Seq), so that the read state raft returns is matched
+// to the read it confirms.
+func (p Proposal) readContext() []byte {
+	return Proposal{Node: p.Node, Seq: p.Seq}.encode()
+}
+
+// readConfirmed records a read state raft returned for this node's first
+// pending read (one of a retried read's several, or of an earlier
+// read, confirms nothing new).
+func (a *app) readConfirmed(self uint64, rs raft.ReadState) {
+	p, ok := decodeProposal(rs.RequestCtx)
+	if !ok || p.Node != self || len(a.Pending) == 0 || a.ReadAt != 0 {
+		return
+	}
+	if q := a.Pending[0]; q.Read && q.Seq == p.Seq {
+		a.ReadAt = max(rs.Index, 1)
+	}
+}
+
+// completeRead completes the first pending read once the application
+// has applied up to its confirmed read index: its value is the map's
+// then, which no write committed before the read began can be missing
+// from (raft's ReadIndex guarantee).
+func (a *app) completeRead() (completed, bool) {
+	if a.ReadAt == 0 || a.RaftApplied < a.ReadAt || len(a.Pending) == 0 {
+		return completed{}, false
+	}
+	p := a.Pending[0]
+	a.Pending, a.ReadAt = a.Pending[1:], 0
+	return completed{op: p.op(), result: Value{Value: a.KV[p.Key]}}, true
 }
 
 // snapshotData is what a snapshot of the application holds: the map and

@@ -4,16 +4,22 @@
 // (node/replayed): the store is an opaque object, its state the inputs it
 // was given since its last durable point.
 //
-// Every node is a voter of one static cluster (IDs 1..Options.Nodes).
-// The library's own election timeout, randomized from crypto/rand inside
-// it, is kept out of the way by configuration (an ElectionTick of 2^30,
-// no CheckQuorum, no PreVote): crystalball timers drive elections instead
-// (the "election" timer calls Campaign, its jitter drawn from Env.Rand),
-// and only a leader ticks (the "tick" timer, one heartbeat a tick), so a
-// run is a pure function of its seed. Ready is handled synchronously in
-// every handler: HardState, entries and snapshot go to the MemoryStorage
-// (the durable part, which a reset keeps), messages to the peers, and
-// committed entries to the application.
+// Every node is a voter of one static cluster (IDs 1..Options.Nodes),
+// and runs raft as etcd's server does (DefaultOptions: PreVote,
+// CheckQuorum, ReadIndex reads, etcd's tick, election and flow-control
+// values, a snapshot every 10,000 entries). Every member ticks its
+// RawNode on its own clock (raftClock): the timer "tick" fires at the
+// ticks where raft acts on its own and the ticks between are handed to
+// raft before the next input, so a node whose clock is skewed or jumps
+// ticks accordingly. Raft draws its randomized election timeout from
+// crypto/rand; the store replaces each draw with one from the node's
+// Env.Rand, written into raft through reflection (raftInternals), so a
+// run is a pure function of its seed and replays reproduce it. Ready is
+// handled synchronously in every handler: HardState, entries and
+// snapshot go to the MemoryStorage (the durable part, which a reset
+// keeps), messages to the peers, and committed entries to the
+// application. Raft's messages are declared unreliable (lost, duplicated,
+// reordered), as raft assumes of its transport.
 //
 // The application has a planted bug: it applies entries when they are
 // appended to the log, not when they are committed, so a leader that
@@ -33,13 +39,13 @@
 // original also made it) applies once.
 //
 // The properties (Properties) are the Raft paper's (Figure 3: election
-// safety, log matching, leader completeness, state-machine safety); two
-// liveness properties (a leader, and every proposal applied everywhere);
-// the bounded property LeaderWithin: whenever a quorum of members is up,
-// a leader that a quorum follows within Options.LeaderBound, three
-// election rounds of ElectionTimeout plus its jitter (6 s by default:
-// enough for a candidate refused for its log and a split vote before the
-// round that elects; see LeaderBound); and the history property
+// safety, log matching, leader completeness, state-machine safety);
+// the bounded properties LeaderWithin (whenever a quorum of members is
+// up, a leader that a quorum follows within Options.LeaderBound, three
+// rounds of the longest election timeout, 6 s by default: enough for a
+// candidate refused for its log and a split vote before the round that
+// elects) and WritesApplied (a write a node completed is applied by a
+// quorum within Options.AppliedBound); and the history property
 // Linearizable: the Puts and Gets are linearizable against a map of
 // registers (Model, checked by Porcupine through node/linearizable). A
 // view does not say which nodes can reach each other, so LeaderWithin
@@ -54,10 +60,15 @@
 // states, and deliver every message within that delay.
 //
 // What a node exposes (Observation) is its HardState, SoftState, applied
-// index, log, a leader's view of its followers' progress, the votes a
-// candidate has received, and the application's state. Two of raft's
-// fields are not exported and decide what it does next: a candidate's
-// vote tally (mirrored from the vote responses the store steps) and a
-// follower's commit index last sent by the leader (read through
-// tracker.Progress.CanBumpCommit).
+// index, log, a leader's view of its followers' progress (with the
+// in-flight window and the commit index last sent), the votes a
+// candidate has received, the application's state, and the unexported
+// state of raft that decides what it does next (its counters and drawn
+// timeout, a pending leader transfer, unconfirmed reads), read through
+// raftInternals. A candidate's vote tally is mirrored from the vote
+// responses the store steps. The raftInternals fields are checked by
+// name and kind against the linked library when the first store is
+// built; a version of raft without them is refused with an error naming
+// the field. Membership changes (ConfChangeV2, learners) are not driven
+// by this store.
 package kv

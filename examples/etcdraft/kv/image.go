@@ -14,13 +14,14 @@ import (
 // map header instead).
 const imageTag = 'I'
 
-// image is a follower written whole: its durable state and the leader it
-// follows, the only volatile state of a follower that decides what it
-// does in this configuration (its election clock is never read: raft's
-// own elections are off).
+// image is a follower written whole: its durable state and the volatile
+// state of a follower that decides what it does — the leader it follows,
+// its raft clock and its election counter.
 type image struct {
-	Durable []byte
-	Lead    uint64
+	Durable         []byte
+	Lead            uint64
+	Clock           raftClock
+	ElectionElapsed int
 }
 
 // AppendImage implements replayed.Rebaser: a follower writes an image
@@ -31,7 +32,8 @@ func (s *store) AppendImage(dst []byte) ([]byte, bool) {
 	if st.RaftState != raft.StateFollower || s.rn.HasReady() {
 		return dst, false
 	}
-	b, err := node.AppendCanonical(append(dst, imageTag), image{Durable: s.AppendDurable(nil), Lead: st.Lead})
+	im := image{Durable: s.AppendDurable(nil), Lead: st.Lead, Clock: s.clock, ElectionElapsed: internals.read(s.rn).ElectionElapsed}
+	b, err := node.AppendCanonical(append(dst, imageTag), im)
 	if err != nil {
 		return dst, false
 	}
@@ -48,6 +50,24 @@ func decodeImage(b []byte) (*image, error) {
 		return nil, fmt.Errorf("etcdkv: image: %w", err)
 	}
 	return &im, nil
+}
+
+// restoreImage makes a store built from an image's durable state the
+// image's follower again: it follows the image's leader, and its raft
+// clock and election counter are the image's.
+func (s *store) restoreImage(im *image) error {
+	if err := s.follow(im.Lead); err != nil {
+		return err
+	}
+	s.clock = im.Clock
+	if s.clock.Timeout > 0 {
+		internals.setRandomizedElectionTimeout(s.rn, s.clock.Timeout)
+	}
+	if im.ElectionElapsed < 0 || im.ElectionElapsed > 2*s.opts.Raft.ElectionTick {
+		return fmt.Errorf("etcdkv: image: election counter %d out of range", im.ElectionElapsed)
+	}
+	internals.setElectionElapsed(s.rn, im.ElectionElapsed)
+	return nil
 }
 
 // follow makes a store restarted from an image's durable state follow

@@ -27,6 +27,13 @@ type Observation struct {
 	// term, its own included (empty otherwise).
 	Progress []Progress
 	Votes    map[uint64]bool
+	// Raft is the state raft keeps unexported that decides what it does
+	// next: its election and heartbeat counters and its randomized
+	// election timeout, in ticks; a leader's pending transfer, its
+	// uncommitted bytes and its reads not yet confirmed. A follower's
+	// election counter is shown at most at 2×ElectionTick, past every
+	// timeout raft draws: beyond it raft makes no difference.
+	Raft hidden
 	// App is the application's state.
 	App AppState
 }
@@ -38,16 +45,15 @@ type Entry struct {
 }
 
 // Progress is a leader's view of one member: raft's tracker.Progress
-// without what cannot change what it does in this configuration
-// (RecentActive matters only with CheckQuorum; the in-flight window only
-// once full, and it holds 256 messages), and with the commit index last
-// sent to it, which tracker.Progress does not export.
+// with the commit index last sent to it, which tracker.Progress does not
+// export, and its in-flight window as a count of messages and bytes.
 type Progress struct {
-	ID, Match, Next uint64
-	State           string
-	Paused          bool
-	PendingSnapshot uint64
-	SentCommit      uint64
+	ID, Match, Next         uint64
+	State                   string
+	Paused, RecentActive    bool
+	PendingSnapshot         uint64
+	SentCommit              uint64
+	Inflight, InflightBytes uint64
 }
 
 // AppState is the application's part of an observation.
@@ -57,6 +63,7 @@ type AppState struct {
 	RaftApplied uint64
 	Seq         uint64
 	Pending     []Proposal
+	ReadAt      uint64
 	Last        map[uint64]uint64
 	LedTerms    []uint64
 }
@@ -77,8 +84,16 @@ func (s *store) Observe() Observation {
 		o.Log = append(o.Log, Entry{Term: e.GetTerm(), Hash: h.Sum64()})
 	}
 	for id, pr := range st.Progress {
-		o.Progress = append(o.Progress, Progress{ID: id, Match: pr.Match, Next: pr.Next, State: pr.State.String(),
-			Paused: pr.IsPaused(), PendingSnapshot: pr.PendingSnapshot, SentCommit: sentCommit(pr.CanBumpCommit, pr.Next)})
+		p := Progress{ID: id, Match: pr.Match, Next: pr.Next, State: pr.State.String(), Paused: pr.IsPaused(),
+			RecentActive: pr.RecentActive, PendingSnapshot: pr.PendingSnapshot, SentCommit: internals.sentCommit(&pr)}
+		if pr.Inflights != nil {
+			p.Inflight, p.InflightBytes = uint64(pr.Inflights.Count()), internals.inflightBytes(pr.Inflights)
+		}
+		o.Progress = append(o.Progress, p)
+	}
+	o.Raft = internals.read(s.rn)
+	if e := s.opts.Raft.ElectionTick; o.State != "StateLeader" {
+		o.Raft.ElectionElapsed = min(o.Raft.ElectionElapsed, 2*e)
 	}
 	slices.SortFunc(o.Progress, func(a, b Progress) int { return int(a.ID) - int(b.ID) })
 	if len(s.votes) > 0 {
@@ -90,28 +105,4 @@ func (s *store) Observe() Observation {
 	a := s.app.clone()
 	o.App = AppState(a)
 	return o
-}
-
-// sentCommit recovers a progress's commit index last sent, which raft
-// keeps unexported, from CanBumpCommit(i) = i > sentCommit && sentCommit
-// < next-1: the smallest i it accepts is sentCommit+1. When it accepts
-// none, sentCommit >= next-1, and this store's unbounded MsgApp size
-// keeps it there: next-1.
-func sentCommit(canBump func(uint64) bool, next uint64) uint64 {
-	if next <= 1 || !canBump(next-1) {
-		return max(next, 1) - 1
-	}
-	lo, hi := uint64(0), next-1 // canBump(hi) holds; find the smallest
-	for lo+1 < hi {
-		mid := lo + (hi-lo)/2
-		if canBump(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	if canBump(lo) {
-		return lo - 1
-	}
-	return hi - 1
 }

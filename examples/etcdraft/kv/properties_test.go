@@ -2,7 +2,6 @@ package kv_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -77,13 +76,10 @@ func topTerm(v node.View) uint64 {
 
 // TestLeaderWithinBound: with churn taking the leader down again and
 // again, a quorum elects a new one within LeaderWithin's bound every time
-// (no outage; the obligation is open only while an election runs). The
-// same three stores without the election timeout's jitter, started
-// within a millisecond of each other, time out together in every term
-// and split the vote for good: all three are up and connected and no
-// leader is ever elected, which LeaderWithin reports when its bound
-// passes, during the run. The jittered twin started the same way elects
-// one.
+// (no outage; the obligation is open only while an election runs); three
+// stores started within a millisecond of each other elect one too (raft's
+// randomized timeouts, drawn from each node's seeded source, keep their
+// candidacies apart).
 func TestLeaderWithinBound(t *testing.T) {
 	healthy := kv.Options{ApplyCommitted: true}
 	const d, round = 30 * time.Second, 2 * time.Second
@@ -107,32 +103,6 @@ func TestLeaderWithinBound(t *testing.T) {
 	const spread = time.Millisecond
 	if r, viols, _ := leaderRun(t, healthy, spread, 10*time.Second, false); len(viols) != 0 || timedResult(t, r, "LeaderWithin").Outages != 0 {
 		t.Errorf("jittered, started together: violations %v; want a leader within the bound", viols)
-	}
-
-	noJitter := kv.Options{ApplyCommitted: true, ElectionJitter: -1}
-	bound := noJitter.LeaderBound()
-	r, viols, final = leaderRun(t, noJitter, spread, 10*time.Second, false)
-	if bound != 3*time.Second || len(viols) != 1 {
-		t.Fatalf("no jitter: bound %v, violations %v; want one of a 3 s bound", bound, viols)
-	}
-	var overdue *node.OverdueError
-	if !errors.As(viols[0].Err, &overdue) || overdue.Bound != bound || !strings.Contains(overdue.Error(), "no leader") {
-		t.Errorf("violation %v (%T), want a node.OverdueError of bound %v, no leader", viols[0].Err, viols[0].Err, bound)
-	}
-	if at := viols[0].At.Sub(emulation.Epoch); at < bound || at > bound+spread {
-		t.Errorf("reported at %v, want when the bound passed: %v after the second node started", at, bound)
-	}
-	tr = timedResult(t, r, "LeaderWithin")
-	if tr.Outages != 1 || !tr.Longest.Ongoing || tr.Availability > 0.1 {
-		t.Errorf("no jitter: %+v, want one outage lasting to the end", tr)
-	}
-	for id := node.ID(1); id <= 3; id++ {
-		if o, ok := kv.Observed(final, id); !ok || o.State == "StateLeader" || len(o.App.LedTerms) != 0 {
-			t.Fatalf("no jitter: %v at the end: %+v (up %v), never a leader", id, o, ok)
-		}
-	}
-	if top := topTerm(final); top < 5 {
-		t.Errorf("no jitter: term %d after 10 s, want an election a second", top)
 	}
 }
 
@@ -201,7 +171,7 @@ func staleReadRun(t *testing.T, opts kv.Options) (emulation.Result, node.History
 // log, wait for the partition to heal and return the latest values: the
 // history of the same run is linearizable, every read answered.
 func TestLinearizableSeesTheStaleRead(t *testing.T) {
-	r, _, follower := staleReadRun(t, kv.Options{ApplyCommitted: true, LocalReads: true})
+	r, _, follower := staleReadRun(t, kv.Options{ApplyCommitted: true, Client: kv.ClientOptions{Reads: kv.ReadsLocal}})
 	for _, s := range r.Safety {
 		if s.ViolatedStates != 0 {
 			t.Errorf("local reads: %s violated (%s), want no violated state", s.Name, s.FirstError)

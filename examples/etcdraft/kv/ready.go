@@ -45,6 +45,12 @@ func (s *store) handleReady(env node.Env, rd raft.Ready) {
 		}
 		s.app.RaftApplied = rd.CommittedEntries[n-1].GetIndex()
 	}
+	for _, rs := range rd.ReadStates {
+		s.app.readConfirmed(s.self, rs)
+	}
+	if c, ok := s.app.completeRead(); ok {
+		done = append(done, c)
+	}
 	if rd.SoftState != nil && rd.SoftState.RaftState == raft.StateLeader {
 		s.app.LedTerms = append(s.app.LedTerms, s.rn.BasicStatus().GetTerm())
 	}
@@ -66,23 +72,21 @@ func (s *store) respond(env node.Env, done []completed) {
 }
 
 // send hands a raft message to crystalball, which carries it to its
-// addressee. A vote granted restarts the election timeout, as raft does
-// for its own.
+// addressee.
 func (s *store) send(env node.Env, m *raftpb.Message) {
 	b, err := marshalDeterministic.Marshal(m)
 	if err != nil {
 		panic(fmt.Sprintf("etcdkv: encoding a raft message: %v", err))
 	}
 	env.Send(node.ID(m.GetTo()), Raft{Msg: b})
-	if m.GetType() == raftpb.MsgVoteResp && !m.GetReject() {
-		s.armElection(env)
-	}
 }
 
-// maybeCompact snapshots the store into raft's log every
-// Options.CompactEvery applied entries.
+// maybeCompact snapshots the store into raft's log once
+// Options.Snapshots.Every entries have applied since the last snapshot,
+// and compacts the log up to Snapshots.CatchUpEntries before it.
 func (s *store) maybeCompact() {
-	if s.opts.CompactEvery <= 0 {
+	every := s.opts.Snapshots.Every
+	if every < 0 {
 		return
 	}
 	snap, err := s.storage.Snapshot()
@@ -90,7 +94,7 @@ func (s *store) maybeCompact() {
 		return
 	}
 	applied := s.app.RaftApplied
-	if applied < snap.GetMetadata().GetIndex()+uint64(s.opts.CompactEvery) {
+	if applied < snap.GetMetadata().GetIndex()+uint64(every) {
 		return
 	}
 	data, err := node.AppendCanonical(nil, snapshotData{KV: s.app.KV, Last: s.app.Last})
@@ -104,5 +108,8 @@ func (s *store) maybeCompact() {
 	if _, err := s.storage.CreateSnapshot(applied, cs, data); err != nil {
 		return
 	}
-	_ = s.storage.Compact(applied)
+	keep := uint64(max(s.opts.Snapshots.CatchUpEntries, 0))
+	if applied > keep {
+		_ = s.storage.Compact(applied - keep) // ErrCompacted: already shorter
+	}
 }

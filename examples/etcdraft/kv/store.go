@@ -2,7 +2,6 @@ package kv
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/replayed"
@@ -13,15 +12,10 @@ import (
 
 // Timer names.
 const (
-	timerElection = "election"
-	timerTick     = "tick"
-	timerRetry    = "retry"
-	timerWrite    = "write"
+	timerTick  = "tick"
+	timerRetry = "retry"
+	timerWrite = "write"
 )
-
-// electionTicks keeps raft's own, crypto/rand-randomized election timeout
-// out of the way: 2^30 ticks of a leader (only a leader ticks) is decades.
-const electionTicks = 1 << 30
 
 // store is one node: a RawNode over its MemoryStorage and the
 // application (the key-value map) the committed entries are applied to.
@@ -37,6 +31,7 @@ type store struct {
 	// the first answer of each voter in votesTerm.
 	votes     map[uint64]bool
 	votesTerm uint64
+	clock     raftClock
 }
 
 var _ replayed.Object[Observation] = (*store)(nil)
@@ -45,32 +40,23 @@ var _ replayed.Object[Observation] = (*store)(nil)
 // start, with the cluster's initial configuration) or an image
 // (AppendImage).
 func newStore(opts Options, self node.ID, durableBytes []byte) (*store, error) {
+	if internalsErr != nil {
+		return nil, internalsErr
+	}
 	s := &store{opts: opts, self: uint64(self), storage: raft.NewMemoryStorage()}
-	applied, lead := uint64(0), uint64(0)
+	applied := uint64(0)
+	var im *image
 	if len(durableBytes) > 0 && durableBytes[0] == imageTag {
-		im, err := decodeImage(durableBytes[1:])
-		if err != nil {
+		var err error
+		if im, err = decodeImage(durableBytes[1:]); err != nil {
 			return nil, err
 		}
-		durableBytes, lead = im.Durable, im.Lead
+		durableBytes = im.Durable
 	}
 	if durableBytes == nil {
-		voters := make([]uint64, opts.Nodes)
-		for i := range voters {
-			voters[i] = uint64(i + 1)
-		}
-		// Every member starts in term 1 from the same snapshot at index 1,
-		// which holds the configuration (etcd's bootstrap does the same
-		// with conf-change entries).
-		snap := &raftpb.Snapshot{Metadata: &raftpb.SnapshotMetadata{
-			Index: proto.Uint64(1), Term: proto.Uint64(1), ConfState: &raftpb.ConfState{Voters: voters}}}
-		if err := s.storage.ApplySnapshot(snap); err != nil {
-			return nil, fmt.Errorf("etcdkv: initial snapshot: %w", err)
-		}
-		if err := s.storage.SetHardState(&raftpb.HardState{Term: proto.Uint64(1), Commit: proto.Uint64(1)}); err != nil {
+		if err := s.bootstrap(); err != nil {
 			return nil, err
 		}
-		s.app = newApp()
 	} else {
 		d, err := decodeDurable(durableBytes)
 		if err != nil {
@@ -81,30 +67,66 @@ func newStore(opts Options, self node.ID, durableBytes []byte) (*store, error) {
 		}
 		s.app, applied = d.App, d.App.RaftApplied
 	}
-	rn, err := raft.NewRawNode(&raft.Config{
-		ID:              s.self,
-		ElectionTick:    electionTicks,
-		HeartbeatTick:   1,
-		Storage:         s.storage,
-		Applied:         applied,
-		MaxSizePerMsg:   1 << 62, // every MsgApp carries all it can: sentCommit stays below Next
-		MaxInflightMsgs: 256,
-		Logger:          quietLogger{},
-	})
+	rn, err := raft.NewRawNode(s.raftConfig(applied))
 	if err != nil {
 		return nil, fmt.Errorf("etcdkv: raft: %w", err)
 	}
 	s.rn = rn
-	if err := s.follow(lead); err != nil {
-		return nil, err
+	if im != nil {
+		if err := s.restoreImage(im); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
 
+// bootstrap gives a first start the cluster's initial configuration:
+// every member starts in term 1 from the same snapshot at index 1, which
+// holds the configuration (etcd's bootstrap does the same with
+// conf-change entries).
+func (s *store) bootstrap() error {
+	voters := make([]uint64, s.opts.Nodes)
+	for i := range voters {
+		voters[i] = uint64(i + 1)
+	}
+	snap := &raftpb.Snapshot{Metadata: &raftpb.SnapshotMetadata{
+		Index: proto.Uint64(1), Term: proto.Uint64(1), ConfState: &raftpb.ConfState{Voters: voters}}}
+	if err := s.storage.ApplySnapshot(snap); err != nil {
+		return fmt.Errorf("etcdkv: initial snapshot: %w", err)
+	}
+	if err := s.storage.SetHardState(&raftpb.HardState{Term: proto.Uint64(1), Commit: proto.Uint64(1)}); err != nil {
+		return fmt.Errorf("etcdkv: initial HardState: %w", err)
+	}
+	s.app = newApp()
+	return nil
+}
+
+// raftConfig is the RawNode's configuration: Options.Raft, the storage,
+// and the index the application has applied.
+func (s *store) raftConfig(applied uint64) *raft.Config {
+	r := s.opts.Raft
+	return &raft.Config{
+		ID:                        s.self,
+		ElectionTick:              r.ElectionTick,
+		HeartbeatTick:             r.HeartbeatTick,
+		Storage:                   s.storage,
+		Applied:                   applied,
+		MaxSizePerMsg:             r.MaxSizePerMsg,
+		MaxInflightMsgs:           r.MaxInflightMsgs,
+		MaxInflightBytes:          r.MaxInflightBytes,
+		MaxUncommittedEntriesSize: r.MaxUncommittedEntriesSize,
+		PreVote:                   r.PreVote,
+		CheckQuorum:               r.CheckQuorum,
+		ReadOnlyOption:            raft.ReadOnlySafe,
+		Logger:                    quietLogger{},
+	}
+}
+
 // Init implements replayed.Object: a node starts as a follower waiting
-// for a leader.
+// for a leader, its raft clock starting now.
 func (s *store) Init(env node.Env) {
-	s.armElection(env)
+	s.clock.start(env.Now())
+	s.pinTimeout(env)
 	s.settle(env)
 }
 
@@ -119,8 +141,12 @@ func (s *store) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 		env.Logger().Warn("etcdkv: dropping a malformed raft message", "from", from)
 		return
 	}
+	s.catchUp(env)
 	before := s.rn.BasicStatus()
-	if err := s.rn.Step(&m); err != nil {
+	err := s.rn.Step(&m)
+	s.pinTimeout(env)
+	if err != nil {
+		s.settle(env)
 		return // a response from a peer not in the configuration, say
 	}
 	after := s.rn.BasicStatus()
@@ -130,25 +156,17 @@ func (s *store) HandleMessage(env node.Env, from node.ID, msg node.Message) {
 			s.votes[m.GetFrom()] = !m.GetReject()
 		}
 	}
-	switch m.GetType() {
-	case raftpb.MsgApp, raftpb.MsgHeartbeat, raftpb.MsgSnap:
-		if after.Lead == m.GetFrom() && after.GetTerm() == m.GetTerm() {
-			s.armElection(env) // heard from the leader
-		}
-	}
 	s.settle(env)
 }
 
 // HandleTimer implements replayed.Object.
 func (s *store) HandleTimer(env node.Env, name string) {
+	if name == timerTick {
+		s.tickFired(env)
+	} else {
+		s.catchUp(env)
+	}
 	switch name {
-	case timerElection:
-		if s.rn.BasicStatus().RaftState != raft.StateLeader {
-			_ = s.rn.Campaign() // a local message: never fails
-		}
-		s.armElection(env)
-	case timerTick:
-		s.rn.Tick()
 	case timerRetry:
 		if len(s.app.Pending) > 0 {
 			s.propose(s.app.Pending[0])
@@ -160,13 +178,14 @@ func (s *store) HandleTimer(env node.Env, name string) {
 }
 
 // HandleApp implements replayed.Object: Put proposes a write, Get a read
-// (or, with Options.LocalReads, answers from the applied map at once).
+// (Options.Client.Reads says how it is answered).
 func (s *store) HandleApp(env node.Env, call node.Message) {
+	s.catchUp(env)
 	switch c := call.(type) {
 	case Put:
 		s.call(env, Proposal{Key: c.Key, Value: c.Value})
 	case Get:
-		if s.opts.LocalReads {
+		if s.opts.Client.Reads == ReadsLocal {
 			node.Invoke(env, c)
 			node.Respond(env, c, Value{Value: s.app.KV[c.Key]})
 			return
@@ -193,44 +212,32 @@ func (s *store) call(env node.Env, p Proposal) {
 // HandleTransportError implements replayed.Object: raft learns the peer
 // is unreachable (a leader probes it again).
 func (s *store) HandleTransportError(env node.Env, peer node.ID) {
+	s.catchUp(env)
 	s.rn.ReportUnreachable(uint64(peer))
 	s.settle(env)
 }
 
-// propose hands p to raft; without a leader raft drops it and the retry
-// timer proposes it again.
+// propose hands p to raft: a write or a read through the log as an
+// entry, a ReadIndex read as a read request whose context names it.
+// Without a leader raft drops either, and the retry timer proposes it
+// again.
 func (s *store) propose(p Proposal) {
+	if p.Read && s.opts.Client.Reads == ReadIndex {
+		if s.app.ReadAt == 0 {
+			s.rn.ReadIndex(p.readContext())
+		}
+		return
+	}
 	_ = s.rn.Propose(p.encode()) // ErrProposalDropped: retried
 }
 
-// armElection (re)schedules the election timeout with a fresh jitter.
-func (s *store) armElection(env node.Env) {
-	var jitter time.Duration
-	if s.opts.ElectionJitter > 0 {
-		jitter = time.Duration(env.Rand().IntN(int(s.opts.ElectionJitter/time.Millisecond)+1)) * time.Millisecond
-	}
-	env.SetTimer(timerElection, s.opts.ElectionTimeout+jitter)
-}
-
-// settle handles raft's Ready until there is none, then sets the timers
-// the node's role needs: a leader ticks, anyone else waits for one, and a
-// node with calls it has not applied retries the first of them.
+// settle handles raft's Ready until there is none, then sets the timers:
+// the raft clock's next tick that matters, and a node with calls it has
+// not completed retries the first of them.
 func (s *store) settle(env node.Env) {
-	for s.rn.HasReady() {
-		s.handleReady(env, s.rn.Ready())
-	}
+	s.drain(env)
+	s.clock.arm(env, s.ticksToAct(), s.opts.Raft.Tick)
 	st := s.rn.BasicStatus()
-	if st.RaftState == raft.StateLeader {
-		env.CancelTimer(timerElection)
-		if !env.TimerScheduled(timerTick) {
-			env.SetTimer(timerTick, s.opts.Heartbeat)
-		}
-	} else {
-		env.CancelTimer(timerTick)
-		if !env.TimerScheduled(timerElection) {
-			s.armElection(env)
-		}
-	}
 	if st.RaftState != raft.StateCandidate || st.GetTerm() != s.votesTerm {
 		s.votes, s.votesTerm = nil, 0
 		if st.RaftState == raft.StateCandidate {
@@ -240,11 +247,18 @@ func (s *store) settle(env node.Env) {
 	switch {
 	case len(s.app.Pending) == 0:
 		env.CancelTimer(timerRetry)
-		if s.app.Seq > 0 && s.app.Seq < uint64(max(s.opts.Writes, 0)) && s.opts.WriteEvery > 0 && !env.TimerScheduled(timerWrite) {
-			env.SetTimer(timerWrite, s.opts.WriteEvery)
+		if s.app.Seq > 0 && s.app.Seq < uint64(max(s.opts.Client.Writes, 0)) && s.opts.Client.WriteEvery > 0 && !env.TimerScheduled(timerWrite) {
+			env.SetTimer(timerWrite, s.opts.Client.WriteEvery)
 		}
 	case !env.TimerScheduled(timerRetry):
-		env.SetTimer(timerRetry, s.opts.Retry)
+		env.SetTimer(timerRetry, s.opts.Client.Retry)
+	}
+}
+
+// drain handles raft's Ready until there is none.
+func (s *store) drain(env node.Env) {
+	for s.rn.HasReady() {
+		s.handleReady(env, s.rn.Ready())
 	}
 }
 
