@@ -23,43 +23,71 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
-func main() { cli.Main(service()) }
+func main() { cli.Main(services()...) }
 
-// service is the store as a cli.Service: three members by default, the
-// planted bug unless --fix names its correction.
-func service() cli.Service {
-	s, err := configure(nil, 0)
-	if err != nil {
-		panic(err) // the defaults are valid
-	}
-	s.Configure = configure
-	return s
+// Configurations are the store's named configurations, one service each
+// (--service NAME): etcdkv is raft as etcd's server runs it
+// (kv.DefaultOptions); etcdkv-small the same with limits small enough for
+// a short run to reach them — a snapshot every 16 entries keeping 4,
+// append messages of at most 256 bytes, 4 of them in flight — so that
+// log compaction, snapshot transfer and flow control are exercised;
+// etcdkv-raw raft's zero configuration (no PreVote, no CheckQuorum,
+// reads through the log).
+var Configurations = map[string]func() kv.Options{
+	kv.Name: kv.DefaultOptions,
+	kv.Name + "-small": func() kv.Options {
+		o := kv.DefaultOptions()
+		o.Snapshots = kv.SnapshotOptions{Every: 16, CatchUpEntries: 4}
+		o.Raft.MaxSizePerMsg, o.Raft.MaxInflightMsgs = 256, 4
+		return o
+	},
+	kv.Name + "-raw": func() kv.Options { return kv.Options{} },
 }
 
-// configure builds the service for a run: the corrections fixes name and
-// nodes members (0: the default, 3).
-func configure(fixes []string, nodes int) (cli.Service, error) {
-	opts := kv.DefaultOptions()
-	if nodes > 0 {
-		opts.Nodes = nodes
+// services are the configurations as cli.Services, etcdkv first (the
+// default --service).
+func services() []cli.Service {
+	names := []string{kv.Name, kv.Name + "-small", kv.Name + "-raw"}
+	out := make([]cli.Service, 0, len(names))
+	for _, name := range names {
+		configure := configurer(name, Configurations[name])
+		s, err := configure(nil, 0)
+		if err != nil {
+			panic(err) // the configurations are valid
+		}
+		out = append(out, s)
 	}
-	for _, f := range fixes {
-		if err := kv.Fixes.Enable(&opts, f); err != nil {
+	return out
+}
+
+// configurer builds the service named name for a run: base's options with
+// the corrections fixes name, for nodes members (0: the configuration's).
+func configurer(name string, base func() kv.Options) func(fixes []string, nodes int) (cli.Service, error) {
+	var configure func(fixes []string, nodes int) (cli.Service, error)
+	configure = func(fixes []string, nodes int) (cli.Service, error) {
+		opts := base()
+		if nodes > 0 {
+			opts.Nodes = nodes
+		}
+		for _, f := range fixes {
+			if err := kv.Fixes.Enable(&opts, f); err != nil {
+				return cli.Service{}, err
+			}
+		}
+		spec, _, err := kv.Spec(opts)
+		if err != nil {
 			return cli.Service{}, err
 		}
+		return cli.Service{
+			Name:      name,
+			Spec:      spec,
+			Workload:  kv.Workload,
+			Summarize: summarize,
+			Options:   opts.String(),
+			Configure: configure,
+		}, nil
 	}
-	spec, _, err := kv.Spec(opts)
-	if err != nil {
-		return cli.Service{}, err
-	}
-	return cli.Service{
-		Name:      kv.Name,
-		Spec:      spec,
-		Workload:  kv.Workload,
-		Summarize: summarize,
-		Options:   opts.String(),
-		Configure: configure,
-	}, nil
+	return configure
 }
 
 // summarize: the nodes up, the leaders of the highest term, the highest

@@ -30,7 +30,7 @@ func (s *store) AppendDurable(dst []byte) []byte {
 	if err != nil {
 		panic(fmt.Sprintf("etcdkv: reading the snapshot: %v", err))
 	}
-	ents := s.entries()
+	ents := s.entriesAfter(snap.GetMetadata().GetIndex())
 	d := durable{HardState: mustMarshal(hs), Snapshot: mustMarshal(snap), Entries: make([][]byte, len(ents)), App: s.app.clone()}
 	for i, e := range ents {
 		d.Entries[i] = mustMarshal(e)
@@ -42,7 +42,21 @@ func (s *store) AppendDurable(dst []byte) []byte {
 	return out
 }
 
-// entries returns the stored log after the snapshot.
+// entriesAfter returns the stored log after index i. The durable state
+// holds the log after the snapshot, as etcd's WAL does: the entries a
+// compaction kept before the snapshot for followers slightly behind
+// (SnapshotOptions.CatchUpEntries) are not restored at a restart, in etcd
+// or here.
+func (s *store) entriesAfter(i uint64) []*raftpb.Entry {
+	ents := s.entries()
+	for len(ents) > 0 && ents[0].GetIndex() <= i {
+		ents = ents[1:]
+	}
+	return ents
+}
+
+// entries returns the stored log, from its first index (the snapshot's
+// next, or earlier when a compaction kept entries before it).
 func (s *store) entries() []*raftpb.Entry {
 	first, _ := s.storage.FirstIndex()
 	last, _ := s.storage.LastIndex()

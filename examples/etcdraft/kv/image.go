@@ -26,11 +26,15 @@ type image struct {
 
 // AppendImage implements replayed.Rebaser: a follower writes an image
 // of itself; a candidate (its vote tally) and a leader (its followers'
-// progress) cannot be rebuilt through raft's API, and write none.
+// progress) cannot be rebuilt through raft's API, and write none; nor
+// does a follower whose log keeps entries before its snapshot.
 func (s *store) AppendImage(dst []byte) ([]byte, bool) {
 	st := s.rn.BasicStatus()
 	if st.RaftState != raft.StateFollower || s.rn.HasReady() {
 		return dst, false
+	}
+	if snap, err := s.storage.Snapshot(); err != nil || s.retainsBefore(snap.GetMetadata().GetIndex()) {
+		return dst, false // the durable state drops those entries; the image would differ
 	}
 	im := image{Durable: s.AppendDurable(nil), Lead: st.Lead, Clock: s.clock, ElectionElapsed: internals.read(s.rn).ElectionElapsed}
 	b, err := node.AppendCanonical(append(dst, imageTag), im)
@@ -38,6 +42,13 @@ func (s *store) AppendImage(dst []byte) ([]byte, bool) {
 		return dst, false
 	}
 	return b, true
+}
+
+// retainsBefore reports whether the log holds entries up to index i (a
+// compaction kept them before the snapshot at i).
+func (s *store) retainsBefore(i uint64) bool {
+	first, err := s.storage.FirstIndex()
+	return err == nil && first <= i
 }
 
 // decodeImage decodes an image (untrusted, like durable bytes).

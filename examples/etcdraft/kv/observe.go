@@ -22,6 +22,10 @@ type Observation struct {
 	// is the log after it (Log[i] is entry SnapIndex+1+i).
 	SnapIndex, SnapTerm uint64
 	Log                 []Entry
+	// Retained counts the entries a compaction kept up to the snapshot
+	// (SnapshotOptions.CatchUpEntries): a leader sends them to a follower
+	// slightly behind instead of the snapshot.
+	Retained uint64
 	// Progress is a leader's view of every member, by ID (empty on a
 	// follower). Votes are the answers a candidate has received in this
 	// term, its own included (empty otherwise).
@@ -77,7 +81,10 @@ func (s *store) Observe() Observation {
 		Lead: st.Lead, State: st.RaftState.String(),
 		SnapIndex: snap.GetMetadata().GetIndex(), SnapTerm: snap.GetMetadata().GetTerm(),
 	}
-	for _, e := range s.entries() {
+	if first, _ := s.storage.FirstIndex(); first <= o.SnapIndex {
+		o.Retained = o.SnapIndex - first + 1
+	}
+	for _, e := range s.entriesAfter(o.SnapIndex) {
 		h := xxh3.New()
 		_, _ = h.Write([]byte{byte(e.GetType())})
 		_, _ = h.Write(e.GetData())
