@@ -42,9 +42,10 @@
 //   - Its handlers are deterministic given the object, the input and Env
 //     (time from Env.Now, randomness from Env.Rand only, no goroutines, no
 //     I/O): replaying the same inputs from the same durable bytes gives
-//     the same object. A library's own randomness (raft's election timeout
-//     comes from crypto/rand) must be kept out of the way by
-//     configuration.
+//     the same object. A library's own randomness must be replaced by
+//     draws from Env.Rand (raft's election timeout comes from
+//     crypto/rand: examples/etcdraft/kv writes its own draw over it) or
+//     kept out of the way by configuration.
 //   - Observe is complete: two objects with equal observations behave
 //     alike for every future input. The explorer already relies on this to
 //     merge states with equal fingerprints; the adapter relies on it to
