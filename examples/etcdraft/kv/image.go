@@ -70,11 +70,15 @@ func (s *store) restoreImage(im *image) error {
 	if err := s.follow(im.Lead); err != nil {
 		return err
 	}
+	e := s.opts.Raft.ElectionTick
+	if c := im.Clock; c.Timeout < 0 || c.Timeout >= 2*e || c.Armed < 0 || c.Armed > 2*e {
+		return fmt.Errorf("etcdkv: image: raft clock %+v out of range for ElectionTick %d", c, e)
+	}
 	s.clock = im.Clock
 	if s.clock.Timeout > 0 {
 		internals.setRandomizedElectionTimeout(s.rn, s.clock.Timeout)
 	}
-	if im.ElectionElapsed < 0 || im.ElectionElapsed > 2*s.opts.Raft.ElectionTick {
+	if im.ElectionElapsed < 0 || im.ElectionElapsed > 2*e {
 		return fmt.Errorf("etcdkv: image: election counter %d out of range", im.ElectionElapsed)
 	}
 	internals.setElectionElapsed(s.rn, im.ElectionElapsed)
