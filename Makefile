@@ -17,7 +17,7 @@ BENCHTIME ?= 1s
 
 SHELL := bash
 
-.PHONY: all build test test-long paper webtest test-times testbudget bench verify lint staticcheck purity fuzz snapshot-sweep spin-compare livecost zoo steerlive mutants mutants-gen mutants-sample soak crash clean
+.PHONY: all build test test-long paper webtest test-times testbudget bench verify lint staticcheck purity fuzz snapshot-sweep spin-compare livecost zoo steerlive mutants mutants-gen mutants-sample realbugs soak crash clean
 
 all: verify build test
 
@@ -251,6 +251,20 @@ mutants: mutants-gen
 	bin/mutants/run run --sample all --seeds $(MUTANTS_SEEDS) --jobs $(MUTANTS_JOBS) --json bin/mutants/all.json --svg bin/mutants/all.svg $(MUTANTS_FLAGS)
 mutants-sample: mutants-gen
 	bin/mutants/run run --sample sample --seeds $(MUTANTS_SEEDS) --jobs $(MUTANTS_JOBS) --json bin/mutants/sample.json --svg bin/mutants/sample.svg $(MUTANTS_FLAGS)
+
+# The library's own historical bugs (bench/realbugs): eight fixes of
+# go.etcd.io/raft put back by reverse patches applied to a copy of the
+# module from the module cache, each confirmed by the library's
+# regression test, then scored by check, emulate (seeds REALBUGS_SEEDS)
+# and online debugging and steering, beside the unmodified library as
+# the control (docs/RESULTS.md, "The library's own bugs"; about 10
+# minutes on 2 quiet cores). The last line is one JSON object of totals;
+# the whole board goes to bin/realbugs.json.
+REALBUGS_SEEDS ?= 1-10
+REALBUGS_FLAGS ?=
+realbugs:
+	@mkdir -p bin
+	$(GO) run ./bench/realbugs --seeds $(REALBUGS_SEEDS) --json bin/realbugs.json $(REALBUGS_FLAGS)
 
 # The live soak (bench/soak): 25 `crystalball node` processes on loopback
 # (ports 21001.., 22001.., 31001..) for SOAK_DURATION under SIGKILL churn and

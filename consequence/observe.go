@@ -1,6 +1,7 @@
 package consequence
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -36,7 +37,8 @@ type TimelyOptions struct {
 	// clock: a timer due later than a deliverable message's send time
 	// (its sender's clock then) plus MaxDelay does not fire before that
 	// message is delivered. Datagrams are not bound (they may be lost).
-	// Zero means DefaultMaxDelay; negative is an error.
+	// Zero means the spec's declaration (node.DeliverySpec.MaxDelay), or
+	// DefaultMaxDelay if it declares none; negative is an error.
 	MaxDelay time.Duration
 }
 
@@ -118,16 +120,9 @@ func newObserver(spec node.Spec, opts ActorOptions, initial bool, epoch time.Tim
 		return nil, fmt.Errorf("%w: symmetry reduction does not combine with bounded or history properties", ErrNoSymmetry)
 	}
 	if len(o.bounded) > 0 {
-		o.maxDelay = cmpOr(opts.Timely.MaxDelay, DefaultMaxDelay)
+		o.maxDelay = cmp.Or(opts.Timely.MaxDelay, spec.Delivery.MaxDelay, DefaultMaxDelay)
 	}
 	return o, nil
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
 }
 
 // observeStart sets up m's observer and g's observed part (g is the

@@ -89,6 +89,30 @@ func TestObserverOnlyForDeclaringSpecs(t *testing.T) {
 	}
 }
 
+// TestTimelyBoundFromTheSpec: a spec's declared delivery delay
+// (node.DeliverySpec.MaxDelay) bounds its messages unless the options
+// name one; an undeclared one keeps the default.
+func TestTimelyBoundFromTheSpec(t *testing.T) {
+	spec := obsSpec(pinged)
+	spec.Delivery.MaxDelay = 50 * time.Millisecond
+	for _, c := range []struct {
+		opts TimelyOptions
+		want time.Duration
+	}{{TimelyOptions{}, 50 * time.Millisecond}, {TimelyOptions{MaxDelay: 2 * time.Second}, 2 * time.Second}} {
+		m, err := NewActorModel(spec, ActorOptions{N: 2, Timely: c.opts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.obs.maxDelay != c.want {
+			t.Errorf("options %+v: messages bound by %v, want %v", c.opts, m.obs.maxDelay, c.want)
+		}
+	}
+	spec.Delivery.MaxDelay = -time.Second
+	if _, err := NewActorModel(spec, ActorOptions{N: 2}); err == nil {
+		t.Error("a spec declaring a negative MaxDelay was accepted")
+	}
+}
+
 // TestTimelyRule: a timer does not fire past the deadline of a message
 // in flight (its send time plus MaxDelay): with MaxDelay 1.5 s, node 1's
 // third tick waits for the first ping's delivery.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 )
 
 // Delivery is how a service's messages (Env.Send, Env.TrySend) may travel,
@@ -83,6 +84,14 @@ type DeliverySpec struct {
 	// Types maps message types to their delivery, overriding All. Every
 	// key must name a message of Spec.Messages.
 	Types map[string]Delivery
+	// MaxDelay is the longest a message is in flight in the deployments
+	// the service's bounded properties (Within) promise for: the
+	// timeliness a protocol assumes of its network, such as raft's
+	// broadcast time well below its election timeout. The explorer
+	// keeps every message it delivers within it on the virtual clock
+	// (consequence.TimelyOptions); zero leaves the explorer's default,
+	// negative is an error. It widens nothing: lost messages stay lost.
+	MaxDelay time.Duration
 }
 
 // Declared reports whether any message may travel unreliably: false for
@@ -127,6 +136,9 @@ func (d DeliverySpec) validate(reg *Registry) error {
 	}
 	if err := check("every message", d.All); err != nil {
 		return err
+	}
+	if d.MaxDelay < 0 {
+		return fmt.Errorf("delivery: negative MaxDelay %v", d.MaxDelay)
 	}
 	for _, t := range slices.Sorted(maps.Keys(d.Types)) {
 		if _, ok := reg.byName[t]; !ok {

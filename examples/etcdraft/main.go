@@ -18,6 +18,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/seed6eee2ec7/crystalball/cli"
 	"github.com/seed6eee2ec7/crystalball/examples/etcdraft/kv"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -29,25 +31,37 @@ func main() { cli.Main(services()...) }
 // (--service NAME): etcdkv is raft as etcd's server runs it
 // (kv.DefaultOptions); etcdkv-small the same with limits small enough for
 // a short run to reach them — a snapshot every 16 entries keeping 4,
-// append messages of at most 256 bytes, 4 of them in flight — so that
+// append messages of at most 256 bytes, 4 of them and 1 KiB in flight — so that
 // log compaction, snapshot transfer and flow control are exercised;
 // etcdkv-raw raft's zero configuration (no PreVote, no CheckQuorum,
-// reads through the log).
+// reads through the log). etcdkv-busy is etcdkv with a client busy for
+// the whole of a run (busyClient), and etcdkv-small has that client too:
+// the configurations bench/realbugs scores the library's own bugs on.
 var Configurations = map[string]func() kv.Options{
-	kv.Name: kv.DefaultOptions,
+	kv.Name:           kv.DefaultOptions,
+	kv.Name + "-busy": func() kv.Options { return busyClient(kv.DefaultOptions()) },
 	kv.Name + "-small": func() kv.Options {
-		o := kv.DefaultOptions()
+		o := busyClient(kv.DefaultOptions())
 		o.Snapshots = kv.SnapshotOptions{Every: 16, CatchUpEntries: 4}
-		o.Raft.MaxSizePerMsg, o.Raft.MaxInflightMsgs = 256, 4
+		o.Raft.MaxSizePerMsg, o.Raft.MaxInflightMsgs, o.Raft.MaxInflightBytes = 256, 4, 1024
 		return o
 	},
 	kv.Name + "-raw": func() kv.Options { return kv.Options{} },
 }
 
+// busyClient gives o a client that stays busy for a run of up to 15
+// minutes: a Put every second and a Get of another node's key after each
+// (the default writer stops after 30 calls, about a minute, and never
+// reads).
+func busyClient(o kv.Options) kv.Options {
+	o.Client.WriteEvery, o.Client.Writes, o.Client.ReadsPerWrite = time.Second, 1800, 1
+	return o
+}
+
 // services are the configurations as cli.Services, etcdkv first (the
 // default --service).
 func services() []cli.Service {
-	names := []string{kv.Name, kv.Name + "-small", kv.Name + "-raw"}
+	names := []string{kv.Name, kv.Name + "-busy", kv.Name + "-small", kv.Name + "-raw"}
 	out := make([]cli.Service, 0, len(names))
 	for _, name := range names {
 		configure := configurer(name, Configurations[name])

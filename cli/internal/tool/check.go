@@ -504,12 +504,74 @@ func checkServiceWalks(ctx context.Context, f *checkFlags, opts consequence.Opti
 		}
 		from = res.Periphery
 	}
-	var err error
-	out.Liveness, err = checkWalks(walkCtx, m, m.Properties(), from, f.walkOptions(f.seed))
+	err := checkSafetyWalks(walkCtx, f, m, &out)
+	if err == nil && hasLiveness(m.Properties()) {
+		out.Liveness, err = checkWalks(walkCtx, m, m.Properties(), from, f.walkOptions(f.seed))
+	}
 	if err != nil && ctx.Err() == nil && errors.Is(walkCtx.Err(), context.DeadlineExceeded) {
 		out.Stop, err = consequence.StopTimeBudget.String(), nil
 	}
 	return out, err
+}
+
+// checkSafetyWalks takes --walks random walks of up to --dmax steps from
+// the start checking the safety and history properties at every step
+// (consequence.SafetyWalks), before the liveness walks: the depth a
+// bounded search cannot reach, covered sparsely. The first walk that
+// reaches a violating state stops them and is reported as the
+// violation, replayable like a search's. Bounded properties (node.Within)
+// are left to the bounded search and to emulation: a walk is an
+// adversarial schedule, along which a protocol whose progress is
+// randomized (raft's elections) misses any bound with some probability,
+// so a deep enough walk fails the bound on correct code.
+func checkSafetyWalks(ctx context.Context, f *checkFlags, m *consequence.ActorModel, out *checkOutput) error {
+	props := walkedProperties(m)
+	if !hasSafety(props) {
+		return nil
+	}
+	o := f.walkOptions(f.seed).Walk
+	start := time.Now()
+	res, err := consequence.SafetyWalks(ctx, m, props, o, 1)
+	if res == nil {
+		return err
+	}
+	// Unique counts the walks' steps (states are not deduplicated).
+	out.Unique, out.Violations, out.Depth = uint64(res.Steps), []checkViolation{}, o.DMax
+	out.WallSeconds = time.Since(start).Seconds()
+	if out.Stop == "" {
+		out.Stop = fmt.Sprintf("%d safety walks", res.Walks)
+	}
+	for _, u := range res.Unsafe {
+		v := consequence.Violation[*consequence.GlobalState, consequence.ActorAction]{Property: u.Violation.Property,
+			Kind: node.Safety, Err: u.Violation.Err, Depth: len(u.Path), Start: u.Start, Path: u.Path, State: u.State}
+		cv := checkViolation{Property: v.Property, Kind: v.Kind.String(), Error: v.Err.Error(), Depth: v.Depth, Path: actionStrings(u.Path)}
+		out.Violations = append(out.Violations, cv)
+		rep, rerr := m.Report(v)
+		if rerr != nil {
+			return rerr
+		}
+		b, _ := json.Marshal(rep)
+		out.Reports = append(out.Reports, b)
+	}
+	return err
+}
+
+// walkedProperties are the model's properties but the bounded ones.
+func walkedProperties(m *consequence.ActorModel) []consequence.Property[*consequence.GlobalState] {
+	bounded := map[string]bool{}
+	for _, p := range m.Spec().Properties {
+		bounded[p.Name] = p.Kind == node.Bounded
+	}
+	return slices.DeleteFunc(slices.Clone(m.Properties()), func(p consequence.Property[*consequence.GlobalState]) bool { return bounded[p.Name] })
+}
+
+// hasLiveness and hasSafety say whether props has a property of the kind.
+func hasLiveness(props []consequence.Property[*consequence.GlobalState]) bool {
+	return slices.ContainsFunc(props, func(p consequence.Property[*consequence.GlobalState]) bool { return p.Kind == node.Liveness })
+}
+
+func hasSafety(props []consequence.Property[*consequence.GlobalState]) bool {
+	return slices.ContainsFunc(props, func(p consequence.Property[*consequence.GlobalState]) bool { return p.Kind == node.Safety })
 }
 
 // checkModel explores the program's model f.model with opts.

@@ -8,10 +8,13 @@ import "github.com/seed6eee2ec7/crystalball/node"
 // explorer branches on small.
 const RaftReordered = 2
 
-// Delivery is the store's declared delivery (node.Spec.Delivery): raft
-// messages may be lost, duplicated and overtaken by up to RaftReordered
-// later ones, as go.etcd.io/raft assumes of its transport; Put is an
-// application call and travels no network.
-func Delivery() node.DeliverySpec {
-	return node.DeliverySpec{Types: map[string]node.Delivery{Raft{}.MessageType(): node.Unreliable(RaftReordered)}}
+// Delivery is the store's declared delivery (node.Spec.Delivery) for a
+// store configured with o: raft messages may be lost, duplicated and
+// overtaken by up to RaftReordered later ones, as go.etcd.io/raft assumes
+// of its transport; Put is an application call and travels no network.
+// The bounded properties assume a message delivered is delivered within
+// MaxDelay (Options.MaxDelay).
+func Delivery(o Options) node.DeliverySpec {
+	return node.DeliverySpec{Types: map[string]node.Delivery{Raft{}.MessageType(): node.Unreliable(RaftReordered)},
+		MaxDelay: o.MaxDelay()}
 }

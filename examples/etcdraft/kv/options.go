@@ -98,6 +98,12 @@ type ClientOptions struct {
 	// negative value of either: only the application's calls.
 	WriteEvery time.Duration
 	Writes     int
+	// ReadsPerWrite is how many Gets the writer makes after each of its
+	// Puts, each of another node's key in turn (default 0: the writer
+	// only writes). Reads of keys other clients write are what a
+	// linearizability check needs to see a stale read; each counts
+	// against Writes.
+	ReadsPerWrite int
 }
 
 // SnapshotOptions are when the store snapshots its map into raft's log
@@ -159,6 +165,8 @@ func (o Options) withDefaults() (Options, error) {
 	setDefault(&o.Snapshots.Every, defaultSnapshotEvery)
 	setDefault(&o.Snapshots.CatchUpEntries, defaultSnapshotCatchUp)
 	switch {
+	case c.ReadsPerWrite < 0:
+		return o, fmt.Errorf("%w: %d reads per write (want 0 or more)", ErrOptions, c.ReadsPerWrite)
 	case o.Nodes < 1 || o.Nodes > 64:
 		return o, fmt.Errorf("%w: %d nodes (want 1..64)", ErrOptions, o.Nodes)
 	case r.Tick <= 0 || r.ElectionTick <= 0 || r.HeartbeatTick <= 0 || r.MaxInflightMsgs <= 0:
@@ -202,6 +210,21 @@ func (o Options) electionTimeout() time.Duration {
 func (o Options) LeaderBound() time.Duration {
 	o, _ = o.withDefaults()
 	return 3 * 2 * o.electionTimeout()
+}
+
+// MaxDelay is the longest one-way message delay the bounded properties
+// assume: a quarter of the election timeout (ElectionTick × Tick / 4,
+// 250 ms by default), so that a (pre-)vote round trip takes at most half
+// the shortest randomized timeout. Raft's liveness rests on its broadcast
+// time being well below the election timeout (the raft paper, section
+// 5.6); with delays near the timeout elections can fail one after
+// another and no bound holds. The explorer holds its timers for a
+// message in flight longer than this (consequence.TimelyOptions), so a
+// safety bug that needs a message held longer across timer firings is
+// out of its reach.
+func (o Options) MaxDelay() time.Duration {
+	o, _ = o.withDefaults()
+	return o.electionTimeout() / 4
 }
 
 // AppliedBound is the bound of the property WritesApplied: a write a

@@ -28,7 +28,7 @@ func Adapter(opts Options) (*replayed.Adapter[Observation], error) {
 		},
 		// Raft assumes an unreliable network: its messages may be lost,
 		// duplicated and reordered (the raft paper, section 5.1).
-		Delivery: Delivery(),
+		Delivery: Delivery(o),
 		// Every member is a neighbour: a snapshot holds the whole cluster.
 		Neighbors: func(self node.ID, _ Observation) []node.ID {
 			ids := make([]node.ID, 0, o.Nodes)

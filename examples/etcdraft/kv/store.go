@@ -172,9 +172,37 @@ func (s *store) HandleTimer(env node.Env, name string) {
 			s.propose(s.app.Pending[0])
 		}
 	case timerWrite:
-		s.call(env, Proposal{Key: fmt.Sprintf("k%d", s.self), Value: fmt.Sprintf("v%d.%d", s.self, s.app.Seq+1)})
+		s.writerCall(env)
 	}
 	s.settle(env)
+}
+
+// writerCall makes the writer's next call: a Put of the node's own key,
+// then Options.Client.ReadsPerWrite Gets of the other nodes' keys in
+// turn.
+func (s *store) writerCall(env node.Env) {
+	n := uint64(s.opts.Client.ReadsPerWrite) + 1
+	i := s.app.Seq % n
+	if i == 0 || s.opts.Nodes < 2 {
+		s.call(env, Proposal{Key: fmt.Sprintf("k%d", s.self), Value: fmt.Sprintf("v%d.%d", s.self, s.app.Seq+1)})
+		return
+	}
+	// reads is how many Gets the writer has made before this one: the
+	// reads go round the other nodes, one further on each time.
+	reads := (s.app.Seq/n)*(n-1) + i - 1
+	peer := (s.self-1+reads%uint64(s.opts.Nodes-1)+1)%uint64(s.opts.Nodes) + 1
+	s.get(env, Get{Key: fmt.Sprintf("k%d", peer)})
+}
+
+// get starts a Get: answered at once from the applied map (ReadsLocal)
+// or through raft.
+func (s *store) get(env node.Env, c Get) {
+	if s.opts.Client.Reads == ReadsLocal {
+		node.Invoke(env, c)
+		node.Respond(env, c, Value{Value: s.app.KV[c.Key]})
+		return
+	}
+	s.call(env, Proposal{Key: c.Key, Read: true})
 }
 
 // HandleApp implements replayed.Object: Put proposes a write, Get a read
@@ -185,12 +213,10 @@ func (s *store) HandleApp(env node.Env, call node.Message) {
 	case Put:
 		s.call(env, Proposal{Key: c.Key, Value: c.Value})
 	case Get:
+		s.get(env, c)
 		if s.opts.Client.Reads == ReadsLocal {
-			node.Invoke(env, c)
-			node.Respond(env, c, Value{Value: s.app.KV[c.Key]})
 			return
 		}
-		s.call(env, Proposal{Key: c.Key, Read: true})
 	default:
 		return
 	}

@@ -1,0 +1,56 @@
+// Command realbugs scores crystalball on real historical bugs of a
+// library nobody here wrote: go.etcd.io/raft, run through the store of
+// examples/etcdraft as etcd's server configures it.
+//
+//	go run ./bench/realbugs [--bugs a,b] [--seeds 1-10] [--online 1] [--json board.json]
+//	go run ./bench/realbugs --list
+//
+// # The corpus
+//
+// Each bug (Corpus) is a fix from the library's history (etcd-io/raft, or
+// etcd's raft/ before the split) put back: patches/NAME.patch is a
+// reverse patch against the module version go.mod requires, written
+// from the fix. A run copies the module out of the module cache into a
+// scratch directory (nothing vendored is committed), applies the patch
+// with patch(1), and confirms it with the library's own regression test
+// (`go test -run TEST` in the copy fails with the patch and passes
+// without); a patch the test does not confirm stops the run
+// (ErrNotConfirmed). examples/etcdraft is then built against the copy
+// through a modfile with a replace directive; the repository's go.mod is
+// not touched.
+//
+// # What a bug is scored on
+//
+// Every build runs, with the store's corrections on (--fix all) and the
+// configuration the bug names (etcdkv-busy, or etcdkv-small for bugs of
+// snapshots and flow control):
+//
+//   - check: a BFS to --check-depth, then --walks random walks of
+//     --walk-depth steps checking the safety and history properties at
+//     every step — fault-free, with a crash that lasts and messages
+//     duplicated and overtaken, and with a message lost — stopping at
+//     the first violation (strategy, depth, states or walk steps,
+//     seconds);
+//   - emulate: one run per seed of --duration under --faults (churn,
+//     crashes, message loss, duplication and reordering); an alarm is a
+//     safety property violated, a bounded property's outage, a history
+//     that is not linearizable, a liveness property failing at the end,
+//     or a panic;
+//   - online: the first --online violating seeds run again with deep
+//     online debugging (--mode debug: the lead is how long before the
+//     first alarm a matching prediction came) and with steering and the
+//     immediate safety check (--mode steer --immediate: prevented when
+//     the run raises no alarm of any kind, so liveness is kept).
+//
+// The unmodified library is the control: the same runs, once per
+// configuration the bugs use; every alarm it raises counts in
+// control_alarms. The last line of the output is one JSON object with
+// the totals (bugs, confirmed, found, found_by_check, found_by_emulate,
+// bitten, online_runs, predicted_in_time, prevented, control_runs,
+// control_alarms).
+//
+// Every run is a pure function of the corpus, the module, the plan and
+// the seeds: searches are bounded by depth, states and walks, never by
+// wall time. Adding a bug is a patch file and a Corpus entry
+// (README, "Checking a service you did not write for crystalball").
+package main

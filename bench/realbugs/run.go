@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seed6eee2ec7/crystalball/emulation"
+)
+
+// A checkStage is one search the scoreboard runs on a bug, in order,
+// until one finds a violation: the name the board prints and the flags.
+type checkStage struct {
+	Name string
+	Args []string
+}
+
+// checkStages are the searches: BFS over the fault-free schedules, then
+// random walks checking the safety properties at every step (the depth a
+// BFS cannot reach, covered sparsely), fault-free, with a crash that
+// lasts and messages duplicated and overtaken, and with a message lost
+// (raft's messages are declared unreliable). Each is bounded by depth,
+// states or walks, never by wall time, so the board is a function of the
+// corpus and the plan. Walks with two losses or with a loss and a crash
+// are left out: the bounded property LeaderWithin fails along them on
+// the unmodified library (each lost vote costs an election round).
+func checkStages(p Plan) []checkStage {
+	walk := []string{"--strategy", "walk", "--walks", strconv.Itoa(p.Walks), "--dmax", strconv.Itoa(p.WalkDepth)}
+	return []checkStage{
+		{"bfs", []string{"--max-depth", strconv.Itoa(p.CheckDepth), "--max-states", strconv.Itoa(p.CheckStates)}},
+		{"walk", walk},
+		{"walk+crash", append(slices.Clone(walk), "--crashes", "1", "--crash-downtime", "20s", "--duplicates", "2", "--reorders", "2")},
+		{"walk+loss", append(slices.Clone(walk), "--losses", "1", "--duplicates", "1", "--reorders", "2")},
+	}
+}
+
+// checkOut is the part of check --json's object the board reads.
+type checkOut struct {
+	Format      string  `json:"format"`
+	Strategy    string  `json:"strategy"`
+	Stop        string  `json:"stop"`
+	Unique      int     `json:"unique"`
+	Depth       int     `json:"depth"`
+	WallSeconds float64 `json:"wall_seconds"`
+	Violations  []struct {
+		Property string `json:"property"`
+		Kind     string `json:"kind"`
+		Depth    int    `json:"depth"`
+	} `json:"violations"`
+}
+
+// CheckResult is what the searches of one build found.
+type CheckResult struct {
+	// Stage names the search that found the violation ("" if none did);
+	// Property, Depth, States and Seconds are its finding's, or those of
+	// the last search when none found one.
+	Stage    string  `json:"stage,omitempty"`
+	Property string  `json:"property,omitempty"`
+	Depth    int     `json:"depth"`
+	States   int     `json:"states"`
+	Seconds  float64 `json:"seconds"`
+	// Crash is a handler's panic the search hit (the library crashed).
+	Crash string `json:"crash,omitempty"`
+}
+
+// Found says whether a search found the bug.
+func (c CheckResult) Found() bool { return c.Stage != "" }
+
+// runChecks runs the stages on bin until one finds a violation.
+func runChecks(ctx context.Context, bin, service string, p Plan) (CheckResult, error) {
+	var res CheckResult
+	for _, st := range checkStages(p) {
+		args := append([]string{"check", "--service", service, "--nodes", strconv.Itoa(p.Nodes), "--fix", "all",
+			"--budget", "0", "--workers", "1", "--json", "--quiet"}, st.Args...)
+		start := time.Now()
+		stdout, stderr, err := run(ctx, bin, args)
+		if err != nil {
+			if crash := panicOf(stderr); crash != "" {
+				return CheckResult{Stage: st.Name, Property: "panic", Crash: crash, Seconds: time.Since(start).Seconds()}, nil
+			}
+			return res, fmt.Errorf("realbugs: %s %s: %w\n%s", bin, strings.Join(args, " "), err, stderr)
+		}
+		var out checkOut
+		if err := json.Unmarshal(stdout, &out); err != nil {
+			return res, fmt.Errorf("realbugs: reading check's output: %w", err)
+		}
+		res = CheckResult{Depth: out.Depth, States: out.Unique, Seconds: out.WallSeconds}
+		if len(out.Violations) > 0 {
+			v := out.Violations[0]
+			res.Stage, res.Property, res.Depth = st.Name, v.Property, v.Depth
+			return res, nil
+		}
+	}
+	return res, nil
+}
+
+// emulateOut is the part of emulate --json's object the board reads.
+type emulateOut struct {
+	Format      string           `json:"format"`
+	Result      emulation.Result `json:"result"`
+	Predictions []struct {
+		Property        string  `json:"property"`
+		Kind            string  `json:"kind"`
+		FirstPredictedS float64 `json:"first_predicted_s"`
+	} `json:"predictions"`
+}
+
+// EmulateResult is one emulated run, judged.
+type EmulateResult struct {
+	Seed uint64 `json:"seed"`
+	// Alarms names what went wrong: a safety property violated, a
+	// bounded property's outage, a history that is not linearizable, a
+	// liveness property failing at the end, or a panic. First is the
+	// first safety violation's or outage's virtual time.
+	Alarms []string      `json:"alarms,omitempty"`
+	First  time.Duration `json:"first_ns,omitempty"`
+	// Predicted is the earliest prediction (--mode debug) of a property
+	// among Alarms, in virtual time (0: none).
+	Predicted time.Duration `json:"predicted_ns,omitempty"`
+}
+
+// emulateArgs are one emulated run's flags.
+func emulateArgs(service string, seed uint64, p Plan, mode []string) []string {
+	args := []string{"emulate", "--service", service, "--nodes", strconv.Itoa(p.Nodes), "--fix", "all",
+		"--seed", strconv.FormatUint(seed, 10), "--duration", p.Duration.String(), "--json", "--quiet"}
+	args = append(args, p.Faults...)
+	return append(args, mode...)
+}
+
+// runEmulate runs and judges one emulated run.
+func runEmulate(ctx context.Context, bin string, args []string, seed uint64) (EmulateResult, error) {
+	res := EmulateResult{Seed: seed}
+	stdout, stderr, err := run(ctx, bin, args)
+	if err != nil {
+		if crash := panicOf(stderr); crash != "" {
+			res.Alarms = []string{"panic: " + crash}
+			return res, nil
+		}
+		return res, fmt.Errorf("realbugs: %s %s: %w\n%s", bin, strings.Join(args, " "), err, stderr)
+	}
+	var out emulateOut
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		return res, fmt.Errorf("realbugs: reading emulate's output: %w", err)
+	}
+	judge(&res, out)
+	return res, nil
+}
+
+// judge fills res's alarms, first alarm time and earliest prediction.
+func judge(res *EmulateResult, out emulateOut) {
+	first := func(at time.Duration) {
+		if res.First == 0 || at < res.First {
+			res.First = at
+		}
+	}
+	r := out.Result
+	for _, s := range r.Safety {
+		if s.ViolatedStates > 0 {
+			res.Alarms = append(res.Alarms, s.Name)
+			first(s.FirstViolation)
+		}
+	}
+	for _, t := range r.Timed {
+		if t.Outages > 0 {
+			res.Alarms = append(res.Alarms, t.Name)
+			first(t.Longest.Start)
+			for _, o := range t.List {
+				first(o.Start)
+			}
+		}
+	}
+	for _, l := range r.Liveness {
+		if !l.Holds && !slices.Contains(res.Alarms, l.Name) {
+			res.Alarms = append(res.Alarms, l.Name)
+			first(r.VirtualDuration)
+		}
+	}
+	for _, h := range r.History {
+		if !h.Holds {
+			res.Alarms = append(res.Alarms, h.Name)
+			first(r.VirtualDuration)
+		}
+	}
+	for _, p := range out.Predictions {
+		at := time.Duration(p.FirstPredictedS * float64(time.Second))
+		if slices.Contains(res.Alarms, p.Property) && (res.Predicted == 0 || at < res.Predicted) {
+			res.Predicted = at
+		}
+	}
+}
+
+// run runs bin with args and returns its standard output and error.
+func run(ctx context.Context, bin string, args []string) (stdout, stderr []byte, err error) {
+	var o, e bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return nil, e.Bytes(), fmt.Errorf("realbugs: running %s: %w", bin, err)
+	}
+	return o.Bytes(), e.Bytes(), err
+}
+
+// panicOf returns the panic a failed run reported on its standard
+// error ("" if it failed otherwise).
+func panicOf(stderr []byte) string {
+	for line := range strings.Lines(string(stderr)) {
+		if strings.Contains(line, "panicked") || strings.HasPrefix(line, "panic: ") {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
+}
