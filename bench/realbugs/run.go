@@ -58,9 +58,10 @@ type checkOut struct {
 
 // CheckResult is what the searches of one build found.
 type CheckResult struct {
-	// Stage names the search that found the violation ("" if none did);
-	// Property, Depth, States and Seconds are its finding's, or those of
-	// the last search when none found one.
+	// Stage names the search that found the violation ("" if none did)
+	// and Property its property, Depth its depth. States sums the
+	// searches' unique states and walk steps, Seconds their wall time,
+	// up to the finding.
 	Stage    string  `json:"stage,omitempty"`
 	Property string  `json:"property,omitempty"`
 	Depth    int     `json:"depth"`
@@ -83,7 +84,8 @@ func runChecks(ctx context.Context, bin, service string, p Plan) (CheckResult, e
 		stdout, stderr, err := run(ctx, bin, args)
 		if err != nil {
 			if crash := panicOf(stderr); crash != "" {
-				return CheckResult{Stage: st.Name, Property: "panic", Crash: crash, Seconds: time.Since(start).Seconds()}, nil
+				res.Stage, res.Property, res.Crash, res.Seconds = st.Name, "panic", crash, res.Seconds+time.Since(start).Seconds()
+				return res, nil
 			}
 			return res, fmt.Errorf("realbugs: %s %s: %w\n%s", bin, strings.Join(args, " "), err, stderr)
 		}
@@ -91,7 +93,7 @@ func runChecks(ctx context.Context, bin, service string, p Plan) (CheckResult, e
 		if err := json.Unmarshal(stdout, &out); err != nil {
 			return res, fmt.Errorf("realbugs: reading check's output: %w", err)
 		}
-		res = CheckResult{Depth: out.Depth, States: out.Unique, Seconds: out.WallSeconds}
+		res.Depth, res.States, res.Seconds = max(res.Depth, out.Depth), res.States+out.Unique, res.Seconds+out.WallSeconds
 		if len(out.Violations) > 0 {
 			v := out.Violations[0]
 			res.Stage, res.Property, res.Depth = st.Name, v.Property, v.Depth

@@ -14,7 +14,7 @@ import (
 
 // TestCheckFindsTheBugAndTheFixIsClean runs the README's commands: check
 // from the three-node start of the production configuration finds
-// StateMachineSafety violated at depth 10 (16,254 states), trace show
+// StateMachineSafety violated at depth 10 (16,255 states), trace show
 // replays the report, and the corrected store is clean to the same depth.
 func TestCheckFindsTheBugAndTheFixIsClean(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -22,7 +22,7 @@ func TestCheckFindsTheBugAndTheFixIsClean(t *testing.T) {
 	out := program(t, ctx, "check", "--nodes", "3", "--max-depth", "10", "--json")
 	var bug checkDoc
 	if err := json.Unmarshal(out, &bug); err != nil || len(bug.Violations) == 0 ||
-		bug.Violations[0].Property != "StateMachineSafety" || bug.Violations[0].Depth != 10 || bug.Unique != 16254 {
+		bug.Violations[0].Property != "StateMachineSafety" || bug.Violations[0].Depth != 10 || bug.Unique != 16255 {
 		t.Fatalf("check: %v\n%s", err, out)
 	}
 	report := filepath.Join(t.TempDir(), "report.json")

@@ -12,7 +12,10 @@ import (
 // two bounded properties, LeaderWithin (while a quorum of members is up,
 // a leader that a quorum follows within Options.LeaderBound) and
 // WritesApplied (every write a client was told succeeded applied by a
-// quorum within Options.AppliedBound); and Linearizable, the client
+// quorum within Options.AppliedBound) and MembersCatchUp (while every
+// member is up, every member applies each of those writes within the
+// same bound: a member the leader stops replicating to is a stall the
+// quorum hides); and Linearizable, the client
 // history of Puts and Gets against a map of registers (Model). The
 // store's client never stops writing for long, so its liveness is
 // stated with bounds: a plain "eventually" would be judged on whatever a
@@ -30,6 +33,7 @@ func Properties(opts Options) ([]node.Property, error) {
 		{Name: "StateMachineSafety", Kind: node.Safety, Check: stateMachineSafety},
 		node.Within("LeaderWithin", o.LeaderBound(), quorumUp(quorum), quorumLeader(quorum)),
 		node.Within("WritesApplied", o.AppliedBound(), quorumUp(quorum), writesApplied(quorum)),
+		node.Within("MembersCatchUp", o.AppliedBound(), quorumUp(o.Nodes), writesApplied(o.Nodes)),
 		linearizable.Property("Linearizable", Model()),
 	}, nil
 }
