@@ -504,9 +504,11 @@ func checkServiceWalks(ctx context.Context, f *checkFlags, opts consequence.Opti
 		}
 		from = res.Periphery
 	}
-	err := checkSafetyWalks(walkCtx, f, m, &out)
-	if err == nil && hasLiveness(m.Properties()) {
+	var err error
+	if hasLiveness(m.Properties()) {
 		out.Liveness, err = checkWalks(walkCtx, m, m.Properties(), from, f.walkOptions(f.seed))
+	} else {
+		err = checkSafetyWalks(walkCtx, f, m, &out)
 	}
 	if err != nil && ctx.Err() == nil && errors.Is(walkCtx.Err(), context.DeadlineExceeded) {
 		out.Stop, err = consequence.StopTimeBudget.String(), nil
@@ -516,8 +518,9 @@ func checkServiceWalks(ctx context.Context, f *checkFlags, opts consequence.Opti
 
 // checkSafetyWalks takes --walks random walks of up to --dmax steps from
 // the start checking the safety and history properties at every step
-// (consequence.SafetyWalks), before the liveness walks: the depth a
-// bounded search cannot reach, covered sparsely. The first walk that
+// (consequence.SafetyWalks), for a service without liveness properties
+// (a service with them takes the liveness walks, which check neither):
+// the depth a bounded search cannot reach, covered sparsely. The first walk that
 // reaches a violating state stops them and is reported as the
 // violation, replayable like a search's. Bounded properties (node.Within)
 // are left to the bounded search and to emulation: a walk is an
