@@ -14,9 +14,10 @@ import (
 // the timer "tick" stands for the ticks up to the first one at which raft
 // acts on its own — a follower's election timeout, a leader's heartbeat
 // or quorum check — and the store hands raft, before every other input,
-// the ticks that have passed by then on the node's own clock (catchUp).
-// What raft sees is the sequence of ticks and inputs a ticker would give
-// it. A skewed node's timer fires early or late, and its ticks come
+// the ticks that have passed by then on the node's own clock (catchUp),
+// and after it those the input's re-arming no longer leaves to the
+// timer (rearm). What raft sees is the sequence of ticks and inputs a
+// ticker would give it. A skewed node's timer fires early or late, and its ticks come
 // faster or slower with it; the ticker's phase follows the timer, as a
 // ticker's follows the clock that drives it.
 //
@@ -80,6 +81,24 @@ func (s *store) catchUp(env node.Env) {
 	s.giveTicks(env, n)
 	s.clock.Last = s.clock.Last.Add(time.Duration(n) * s.opts.Raft.Tick)
 	s.clock.Armed -= min(n, s.clock.Armed)
+}
+
+// rearm arms the timer "tick" for raft's next act, first handing raft
+// the ticks that have passed by now and that the timer no longer stands
+// for. The timer stands for a tick that is due (an input at its instant
+// leaves it to the timer's firing, catchUp), but an input that moves
+// raft's next act later (a heartbeat resetting the election counter)
+// moves the timer past it: the tick has passed and only counts, and it is
+// given now, before the handler returns. Left for the next input, it
+// would make one at the same instant count it without changing what the
+// node observes (its election counter reset again): the replayed adapter
+// does not log such an input, and a replay would count the tick again
+// later. With it given here, every handler ends with every tick up to now
+// given but one the timer stands for, and its observation says so.
+func (s *store) rearm(env node.Env) {
+	s.clock.Armed = max(s.ticksToAct(), 0)
+	s.catchUp(env)
+	s.clock.arm(env, s.ticksToAct(), s.opts.Raft.Tick)
 }
 
 // tickFired gives raft the ticks the timer stood for (at least one: a

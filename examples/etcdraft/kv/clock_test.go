@@ -8,6 +8,10 @@ import (
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/examples/etcdraft/kv"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/replayed"
+	"github.com/seed6eee2ec7/crystalball/node/statediff"
+	"go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
 )
 
 // TestEveryNodeTicksWithASeededTimeout: in etcd's configuration every
@@ -77,3 +81,78 @@ func leaderOf(v node.View) node.ID {
 }
 
 func mapsEqual(a, b map[node.ID]int) bool { return maps.Equal(a, b) }
+
+// TestInputsAtTheTickDueReplay: a follower's election tick falls due at
+// the instant a call arrives (the call takes the ticks before it, the due
+// one is the timer's), then the leader's heartbeat resets the election
+// counter and moves the timer, and a second heartbeat comes at the same
+// instant. The second changes nothing the node observes, so the replayed
+// adapter does not log it: the node restored from its checkpoint must
+// then behave as the live one, here on a Put at that instant. Were the
+// tick the moved timer no longer stands for left to the next input
+// rather than given at the end of the first heartbeat (rearm), the
+// second heartbeat would give it unlogged: the live node would count it
+// and the restored one count it again.
+func TestInputsAtTheTickDueReplay(t *testing.T) {
+	opts := kv.DefaultOptions()
+	opts.ApplyCommitted = true
+	sp := spec(t, opts)
+	core, err := node.NewCore(node.CoreConfig{ID: 2, Factory: sp.New, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(c *node.Core, ev node.Event) {
+		t.Helper()
+		if _, err := c.Step(ev); err != nil {
+			t.Fatalf("%v: %v", ev, err)
+		}
+	}
+	heartbeat := func() node.Message {
+		b, err := proto.Marshal(&raftpb.Message{Type: raftpb.MsgHeartbeat.Enum(), From: proto.Uint64(1), To: proto.Uint64(2),
+			Term: proto.Uint64(1), Commit: proto.Uint64(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kv.Raft{Msg: b}
+	}
+	tickAt := func(c *node.Core) time.Time {
+		t.Helper()
+		for _, tm := range c.State().Timers {
+			if tm.Name == "tick" {
+				return tm.At
+			}
+		}
+		t.Fatal("no tick timer")
+		return time.Time{}
+	}
+	t0 := emulation.Epoch
+	step(core, node.Event{Kind: node.EventInit, At: t0})
+	step(core, node.Event{Kind: node.EventMessage, From: 1, Msg: heartbeat(), At: t0})
+	due := tickAt(core)
+	step(core, node.Event{Kind: node.EventApp, Msg: kv.Put{Key: "k2", Value: "a"}, At: due})
+	step(core, node.Event{Kind: node.EventMessage, From: 1, Msg: heartbeat(), At: due})
+	step(core, node.Event{Kind: node.EventMessage, From: 1, Msg: heartbeat(), At: due})
+
+	cp, err := core.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored, err := node.NewCore(node.CoreConfig{ID: 2, Factory: sp.New, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := restored.Restore(cp); err != nil {
+		t.Fatal(err)
+	}
+	put := node.Event{Kind: node.EventApp, Msg: kv.Put{Key: "k2", Value: "b"}, At: due}
+	step(core, put)
+	step(restored, put)
+	live, _ := replayed.Observed[kv.Observation](core.Service())
+	again, _ := replayed.Observed[kv.Observation](restored.Service())
+	if d, ok := statediff.First(live, again); ok {
+		t.Errorf("after a Put, the live node and the one restored from its checkpoint differ: %v (live vs restored)", d)
+	}
+	if tickAt(core) != tickAt(restored) {
+		t.Errorf("after a Put, the live node's tick is at %v, the restored one's at %v", tickAt(core), tickAt(restored))
+	}
+}

@@ -258,11 +258,11 @@ func (s *store) propose(p Proposal) {
 }
 
 // settle handles raft's Ready until there is none, then sets the timers:
-// the raft clock's next tick that matters, and a node with calls it has
-// not completed retries the first of them.
+// the raft clock's next tick that matters (rearm), and a node with calls
+// it has not completed retries the first of them.
 func (s *store) settle(env node.Env) {
 	s.drain(env)
-	s.clock.arm(env, s.ticksToAct(), s.opts.Raft.Tick)
+	s.rearm(env)
 	st := s.rn.BasicStatus()
 	if st.RaftState != raft.StateCandidate || st.GetTerm() != s.votesTerm {
 		s.votes, s.votesTerm = nil, 0
