@@ -35,8 +35,9 @@ type Bug struct {
 	// fails with the patch applied and passes without it.
 	Package, Test string
 	// Service is the configuration of examples/etcdraft the bug is
-	// scored on: etcdkv (raft as etcd runs it) or etcdkv-small (the same
-	// with snapshots and flow-control limits small enough to be reached).
+	// scored on: etcdkv-busy (raft as etcd runs it, with a client busy
+	// for the whole run) or etcdkv-small (the same with snapshots and
+	// flow-control limits small enough to be reached).
 	Service string
 }
 

@@ -41,11 +41,15 @@ func checkStages(p Plan) []checkStage {
 	}
 }
 
+// The output formats the board reads: check --json's and emulate --json's.
+const (
+	checkFormat   = "crystalball-check/1"
+	emulateFormat = "crystalball-emulate/1"
+)
+
 // checkOut is the part of check --json's object the board reads.
 type checkOut struct {
 	Format      string  `json:"format"`
-	Strategy    string  `json:"strategy"`
-	Stop        string  `json:"stop"`
 	Unique      int     `json:"unique"`
 	Depth       int     `json:"depth"`
 	WallSeconds float64 `json:"wall_seconds"`
@@ -90,8 +94,8 @@ func runChecks(ctx context.Context, bin, service string, p Plan) (CheckResult, e
 			return res, fmt.Errorf("realbugs: %s %s: %w\n%s", bin, strings.Join(args, " "), err, stderr)
 		}
 		var out checkOut
-		if err := json.Unmarshal(stdout, &out); err != nil {
-			return res, fmt.Errorf("realbugs: reading check's output: %w", err)
+		if err := json.Unmarshal(stdout, &out); err != nil || out.Format != checkFormat {
+			return res, fmt.Errorf("realbugs: reading check's output (format %q, want %q): %v", out.Format, checkFormat, err)
 		}
 		res.Depth, res.States, res.Seconds = max(res.Depth, out.Depth), res.States+out.Unique, res.Seconds+out.WallSeconds
 		if len(out.Violations) > 0 {
@@ -148,8 +152,8 @@ func runEmulate(ctx context.Context, bin string, args []string, seed uint64) (Em
 		return res, fmt.Errorf("realbugs: %s %s: %w\n%s", bin, strings.Join(args, " "), err, stderr)
 	}
 	var out emulateOut
-	if err := json.Unmarshal(stdout, &out); err != nil {
-		return res, fmt.Errorf("realbugs: reading emulate's output: %w", err)
+	if err := json.Unmarshal(stdout, &out); err != nil || out.Format != emulateFormat {
+		return res, fmt.Errorf("realbugs: reading emulate's output (format %q, want %q): %v", out.Format, emulateFormat, err)
 	}
 	judge(&res, out)
 	return res, nil

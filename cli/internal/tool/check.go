@@ -520,8 +520,8 @@ func checkServiceWalks(ctx context.Context, f *checkFlags, opts consequence.Opti
 // the start checking the safety and history properties at every step
 // (consequence.SafetyWalks), for a service without liveness properties
 // (a service with them takes the liveness walks, which check neither):
-// the depth a bounded search cannot reach, covered sparsely. The first walk that
-// reaches a violating state stops them and is reported as the
+// the depth a bounded search cannot reach, covered sparsely. The first
+// walk that reaches a violating state stops them and is reported as the
 // violation, replayable like a search's. Bounded properties (node.Within)
 // are left to the bounded search and to emulation: a walk is an
 // adversarial schedule, along which a protocol whose progress is
@@ -540,10 +540,7 @@ func checkSafetyWalks(ctx context.Context, f *checkFlags, m *consequence.ActorMo
 	}
 	// Unique counts the walks' steps (states are not deduplicated).
 	out.Unique, out.Violations, out.Depth = uint64(res.Steps), []checkViolation{}, o.DMax
-	out.WallSeconds = time.Since(start).Seconds()
-	if out.Stop == "" {
-		out.Stop = fmt.Sprintf("%d safety walks", res.Walks)
-	}
+	out.WallSeconds, out.Stop = time.Since(start).Seconds(), fmt.Sprintf("%d safety walks", res.Walks)
 	for _, u := range res.Unsafe {
 		v := consequence.Violation[*consequence.GlobalState, consequence.ActorAction]{Property: u.Violation.Property,
 			Kind: node.Safety, Err: u.Violation.Err, Depth: len(u.Path), Start: u.Start, Path: u.Path, State: u.State}
