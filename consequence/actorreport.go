@@ -69,6 +69,7 @@ var actionKindNames = [...]string{
 	ActLose:         "lose",
 	ActDuplicate:    "duplicate",
 	ActDeliverAhead: "deliver-ahead",
+	ActDelay:        "delay",
 }
 
 // Record returns the serializable form of a.
@@ -130,6 +131,8 @@ func (m *ActorModel) Action(r ActionRecord) (ActorAction, error) {
 		a.Kind = ActDuplicate
 	case "deliver-ahead":
 		a.Kind = ActDeliverAhead
+	case "delay":
+		a.Kind = ActDelay
 	default:
 		if ok, err := lastingAction(r, &a); ok {
 			return a, err

@@ -698,6 +698,9 @@ func (m *ActorModel) Actions(g *GlobalState, out []Action[ActorAction]) []Action
 	if m.delivery != nil {
 		out = m.appendDelivery(out, g)
 	}
+	if m.opts.Faults.Delays > 0 {
+		out = m.appendDelays(out, g)
+	}
 	if m.opts.Faults.Partitions > 0 {
 		out = m.appendPartitions(out, g)
 	}
@@ -828,6 +831,8 @@ func (m *ActorModel) transition(g *GlobalState, a ActorAction) (*GlobalState, bo
 		return m.nextRefuse(g, i, a)
 	case ActLose, ActDuplicate, ActDeliverAhead:
 		return m.nextDelivery(g, i, a)
+	case ActDelay:
+		return m.nextDelay(g, a)
 	case ActCrash:
 		return m.nextCrash(g, i, a)
 	case ActRestart:

@@ -56,6 +56,9 @@ func newDeliveryModel(spec node.Spec) *deliveryModel {
 // a state that spent none holds nil.
 type deliverySpent struct {
 	losses, duplicates, reorders int32
+	// delays are the messages taken off the delay bound (ActDelay,
+	// late.go), which need no declaration.
+	delays int32
 }
 
 // spentComponent is the counters' contribution to the fingerprint: zero
@@ -65,7 +68,7 @@ func spentComponent(d *deliverySpent) node.Hash {
 	if d == nil {
 		return node.Hash{}
 	}
-	return mix(tagDelivery, uint64(d.losses), uint64(d.duplicates), node.Hash{Hi: uint64(d.reorders), Lo: 1})
+	return mix(tagDelivery, uint64(d.losses), uint64(d.duplicates), node.Hash{Hi: uint64(d.reorders) | uint64(d.delays)<<32, Lo: 1})
 }
 
 // tagDelivery tags the delivery counters' component (past the tags of
@@ -262,6 +265,7 @@ var deliveryVerbs = map[ActorActionKind]string{
 	ActLose:         "lose",
 	ActDuplicate:    "duplicate",
 	ActDeliverAhead: "deliver-ahead",
+	ActDelay:        "delay",
 }
 
 // validateDelivery reports delivery budgets the model cannot explore.

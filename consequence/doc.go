@@ -243,6 +243,17 @@
 // kinds "lose", "duplicate" and "deliver-ahead", with the message's
 // position in its channel.
 //
+// # Late messages
+//
+// A model with a bounded property delivers every message within the delay
+// bound its properties assume (TimelyOptions); a bug that needs a message
+// later than that is out of its reach. Within Faults.Delays, ActDelay
+// makes a channel's head late, any message, declared or not: neither it
+// nor what waits behind it holds the virtual clock back until it is
+// delivered, as on a stalled connection. A path that spent a delay is
+// judged by the safety and history properties only: its bounded ones
+// assume the bound it broke. Reports name the kind "delay".
+//
 // # Refused sends
 //
 // A message sent with node.Env.TrySend may be refused by the transport

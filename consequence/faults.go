@@ -98,6 +98,16 @@ type Faults struct {
 	// none. They are network events, expanded in every state like
 	// deliveries; a service that declares nothing explores nothing more.
 	Losses, Duplicates, Reorders int
+	// Delays is the most messages along a path delivered later than the
+	// delay bound of a model with a bounded property
+	// (TimelyOptions.MaxDelay): ActDelay makes a channel's head late, so
+	// that neither it nor what waits behind it holds the timers back
+	// until it is delivered (late.go; a stalled connection). A path that
+	// spent one is not judged by the bounded properties,
+	// which assume the bound; any message may be delayed, declared or
+	// not. At most MaxDeliveryFaults; 0, the default, explores none, and
+	// a model without a bounded property has no deadline to lift.
+	Delays int
 	// Crashes is the most crash-stops along a path (ActCrash; the package
 	// documentation, "Lasting faults"): the node goes down and takes no
 	// action until it restarts, Downtime of virtual time later, or never.
@@ -154,6 +164,9 @@ func (f Faults) Kinds() ResetKinds {
 func (f Faults) validate() error {
 	if f.Resets < 0 || f.Breaks < 0 || f.Drops < 0 || f.Refusals < 0 || f.Refusals > math.MaxInt32 {
 		return fmt.Errorf("%w: negative fault budget %+v", ErrActorModel, f)
+	}
+	if err := f.validateDelays(); err != nil {
+		return err
 	}
 	if err := f.validateDelivery(); err != nil {
 		return err

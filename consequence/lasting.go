@@ -62,7 +62,7 @@ const (
 // events: what Action.Fault says of an action of the actor model.
 func (k ActorActionKind) IsFault() bool {
 	switch k {
-	case ActReset, ActBreak, ActDropDatagram, ActRefuse, ActLose, ActDuplicate, ActDeliverAhead,
+	case ActReset, ActBreak, ActDropDatagram, ActRefuse, ActLose, ActDuplicate, ActDeliverAhead, ActDelay,
 		ActCrash, ActRestart, ActPartition, ActHeal, ActClockJump:
 		return true
 	}

@@ -98,7 +98,7 @@ const (
 	packCrash = 1 << iota
 	packWideCounts
 	packWideFaults
-	packDelivery // 3 words after the crash handle: losses, duplicates, reorders
+	packDelivery // 3 words after the crash handle: losses, duplicates, reorders (delays need a bounded property, whose models do not pack)
 	packLasting  // 1 word after those: the lasting faults' handle
 
 	packFlagBits  = 5

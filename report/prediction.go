@@ -71,6 +71,9 @@ type Prediction struct {
 	Losses     int `json:"losses,omitempty"`
 	Duplicates int `json:"duplicates,omitempty"`
 	Reorders   int `json:"reorders,omitempty"`
+	// Delays is the bound of messages delivered past the model's delay
+	// bound along a path (consequence.Faults.Delays); absent, zero.
+	Delays int `json:"delays,omitempty"`
 	// Lasting is the lasting-fault budgets of the round's model (the ones
 	// its node had observed: steering.RoundFaults); absent when none.
 	Lasting *Lasting `json:"lasting,omitempty"`
@@ -158,7 +161,7 @@ func NewPrediction(src Source, snap *snapshot.Snapshot, p steering.Prediction) (
 		Fix: src.Fix, Nodes: src.Nodes, Mode: src.Mode.String(), Property: p.Property, Error: r.Error,
 		Shape: steering.Shape(p.Path), Replayed: p.Replayed, Workload: src.Workload != nil,
 		Resets: faults.Resets, Silent: faults.SilentResets, StaleConnections: faults.StaleConnections, Breaks: faults.Breaks, Refusals: faults.Refusals,
-		Drops: faults.Drops, Losses: faults.Losses, Duplicates: faults.Duplicates, Reorders: faults.Reorders,
+		Drops: faults.Drops, Losses: faults.Losses, Duplicates: faults.Duplicates, Reorders: faults.Reorders, Delays: faults.Delays,
 		Lasting: LastingOf(faults, src.TimerSkew), Arrivals: p.Arrivals, Report: r, Snapshot: doc}
 	if p.Filter != nil {
 		pd.Filter = p.Filter.String()
@@ -227,7 +230,7 @@ func (doc Prediction) Model(spec node.Spec, workload func(id node.ID, restart bo
 		workload = nil
 	}
 	faults, err := doc.Lasting.Apply(consequence.Faults{Resets: doc.Resets, SilentResets: doc.Silent, StaleConnections: doc.StaleConnections, Breaks: doc.Breaks, Refusals: doc.Refusals,
-		Drops: doc.Drops, Losses: doc.Losses, Duplicates: doc.Duplicates, Reorders: doc.Reorders})
+		Drops: doc.Drops, Losses: doc.Losses, Duplicates: doc.Duplicates, Reorders: doc.Reorders, Delays: doc.Delays})
 	if err != nil {
 		return nil, err
 	}

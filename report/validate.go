@@ -51,7 +51,7 @@ func (pd Prediction) Validate() error {
 		return fmt.Errorf("%w: nodes %d, want 0..%d", ErrTooLarge, pd.Nodes, MaxNodes)
 	}
 	for name, n := range map[string]int{"resets": pd.Resets, "breaks": pd.Breaks, "refusals": pd.Refusals, "arrivals": pd.Arrivals,
-		"drops": pd.Drops, "losses": pd.Losses, "duplicates": pd.Duplicates, "reorders": pd.Reorders} {
+		"drops": pd.Drops, "losses": pd.Losses, "duplicates": pd.Duplicates, "reorders": pd.Reorders, "delays": pd.Delays} {
 		if n < 0 || n > MaxFaults {
 			return fmt.Errorf("%w: %s %d, want 0..%d", ErrTooLarge, name, n, MaxFaults)
 		}

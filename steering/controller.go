@@ -317,12 +317,13 @@ const DefaultPostponeDelay = 500 * time.Millisecond
 // budget on RandTree and Chord neighbourhoods (docs/PERFORMANCE.md).
 // DefaultWalkWeights returns the walk weights a nil Config.WalkWeights
 // stands for: resets, breaks, datagram drops, refused sends, crashes,
-// partitions and clock jumps 0.02, timers 0.1, every other kind 1.
+// partitions, clock jumps and lost, duplicated, overtaken and late
+// messages 0.02, timers 0.1, every other kind 1.
 func DefaultWalkWeights() map[consequence.ActorActionKind]float64 {
 	return map[consequence.ActorActionKind]float64{
 		consequence.ActReset: 0.02, consequence.ActBreak: 0.02, consequence.ActDropDatagram: 0.02, consequence.ActRefuse: 0.02,
 		consequence.ActCrash: 0.02, consequence.ActPartition: 0.02, consequence.ActClockJump: 0.02,
-		consequence.ActLose: 0.02, consequence.ActDuplicate: 0.02, consequence.ActDeliverAhead: 0.02,
+		consequence.ActLose: 0.02, consequence.ActDuplicate: 0.02, consequence.ActDeliverAhead: 0.02, consequence.ActDelay: 0.02,
 		consequence.ActTimer: 0.1,
 	}
 }

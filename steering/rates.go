@@ -120,6 +120,7 @@ func (r EventRates) WalkWeights() map[consequence.ActorActionKind]float64 {
 		consequence.ActLose:         FaultWeightFloor,
 		consequence.ActDuplicate:    FaultWeightFloor,
 		consequence.ActDeliverAhead: FaultWeightFloor,
+		consequence.ActDelay:        FaultWeightFloor,
 	}
 	r.Lasting.addWeights(w, perNode)
 	return w

@@ -24,9 +24,10 @@ func TestWalkWeightsRule(t *testing.T) {
 		consequence.ActDeliver: 1, consequence.ActDeliverDatagram: 1, consequence.ActApp: 1,
 		consequence.ActTimer: 0.01, consequence.ActReset: steering.FaultWeightFloor, consequence.ActBreak: 0.1,
 		consequence.ActDropDatagram: 0.25, consequence.ActRefuse: steering.FaultWeightFloor,
-		// TCP shows no losses, copies or reordering of declared messages.
+		// TCP shows no losses, copies or reordering of declared messages,
+		// and no message later than the service's declared delay.
 		consequence.ActLose: steering.FaultWeightFloor, consequence.ActDuplicate: steering.FaultWeightFloor,
-		consequence.ActDeliverAhead: steering.FaultWeightFloor,
+		consequence.ActDeliverAhead: steering.FaultWeightFloor, consequence.ActDelay: steering.FaultWeightFloor,
 	}
 	check := func(name string, got, want map[consequence.ActorActionKind]float64) {
 		t.Helper()

@@ -25,8 +25,11 @@ type checkStage struct {
 // checkStages are the searches: BFS over the fault-free schedules, then
 // random walks checking the safety properties at every step (the depth a
 // BFS cannot reach, covered sparsely), fault-free, with a crash that
-// lasts and messages duplicated and overtaken, and with a message lost
-// (raft's messages are declared unreliable). Each is bounded by depth,
+// lasts and messages duplicated and overtaken, with a message lost
+// (raft's messages are declared unreliable), and with a node restarted at
+// once and a message later than the declared delay (a restart inside an
+// election; a leader's messages that reach a node only after it has
+// campaigned). Each is bounded by depth,
 // states or walks, never by wall time, so the board is a function of the
 // corpus and the plan. Walks with two losses or with a loss and a crash
 // are left out: the bounded property LeaderWithin fails along them on
@@ -38,6 +41,7 @@ func checkStages(p Plan) []checkStage {
 		{"walk", walk},
 		{"walk+crash", append(slices.Clone(walk), "--crashes", "1", "--crash-downtime", "20s", "--duplicates", "2", "--reorders", "2")},
 		{"walk+loss", append(slices.Clone(walk), "--losses", "1", "--duplicates", "1", "--reorders", "2")},
+		{"walk+reset+delay", append(slices.Clone(walk), "--resets", "1", "--delays", "1")},
 	}
 }
 

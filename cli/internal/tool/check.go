@@ -81,10 +81,12 @@ type checkOutput struct {
 	Reports []json.RawMessage `json:"reports,omitempty"`
 
 	// Losses, Duplicates and Reorders are the delivery-fault budgets
-	// (--losses, --duplicates, --reorders).
+	// (--losses, --duplicates, --reorders), Delays the late messages'
+	// (--delays).
 	Losses     int `json:"losses,omitempty"`
 	Duplicates int `json:"duplicates,omitempty"`
 	Reorders   int `json:"reorders,omitempty"`
+	Delays     int `json:"delays,omitempty"`
 	// From is the --from file, Start the snapshot it held (the model's
 	// start state) and StartArrivals its report's bound of arrivals.
 	From          string           `json:"from,omitempty"`
@@ -307,6 +309,7 @@ var weightKinds = []struct {
 	{"lose", consequence.ActLose},
 	{"duplicate", consequence.ActDuplicate},
 	{"deliver-ahead", consequence.ActDeliverAhead},
+	{"delay", consequence.ActDelay},
 	{"crash", consequence.ActCrash},
 	{"restart", consequence.ActRestart},
 	{"partition", consequence.ActPartition},
@@ -446,7 +449,7 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 		out.Faults += fmt.Sprintf(" refusals=%d", f.refusals)
 	}
 	out.Faults += f.delivery.describe()
-	out.Losses, out.Duplicates, out.Reorders = f.delivery.losses, f.delivery.duplicates, f.delivery.reorders
+	out.Losses, out.Duplicates, out.Reorders, out.Delays = f.delivery.losses, f.delivery.duplicates, f.delivery.reorders, f.delivery.delays
 	if from != nil {
 		checkStart(&out, f.from, from)
 	}

@@ -86,7 +86,7 @@ func checkStart(out *checkOutput, file string, st *report.Start) {
 // on: the start it records (--from), or the initial configuration.
 func checkOutputModel(svc serviceRun, co checkOutput) (*consequence.ActorModel, error) {
 	faults, err := co.Lasting.Apply(consequence.Faults{Resets: co.Resets, SilentResets: co.Silent, Breaks: co.Breaks, Drops: co.Drops, Refusals: co.Refusals,
-		Losses: co.Losses, Duplicates: co.Duplicates, Reorders: co.Reorders})
+		Losses: co.Losses, Duplicates: co.Duplicates, Reorders: co.Reorders, Delays: co.Delays})
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -10,9 +10,10 @@ import (
 
 // checkDeliveryFlags are check's budgets of delivery faults on the
 // messages a service declares unreliable (node.Spec.Delivery;
-// consequence.Faults.Losses, Duplicates, Reorders).
+// consequence.Faults.Losses, Duplicates, Reorders) and of late messages
+// (consequence.Faults.Delays).
 type checkDeliveryFlags struct {
-	losses, duplicates, reorders int
+	losses, duplicates, reorders, delays int
 }
 
 // register defines the flags on fs (default 0: none).
@@ -20,6 +21,7 @@ func (d *checkDeliveryFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&d.losses, "losses", 0, "messages the service declares lost-able (node.Spec.Delivery) lost along a path; a service that declares none explores nothing more")
 	fs.IntVar(&d.duplicates, "duplicates", 0, "messages the service declares duplicable duplicated along a path")
 	fs.IntVar(&d.reorders, "reorders", 0, "deliveries ahead of earlier messages along a path, each overtaken message within the bound its type declares")
+	fs.IntVar(&d.delays, "delays", 0, "messages along a path delivered later than the message delay the service declares for its bounded properties (node.DeliverySpec.MaxDelay), any type; a path that delays one is judged by the safety and history properties only")
 }
 
 // validate reports a budget out of range as a usage error.
@@ -27,7 +29,7 @@ func (d *checkDeliveryFlags) validate() error {
 	for _, b := range []struct {
 		name string
 		v    int
-	}{{"losses", d.losses}, {"duplicates", d.duplicates}, {"reorders", d.reorders}} {
+	}{{"losses", d.losses}, {"duplicates", d.duplicates}, {"reorders", d.reorders}, {"delays", d.delays}} {
 		if b.v < 0 || b.v > consequence.MaxDeliveryFaults {
 			return usagef("--%s must be in 0..%d, got %d", b.name, consequence.MaxDeliveryFaults, b.v)
 		}
@@ -37,15 +39,19 @@ func (d *checkDeliveryFlags) validate() error {
 
 // apply sets the budgets on f.
 func (d *checkDeliveryFlags) apply(f *consequence.Faults) {
-	f.Losses, f.Duplicates, f.Reorders = d.losses, d.duplicates, d.reorders
+	f.Losses, f.Duplicates, f.Reorders, f.Delays = d.losses, d.duplicates, d.reorders, d.delays
 }
 
 // describe is the budgets' part of check's faults line ("" when none).
 func (d *checkDeliveryFlags) describe() string {
-	if d.losses == 0 && d.duplicates == 0 && d.reorders == 0 {
-		return ""
+	s := ""
+	if d.losses != 0 || d.duplicates != 0 || d.reorders != 0 {
+		s = fmt.Sprintf(" losses=%d duplicates=%d reorders=%d", d.losses, d.duplicates, d.reorders)
 	}
-	return fmt.Sprintf(" losses=%d duplicates=%d reorders=%d", d.losses, d.duplicates, d.reorders)
+	if d.delays != 0 {
+		s += fmt.Sprintf(" delays=%d", d.delays)
+	}
+	return s
 }
 
 // emulateDeliveryFlags are emulate's rates of delivery faults on the

@@ -18,6 +18,11 @@ func TestDeliveryFlagsUndeclared(t *testing.T) {
 	if with.Duplicates != 1 || !strings.Contains(with.Faults, "duplicates=1") {
 		t.Fatalf("budgets not recorded: %+v", with.Faults)
 	}
+	// randtree has no bounded property, so no delay bound to break.
+	late := checkJSON(t, append(base, "--delays", "2")...)
+	if late.Unique != plain.Unique || late.Delays != 2 || !strings.Contains(late.Faults, " delays=2") || strings.Contains(late.Faults, "losses") {
+		t.Fatalf("with --delays 2: %d unique (want %d), delays %d, faults %q", late.Unique, plain.Unique, late.Delays, late.Faults)
+	}
 }
 
 // TestDeliveryFlagsBad: budgets and rates out of range are usage errors.
@@ -25,6 +30,8 @@ func TestDeliveryFlagsBad(t *testing.T) {
 	for _, args := range [][]string{
 		{"check", "--losses", "-1"},
 		{"check", "--reorders", "100000"},
+		{"check", "--delays", "-1"},
+		{"emulate", "--steer-delays", "-1", "--duration", "1s"},
 		{"emulate", "--msg-duplicate", "1.5", "--duration", "1s"},
 		{"emulate", "--msg-loss", "NaN", "--duration", "1s"},
 		{"emulate", "--msg-reorder-delay", "-1s", "--duration", "1s"},

@@ -14,6 +14,7 @@ type faultFlags struct {
 	resets, breaks, drops, refusals int
 	crashes, partitions, jumps      int
 	losses, duplicates, reorders    int
+	delays                          int
 }
 
 // register defines the flags on fs with steering's defaults.
@@ -29,6 +30,7 @@ func (f *faultFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.losses, "steer-losses", d.Losses, "messages a steering round loses along a path, of those the service declares lost-able (node.Spec.Delivery); a service that declares none explores nothing more; 0 by default, since on a service whose every message is declared unreliable the branches crowd out a round's state budget")
 	fs.IntVar(&f.duplicates, "steer-duplicates", d.Duplicates, "messages a steering round duplicates along a path, of those the service declares duplicable")
 	fs.IntVar(&f.reorders, "steer-reorders", d.Reorders, "messages a steering round delivers ahead of earlier ones along a path, of those the service declares reorderable")
+	fs.IntVar(&f.delays, "steer-delays", d.Delays, "messages a steering round delivers later than the delay the service declares for its bounded properties, along a path (judged then by the safety and history properties only)")
 }
 
 // validate reports the first negative budget as a usage error.
@@ -38,7 +40,7 @@ func (f *faultFlags) validate() error {
 		v    int
 	}{{"steer-resets", f.resets}, {"steer-breaks", f.breaks}, {"steer-drops", f.drops}, {"steer-refusals", f.refusals},
 		{"steer-crashes", f.crashes}, {"steer-partitions", f.partitions}, {"steer-clock-jumps", f.jumps},
-		{"steer-losses", f.losses}, {"steer-duplicates", f.duplicates}, {"steer-reorders", f.reorders}} {
+		{"steer-losses", f.losses}, {"steer-duplicates", f.duplicates}, {"steer-reorders", f.reorders}, {"steer-delays", f.delays}} {
 		if b.v < 0 {
 			return usagef("--%s must not be negative, got %d", b.name, b.v)
 		}
@@ -50,5 +52,5 @@ func (f *faultFlags) validate() error {
 func (f *faultFlags) faults() consequence.Faults {
 	return consequence.Faults{Resets: f.resets, SilentResets: true, Breaks: f.breaks, Drops: f.drops, Refusals: f.refusals,
 		Crashes: f.crashes, Partitions: f.partitions, ClockJumps: f.jumps,
-		Losses: f.losses, Duplicates: f.duplicates, Reorders: f.reorders}
+		Losses: f.losses, Duplicates: f.duplicates, Reorders: f.reorders, Delays: f.delays}
 }

@@ -45,8 +45,9 @@ type observed struct {
 }
 
 func observe(v node.View) []observed {
-	var out []observed
-	for _, id := range v.Nodes() {
+	ids := v.Nodes()
+	out := make([]observed, 0, len(ids))
+	for _, id := range ids {
 		if o, ok := Observed(v, id); ok {
 			out = append(out, observed{id, o})
 		}
