@@ -2,6 +2,8 @@ package node
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -89,6 +91,74 @@ func TestRandBinaryRoundTrip(t *testing.T) {
 		}
 		if len(bad) != 20 && back != keep {
 			t.Errorf("a failed UnmarshalBinary(%x) changed the source", bad)
+		}
+	}
+}
+
+// canonNested mixes scalars, arrays, structs and maps at several depths:
+// the shapes canonicalMsgpack copies in runs or sorts.
+type canonNested struct {
+	A []int
+	B []map[string]int
+	C map[int][]int
+	D []struct {
+		X int
+		M map[int]bool
+	}
+}
+
+// TestAppendCanonicalNested: canonical bytes of nested values do not
+// depend on map order, decode to the value encoded, and are their own
+// canonical form, for random values (seed printed on failure).
+func TestAppendCanonicalNested(t *testing.T) {
+	const seed = 1
+	rng := rand.New(rand.NewPCG(seed, 0))
+	for trial := range 200 {
+		var v canonNested
+		for range rng.IntN(6) {
+			v.A = append(v.A, rng.IntN(1000)-500)
+		}
+		for range rng.IntN(4) {
+			m := map[string]int{}
+			for range rng.IntN(4) {
+				m[fmt.Sprint(rng.IntN(50))] = rng.IntN(9)
+			}
+			v.B = append(v.B, m)
+		}
+		if rng.IntN(2) == 0 {
+			v.C = map[int][]int{}
+			for range rng.IntN(5) {
+				v.C[rng.IntN(20)] = []int{rng.IntN(3), rng.IntN(70000)}
+			}
+		}
+		for range rng.IntN(4) {
+			e := struct {
+				X int
+				M map[int]bool
+			}{X: rng.IntN(300), M: map[int]bool{}}
+			for range rng.IntN(4) {
+				e.M[rng.IntN(10)] = rng.IntN(2) == 0
+			}
+			v.D = append(v.D, e)
+		}
+		x, err := AppendCanonical(nil, v)
+		if err != nil {
+			t.Fatalf("seed %d trial %d: %v", seed, trial, err)
+		}
+		for range 5 {
+			if y, _ := AppendCanonical(nil, v); !bytes.Equal(x, y) {
+				t.Fatalf("seed %d trial %d: one value encoded to %x and %x", seed, trial, x, y)
+			}
+		}
+		if again, err := canonicalMsgpack(nil, x); err != nil || !bytes.Equal(again, x) {
+			t.Fatalf("seed %d trial %d: canonical bytes are not their own canonical form (%v)", seed, trial, err)
+		}
+		var back canonNested
+		if err := unmarshalMsgpack(x, &back); err != nil {
+			t.Fatalf("seed %d trial %d: %v", seed, trial, err)
+		}
+		if y, _ := AppendCanonical(nil, back); !bytes.Equal(x, y) {
+			t.Fatalf("seed %d trial %d: the decoded value encodes to %x, want %x", seed, trial, y, x)
 		}
 	}
 }

@@ -161,3 +161,15 @@ func Observed[O any](svc node.Service) (O, bool) {
 	}
 	return s.obs, true
 }
+
+// ObservedRef is Observed without the copy, for properties that read
+// large observations in every explored state: the pointer is to the
+// value's own observation. The caller must only read it, and only while
+// it judges the view: a handler step of the value replaces it.
+func ObservedRef[O any](svc node.Service) (*O, bool) {
+	s, ok := svc.(*Service[O])
+	if !ok || !s.started {
+		return nil, false
+	}
+	return &s.obs, true
+}

@@ -54,7 +54,7 @@ func valuesAt(v node.View) []string {
 	}
 	stores := 0
 	for _, id := range v.Nodes() {
-		o, ok := Observed(v, id)
+		o, ok := observedRef(v, id)
 		if !ok {
 			continue
 		}

@@ -41,14 +41,14 @@ func Properties(opts Options) ([]node.Property, error) {
 // observed is a view's nodes with their observations, in ID order.
 type observed struct {
 	id node.ID
-	o  Observation
+	o  *Observation
 }
 
 func observe(v node.View) []observed {
 	ids := v.Nodes()
 	out := make([]observed, 0, len(ids))
 	for _, id := range ids {
-		if o, ok := Observed(v, id); ok {
+		if o, ok := observedRef(v, id); ok {
 			out = append(out, observed{id, o})
 		}
 	}
@@ -191,7 +191,7 @@ func quorumUp(quorum int) func(node.View) bool {
 	return func(v node.View) bool {
 		up := 0
 		for _, id := range v.Nodes() {
-			if _, ok := Observed(v, id); ok {
+			if _, ok := observedRef(v, id); ok {
 				up++
 			}
 		}
@@ -208,7 +208,7 @@ func quorumLeader(quorum int) func(node.View) error {
 	return func(v node.View) error {
 		var leaders int
 		for _, id := range v.Nodes() {
-			l, ok := Observed(v, id)
+			l, ok := observedRef(v, id)
 			if !ok || l.State != "StateLeader" {
 				continue
 			}
@@ -229,7 +229,7 @@ func quorumLeader(quorum int) func(node.View) error {
 func followers(v node.View, leader, term uint64) int {
 	n := 0
 	for _, id := range v.Nodes() {
-		if o, ok := Observed(v, id); ok && o.Term == term && (uint64(id) == leader || o.Lead == leader) {
+		if o, ok := observedRef(v, id); ok && o.Term == term && (uint64(id) == leader || o.Lead == leader) {
 			n++
 		}
 	}

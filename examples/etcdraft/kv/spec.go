@@ -67,3 +67,9 @@ func Workload(id node.ID, restart bool) []node.Message {
 func Observed(v node.View, id node.ID) (Observation, bool) {
 	return replayed.Observed[Observation](v.Service(id))
 }
+
+// observedRef is Observed without the copy (replayed.ObservedRef): the
+// properties only read it.
+func observedRef(v node.View, id node.ID) (*Observation, bool) {
+	return replayed.ObservedRef[Observation](v.Service(id))
+}
