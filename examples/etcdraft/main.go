@@ -37,6 +37,9 @@ func main() { cli.Main(services()...) }
 // reads through the log). etcdkv-busy is etcdkv with a client busy for
 // the whole of a run (busyClient), and etcdkv-small has that client too:
 // the configurations bench/realbugs scores the library's own bugs on.
+// etcdkv-join is etcdkv-busy on four nodes of which the fourth joins: a
+// leader adds it as a learner and promotes it to voter
+// (kv.MembershipOptions); with --nodes N the last node is the joiner.
 var Configurations = map[string]func() kv.Options{
 	kv.Name:           kv.DefaultOptions,
 	kv.Name + "-busy": func() kv.Options { return busyClient(kv.DefaultOptions()) },
@@ -47,6 +50,11 @@ var Configurations = map[string]func() kv.Options{
 		return o
 	},
 	kv.Name + "-raw": func() kv.Options { return kv.Options{} },
+	kv.Name + "-join": func() kv.Options {
+		o := busyClient(kv.DefaultOptions())
+		o.Nodes, o.Membership.Joiners = 4, 1
+		return o
+	},
 }
 
 // busyClient gives o a client that stays busy for a run of up to 15
@@ -61,7 +69,7 @@ func busyClient(o kv.Options) kv.Options {
 // services are the configurations as cli.Services, etcdkv first (the
 // default --service).
 func services() []cli.Service {
-	names := []string{kv.Name, kv.Name + "-busy", kv.Name + "-small", kv.Name + "-raw"}
+	names := []string{kv.Name, kv.Name + "-busy", kv.Name + "-small", kv.Name + "-raw", kv.Name + "-join"}
 	out := make([]cli.Service, 0, len(names))
 	for _, name := range names {
 		configure := configurer(name, Configurations[name])

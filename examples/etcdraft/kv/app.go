@@ -3,6 +3,7 @@ package kv
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/vmihailenco/msgpack/v5"
@@ -36,6 +37,10 @@ type app struct {
 	Last map[uint64]uint64
 	// LedTerms are the terms this node was elected leader in.
 	LedTerms []uint64
+	// Conf is the configuration the applied entries made, when it is not
+	// the initial one (nil: the initial voters; see conf): conf changes
+	// are replicated state, as etcd's membership store is.
+	Conf *Conf `msgpack:",omitempty"`
 }
 
 func newApp() app { return app{KV: map[string]string{}} }
@@ -166,9 +171,11 @@ type snapshotData struct {
 	Last map[uint64]uint64
 }
 
-// restoreSnapshot replaces the map with a snapshot's (raft sent one to a
-// follower that fell behind a compaction).
-func (a *app) restoreSnapshot(snap *raftpb.Snapshot) error {
+// restoreSnapshot replaces the map and the configuration with a
+// snapshot's (raft sent one to a follower that fell behind a compaction,
+// or to a joiner).
+func (a *app) restoreSnapshot(o Options, snap *raftpb.Snapshot) error {
+	a.setConf(o, confOf(snap.GetMetadata().GetConfState()))
 	var d snapshotData
 	if len(snap.GetData()) > 0 {
 		if err := node.CheckMsgpack(snap.GetData(), node.MaxMsgpackDepth); err != nil {
@@ -200,6 +207,10 @@ func (a *app) clone() app {
 	out.LedTerms = append([]uint64(nil), a.LedTerms...)
 	if a.Last != nil {
 		out.Last = maps.Clone(a.Last)
+	}
+	if a.Conf != nil {
+		c := Conf{Voters: slices.Clone(a.Conf.Voters), Learners: slices.Clone(a.Conf.Learners)}
+		out.Conf = &c
 	}
 	return out
 }

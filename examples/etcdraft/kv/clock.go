@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"slices"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -134,10 +135,15 @@ func (s *store) ticksToAct() int {
 	return max(h.RandomizedElectionTimeout-h.ElectionElapsed, 1)
 }
 
-// promotable is raft's rule for who campaigns: a voter of the current
-// configuration. The store's configuration is static and every member a
-// voter.
-func (s *store) promotable() bool { return true }
+// promotable is raft's rule for who campaigns: a voter of the
+// configuration the node applied (a learner or a joiner not yet added
+// never times out).
+func (s *store) promotable() bool {
+	if s.app.Conf == nil {
+		return s.self <= uint64(s.opts.initialVoters())
+	}
+	return slices.Contains(s.app.Conf.Voters, s.self)
+}
 
 // pinTimeout draws raft's randomized election timeout from env's source
 // when the node's role changed since the last draw, and writes it over

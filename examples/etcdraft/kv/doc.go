@@ -4,8 +4,10 @@
 // (node/replayed): the store is an opaque object, its state the inputs it
 // was given since its last durable point.
 //
-// Every node is a voter of one static cluster (IDs 1..Options.Nodes),
-// and runs raft as etcd's server does (DefaultOptions: PreVote,
+// Every node is a voter of one cluster (IDs 1..Options.Nodes) but the
+// joiners (Options.Membership: the highest IDs, which a leader adds as
+// learners and promotes to voters with ConfChangeV2 entries, one single
+// change at a time), and runs raft as etcd's server does (DefaultOptions: PreVote,
 // CheckQuorum, ReadIndex reads, etcd's tick, election and flow-control
 // values, a snapshot every 10,000 entries). Every member ticks its
 // RawNode on its own clock (raftClock): the timer "tick" fires at the
@@ -69,6 +71,5 @@
 // responses the store steps. The raftInternals fields are checked by
 // name and kind against the linked library when the first store is
 // built; a version of raft without them is refused with an error naming
-// the field. Membership changes (ConfChangeV2, learners) are not driven
-// by this store.
+// the field.
 package kv

@@ -113,8 +113,16 @@ func (d *durable) restore(ms *raft.MemoryStorage) error {
 		}
 	}
 	si, st := snap.GetMetadata().GetIndex(), snap.GetMetadata().GetTerm()
-	if si == 0 || len(snap.GetMetadata().GetConfState().GetVoters()) == 0 {
-		return fmt.Errorf("etcdkv: durable snapshot without an index or voters")
+	if si == 0 {
+		// A joiner no leader has added yet (MembershipOptions) keeps its
+		// HardState alone: no snapshot, no log, nothing applied.
+		if len(ents) > 0 || hs.GetCommit() != 0 || d.App.RaftApplied != 0 {
+			return fmt.Errorf("etcdkv: durable log or commit index without a snapshot")
+		}
+		return ms.SetHardState(&hs)
+	}
+	if len(snap.GetMetadata().GetConfState().GetVoters()) == 0 {
+		return fmt.Errorf("etcdkv: durable snapshot without voters")
 	}
 	prev, prevTerm := si, st
 	for _, e := range ents {

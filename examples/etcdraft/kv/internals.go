@@ -1,8 +1,10 @@
 package kv
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
+	"slices"
 	"unsafe"
 
 	"go.etcd.io/raft/v3"
@@ -118,6 +120,19 @@ type hidden struct {
 	// the requests it has confirmed since it was built.
 	PendingReads, HeldReads, ReadAcks int
 	Confirmed                         uint64
+	// AcksAhead are the read acknowledgements past Confirmed, by node:
+	// which nodes have acknowledged how many of the pending reads decides
+	// which a later answer confirms once more than two voters are needed.
+	// Acknowledgements at or below Confirmed make no difference. (In a
+	// three-node cluster only the leader's own is ever ahead, a function
+	// of PendingReads.)
+	AcksAhead []ReadAck `msgpack:",omitempty"`
+}
+
+// ReadAck is a node's acknowledgement of the pending reads: Ahead of
+// them, counted from the last confirmed.
+type ReadAck struct {
+	ID, Ahead uint64
 }
 
 // read returns rn's hidden state.
@@ -135,8 +150,15 @@ func (in *raftInternals) read(rn *raft.RawNode) hidden {
 	if ro := r.FieldByIndex(in.readOnly.Index); !ro.IsNil() {
 		ro = ro.Elem()
 		h.PendingReads = ro.FieldByIndex(in.unconfirmedReads.Index).Len()
-		h.ReadAcks = ro.FieldByIndex(in.readOnlyAcks.Index).Len()
+		acks := ro.FieldByIndex(in.readOnlyAcks.Index)
+		h.ReadAcks = acks.Len()
 		h.Confirmed = ro.FieldByIndex(in.confirmed.Index).Uint()
+		for it := acks.MapRange(); it.Next(); {
+			if v := it.Value().Uint(); v > h.Confirmed {
+				h.AcksAhead = append(h.AcksAhead, ReadAck{ID: it.Key().Uint(), Ahead: v - h.Confirmed})
+			}
+		}
+		slices.SortFunc(h.AcksAhead, func(a, b ReadAck) int { return cmp.Compare(a.ID, b.ID) })
 	}
 	return h
 }

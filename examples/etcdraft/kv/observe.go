@@ -70,6 +70,10 @@ type AppState struct {
 	ReadAt      uint64
 	Last        map[uint64]uint64
 	LedTerms    []uint64
+	// Conf is the configuration the node applied when it is not the
+	// initial one (Options.Membership): nil, and absent from the
+	// encoding, in a cluster that never changes.
+	Conf *Conf `msgpack:",omitempty"`
 }
 
 // Observe implements replayed.Object.

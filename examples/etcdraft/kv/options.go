@@ -13,7 +13,8 @@ import (
 // field takes its default and every switch is off (raft.Config's own
 // zero: no PreVote, no CheckQuorum, reads through the log).
 type Options struct {
-	// Nodes is the cluster's size: voters 1..Nodes (default 3).
+	// Nodes is how many nodes run the store (default 3): voters 1..Nodes
+	// from the start, but for the joiners (Membership).
 	Nodes int
 	// ApplyCommitted corrects the planted bug: apply entries once they
 	// are committed (Ready.CommittedEntries), not when they are appended
@@ -26,6 +27,8 @@ type Options struct {
 	Client ClientOptions
 	// Snapshots is when the store compacts raft's log into a snapshot.
 	Snapshots SnapshotOptions
+	// Membership is the membership changes the cluster makes.
+	Membership MembershipOptions
 }
 
 // RaftOptions are raft.Config's fields a deployment chooses, with the
@@ -120,6 +123,25 @@ type SnapshotOptions struct {
 	CatchUpEntries int
 }
 
+// MembershipOptions are the membership changes the cluster makes, as an
+// etcd operator does with `member add --learner` and `member promote`:
+// ConfChangeV2 entries a leader proposes, one single change at a time.
+type MembershipOptions struct {
+	// Joiners is how many of the Nodes start outside the cluster: the
+	// highest IDs, Nodes-Joiners+1..Nodes. A joiner starts with an empty
+	// log and no configuration and takes no part until a leader adds it.
+	// A leader adds the lowest joiner not yet a member as a learner once
+	// it has applied JoinAt entries, and promotes it to voter once the
+	// learner's log has caught up with the leader's commit index (raft's
+	// Progress.Match); then the next joiner. Default 0: every node a
+	// voter from the start; at most Nodes-1.
+	Joiners int
+	// JoinAt is the applied index from which a leader adds joiners
+	// (default 8: after the first writes, so that a joiner catches up
+	// through appends, or through a snapshot once the log is compacted).
+	JoinAt uint64
+}
+
 // The defaults, each written once: DefaultOptions and withDefaults read
 // them.
 const (
@@ -135,6 +157,7 @@ const (
 	defaultWrites                    = 30
 	defaultSnapshotEvery             = 10_000
 	defaultSnapshotCatchUp           = 5_000
+	defaultJoinAt                    = 8
 )
 
 // DefaultOptions is the store as etcd's server runs raft: PreVote and
@@ -164,6 +187,7 @@ func (o Options) withDefaults() (Options, error) {
 	setDefault(&c.Writes, defaultWrites)
 	setDefault(&o.Snapshots.Every, defaultSnapshotEvery)
 	setDefault(&o.Snapshots.CatchUpEntries, defaultSnapshotCatchUp)
+	setDefault(&o.Membership.JoinAt, defaultJoinAt)
 	switch {
 	case c.ReadsPerWrite < 0:
 		return o, fmt.Errorf("%w: %d reads per write (want 0 or more)", ErrOptions, c.ReadsPerWrite)
@@ -177,6 +201,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("%w: Client.Retry %v must be positive", ErrOptions, c.Retry)
 	case c.Reads < ReadsThroughLog || c.Reads > ReadsLocal:
 		return o, fmt.Errorf("%w: unknown read mode %d", ErrOptions, c.Reads)
+	case o.Membership.Joiners < 0 || o.Membership.Joiners >= o.Nodes:
+		return o, fmt.Errorf("%w: %d joiners of %d nodes (want 0..%d: one voter at least starts the cluster)", ErrOptions, o.Membership.Joiners, o.Nodes, o.Nodes-1)
 	}
 	return o, nil
 }
@@ -188,6 +214,9 @@ func setDefault[T comparable](v *T, d T) {
 		*v = d
 	}
 }
+
+// initialVoters is how many nodes the cluster starts with: 1..that.
+func (o Options) initialVoters() int { return o.Nodes - o.Membership.Joiners }
 
 // electionTimeout is raft's election timeout as a duration.
 func (o Options) electionTimeout() time.Duration {
@@ -248,7 +277,11 @@ func (o Options) String() string {
 	if o.ApplyCommitted {
 		bug = "apply-committed"
 	}
-	return fmt.Sprintf("%s, prevote=%t, checkquorum=%t, reads=%s", bug, o.Raft.PreVote, o.Raft.CheckQuorum, o.Client.Reads)
+	s := fmt.Sprintf("%s, prevote=%t, checkquorum=%t, reads=%s", bug, o.Raft.PreVote, o.Raft.CheckQuorum, o.Client.Reads)
+	if o.Membership.Joiners > 0 {
+		s += fmt.Sprintf(", joiners=%d", o.Membership.Joiners)
+	}
+	return s
 }
 
 // String names the read mode.

@@ -2,6 +2,7 @@ package kv
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/linearizable"
@@ -9,13 +10,15 @@ import (
 
 // Properties are the properties of the store configured with opts: the
 // Raft paper's safety properties (Figure 3) over the nodes a view holds;
-// two bounded properties, LeaderWithin (while a quorum of members is up,
-// a leader that a quorum follows within Options.LeaderBound) and
+// three bounded properties, LeaderWithin (while a quorum of the voters is
+// up, a leader that a quorum of them follows within Options.LeaderBound),
 // WritesApplied (every write a client was told succeeded applied by a
-// quorum within Options.AppliedBound) and MembersCatchUp (while every
-// member is up, every member applies each of those writes within the
-// same bound: a member the leader stops replicating to is a stall the
-// quorum hides); and Linearizable, the client
+// quorum of the voters within Options.AppliedBound) and MembersCatchUp
+// (while every member is up, every member, learners too, applies each of
+// those writes within the same bound: a member the leader stops
+// replicating to is a stall the quorum hides), each over the
+// configuration the most advanced node up has applied
+// (Options.Membership); and Linearizable, the client
 // history of Puts and Gets against a map of registers (Model). The
 // store's client never stops writing for long, so its liveness is
 // stated with bounds: a plain "eventually" would be judged on whatever a
@@ -25,15 +28,14 @@ func Properties(opts Options) ([]node.Property, error) {
 	if err != nil {
 		return nil, err
 	}
-	quorum := o.Nodes/2 + 1
 	return []node.Property{
 		{Name: "ElectionSafety", Kind: node.Safety, Check: electionSafety},
 		{Name: "LogMatching", Kind: node.Safety, Check: logMatching},
 		{Name: "LeaderCompleteness", Kind: node.Safety, Check: leaderCompleteness},
 		{Name: "StateMachineSafety", Kind: node.Safety, Check: stateMachineSafety},
-		node.Within("LeaderWithin", o.LeaderBound(), quorumUp(quorum), quorumLeader(quorum)),
-		node.Within("WritesApplied", o.AppliedBound(), quorumUp(quorum), writesApplied(quorum)),
-		node.Within("MembersCatchUp", o.AppliedBound(), quorumUp(o.Nodes), writesApplied(o.Nodes)),
+		node.Within("LeaderWithin", o.LeaderBound(), membersUp(o, false), quorumLeader(o)),
+		node.Within("WritesApplied", o.AppliedBound(), membersUp(o, false), writesApplied(o, false)),
+		node.Within("MembersCatchUp", o.AppliedBound(), membersUp(o, true), writesApplied(o, true)),
 		linearizable.Property("Linearizable", Model()),
 	}, nil
 }
@@ -157,14 +159,53 @@ func stateMachineSafety(v node.View) error {
 	return nil
 }
 
-// writesApplied is WritesApplied's goal: every write a node up has
+// membership is the configuration a view is judged by: the one applied by
+// the node up that has applied the most (the latest committed
+// configuration a node up knows; the initial one in a cluster that never
+// changes).
+func membership(o Options, ns []observed) Conf {
+	var best *Observation
+	for _, n := range ns {
+		if best == nil || n.o.App.RaftApplied > best.App.RaftApplied {
+			best = n.o
+		}
+	}
+	if best == nil || best.App.Conf == nil {
+		return initialConf(o)
+	}
+	return *best.App.Conf
+}
+
+// counted are the IDs a quorum or a count is taken over: the voters of
+// the view's configuration, or every member (learners too) with all.
+func counted(o Options, ns []observed, all bool) []uint64 {
+	c := membership(o, ns)
+	if !all {
+		return c.Voters
+	}
+	return append(slices.Clone(c.Voters), c.Learners...)
+}
+
+// need is how many of ids a property needs: a majority, or all of them.
+func need(ids []uint64, all bool) int {
+	if all {
+		return len(ids)
+	}
+	return len(ids)/2 + 1
+}
+
+// writesApplied is the goal of WritesApplied (a quorum of the voters) and
+// of MembersCatchUp (all: every member): every write a node up has
 // completed (its own, the last of which its Last records) is applied by
-// quorum nodes up, itself included. A write its node completed and a
-// quorum never applies was lost: acknowledged and not committed (an
-// application that applies before commit), or committed and overwritten.
-func writesApplied(quorum int) func(node.View) error {
+// that many members up, itself included if it is one. A write its node
+// completed and a quorum never applies was lost: acknowledged and not
+// committed (an application that applies before commit), or committed
+// and overwritten.
+func writesApplied(o Options, all bool) func(node.View) error {
 	return func(v node.View) error {
 		ns := observe(v)
+		ids := counted(o, ns, all)
+		want := need(ids, all)
 		for _, a := range ns {
 			done := a.o.App.Last[uint64(a.id)]
 			if done == 0 {
@@ -172,64 +213,69 @@ func writesApplied(quorum int) func(node.View) error {
 			}
 			have := 0
 			for _, b := range ns {
-				if b.o.App.Last[uint64(a.id)] >= done {
+				if slices.Contains(ids, uint64(b.id)) && b.o.App.Last[uint64(a.id)] >= done {
 					have++
 				}
 			}
-			if have < quorum {
-				return fmt.Errorf("%v's write %d is applied by %d nodes, not a quorum of %d", a.id, done, have, quorum)
+			if have < want {
+				return fmt.Errorf("%v's write %d is applied by %d members, not %d", a.id, done, have, want)
 			}
 		}
 		return nil
 	}
 }
 
-// quorumUp is LeaderWithin's precondition: at least quorum members are up.
-// A view says which nodes are up, not which can reach each other: a
-// partition that leaves no quorum connected opens the obligation too.
-func quorumUp(quorum int) func(node.View) bool {
+// membersUp is the precondition of the bounded properties: a quorum of
+// the voters up (all: every member). A view says which nodes are up, not
+// which can reach each other: a partition that leaves no quorum
+// connected opens the obligation too.
+func membersUp(o Options, all bool) func(node.View) bool {
 	return func(v node.View) bool {
+		ns := observe(v)
+		ids := counted(o, ns, all)
 		up := 0
-		for _, id := range v.Nodes() {
-			if _, ok := observedRef(v, id); ok {
+		for _, n := range ns {
+			if slices.Contains(ids, uint64(n.id)) {
 				up++
 			}
 		}
-		return up >= quorum
+		return up >= need(ids, all)
 	}
 }
 
-// quorumLeader is LeaderWithin's goal: a leader that quorum nodes up
-// (itself included) follow in its term. A leader cut off from the others
-// may still say it leads (until CheckQuorum steps it down) and a node cut
-// off from the leader may campaign in ever higher terms (without
-// PreVote): neither is a leader the cluster has, and neither hides one.
-func quorumLeader(quorum int) func(node.View) error {
+// quorumLeader is LeaderWithin's goal: a leader that a quorum of the
+// voters up (itself included) follow in its term. A leader cut off from
+// the others may still say it leads (until CheckQuorum steps it down) and
+// a node cut off from the leader may campaign in ever higher terms
+// (without PreVote): neither is a leader the cluster has, and neither
+// hides one.
+func quorumLeader(o Options) func(node.View) error {
 	return func(v node.View) error {
+		ns := observe(v)
+		voters := counted(o, ns, false)
 		var leaders int
-		for _, id := range v.Nodes() {
-			l, ok := observedRef(v, id)
-			if !ok || l.State != "StateLeader" {
+		for _, l := range ns {
+			if l.o.State != "StateLeader" {
 				continue
 			}
 			leaders++
-			if followers(v, uint64(id), l.Term) >= quorum {
+			if followers(ns, voters, uint64(l.id), l.o.Term) >= need(voters, false) {
 				return nil
 			}
 		}
 		if leaders == 0 {
 			return fmt.Errorf("no leader")
 		}
-		return fmt.Errorf("no leader that %d nodes follow", quorum)
+		return fmt.Errorf("no leader that %d voters follow", need(voters, false))
 	}
 }
 
-// followers counts the nodes up in term that follow leader, itself
+// followers counts the voters up in term that follow leader, itself
 // included.
-func followers(v node.View, leader, term uint64) int {
+func followers(ns []observed, voters []uint64, leader, term uint64) int {
 	n := 0
-	for _, id := range v.Nodes() {
-		if o, ok := observedRef(v, id); ok && o.Term == term && (uint64(id) == leader || o.Lead == leader) {
+	for _, f := range ns {
+		if slices.Contains(voters, uint64(f.id)) && f.o.Term == term && (uint64(f.id) == leader || f.o.Lead == leader) {
 			n++
 		}
 	}

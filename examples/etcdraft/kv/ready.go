@@ -17,7 +17,7 @@ func (s *store) handleReady(env node.Env, rd raft.Ready) {
 		if err := s.storage.ApplySnapshot(rd.Snapshot); err != nil {
 			panic(fmt.Sprintf("etcdkv: applying raft's snapshot: %v", err)) // raft hands out only newer ones
 		}
-		if err := s.app.restoreSnapshot(rd.Snapshot); err != nil {
+		if err := s.app.restoreSnapshot(s.opts, rd.Snapshot); err != nil {
 			env.Logger().Warn("etcdkv: a snapshot's data does not decode", "err", err)
 		}
 	}
@@ -39,11 +39,25 @@ func (s *store) handleReady(env node.Env, rd raft.Ready) {
 	for _, m := range rd.Messages {
 		s.send(env, m)
 	}
+	confChanged := false
+	for _, e := range rd.CommittedEntries {
+		changed, err := s.applyConfChange(e)
+		if err != nil {
+			panic(fmt.Sprintf("etcdkv: a committed conf change does not decode: %v", err)) // the store proposed it
+		}
+		confChanged = confChanged || changed
+	}
 	if n := len(rd.CommittedEntries); n > 0 {
 		if s.opts.ApplyCommitted {
 			done = s.app.apply(s.self, rd.CommittedEntries)
 		}
 		s.app.RaftApplied = rd.CommittedEntries[n-1].GetIndex()
+	}
+	if confChanged {
+		// A member added later catches up from the leader's snapshot,
+		// which raft refuses unless its configuration names the member:
+		// the snapshot follows the configuration.
+		s.snapshotAt(s.app.RaftApplied)
 	}
 	for _, rs := range rd.ReadStates {
 		s.app.readConfirmed(s.self, rs)
@@ -97,19 +111,23 @@ func (s *store) maybeCompact() {
 	if applied < snap.GetMetadata().GetIndex()+uint64(every) {
 		return
 	}
-	data, err := node.AppendCanonical(nil, snapshotData{KV: s.app.KV, Last: s.app.Last})
-	if err != nil {
-		panic(fmt.Sprintf("etcdkv: encoding the store: %v", err))
-	}
-	_, cs, err := s.storage.InitialState() // the membership is static
-	if err != nil {
-		return
-	}
-	if _, err := s.storage.CreateSnapshot(applied, cs, data); err != nil {
+	if !s.snapshotAt(applied) {
 		return
 	}
 	keep := uint64(max(s.opts.Snapshots.CatchUpEntries, 0))
 	if applied > keep {
 		_ = s.storage.Compact(applied - keep) // ErrCompacted: already shorter
 	}
+}
+
+// snapshotAt makes the storage's snapshot the store at applied, with the
+// configuration the application applied, and reports whether it did (not
+// when the snapshot is that recent already).
+func (s *store) snapshotAt(applied uint64) bool {
+	data, err := node.AppendCanonical(nil, snapshotData{KV: s.app.KV, Last: s.app.Last})
+	if err != nil {
+		panic(fmt.Sprintf("etcdkv: encoding the store: %v", err))
+	}
+	_, err = s.storage.CreateSnapshot(applied, s.app.conf(s.opts).confState(), data)
+	return err == nil
 }

@@ -81,23 +81,23 @@ func newStore(opts Options, self node.ID, durableBytes []byte) (*store, error) {
 }
 
 // bootstrap gives a first start the cluster's initial configuration:
-// every member starts in term 1 from the same snapshot at index 1, which
-// holds the configuration (etcd's bootstrap does the same with
-// conf-change entries).
+// every initial voter starts in term 1 from the same snapshot at index 1,
+// which holds the configuration (etcd's bootstrap does the same with
+// conf-change entries); a joiner starts empty, as etcd's member added
+// with `member add` does.
 func (s *store) bootstrap() error {
-	voters := make([]uint64, s.opts.Nodes)
-	for i := range voters {
-		voters[i] = uint64(i + 1)
+	s.app = newApp()
+	if s.self > uint64(s.opts.initialVoters()) {
+		return nil // a joiner: no log and no configuration until a leader adds it
 	}
 	snap := &raftpb.Snapshot{Metadata: &raftpb.SnapshotMetadata{
-		Index: proto.Uint64(1), Term: proto.Uint64(1), ConfState: &raftpb.ConfState{Voters: voters}}}
+		Index: proto.Uint64(1), Term: proto.Uint64(1), ConfState: initialConf(s.opts).confState()}}
 	if err := s.storage.ApplySnapshot(snap); err != nil {
 		return fmt.Errorf("etcdkv: initial snapshot: %w", err)
 	}
 	if err := s.storage.SetHardState(&raftpb.HardState{Term: proto.Uint64(1), Commit: proto.Uint64(1)}); err != nil {
 		return fmt.Errorf("etcdkv: initial HardState: %w", err)
 	}
-	s.app = newApp()
 	return nil
 }
 
@@ -262,6 +262,9 @@ func (s *store) propose(p Proposal) {
 // it has not completed retries the first of them.
 func (s *store) settle(env node.Env) {
 	s.drain(env)
+	if s.driveMembership() {
+		s.drain(env)
+	}
 	s.rearm(env)
 	st := s.rn.BasicStatus()
 	if st.RaftState != raft.StateCandidate || st.GetTerm() != s.votesTerm {
