@@ -35,7 +35,7 @@ type checkStage struct {
 // are left out: the bounded property LeaderWithin fails along them on
 // the unmodified library (each lost vote costs an election round).
 func checkStages(p Plan) []checkStage {
-	walk := []string{"--strategy", "walk", "--walks", strconv.Itoa(p.Walks), "--dmax", strconv.Itoa(p.WalkDepth)}
+	walk := []string{"--strategy", "walk", "--walks", strconv.Itoa(p.Walks), "--dmax", strconv.Itoa(p.WalkDepth), "--weights", faultWeights}
 	return []checkStage{
 		{"bfs", []string{"--max-depth", strconv.Itoa(p.CheckDepth), "--max-states", strconv.Itoa(p.CheckStates)}},
 		{"walk", walk},
@@ -44,6 +44,13 @@ func checkStages(p Plan) []checkStage {
 		{"walk+reset+delay", append(slices.Clone(walk), "--resets", "1", "--delays", "1")},
 	}
 }
+
+// faultWeights weigh every fault a stage allows as the steering rounds
+// walks do (steering.DefaultWalkWeights: 0.02; every other kind weighs 1):
+// a fault is a rare event along a walk, not one of the first steps.
+// Weighed like deliveries, a walk spends its budget before the first
+// election, and a crash or a late message never meets a leader at work.
+const faultWeights = "crash=0.02,reset=0.02,lose=0.02,duplicate=0.02,deliver-ahead=0.02,delay=0.02"
 
 // The output formats the board reads: check --json's and emulate --json's.
 const (
