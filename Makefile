@@ -257,7 +257,7 @@ mutants-sample: mutants-gen
 # module from the module cache, each confirmed by the library's
 # regression test, then scored by check, emulate (seeds REALBUGS_SEEDS)
 # and online debugging and steering, beside the unmodified library as
-# the control (docs/RESULTS.md, "The library's own bugs"; about 12
+# the control (docs/RESULTS.md, "The library's own bugs"; 15 to 20
 # minutes on 2 cores). The last line is one JSON object of totals;
 # the whole board goes to bin/realbugs.json.
 REALBUGS_SEEDS ?= 1-10

@@ -28,7 +28,9 @@
 //   - check: a BFS to --check-depth, then --walks random walks of
 //     --walk-depth steps checking the safety and history properties at
 //     every step — fault-free, with a crash that lasts and messages
-//     duplicated and overtaken, and with a message lost — stopping at
+//     duplicated and overtaken, with a message lost, and with a restart
+//     and a message later than the declared delay, each fault weighed as
+//     the steering rounds' walks weigh it — stopping at
 //     the first violation (strategy, depth, states or walk steps,
 //     seconds);
 //   - emulate: one run per seed of --duration under --faults (churn,

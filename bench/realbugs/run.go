@@ -45,7 +45,7 @@ func checkStages(p Plan) []checkStage {
 	}
 }
 
-// faultWeights weigh every fault a stage allows as the steering rounds
+// faultWeights weigh every fault a stage allows as the steering rounds'
 // walks do (steering.DefaultWalkWeights: 0.02; every other kind weighs 1):
 // a fault is a rare event along a walk, not one of the first steps.
 // Weighed like deliveries, a walk spends its budget before the first
