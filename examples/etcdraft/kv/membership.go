@@ -38,11 +38,6 @@ func (c Conf) confState() *raftpb.ConfState {
 	return &raftpb.ConfState{Voters: slices.Clone(c.Voters), Learners: slices.Clone(c.Learners)}
 }
 
-// member reports whether id is a voter or a learner of c.
-func (c Conf) member(id uint64) bool {
-	return slices.Contains(c.Voters, id) || slices.Contains(c.Learners, id)
-}
-
 // equal reports whether c and d are the same configuration.
 func (c Conf) equal(d Conf) bool {
 	return slices.Equal(c.Voters, d.Voters) && slices.Equal(c.Learners, d.Learners)
