@@ -2,6 +2,7 @@ package emulation
 
 import (
 	"container/heap"
+	"slices"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -111,3 +112,48 @@ func (q *eventQueue) peek() *item {
 
 // pop removes and returns the earliest item.
 func (q *eventQueue) pop() *item { return heap.Pop(q).(*item) }
+
+// find returns the index of the earliest item (by at, then seq) that match
+// accepts, or -1. It scans the whole heap: directed runs (directed.go)
+// take items out of turn, a few per forced event.
+func (q *eventQueue) find(match func(*item) bool) int {
+	best := -1
+	for i, it := range q.items {
+		if match(it) && (best < 0 || q.Less(i, best)) {
+			best = i
+		}
+	}
+	return best
+}
+
+// findNth returns the index of the earliest item match accepts that is
+// either one counted rejects or the n-th (from 0) of those counted
+// accepts, in (at, seq) order; -1 if there is none.
+func (q *eventQueue) findNth(match, counted func(*item) bool, n int) int {
+	var idx []int
+	for i, it := range q.items {
+		if match(it) {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if q.Less(a, b) {
+			return -1
+		}
+		return 1
+	})
+	k := 0
+	for _, i := range idx {
+		if !counted(q.items[i]) {
+			return i
+		}
+		if k == n {
+			return i
+		}
+		k++
+	}
+	return -1
+}
+
+// remove takes the item at index i out of the queue and returns it.
+func (q *eventQueue) remove(i int) *item { return heap.Remove(q, i).(*item) }
