@@ -229,11 +229,11 @@ STEERLIVE_FLAGS ?=
 steerlive:
 	$(GO) run ./bench/steerlive --seeds $(STEERLIVE_SEEDS) $(STEERLIVE_FLAGS)
 
-# Issue 28's mutation corpus (bench/mutants): mutants-gen selects
+# The mutation corpus (bench/mutants): mutants-gen selects
 # MUTANTS_PER_OP mutants per service and operator with MUTANTS_SEED and
 # builds bin/mutants/run with them compiled in (a mutant schema through go
-# build -overlay); `mutants` scores the whole corpus (off, debug and steer
-# runs per mutant, MUTANTS_SEEDS each, MUTANTS_JOBS processes; 1-2
+# build -overlay); `mutants` scores the whole corpus (an offline check
+# confirmed in the emulator, then off, debug and steer runs per mutant, MUTANTS_SEEDS each, MUTANTS_JOBS processes; 1-2
 # hours on 2 quiet cores, or a subset under an hour with
 # MUTANTS_FLAGS=--services=S1,S2: the papers' six services took 45
 # minutes in one process), `mutants-sample` a fixed sample (3 mutants of every service, in

@@ -1,10 +1,13 @@
-// Command mutants is issue 28's mutation corpus and its scoreboard: it
-// makes hundreds of mechanically planted bugs in the handler code of
-// every service the project ships and of the bug zoo's cases, and scores
-// deep online debugging and steering on them.
+// Command mutants is a mutation corpus and its scoreboard: it makes
+// hundreds of mechanically planted bugs in the handler code of every
+// service the project ships and of the bug zoo's cases, and scores the
+// whole toolchain on them — the offline check a team runs before
+// deploying, deep online debugging and steering.
 //
 //	go run ./bench/mutants gen [--seed 1] [--per-op 4] [--out bin/mutants]
 //	bin/mutants/run run [--sample all|sample|short] [--seeds 1] [--jobs 2] [--json F] [--svg F]
+//	bin/mutants/run run --shard I/N --out F [--sample …] [--seeds …]
+//	bin/mutants/run merge [--json F] [--svg F] F...
 //	go run ./bench/mutants show --id N
 //
 // gen selects the corpus (package mutate: per service and operator, up to
@@ -14,6 +17,22 @@
 // in the manifest (bin/mutants/manifest.json). show prints one mutant as
 // plain code. run, in the program gen built, scores the mutants: `make
 // mutants` runs the whole corpus, `make mutants-sample` the sample.
+//
+// # Scaling out
+//
+// run --shard I/N runs every N-th mutant from the I-th (and the originals
+// of every N-th service) alone and writes its raw results to --out; merge
+// reads N such files, checks that they are one run's shards 0..N-1 of the
+// manifest's corpus with the same sample, seeds and services, and prints
+// the same scoreboard run does. Shards are independent processes, so any
+// batch scheduler runs them: GNU parallel on one machine,
+//
+//	parallel bin/mutants/run run --quiet --shard {}/8 --out shard{}.json ::: 0 1 2 3 4 5 6 7
+//	bin/mutants/run merge shard*.json
+//
+// a Kubernetes Indexed Job (--shard $JOB_COMPLETION_INDEX/N) or a Slurm
+// array (--shard $SLURM_ARRAY_TASK_ID/N) on many. run --jobs N is the same
+// shards as child processes of one run.
 //
 // # Verdicts
 //
@@ -42,13 +61,34 @@
 //   - crashed: the off run ended in a handler's panic or spent the event
 //     budget (300,000 handler steps: a message storm), counted apart from
 //     killed and survived (no property describes it, nothing predicts it);
+//   - found offline: the mutant's offline check — breadth-first search
+//     from the deployment's initial configuration (its nodes and
+//     workload; a node reset if it churns, a connection break if it
+//     breaks connections) within 20,000 states, the same for every seed —
+//     violated a property the original's offline check does not. A
+//     finding is confirmed when the emulator, forced along the found path
+//     (emulation.Emulator.ReplayPath, its nodes started together, no
+//     fault of its own), takes every step and violates the property too
+//     (a liveness property: fails at the end of a run from there);
+//   - at start / later: a killed mutant bites at its earliest killing
+//     property's first violation (safety) or first outage (liveness; the
+//     end of the run without one); at start means before the debug run's
+//     first steering round reported, when no online prediction can be in
+//     time. Caught before it bites: found offline, or, biting later,
+//     predicted in time;
+//   - latent: a survivor found offline; latent confirmed when the
+//     emulator confirmed it (a real bug the emulated seed missed);
 //   - false alarm: a surviving mutant whose debug run predicted a
-//     property the original's debug run did not (a survivor can still be
-//     a real bug the run did not hit: no prediction is replayed to
-//     confirm it); an original's false alarm (original_false_alarms) is a
-//     prediction of a property its own off run kept.
+//     property the original's debug run did not, unless that property is
+//     its confirmed latent bug (counted as a real alarm, false_alarms_real);
+//     an original's false alarm (original_false_alarms) is a prediction
+//     of a property its own off run kept. The originals' offline findings
+//     and how many the emulator confirms are counted apart
+//     (original_offline, original_offline_confirmed).
 //
-// The last line of run's output is one JSON object with the totals.
+// The last line of run's (and merge's) output is one JSON object with the
+// totals, among them killed, caught_before_bite, found_offline,
+// predicted_in_time, prevented, latent_confirmed and false_alarms.
 // Every run is a pure function of the corpus, the mutant and the seed;
 // run --jobs N splits the mutants over N processes (results identical).
 package main

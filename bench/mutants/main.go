@@ -29,7 +29,7 @@ var errUsage = errors.New("mutants: usage")
 // mainErr runs one subcommand.
 func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: mutants gen|run|show [flags] (see go doc ./bench/mutants)", errUsage)
+		return fmt.Errorf("%w: mutants gen|run|merge|show [flags] (see go doc ./bench/mutants)", errUsage)
 	}
 	switch args[0] {
 	case "gen":
@@ -38,8 +38,10 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return runCmd(ctx, args[1:], stdout, stderr)
 	case "show":
 		return showCmd(args[1:], stdout, stderr)
+	case "merge":
+		return mergeCmd(args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("%w: unknown subcommand %q (gen, run or show)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown subcommand %q (gen, run, merge or show)", errUsage, args[0])
 }
 
 // newFlags is a flag set that reports errors rather than exiting.

@@ -14,8 +14,9 @@ import (
 
 // The short sample (one mutant of every service, seed 1) as a regression
 // test: gen builds the corpus's runner, which scores the short sample;
-// the counts in testdata/short_floor.json may not fall (killed, predicted
-// in time, prevented) or rise (false alarms). Every run is a pure
+// the counts in testdata/short_floor.json may not fall (killed, caught
+// before they bite, found offline, predicted in time, prevented, latent
+// bugs confirmed) or rise (false alarms). Every run is a pure
 // function of the corpus and the seed, so a change in the counts is a
 // change in the code: raise the floor when they improve.
 func TestShortSampleFloor(t *testing.T) {
@@ -47,6 +48,7 @@ func TestShortSampleFloor(t *testing.T) {
 	}
 	t.Logf("seed=%s: %s", seed, lines[len(lines)-1])
 	if got.Killed < floor.Killed || got.PredictedInTime < floor.PredictedInTime || got.Prevented < floor.Prevented ||
+		got.CaughtBeforeBite < floor.CaughtBeforeBite || got.FoundOffline < floor.FoundOffline || got.LatentConfirmed < floor.LatentConfirmed ||
 		got.FalseAlarms > floor.FalseAlarms || got.OriginalFalseAlarms > floor.OriginalFalseAlarms {
 		t.Fatalf("seed=%s: the short sample fell below its floor:\n got   %+v\n floor %+v\n%s", seed, got, floor, stdout.String())
 	}

@@ -33,6 +33,8 @@ type baseline struct {
 	Seed    uint64                `json:"seed"`
 	Off     scoreboard.RunResult  `json:"off"`
 	Debug   *scoreboard.RunResult `json:"debug,omitempty"`
+	// Offline is the original's offline check.
+	Offline offlineResult `json:"offline"`
 }
 
 // outcome is one mutant's verdicts with one seed (see the command's
@@ -72,10 +74,32 @@ type outcome struct {
 	// budget ("event-budget": a message storm or a timer loop). No
 	// property describes those, so nothing can predict them; they are
 	// counted apart.
-	Crash string                `json:"crash,omitempty"`
-	Off   scoreboard.RunResult  `json:"off"`
-	Debug scoreboard.RunResult  `json:"debug"`
-	Steer *scoreboard.RunResult `json:"steer,omitempty"`
+	Crash string `json:"crash,omitempty"`
+	// Offline is the mutant's offline check (the same for every seed);
+	// FoundOffline: it found a property the original's offline check
+	// does not (the mutant would not have been shipped).
+	Offline      offlineResult `json:"offline"`
+	FoundOffline bool          `json:"found_offline"`
+	// BiteAt is when a killed mutant first broke a killing property (a
+	// safety property's first violation, a liveness property's first
+	// outage, else the end of the run); AtStart: before the debug run's
+	// first steering round reported (or it had none), so no online
+	// prediction could come in time. CaughtBeforeBite: found offline, or
+	// (biting later) predicted in time.
+	BiteAt           time.Duration `json:"bite_at_ns,omitempty"`
+	AtStart          bool          `json:"at_start,omitempty"`
+	CaughtBeforeBite bool          `json:"caught_before_bite,omitempty"`
+	// Latent: a survivor found offline; LatentConfirmed: the emulator,
+	// forced along the found path, violated it too (a real bug the
+	// emulated seed did not hit). A survivor's false alarm whose property
+	// is its confirmed latent bug is real (FalseAlarmReal), not counted
+	// among the false alarms.
+	Latent          bool                  `json:"latent,omitempty"`
+	LatentConfirmed bool                  `json:"latent_confirmed,omitempty"`
+	FalseAlarmReal  bool                  `json:"false_alarm_real,omitempty"`
+	Off             scoreboard.RunResult  `json:"off"`
+	Debug           scoreboard.RunResult  `json:"debug"`
+	Steer           *scoreboard.RunResult `json:"steer,omitempty"`
 }
 
 // runner runs mutants of the corpus the program was built with.
@@ -83,7 +107,8 @@ type runner struct {
 	ctx     context.Context
 	cfg     scoreboard.Config
 	deploys map[string]zoo.Case
-	base    map[string]baseline // by service and seed
+	base    map[string]baseline      // by service and seed
+	offline map[string]offlineResult // by service and mutant ID
 	// onRun, when set, sees every run (progress).
 	onRun func(what string, wall time.Duration)
 }
@@ -115,6 +140,9 @@ func (r *runner) baselineOf(service string, seed uint64, withDebug bool) (baseli
 			return b, err
 		}
 		b = baseline{Service: service, Seed: seed, Off: off}
+		if b.Offline, err = r.offlineOf(k, 0); err != nil {
+			return b, err
+		}
 	}
 	if withDebug {
 		d, err := r.run(k, 0, steering.Debug, seed)
@@ -138,6 +166,14 @@ func (r *runner) score(m mutate.Mutant, seed uint64) (outcome, error) {
 		return outcome{}, err
 	}
 	o := outcome{Mutant: m, Seed: seed}
+	if o.Offline, err = r.offlineOf(k, m.ID); err != nil {
+		return o, err
+	}
+	orig, err := r.offlineOf(k, 0)
+	if err != nil {
+		return o, err
+	}
+	o.FoundOffline = o.Offline.Found && (!orig.Found || orig.Property != o.Offline.Property)
 	if o.Off, err = r.run(k, m.ID, steering.Off, seed); err != nil {
 		return o, err
 	}
@@ -160,15 +196,20 @@ func (r *runner) score(m mutate.Mutant, seed uint64) (outcome, error) {
 		if b, err = r.baselineOf(m.Service, seed, true); err != nil {
 			return o, err
 		}
+		o.Latent = o.FoundOffline
+		o.LatentConfirmed = o.Latent && o.Offline.Confirmed
 		for p := range o.Debug.FirstPredictions {
 			if _, also := b.Debug.FirstPredictions[p]; !also {
-				o.FalseAlarm = true
+				real := o.LatentConfirmed && p == o.Offline.Property
+				o.FalseAlarm = o.FalseAlarm || !real
+				o.FalseAlarmReal = o.FalseAlarmReal || real
 			}
 		}
 		return o, nil
 	}
 	o.Kind = kindOf(o.KilledBy[0])
 	o.judgePrediction(runDuration)
+	o.judgeBite(runDuration)
 	steer, err := r.run(k, m.ID, steering.Steer, seed)
 	if err != nil {
 		return o, err
@@ -229,6 +270,42 @@ func (o *outcome) judgePrediction(duration time.Duration) {
 			o.Late = at - when
 		}
 	}
+}
+
+// judgeBite sets BiteAt, AtStart and CaughtBeforeBite of a killed
+// mutant; duration is the run's length.
+func (o *outcome) judgeBite(duration time.Duration) {
+	o.BiteAt = duration
+	for _, kp := range o.KilledBy {
+		p := kp[len(kindOf(kp))+1:]
+		at, ok := o.Off.FirstViolations[p]
+		if kindOf(kp) == "liveness" {
+			at, ok = o.Off.FirstOutages[p]
+		}
+		if ok && at < o.BiteAt {
+			o.BiteAt = at
+		}
+	}
+	o.AtStart = o.Debug.FirstRound == 0 || o.BiteAt < o.Debug.FirstRound
+	o.CaughtBeforeBite = o.FoundOffline || (!o.AtStart && o.InTime)
+}
+
+// offlineOf runs (once) the offline check of mutant id of deployment k.
+func (r *runner) offlineOf(k zoo.Case, id int) (offlineResult, error) {
+	key := fmt.Sprintf("%s/%d", k.Name, id)
+	if o, ok := r.offline[key]; ok {
+		return o, nil
+	}
+	start := time.Now()
+	o, err := offline(r.ctx, k, id)
+	if err != nil {
+		return o, err
+	}
+	if r.onRun != nil {
+		r.onRun(fmt.Sprintf("%s mutant %d offline check (%d states)", k.Name, id, o.States), time.Since(start))
+	}
+	r.offline[key] = o
+	return o, nil
 }
 
 // prevented reports whether the steer run broke none of the killing

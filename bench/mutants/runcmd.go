@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,13 +23,25 @@ import (
 
 // runFlags are the run subcommand's settings.
 type runFlags struct {
-	manifest, sample, seeds, shard, jsonOut, svgOut, services string
-	jobs, safetyWalks, secondHop                              int
-	quiet                                                     bool
+	manifest, sample, seeds, shard, jsonOut, svgOut, services, out string
+	jobs, safetyWalks, secondHop                                   int
+	quiet                                                          bool
 }
 
-// shardResult is what one shard (a child process) hands its parent.
+// shardFormat names the JSON form of a shard's result file.
+const shardFormat = "crystalball-mutants-shard/1"
+
+// shardResult is one shard's raw results: what 'run --shard I/N' writes
+// and 'merge' reads. Digest, Sample, Seeds and Services say what it ran;
+// merge refuses shards that disagree or do not cover 0..N-1 once each.
 type shardResult struct {
+	Format    string     `json:"format"`
+	Digest    string     `json:"digest"`
+	Sample    string     `json:"sample"`
+	Seeds     []uint64   `json:"seeds"`
+	Services  string     `json:"services,omitempty"`
+	Shard     int        `json:"shard"`
+	Shards    int        `json:"shards"`
 	Outcomes  []outcome  `json:"outcomes"`
 	Baselines []baseline `json:"baselines"`
 }
@@ -42,7 +55,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.seeds, "seeds", "1", "comma-separated emulation seeds")
 	fs.StringVar(&f.services, "services", "", "comma-separated services to run (default: every one)")
 	fs.IntVar(&f.jobs, "jobs", 1, "processes running mutants side by side (each one core)")
-	fs.StringVar(&f.shard, "shard", "", "internal: run shard I/N and print its raw results")
+	fs.StringVar(&f.shard, "shard", "", "run shard I/N alone (every N-th mutant from the I-th, 0 <= I < N) and write its raw results to --out (default standard output), for 'mutants merge'")
+	fs.StringVar(&f.out, "out", "", "with --shard: the result file to write")
 	fs.StringVar(&f.jsonOut, "json", "", "write the scoreboard as JSON to this file")
 	fs.StringVar(&f.svgOut, "svg", "", "write the plot of prediction-to-violation times to this SVG file")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
@@ -81,7 +95,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if f.shard != "" {
-		return runShard(ctx, f, ms, seeds, stdout, stderr)
+		return runShard(ctx, f, man.Digest, ms, seeds, stdout, stderr)
 	}
 	start := time.Now()
 	res, err := runShards(ctx, f, len(ms), stderr)
@@ -150,19 +164,24 @@ func runShards(ctx context.Context, f runFlags, n int, stderr io.Writer) (shardR
 			return all, err
 		}
 	}
-	slices.SortFunc(all.Outcomes, func(a, b outcome) int {
+	sortOutcomes(all.Outcomes)
+	return all, nil
+}
+
+// sortOutcomes puts outcomes in mutant, then seed, order.
+func sortOutcomes(os []outcome) {
+	slices.SortFunc(os, func(a, b outcome) int {
 		if a.Mutant.ID != b.Mutant.ID {
 			return a.Mutant.ID - b.Mutant.ID
 		}
-		return int(a.Seed) - int(b.Seed)
+		return cmp.Compare(a.Seed, b.Seed)
 	})
-	return all, nil
 }
 
 // runShard runs shard i/n of ms (every n-th mutant from the i-th) with
 // every seed, and the originals' debug runs of the services whose index
 // is i modulo n, and prints the raw results as JSON.
-func runShard(ctx context.Context, f runFlags, ms []mutate.Mutant, seeds []uint64, stdout, stderr io.Writer) error {
+func runShard(ctx context.Context, f runFlags, digest string, ms []mutate.Mutant, seeds []uint64, stdout, stderr io.Writer) error {
 	var i, n int
 	if _, err := fmt.Sscanf(f.shard, "%d/%d", &i, &n); err != nil || n < 1 || i < 0 || i >= n {
 		return fmt.Errorf("%w: --shard must be I/N with 0 <= I < N, got %q", errUsage, f.shard)
@@ -171,7 +190,7 @@ func runShard(ctx context.Context, f runFlags, ms []mutate.Mutant, seeds []uint6
 	if err != nil {
 		return err
 	}
-	r := &runner{ctx: ctx, cfg: scoreboard.Config{Heal: heal, Duration: runDuration, MaxEvents: maxEvents, KeepPanics: true, SafetyWalks: f.safetyWalks, SecondHop: f.secondHop}, deploys: deploys, base: map[string]baseline{}}
+	r := &runner{ctx: ctx, cfg: scoreboard.Config{Heal: heal, Duration: runDuration, MaxEvents: maxEvents, KeepPanics: true, SafetyWalks: f.safetyWalks, SecondHop: f.secondHop}, deploys: deploys, base: map[string]baseline{}, offline: map[string]offlineResult{}}
 	prog := cli.StartProgress(stderr, f.quiet, fmt.Sprintf("mutants [%d/%d]", i, n))
 	defer prog.End()
 	if !f.quiet {
@@ -180,7 +199,7 @@ func runShard(ctx context.Context, f runFlags, ms []mutate.Mutant, seeds []uint6
 			fmt.Fprintf(lines, "mutants [%d/%d]: %s: %.1fs\n", i, n, what, wall.Seconds())
 		}
 	}
-	var res shardResult
+	res := shardResult{Format: shardFormat, Digest: digest, Sample: f.sample, Seeds: seeds, Services: f.services, Shard: i, Shards: n}
 	for si, t := range mutate.DefaultTargets() {
 		if si%n != i || !slices.ContainsFunc(ms, func(m mutate.Mutant) bool { return m.Service == t.Service }) {
 			continue
@@ -205,7 +224,17 @@ func runShard(ctx context.Context, f runFlags, ms []mutate.Mutant, seeds []uint6
 			res.Outcomes = append(res.Outcomes, o)
 		}
 	}
-	return json.NewEncoder(stdout).Encode(res)
+	if f.out == "" {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(f.out, b, 0o644); err != nil {
+		return fmt.Errorf("mutants: %w", err)
+	}
+	return nil
 }
 
 // sampleOf picks the mutants a --sample names. The sample takes, for

@@ -33,6 +33,18 @@ type tally struct {
 	// Crashed counts the mutants whose off run panicked or spent the
 	// event budget (outcome.Crash): neither killed nor survived.
 	Crashed int `json:"crashed"`
+	// Of the killed: AtStart bit before the first steering round,
+	// FoundOffline were found by the offline check, CaughtBeforeBite
+	// found offline or (biting later) predicted in time.
+	AtStart          int `json:"at_start"`
+	FoundOffline     int `json:"found_offline"`
+	CaughtBeforeBite int `json:"caught_before_bite"`
+	// Of the survivors: Latent found offline, LatentConfirmed confirmed
+	// by the emulator forced along the path; FalseAlarmsReal predicted
+	// online the confirmed latent bug (not among FalseAlarms).
+	Latent          int `json:"latent"`
+	LatentConfirmed int `json:"latent_confirmed"`
+	FalseAlarmsReal int `json:"false_alarms_real"`
 }
 
 // add counts o.
@@ -44,12 +56,16 @@ func (t *tally) add(o outcome) {
 	}
 	if !o.Killed {
 		t.Survived++
-		if o.FalseAlarm {
-			t.FalseAlarms++
-		}
+		t.FalseAlarms += btoi(o.FalseAlarm)
+		t.FalseAlarmsReal += btoi(o.FalseAlarmReal)
+		t.Latent += btoi(o.Latent)
+		t.LatentConfirmed += btoi(o.LatentConfirmed)
 		return
 	}
 	t.Killed++
+	t.AtStart += btoi(o.AtStart)
+	t.FoundOffline += btoi(o.FoundOffline)
+	t.CaughtBeforeBite += btoi(o.CaughtBeforeBite)
 	if o.Predicted {
 		t.Predicted++
 	}
@@ -62,6 +78,14 @@ func (t *tally) add(o outcome) {
 	if o.Prevented {
 		t.Prevented++
 	}
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // board is the scoreboard over the corpus.
@@ -81,8 +105,13 @@ type board struct {
 	ByKind map[string]tally `json:"by_kind"`
 	// OriginalFalseAlarms counts the originals' debug runs (each original
 	// with each seed) that predicted a property their off run kept.
-	OriginalFalseAlarms int        `json:"original_false_alarms"`
-	Originals           []baseline `json:"originals"`
+	OriginalFalseAlarms int `json:"original_false_alarms"`
+	// OriginalOffline counts the originals (with each seed) whose
+	// offline check found a violation, OriginalOfflineConfirmed those the
+	// emulator confirmed: residual bugs of the unmutated services.
+	OriginalOffline          int        `json:"original_offline"`
+	OriginalOfflineConfirmed int        `json:"original_offline_confirmed"`
+	Originals                []baseline `json:"originals"`
 	// LeadSeconds are the killed mutants' predicted-in-time leads, and
 	// LateSeconds how late the others' first predictions came.
 	LeadSeconds []float64 `json:"lead_seconds"`
@@ -120,9 +149,9 @@ func tallyBoard(man manifest, sample string, seeds []uint64, res shardResult) bo
 	sort.Float64s(b.LeadSeconds)
 	sort.Float64s(b.LateSeconds)
 	for _, x := range res.Baselines {
-		if x.falseAlarm() {
-			b.OriginalFalseAlarms++
-		}
+		b.OriginalFalseAlarms += btoi(x.falseAlarm())
+		b.OriginalOffline += btoi(x.Offline.Found)
+		b.OriginalOfflineConfirmed += btoi(x.Offline.Found && x.Offline.Confirmed)
 	}
 	slices.SortFunc(b.Originals, func(x, y baseline) int { return strings.Compare(x.Service, y.Service) })
 	return b
@@ -130,17 +159,25 @@ func tallyBoard(man manifest, sample string, seeds []uint64, res shardResult) bo
 
 // summary is the one-line JSON the run prints last.
 type summary struct {
-	Mutants             int     `json:"mutants"`
-	Killed              int     `json:"killed"`
-	Predicted           int     `json:"predicted"`
-	PredictedInTime     int     `json:"predicted_in_time"`
-	DeadAtStart         int     `json:"dead_at_start"`
-	Prevented           int     `json:"prevented"`
-	Survived            int     `json:"survived"`
-	FalseAlarms         int     `json:"false_alarms"`
-	Crashed             int     `json:"crashed"`
-	OriginalFalseAlarms int     `json:"original_false_alarms"`
-	WallSeconds         float64 `json:"wall_seconds"`
+	Mutants                  int     `json:"mutants"`
+	Killed                   int     `json:"killed"`
+	AtStart                  int     `json:"at_start"`
+	CaughtBeforeBite         int     `json:"caught_before_bite"`
+	FoundOffline             int     `json:"found_offline"`
+	Latent                   int     `json:"latent"`
+	LatentConfirmed          int     `json:"latent_confirmed"`
+	FalseAlarmsReal          int     `json:"false_alarms_real"`
+	OriginalOffline          int     `json:"original_offline"`
+	OriginalOfflineConfirmed int     `json:"original_offline_confirmed"`
+	Predicted                int     `json:"predicted"`
+	PredictedInTime          int     `json:"predicted_in_time"`
+	DeadAtStart              int     `json:"dead_at_start"`
+	Prevented                int     `json:"prevented"`
+	Survived                 int     `json:"survived"`
+	FalseAlarms              int     `json:"false_alarms"`
+	Crashed                  int     `json:"crashed"`
+	OriginalFalseAlarms      int     `json:"original_false_alarms"`
+	WallSeconds              float64 `json:"wall_seconds"`
 }
 
 // write prints the table and the summary line, and writes the JSON and
@@ -166,6 +203,9 @@ func (b board) write(f runFlags, stdout io.Writer) error {
 	}
 	b.table(stdout)
 	line, err := json.Marshal(summary{Mutants: b.Total.Runs, Killed: b.Total.Killed, Predicted: b.Total.Predicted,
+		AtStart: b.Total.AtStart, CaughtBeforeBite: b.Total.CaughtBeforeBite, FoundOffline: b.Total.FoundOffline,
+		Latent: b.Total.Latent, LatentConfirmed: b.Total.LatentConfirmed, FalseAlarmsReal: b.Total.FalseAlarmsReal,
+		OriginalOffline: b.OriginalOffline, OriginalOfflineConfirmed: b.OriginalOfflineConfirmed,
 		PredictedInTime: b.Total.PredictedInTime, DeadAtStart: b.Total.DeadAtStart, Prevented: b.Total.Prevented, Survived: b.Total.Survived,
 		FalseAlarms: b.Total.FalseAlarms, Crashed: b.Total.Crashed, OriginalFalseAlarms: b.OriginalFalseAlarms, WallSeconds: b.WallSeconds})
 	if err != nil {
@@ -198,19 +238,24 @@ func (b board) table(w io.Writer) {
 	}{{"service", b.ByService}, {"operator", b.ByOp}, {"kind", b.ByKind}}
 	for _, g := range groups {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "%s\truns\tkilled\tpredicted\tin time\tdead at start\tprevented\tsurvived\tfalse alarms\tcrashed\t\n", g.name)
+		fmt.Fprintf(tw, "%s\truns\tkilled\tat start\tfound offline\tpredicted\tin time\tcaught before bite\tdead at start\tprevented\tsurvived\tlatent\tlatent confirmed\tfalse alarms\treal alarms\tcrashed\t\n", g.name)
 		keys := make([]string, 0, len(g.m))
 		for k := range g.m {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			t := g.m[k]
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", k, t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.DeadAtStart, t.Prevented, t.Survived, t.FalseAlarms, t.Crashed)
+			g.m[k].row(tw, k)
 		}
-		t := b.Total
-		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Runs, t.Killed, t.Predicted, t.PredictedInTime, t.DeadAtStart, t.Prevented, t.Survived, t.FalseAlarms, t.Crashed)
+		b.Total.row(tw, "total")
 		tw.Flush()
 	}
 	fmt.Fprintf(w, "originals predicting a property their off run kept (false alarms on unmutated services): %d of %d\n", b.OriginalFalseAlarms, len(b.Originals))
+	fmt.Fprintf(w, "originals whose offline check found a violation: %d of %d, confirmed by the emulator: %d\n", b.OriginalOffline, len(b.Originals), b.OriginalOfflineConfirmed)
+}
+
+// row prints t as one row of a table named name.
+func (t tally) row(w io.Writer, name string) {
+	fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, t.Runs, t.Killed, t.AtStart, t.FoundOffline,
+		t.Predicted, t.PredictedInTime, t.CaughtBeforeBite, t.DeadAtStart, t.Prevented, t.Survived, t.Latent, t.LatentConfirmed, t.FalseAlarms, t.FalseAlarmsReal, t.Crashed)
 }

@@ -167,6 +167,9 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 // round records one steering round's predictions, made in a round that
 // started at at: of property, and of the others.
 func (r *RunResult) round(property string, at time.Duration, rep *steering.RoundReport) {
+	if r.FirstRound == 0 {
+		r.FirstRound = at // a round starts after a gather, never at 0
+	}
 	if rep.Liveness != nil {
 		for _, p := range rep.Liveness.DeadAtStart {
 			if _, seen := r.FirstDeadAtStart[p]; !seen {
@@ -215,6 +218,14 @@ func (r *RunResult) record(res emulation.Result) {
 	for _, l := range res.Liveness {
 		if !l.Holds {
 			r.LivenessFailed = append(r.LivenessFailed, l.Name)
+		}
+	}
+	for _, t := range res.Timed {
+		if t.Kind == "liveness" && len(t.List) > 0 {
+			if r.FirstOutages == nil {
+				r.FirstOutages = map[string]time.Duration{}
+			}
+			r.FirstOutages[t.Name] = t.List[0].Start
 		}
 	}
 }
