@@ -108,14 +108,13 @@ func TestVerdicts(t *testing.T) {
 }
 
 func TestOriginalFalseAlarm(t *testing.T) {
-	off := scoreboard.RunResult{FirstViolations: map[string]time.Duration{"S": time.Second}, LivenessFailed: []string{"L"}}
-	kept := baseline{Off: off, Debug: &scoreboard.RunResult{FirstPredictions: map[string]time.Duration{"S": 0, "L": 0}}}
-	if kept.falseAlarm() {
-		t.Fatal("predictions of what the off run broke counted as false alarms")
+	b := baseline{Alarms: map[string]string{"S": string(scoreboard.AlarmReal)}}
+	if b.falseAlarm() || !b.realAlarm() {
+		t.Fatal("a prediction the emulator confirmed counted as a false alarm")
 	}
-	kept.Debug.FirstPredictions["Other"] = 0
-	if !kept.falseAlarm() {
-		t.Fatal("a prediction of a property the off run kept is not a false alarm")
+	b.Alarms["Other"] = string(scoreboard.AlarmModelOnly)
+	if !b.falseAlarm() {
+		t.Fatal("a prediction the emulator could not follow is not a false alarm")
 	}
 }
 

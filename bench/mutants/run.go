@@ -35,6 +35,9 @@ type baseline struct {
 	Debug   *scoreboard.RunResult `json:"debug,omitempty"`
 	// Offline is the original's offline check.
 	Offline offlineResult `json:"offline"`
+	// Alarms are the verdicts of the debug run's predictions of
+	// properties the off run kept (scoreboard.AlarmVerdict), by property.
+	Alarms map[string]string `json:"alarms,omitempty"`
 }
 
 // outcome is one mutant's verdicts with one seed (see the command's
@@ -94,12 +97,17 @@ type outcome struct {
 	// emulated seed did not hit). A survivor's false alarm whose property
 	// is its confirmed latent bug is real (FalseAlarmReal), not counted
 	// among the false alarms.
-	Latent          bool                  `json:"latent,omitempty"`
-	LatentConfirmed bool                  `json:"latent_confirmed,omitempty"`
-	FalseAlarmReal  bool                  `json:"false_alarm_real,omitempty"`
-	Off             scoreboard.RunResult  `json:"off"`
-	Debug           scoreboard.RunResult  `json:"debug"`
-	Steer           *scoreboard.RunResult `json:"steer,omitempty"`
+	Latent          bool `json:"latent,omitempty"`
+	LatentConfirmed bool `json:"latent_confirmed,omitempty"`
+	FalseAlarmReal  bool `json:"false_alarm_real,omitempty"`
+	// Alarms are the verdicts of the debug run's predictions the
+	// original's did not make, by property: scoreboard.AlarmVerdict, or
+	// "latent" for a property the mutant's confirmed latent bug breaks.
+	// FalseAlarm is set when one is model-only or wrong.
+	Alarms map[string]string     `json:"alarms,omitempty"`
+	Off    scoreboard.RunResult  `json:"off"`
+	Debug  scoreboard.RunResult  `json:"debug"`
+	Steer  *scoreboard.RunResult `json:"steer,omitempty"`
 }
 
 // runner runs mutants of the corpus the program was built with.
@@ -150,6 +158,19 @@ func (r *runner) baselineOf(service string, seed uint64, withDebug bool) (baseli
 			return b, err
 		}
 		b.Debug = &d
+		for p := range d.FirstPredictions {
+			if _, violated := b.Off.FirstViolations[p]; violated || slices.Contains(b.Off.LivenessFailed, p) {
+				continue
+			}
+			v, err := r.judgeAlarm(k, 0, seed, p)
+			if err != nil {
+				return b, err
+			}
+			if b.Alarms == nil {
+				b.Alarms = map[string]string{}
+			}
+			b.Alarms[p] = v
+		}
 	}
 	r.base[key] = b
 	return b, nil
@@ -199,11 +220,22 @@ func (r *runner) score(m mutate.Mutant, seed uint64) (outcome, error) {
 		o.Latent = o.FoundOffline
 		o.LatentConfirmed = o.Latent && o.Offline.Confirmed
 		for p := range o.Debug.FirstPredictions {
-			if _, also := b.Debug.FirstPredictions[p]; !also {
-				real := o.LatentConfirmed && p == o.Offline.Property
-				o.FalseAlarm = o.FalseAlarm || !real
-				o.FalseAlarmReal = o.FalseAlarmReal || real
+			if _, also := b.Debug.FirstPredictions[p]; also {
+				continue
 			}
+			v := "latent"
+			if !o.LatentConfirmed || p != o.Offline.Property {
+				if v, err = r.judgeAlarm(k, m.ID, seed, p); err != nil {
+					return o, err
+				}
+			}
+			if o.Alarms == nil {
+				o.Alarms = map[string]string{}
+			}
+			o.Alarms[p] = v
+			real := v == "latent" || v == string(scoreboard.AlarmReal)
+			o.FalseAlarm = o.FalseAlarm || !real
+			o.FalseAlarmReal = o.FalseAlarmReal || real
 		}
 		return o, nil
 	}
@@ -290,6 +322,23 @@ func (o *outcome) judgeBite(duration time.Duration) {
 	o.CaughtBeforeBite = o.FoundOffline || (!o.AtStart && o.InTime)
 }
 
+// judgeAlarm replays the first prediction of property in mutant id's
+// debug run with seed (scoreboard.ReplayPrediction) and returns its
+// verdict.
+func (r *runner) judgeAlarm(k zoo.Case, id int, seed uint64, property string) (string, error) {
+	schema.Active = id
+	defer func() { schema.Active = 0 }()
+	start := time.Now()
+	v, why, err := scoreboard.ReplayPrediction(r.ctx, r.cfg, k, false, steering.Debug, seed, property)
+	if err != nil {
+		return "", fmt.Errorf("mutants: replaying %s's prediction of %s: %w", k.Name, property, err)
+	}
+	if r.onRun != nil {
+		r.onRun(fmt.Sprintf("%s mutant %d seed %d prediction of %s replayed: %s %s", k.Name, id, seed, property, v, why), time.Since(start))
+	}
+	return string(v), nil
+}
+
 // offlineOf runs (once) the offline check of mutant id of deployment k.
 func (r *runner) offlineOf(k zoo.Case, id int) (offlineResult, error) {
 	key := fmt.Sprintf("%s/%d", k.Name, id)
@@ -337,15 +386,23 @@ func kindOf(kp string) string {
 }
 
 // falseAlarm reports whether an original's debug run predicted a
-// property its off run kept: a safety property it never violated, or a
-// liveness property that held at the end.
+// property its off run kept (a safety property it never violated, or a
+// liveness property that held at the end) and the emulator forced along
+// the prediction did not confirm it.
 func (b baseline) falseAlarm() bool {
-	if b.Debug == nil {
-		return false
+	for _, v := range b.Alarms {
+		if v != string(scoreboard.AlarmReal) {
+			return true
+		}
 	}
-	for p := range b.Debug.FirstPredictions {
-		_, violated := b.Off.FirstViolations[p]
-		if !violated && !slices.Contains(b.Off.LivenessFailed, p) {
+	return false
+}
+
+// realAlarm reports whether an original's debug run predicted a property
+// its off run kept and the emulator confirmed it: a bug the seed missed.
+func (b baseline) realAlarm() bool {
+	for _, v := range b.Alarms {
+		if v == string(scoreboard.AlarmReal) {
 			return true
 		}
 	}

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/seed6eee2ec7/crystalball/examples/zoo/scoreboard"
 	"github.com/seed6eee2ec7/crystalball/webview"
 )
 
@@ -45,6 +47,11 @@ type tally struct {
 	Latent          int `json:"latent"`
 	LatentConfirmed int `json:"latent_confirmed"`
 	FalseAlarmsReal int `json:"false_alarms_real"`
+	// FalseAlarmsModelOnly and FalseAlarmsWrong split FalseAlarms by the
+	// verdict of a replay (scoreboard.AlarmVerdict; a survivor with both
+	// counts in both).
+	FalseAlarmsModelOnly int `json:"false_alarms_model_only"`
+	FalseAlarmsWrong     int `json:"false_alarms_wrong"`
 }
 
 // add counts o.
@@ -58,6 +65,8 @@ func (t *tally) add(o outcome) {
 		t.Survived++
 		t.FalseAlarms += btoi(o.FalseAlarm)
 		t.FalseAlarmsReal += btoi(o.FalseAlarmReal)
+		t.FalseAlarmsModelOnly += btoi(slices.Contains(slices.Collect(maps.Values(o.Alarms)), string(scoreboard.AlarmModelOnly)))
+		t.FalseAlarmsWrong += btoi(slices.Contains(slices.Collect(maps.Values(o.Alarms)), string(scoreboard.AlarmWrong)))
 		t.Latent += btoi(o.Latent)
 		t.LatentConfirmed += btoi(o.LatentConfirmed)
 		return
@@ -106,6 +115,9 @@ type board struct {
 	// OriginalFalseAlarms counts the originals' debug runs (each original
 	// with each seed) that predicted a property their off run kept.
 	OriginalFalseAlarms int `json:"original_false_alarms"`
+	// OriginalAlarmsReal counts the originals whose prediction of a
+	// property the off run kept the emulator confirmed.
+	OriginalAlarmsReal int `json:"original_alarms_real"`
 	// OriginalOffline counts the originals (with each seed) whose
 	// offline check found a violation, OriginalOfflineConfirmed those the
 	// emulator confirmed: residual bugs of the unmutated services.
@@ -150,6 +162,7 @@ func tallyBoard(man manifest, sample string, seeds []uint64, res shardResult) bo
 	sort.Float64s(b.LateSeconds)
 	for _, x := range res.Baselines {
 		b.OriginalFalseAlarms += btoi(x.falseAlarm())
+		b.OriginalAlarmsReal += btoi(x.realAlarm())
 		b.OriginalOffline += btoi(x.Offline.Found)
 		b.OriginalOfflineConfirmed += btoi(x.Offline.Found && x.Offline.Confirmed)
 	}
@@ -167,7 +180,10 @@ type summary struct {
 	Latent                   int     `json:"latent"`
 	LatentConfirmed          int     `json:"latent_confirmed"`
 	FalseAlarmsReal          int     `json:"false_alarms_real"`
+	FalseAlarmsModelOnly     int     `json:"false_alarms_model_only"`
+	FalseAlarmsWrong         int     `json:"false_alarms_wrong"`
 	OriginalOffline          int     `json:"original_offline"`
+	OriginalAlarmsReal       int     `json:"original_alarms_real"`
 	OriginalOfflineConfirmed int     `json:"original_offline_confirmed"`
 	Predicted                int     `json:"predicted"`
 	PredictedInTime          int     `json:"predicted_in_time"`
@@ -205,7 +221,8 @@ func (b board) write(f runFlags, stdout io.Writer) error {
 	line, err := json.Marshal(summary{Mutants: b.Total.Runs, Killed: b.Total.Killed, Predicted: b.Total.Predicted,
 		AtStart: b.Total.AtStart, CaughtBeforeBite: b.Total.CaughtBeforeBite, FoundOffline: b.Total.FoundOffline,
 		Latent: b.Total.Latent, LatentConfirmed: b.Total.LatentConfirmed, FalseAlarmsReal: b.Total.FalseAlarmsReal,
-		OriginalOffline: b.OriginalOffline, OriginalOfflineConfirmed: b.OriginalOfflineConfirmed,
+		FalseAlarmsModelOnly: b.Total.FalseAlarmsModelOnly, FalseAlarmsWrong: b.Total.FalseAlarmsWrong,
+		OriginalOffline: b.OriginalOffline, OriginalAlarmsReal: b.OriginalAlarmsReal, OriginalOfflineConfirmed: b.OriginalOfflineConfirmed,
 		PredictedInTime: b.Total.PredictedInTime, DeadAtStart: b.Total.DeadAtStart, Prevented: b.Total.Prevented, Survived: b.Total.Survived,
 		FalseAlarms: b.Total.FalseAlarms, Crashed: b.Total.Crashed, OriginalFalseAlarms: b.OriginalFalseAlarms, WallSeconds: b.WallSeconds})
 	if err != nil {
@@ -250,7 +267,7 @@ func (b board) table(w io.Writer) {
 		b.Total.row(tw, "total")
 		tw.Flush()
 	}
-	fmt.Fprintf(w, "originals predicting a property their off run kept (false alarms on unmutated services): %d of %d\n", b.OriginalFalseAlarms, len(b.Originals))
+	fmt.Fprintf(w, "originals predicting a property their off run kept, not confirmed by replay (false alarms on unmutated services): %d of %d; confirmed: %d\n", b.OriginalFalseAlarms, len(b.Originals), b.OriginalAlarmsReal)
 	fmt.Fprintf(w, "originals whose offline check found a violation: %d of %d, confirmed by the emulator: %d\n", b.OriginalOffline, len(b.Originals), b.OriginalOfflineConfirmed)
 }
 

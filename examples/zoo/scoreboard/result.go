@@ -88,14 +88,14 @@ type RunResult struct {
 	FirstDeadAtStart map[string]time.Duration `json:"first_dead_at_start_ns,omitempty"`
 	// Panic is a handler's panic that ended the run (Config.KeepPanics),
 	// and EventBudgetSpent is set when Config.MaxEvents ended it.
-	Panic            string `json:"panic,omitempty"`
+	Panic string `json:"panic,omitempty"`
 	// FirstRound is the start of the first steering round that reported
 	// (zero: none did; an off run has none). FirstOutages maps every
 	// liveness property that failed at some time of the run to the start
 	// of its first outage (emulation.TimedResult).
-	FirstRound   time.Duration            `json:"first_round_ns,omitempty"`
-	FirstOutages map[string]time.Duration `json:"first_outages_ns,omitempty"`
-	EventBudgetSpent bool   `json:"event_budget_spent,omitempty"`
+	FirstRound       time.Duration            `json:"first_round_ns,omitempty"`
+	FirstOutages     map[string]time.Duration `json:"first_outages_ns,omitempty"`
+	EventBudgetSpent bool                     `json:"event_budget_spent,omitempty"`
 	// Steering's work (zero in off runs).
 	Rounds           uint64 `json:"rounds,omitempty"`
 	FiltersInstalled uint64 `json:"filters_installed,omitempty"`

@@ -87,23 +87,7 @@ func RunOne(ctx context.Context, cfg Config, k zoo.Case, fixed bool, m steering.
 // runOne runs case k (fixed: its twin) with seed in mode m.
 func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.Mode, seed uint64) (RunResult, error) {
 	var r RunResult
-	ecfg := emulation.Config{
-		Spec:     k.Spec(fixed),
-		Nodes:    k.Nodes,
-		Seed:     seed,
-		Duration: c.duration(k),
-		Workload: k.Workload,
-	}
-	var until time.Duration
-	if c.Heal > 0 {
-		until = c.duration(k) - c.Heal
-	}
-	if k.Churn > 0 {
-		ecfg.Churn = emulation.ChurnConfig{Rate: k.Churn, After: c.Warmup, Until: until}
-	}
-	if k.Breaks > 0 {
-		ecfg.Breaks = emulation.BreakConfig{Rate: k.Breaks, After: c.Warmup, Until: until}
-	}
+	ecfg := c.emulationConfig(k, fixed, m, seed)
 	if c.MaxEvents > 0 {
 		// A budget in events, not wall time, so that a run that ends on
 		// it is still a pure function of its seed.
@@ -118,13 +102,6 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 		}
 	}
 	if m != steering.Off {
-		// debug: a few predictors, deep rounds; steer: every node, cheap
-		// rounds, and the immediate check.
-		ecfg.Snapshots, ecfg.Steering = emulation.ModeConfig(m, k.Nodes, m == steering.Steer)
-		ecfg.Steering.Controller.SafetyWalks = c.SafetyWalks
-		ecfg.Steering.Controller.ImmediateHop = c.ImmediateHop
-		ecfg.Steering.Controller.RecallView = c.RecallView
-		ecfg.Snapshots.Manager.SecondHop = c.SecondHop
 		ecfg.Steering.OnRound = func(_ node.ID, at time.Duration, rep *steering.RoundReport) {
 			r.round(k.Property, at, rep)
 		}
@@ -162,6 +139,39 @@ func (c Config) runOne(ctx context.Context, k zoo.Case, fixed bool, m steering.M
 		r.Rounds, r.FiltersInstalled, r.FilterHits, r.Vetoes, r.Overrides = s.Rounds, s.FiltersInstalled, s.FilterHits, s.Vetoes, s.Overrides
 	}
 	return r, nil
+}
+
+// emulationConfig is the emulator's configuration of case k (fixed: its
+// twin) with seed in mode m: its nodes, workload and faults, and for the
+// online modes their snapshot and steering layers (debug: a few
+// predictors, deep rounds; steer: every node, cheap rounds, and the
+// immediate check).
+func (c Config) emulationConfig(k zoo.Case, fixed bool, m steering.Mode, seed uint64) emulation.Config {
+	ecfg := emulation.Config{
+		Spec:     k.Spec(fixed),
+		Nodes:    k.Nodes,
+		Seed:     seed,
+		Duration: c.duration(k),
+		Workload: k.Workload,
+	}
+	var until time.Duration
+	if c.Heal > 0 {
+		until = c.duration(k) - c.Heal
+	}
+	if k.Churn > 0 {
+		ecfg.Churn = emulation.ChurnConfig{Rate: k.Churn, After: c.Warmup, Until: until}
+	}
+	if k.Breaks > 0 {
+		ecfg.Breaks = emulation.BreakConfig{Rate: k.Breaks, After: c.Warmup, Until: until}
+	}
+	if m != steering.Off {
+		ecfg.Snapshots, ecfg.Steering = emulation.ModeConfig(m, k.Nodes, m == steering.Steer)
+		ecfg.Steering.Controller.SafetyWalks = c.SafetyWalks
+		ecfg.Steering.Controller.ImmediateHop = c.ImmediateHop
+		ecfg.Steering.Controller.RecallView = c.RecallView
+		ecfg.Snapshots.Manager.SecondHop = c.SecondHop
+	}
+	return ecfg
 }
 
 // round records one steering round's predictions, made in a round that
