@@ -30,9 +30,9 @@ const (
 	AlarmWrong AlarmVerdict = "wrong"
 )
 
-// errNoPrediction is returned when the run predicts nothing of the
-// property.
-var errNoPrediction = errors.New("scoreboard: the run made no such prediction")
+// ErrNoPrediction is wrapped by ReplayPrediction's error when the run
+// makes no prediction of the property.
+var ErrNoPrediction = errors.New("scoreboard: the run made no such prediction")
 
 // ReplayPrediction judges the first prediction of property that case
 // k's run (fixed: its twin) with seed in mode m makes: it runs the same
@@ -70,7 +70,7 @@ func ReplayPrediction(ctx context.Context, cfg Config, k zoo.Case, fixed bool, m
 		}
 	}
 	if found == nil {
-		return "", "", fmt.Errorf("%w: %s in %s seed %d", errNoPrediction, property, k.Name, seed)
+		return "", "", fmt.Errorf("%w: %s in %s seed %d", ErrNoPrediction, property, k.Name, seed)
 	}
 	return judgeReplay(ctx, e, end, *found)
 }
