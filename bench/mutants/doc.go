@@ -64,8 +64,11 @@
 //   - found offline: the mutant's offline check — breadth-first search
 //     from the deployment's initial configuration (its nodes and
 //     workload; a node reset if it churns, a connection break if it
-//     breaks connections) within 20,000 states, the same for every seed —
-//     violated a property the original's offline check does not. A
+//     breaks connections) within 100,000 states, then, if it found
+//     nothing, MaceMC's liveness search (50 random walks of 300 steps,
+//     seed 1, a suspect's critical transition; a C1 verdict is a
+//     finding), the same for every seed — violated a property the
+//     original's offline check does not. A
 //     finding is confirmed when the emulator, forced along the found path
 //     (emulation.Emulator.ReplayPath, its nodes started together, no
 //     fault of its own), takes every step and violates the property too

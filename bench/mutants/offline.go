@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/bench/mutants/schema"
@@ -16,7 +17,17 @@ import (
 // offlineStates is the state budget of a mutant's offline check: a
 // budget in states, not time, so that the verdict is a pure function of
 // the mutant.
-const offlineStates = 20_000
+const offlineStates = 100_000
+
+// The offline liveness search's walks (MaceMC's random walks and
+// critical-transition search, consequence.FindLivenessViolation): a
+// budget in steps, seeded, so that it too is a pure function of the
+// mutant.
+const (
+	offlineWalks = 50
+	offlineDMax  = 300
+	offlineSeed  = 1
+)
 
 // offlineResult is what an offline check of a mutant (or an original)
 // found: the first violation of a breadth-first search from the
@@ -70,15 +81,42 @@ func offline(ctx context.Context, k zoo.Case, id int) (offlineResult, error) {
 	}
 	o := offlineResult{States: res.Unique, Stop: res.Stop.String()}
 	if len(res.Violations) == 0 {
-		return o, nil
+		return o.liveness(ctx, k, spec, m, faults)
 	}
 	v := res.Violations[0]
 	o.Found, o.Property, o.Kind, o.Depth = true, v.Property, v.Kind.String(), v.Depth
-	path := make([]consequence.ActorAction, len(v.Path))
-	for i, a := range v.Path {
-		path[i] = a.Act
+	return o, o.confirm(ctx, k, spec, actions(v.Path), faults)
+}
+
+// liveness runs the liveness search when the breadth-first search found
+// nothing: a suspect walk judged C1 is a finding, its path cut after the
+// critical transition (empty when the start state is dead already).
+func (o offlineResult) liveness(ctx context.Context, k zoo.Case, spec node.Spec, m *consequence.ActorModel, faults consequence.Faults) (offlineResult, error) {
+	if !slices.ContainsFunc(spec.Properties, func(p node.Property) bool { return p.Kind == node.Liveness }) {
+		return o, nil
 	}
-	return o, o.confirm(ctx, k, spec, path, faults)
+	opts := consequence.LivenessOptions[consequence.ActorAction]{
+		Walk: consequence.WalkOptions[consequence.ActorAction]{Seed: offlineSeed, Walks: offlineWalks, DMax: offlineDMax}}
+	res, err := consequence.FindLivenessViolation(ctx, m, m.Properties(), nil, opts)
+	if err != nil {
+		o.Stop = "error: " + err.Error()
+		return o, nil
+	}
+	if res.Critical == nil || res.Critical.Verdict != consequence.C1 || len(res.Suspect.Failing) == 0 {
+		return o, nil
+	}
+	path := res.Suspect.Path[:res.Critical.Step+1]
+	o.Found, o.Property, o.Kind, o.Depth = true, res.Suspect.Failing[0].Property, node.Liveness.String(), len(path)
+	return o, o.confirm(ctx, k, spec, actions(path), faults)
+}
+
+// actions are a path's actor actions.
+func actions(p consequence.Path[consequence.ActorAction]) []consequence.ActorAction {
+	out := make([]consequence.ActorAction, len(p))
+	for i, a := range p {
+		out[i] = a.Act
+	}
+	return out
 }
 
 // confirm forces the emulator along path from the deployment's start
