@@ -28,7 +28,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if fs.NArg() == 0 {
-		return fmt.Errorf("%w: mutants merge [--manifest M] [--json F] [--svg F] SHARD-FILE...", errUsage)
+		return fmt.Errorf("%w: mutants merge [--manifest M] [--json F] [--svg F] followed by the shard result files", errUsage)
 	}
 	file, err := os.Open(f.manifest)
 	if err != nil {
