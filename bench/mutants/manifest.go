@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/bench/mutants/mutate"
@@ -46,6 +47,16 @@ func digestOf(seed uint64, ms []mutate.Mutant) string {
 		fmt.Fprintf(h, "%d %s %s %s %d\n", m.ID, m.Service, m.Op, m.File, m.Site)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// openManifest reads the manifest file at path.
+func openManifest(path string) (manifest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return manifest{}, fmt.Errorf("mutants: %w (run 'mutants gen' first)", err)
+	}
+	defer f.Close()
+	return readManifest(f)
 }
 
 // readManifest decodes and checks a manifest: its format, a digest that

@@ -30,12 +30,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: mutants merge [--manifest M] [--json F] [--svg F] followed by the shard result files", errUsage)
 	}
-	file, err := os.Open(f.manifest)
-	if err != nil {
-		return fmt.Errorf("mutants: %w", err)
-	}
-	man, err := readManifest(file)
-	file.Close()
+	man, err := openManifest(f.manifest)
 	if err != nil {
 		return err
 	}

@@ -75,12 +75,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if f.safetyWalks < 0 || f.secondHop < 0 {
 		return fmt.Errorf("%w: --safety-walks and --second-hop must not be negative, got %d and %d", errUsage, f.safetyWalks, f.secondHop)
 	}
-	file, err := os.Open(f.manifest)
-	if err != nil {
-		return fmt.Errorf("mutants: %w (run 'mutants gen' first)", err)
-	}
-	man, err := readManifest(file)
-	file.Close()
+	man, err := openManifest(f.manifest)
 	if err != nil {
 		return err
 	}

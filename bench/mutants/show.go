@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/bench/mutants/mutate"
@@ -19,12 +18,7 @@ func showCmd(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	f, err := os.Open(*path)
-	if err != nil {
-		return fmt.Errorf("mutants: %w", err)
-	}
-	man, err := readManifest(f)
-	f.Close()
+	man, err := openManifest(*path)
 	if err != nil {
 		return err
 	}
