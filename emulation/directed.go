@@ -177,11 +177,8 @@ func (e *Emulator) forcePartition(a consequence.ActorAction) error {
 // messages the network drops, arrivals at a downlink — go first, as the
 // network would carry them out.
 func (e *Emulator) forceDelivery(a consequence.ActorAction, pos int) error {
-	onConn := func(it *item) bool {
-		return it.kind == itemDeliver && !it.datagram && it.node == a.Node && it.peer == a.Peer
-	}
 	for e.err == nil {
-		i := e.q.findNth(onConn, e.serviceDelivery, pos)
+		i := e.q.findNth(onConnection(a), e.serviceDelivery, pos)
 		if i < 0 {
 			return fmt.Errorf("no message from %v to %v in flight at position %d", a.Peer, a.Node, pos)
 		}
@@ -197,6 +194,14 @@ func (e *Emulator) forceDelivery(a consequence.ActorAction, pos int) error {
 		return nil
 	}
 	return e.err
+}
+
+// onConnection matches the arrivals of messages (not datagrams) from
+// a.Peer to a.Node.
+func onConnection(a consequence.ActorAction) func(*item) bool {
+	return func(it *item) bool {
+		return it.kind == itemDeliver && !it.datagram && it.node == a.Node && it.peer == a.Peer
+	}
 }
 
 // serviceDelivery reports whether it, a message's arrival, would step the
@@ -285,10 +290,7 @@ func (e *Emulator) forceDatagram(a consequence.ActorAction) error {
 // forceLoss loses the message at position a.Pos of the connection from
 // a.Peer to a.Node (a message its service declares lossy).
 func (e *Emulator) forceLoss(a consequence.ActorAction) error {
-	onConn := func(it *item) bool {
-		return it.kind == itemDeliver && !it.datagram && it.node == a.Node && it.peer == a.Peer
-	}
-	i := e.q.findNth(onConn, e.serviceDelivery, int(a.Pos))
+	i := e.q.findNth(onConnection(a), e.serviceDelivery, int(a.Pos))
 	if i < 0 || !e.serviceDelivery(e.q.items[i]) || !e.sameMessage(e.q.items[i].msg, a.Msg) {
 		return fmt.Errorf("no message %s from %v to %v in flight at position %d", msgType(a.Msg), a.Peer, a.Node, a.Pos)
 	}
