@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -127,32 +126,17 @@ func (o *offlineResult) confirm(ctx context.Context, k zoo.Case, spec node.Spec,
 	if err != nil {
 		return fmt.Errorf("mutants: confirming %s: %w", k.Name, err)
 	}
-	n, err := e.ReplayPath(path, faults)
-	o.Replayed = n
-	var panicked *emulation.PanicError
-	switch {
-	case errors.As(err, &panicked):
-		// A handler's panic: what the search reports as a crash.
-		o.Confirmed = o.Property == consequence.CrashProperty
-		return nil
-	case errors.Is(err, emulation.ErrDiverged):
-		o.Diverged = err.Error()
-		return nil
-	case err != nil:
+	kind := node.Safety
+	if o.Kind == node.Liveness.String() {
+		kind = node.Liveness
+	}
+	j, err := e.ConfirmPath(ctx, path, faults, o.Property, kind)
+	if err != nil {
 		return fmt.Errorf("mutants: confirming %s: %w", k.Name, err)
 	}
-	if o.Kind == node.Liveness.String() {
-		res, err := e.Run(ctx)
-		if err != nil && !errors.As(err, &panicked) {
-			return fmt.Errorf("mutants: confirming %s: %w", k.Name, err)
-		}
-		for _, l := range res.Liveness {
-			o.Confirmed = o.Confirmed || (l.Name == o.Property && !l.Holds)
-		}
-		return nil
-	}
-	for _, s := range e.Result().Safety {
-		o.Confirmed = o.Confirmed || (s.Name == o.Property && s.ViolatedStates > 0)
+	o.Confirmed, o.Replayed = j.Verdict == emulation.PathReal, j.Steps
+	if j.Verdict == emulation.PathModelOnly {
+		o.Diverged = j.Detail
 	}
 	return nil
 }

@@ -107,21 +107,17 @@ func TestJudge(t *testing.T) {
 	out.Result.Safety = []emulation.SafetyResult{{Name: "ElectionSafety"}, {Name: "StateMachineSafety", ViolatedStates: 3, FirstViolation: 90 * time.Second}}
 	out.Result.Timed = []emulation.TimedResult{{Name: "WritesApplied", Outages: 1, Longest: emulation.Outage{Start: 40 * time.Second}}}
 	out.Result.History = []emulation.HistoryResult{{Name: "Linearizable", Holds: true}}
+	out.FirstRoundS = 12.5
 	out.Predictions = append(out.Predictions,
-		struct {
-			Property        string  `json:"property"`
-			Kind            string  `json:"kind"`
-			FirstPredictedS float64 `json:"first_predicted_s"`
-		}{Property: "LogMatching", FirstPredictedS: 1},
-		struct {
-			Property        string  `json:"property"`
-			Kind            string  `json:"kind"`
-			FirstPredictedS float64 `json:"first_predicted_s"`
-		}{Property: "StateMachineSafety", FirstPredictedS: 30})
+		predictionOut{Property: "LogMatching", FirstPredictedS: 1, Confirmed: &emulation.PathJudgement{Verdict: emulation.PathModelOnly}},
+		predictionOut{Property: "StateMachineSafety", FirstPredictedS: 30})
 	var r EmulateResult
 	judge(&r, out)
 	if !slices.Equal(r.Alarms, []string{"StateMachineSafety", "WritesApplied"}) || r.First != 40*time.Second || r.Predicted != 30*time.Second {
 		t.Errorf("judged %+v", r)
+	}
+	if r.FirstRound != 12500*time.Millisecond || !slices.Equal(r.Verdicts, []Verdict{{"LogMatching", emulation.PathModelOnly}}) {
+		t.Errorf("first round %v, verdicts %+v", r.FirstRound, r.Verdicts)
 	}
 }
 
@@ -135,5 +131,42 @@ func TestFlags(t *testing.T) {
 	}
 	if s, err := parseSeeds("1-3,7"); err != nil || !slices.Equal(s, []uint64{1, 2, 3, 7}) {
 		t.Errorf("parseSeeds: %v %v", s, err)
+	}
+}
+
+// TestTotalsColumns: the board's toolchain columns, as the mutation
+// corpus's: a bug that bites before the first round is at start (caught
+// only offline), one predicted before a later bite is caught; a survivor
+// check finds and the emulator confirms is latent confirmed, its watch
+// run's prediction of that property real, a prediction the control's
+// watch run makes too not its own, another a false alarm by its verdict.
+func TestTotalsColumns(t *testing.T) {
+	watch := func(vs ...Verdict) *EmulateResult { return &EmulateResult{Verdicts: vs} }
+	bit := []EmulateResult{{Seed: 1, Alarms: []string{"LeaderWithin"}, First: 20 * time.Second}}
+	b := Board{
+		Control: []BugResult{{Bug: Bug{Name: "control", Service: "s"}, Confirmed: true, Emulate: []EmulateResult{{Seed: 1}},
+			Watch: watch(Verdict{"Shared", emulation.PathModelOnly})}},
+		Bugs: []BugResult{
+			{Bug: Bug{Name: "early", Service: "s"}, Confirmed: true, Check: CheckResult{Stage: "bfs", Property: "P", Confirmed: emulation.PathReal},
+				Emulate: bit, Online: []OnlineResult{{Debug: EmulateResult{FirstRound: 30 * time.Second}}}},
+			{Bug: Bug{Name: "later", Service: "s"}, Confirmed: true, Emulate: bit,
+				Online: []OnlineResult{{Debug: EmulateResult{FirstRound: 5 * time.Second}, Lead: 10 * time.Second, Prevented: true}}},
+			{Bug: Bug{Name: "latent", Service: "s"}, Confirmed: true, Check: CheckResult{Stage: "walk", Property: "Q", Confirmed: emulation.PathReal},
+				Emulate: []EmulateResult{{Seed: 1}},
+				Watch:   watch(Verdict{"Q", emulation.PathModelOnly}, Verdict{"Shared", emulation.PathWrong}, Verdict{"R", emulation.PathWrong})},
+		},
+	}
+	got := b.total()
+	want := Totals{Bugs: 3, Confirmed: 3, Found: 3, FoundByCheck: 2, FoundByEmulate: 2, Killed: 2, AtStart: 1, FoundOffline: 1,
+		CaughtBeforeBite: 2, OnlineRuns: 2, PredictedInTime: 1, Prevented: 1, Latent: 1, LatentConfirmed: 1,
+		FalseAlarms: 1, FalseAlarmsReal: 1, FalseAlarmsWrong: 1, ControlRuns: 2, OriginalFalseAlarms: 1}
+	if got != want {
+		t.Errorf("totals\n%+v, want\n%+v", got, want)
+	}
+	if c := b.Bugs[2].class(b.control("s")); c != "latent confirmed" {
+		t.Errorf("class %q", c)
+	}
+	if a := b.Bugs[2].watchAlarms(b.control("s")); a != "Q latent,R wrong" {
+		t.Errorf("watch alarms %q", a)
 	}
 }

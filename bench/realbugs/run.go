@@ -69,6 +69,8 @@ type checkOut struct {
 		Kind     string `json:"kind"`
 		Depth    int    `json:"depth"`
 	} `json:"violations"`
+	// Confirmed are check --confirm's verdicts on Violations, in order.
+	Confirmed []emulation.PathJudgement `json:"confirmed"`
 }
 
 // CheckResult is what the searches of one build found.
@@ -84,6 +86,11 @@ type CheckResult struct {
 	Seconds  float64 `json:"seconds"`
 	// Crash is a handler's panic the search hit (the library crashed).
 	Crash string `json:"crash,omitempty"`
+	// Confirmed is the directed run's verdict on the finding (check
+	// --confirm: the emulator forced along its path); Diverged why a
+	// model-only finding's step could not be taken.
+	Confirmed emulation.PathVerdict `json:"confirmed,omitempty"`
+	Diverged  string                `json:"diverged,omitempty"`
 }
 
 // Found says whether a search found the bug.
@@ -94,7 +101,7 @@ func runChecks(ctx context.Context, bin, service string, p Plan) (CheckResult, e
 	var res CheckResult
 	for _, st := range checkStages(p) {
 		args := append([]string{"check", "--service", service, "--nodes", strconv.Itoa(p.Nodes), "--fix", "all",
-			"--budget", "0", "--workers", "1", "--json", "--quiet"}, st.Args...)
+			"--budget", "0", "--workers", "1", "--confirm", "--json", "--quiet"}, st.Args...)
 		start := time.Now()
 		stdout, stderr, err := run(ctx, bin, args)
 		if err != nil {
@@ -112,6 +119,9 @@ func runChecks(ctx context.Context, bin, service string, p Plan) (CheckResult, e
 		if len(out.Violations) > 0 {
 			v := out.Violations[0]
 			res.Stage, res.Property, res.Depth = st.Name, v.Property, v.Depth
+			if len(out.Confirmed) > 0 {
+				res.Confirmed, res.Diverged = out.Confirmed[0].Verdict, out.Confirmed[0].Detail
+			}
 			return res, nil
 		}
 	}
@@ -122,11 +132,17 @@ func runChecks(ctx context.Context, bin, service string, p Plan) (CheckResult, e
 type emulateOut struct {
 	Format      string           `json:"format"`
 	Result      emulation.Result `json:"result"`
-	Predictions []struct {
-		Property        string  `json:"property"`
-		Kind            string  `json:"kind"`
-		FirstPredictedS float64 `json:"first_predicted_s"`
-	} `json:"predictions"`
+	Predictions []predictionOut  `json:"predictions"`
+	FirstRoundS float64          `json:"first_round_s"`
+}
+
+// predictionOut is the part of a prediction of emulate --json the board
+// reads: with --confirm, the directed run's verdict on it.
+type predictionOut struct {
+	Property        string                   `json:"property"`
+	Kind            string                   `json:"kind"`
+	FirstPredictedS float64                  `json:"first_predicted_s"`
+	Confirmed       *emulation.PathJudgement `json:"confirmed"`
 }
 
 // EmulateResult is one emulated run, judged.
@@ -141,6 +157,20 @@ type EmulateResult struct {
 	// Predicted is the earliest prediction (--mode debug) of a property
 	// among Alarms, in virtual time (0: none).
 	Predicted time.Duration `json:"predicted_ns,omitempty"`
+	// FirstRound is when the run's first steering round started (0: an
+	// off run, or no round): an alarm before it bit at start, before any
+	// prediction could come.
+	FirstRound time.Duration `json:"first_round_ns,omitempty"`
+	// Verdicts are a watch run's predictions (--mode debug --confirm),
+	// each with its directed run's verdict.
+	Verdicts []Verdict `json:"verdicts,omitempty"`
+}
+
+// Verdict is one prediction of a watch run and what forcing the
+// emulator along its path said of it.
+type Verdict struct {
+	Property string                `json:"property"`
+	Verdict  emulation.PathVerdict `json:"verdict"`
 }
 
 // emulateArgs are one emulated run's flags.
@@ -210,7 +240,11 @@ func judge(res *EmulateResult, out emulateOut) {
 		if slices.Contains(res.Alarms, p.Property) && (res.Predicted == 0 || at < res.Predicted) {
 			res.Predicted = at
 		}
+		if p.Confirmed != nil {
+			res.Verdicts = append(res.Verdicts, Verdict{Property: p.Property, Verdict: p.Confirmed.Verdict})
+		}
 	}
+	res.FirstRound = time.Duration(out.FirstRoundS * float64(time.Second))
 }
 
 // run runs bin with args and returns its standard output and error.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/seed6eee2ec7/crystalball/emulation"
 )
 
 // BugResult is one bug's row of the board.
@@ -23,6 +25,10 @@ type BugResult struct {
 	Emulate []EmulateResult `json:"emulate"`
 	// Online are the debug and steer runs of the first violating seeds.
 	Online []OnlineResult `json:"online,omitempty"`
+	// Watch is, when no seed bit (and for the control), a debug run of
+	// the first seed with every prediction judged by a directed run
+	// (columns.go): its predictions are the build's alarms.
+	Watch *EmulateResult `json:"watch,omitempty"`
 }
 
 // OnlineResult is one violating seed run again with CrystalBall on.
@@ -69,19 +75,46 @@ type Board struct {
 	Totals  Totals      `json:"totals"`
 }
 
-// Totals is the board's last line.
+// Totals is the board's last line. Killed, AtStart, FoundOffline,
+// CaughtBeforeBite, PredictedInTime, Prevented, Latent, LatentConfirmed
+// and the false alarms are the mutation corpus board's columns
+// (columns.go).
 type Totals struct {
-	Bugs            int `json:"bugs"`
-	Confirmed       int `json:"confirmed"`
-	Found           int `json:"found"`
-	FoundByCheck    int `json:"found_by_check"`
-	FoundByEmulate  int `json:"found_by_emulate"`
-	Bitten          int `json:"bitten"`
-	OnlineRuns      int `json:"online_runs"`
-	PredictedInTime int `json:"predicted_in_time"`
-	Prevented       int `json:"prevented"`
-	ControlRuns     int `json:"control_runs"`
-	ControlAlarms   int `json:"control_alarms"`
+	Bugs           int `json:"bugs"`
+	Confirmed      int `json:"confirmed"`
+	Found          int `json:"found"`
+	FoundByCheck   int `json:"found_by_check"`
+	FoundByEmulate int `json:"found_by_emulate"`
+	// Killed counts the bugs a seed's off run raised an alarm on; of
+	// them AtStart bit before the first steering round, FoundOffline
+	// were found by check where the control's check finds nothing alike,
+	// CaughtBeforeBite found offline or (biting later) predicted in time.
+	Killed           int `json:"killed"`
+	AtStart          int `json:"at_start"`
+	FoundOffline     int `json:"found_offline"`
+	CaughtBeforeBite int `json:"caught_before_bite"`
+	OnlineRuns       int `json:"online_runs"`
+	PredictedInTime  int `json:"predicted_in_time"`
+	Prevented        int `json:"prevented"`
+	// Of the survivors: Latent found offline, LatentConfirmed confirmed
+	// by the emulator; FalseAlarms predicted (watch run) what the
+	// control's watch run did not and the directed run did not confirm,
+	// FalseAlarmsReal what it did confirm; ModelOnly and Wrong split
+	// FalseAlarms by verdict.
+	Latent               int `json:"latent"`
+	LatentConfirmed      int `json:"latent_confirmed"`
+	FalseAlarms          int `json:"false_alarms"`
+	FalseAlarmsReal      int `json:"false_alarms_real"`
+	FalseAlarmsModelOnly int `json:"false_alarms_model_only"`
+	FalseAlarmsWrong     int `json:"false_alarms_wrong"`
+	// ControlRuns and ControlAlarms are the control's check and off runs
+	// and those that raised an alarm; OriginalFalseAlarms its watch runs
+	// with a prediction the directed run did not confirm,
+	// OriginalAlarmsReal those with one it did.
+	ControlRuns         int `json:"control_runs"`
+	ControlAlarms       int `json:"control_alarms"`
+	OriginalFalseAlarms int `json:"original_false_alarms"`
+	OriginalAlarmsReal  int `json:"original_alarms_real"`
 }
 
 // score runs the plan on the unpatched library (the control, once per
@@ -160,6 +193,11 @@ func scoreBuild(ctx context.Context, bin string, b Bug, p Plan, online bool) (Bu
 		}
 		r.Emulate = append(r.Emulate, e)
 	}
+	if n, _ := r.Bitten(); n == 0 {
+		if r.Watch, err = runWatch(ctx, bin, b.Service, p); err != nil {
+			return r, err
+		}
+	}
 	if !online {
 		return r, nil
 	}
@@ -204,17 +242,7 @@ func runOnline(ctx context.Context, bin string, b Bug, off EmulateResult, p Plan
 func (b Board) total() Totals {
 	t := Totals{Bugs: len(b.Bugs)}
 	for _, r := range b.Bugs {
-		n, _ := r.Bitten()
-		t.Confirmed += btoi(r.Confirmed)
-		t.Found += btoi(r.Found())
-		t.FoundByCheck += btoi(r.Confirmed && r.Check.Found())
-		t.FoundByEmulate += btoi(r.Confirmed && n > 0)
-		t.Bitten += btoi(n > 0)
-		for _, o := range r.Online {
-			t.OnlineRuns++
-			t.PredictedInTime += btoi(o.Lead > 0)
-			t.Prevented += btoi(o.Prevented)
-		}
+		t.add(r, b.control(r.Bug.Service))
 	}
 	for _, c := range b.Control {
 		t.ControlRuns += len(c.Emulate) + 1
@@ -222,8 +250,51 @@ func (b Board) total() Totals {
 		for _, e := range c.Emulate {
 			t.ControlAlarms += btoi(len(e.Alarms) > 0)
 		}
+		if c.Watch != nil {
+			t.OriginalFalseAlarms += btoi(hasVerdict(c.Watch.Verdicts, emulation.PathModelOnly, emulation.PathWrong))
+			t.OriginalAlarmsReal += btoi(hasVerdict(c.Watch.Verdicts, emulation.PathReal))
+		}
 	}
 	return t
+}
+
+// add counts bug r, judged against its service's control ctl.
+func (t *Totals) add(r BugResult, ctl *BugResult) {
+	n, _ := r.Bitten()
+	t.Confirmed += btoi(r.Confirmed)
+	t.Found += btoi(r.Found())
+	t.FoundByCheck += btoi(r.Confirmed && r.Check.Found())
+	t.FoundByEmulate += btoi(r.Confirmed && n > 0)
+	for _, o := range r.Online {
+		t.OnlineRuns++
+		t.Prevented += btoi(o.Prevented)
+	}
+	if !r.Killed() {
+		alarms := r.alarms(ctl)
+		t.Latent += btoi(r.Latent(ctl))
+		t.LatentConfirmed += btoi(r.LatentConfirmed(ctl))
+		t.FalseAlarms += btoi(hasVerdict(alarms, emulation.PathModelOnly, emulation.PathWrong))
+		t.FalseAlarmsReal += btoi(hasVerdict(alarms, emulation.PathReal, "latent"))
+		t.FalseAlarmsModelOnly += btoi(hasVerdict(alarms, emulation.PathModelOnly))
+		t.FalseAlarmsWrong += btoi(hasVerdict(alarms, emulation.PathWrong))
+		return
+	}
+	t.Killed++
+	atStart, offline := r.AtStart(), r.FoundOffline(ctl)
+	t.AtStart += btoi(atStart)
+	t.FoundOffline += btoi(offline)
+	t.PredictedInTime += btoi(r.InTime())
+	t.CaughtBeforeBite += btoi(offline || (!atStart && r.InTime()))
+}
+
+// control is the control's result for service (nil: none).
+func (b Board) control(service string) *BugResult {
+	for i := range b.Control {
+		if b.Control[i].Bug.Service == service {
+			return &b.Control[i]
+		}
+	}
+	return nil
 }
 
 func btoi(b bool) int {
@@ -237,9 +308,12 @@ func btoi(b bool) int {
 // file name it also writes the whole board there.
 func (b Board) write(stdout io.Writer, file string) error {
 	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "bug\tkind\tcheck\tdepth\tstates\ts\temulate\tfirst\tlead\tprevented")
-	for _, r := range append(slices.Clone(b.Bugs), b.Control...) {
-		fmt.Fprintln(tw, r.row())
+	fmt.Fprintln(tw, "bug\tkind\tcheck\tdepth\tstates\ts\tdirected\temulate\tfirst\tclass\tlead\tprevented\twatch alarms")
+	for _, r := range b.Bugs {
+		fmt.Fprintln(tw, r.row(b.control(r.Bug.Service)))
+	}
+	for _, r := range b.Control {
+		fmt.Fprintln(tw, r.row(nil))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("realbugs: %w", err)
@@ -261,8 +335,9 @@ func (b Board) write(stdout io.Writer, file string) error {
 	return err
 }
 
-// row is one line of the table.
-func (r BugResult) row() string {
+// row is one line of the table, judged against the control ctl (nil for
+// a control's own row).
+func (r BugResult) row(ctl *BugResult) string {
 	name, kind := r.Bug.Name, r.Bug.Kind
 	if name == "control" {
 		name, kind = "control "+r.Bug.Service, "-"
@@ -289,8 +364,50 @@ func (r BugResult) row() string {
 	if n > 0 {
 		firstS = first.Truncate(time.Millisecond).String()
 	}
-	return fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%.1f\t%d/%d %s\t%s\t%s\t%s", name, kind, check, r.Check.Depth, r.Check.States,
-		r.Check.Seconds, n, len(r.Emulate), alarmNames(r.Emulate), firstS, lead, prevented)
+	directed := "-"
+	if r.Check.Confirmed != "" {
+		directed = string(r.Check.Confirmed)
+	}
+	return fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%.1f\t%s\t%d/%d %s\t%s\t%s\t%s\t%s\t%s", name, kind, check, r.Check.Depth, r.Check.States,
+		r.Check.Seconds, directed, n, len(r.Emulate), alarmNames(r.Emulate), firstS, r.class(ctl), lead, prevented, r.watchAlarms(ctl))
+}
+
+// class is when a killed bug bit (at start, later) or what a survivor is
+// (latent, latent confirmed, survived); "-" for the control.
+func (r BugResult) class(ctl *BugResult) string {
+	switch {
+	case r.Bug.Name == "control":
+		return "-"
+	case r.Killed() && r.AtStart():
+		return "at start"
+	case r.Killed():
+		return "later"
+	case r.LatentConfirmed(ctl):
+		return "latent confirmed"
+	case r.Latent(ctl):
+		return "latent"
+	}
+	return "survived"
+}
+
+// watchAlarms lists the watch run's alarms with their verdicts (a
+// control's: every prediction).
+func (r BugResult) watchAlarms(ctl *BugResult) string {
+	if r.Watch == nil {
+		return "-"
+	}
+	vs := r.Watch.Verdicts
+	if r.Bug.Name != "control" {
+		vs = r.alarms(ctl)
+	}
+	if len(vs) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, v := range vs {
+		parts = append(parts, v.Property+" "+string(v.Verdict))
+	}
+	return strings.Join(parts, ",")
 }
 
 // alarmNames lists the distinct alarms of the runs.

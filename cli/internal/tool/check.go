@@ -79,6 +79,9 @@ type checkOutput struct {
 	// Reports are the violations of a service check as replayable
 	// consequence.ActorReports.
 	Reports []json.RawMessage `json:"reports,omitempty"`
+	// Confirmed are the directed runs' verdicts on Violations, in order
+	// (--confirm).
+	Confirmed []emulation.PathJudgement `json:"confirmed,omitempty"`
 
 	// Losses, Duplicates and Reorders are the delivery-fault budgets
 	// (--losses, --duplicates, --reorders), Delays the late messages'
@@ -132,6 +135,9 @@ type livenessOutput struct {
 	// verdict is C2) and its LivePath the nearest live path as replayable
 	// records, from the model's start state too. Set with Report.
 	DeadEnd *report.DeadEnd `json:"dead_end,omitempty"`
+	// Confirmed is a directed run's verdict on a C1 suspect (--confirm):
+	// forced up to its critical transition, then running on.
+	Confirmed *emulation.PathJudgement `json:"confirmed,omitempty"`
 }
 
 // maxCheckNodes bounds 'check --nodes' and the node count 'trace show'
@@ -175,6 +181,10 @@ type checkFlags struct {
 	lasting lastingCheckFlags
 	// ship is --ship (check_ship.go).
 	ship string
+	// confirm is --confirm (check_confirm.go); judge its judge of the
+	// service checked (nil: off).
+	confirm checkConfirmFlags
+	judge   *pathJudge
 }
 
 // register defines f's flags on fs.
@@ -215,6 +225,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	f.registerFrom(fs)
 	f.registerDeterminism(fs)
 	f.registerShip(fs)
+	f.confirm.register(fs)
 	fs.BoolVar(&f.symmetry, "symmetry", false, "symmetry reduction: keep one state per orbit under renamings of the nodes the model declares interchangeable (a model: those it declares; a service: its node.Symmetric groups, an error if it declares none); sound for properties that do not name those nodes")
 }
 
@@ -231,6 +242,9 @@ func (f *checkFlags) check() error {
 	}
 	if f.verifyEvery < 0 {
 		return usagef("--verify-determinism must not be negative (0: no check), got %d", f.verifyEvery)
+	}
+	if err := f.confirm.validate(f); err != nil {
+		return err
 	}
 	if f.from != "" && f.model != "" {
 		return usagef("--from starts a service's search, not --model %s's", f.model)
@@ -431,6 +445,7 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 	if err != nil {
 		return checkOutput{}, err
 	}
+	f.judge = f.confirm.newPathJudge(svc, f.nodes, f.seed, faults)
 	if m, err = m.WithDeterminismCheck(f.verifyEvery); err != nil {
 		return checkOutput{}, err
 	}
@@ -474,6 +489,9 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 			}
 			b, _ := json.Marshal(rep)
 			out.Reports = append(out.Reports, b)
+			if cerr := f.confirmViolation(ctx, &out, v.Path, v.Property, v.Kind); cerr != nil {
+				return out, cerr
+			}
 		}
 		if f.ship != "" {
 			if serr := f.writeShipped(res); serr != nil {
@@ -509,7 +527,7 @@ func checkServiceWalks(ctx context.Context, f *checkFlags, opts consequence.Opti
 	}
 	var err error
 	if hasLiveness(m.Properties()) {
-		out.Liveness, err = checkWalks(walkCtx, m, m.Properties(), from, f.walkOptions(f.seed))
+		out.Liveness, err = checkWalks(walkCtx, m, m.Properties(), from, f.walkOptions(f.seed), f.judge)
 	} else {
 		err = checkSafetyWalks(walkCtx, f, m, &out)
 	}
@@ -555,6 +573,9 @@ func checkSafetyWalks(ctx context.Context, f *checkFlags, m *consequence.ActorMo
 		}
 		b, _ := json.Marshal(rep)
 		out.Reports = append(out.Reports, b)
+		if cerr := f.confirmViolation(ctx, out, u.Path, v.Property, node.Safety); cerr != nil {
+			return cerr
+		}
 	}
 	return err
 }
@@ -630,7 +651,7 @@ func fillResult[S, A any](out *checkOutput, res *consequence.Result[S, A]) {
 // transition; it passes over suspects judged C2 (often slow convergence)
 // until one is judged C1 or --suspects of them were judged, and reports the
 // C1, else the first suspect.
-func checkWalks(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction], o consequence.LivenessOptions[consequence.ActorAction]) (*livenessOutput, error) {
+func checkWalks(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction], o consequence.LivenessOptions[consequence.ActorAction], judge *pathJudge) (*livenessOutput, error) {
 	res, err := consequence.FindLivenessViolation(ctx, m, props, periphery, o)
 	if res == nil {
 		return nil, err
@@ -655,6 +676,14 @@ func checkWalks(ctx context.Context, m *consequence.ActorModel, props []conseque
 	if rerr := replayableSuspect(m, out, res, periphery); rerr != nil {
 		return out, rerr
 	}
+	if judge != nil && crit.Verdict == consequence.C1 && crit.Step >= 0 && len(res.Suspect.Failing) > 0 {
+		path := append(slices.Clone(suspectPrefix(res.Suspect, periphery)), res.Suspect.Path[:crit.Step+1]...)
+		j, jerr := judge.judge(ctx, path, res.Suspect.Failing[0].Property, node.Liveness)
+		if jerr != nil {
+			return out, jerr
+		}
+		out.Confirmed = &j
+	}
 	return out, err
 }
 
@@ -666,13 +695,7 @@ func checkWalks(ctx context.Context, m *consequence.ActorModel, props []conseque
 // 'trace show' rebuilds it.
 func replayableSuspect(m *consequence.ActorModel, out *livenessOutput, res *consequence.LivenessResult[*consequence.GlobalState, consequence.ActorAction], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]) error {
 	s, crit := res.Suspect, res.Critical
-	var prefix consequence.Path[consequence.ActorAction]
-	for _, p := range periphery {
-		if p.State == s.Start {
-			prefix = p.Path
-			break
-		}
-	}
+	prefix := suspectPrefix(s, periphery)
 	path, err := records(m, prefix, s.Path)
 	if err != nil {
 		return fmt.Errorf("check: recording the suspect: %w", err)
@@ -689,6 +712,17 @@ func replayableSuspect(m *consequence.ActorModel, out *livenessOutput, res *cons
 		}
 	}
 	out.Report, out.DeadEnd = rep, d
+	return nil
+}
+
+// suspectPrefix is the path from the start state to the periphery state
+// the suspect's walk began at (nil: it began at the start state).
+func suspectPrefix(s *consequence.Walk[*consequence.GlobalState, consequence.ActorAction], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]) consequence.Path[consequence.ActorAction] {
+	for _, p := range periphery {
+		if p.State == s.Start {
+			return p.Path
+		}
+	}
 	return nil
 }
 
@@ -756,6 +790,7 @@ func printCheckSummary(w io.Writer, o checkOutput) {
 		for i, a := range l.Suspect {
 			fmt.Fprintf(w, "  %3d. %s\n", i+1, a)
 		}
+		printDirectedRun(w, l.Confirmed, l.Critical+1)
 		return
 	}
 	fmt.Fprintf(w, "stopped: %s\n", o.Stop)
@@ -776,10 +811,13 @@ func printCheckSummary(w io.Writer, o checkOutput) {
 		fmt.Fprintln(w, "no violation found")
 		return
 	}
-	for _, v := range o.Violations {
+	for i, v := range o.Violations {
 		fmt.Fprintf(w, "VIOLATION %s (%s) at depth %d: %s\n", v.Property, v.Kind, v.Depth, v.Error)
 		for i, a := range v.Path {
 			fmt.Fprintf(w, "  %3d. %s\n", i+1, a)
+		}
+		if i < len(o.Confirmed) {
+			printDirectedRun(w, &o.Confirmed[i], len(v.Path))
 		}
 	}
 }

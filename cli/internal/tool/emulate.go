@@ -49,9 +49,13 @@ type EmulateOutput struct {
 	// they predicted, matched against the run (--mode debug or steer).
 	Predictors  []node.ID       `json:"predictors,omitempty"`
 	Predictions []predictionOut `json:"predictions,omitempty"`
-	WallSeconds float64         `json:"wall_seconds"`
-	Speedup     float64         `json:"speedup"`
-	summaryLine string          // human form of Summary
+	// FirstRoundS is when the first steering round started, in seconds
+	// of virtual time (absent: no round): a violation before it came
+	// before any prediction could.
+	FirstRoundS float64 `json:"first_round_s,omitempty"`
+	WallSeconds float64 `json:"wall_seconds"`
+	Speedup     float64 `json:"speedup"`
+	summaryLine string  // human form of Summary
 	// predictionLog holds the rounds' distinct predictions with their
 	// paths (macemc-baseline compares them with an offline search).
 	predictionLog *steering.PredictionLog
@@ -114,6 +118,9 @@ type emulateParams struct {
 	// control is emulate's --control: a steered run is followed by its
 	// control run with crystalball off (emulate_control.go).
 	control bool
+	// confirm is emulate's --confirm: each distinct prediction is judged
+	// by a directed run (emulate_confirm.go).
+	confirm bool
 }
 
 // Defaults of the steering flags in deep online debugging (--mode debug)
@@ -236,6 +243,7 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	quiet := quietFlag(fs)
 	fs.BoolVar(&p.control, "control", true, "with --mode debug or steer or --immediate, also run the same seed and schedule with crystalball off and report how many liveness properties steering cost (the control run has no snapshots and no rounds: it costs a fraction of the steered run)")
+	fs.BoolVar(&p.confirm, "confirm", false, "with --mode debug or steer, judge each distinct prediction by a directed run: the same run again up to the round that made it, then the emulator forced along its path (real, model-only: a step the system could not take, or wrong: the property held); one rerun per prediction")
 	fs.BoolVar(&p.checkDeterminism, "check-determinism", false, "run the emulation twice in step and stop at the first event where the two runs differ (both events shown): the service is not deterministic (twice the time)")
 	setUsage(fs, "emulate [flags]", "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
 	if err := parseFlags(fs, args); err != nil {
@@ -246,6 +254,9 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	}
 	if err := p.resolve(); err != nil {
 		return err
+	}
+	if p.confirm && p.steer.mode == steering.Off {
+		return usagef("--confirm judges predictions: it needs --mode debug or steer")
 	}
 	if err := p.budget.validate(); err != nil {
 		return err
@@ -330,8 +341,12 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 	cfg := p.emulationConfig(svc)
 	var predLog steering.PredictionLog
 	episodes := episodeLog{}
+	var firstRound time.Duration
 	if p.steer.mode != steering.Off {
 		cfg.Steering.OnRound = func(id node.ID, at time.Duration, rep *steering.RoundReport) {
+			if firstRound == 0 {
+				firstRound = at // a round starts after a gather, never at 0
+			}
 			predLog.Add(emulation.Epoch.Add(at), id, rep)
 		}
 		cfg.OnViolation = episodes.add
@@ -418,6 +433,12 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 		out.Predictors = p.predicting
 		out.Predictions = matchPredictions(&predLog, episodes, res.Liveness)
 		out.predictionLog = &predLog
+		out.FirstRoundS = firstRound.Seconds()
+		if p.confirm {
+			if err := confirmPredictions(ctx, p.emulationConfig(svc), &predLog, out.Predictions, p.progress); err != nil {
+				return out, errors.Join(seedHint{err, p.seed}, stopped)
+			}
+		}
 		if p.reports != "" {
 			src := report.Source{Service: p.service, Fix: p.fix, Nodes: p.nodes, Options: svc.options, Spec: svc.spec,
 				Mode: p.steer.mode, Workload: cfg.Steering.Controller.Workload, Faults: cfg.Steering.Controller.Faults, TimerSkew: cfg.Steering.Controller.TimerSkew}

@@ -93,6 +93,9 @@ type predictionOut struct {
 	Liveness *deadEndOut `json:"liveness,omitempty"`
 	// Report is the prediction report written for it (--reports).
 	Report string `json:"report,omitempty"`
+	// Confirmed is a directed run's verdict on its path (--confirm;
+	// emulate_confirm.go).
+	Confirmed *emulation.PathJudgement `json:"confirmed,omitempty"`
 }
 
 // deadEndOut is what a liveness prediction adds (steering.Critical).
@@ -250,6 +253,9 @@ func printPredictions(w io.Writer, preds []predictionOut, predictors []node.ID, 
 		fmt.Fprintf(w, "    %d. %s (%s) at %s by %v (%d rounds, %d predictors), depth %d: %s\n",
 			i+1, p.Property, p.Kind, clock(time.Duration(p.FirstPredictedS*float64(time.Second))), p.Node, p.Rounds, len(p.Predictors), p.Depth, p.Error)
 		fmt.Fprintf(w, "       shape: %s\n", p.Shape)
+		if c := p.Confirmed; c != nil {
+			fmt.Fprintf(w, "       directed run: %s after %d of %d steps%s\n", c.Verdict, c.Steps, p.Depth, detailSuffix(c.Detail))
+		}
 		if l := p.Likelihood; l != nil {
 			fmt.Fprintf(w, "       rank %d in its round: %d faults, %d timers and calls, %d messages in flight, %d sent on the way (cost %g)\n",
 				p.Rank, l.Faults, l.Local, l.InFlight, l.Spawned, l.Cost)
@@ -290,4 +296,12 @@ func printDeadEnd(w io.Writer, d *deadEndOut) {
 	} else {
 		fmt.Fprintln(w, "       the property fails at the end of the run")
 	}
+}
+
+// detailSuffix is ": detail", or nothing for an empty detail.
+func detailSuffix(detail string) string {
+	if detail == "" {
+		return ""
+	}
+	return ": " + detail
 }
