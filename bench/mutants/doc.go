@@ -32,7 +32,13 @@
 //
 // a Kubernetes Indexed Job (--shard $JOB_COMPLETION_INDEX/N) or a Slurm
 // array (--shard $SLURM_ARRAY_TASK_ID/N) on many. run --jobs N is the same
-// shards as child processes of one run.
+// shards as child processes of one run. A corpus may also be split by
+// service: merge joins runs of disjoint --services lists, each complete
+// (--shard 0/1 for a run in one piece), into one board of their union,
+// and refuses lists that overlap or runs with other seeds or samples:
+//
+//	parallel bin/mutants/run run --quiet --services {} --shard 0/1 --out {}.json ::: chord pastry zoo-cache
+//	bin/mutants/run merge chord.json pastry.json zoo-cache.json
 //
 // # Verdicts
 //

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 )
 
 // errShard is wrapped by the errors of reading a shard's result file.
@@ -84,9 +85,62 @@ func decodeShard(in io.Reader) (shardResult, error) {
 	return r, nil
 }
 
-// mergeShards checks that shards are one run's 0..N-1, each once, of the
-// corpus digest names, and joins their results in mutant and seed order.
+// mergeShards checks that shards are, for each --services list among
+// them, one run's shards 0..N-1, each once, of the corpus digest names,
+// that the lists do not overlap (runs of different services are merged
+// into one board, as a batch scheduler may split a corpus by service)
+// and that every run had the same sample and seeds; it joins their
+// results in mutant and seed order.
 func mergeShards(digest string, shards []shardResult) (shardResult, error) {
+	var order []string
+	groups := map[string][]shardResult{}
+	for _, r := range shards {
+		if _, ok := groups[r.Services]; !ok {
+			order = append(order, r.Services)
+		}
+		groups[r.Services] = append(groups[r.Services], r)
+	}
+	first := shards[0]
+	all := shardResult{Format: shardFormat, Digest: digest, Sample: first.Sample, Seeds: first.Seeds, Shards: 1}
+	var services []string
+	for _, list := range order {
+		g, err := mergeRun(digest, groups[list])
+		if err != nil {
+			return all, err
+		}
+		if g.Sample != first.Sample || !slices.Equal(g.Seeds, first.Seeds) {
+			return all, fmt.Errorf("%w: the run of services %q had other settings (sample %q, seeds %v) than the run of %q", errShard, list, g.Sample, g.Seeds, first.Services)
+		}
+		for _, svc := range splitServices(list) {
+			if slices.Contains(services, svc) || (len(order) > 1 && svc == "") {
+				return all, fmt.Errorf("%w: runs overlap: service lists %q", errShard, order)
+			}
+			services = append(services, svc)
+		}
+		all.Outcomes = append(all.Outcomes, g.Outcomes...)
+		all.Baselines = append(all.Baselines, g.Baselines...)
+	}
+	if len(order) == 1 {
+		all.Services, all.Shards = first.Services, first.Shards
+	} else {
+		slices.Sort(services)
+		all.Services = strings.Join(services, ",")
+	}
+	sortOutcomes(all.Outcomes)
+	return all, nil
+}
+
+// splitServices is a --services list's services ("" for every service).
+func splitServices(list string) []string {
+	if list == "" {
+		return []string{""}
+	}
+	return strings.Split(list, ",")
+}
+
+// mergeRun checks that shards are one run's 0..N-1, each once, of the
+// corpus digest names, and joins their results.
+func mergeRun(digest string, shards []shardResult) (shardResult, error) {
 	first := shards[0]
 	seen := make([]bool, first.Shards)
 	all := shardResult{Format: shardFormat, Digest: digest, Sample: first.Sample, Seeds: first.Seeds, Services: first.Services, Shards: first.Shards}
@@ -104,8 +158,7 @@ func mergeShards(digest string, shards []shardResult) (shardResult, error) {
 		all.Baselines = append(all.Baselines, r.Baselines...)
 	}
 	if i := slices.Index(seen, false); i >= 0 {
-		return all, fmt.Errorf("%w: shard %d/%d is missing", errShard, i, first.Shards)
+		return all, fmt.Errorf("%w: shard %d/%d of services %q is missing", errShard, i, first.Shards, first.Services)
 	}
-	sortOutcomes(all.Outcomes)
 	return all, nil
 }

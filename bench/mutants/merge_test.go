@@ -40,6 +40,33 @@ func TestMergeShards(t *testing.T) {
 	}
 }
 
+// TestMergeRunsByService: runs of disjoint service lists, each complete,
+// merge into one board of their union; overlapping lists, a run of every
+// service beside another, an incomplete run or other seeds do not.
+func TestMergeRunsByService(t *testing.T) {
+	of := func(services string, shard, shards, id int) shardResult {
+		r := shardOf(shard, shards, id)
+		r.Services = services
+		return r
+	}
+	all, err := mergeShards("d", []shardResult{of("chord", 0, 1, 40), of("paxos,bullet", 1, 2, 160), of("paxos,bullet", 0, 2, 70)})
+	if err != nil || all.Services != "bullet,chord,paxos" || len(all.Outcomes) != 3 || all.Outcomes[0].Mutant.ID != 40 {
+		t.Fatalf("merge by service: services %q, %d outcomes, %v", all.Services, len(all.Outcomes), err)
+	}
+	seeds := of("chord", 0, 1, 40)
+	seeds.Seeds = []uint64{9}
+	for name, shards := range map[string][]shardResult{
+		"overlap":    {of("chord", 0, 1, 40), of("chord,paxos", 0, 1, 70)},
+		"every":      {of("", 0, 1, 40), of("paxos", 0, 1, 70)},
+		"incomplete": {of("chord", 0, 1, 40), of("paxos", 0, 2, 70)},
+		"seeds":      {of("paxos", 0, 1, 70), seeds},
+	} {
+		if _, err := mergeShards("d", shards); !errors.Is(err, errShard) {
+			t.Errorf("%s: error %v, want errShard", name, err)
+		}
+	}
+}
+
 func FuzzDecodeShard(f *testing.F) {
 	good, _ := json.Marshal(shardOf(0, 1, 1))
 	f.Add(good)
