@@ -32,7 +32,8 @@
 //     and a message later than the declared delay, each fault weighed as
 //     the steering rounds' walks weigh it — stopping at
 //     the first violation (strategy, depth, states or walk steps,
-//     seconds);
+//     seconds), which check --confirm then judges by a directed run (the
+//     emulator forced along its path: real, model-only or wrong);
 //   - emulate: one run per seed of --duration under --faults (churn,
 //     crashes, message loss, duplication and reordering); an alarm is a
 //     safety property violated, a bounded property's outage, a history
@@ -42,14 +43,34 @@
 //     online debugging (--mode debug: the lead is how long before the
 //     first alarm a matching prediction came) and with steering and the
 //     immediate safety check (--mode steer --immediate: prevented when
-//     the run raises no alarm of any kind, so liveness is kept).
+//     the run raises no alarm of any kind, so liveness is kept);
+//   - watch: a build no seed bit (and the control) runs the first seed
+//     for --online-duration with deep online debugging and emulate
+//     --confirm, every prediction judged by a directed run.
 //
 // The unmodified library is the control: the same runs, once per
-// configuration the bugs use; every alarm it raises counts in
-// control_alarms. The last line of the output is one JSON object with
-// the totals (bugs, confirmed, found, found_by_check, found_by_emulate,
-// bitten, online_runs, predicted_in_time, prevented, control_runs,
-// control_alarms).
+// configuration the bugs use; every alarm its check or off runs raise
+// counts in control_alarms, every watch run with a prediction that is
+// not real in original_false_alarms.
+//
+// # Columns
+//
+// The board reads as the mutation corpus's (bench/mutants) does. A bug is
+// killed when a seed's off run raised an alarm; it bit at start when the
+// alarm came before its debug run's first steering round (no prediction
+// could be in time), later otherwise; it was found offline when check
+// found a property the control's check does not; it was caught before it
+// bit when found offline or, biting later, predicted in time. A survivor
+// (no seed bit) that check found is latent, latent confirmed when the
+// directed run is real. A survivor's false alarms are its watch run's
+// predictions of properties the control's watch run does not predict,
+// split by verdict (a prediction of its confirmed latent bug is real).
+// The last line of the output is one JSON object with the totals: bugs,
+// confirmed, found, found_by_check, found_by_emulate, killed, at_start,
+// found_offline, caught_before_bite, online_runs, predicted_in_time,
+// prevented, latent, latent_confirmed, false_alarms, false_alarms_real,
+// false_alarms_model_only, false_alarms_wrong, control_runs,
+// control_alarms, original_false_alarms and original_alarms_real.
 //
 // Every run is a pure function of the corpus, the module, the plan and
 // the seeds: searches are bounded by depth, states and walks, never by
