@@ -112,6 +112,9 @@ type board struct {
 	// ByKind splits the killed mutants by the kind of the first property
 	// they broke (safety, liveness).
 	ByKind map[string]tally `json:"by_kind"`
+	// ByMiss counts the killed mutants not caught before they bit, by
+	// the class of the miss (outcome.missClass).
+	ByMiss map[string]int `json:"by_miss"`
 	// OriginalFalseAlarms counts the originals' debug runs (each original
 	// with each seed) that predicted a property their off run kept.
 	OriginalFalseAlarms int `json:"original_false_alarms"`
@@ -138,7 +141,7 @@ func tallyBoard(man manifest, sample string, seeds []uint64, res shardResult) bo
 	b := board{Format: boardFormat, Digest: man.Digest, Sample: sample, Seeds: seeds,
 		Mutants: len(man.Mutants), Discarded: len(man.Discarded),
 		ByService: map[string]tally{}, ByOp: map[string]tally{}, ByKind: map[string]tally{},
-		Originals: res.Baselines, LeadSeconds: []float64{}, LateSeconds: []float64{}, Outcomes: res.Outcomes}
+		ByMiss: map[string]int{}, Originals: res.Baselines, LeadSeconds: []float64{}, LateSeconds: []float64{}, Outcomes: res.Outcomes}
 	bump := func(m map[string]tally, k string, o outcome) {
 		t := m[k]
 		t.add(o)
@@ -150,6 +153,9 @@ func tallyBoard(man manifest, sample string, seeds []uint64, res shardResult) bo
 		bump(b.ByOp, o.Mutant.Op, o)
 		if o.Killed {
 			bump(b.ByKind, o.Kind, o)
+		}
+		if c := o.missClass(); c != "" {
+			b.ByMiss[c]++
 		}
 		switch {
 		case o.InTime:
@@ -267,6 +273,7 @@ func (b board) table(w io.Writer) {
 		b.Total.row(tw, "total")
 		tw.Flush()
 	}
+	missTable(w, b.ByMiss)
 	fmt.Fprintf(w, "originals predicting a property their off run kept, not confirmed by replay (false alarms on unmutated services): %d of %d; confirmed: %d\n", b.OriginalFalseAlarms, len(b.Originals), b.OriginalAlarmsReal)
 	fmt.Fprintf(w, "originals whose offline check found a violation: %d of %d, confirmed by the emulator: %d\n", b.OriginalOffline, len(b.Originals), b.OriginalOfflineConfirmed)
 }
