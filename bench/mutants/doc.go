@@ -95,6 +95,13 @@
 //     and how many the emulator confirms are counted apart
 //     (original_offline, original_offline_confirmed).
 //
+// The misses — killed mutants not caught before they bit — are tallied
+// by class (by_miss): when the mutant bit (at start, later), then why the
+// offline check did not catch it (its search completed without a
+// violation: the bug is outside the model; it ran out of budget; it found
+// only what the original's check finds too; it failed), and for a later
+// bite whether the rounds predicted it after the bite or not at all.
+//
 // The last line of run's (and merge's) output is one JSON object with the
 // totals, among them killed, caught_before_bite, found_offline,
 // predicted_in_time, prevented, latent_confirmed and false_alarms.
