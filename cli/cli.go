@@ -13,7 +13,9 @@
 // from an initial state, MaceMC's mode (check); replaying and inspecting
 // violations (trace show, trace debug); a web view of reports, traces and
 // results (serve); and the program's version (version). README.md
-// documents every command; examples/lock is a program of its own.
+// introduces every command and docs/ documents each (docs/emulate.md,
+// docs/check.md, docs/trace.md, docs/serve.md, docs/live-node.md);
+// examples/lock is a program of its own.
 //
 // The package is generic: it links no service, experiment or model of the
 // papers. A Program adds subcommands (Command) and hand-written models

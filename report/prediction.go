@@ -17,7 +17,7 @@ import (
 const PredictionFormat = "crystalball-prediction/1"
 
 // Prediction is the JSON file written per predicted violation (`crystalball
-// node --reports DIR`, `crystalball emulate --reports DIR`, a Writer; README.md,
+// node --reports DIR`, `crystalball emulate --reports DIR`, a Writer; docs/live-node.md,
 // "Steering a live node") and opened by `crystalball trace show`: the
 // prediction, its path as a consequence.ActorReport (fingerprint included)
 // and the snapshot it was predicted from — checkpoints, recorded in-flight

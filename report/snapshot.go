@@ -17,7 +17,8 @@ const SnapshotFormat = "crystalball-snapshot/1"
 // inside every Prediction. It holds every member's checkpoint both as bytes
 // (restorable with node.DecodeCheckpoint) and decoded, the recorded
 // channels, and the service's properties evaluated on the snapshot's view.
-// README.md ("Live nodes") documents its fields. Restore turns it back
+// docs/live-node.md ("The status server: --http", GET /snapshot)
+// documents its fields. Restore turns it back
 // into a snapshot.Snapshot.
 type Snapshot struct {
 	// Format is SnapshotFormat.

@@ -42,7 +42,8 @@ func TestBulletEmulateAndCheck(t *testing.T) {
 // TestBulletCheckRefusedDiff: with one refusal explored, BFS from the
 // initial state finds §5.2.3 at depth 10 — n1 accepts n2 as a receiver and
 // the transport refuses n1's first diff to it — and with keep-shadow finds
-// nothing to depth 12. The README shows both commands.
+// nothing to depth 12. docs/your-service.md ("Back-pressure") shows both
+// commands.
 func TestBulletCheckRefusedDiff(t *testing.T) {
 	args := []string{"check", "--service", "bullet", "--nodes", "2", "--refusals", "1", "--max-depth", "10", "--budget", "0"}
 	code, stdout, stderr := runCLI(args...)

@@ -4,7 +4,8 @@
 // two-phase commit model: package cli's generic command line over package
 // cli/papers. A program of one's own gets the same subcommands for its own
 // services by calling cli.Main with them (examples/lock), and links none
-// of the papers. README.md documents every command.
+// of the papers. README.md introduces every command; docs/ has each one's
+// reference (docs/emulate.md, docs/check.md, docs/live-node.md, ...).
 package main
 
 import "github.com/seed6eee2ec7/crystalball/cli/papers"

@@ -1,7 +1,8 @@
 // Package newcomer offers to package cli the services written the way a
-// new user writes one from the README ("Your own service"): a
-// cluster-wide permit limiter (package permits), a two-phase commit
-// (package commit) and Ricart–Agrawala mutual exclusion (package mutex).
+// new user writes one from the README ("Your own service") and
+// docs/your-service.md: a cluster-wide permit limiter (package permits),
+// a two-phase commit (package commit) and Ricart–Agrawala mutual
+// exclusion (package mutex).
 // The permit limiter and the commit carry a planted bug each, with its
 // correction behind --fix; the mutual exclusion is correct and takes no
 // correction. cmd/newcomer is their command line, and bench/steerlive

@@ -117,7 +117,7 @@ func TestCheckChordRingLivenessLong(t *testing.T) {
 	checkChordRingLiveness(t, 10, 300, 300)
 }
 
-// TestCheckReproducesMaceMCTransportBugLong is the README's MaceTransport
+// TestCheckReproducesMaceMCTransportBugLong is docs/check.md's MaceTransport
 // reproduction with its 5,000 walks (the corrected service's took 1.7 s
 // of CPU under -race). Quick: TestCheckReproducesMaceMCTransportBug (100
 // walks of 60 steps).

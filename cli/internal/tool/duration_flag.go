@@ -43,7 +43,8 @@ func durationFlag(fs *flag.FlagSet, name string, value time.Duration, usage stri
 // minInterval is the shortest checkpoint or gather interval (--snapshots,
 // --gather) any command accepts, 0 (off) aside: below it a live node does
 // little but checkpoint (--snapshots 1ns spun at 80% CPU) and an emulation
-// crawls through checkpoint events. README.md documents it.
+// crawls through checkpoint events. docs/emulate.md and docs/live-node.md
+// document it.
 const minInterval = 10 * time.Millisecond
 
 // checkInterval checks the value d of the interval flag name: 0 (off) or

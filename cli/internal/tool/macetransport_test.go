@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// maceTransportWalk is the README's MaceTransport reproduction: two nodes,
+// maceTransportWalk is docs/check.md's MaceTransport reproduction: two nodes,
 // n1 sending two messages to n2 (MaceMC's case), up to four packets lost,
-// walks of dmax steps (the README's: 100) biased as MaceMC biases them (a
+// walks of dmax steps (docs/check.md's: 100) biased as MaceMC biases them (a
 // packet is far more likely to arrive, or, while the drop budget lasts, to
-// be lost, than a retransmission timer to fire); the README takes up to
+// be lost, than a retransmission timer to fire); docs/check.md takes up to
 // 5,000 walks. --budget 0: the walks must not stop at the default 30s on
 // a loaded machine.
 func maceTransportWalk(walks, dmax int, fix ...string) []string {
@@ -30,12 +30,12 @@ func maceTransportWalk(walks, dmax int, fix ...string) []string {
 // 2001 delivered. With the correction (monotone-syn) the same walks all
 // reach a live state. The suspect is the 45th walk: this test takes 100
 // walks of 60 steps, where the suspect, its critical step and the
-// corrected service's verdict are the same as at the README's 100 steps
+// corrected service's verdict are the same as at docs/check.md's 100 steps
 // (at 40 the probes judge the suspect C2) and the critical-transition
 // search, most of the cost, is shorter (the corrected service's 5,000
-// walks of the README's command took 1.7 s of CPU under the race
+// walks of docs/check.md's command took 1.7 s of CPU under the race
 // detector, 500 walks 0.3 s: TestCheckReproducesMaceMCTransportBugLong in
-// cli_long_test.go runs the README's command).
+// cli_long_test.go runs docs/check.md's command).
 func TestCheckReproducesMaceMCTransportBug(t *testing.T) {
 	checkMaceTransportBug(t, 100, 60)
 }
