@@ -63,8 +63,8 @@ type outcome struct {
 	// KilledBy dead at its snapshot (no walk from it satisfies it:
 	// steering.LivenessOutcome.DeadAtStart). Not a prediction: rounds
 	// find the originals' liveness properties dead at their first
-	// snapshots too (the originals' rows of the board show it), so it is reported apart
-	// and counts for nothing else.
+	// snapshots too (the board's originals show it), so it is reported
+	// apart and counts for nothing else.
 	DeadAtStart bool `json:"dead_at_start,omitempty"`
 	// Prevented: the steer run broke none of KilledBy's safety
 	// properties and every liveness property the original kept holds.
