@@ -112,7 +112,8 @@ type Options struct {
 	// near future, where a live round starts, completely. Faults keep
 	// Fig. 8's rule: re-running every reset and break in every near state
 	// multiplied a Paxos round's states beyond its budget and lost the
-	// prediction steering needs (docs/RESULTS.md, "Round strategy").
+	// prediction steering needs (docs/history/results-steering-rules.md,
+	// "The round strategy").
 	// Ignored by BFS; 0 is plain Fig. 8.
 	FullDepth int
 	// MaxViolations is how many violating states are recorded per property,

@@ -28,7 +28,7 @@ import (
 // states and predict 49 violations, and no event is changed. Before gather
 // answers carried the responder's recent peers these were 247.5 s, +2.8%,
 // 28.8 kb/s, 2,301 and 535 B, 1,169 gathers and rounds, 9.5 M states and
-// 35 predictions (docs/RESULTS.md).
+// 35 predictions (docs/history/results-bullet.md).
 func TestBulletOverheadDocumented(t *testing.T) {
 	cfg := BulletOverheadConfig{Seed: 1}
 	if d := cfg.withDefaults(); d.Nodes != 49 || d.FileBytes != 20<<20 || d.BlockSize != 16<<10 {

@@ -24,7 +24,8 @@ import (
 
 // TestRandTreeChurnDocumented checks seed 1 of docs/RESULTS.md's
 // randtree-churn figures under experiments.RulesMeasured as the code of
-// issue 27's fifth pass gives them (RESULTS.md, "Issue 27"; its first
+// issue 27's fifth pass gives them (docs/history/results-steering-rules.md,
+// "Fifth pass"; its first
 // pass gave 941 steered, its second to fourth 951 — 303 and 648 by
 // property, 1,312 filters, 834 hits, 268 vetoes, 1.00% changed, join
 // 1.14 s — until the fifth pass's resync of a restarted gatherer's lost

@@ -18,8 +18,9 @@ import (
 // test`, on 3 short runs and on one run with smaller searches.
 
 // TestPaxosDocumented checks docs/RESULTS.md's Paxos figures as they
-// stand after issue 13 ("Steering that acts", re-measured on the final
-// main): for each bug, of the 100 runs of seed 1, the script leads every
+// stand after issue 13 (docs/history/results-steering-rules.md, "Steering
+// that acts", re-measured on the final main): for each bug, of the 100
+// runs of seed 1, the script leads every
 // run to the violation without CrystalBall (and none leaves it), steering
 // avoids it in 97 and 2 are violated; with the check alone 2 violate
 // OneValueLearned, yet OneValueChosen is violated in all 100 (as without

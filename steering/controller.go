@@ -61,7 +61,8 @@ type Config struct {
 	// attempt — is never explored from a live snapshot. The second search
 	// has a budget of its own so that Fig. 8's reach is not spent on the
 	// near future (doing both in one search lost Paxos's predictions:
-	// docs/RESULTS.md, "Round strategy"). FullDepth defaults to
+	// docs/history/results-steering-rules.md, "The round strategy").
+	// FullDepth defaults to
 	// DefaultFullDepth, NearStates to a fifth of MaxStates; a negative
 	// value of either turns the second search off.
 	FullDepth  int
@@ -104,7 +105,8 @@ type Config struct {
 	// lets through. The receivers' states are the view's — a stale
 	// receiver's included, as the hop has nothing newer to step — so a
 	// stale view can still veto a safe event until a newer one clears it
-	// (docs/RESULTS.md, "Fifth pass"). (Every check, with or without the
+	// (docs/history/results-steering-rules.md, "Fifth pass"). (Every
+	// check, with or without the
 	// hop, leaves out the other nodes it knows to be stale: Heard.)
 	ImmediateHop bool
 	// LookAhead bounds the look-ahead the immediate check runs before a
@@ -131,7 +133,7 @@ type Config struct {
 	// state does not name. Off by default: on RandTree under churn the
 	// restarted nodes' rounds on their old neighbourhoods made seed 2's
 	// steered run 9,616 inconsistent states against 2,570 without it
-	// (docs/RESULTS.md, "Fifth pass").
+	// (docs/history/results-steering-rules.md, "Fifth pass").
 	RecallView bool
 	// Refinements is how many times a filter set whose check still finds a
 	// violation is extended with the filters that violation suggests
@@ -252,7 +254,7 @@ type Config struct {
 	// gate saw: deliveries, timers and their periods, calls, transport
 	// errors, resets, refusals) instead of WalkWeights, which the rounds
 	// before the first event keep. Off by default: it changes what the
-	// rounds find (docs/RESULTS.md, "Issue 29").
+	// rounds find (docs/RESULTS.md, "Liveness at the library's defaults").
 	AdaptiveWeights bool
 	// GatherOnFault makes a layer gather its neighbourhood right after
 	// the node handles a transport error (a broken connection, a
@@ -261,7 +263,8 @@ type Config struct {
 	// opens within a second rather than at the next periodic gather. Joins
 	// and other neighbourhood changes gather already
 	// (snapshot.Config.GatherSettle). Off by default: it adds rounds
-	// (docs/RESULTS.md, "Issue 29"). The round's budgets are unchanged.
+	// (docs/RESULTS.md, "Liveness at the library's defaults"). The round's
+	// budgets are unchanged.
 	GatherOnFault bool
 	// LastKnownFor keeps members that a gather could not reach in the
 	// round: a member the snapshot marks dead enters the round's model
@@ -303,8 +306,8 @@ type Config struct {
 }
 
 // DefaultFullDepth is the depth of a round's exhaustive near future by
-// default (Config.FullDepth), chosen by measurement (docs/RESULTS.md,
-// "Round strategy").
+// default (Config.FullDepth), chosen by measurement
+// (docs/history/results-steering-rules.md, "The round strategy").
 const DefaultFullDepth = 2
 
 // DefaultPostponeDelay is how long a filtered or vetoed timer,

@@ -43,7 +43,7 @@
 // local action of every node in every state — in its first
 // Config.FullDepth levels, and Fig. 8 below: the near future is complete,
 // the far future reaches deep. The rule and its price were chosen by
-// measurement (docs/RESULTS.md, "Round strategy");
+// measurement (docs/history/results-steering-rules.md, "The round strategy");
 // consequence.TestFullDepthFindsRepeatedTimer pins a race Fig. 8 misses and
 // the rule finds.
 //
@@ -245,7 +245,8 @@
 // a kind released for liveness is not restored: the release was judged on
 // the old incarnation's world. Config.Volatile keeps nothing durable (the rule before
 // issue 27; on RandTree under churn, restored filters about the tree a
-// node left cost more than they prevent: docs/RESULTS.md). Every filter in force and every
+// node left cost more than they prevent: docs/history/results-steering-rules.md,
+// "What a reset keeps"). Every filter in force and every
 // intervention carries the prediction it came from (Explanation: the
 // source, the property, the path, its rank, the requester):
 // LayerStatus.Reasons and Interventions, Intervention.Why.

@@ -137,7 +137,7 @@ func (l *Layer) DurableState() ([]byte, bool) {
 // against the grant after its restart, since the prediction is that
 // restart. The rule does not settle what restored filters cost RandTree
 // under churn: there the restored filters' paths do reset their node
-// (docs/RESULTS.md, "What a reset keeps").
+// (docs/history/results-steering-rules.md, "What a reset keeps").
 func (l *Layer) outlivingFilters() []Filter {
 	var out []Filter
 	for _, f := range l.gate.Filters() {

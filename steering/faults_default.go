@@ -12,8 +12,9 @@ import "github.com/seed6eee2ec7/crystalball/consequence"
 // But a round that cannot take the fault a bug needs cannot prevent it:
 // with breaks and drops the zoo's steered runs prevented the lock
 // server's bug (a break taken for a crash) in 2 of 3 seeds instead of 1,
-// and the meter's (a lost Ack) in 1 of 3 instead of 0 (docs/RESULTS.md,
-// "The faults a round explores"). The state budget still bounds each
+// and the meter's (a lost Ack) in 1 of 3 instead of 0
+// (docs/history/results-steering-rules.md, "The faults a round explores").
+// The state budget still bounds each
 // search, but a round that predicts more runs more filter checks: the
 // zoo's steered logship took 2.8 times the CPU, lockd 3.4 times (of a
 // tenth of a second), meter 1.1 times (docs/PERFORMANCE.md);

@@ -19,7 +19,8 @@ import (
 // RandTree node's restored "drop Keepalive from <old parent>" silenced the
 // very keepalive whose answer (Disown) repairs the old parent's stale
 // child, unseen by every round on the restarted node's neighbourhood
-// (docs/RESULTS.md, "What a reset keeps"). Cheap when nothing changed:
+// (docs/history/results-steering-rules.md, "What a reset keeps"). Cheap
+// when nothing changed:
 // the gate's version is compared first.
 //
 // With Config.RecallView, a restarted node's gathers also take in the

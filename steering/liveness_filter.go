@@ -170,10 +170,11 @@ func (fs filterSet) without(held filterSet) filterSet {
 // (guardWeight), as the guards of holds and of requested filters do. A
 // safety check alone let restarted RandTree nodes drop, round after
 // round, the keepalive whose answer repairs a stale child
-// (docs/RESULTS.md, "What a reset keeps"). The guard does not judge a
+// (docs/history/results-steering-rules.md, "What a reset keeps"). The
+// guard does not judge a
 // round's fresh filters: on the zoo's lock servers it refused the filters
 // that stop a second grant, the waiting client's progress being all the
-// walks could see (docs/RESULTS.md). Refusals count in
+// walks could see (the same record, its fourth pass). Refusals count in
 // Stats.StarvingFilters and RoundReport.Starved.
 func (c *Controller) keepLive(ctx context.Context, m *consequence.ActorModel, base, cands, restored filterSet, rep *RoundReport) (filterSet, error) {
 	var judged, passed filterSet

@@ -96,7 +96,8 @@ func checkPastryBug(t *testing.T, args []string) {
 // of Pastry emulated with the same nodes and seed (timers about 0.06 of a
 // delivery, faults at the rule's floor) and the walks find the rejoin
 // dead end with a C1 verdict, where unweighted walks at the same defaults
-// stay live (100 of 100, seeds 1-3, docs/RESULTS.md "Issue 29"); the fixed
+// stay live (100 of 100, seeds 1-3, docs/RESULTS.md, "Liveness at the
+// library's defaults"); the fixed
 // service's walks stay live with the same weights. The quick test's walks
 // are 200 steps long instead of the default 500 (--dmax, for all three
 // runs): the weighted walks' critical-transition search is what costs,
