@@ -131,8 +131,8 @@ func (m *ActorModel) timerEnabled(n *actorNode, id node.ID, t node.Timer, first 
 // alone while ref stays put. Node clocks are part of it because they set
 // the deadlines of the timers a node arms later: two states that differ
 // only by one node's clock behave differently, and merging them made the
-// search depend on which of the two it met first (before issue 17 they
-// were left out; that merged 1-5% of the states of the RandTree and Chord
+// search depend on which of the two it met first (left out, they
+// merged 1-5% of the states of the RandTree and Chord
 // searches and made sleep sets miss states). Zero with AnyOrderTimers.
 func (m *ActorModel) clockComponent(g *GlobalState, ref time.Time) node.Hash {
 	var h node.Hash

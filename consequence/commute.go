@@ -45,7 +45,7 @@ const sleepBits = 64
 // of a successor is a mask (the candidates and Independent), with no call
 // to Actions on the successor and no search of its list — on two-phase
 // commit that search was most of the reduction's cost (docs/PERFORMANCE.md,
-// "Issue 33"). The reduction is the same: the search visits the same
+// "Two-phase commit, ours and SPIN side by side"). The reduction is the same: the search visits the same
 // states and takes the same transitions as with Commuter alone (tests
 // check it on twophase), as long as every action of a state has a key.
 //

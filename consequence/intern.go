@@ -14,7 +14,7 @@ import (
 // content of the parts global states share: node states, channels,
 // datagram multisets, connection sets and crashes. A packed frontier entry
 // (pack.go) names them by uint32 handles, so a state of the frontier costs
-// a few words instead of its own copies of every part (issue 17: at 1M
+// a few words instead of its own copies of every part (without it, at 1M
 // states Chord's frontier held 606,641 node objects for 551 distinct node
 // contents).
 //

@@ -7,8 +7,8 @@ import (
 )
 
 // Packer turns states into words and back, for one search: a BFS level
-// of a packing model is kept as words instead of states (issue 17's
-// compact frontier). Packing must be lossless: Unpack(Pack(s), fp) with
+// of a packing model is kept as words instead of states (a compact
+// frontier). Packing must be lossless: Unpack(Pack(s), fp) with
 // fp = Fingerprint(s) is observationally equal to s — the same
 // Fingerprint, the same Actions in the same order, the same Next, the
 // same property verdicts.

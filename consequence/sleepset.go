@@ -148,7 +148,7 @@ const porProbe = 1 << 16
 // for every successor with a commuting candidate; what they save is a
 // slept transition (a Next, a fingerprint, a visited-set lookup and that
 // successor's own listing). Measured on the actor model (docs/PERFORMANCE.md,
-// "Issue 33"), a listing costs about half what a slept transition saves:
+// "The explorer against SPIN at every size"), a listing costs about half what a slept transition saves:
 // sleep sets run on while they sleep at least one transition for two
 // listings. A KeyedCommuter lists nothing and always keeps them. The
 // decision reads counts only, so it is the same for any number of

@@ -1,5 +1,5 @@
 // Command livecost measures what crystalball's live runtime costs a live
-// cluster (issue 33; `make livecost`; docs/PERFORMANCE.md, "Issue 33"): it
+// cluster (`make livecost`; docs/PERFORMANCE.md, "The live cost"): it
 // runs a cluster of live nodes in this process, over TCP on loopback,
 // under a steady workload, plain, with snapshots and `--immediate` (the
 // immediate safety check before every event, no rounds) and with

@@ -1,6 +1,6 @@
 // Command soak runs a live crystalball cluster for a long time under
 // SIGKILL churn and a hostile peer, and judges whether it stayed healthy:
-// the soak of issue 14 ("make soak"; not part of make test).
+// `make soak`, not part of make test (docs/PERFORMANCE.md, "The soak").
 //
 // It starts N `crystalball node` processes (RandTree, snapshots, --mode
 // steer --immediate, steering's holds bounded by --filter-hold and

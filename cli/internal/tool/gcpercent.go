@@ -20,7 +20,7 @@ import (
 //
 // A percentage alone is wrong for small heaps: at 10%, a search holding
 // 40 MB collects every 4 MB it allocates, and 2PC-8 ran 1.7 times slower
-// than with the default (docs/PERFORMANCE.md, "Issue 33"). So the heap may
+// than with the default (docs/PERFORMANCE.md, "Two-phase commit, ours and SPIN side by side"). So the heap may
 // always grow by gcHeadroom: the target is the larger of the percentage
 // and gcHeadroom over the live heap (at most Go's default), adjusted after
 // every level of the search.

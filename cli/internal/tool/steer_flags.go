@@ -62,8 +62,8 @@ func (s *steerFlags) register(fs *flag.FlagSet) {
 }
 
 // rateFlags are --adaptive-weights and --gather-on-fault, the rules that
-// let what a node observes shape its rounds (issue 29's weights from the
-// deployment and rounds in time); experiments that fix the rest of the
+// let what a node observes shape its rounds (walk weights from the
+// deployment's observed rates, and rounds in time after a fault); experiments that fix the rest of the
 // steering flags take these two alone (RateFlags).
 type rateFlags struct{ adaptiveWeights, gatherOnFault bool }
 

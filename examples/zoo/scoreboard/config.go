@@ -16,7 +16,7 @@ const (
 	// DefaultWarmup is how long faults wait after the start of a run:
 	// the nodes start within emulation.DefaultStartSpread of it.
 	DefaultWarmup = 10 * time.Second
-	// DefaultHorizon is issue 13's target: a planted bug predicted within
+	// DefaultHorizon is the zoo's target: a planted bug predicted within
 	// 60 s of emulated time.
 	DefaultHorizon = 60 * time.Second
 )

@@ -31,7 +31,7 @@
 // Per case, over the seeds (the runs of the planted bug unless said):
 //
 //   - predicted: debug runs in which the Property was predicted at all;
-//   - predicted within Horizon (60 s by default, issue 13's target):
+//   - predicted within Horizon (60 s by default, the zoo's target):
 //     debug runs whose first such prediction came at or before Horizon of
 //     virtual time;
 //   - occurred (off) and occurred (steer): runs in which the Property was
