@@ -65,6 +65,11 @@ const (
 	defaultMargin         = 10 * time.Second
 )
 
+// minRun is the shortest emulated run the plan may ask for: emulate
+// starts churn and crashes after a 30 s warm-up and heals for the last
+// quarter of a run, so a shorter faulted run is refused.
+const minRun = 41 * time.Second
+
 func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("realbugs", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -132,8 +137,8 @@ func (p Plan) validate() error {
 		return fmt.Errorf("%w: --nodes %d: at least 1", errUsage, p.Nodes)
 	case p.CheckDepth < 1 || p.CheckStates < 1 || p.Walks < 1 || p.WalkDepth < 1:
 		return fmt.Errorf("%w: --check-depth, --check-states, --walks and --walk-depth must be positive", errUsage)
-	case p.Duration <= 0 || p.OnlineDuration <= 0 || p.Margin < 0:
-		return fmt.Errorf("%w: --duration and --online-duration must be positive, --margin not negative", errUsage)
+	case p.Duration < minRun || p.OnlineDuration < minRun || p.Margin < 0:
+		return fmt.Errorf("%w: --duration and --online-duration must be at least %v (the emulator's warm-up and healing), --margin not negative", errUsage, minRun)
 	case p.Online < 0:
 		return fmt.Errorf("%w: --online %d: not negative", errUsage, p.Online)
 	}

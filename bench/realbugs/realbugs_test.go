@@ -124,7 +124,7 @@ func TestJudge(t *testing.T) {
 // TestFlags: bad seeds, unknown bugs and impossible plans are usage
 // errors; --list prints the corpus.
 func TestFlags(t *testing.T) {
-	for _, args := range [][]string{{"--seeds", "3-1"}, {"--seeds", "x"}, {"--bugs", "nope"}, {"--walks", "0"}, {"--duration", "0s"}, {"extra"}} {
+	for _, args := range [][]string{{"--seeds", "3-1"}, {"--seeds", "x"}, {"--bugs", "nope"}, {"--walks", "0"}, {"--duration", "0s"}, {"--online-duration", "30s"}, {"--duration", "40s"}, {"extra"}} {
 		if err := mainErr(context.Background(), args, os.Stdout, os.Stderr); !errors.Is(err, errUsage) {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}

@@ -215,10 +215,11 @@ func scoreBuild(ctx context.Context, bin string, b Bug, p Plan, online bool) (Bu
 }
 
 // runOnline runs a violating seed again in --mode debug and in --mode
-// steer --immediate, up to the off run's first alarm and the margin.
+// steer --immediate, up to the off run's first alarm and the margin (at
+// least minRun, at most the plan's OnlineDuration).
 func runOnline(ctx context.Context, bin string, b Bug, off EmulateResult, p Plan) (OnlineResult, error) {
 	q := p
-	q.Duration = min(p.OnlineDuration, (off.First+p.Margin).Truncate(time.Second)+time.Second)
+	q.Duration = min(p.OnlineDuration, max(minRun, (off.First+p.Margin).Truncate(time.Second)+time.Second))
 	o := OnlineResult{Seed: off.Seed, Duration: q.Duration}
 	var err error
 	if o.Debug, err = runEmulate(ctx, bin, emulateArgs(b.Service, off.Seed, q, []string{"--mode", "debug"}), off.Seed); err != nil {
