@@ -132,8 +132,9 @@ type board struct {
 	LeadSeconds []float64 `json:"lead_seconds"`
 	LateSeconds []float64 `json:"late_seconds"`
 	Outcomes    []outcome `json:"outcomes"`
-	// WallSeconds is how long the run took (not a function of the seeds).
-	WallSeconds float64 `json:"wall_seconds"`
+	// WallSeconds is how long the run took (not a function of the seeds);
+	// a merged board, whose shards may have run anywhere, has none.
+	WallSeconds float64 `json:"wall_seconds,omitempty"`
 }
 
 // tallyBoard scores res.
@@ -199,7 +200,7 @@ type summary struct {
 	FalseAlarms              int     `json:"false_alarms"`
 	Crashed                  int     `json:"crashed"`
 	OriginalFalseAlarms      int     `json:"original_false_alarms"`
-	WallSeconds              float64 `json:"wall_seconds"`
+	WallSeconds              float64 `json:"wall_seconds,omitempty"`
 }
 
 // write prints the table and the summary line, and writes the JSON and
