@@ -70,7 +70,11 @@
 // found_offline, caught_before_bite, online_runs, predicted_in_time,
 // prevented, latent, latent_confirmed, false_alarms, false_alarms_real,
 // false_alarms_model_only, false_alarms_wrong, control_runs,
-// control_alarms, original_false_alarms and original_alarms_real.
+// control_alarms, original_false_alarms, original_alarms_real and
+// runs_failed. A run that stops with an error of the toolchain itself
+// (a replayed object diverging at a checkpoint, say: exit status 1) is
+// recorded with its message and counted in runs_failed, never as an
+// alarm or a prevention; a usage error stops the board.
 //
 // Every run is a pure function of the corpus, the module, the plan and
 // the seeds: searches are bounded by depth, states and walks, never by

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -168,5 +169,42 @@ func TestTotalsColumns(t *testing.T) {
 	}
 	if a := b.Bugs[2].watchAlarms(b.control("s")); a != "Q latent,R wrong" {
 		t.Errorf("watch alarms %q", a)
+	}
+}
+
+// TestRunEmulateRecordsAFailedRun: a run that stops with an error of the
+// toolchain (exit status 1) is recorded, not fatal to the board, and
+// counted apart; a usage error (exit status 2) stays fatal; a failed
+// steer run never counts as prevented.
+func TestRunEmulateRecordsAFailedRun(t *testing.T) {
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	failing := script("failing", `echo "emulate: replay diverged at input 14" >&2; exit 1`)
+	res, err := runEmulate(context.Background(), failing, nil, 3)
+	if err != nil || res.Failed != "emulate: replay diverged at input 14" || len(res.Alarms) != 0 {
+		t.Fatalf("runEmulate(failing) = %+v, %v; want the failure recorded", res, err)
+	}
+	usage := script("usage", `echo "emulate: --duration too short" >&2; exit 2`)
+	if _, err := runEmulate(context.Background(), usage, nil, 3); err == nil {
+		t.Fatal("runEmulate(usage error) = nil error, want it fatal")
+	}
+	off := EmulateResult{Seed: 1, Alarms: []string{"safety:P"}, First: time.Second}
+	o, err := runOnline(context.Background(), failing, Bug{Name: "b", Service: "s"}, off, Plan{OnlineDuration: time.Minute})
+	if err != nil || o.Prevented || o.Debug.Failed == "" || o.Steer.Failed == "" {
+		t.Fatalf("runOnline(failing) = %+v, %v; want both runs failed and nothing prevented", o, err)
+	}
+	r := BugResult{Bug: Bug{Name: "b"}, Confirmed: true, Emulate: []EmulateResult{off}, Online: []OnlineResult{o}, Watch: &EmulateResult{Failed: "x"}}
+	if got := r.failedRuns(); got != 3 {
+		t.Errorf("failedRuns = %d, want 3 (debug, steer, watch)", got)
+	}
+	b := Board{Bugs: []BugResult{r}}
+	if tot := b.total(); tot.RunsFailed != 3 || tot.Prevented != 0 {
+		t.Errorf("totals: runs_failed %d prevented %d, want 3 and 0", tot.RunsFailed, tot.Prevented)
 	}
 }

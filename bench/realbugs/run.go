@@ -164,6 +164,12 @@ type EmulateResult struct {
 	// Verdicts are a watch run's predictions (--mode debug --confirm),
 	// each with its directed run's verdict.
 	Verdicts []Verdict `json:"verdicts,omitempty"`
+	// Failed is set when the run stopped with an error of the toolchain
+	// itself (exit status 1: a replayed object diverging from the live
+	// one at a checkpoint, say), neither the service's panic nor a usage
+	// error: the message. Such a run raised no alarm the board can
+	// judge, and is counted apart (Totals.RunsFailed).
+	Failed string `json:"failed,omitempty"`
 }
 
 // Verdict is one prediction of a watch run and what forcing the
@@ -188,6 +194,10 @@ func runEmulate(ctx context.Context, bin string, args []string, seed uint64) (Em
 	if err != nil {
 		if crash := panicOf(stderr); crash != "" {
 			res.Alarms = []string{"panic: " + crash}
+			return res, nil
+		}
+		if failed := failureOf(err, stderr); failed != "" {
+			res.Failed = failed
 			return res, nil
 		}
 		return res, fmt.Errorf("realbugs: %s %s: %w\n%s", bin, strings.Join(args, " "), err, stderr)
@@ -269,4 +279,24 @@ func panicOf(stderr []byte) string {
 		}
 	}
 	return ""
+}
+
+// failureOf returns the error a run that failed with exit status 1 (the
+// command's status for an error that is not a usage error) reported
+// last on its standard error, "" for any other failure.
+func failureOf(err error, stderr []byte) string {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		return ""
+	}
+	last := ""
+	for line := range strings.Lines(string(stderr)) {
+		if t := strings.TrimSpace(line); t != "" {
+			last = t
+		}
+	}
+	if last == "" {
+		return "exit status 1"
+	}
+	return last
 }

@@ -115,6 +115,10 @@ type Totals struct {
 	ControlAlarms       int `json:"control_alarms"`
 	OriginalFalseAlarms int `json:"original_false_alarms"`
 	OriginalAlarmsReal  int `json:"original_alarms_real"`
+	// RunsFailed counts the emulated runs (off, online and watch, of the
+	// bugs and the control) that stopped with an error of the toolchain
+	// (EmulateResult.Failed).
+	RunsFailed int `json:"runs_failed"`
 }
 
 // score runs the plan on the unpatched library (the control, once per
@@ -235,7 +239,7 @@ func runOnline(ctx context.Context, bin string, b Bug, off EmulateResult, p Plan
 	if o.Steer, err = runEmulate(ctx, bin, emulateArgs(b.Service, off.Seed, q, []string{"--mode", "steer", "--immediate"}), off.Seed); err != nil {
 		return o, err
 	}
-	o.Prevented = len(o.Steer.Alarms) == 0
+	o.Prevented = len(o.Steer.Alarms) == 0 && o.Steer.Failed == ""
 	return o, nil
 }
 
@@ -246,6 +250,7 @@ func (b Board) total() Totals {
 		t.add(r, b.control(r.Bug.Service))
 	}
 	for _, c := range b.Control {
+		t.RunsFailed += c.failedRuns()
 		t.ControlRuns += len(c.Emulate) + 1
 		t.ControlAlarms += btoi(c.Check.Found())
 		for _, e := range c.Emulate {
@@ -262,6 +267,7 @@ func (b Board) total() Totals {
 // add counts bug r, judged against its service's control ctl.
 func (t *Totals) add(r BugResult, ctl *BugResult) {
 	n, _ := r.Bitten()
+	t.RunsFailed += r.failedRuns()
 	t.Confirmed += btoi(r.Confirmed)
 	t.Found += btoi(r.Found())
 	t.FoundByCheck += btoi(r.Confirmed && r.Check.Found())
@@ -286,6 +292,23 @@ func (t *Totals) add(r BugResult, ctl *BugResult) {
 	t.FoundOffline += btoi(offline)
 	t.PredictedInTime += btoi(r.InTime())
 	t.CaughtBeforeBite += btoi(offline || (!atStart && r.InTime()))
+}
+
+// failedRuns counts r's emulated runs that stopped with an error of the
+// toolchain.
+func (r BugResult) failedRuns() int {
+	runs := slices.Clone(r.Emulate)
+	for _, o := range r.Online {
+		runs = append(runs, o.Debug, o.Steer)
+	}
+	if r.Watch != nil {
+		runs = append(runs, *r.Watch)
+	}
+	n := 0
+	for _, e := range runs {
+		n += btoi(e.Failed != "")
+	}
+	return n
 }
 
 // control is the control's result for service (nil: none).
@@ -351,9 +374,12 @@ func (r BugResult) row(ctl *BugResult) string {
 	lead, prevented := "-", "-"
 	var leads, prev []string
 	for _, o := range r.Online {
-		if o.Lead > 0 {
+		switch {
+		case o.Debug.Failed != "":
+			leads = append(leads, fmt.Sprintf("s%d run failed", o.Seed))
+		case o.Lead > 0:
 			leads = append(leads, fmt.Sprintf("s%d %.1fs", o.Seed, o.Lead.Seconds()))
-		} else {
+		default:
 			leads = append(leads, fmt.Sprintf("s%d none", o.Seed))
 		}
 		prev = append(prev, fmt.Sprintf("s%d %v", o.Seed, o.Prevented))
@@ -396,6 +422,9 @@ func (r BugResult) class(ctl *BugResult) string {
 func (r BugResult) watchAlarms(ctl *BugResult) string {
 	if r.Watch == nil {
 		return "-"
+	}
+	if r.Watch.Failed != "" {
+		return "run failed: " + r.Watch.Failed
 	}
 	vs := r.Watch.Verdicts
 	if r.Bug.Name != "control" {
