@@ -74,7 +74,11 @@
 //     nothing, MaceMC's liveness search (50 random walks of 300 steps,
 //     seed 1, a suspect's critical transition; a C1 verdict is a
 //     finding), the same for every seed — violated a property the
-//     original's offline check does not. A
+//     original's offline check does not, or the same property when the
+//     emulator confirms the mutant's finding and not the original's (what
+//     check --confirm shows a team: real on one, model-only on the
+//     other). merge scores result files by this rule, from the offline
+//     results they hold. A
 //     finding is confirmed when the emulator, forced along the found path
 //     (emulation.Emulator.ReplayPath, its nodes started together, no
 //     fault of its own), takes every step and violates the property too

@@ -48,6 +48,18 @@ type offlineResult struct {
 	Diverged  string `json:"diverged,omitempty"`
 }
 
+// tells says whether the offline check's finding o tells a mutant from
+// its original, whose check found orig: the original's check finds no
+// such violation, or finds it but the emulator confirms the mutant's
+// finding and not the original's (a team running check --confirm sees a
+// real violation on the mutant and a model-only one on the original).
+func (o offlineResult) tells(orig offlineResult) bool {
+	if !o.Found {
+		return false
+	}
+	return !orig.Found || orig.Property != o.Property || (o.Confirmed && !orig.Confirmed)
+}
+
 // offlineFaults are the explorer's faults of deployment k: a node reset
 // for its churn (a node leaves and comes back with a fresh state), a
 // connection break for its breaks.

@@ -194,7 +194,7 @@ func (r *runner) score(m mutate.Mutant, seed uint64) (outcome, error) {
 	if err != nil {
 		return o, err
 	}
-	o.FoundOffline = o.Offline.Found && (!orig.Found || orig.Property != o.Offline.Property)
+	o.FoundOffline = o.Offline.tells(orig)
 	if o.Off, err = r.run(k, m.ID, steering.Off, seed); err != nil {
 		return o, err
 	}

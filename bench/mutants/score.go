@@ -148,6 +148,12 @@ func tallyBoard(man manifest, sample string, seeds []uint64, res shardResult) bo
 		t.add(o)
 		m[k] = t
 	}
+	orig := originalsOffline(res.Baselines)
+	for i := range res.Outcomes {
+		if x, ok := orig[res.Outcomes[i].Mutant.Service]; ok {
+			res.Outcomes[i].rejudgeOffline(x)
+		}
+	}
 	for _, o := range res.Outcomes {
 		b.Total.add(o)
 		bump(b.ByService, o.Mutant.Service, o)
