@@ -168,13 +168,11 @@ func (fs filterSet) without(held filterSet) filterSet {
 // without them. When the set fails, each is judged alone, in order,
 // beside the others let in. The walks take only what is under way
 // (guardWeight), as the guards of holds and of requested filters do. A
-// safety check alone let restarted RandTree nodes drop, round after
-// round, the keepalive whose answer repairs a stale child
-// (docs/history/results-steering-rules.md, "What a reset keeps"). The
-// guard does not judge a
-// round's fresh filters: on the zoo's lock servers it refused the filters
-// that stop a second grant, the waiting client's progress being all the
-// walks could see (the same record, its fourth pass). Refusals count in
+// safety check alone lets restarted RandTree nodes drop, round after
+// round, the keepalive whose answer repairs a stale child. The guard
+// does not judge a round's fresh filters: on the zoo's lock servers it
+// would refuse the filters that stop a second grant, the waiting
+// client's progress being all the walks can see. Refusals count in
 // Stats.StarvingFilters and RoundReport.Starved.
 func (c *Controller) keepLive(ctx context.Context, m *consequence.ActorModel, base, cands, restored filterSet, rep *RoundReport) (filterSet, error) {
 	var judged, passed filterSet
