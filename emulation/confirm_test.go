@@ -136,7 +136,7 @@ func TestDeadEndsConfirmedAndRetracted(t *testing.T) {
 	} {
 		s := runRace(t, tc.pingAt, tc.jamAt)
 		t.Logf("%s: %d dead ends; global %d confirmed, %d retracted, %d pending; nodes %d confirmed, %d retracted",
-			tc.name, s.DeadEnds, s.DeadEndsConfirmed, s.DeadEndsRetracted, s.DeadEndsPending, s.NodeViewConfirmed, s.NodeViewRetracted)
+			tc.name, s.DeadEnds, s.Global.Confirmed, s.Global.Retracted, s.Global.Pending, s.DeadEndsConfirmed, s.DeadEndsRetracted)
 		if s.DeadEnds != tc.deadEnds {
 			t.Fatalf("%s: %d dead ends predicted, want %d", tc.name, s.DeadEnds, tc.deadEnds)
 		}
@@ -146,11 +146,11 @@ func TestDeadEndsConfirmedAndRetracted(t *testing.T) {
 			}
 			return 0
 		}
-		if s.DeadEndsConfirmed != want(tc.confirmed) || s.DeadEndsRetracted != want(tc.retracted) || s.DeadEndsPending != 0 {
-			t.Errorf("%s: global check %d confirmed, %d retracted, %d pending of %d dead ends", tc.name, s.DeadEndsConfirmed, s.DeadEndsRetracted, s.DeadEndsPending, s.DeadEnds)
+		if g := s.Global; g.Confirmed != want(tc.confirmed) || g.Retracted != want(tc.retracted) || g.Pending != 0 {
+			t.Errorf("%s: global check %d confirmed, %d retracted, %d pending of %d dead ends", tc.name, g.Confirmed, g.Retracted, g.Pending, s.DeadEnds)
 		}
-		if s.NodeViewConfirmed != want(tc.confirmed) || s.NodeViewRetracted != want(tc.retracted) {
-			t.Errorf("%s: nodes' views %d confirmed, %d retracted of %d dead ends", tc.name, s.NodeViewConfirmed, s.NodeViewRetracted, s.DeadEnds)
+		if s.DeadEndsConfirmed != want(tc.confirmed) || s.DeadEndsRetracted != want(tc.retracted) {
+			t.Errorf("%s: nodes' views %d confirmed, %d retracted of %d dead ends", tc.name, s.DeadEndsConfirmed, s.DeadEndsRetracted, s.DeadEnds)
 		}
 	}
 }

@@ -73,10 +73,10 @@ func (r Result) String() string {
 	}
 	if s := r.Steering; s != nil {
 		fmt.Fprintf(&b, "steering: %d rounds, %d states, %d predicted, %d filters installed (%d unhelpful), %d filter hits, %d vetoes, %d overrides, %.2f%% of %d actions changed\n",
-			s.Rounds, s.StatesExplored, sumCounts(s.Predicted), s.FiltersInstalled, s.Unhelpful, s.FilterHits, s.Vetoes, s.Overrides, 100*s.ChangedShare(), s.Handled)
+			s.Rounds, s.StatesExplored, sumCounts(s.Predicted), s.FiltersInstalled, s.FiltersUnhelpful, s.FilterHits, s.Vetoes, s.Overrides, 100*s.ChangedShare(), s.Events)
 		if s.Walks > 0 {
 			fmt.Fprintf(&b, "liveness search: %d walks, %d steps (in the states above), %d dead ends (global check: %d confirmed, %d retracted, %d pending; nodes' views: %d confirmed, %d retracted)\n",
-				s.Walks, s.WalkSteps, s.DeadEnds, s.DeadEndsConfirmed, s.DeadEndsRetracted, s.DeadEndsPending, s.NodeViewConfirmed, s.NodeViewRetracted)
+				s.Walks, s.WalkSteps, s.DeadEnds, s.Global.Confirmed, s.Global.Retracted, s.Global.Pending, s.DeadEndsConfirmed, s.DeadEndsRetracted)
 		}
 		if s.Lifts > 0 {
 			fmt.Fprintf(&b, "steering lifted for liveness: %s\n", s.LiftsLine())

@@ -73,45 +73,18 @@ type Intervention struct {
 	Why *steering.Explanation
 }
 
-// SteeringResult sums the controllers' work and the interventions.
+// SteeringResult sums the nodes' steering counters and adds what only
+// the emulator sees: the wire cost of the steering requests and the
+// global check's settlement of the predicted dead ends.
 type SteeringResult struct {
-	// Totals sums every node's steering.Stats.
-	Rounds           uint64            `json:"rounds"`
-	RoundsReused     uint64            `json:"rounds_reused"`
-	StatesExplored   uint64            `json:"states_explored"`
-	Predicted        map[string]uint64 `json:"predicted"`
-	ReplayHits       uint64            `json:"replay_hits"`
-	FiltersInstalled uint64            `json:"filters_installed"`
-	Unhelpful        uint64            `json:"unhelpful"`
-	ImmediateChecks  uint64            `json:"immediate_checks"`
-	// FilterHits and Vetoes count events kept from handlers by a filter
-	// and by the immediate check.
-	FilterHits uint64 `json:"filter_hits"`
-	Vetoes     uint64 `json:"vetoes"`
-	// LookAheads counts the look-aheads the immediate check ran before
-	// risky events, LookAheadStates their states and LookAheadVetoes the
-	// vetoes they gave (in Vetoes too; steering.LookAheadConfig).
-	LookAheads      uint64 `json:"look_aheads,omitempty"`
-	LookAheadStates uint64 `json:"look_ahead_states,omitempty"`
-	LookAheadVetoes uint64 `json:"look_ahead_vetoes,omitempty"`
-	// Overrides counts events let through because their kind had used up
-	// its intervention budget (steering.Config.MaxInterventions) and its
-	// escalation timed out. Escalations, Held and Released are the
-	// escalations' (steering.Stats): kinds escalated, events held while
-	// escalated, escalations a re-check ended.
-	Overrides   uint64 `json:"overrides"`
-	Escalations uint64 `json:"escalations"`
-	Held        uint64 `json:"held"`
-	Released    uint64 `json:"released"`
-	// ReleasedForLiveness counts the holds the liveness guard released.
-	ReleasedForLiveness uint64 `json:"released_for_liveness"`
-	// Steering requests (steering.LayerStatus): sent by predicting nodes,
-	// admitted for a round by owners, refused (at once or after the
-	// owner's check) and accepted (the filter installed at the owner).
-	RequestsSent     uint64 `json:"requests_sent"`
-	RequestsAdmitted uint64 `json:"requests_admitted"`
-	RequestsRefused  uint64 `json:"requests_refused"`
-	RequestsAccepted uint64 `json:"requests_accepted"`
+	// Stats sums every node's steering.Stats (steering.Stats.Add):
+	// Events is the base of ChangedShare, ExplorationSeconds the wall
+	// time the rounds took, measured with Config.WallClock (like
+	// Result.WallTime it is measured, so it is the one field that differs
+	// between two runs of the same seed), DeadEndsConfirmed and
+	// DeadEndsRetracted the nodes' own settlements from their later
+	// snapshots, which see only neighbourhoods.
+	steering.Stats
 	// RequestMessages and AnswerMessages count the steering requests and
 	// answers the nodes sent, RequestBytes and AnswerBytes their wire size
 	// (frame and envelope, as the live transport carries them): what
@@ -120,63 +93,31 @@ type SteeringResult struct {
 	RequestBytes    int64 `json:"request_bytes"`
 	AnswerMessages  int64 `json:"answer_messages"`
 	AnswerBytes     int64 `json:"answer_bytes"`
-	// Interventions counts the events kept from handlers by the source
-	// and property of their explanation (steering.LayerStatus).
-	Interventions map[string]uint64 `json:"interventions,omitempty"`
-	// Walks, WalkSteps and DeadEnds are the liveness search's: walks
-	// from snapshots, steps of every walk and probe (also counted in
-	// StatesExplored), dead ends predicted (also in Predicted).
-	Walks     uint64 `json:"walks"`
-	WalkSteps uint64 `json:"walk_steps"`
-	DeadEnds  uint64 `json:"dead_ends"`
-	// SafetyWalks, SafetyWalkSteps and SafetyWalkPredictions are the
-	// rounds' safety walks (steering.Config.SafetyWalks): walks, their
-	// steps (also counted in StatesExplored) and the predictions they made
-	// that the rounds' searches had not (also in Predicted).
-	SafetyWalks           uint64 `json:"safety_walks,omitempty"`
-	SafetyWalkSteps       uint64 `json:"safety_walk_steps,omitempty"`
-	SafetyWalkPredictions uint64 `json:"safety_walk_predictions,omitempty"`
-	// DeadEndsConfirmed, DeadEndsRetracted and DeadEndsPending settle
-	// DeadEnds with the emulator's global check (steering.LivenessWatch,
-	// grace steering.Config.ConfirmGrace): the property failed for the
-	// grace on the whole system, it held again once the grace had passed,
-	// or the run ended first. NodeViewConfirmed and NodeViewRetracted sum
-	// the nodes' own settlements, from their later snapshots
-	// (steering.Stats.DeadEndsConfirmed), which see only neighbourhoods.
-	DeadEndsConfirmed uint64 `json:"dead_ends_confirmed"`
-	DeadEndsRetracted uint64 `json:"dead_ends_retracted"`
-	DeadEndsPending   uint64 `json:"dead_ends_pending"`
-	NodeViewConfirmed uint64 `json:"node_view_confirmed"`
-	NodeViewRetracted uint64 `json:"node_view_retracted"`
-	// Lifts, LiftsExpired, LiftedSeconds and LiftsByProperty sum the
-	// nodes' liveness budgets (steering.LayerStatus): the times a node
-	// lifted its steering because it had kept a property's obligation
-	// open past its bound, those that expired with the obligation still
-	// open, the time steering was lifted summed over the nodes, and the
-	// lifts by property (LongestFailingSeconds the longest over the
-	// nodes). LiftedAtEnd counts the nodes lifted when the run ended.
-	Lifts           uint64                        `json:"lifts"`
-	LiftsExpired    uint64                        `json:"lifts_expired"`
-	LiftedSeconds   float64                       `json:"lifted_seconds"`
-	LiftsByProperty map[string]steering.LiftCount `json:"lifts_by_property,omitempty"`
-	LiftedAtEnd     int                           `json:"lifted_at_end,omitempty"`
-	// Handled counts the messages, timers and application calls that
-	// reached a handler or were stopped: the base of "actions changed".
-	Handled uint64 `json:"handled"`
-	// ExplorationSeconds is the wall time the rounds took, summed over
-	// the nodes: what the explorers cost this process, measured with
-	// Config.WallClock. Like Result.WallTime it is measured, so it is the
-	// one field that differs between two runs of the same seed.
-	ExplorationSeconds float64 `json:"exploration_seconds"`
+	// Global settles the dead ends with the emulator's global check
+	// (steering.LivenessWatch, grace steering.Config.ConfirmGrace).
+	Global DeadEndSettlement `json:"global_dead_ends"`
+	// LiftedAtEnd counts the nodes whose steering was lifted for
+	// liveness when the run ended.
+	LiftedAtEnd int `json:"lifted_at_end,omitempty"`
+}
+
+// DeadEndSettlement is how the predicted dead ends settled on the whole
+// system: the property failed for the grace (Confirmed), it held again
+// once the grace had passed (Retracted), or the run ended first
+// (Pending).
+type DeadEndSettlement struct {
+	Confirmed uint64 `json:"confirmed"`
+	Retracted uint64 `json:"retracted"`
+	Pending   uint64 `json:"pending"`
 }
 
 // ChangedShare is the share of actions steering changed: (filter hits +
-// vetoes) / (actions handled or stopped).
+// vetoes) / (actions handled or stopped); 0 for a nil result.
 func (r *SteeringResult) ChangedShare() float64 {
-	if r == nil || r.Handled == 0 {
+	if r == nil {
 		return 0
 	}
-	return float64(r.FilterHits+r.Vetoes) / float64(r.Handled)
+	return r.Stats.ChangedShare()
 }
 
 func (c *SteeringConfig) withDefaults(cfg *Config) (*SteeringConfig, error) {
@@ -338,76 +279,19 @@ func (e *Emulator) steeringResult() *SteeringResult {
 	if e.steer == nil {
 		return nil
 	}
-	r := &SteeringResult{Predicted: map[string]uint64{},
-		RequestMessages: e.st.requestMsgs, RequestBytes: e.st.requestBytes, AnswerMessages: e.st.answerMsgs, AnswerBytes: e.st.answerBytes}
+	r := &SteeringResult{RequestMessages: e.st.requestMsgs, RequestBytes: e.st.requestBytes, AnswerMessages: e.st.answerMsgs, AnswerBytes: e.st.answerBytes}
+	r.Predicted = map[string]uint64{}
 	for _, n := range e.nodes[1:] {
 		st := n.steer.Status()
-		r.Handled += st.Events
-		r.ExplorationSeconds += st.ExplorationSeconds
-		s := n.steer.Stats()
-		r.Rounds += s.Rounds
-		r.RoundsReused += s.RoundsReused
-		r.StatesExplored += s.StatesExplored
-		for k, v := range s.Predicted {
-			r.Predicted[k] += v
+		r.Add(st.Stats)
+		if st.Lift != nil {
+			r.LiftedAtEnd++
 		}
-		r.ReplayHits += s.ReplayHits
-		r.FiltersInstalled += s.FiltersInstalled
-		r.Unhelpful += s.Unhelpful
-		r.ImmediateChecks += s.ImmediateChecks
-		r.FilterHits += s.FilterHits
-		r.Vetoes += s.Vetoes
-		r.LookAheads += s.LookAheads
-		r.LookAheadStates += s.LookAheadStates
-		r.LookAheadVetoes += s.LookAheadVetoes
-		r.Overrides += s.Overrides
-		r.Escalations += s.Escalations
-		r.Held += s.Held
-		r.Released += s.Released
-		r.ReleasedForLiveness += s.ReleasedForLiveness
-		r.RequestsSent += st.RequestsSent
-		r.RequestsAdmitted += st.RequestsAdmitted
-		r.RequestsRefused += st.RequestsRefused
-		r.RequestsAccepted += st.RequestsAccepted
-		r.addLifts(st)
-		for k, v := range st.Interventions {
-			if r.Interventions == nil {
-				r.Interventions = map[string]uint64{}
-			}
-			r.Interventions[k] += v
-		}
-		r.Walks += s.Walks
-		r.WalkSteps += s.WalkSteps
-		r.SafetyWalks += s.SafetyWalks
-		r.SafetyWalkSteps += s.SafetyWalkSteps
-		r.SafetyWalkPredictions += s.SafetyWalkPredictions
-		r.DeadEnds += s.DeadEnds
-		r.NodeViewConfirmed += s.DeadEndsConfirmed
-		r.NodeViewRetracted += s.DeadEndsRetracted
 	}
 	e.observeDeadEnds() // time passed since the last event
-	r.DeadEndsConfirmed, r.DeadEndsRetracted, r.DeadEndsPending = e.deadEnds.Counts()
+	g := &r.Global
+	g.Confirmed, g.Retracted, g.Pending = e.deadEnds.Counts()
 	return r
-}
-
-// addLifts adds a node's liveness budget to r.
-func (r *SteeringResult) addLifts(st steering.LayerStatus) {
-	r.Lifts += st.Lifts
-	r.LiftsExpired += st.LiftsExpired
-	r.LiftedSeconds += st.LiftedSeconds
-	if st.Lift != nil {
-		r.LiftedAtEnd++
-	}
-	for name, c := range st.LiftsByProperty {
-		if r.LiftsByProperty == nil {
-			r.LiftsByProperty = map[string]steering.LiftCount{}
-		}
-		sum := r.LiftsByProperty[name]
-		sum.Lifts += c.Lifts
-		sum.Expired += c.Expired
-		sum.LongestFailingSeconds = max(sum.LongestFailingSeconds, c.LongestFailingSeconds)
-		r.LiftsByProperty[name] = sum
-	}
 }
 
 // LiftsLine renders the nodes' lifts for liveness on one line, properties

@@ -333,8 +333,8 @@ func churnAccount(name string, res emulation.Result) ChurnRun {
 		for _, n := range s.Predicted {
 			run.Predicted += n
 		}
-		run.Unhelpful, run.FiltersInstalled = s.Unhelpful, s.FiltersInstalled
-		run.FilterHits, run.Vetoes, run.Actions = s.FilterHits, s.Vetoes, s.Handled
+		run.Unhelpful, run.FiltersInstalled = s.FiltersUnhelpful, s.FiltersInstalled
+		run.FilterHits, run.Vetoes, run.Actions = s.FilterHits, s.Vetoes, s.Events
 		run.Overrides, run.Escalations, run.Held = s.Overrides, s.Escalations, s.Held
 		run.ChangedShare = s.ChangedShare()
 	}

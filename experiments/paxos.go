@@ -605,7 +605,7 @@ func paxosAccount(res *PaxosConfigRun, e *emulation.Emulator, t2 time.Duration) 
 	}
 	if st := r.Steering; st != nil {
 		res.Steering = &PaxosSteering{Rounds: st.Rounds, StatesExplored: st.StatesExplored,
-			FiltersInstalled: st.FiltersInstalled, Unhelpful: st.Unhelpful,
+			FiltersInstalled: st.FiltersInstalled, Unhelpful: st.FiltersUnhelpful,
 			FilterHits: st.FilterHits, Vetoes: st.Vetoes, Overrides: st.Overrides,
 			Escalations: st.Escalations, Held: st.Held}
 		for _, n := range st.Predicted {

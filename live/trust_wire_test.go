@@ -111,7 +111,7 @@ func TestForgedMembersCauseNoDials(t *testing.T) {
 // transport errors, and cost no goroutine.
 func TestDialsToUnknownPeersAreCapped(t *testing.T) {
 	defer livetest.VerifyNone(t)
-	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.DialTimeout = 2 * time.Second })
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Transport.DialTimeout = 2 * time.Second })
 	defer stopNodes(t, n1)
 	base := runtime.NumGoroutine()
 	for i := range 500 {
@@ -190,7 +190,7 @@ func TestPeerStringsAreBounded(t *testing.T) {
 	}
 	n1 := startNoteNodeWith(t, 1, logs, func(c *RuntimeConfig) {
 		c.Layers = []layer.Layer{steer}
-		c.MaxFrameSize = 2 << 20
+		c.Transport.MaxFrameSize = 2 << 20
 	})
 	defer stopNodes(t, n1)
 	h := dialHostile(t, n1.Addr(), 60, hostileListener(t, 60))
@@ -202,7 +202,7 @@ func TestPeerStringsAreBounded(t *testing.T) {
 			t.Fatalf("n1 closed the connection after %d requests", i)
 		}
 	}
-	waitFor(t, "n1 to refuse the requests", func() bool { return steer.Status().RequestsRefused == 16 })
+	waitFor(t, "n1 to refuse the requests", func() bool { return steer.Status().RequestsRefused() == 16 })
 	b, err := json.Marshal(steer.Status())
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +231,7 @@ func TestPeerStringsAreBounded(t *testing.T) {
 func TestUnconfirmedConnectionsGiveWay(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	const slots = 16
-	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.MaxInboundConns = slots })
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Limits.MaxInboundConns = slots })
 	defer stopNodes(t, n1)
 	for i := range slots {
 		if _, err := spoofHello(t, n1.Addr(), node.ID(100+i), "127.0.0.1:1"); err != nil {

@@ -244,7 +244,7 @@ func steeringScalars(u func(func(steering.LayerStatus) uint64) func(steering.Lay
 		counter("crystalball_steering_answers_accepted_total", "Answers to this node's steering requests that installed the filter.", u(func(x s) uint64 { return x.AnswersAccepted })),
 		counter("crystalball_steering_answers_refused_total", "Answers to this node's steering requests that refused it.", u(func(x s) uint64 { return x.AnswersRefused })),
 		counter("crystalball_steering_requests_admitted_total", "Steering requests of other nodes admitted for a check.", u(func(x s) uint64 { return x.RequestsAdmitted })),
-		counter("crystalball_steering_requests_refused_total", "Steering requests of other nodes refused (at admission or after the check).", u(func(x s) uint64 { return x.RequestsRefused })),
+		counter("crystalball_steering_requests_refused_total", "Steering requests of other nodes refused (at admission or after the check).", u(func(x s) uint64 { return x.RequestsRefused() })),
 		counter("crystalball_steering_requests_accepted_total", "Steering requests of other nodes whose filter this node installed.", u(func(x s) uint64 { return x.RequestsAccepted })),
 		counter("crystalball_steering_exploration_seconds_total", "Wall time of every round, cancelled ones included.", func(x s) float64 { return x.ExplorationSeconds }),
 		gauge("crystalball_steering_last_round_seconds", "Wall time of the last round.", func(x s) float64 { return x.LastRoundSeconds }),

@@ -28,14 +28,17 @@ func TestMetricsWithEveryLayer(t *testing.T) {
 		DatagramsQueued: 9, DatagramsDropped: 2, SendsRefused: 11, SendQueueBytes: 4096}}}
 	snaps := &fakeSnapshots{st: snapshot.LayerStatus{CN: 6, Stats: snapshot.Stats{Forced: 2, Gathers: 4}}}
 	end := t0.Add(time.Minute)
-	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer", Immediate: true, Rounds: 3, ImmediateChecks: 8,
-		Predicted: map[string]uint64{randtree.ChildrenSiblingsDisjoint: 2, randtree.ParentChildAgree: 1}, LastRound: &end,
-		RequestsSent: 4, RequestsRefused: 7, ReleasedForLiveness: 1, DeadEnds: 5, DeadEndsConfirmed: 2, DeadEndsRetracted: 3,
-		SafetyWalks: 64, SafetyWalkSteps: 6400, SafetyWalkPredictions: 2,
-		Interventions: map[string]uint64{"round/" + randtree.ChildrenSiblingsDisjoint: 5, "restored/": 2},
-		Lift:          &steering.LiftRecord{Property: randtree.AllJoined, Since: end, FailingSince: t0, FailingSeconds: 31.5},
-		Lifts:         3, LiftsExpired: 1, LiftedSeconds: 12.5,
-		LiftsByProperty: map[string]steering.LiftCount{randtree.AllJoined: {Lifts: 2, LongestFailingSeconds: 31.5}, randtree.OneRoot: {Lifts: 1, Expired: 1}},
+	var stats steering.Stats
+	stats.Rounds, stats.ImmediateChecks, stats.ReleasedForLiveness = 3, 8, 1
+	stats.Predicted = map[string]uint64{randtree.ChildrenSiblingsDisjoint: 2, randtree.ParentChildAgree: 1}
+	stats.RequestsSent, stats.RequestsRefusedAtAdmission, stats.RequestsRefusedAfterCheck = 4, 5, 2
+	stats.DeadEnds, stats.DeadEndsConfirmed, stats.DeadEndsRetracted = 5, 2, 3
+	stats.SafetyWalks, stats.SafetyWalkSteps, stats.SafetyWalkPredictions = 64, 6400, 2
+	stats.Interventions = map[string]uint64{"round/" + randtree.ChildrenSiblingsDisjoint: 5, "restored/": 2}
+	stats.Lifts, stats.LiftsExpired, stats.LiftedSeconds = 3, 1, 12.5
+	stats.LiftsByProperty = map[string]steering.LiftCount{randtree.AllJoined: {Lifts: 2, LongestFailingSeconds: 31.5}, randtree.OneRoot: {Lifts: 1, Expired: 1}}
+	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer", Immediate: true, Stats: stats, LastRound: &end,
+		Lift: &steering.LiftRecord{Property: randtree.AllJoined, Since: end, FailingSince: t0, FailingSeconds: 31.5},
 		Reasons: []steering.FilterReason{
 			{Filter: "n3: drop a from n1", Why: steering.Explanation{Source: "round", Property: randtree.ChildrenSiblingsDisjoint, Kind: "safety"}},
 			{Filter: "n3: drop b from n1", Why: steering.Explanation{Source: "round", Property: randtree.ChildrenSiblingsDisjoint, Kind: "safety"}},

@@ -93,7 +93,7 @@ func do(t *testing.T, h http.Handler, method, path string) *httptest.ResponseRec
 func TestStatusDocument(t *testing.T) {
 	rt := &fakeRuntime{st: live.Status{ID: 3, Service: "randtree", Running: true, Counters: live.Counters{MessagesIn: 7, SendsRefused: 5, SendQueueBytes: 300}}}
 	snaps := &fakeSnapshots{st: snapshot.LayerStatus{IntervalSeconds: 10, CN: 4}}
-	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer", Rounds: 2}}
+	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer", Stats: steering.Stats{RoundStats: steering.RoundStats{Rounds: 2}}}}
 	for _, c := range []struct {
 		name             string
 		cfg              Config
@@ -134,8 +134,9 @@ func noDoc(*snapshot.Snapshot, time.Time) (any, error) { return nil, errors.New(
 func TestStatusShowsALift(t *testing.T) {
 	rt := &fakeRuntime{st: live.Status{ID: 3, Service: "zoo-lockd", Running: true}}
 	steer := &fakeSteering{st: steering.LayerStatus{Mode: "steer",
-		Lift:  &steering.LiftRecord{Property: "ClientsServed", Since: t0.Add(31 * time.Second), FailingSince: t0.Add(time.Second), FailingSeconds: 30.5},
-		Lifts: 1, LiftedSeconds: 0.5, LiftsByProperty: map[string]steering.LiftCount{"ClientsServed": {Lifts: 1, LongestFailingSeconds: 30.5}}}}
+		Lift: &steering.LiftRecord{Property: "ClientsServed", Since: t0.Add(31 * time.Second), FailingSince: t0.Add(time.Second), FailingSeconds: 30.5},
+		Stats: steering.Stats{LayerStats: steering.LayerStats{Lifts: 1, LiftedSeconds: 0.5,
+			LiftsByProperty: map[string]steering.LiftCount{"ClientsServed": {Lifts: 1, LongestFailingSeconds: 30.5}}}}}}
 	w := do(t, newTestServer(t, Config{Runtime: rt, Steering: steer}).Handler(), "GET", "/status")
 	for _, want := range []string{
 		`"lift": {
@@ -143,8 +144,7 @@ func TestStatusShowsALift(t *testing.T) {
       "since": "` + t0.Add(31*time.Second).Format(time.RFC3339Nano) + `",
       "failing_since": "` + t0.Add(time.Second).Format(time.RFC3339Nano) + `",
       "failing_seconds": 30.5
-    },
-    "lifts": 1,
+    }`, `"lifts": 1,
     "lifts_expired": 0,
     "lifted_seconds": 0.5,
     "lifts_by_property": {

@@ -565,63 +565,6 @@ type RoundReport struct {
 	Reused bool
 }
 
-// Stats are a controller's counters since it was made.
-type Stats struct {
-	Rounds uint64
-	// RoundsReused counts the rounds that reused the last round's outcome
-	// (RoundReport.Reused); they are in Rounds too.
-	RoundsReused     uint64
-	StatesExplored   uint64
-	Predicted        map[string]uint64 // per property
-	ReplayHits       uint64
-	FiltersInstalled uint64
-	Unhelpful        uint64
-	FilterHits       uint64
-	Vetoes           uint64
-	ImmediateChecks  uint64
-	// LookAheads counts the look-aheads run before risky events
-	// (LookAheadConfig; a postponed event's retries are looked at again
-	// and counted again), LookAheadStates the states they explored, and
-	// LookAheadVetoes the events they vetoed (in Vetoes too; retries not
-	// again).
-	LookAheads, LookAheadStates, LookAheadVetoes uint64
-	// Overrides counts events let through because their kind had been
-	// kept from the handler MaxInterventions times within the window and
-	// its escalation timed out (Controller.Gate).
-	Overrides uint64
-	// Escalations counts the event kinds escalated (their budget spent
-	// while a filter or the immediate check still stopped them), Held the
-	// events kept from the handler while escalated (retries not again;
-	// they are in FilterHits or Vetoes too), Released the escalations a
-	// re-check ended (no filter of a fresh round, and no veto, stops the
-	// kind any more).
-	Escalations, Held, Released uint64
-	// Walks and WalkSteps count the liveness search's walks from
-	// snapshots and every step it took; DeadEnds the liveness predictions
-	// (dead ends: verdict C1), which Predicted counts by property too.
-	Walks, WalkSteps, DeadEnds uint64
-	// SafetyWalks and SafetyWalkSteps count the rounds' safety walks
-	// (Config.SafetyWalks) and their steps; SafetyWalkPredictions the
-	// predictions they made that the round's consequence search had not.
-	SafetyWalks, SafetyWalkSteps, SafetyWalkPredictions uint64
-	// RequestsSent counts the steering requests this node's rounds sent;
-	// RequestsAccepted and RequestsRefused its rounds' decisions on the
-	// requests of others (request.go); the layer counts the rest
-	// (LayerStatus).
-	RequestsSent, RequestsAccepted, RequestsRefused uint64
-	// ReleasedForLiveness counts holds the liveness guard ended (gate.go);
-	// StarvingFilters the filters of restored paths that passed their
-	// safety check but not the liveness guard (keepLive), and were not
-	// installed.
-	ReleasedForLiveness, StarvingFilters uint64
-	// DeadEndsConfirmed and DeadEndsRetracted count the dead ends
-	// (DeadEnds) the node's own later snapshots confirmed or retracted
-	// (Config.ConfirmGrace, LivenessWatch): the property evaluated on the
-	// neighbourhood each round's snapshot holds, not the global state.
-	// The others are still pending.
-	DeadEndsConfirmed, DeadEndsRetracted uint64
-}
-
 // Controller is the execution-steering controller of one node: it
 // explores from the node's gathered snapshots, keeps the error paths it
 // found, installs event filters and runs the immediate safety check. It is
@@ -741,7 +684,7 @@ func New(cfg Config, self node.ID) (*Controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	return &Controller{cfg: c, live: live, self: self, stats: Stats{Predicted: map[string]uint64{}}, watch: watch}, nil
+	return &Controller{cfg: c, live: live, self: self, stats: Stats{RoundStats: RoundStats{Predicted: map[string]uint64{}}}, watch: watch}, nil
 }
 
 // Mode returns the controller's mode.
@@ -751,14 +694,11 @@ func (c *Controller) Mode() Mode { return c.cfg.Mode }
 // read it before the next call.
 func (c *Controller) Filters() []Filter { return c.filters }
 
-// Stats returns the counters; the map is a copy.
+// Stats returns the counters of the controller's rounds and gate (its
+// LayerStats are zero); the maps are copies.
 func (c *Controller) Stats() Stats {
-	s := c.stats
+	s := c.stats.clone()
 	s.DeadEndsConfirmed, s.DeadEndsRetracted, _ = c.watch.Counts()
-	s.Predicted = make(map[string]uint64, len(c.stats.Predicted))
-	for k, v := range c.stats.Predicted {
-		s.Predicted[k] = v
-	}
 	return s
 }
 
@@ -1004,7 +944,7 @@ func (c *Controller) predictSafety(ctx context.Context, m *consequence.ActorMode
 	installed = append(installed, ok...)
 	c.stats.FiltersInstalled += uint64(len(ok))
 	rep.Unhelpful = unhelpful
-	c.stats.Unhelpful += uint64(unhelpful)
+	c.stats.FiltersUnhelpful += uint64(unhelpful)
 	c.markChecked(rep.Predictions, ok)
 	return installed, nil
 }
@@ -1033,7 +973,7 @@ func (c *Controller) requestRemote(ctx context.Context, m *consequence.ActorMode
 		}
 		rep.Requests = append(rep.Requests, Request{Filter: *f, Property: p.Property, Error: p.Report.Error, Kind: p.Report.Kind,
 			Path: slices.Clone(p.Report.Path), CN: cn, Rank: p.Rank})
-		c.stats.RequestsSent++
+		c.stats.RequestsProposed++
 	}
 	return nil
 }

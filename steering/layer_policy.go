@@ -2,7 +2,6 @@ package steering
 
 import (
 	"log/slog"
-	"maps"
 	"slices"
 	"time"
 
@@ -349,23 +348,13 @@ func (l *Layer) Filters() []Filter {
 	return slices.Clone(l.gate.Filters())
 }
 
-// Stats returns the node's steering counters: the explorer's (rounds,
-// states, predictions, filters installed) as of the last round and the
-// gate's (hits, checks, vetoes, overrides) as of the last event. Safe from
-// any goroutine.
+// Stats returns the layer's counters: its explorer's rounds as of the
+// last round, its gate's as of the last event, and its own. The maps are
+// copies. Safe from any goroutine.
 func (l *Layer) Stats() Stats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s := l.explored
-	s.Predicted = make(map[string]uint64, len(l.explored.Predicted))
-	for k, v := range l.explored.Predicted {
-		s.Predicted[k] = v
-	}
-	g := l.gated
-	s.FilterHits, s.Vetoes, s.ImmediateChecks, s.Overrides = g.FilterHits, g.Vetoes, g.ImmediateChecks, g.Overrides
-	s.LookAheads, s.LookAheadStates, s.LookAheadVetoes = g.LookAheads, g.LookAheadStates, g.LookAheadVetoes
-	s.Escalations, s.Held, s.Released, s.ReleasedForLiveness = g.Escalations, g.Held, g.Released, g.ReleasedForLiveness
-	return s
+	return Stats{RoundStats: l.explored.RoundStats, GateStats: l.gated.GateStats, LayerStats: l.st.LayerStats}.clone()
 }
 
 // LayerStatus is a JSON-friendly picture of a Layer: its mode and counters
@@ -377,119 +366,36 @@ type LayerStatus struct {
 	Immediate bool   `json:"immediate"`
 	// Running is set while a round is in progress.
 	Running bool `json:"running"`
-	// Rounds, RoundsReused, StatesExplored, Predicted (per property),
-	// ReplayHits, FiltersInstalled and FiltersUnhelpful are the explorer
-	// controller's Stats (mode Off counts no rounds: they only refresh the
-	// view).
-	Rounds           uint64            `json:"rounds"`
-	RoundsReused     uint64            `json:"rounds_reused"`
-	StatesExplored   uint64            `json:"states_explored"`
-	Predicted        map[string]uint64 `json:"predicted"`
-	ReplayHits       uint64            `json:"replay_hits"`
-	FiltersInstalled uint64            `json:"filters_installed"`
-	FiltersUnhelpful uint64            `json:"filters_unhelpful"`
-	// Walks, WalkSteps and DeadEnds are the liveness search's (Stats):
-	// walks taken from snapshots, steps of every walk and probe, and
-	// dead ends predicted (Predicted counts them by property too).
-	Walks     uint64 `json:"walks"`
-	WalkSteps uint64 `json:"walk_steps"`
-	DeadEnds  uint64 `json:"dead_ends"`
-	// SafetyWalks, SafetyWalkSteps and SafetyWalkPredictions are the
-	// rounds' safety walks (Stats).
-	SafetyWalks           uint64 `json:"safety_walks,omitempty"`
-	SafetyWalkSteps       uint64 `json:"safety_walk_steps,omitempty"`
-	SafetyWalkPredictions uint64 `json:"safety_walk_predictions,omitempty"`
-	// DeadEndsConfirmed and DeadEndsRetracted are the dead ends the
-	// node's own later snapshots confirmed or retracted (Stats).
-	DeadEndsConfirmed uint64 `json:"dead_ends_confirmed"`
-	DeadEndsRetracted uint64 `json:"dead_ends_retracted"`
+	// Stats are the layer's counters (Layer.Stats; mode Off counts no
+	// rounds: they only refresh the view).
+	Stats
 	// LastDeadEnd renders the last dead end predicted (Prediction.String:
 	// property, verdict, critical step, path), empty before the first.
 	LastDeadEnd string `json:"last_dead_end,omitempty"`
-	// RoundsCanceled counts rounds cancelled (a newer snapshot, Stop, the
-	// runner's context), RoundErrors rounds that failed; SnapshotsSkipped
-	// snapshots the runner dropped before any round took them.
-	RoundsCanceled   uint64 `json:"rounds_canceled"`
-	RoundErrors      uint64 `json:"round_errors"`
-	SnapshotsSkipped uint64 `json:"snapshots_skipped"`
-	// ExplorationSeconds is the time of every round as the runner
-	// measured it (wall time live; charged virtual time with a
-	// SyncRunner), cancelled ones included; LastRoundSeconds that of the
-	// last; LastRound when it ended and LastRoundCN the cut of its
-	// snapshot.
-	ExplorationSeconds float64    `json:"exploration_seconds"`
-	LastRoundSeconds   float64    `json:"last_round_seconds"`
-	LastRound          *time.Time `json:"last_round,omitempty"`
-	LastRoundCN        uint64     `json:"last_round_cn"`
-	// Events counts the events offered to the gate (messages, timers,
-	// application calls, transport errors; retries not counted again):
-	// the base of the share of actions steering changed. FilterHits
-	// counts those a filter stopped, ImmediateChecks those checked by the
-	// immediate safety check and Vetoes those it stopped (the gate
-	// controller's Stats); Overrides those let through because their kind
-	// had used up its intervention budget (Config.MaxInterventions) and
-	// its escalation timed out. Escalations counts the kinds escalated
-	// when their budget ran out, Held the events kept from the handler
-	// while escalated, Released the escalations a re-check ended
-	// (Stats).
-	Events          uint64 `json:"events"`
-	FilterHits      uint64 `json:"filter_hits"`
-	ImmediateChecks uint64 `json:"immediate_checks"`
-	Vetoes          uint64 `json:"vetoes"`
-	// LookAheads counts the look-aheads the check ran before risky
-	// events, LookAheadVetoes the vetoes they gave (in Vetoes too;
-	// LookAheadConfig).
-	LookAheads      uint64 `json:"look_aheads"`
-	LookAheadVetoes uint64 `json:"look_ahead_vetoes"`
-	Overrides       uint64 `json:"overrides"`
-	Escalations     uint64 `json:"escalations"`
-	Held            uint64 `json:"held"`
-	Released        uint64 `json:"released"`
-	// ReleasedForLiveness counts the holds the liveness guard released
-	// (a round's walks found that they kept the neighbourhood from a live
-	// state: Stats.ReleasedForLiveness).
-	ReleasedForLiveness uint64 `json:"released_for_liveness"`
+	// LastRoundSeconds is the time of the last round as the runner
+	// measured it (Stats.ExplorationSeconds has the rule); LastRound when
+	// it ended and LastRoundCN the cut of its snapshot.
+	LastRoundSeconds float64    `json:"last_round_seconds"`
+	LastRound        *time.Time `json:"last_round,omitempty"`
+	LastRoundCN      uint64     `json:"last_round_cn"`
 	// Filters are the filters in force, rendered by Filter.String, and
 	// Reasons the same filters with the prediction each came from.
-	// Interventions counts the events kept from the handler by the source
-	// and property of their explanation ("round/OneHolder",
-	// "check/RootHasNoSiblings", "request/…"; retries not again).
-	Filters       []string          `json:"filters"`
-	Reasons       []FilterReason    `json:"reasons,omitempty"`
-	Interventions map[string]uint64 `json:"interventions,omitempty"`
+	Filters []string       `json:"filters"`
+	Reasons []FilterReason `json:"reasons,omitempty"`
 	// Holds are the kinds of event the gate holds now, and Recent the
 	// newest predictions of the node's rounds, newest first (at most
 	// MaxRecentPredictions; status_recent.go).
 	Holds  []HoldRecord       `json:"holds,omitempty"`
 	Recent []PredictionRecord `json:"recent,omitempty"`
-	// Steering requests (request.go). RequestsSent counts the requests
-	// this node sent to the owners of predicted events, AnswersAccepted
-	// and AnswersRefused their answers; RequestsAdmitted counts the
-	// requests of others this node admitted for a round, RequestsRefused
-	// those it refused (at once or after its round's check),
-	// RequestsAccepted those whose filter it installed. Sent and Received
-	// list the newest (at most 16 each), with their answers.
-	RequestsSent     uint64          `json:"requests_sent"`
-	AnswersAccepted  uint64          `json:"answers_accepted"`
-	AnswersRefused   uint64          `json:"answers_refused"`
-	RequestsAdmitted uint64          `json:"requests_admitted"`
-	RequestsRefused  uint64          `json:"requests_refused"`
-	RequestsAccepted uint64          `json:"requests_accepted"`
-	Sent             []RequestRecord `json:"sent,omitempty"`
-	Received         []RequestRecord `json:"received,omitempty"`
-	// The liveness budget (liveness_budget.go). Lift is the lift in force
-	// (nil: steering in force): the property whose obligation steering
-	// kept open past its bound, since when it has failed and since when
-	// steering is lifted. Lifts counts the lifts, LiftsExpired those that
-	// ended with their obligation still open (the property failed without
-	// steering too), LiftedSeconds the time steering was lifted (the lift
-	// in force as of the layer's last evaluation), LiftsByProperty the
-	// lifts by the property that caused them.
-	Lift            *LiftRecord          `json:"lift,omitempty"`
-	Lifts           uint64               `json:"lifts"`
-	LiftsExpired    uint64               `json:"lifts_expired"`
-	LiftedSeconds   float64              `json:"lifted_seconds"`
-	LiftsByProperty map[string]LiftCount `json:"lifts_by_property,omitempty"`
+	// Sent and Received list the newest steering requests this node sent
+	// and received (at most 16 each), with their answers (request.go).
+	Sent     []RequestRecord `json:"sent,omitempty"`
+	Received []RequestRecord `json:"received,omitempty"`
+	// Lift is the liveness budget's lift in force (nil: steering in
+	// force): the property whose obligation steering kept open past its
+	// bound, since when it has failed and since when steering is lifted
+	// (liveness_budget.go).
+	Lift *LiftRecord `json:"lift,omitempty"`
 }
 
 // Status returns the layer's mode and counters. Safe from any goroutine.
@@ -501,26 +407,14 @@ func (l *Layer) Status() LayerStatus {
 	if st.Mode == "" {
 		st.Mode, st.Immediate = l.cfg.Controller.Mode.String(), l.cfg.Immediate
 	}
-	st.Rounds, st.RoundsReused, st.StatesExplored, st.ReplayHits = s.Rounds, s.RoundsReused, s.StatesExplored, s.ReplayHits
-	st.FiltersInstalled, st.FiltersUnhelpful = s.FiltersInstalled, s.Unhelpful
-	st.FilterHits, st.ImmediateChecks, st.Vetoes, st.Overrides = s.FilterHits, s.ImmediateChecks, s.Vetoes, s.Overrides
-	st.LookAheads, st.LookAheadVetoes = s.LookAheads, s.LookAheadVetoes
-	st.Escalations, st.Held, st.Released, st.ReleasedForLiveness = s.Escalations, s.Held, s.Released, s.ReleasedForLiveness
-	st.Predicted = s.Predicted
-	st.Walks, st.WalkSteps, st.DeadEnds = s.Walks, s.WalkSteps, s.DeadEnds
-	st.SafetyWalks, st.SafetyWalkSteps, st.SafetyWalkPredictions = s.SafetyWalks, s.SafetyWalkSteps, s.SafetyWalkPredictions
-	st.DeadEndsConfirmed, st.DeadEndsRetracted = s.DeadEndsConfirmed, s.DeadEndsRetracted
+	st.Stats = s
 	st.Filters = append([]string{}, l.shown...)
 	st.Reasons = slices.Clone(l.shownReasons)
-	st.Interventions = maps.Clone(st.Interventions)
-	st.RequestsAccepted = s.RequestsAccepted
-	st.RequestsRefused += s.RequestsRefused
 	st.Sent, st.Received = append([]RequestRecord(nil), st.Sent...), append([]RequestRecord(nil), st.Received...)
 	if st.Lift != nil {
 		r := *st.Lift
 		st.Lift = &r
 	}
-	st.LiftsByProperty = maps.Clone(st.LiftsByProperty)
 	if st.LastRound != nil {
 		t := *st.LastRound
 		st.LastRound = &t

@@ -140,7 +140,7 @@ func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorMo
 	}
 	if !ok {
 		rep.Unhelpful++
-		c.stats.Unhelpful++
+		c.stats.FiltersUnhelpful++
 		return installed, nil
 	}
 	c.stats.FiltersInstalled++

@@ -37,7 +37,7 @@ func (c *Controller) answerRequests(ctx context.Context, m *consequence.ActorMod
 		ans := RequestAnswer{From: pr.from, Filter: pr.req.Filter, Property: pr.req.Property, Answer: Answer{ID: pr.req.ID, Accepted: ok, Reason: why}}
 		rep.Answers = append(rep.Answers, ans)
 		if !ok {
-			c.stats.RequestsRefused++
+			c.stats.RequestsRefusedAfterCheck++
 			continue
 		}
 		c.stats.RequestsAccepted++

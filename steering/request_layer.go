@@ -44,7 +44,7 @@ func (l *Layer) onRequest(now time.Time, from node.ID, req Request) []node.Envel
 	why := l.desk.admit(l.self, l.mode, from, req, now, members)
 	rec := RequestRecord{From: from, To: l.self, ID: req.ID, Filter: shown(req.Filter.String()), Property: shown(req.Property)}
 	if why != "" {
-		l.st.RequestsRefused++
+		l.st.RequestsRefusedAtAdmission++
 		rec.Answer = "refused: " + why
 	} else {
 		l.st.RequestsAdmitted++

@@ -146,7 +146,7 @@ func score(t Target, seed uint64, m Mode, args []string, stdout []byte) (Record,
 		r.Properties = append(r.Properties, v)
 	}
 	if s := res.Steering; s != nil {
-		r.Interventions, r.Handled, r.RoundSeconds = s.FilterHits+s.Vetoes, s.Handled, s.ExplorationSeconds
+		r.Interventions, r.Handled, r.RoundSeconds = s.FilterHits+s.Vetoes, s.Events, s.ExplorationSeconds
 	}
 	return r, nil
 }

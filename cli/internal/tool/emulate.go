@@ -521,9 +521,9 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 			predicted += n
 		}
 		fmt.Fprintf(w, "  steering:  %d rounds (%d reused the last round's outcome), %d states explored, %d violations predicted (%d replayed), %d filters installed, %d unhelpful\n",
-			s.Rounds, s.RoundsReused, s.StatesExplored, predicted, s.ReplayHits, s.FiltersInstalled, s.Unhelpful)
+			s.Rounds, s.RoundsReused, s.StatesExplored, predicted, s.ReplayHits, s.FiltersInstalled, s.FiltersUnhelpful)
 		fmt.Fprintf(w, "             %d filter hits, %d immediate-check vetoes in %d checks: %.2f%% of %d actions changed; %.2fs of wall time exploring\n",
-			s.FilterHits, s.Vetoes, s.ImmediateChecks, 100*s.ChangedShare(), s.Handled, s.ExplorationSeconds)
+			s.FilterHits, s.Vetoes, s.ImmediateChecks, 100*s.ChangedShare(), s.Events, s.ExplorationSeconds)
 		fmt.Fprintf(w, "             steering lifted: %s\n", s.LiftsLine())
 		if s.Rounds > 0 {
 			printPredictions(w, o.Predictions, o.Predictors, s.Rounds)
