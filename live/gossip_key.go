@@ -93,7 +93,7 @@ func isHexKey(s string) bool {
 // LoadGossipKeyring reads a gossip key file (crystalball node's
 // --gossip-key-file; format: ParseGossipKeys) of at most
 // MaxGossipKeyFileSize bytes and returns memberlist's keyring of its keys,
-// for RuntimeConfig.Keyring. Errors wrap ErrGossipKey.
+// for RuntimeConfig.Gossip.Keyring. Errors wrap ErrGossipKey.
 func LoadGossipKeyring(path string) (*memberlist.Keyring, error) {
 	b, err := readBounded(path, MaxGossipKeyFileSize)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 const GossipPortOffset = 10000
 
 // DefaultGossipBind returns the address memberlist binds by default for a
-// node whose service transport listens on listen (RuntimeConfig.GossipBind,
+// node whose service transport listens on listen (RuntimeConfig.Gossip.Bind,
 // crystalball node's --gossip): listen's host, and listen's port plus
 // GossipPortOffset, or minus it when the sum would pass 65535 (7001 gives
 // 17001, 60000 gives 50000). Port 0 (a free port) gives port 0. The

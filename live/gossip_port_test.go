@@ -31,7 +31,7 @@ func TestDefaultGossipBind(t *testing.T) {
 }
 
 // TestRuntimeGossipAddressSurvivesRestart: a node restarted on the same
-// service address gossips from the same address (RuntimeConfig.GossipBind's
+// service address gossips from the same address (RuntimeConfig.Gossip.Bind's
 // default), and its peer sees it alive there again: the same member, not a
 // second one with a conflicting address.
 func TestRuntimeGossipAddressSurvivesRestart(t *testing.T) {

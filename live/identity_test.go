@@ -118,7 +118,7 @@ func TestRuntimeRefusesSpoofedHello(t *testing.T) {
 // the peer directory after UnconfirmedPeerTTL; memberlist's members stay.
 func TestRuntimeForgetsUnconfirmedIDs(t *testing.T) {
 	defer livetest.VerifyNone(t)
-	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.UnconfirmedPeerTTL = 50 * time.Millisecond })
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Limits.UnconfirmedPeerTTL = 50 * time.Millisecond })
 	n2 := startNoteNode(t, 2, zap.NewNop(), n1.Addr())
 	defer stopNodes(t, n2, n1)
 	waitFor(t, "n1 to learn n2", func() bool { return peerAddr(n1, 2) == n2.Addr() })

@@ -2,7 +2,6 @@ package live
 
 import (
 	"cmp"
-	"fmt"
 	"net"
 	"sync"
 	"time"
@@ -14,18 +13,52 @@ import (
 // unbounded demand (goroutines, file descriptors, memory, log volume) into
 // a refused connection or a dropped line.
 
-// Defaults of RuntimeConfig's connection limits.
+// Defaults of LimitsConfig.
 const (
-	// DefaultMaxInboundConns is RuntimeConfig.MaxInboundConns's default.
+	// DefaultMaxInboundConns is LimitsConfig.MaxInboundConns's default.
 	DefaultMaxInboundConns = 1024
 	// DefaultMaxInboundConnsPerHost is
-	// RuntimeConfig.MaxInboundConnsPerHost's default: room for a cluster
+	// LimitsConfig.MaxInboundConnsPerHost's default: room for a cluster
 	// of a hundred nodes on one host (tests, emulation) with their probes.
 	DefaultMaxInboundConnsPerHost = 128
-	// DefaultUnconfirmedPeerTTL is RuntimeConfig.UnconfirmedPeerTTL's
+	// DefaultIdleTimeout is LimitsConfig.IdleTimeout's default.
+	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultFrameReadTimeout is LimitsConfig.FrameReadTimeout's default.
+	DefaultFrameReadTimeout = 30 * time.Second
+	// DefaultUnconfirmedPeerTTL is LimitsConfig.UnconfirmedPeerTTL's
 	// default.
 	DefaultUnconfirmedPeerTTL = 30 * time.Second
 )
+
+// LimitsConfig bounds what one peer may cost the node's service
+// transport: inbound connections, connections that stay silent or
+// trickle a frame, and node IDs known only from a hello.
+type LimitsConfig struct {
+	// MaxInboundConns caps the open inbound connections (handshaking or
+	// established) in total; a connection accepted beyond it is closed at
+	// once and counted in Counters.ConnsRefused. It also caps the node IDs
+	// the peer directory keeps from hellos alone. Zero means
+	// DefaultMaxInboundConns (1024 connections).
+	MaxInboundConns int
+	// MaxInboundConnsPerHost caps the open inbound connections from one
+	// remote IP address, so one host cannot take all of MaxInboundConns.
+	// Zero means DefaultMaxInboundConnsPerHost (128 connections).
+	MaxInboundConnsPerHost int
+	// IdleTimeout is how long an established inbound connection may carry
+	// nothing (not even the keepalives each dialler sends after
+	// IdleTimeout/3 of silence) before it is closed. Zero means
+	// DefaultIdleTimeout, 2m.
+	IdleTimeout time.Duration
+	// FrameReadTimeout bounds the reading of one frame, from its first
+	// byte to its last: a peer trickling a frame slower than that is
+	// disconnected. Zero means DefaultFrameReadTimeout, 30s (at the
+	// default MaxFrameSize, a minimum rate of about 35 KB/s).
+	FrameReadTimeout time.Duration
+	// UnconfirmedPeerTTL is how long a node ID learned only from a hello
+	// (not from memberlist) stays in the peer directory. Zero means
+	// DefaultUnconfirmedPeerTTL, 30s.
+	UnconfirmedPeerTTL time.Duration
+}
 
 // keepalive is the payload of the frame a dialler sends on an outbound
 // connection that has been silent for IdleTimeout/3, so that the acceptor's
@@ -33,34 +66,25 @@ const (
 // valid envelope (those start with a format byte >= 0xE0).
 const keepalive = 0x00
 
-func (c RuntimeConfig) limitsWithDefaults(d RuntimeConfig) RuntimeConfig {
-	c.MaxInboundConns = cmp.Or(c.MaxInboundConns, d.MaxInboundConns)
-	c.MaxInboundConnsPerHost = cmp.Or(c.MaxInboundConnsPerHost, d.MaxInboundConnsPerHost)
-	c.IdleTimeout = cmp.Or(c.IdleTimeout, d.IdleTimeout)
-	c.FrameReadTimeout = cmp.Or(c.FrameReadTimeout, d.FrameReadTimeout)
-	c.UnconfirmedPeerTTL = cmp.Or(c.UnconfirmedPeerTTL, d.UnconfirmedPeerTTL)
-	return c
+// withDefaults returns l with every zero field set to its default.
+func (l LimitsConfig) withDefaults() LimitsConfig {
+	l.MaxInboundConns = cmp.Or(l.MaxInboundConns, DefaultMaxInboundConns)
+	l.MaxInboundConnsPerHost = cmp.Or(l.MaxInboundConnsPerHost, DefaultMaxInboundConnsPerHost)
+	l.IdleTimeout = cmp.Or(l.IdleTimeout, DefaultIdleTimeout)
+	l.FrameReadTimeout = cmp.Or(l.FrameReadTimeout, DefaultFrameReadTimeout)
+	l.UnconfirmedPeerTTL = cmp.Or(l.UnconfirmedPeerTTL, DefaultUnconfirmedPeerTTL)
+	return l
 }
 
-// validateLimits checks the resource-bound fields (defaults filled in).
-func (c RuntimeConfig) validateLimits() error {
-	for _, n := range []struct {
-		name string
-		v    int
-	}{{"MaxInboundConns", c.MaxInboundConns}, {"MaxInboundConnsPerHost", c.MaxInboundConnsPerHost}} {
-		if n.v <= 0 {
-			return fmt.Errorf("live: RuntimeConfig.%s is %d; want a positive count or 0 for the default", n.name, n.v)
-		}
-	}
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{{"IdleTimeout", c.IdleTimeout}, {"FrameReadTimeout", c.FrameReadTimeout}, {"UnconfirmedPeerTTL", c.UnconfirmedPeerTTL}} {
-		if d.v <= 0 {
-			return fmt.Errorf("live: RuntimeConfig.%s is %v; want a positive duration or 0 for the default", d.name, d.v)
-		}
-	}
-	return nil
+// validate checks l (defaults filled in).
+func (l LimitsConfig) validate() error {
+	return firstError(
+		checkPositive("Limits.MaxInboundConns", l.MaxInboundConns, DefaultMaxInboundConns, "count"),
+		checkPositive("Limits.MaxInboundConnsPerHost", l.MaxInboundConnsPerHost, DefaultMaxInboundConnsPerHost, "count"),
+		checkPositive("Limits.IdleTimeout", l.IdleTimeout, DefaultIdleTimeout, "duration"),
+		checkPositive("Limits.FrameReadTimeout", l.FrameReadTimeout, DefaultFrameReadTimeout, "duration"),
+		checkPositive("Limits.UnconfirmedPeerTTL", l.UnconfirmedPeerTTL, DefaultUnconfirmedPeerTTL, "duration"),
+	)
 }
 
 // connLimiter counts open inbound connections, in total and per remote

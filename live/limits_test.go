@@ -39,7 +39,7 @@ func waitClosed(t *testing.T, conn net.Conn, what string) {
 // and under load the survivors need not be the last four.
 func TestRuntimeBoundsInboundConns(t *testing.T) {
 	defer livetest.VerifyNone(t)
-	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.MaxInboundConnsPerHost = 4 })
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Limits.MaxInboundConnsPerHost = 4 })
 	defer stopNodes(t, n1)
 	var conns []net.Conn
 	for i := range 20 {
@@ -87,7 +87,7 @@ func TestRuntimeCutsIdlePeers(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	// Long enough that a loaded machine does not starve n2's keepalives (every
 	// IdleTimeout/3) past it: at 150ms, 2 runs in 8 cut n2 under load.
-	short := func(c *RuntimeConfig) { c.IdleTimeout = 2 * time.Second }
+	short := func(c *RuntimeConfig) { c.Limits.IdleTimeout = 2 * time.Second }
 	n1 := startNoteNodeWith(t, 1, zap.NewNop(), short)
 	n2 := startNoteNodeWith(t, 2, zap.NewNop(), short, n1.Addr())
 	defer stopNodes(t, n2, n1)
@@ -118,7 +118,7 @@ func TestRuntimeCutsIdlePeers(t *testing.T) {
 // FrameReadTimeout allows is disconnected before the frame is complete.
 func TestRuntimeCutsTricklingPeers(t *testing.T) {
 	defer livetest.VerifyNone(t)
-	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.FrameReadTimeout = 200 * time.Millisecond })
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Limits.FrameReadTimeout = 200 * time.Millisecond })
 	defer stopNodes(t, n1)
 	conn, err := spoofHello(t, n1.Addr(), 99, "")
 	if err != nil {
@@ -146,20 +146,20 @@ func TestRuntimeCutsTricklingPeers(t *testing.T) {
 // names the field.
 func TestRuntimeConfigLimits(t *testing.T) {
 	c := RuntimeConfig{ID: 1}.withDefaults()
-	if c.MaxInboundConns != DefaultMaxInboundConns || c.MaxInboundConnsPerHost != DefaultMaxInboundConnsPerHost ||
-		c.IdleTimeout != 2*time.Minute || c.FrameReadTimeout != 30*time.Second || c.UnconfirmedPeerTTL != DefaultUnconfirmedPeerTTL {
+	if c.Limits.MaxInboundConns != DefaultMaxInboundConns || c.Limits.MaxInboundConnsPerHost != DefaultMaxInboundConnsPerHost ||
+		c.Limits.IdleTimeout != 2*time.Minute || c.Limits.FrameReadTimeout != 30*time.Second || c.Limits.UnconfirmedPeerTTL != DefaultUnconfirmedPeerTTL {
 		t.Errorf("defaults: %+v", c)
 	}
 	for name, tune := range map[string]func(*RuntimeConfig){
-		"MaxInboundConns":        func(c *RuntimeConfig) { c.MaxInboundConns = -1 },
-		"MaxInboundConnsPerHost": func(c *RuntimeConfig) { c.MaxInboundConnsPerHost = -5 },
-		"IdleTimeout":            func(c *RuntimeConfig) { c.IdleTimeout = -time.Second },
-		"FrameReadTimeout":       func(c *RuntimeConfig) { c.FrameReadTimeout = -1 },
-		"UnconfirmedPeerTTL":     func(c *RuntimeConfig) { c.UnconfirmedPeerTTL = -time.Minute },
+		"MaxInboundConns":        func(c *RuntimeConfig) { c.Limits.MaxInboundConns = -1 },
+		"MaxInboundConnsPerHost": func(c *RuntimeConfig) { c.Limits.MaxInboundConnsPerHost = -5 },
+		"IdleTimeout":            func(c *RuntimeConfig) { c.Limits.IdleTimeout = -time.Second },
+		"FrameReadTimeout":       func(c *RuntimeConfig) { c.Limits.FrameReadTimeout = -1 },
+		"UnconfirmedPeerTTL":     func(c *RuntimeConfig) { c.Limits.UnconfirmedPeerTTL = -time.Minute },
 	} {
 		c := RuntimeConfig{ID: 1}
 		tune(&c)
-		if err := c.Validate(); err == nil || !strings.HasPrefix(err.Error(), "live: RuntimeConfig."+name+" ") {
+		if err := c.Validate(); err == nil || !strings.HasPrefix(err.Error(), "live: RuntimeConfig.Limits."+name+" ") {
 			t.Errorf("%s negative: %v", name, err)
 		}
 	}

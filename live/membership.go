@@ -413,29 +413,30 @@ func memberlistLevel(line []byte) (zapcore.Level, []byte) {
 func memberlistConfig(cfg RuntimeConfig, d *membership, logger *zap.Logger) (*memberlist.Config, error) {
 	mc := memberlist.DefaultLocalConfig()
 	mc.Name = cfg.ID.String()
-	bind := cmp.Or(cfg.GossipBind, DefaultGossipBind(cfg.Listen))
+	g := cfg.Gossip
+	bind := cmp.Or(g.Bind, DefaultGossipBind(cfg.Listen))
 	host, port, err := splitPort(bind)
 	if err != nil {
-		return nil, fmt.Errorf("live: RuntimeConfig.GossipBind: %w", err)
+		return nil, fmt.Errorf("live: RuntimeConfig.Gossip.Bind: %w", err)
 	}
 	if host == "" {
 		host = "0.0.0.0"
 	}
 	mc.BindAddr, mc.BindPort = host, port
 	mc.AdvertiseAddr, mc.AdvertisePort = "", 0
-	if cfg.GossipAdvertise != "" {
-		host, port, err := splitPort(cfg.GossipAdvertise)
+	if g.Advertise != "" {
+		host, port, err := splitPort(g.Advertise)
 		if err != nil {
-			return nil, fmt.Errorf("live: RuntimeConfig.GossipAdvertise: %w", err)
+			return nil, fmt.Errorf("live: RuntimeConfig.Gossip.Advertise: %w", err)
 		}
 		mc.AdvertiseAddr, mc.AdvertisePort = host, port
 	}
 	mc.Label = cfg.Label
-	if len(cfg.SecretKey) > 0 {
-		mc.SecretKey = cfg.SecretKey
+	if len(g.SecretKey) > 0 {
+		mc.SecretKey = g.SecretKey
 	}
-	if cfg.Keyring != nil {
-		mc.Keyring = cfg.Keyring
+	if g.Keyring != nil {
+		mc.Keyring = g.Keyring
 	}
 	mc.Delegate = d
 	mc.Events = d
@@ -443,8 +444,8 @@ func memberlistConfig(cfg RuntimeConfig, d *membership, logger *zap.Logger) (*me
 	mc.Merge = d
 	mc.LogOutput = nil
 	mc.Logger = newMemberlistLoggerCounting(logger, d.logSuppressed)
-	if cfg.TuneMemberlist != nil {
-		cfg.TuneMemberlist(mc)
+	if g.Tune != nil {
+		g.Tune(mc)
 	}
 	return mc, nil
 }

@@ -50,7 +50,7 @@ import (
 // A join's push/pull (NotifyMerge) proves its members at once, in
 // parallel, within mergeProofTimeout, so a joining node learns the
 // cluster without delay; a member that fails there is refused alone, not
-// the merge. With a gossip key (RuntimeConfig.SecretKey, Keyring) only
+// the merge. With a gossip key (RuntimeConfig.Gossip.SecretKey, Keyring) only
 // key holders gossip, and members need no proof.
 
 const (

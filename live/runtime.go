@@ -184,17 +184,17 @@ func NewRuntime(cfg RuntimeConfig, spec node.Spec) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	persist := cfg.DataDir != "" || cfg.Store != nil
-	if core.IsDurable() && !persist && !cfg.Ephemeral {
+	persist := cfg.Durability.persists()
+	if core.IsDurable() && !persist && !cfg.Durability.Ephemeral {
 		return nil, fmt.Errorf("%w: service %q must find what it promised after a crash (a Paxos acceptor its promises): "+
-			"give RuntimeConfig.DataDir (crystalball node --data-dir) to keep it on disk, or RuntimeConfig.Ephemeral (--ephemeral) "+
+			"give RuntimeConfig.Durability.DataDir (crystalball node --data-dir) to keep it on disk, or Durability.Ephemeral (--ephemeral) "+
 			"to run without, knowing that a restarted node forgets what it promised", ErrDurableRequired, spec.Name)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runtime{
 		cfg: cfg, spec: spec, svcReg: svcReg, log: log, core: core, dir: newDirectory(),
 		ctx: ctx, cancel: cancel,
-		events: make(chan netEvent, cfg.InboxLen),
+		events: make(chan netEvent, cfg.Transport.InboxLen),
 		appc:   make(chan node.Message, 64),
 		statc:  make(chan chan Status),
 		doc:    make(chan doRequest),
@@ -259,7 +259,7 @@ func (r *Runtime) start(ctx context.Context) error {
 	}
 	d := &membership{self: r.cfg.ID, meta: encodeMeta(r.cfg.ID, addr), dir: r.dir, log: r.log,
 		onDead: func(id node.ID) { r.tr.closePeer(id, errPeerDead, true) }, logSuppressed: &r.stats.logSuppressed,
-		prover: r.prover, keyed: len(r.cfg.SecretKey) > 0 || r.cfg.Keyring != nil}
+		prover: r.prover, keyed: r.cfg.Gossip.encrypted()}
 	mc, err := memberlistConfig(r.cfg, d, r.log)
 	if err != nil {
 		return err
@@ -397,7 +397,7 @@ func (r *Runtime) shutdown(ctx context.Context) error {
 	r.state = runStopped
 	r.mu.Unlock()
 	if r.ml != nil {
-		if err := r.ml.Leave(r.cfg.LeaveTimeout); err != nil {
+		if err := r.ml.Leave(r.cfg.Gossip.LeaveTimeout); err != nil {
 			r.log.Info("live: memberlist leave", zap.Error(err))
 		}
 		if err := r.ml.Shutdown(); err != nil {
@@ -564,7 +564,7 @@ type Counters struct {
 	DatagramsDropped uint64 `json:"datagrams_dropped,omitempty"`
 	// SendsRefused counts the service's TrySends (node.Env.TrySend) the
 	// transport refused because the peer's write queue was over its bound
-	// (RuntimeConfig.TrySendQueueBytes), each stepped as
+	// (RuntimeConfig.Transport.TrySendQueueBytes), each stepped as
 	// node.EventSendRefused. TrySends to self are never refused.
 	SendsRefused uint64 `json:"sends_refused,omitempty"`
 	// SendQueueBytes is not a counter but a gauge: the frame bytes
@@ -1004,9 +1004,9 @@ func (r *Runtime) send(env node.Envelope, layer bool) {
 		r.failq = append(r.failq, env.To)
 		return
 	}
-	if n := len(frame) - start - node.FrameHeaderLen; n > r.cfg.MaxFrameSize {
+	if n := len(frame) - start - node.FrameHeaderLen; n > r.cfg.Transport.MaxFrameSize {
 		r.log.Error("live: message exceeds the maximum frame size", zap.Stringer("to", env.To),
-			zap.String("type", env.Msg.MessageType()), zap.Int("bytes", n), zap.Int("max", r.cfg.MaxFrameSize))
+			zap.String("type", env.Msg.MessageType()), zap.Int("bytes", n), zap.Int("max", r.cfg.Transport.MaxFrameSize))
 		r.failq = append(r.failq, env.To)
 		return
 	}
@@ -1066,9 +1066,9 @@ func (r *Runtime) sendDatagram(env node.Envelope) {
 		r.stats.dgramsDropped.Add(1)
 		return
 	}
-	if n := len(frame) - start - node.FrameHeaderLen; n > r.cfg.MaxFrameSize {
+	if n := len(frame) - start - node.FrameHeaderLen; n > r.cfg.Transport.MaxFrameSize {
 		r.log.Error("live: datagram exceeds the maximum frame size; dropped", zap.Stringer("to", env.To),
-			zap.String("type", env.Msg.MessageType()), zap.Int("bytes", n), zap.Int("max", r.cfg.MaxFrameSize))
+			zap.String("type", env.Msg.MessageType()), zap.Int("bytes", n), zap.Int("max", r.cfg.Transport.MaxFrameSize))
 		r.stats.dgramsDropped.Add(1)
 		return
 	}

@@ -80,9 +80,9 @@ func TestRuntimeDatagramToUnreachablePeer(t *testing.T) {
 	dead := ln.Addr().String()
 	ln.Close() // nothing listens there now: connection refused
 	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) {
-		c.DialTimeout = 300 * time.Millisecond
-		c.RedialBackoff = time.Minute
-		c.MaxRedialBackoff = time.Minute
+		c.Transport.DialTimeout = 300 * time.Millisecond
+		c.Transport.RedialBackoff = time.Minute
+		c.Transport.MaxRedialBackoff = time.Minute
 	})
 	n1.dir.learn(99, dead, "")
 	for _, to := range []node.ID{99, 77} { // 77: no address at all

@@ -33,7 +33,7 @@ import (
 const maxDurableBatch = 64
 
 // ErrDurableRequired is returned by NewRuntime for a node.Durable service
-// with neither RuntimeConfig.DataDir nor RuntimeConfig.Ephemeral.
+// with neither RuntimeConfig.Durability.DataDir nor RuntimeConfig.Durability.Ephemeral.
 var ErrDurableRequired = errors.New("live: the service keeps durable state (node.Durable) and no data directory was given")
 
 // ErrStoreFailed is wrapped by Runtime.Err after a store write failed: the
@@ -69,15 +69,15 @@ func (w *writeAhead) stage(ws []node.DurableWrite) {
 	}
 }
 
-// openStore opens the store the configuration names (RuntimeConfig.Store,
+// openStore opens the store the configuration names (RuntimeConfig.Durability.Store,
 // else the data directory's), loads it and checks the service's record
 // decodes. Called by Start before anything listens.
 func (r *Runtime) openStore() error {
-	st := r.cfg.Store
-	if st == nil && r.cfg.DataDir != "" {
+	st := r.cfg.Durability.Store
+	if st == nil && r.cfg.Durability.DataDir != "" {
 		var err error
-		if st, err = OpenDataDir(DataDirConfig{Dir: r.cfg.DataDir, ID: r.cfg.ID, Service: r.spec.Name,
-			Cluster: r.cfg.Label, ForgetLost: r.cfg.ForgetLostStore}); err != nil {
+		if st, err = OpenDataDir(DataDirConfig{Dir: r.cfg.Durability.DataDir, ID: r.cfg.ID, Service: r.spec.Name,
+			Cluster: r.cfg.Label, ForgetLost: r.cfg.Durability.ForgetLostStore}); err != nil {
 			return err
 		}
 	}

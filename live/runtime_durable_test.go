@@ -136,13 +136,13 @@ func TestRuntimeDurableNeedsDataDir(t *testing.T) {
 			t.Errorf("the refusal does not say %q: %v", want, err)
 		}
 	}
-	if _, err := NewRuntime(RuntimeConfig{ID: 1, Ephemeral: true}, promiserSpec()); err != nil {
+	if _, err := NewRuntime(RuntimeConfig{ID: 1, Durability: DurabilityConfig{Ephemeral: true}}, promiserSpec()); err != nil {
 		t.Fatalf("ephemeral: %v", err)
 	}
 	if _, err := NewRuntime(RuntimeConfig{ID: 1}, noteSpec()); err != nil {
 		t.Fatalf("a service without durable state: %v", err)
 	}
-	if err := (RuntimeConfig{ID: 1, DataDir: t.TempDir(), Ephemeral: true}).Validate(); err == nil {
+	if err := (RuntimeConfig{ID: 1, Durability: DurabilityConfig{DataDir: t.TempDir(), Ephemeral: true}}).Validate(); err == nil {
 		t.Fatal("DataDir with Ephemeral accepted")
 	}
 }
@@ -157,7 +157,7 @@ func TestRuntimeRestartRecoversFromStore(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	dir := t.TempDir()
 	counter := &eventCount{}
-	cfg := promiserConfig(1, func(c *RuntimeConfig) { c.DataDir = dir; c.Layers = []layer.Layer{counter} })
+	cfg := promiserConfig(1, func(c *RuntimeConfig) { c.Durability.DataDir = dir; c.Layers = []layer.Layer{counter} })
 	n1 := startPromiser(t, cfg)
 	for _, n := range []int{3, 7} {
 		if err := n1.Submit(promise{N: n}); err != nil {
@@ -171,7 +171,7 @@ func TestRuntimeRestartRecoversFromStore(t *testing.T) {
 	stopNodes(t, n1)
 
 	again := &eventCount{}
-	cfg = promiserConfig(1, func(c *RuntimeConfig) { c.DataDir = dir; c.Layers = []layer.Layer{again} })
+	cfg = promiserConfig(1, func(c *RuntimeConfig) { c.Durability.DataDir = dir; c.Layers = []layer.Layer{again} })
 	n1 = startPromiser(t, cfg)
 	p := promiserState(t, n1)
 	if p.Promised != 7 || p.SawAtInit != 7 || p.Calls != 0 {
@@ -182,7 +182,7 @@ func TestRuntimeRestartRecoversFromStore(t *testing.T) {
 	}
 	stopNodes(t, n1)
 
-	r, err := NewRuntime(promiserConfig(2, func(c *RuntimeConfig) { c.DataDir = dir }), promiserSpec())
+	r, err := NewRuntime(promiserConfig(2, func(c *RuntimeConfig) { c.Durability.DataDir = dir }), promiserSpec())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,13 +236,13 @@ func (s *gatedStore) Close() error { return nil }
 // once the write returned.
 func TestRuntimeWritesBeforeItSends(t *testing.T) {
 	defer livetest.VerifyNone(t)
-	n2 := startPromiser(t, promiserConfig(2, func(c *RuntimeConfig) { c.Ephemeral = true }))
+	n2 := startPromiser(t, promiserConfig(2, func(c *RuntimeConfig) { c.Durability.Ephemeral = true }))
 	var mu sync.Mutex
 	var expect string
 	var early []string
 	held := 0
 	st := &gatedStore{recs: map[string][]byte{}}
-	n1 := startPromiser(t, promiserConfig(1, func(c *RuntimeConfig) { c.Store = st }, n2.Addr()))
+	n1 := startPromiser(t, promiserConfig(1, func(c *RuntimeConfig) { c.Durability.Store = st }, n2.Addr()))
 	st.mu.Lock()
 	st.check = func() {
 		mu.Lock()
@@ -287,7 +287,7 @@ func TestRuntimeWritesBeforeItSends(t *testing.T) {
 func TestRuntimeStopsWhenTheStoreFails(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	st := &gatedStore{recs: map[string][]byte{}}
-	n1 := startPromiser(t, promiserConfig(1, func(c *RuntimeConfig) { c.Store = st; c.Logger = zap.NewNop() }))
+	n1 := startPromiser(t, promiserConfig(1, func(c *RuntimeConfig) { c.Durability.Store = st; c.Logger = zap.NewNop() }))
 	st.mu.Lock()
 	st.fail = errors.New("disk full")
 	st.mu.Unlock()

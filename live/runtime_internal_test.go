@@ -16,6 +16,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/node/layer"
 
 	"github.com/hashicorp/memberlist"
 	"go.uber.org/zap"
@@ -161,7 +162,7 @@ func startNoteNodeWith(t *testing.T, id node.ID, logger *zap.Logger, tune func(*
 	cfg.Join = join
 	cfg.Label = "test"
 	cfg.Logger = logger
-	cfg.MaxFrameSize = 4096
+	cfg.Transport.MaxFrameSize = 4096
 	cfg.JoinTimeout = waitDeadline // a join that must succeed, on any load
 	tune(&cfg)
 	r, err := NewRuntime(cfg, noteSpec())
@@ -433,30 +434,38 @@ func TestRuntimeConfigValidate(t *testing.T) {
 		t.Fatalf("default config with an ID: %v", err)
 	}
 	cases := map[string]func(*RuntimeConfig){
-		"ID":                func(c *RuntimeConfig) { c.ID = node.None },
-		"Listen":            func(c *RuntimeConfig) { c.Listen = "nonsense" },
-		"Advertise":         func(c *RuntimeConfig) { c.Listen = "0.0.0.0:7000" },
-		"GossipBind":        func(c *RuntimeConfig) { c.GossipBind = "x:y" },
-		"Join[0]":           func(c *RuntimeConfig) { c.Join = []string{"127.0.0.1:0"} },
-		"Label":             func(c *RuntimeConfig) { c.Label = strings.Repeat("x", 256) },
-		"SecretKey":         func(c *RuntimeConfig) { c.SecretKey = []byte("short") },
-		"MaxFrameSize":      func(c *RuntimeConfig) { c.MaxFrameSize = 10 },
-		"SendQueueLen":      func(c *RuntimeConfig) { c.SendQueueLen = -1 },
-		"InboxLen":          func(c *RuntimeConfig) { c.InboxLen = -5 },
-		"TrySendQueueBytes": func(c *RuntimeConfig) { c.TrySendQueueBytes = -1 },
-		"DialTimeout":       func(c *RuntimeConfig) { c.DialTimeout = -time.Second },
-		"HandshakeTimeout":  func(c *RuntimeConfig) { c.HandshakeTimeout = -1 },
-		"MaxRedialBackoff":  func(c *RuntimeConfig) { c.RedialBackoff, c.MaxRedialBackoff = time.Second, time.Millisecond },
+		"ID":                          func(c *RuntimeConfig) { c.ID = node.None },
+		"Listen":                      func(c *RuntimeConfig) { c.Listen = "nonsense" },
+		"Advertise":                   func(c *RuntimeConfig) { c.Listen = "0.0.0.0:7000" },
+		"Join[0]":                     func(c *RuntimeConfig) { c.Join = []string{"127.0.0.1:0"} },
+		"JoinTimeout":                 func(c *RuntimeConfig) { c.JoinTimeout = -time.Second },
+		"Label":                       func(c *RuntimeConfig) { c.Label = strings.Repeat("x", 256) },
+		"Layers[0]":                   func(c *RuntimeConfig) { c.Layers = []layer.Layer{nil} },
+		"Gossip.Bind":                 func(c *RuntimeConfig) { c.Gossip.Bind = "x:y" },
+		"Gossip.Advertise":            func(c *RuntimeConfig) { c.Gossip.Advertise = "127.0.0.1:0" },
+		"Gossip.SecretKey":            func(c *RuntimeConfig) { c.Gossip.SecretKey = []byte("short") },
+		"Gossip.LeaveTimeout":         func(c *RuntimeConfig) { c.Gossip.LeaveTimeout = -1 },
+		"Transport.MaxFrameSize":      func(c *RuntimeConfig) { c.Transport.MaxFrameSize = 10 },
+		"Transport.SendQueueLen":      func(c *RuntimeConfig) { c.Transport.SendQueueLen = -1 },
+		"Transport.InboxLen":          func(c *RuntimeConfig) { c.Transport.InboxLen = -5 },
+		"Transport.TrySendQueueBytes": func(c *RuntimeConfig) { c.Transport.TrySendQueueBytes = -1 },
+		"Transport.DialTimeout":       func(c *RuntimeConfig) { c.Transport.DialTimeout = -time.Second },
+		"Transport.RedialBackoff":     func(c *RuntimeConfig) { c.Transport.RedialBackoff = -time.Second },
+		"Transport.HandshakeTimeout":  func(c *RuntimeConfig) { c.Transport.HandshakeTimeout = -1 },
+		"Transport.WriteTimeout":      func(c *RuntimeConfig) { c.Transport.WriteTimeout = -1 },
+		"Transport.MaxRedialBackoff": func(c *RuntimeConfig) {
+			c.Transport.RedialBackoff, c.Transport.MaxRedialBackoff = time.Second, time.Millisecond
+		},
+		"Durability.DataDir":         func(c *RuntimeConfig) { c.Durability.DataDir, c.Durability.Store = "d", &gatedStore{} },
+		"Durability.Ephemeral":       func(c *RuntimeConfig) { c.Durability.DataDir, c.Durability.Ephemeral = "d", true },
+		"Durability.ForgetLostStore": func(c *RuntimeConfig) { c.Durability.ForgetLostStore = true },
 	}
 	for field, mutate := range cases {
 		c := good
 		mutate(&c)
 		err := c.Validate()
-		if err == nil || !strings.HasPrefix(err.Error(), "live: RuntimeConfig."+field) && !strings.Contains(err.Error(), field) {
+		if err == nil || !strings.HasPrefix(err.Error(), "live: RuntimeConfig."+field) {
 			t.Errorf("%s: %v", field, err)
-		}
-		if err != nil && !strings.HasPrefix(err.Error(), "live: ") {
-			t.Errorf("%s: error not package-prefixed: %v", field, err)
 		}
 	}
 	if _, err := NewRuntime(good, node.Spec{}); err == nil {
@@ -476,24 +485,36 @@ func TestRuntimeConfigZeroMeansDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DefaultRuntimeConfig()
-	want.ID = 7
+	// The defaults the fields' docs state, written out.
+	want := RuntimeConfig{ID: 7, Listen: "127.0.0.1:0", JoinTimeout: 10 * time.Second,
+		Gossip: GossipConfig{LeaveTimeout: time.Second},
+		Transport: TransportConfig{MaxFrameSize: 1 << 20, SendQueueLen: 1024, TrySendQueueBytes: 64 << 10, InboxLen: 1024,
+			DialTimeout: 3 * time.Second, RedialBackoff: 100 * time.Millisecond, MaxRedialBackoff: 5 * time.Second,
+			HandshakeTimeout: 2 * time.Second, WriteTimeout: 5 * time.Second},
+		Limits: LimitsConfig{MaxInboundConns: 1024, MaxInboundConnsPerHost: 128, IdleTimeout: 2 * time.Minute,
+			FrameReadTimeout: 30 * time.Second, UnconfirmedPeerTTL: 30 * time.Second},
+	}
 	got := r.cfg
 	if got.Logger == nil {
 		t.Fatal("no logger filled in")
 	}
-	got.Logger, want.Logger = nil, nil
+	got.Logger = nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("filled-in config\n got %+v\nwant %+v", got, want)
+	}
+	def := DefaultRuntimeConfig()
+	def.ID, def.Logger = 7, nil
+	if !reflect.DeepEqual(def, want) {
+		t.Errorf("DefaultRuntimeConfig\n got %+v\nwant %+v", def, want)
 	}
 
 	// A field that is set is kept; MaxRedialBackoff's default never falls
 	// below a longer RedialBackoff.
-	set := RuntimeConfig{ID: 7, InboxLen: 3, RedialBackoff: 8 * time.Second}.withDefaults()
-	if set.InboxLen != 3 || set.SendQueueLen != DefaultSendQueueLen || set.MaxRedialBackoff != 8*time.Second {
-		t.Errorf("withDefaults kept InboxLen %d, SendQueueLen %d, MaxRedialBackoff %v", set.InboxLen, set.SendQueueLen, set.MaxRedialBackoff)
+	set := RuntimeConfig{ID: 7, Transport: TransportConfig{InboxLen: 3, RedialBackoff: 8 * time.Second}}.withDefaults()
+	if set.Transport.InboxLen != 3 || set.Transport.SendQueueLen != DefaultSendQueueLen || set.Transport.MaxRedialBackoff != 8*time.Second {
+		t.Errorf("withDefaults kept InboxLen %d, SendQueueLen %d, MaxRedialBackoff %v", set.Transport.InboxLen, set.Transport.SendQueueLen, set.Transport.MaxRedialBackoff)
 	}
-	if err := (RuntimeConfig{ID: 7, RedialBackoff: 8 * time.Second}).Validate(); err != nil {
+	if err := (RuntimeConfig{ID: 7, Transport: TransportConfig{RedialBackoff: 8 * time.Second}}).Validate(); err != nil {
 		t.Errorf("a long RedialBackoff with the default cap: %v", err)
 	}
 }
@@ -526,7 +547,7 @@ func TestRuntimePeerDeclaredDead(t *testing.T) {
 	// timeouts make it suspect a live node, and a suspect is declared dead
 	// after SuspicionMult probe intervals unless it refutes in time.
 	patient := func(c *RuntimeConfig) {
-		c.TuneMemberlist = func(mc *memberlist.Config) { mc.SuspicionMult = 60 }
+		c.Gossip.Tune = func(mc *memberlist.Config) { mc.SuspicionMult = 60 }
 	}
 	n1 := startNoteNodeWith(t, 1, zap.NewNop(), patient)
 	n2 := startNoteNodeWith(t, 2, zap.NewNop(), patient, n1.Addr())
@@ -561,7 +582,7 @@ func TestRuntimeClusterLabelAndKey(t *testing.T) {
 	key := []byte("0123456789abcdef")
 	config := func(id node.ID, label string, join ...string) RuntimeConfig {
 		cfg := DefaultRuntimeConfig()
-		cfg.ID, cfg.Label, cfg.SecretKey, cfg.Join = id, label, key, join
+		cfg.ID, cfg.Label, cfg.Gossip.SecretKey, cfg.Join = id, label, key, join
 		// A join that must succeed gets as long as a loaded machine needs.
 		cfg.JoinTimeout = waitDeadline
 		return cfg
@@ -650,8 +671,8 @@ func TestRuntimeSlowPeerIsDisconnected(t *testing.T) {
 		accepted <- conn // and never read again
 	}()
 	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) {
-		c.SendQueueLen = 16
-		c.WriteTimeout = 200 * time.Millisecond
+		c.Transport.SendQueueLen = 16
+		c.Transport.WriteTimeout = 200 * time.Millisecond
 	})
 	n1.dir.learn(99, ln.Addr().String(), "")
 	big := strings.Repeat("x", 3500)
@@ -705,7 +726,7 @@ func TestRuntimeRedialBackoff(t *testing.T) {
 	n := n1.Status().Counters.DialFailures
 	elapsed := time.Since(started)
 	var least time.Duration // the backoffs between the n dials
-	for b, k := n1.cfg.RedialBackoff, uint64(1); k < n && least <= elapsed; b, k = min(2*b, n1.cfg.MaxRedialBackoff), k+1 {
+	for b, k := n1.cfg.Transport.RedialBackoff, uint64(1); k < n && least <= elapsed; b, k = min(2*b, n1.cfg.Transport.MaxRedialBackoff), k+1 {
 		least += b
 	}
 	if elapsed < least {

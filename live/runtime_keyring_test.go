@@ -10,7 +10,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
-// TestRuntimeKeyring: RuntimeConfig.Keyring reaches memberlist. Nodes whose
+// TestRuntimeKeyring: RuntimeConfig.Gossip.Keyring reaches memberlist. Nodes whose
 // keyrings share a key gossip with each other although their primary keys
 // differ (a key rotation in progress: each decrypts with every key it
 // holds); a node that holds none of their keys cannot join.
@@ -25,7 +25,7 @@ func TestRuntimeKeyring(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := DefaultRuntimeConfig()
-		cfg.ID, cfg.Keyring, cfg.Join = id, ring, join
+		cfg.ID, cfg.Gossip.Keyring, cfg.Join = id, ring, join
 		cfg.JoinTimeout = joinTimeout
 		r, err := NewRuntime(cfg, noteSpec())
 		if err != nil {

@@ -63,11 +63,11 @@ func silentPeer(t *testing.T, answer bool) (addr string, stop func()) {
 func refusalNode(t *testing.T, logger *zap.Logger, peer string) *Runtime {
 	t.Helper()
 	n1 := startNoteNodeWith(t, 1, logger, func(c *RuntimeConfig) {
-		c.TrySendQueueBytes = 16 << 10
-		c.SendQueueLen = 64
-		c.WriteTimeout = 10 * time.Minute
-		c.DialTimeout = 10 * time.Minute
-		c.HandshakeTimeout = 10 * time.Minute
+		c.Transport.TrySendQueueBytes = 16 << 10
+		c.Transport.SendQueueLen = 64
+		c.Transport.WriteTimeout = 10 * time.Minute
+		c.Transport.DialTimeout = 10 * time.Minute
+		c.Transport.HandshakeTimeout = 10 * time.Minute
 	})
 	n1.dir.learn(99, peer, "")
 	return n1
@@ -265,7 +265,7 @@ func TestRuntimeRefusalRetryLoopEnds(t *testing.T) {
 // a transport error, as a Send would be.
 func TestRuntimeTrySendAsSend(t *testing.T) {
 	defer livetest.VerifyNone(t)
-	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.DialTimeout = 300 * time.Millisecond })
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Transport.DialTimeout = 300 * time.Millisecond })
 	n2 := startNoteNode(t, 2, zap.NewNop(), n1.Addr())
 	for _, call := range []node.Message{sendNote{To: 2, Text: "first"}, trySend{To: 2, First: 7, Count: 1}, sendNote{To: 2, Text: "last"}, trySend{To: 1, First: 8, Count: 1}} {
 		if err := n1.Submit(call); err != nil {

@@ -33,7 +33,7 @@ type Store interface {
 	Close() error
 }
 
-// StoreFile is the name of a node's store in its RuntimeConfig.DataDir.
+// StoreFile is the name of a node's store in its RuntimeConfig.Durability.DataDir.
 const StoreFile = "node.db"
 
 // Store errors.
@@ -110,7 +110,7 @@ func OpenDataDir(c DataDirConfig) (Store, error) {
 	case errors.Is(err, os.ErrNotExist), errors.Is(err, errEmptyStoreFile):
 		if (initialised || errors.Is(err, errEmptyStoreFile)) && !c.ForgetLost {
 			return nil, fmt.Errorf("%w: %s was initialised for %v (%s) but %s is %s: starting would forget what the node promised; "+
-				"restore the store, or start with an empty one knowing that (RuntimeConfig.ForgetLostStore, crystalball node --forget-lost-store)",
+				"restore the store, or start with an empty one knowing that (RuntimeConfig.Durability.ForgetLostStore, crystalball node --forget-lost-store)",
 				ErrStoreLost, c.Dir, c.ID, c.Service, StoreFile, lostHow(err))
 		}
 		if err := createStore(c.Dir, c.ID, c.Service); err != nil {

@@ -75,7 +75,7 @@ func BenchmarkPaxosProjection(b *testing.B) {
 func BenchmarkDurableStep(b *testing.B) {
 	for _, burst := range []bool{false, true} {
 		b.Run(fmt.Sprintf("burst=%v", burst), func(b *testing.B) {
-			cfg := promiserConfig(1, func(c *RuntimeConfig) { c.DataDir = b.TempDir() })
+			cfg := promiserConfig(1, func(c *RuntimeConfig) { c.Durability.DataDir = b.TempDir() })
 			r, err := NewRuntime(cfg, promiserSpec())
 			if err != nil {
 				b.Fatal(err)

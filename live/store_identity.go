@@ -21,7 +21,7 @@ import (
 // initialised directory is a store lost — the node would start as new and
 // forget what it promised, which for a Paxos acceptor breaks the
 // protocol —, refused with ErrStoreLost unless the operator says the loss
-// is known (RuntimeConfig.ForgetLostStore).
+// is known (RuntimeConfig.Durability.ForgetLostStore).
 
 // IdentityFile is the name of a data directory's identity file.
 const IdentityFile = "identity.json"

@@ -370,7 +370,7 @@ func warnInsecure(cfg RuntimeConfig, log *zap.Logger) {
 	if cfg.TLS == nil {
 		log.Warn("live: the service transport is plaintext and unauthenticated (no TLS configured): any host that reaches it can speak as any node")
 	}
-	if len(cfg.SecretKey) == 0 && cfg.Keyring == nil {
+	if !cfg.Gossip.encrypted() {
 		log.Warn("live: gossip is unencrypted and unauthenticated (no gossip key configured): any host that reaches it can join the cluster")
 	}
 }

@@ -471,7 +471,7 @@ func TestRuntimeWarnsOfPlaintext(t *testing.T) {
 	}{
 		{"neither", func(*RuntimeConfig) {}, []string{"plaintext", "gossip is unencrypted"}},
 		{"TLS only", withTLS(tlsFor(t, ca, 1)), []string{"gossip is unencrypted"}},
-		{"both", func(c *RuntimeConfig) { c.TLS, c.SecretKey = tlsFor(t, ca, 1), key16 }, nil},
+		{"both", func(c *RuntimeConfig) { c.TLS, c.Gossip.SecretKey = tlsFor(t, ca, 1), key16 }, nil},
 	} {
 		core, logs := observer.New(zapcore.WarnLevel)
 		r := startNoteNodeWith(t, 1, zap.New(core), c.tune)

@@ -36,7 +36,7 @@ import (
 //
 // A TrySend (node.Envelope.Refusable) is a message, on the same connection,
 // that enqueue refuses instead of queueing when the connection's write
-// queue is over RuntimeConfig.TrySendQueueBytes (or SendQueueLen frames):
+// queue is over RuntimeConfig.Transport.TrySendQueueBytes (or SendQueueLen frames):
 // the refusal closes nothing, and the runtime steps the service with
 // node.EventSendRefused. The queue's bytes (peerConn.queued) count every
 // frame from enqueue until the writer has taken it into its write buffer
@@ -274,12 +274,12 @@ type redialState struct {
 
 func newTransport(ctx context.Context, cfg RuntimeConfig, reg *node.Registry, log *zap.Logger, dir *directory,
 	stats *counters, events chan netEvent, wg *sync.WaitGroup) *transport {
-	dir.setTTL(cfg.UnconfirmedPeerTTL)
-	dir.setMaxUnconfirmed(cfg.MaxInboundConns)
+	dir.setTTL(cfg.Limits.UnconfirmedPeerTTL)
+	dir.setMaxUnconfirmed(cfg.Limits.MaxInboundConns)
 	return &transport{
-		limits:   newConnLimiter(cfg.MaxInboundConns, cfg.MaxInboundConnsPerHost),
+		limits:   newConnLimiter(cfg.Limits.MaxInboundConns, cfg.Limits.MaxInboundConnsPerHost),
 		warnings: newLogLimiter(time.Second, 10), infos: newLogLimiter(time.Second, 20),
-		self: cfg.ID, label: cfg.Label, maxFrame: cfg.MaxFrameSize, cfg: cfg, reg: reg, log: log,
+		self: cfg.ID, label: cfg.Label, maxFrame: cfg.Transport.MaxFrameSize, cfg: cfg, reg: reg, log: log,
 		dir: dir, stats: stats, events: events, ctx: ctx, wg: wg,
 		out: make(map[node.ID]*peerConn), in: make(map[node.ID]*peerConn), raw: make(map[net.Conn]struct{}),
 		redial: make(map[node.ID]redialState),
@@ -472,7 +472,7 @@ func (t *transport) serveInbound(conn net.Conn) {
 	defer t.wg.Done()
 	defer t.limits.release(conn.RemoteAddr())
 	defer t.untrack(conn)
-	conn.SetDeadline(time.Now().Add(t.cfg.HandshakeTimeout))
+	conn.SetDeadline(time.Now().Add(t.cfg.Transport.HandshakeTimeout))
 	var h hello
 	conn, err := t.secureAccept(conn)
 	if err == nil {
@@ -546,7 +546,7 @@ func (t *transport) serveInbound(conn net.Conn) {
 // hello's ID is authenticated: a redial replaces the old connection at
 // once.
 func (t *transport) admitInbound(c *peerConn) (*peerConn, error) {
-	deadline := time.Now().Add(t.cfg.HandshakeTimeout)
+	deadline := time.Now().Add(t.cfg.Transport.HandshakeTimeout)
 	for {
 		old, err := t.swapInbound(c)
 		if err != errHeldLive {
@@ -583,7 +583,7 @@ func (t *transport) swapInbound(c *peerConn) (*peerConn, error) {
 			return nil, fmt.Errorf("%w: hello claims %v at service %q, gossip %q; its live connection is at service %q, gossip %q",
 				ErrIdentityConflict, c.peer, c.service, c.gossip, old.service, old.gossip)
 		}
-		silent := time.Since(time.Unix(0, old.lastRead.Load())) > t.cfg.IdleTimeout/2
+		silent := time.Since(time.Unix(0, old.lastRead.Load())) > t.cfg.Limits.IdleTimeout/2
 		if t.cfg.TLS == nil && !silent {
 			return old, errHeldLive
 		}
@@ -643,14 +643,14 @@ func (t *transport) readEnvelopes(c *peerConn, conn net.Conn) error {
 // byte must come within IdleTimeout, and the whole frame within
 // FrameReadTimeout of that byte.
 func (t *transport) readFrame(conn net.Conn, br *bufio.Reader, buf []byte) ([]byte, error) {
-	conn.SetReadDeadline(time.Now().Add(t.cfg.IdleTimeout))
+	conn.SetReadDeadline(time.Now().Add(t.cfg.Limits.IdleTimeout))
 	if _, err := br.Peek(1); err != nil {
 		if isTimeout(err) {
 			return nil, errIdle
 		}
 		return nil, err
 	}
-	conn.SetReadDeadline(time.Now().Add(t.cfg.FrameReadTimeout))
+	conn.SetReadDeadline(time.Now().Add(t.cfg.Limits.FrameReadTimeout))
 	payload, err := ReadFrame(br, buf, t.maxFrame)
 	if err != nil && isTimeout(err) {
 		return nil, fmt.Errorf("%w: %w", errSlowFrame, err)
@@ -695,7 +695,7 @@ func (t *transport) enqueue(peer node.ID, frame []byte, refusable bool) error {
 	c.msgs.Store(true)
 	t.mu.Unlock()
 	n := int64(len(frame))
-	if q := c.queued.Load(); refusable && q > 0 && q+n > int64(t.cfg.TrySendQueueBytes) {
+	if q := c.queued.Load(); refusable && q > 0 && q+n > int64(t.cfg.Transport.TrySendQueueBytes) {
 		return errSendRefused
 	}
 	if !c.push(frame) {
@@ -736,7 +736,7 @@ func (t *transport) dialOut(peer node.ID) *peerConn {
 		}
 		t.unresolved++
 	}
-	c := &peerConn{t: t, peer: peer, outbound: true, unresolved: unresolved, queue: make(chan []byte, t.cfg.SendQueueLen), closed: make(chan struct{})}
+	c := &peerConn{t: t, peer: peer, outbound: true, unresolved: unresolved, queue: make(chan []byte, t.cfg.Transport.SendQueueLen), closed: make(chan struct{})}
 	t.out[peer] = c
 	t.wg.Add(1)
 	go c.runOutbound()
@@ -842,14 +842,14 @@ func (c *peerConn) resolved() {
 func (c *peerConn) writeLoop(conn net.Conn) {
 	t := c.t
 	bw := bufio.NewWriterSize(conn, 64<<10)
-	ka := time.NewTimer(t.cfg.IdleTimeout / 3)
+	ka := time.NewTimer(t.cfg.Limits.IdleTimeout / 3)
 	defer ka.Stop()
 	for {
 		select {
 		case <-c.closed:
 			return
 		case <-ka.C:
-			conn.SetWriteDeadline(time.Now().Add(t.cfg.WriteTimeout))
+			conn.SetWriteDeadline(time.Now().Add(t.cfg.Transport.WriteTimeout))
 			_, err := bw.Write(keepaliveFrame)
 			if err == nil {
 				err = bw.Flush()
@@ -858,10 +858,10 @@ func (c *peerConn) writeLoop(conn net.Conn) {
 				c.close(fmt.Errorf("live: write keepalive: %w", err), !isClosed(c))
 				return
 			}
-			ka.Reset(t.cfg.IdleTimeout / 3)
+			ka.Reset(t.cfg.Limits.IdleTimeout / 3)
 		case f := <-c.queue:
-			ka.Reset(t.cfg.IdleTimeout / 3)
-			conn.SetWriteDeadline(time.Now().Add(t.cfg.WriteTimeout))
+			ka.Reset(t.cfg.Limits.IdleTimeout / 3)
+			conn.SetWriteDeadline(time.Now().Add(t.cfg.Transport.WriteTimeout))
 			_, err := bw.Write(f)
 			c.queued.Add(-int64(len(f)))
 			if err != nil {
@@ -910,9 +910,9 @@ func (t *transport) dialFailed(peer node.ID) {
 	defer t.mu.Unlock()
 	st, ok := t.redial[peer]
 	if !ok {
-		st.backoff = t.cfg.RedialBackoff
+		st.backoff = t.cfg.Transport.RedialBackoff
 	} else {
-		st.backoff = min(2*st.backoff, t.cfg.MaxRedialBackoff)
+		st.backoff = min(2*st.backoff, t.cfg.Transport.MaxRedialBackoff)
 	}
 	st.notBefore = time.Now().Add(st.backoff)
 	t.redial[peer] = st
@@ -965,7 +965,7 @@ func (c *peerConn) watchOutbound(conn net.Conn) {
 // dialPeer resolves peer's service address (waiting for discovery up to
 // DialTimeout), dials it and exchanges hellos.
 func (t *transport) dialPeer(c *peerConn) (net.Conn, error) {
-	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.DialTimeout)
+	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.Transport.DialTimeout)
 	defer cancel()
 	addr, err := t.dir.resolve(ctx, c.peer, c.closed)
 	if err != nil {
@@ -1000,7 +1000,7 @@ func (t *transport) dialHello(ctx context.Context, addr string, kind byte) (hell
 		conn.Close()
 		return helloConn{}, errClosedLocally
 	}
-	deadline := time.Now().Add(t.cfg.HandshakeTimeout)
+	deadline := time.Now().Add(t.cfg.Transport.HandshakeTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}

@@ -126,7 +126,7 @@ func TestGossipFloodAdmitsNoFakeMember(t *testing.T) {
 func TestProvedMemberIsAdmittedAtOnce(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	noPushPull := func(c *RuntimeConfig) {
-		c.TuneMemberlist = func(mc *memberlist.Config) { mc.PushPullInterval = 0 }
+		c.Gossip.Tune = func(mc *memberlist.Config) { mc.PushPullInterval = 0 }
 	}
 	n1 := startNoteNodeWith(t, 1, zap.NewNop(), noPushPull)
 	n3 := startNoteNodeWith(t, 3, zap.NewNop(), noPushPull) // on its own: joins nobody
@@ -183,7 +183,7 @@ func freeAddr(t *testing.T) string {
 func TestFailedProofIsRetriedAfterTheBackoff(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	noPushPull := func(c *RuntimeConfig) {
-		c.TuneMemberlist = func(mc *memberlist.Config) { mc.PushPullInterval = 0 }
+		c.Gossip.Tune = func(mc *memberlist.Config) { mc.PushPullInterval = 0 }
 	}
 	n1 := startNoteNodeWith(t, 1, zap.NewNop(), noPushPull)
 	defer stopNodes(t, n1)
@@ -208,7 +208,7 @@ func TestFailedProofIsRetriedAfterTheBackoff(t *testing.T) {
 	failed := time.Now()
 	n3 := startNoteNodeWith(t, 3, zap.NewNop(), func(c *RuntimeConfig) {
 		noPushPull(c)
-		c.Listen, c.GossipBind = service, gossip
+		c.Listen, c.Gossip.Bind = service, gossip
 	})
 	defer stopNodes(t, n3)
 	conn.Write(pkt) // n3's alive message now that it is back
@@ -232,7 +232,7 @@ func TestFailedProofIsRetriedAfterTheBackoff(t *testing.T) {
 // once, so a spoofer repeating the hello kept the edge broken.
 func TestCopiedHelloDoesNotReplaceALiveConnection(t *testing.T) {
 	defer livetest.VerifyNone(t)
-	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.HandshakeTimeout = 300 * time.Millisecond })
+	n1 := startNoteNodeWith(t, 1, zap.NewNop(), func(c *RuntimeConfig) { c.Transport.HandshakeTimeout = 300 * time.Millisecond })
 	n2 := startNoteNode(t, 2, zap.NewNop(), n1.Addr())
 	defer stopNodes(t, n1, n2)
 	if err := n2.Submit(sendNote{To: 1, Text: "before"}); err != nil {

@@ -194,7 +194,7 @@
 //     order they were sent);
 //   - the live runtime (package live) refuses a TrySend when the bytes
 //     waiting in the peer's write queue plus the message would exceed
-//     live.RuntimeConfig.TrySendQueueBytes (a queue with nothing waiting
+//     live.RuntimeConfig.Transport.TrySendQueueBytes (a queue with nothing waiting
 //     takes a message of any size) or the queue holds SendQueueLen
 //     frames, and the connection stays open; a TrySend to self is never
 //     refused.

@@ -209,7 +209,7 @@ func (f *nodeFlags) secure(cfg *live.RuntimeConfig) error {
 		if err != nil {
 			return usagef("--gossip-key-file: %w", err)
 		}
-		cfg.Keyring = ring
+		cfg.Gossip.Keyring = ring
 	}
 	return nil
 }
@@ -251,14 +251,14 @@ const joinUntilStopped = 100 * 365 * 24 * time.Hour
 func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, error) {
 	n := &liveNode{f: f, svc: svc, log: logger, timings: status.NewTimings()}
 	cfg := live.DefaultRuntimeConfig()
-	cfg.ID, cfg.Listen, cfg.Advertise, cfg.GossipBind = f.id, f.listen, f.advertise, f.gossip
+	cfg.ID, cfg.Listen, cfg.Advertise, cfg.Gossip.Bind = f.id, f.listen, f.advertise, f.gossip
 	cfg.Join, cfg.Label, cfg.Seed, cfg.Logger = SplitList(f.join), f.label, f.seed, logger
-	cfg.TrySendQueueBytes = f.trySendQueue
+	cfg.Transport.TrySendQueueBytes = f.trySendQueue
 	cfg.JoinTimeout = f.joinTimeout
 	if cfg.JoinTimeout == 0 {
 		cfg.JoinTimeout = joinUntilStopped
 	}
-	cfg.DataDir, cfg.Ephemeral, cfg.ForgetLostStore = f.dataDir, f.ephemeral, f.forgetLost
+	cfg.Durability = live.DurabilityConfig{DataDir: f.dataDir, Ephemeral: f.ephemeral, ForgetLostStore: f.forgetLost}
 	if err := f.secure(&cfg); err != nil {
 		return nil, err
 	}
