@@ -103,7 +103,7 @@ func TestLookAheadPreventsATransportErrorEpisode(t *testing.T) {
 	if violated(off) == 0 {
 		t.Fatal("without crystalball OneLeader holds: the scenario is wrong")
 	}
-	blind, _ := run(&emulation.SteeringConfig{Controller: steering.Config{Mode: steering.Off, LookAhead: steering.LookAheadConfig{States: -1}}, Immediate: true})
+	blind, _ := run(&emulation.SteeringConfig{Controller: steering.Config{Mode: steering.Off, ImmediateCheckConfig: steering.ImmediateCheckConfig{LookAhead: steering.LookAheadConfig{States: -1}}}, Immediate: true})
 	if violated(blind) == 0 {
 		t.Fatal("the immediate check alone prevented the takeover: the look-ahead is not what this test pins")
 	}

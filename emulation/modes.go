@@ -90,7 +90,7 @@ func ModeConfig(mode steering.Mode, nodes int, immediate bool) (*SnapshotConfig,
 	}
 	snaps := &SnapshotConfig{Manager: snapshot.Config{Interval: ModeSnapshotInterval, GatherInterval: ModeSnapshotInterval}}
 	steer := &SteeringConfig{
-		Controller: steering.Config{Mode: mode, Faults: steering.DefaultFaults(), MaxStates: mode.DefaultMaxStates()},
+		Controller: steering.Config{Mode: mode, Faults: steering.DefaultFaults(), SearchBudget: steering.SearchBudget{MaxStates: mode.DefaultMaxStates()}},
 		Immediate:  immediate,
 	}
 	if predicting != nil {

@@ -78,7 +78,9 @@ func TestEmulatorPostponesFilteredTransportError(t *testing.T) {
 		if steer {
 			cfg.Steering = &emulation.SteeringConfig{
 				Controller: steering.Config{Mode: steering.Steer, Faults: consequence.Faults{Breaks: 1},
-					PostponeDelay: 2 * time.Second, Walks: -1},
+					LivenessWalks:      steering.LivenessWalks{WalkOptions: steering.WalkOptions{Walks: -1}},
+					InterventionPolicy: steering.InterventionPolicy{PostponeDelay: 2 * time.Second},
+				},
 				OnIntervention: func(iv emulation.Intervention) { seen = append(seen, iv) },
 			}
 		}

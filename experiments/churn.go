@@ -289,11 +289,11 @@ func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, erro
 			mode = steering.Steer
 		}
 		sc := cfg.Rules.steering(steering.Config{
-			Mode:             mode,
-			Faults:           consequence.Faults{Resets: 1, SilentResets: true, ResetKinds: cfg.ResetKinds},
-			MaxStates:        cfg.MaxStates,
-			BreakConnection:  cfg.BreakConnection,
-			MaxInterventions: cfg.MaxInterventions,
+			Mode:               mode,
+			Faults:             consequence.Faults{Resets: 1, SilentResets: true, ResetKinds: cfg.ResetKinds},
+			SearchBudget:       steering.SearchBudget{MaxStates: cfg.MaxStates},
+			InterventionPolicy: steering.InterventionPolicy{BreakConnection: cfg.BreakConnection},
+			EscalationPolicy:   steering.EscalationPolicy{MaxInterventions: cfg.MaxInterventions},
 		})
 		switch {
 		case cfg.VetoHold < 0:

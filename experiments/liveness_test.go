@@ -26,7 +26,7 @@ import (
 // size is in liveness_long_test.go.
 func smallLivenessConfig() RandTreeLivenessConfig {
 	return RandTreeLivenessConfig{Seed: 1, Runs: 2, Nodes: 5, MaxGap: 50 * time.Millisecond, SnapEvery: 100 * time.Second, Workers: 2,
-		Steering: steering.Config{MaxStates: 300, MaxWalkSteps: 500}}
+		Steering: steering.Config{SearchBudget: steering.SearchBudget{MaxStates: 300}, LivenessWalks: steering.LivenessWalks{MaxWalkSteps: 500}}}
 }
 
 // RandTreeLiveness on a small tree: MaceMC's bug leaves a parent holding

@@ -494,8 +494,8 @@ func paxosScenario(ctx context.Context, set paxosSettings, seed uint64, gap time
 			Controller: set.rules.steering(steering.Config{
 				Mode:         mode,
 				Faults:       consequence.Faults{Resets: set.resets},
-				MaxStates:    set.maxStates,
-				LastKnownFor: set.lastKnown,
+				SearchBudget: steering.SearchBudget{MaxStates: set.maxStates},
+				RoundModel:   steering.RoundModel{LastKnownFor: set.lastKnown},
 			}),
 			Immediate: immediate,
 			OnIntervention: func(iv emulation.Intervention) {

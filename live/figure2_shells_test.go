@@ -49,11 +49,11 @@ func TestFigure2SameInBothShells(t *testing.T) {
 	defer livetest.VerifyNone(t)
 	spec := randtree.NewSpec(randtree.DefaultOptions())
 	ctl := steering.Config{
-		Mode:            steering.Steer,
-		Workload:        paper.Figure2Workload,
-		Faults:          consequence.Faults{Resets: 1, SilentResets: true},
-		BreakConnection: true,
-		MaxStates:       5_000,
+		Mode:               steering.Steer,
+		Workload:           paper.Figure2Workload,
+		Faults:             consequence.Faults{Resets: 1, SilentResets: true},
+		SearchBudget:       steering.SearchBudget{MaxStates: 5_000},
+		InterventionPolicy: steering.InterventionPolicy{BreakConnection: true},
 	}
 	em := runFigure2Emulated(t, spec, ctl)
 

@@ -92,7 +92,7 @@ func TestRoundRunnerNewerSnapshotCancelsRound(t *testing.T) {
 	}
 	var completed []uint64
 	runner := NewRoundRunner()
-	l, err := steering.NewLayer(steering.LayerConfig{Controller: steering.Config{Mode: steering.Debug, Spec: spec, MaxStates: 500}, Runner: runner,
+	l, err := steering.NewLayer(steering.LayerConfig{Controller: steering.Config{Mode: steering.Debug, Spec: spec, SearchBudget: steering.SearchBudget{MaxStates: 500}}, Runner: runner,
 		OnRound: func(s *snapshot.Snapshot, _ *steering.RoundReport) { completed = append(completed, s.CN) }}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -68,7 +68,10 @@ func TestLyingMemberIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	steer, err := steering.NewLayer(steering.LayerConfig{Controller: steering.Config{Mode: steering.Steer, Spec: spec,
-		MaxStates: 200, FilterHold: 500 * time.Millisecond, PostponeDelay: 100 * time.Millisecond}, Runner: NewRoundRunner()}, snaps)
+		SearchBudget:       steering.SearchBudget{MaxStates: 200},
+		InterventionPolicy: steering.InterventionPolicy{PostponeDelay: 100 * time.Millisecond},
+		EscalationPolicy:   steering.EscalationPolicy{FilterHold: 500 * time.Millisecond},
+	}, Runner: NewRoundRunner()}, snaps)
 	if err != nil {
 		t.Fatal(err)
 	}

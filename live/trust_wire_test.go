@@ -143,7 +143,7 @@ func TestGarbageCheckpointExcludesItsMember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steer, err := steering.NewLayer(steering.LayerConfig{Controller: steering.Config{Mode: steering.Debug, Spec: noteSpec(), MaxStates: 100},
+	steer, err := steering.NewLayer(steering.LayerConfig{Controller: steering.Config{Mode: steering.Debug, Spec: noteSpec(), SearchBudget: steering.SearchBudget{MaxStates: 100}},
 		Runner: NewRoundRunner()}, snaps)
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +183,7 @@ func TestGarbageCheckpointExcludesItsMember(t *testing.T) {
 func TestPeerStringsAreBounded(t *testing.T) {
 	t.Cleanup(func() { livetest.VerifyNone(t) }) // after the listener's cleanup
 	logs, obs := observedLogger()
-	steer, err := steering.NewLayer(steering.LayerConfig{Controller: steering.Config{Mode: steering.Debug, Spec: noteSpec(), MaxStates: 10},
+	steer, err := steering.NewLayer(steering.LayerConfig{Controller: steering.Config{Mode: steering.Debug, Spec: noteSpec(), SearchBudget: steering.SearchBudget{MaxStates: 10}},
 		Runner: NewRoundRunner()}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -89,7 +89,7 @@ func TestPredictionRecordsRefusals(t *testing.T) {
 	spec := announcerSpec()
 	s := announcerSnapshot(t, spec)
 	faults := consequence.Faults{Refusals: 1}
-	ctl, err := steering.New(steering.Config{Mode: steering.Debug, Spec: spec, Faults: faults, Walks: -1}, 1)
+	ctl, err := steering.New(steering.Config{Mode: steering.Debug, Spec: spec, Faults: faults, LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{Walks: -1}}}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestPredictionRecordsRefusals(t *testing.T) {
 		t.Error("the path replayed on a model without refusals")
 	}
 	// The same round without the budget predicts nothing.
-	ctl, err = steering.New(steering.Config{Mode: steering.Debug, Spec: spec, Walks: -1}, 1)
+	ctl, err = steering.New(steering.Config{Mode: steering.Debug, Spec: spec, LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{Walks: -1}}}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,8 @@ func newFigure2(t *testing.T) (node.Spec, *snapshot.Snapshot, *steering.RoundRep
 	s.Channels = []snapshot.Channel{{From: 1, To: 9, Complete: true,
 		Messages: []node.Envelope{{From: 1, To: 9, CN: 7, Msg: randtree.Probe{Root: 1}}}}}
 	ctl, err := steering.New(steering.Config{Mode: steering.Debug, Spec: spec, Workload: paper.Figure2Workload,
-		Faults: consequence.Faults{Resets: 1, SilentResets: true}, Walks: -1}, 9)
+		Faults:        consequence.Faults{Resets: 1, SilentResets: true},
+		LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{Walks: -1}}}, 9)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,7 @@ func TestLastKnownMembers(t *testing.T) {
 	t0 := time.Unix(100, 0)
 	for _, keep := range []time.Duration{0, 30 * time.Second} {
 		t.Run(fmt.Sprintf("LastKnownFor=%v", keep), func(t *testing.T) {
-			c, err := steering.New(steering.Config{Mode: steering.Steer, Spec: rotSpec, LastKnownFor: keep}, 2)
+			c, err := steering.New(steering.Config{Mode: steering.Steer, Spec: rotSpec, RoundModel: steering.RoundModel{LastKnownFor: keep}}, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,7 +168,7 @@ func TestLastKnownMembers(t *testing.T) {
 			}
 		})
 	}
-	if _, err := steering.New(steering.Config{Spec: rotSpec, LastKnownFor: -time.Second}, 2); !errors.Is(err, steering.ErrInvalidConfig) {
+	if _, err := steering.New(steering.Config{Spec: rotSpec, RoundModel: steering.RoundModel{LastKnownFor: -time.Second}}, 2); !errors.Is(err, steering.ErrInvalidConfig) {
 		t.Fatalf("negative LastKnownFor: %v", err)
 	}
 }

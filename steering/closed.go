@@ -31,7 +31,7 @@ import (
 // and those its service names (node.Neighborer), in the dead end's state.
 // An involved node with a peer that is not a member makes the dead end
 // open; so does one that sends to a node outside the snapshot in
-// Config.ProbeWalks walks from the dead end. Snapshots that record no
+// LivenessWalks.K walks from the dead end. Snapshots that record no
 // peers (offline models, a peer that predates the field) are judged by
 // their sends alone.
 
@@ -138,7 +138,7 @@ func (ls *livenessSearch) closed(g *consequence.GlobalState, verr error) (bool, 
 	bm := ls.budget.model(m)
 	opts := ls.opts
 	opts.Walks = 1
-	for w := 0; w < ls.c.cfg.ProbeWalks && !open; w++ {
+	for w := 0; w < ls.c.cfg.K && !open; w++ {
 		opts.Seed = ls.opts.Seed ^ (uint64(w)+1)*0xd1b54a32d192ed03
 		if _, err := consequence.RandomWalksFrom(ls.budget.ctx, bm, ls.props, []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]{{Start: g, State: g}}, opts); err != nil {
 			return false, err

@@ -100,8 +100,9 @@ func TestOpenSnapshotYieldsNoDeadEnd(t *testing.T) {
 			snap.Nodes[0].Peers = []node.ID{2, 3} // n1 deals with n2 and n3
 			snap.Nodes[1].Peers = []node.ID{1}
 		}
-		c, err := steering.New(steering.Config{Mode: steering.Debug, Spec: spec, WalkSeed: 1, ProbeWalks: 8, WalkDepth: 20,
-			WalkWeights: map[consequence.ActorActionKind]float64{}, MaxWalkSteps: 100_000}, 3)
+		c, err := steering.New(steering.Config{Mode: steering.Debug, Spec: spec,
+			LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{Seed: 1, K: 8, DMax: 20}, WalkWeights: map[consequence.ActorActionKind]float64{}, MaxWalkSteps: 100_000},
+		}, 3)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -58,14 +58,16 @@ func initialSnapshot(t *testing.T, spec node.Spec) *snapshot.Snapshot {
 func controller(t *testing.T, mode steering.Mode, spec node.Spec, self node.ID) *steering.Controller {
 	t.Helper()
 	c, err := steering.New(steering.Config{
-		Mode:     mode,
-		Spec:     spec,
-		Workload: paper.Figure2Workload,
-		Faults:   consequence.Faults{Resets: 1, SilentResets: true},
+		Mode:               mode,
+		Spec:               spec,
+		Workload:           paper.Figure2Workload,
+		Faults:             consequence.Faults{Resets: 1, SilentResets: true},
+		LivenessWalks:      steering.LivenessWalks{MaxWalkSteps: steering.Figure2WalkSteps},
+		InterventionPolicy: steering.InterventionPolicy{BreakConnection: true},
 		// The paper's filter: drop the Join and reset the connection.
-		BreakConnection: true,
+
 		// A tenth of the default walk budget (see Figure2WalkSteps).
-		MaxWalkSteps: steering.Figure2WalkSteps,
+
 	}, self)
 	if err != nil {
 		t.Fatal(err)
@@ -230,13 +232,13 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"no spec", steering.Config{}, 1},
 		{"no node", steering.Config{Spec: spec}, node.None},
-		{"negative states", steering.Config{Spec: spec, MaxStates: -1}, 1},
+		{"negative states", steering.Config{Spec: spec, SearchBudget: steering.SearchBudget{MaxStates: -1}}, 1},
 		{"bad mode", steering.Config{Spec: spec, Mode: 9}, 1},
-		{"negative walk depth", steering.Config{Spec: spec, WalkDepth: -1}, 1},
-		{"warm-up past the walk", steering.Config{Spec: spec, WalkDepth: 50, WalkWarmup: 50}, 1},
-		{"live fraction above 1", steering.Config{Spec: spec, LiveFraction: 1.5}, 1},
-		{"negative walk weight", steering.Config{Spec: spec, WalkWeights: map[consequence.ActorActionKind]float64{consequence.ActTimer: -1}}, 1},
-		{"negative walk budget", steering.Config{Spec: spec, MaxWalkSteps: -5}, 1},
+		{"negative walk depth", steering.Config{Spec: spec, LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{DMax: -1}}}, 1},
+		{"warm-up past the walk", steering.Config{Spec: spec, LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{DMax: 50, DInit: 50}}}, 1},
+		{"live fraction above 1", steering.Config{Spec: spec, LivenessWalks: steering.LivenessWalks{LiveFraction: 1.5}}, 1},
+		{"negative walk weight", steering.Config{Spec: spec, LivenessWalks: steering.LivenessWalks{WalkWeights: map[consequence.ActorActionKind]float64{consequence.ActTimer: -1}}}, 1},
+		{"negative walk budget", steering.Config{Spec: spec, LivenessWalks: steering.LivenessWalks{MaxWalkSteps: -5}}, 1},
 	} {
 		if _, err := steering.New(tc.cfg, tc.self); !errors.Is(err, steering.ErrInvalidConfig) {
 			t.Errorf("%s: %v", tc.name, err)

@@ -107,7 +107,7 @@
 // a pure function of the controller's state and the snapshot, so the
 // emulator charges it in virtual time from the states it explored and runs
 // stay reproducible. The liveness walks draw from a seed that is a
-// function of Config.WalkSeed, the node and the snapshot's fingerprint;
+// function of LivenessWalks.Seed, the node and the snapshot's fingerprint;
 // each step counts as a state.
 //
 // # The layer, in both shells

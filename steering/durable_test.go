@@ -254,7 +254,7 @@ func TestRestoredFilterMeetsTheLivenessGuard(t *testing.T) {
 	snap := StartSnapshot(t, spec, []node.ID{1, 2}, 2)
 	core := initedCore(t, spec, 2, snap.At)
 	var rep *RoundReport
-	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, Walks: 8, WalkDepth: 20},
+	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, LivenessWalks: LivenessWalks{WalkOptions: WalkOptions{Walks: 8, DMax: 20}}},
 		OnRound: func(_ *snapshot.Snapshot, r *RoundReport) { rep = r }}
 	ping := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Ping", Break: true}
 	l, h := newTestLive(t, cfg, core)

@@ -58,11 +58,11 @@ func loneBootstrap(t *testing.T, spec node.Spec) *snapshot.Snapshot {
 func chordController(t *testing.T, spec node.Spec, noArrivals bool) *steering.Controller {
 	t.Helper()
 	c, err := steering.New(steering.Config{
-		Mode:       steering.Debug,
-		Spec:       spec,
-		Properties: chord.SafetyProperties(),
-		MaxStates:  2_000,
-		NoArrivals: noArrivals,
+		Mode:         steering.Debug,
+		Spec:         spec,
+		Properties:   chord.SafetyProperties(),
+		SearchBudget: steering.SearchBudget{MaxStates: 2_000},
+		RoundModel:   steering.RoundModel{NoArrivals: noArrivals},
 	}, 30)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +152,7 @@ func TestRoundPredictsFigure11FromArrivals(t *testing.T) {
 // and the members' declarations allow (none for a zero bound).
 func TestArrivalsConfig(t *testing.T) {
 	spec := chordFigure11Spec()
-	if _, err := steering.New(steering.Config{Spec: spec, Arrivals: -1}, 30); !errors.Is(err, steering.ErrInvalidConfig) {
+	if _, err := steering.New(steering.Config{Spec: spec, RoundModel: steering.RoundModel{Arrivals: -1}}, 30); !errors.Is(err, steering.ErrInvalidConfig) {
 		t.Errorf("Arrivals -1: %v, want ErrInvalidConfig", err)
 	}
 	if got := steering.DefaultConfig().Arrivals; got != steering.DefaultArrivals {

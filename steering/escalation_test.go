@@ -155,7 +155,7 @@ func TestEscalationOfAVetoHoldsUntilSafe(t *testing.T) {
 		{20 * time.Second, true, []int{1, 2, 3, 22, 23}, true},
 	} {
 		core := raiseCore(t, 1, false)
-		cfg := LayerConfig{Controller: Config{Mode: Off, Spec: raiseSpec, MaxInterventions: 2, VetoHold: c.hold}, Immediate: true}
+		cfg := LayerConfig{Controller: Config{Mode: Off, Spec: raiseSpec, EscalationPolicy: EscalationPolicy{MaxInterventions: 2, VetoHold: c.hold}}, Immediate: true}
 		l, _ := newTestLive(t, cfg, core)
 		l.gate.setGuarded(c.guarded)
 		t0 := time.Unix(100, 0)

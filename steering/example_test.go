@@ -24,11 +24,11 @@ func ExampleController_Round() {
 		panic(err)
 	}
 	c, err := steering.New(steering.Config{
-		Mode:            steering.Steer,
-		Spec:            spec,
-		Workload:        paper.Figure2Workload,
-		Faults:          consequence.Faults{Resets: 1, SilentResets: true},
-		BreakConnection: true,
+		Mode:               steering.Steer,
+		Spec:               spec,
+		Workload:           paper.Figure2Workload,
+		Faults:             consequence.Faults{Resets: 1, SilentResets: true},
+		InterventionPolicy: steering.InterventionPolicy{BreakConnection: true},
 	}, 9)
 	if err != nil {
 		panic(err)

@@ -73,7 +73,7 @@ func TestHoldsReleasedForLiveness(t *testing.T) {
 	spec := relaySpec()
 	snap := StartSnapshot(t, spec, []node.ID{1, 2}, 2)
 	core := initedCore(t, spec, 2, snap.At)
-	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, MaxInterventions: 1, Walks: 8, WalkDepth: 20}}
+	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, LivenessWalks: LivenessWalks{WalkOptions: WalkOptions{Walks: 8, DMax: 20}}, EscalationPolicy: EscalationPolicy{MaxInterventions: 1}}}
 	l, h := newTestLive(t, cfg, core)
 	ping := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Ping"}
 	l.install([]Filter{ping}, snap.At)
@@ -108,7 +108,7 @@ func TestHarmlessHoldStays(t *testing.T) {
 	spec := relaySpec()
 	snap := StartSnapshot(t, spec, []node.ID{1, 2}, 2)
 	core := initedCore(t, spec, 2, snap.At)
-	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, MaxInterventions: 1, Walks: 8, WalkDepth: 20}}
+	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, LivenessWalks: LivenessWalks{WalkOptions: WalkOptions{Walks: 8, DMax: 20}}, EscalationPolicy: EscalationPolicy{MaxInterventions: 1}}}
 	l, h := newTestLive(t, cfg, core)
 	pong := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Pong"}
 	l.install([]Filter{pong}, snap.At)
@@ -206,7 +206,7 @@ func TestGuardJudgesHoldsOnWhatTheNeighbourhoodHas(t *testing.T) {
 	snap := StartSnapshot(t, spec, []node.ID{1, 2}, 2)
 	core := initedCore(t, spec, 2, snap.At)
 	var rep *RoundReport
-	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, MaxInterventions: 1, Walks: 8, WalkDepth: 20},
+	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, LivenessWalks: LivenessWalks{WalkOptions: WalkOptions{Walks: 8, DMax: 20}}, EscalationPolicy: EscalationPolicy{MaxInterventions: 1}},
 		OnRound: func(_ *snapshot.Snapshot, r *RoundReport) { rep = r }}
 	l, h := newTestLive(t, cfg, core)
 	ping := Filter{Kind: FilterMessage, Node: 2, From: 1, Type: "relay.Ping", Break: true}
@@ -329,8 +329,11 @@ func vetoHoldReleased(t *testing.T, spec node.Spec) bool {
 	// decades after the snapshot's and the events' times: the liveness
 	// budget (tested on its own) would find GotTwo failing that long and
 	// lift the hold.
-	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, MaxInterventions: 1, Walks: 8, WalkDepth: 30, MaxStates: 1, FullDepth: -1,
-		Liveness: LivenessBudget{DefaultBound: math.MaxInt64}},
+	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: spec,
+		Liveness:         LivenessBudget{DefaultBound: math.MaxInt64},
+		SearchBudget:     SearchBudget{MaxStates: 1, FullDepth: -1},
+		LivenessWalks:    LivenessWalks{WalkOptions: WalkOptions{Walks: 8, DMax: 30}},
+		EscalationPolicy: EscalationPolicy{MaxInterventions: 1}},
 		Immediate: true, OnRound: func(_ *snapshot.Snapshot, r *RoundReport) { rep = r }}
 	l, h := newTestLive(t, cfg, core)
 	l.Gathered(snap)

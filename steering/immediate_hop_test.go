@@ -82,7 +82,7 @@ func TestControllerImmediateHopIsConfigured(t *testing.T) {
 	snap := StartSnapshot(t, spec, []node.ID{1, 2, 3}, 1)
 	ev := node.Event{Kind: node.EventMessage, At: time.Unix(101, 0), From: 3, Msg: grantAcquire{}}
 	for _, hop := range []bool{false, true} {
-		c, err := New(Config{Mode: Off, Spec: spec, ImmediateHop: hop}, 1)
+		c, err := New(Config{Mode: Off, Spec: spec, ImmediateCheckConfig: ImmediateCheckConfig{ImmediateHop: hop}}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func TestImmediateHopLeavesStaleBystandersOut(t *testing.T) {
 	snap := StartSnapshot(t, spec, []node.ID{1, 2, 3}, 1)
 	ev := node.Event{Kind: node.EventMessage, At: time.Unix(101, 0), From: 3, Msg: grantAcquire{}}
 	for _, merged := range []bool{false, true} {
-		c, err := New(Config{Mode: Off, Spec: spec, ImmediateHop: true}, 1)
+		c, err := New(Config{Mode: Off, Spec: spec, ImmediateCheckConfig: ImmediateCheckConfig{ImmediateHop: true}}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

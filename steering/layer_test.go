@@ -192,19 +192,21 @@ func newTestLive(t testing.TB, cfg LayerConfig, core *node.Core) (*Layer, *fakeH
 
 func figure2Config(mode Mode, spec node.Spec) Config {
 	return Config{
-		Mode:            mode,
-		Spec:            spec,
-		Workload:        paper.Figure2Workload,
-		Faults:          consequence.Faults{Resets: 1, SilentResets: true},
-		BreakConnection: true,
+		Mode:     mode,
+		Spec:     spec,
+		Workload: paper.Figure2Workload,
+		Faults:   consequence.Faults{Resets: 1, SilentResets: true},
+
 		// No MaxTime, though a live shell sets one: a wall-time bound
 		// would make the rounds' outcomes depend on the machine's load.
-		MaxWalkSteps: Figure2WalkSteps,
+
 		// The layers of these tests have no snapshot of the others, so
 		// they judge RandTree's liveness properties on n9 alone, where
 		// OneRoot fails; their holds outlast the default bound on
 		// purpose. The liveness budget has tests of its own.
-		Liveness: LivenessBudget{DefaultBound: time.Hour},
+		Liveness:           LivenessBudget{DefaultBound: time.Hour},
+		LivenessWalks:      LivenessWalks{MaxWalkSteps: Figure2WalkSteps},
+		InterventionPolicy: InterventionPolicy{BreakConnection: true},
 	}
 }
 
@@ -431,10 +433,10 @@ func TestLayerConfigErrors(t *testing.T) {
 	if _, err := NewLayer(LayerConfig{Controller: Config{}}, snaps); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "Config.Spec is not set") {
 		t.Errorf("no spec: %v", err)
 	}
-	if _, err := NewLayer(LayerConfig{Controller: Config{Spec: spec, MaxStates: -1}}, snaps); !errors.Is(err, ErrInvalidConfig) {
+	if _, err := NewLayer(LayerConfig{Controller: Config{Spec: spec, SearchBudget: SearchBudget{MaxStates: -1}}}, snaps); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("negative budget: %v", err)
 	}
-	if _, err := NewLayer(LayerConfig{Controller: Config{Spec: spec, PostponeDelay: -time.Second}}, snaps); !errors.Is(err, ErrInvalidConfig) {
+	if _, err := NewLayer(LayerConfig{Controller: Config{Spec: spec, InterventionPolicy: InterventionPolicy{PostponeDelay: -time.Second}}}, snaps); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("negative delay: %v", err)
 	}
 	l, err := NewLayer(LayerConfig{Controller: Config{Spec: spec, Mode: Steer}, Runner: &SyncRunner{}}, snaps)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
@@ -18,11 +17,11 @@ import (
 type Critical struct {
 	// Verdict is consequence.C1 when the critical transition was found:
 	// some walk from the state before Path[Step] reaches a live state (one
-	// where every liveness property holds), none of ProbeWalks walks from
+	// where every liveness property holds), none of K walks from
 	// the state after it does — the path has entered a dead end. It is
 	// consequence.C2 when walks from the end of the suspect walk still
 	// reach a live state: the walk was too short to tell (raise
-	// Config.WalkDepth).
+	// LivenessWalks.DMax).
 	Verdict consequence.Verdict
 	// Step is the index in the prediction's Path of the critical
 	// transition (C1; the Path ends with it); -1 for C2.
@@ -158,7 +157,7 @@ func (c *Controller) newLivenessSearch(ctx context.Context, m *consequence.Actor
 		ls.props = append(ls.props, consequence.AdaptProperty(p))
 	}
 	ls.opts = consequence.WalkOptions[consequence.ActorAction]{
-		Seed: c.walkSeed(m.Start().Fingerprint()), Walks: c.cfg.Walks, DMax: c.cfg.WalkDepth, K: c.cfg.ProbeWalks,
+		Seed: c.walkSeed(m.Start().Fingerprint()), Walks: c.cfg.Walks, DMax: c.cfg.DMax, K: c.cfg.K,
 		Weight: c.walkWeight,
 	}
 	return ls
@@ -197,7 +196,7 @@ func (ls *livenessSearch) guardedPredict() (p *Prediction, err error) {
 
 // predict walks from the start and judges each suspect by its critical
 // transition, as consequence.FindLivenessViolation does but with the
-// walks' warm-up (Config.WalkWarmup) and the round's budgets. It returns
+// walks' warm-up (LivenessWalks.DInit) and the round's budgets. It returns
 // the prediction of the first suspect judged C1, nil when none was. A
 // property no walk from the start satisfies is recorded in
 // out.DeadAtStart and the search goes on without it, so that a property a
@@ -205,7 +204,7 @@ func (ls *livenessSearch) guardedPredict() (p *Prediction, err error) {
 func (ls *livenessSearch) predict() (*Prediction, error) {
 	bm := ls.budget.model(ls.m)
 	// Properties no walk from the snapshot satisfies go first, each for
-	// the price of ProbeWalks walks: judging them through suspects would
+	// the price of K walks: judging them through suspects would
 	// take a full search for a critical transition per round.
 	props, err := ls.satisfiable(ls.props)
 	if err != nil {
@@ -214,7 +213,7 @@ func (ls *livenessSearch) predict() (*Prediction, error) {
 	for attempt := 0; len(props) > 0 && ls.out.Suspects < ls.c.cfg.MaxSuspects && ls.out.Walks < ls.c.cfg.Walks; attempt++ {
 		walk := ls.opts
 		walk.Walks = ls.c.cfg.Walks - ls.out.Walks
-		walk.DInit = ls.c.cfg.WalkWarmup
+		walk.DInit = ls.c.cfg.DInit
 		// A suspect stops RandomWalks: the walks after it draw from
 		// other streams.
 		walk.Seed = ls.opts.Seed + uint64(attempt)*0x9e3779b97f4a7c15
@@ -293,7 +292,7 @@ func (ls *livenessSearch) deadAtFault(props []consequence.Property[*consequence.
 }
 
 // satisfiable returns the properties of props that some walk from the
-// start satisfies (a probe: ProbeWalks walks, any live state counting),
+// start satisfies (a probe: K walks, any live state counting),
 // and records the others in out.DeadAtStart.
 func (ls *livenessSearch) satisfiable(props []consequence.Property[*consequence.GlobalState]) ([]consequence.Property[*consequence.GlobalState], error) {
 	bm := ls.budget.model(ls.m)
@@ -427,63 +426,17 @@ func (c *Controller) livenessPrediction(m *consequence.ActorModel, prop string, 
 // function of the controller's configuration and its snapshot.
 func (c *Controller) walkSeed(fp node.Hash) uint64 {
 	// Mixed, so that nearby seeds give unrelated streams.
-	return node.Mix64(c.cfg.WalkSeed ^ fp.Hi ^ (fp.Lo * node.Golden64) ^ uint64(c.self)<<32)
-}
-
-// walkDefaults validates the liveness search's fields and fills in their
-// defaults.
-func (c Config) walkDefaults() (Config, error) {
-	if c.WalkDepth < 0 || c.WalkWarmup < 0 || c.ProbeWalks < 0 || c.MaxWalkSteps < 0 || c.MaxSuspects < 0 || c.SafetyWalks < 0 || c.SafetyWalkDepth < 0 {
-		return c, fmt.Errorf("%w: negative walk budget (WalkDepth %d, ProbeWalks %d, MaxWalkSteps %d, MaxSuspects %d, SafetyWalks %d, SafetyWalkDepth %d)",
-			ErrInvalidConfig, c.WalkDepth, c.ProbeWalks, c.MaxWalkSteps, c.MaxSuspects, c.SafetyWalks, c.SafetyWalkDepth)
-	}
-	if !(c.LiveFraction >= 0 && c.LiveFraction <= 1) {
-		return c, fmt.Errorf("%w: LiveFraction %v is not in [0, 1]", ErrInvalidConfig, c.LiveFraction)
-	}
-	d := DefaultConfig()
-	if c.Walks == 0 {
-		c.Walks = d.Walks
-	}
-	if c.WalkDepth == 0 {
-		c.WalkDepth = d.WalkDepth
-	}
-	if c.SafetyWalkDepth == 0 {
-		c.SafetyWalkDepth = DefaultSafetyWalkDepth
-	}
-	if c.ProbeWalks == 0 {
-		c.ProbeWalks = d.ProbeWalks
-	}
-	if c.MaxWalkSteps == 0 {
-		c.MaxWalkSteps = d.MaxWalkSteps
-	}
-	if c.LiveFraction == 0 {
-		c.LiveFraction = d.LiveFraction
-	}
-	if c.MaxSuspects == 0 {
-		c.MaxSuspects = d.MaxSuspects
-	}
-	if c.WalkWeights == nil {
-		c.WalkWeights = d.WalkWeights
-	}
-	for k, w := range c.WalkWeights {
-		if !(w >= 0) || math.IsInf(w, 0) {
-			return c, fmt.Errorf("%w: walk weight %v of action kind %d", ErrInvalidConfig, w, k)
-		}
-	}
-	if c.WalkWarmup == 0 {
-		c.WalkWarmup = min(d.WalkWarmup, c.WalkDepth/2)
-	}
-	if c.WalkWarmup >= c.WalkDepth {
-		return c, fmt.Errorf("%w: WalkWarmup %d leaves no step of the %d-step walks to reach a live state", ErrInvalidConfig, c.WalkWarmup, c.WalkDepth)
-	}
-	return c, nil
+	return node.Mix64(c.cfg.Seed ^ fp.Hi ^ (fp.Lo * node.Golden64) ^ uint64(c.self)<<32)
 }
 
 // walkWeight biases the round's walks as MaceMC §4.3 does
-// (Config.WalkWeights): by default faults are rare and timers fire less
+// (LivenessWalks.Weight, else WalkWeights or the node's rates): by default faults are rare and timers fire less
 // often than messages arrive, so a walk explores interleavings of messages
 // rather than crash after crash or a timer storm.
 func (c *Controller) walkWeight(a consequence.Action[consequence.ActorAction]) float64 {
+	if c.cfg.Weight != nil {
+		return c.cfg.Weight(a)
+	}
 	ws := c.cfg.WalkWeights
 	if c.rateWeights != nil {
 		ws = c.rateWeights

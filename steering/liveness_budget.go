@@ -1,6 +1,7 @@
 package steering
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -54,12 +55,7 @@ func (b LivenessBudget) withDefaults() (LivenessBudget, error) {
 		return b, fmt.Errorf("%w: negative LivenessBudget field (DefaultBound %v, MinLift %v)", ErrInvalidConfig, b.DefaultBound, b.MinLift)
 	}
 	d := DefaultLivenessBudget()
-	if b.DefaultBound == 0 {
-		b.DefaultBound = d.DefaultBound
-	}
-	if b.MinLift == 0 {
-		b.MinLift = d.MinLift
-	}
+	b.DefaultBound, b.MinLift = cmp.Or(b.DefaultBound, d.DefaultBound), cmp.Or(b.MinLift, d.MinLift)
 	return b, nil
 }
 

@@ -92,14 +92,14 @@ func startSnapshot(t *testing.T, spec node.Spec, ids []node.ID, gatherer node.ID
 // installs a filter against it in mode Steer once walks with the filter in
 // place all reach the pong, and n1 (no event of its own on the path) has
 // no filter to offer. Walks of 40 steps: every probe of a dead state walks
-// its full length ProbeWalks times, so the length sets the cost (about
+// its full length K times, so the length sets the cost (about
 // 34,000 steps for the three rounds); the latch's dead end and its live
 // path are a handful of steps long. TestLivenessDeadEndDefaultDepth (make
 // test-long) takes the default DefaultWalkDepth.
 func TestLivenessDeadEnd(t *testing.T) { checkLivenessDeadEnd(t, 40) }
 
 // checkLivenessDeadEnd is TestLivenessDeadEnd with walks of depth steps
-// (Config.WalkDepth; 0 takes the default).
+// (LivenessWalks.DMax; 0 takes the default).
 func checkLivenessDeadEnd(t *testing.T, depth int) {
 	spec := latchSpec()
 	snap := startSnapshot(t, spec, []node.ID{1, 2, 3}, 2)
@@ -112,9 +112,10 @@ func checkLivenessDeadEnd(t *testing.T, depth int) {
 		{steering.Steer, 2, "n2: drop+break latch.Jam from n3"},
 		{steering.Steer, 1, ""},
 	} {
-		c, err := steering.New(steering.Config{Mode: tc.mode, Spec: spec, WalkSeed: 2, ProbeWalks: 20, WalkDepth: depth,
+		c, err := steering.New(steering.Config{Mode: tc.mode, Spec: spec,
+			LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{Seed: 2, K: 20, DMax: depth}, WalkWeights: map[consequence.ActorActionKind]float64{}, MaxWalkSteps: 1_000_000},
 			// Every kind of event equally likely, and room for the probes.
-			WalkWeights: map[consequence.ActorActionKind]float64{}, MaxWalkSteps: 1_000_000}, tc.self)
+		}, tc.self)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package steering
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -55,12 +56,7 @@ func DefaultLookAhead() LookAheadConfig {
 // withDefaults fills the zero fields and checks the rest.
 func (c LookAheadConfig) withDefaults() (LookAheadConfig, error) {
 	d := DefaultLookAhead()
-	if c.States == 0 {
-		c.States = d.States
-	}
-	if c.Depth == 0 {
-		c.Depth = d.Depth
-	}
+	c.States, c.Depth = cmp.Or(c.States, d.States), cmp.Or(c.Depth, d.Depth)
 	if c.Depth < 0 {
 		return c, fmt.Errorf("%w: negative LookAhead.Depth", ErrInvalidConfig)
 	}

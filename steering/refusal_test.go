@@ -27,7 +27,9 @@ func TestRefusalBudgetIsFreeWithoutTrySend(t *testing.T) {
 	s := figure2Snapshot(t, spec)
 	round := func(refusals int) string {
 		ctl, err := steering.New(steering.Config{Mode: steering.Steer, Spec: spec, Workload: paper.Figure2Workload,
-			Faults: consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Refusals: refusals}, MaxWalkSteps: 5000, MaxStates: 2000}, 9)
+			Faults:        consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1, Refusals: refusals},
+			SearchBudget:  steering.SearchBudget{MaxStates: 2000},
+			LivenessWalks: steering.LivenessWalks{MaxWalkSteps: 5000}}, 9)
 		if err != nil {
 			t.Fatal(err)
 		}

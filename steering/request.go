@@ -1,6 +1,7 @@
 package steering
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -131,21 +132,8 @@ func (c RequestConfig) withDefaults() (RequestConfig, error) {
 		return c, fmt.Errorf("%w: negative RequestConfig field", ErrInvalidConfig)
 	}
 	d := DefaultRequestConfig()
-	if c.PerPeer == 0 {
-		c.PerPeer = d.PerPeer
-	}
-	if c.Window == 0 {
-		c.Window = d.Window
-	}
-	if c.MaxPending == 0 {
-		c.MaxPending = d.MaxPending
-	}
-	if c.TTL == 0 {
-		c.TTL = d.TTL
-	}
-	if c.MaxPath == 0 {
-		c.MaxPath = d.MaxPath
-	}
+	c.PerPeer, c.Window, c.MaxPending = cmp.Or(c.PerPeer, d.PerPeer), cmp.Or(c.Window, d.Window), cmp.Or(c.MaxPending, d.MaxPending)
+	c.TTL, c.MaxPath = cmp.Or(c.TTL, d.TTL), cmp.Or(c.MaxPath, d.MaxPath)
 	return c, nil
 }
 

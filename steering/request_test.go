@@ -92,7 +92,7 @@ func grantLayer(t *testing.T, id node.ID, cfg func(*LayerConfig)) (*Layer, *fake
 	if _, err := core.Step(node.Event{Kind: node.EventInit, At: time.Unix(100, 0)}); err != nil {
 		t.Fatal(err)
 	}
-	c := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, Walks: -1}}
+	c := LayerConfig{Controller: Config{Mode: Steer, Spec: spec, LivenessWalks: LivenessWalks{WalkOptions: WalkOptions{Walks: -1}}}}
 	if cfg != nil {
 		cfg(&c)
 	}
@@ -270,7 +270,7 @@ func TestRequestRefusedForLiveness(t *testing.T) {
 	snap := StartSnapshot(t, spec, []node.ID{1, 2}, 1)
 	layer := func(id node.ID, own int) (*Layer, *fakeHost) {
 		core := initedCore(t, spec, id, snap.At)
-		return newTestLive(t, LayerConfig{Controller: Config{Mode: Steer, Spec: spec, Walks: 8, WalkDepth: 20, MaxStates: own, FullDepth: -1}}, core)
+		return newTestLive(t, LayerConfig{Controller: Config{Mode: Steer, Spec: spec, SearchBudget: SearchBudget{MaxStates: own, FullDepth: -1}, LivenessWalks: LivenessWalks{WalkOptions: WalkOptions{Walks: 8, DMax: 20}}}}, core)
 	}
 	asker, h1 := layer(1, 0)
 	asker.Gathered(snap)

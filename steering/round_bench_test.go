@@ -77,8 +77,9 @@ func BenchmarkRoundSafetyWalks(b *testing.B) {
 	snap := emulatedSnapshot(b, spec, 25)
 	for _, walks := range []int{0, 64} {
 		b.Run(fmt.Sprintf("walks=%d", walks), func(b *testing.B) {
-			cfg := steering.Config{Mode: steering.Debug, Spec: spec, Workload: joinWorkload, SafetyWalks: walks,
-				Properties: randtree.SafetyProperties(), Faults: consequence.Faults{Resets: 1, SilentResets: true}}
+			cfg := steering.Config{Mode: steering.Debug, Spec: spec, Workload: joinWorkload,
+				Properties: randtree.SafetyProperties(), Faults: consequence.Faults{Resets: 1, SilentResets: true},
+				SafetyWalkConfig: steering.SafetyWalkConfig{SafetyWalks: walks}}
 			benchRounds(b, cfg, snap)
 		})
 	}

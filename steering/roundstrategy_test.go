@@ -65,7 +65,7 @@ func TestRoundStrategyFindsRepeatedRetry(t *testing.T) {
 	}
 	round := func(full int) *steering.RoundReport {
 		t.Helper()
-		c, err := steering.New(steering.Config{Mode: steering.Debug, Spec: resenderSpec, FullDepth: full, MaxStates: 100_000, Walks: -1}, 2)
+		c, err := steering.New(steering.Config{Mode: steering.Debug, Spec: resenderSpec, SearchBudget: steering.SearchBudget{FullDepth: full, MaxStates: 100_000}, LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{Walks: -1}}}, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

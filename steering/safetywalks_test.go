@@ -62,7 +62,7 @@ func TestSafetyWalksPredictWhatTheSearchPrunes(t *testing.T) {
 	snap := startSnapshot(t, spec, []node.ID{1, 2}, 2)
 	round := func(mode steering.Mode, walks int) *steering.RoundReport {
 		t.Helper()
-		c, err := steering.New(steering.Config{Mode: mode, Spec: spec, SafetyWalks: walks, SafetyWalkDepth: 30, NoArrivals: true}, 2)
+		c, err := steering.New(steering.Config{Mode: mode, Spec: spec, SafetyWalkConfig: steering.SafetyWalkConfig{SafetyWalks: walks, SafetyWalkDepth: 30}, RoundModel: steering.RoundModel{NoArrivals: true}}, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestSafetyWalksPredictWhatTheSearchPrunes(t *testing.T) {
 
 // TestSafetyWalksConfig: negative counts are configuration errors.
 func TestSafetyWalksConfig(t *testing.T) {
-	for _, cfg := range []steering.Config{{SafetyWalks: -1}, {SafetyWalkDepth: -1}} {
+	for _, cfg := range []steering.Config{{SafetyWalkConfig: steering.SafetyWalkConfig{SafetyWalks: -1}}, {SafetyWalkConfig: steering.SafetyWalkConfig{SafetyWalkDepth: -1}}} {
 		cfg.Spec = beepSpec()
 		if _, err := steering.New(cfg, 1); err == nil {
 			t.Errorf("%+v: no error", cfg)

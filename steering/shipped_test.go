@@ -84,7 +84,7 @@ func TestLayerInstallsItsShippedFilters(t *testing.T) {
 		{Filter: Filter{Kind: FilterTimer, Node: 2, Timer: "ask"}, Why: Explanation{Source: "shipped", Property: "OneHolder"}},
 	}
 	for _, mode := range []Mode{Steer, Debug} {
-		l, _ := newTestLive(t, LayerConfig{Controller: Config{Mode: mode, Spec: spec, Walks: -1}, Shipped: ship}, grantServer(t))
+		l, _ := newTestLive(t, LayerConfig{Controller: Config{Mode: mode, Spec: spec, LivenessWalks: LivenessWalks{WalkOptions: WalkOptions{Walks: -1}}}, Shipped: ship}, grantServer(t))
 		st := l.Status()
 		if mode == Debug {
 			if len(st.Filters) != 0 {

@@ -119,7 +119,7 @@ func TestTransportErrorFilterPostponesInThePipeline(t *testing.T) {
 	if _, err := core.Step(node.Event{Kind: node.EventInit, At: t0}); err != nil {
 		t.Fatal(err)
 	}
-	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: teSpec, PostponeDelay: 200 * time.Millisecond}, Runner: &SyncRunner{}}
+	cfg := LayerConfig{Controller: Config{Mode: Steer, Spec: teSpec, InterventionPolicy: InterventionPolicy{PostponeDelay: 200 * time.Millisecond}}, Runner: &SyncRunner{}}
 	l, err := NewLayer(cfg, nil)
 	if err != nil {
 		t.Fatal(err)

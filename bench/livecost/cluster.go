@@ -147,7 +147,8 @@ func (c *cluster) steering() (*snapshot.Layer, *steering.Layer, error) {
 		sm = steering.Steer
 	}
 	ccfg := steering.Config{Mode: sm, Spec: c.spec, Workload: func(node.ID, bool) []node.Message { return nil },
-		Faults: consequence.Faults{Resets: 1, SilentResets: true}, MaxStates: c.cfg.SteerStates, MaxTime: c.cfg.SteerTime}
+		Faults:       consequence.Faults{Resets: 1, SilentResets: true},
+		SearchBudget: steering.SearchBudget{MaxStates: c.cfg.SteerStates, MaxTime: c.cfg.SteerTime}}
 	st, err := steering.NewLayer(steering.LayerConfig{Controller: ccfg, Immediate: true, Logger: quiet,
 		Runner: live.NewRoundRunner(), Clock: time.Now}, sl)
 	if err != nil {

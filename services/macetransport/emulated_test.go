@@ -151,7 +151,7 @@ func figure4Debug(t *testing.T, end time.Duration, predictors func(node.ID) bool
 	emulateFigure4(t, seed, macetransport.DefaultOptions(), end, func(cfg *emulation.Config) {
 		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: time.Second, GatherInterval: time.Second}}
 		cfg.Steering = &emulation.SteeringConfig{
-			Controller: steering.Config{Mode: steering.Debug, Workload: cfg.Workload, MaxStates: maxStates},
+			Controller: steering.Config{Mode: steering.Debug, Workload: cfg.Workload, SearchBudget: steering.SearchBudget{MaxStates: maxStates}},
 			Predictors: predictors,
 			OnRound: func(id node.ID, at time.Duration, rep *steering.RoundReport) {
 				predicted += len(rep.Predictions)

@@ -42,7 +42,7 @@ func steered(t *testing.T, size steeredRun, seed uint64, mode steering.Mode, imm
 			// The walks (liveness) are off: this test is about safety
 			// steering, and every node walking every 10 s would take
 			// minutes.
-			Controller: steering.Config{Mode: mode, Faults: consequence.Faults{Resets: 1, SilentResets: true}, MaxStates: 500, Walks: -1},
+			Controller: steering.Config{Mode: mode, Faults: consequence.Faults{Resets: 1, SilentResets: true}, SearchBudget: steering.SearchBudget{MaxStates: 500}, LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{Walks: -1}}},
 			Immediate:  immediate,
 		}
 	}

@@ -44,8 +44,8 @@ func TestModeFlagsAreTheLibrarysModeConfig(t *testing.T) {
 		}
 		// The command spells the walk budgets out, the library leaves them
 		// at steering's defaults.
-		if gc.Walks != d.Walks || gc.WalkDepth != d.WalkDepth || gc.MaxWalkSteps != d.MaxWalkSteps || lc.Walks != 0 || lc.WalkDepth != 0 {
-			t.Errorf("%v: walks %d/%d, library %d/%d", args, gc.Walks, gc.WalkDepth, lc.Walks, lc.WalkDepth)
+		if gc.Walks != d.Walks || gc.DMax != d.DMax || gc.MaxWalkSteps != d.MaxWalkSteps || lc.Walks != 0 || lc.DMax != 0 {
+			t.Errorf("%v: walks %d/%d, library %d/%d", args, gc.Walks, gc.DMax, lc.Walks, lc.DMax)
 		}
 		for id := node.ID(1); id <= nodes; id++ {
 			if a, b := selects(got.Steering.Predictors, id), selects(steer.Predictors, id); a != b {

@@ -220,7 +220,7 @@ func (f *nodeFlags) steers() bool { return f.steer.steers() }
 // steeringConfig is the steering controller's configuration the flags
 // give, for the service spec.
 func (f *nodeFlags) steeringConfig(spec node.Spec) steering.Config {
-	ccfg := steering.Config{Spec: spec, MaxTime: f.steerTime}
+	ccfg := steering.Config{Spec: spec, SearchBudget: steering.SearchBudget{MaxTime: f.steerTime}}
 	f.steer.apply(&ccfg)
 	return ccfg
 }

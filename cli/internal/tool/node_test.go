@@ -562,7 +562,7 @@ func TestNodeReportsReplay(t *testing.T) {
 	}
 	s.Channels = []snapshot.Channel{{From: 1, To: 13, Complete: true, Messages: []node.Envelope{{From: 1, To: 13, CN: 6, Msg: randtree.Probe{Root: 1}}}}}
 	faults := consequence.Faults{Resets: 1, SilentResets: true}
-	ctl, err := steering.New(steering.Config{Mode: steering.Steer, Spec: spec, Faults: faults, MaxStates: 2000, Walks: -1}, 9)
+	ctl, err := steering.New(steering.Config{Mode: steering.Steer, Spec: spec, Faults: faults, SearchBudget: steering.SearchBudget{MaxStates: 2000}, LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{Walks: -1}}}, 9)
 	if err != nil {
 		t.Fatal(err)
 	}

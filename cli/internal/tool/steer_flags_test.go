@@ -47,12 +47,16 @@ func nodeController(t *testing.T, args ...string) steering.Config {
 // rest differ by shell on purpose (MaxTime: a live node's wall-time
 // budget; Spec and Workload: the service's).
 func shared(c steering.Config) steering.Config {
-	return steering.Config{Mode: c.Mode, Faults: c.Faults, MaxStates: c.MaxStates, BreakConnection: c.BreakConnection, ImmediateHop: c.ImmediateHop,
-		LastKnownFor: c.LastKnownFor, FilterHold: c.FilterHold, VetoHold: c.VetoHold,
-		AdaptiveWeights: c.AdaptiveWeights, GatherOnFault: c.GatherOnFault,
-		Walks: c.Walks, WalkDepth: c.WalkDepth, WalkWarmup: c.WalkWarmup, ProbeWalks: c.ProbeWalks,
-		MaxWalkSteps: c.MaxWalkSteps, MaxSuspects: c.MaxSuspects, SafetyWalks: c.SafetyWalks,
-		SafetyWalkDepth: c.SafetyWalkDepth, WalkWeights: c.WalkWeights}
+	return steering.Config{Mode: c.Mode, Faults: c.Faults,
+		SearchBudget:         steering.SearchBudget{MaxStates: c.MaxStates},
+		LivenessWalks:        steering.LivenessWalks{WalkOptions: steering.WalkOptions{Walks: c.Walks, DMax: c.DMax, DInit: c.DInit, K: c.K}, AdaptiveWeights: c.AdaptiveWeights, MaxWalkSteps: c.MaxWalkSteps, MaxSuspects: c.MaxSuspects, WalkWeights: c.WalkWeights},
+		SafetyWalkConfig:     steering.SafetyWalkConfig{SafetyWalks: c.SafetyWalks, SafetyWalkDepth: c.SafetyWalkDepth},
+		RoundModel:           steering.RoundModel{LastKnownFor: c.LastKnownFor},
+		GatherPolicy:         steering.GatherPolicy{GatherOnFault: c.GatherOnFault},
+		InterventionPolicy:   steering.InterventionPolicy{BreakConnection: c.BreakConnection},
+		EscalationPolicy:     steering.EscalationPolicy{FilterHold: c.FilterHold, VetoHold: c.VetoHold},
+		ImmediateCheckConfig: steering.ImmediateCheckConfig{ImmediateHop: c.ImmediateHop},
+	}
 }
 
 // TestSteerFlagsMeanTheSameOnBothShells: the same steering flags give a
@@ -77,11 +81,18 @@ func TestSteerFlagsMeanTheSameOnBothShells(t *testing.T) {
 		}
 	}
 	c := nodeController(t, append([]string{"--mode", "steer"}, every...)...)
-	want := steering.Config{Mode: steering.Steer, MaxStates: 1234, BreakConnection: true, ImmediateHop: true, LastKnownFor: 30 * time.Second,
-		FilterHold: 7 * time.Second, VetoHold: 9 * time.Second, AdaptiveWeights: true, GatherOnFault: true,
-		Faults: consequence.Faults{Resets: 2, SilentResets: true, Drops: 3, Refusals: 1, Crashes: 1, Partitions: 1, ClockJumps: 1},
-		Walks:  5, WalkDepth: 50, WalkWarmup: 10, ProbeWalks: 4, MaxWalkSteps: 999, MaxSuspects: 2,
-		SafetyWalks: 6, SafetyWalkDepth: 40, WalkWeights: map[consequence.ActorActionKind]float64{consequence.ActTimer: 0.5}}
+	want := steering.Config{Mode: steering.Steer,
+
+		Faults:               consequence.Faults{Resets: 2, SilentResets: true, Drops: 3, Refusals: 1, Crashes: 1, Partitions: 1, ClockJumps: 1},
+		SearchBudget:         steering.SearchBudget{MaxStates: 1234},
+		LivenessWalks:        steering.LivenessWalks{WalkOptions: steering.WalkOptions{Walks: 5, DMax: 50, DInit: 10, K: 4}, AdaptiveWeights: true, MaxWalkSteps: 999, MaxSuspects: 2, WalkWeights: map[consequence.ActorActionKind]float64{consequence.ActTimer: 0.5}},
+		SafetyWalkConfig:     steering.SafetyWalkConfig{SafetyWalks: 6, SafetyWalkDepth: 40},
+		RoundModel:           steering.RoundModel{LastKnownFor: 30 * time.Second},
+		GatherPolicy:         steering.GatherPolicy{GatherOnFault: true},
+		InterventionPolicy:   steering.InterventionPolicy{BreakConnection: true},
+		EscalationPolicy:     steering.EscalationPolicy{FilterHold: 7 * time.Second, VetoHold: 9 * time.Second},
+		ImmediateCheckConfig: steering.ImmediateCheckConfig{ImmediateHop: true},
+	}
 	if got := shared(c); !reflect.DeepEqual(got, want) {
 		t.Errorf("every flag set:\n got  %+v\n want %+v", got, want)
 	}

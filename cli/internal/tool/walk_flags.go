@@ -22,9 +22,9 @@ type walkFlags struct {
 func (w *walkFlags) register(fs *flag.FlagSet) {
 	d := steering.DefaultConfig()
 	fs.IntVar(&w.walks, "walks", d.Walks, "random walks a steering round takes from its snapshot against the liveness properties (0: none)")
-	fs.IntVar(&w.depth, "walk-depth", d.WalkDepth, "steps per random walk of a steering round (MaceMC's dmax)")
-	fs.IntVar(&w.warmup, "walk-warmup", d.WalkWarmup, "steps a walk takes before a live state counts (MaceMC's dinit; below --walk-depth)")
-	fs.IntVar(&w.probes, "probe-walks", d.ProbeWalks, "walks that probe one state in the search for a critical transition (MaceMC's k)")
+	fs.IntVar(&w.depth, "walk-depth", d.DMax, "steps per random walk of a steering round (MaceMC's dmax)")
+	fs.IntVar(&w.warmup, "walk-warmup", d.DInit, "steps a walk takes before a live state counts (MaceMC's dinit; below --walk-depth)")
+	fs.IntVar(&w.probes, "probe-walks", d.K, "walks that probe one state in the search for a critical transition (MaceMC's k)")
 	fs.IntVar(&w.steps, "walk-steps", d.MaxWalkSteps, "budget of steps of a steering round's liveness search (walks, probes, filter checks)")
 	fs.IntVar(&w.suspects, "walk-suspects", d.MaxSuspects, "suspected violations a steering round judges before it gives up")
 	fs.IntVar(&w.safetyWalks, "safety-walks", d.SafetyWalks, "random walks a steering round takes from its snapshot checking the safety properties at every step, half with the walk weights and half unweighted: they find timer races the consequence search prunes and depth beyond its budget (0: none)")
@@ -66,7 +66,7 @@ func (w *walkFlags) apply(c *steering.Config) {
 	if w.walks == 0 {
 		c.Walks = -1
 	}
-	c.WalkDepth, c.WalkWarmup, c.ProbeWalks, c.MaxWalkSteps, c.MaxSuspects = w.depth, w.warmup, w.probes, w.steps, w.suspects
+	c.DMax, c.DInit, c.K, c.MaxWalkSteps, c.MaxSuspects = w.depth, w.warmup, w.probes, w.steps, w.suspects
 	c.SafetyWalks, c.SafetyWalkDepth = w.safetyWalks, w.safetyDepth
 	if w.weight != nil {
 		c.WalkWeights = w.weight
