@@ -18,8 +18,8 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/seed6eee2ec7/crystalball/live"
+	"github.com/seed6eee2ec7/crystalball/livenode"
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/report"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
 	"github.com/seed6eee2ec7/crystalball/status"
@@ -225,15 +225,13 @@ func (f *nodeFlags) steeringConfig(spec node.Spec) steering.Config {
 	return ccfg
 }
 
-// liveNode is a configured live node: its runtime, its layers and the
-// status listener, ready to serve.
+// liveNode is a configured live node (livenode.Node: its runtime and
+// layers) with the status listener, ready to serve.
 type liveNode struct {
 	f        *nodeFlags
 	svc      serviceRun
 	log      *zap.Logger
-	rt       *live.Runtime
-	snapLive *snapshot.Layer // nil with --snapshots 0
-	steerer  *steering.Layer // nil without steering
+	node     *livenode.Node
 	reports  *report.Writer  // nil without --reports
 	timings  *status.Timings // the status server's round and check histograms
 	statusLn net.Listener    // nil without --http
@@ -246,135 +244,130 @@ type liveNode struct {
 // limit) delays a start rather than fails it.
 const joinUntilStopped = 100 * 365 * 24 * time.Hour
 
-// newLiveNode builds the runtime and layers f describes for svc and binds
-// the status listener (so a busy port fails before the node joins anyone).
+// newLiveNode builds the node f describes for svc (package livenode) and
+// binds the status listener (so a busy port fails before the node joins
+// anyone).
 func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, error) {
 	n := &liveNode{f: f, svc: svc, log: logger, timings: status.NewTimings()}
-	cfg := live.DefaultRuntimeConfig()
-	cfg.ID, cfg.Listen, cfg.Advertise, cfg.Gossip.Bind = f.id, f.listen, f.advertise, f.gossip
-	cfg.Join, cfg.Label, cfg.Seed, cfg.Logger = SplitList(f.join), f.label, f.seed, logger
-	cfg.Transport.TrySendQueueBytes = f.trySendQueue
-	cfg.JoinTimeout = f.joinTimeout
-	if cfg.JoinTimeout == 0 {
-		cfg.JoinTimeout = joinUntilStopped
-	}
-	cfg.Durability = live.DurabilityConfig{DataDir: f.dataDir, Ephemeral: f.ephemeral, ForgetLostStore: f.forgetLost}
-	if err := f.secure(&cfg); err != nil {
+	cfg, err := n.nodeConfig()
+	if err != nil {
 		return nil, err
 	}
-	if err := n.addLayers(&cfg); err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
+	n.node, err = livenode.New(svc.spec, cfg)
+	switch {
+	case errors.Is(err, live.ErrDurableRequired):
+		return nil, usagef("--service %s keeps durable state that must survive a crash (%v): give --data-dir DIR, or --ephemeral to run without it", f.service, err)
+	case errors.Is(err, livenode.ErrInvalidConfig):
 		return nil, usageError{err}
+	case err != nil:
+		return nil, err
 	}
+	if err := n.openOutputs(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// nodeConfig is the node's configuration the flags give: the runtime's,
+// the snapshot manager's (--snapshots 0: none) and the steering layer's
+// (none without a mode or the immediate check).
+func (n *liveNode) nodeConfig() (livenode.Config, error) {
+	f := n.f
+	cfg := livenode.Config{Runtime: live.DefaultRuntimeConfig(), Calls: n.svc.join}
+	rc := &cfg.Runtime
+	rc.ID, rc.Listen, rc.Advertise, rc.Gossip.Bind = f.id, f.listen, f.advertise, f.gossip
+	rc.Join, rc.Label, rc.Seed, rc.Logger = SplitList(f.join), f.label, f.seed, n.log
+	rc.Transport.TrySendQueueBytes = f.trySendQueue
+	rc.JoinTimeout = f.joinTimeout
+	if rc.JoinTimeout == 0 {
+		rc.JoinTimeout = joinUntilStopped
+	}
+	rc.Durability = live.DurabilityConfig{DataDir: f.dataDir, Ephemeral: f.ephemeral, ForgetLostStore: f.forgetLost}
+	if err := f.secure(rc); err != nil {
+		return cfg, err
+	}
+	if f.snapEvery > 0 {
+		cfg.Snapshots = &snapshot.Config{Interval: f.snapEvery, GatherInterval: f.gatherEvery, SecondHop: f.steer.secondHop}
+	}
+	if f.steers() {
+		cfg.Steering = n.steeringLayerConfig()
+	}
+	return cfg, nil
+}
+
+// steeringLayerConfig is the steering layer's configuration the flags
+// give, with the status server's timings and, with --reports, the report
+// writer as its hooks.
+func (n *liveNode) steeringLayerConfig() *steering.LayerConfig {
+	f := n.f
+	ccfg := f.steeringConfig(n.svc.spec)
+	lcfg := &steering.LayerConfig{Controller: ccfg, Immediate: f.steer.immediate,
+		OnRoundTime: n.timings.ObserveRound, OnImmediateCheck: n.timings.ObserveImmediateCheck,
+		Shipped: f.steer.shippedFilters}
+	if f.reports != "" {
+		src := report.Source{Node: f.id, Service: f.service, Fix: f.fix, Nodes: f.nodes, Options: n.svc.options,
+			Spec: n.svc.spec, Mode: f.steer.mode, Workload: ccfg.Workload, Faults: ccfg.Faults}
+		n.reports = &report.Writer{Dir: f.reports, Logger: slog.New(zapslog.NewHandler(n.log.Core())), Source: src}
+		lcfg.OnRound = n.reports.Round
+	}
+	return lcfg
+}
+
+// openOutputs creates the --reports directory, reads --http-token-file
+// and binds the --http listener.
+func (n *liveNode) openOutputs() error {
+	f := n.f
 	if f.reports != "" {
 		if err := os.MkdirAll(f.reports, 0o755); err != nil {
-			return nil, fmt.Errorf("--reports: %w", err)
+			return fmt.Errorf("--reports: %w", err)
 		}
 	}
 	if f.httpTokenFile != "" {
 		tok, err := status.ReadTokenFile(f.httpTokenFile)
 		if err != nil {
-			return nil, usagef("--http-token-file: %v", err)
+			return usagef("--http-token-file: %v", err)
 		}
 		n.httpTok = tok
 	}
-	rt, err := live.NewRuntime(cfg, svc.spec)
-	if errors.Is(err, live.ErrDurableRequired) {
-		return nil, usagef("--service %s keeps durable state that must survive a crash (%v): give --data-dir DIR, or --ephemeral to run without it", f.service, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	n.rt = rt
 	if f.httpAddr != "" {
+		var err error
 		if n.statusLn, err = net.Listen("tcp", f.httpAddr); err != nil {
-			return nil, fmt.Errorf("--http: %w", err)
+			return fmt.Errorf("--http: %w", err)
 		}
-	}
-	return n, nil
-}
-
-// addLayers adds the snapshot manager and the steering layer the flags ask
-// for to cfg.
-func (n *liveNode) addLayers(cfg *live.RuntimeConfig) error {
-	f := n.f
-	slogger := slog.New(zapslog.NewHandler(n.log.Core()))
-	if f.snapEvery > 0 {
-		reg, err := n.svc.spec.Registry()
-		if err != nil {
-			return err
-		}
-		n.snapLive, err = snapshot.NewLayer(snapshot.Config{Registry: reg, Interval: f.snapEvery, GatherInterval: f.gatherEvery, SecondHop: f.steer.secondHop}, slogger)
-		if err != nil {
-			return usageError{err}
-		}
-		cfg.Layers = []layer.Layer{n.snapLive}
-	}
-	if !f.steers() {
-		return nil
-	}
-	ccfg := f.steeringConfig(n.svc.spec)
-	lcfg := steering.LayerConfig{Controller: ccfg, Immediate: f.steer.immediate, Logger: slogger, Runner: live.NewRoundRunner(),
-		OnRoundTime: n.timings.ObserveRound, OnImmediateCheck: n.timings.ObserveImmediateCheck, Clock: time.Now,
-		Shipped: f.steer.shippedFilters}
-	if f.reports != "" {
-		src := report.Source{Node: f.id, Service: f.service, Fix: f.fix, Nodes: f.nodes, Options: n.svc.options,
-			Spec: n.svc.spec, Mode: f.steer.mode, Workload: ccfg.Workload, Faults: ccfg.Faults}
-		n.reports = &report.Writer{Dir: f.reports, Logger: slogger, Source: src}
-		lcfg.OnRound = n.reports.Round
-	}
-	var err error
-	if n.steerer, err = steering.NewLayer(lcfg, n.snapLive); err != nil {
-		return usageError{err}
-	}
-	cfg.Layers = append(cfg.Layers, n.steerer)
-	// A round runs the prediction and then the checks of the filters it
-	// suggests; a newer snapshot cancels it.
-	if f.steer.mode != steering.Off && f.gatherEvery > 0 && f.gatherEvery < 3*f.steerTime {
-		n.log.Warn("steering rounds may outlast the gather interval; a newer snapshot cancels a running round",
-			zap.Duration("gather", f.gatherEvery), zap.Duration("steer_time", f.steerTime))
 	}
 	return nil
 }
 
-// serve starts the node, issues the service's join calls, serves the
-// status endpoints and runs until ctx ends or the status server fails;
-// then it stops the node.
+// serve starts the node (which issues the service's join calls), serves
+// the status endpoints and runs until ctx ends or the status server
+// fails; then it stops the node.
 func (n *liveNode) serve(ctx context.Context, stdout io.Writer) error {
 	if n.statusLn != nil {
 		defer n.statusLn.Close()
 	}
 	started := time.Now()
-	if err := n.rt.Start(ctx); err != nil {
+	if err := n.node.Start(ctx); err != nil {
 		return err
-	}
-	for _, call := range n.svc.join(n.f.id, n.rt.Bootstrap()) {
-		if err := n.rt.Submit(call); err != nil {
-			n.stop()
-			return err
-		}
-		n.log.Info("application call", zap.String("call", fmt.Sprint(call)))
 	}
 	var srv *status.Server
 	srvDone := make(chan error, 1)
 	if n.statusLn != nil {
 		var err error
-		if srv, err = newStatusServer(n.rt, n.snapLive, n.steerer, n.reports, n.timings, n.svc, started, n.httpTok, SplitList(n.f.httpHosts)...); err != nil {
+		if srv, err = newStatusServer(n.node, n.reports, n.timings, n.svc, started, n.httpTok, SplitList(n.f.httpHosts)...); err != nil {
 			n.stop()
 			return err
 		}
 		go func() { srvDone <- srv.Serve(n.statusLn) }()
 	}
 	n.printStarted(stdout)
+	rt := n.node.Runtime()
 	var serveErr error
 	select {
 	case <-ctx.Done():
 		n.log.Info("signal received, stopping")
 	case serveErr = <-srvDone:
-	case <-n.rt.Done():
-		serveErr = n.rt.Err()
+	case <-rt.Done():
+		serveErr = rt.Err()
 	}
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -388,23 +381,24 @@ func (n *liveNode) serve(ctx context.Context, stdout io.Writer) error {
 	return serveErr
 }
 
-// stop stops the runtime, waiting at most 10s.
+// stop stops the node, waiting at most 10s.
 func (n *liveNode) stop() error {
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return n.rt.Stop(sctx)
+	return n.node.Stop(sctx)
 }
 
 // printStarted prints the line that says the node runs, and where.
 func (n *liveNode) printStarted(stdout io.Writer) {
-	fmt.Fprintf(stdout, "node %v: %s on %s, gossip %s", n.f.id, n.f.service, n.rt.Addr(), n.rt.GossipAddr())
+	rt := n.node.Runtime()
+	fmt.Fprintf(stdout, "node %v: %s on %s, gossip %s", n.f.id, n.f.service, rt.Addr(), rt.GossipAddr())
 	if n.statusLn != nil {
 		fmt.Fprintf(stdout, ", status http://%s/status", n.statusLn.Addr())
 	}
-	if n.snapLive != nil {
+	if n.node.Snapshots() != nil {
 		fmt.Fprintf(stdout, ", checkpoints every %v", n.f.snapEvery)
 	}
-	if n.steerer != nil {
+	if n.node.Steering() != nil {
 		fmt.Fprintf(stdout, ", steering %v", n.f.steer.mode)
 		if n.f.steer.immediate {
 			fmt.Fprint(stdout, " with the immediate check")
@@ -414,16 +408,15 @@ func (n *liveNode) printStarted(stdout io.Writer) {
 }
 
 // newStatusServer builds the --http status server (package status) over
-// the node's runtime, layers and report writer (snapLive, steer and
-// reports may be nil); GET
-// /snapshot serves the report.Snapshot document.
-func newStatusServer(rt *live.Runtime, snapLive *snapshot.Layer, steer *steering.Layer, reports *report.Writer, timings *status.Timings, svc serviceRun, started time.Time, token string, hosts ...string) (*status.Server, error) {
-	cfg := status.Config{Runtime: rt, Steering: steer, Timings: timings, Options: svc.options, Spec: svc.spec, Started: started, Token: token, AllowedHosts: hosts}
+// the node's runtime and layers and the report writer (nil without
+// --reports); GET /snapshot serves the report.Snapshot document.
+func newStatusServer(n *livenode.Node, reports *report.Writer, timings *status.Timings, svc serviceRun, started time.Time, token string, hosts ...string) (*status.Server, error) {
+	cfg := status.Config{Runtime: n.Runtime(), Steering: n.Steering(), Timings: timings, Options: svc.options, Spec: svc.spec, Started: started, Token: token, AllowedHosts: hosts}
 	if reports != nil {
 		cfg.Reports = reports
 	}
-	if snapLive != nil {
-		cfg.Snapshots = snapLive
+	if sl := n.Snapshots(); sl != nil {
+		cfg.Snapshots = sl
 	}
 	return status.New(cfg)
 }

@@ -26,8 +26,8 @@ import (
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/live"
 	"github.com/seed6eee2ec7/crystalball/live/livetest"
+	"github.com/seed6eee2ec7/crystalball/livenode"
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/report"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 	"github.com/seed6eee2ec7/crystalball/services/randtree/paper"
@@ -460,25 +460,16 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := live.DefaultRuntimeConfig()
-	cfg.ID = 1
-	reg, _ := svc.spec.Registry()
-	sl, err := snapshot.NewLayer(snapshot.Config{Registry: reg}, nil)
+	withLive, err := livenode.New(svc.spec, livenode.Config{Runtime: live.RuntimeConfig{ID: 1}, Snapshots: &snapshot.Config{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Layers = []layer.Layer{sl}
-	withLive, err := live.NewRuntime(cfg, svc.spec)
+	without, err := livenode.New(svc.spec, livenode.Config{Runtime: live.RuntimeConfig{ID: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Layers = nil
-	without, err := live.NewRuntime(cfg, svc.spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := func(rt *live.Runtime, sl *snapshot.Layer) http.Handler {
-		srv, err := newStatusServer(rt, sl, nil, nil, nil, svc, time.Now(), "")
+	mux := func(n *livenode.Node) http.Handler {
+		srv, err := newStatusServer(n, nil, nil, svc, time.Now(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -490,12 +481,12 @@ func TestNodeSnapshotEndpointsWithoutSnapshots(t *testing.T) {
 		code         int
 		want         string
 	}{
-		{mux(without, nil), "GET", "/snapshot", http.StatusNotFound, "snapshots are off"},
-		{mux(without, nil), "POST", "/snapshot", http.StatusNotFound, "snapshots are off"},
-		{mux(without, nil), "GET", "/status", http.StatusOK, `"counters"`},
-		{mux(withLive, sl), "GET", "/snapshot", http.StatusNotFound, "no snapshot gathered yet"},
-		{mux(withLive, sl), "POST", "/snapshot", http.StatusServiceUnavailable, "not running"},
-		{mux(withLive, sl), "GET", "/status", http.StatusOK, `"interval_seconds": 10`},
+		{mux(without), "GET", "/snapshot", http.StatusNotFound, "snapshots are off"},
+		{mux(without), "POST", "/snapshot", http.StatusNotFound, "snapshots are off"},
+		{mux(without), "GET", "/status", http.StatusOK, `"counters"`},
+		{mux(withLive), "GET", "/snapshot", http.StatusNotFound, "no snapshot gathered yet"},
+		{mux(withLive), "POST", "/snapshot", http.StatusServiceUnavailable, "not running"},
+		{mux(withLive), "GET", "/status", http.StatusOK, `"interval_seconds": 10`},
 	}
 	for _, c := range cases {
 		w := httptest.NewRecorder()
