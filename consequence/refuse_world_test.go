@@ -73,9 +73,9 @@ func TestRefusalsAgreeWithTheEmulator(t *testing.T) {
 			var steps []emulation.Step
 			e, err := emulation.New(emulation.Config{
 				Spec: burstSpec(), Nodes: burstNodes, Seed: seed, StartSpread: time.Nanosecond,
-				Topology: emulation.UniformTopology{L: emulation.Link{Latency: 5 * time.Millisecond}},
-				Network:  emulation.NetworkConfig{Uplink: 100_000, SendQueueBytes: 500},
-				OnStep:   func(s emulation.Step) { steps = append(steps, s) },
+				Topology:  emulation.UniformTopology{L: emulation.Link{Latency: 5 * time.Millisecond}},
+				Network:   emulation.NetworkConfig{Uplink: 100_000, SendQueueBytes: 500},
+				Observers: emulation.Observers{OnStep: func(s emulation.Step) { steps = append(steps, s) }},
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -84,7 +84,7 @@ func TestFirstGatherPredictsBeforeThePeriod(t *testing.T) {
 	run := func(mode steering.Mode, settle time.Duration) (first time.Duration, violated int64) {
 		first = -1
 		cfg := emulation.Config{Spec: lateSpec, Nodes: 3, Seed: 1, Duration: 20 * time.Second, StartSpread: time.Millisecond,
-			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: 10 * time.Second, GatherInterval: 10 * time.Second, GatherSettle: settle}},
+			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: 10 * time.Second, GatherConfig: snapshot.GatherConfig{GatherInterval: 10 * time.Second, GatherSettle: settle}}},
 			Steering: &emulation.SteeringConfig{Controller: steering.Config{Mode: mode, LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{Walks: -1}}},
 				OnRound: func(_ node.ID, at time.Duration, rep *steering.RoundReport) {
 					if len(rep.Predictions) > 0 && first < 0 {

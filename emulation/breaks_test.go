@@ -104,12 +104,13 @@ func TestBreakRate(t *testing.T) {
 	var buf bytes.Buffer
 	after, until := time.Minute, 11*time.Minute
 	e := mustNew(t, emulation.Config{
-		Spec:     testSpec(tcfg{nodes: 6, period: 2 * time.Second, fanout: 1}),
-		Nodes:    6,
-		Seed:     seed,
-		Duration: 13 * time.Minute,
-		Breaks:   emulation.BreakConfig{Rate: 10, After: after, Until: until}, // 100 expected
-		Trace:    &buf,
+		Spec:      testSpec(tcfg{nodes: 6, period: 2 * time.Second, fanout: 1}),
+		Nodes:     6,
+		Seed:      seed,
+		Duration:  13 * time.Minute,
+		Breaks:    emulation.BreakConfig{Rate: 10, After: after, Until: until},
+		Observers: emulation.Observers{Trace: &buf}, // 100 expected
+
 	})
 	r, err := e.Run(context.Background())
 	if err != nil {
@@ -161,7 +162,7 @@ func TestScheduledBreakTellsBothEnds(t *testing.T) {
 		StartSpread: time.Nanosecond,
 		Topology:    emulation.UniformTopology{L: emulation.Link{Latency: lat}},
 		Breaks:      emulation.BreakConfig{Rate: 60, After: 100 * time.Millisecond, Until: 3 * time.Second},
-		Trace:       &trace,
+		Observers:   emulation.Observers{Trace: &trace},
 	})
 	run(t, e, 4*time.Second)
 	r := e.Result()

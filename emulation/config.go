@@ -73,6 +73,41 @@ type Config struct {
 	// clock jumps, timer skew, a fault schedule — beside churn and
 	// breaks. The zero value means none.
 	Nemesis NemesisConfig
+	// Observers see the run from outside the nodes: its trace, its
+	// violations, its steps and its network.
+	Observers
+	// Snapshots, when non-nil, runs a snapshot.Layer in every node's
+	// pipeline, before steering:
+	// checkpoint numbers on every message, checkpoints, and neighbourhood
+	// snapshots gathered over the emulated network.
+	Snapshots *SnapshotConfig
+	// Steering, when non-nil, runs a steering.Layer beside every node, in
+	// its layer.Pipeline: rounds of prediction from its gathered
+	// snapshots, event filters and the immediate safety check.
+	Steering *SteeringConfig
+	// Layers, when non-nil, returns node id's own layers, run in its
+	// layer.Pipeline after the snapshot, fault and steering layers, as
+	// live.RuntimeConfig.Layers runs them live: called once per node by
+	// New, and each layer must be new (a layer belongs to one pipeline).
+	// A layer.Durable among them gets its last durable state back
+	// after every reset of its node (layer.Pipeline restores it), as a live
+	// node gets it back from its store after a restart; the layer object
+	// survives the reset.
+	Layers func(id node.ID) []layer.Layer
+	// Timed sets how often the observer judges the liveness properties
+	// over time (availability and outages; see TimedConfig).
+	Timed TimedConfig
+	// WallClock reads the wall clock for the two measurements a Result
+	// reports, Result.WallTime and SteeringResult.ExplorationSeconds; it
+	// never feeds the loop. Nil means time.Now, the one wall-clock
+	// reading of the package.
+	WallClock func() time.Time
+}
+
+// Observers see an emulated run from outside its nodes. Each runs inside
+// the emulator's loop, on its goroutine: none may call the Emulator, and
+// none may change the services it is shown. All are optional.
+type Observers struct {
 	// Trace, when non-nil, receives one line per processed event (see the
 	// package documentation). It is written synchronously, one Write per
 	// line: wrap a file in a bufio.Writer and flush it after Run.
@@ -89,44 +124,18 @@ type Config struct {
 	// when its bound passes (its Err a *node.OverdueError). It runs inside
 	// the loop: it must not call the Emulator.
 	OnViolation func(Violation)
-	// Logger is handed to the services through Env.Logger. Nil means no
-	// logging.
-	Logger *slog.Logger
-	// Snapshots, when non-nil, runs a snapshot.Layer in every node's
-	// pipeline, before steering:
-	// checkpoint numbers on every message, checkpoints, and neighbourhood
-	// snapshots gathered over the emulated network.
-	Snapshots *SnapshotConfig
 	// OnStep, when non-nil, sees every event a node's handler ran, after
 	// the step (experiments measure protocol milestones with it, such as
 	// join times). It runs inside the loop: it must not call the Emulator,
 	// and must treat the service as read-only.
 	OnStep func(Step)
-	// Steering, when non-nil, runs a steering.Layer beside every node, in
-	// its layer.Pipeline: rounds of prediction from its gathered
-	// snapshots, event filters and the immediate safety check.
-	Steering *SteeringConfig
-	// Layers, when non-nil, returns node id's own layers, run in its
-	// layer.Pipeline after the snapshot, fault and steering layers, as
-	// live.RuntimeConfig.Layers runs them live: called once per node by
-	// New, and each layer must be new (a layer belongs to one pipeline).
-	// A layer.Durable among them gets its last durable state back
-	// after every reset of its node (layer.Pipeline restores it), as a live
-	// node gets it back from its store after a restart; the layer object
-	// survives the reset.
-	Layers func(id node.ID) []layer.Layer
 	// OnNetwork, when non-nil, sees every message sent, delivered and
 	// dropped, in processing order (an omniscient observer for checkers).
 	// It runs inside the loop: it must not call the Emulator.
 	OnNetwork func(NetworkEvent)
-	// Timed sets how often the observer judges the liveness properties
-	// over time (availability and outages; see TimedConfig).
-	Timed TimedConfig
-	// WallClock reads the wall clock for the two measurements a Result
-	// reports, Result.WallTime and SteeringResult.ExplorationSeconds; it
-	// never feeds the loop. Nil means time.Now, the one wall-clock
-	// reading of the package.
-	WallClock func() time.Time
+	// Logger is handed to the services through Env.Logger. Nil means no
+	// logging.
+	Logger *slog.Logger
 }
 
 // DefaultConfig returns the defaults New gives a Config's zero optional

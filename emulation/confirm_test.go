@@ -101,7 +101,7 @@ func raceSpec(pingAt, jamAt time.Duration) node.Spec {
 func runRace(t *testing.T, pingAt, jamAt time.Duration) *emulation.SteeringResult {
 	t.Helper()
 	cfg := emulation.Config{Spec: raceSpec(pingAt, jamAt), Nodes: 3, Seed: 1, Duration: 30 * time.Second, StartSpread: time.Millisecond,
-		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherInterval: 2 * time.Second, GatherSettle: -1}},
+		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherConfig: snapshot.GatherConfig{GatherInterval: 2 * time.Second, GatherSettle: -1}}},
 		Steering: &emulation.SteeringConfig{Controller: steering.Config{Mode: steering.Debug,
 			LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{Seed: 1, DMax: 60, K: 4}, WalkWeights: map[consequence.ActorActionKind]float64{}},
 			// Every kind of event equally likely: the timers race.
@@ -165,7 +165,7 @@ func TestDeadEndsConfirmedAndRetracted(t *testing.T) {
 // the rounds of mode Debug do not change.)
 func TestNodeRatesForAdaptiveWeights(t *testing.T) {
 	cfg := emulation.Config{Spec: raceSpec(9*time.Second, 5*time.Second), Nodes: 3, Seed: 1, Duration: 30 * time.Second, StartSpread: time.Millisecond,
-		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherInterval: 2 * time.Second, GatherSettle: -1}},
+		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherConfig: snapshot.GatherConfig{GatherInterval: 2 * time.Second, GatherSettle: -1}}},
 		Steering:  &emulation.SteeringConfig{Controller: steering.Config{Mode: steering.Debug, LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{DMax: 60, K: 4}, AdaptiveWeights: true}}}}
 	e, err := emulation.New(cfg)
 	if err != nil {
@@ -192,7 +192,7 @@ func TestGatherOnFault(t *testing.T) {
 	roundsAfterBreak := func(on bool) map[node.ID]int {
 		got := map[node.ID]int{}
 		cfg := emulation.Config{Spec: waitSpec, Nodes: 2, Seed: 1, Duration: 12 * time.Second, StartSpread: time.Millisecond,
-			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherInterval: 10 * time.Second, GatherSettle: -1}},
+			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherConfig: snapshot.GatherConfig{GatherInterval: 10 * time.Second, GatherSettle: -1}}},
 			Steering: &emulation.SteeringConfig{Controller: steering.Config{Mode: steering.Debug, LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{Walks: -1}}, GatherPolicy: steering.GatherPolicy{GatherOnFault: on}},
 				OnRound: func(id node.ID, at time.Duration, rep *steering.RoundReport) {
 					if at >= 8*time.Second && at < 8200*time.Millisecond {

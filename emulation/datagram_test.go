@@ -83,8 +83,8 @@ func dgramRun(t *testing.T, seed uint64, n int, msgs bool) (*emulation.Emulator,
 	var trace bytes.Buffer
 	e := mustNew(t, emulation.Config{
 		Spec: dspec, Nodes: 2, Seed: seed, StartSpread: time.Nanosecond, Duration: 10 * time.Second,
-		Topology: emulation.UniformTopology{L: emulation.Link{Latency: 10 * time.Millisecond, Jitter: 50 * time.Millisecond, Loss: 0.2}},
-		Trace:    &trace,
+		Topology:  emulation.UniformTopology{L: emulation.Link{Latency: 10 * time.Millisecond, Jitter: 50 * time.Millisecond, Loss: 0.2}},
+		Observers: emulation.Observers{Trace: &trace},
 	})
 	run(t, e, time.Second)
 	if msgs {
@@ -176,8 +176,8 @@ func TestDatagramsLeaveMessagesAlone(t *testing.T) {
 	var trace bytes.Buffer
 	alone := mustNew(t, emulation.Config{
 		Spec: dspec, Nodes: 2, Seed: seed, StartSpread: time.Nanosecond, Duration: 10 * time.Second,
-		Topology: emulation.UniformTopology{L: emulation.Link{Latency: 10 * time.Millisecond, Jitter: 50 * time.Millisecond, Loss: 0.2}},
-		Trace:    &trace,
+		Topology:  emulation.UniformTopology{L: emulation.Link{Latency: 10 * time.Millisecond, Jitter: 50 * time.Millisecond, Loss: 0.2}},
+		Observers: emulation.Observers{Trace: &trace},
 	})
 	run(t, alone, time.Second)
 	app(t, alone, 1, Burst{To: 2, N: 100, Message: true})
@@ -201,8 +201,8 @@ func TestDatagramsToUnreachableNodes(t *testing.T) {
 	var trace bytes.Buffer
 	e := mustNew(t, emulation.Config{
 		Spec: dspec, Nodes: 3, Seed: 1, StartSpread: time.Nanosecond,
-		Topology: emulation.UniformTopology{L: emulation.Link{Latency: lat}},
-		Trace:    &trace,
+		Topology:  emulation.UniformTopology{L: emulation.Link{Latency: lat}},
+		Observers: emulation.Observers{Trace: &trace},
 	})
 	run(t, e, time.Second)
 	if err := e.Down(2, false); err != nil {
@@ -294,11 +294,11 @@ func TestDatagramsInFlightAndSnapshots(t *testing.T) {
 	e = mustNew(t, emulation.Config{
 		Spec: dspec, Nodes: 2, Seed: 1, StartSpread: time.Nanosecond, Topology: topo,
 		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: time.Hour}, OnCheckpoint: func(c emulation.CheckpointEvent) { checkpoints = append(checkpoints, c) }},
-		OnNetwork: func(ev emulation.NetworkEvent) {
+		Observers: emulation.Observers{OnNetwork: func(ev emulation.NetworkEvent) {
 			if !ev.Protocol {
 				net = append(net, ev)
 			}
-		},
+		}},
 	})
 	run(t, e, time.Second)
 	if err := e.Gather(1); err != nil { // n1's number goes up

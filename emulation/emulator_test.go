@@ -233,12 +233,13 @@ func TestChurnRateAndDowntime(t *testing.T) {
 	logSeedOnFailure(t, seed)
 	var buf bytes.Buffer
 	e := mustNew(t, emulation.Config{
-		Spec:     testSpec(tcfg{nodes: 20}),
-		Nodes:    20,
-		Seed:     seed,
-		Duration: 2 * time.Hour,
-		Churn:    emulation.ChurnConfig{Rate: 6}, // 720 expected
-		Trace:    &buf,
+		Spec:      testSpec(tcfg{nodes: 20}),
+		Nodes:     20,
+		Seed:      seed,
+		Duration:  2 * time.Hour,
+		Churn:     emulation.ChurnConfig{Rate: 6},
+		Observers: emulation.Observers{Trace: &buf}, // 720 expected
+
 	})
 	r, err := e.Run(context.Background())
 	if err != nil {
@@ -324,7 +325,7 @@ func TestObserverCountsPlantedViolations(t *testing.T) {
 		Seed:        1,
 		StartSpread: time.Nanosecond,
 		Duration:    10 * time.Second,
-		OnViolation: func(v emulation.Violation) { seen = append(seen, v) },
+		Observers:   emulation.Observers{OnViolation: func(v emulation.Violation) { seen = append(seen, v) }},
 	})
 	run(t, e, time.Second)
 	for i := 1; i <= 10; i++ {
@@ -508,12 +509,12 @@ func TestChurnUntilEndsLeavesAndNodesComeBack(t *testing.T) {
 	var buf bytes.Buffer
 	until := 20 * time.Minute
 	e := mustNew(t, emulation.Config{
-		Spec:     testSpec(tcfg{nodes: 10}),
-		Nodes:    10,
-		Seed:     seed,
-		Duration: 40 * time.Minute,
-		Churn:    emulation.ChurnConfig{Rate: 3, Until: until},
-		Trace:    &buf,
+		Spec:      testSpec(tcfg{nodes: 10}),
+		Nodes:     10,
+		Seed:      seed,
+		Duration:  40 * time.Minute,
+		Churn:     emulation.ChurnConfig{Rate: 3, Until: until},
+		Observers: emulation.Observers{Trace: &buf},
 	})
 	r, err := e.Run(context.Background())
 	if err != nil {

@@ -189,7 +189,7 @@ func TestFaultsAreDeterministic(t *testing.T) {
 		var trace bytes.Buffer
 		cfg := gossipConfig(seed, 6, 0, &trace)
 		cfg.Duration = 20 * time.Second
-		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: 2 * time.Second, GatherInterval: 3 * time.Second}}
+		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: 2 * time.Second, GatherConfig: snapshot.GatherConfig{GatherInterval: 3 * time.Second}}}
 		e := mustNew(t, cfg)
 		for _, step := range []struct {
 			at time.Duration
@@ -262,7 +262,8 @@ func TestDropNextStillForcesTheCheckpoint(t *testing.T) {
 	cfg := emulation.Config{Spec: testSpec(tcfg{nodes: 2}), Nodes: 2, Seed: seed,
 		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: time.Hour},
 			OnCheckpoint: func(c emulation.CheckpointEvent) { cps = append(cps, c) }},
-		OnNetwork: func(ev emulation.NetworkEvent) { net = append(net, ev) }}
+		Observers: emulation.Observers{OnNetwork: func(ev emulation.NetworkEvent) { net = append(net, ev) }},
+	}
 	e := mustNew(t, cfg)
 	run(t, e, 20*time.Second)
 	must(t, e.Gather(1)) // alone: n1 checkpoints at 1 and the gather completes

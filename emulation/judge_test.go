@@ -24,8 +24,9 @@ func TestTimedAvailabilityAndOutages(t *testing.T) {
 	spec := testSpec(tcfg{nodes: 2}, node.Eventually("Up", up), node.Within("UpWithin", 5*time.Second, nil, up))
 	var viols []emulation.Violation
 	e, err := emulation.New(emulation.Config{Spec: spec, Nodes: 2, Seed: 1, StartSpread: time.Nanosecond,
-		Timed:       emulation.TimedConfig{Every: time.Nanosecond},
-		OnViolation: func(v emulation.Violation) { viols = append(viols, v) }})
+		Timed:     emulation.TimedConfig{Every: time.Nanosecond},
+		Observers: emulation.Observers{OnViolation: func(v emulation.Violation) { viols = append(viols, v) }},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func linked(t *testing.T, nodes int, netw emulation.NetworkConfig, retry bool) (
 		StartSpread: time.Nanosecond,
 		Topology:    emulation.UniformTopology{L: emulation.Link{Latency: lat}},
 		Network:     netw,
-		Trace:       &trace,
+		Observers:   emulation.Observers{Trace: &trace},
 	})
 	run(t, e, time.Second)
 	return e, &trace
@@ -375,7 +375,7 @@ func TestRefusalWithoutHandler(t *testing.T) {
 		StartSpread: time.Nanosecond,
 		Topology:    emulation.UniformTopology{L: emulation.Link{Latency: lat}},
 		Network:     emulation.NetworkConfig{Uplink: mbps8, SendQueueBytes: 100},
-		Trace:       &trace,
+		Observers:   emulation.Observers{Trace: &trace},
 	})
 	run(t, e, time.Second)
 	app(t, e, 1, Push{To: 2, N: 3, Try: true, Size: 500})
@@ -409,11 +409,11 @@ func TestRefusalBeforeCheckpointTick(t *testing.T) {
 				}
 			},
 		},
-		OnStep: func(s emulation.Step) {
+		Observers: emulation.Observers{OnStep: func(s emulation.Step) {
 			if s.Node == 1 && s.At == 2*time.Second {
 				order = append(order, s.Event.Kind.String())
 			}
-		},
+		}},
 	})
 	run(t, e, 3*time.Second)
 	want := []string{"timer", "send-refused", "send-refused", "send-refused", "checkpoint"}

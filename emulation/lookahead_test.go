@@ -80,7 +80,7 @@ var takeoverSpec = node.Spec{
 func TestLookAheadPreventsATransportErrorEpisode(t *testing.T) {
 	run := func(steer *emulation.SteeringConfig) (emulation.Result, *takeoverSvc) {
 		cfg := emulation.Config{Spec: takeoverSpec, Nodes: 3, Seed: 1, Duration: 30 * time.Second, StartSpread: time.Millisecond,
-			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherInterval: time.Second}},
+			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherConfig: snapshot.GatherConfig{GatherInterval: time.Second}}},
 			Steering:  steer}
 		e, err := emulation.New(cfg)
 		if err != nil {

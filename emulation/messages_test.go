@@ -36,7 +36,8 @@ func TestUnregisteredSendFailsTheRun(t *testing.T) {
 	spec.Messages = []node.Message{SendTo{}, Inc{}, Boom{}} // no Data
 	var sent int
 	e := mustNew(t, emulation.Config{Spec: spec, Nodes: 2, Seed: seed,
-		OnNetwork: func(emulation.NetworkEvent) { sent++ }})
+		Observers: emulation.Observers{OnNetwork: func(emulation.NetworkEvent) { sent++ }},
+	})
 	if err := e.RunUntil(at(20 * time.Second)); err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func ModeConfig(mode steering.Mode, nodes int, immediate bool) (*SnapshotConfig,
 	if mode == steering.Debug {
 		predicting = SpreadPredictors(DebugPredictors, nodes)
 	}
-	snaps := &SnapshotConfig{Manager: snapshot.Config{Interval: ModeSnapshotInterval, GatherInterval: ModeSnapshotInterval}}
+	snaps := &SnapshotConfig{Manager: snapshot.Config{Interval: ModeSnapshotInterval, GatherConfig: snapshot.GatherConfig{GatherInterval: ModeSnapshotInterval}}}
 	steer := &SteeringConfig{
 		Controller: steering.Config{Mode: mode, Faults: steering.DefaultFaults(), SearchBudget: steering.SearchBudget{MaxStates: mode.DefaultMaxStates()}},
 		Immediate:  immediate,

@@ -12,7 +12,7 @@ import (
 // the INET links the timeouts are the linked ones, scaled with a slower
 // uplink, never shortened, and the last round finishes.
 func TestLinkedSnapshots(t *testing.T) {
-	base := snapshot.Config{Interval: 10 * time.Second, GatherInterval: 10 * time.Second}
+	base := snapshot.Config{Interval: 10 * time.Second, GatherConfig: snapshot.GatherConfig{GatherInterval: 10 * time.Second}}
 	if got := emulation.LinkedSnapshots(base, emulation.NetworkConfig{}); got != base {
 		t.Errorf("no links: %+v, want it unchanged", got)
 	}

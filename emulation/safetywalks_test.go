@@ -55,7 +55,7 @@ func TestEmulationCountsSafetyWalks(t *testing.T) {
 	run := func(walks int) emulation.Result {
 		t.Helper()
 		cfg := emulation.Config{Spec: spec, Nodes: 2, Seed: 1, Duration: 30 * time.Second, StartSpread: time.Millisecond,
-			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherInterval: 5 * time.Second, GatherSettle: -1}},
+			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherConfig: snapshot.GatherConfig{GatherInterval: 5 * time.Second, GatherSettle: -1}}},
 			Steering:  &emulation.SteeringConfig{Controller: steering.Config{Mode: steering.Debug, SafetyWalkConfig: steering.SafetyWalkConfig{SafetyWalks: walks, SafetyWalkDepth: 20}}}}
 		e, err := emulation.New(cfg)
 		if err != nil {

@@ -107,7 +107,7 @@ func TestShippedFiltersPreventAViolationBeforeTheFirstRound(t *testing.T) {
 	}
 	run := func(fs []steering.ShippedFilter) (emulation.Result, *emulation.Emulator) {
 		cfg := emulation.Config{Spec: earlySpec, Nodes: 3, Seed: 1, Duration: 15 * time.Second, StartSpread: time.Millisecond,
-			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherInterval: 10 * time.Second, GatherSettle: -1}},
+			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherConfig: snapshot.GatherConfig{GatherInterval: 10 * time.Second, GatherSettle: -1}}},
 			Steering:  &emulation.SteeringConfig{Controller: steering.Config{Mode: steering.Steer, LivenessWalks: steering.LivenessWalks{WalkOptions: steering.WalkOptions{Walks: -1}}}, Immediate: true, Shipped: fs}}
 		e, err := emulation.New(cfg)
 		if err != nil {

@@ -20,7 +20,7 @@ func snapshotConfig(seed uint64, snaps *[]*snapshot.Snapshot) emulation.Config {
 	cfg.Duration = 30 * time.Second
 	cfg.Churn.After = 10 * time.Second
 	cfg.Snapshots = &emulation.SnapshotConfig{
-		Manager:   snapshot.Config{Interval: 2 * time.Second, GatherInterval: 3 * time.Second},
+		Manager:   snapshot.Config{Interval: 2 * time.Second, GatherConfig: snapshot.GatherConfig{GatherInterval: 3 * time.Second}},
 		Gatherers: func(id node.ID) bool { return id%3 == 0 },
 		OnSnapshot: func(_ node.ID, s *snapshot.Snapshot) {
 			if snaps != nil {

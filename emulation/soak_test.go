@@ -46,13 +46,13 @@ func soak(t *testing.T, seed uint64) (string, emulation.Result) {
 	const nodes = 12
 	var buf bytes.Buffer
 	e := mustNew(t, emulation.Config{
-		Spec:     testSpec(tcfg{nodes: nodes, period: 500 * time.Millisecond, jitter: true, fanout: 2}),
-		Nodes:    nodes,
-		Seed:     seed,
-		Duration: soakDuration,
-		Churn:    emulation.ChurnConfig{Rate: 20, Downtime: 5 * time.Second, SilentFraction: emulation.Fraction(0.3)},
-		Workload: func(id node.ID, restart bool) []node.Message { return []node.Message{SendTo{To: 1, N: 2}} },
-		Trace:    &buf,
+		Spec:      testSpec(tcfg{nodes: nodes, period: 500 * time.Millisecond, jitter: true, fanout: 2}),
+		Nodes:     nodes,
+		Seed:      seed,
+		Duration:  soakDuration,
+		Churn:     emulation.ChurnConfig{Rate: 20, Downtime: 5 * time.Second, SilentFraction: emulation.Fraction(0.3)},
+		Workload:  func(id node.ID, restart bool) []node.Message { return []node.Message{SendTo{To: 1, N: 2}} },
+		Observers: emulation.Observers{Trace: &buf},
 	})
 	rng := mrand.New(mrand.NewPCG(seed, 0))
 	for step := time.Duration(0); step < soakDuration; step += 700 * time.Millisecond {
@@ -140,7 +140,7 @@ type failingWriter struct{}
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
 func TestTraceWriteErrorStopsTheRun(t *testing.T) {
-	e := mustNew(t, emulation.Config{Spec: testSpec(tcfg{nodes: 2}), Nodes: 2, Seed: 1, Duration: time.Minute, Trace: failingWriter{}})
+	e := mustNew(t, emulation.Config{Spec: testSpec(tcfg{nodes: 2}), Nodes: 2, Seed: 1, Duration: time.Minute, Observers: emulation.Observers{Trace: failingWriter{}}})
 	if _, err := e.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("Run with a failing trace writer: %v", err)
 	}

@@ -74,7 +74,7 @@ func TestEmulatorPostponesFilteredTransportError(t *testing.T) {
 			// Gathers on the period only (GatherSettle -1), so that the
 			// retries spend the budget before a round sees the answer:
 			// the escalation below is part of what this test pins.
-			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherInterval: 2 * time.Second, GatherSettle: -1}}}
+			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherConfig: snapshot.GatherConfig{GatherInterval: 2 * time.Second, GatherSettle: -1}}}}
 		if steer {
 			cfg.Steering = &emulation.SteeringConfig{
 				Controller: steering.Config{Mode: steering.Steer, Faults: consequence.Faults{Breaks: 1},

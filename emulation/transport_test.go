@@ -26,7 +26,7 @@ func scripted(t *testing.T, nodes int, cfg tcfg, workload func(node.ID, bool) []
 		StartSpread: time.Nanosecond,
 		Topology:    emulation.UniformTopology{L: emulation.Link{Latency: lat}},
 		Workload:    workload,
-		Trace:       &trace,
+		Observers:   emulation.Observers{Trace: &trace},
 	})
 	run(t, e, time.Second)
 	return e, &trace

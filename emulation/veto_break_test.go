@@ -65,7 +65,7 @@ func lendSpec(lossy bool) node.Spec {
 func TestVetoBreaksTheConnectionForBothServices(t *testing.T) {
 	for _, lossy := range []bool{false, true} {
 		cfg := emulation.Config{Spec: lendSpec(lossy), Nodes: 2, Seed: 1, Duration: 10 * time.Second, StartSpread: time.Millisecond,
-			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherInterval: time.Second}},
+			Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{GatherConfig: snapshot.GatherConfig{GatherInterval: time.Second}}},
 			Steering:  &emulation.SteeringConfig{Controller: steering.Config{Mode: steering.Off}, Immediate: true}}
 		e, err := emulation.New(cfg)
 		if err != nil {

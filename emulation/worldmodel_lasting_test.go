@@ -47,11 +47,11 @@ func replayLasting(t *testing.T, seed uint64, d time.Duration) map[consequence.A
 	var steps []emulation.Step
 	var trace bytes.Buffer
 	e := mustNew(t, emulation.Config{
-		Trace: &trace,
-		Spec:  wmSpec(), Nodes: wmNodes, Seed: seed, StartSpread: time.Nanosecond,
-		Topology: emulation.UniformTopology{L: emulation.Link{Latency: lat}},
-		Workload: wmWorkload,
-		OnStep:   func(s emulation.Step) { steps = append(steps, s) },
+
+		Spec: wmSpec(), Nodes: wmNodes, Seed: seed, StartSpread: time.Nanosecond,
+		Topology:  emulation.UniformTopology{L: emulation.Link{Latency: lat}},
+		Workload:  wmWorkload,
+		Observers: emulation.Observers{Trace: &trace, OnStep: func(s emulation.Step) { steps = append(steps, s) }},
 	})
 	run(t, e, 15*time.Millisecond)
 	m, err := consequence.NewActorModelFromLive(wmSpec(), e, consequence.ActorOptions{Workload: wmWorkload,

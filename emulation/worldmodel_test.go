@@ -243,11 +243,11 @@ func replayRun(t *testing.T, seed uint64, d time.Duration) {
 	var steps []emulation.Step
 	var trace bytes.Buffer
 	e := mustNew(t, emulation.Config{
-		Trace: &trace,
-		Spec:  wmSpec(), Nodes: wmNodes, Seed: seed, StartSpread: time.Nanosecond,
-		Topology: emulation.UniformTopology{L: emulation.Link{Latency: lat}},
-		Workload: wmWorkload,
-		OnStep:   func(s emulation.Step) { steps = append(steps, s) },
+
+		Spec: wmSpec(), Nodes: wmNodes, Seed: seed, StartSpread: time.Nanosecond,
+		Topology:  emulation.UniformTopology{L: emulation.Link{Latency: lat}},
+		Workload:  wmWorkload,
+		Observers: emulation.Observers{Trace: &trace, OnStep: func(s emulation.Step) { steps = append(steps, s) }},
 	})
 	// Every greeting has arrived, no gossip has left yet: every pair holds
 	// an established connection, as the explorer assumes of a start state.

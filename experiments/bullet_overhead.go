@@ -432,13 +432,13 @@ func (o *bulletObserver) failure(_ node.ID, f snapshot.Failure) {
 // bulletConfig is the emulation of one run; o observes it.
 func bulletConfig(cfg BulletOverheadConfig, opts bullet.Options, with bool, o *bulletObserver) emulation.Config {
 	ecfg := emulation.Config{
-		Spec:     bullet.NewSpec(opts),
-		Nodes:    cfg.Nodes,
-		Seed:     cfg.Seed,
-		Duration: cfg.MaxDuration,
-		Workload: func(node.ID, bool) []node.Message { return []node.Message{bullet.Download{Source: bulletSource}} },
-		Network:  emulation.NetworkConfig{Uplink: cfg.Uplink, Downlink: cfg.Downlink, SendQueueBytes: cfg.SendQueueBytes},
-		OnStep:   o.step,
+		Spec:      bullet.NewSpec(opts),
+		Nodes:     cfg.Nodes,
+		Seed:      cfg.Seed,
+		Duration:  cfg.MaxDuration,
+		Workload:  func(node.ID, bool) []node.Message { return []node.Message{bullet.Download{Source: bulletSource}} },
+		Network:   emulation.NetworkConfig{Uplink: cfg.Uplink, Downlink: cfg.Downlink, SendQueueBytes: cfg.SendQueueBytes},
+		Observers: emulation.Observers{OnStep: o.step},
 	}
 	if !with {
 		return ecfg

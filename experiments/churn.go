@@ -271,14 +271,14 @@ func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, erro
 	jt := &joinTimer{start: map[node.ID]time.Duration{}}
 	ep := newEpisodes()
 	ecfg := emulation.Config{
-		OnViolation: ep.violation,
-		Spec:        randtree.NewSpec(randtree.DefaultOptions()),
-		Nodes:       cfg.Nodes,
-		Seed:        cfg.Seed,
-		Duration:    cfg.Duration,
-		Workload:    bootstrapJoin,
-		Snapshots:   &emulation.SnapshotConfig{Manager: cfg.Rules.snapshots(snapshot.Config{Interval: cfg.Snapshots, GatherInterval: cfg.Snapshots})},
-		OnStep:      jt.step,
+
+		Spec:      randtree.NewSpec(randtree.DefaultOptions()),
+		Nodes:     cfg.Nodes,
+		Seed:      cfg.Seed,
+		Duration:  cfg.Duration,
+		Workload:  bootstrapJoin,
+		Snapshots: &emulation.SnapshotConfig{Manager: cfg.Rules.snapshots(snapshot.Config{Interval: cfg.Snapshots, GatherConfig: snapshot.GatherConfig{GatherInterval: cfg.Snapshots}})},
+		Observers: emulation.Observers{OnViolation: ep.violation, OnStep: jt.step},
 	}
 	if cfg.ChurnPerMinute > 0 {
 		ecfg.Churn = emulation.ChurnConfig{Rate: cfg.ChurnPerMinute, After: ChurnWarmup, Until: cfg.Duration - cfg.heal()}

@@ -310,7 +310,7 @@ func livenessScenario(ctx context.Context, cfg RandTreeLivenessConfig, opts rand
 		sc.Workload = func(node.ID, bool) []node.Message {
 			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1}}}
 		}
-		ecfg.Snapshots = &emulation.SnapshotConfig{Manager: cfg.Rules.snapshots(snapshot.Config{Interval: cfg.SnapEvery, GatherInterval: cfg.SnapEvery})}
+		ecfg.Snapshots = &emulation.SnapshotConfig{Manager: cfg.Rules.snapshots(snapshot.Config{Interval: cfg.SnapEvery, GatherConfig: snapshot.GatherConfig{GatherInterval: cfg.SnapEvery}})}
 		ecfg.Steering = &emulation.SteeringConfig{Controller: cfg.Rules.steering(sc), OnRound: func(id node.ID, at time.Duration, rep *steering.RoundReport) {
 			for _, p := range rep.Predictions {
 				if p.Critical == nil {

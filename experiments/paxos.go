@@ -489,7 +489,7 @@ func paxosScenario(ctx context.Context, set paxosSettings, seed uint64, gap time
 		StartSpread: paxosStartSpread,
 	}
 	if mode != steering.Off || immediate {
-		cfg.Snapshots = &emulation.SnapshotConfig{Manager: set.rules.snapshots(snapshot.Config{Interval: set.snapEvery, GatherInterval: set.snapEvery})}
+		cfg.Snapshots = &emulation.SnapshotConfig{Manager: set.rules.snapshots(snapshot.Config{Interval: set.snapEvery, GatherConfig: snapshot.GatherConfig{GatherInterval: set.snapEvery}})}
 		cfg.Steering = &emulation.SteeringConfig{
 			Controller: set.rules.steering(steering.Config{
 				Mode:         mode,

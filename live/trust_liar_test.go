@@ -62,8 +62,9 @@ func TestLyingMemberIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snaps, err := snapshot.NewLayer(snapshot.Config{Registry: reg, Interval: time.Hour, GatherInterval: 50 * time.Millisecond,
-		GatherSettle: 10 * time.Millisecond}, nil)
+	snaps, err := snapshot.NewLayer(snapshot.Config{Registry: reg, Interval: time.Hour,
+		GatherConfig: snapshot.GatherConfig{GatherInterval: 50 * time.Millisecond, GatherSettle: 10 * time.Millisecond},
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 // beyond n2's window, and its gathers failed until it restarted.
 func TestCheckpointNumberWalkIsBounded(t *testing.T) {
 	defer livetest.VerifyNone(t)
-	cfg := snapshot.Config{Interval: time.Hour, GatherTimeout: 3 * time.Second}
+	cfg := snapshot.Config{Interval: time.Hour, GatherConfig: snapshot.GatherConfig{GatherTimeout: 3 * time.Second}}
 	n1, sl := snapNode(t, 1, cfg, nil)
 	n2, _ := snapNode(t, 2, cfg, nil, n1.Addr())
 	defer stopNodes(t, n2, n1)

@@ -58,7 +58,7 @@ func budgetSpec() node.Spec {
 func Example() {
 	n, err := livenode.New(budgetSpec(), livenode.Config{
 		Runtime:   live.RuntimeConfig{ID: 1},
-		Snapshots: &snapshot.Config{Interval: 100 * time.Millisecond, GatherInterval: 200 * time.Millisecond},
+		Snapshots: &snapshot.Config{Interval: 100 * time.Millisecond, GatherConfig: snapshot.GatherConfig{GatherInterval: 200 * time.Millisecond}},
 		Steering: &steering.LayerConfig{
 			Controller: steering.Config{Mode: steering.Steer, SearchBudget: steering.SearchBudget{MaxTime: 50 * time.Millisecond}},
 			Immediate:  true,

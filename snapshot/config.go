@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -82,8 +83,12 @@ const (
 	MaxCN = 1 << 62
 )
 
-// Config configures a Manager. The zero value of every optional field takes
-// its documented default.
+// Config configures a Manager: its service and checkpoint period at the
+// top, then one group per concern (gathers, bandwidth, limits), each with
+// its own validation and defaults. The groups are embedded, so their
+// fields read as the Config's own (c.GatherInterval is
+// c.GatherConfig.GatherInterval). The zero value of every optional field
+// takes its documented default; DefaultConfig returns them all.
 type Config struct {
 	// Registry encodes and decodes the service's messages (recorded
 	// in-flight messages travel encoded). Required.
@@ -91,6 +96,26 @@ type Config struct {
 	// Interval is the period of checkpoint-number increments, each with a
 	// checkpoint. Zero means DefaultInterval.
 	Interval time.Duration
+	// Quota is the storage quota in bytes for stored checkpoints and the
+	// in-flight message log; the oldest checkpoints go first (the newest is
+	// always kept). Zero means DefaultQuota.
+	Quota int
+	// RecentWindow and MaxRecentPeers shape the traffic-derived
+	// neighbourhood. Zero means DefaultRecentWindow and
+	// DefaultMaxRecentPeers.
+	RecentWindow   time.Duration
+	MaxRecentPeers int
+	// GatherConfig is when and how widely the manager gathers.
+	GatherConfig
+	// BandwidthConfig caps and compresses the checkpoints it sends.
+	BandwidthConfig
+	// LimitsConfig bounds what one peer may make the manager hold or adopt.
+	LimitsConfig
+}
+
+// GatherConfig is when a manager gathers its neighbourhood, how widely,
+// and how long a gather may take.
+type GatherConfig struct {
 	// GatherInterval, when positive, makes the manager start a gather of its
 	// neighbourhood every GatherInterval (the first one GatherInterval after
 	// Start). Zero means gathers happen only when Gather is called.
@@ -145,14 +170,11 @@ type Config struct {
 	// which would otherwise fail nearly every gather. False (the default)
 	// gives the gather up.
 	FinishLastRound bool
-	// Quota is the storage quota in bytes for stored checkpoints and the
-	// in-flight message log; the oldest checkpoints go first (the newest is
-	// always kept). Zero means DefaultQuota.
-	Quota int
-	// RecentWindow and MaxRecentPeers shape the traffic-derived
-	// neighbourhood. Zero means the defaults.
-	RecentWindow   time.Duration
-	MaxRecentPeers int
+}
+
+// BandwidthConfig caps and compresses the checkpoint answers a manager
+// sends.
+type BandwidthConfig struct {
 	// BandwidthBits, when positive, caps checkpoint answers at that many
 	// bits per second (token bucket, Burst deep). Exceeding it gives a
 	// negative answer.
@@ -168,6 +190,10 @@ type Config struct {
 	// without the per-peer base dictionary.
 	DisableCompression bool
 	DisableDelta       bool
+}
+
+// LimitsConfig bounds what one peer may make a manager hold or adopt.
+type LimitsConfig struct {
 	// MaxCheckpointSize caps a checkpoint (raw) in either direction. Zero
 	// means DefaultMaxCheckpointSize.
 	MaxCheckpointSize int
@@ -207,87 +233,99 @@ type Config struct {
 // DefaultConfig returns the values New gives a Config's zero fields (no
 // Registry: it is required; no gathers of its own, no bandwidth cap).
 func DefaultConfig() Config {
-	return Config{
-		Interval:          DefaultInterval,
-		GatherTimeout:     DefaultGatherTimeout,
-		RecordTimeout:     DefaultRecordTimeout,
-		MaxRounds:         DefaultMaxRounds,
-		GatherSettle:      DefaultGatherSettle,
-		Quota:             DefaultQuota,
-		RecentWindow:      DefaultRecentWindow,
-		MaxRecentPeers:    DefaultMaxRecentPeers,
-		Burst:             DefaultBurst,
-		MaxCheckpointSize: DefaultMaxCheckpointSize,
-		MaxPendingAnswers: DefaultMaxPendingAnswers,
-		CNWindow:          DefaultCNWindow,
+	c, err := Config{}.groupDefaults()
+	if err != nil {
+		panic(fmt.Sprintf("snapshot: the zero Config's groups are invalid: %v", err)) // a broken invariant of this package
 	}
+	return c
 }
 
 func (c Config) withDefaults() (Config, error) {
 	if c.Registry == nil {
 		return c, errors.New("snapshot: Config.Registry is required")
 	}
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{{"Interval", c.Interval}, {"GatherInterval", c.GatherInterval}, {"GatherTimeout", c.GatherTimeout},
-		{"RecordTimeout", c.RecordTimeout}, {"RecentWindow", c.RecentWindow}, {"Burst", c.Burst}} {
-		if d.v < 0 {
-			return c, fmt.Errorf("snapshot: Config.%s must not be negative, got %v", d.name, d.v)
-		}
+	return c.groupDefaults()
+}
+
+// groupDefaults validates every field but the Registry and fills in the
+// defaults.
+func (c Config) groupDefaults() (Config, error) {
+	if err := nonNegative(duration{"Interval", c.Interval}, duration{"RecentWindow", c.RecentWindow}); err != nil {
+		return c, err
 	}
-	if c.MaxRounds < 0 || c.Quota < 0 || c.MaxRecentPeers < 0 || c.MaxCheckpointSize < 0 || c.MaxPendingAnswers < 0 {
-		return c, errors.New("snapshot: Config counts and sizes must not be negative")
+	if c.Quota < 0 || c.MaxRecentPeers < 0 {
+		return c, fmt.Errorf("snapshot: Config.Quota (%d) and MaxRecentPeers (%d) must not be negative", c.Quota, c.MaxRecentPeers)
 	}
-	if c.SecondHop < 0 {
-		return c, fmt.Errorf("snapshot: Config.SecondHop must not be negative, got %d", c.SecondHop)
+	c.Interval = cmp.Or(c.Interval, DefaultInterval)
+	c.Quota = cmp.Or(c.Quota, DefaultQuota)
+	c.RecentWindow = cmp.Or(c.RecentWindow, DefaultRecentWindow)
+	c.MaxRecentPeers = cmp.Or(c.MaxRecentPeers, DefaultMaxRecentPeers)
+	var err error
+	if c.GatherConfig, err = c.GatherConfig.withDefaults(); err != nil {
+		return c, err
 	}
-	if c.CNWindow < 0 {
-		return c, fmt.Errorf("snapshot: Config.CNWindow must not be negative, got %d", c.CNWindow)
+	if c.BandwidthConfig, err = c.BandwidthConfig.withDefaults(); err != nil {
+		return c, err
+	}
+	c.LimitsConfig, err = c.LimitsConfig.withDefaults()
+	return c, err
+}
+
+func (g GatherConfig) withDefaults() (GatherConfig, error) {
+	if err := nonNegative(duration{"GatherInterval", g.GatherInterval}, duration{"GatherTimeout", g.GatherTimeout}, duration{"RecordTimeout", g.RecordTimeout}); err != nil {
+		return g, err
+	}
+	if g.MaxRounds < 0 || g.SecondHop < 0 {
+		return g, fmt.Errorf("snapshot: Config.MaxRounds (%d) and SecondHop (%d) must not be negative", g.MaxRounds, g.SecondHop)
+	}
+	g.GatherTimeout = cmp.Or(g.GatherTimeout, DefaultGatherTimeout)
+	g.RecordTimeout = cmp.Or(g.RecordTimeout, DefaultRecordTimeout)
+	g.MaxRounds = cmp.Or(g.MaxRounds, DefaultMaxRounds)
+	g.GatherSettle = cmp.Or(g.GatherSettle, DefaultGatherSettle)
+	return g, nil
+}
+
+func (b BandwidthConfig) withDefaults() (BandwidthConfig, error) {
+	if err := nonNegative(duration{"Burst", b.Burst}); err != nil {
+		return b, err
 	}
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"BandwidthBits", c.BandwidthBits}, {"BandwidthFraction", c.BandwidthFraction}} {
+	}{{"BandwidthBits", b.BandwidthBits}, {"BandwidthFraction", b.BandwidthFraction}} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
-			return c, fmt.Errorf("snapshot: Config.%s must be a finite non-negative number, got %v", f.name, f.v)
+			return b, fmt.Errorf("snapshot: Config.%s must be a finite non-negative number, got %v", f.name, f.v)
 		}
 	}
-	if c.Interval == 0 {
-		c.Interval = DefaultInterval
+	b.Burst = cmp.Or(b.Burst, DefaultBurst)
+	return b, nil
+}
+
+func (l LimitsConfig) withDefaults() (LimitsConfig, error) {
+	if l.MaxCheckpointSize < 0 || l.MaxPendingAnswers < 0 {
+		return l, fmt.Errorf("snapshot: Config.MaxCheckpointSize (%d) and MaxPendingAnswers (%d) must not be negative", l.MaxCheckpointSize, l.MaxPendingAnswers)
 	}
-	if c.GatherTimeout == 0 {
-		c.GatherTimeout = DefaultGatherTimeout
+	if l.CNWindow < 0 {
+		return l, fmt.Errorf("snapshot: Config.CNWindow must not be negative, got %d", l.CNWindow)
 	}
-	if c.RecordTimeout == 0 {
-		c.RecordTimeout = DefaultRecordTimeout
+	l.MaxCheckpointSize = cmp.Or(l.MaxCheckpointSize, DefaultMaxCheckpointSize)
+	l.MaxPendingAnswers = cmp.Or(l.MaxPendingAnswers, DefaultMaxPendingAnswers)
+	l.CNWindow = cmp.Or(l.CNWindow, DefaultCNWindow)
+	return l, nil
+}
+
+// duration is a duration field of Config, by name, for nonNegative.
+type duration struct {
+	name string
+	v    time.Duration
+}
+
+// nonNegative is an error for the first negative one of ds.
+func nonNegative(ds ...duration) error {
+	for _, d := range ds {
+		if d.v < 0 {
+			return fmt.Errorf("snapshot: Config.%s must not be negative, got %v", d.name, d.v)
+		}
 	}
-	if c.MaxRounds == 0 {
-		c.MaxRounds = DefaultMaxRounds
-	}
-	if c.GatherSettle == 0 {
-		c.GatherSettle = DefaultGatherSettle
-	}
-	if c.Quota == 0 {
-		c.Quota = DefaultQuota
-	}
-	if c.RecentWindow == 0 {
-		c.RecentWindow = DefaultRecentWindow
-	}
-	if c.MaxRecentPeers == 0 {
-		c.MaxRecentPeers = DefaultMaxRecentPeers
-	}
-	if c.Burst == 0 {
-		c.Burst = DefaultBurst
-	}
-	if c.MaxCheckpointSize == 0 {
-		c.MaxCheckpointSize = DefaultMaxCheckpointSize
-	}
-	if c.MaxPendingAnswers == 0 {
-		c.MaxPendingAnswers = DefaultMaxPendingAnswers
-	}
-	if c.CNWindow == 0 {
-		c.CNWindow = DefaultCNWindow
-	}
-	return c, nil
+	return nil
 }

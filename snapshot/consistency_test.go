@@ -234,19 +234,20 @@ func runChecked(t *testing.T, seed uint64, sc scenario) *checker {
 			}
 			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1, 2}}}
 		},
-		OnNetwork: c.onNetwork,
+
 		Snapshots: &emulation.SnapshotConfig{
 			Manager: snapshot.Config{
-				Interval:       sc.interval,
-				GatherInterval: time.Second,
-				Quota:          sc.quota,
-				BandwidthBits:  sc.bandwidth,
-				GatherOnChange: sc.onChange,
+				Interval: sc.interval,
+
+				Quota:           sc.quota,
+				GatherConfig:    snapshot.GatherConfig{GatherInterval: time.Second, GatherOnChange: sc.onChange},
+				BandwidthConfig: snapshot.BandwidthConfig{BandwidthBits: sc.bandwidth},
 			},
 			OnSnapshot:   c.onSnapshot,
 			OnCheckpoint: c.onCheckpoint,
 			OnFailure:    func(node.ID, snapshot.Failure) { c.failures++ },
 		},
+		Observers: emulation.Observers{OnNetwork: c.onNetwork},
 	}
 	if sc.churn > 0 {
 		cfg.Churn = emulation.ChurnConfig{Rate: sc.churn, Downtime: 10 * time.Second, After: 10 * time.Second}

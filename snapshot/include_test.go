@@ -24,7 +24,7 @@ func nodesOf(s *snapshot.Snapshot) []node.ID {
 // set gives the neighbourhood back. Self and node.None are ignored.
 func TestIncludeTakesInPeersOutsideTheNeighbourhood(t *testing.T) {
 	h := newHarness(t, []node.ID{1, 2, 3}, func(node.ID) snapshot.Config {
-		return snapshot.Config{Interval: time.Second, GatherOnChange: true}
+		return snapshot.Config{Interval: time.Second, GatherConfig: snapshot.GatherConfig{GatherOnChange: true}}
 	})
 	h.srcs[1].svc.nbrs = []node.ID{2}
 	if got := nodesOf(h.gather(1)); !slices.Equal(got, []node.ID{1, 2}) {

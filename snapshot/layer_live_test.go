@@ -39,7 +39,7 @@ func startLiveNode(t *testing.T, spec node.Spec, id node.ID, join ...string) liv
 	// with its peers; in a test, running out of it on a loaded machine
 	// would report a live member as dead, so the test waits as long as for
 	// anything else.
-	cfg := snapshot.Config{Registry: reg, Interval: 300 * time.Millisecond, GatherTimeout: loadDeadline, RecordTimeout: loadDeadline}
+	cfg := snapshot.Config{Registry: reg, Interval: 300 * time.Millisecond, GatherConfig: snapshot.GatherConfig{GatherTimeout: loadDeadline, RecordTimeout: loadDeadline}}
 	sl, err := snapshot.NewLayer(cfg, slog.New(zapslog.NewHandler(logger.Core())))
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +283,7 @@ func TestLoneSnapshotIsWarnedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs lockedBuffer
-	cfg := snapshot.Config{Registry: reg, Interval: 100 * time.Millisecond, GatherInterval: 100 * time.Millisecond, GatherTimeout: loadDeadline, RecordTimeout: loadDeadline}
+	cfg := snapshot.Config{Registry: reg, Interval: 100 * time.Millisecond, GatherConfig: snapshot.GatherConfig{GatherInterval: 100 * time.Millisecond, GatherTimeout: loadDeadline, RecordTimeout: loadDeadline}}
 	sl, err := snapshot.NewLayer(cfg, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -572,7 +572,7 @@ func TestConfigAndMisuseErrors(t *testing.T) {
 // gather by itself.
 func TestGatherOnChange(t *testing.T) {
 	h := newHarness(t, []node.ID{1, 2, 3}, func(node.ID) snapshot.Config {
-		return snapshot.Config{Interval: time.Second, GatherOnChange: true}
+		return snapshot.Config{Interval: time.Second, GatherConfig: snapshot.GatherConfig{GatherOnChange: true}}
 	})
 	h.gather(1)
 	h.apply(h.mgrs[1].AfterStep(h.now)) // unchanged: nothing
@@ -613,7 +613,7 @@ func TestMalformedRequestIgnored(t *testing.T) {
 // A checkpoint over MaxCheckpointSize is refused, not sent.
 func TestOversizedCheckpointRefused(t *testing.T) {
 	h := newHarness(t, []node.ID{1, 2}, func(id node.ID) snapshot.Config {
-		return snapshot.Config{Interval: time.Second, MaxCheckpointSize: 100}
+		return snapshot.Config{Interval: time.Second, LimitsConfig: snapshot.LimitsConfig{MaxCheckpointSize: 100}}
 	})
 	s := h.gather(1)
 	if len(s.Nodes) != 1 || len(s.Excluded) != 1 || s.Excluded[0].Node != 2 {
@@ -683,7 +683,7 @@ func TestSnapshotView(t *testing.T) {
 func TestFinishLastRound(t *testing.T) {
 	for _, finish := range []bool{false, true} {
 		h := newHarness(t, []node.ID{1, 2, 3}, func(node.ID) snapshot.Config {
-			return snapshot.Config{Interval: time.Second, MaxRounds: 2, FinishLastRound: finish}
+			return snapshot.Config{Interval: time.Second, GatherConfig: snapshot.GatherConfig{MaxRounds: 2, FinishLastRound: finish}}
 		})
 		h.srcs[1].svc.nbrs = []node.ID{2}
 		fx, _ := h.mgrs[1].Gather(h.now)

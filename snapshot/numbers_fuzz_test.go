@@ -25,7 +25,7 @@ func FuzzPeerNumbers(f *testing.F) {
 	const window = 100
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h := newHarness(t, []node.ID{1, 2, 3}, func(node.ID) snapshot.Config {
-			return snapshot.Config{Interval: time.Second, CNWindow: window, GatherInterval: 3 * time.Second}
+			return snapshot.Config{Interval: time.Second, GatherConfig: snapshot.GatherConfig{GatherInterval: 3 * time.Second}, LimitsConfig: snapshot.LimitsConfig{CNWindow: window}}
 		})
 		m := h.mgrs[1]
 		claimed := map[node.ID]bool{}

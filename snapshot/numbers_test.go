@@ -44,7 +44,13 @@ func runCheckpointExperiment(tb testing.TB, disableDelta bool) checkpointRun {
 		Workload: func(node.ID, bool) []node.Message {
 			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1}}}
 		},
-		OnNetwork: func(ev emulation.NetworkEvent) {
+
+		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{
+			Interval:        10 * time.Second,
+			GatherConfig:    snapshot.GatherConfig{GatherInterval: 10 * time.Second},
+			BandwidthConfig: snapshot.BandwidthConfig{DisableDelta: disableDelta},
+		}},
+		Observers: emulation.Observers{OnNetwork: func(ev emulation.NetworkEvent) {
 			if !measuring || ev.Kind != emulation.NetSend || !ev.Protocol {
 				return
 			}
@@ -54,9 +60,6 @@ func runCheckpointExperiment(tb testing.TB, disableDelta bool) checkpointRun {
 			}
 			run.protoBytes += int64(len(buf))
 			run.byType[ev.Msg.MessageType()] += int64(len(buf))
-		},
-		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{
-			Interval: 10 * time.Second, GatherInterval: 10 * time.Second, DisableDelta: disableDelta,
 		}},
 	}
 	e, err := emulation.New(cfg)

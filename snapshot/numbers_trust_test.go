@@ -25,7 +25,7 @@ func onlyNegative(sends []node.Envelope) (snapshot.Negative, bool) {
 // number of 2^37 in 1.6 s.
 func TestNumbersAreRateLimited(t *testing.T) {
 	h := newHarness(t, []node.ID{1, 2}, func(node.ID) snapshot.Config {
-		return snapshot.Config{Interval: time.Second, CNWindow: 100}
+		return snapshot.Config{Interval: time.Second, LimitsConfig: snapshot.LimitsConfig{CNWindow: 100}}
 	})
 	for k := range uint64(1000) {
 		h.mgrs[1].Deliver(h.now, node.Envelope{From: hostile, To: 1, CN: 100 * (k + 1), Msg: ping{}})
@@ -54,7 +54,7 @@ func TestNumbersAreRateLimited(t *testing.T) {
 // stayed refused: every gather failed until it restarted.
 func TestRefusedNodeRebases(t *testing.T) {
 	h := newHarness(t, []node.ID{1, 2, 3}, func(node.ID) snapshot.Config {
-		return snapshot.Config{Interval: time.Second, CNWindow: 100}
+		return snapshot.Config{Interval: time.Second, LimitsConfig: snapshot.LimitsConfig{CNWindow: 100}}
 	})
 	// The pusher has no witness (a forged ID): its numbers do not hold n1
 	// up there.

@@ -78,7 +78,7 @@ func TestPoisonedNumberIsNotAdopted(t *testing.T) {
 // most the window per message, and only within it.
 func TestOnePeerCannotPushPastTheWindow(t *testing.T) {
 	h := newHarness(t, []node.ID{1, 2}, func(node.ID) snapshot.Config {
-		return snapshot.Config{Interval: time.Second, CNWindow: 100}
+		return snapshot.Config{Interval: time.Second, LimitsConfig: snapshot.LimitsConfig{CNWindow: 100}}
 	})
 	for i := range 50 {
 		h.mgrs[1].Deliver(h.now, node.Envelope{From: hostile, To: 1, CN: 1000 + uint64(i), Msg: ping{}})
@@ -99,7 +99,7 @@ func TestOnePeerCannotPushPastTheWindow(t *testing.T) {
 // pointing beyond it leaves its member out: neither moves the number.
 func TestProtocolNumbersBeyondTheWindow(t *testing.T) {
 	h := newHarness(t, []node.ID{1, 2}, func(node.ID) snapshot.Config {
-		return snapshot.Config{Interval: time.Second, CNWindow: 100}
+		return snapshot.Config{Interval: time.Second, LimitsConfig: snapshot.LimitsConfig{CNWindow: 100}}
 	})
 	_, fx, err := h.mgrs[2].Deliver(h.now, node.Envelope{From: 1, To: 2, CN: 0,
 		Msg: snapshot.Request{Gather: 1, CR: 5000, Members: []node.ID{1, 2}}})
@@ -144,7 +144,9 @@ func TestProtocolNumbersBeyondTheWindow(t *testing.T) {
 // gather includes it.
 func TestRestartedNodeCatchesUpThroughTwoPeers(t *testing.T) {
 	// The quota holds one full checkpoint and two identical ones.
-	cfg := func(node.ID) snapshot.Config { return snapshot.Config{Interval: time.Second, CNWindow: 10, Quota: 750} }
+	cfg := func(node.ID) snapshot.Config {
+		return snapshot.Config{Interval: time.Second, Quota: 750, LimitsConfig: snapshot.LimitsConfig{CNWindow: 10}}
+	}
 	h := newHarness(t, []node.ID{1, 2, 3}, cfg)
 	for range 30 {
 		h.tick(time.Second)
@@ -210,7 +212,7 @@ func TestRestartedNodeCatchesUpThroughTwoPeers(t *testing.T) {
 // asked for cut MaxCN+1, which every peer drops as hostile.
 func TestNumberStopsAtMaxCN(t *testing.T) {
 	h := newHarness(t, []node.ID{1, 2}, func(node.ID) snapshot.Config {
-		return snapshot.Config{Interval: time.Second, CNWindow: math.MaxInt64, GatherInterval: 5 * time.Second, GatherOnChange: true}
+		return snapshot.Config{Interval: time.Second, GatherConfig: snapshot.GatherConfig{GatherInterval: 5 * time.Second, GatherOnChange: true}, LimitsConfig: snapshot.LimitsConfig{CNWindow: math.MaxInt64}}
 	})
 	h.full(1) // GatherOnChange watches from the first gather on
 	h.mgrs[1].Deliver(h.now, node.Envelope{From: 2, To: 1, CN: snapshot.MaxCN, Msg: ping{}})
@@ -279,7 +281,7 @@ func TestGatherWithNoMemberFails(t *testing.T) {
 
 func TestNegativeCNWindowIsAnError(t *testing.T) {
 	reg, _ := node.NewRegistry(ping{})
-	_, err := snapshot.New(snapshot.Config{Registry: reg, CNWindow: -1}, 1, &fakeSrc{svc: &fakeSvc{}})
+	_, err := snapshot.New(snapshot.Config{Registry: reg, LimitsConfig: snapshot.LimitsConfig{CNWindow: -1}}, 1, &fakeSrc{svc: &fakeSvc{}})
 	if err == nil || !strings.HasPrefix(err.Error(), "snapshot: ") || !strings.Contains(err.Error(), "CNWindow") {
 		t.Fatalf("New with CNWindow -1: %v", err)
 	}
@@ -303,7 +305,9 @@ func TestForgedIDsCannotCatchANodeUp(t *testing.T) {
 		}
 		return "", false
 	}
-	cfg := func(node.ID) snapshot.Config { return snapshot.Config{Interval: time.Second, CNWindow: 100} }
+	cfg := func(node.ID) snapshot.Config {
+		return snapshot.Config{Interval: time.Second, LimitsConfig: snapshot.LimitsConfig{CNWindow: 100}}
+	}
 	h := newHarness(t, []node.ID{1, 2, 3}, cfg)
 	h.srcs[2].witness = witness
 	h.tick(time.Second)

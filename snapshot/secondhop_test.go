@@ -22,7 +22,7 @@ func TestSecondHopTakesInTheNeighboursNeighbours(t *testing.T) {
 		want []node.ID
 	}{{0, []node.ID{1, 2, 4}}, {1, []node.ID{1, 2, 3, 4}}, {2, []node.ID{1, 2, 3, 4, 5}}} {
 		h := newHarness(t, []node.ID{1, 2, 3, 4, 5, 6}, func(node.ID) snapshot.Config {
-			return snapshot.Config{Interval: time.Second, GatherOnChange: true, SecondHop: tc.hop}
+			return snapshot.Config{Interval: time.Second, GatherConfig: snapshot.GatherConfig{GatherOnChange: true, SecondHop: tc.hop}}
 		})
 		h.srcs[1].svc.nbrs = []node.ID{2, 4}
 		h.send(2, 3, 1)
@@ -60,7 +60,7 @@ func TestSecondHopNegative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := snapshot.New(snapshot.Config{Registry: reg, SecondHop: -1}, 1, &fakeSrc{}); err == nil {
+	if _, err := snapshot.New(snapshot.Config{Registry: reg, GatherConfig: snapshot.GatherConfig{SecondHop: -1}}, 1, &fakeSrc{}); err == nil {
 		t.Fatal("no error for SecondHop -1")
 	}
 }

@@ -17,7 +17,7 @@ import (
 func TestGatherSettle(t *testing.T) {
 	const settle, period = 500 * time.Millisecond, 10 * time.Second
 	h := newHarness(t, []node.ID{1, 2, 3}, func(id node.ID) snapshot.Config {
-		c := snapshot.Config{Interval: time.Hour, GatherSettle: settle}
+		c := snapshot.Config{Interval: time.Hour, GatherConfig: snapshot.GatherConfig{GatherSettle: settle}}
 		if id == 1 {
 			c.GatherInterval = period
 		}
@@ -79,7 +79,7 @@ func TestGatherSettle(t *testing.T) {
 func TestGatherSettleOff(t *testing.T) {
 	const period = 10 * time.Second
 	h := newHarness(t, []node.ID{1, 2}, func(node.ID) snapshot.Config {
-		return snapshot.Config{Interval: time.Hour, GatherInterval: period, GatherSettle: -1}
+		return snapshot.Config{Interval: time.Hour, GatherConfig: snapshot.GatherConfig{GatherInterval: period, GatherSettle: -1}}
 	})
 	m := h.mgrs[1]
 	if got, want := m.NextTick(), t0.Add(period); !got.Equal(want) {

@@ -52,7 +52,7 @@ func TestPostLoopbackOnlyByDefault(t *testing.T) {
 // included).
 func TestPostNeedsToken(t *testing.T) {
 	snaps := &fakeSnapshots{}
-	h := newTestServer(t, Config{Runtime: &fakeRuntime{at: t0}, Snapshots: snaps, SnapshotDoc: noDoc, Token: "s3cret"}).Handler()
+	h := newTestServer(t, Config{Runtime: &fakeRuntime{at: t0}, Snapshots: snaps, SnapshotDoc: noDoc, Access: Access{Token: "s3cret"}}).Handler()
 	for _, auth := range []string{"", "Bearer wrong", "Bearer s3cre", "s3cret", "Basic s3cret"} {
 		for _, remote := range []string{"127.0.0.1:5", "192.0.2.1:5"} {
 			if w := post(h, remote, auth); w.Code != http.StatusUnauthorized {
@@ -66,7 +66,7 @@ func TestPostNeedsToken(t *testing.T) {
 	if len(snaps.gathers) != 1 {
 		t.Errorf("%d gathers, want 1", len(snaps.gathers))
 	}
-	for _, bad := range []Config{{Token: "a b"}, {Token: strings.Repeat("x", MaxTokenLen+1)}, {MaxHeaderBytes: -1}} {
+	for _, bad := range []Config{{Access: Access{Token: "a b"}}, {Access: Access{Token: strings.Repeat("x", MaxTokenLen+1)}}, {Limits: Limits{MaxHeaderBytes: -1}}} {
 		bad.Runtime = &fakeRuntime{}
 		if _, err := New(bad); err == nil || !strings.HasPrefix(err.Error(), "status: ") {
 			t.Errorf("New(%+v) = %v", bad.MaxHeaderBytes, err)
@@ -77,7 +77,7 @@ func TestPostNeedsToken(t *testing.T) {
 // A client whose headers exceed MaxHeaderBytes gets 431, and an idle
 // keep-alive connection is closed after IdleTimeout.
 func TestServerBoundsClients(t *testing.T) {
-	s := newTestServer(t, Config{Runtime: &fakeRuntime{}, MaxHeaderBytes: 1024, IdleTimeout: 100 * time.Millisecond})
+	s := newTestServer(t, Config{Runtime: &fakeRuntime{}, Limits: Limits{MaxHeaderBytes: 1024, IdleTimeout: 100 * time.Millisecond}})
 	if s.srv.MaxHeaderBytes != 1024 {
 		t.Fatalf("MaxHeaderBytes = %d", s.srv.MaxHeaderBytes)
 	}
@@ -168,7 +168,7 @@ func FuzzReadTokenFile(f *testing.F) {
 			t.Fatalf("accepted %q", tok)
 		}
 		if err == nil {
-			if _, err := New(Config{Runtime: &fakeRuntime{}, Token: tok}); err != nil {
+			if _, err := New(Config{Runtime: &fakeRuntime{}, Access: Access{Token: tok}}); err != nil {
 				t.Fatalf("token %q from the file refused by New: %v", tok, err)
 			}
 		}

@@ -104,7 +104,7 @@ func TestLargeBodyIsRefused(t *testing.T) {
 // they are accepted, and counted; a slot freed serves again.
 func TestConnectionCap(t *testing.T) {
 	const cap = 4
-	s, addr := serveTest(t, Config{Runtime: &fakeRuntime{st: live.Status{ID: 1}}, MaxConns: cap})
+	s, addr := serveTest(t, Config{Runtime: &fakeRuntime{st: live.Status{ID: 1}}, Limits: Limits{MaxConns: cap}})
 	var held []net.Conn
 	for range cap {
 		c, err := net.Dial("tcp", addr)

@@ -98,6 +98,21 @@ type Config struct {
 	SnapshotDoc func(s *snapshot.Snapshot, now time.Time) (any, error)
 	// Started is when the node started, for uptime (zero: when New runs).
 	Started time.Time
+	// Reports, when set, adds the report writer's counters to /metrics
+	// (crystalball_reports_*); a *report.Writer is one.
+	Reports Reports
+	// Limits bound what a client may cost the server.
+	Limits
+	// Access is who may call the server.
+	Access
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Limits bound what one client, and all of them, may cost a Server: its
+// requests' time and size and its connections. Zero fields take the
+// defaults documented on each; negative is an error.
+type Limits struct {
 	// ReadHeaderTimeout and IdleTimeout bound a client's request headers
 	// and its idle keep-alive connections (zero: the defaults above).
 	ReadHeaderTimeout time.Duration
@@ -115,9 +130,13 @@ type Config struct {
 	// MaxConns bounds the connections open at once; Serve closes one
 	// accepted beyond it at once (zero: DefaultMaxConns).
 	MaxConns int
-	// Reports, when set, adds the report writer's counters to /metrics
-	// (crystalball_reports_*); a *report.Writer is one.
-	Reports Reports
+	// MaxConnsPerClient bounds the connections open at once from one
+	// client address (zero: DefaultMaxConnsPerClient).
+	MaxConnsPerClient int
+}
+
+// Access is who may call a Server and by which names.
+type Access struct {
 	// Token, when set, is the bearer token POST requests must carry
 	// ("Authorization: Bearer <token>"); at most MaxTokenLen bytes. Zero
 	// ("") allows POST from loopback clients only. GET needs neither.
@@ -127,11 +146,6 @@ type Config struct {
 	// is refused (421), which defeats DNS rebinding (see hosts.go). Zero
 	// (empty) means none: name the node by its address.
 	AllowedHosts []string
-	// MaxConnsPerClient bounds the connections open at once from one
-	// client address (zero: DefaultMaxConnsPerClient).
-	MaxConnsPerClient int
-	// Now is the clock (nil: time.Now).
-	Now func() time.Time
 }
 
 // StatusDoc is the JSON body of GET /status.

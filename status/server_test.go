@@ -223,7 +223,7 @@ func TestNewRejectsBadConfigs(t *testing.T) {
 		{Config{}, "Runtime is required"},
 		{Config{Runtime: (*live.Runtime)(nil)}, "Runtime is required"},
 		{Config{Runtime: &fakeRuntime{}, Snapshots: &fakeSnapshots{}}, "Config.Spec (or Config.SnapshotDoc) is required"},
-		{Config{Runtime: &fakeRuntime{}, IdleTimeout: -time.Second}, "negative timeout"},
+		{Config{Runtime: &fakeRuntime{}, Limits: Limits{IdleTimeout: -time.Second}}, "negative timeout"},
 	} {
 		if _, err := New(c.cfg); err == nil || !strings.HasPrefix(err.Error(), "status: ") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("New(%+v) = %v, want an error containing %q", c.cfg, err, c.want)
@@ -236,7 +236,7 @@ func TestNewRejectsBadConfigs(t *testing.T) {
 	if s.srv.ReadHeaderTimeout != DefaultReadHeaderTimeout || s.srv.IdleTimeout != DefaultIdleTimeout || s.cfg.Started.IsZero() {
 		t.Errorf("defaults: read header %v, idle %v, started %v", s.srv.ReadHeaderTimeout, s.srv.IdleTimeout, s.cfg.Started)
 	}
-	s, err = New(Config{Runtime: &fakeRuntime{}, ReadHeaderTimeout: time.Second, IdleTimeout: 3 * time.Second})
+	s, err = New(Config{Runtime: &fakeRuntime{}, Limits: Limits{ReadHeaderTimeout: time.Second, IdleTimeout: 3 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func TestIdleConnectionsGiveWay(t *testing.T) {
 // POST from another origin or site (CSRF); the node's own names and curl's
 // requests pass. main answered both (the audit: 202 and 200).
 func TestHostAndOriginAreChecked(t *testing.T) {
-	_, addr := serveTest(t, Config{Runtime: &fakeRuntime{st: live.Status{ID: 1}}, AllowedHosts: []string{"node1.internal"}})
+	_, addr := serveTest(t, Config{Runtime: &fakeRuntime{st: live.Status{ID: 1}}, Access: Access{AllowedHosts: []string{"node1.internal"}}})
 	_, port, _ := net.SplitHostPort(addr)
 	for _, tc := range []struct {
 		method, host string
@@ -83,7 +83,7 @@ func TestHostAndOriginAreChecked(t *testing.T) {
 
 func TestAllowedHostsAreChecked(t *testing.T) {
 	for _, bad := range []string{"", "a b", "host:80", "http://x"} {
-		if _, err := New(Config{Runtime: &fakeRuntime{}, AllowedHosts: []string{bad}}); err == nil || !strings.HasPrefix(err.Error(), "status: ") {
+		if _, err := New(Config{Runtime: &fakeRuntime{}, Access: Access{AllowedHosts: []string{bad}}}); err == nil || !strings.HasPrefix(err.Error(), "status: ") {
 			t.Errorf("AllowedHosts %q: %v", bad, err)
 		}
 	}

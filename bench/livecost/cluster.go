@@ -138,7 +138,7 @@ func (c *cluster) steering() (*snapshot.Layer, *steering.Layer, error) {
 		return nil, nil, fmt.Errorf("livecost: %w", err)
 	}
 	quiet := slog.New(slog.DiscardHandler)
-	sl, err := snapshot.NewLayer(snapshot.Config{Registry: reg, Interval: c.cfg.Snapshots, GatherInterval: c.cfg.Snapshots}, quiet)
+	sl, err := snapshot.NewLayer(snapshot.Config{Registry: reg, Interval: c.cfg.Snapshots, GatherConfig: snapshot.GatherConfig{GatherInterval: c.cfg.Snapshots}}, quiet)
 	if err != nil {
 		return nil, nil, fmt.Errorf("livecost: %w", err)
 	}

@@ -145,11 +145,11 @@ func TestEmulatedRefusedDiff(t *testing.T) {
 			Duration: 20 * time.Second,
 			Workload: func(node.ID, bool) []node.Message { return []node.Message{bullet.Download{Source: 1}} },
 			Network:  emulation.NetworkConfig{Uplink: emulation.INETUplink, Downlink: emulation.INETDownlink},
-			OnStep: func(st emulation.Step) {
+			Observers: emulation.Observers{OnStep: func(st emulation.Step) {
 				if _, ok := st.Event.Msg.(bullet.Diff); ok && st.Event.Kind == node.EventSendRefused {
 					diffsRefused++
 				}
-			},
+			}},
 		})
 		if err != nil {
 			t.Fatal(err)

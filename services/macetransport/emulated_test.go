@@ -149,7 +149,7 @@ func figure4Debug(t *testing.T, end time.Duration, predictors func(node.ID) bool
 	const seed = 12
 	var deadAtStart, predicted int
 	emulateFigure4(t, seed, macetransport.DefaultOptions(), end, func(cfg *emulation.Config) {
-		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: time.Second, GatherInterval: time.Second}}
+		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: time.Second, GatherConfig: snapshot.GatherConfig{GatherInterval: time.Second}}}
 		cfg.Steering = &emulation.SteeringConfig{
 			Controller: steering.Config{Mode: steering.Debug, Workload: cfg.Workload, SearchBudget: steering.SearchBudget{MaxStates: maxStates}},
 			Predictors: predictors,

@@ -35,7 +35,7 @@ func steered(t *testing.T, size steeredRun, seed uint64, mode steering.Mode, imm
 			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1}}}
 		},
 		Churn:     emulation.ChurnConfig{Rate: 1, After: 30 * time.Second, Until: size.churnUntil},
-		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: 10 * time.Second, GatherInterval: 10 * time.Second}},
+		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: 10 * time.Second, GatherConfig: snapshot.GatherConfig{GatherInterval: 10 * time.Second}}},
 	}
 	if mode != steering.Off || immediate {
 		cfg.Steering = &emulation.SteeringConfig{

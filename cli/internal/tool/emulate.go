@@ -308,7 +308,7 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 	isPredictor := func(id node.ID) bool { return p.predicting == nil || slices.Contains(p.predicting, id) }
 	if p.snapEvery > 0 {
 		cfg.Snapshots = &emulation.SnapshotConfig{Manager: emulation.LinkedSnapshots(
-			snapshot.Config{Interval: p.snapEvery, GatherInterval: p.snapEvery, SecondHop: p.steer.secondHop}, cfg.Network)}
+			snapshot.Config{Interval: p.snapEvery, GatherConfig: snapshot.GatherConfig{GatherInterval: p.snapEvery, SecondHop: p.steer.secondHop}}, cfg.Network)}
 		if p.predicting != nil && !p.steer.immediate {
 			// Only the predictors need neighbourhood snapshots; with the
 			// immediate check every node needs its view.

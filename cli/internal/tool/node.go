@@ -287,7 +287,7 @@ func (n *liveNode) nodeConfig() (livenode.Config, error) {
 		return cfg, err
 	}
 	if f.snapEvery > 0 {
-		cfg.Snapshots = &snapshot.Config{Interval: f.snapEvery, GatherInterval: f.gatherEvery, SecondHop: f.steer.secondHop}
+		cfg.Snapshots = &snapshot.Config{Interval: f.snapEvery, GatherConfig: snapshot.GatherConfig{GatherInterval: f.gatherEvery, SecondHop: f.steer.secondHop}}
 	}
 	if f.steers() {
 		cfg.Steering = n.steeringLayerConfig()
@@ -411,7 +411,7 @@ func (n *liveNode) printStarted(stdout io.Writer) {
 // the node's runtime and layers and the report writer (nil without
 // --reports); GET /snapshot serves the report.Snapshot document.
 func newStatusServer(n *livenode.Node, reports *report.Writer, timings *status.Timings, svc serviceRun, started time.Time, token string, hosts ...string) (*status.Server, error) {
-	cfg := status.Config{Runtime: n.Runtime(), Steering: n.Steering(), Timings: timings, Options: svc.options, Spec: svc.spec, Started: started, Token: token, AllowedHosts: hosts}
+	cfg := status.Config{Runtime: n.Runtime(), Steering: n.Steering(), Timings: timings, Options: svc.options, Spec: svc.spec, Started: started, Access: status.Access{Token: token, AllowedHosts: hosts}}
 	if reports != nil {
 		cfg.Reports = reports
 	}

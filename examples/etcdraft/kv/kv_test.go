@@ -101,7 +101,8 @@ func emulate(t *testing.T, spec node.Spec, seed uint64, d time.Duration, each fu
 	t.Helper()
 	var trace bytes.Buffer
 	e, err := emulation.New(emulation.Config{Spec: spec, Nodes: 3, Seed: seed, Duration: d, Workload: kv.Workload,
-		Churn: emulation.ChurnConfig{Rate: 6, Downtime: 3 * time.Second}, Trace: &trace})
+		Churn:     emulation.ChurnConfig{Rate: 6, Downtime: 3 * time.Second},
+		Observers: emulation.Observers{Trace: &trace}})
 	if err != nil {
 		t.Fatal(err)
 	}

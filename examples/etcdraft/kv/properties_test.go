@@ -44,11 +44,12 @@ func leaderRun(t *testing.T, opts kv.Options, spread, d time.Duration, churn boo
 	t.Helper()
 	var viols []emulation.Violation
 	cfg := emulation.Config{Spec: spec(t, opts), Nodes: 3, Seed: 1, Duration: d, Workload: kv.Workload, StartSpread: spread,
-		OnViolation: func(v emulation.Violation) {
+		Observers: emulation.Observers{OnViolation: func(v emulation.Violation) {
 			if v.Property == "LeaderWithin" {
 				viols = append(viols, v)
 			}
-		}}
+		}},
+	}
 	if churn {
 		cfg.Churn = emulation.ChurnConfig{Rate: 12, Downtime: 3 * time.Second}
 	}

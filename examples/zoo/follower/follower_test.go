@@ -35,7 +35,8 @@ func scriptedRun(t *testing.T, fixed bool, steer *emulation.SteeringConfig, snap
 	e, err := emulation.New(emulation.Config{Spec: Spec(fixed, 3), Nodes: 3, Seed: 1, Workload: Workload,
 		StartSpread: time.Millisecond, // a follower that starts late falls behind at once
 		Snapshots:   snaps, Steering: steer,
-		OnViolation: func(v emulation.Violation) { viols = append(viols, v) }})
+		Observers: emulation.Observers{OnViolation: func(v emulation.Violation) { viols = append(viols, v) }},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

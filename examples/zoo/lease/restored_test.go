@@ -40,14 +40,15 @@ func restoredRun(t *testing.T, seed uint64, back time.Duration, set func(*emulat
 	}
 	cfg := emulation.Config{Spec: lease.Spec(false), Nodes: 5, Seed: seed, Duration: until, Workload: lease.Workload,
 		Churn: emulation.ChurnConfig{Rate: 2, After: 10 * time.Second}, Snapshots: snaps, Steering: steer,
-		OnViolation: func(v emulation.Violation) {
+		Observers: emulation.Observers{OnViolation: func(v emulation.Violation) {
 			if v.Property == "OneHolder" && violated == 0 {
 				violated = v.At.Sub(emulation.Epoch)
 				if stop {
 					cancel()
 				}
 			}
-		}}
+		}},
+	}
 	e, err := emulation.New(cfg)
 	if err != nil {
 		t.Fatal(err)
