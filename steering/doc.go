@@ -174,7 +174,7 @@
 // Stats.ReleasedForLiveness). There is no bound in time where the node's
 // rounds walk against liveness properties; where none do (mode Off,
 // walks off, a service without liveness properties) a hold lasts at most
-// UnguardedFilterHold or UnguardedVetoHold, the rule before issue 27, and
+// UnguardedFilterHold or UnguardedVetoHold, and
 // Config.FilterHold and VetoHold bound it explicitly. A released kind
 // runs for one window (overrides) before the budget counts again. Stats
 // counts Escalations, Held and Released. A vetoed message breaks its
@@ -243,9 +243,9 @@
 // restored check view holds, until a snapshot reaches each or finds it
 // unreachable (include.go), and
 // a kind released for liveness is not restored: the release was judged on
-// the old incarnation's world. Config.Volatile keeps nothing durable (the rule before
-// issue 27; on RandTree under churn, restored filters about the tree a
-// node left cost more than they prevent: docs/history/results-steering-rules.md,
+// the old incarnation's world. Config.Volatile keeps nothing durable (on
+// RandTree under churn, restored filters about the tree a node left can
+// cost more than they prevent: docs/history/results-steering-rules.md,
 // "What a reset keeps"). Every filter in force and every
 // intervention carries the prediction it came from (Explanation: the
 // source, the property, the path, its rank, the requester):

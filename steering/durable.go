@@ -15,7 +15,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node/layer"
 )
 
-// A node's steering is durable state (issue 27): the filters in force,
+// A node's steering is durable state: the filters in force,
 // the kinds held past their budget and the error paths its rounds replay
 // are what a node learned about the futures it fears, and a reset is
 // exactly such a future (the zoo's lease: the grantor's filter against a

@@ -57,11 +57,11 @@ func keyOfFilter(f Filter) eventKey {
 // The budget exists so that steering never keeps a node from healing: a
 // filter reinstalled round after round must not stop an event for ever.
 // Letting the event through the moment the budget is spent, though, lets
-// through exactly the events steering predicted most often (issue 13: a
-// filter hit 322 times was overridden 1,013 times), and letting it through
-// when a timer runs out does the same a little later (issue 27: the zoo's
-// meter and logship were violated by the one event let through after a
-// 10 s hold). So a kind whose budget is spent is held — a message dropped,
+// through exactly the events steering predicted most often (on RandTree
+// under churn a filter hit 322 times was overridden 1,013 times), and
+// letting it through when a timer runs out does the same a little later
+// (the zoo's meter and logship are violated by the one event let through
+// after a 10 s hold). So a kind whose budget is spent is held — a message dropped,
 // a timer, call or transport error postponed, as the filter or the check
 // says — until it is safe or the hold itself threatens liveness:
 //
@@ -82,7 +82,7 @@ func keyOfFilter(f Filter) eventKey {
 //     only early release, and it needs rounds that walk against liveness
 //     properties: where none do (mode Off, walks off, a service without
 //     liveness properties) a hold lasts at most UnguardedFilterHold or
-//     UnguardedVetoHold, the rule before issue 27.
+//     UnguardedVetoHold.
 //
 // A released kind runs for one Config.InterventionWindow, counted as
 // overrides, before the budget counts again. Config.FilterHold and
@@ -94,9 +94,9 @@ type escalation struct {
 	free   time.Time // zero while held; else the kind runs until then
 }
 
-// Bounds of a hold when no liveness guard watches it (Controller.holdFor):
-// the rule before issue 27, measured then (a hold of a minute starved
-// Paxos learners; a 10 s hold of a veto let one more Paxos run violate).
+// Bounds of a hold when no liveness guard watches it (Controller.holdFor),
+// by measurement: a filter's hold of a minute starves Paxos learners, a
+// veto's hold of 10 s lets one more Paxos run violate.
 const (
 	UnguardedFilterHold = 10 * time.Second
 	UnguardedVetoHold   = time.Minute

@@ -103,8 +103,8 @@ func (ls *livenessSearch) liveFraction(fs filterSet) (bool, uint64, error) {
 // out the round's own filters of a held kind too: a kind is held because
 // round after round installs its filter, so comparing against a set that
 // still stops it would find the holds harmless exactly when they starve
-// the neighbourhood (issue 27: a Paxos proposer's retry, reinstalled by
-// every round, kept two of three learners from learning for ever). It
+// the neighbourhood (a Paxos proposer's retry, reinstalled by every
+// round, would keep two of three learners from learning for ever). It
 // records the holds in rep.Starving when they starve it.
 func (c *Controller) guardHolds(ctx context.Context, m *consequence.ActorModel, installed filterSet, holds heldKinds, rep *RoundReport) error {
 	all := holds.all()
@@ -136,9 +136,9 @@ func (c *Controller) guardHolds(ctx context.Context, m *consequence.ActorModel, 
 // receive (node.AppCaller) and a fault (a reset, a break, a lost
 // datagram) are what might happen, not what will: a walk that reaches a
 // live state through one shows a way out the deployment does not owe the
-// node. Counting them made the guard find harmless a hold that starved
-// Paxos's learners (issue 27): its walks escaped the held retry through a
-// Propose no client ever sent, or through a reset of the proposer.
+// node. Counting them, the guard finds harmless a hold that starves Paxos's
+// learners: its walks escape the held retry through a
+// Propose no client ever sends, or through a reset of the proposer.
 func (c *Controller) guardWeight(a consequence.Action[consequence.ActorAction]) float64 {
 	if a.Fault || (a.Act.Kind == consequence.ActApp && !a.Act.Pending) {
 		return 0

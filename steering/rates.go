@@ -58,7 +58,7 @@ const (
 // carry no delivery: about a LAN round trip.
 const AssumedLatency = 10 * time.Millisecond
 
-// WalkWeights derives walk weights from observed rates (issue 29): a walk
+// WalkWeights derives walk weights from observed rates: a walk
 // should draw each enabled action about as often as the deployment would
 // take it next, so an action's weight is its rate per pending action,
 // relative to a message's delivery (weight 1, rate 1/mean latency):
