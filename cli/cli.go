@@ -22,9 +22,8 @@
 // for check --model (Model) of its own; cmd/crystalball is the Program of
 // package cli/papers (the papers' services, their experiments and the
 // two-phase commit model), which only it imports. The subcommands'
-// implementation is internal (cli/internal/tool); the types here are
-// aliases of its, so that cli/papers, inside this tree, builds on the same
-// ones.
+// implementation is internal (cli/internal/tool), which runs a Program
+// converted to its own form.
 //
 // Every command that involves randomness takes --seed, and the same seed and
 // flags give the same output. --json prints one machine-readable JSON object
@@ -40,31 +39,6 @@ import (
 	"github.com/seed6eee2ec7/crystalball/cli/internal/tool"
 	"github.com/seed6eee2ec7/crystalball/consequence"
 )
-
-// Service is a service the command line runs, selected by --service NAME
-// (its Spec's name unless Name says otherwise; the default is the first
-// service given): a node.Spec and a workload, with optional corrections
-// (--fix), live join calls, summaries and options. Its fields and their defaults are documented on the type.
-type Service = tool.Service
-
-// Figure is one labelled number of a service's summary
-// (Service.Summarize).
-type Figure = tool.Figure
-
-// Program is a command-line program: its services, and subcommands and
-// models of its own. Program{Services: s}.Main() is Main(s...);
-// Program.Run runs one command line in process and returns its exit
-// status, for a program's own tests. Fields and methods are documented at
-// cli/internal/tool.Program.
-type Program = tool.Program
-
-// Command is a subcommand of a Program's own (cmd/crystalball's
-// experiment). Its Run returns UsageErrorf's errors for bad usage.
-type Command = tool.Command
-
-// Model is a hand-written model that 'check --model NAME' explores
-// instead of a service (cmd/crystalball's 2pc), built by NewModelSearch.
-type Model = tool.Model
 
 // ModelSearch is a Model ready for check (NewModelSearch).
 type ModelSearch = tool.ModelSearch

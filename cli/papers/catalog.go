@@ -2,8 +2,9 @@ package papers
 
 import (
 	"fmt"
-	"github.com/seed6eee2ec7/crystalball/cli/internal/tool"
 
+	"github.com/seed6eee2ec7/crystalball/cli"
+	"github.com/seed6eee2ec7/crystalball/cli/internal/tool"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/chord"
 	"github.com/seed6eee2ec7/crystalball/services/macetransport"
@@ -15,7 +16,17 @@ import (
 // RandTree, Chord, Paxos, MaceTransport, Pastry and Bullet′, configured as
 // the papers' experiments run them, with their corrections (--fix), live
 // join calls and summaries, RandTree first (the --service default).
-func Services() []tool.Service {
+func Services() []cli.Service {
+	var out []cli.Service
+	for _, s := range services() {
+		out = append(out, public(s))
+	}
+	return out
+}
+
+// services returns Services in the form this package builds them in
+// (cli/internal/tool's, which its experiments run).
+func services() []tool.Service {
 	return []tool.Service{builtin(randtree.Name, buildRandTree, randtree.FixNames()), builtin(chord.Name, buildChord, chord.FixNames()),
 		builtin(paxos.Name, buildPaxos, paxos.FixNames()), builtin(macetransport.Name, buildMaceTransport, macetransport.FixNames()),
 		builtin(pastryName, buildPastry, pastryFixes()), builtin(bulletName, buildBullet, bulletFixes())}
@@ -35,7 +46,7 @@ func builtin(name string, build func(fixes []string, nodes int) (tool.Service, e
 // lookupService configures the service name with fixes for nodes nodes
 // (the experiments run the papers' services by name).
 func lookupService(name string, fixes []string, nodes int) (tool.Service, error) {
-	for _, s := range Services() {
+	for _, s := range services() {
 		if s.Name == name {
 			return s.Configure(fixes, nodes)
 		}

@@ -27,7 +27,7 @@ type baselineOutput struct {
 func runMaceMCBaseline(args []string, stdout, stderr io.Writer) error {
 	fs := tool.NewFlagSet("experiment macemc-baseline", "experiment macemc-baseline --service chord|randtree [flags]",
 		"The paper's §5.3: deep online debugging in an emulated run (as 'crystalball emulate --mode debug', whose flags it takes), then exhaustive BFS from the initial state of --bfs-nodes nodes with the wall-time budget the online predictors used; which online violations BFS finds, and how deep it gets.", stderr)
-	p, err := tool.NewEmulation(fs, tool.Program{Services: Services()})
+	p, err := tool.NewEmulation(fs, tool.Program{Services: services()})
 	if err != nil {
 		return err
 	}

@@ -10,18 +10,11 @@ import (
 	"github.com/seed6eee2ec7/crystalball/consequence"
 )
 
-// Model is a hand-written model that 'check --model NAME' explores
-// instead of a service: a state machine of its own, outside node.Spec
-// (cmd/crystalball's two-phase commit, whose SPIN twin is bench/spin).
+// Model is a cli.Model, whose comments state its contract: a hand-written
+// model 'check --model NAME' explores instead of a service (package cli
+// converts its own to this type).
 type Model struct {
-	// Name selects the model (--model NAME): non-empty, without spaces or
-	// commas, unique among the program's models.
-	Name string
-	// Flags defines the model's own flags on check's flag set (2pc:
-	// --rms) and returns the function check calls once the command line
-	// is parsed, with --symmetry, to build the search; an error it
-	// returns is bad usage. A flag check already has (or another model
-	// defines) is a programming error, reported when the program starts.
+	Name  string
 	Flags func(fs *flag.FlagSet) func(symmetry bool) (*ModelSearch, error)
 }
 

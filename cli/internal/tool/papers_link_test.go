@@ -7,4 +7,4 @@ import (
 
 // The package's tests run the papers' services (cli/papers), which import
 // the package: only an external test file can import them.
-func init() { tool.SetTestProgram(papers.Program()) }
+func init() { tool.SetTestProgram(papers.Internal()) }
