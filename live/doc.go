@@ -34,8 +34,8 @@
 // goroutine's enqueue until the writer has taken them into its 64 KiB
 // write buffer (in front of the socket's buffers). A
 // node.Env.TrySend that would take them past
-// RuntimeConfig.Transport.TrySendQueueBytes (or finds SendQueueLen frames waiting)
-// is not queued and closes nothing; the runtime steps the service with
+// RuntimeConfig.Transport.TrySendQueueBytes (or finds SendQueueLen frames
+// waiting) is not queued and closes nothing; the runtime steps the service with
 // node.EventSendRefused before anything else — before the messages the
 // node sent itself, before transport errors, timers and network events —,
 // the refusals of one step in the order sent and ahead of refusals still
@@ -57,20 +57,20 @@
 // connection of the same ID with other addresses, displaces one with the
 // same addresses only once that connection closed or went silent, never
 // overrides memberlist's addresses, and an ID known only from hellos
-// expires (RuntimeConfig.Limits.UnconfirmedPeerTTL). memberlist admits a member
-// only once it proved itself on the service transport
+// expires (RuntimeConfig.Limits.UnconfirmedPeerTTL). memberlist admits a
+// member only once it proved itself on the service transport
 // (membership_prove.go), unless gossip is keyed; the layer host vouches
 // for checkpoint-number catch-ups (snapshot.WitnessHost) only by such
 // members' addresses or TLS-authenticated IDs.
 //
-// Durable state (runtime_durable.go, store.go): with RuntimeConfig.Durability.DataDir
-// (or Store) the runtime writes every node.DurableWrite of a pipeline
+// Durable state (runtime_durable.go, store.go): with
+// RuntimeConfig.Durability.DataDir (or Store) the runtime writes every node.DurableWrite of a pipeline
 // outcome to a bbolt store and syncs it before that outcome's sends leave
 // the node, sharing one sync among the steps queued behind it (group
 // commit), and restarts the node from the store through
 // layer.Pipeline.Restart. A node.Durable service without a store needs
-// RuntimeConfig.Durability.Ephemeral; a failed store write stops the node (Done,
-// Err).
+// RuntimeConfig.Durability.Ephemeral; a failed store write stops the node
+// (Done, Err).
 //
 // Logging: the runtime logs with zap (RuntimeConfig.Logger); the core and
 // the service see the same logger as a *slog.Logger (node.Env.Logger),

@@ -33,7 +33,7 @@ import (
 const maxDurableBatch = 64
 
 // ErrDurableRequired is returned by NewRuntime for a node.Durable service
-// with neither RuntimeConfig.Durability.DataDir nor RuntimeConfig.Durability.Ephemeral.
+// with neither RuntimeConfig.Durability.DataDir nor Durability.Ephemeral.
 var ErrDurableRequired = errors.New("live: the service keeps durable state (node.Durable) and no data directory was given")
 
 // ErrStoreFailed is wrapped by Runtime.Err after a store write failed: the
@@ -69,8 +69,8 @@ func (w *writeAhead) stage(ws []node.DurableWrite) {
 	}
 }
 
-// openStore opens the store the configuration names (RuntimeConfig.Durability.Store,
-// else the data directory's), loads it and checks the service's record
+// openStore opens the store the configuration names
+// (RuntimeConfig.Durability.Store, else the data directory's), loads it and checks the service's record
 // decodes. Called by Start before anything listens.
 func (r *Runtime) openStore() error {
 	st := r.cfg.Durability.Store

@@ -10,8 +10,8 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
-// TestRuntimeKeyring: RuntimeConfig.Gossip.Keyring reaches memberlist. Nodes whose
-// keyrings share a key gossip with each other although their primary keys
+// TestRuntimeKeyring: RuntimeConfig.Gossip.Keyring reaches memberlist.
+// Nodes whose keyrings share a key gossip with each other although their primary keys
 // differ (a key rotation in progress: each decrypts with every key it
 // holds); a node that holds none of their keys cannot join.
 func TestRuntimeKeyring(t *testing.T) {

@@ -33,7 +33,8 @@ type Store interface {
 	Close() error
 }
 
-// StoreFile is the name of a node's store in its RuntimeConfig.Durability.DataDir.
+// StoreFile is the name of a node's store in its
+// RuntimeConfig.Durability.DataDir.
 const StoreFile = "node.db"
 
 // Store errors.

@@ -36,8 +36,8 @@ import (
 //
 // A TrySend (node.Envelope.Refusable) is a message, on the same connection,
 // that enqueue refuses instead of queueing when the connection's write
-// queue is over RuntimeConfig.Transport.TrySendQueueBytes (or SendQueueLen frames):
-// the refusal closes nothing, and the runtime steps the service with
+// queue is over RuntimeConfig.Transport.TrySendQueueBytes (or SendQueueLen
+// frames): the refusal closes nothing, and the runtime steps the service with
 // node.EventSendRefused. The queue's bytes (peerConn.queued) count every
 // frame from enqueue until the writer has taken it into its write buffer
 // (64 KiB, in front of the socket's).

@@ -194,8 +194,8 @@
 //     order they were sent);
 //   - the live runtime (package live) refuses a TrySend when the bytes
 //     waiting in the peer's write queue plus the message would exceed
-//     live.RuntimeConfig.Transport.TrySendQueueBytes (a queue with nothing waiting
-//     takes a message of any size) or the queue holds SendQueueLen
+//     live.RuntimeConfig.Transport.TrySendQueueBytes (a queue with
+//     nothing waiting takes a message of any size) or the queue holds SendQueueLen
 //     frames, and the connection stays open; a TrySend to self is never
 //     refused.
 //
