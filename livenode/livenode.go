@@ -73,6 +73,11 @@ type Config struct {
 	Calls func(self node.ID, bootstrap []node.ID) []node.Message
 }
 
+// DefaultConfig returns the configuration a zero field stands for, with
+// Runtime.ID unset: the runtime's defaults (live.DefaultRuntimeConfig), no
+// snapshot manager, no steering layer and no calls.
+func DefaultConfig() Config { return Config{Runtime: live.DefaultRuntimeConfig()} }
+
 // Node is a live node with its layers: New builds it, Start runs it, Stop
 // stops it. Its methods are safe for concurrent use.
 type Node struct {

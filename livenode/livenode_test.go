@@ -72,14 +72,14 @@ func TestNewFillsWhatALiveNodeFills(t *testing.T) {
 	}
 }
 
-// TestPlainNode: without Snapshots and Steering the node is a plain
+// TestPlainNode: DefaultConfig, without Snapshots and Steering, is a plain
 // runtime, and Calls still run.
 func TestPlainNode(t *testing.T) {
 	t.Cleanup(func() { livetest.VerifyNone(t) }) // after the nodes' own cleanups
-	n, err := livenode.New(budgetSpec(), livenode.Config{
-		Runtime: live.RuntimeConfig{ID: 1},
-		Calls:   func(node.ID, []node.ID) []node.Message { return []node.Message{Spend{4}, Spend{4}, Spend{4}} },
-	})
+	cfg := livenode.DefaultConfig()
+	cfg.Runtime.ID = 1
+	cfg.Calls = func(node.ID, []node.ID) []node.Message { return []node.Message{Spend{4}, Spend{4}, Spend{4}} }
+	n, err := livenode.New(budgetSpec(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -273,7 +273,8 @@ func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, e
 // (none without a mode or the immediate check).
 func (n *liveNode) nodeConfig() (livenode.Config, error) {
 	f := n.f
-	cfg := livenode.Config{Runtime: live.DefaultRuntimeConfig(), Calls: n.svc.join}
+	cfg := livenode.DefaultConfig()
+	cfg.Calls = n.svc.join
 	rc := &cfg.Runtime
 	rc.ID, rc.Listen, rc.Advertise, rc.Gossip.Bind = f.id, f.listen, f.advertise, f.gossip
 	rc.Join, rc.Label, rc.Seed, rc.Logger = SplitList(f.join), f.label, f.seed, n.log
