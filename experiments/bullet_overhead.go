@@ -83,9 +83,6 @@ type BulletOverheadConfig struct {
 	// SendQueueBytes bounds a connection's send queue. Default
 	// emulation.DefaultSendQueueBytes.
 	SendQueueBytes int
-	// Rules are the steering and gathering rules (zero: RulesMeasured,
-	// the rules the documented figures were measured with).
-	Rules Rules
 	// SnapshotBandwidth caps every node's answers to gathers at that many
 	// bits per second (snapshot.Config.BandwidthBits, the paper's §4 cap,
 	// with snapshot.DefaultBurst of allowance): an answer over it is a
@@ -448,7 +445,6 @@ func bulletConfig(cfg BulletOverheadConfig, opts bullet.Options, with bool, o *b
 	snaps, steer := emulation.ModeConfig(steering.Debug, cfg.Nodes, false)
 	snaps.Gatherers, steer.Predictors = nil, nil
 	snaps.Manager.Interval, snaps.Manager.GatherInterval = cfg.Snapshots, cfg.Snapshots
-	snaps.Manager = cfg.Rules.snapshots(snaps.Manager)
 	snaps.Manager.BandwidthBits = float64(cfg.SnapshotBandwidth)
 	// Snapshot messages wait behind blocks at the uplinks: the timeouts
 	// and last round that let gathers complete there.
@@ -459,7 +455,6 @@ func bulletConfig(cfg BulletOverheadConfig, opts bullet.Options, with bool, o *b
 		steer.Controller.Walks = cfg.Walks
 	}
 	steer.CostPerState = cfg.CostPerState
-	steer.Controller = cfg.Rules.steering(steer.Controller)
 	ecfg.Snapshots, ecfg.Steering = snaps, steer
 	ecfg.OnNetwork = o.network
 	o.snapshots = true

@@ -66,15 +66,12 @@ type ChurnConfig struct {
 	// event may be kept from a handler before it runs anyway (negative:
 	// no bound).
 	MaxInterventions int
-	// VetoHold is how long an event kind the immediate check keeps
-	// vetoing is held once its budget is spent (steering.Config.VetoHold):
-	// zero is the rules' bound (a minute under RulesMeasured, until safe
-	// under RulesLibrary), negative holds it until the check passes or the
-	// liveness guard releases it (steering's default).
+	// VetoHold, when positive, bounds how long an event kind the
+	// immediate check keeps vetoing is held once its budget is spent
+	// (steering.Config.VetoHold); zero holds it until the check passes or
+	// the liveness guard releases it (steering's default). Negative is an
+	// error.
 	VetoHold time.Duration
-	// Rules are the steering and gathering rules of the runs (zero:
-	// RulesMeasured, the rules the documented figures were measured with).
-	Rules Rules
 	// BreakConnection makes filters and vetoes also break the connection
 	// to a dropped message's sender (the paper's TCP reset).
 	BreakConnection bool
@@ -88,13 +85,10 @@ type ChurnConfig struct {
 	Progress io.Writer
 }
 
-// vetoHoldText renders a ChurnConfig.VetoHold under rules r.
-func vetoHoldText(d time.Duration, r Rules) string {
-	switch {
-	case d < 0, d == 0 && r.library():
+// vetoHoldText renders a ChurnConfig.VetoHold.
+func vetoHoldText(d time.Duration) string {
+	if d == 0 {
 		return "until the check passes"
-	case d == 0:
-		return measuredVetoHold.String()
 	}
 	return d.String()
 }
@@ -148,8 +142,6 @@ type ChurnResult struct {
 	// VetoHold is ChurnConfig.VetoHold as a duration, or "until the check
 	// passes".
 	VetoHold string `json:"veto_hold"`
-	// Rules names the steering and gathering rules (ChurnConfig.Rules).
-	Rules string `json:"rules"`
 	// Runs has a run per configuration run, in ChurnConfigs order.
 	Runs []ChurnRun `json:"runs"`
 
@@ -216,7 +208,7 @@ func RandTreeChurn(ctx context.Context, cfg ChurnConfig) (*ChurnResult, error) {
 	}
 	out := &ChurnResult{Format: ChurnFormat, Experiment: "randtree-churn", Nodes: cfg.Nodes, Duration: cfg.Duration.String(),
 		ChurnPerMinute: max(cfg.ChurnPerMinute, 0), Seed: cfg.Seed, Snapshots: cfg.Snapshots.String(), MaxStates: cfg.MaxStates,
-		ResetKinds: consequence.Faults{SilentResets: true, ResetKinds: cfg.ResetKinds}.Kinds().String(), VetoHold: vetoHoldText(cfg.VetoHold, cfg.Rules), Rules: cfg.Rules.String()}
+		ResetKinds: consequence.Faults{SilentResets: true, ResetKinds: cfg.ResetKinds}.Kinds().String(), VetoHold: vetoHoldText(cfg.VetoHold)}
 	for _, name := range ChurnConfigs {
 		if !slices.Contains(cfg.Configs, name) {
 			continue
@@ -277,7 +269,7 @@ func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, erro
 		Seed:      cfg.Seed,
 		Duration:  cfg.Duration,
 		Workload:  bootstrapJoin,
-		Snapshots: &emulation.SnapshotConfig{Manager: cfg.Rules.snapshots(snapshot.Config{Interval: cfg.Snapshots, GatherConfig: snapshot.GatherConfig{GatherInterval: cfg.Snapshots}})},
+		Snapshots: &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: cfg.Snapshots, GatherConfig: snapshot.GatherConfig{GatherInterval: cfg.Snapshots}}},
 		Observers: emulation.Observers{OnViolation: ep.violation, OnStep: jt.step},
 	}
 	if cfg.ChurnPerMinute > 0 {
@@ -288,21 +280,12 @@ func churnRun(ctx context.Context, cfg ChurnConfig, name string) (ChurnRun, erro
 		if name == "steer+immediate" {
 			mode = steering.Steer
 		}
-		sc := cfg.Rules.steering(steering.Config{
+		sc := steering.Config{
 			Mode:               mode,
 			Faults:             consequence.Faults{Resets: 1, SilentResets: true, ResetKinds: cfg.ResetKinds},
 			SearchBudget:       steering.SearchBudget{MaxStates: cfg.MaxStates},
 			InterventionPolicy: steering.InterventionPolicy{BreakConnection: cfg.BreakConnection},
-			EscalationPolicy:   steering.EscalationPolicy{MaxInterventions: cfg.MaxInterventions},
-		})
-		switch {
-		case cfg.VetoHold < 0:
-			sc.VetoHold = 0 // until safe
-		case cfg.VetoHold > 0:
-			sc.VetoHold = cfg.VetoHold
-		}
-		if cfg.BreakConnection {
-			sc.SilentVeto = false
+			EscalationPolicy:   steering.EscalationPolicy{MaxInterventions: cfg.MaxInterventions, VetoHold: cfg.VetoHold},
 		}
 		ecfg.Steering = &emulation.SteeringConfig{Controller: sc, Immediate: true}
 	}

@@ -69,9 +69,6 @@ type RandTreeLivenessConfig struct {
 	// Steering is the controllers' configuration (zero: the defaults, one
 	// silent reset per path); Mode and Spec are set per run.
 	Steering steering.Config
-	// Rules are the steering and gathering rules (zero: RulesMeasured,
-	// the rules the documented figures were measured with).
-	Rules Rules
 	// Workers runs this many runs at once (default: the number of CPUs).
 	Workers int
 	// Progress, when non-nil, gets a line per finished run.
@@ -310,8 +307,8 @@ func livenessScenario(ctx context.Context, cfg RandTreeLivenessConfig, opts rand
 		sc.Workload = func(node.ID, bool) []node.Message {
 			return []node.Message{randtree.JoinOverlay{Targets: []node.ID{1}}}
 		}
-		ecfg.Snapshots = &emulation.SnapshotConfig{Manager: cfg.Rules.snapshots(snapshot.Config{Interval: cfg.SnapEvery, GatherConfig: snapshot.GatherConfig{GatherInterval: cfg.SnapEvery}})}
-		ecfg.Steering = &emulation.SteeringConfig{Controller: cfg.Rules.steering(sc), OnRound: func(id node.ID, at time.Duration, rep *steering.RoundReport) {
+		ecfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: cfg.SnapEvery, GatherConfig: snapshot.GatherConfig{GatherInterval: cfg.SnapEvery}}}
+		ecfg.Steering = &emulation.SteeringConfig{Controller: sc, OnRound: func(id node.ID, at time.Duration, rep *steering.RoundReport) {
 			for _, p := range rep.Predictions {
 				if p.Critical == nil {
 					continue

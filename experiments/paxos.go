@@ -240,9 +240,6 @@ type PaxosConfig struct {
 	// MaxGap bounds the time between the rounds (the paper: 60 s;
 	// negative: none, round 2 follows round 1 at once).
 	MaxGap time.Duration
-	// Rules are the steering and gathering rules (zero: RulesMeasured,
-	// the rules the documented figures were measured with).
-	Rules Rules
 	// Workers is the number of runs emulated in parallel (0:
 	// GOMAXPROCS); the result does not depend on it.
 	Workers int
@@ -274,7 +271,7 @@ func (c PaxosConfig) withDefaults() PaxosConfig {
 // settings checks a configuration with its defaults filled in and returns
 // what shapes every run.
 func (c PaxosConfig) settings() (paxosSettings, []int, error) {
-	set := paxosSettings{rules: c.Rules, maxGap: max(c.MaxGap, 0), snapEvery: c.Snapshots, maxStates: c.MaxStates,
+	set := paxosSettings{maxGap: max(c.MaxGap, 0), snapEvery: c.Snapshots, maxStates: c.MaxStates,
 		resets: max(c.Resets, 0), lastKnown: max(c.LastKnown, 0), trace: c.Trace}
 	if err := set.opts.EnableBug(c.Bug); err != nil {
 		return set, nil, fmt.Errorf("experiments: paxos: %w", err)
@@ -307,7 +304,6 @@ type paxosSettings struct {
 	maxStates int
 	resets    int
 	lastKnown time.Duration
-	rules     Rules
 	// trace, when non-nil, receives the per-event trace of the steered
 	// configuration (only with a single run).
 	trace io.Writer
@@ -489,14 +485,14 @@ func paxosScenario(ctx context.Context, set paxosSettings, seed uint64, gap time
 		StartSpread: paxosStartSpread,
 	}
 	if mode != steering.Off || immediate {
-		cfg.Snapshots = &emulation.SnapshotConfig{Manager: set.rules.snapshots(snapshot.Config{Interval: set.snapEvery, GatherConfig: snapshot.GatherConfig{GatherInterval: set.snapEvery}})}
+		cfg.Snapshots = &emulation.SnapshotConfig{Manager: snapshot.Config{Interval: set.snapEvery, GatherConfig: snapshot.GatherConfig{GatherInterval: set.snapEvery}}}
 		cfg.Steering = &emulation.SteeringConfig{
-			Controller: set.rules.steering(steering.Config{
+			Controller: steering.Config{
 				Mode:         mode,
 				Faults:       consequence.Faults{Resets: set.resets},
 				SearchBudget: steering.SearchBudget{MaxStates: set.maxStates},
 				RoundModel:   steering.RoundModel{LastKnownFor: set.lastKnown},
-			}),
+			},
 			Immediate: immediate,
 			OnIntervention: func(iv emulation.Intervention) {
 				if res.FirstIntervention != "" {

@@ -17,25 +17,14 @@ type InterventionPolicy struct {
 	// break the connection to the sender — the paper's TCP reset — even
 	// for a message type the service declares lossy. Without it a filter
 	// or veto breaks the connection of a type not declared lossy and drops
-	// a lossy one alone (filterBreaks, vetoBreaks), unless SilentVeto.
+	// a lossy one alone (filterBreaks, vetoBreaks): TCP cannot lose a
+	// message on a connection that stays up, so a stopped message of a
+	// type not declared lossy breaks the connection and both ends'
+	// services are told — their failure handling runs (resend, retry,
+	// look elsewhere) instead of waiting for ever for a message that
+	// vanished, which stalls a correct mutual-exclusion protocol whose
+	// last reply a stale view vetoed.
 	BreakConnection bool
-	// SilentVeto makes a filter's or the immediate check's drop of a
-	// message silent: the connection to its sender stays up, whatever the
-	// message's delivery. By default a stopped message of a type the
-	// service does not declare lossy breaks the connection, as TCP would
-	// lose it, and both ends' services are told: their failure handling
-	// runs (resend, retry, look elsewhere) instead of waiting for ever for
-	// a message that vanished from a connection that stayed up — what
-	// stalls a correct mutual-exclusion protocol whose last reply a stale
-	// view vetoed. A lossy type is dropped alone either way.
-	SilentVeto bool
-	// Volatile makes the Layer keep nothing durable (layer.Durable): a
-	// reset or a restart forgets its filters, holds and error paths (in
-	// emulation the explorer's error paths still survive a reset, as its
-	// object does). By default they are durable: restored before the
-	// restarted node's first event, so a filter against what a restart
-	// makes possible outlives the restart.
-	Volatile bool
 	// UnseenHold is how long a filter on a peer's message or transport
 	// error stays in force while the completed rounds cannot judge it: a
 	// round replaces the filters on events it could see, and a filter

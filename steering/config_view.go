@@ -49,15 +49,12 @@ func (m RoundModel) withDefaults() (RoundModel, error) {
 	return m, nil
 }
 
-// GatherPolicy widens a layer's gathers beyond its neighbourhood, and
-// adds gathers to the periodic ones (snapshot.Layer.Include,
-// snapshot.Layer.GatherSoon). Every field is off by default.
+// GatherPolicy widens a layer's gathers further and adds gathers to the
+// periodic ones (snapshot.Layer.Include, snapshot.Layer.GatherSoon).
+// Every gather takes in, beside the neighbourhood, every peer the node's
+// filters and holds are about, so that rounds judge a filter on the peer
+// it silences; these options add to that, and are off by default.
 type GatherPolicy struct {
-	// NeighbourhoodGathers keeps the node's gathers to its neighbourhood:
-	// by default they also take in every peer the node's filters and
-	// holds are about (snapshot.Layer.Include), so that rounds judge a
-	// filter on the peer it silences.
-	NeighbourhoodGathers bool
 	// RecallView makes a restarted node's gathers also take in the nodes
 	// of its restored check view, until a snapshot reaches each or finds
 	// it unreachable (include.go): the zoo lease's restarted grantor then

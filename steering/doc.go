@@ -131,8 +131,8 @@
 // A Filter is the paper's: for messages (type, source, destination) — the
 // message is dropped and, unless its type is declared lossy, the
 // connection to the sender is broken for both ends so their failure
-// handling runs (Controller.filterBreaks; Config.SilentVeto keeps the
-// drop silent, Config.BreakConnection breaks for lossy types too); for a timer or an
+// handling runs (Controller.filterBreaks; Config.BreakConnection breaks
+// for lossy types too); for a timer or an
 // application call, the handler's identity — the event is postponed, not
 // dropped (by Config.PostponeDelay). Every event a path can hinge on at a
 // node has one: a transport error about a peer is postponed too
@@ -177,8 +177,8 @@
 // UnguardedFilterHold or UnguardedVetoHold, and
 // Config.FilterHold and VetoHold bound it explicitly. A released kind
 // runs for one window (overrides) before the budget counts again. Stats
-// counts Escalations, Held and Released. A vetoed message breaks its
-// connection unless Config.SilentVeto: TCP cannot lose a message on a
+// counts Escalations, Held and Released. A vetoed message of a type not
+// declared lossy breaks its connection: TCP cannot lose a message on a
 // connection that stays up, and the sender's failure handling must run.
 //
 // # The liveness budget
@@ -243,10 +243,7 @@
 // restored check view holds, until a snapshot reaches each or finds it
 // unreachable (include.go), and
 // a kind released for liveness is not restored: the release was judged on
-// the old incarnation's world. Config.Volatile keeps nothing durable (on
-// RandTree under churn, restored filters about the tree a node left can
-// cost more than they prevent: docs/history/results-steering-rules.md,
-// "What a reset keeps"). Every filter in force and every
+// the old incarnation's world. Every filter in force and every
 // intervention carries the prediction it came from (Explanation: the
 // source, the property, the path, its rank, the requester):
 // LayerStatus.Reasons and Interventions, Intervention.Why.

@@ -98,7 +98,7 @@ func (l *Layer) DurableKey() string { return "steering" }
 // when nothing changed: the gate's and the paths' versions are compared
 // first.
 func (l *Layer) DurableState() ([]byte, bool) {
-	if l.gate == nil || l.cfg.Controller.Volatile {
+	if l.gate == nil {
 		return nil, false
 	}
 	l.mu.Lock()

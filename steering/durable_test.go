@@ -170,20 +170,6 @@ func FuzzDecodeDurable(f *testing.F) {
 	})
 }
 
-// TestVolatileLayerKeepsNothing: with Config.Volatile the layer reports no
-// durable state, so the pipeline has nothing to restore after a reset.
-func TestVolatileLayerKeepsNothing(t *testing.T) {
-	spec := randtree.NewSpec(randtree.DefaultOptions())
-	core, _, _ := BeforeUpdateSibling(t, spec)
-	cfg := LayerConfig{Controller: figure2Config(Steer, spec)}
-	cfg.Controller.Volatile = true
-	l, _ := newTestLive(t, cfg, core)
-	l.install([]Filter{{Kind: FilterMessage, Node: 9, From: 13, Type: "randtree.Probe"}}, time.Unix(5000, 0))
-	if data, changed := l.DurableState(); data != nil || changed {
-		t.Fatalf("a volatile layer made %q durable (changed %v)", data, changed)
-	}
-}
-
 // What a node knew of its neighbours outlives its reset, and a snapshot of
 // itself alone does not age it: n3's check, with n2 holding the lock in
 // its view, vetoes the Grant that would make n3 a second holder — after a

@@ -391,8 +391,5 @@ func (c *Controller) vetoBreaks(typ string) bool {
 	if c.cfg.BreakConnection {
 		return true
 	}
-	if c.cfg.SilentVeto {
-		return false
-	}
 	return !c.cfg.Spec.Delivery.OfType(typ).Lost
 }

@@ -34,7 +34,7 @@ import (
 // by default: RandTree's restarted nodes, gathering the tree they left,
 // did worse under churn (Config.RecallView).
 func (l *Layer) includeFiltered() {
-	if l.snaps == nil || l.gate == nil || l.cfg.Controller.NeighbourhoodGathers || (l.includedSet && l.gate.version == l.includedVersion) {
+	if l.snaps == nil || l.gate == nil || (l.includedSet && l.gate.version == l.includedVersion) {
 		return
 	}
 	l.includedSet, l.includedVersion = true, l.gate.version

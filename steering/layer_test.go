@@ -376,19 +376,24 @@ func TestLayerPostponesFilteredTimer(t *testing.T) {
 // (mode Off: no rounds), n9's handling of n1's UpdateSibling(n13) in
 // Figure 2 is vetoed on the view of the snapshot the node gathered: the
 // message is dropped (and n1's connection broken), n9's state untouched;
-// a harmless probe passes. Without BreakConnection the veto only drops.
+// a harmless probe passes. A type the service declares lossy is dropped
+// alone, unless BreakConnection.
 func TestLayerImmediateCheckVetoesUpdateSibling(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	spec := randtree.NewSpec(randtree.DefaultOptions())
-	for _, c := range []struct{ breakConn, silent, brk bool }{
+	for _, c := range []struct{ breakConn, lossy, brk bool }{
 		{true, false, true},
 		{false, false, true}, // a vetoed message breaks the connection by default
-		{false, true, false}, // SilentVeto: dropped alone
+		{false, true, false}, // a lossy type: dropped alone
+		{true, true, true},   // BreakConnection breaks for a lossy type too
 	} {
 		brk := c.brk
+		spec := randtree.NewSpec(randtree.DefaultOptions())
+		if c.lossy {
+			spec.Delivery = node.DeliverySpec{Types: map[string]node.Delivery{"randtree.UpdateSibling": {Lost: true}}}
+		}
 		core, ev, _ := BeforeUpdateSibling(t, spec)
 		cfg := LayerConfig{Controller: figure2Config(Off, spec), Immediate: true}
-		cfg.Controller.BreakConnection, cfg.Controller.SilentVeto = c.breakConn, c.silent
+		cfg.Controller.BreakConnection = c.breakConn
 		l, h := newTestLive(t, cfg, core)
 		l.Gathered(figure2(t, spec)) // mode Off: the view, at once, no round
 		if l.gate.View() == nil {

@@ -11,7 +11,7 @@ import (
 // unless running it makes a safety property fail that held before — the
 // check's rule (ImmediateCheck), applied to the model's global state
 // rather than the node's view — and is then held as the gate holds it: a
-// message dropped (its connection broken unless Config.SilentVeto), a
+// message dropped (its connection broken unless its type is lossy), a
 // timer, call or transport error postponed (disabled in the model while
 // held).
 type vetoModel struct {

@@ -3,7 +3,6 @@ package papers
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"github.com/seed6eee2ec7/crystalball/cli/internal/tool"
 	"io"
@@ -91,26 +90,4 @@ func noneIfZero[T int | time.Duration](v T) T {
 		return -1
 	}
 	return v
-}
-
-// rulesFlag registers --rules, the steering and gathering rules of an
-// experiment (experiments.Rules).
-func rulesFlag(fs *flag.FlagSet) *string {
-	s := new(string)
-	rulesVar(fs, s)
-	return s
-}
-
-// rulesVar registers --rules into s.
-func rulesVar(fs *flag.FlagSet, s *string) {
-	fs.StringVar(s, "rules", string(experiments.RulesMeasured), "steering and gathering rules: measured (those the documented figures were measured with: gathers on the period alone, holds of 10s and 1m, silent vetoes, no steering requests) or library (the library's defaults)")
-}
-
-// parseRulesFlag reads --rules; a bad name is a usage error.
-func parseRulesFlag(s string) (experiments.Rules, error) {
-	r, err := experiments.ParseRules(s)
-	if err != nil || s == "" {
-		return "", tool.UsageErrorf("--rules: %q is not measured or library", s)
-	}
-	return r, nil
 }

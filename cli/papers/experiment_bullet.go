@@ -27,7 +27,7 @@ type bulletOverheadFlags struct {
 	seed                                          uint64
 	maxDuration, snapshots, costPerState          *time.Duration
 	uplink, downlink, snapCap, fix, plot          string
-	cpu, rules                                    string
+	cpu                                           string
 	asJSON                                        bool
 	quiet                                         *bool
 }
@@ -50,7 +50,6 @@ func (f *bulletOverheadFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.fix, "fix", "", "Bullet′ corrections to apply: keep-shadow or all (default: the paper's code, with its bug)")
 	fs.StringVar(&f.plot, "plot", DefaultBulletOverheadPlot, "write the CDF of both runs' download times to this SVG file ('' for none)")
 	fs.StringVar(&f.cpu, "cpuprofile", "", "write a CPU profile of the experiment to this file (go tool pprof)")
-	rulesVar(fs, &f.rules)
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the tables")
 	f.quiet = tool.QuietFlag(fs)
 }
@@ -97,10 +96,6 @@ func (f *bulletOverheadFlags) config() (experiments.BulletOverheadConfig, error)
 	if err != nil {
 		return cfg, tool.UsageErrorf("--snapshot-bandwidth: %v", err)
 	}
-	rules, err := parseRulesFlag(f.rules)
-	if err != nil {
-		return cfg, err
-	}
 	fixes := tool.SplitList(f.fix)
 	opts := bullet.DefaultOptions()
 	for _, fx := range fixes {
@@ -110,7 +105,7 @@ func (f *bulletOverheadFlags) config() (experiments.BulletOverheadConfig, error)
 	}
 	return experiments.BulletOverheadConfig{Nodes: f.nodes, FileBytes: int64(fileBytes), BlockSize: f.blockSize, Seed: f.seed,
 		MaxDuration: *f.maxDuration, Snapshots: *f.snapshots, MaxStates: f.maxStates, Walks: walksConfig(f.walks), CostPerState: *f.costPerState,
-		Uplink: up, Downlink: down, SendQueueBytes: f.sendQueue, SnapshotBandwidth: snapCap, Fixes: fixes, Rules: rules}, nil
+		Uplink: up, Downlink: down, SendQueueBytes: f.sendQueue, SnapshotBandwidth: snapCap, Fixes: fixes}, nil
 }
 
 // walksConfig is the experiment's Walks for --walks n: 0 (none) is

@@ -21,10 +21,9 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	maxStates := fs.Int("max-states", experiments.DefaultChurnMaxStates, "unique states per search of a steering round")
 	configs := fs.String("configs", "off,immediate,steer+immediate", "configurations to run, a comma list")
 	maxInterventions := fs.Int("max-interventions", experiments.DefaultChurnMaxInterventions, "times per minute the same kind of event may be kept from a handler before it runs anyway (negative: no bound)")
-	vetoHold := fs.String("veto-hold", "", "how long an event kind the immediate check keeps vetoing is held once its budget is spent: a duration, or 'unbounded' (until the check passes or the liveness guard releases it); default: the rules' (1m measured, unbounded library)")
+	vetoHold := fs.String("veto-hold", "", "how long at most an event kind the immediate check keeps vetoing is held once its budget is spent: a duration; default: until the check passes or the liveness guard releases it")
 	breakConn := fs.Bool("break-connection", false, "filters and vetoes also break the connection to a dropped message's sender (the paper's TCP reset)")
 	resetKinds := fs.String("reset-kinds", "silent", "kinds of reset a steering round explores: rst, silent or both")
-	rulesName := rulesFlag(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	quiet := tool.QuietFlag(fs)
 	if err := tool.ParseFlags(fs, args); err != nil {
@@ -42,10 +41,6 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rules, err := parseRulesFlag(*rulesName)
-	if err != nil {
-		return err
-	}
 	if err := tool.CheckInterval("snapshots", *snapEvery); err != nil {
 		return err
 	}
@@ -54,7 +49,7 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 		return tool.UsageErrorf("--nodes must be in 1..1000, --max-states and --snapshots positive, --duration longer than %v", experiments.ChurnWarmup+heal)
 	}
 	cfg := experiments.ChurnConfig{Nodes: *nodes, Duration: *duration, ChurnPerMinute: rate, Seed: *seed, Snapshots: *snapEvery,
-		MaxStates: *maxStates, MaxInterventions: *maxInterventions, VetoHold: hold, BreakConnection: *breakConn, ResetKinds: kinds, Configs: tool.SplitList(*configs), Rules: rules}
+		MaxStates: *maxStates, MaxInterventions: *maxInterventions, VetoHold: hold, BreakConnection: *breakConn, ResetKinds: kinds, Configs: tool.SplitList(*configs)}
 	if rate == 0 {
 		cfg.ChurnPerMinute = -1 // none
 	}
@@ -75,15 +70,11 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	return printResult(stdout, *asJSON, res)
 }
 
-// parseVetoHold reads --veto-hold: a positive duration, "unbounded"
-// (steering.Config.VetoHold negative), or empty for the rules' bound
-// (ChurnConfig.VetoHold zero).
+// parseVetoHold reads --veto-hold: a positive duration, or empty (and
+// "unbounded") for no bound in time (ChurnConfig.VetoHold zero).
 func parseVetoHold(s string) (time.Duration, error) {
-	if s == "" {
-		return 0, nil // the rules' bound
-	}
-	if s == "unbounded" {
-		return -1, nil
+	if s == "" || s == "unbounded" {
+		return 0, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {

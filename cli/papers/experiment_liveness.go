@@ -45,7 +45,6 @@ func parseRandTreeLiveness(args []string, stderr io.Writer) (cfg experiments.Ran
 	walk.Register(fs)
 	var rates tool.RateFlags
 	rates.Register(fs)
-	rulesName := rulesFlag(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON object instead of the summary")
 	quiet := tool.QuietFlag(fs)
 	if err := tool.ParseFlags(fs, args); err != nil {
@@ -60,10 +59,6 @@ func parseRandTreeLiveness(args []string, stderr io.Writer) (cfg experiments.Ran
 	if err := tool.CheckInterval("snapshots", *snapEvery); err != nil {
 		return cfg, outputFlags{}, err
 	}
-	rules, err := parseRulesFlag(*rulesName)
-	if err != nil {
-		return cfg, outputFlags{}, err
-	}
 	if err := walk.Validate(); err != nil {
 		return cfg, outputFlags{}, err
 	}
@@ -71,6 +66,6 @@ func parseRandTreeLiveness(args []string, stderr io.Writer) (cfg experiments.Ran
 	walk.Apply(&sc)
 	rates.Apply(&sc)
 	cfg = experiments.RandTreeLivenessConfig{Seed: *seed, Runs: *runs, Nodes: *nodes, MaxGap: *maxGap, SnapEvery: *snapEvery,
-		Fixes: tool.SplitList(*fix), Steering: sc, Workers: *workers, Rules: rules}
+		Fixes: tool.SplitList(*fix), Steering: sc, Workers: *workers}
 	return cfg, outputFlags{asJSON: *jsonOut, quiet: *quiet}, nil
 }

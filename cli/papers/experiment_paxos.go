@@ -26,7 +26,6 @@ func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs emulated in parallel (the results do not depend on it)")
 	only := fs.Int("run", -1, "run only this run of the experiment (0-based, as per_run[].run numbers them): the same seed and gap as in the full experiment")
 	tracePath := fs.String("trace", "", "with --run, write the per-event trace of the steered configuration (steering rounds, predictions, filters, interventions) to this file")
-	rulesName := rulesFlag(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	quiet := tool.QuietFlag(fs)
 	if err := tool.ParseFlags(fs, args); err != nil {
@@ -39,15 +38,11 @@ func runPaxosExperiment(args []string, stdout, stderr io.Writer) error {
 	if *runs <= 0 || *maxStates <= 0 || *snapEvery <= 0 || *workers <= 0 || *maxGap < 0 || *resets < 0 || *lastKnown < 0 {
 		return tool.UsageErrorf("--runs, --max-states, --snapshots and --workers must be positive, --max-gap, --resets and --last-known not negative")
 	}
-	rules, err := parseRulesFlag(*rulesName)
-	if err != nil {
-		return err
-	}
 	if err := tool.CheckInterval("snapshots", *snapEvery); err != nil {
 		return err
 	}
 	cfg := experiments.PaxosConfig{Bug: name, Runs: *runs, Seed: *seed, MaxStates: *maxStates, Resets: *resets,
-		Snapshots: *snapEvery, LastKnown: noneIfZero(*lastKnown), MaxGap: noneIfZero(*maxGap), Workers: *workers, Rules: rules}
+		Snapshots: *snapEvery, LastKnown: noneIfZero(*lastKnown), MaxGap: noneIfZero(*maxGap), Workers: *workers}
 	if *resets == 0 {
 		cfg.Resets = -1 // none
 	}

@@ -13,16 +13,11 @@ import (
 // TestRestoredFilterPreventsTheGrantAfterAReset asserts the same on
 // seed 14, whose reset comes at 31 s.
 
-// TestRestoredFilterAfterTheScoreboardsReset is issue 27's lease test on
-// the scoreboard's run (seed 1): the case without CrystalBall violates
+// TestRestoredFilterAfterTheScoreboardsReset is the lease test on the
+// scoreboard's run (seed 1): the case without CrystalBall violates
 // OneHolder at 2:09.47, a grant 1.2 s after the grantor came back up at
 // 2:08.25; steered, the restored filter drops the requests after that
-// restart and nothing violates within 2:30. With nothing durable
-// (steering.Config.Volatile, the rule before issue 27) the violation
-// comes back (that run stops there). (The control used to be the restored filter lifted by the
-// restarted grantor's first round, UnseenHold negative; since a lost delta
-// base is a resync, that round is no longer blind, and with
-// steering.Config.RecallView it prevents the grant on its own.)
+// restart and nothing violates within 2:30.
 func TestRestoredFilterAfterTheScoreboardsReset(t *testing.T) {
 	checkRestored(t, 1, 2*time.Minute+8*time.Second, 2*time.Minute+30*time.Second, nil)
 }
