@@ -73,7 +73,7 @@ func (r Result) String() string {
 	}
 	if s := r.Steering; s != nil {
 		fmt.Fprintf(&b, "steering: %d rounds, %d states, %d predicted, %d filters installed (%d unhelpful), %d filter hits, %d vetoes, %d overrides, %.2f%% of %d actions changed\n",
-			s.Rounds, s.StatesExplored, sumCounts(s.Predicted), s.FiltersInstalled, s.FiltersUnhelpful, s.FilterHits, s.Vetoes, s.Overrides, 100*s.ChangedShare(), s.Events)
+			s.Rounds, s.StatesExplored, s.Predictions(), s.FiltersInstalled, s.FiltersUnhelpful, s.FilterHits, s.Vetoes, s.Overrides, 100*s.ChangedShare(), s.Events)
 		if s.Walks > 0 {
 			fmt.Fprintf(&b, "liveness search: %d walks, %d steps (in the states above), %d dead ends (global check: %d confirmed, %d retracted, %d pending; nodes' views: %d confirmed, %d retracted)\n",
 				s.Walks, s.WalkSteps, s.DeadEnds, s.Global.Confirmed, s.Global.Retracted, s.Global.Pending, s.DeadEndsConfirmed, s.DeadEndsRetracted)
@@ -87,14 +87,6 @@ func (r Result) String() string {
 		}
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func sumCounts(m map[string]uint64) uint64 {
-	var n uint64
-	for _, v := range m {
-		n += v
-	}
-	return n
 }
 
 // plural is "s" unless n is one.

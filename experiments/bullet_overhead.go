@@ -223,8 +223,11 @@ type BulletRun struct {
 	// Checkpoints is the snapshot layer's account; nil without
 	// CrystalBall.
 	Checkpoints *BulletCheckpoints `json:"checkpoints,omitempty"`
-	// Steering is the predictors' account; nil without CrystalBall.
-	Steering *BulletSteering `json:"steering,omitempty"`
+	// Steering is the predictors' account (steering.Stats summed over
+	// the nodes: in mode Debug no event is changed, FilterHits and Vetoes
+	// zero, which makes the comparison one of cost alone); nil without
+	// CrystalBall.
+	Steering *steering.Stats `json:"steering,omitempty"`
 }
 
 // Distribution summarises a sample of durations in seconds. Percentiles
@@ -305,20 +308,6 @@ type BulletCheckpoints struct {
 	Gathers        int64            `json:"gathers"`
 	GatherFailures int64            `json:"gather_failures"`
 	FailureReasons map[string]int64 `json:"failure_reasons"`
-}
-
-// BulletSteering is what the predictors did in a run with CrystalBall.
-type BulletSteering struct {
-	Rounds         uint64 `json:"rounds"`
-	StatesExplored uint64 `json:"states_explored"`
-	// Predicted counts the predicted violations, all properties.
-	Predicted uint64 `json:"predicted"`
-	// ExplorationSeconds is the wall time the rounds took, summed.
-	ExplorationSeconds float64 `json:"exploration_s"`
-	// Interventions counts the events a filter or the immediate check
-	// kept from a handler: zero in mode Debug, which is what makes the
-	// comparison one of cost alone.
-	Interventions uint64 `json:"interventions"`
 }
 
 // BulletOverhead runs the paper's §5.5 (Figure 17): Bullet′ nodes download
@@ -537,16 +526,11 @@ func (o *bulletObserver) checkpoints(e *emulation.Emulator, res emulation.Result
 }
 
 // bulletSteering reads the predictors' account off a run's result.
-func bulletSteering(s *emulation.SteeringResult) *BulletSteering {
+func bulletSteering(s *emulation.SteeringResult) *steering.Stats {
 	if s == nil {
-		return &BulletSteering{}
+		return &steering.Stats{}
 	}
-	out := &BulletSteering{Rounds: s.Rounds, StatesExplored: s.StatesExplored, ExplorationSeconds: s.ExplorationSeconds,
-		Interventions: s.FilterHits + s.Vetoes}
-	for _, n := range s.Predicted {
-		out.Predicted += n
-	}
-	return out
+	return &s.Stats
 }
 
 // WritePlot writes the CDF of both runs' download times as SVG (Figure
@@ -613,7 +597,7 @@ func (r *BulletOverheadResult) String() string {
 	}
 	if s := r.With.Steering; s != nil {
 		fmt.Fprintf(&b, "prediction: %d rounds, %d states explored, %d violations predicted, %.1f s of exploration, %d events changed\n",
-			s.Rounds, s.StatesExplored, s.Predicted, s.ExplorationSeconds, s.Interventions)
+			s.Rounds, s.StatesExplored, s.Predictions(), s.ExplorationSeconds, s.FilterHits+s.Vetoes)
 	}
 	return b.String()
 }

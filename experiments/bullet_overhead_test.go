@@ -56,7 +56,7 @@ func TestBulletOverheadSmall(t *testing.T) {
 	if c.Taken == 0 || c.Sent == 0 || c.RawMean <= 0 || c.SentMax <= 0 || c.Gathers == 0 || c.BitsPerNodeMean <= 0 || c.BitsPerNodeMax < c.BitsPerNodeMean {
 		t.Errorf("seed=%d: checkpoints %+v", seed, c)
 	}
-	if w.Steering.Rounds == 0 || w.Steering.StatesExplored == 0 || w.Steering.Predicted == 0 || w.Steering.Interventions != 0 {
+	if w.Steering.Rounds == 0 || w.Steering.StatesExplored == 0 || w.Steering.Predictions() == 0 || w.Steering.FilterHits+w.Steering.Vetoes != 0 {
 		t.Errorf("seed=%d: steering %+v: want rounds and predictions, no event changed", seed, w.Steering)
 	}
 	want := slowdown(res.Without.Download.Median, res.With.Download.Median)

@@ -166,23 +166,10 @@ type ChurnRun struct {
 	// stop.
 	Episodes  int64            `json:"episodes"`
 	ByTrigger map[string]int64 `json:"by_trigger"`
-	// Predicted counts predicted violations; Unhelpful the filters whose
-	// check still found one; FiltersInstalled the filters installed;
-	// FilterHits the events filters changed; Vetoes the immediate check's.
-	Rounds           uint64 `json:"rounds"`
-	RoundsReused     uint64 `json:"rounds_reused"`
-	StatesExplored   uint64 `json:"states_explored"`
-	Predicted        uint64 `json:"predicted"`
-	Unhelpful        uint64 `json:"unhelpful"`
-	FiltersInstalled uint64 `json:"filters_installed"`
-	FilterHits       uint64 `json:"filter_hits"`
-	Vetoes           uint64 `json:"immediate_check_vetoes"`
-	// Overrides, Escalations and Held are the intervention budget's
-	// (emulation.SteeringResult).
-	Overrides    uint64  `json:"overrides"`
-	Escalations  uint64  `json:"escalations"`
-	Held         uint64  `json:"held"`
-	Actions      uint64  `json:"actions"`
+	// Stats are the run's steering counters summed over the nodes (zero
+	// for the run off), and ChangedShare the share of the events offered
+	// to the gate that steering changed (steering.Stats.ChangedShare).
+	steering.Stats
 	ChangedShare float64 `json:"changed_share"`
 	// Joins, JoinMean and JoinStd describe the time from a node's join
 	// call to its joining the tree, in seconds.
@@ -312,13 +299,7 @@ func churnAccount(name string, res emulation.Result) ChurnRun {
 		run.ByProperty[s.Name] = s.ViolatedStates
 	}
 	if s := res.Steering; s != nil {
-		run.Rounds, run.RoundsReused, run.StatesExplored = s.Rounds, s.RoundsReused, s.StatesExplored
-		for _, n := range s.Predicted {
-			run.Predicted += n
-		}
-		run.Unhelpful, run.FiltersInstalled = s.FiltersUnhelpful, s.FiltersInstalled
-		run.FilterHits, run.Vetoes, run.Actions = s.FilterHits, s.Vetoes, s.Events
-		run.Overrides, run.Escalations, run.Held = s.Overrides, s.Escalations, s.Held
+		run.Stats = s.Stats
 		run.ChangedShare = s.ChangedShare()
 	}
 	for _, l := range res.Liveness {
@@ -364,7 +345,7 @@ func (r *ChurnResult) String() string {
 			live = "FAILS: " + strings.Join(run.NotLive, ", ")
 		}
 		fmt.Fprintf(&b, "%-16s %12d %9d %9d %9d %9d %8d %7.2f%% %8.2f ± %-5.2f %6.1f  %s\n",
-			run.Config, run.InconsistentStates, run.Predicted, run.Unhelpful, run.FiltersInstalled, run.FilterHits, run.Vetoes,
+			run.Config, run.InconsistentStates, run.Predictions(), run.FiltersUnhelpful, run.FiltersInstalled, run.FilterHits, run.Vetoes,
 			100*run.ChangedShare, run.JoinMean, run.JoinStd, run.WallSeconds, live)
 	}
 	fmt.Fprintln(&b, "\ninconsistent states by property:")

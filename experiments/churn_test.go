@@ -38,7 +38,7 @@ func TestRandTreeChurn(t *testing.T) {
 			t.Errorf("run %d: %+v", i, r)
 		}
 	}
-	if off, steer := out.Runs[0], out.Runs[2]; off.Rounds != 0 || off.Actions != 0 || steer.Rounds == 0 || steer.StatesExplored == 0 || steer.Actions == 0 {
+	if off, steer := out.Runs[0], out.Runs[2]; off.Rounds != 0 || off.Events != 0 || steer.Rounds == 0 || steer.StatesExplored == 0 || steer.Events == 0 {
 		t.Errorf("off %+v, steer %+v", off, steer)
 	}
 	if progress.String() != "running off...\nrunning immediate...\nrunning steer+immediate...\n" {

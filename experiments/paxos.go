@@ -114,45 +114,15 @@ type PaxosResult struct {
 	RoundLength      string  `json:"round_length"`
 	HealPeriod       string  `json:"heal_period"`
 	WallSeconds      float64 `json:"wall_seconds"`
-	// Steering sums the steered runs' controller counters.
-	Steering PaxosSteering `json:"steering"`
-	PerRun   []PaxosRun    `json:"per_run"`
+	// Steering sums the steered runs' steering counters.
+	Steering steering.Stats `json:"steering"`
+	PerRun   []PaxosRun     `json:"per_run"`
 
 	// Headline is the figure to read first, beside the paper's; Charts
 	// the charts that carry the experiment's figures ('crystalball serve'
 	// leads the experiment's page with them).
 	Headline Headline        `json:"headline"`
 	Charts   []webview.Chart `json:"charts"`
-}
-
-// PaxosSteering is what the controllers of a steered run did (or their
-// sum over runs).
-type PaxosSteering struct {
-	Rounds           uint64 `json:"rounds"`
-	StatesExplored   uint64 `json:"states_explored"`
-	Predicted        uint64 `json:"predicted"`
-	FiltersInstalled uint64 `json:"filters_installed"`
-	Unhelpful        uint64 `json:"unhelpful"`
-	FilterHits       uint64 `json:"filter_hits"`
-	Vetoes           uint64 `json:"immediate_check_vetoes"`
-	Overrides        uint64 `json:"overrides"`
-	// Escalations and Held are the escalated kinds and the events held
-	// while escalated (steering.Stats).
-	Escalations uint64 `json:"escalations"`
-	Held        uint64 `json:"held"`
-}
-
-func (s *PaxosSteering) add(o PaxosSteering) {
-	s.Rounds += o.Rounds
-	s.StatesExplored += o.StatesExplored
-	s.Predicted += o.Predicted
-	s.FiltersInstalled += o.FiltersInstalled
-	s.Unhelpful += o.Unhelpful
-	s.FilterHits += o.FilterHits
-	s.Vetoes += o.Vetoes
-	s.Overrides += o.Overrides
-	s.Escalations += o.Escalations
-	s.Held += o.Held
 }
 
 // PaxosRun is one run: its seed, the drawn gap, the steered run's outcome
@@ -180,9 +150,9 @@ type PaxosConfigRun struct {
 	// handler (seconds after round 2 started, node, event, why).
 	FirstIntervention string `json:"first_intervention,omitempty"`
 	// Steering is the controllers' work (nil without steering).
-	Steering   *PaxosSteering `json:"steering,omitempty"`
-	Live       bool           `json:"live"`
-	ScenarioOK bool           `json:"scenario_ok"`
+	Steering   *steering.Stats `json:"steering,omitempty"`
+	Live       bool            `json:"live"`
+	ScenarioOK bool            `json:"scenario_ok"`
 	// Final summarizes the nodes' values at the end.
 	Final string `json:"final"`
 }
@@ -392,7 +362,7 @@ func (r *PaxosResult) tally() {
 		r.LiveWithCrystalBall += btoi(run.Steer.Live)
 		r.ScenarioDeviations += btoi(!run.Off.ScenarioOK || !run.Immediate.ScenarioOK || !run.Steer.ScenarioOK)
 		if run.Steer.Steering != nil {
-			r.Steering.add(*run.Steer.Steering)
+			r.Steering.Add(*run.Steer.Steering)
 		}
 	}
 }
@@ -428,7 +398,7 @@ func (r *PaxosResult) String() string {
 		out.HealPeriod, out.LiveWithCrystalBall, out.Runs, out.LiveImmediateOnly, out.Runs, out.LiveWithoutCrystalBall, out.Runs)
 	s := out.Steering
 	fmt.Fprintf(w, "steering over all runs: %d rounds, %d states, %d predicted violations, %d filters installed (%d unhelpful), %d filter hits, %d vetoes, %d overrides, %d escalations (%d held)\n",
-		s.Rounds, s.StatesExplored, s.Predicted, s.FiltersInstalled, s.Unhelpful, s.FilterHits, s.Vetoes, s.Overrides, s.Escalations, s.Held)
+		s.Rounds, s.StatesExplored, s.Predictions(), s.FiltersInstalled, s.FiltersUnhelpful, s.FilterHits, s.Vetoes, s.Overrides, s.Escalations, s.Held)
 	fmt.Fprintf(w, "wall time %.1fs\n", out.WallSeconds)
 	return b.String()
 }
@@ -600,13 +570,8 @@ func paxosAccount(res *PaxosConfigRun, e *emulation.Emulator, t2 time.Duration) 
 		}
 	}
 	if st := r.Steering; st != nil {
-		res.Steering = &PaxosSteering{Rounds: st.Rounds, StatesExplored: st.StatesExplored,
-			FiltersInstalled: st.FiltersInstalled, Unhelpful: st.FiltersUnhelpful,
-			FilterHits: st.FilterHits, Vetoes: st.Vetoes, Overrides: st.Overrides,
-			Escalations: st.Escalations, Held: st.Held}
-		for _, n := range st.Predicted {
-			res.Steering.Predicted += n
-		}
+		s := st.Stats
+		res.Steering = &s
 	}
 	res.Final = paxos.Summarize(e.View()).String()
 }

@@ -157,6 +157,15 @@ func (s Stats) RequestsRefused() uint64 {
 	return s.RequestsRefusedAtAdmission + s.RequestsRefusedAfterCheck
 }
 
+// Predictions is the rounds' predictions over every property.
+func (s Stats) Predictions() uint64 {
+	var n uint64
+	for _, v := range s.Predicted {
+		n += v
+	}
+	return n
+}
+
 // ChangedShare is the share of the events offered to the gate that
 // steering changed: (filter hits + vetoes) / events; 0 before the first.
 func (s Stats) ChangedShare() float64 {

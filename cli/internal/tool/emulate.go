@@ -516,12 +516,8 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 			float64(t.StateBytes)*8/perNode, float64(t.ResponseBytes)*8/perNode)
 	}
 	if s := r.Steering; s != nil {
-		var predicted uint64
-		for _, n := range s.Predicted {
-			predicted += n
-		}
 		fmt.Fprintf(w, "  steering:  %d rounds (%d reused the last round's outcome), %d states explored, %d violations predicted (%d replayed), %d filters installed, %d unhelpful\n",
-			s.Rounds, s.RoundsReused, s.StatesExplored, predicted, s.ReplayHits, s.FiltersInstalled, s.FiltersUnhelpful)
+			s.Rounds, s.RoundsReused, s.StatesExplored, s.Predictions(), s.ReplayHits, s.FiltersInstalled, s.FiltersUnhelpful)
 		fmt.Fprintf(w, "             %d filter hits, %d immediate-check vetoes in %d checks: %.2f%% of %d actions changed; %.2fs of wall time exploring\n",
 			s.FilterHits, s.Vetoes, s.ImmediateChecks, 100*s.ChangedShare(), s.Events, s.ExplorationSeconds)
 		fmt.Fprintf(w, "             steering lifted: %s\n", s.LiftsLine())
