@@ -178,7 +178,7 @@ snapshot-sweep:
 	SNAPSHOT_SEEDS=$(SEEDS) $(GO) test -count=1 -run TestSnapshotsAreConsistent -v -timeout 30m ./snapshot/
 
 # SPIN on the same two-phase-commit specification as consequence/twophase
-# (bench/spin/twophase.pml; docs/PERFORMANCE.md, "Issue 33"), side by side
+# (bench/spin/twophase.pml; docs/PERFORMANCE.md, "The explorer against SPIN at every size, rounds, and the live cost"), side by side
 # with our CLI and in-process benchmark on one core, size by size, run in
 # turn, with the ratios. Needs spin (Debian's package) and a C compiler;
 # not part of `make test`; 6 to 10 RMs take about 10 minutes (SPIN alone

@@ -55,7 +55,7 @@
 // budget does not, at the cost of covering the space sparsely. A walk
 // that reaches a violation becomes a prediction like the search's, its
 // path cut and minimized the same way (TestSafetyWalksPredictWhatTheSearchPrunes).
-// They are off by default; docs/RESULTS.md ("Rounds that see further")
+// They are off by default; docs/history/results-mutation-corpus.md ("Rounds that see further")
 // has what they and snapshot.Config.SecondHop, which widens a gather to
 // the neighbours' neighbours, change on the zoo and the mutation corpus.
 //

@@ -8,7 +8,7 @@
 # on one core — the CLI (check --model 2pc --workers 1, a process per run
 # as pan is) and the in-process benchmark (BenchmarkExhaustive, workers=1)
 # — run in turn REPEAT times each, with unique states per second and the
-# ratios ours / SPIN (docs/PERFORMANCE.md, "Issue 33").
+# ratios ours / SPIN (docs/PERFORMANCE.md, "The explorer against SPIN at every size, rounds, and the live cost").
 #
 #   bench/spin/run.sh [RMS...]          default: 3 5 7 8
 #
