@@ -16,8 +16,7 @@ import (
 // run in its Options and its summary, so the run shows that the
 // command line reached them through cli's types.
 func configured() cli.Service {
-	var configure func(fixes []string, nodes int) (cli.Service, error)
-	configure = func(fixes []string, nodes int) (cli.Service, error) {
+	configure := func(fixes []string, nodes int) (cli.Service, error) {
 		for _, f := range fixes {
 			if f != "loud" && f != "all" {
 				return cli.Service{}, cli.UsageErrorf("no correction %q", f)
