@@ -165,16 +165,19 @@ func paxosSteeringTestConfig(bug string) PaxosConfig {
 // round 2 and drops B's Prepare (the paper's "C rejects the Prepare
 // message sent by B"), while without CrystalBall the run violates both
 // properties. Indices reruns one run of the full experiment alone, and
-// Trace shows the filter at work.
+// Trace shows the filter at work. bug1 only: bug2's run, whose rounds
+// explore B's reset, costs about 25 s of CPU under the race detector at
+// the library's steering defaults, and
+// TestPaxosSteeringAvoidsTheViolationDefaults (make test-long) runs both.
 func TestPaxosSteeringAvoidsTheViolation(t *testing.T) {
-	testPaxosSteeringAvoidsTheViolation(t, paxosSteeringTestConfig)
+	testPaxosSteeringAvoidsTheViolation(t, []string{"bug1"}, paxosSteeringTestConfig)
 }
 
-// testPaxosSteeringAvoidsTheViolation checks run 2 of seed 1 of each bug
-// under the configuration config gives (shared with the long test, which
-// runs it with the experiment's defaults).
-func testPaxosSteeringAvoidsTheViolation(t *testing.T, config func(bug string) PaxosConfig) {
-	for _, bug := range []string{"bug1", "bug2"} {
+// testPaxosSteeringAvoidsTheViolation checks run 2 of seed 1 of each of
+// bugs under the configuration config gives (shared with the long test,
+// which runs it with the experiment's defaults).
+func testPaxosSteeringAvoidsTheViolation(t *testing.T, bugs []string, config func(bug string) PaxosConfig) {
+	for _, bug := range bugs {
 		var trace bytes.Buffer
 		cfg := config(bug)
 		cfg.Trace = &trace
