@@ -17,25 +17,25 @@ import (
 // watchDeadEnds starts watching the fresh dead ends of a round (a reused
 // round's are the last round's, already watched).
 func (e *Emulator) watchDeadEnds(rep *steering.RoundReport) {
-	if e.deadEnds == nil || rep.Reused {
+	if e.rounds.deadEnds == nil || rep.Reused {
 		return
 	}
 	for _, p := range rep.Predictions {
 		if p.Kind != node.Liveness || p.Critical == nil { // the dead ends Stats.DeadEnds counts
 			continue
 		}
-		e.deadEnds.Predicted(p.Property, Epoch.Add(e.now), e.liveHolds(p.Property))
+		e.rounds.deadEnds.Predicted(p.Property, Epoch.Add(e.now), e.liveHolds(p.Property))
 	}
 }
 
 // observeDeadEnds evaluates the liveness properties with a pending dead
 // end on the global state, at the current virtual time.
 func (e *Emulator) observeDeadEnds() {
-	if e.deadEnds == nil || e.err != nil {
+	if e.rounds.deadEnds == nil || e.err != nil {
 		return
 	}
-	for _, name := range e.deadEnds.Watched() {
-		e.deadEnds.Observe(name, Epoch.Add(e.now), e.liveHolds(name))
+	for _, name := range e.rounds.deadEnds.Watched() {
+		e.rounds.deadEnds.Observe(name, Epoch.Add(e.now), e.liveHolds(name))
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // Partitions beyond one pair (faults.go has Partition, Heal, Isolate and
@@ -170,7 +169,7 @@ func (e *Emulator) partitionRecord(links []cutLink, kind consequence.CutKinds, l
 		return -1
 	}
 	nm.st.Partitions++
-	e.observeLasting(steering.LastingFault{Kind: consequence.ActPartition, Cut: kind, For: length})
+	e.observeLasting(consequence.ActPartition, kind, length)
 	rec := len(nm.heals)
 	nm.heals = append(nm.heals, links)
 	if length > 0 {

@@ -11,8 +11,6 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/layer"
-	"github.com/seed6eee2ec7/crystalball/snapshot"
-	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // Epoch is virtual time zero: every run starts at Epoch and Env.Now, trace
@@ -61,11 +59,10 @@ type Emulator struct {
 	messages                  *node.Registry // Spec.Messages: what a service may send and be called with
 	obsSeq                    uint64         // observation order (OnNetwork, OnCheckpoint)
 	snapGathers, snapFailures int64
-	steer                     *SteeringConfig         // resolved Config.Steering; nil without
-	runner                    *steering.SyncRunner    // runs every node's steering rounds
-	rates                     steering.EventRates     // timers' delays and messages' latencies (Rates)
-	deadEnds                  *steering.LivenessWatch // the rounds' dead ends under the global check (confirm.go)
-	faults                    faultState              // scripted partitions and drops (faults.go)
+	steer                     *SteeringConfig // resolved Config.Steering; nil without
+	rounds                    roundHost       // what runs and judges the steering rounds (steering.go)
+	rates                     eventCounts     // timers' delays and messages' latencies (rates.go)
+	faults                    faultState      // scripted partitions and drops (faults.go)
 	envBuf                    []node.Envelope         // reused by checkSends
 	wireBuf                   []byte                  // reused by wireSize
 	links                     linkCounters            // the link model's, summed over nodes
@@ -98,15 +95,13 @@ type emNode struct {
 	// since the loop last ran the layers' due ticks (afterLayers);
 	// snapBusy when the layer's Manager did anything since pipeDue reset
 	// it.
-	snap                           *snapshot.Layer
-	after                          []snapshot.LayerEffects // held by snapEffects until afterStep
-	afterSends                     int                     // the sends of the held effects
+	snap                           nodeSnapshots
+	afterSends                     int // the sends of the held effects
 	arrival                        NetworkEvent
 	arrivalSet, gathered, snapBusy bool
-	// steer is the steering layer (nil without Config.Steering); iv the
-	// intervention it reported for the event being run.
-	steer *steering.Layer
-	iv    *steering.Intervention
+	// steer is the steering layer and the intervention it reported for
+	// the event being run (steering.go).
+	steer nodeSteering
 	// upFree and downFree are when the node's uplink and downlink finish
 	// serialising what is queued on them (links.go); refused holds its
 	// refused sends until runRefusals reports them (refusing while it
@@ -196,29 +191,11 @@ func New(cfg Config) (*Emulator, error) {
 	if e.messages, err = s.Spec.Registry(); err != nil {
 		return nil, fmt.Errorf("emulation: %w", err)
 	}
-	if s.Snapshots != nil {
-		// The layers' own messages too: the link model sizes them as the
-		// live transport would carry them.
-		msgs := append(append([]node.Message(nil), s.Spec.Messages...), snapshot.Messages()...)
-		if s.Steering != nil {
-			msgs = append(msgs, steering.Messages()...)
-		}
-		reg, err := node.NewRegistry(msgs...)
-		if err != nil {
-			return nil, fmt.Errorf("emulation: snapshot protocol messages: %w", err)
-		}
-		e.registry = reg
+	if e.registry, err = layersRegistry(s); err != nil {
+		return nil, err
 	}
-	if s.Steering != nil {
-		st, err := s.Steering.withDefaults(&s.Config)
-		if err != nil {
-			return nil, err
-		}
-		e.steer = st
-		e.runner = &steering.SyncRunner{CostPerState: st.CostPerState, Clock: s.WallClock}
-		if e.deadEnds, err = steering.NewLivenessWatch(st.Controller.ConfirmGrace); err != nil {
-			return nil, fmt.Errorf("emulation: steering: %w", err)
-		}
+	if err := e.setUpRounds(s); err != nil {
+		return nil, err
 	}
 	e.netKey = deriveSeed(s.Seed, streamNetwork)
 	e.delivery = newDeliveryRun(s.Spec, s.Delivery)
@@ -374,11 +351,7 @@ func (e *Emulator) RunUntilContext(ctx context.Context, t time.Time) error {
 // runUntil processes events due at or before limit until none is left,
 // the loop fails or ctx ends (its error is returned).
 func (e *Emulator) runUntil(ctx context.Context, limit time.Duration) error {
-	if e.runner != nil {
-		prev := e.runner.Ctx
-		e.runner.Ctx = ctx
-		defer func() { e.runner.Ctx = prev }()
-	}
+	defer e.rounds.bind(ctx)()
 	for i := 0; ; i++ {
 		if i&1023 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -617,7 +590,7 @@ func (e *Emulator) carryOut(n *emNode, o layer.Outcome, label string, in *node.E
 		e.fail(fmt.Errorf("emulation: node %v on %s at %s: %w; rerun with seed=%d", n.id, describe(o.Event, label), clock(e.now), errors.Join(o.Errors...), e.cfg.Seed))
 	} else if o.Handled {
 		e.stepped(n, o, label)
-		n.after, n.afterSends = n.after[:0], 0 // reported by stepped unless it failed
+		n.snap.after, n.afterSends = n.snap.after[:0], 0 // reported by stepped unless it failed
 		if len(n.refused) > 0 {
 			e.runRefusals(n) // before the layers' ticks: nothing comes between a send and its refusal
 		}
@@ -678,7 +651,7 @@ func (e *Emulator) kept(n *emNode, o layer.Outcome, label string, in *node.Envel
 	if !o.Retried {
 		e.intervene(n, ev, label, o.Verdict)
 	}
-	n.iv = nil
+	n.steer.iv = nil
 	if ev.Kind != node.EventMessage {
 		return // postponed: the pipeline holds it
 	}
@@ -789,25 +762,6 @@ func (e *Emulator) sendLayer(n *emNode, out []layer.Send) {
 	}
 }
 
-// countSteering counts a steering request or answer env and its wire
-// size (SteeringResult.Requests*, Answers*): what steering costs the
-// network, with the link model on or off.
-func (e *Emulator) countSteering(env *node.Envelope) {
-	var msgs, bytes *int64
-	switch env.Msg.(type) {
-	case steering.Request:
-		msgs, bytes = &e.st.requestMsgs, &e.st.requestBytes
-	case steering.Answer:
-		msgs, bytes = &e.st.answerMsgs, &e.st.answerBytes
-	default:
-		return
-	}
-	*msgs++
-	if size, err := e.wireSize(env); err == nil {
-		*bytes += int64(size) // an encoding error fails the run in send
-	}
-}
-
 // sendEnvs sends messages a layer method the loop called directly
 // returned (snapshot.Layer's Gather and Crash).
 func (e *Emulator) sendEnvs(n *emNode, out []node.Envelope) {
@@ -903,12 +857,7 @@ func (e *Emulator) takeDown(n *emNode, silent bool) {
 	n.inc++
 	e.setLive(n, false)
 	clear(n.timers)
-	if n.snap != nil {
-		// The snapshot layer loses its stored checkpoints now, not when
-		// the node comes back (the EventReset then leaves it alone).
-		e.sendEnvs(n, n.snap.Crash(e.clockOf(n)))
-		n.gathered = false
-	}
+	e.crashSnapshots(n)
 	// The process died: the events its layers postponed go with it (the
 	// EventReset of its restart also clears the steering layer's filters;
 	// its controller's stored error paths survive, as if kept on disk).

@@ -8,7 +8,6 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // NemesisConfig schedules the lasting faults, beside churn and breaks:
@@ -133,8 +132,6 @@ type nemesis struct {
 	// heals are the links each timed partition cut, by record.
 	heals [][]cutLink
 	st    NemesisStats
-	// rates are the lasting faults injected, as steering accounts them.
-	rates steering.LastingRates
 }
 
 // cutLink is one cut a partition made: the link between a and b both
@@ -279,7 +276,7 @@ func (e *Emulator) nemesisCrash(id node.ID, down time.Duration) {
 	if err := e.Crash(id, down); err != nil && err != e.err {
 		panic(fmt.Sprintf("emulation: crash of live node %v: %v", id, err))
 	}
-	e.observeLasting(steering.LastingFault{Kind: consequence.ActCrash, For: down})
+	e.observeLasting(consequence.ActCrash, 0, down)
 }
 
 // nemesisJump jumps node id's clock by d as the nemesis does.
@@ -287,21 +284,7 @@ func (e *Emulator) nemesisJump(id node.ID, d time.Duration) {
 	if err := e.JumpClock(id, d); err != nil && err != e.err {
 		panic(fmt.Sprintf("emulation: clock jump of node %v: %v", id, err))
 	}
-	e.observeLasting(steering.LastingFault{Kind: consequence.ActClockJump, For: d})
-}
-
-// observeLasting accounts a lasting fault the nemesis injected and tells
-// every node's steering layer of it, as a deployment's monitoring would
-// (steering.ObserveFault: the rounds explore the kinds seen). The
-// scenario methods (Crash, CutOneWay, JumpClock, Partition, …) report
-// nothing: a scripted run's rounds explore what they always did.
-func (e *Emulator) observeLasting(f steering.LastingFault) {
-	e.nemesisState().rates.Add(f)
-	for _, n := range e.nodes[1:] {
-		if n.steer != nil {
-			n.steer.ObserveFault(f)
-		}
-	}
+	e.observeLasting(consequence.ActClockJump, 0, d)
 }
 
 // randomCrash crashes a random live node for an exponential downtime.

@@ -14,7 +14,11 @@ import (
 // travel times as scheduled, the timers' delays as set. A pure function
 // of the run's seed and configuration.
 func (e *Emulator) Rates() steering.EventRates {
-	r := e.rates
+	r := steering.EventRates{
+		Latencies: e.rates.Latencies, LatencySum: e.rates.LatencySum,
+		TimersSet: e.rates.TimersSet, TimerDelaySum: e.rates.TimerDelaySum,
+		Lasting: e.rates.lasting,
+	}
 	r.Span, r.Nodes = e.now, e.cfg.Nodes
 	r.Deliveries = uint64(e.st.delivered)
 	r.Apps = uint64(e.st.byKind[kindApp])
@@ -23,10 +27,35 @@ func (e *Emulator) Rates() steering.EventRates {
 	r.DatagramsDelivered, r.DatagramsLost = uint64(e.st.dgDelivered), uint64(e.st.dgLost)
 	r.Sends = uint64(e.st.sent + e.st.dgSent)
 	r.Refusals = uint64(e.st.byKind[kindRefused])
-	if e.nem != nil {
-		r.Lasting = e.nem.rates
-	}
 	return r
+}
+
+// eventCounts are the counts behind Rates the loop keeps as it runs:
+// the travel times of messages and datagrams as scheduled, the timers'
+// delays as set, and the lasting faults the nemesis injected.
+type eventCounts struct {
+	Latencies     uint64
+	LatencySum    time.Duration
+	TimersSet     uint64
+	TimerDelaySum time.Duration
+	lasting       steering.LastingRates
+}
+
+// observeLasting accounts a lasting fault the nemesis injected (kind
+// consequence.ActCrash, ActPartition of shape cut, or ActClockJump; d its
+// downtime, length or size) and tells every node's steering layer of it,
+// as a deployment's monitoring would (steering.Layer.ObserveFault: the
+// rounds explore the kinds seen). The scenario methods (Crash,
+// CutOneWay, JumpClock, Partition, …) report nothing: a scripted run's
+// rounds explore what they always did.
+func (e *Emulator) observeLasting(kind consequence.ActorActionKind, cut consequence.CutKinds, d time.Duration) {
+	f := steering.LastingFault{Kind: kind, Cut: cut, For: d}
+	e.rates.lasting.Add(f)
+	for _, n := range e.nodes[1:] {
+		if n.steer.layer != nil {
+			n.steer.layer.ObserveFault(f)
+		}
+	}
 }
 
 // DefaultWeightsRun is how long WalkWeights emulates a service when its

@@ -8,6 +8,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/layer"
 	"github.com/seed6eee2ec7/crystalball/snapshot"
+	"github.com/seed6eee2ec7/crystalball/steering"
 )
 
 // SnapshotConfig runs a snapshot.Layer, first in the layer.Pipeline of every
@@ -128,7 +129,7 @@ func (e *Emulator) newSnapshots(n *emNode) (*snapshot.Layer, error) {
 // do not call its layer.Layer methods, Gather, Crash or ConnectionBroken.
 func (e *Emulator) Snapshots(id node.ID) *snapshot.Layer {
 	if n := e.node(id); n != nil {
-		return n.snap
+		return n.snap.layer
 	}
 	return nil
 }
@@ -140,10 +141,10 @@ func (e *Emulator) Gather(id node.ID) error {
 	if err != nil {
 		return err
 	}
-	if n.snap == nil {
+	if n.snap.layer == nil {
 		return fmt.Errorf("emulation: Gather: no snapshot managers (Config.Snapshots is nil)")
 	}
-	out, err := n.snap.Gather(e.clockOf(n))
+	out, err := n.snap.layer.Gather(e.clockOf(n))
 	if err != nil {
 		return fmt.Errorf("emulation: Gather at %v: %w", id, err)
 	}
@@ -176,7 +177,7 @@ func (e *Emulator) observeArrival(n *emNode, ev NetworkEvent) {
 	if e.cfg.OnNetwork == nil {
 		return
 	}
-	if n.snap == nil {
+	if n.snap.layer == nil {
 		e.emitNet(ev)
 		return
 	}
@@ -206,7 +207,7 @@ func (e *Emulator) snapEffects(n *emNode, lf snapshot.LayerEffects) {
 	n.snapBusy = true
 	if lf.Call == snapshot.CallAfter {
 		fx := &lf.Effects
-		n.after = append(n.after, snapshot.LayerEffects{Call: lf.Call, At: lf.At, CN: lf.CN, Effects: snapshot.Effects{
+		n.snap.after = append(n.snap.after, snapshot.LayerEffects{Call: lf.Call, At: lf.At, CN: lf.CN, Effects: snapshot.Effects{
 			Taken: slices.Clone(fx.Taken), Snapshots: slices.Clone(fx.Snapshots), Failures: slices.Clone(fx.Failures)}})
 		n.afterSends += len(fx.Sends)
 		return
@@ -217,8 +218,8 @@ func (e *Emulator) snapEffects(n *emNode, lf snapshot.LayerEffects) {
 // afterStep reports the effects of n's snapshot layer's After hook that
 // snapEffects held, once the step's sends went out.
 func (e *Emulator) afterStep(n *emNode) {
-	held := n.after
-	n.after, n.afterSends = n.after[:0], 0
+	held := n.snap.after
+	n.snap.after, n.afterSends = n.snap.after[:0], 0
 	for _, lf := range held {
 		if e.err == nil {
 			e.reportSnap(n, lf)
@@ -271,7 +272,7 @@ func (e *Emulator) snapshotResult() *SnapshotResult {
 	r := &SnapshotResult{Gathers: e.snapGathers, Failures: e.snapFailures, ProtocolMessages: e.st.protocol}
 	t := &r.Totals
 	for _, n := range e.nodes[1:] {
-		s := n.snap.Status(e.Now()).Stats
+		s := n.snap.layer.Status(e.Now()).Stats
 		t.CN = max(t.CN, s.CN)
 		t.Periodic += s.Periodic
 		t.Forced += s.Forced
@@ -298,4 +299,41 @@ func (e *Emulator) snapshotResult() *SnapshotResult {
 		t.Exhausted = t.Exhausted || s.Exhausted
 	}
 	return r
+}
+
+// nodeSnapshots is one node's snapshot layer (nil without
+// Config.Snapshots) and the effects of its After calls held by
+// snapEffects until afterStep reports them with the step.
+type nodeSnapshots struct {
+	layer *snapshot.Layer
+	after []snapshot.LayerEffects
+}
+
+// crashSnapshots makes n's snapshot layer lose its stored checkpoints
+// as n goes down, not when it comes back (the EventReset then leaves the
+// layer alone).
+func (e *Emulator) crashSnapshots(n *emNode) {
+	if n.snap.layer == nil {
+		return
+	}
+	e.sendEnvs(n, n.snap.layer.Crash(e.clockOf(n)))
+	n.gathered = false
+}
+
+// layersRegistry is the registry of the service's messages and the
+// built-in layers' own (nil without Config.Snapshots): the link model
+// sizes the layers' messages as the live transport would carry them.
+func layersRegistry(s settings) (*node.Registry, error) {
+	if s.Snapshots == nil {
+		return nil, nil
+	}
+	msgs := append(append([]node.Message(nil), s.Spec.Messages...), snapshot.Messages()...)
+	if s.Steering != nil {
+		msgs = append(msgs, steering.Messages()...)
+	}
+	reg, err := node.NewRegistry(msgs...)
+	if err != nil {
+		return nil, fmt.Errorf("emulation: snapshot protocol messages: %w", err)
+	}
+	return reg, nil
 }

@@ -1,6 +1,7 @@
 package emulation
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -167,7 +168,7 @@ func (e *Emulator) newPipeline(n *emNode) error {
 		if err != nil {
 			return err
 		}
-		n.snap, n.snapAt = l, len(layers)
+		n.snap.layer, n.snapAt = l, len(layers)
 		layers = append(layers, l)
 	}
 	n.faultAt = len(layers)
@@ -177,7 +178,7 @@ func (e *Emulator) newPipeline(n *emNode) error {
 		if err != nil {
 			return err
 		}
-		n.steer = l
+		n.steer.layer = l
 		layers = append(layers, l)
 	}
 	if e.cfg.Layers != nil {
@@ -202,20 +203,20 @@ func (e *Emulator) newSteering(n *emNode) (*steering.Layer, error) {
 		Controller: c,
 		Immediate:  e.steer.Immediate,
 		Shipped:    e.steer.Shipped,
-		Runner:     e.runner,
+		Runner:     e.rounds.runner,
 		OnRound:    func(_ *snapshot.Snapshot, rep *steering.RoundReport) { e.steerRound(n, rep) },
 		OnRoundFailed: func(_ *snapshot.Snapshot, err error, canceled bool) {
 			if !canceled {
 				e.fail(fmt.Errorf("emulation: node %v steering round at %s: %w; rerun with seed=%d", n.id, clock(e.now), err, e.cfg.Seed))
 			}
 		},
-		OnIntervention: func(iv steering.Intervention) { n.iv = &iv },
+		OnIntervention: func(iv steering.Intervention) { n.steer.iv = &iv },
 		OnInstall: func(fs []steering.Filter, _ uint64, _ bool) {
 			if e.cfg.Trace != nil {
 				e.traceLabel(n.id, fmt.Sprintf("steering installed %d filters", len(fs)))
 			}
 		},
-	}, n.snap)
+	}, n.snap.layer)
 }
 
 // Steering returns node id's steering layer (nil without
@@ -223,7 +224,7 @@ func (e *Emulator) newSteering(n *emNode) (*steering.Layer, error) {
 // do not call its layer.Layer methods.
 func (e *Emulator) Steering(id node.ID) *steering.Layer {
 	if n := e.node(id); n != nil {
-		return n.steer
+		return n.steer.layer
 	}
 	return nil
 }
@@ -255,8 +256,8 @@ func (e *Emulator) steerRound(n *emNode, rep *steering.RoundReport) {
 // retry): the trace and OnIntervention. label names the event in the
 // trace (see stepCore).
 func (e *Emulator) intervene(n *emNode, ev node.Event, label string, v layer.Verdict) {
-	iv := n.iv
-	n.iv = nil
+	iv := n.steer.iv
+	n.steer.iv = nil
 	var veto *steering.Veto
 	var why *steering.Explanation
 	if iv != nil {
@@ -282,7 +283,7 @@ func (e *Emulator) steeringResult() *SteeringResult {
 	r := &SteeringResult{RequestMessages: e.st.requestMsgs, RequestBytes: e.st.requestBytes, AnswerMessages: e.st.answerMsgs, AnswerBytes: e.st.answerBytes}
 	r.Predicted = map[string]uint64{}
 	for _, n := range e.nodes[1:] {
-		st := n.steer.Status()
+		st := n.steer.layer.Status()
 		r.Add(st.Stats)
 		if st.Lift != nil {
 			r.LiftedAtEnd++
@@ -290,7 +291,7 @@ func (e *Emulator) steeringResult() *SteeringResult {
 	}
 	e.observeDeadEnds() // time passed since the last event
 	g := &r.Global
-	g.Confirmed, g.Retracted, g.Pending = e.deadEnds.Counts()
+	g.Confirmed, g.Retracted, g.Pending = e.rounds.deadEnds.Counts()
 	return r
 }
 
@@ -321,4 +322,69 @@ func (r *SteeringResult) LiftsLine() string {
 // secondsDuration is s seconds as a duration rounded to the millisecond.
 func secondsDuration(s float64) time.Duration {
 	return time.Duration(s * float64(time.Second)).Round(time.Millisecond)
+}
+
+// roundHost is what the emulator keeps to run every node's steering
+// rounds (a SyncRunner, charging virtual time per state explored) and to
+// judge their dead ends under the global check (confirm.go). Both are
+// nil without Config.Steering.
+type roundHost struct {
+	runner   *steering.SyncRunner
+	deadEnds *steering.LivenessWatch
+}
+
+// bind makes the rounds run under ctx until the returned function
+// restores the context before.
+func (r *roundHost) bind(ctx context.Context) (restore func()) {
+	if r.runner == nil {
+		return func() {}
+	}
+	prev := r.runner.Ctx
+	r.runner.Ctx = ctx
+	return func() { r.runner.Ctx = prev }
+}
+
+// nodeSteering is one node's steering layer (nil without
+// Config.Steering) and the intervention it reported for the event being
+// run.
+type nodeSteering struct {
+	layer *steering.Layer
+	iv    *steering.Intervention
+}
+
+// setUpRounds resolves Config.Steering and builds what runs and judges
+// the rounds.
+func (e *Emulator) setUpRounds(s settings) error {
+	if s.Steering == nil {
+		return nil
+	}
+	st, err := s.Steering.withDefaults(&s.Config)
+	if err != nil {
+		return err
+	}
+	e.steer = st
+	e.rounds.runner = &steering.SyncRunner{CostPerState: st.CostPerState, Clock: s.WallClock}
+	if e.rounds.deadEnds, err = steering.NewLivenessWatch(st.Controller.ConfirmGrace); err != nil {
+		return fmt.Errorf("emulation: steering: %w", err)
+	}
+	return nil
+}
+
+// countSteering counts a steering request or answer env and its wire
+// size (SteeringResult.Requests*, Answers*): what steering costs the
+// network, with the link model on or off.
+func (e *Emulator) countSteering(env *node.Envelope) {
+	var msgs, bytes *int64
+	switch env.Msg.(type) {
+	case steering.Request:
+		msgs, bytes = &e.st.requestMsgs, &e.st.requestBytes
+	case steering.Answer:
+		msgs, bytes = &e.st.answerMsgs, &e.st.answerBytes
+	default:
+		return
+	}
+	*msgs++
+	if size, err := e.wireSize(env); err == nil {
+		*bytes += int64(size) // an encoding error fails the run in send
+	}
 }
