@@ -456,7 +456,7 @@
 // without symmetry, never quiescent, and a quiescent orbit with it. Random walks (RandomWalks, the MaceMC liveness
 // search) and critical-transition search do not use the visited set, so
 // symmetry changes nothing there. This is where we differ from TLC, whose
-// symmetry is unsound for temporal properties (its issue #59): TLC checks
+// symmetry is unsound for temporal properties (a known TLC limitation): TLC checks
 // liveness on the graph of orbits, where a cycle of orbits need not be a
 // cycle of states — it may be a path that ends in a renaming of its start
 // — and fairness and properties naming processes are not preserved by the
