@@ -51,7 +51,7 @@ func DefaultLivenessBudget() LivenessBudget {
 }
 
 func (b LivenessBudget) withDefaults() (LivenessBudget, error) {
-	if b.DefaultBound < 0 || b.MinLift < 0 {
+	if min(b.DefaultBound, b.MinLift) < 0 {
 		return b, fmt.Errorf("%w: negative LivenessBudget field (DefaultBound %v, MinLift %v)", ErrInvalidConfig, b.DefaultBound, b.MinLift)
 	}
 	d := DefaultLivenessBudget()

@@ -107,7 +107,7 @@ func DecodeShipped(b []byte) ([]ShippedFilter, error) {
 		return nil, fmt.Errorf("%w: %d filters (at most %d)", ErrShipped, len(f.Filters), MaxShippedFilters)
 	}
 	for i, s := range f.Filters {
-		if s.Filter.Node == node.None || s.Filter.Kind < FilterMessage || s.Filter.Kind > FilterTransportError {
+		if s.Filter.Node == node.None || !knownFilterKind(s.Filter.Kind) {
 			return nil, fmt.Errorf("%w: filter %d (%v) names no node or no known kind", ErrShipped, i, s.Filter)
 		}
 	}
