@@ -237,10 +237,17 @@ func (bp *budgetProp) tickAt(lifted bool) (time.Time, bool) {
 	switch {
 	case bp.lifting:
 		return bp.expires, true
-	case bp.charged && bp.obl.Open && !bp.obl.Late && !bp.barred && !lifted:
+	case bp.awaitsLate(lifted):
 		return bp.obl.Due(bp.p.Bound).Add(time.Nanosecond), true
 	}
 	return time.Time{}, false
+}
+
+// awaitsLate reports whether bp's charged obligation is open and not
+// yet late, bp not barred and no lift lasting: it lifts steering once
+// late.
+func (bp *budgetProp) awaitsLate(lifted bool) bool {
+	return bp.charged && bp.obl.Open && !bp.obl.Late && !bp.barred && !lifted
 }
 
 // chargeLiveness records an intervention at now (Layer.Gate): an active

@@ -1,14 +1,11 @@
 package steering
 
 import (
-	"errors"
-	"log/slog"
 	"maps"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // rateAccount is a steering layer's account of the node's own events
@@ -114,9 +111,5 @@ func (l *Layer) gatherAfterFault(now time.Time) []node.Envelope {
 	}
 	l.faultGather = false
 	l.nextFaultGather = now.Add(FaultGatherSpacing)
-	out, err := l.snaps.Gather(now)
-	if err != nil && !errors.Is(err, snapshot.ErrGatherInProgress) {
-		l.log.Error("steering: gathering after a transport error", slog.Any("error", err))
-	}
-	return out
+	return l.gatherLogged(now, "steering: gathering after a transport error")
 }
