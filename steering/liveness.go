@@ -116,24 +116,49 @@ func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorMo
 	defer ls.budget.cancel()
 	ls.peers = recordedPeers(rep.Snapshot)
 	rep.Liveness = ls.out
-	defer func() {
-		ls.out.Steps = ls.budget.steps
-		rep.States += ls.budget.steps + ls.safetyStates
-		c.stats.Walks += uint64(ls.out.Walks)
-		c.stats.WalkSteps += ls.budget.steps
-	}()
+	defer ls.chargeRound(rep)
 	p, err := ls.guardedPredict()
 	if err != nil || p == nil {
 		return installed, ls.settle(ctx, err)
 	}
+	c.recordDeadEnd(m, p, rep)
+	if !steer || !deadEndFilterWanted(p, installed) {
+		return installed, nil
+	}
+	return ls.installIfChecked(ctx, safety, installed, *p.Filter, rep)
+}
+
+// chargeRound adds the search's steps to its outcome, the round's states
+// and the controller's counters (when the search is over).
+func (ls *livenessSearch) chargeRound(rep *RoundReport) {
+	c := ls.c
+	ls.out.Steps = ls.budget.steps
+	rep.States += ls.budget.steps + ls.safetyStates
+	c.stats.Walks += uint64(ls.out.Walks)
+	c.stats.WalkSteps += ls.budget.steps
+}
+
+// recordDeadEnd counts the dead end p predicted on m, watches it for
+// confirmation and adds it to rep.
+func (c *Controller) recordDeadEnd(m *consequence.ActorModel, p *Prediction, rep *RoundReport) {
 	c.stats.Predicted[p.Property]++
 	c.stats.DeadEnds++
 	c.watchDeadEnd(p.Property, m.Start(), rep.Snapshot.At)
 	rep.Predictions = append(rep.Predictions, *p)
-	if !steer || p.Filter == nil || installed.has(*p.Filter) || p.Critical.Verdict != consequence.C1 {
-		return installed, nil
-	}
-	ok, err := ls.checkFilter(ctx, safety, installed, *p.Filter)
+}
+
+// deadEndFilterWanted reports whether dead end p's filter is one to
+// check: it has one, not already installed, and its verdict is C1.
+func deadEndFilterWanted(p *Prediction, installed filterSet) bool {
+	return p.Filter != nil && !installed.has(*p.Filter) && p.Critical.Verdict == consequence.C1
+}
+
+// installIfChecked checks the filter f of a dead end (checkFilter) and
+// returns installed with f added if it passed; a filter that did not
+// counts as unhelpful.
+func (ls *livenessSearch) installIfChecked(ctx context.Context, safety []consequence.Property[*consequence.GlobalState], installed filterSet, f Filter, rep *RoundReport) (filterSet, error) {
+	c := ls.c
+	ok, err := ls.checkFilter(ctx, safety, installed, f)
 	if err != nil {
 		return installed, ls.settle(ctx, err)
 	}
@@ -143,7 +168,7 @@ func (c *Controller) predictLiveness(ctx context.Context, m *consequence.ActorMo
 		return installed, nil
 	}
 	c.stats.FiltersInstalled++
-	return append(installed, *p.Filter), nil
+	return append(installed, f), nil
 }
 
 // newLivenessSearch prepares a liveness search on the round's model m:
@@ -210,51 +235,79 @@ func (ls *livenessSearch) predict() (*Prediction, error) {
 	if err != nil {
 		return nil, err
 	}
-	for attempt := 0; len(props) > 0 && ls.out.Suspects < ls.c.cfg.MaxSuspects && ls.out.Walks < ls.c.cfg.Walks; attempt++ {
-		walk := ls.opts
-		walk.Walks = ls.c.cfg.Walks - ls.out.Walks
-		walk.DInit = ls.c.cfg.DInit
-		// A suspect stops RandomWalks: the walks after it draw from
-		// other streams.
-		walk.Seed = ls.opts.Seed + uint64(attempt)*0x9e3779b97f4a7c15
-		var res *consequence.WalkResult[*consequence.GlobalState, consequence.ActorAction]
-		res, err = consequence.RandomWalks(ls.budget.ctx, bm, props, walk)
-		if res != nil {
-			ls.out.Walks += res.Walks
-			ls.out.Live += res.Live
-		}
-		if err != nil || res.Suspect == nil {
-			return nil, err
-		}
-		ls.out.Suspects++
-		if fault, err := ls.deadAtFault(props, res.Suspect.Path); err != nil || fault {
-			if err != nil {
-				return nil, err
-			}
-			ls.out.FaultDeadEnds++
-			continue
-		}
-		// Probes count any live state, as MaceMC's Recovers does: the
-		// warm-up is for the walks that look for a dead end.
-		crit, err := consequence.FindCriticalTransition(ls.budget.ctx, bm, props, ls.m.Start(), res.Suspect.Path, ls.opts)
-		switch {
-		case err != nil:
-			return nil, err
-		case crit.Verdict == consequence.C2:
-			ls.out.Undecided++
-		case crit.Step >= 0:
-			p, err := ls.dead(props, res.Suspect, crit)
-			if err != nil || p != nil {
-				return p, err
-			}
-		default:
-			// Each property is satisfiable from the start (satisfiable
-			// kept only those) but no walk satisfies them together: the
-			// start is dead for their conjunction, nothing ahead of it.
-			return nil, nil
+	for attempt := 0; len(props) > 0 && ls.walksLeft(); attempt++ {
+		if p, done, err := ls.judgeAttempt(bm, props, attempt); done {
+			return p, err
 		}
 	}
 	return nil, nil
+}
+
+// walksLeft reports whether the search may take more walks: suspects
+// and walks both below their bounds.
+func (ls *livenessSearch) walksLeft() bool {
+	return ls.out.Suspects < ls.c.cfg.MaxSuspects && ls.out.Walks < ls.c.cfg.Walks
+}
+
+// judgeAttempt walks from the start until a suspect and judges it. done
+// is set when the search is over: a prediction, an error, no suspect, or
+// a start dead for the properties together; otherwise the next attempt
+// walks on.
+func (ls *livenessSearch) judgeAttempt(bm *budgetModel, props []consequence.Property[*consequence.GlobalState], attempt int) (p *Prediction, done bool, err error) {
+	res, err := ls.suspectWalks(bm, props, attempt)
+	if err != nil || res.Suspect == nil {
+		return nil, true, err
+	}
+	ls.out.Suspects++
+	fault, err := ls.deadAtFault(props, res.Suspect.Path)
+	if err != nil {
+		return nil, true, err
+	}
+	if fault {
+		ls.out.FaultDeadEnds++
+		return nil, false, nil
+	}
+	return ls.judgeSuspect(bm, props, res.Suspect)
+}
+
+// suspectWalks takes the remaining walks of attempt from the start,
+// with the warm-up, until the first suspect, and counts them.
+func (ls *livenessSearch) suspectWalks(bm *budgetModel, props []consequence.Property[*consequence.GlobalState], attempt int) (*consequence.WalkResult[*consequence.GlobalState, consequence.ActorAction], error) {
+	walk := ls.opts
+	walk.Walks = ls.c.cfg.Walks - ls.out.Walks
+	walk.DInit = ls.c.cfg.DInit
+	// A suspect stops RandomWalks: the walks after it draw from
+	// other streams.
+	walk.Seed = ls.opts.Seed + uint64(attempt)*0x9e3779b97f4a7c15
+	res, err := consequence.RandomWalks(ls.budget.ctx, bm, props, walk)
+	if res != nil {
+		ls.out.Walks += res.Walks
+		ls.out.Live += res.Live
+	}
+	return res, err
+}
+
+// judgeSuspect searches the suspect's critical transition and judges
+// it: undecided (C2, the search goes on), a dead end (its prediction,
+// unless it is left out), or a start dead for the properties together.
+func (ls *livenessSearch) judgeSuspect(bm *budgetModel, props []consequence.Property[*consequence.GlobalState], suspect *consequence.Walk[*consequence.GlobalState, consequence.ActorAction]) (p *Prediction, done bool, err error) {
+	// Probes count any live state, as MaceMC's Recovers does: the
+	// warm-up is for the walks that look for a dead end.
+	crit, err := consequence.FindCriticalTransition(ls.budget.ctx, bm, props, ls.m.Start(), suspect.Path, ls.opts)
+	switch {
+	case err != nil:
+		return nil, true, err
+	case crit.Verdict == consequence.C2:
+		ls.out.Undecided++
+		return nil, false, nil
+	case crit.Step >= 0:
+		p, err := ls.dead(props, suspect, crit)
+		return p, err != nil || p != nil, err
+	}
+	// Each property is satisfiable from the start (satisfiable kept only
+	// those) but no walk satisfies them together: the start is dead for
+	// their conjunction, nothing ahead of it.
+	return nil, true, nil
 }
 
 // deadAtFault reports whether the first fault the suspect path injects is
@@ -268,27 +321,40 @@ func (ls *livenessSearch) deadAtFault(props []consequence.Property[*consequence.
 		return false, nil
 	}
 	bm := ls.budget.model(ls.m)
-	g := ls.m.Start()
-	for _, a := range path[:f] {
-		if g, _ = ls.m.Next(g, a.Act); g == nil {
-			return false, nil
-		}
-	}
-	after, ok := ls.m.Next(g, path[f].Act)
+	before, after, ok := ls.aroundStep(path, f)
 	if !ok {
 		return false, nil
 	}
-	for i, s := range []*consequence.GlobalState{after, g} {
-		crit, err := consequence.FindCriticalTransition(ls.budget.ctx, bm, props, s, nil, ls.opts)
-		if err != nil {
-			return false, err
-		}
-		// after must be dead (C1), g live (C2).
-		if (i == 0) != (crit.Verdict == consequence.C1) {
-			return false, nil
+	// after must be dead (C1), before live (C2).
+	v, err := ls.verdictFrom(bm, props, after)
+	if err != nil || v != consequence.C1 {
+		return false, err
+	}
+	v, err = ls.verdictFrom(bm, props, before)
+	return err == nil && v != consequence.C1, err
+}
+
+// aroundStep replays path up to its step f and returns the states before
+// and after it; ok is false when a step is not enabled.
+func (ls *livenessSearch) aroundStep(path consequence.Path[consequence.ActorAction], f int) (before, after *consequence.GlobalState, ok bool) {
+	g := ls.m.Start()
+	for _, a := range path[:f] {
+		if g, _ = ls.m.Next(g, a.Act); g == nil {
+			return nil, nil, false
 		}
 	}
-	return true, nil
+	after, ok = ls.m.Next(g, path[f].Act)
+	return g, after, ok
+}
+
+// verdictFrom is the verdict of a probe from s for props: C1 when no
+// walk from s reaches a live state.
+func (ls *livenessSearch) verdictFrom(bm *budgetModel, props []consequence.Property[*consequence.GlobalState], s *consequence.GlobalState) (consequence.Verdict, error) {
+	crit, err := consequence.FindCriticalTransition(ls.budget.ctx, bm, props, s, nil, ls.opts)
+	if err != nil {
+		return 0, err
+	}
+	return crit.Verdict, nil
 }
 
 // satisfiable returns the properties of props that some walk from the
@@ -356,6 +422,26 @@ func btoi(b bool) int {
 // there, else the first liveness property that does, with its error
 // there.
 func (ls *livenessSearch) failingAt(path []consequence.ActorAction, failing []consequence.PropertyError) (*consequence.GlobalState, consequence.PropertyError) {
+	g := ls.replayWhileEnabled(path)
+	for _, f := range failing {
+		if fail, ok := namedFailing(ls.props, f.Property, g); ok {
+			return g, fail
+		}
+	}
+	// The walk's last failures may have come later; the dead end itself
+	// fails another property (the conjunction never holds again).
+	if fail, ok := firstFailingProperty(ls.props, g); ok {
+		return g, fail
+	}
+	if len(failing) == 0 {
+		return g, consequence.PropertyError{}
+	}
+	return g, failing[0]
+}
+
+// replayWhileEnabled replays path from the start up to its first step
+// that is not enabled and returns the state reached.
+func (ls *livenessSearch) replayWhileEnabled(path []consequence.ActorAction) *consequence.GlobalState {
 	g := ls.m.Start()
 	for _, a := range path {
 		next, ok := ls.m.Next(g, a)
@@ -364,27 +450,21 @@ func (ls *livenessSearch) failingAt(path []consequence.ActorAction, failing []co
 		}
 		g = next
 	}
-	for _, f := range failing {
-		for _, p := range ls.props {
-			if p.Name != f.Property {
-				continue
-			}
-			if err := p.Check(g); err != nil {
-				return g, consequence.PropertyError{Property: p.Name, Err: err}
-			}
+	return g
+}
+
+// namedFailing returns the first property of props named name that
+// fails in g, with its error; ok is false when none does.
+func namedFailing(props []consequence.Property[*consequence.GlobalState], name string, g *consequence.GlobalState) (consequence.PropertyError, bool) {
+	for _, p := range props {
+		if p.Name != name {
+			continue
 		}
-	}
-	// The walk's last failures may have come later; the dead end itself
-	// fails another property (the conjunction never holds again).
-	for _, p := range ls.props {
 		if err := p.Check(g); err != nil {
-			return g, consequence.PropertyError{Property: p.Name, Err: err}
+			return consequence.PropertyError{Property: p.Name, Err: err}, true
 		}
 	}
-	if len(failing) == 0 {
-		return g, consequence.PropertyError{}
-	}
-	return g, failing[0]
+	return consequence.PropertyError{}, false
 }
 
 // actionsOf strips a path of its labels.
@@ -408,17 +488,26 @@ func (c *Controller) livenessPrediction(m *consequence.ActorModel, prop string, 
 	p.Report.Kind = node.Liveness.String()
 	p.Critical = cr
 	p.Filter = nil
-	for _, a := range cr.LivePath {
-		rec, err := m.Record(a)
-		if err != nil {
-			return nil, fmt.Errorf("steering: recording a live path at %v: %w", c.self, err)
-		}
-		cr.LiveReport = append(cr.LiveReport, rec)
+	if err := c.recordLivePath(m, cr); err != nil {
+		return nil, err
 	}
 	if cr.Verdict == consequence.C1 {
 		p.Filter = filterBefore(c.self, path, cr.Step, c.filterBreaks)
 	}
 	return &p, nil
+}
+
+// recordLivePath appends cr's live path, in serializable form, to its
+// LiveReport.
+func (c *Controller) recordLivePath(m *consequence.ActorModel, cr *Critical) error {
+	for _, a := range cr.LivePath {
+		rec, err := m.Record(a)
+		if err != nil {
+			return fmt.Errorf("steering: recording a live path at %v: %w", c.self, err)
+		}
+		cr.LiveReport = append(cr.LiveReport, rec)
+	}
+	return nil
 }
 
 // walkSeed is the seed of a round's walks: the configured seed mixed with

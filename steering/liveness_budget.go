@@ -51,7 +51,7 @@ func DefaultLivenessBudget() LivenessBudget {
 }
 
 func (b LivenessBudget) withDefaults() (LivenessBudget, error) {
-	if b.DefaultBound < 0 || b.MinLift < 0 {
+	if min(b.DefaultBound, b.MinLift) < 0 {
 		return b, fmt.Errorf("%w: negative LivenessBudget field (DefaultBound %v, MinLift %v)", ErrInvalidConfig, b.DefaultBound, b.MinLift)
 	}
 	d := DefaultLivenessBudget()
@@ -177,19 +177,38 @@ func newLivenessBudget(cfg LivenessBudget, safety, live []node.Property) livenes
 // events only time and the view move, and the judgement after the last
 // event saw the state this one starts from, so the gate judges only then.
 func (b *livenessBudget) due(now time.Time) bool {
-	if b.lifted && !now.Before(b.liftMin) {
+	if b.liftMayEnd(now) {
 		return true
 	}
 	for i := range b.props {
-		bp := &b.props[i]
-		switch {
-		case bp.lifting && !now.Before(bp.expires):
-			return true
-		case bp.charged && bp.obl.Open && !bp.lifting && now.After(bp.obl.Due(bp.p.Bound)):
+		if b.props[i].dueAt(now) {
 			return true
 		}
 	}
 	return false
+}
+
+// liftMayEnd reports whether a lift lasts and its MinLift is over at now.
+func (b *livenessBudget) liftMayEnd(now time.Time) bool {
+	return b.lifted && !now.Before(b.liftMin)
+}
+
+// dueAt reports whether judging bp at now could change the lift: its
+// lift expires, or its charged obligation is past its bound.
+func (bp *budgetProp) dueAt(now time.Time) bool {
+	return bp.expiredAt(now) || bp.lateAt(now)
+}
+
+// expiredAt reports whether bp lifts steering and its lift has expired
+// at now.
+func (bp *budgetProp) expiredAt(now time.Time) bool {
+	return bp.lifting && !now.Before(bp.expires)
+}
+
+// lateAt reports whether bp's obligation, charged and not lifting, is
+// past its bound at now.
+func (bp *budgetProp) lateAt(now time.Time) bool {
+	return bp.charged && bp.obl.Open && !bp.lifting && now.After(bp.obl.Due(bp.p.Bound))
 }
 
 // nextJudgement is when the budget needs a tick (zero: none): the first
@@ -200,23 +219,35 @@ func (b *livenessBudget) nextJudgement() time.Time {
 		return time.Time{}
 	}
 	var at time.Time
-	consider := func(t time.Time) {
-		if at.IsZero() || t.Before(at) {
-			at = t
-		}
-	}
 	if b.lifted && b.last.Before(b.liftMin) {
-		consider(b.liftMin)
+		at = b.liftMin
 	}
 	for i := range b.props {
-		switch bp := &b.props[i]; {
-		case bp.lifting:
-			consider(bp.expires)
-		case bp.charged && bp.obl.Open && !bp.obl.Late && !bp.barred && !b.lifted:
-			consider(bp.obl.Due(bp.p.Bound).Add(time.Nanosecond))
+		if t, ok := b.props[i].tickAt(b.lifted); ok {
+			at = earliestTick(at, t)
 		}
 	}
 	return at
+}
+
+// tickAt is when bp needs a judgement without an event (ok false:
+// never): its lift's expiry, or the first instant its charged, open
+// obligation is late, unless it is barred or a lift lasts.
+func (bp *budgetProp) tickAt(lifted bool) (time.Time, bool) {
+	switch {
+	case bp.lifting:
+		return bp.expires, true
+	case bp.awaitsLate(lifted):
+		return bp.obl.Due(bp.p.Bound).Add(time.Nanosecond), true
+	}
+	return time.Time{}, false
+}
+
+// awaitsLate reports whether bp's charged obligation is open and not
+// yet late, bp not barred and no lift lasting: it lifts steering once
+// late.
+func (bp *budgetProp) awaitsLate(lifted bool) bool {
+	return bp.charged && bp.obl.Open && !bp.obl.Late && !bp.barred && !lifted
 }
 
 // chargeLiveness records an intervention at now (Layer.Gate): an active
@@ -229,19 +260,30 @@ func (l *Layer) chargeLiveness(now time.Time) {
 	}
 	b.charge = now
 	if !b.active {
-		b.active = true
-		for i := range b.props {
-			bp := &b.props[i]
-			bp.obl, bp.charged = node.Obligation{}, false
-		}
-		l.judgeLiveness(now)
+		l.activateBudget(now)
 	}
+	b.chargeOpen()
+	l.settleLiveness(now)
+}
+
+// activateBudget starts judging at now with every obligation afresh.
+func (l *Layer) activateBudget(now time.Time) {
+	b := &l.budget
+	b.active = true
+	for i := range b.props {
+		bp := &b.props[i]
+		bp.obl, bp.charged = node.Obligation{}, false
+	}
+	l.judgeLiveness(now)
+}
+
+// chargeOpen charges every open obligation that is not barred.
+func (b *livenessBudget) chargeOpen() {
 	for i := range b.props {
 		if bp := &b.props[i]; bp.obl.Open && !bp.barred {
 			bp.charged = true
 		}
 	}
-	l.settleLiveness(now)
 }
 
 // judgeLiveness judges the obligations at now, lifts steering for a late
@@ -254,26 +296,11 @@ func (l *Layer) judgeLiveness(now time.Time) {
 	if now.Before(b.last) {
 		now = b.last // a node's clock may jump back; obligations' time may not
 	}
-	view := overlay{base: l.budgetView(), self: l.self, st: l.host.Core().State()}
+	var view node.View = overlay{base: l.budgetView(), self: l.self, st: l.host.Core().State()}
 	var lifts []int
 	for i := range b.props {
-		bp := &b.props[i]
-		o, _ := bp.obl.Elapse(now, bp.p.Bound)
-		pending, _ := bp.p.Pending(view)
-		bp.obl = o.Observe(now, pending)
-		switch {
-		case !bp.obl.Open:
-			if bp.lifting {
-				l.endLiftOf(bp, o, now, false)
-			}
-			bp.charged, bp.barred = false, false
-		case bp.lifting && !now.Before(bp.expires):
-			l.endLiftOf(bp, bp.obl, now, true)
-			bp.charged, bp.barred = false, true
-		case bp.obl.Late && bp.charged && !bp.barred && !bp.lifting:
+		if l.judgeObligation(&b.props[i], view, now) {
 			lifts = append(lifts, i)
-		case !bp.barred && !b.charge.IsZero() && now.Sub(b.charge) <= bp.p.Bound:
-			bp.charged = true // opened within its bound after an intervention
 		}
 	}
 	b.last = now
@@ -281,14 +308,57 @@ func (l *Layer) judgeLiveness(now time.Time) {
 		l.liftFor(&b.props[i], now)
 	}
 	l.noteLift(now)
-	if b.lifted && !now.Before(b.liftMin) && !b.anyLifting() {
-		b.lifted = false
-		l.log.Info("steering: resumed", slog.String("property", b.lift.Property), slog.Time("lifted", b.lift.Since),
-			slog.Duration("lifted_for", now.Sub(b.lift.Since)))
-		l.mu.Lock()
-		l.st.Lift = nil
-		l.mu.Unlock()
+	if b.liftMayEnd(now) && !b.anyLifting() {
+		l.resumeSteering(now)
 	}
+}
+
+// judgeObligation brings bp's obligation up to now on view: a closed
+// one ends its part in a lift, an expired lift bars it, one opened
+// within its bound after an intervention is charged. It reports whether
+// bp is late and charged and must lift steering.
+func (l *Layer) judgeObligation(bp *budgetProp, view node.View, now time.Time) bool {
+	o, _ := bp.obl.Elapse(now, bp.p.Bound)
+	pending, _ := bp.p.Pending(view)
+	bp.obl = o.Observe(now, pending)
+	switch {
+	case !bp.obl.Open:
+		if bp.lifting {
+			l.endLiftOf(bp, o, now, false)
+		}
+		bp.charged, bp.barred = false, false
+	case bp.expiredAt(now):
+		l.endLiftOf(bp, bp.obl, now, true)
+		bp.charged, bp.barred = false, true
+	case bp.mayLift():
+		return true
+	case bp.openedAfter(l.budget.charge, now):
+		bp.charged = true // opened within its bound after an intervention
+	}
+	return false
+}
+
+// mayLift reports whether bp's obligation is late and charged, and bp
+// neither barred nor lifting already.
+func (bp *budgetProp) mayLift() bool {
+	return bp.obl.Late && bp.charged && !bp.barred && !bp.lifting
+}
+
+// openedAfter reports whether bp, not barred, is judged at now within
+// its bound after the intervention at charge (zero: none).
+func (bp *budgetProp) openedAfter(charge, now time.Time) bool {
+	return !bp.barred && !charge.IsZero() && now.Sub(charge) <= bp.p.Bound
+}
+
+// resumeSteering ends the lift in force at now.
+func (l *Layer) resumeSteering(now time.Time) {
+	b := &l.budget
+	b.lifted = false
+	l.log.Info("steering: resumed", slog.String("property", b.lift.Property), slog.Time("lifted", b.lift.Since),
+		slog.Duration("lifted_for", now.Sub(b.lift.Since)))
+	l.mu.Lock()
+	l.st.Lift = nil
+	l.mu.Unlock()
 }
 
 // liftFor lifts steering for bp's late obligation at now (core goroutine).
@@ -299,23 +369,29 @@ func (l *Layer) liftFor(bp *budgetProp, now time.Time) {
 	rec := LiftRecord{Property: bp.p.Name, Since: now, FailingSince: bp.obl.Since, FailingSeconds: now.Sub(bp.obl.Since).Seconds()}
 	l.log.Warn("steering: lifted for liveness", slog.String("property", rec.Property), slog.Time("failing_since", rec.FailingSince),
 		slog.Duration("failing", now.Sub(rec.FailingSince)), slog.Duration("bound", bp.p.Bound))
-	l.mu.Lock()
-	if !b.lifted {
-		l.st.Lifts++
-	}
-	if l.st.LiftsByProperty == nil {
-		l.st.LiftsByProperty = map[string]LiftCount{}
-	}
-	c := l.st.LiftsByProperty[rec.Property]
-	c.Lifts++
-	l.st.LiftsByProperty[rec.Property] = c
-	l.mu.Unlock()
+	l.countLift(rec.Property, !b.lifted)
 	if !b.lifted {
 		b.lifted, b.lift, b.liftMin, b.seen = true, rec, now.Add(b.cfg.MinLift), now
 	}
 	// The lift pays for the interventions before it: an obligation that
 	// opens after it is charged only by a new one.
 	b.charge = time.Time{}
+}
+
+// countLift counts a lift for property in the status: a new lift when
+// first (none lasted), and one of the property's in every case.
+func (l *Layer) countLift(property string, first bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if first {
+		l.st.Lifts++
+	}
+	if l.st.LiftsByProperty == nil {
+		l.st.LiftsByProperty = map[string]LiftCount{}
+	}
+	c := l.st.LiftsByProperty[property]
+	c.Lifts++
+	l.st.LiftsByProperty[property] = c
 }
 
 // endLiftOf ends bp's part in the lift at now: its obligation o closed or
@@ -404,12 +480,19 @@ func (l *Layer) settleLiveness(now time.Time) {
 	if b.lifted || now.Sub(b.charge) <= b.window {
 		return
 	}
+	if !b.anyCharged() {
+		b.active = false
+	}
+}
+
+// anyCharged reports whether an obligation is charged.
+func (b *livenessBudget) anyCharged() bool {
 	for i := range b.props {
 		if b.props[i].charged {
-			return
+			return true
 		}
 	}
-	b.active = false
+	return false
 }
 
 // anyLifting reports whether an obligation still holds the lift.

@@ -108,7 +108,7 @@ func (ls *livenessSearch) liveFraction(fs filterSet) (bool, uint64, error) {
 // records the holds in rep.Starving when they starve it.
 func (c *Controller) guardHolds(ctx context.Context, m *consequence.ActorModel, installed filterSet, holds heldKinds, rep *RoundReport) error {
 	all := holds.all()
-	if len(all) == 0 || len(c.live) == 0 || c.cfg.Walks <= 0 || c.cfg.Mode == Off {
+	if len(all) == 0 || !c.livenessWalksOn() || c.cfg.Mode == Off {
 		return nil
 	}
 	ls := c.newLivenessSearch(ctx, m)
@@ -175,15 +175,8 @@ func (fs filterSet) without(held filterSet) filterSet {
 // client's progress being all the walks can see. Refusals count in
 // Stats.StarvingFilters and RoundReport.Starved.
 func (c *Controller) keepLive(ctx context.Context, m *consequence.ActorModel, base, cands, restored filterSet, rep *RoundReport) (filterSet, error) {
-	var judged, passed filterSet
-	for _, f := range cands {
-		if restored.has(f) {
-			judged = append(judged, f)
-		} else {
-			passed = append(passed, f)
-		}
-	}
-	if len(judged) == 0 || len(c.live) == 0 || c.cfg.Walks <= 0 {
+	judged, passed := splitRestored(cands, restored)
+	if len(judged) == 0 || !c.livenessWalksOn() {
 		return cands, nil
 	}
 	base = append(slices.Clone(base), passed...)
@@ -191,14 +184,50 @@ func (c *Controller) keepLive(ctx context.Context, m *consequence.ActorModel, ba
 	defer ls.budget.cancel()
 	defer func() { rep.States += ls.budget.steps }()
 	ls.opts.Weight = c.guardWeight
+	starving, err := ls.setStarves(base, judged)
+	if err != nil || !starving {
+		return cands, ls.settle(ctx, err)
+	}
+	return ls.keepLiveEach(ctx, base, passed, judged, rep)
+}
+
+// livenessWalksOn reports whether the controller judges liveness by
+// walks: it has liveness properties and Config.Walks is positive.
+func (c *Controller) livenessWalksOn() bool { return len(c.live) > 0 && c.cfg.Walks > 0 }
+
+// splitRestored splits cands, in order, into those among restored (to
+// judge) and the others (passed as they are).
+func splitRestored(cands, restored filterSet) (judged, passed filterSet) {
+	for _, f := range cands {
+		if restored.has(f) {
+			judged = append(judged, f)
+		} else {
+			passed = append(passed, f)
+		}
+	}
+	return judged, passed
+}
+
+// setStarves reports whether the filters judged, beside base, keep the
+// walks from live states as often as Config.LiveFraction asks while the
+// walks reach them often enough with base alone.
+func (ls *livenessSearch) setStarves(base, judged filterSet) (bool, error) {
 	with, _, err := ls.liveFraction(append(slices.Clone(base), judged...))
 	if err != nil || with {
-		return cands, ls.settle(ctx, err)
+		return false, err
 	}
 	without, _, err := ls.liveFraction(base)
 	if err != nil || !without {
-		return cands, ls.settle(ctx, err)
+		return false, err
 	}
+	return true, nil
+}
+
+// keepLiveEach judges each filter of judged alone, in order, beside base
+// and those let in before it, and returns passed with those that keep
+// the walks live enough; the others count as starving. On an error the
+// filters not yet judged are let in.
+func (ls *livenessSearch) keepLiveEach(ctx context.Context, base, passed, judged filterSet, rep *RoundReport) (filterSet, error) {
 	var kept filterSet
 	for i, f := range judged {
 		fs := append(append(slices.Clone(base), kept...), f)
@@ -210,7 +239,7 @@ func (c *Controller) keepLive(ctx context.Context, m *consequence.ActorModel, ba
 			kept = append(kept, f)
 			continue
 		}
-		c.stats.StarvingFilters++
+		ls.c.stats.StarvingFilters++
 		rep.Starved = append(rep.Starved, f)
 	}
 	return append(passed, kept...), nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -90,6 +91,13 @@ func (c *Controller) lookAhead(core *node.Core, ev node.Event) (*Veto, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.aheadVeto(core, ev, others)
+}
+
+// aheadVeto explores the near future from others with ev handled on a
+// copy of core (its sends to others in flight) and without it, and
+// vetoes ev for the first property only the first future violates.
+func (c *Controller) aheadVeto(core *node.Core, ev node.Event, others []consequence.Checkpoint) (*Veto, error) {
 	cp, err := core.Copy()
 	if err != nil {
 		return nil, fmt.Errorf("steering: look-ahead: copying %v: %w", core.ID(), err)
@@ -98,8 +106,21 @@ func (c *Controller) lookAhead(core *node.Core, ev node.Event) (*Veto, error) {
 	if err != nil {
 		return nil, nil // the real handler runs and surfaces the panic
 	}
-	members := make(map[node.ID]bool, len(others)+1)
-	for _, o := range others {
+	with, err := c.violatedAhead(append(slices.Clone(others), selfCheckpoint(cp, ev)...), sendsAmong(sends, others))
+	if err != nil || len(with) == 0 {
+		return nil, err
+	}
+	without, err := c.violatedAhead(append(slices.Clone(others), selfCheckpoint(core, ev)...), nil)
+	if err != nil {
+		return nil, err
+	}
+	return vetoOfNewViolation(with, without), nil
+}
+
+// sendsAmong returns the sends addressed to a node of cps, in order.
+func sendsAmong(sends []node.Envelope, cps []consequence.Checkpoint) []node.Envelope {
+	members := make(map[node.ID]bool, len(cps)+1)
+	for _, o := range cps {
 		members[o.ID] = true
 	}
 	var inFlight []node.Envelope
@@ -108,22 +129,20 @@ func (c *Controller) lookAhead(core *node.Core, ev node.Event) (*Veto, error) {
 			inFlight = append(inFlight, s)
 		}
 	}
-	with, err := c.violatedAhead(append(slices.Clone(others), selfCheckpoint(cp, ev)...), inFlight)
-	if err != nil || len(with) == 0 {
-		return nil, err
-	}
-	without, err := c.violatedAhead(append(slices.Clone(others), selfCheckpoint(core, ev)...), nil)
-	if err != nil {
-		return nil, err
-	}
+	return inFlight
+}
+
+// vetoOfNewViolation is the veto of the first violation of with whose
+// property without does not violate (nil: none).
+func vetoOfNewViolation(with, without []aheadViolation) *Veto {
 	for _, v := range with {
 		if !slices.ContainsFunc(without, func(w aheadViolation) bool {
 			return w.Property == v.Property
 		}) {
-			return &Veto{Property: v.Property, Err: v.Err, Ahead: v.Depth + 1}, nil
+			return &Veto{Property: v.Property, Err: v.Err, Ahead: v.Depth + 1}
 		}
 	}
-	return nil, nil
+	return nil
 }
 
 // aheadCheckpoints returns the checkpoints of the view's nodes other than
@@ -134,17 +153,28 @@ func (c *Controller) aheadCheckpoints(sv stateView, self node.ID, ev node.Event)
 		if id == self || c.staleInView(id) {
 			continue
 		}
-		st := sv.State(id)
-		if st == nil || st.Service == nil {
-			continue
-		}
-		b, err := st.AppendCheckpoint(nil)
+		cp, ok, err := aheadCheckpointOf(id, sv.State(id), ev.At)
 		if err != nil {
-			return nil, fmt.Errorf("steering: look-ahead: checkpoint of %v: %w", id, err)
+			return nil, err
 		}
-		out = append(out, consequence.Checkpoint{ID: id, Bytes: b, At: ev.At})
+		if ok {
+			out = append(out, cp)
+		}
 	}
 	return out, nil
+}
+
+// aheadCheckpointOf encodes node id's state st as a checkpoint at at; ok
+// is false for a node without a state or service.
+func aheadCheckpointOf(id node.ID, st *node.State, at time.Time) (consequence.Checkpoint, bool, error) {
+	if st == nil || st.Service == nil {
+		return consequence.Checkpoint{}, false, nil
+	}
+	b, err := st.AppendCheckpoint(nil)
+	if err != nil {
+		return consequence.Checkpoint{}, false, fmt.Errorf("steering: look-ahead: checkpoint of %v: %w", id, err)
+	}
+	return consequence.Checkpoint{ID: id, Bytes: b, At: at}, true, nil
 }
 
 // selfCheckpoint is core's state as a one-element checkpoint list at the
@@ -169,12 +199,7 @@ func (c *Controller) violatedAhead(cps []consequence.Checkpoint, inFlight []node
 	if err != nil {
 		return nil, fmt.Errorf("steering: look-ahead at %v: %w", c.self, err)
 	}
-	var props []consequence.Property[*consequence.GlobalState]
-	for _, p := range c.cfg.Properties {
-		if p.Kind == node.Safety {
-			props = append(props, consequence.AdaptProperty(p))
-		}
-	}
+	props := safetyPropertiesOf(c.cfg.Properties)
 	if len(props) == 0 {
 		return nil, nil
 	}
@@ -194,4 +219,16 @@ func (c *Controller) violatedAhead(cps []consequence.Checkpoint, inFlight []node
 	})
 	slices.SortStableFunc(out, func(a, b aheadViolation) int { return a.Depth - b.Depth })
 	return out, nil
+}
+
+// safetyPropertiesOf returns the safety properties of props, adapted to
+// global states, in order.
+func safetyPropertiesOf(props []node.Property) []consequence.Property[*consequence.GlobalState] {
+	var out []consequence.Property[*consequence.GlobalState]
+	for _, p := range props {
+		if p.Kind == node.Safety {
+			out = append(out, consequence.AdaptProperty(p))
+		}
+	}
+	return out
 }

@@ -16,28 +16,23 @@ const (
 	Steer
 )
 
+// modeNames are the modes' names, by mode.
+var modeNames = [...]string{Off: "off", Debug: "debug", Steer: "steer"}
+
 // String returns "off", "debug" or "steer".
 func (m Mode) String() string {
-	switch m {
-	case Off:
-		return "off"
-	case Debug:
-		return "debug"
-	case Steer:
-		return "steer"
+	if int(m) < len(modeNames) {
+		return modeNames[m]
 	}
 	return fmt.Sprintf("mode(%d)", uint8(m))
 }
 
 // ParseMode parses the names String returns.
 func ParseMode(s string) (Mode, error) {
-	switch s {
-	case "off":
-		return Off, nil
-	case "debug":
-		return Debug, nil
-	case "steer":
-		return Steer, nil
+	for m, name := range modeNames {
+		if s == name {
+			return Mode(m), nil
+		}
 	}
 	return 0, fmt.Errorf("%w: unknown mode %q (want off, debug or steer)", ErrInvalidConfig, s)
 }

@@ -47,11 +47,7 @@ type Likelihood struct {
 
 // likelihood measures path from start.
 func likelihood(start *consequence.GlobalState, path []consequence.ActorAction) Likelihood {
-	type channel struct {
-		from, to node.ID
-		datagram bool
-	}
-	left := map[channel]int{} // messages of the snapshot not yet delivered
+	backlog := snapshotBacklog{start: start, left: map[backlogChannel]int{}}
 	var l Likelihood
 	for _, a := range path {
 		switch a.Kind {
@@ -61,26 +57,53 @@ func likelihood(start *consequence.GlobalState, path []consequence.ActorAction) 
 		case consequence.ActTimer, consequence.ActApp:
 			l.Local++
 		case consequence.ActDeliver, consequence.ActDeliverDatagram:
-			ch := channel{a.Peer, a.Node, a.Kind == consequence.ActDeliverDatagram}
-			n, ok := left[ch]
-			if !ok {
-				if ch.datagram {
-					n = len(start.Datagrams(ch.from, ch.to))
-				} else {
-					n = len(start.InFlight(ch.from, ch.to))
-				}
-			}
-			if n > 0 {
+			if backlog.take(a) {
 				l.InFlight++
-				n--
 			} else {
 				l.Spawned++
 			}
-			left[ch] = n
 		}
 	}
 	l.Cost = costFault*float64(l.Faults) + costLocal*float64(l.Local) + costSpawned*float64(l.Spawned)
 	return l
+}
+
+// backlogChannel is a channel of the snapshot's in-flight messages: a
+// connection's stream, or the datagrams of a pair.
+type backlogChannel struct {
+	from, to node.ID
+	datagram bool
+}
+
+// snapshotBacklog counts, per channel, the messages in flight at the
+// snapshot's start state that a path has not delivered yet.
+type snapshotBacklog struct {
+	start *consequence.GlobalState
+	left  map[backlogChannel]int
+}
+
+// take reports whether delivery a takes a message that was in flight at
+// the snapshot (one fewer left on its channel), not one the path sent.
+func (s *snapshotBacklog) take(a consequence.ActorAction) bool {
+	ch := backlogChannel{a.Peer, a.Node, a.Kind == consequence.ActDeliverDatagram}
+	n, ok := s.left[ch]
+	if !ok {
+		n = s.inFlightAtStart(ch)
+	}
+	taken := n > 0
+	if taken {
+		n--
+	}
+	s.left[ch] = n
+	return taken
+}
+
+// inFlightAtStart counts the messages on ch in the start state.
+func (s *snapshotBacklog) inFlightAtStart(ch backlogChannel) int {
+	if ch.datagram {
+		return len(s.start.Datagrams(ch.from, ch.to))
+	}
+	return len(s.start.InFlight(ch.from, ch.to))
 }
 
 // rank gives every prediction of preds its Likelihood (from start) and

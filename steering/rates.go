@@ -84,27 +84,9 @@ const AssumedLatency = 10 * time.Millisecond
 // (timer 0.05 relative to a datagram); RandTree here reset=0.02,
 // timer=0.1. The result is a fresh map.
 func (r EventRates) WalkWeights() map[consequence.ActorActionKind]float64 {
-	lat := AssumedLatency
-	if r.Latencies > 0 && r.LatencySum > 0 {
-		lat = r.LatencySum / time.Duration(r.Latencies)
-	}
-	perNode := func(n uint64) float64 {
-		nodeTime := r.Span.Seconds() * float64(max(r.Nodes, 1))
-		if nodeTime <= 0 {
-			return 0
-		}
-		return float64(n) / nodeTime * lat.Seconds()
-	}
-	ratio := func(n, base uint64) float64 {
-		if base == 0 {
-			return 0
-		}
-		return float64(n) / float64(base)
-	}
-	timer := 0.0
-	if r.TimersSet > 0 && r.TimerDelaySum > 0 {
-		timer = lat.Seconds() / (r.TimerDelaySum.Seconds() / float64(r.TimersSet))
-	}
+	lat := r.meanLatency()
+	perNode := func(n uint64) float64 { return r.perNodeWeight(n, lat) }
+	timer := r.timerWeight(lat)
 	w := map[consequence.ActorActionKind]float64{
 		consequence.ActDeliver:         1,
 		consequence.ActDeliverDatagram: 1,
@@ -112,8 +94,8 @@ func (r EventRates) WalkWeights() map[consequence.ActorActionKind]float64 {
 		consequence.ActApp:             1,
 		consequence.ActReset:           max(perNode(r.Resets), FaultWeightFloor),
 		consequence.ActBreak:           max(perNode(r.Breaks), FaultWeightFloor),
-		consequence.ActDropDatagram:    max(ratio(r.DatagramsLost, r.DatagramsDelivered), FaultWeightFloor),
-		consequence.ActRefuse:          max(ratio(r.Refusals, r.Sends), FaultWeightFloor),
+		consequence.ActDropDatagram:    max(countRatio(r.DatagramsLost, r.DatagramsDelivered), FaultWeightFloor),
+		consequence.ActRefuse:          max(countRatio(r.Refusals, r.Sends), FaultWeightFloor),
 		// A transport that hides its losses, copies and reordering (TCP
 		// under a service that declares them) shows no rate of them: they
 		// weigh the floor.
@@ -124,4 +106,41 @@ func (r EventRates) WalkWeights() map[consequence.ActorActionKind]float64 {
 	}
 	r.Lasting.addWeights(w, perNode)
 	return w
+}
+
+// meanLatency is the mean travel time the rates show, AssumedLatency
+// when they carry none.
+func (r EventRates) meanLatency() time.Duration {
+	if r.Latencies > 0 && r.LatencySum > 0 {
+		return r.LatencySum / time.Duration(r.Latencies)
+	}
+	return AssumedLatency
+}
+
+// perNodeWeight is n events over the rates' node-time, per node-second,
+// times the latency lat: their weight against a delivery (0 with no
+// node-time observed).
+func (r EventRates) perNodeWeight(n uint64, lat time.Duration) float64 {
+	nodeTime := r.Span.Seconds() * float64(max(r.Nodes, 1))
+	if nodeTime <= 0 {
+		return 0
+	}
+	return float64(n) / nodeTime * lat.Seconds()
+}
+
+// countRatio is n per base, 0 for no base.
+func countRatio(n, base uint64) float64 {
+	if base == 0 {
+		return 0
+	}
+	return float64(n) / float64(base)
+}
+
+// timerWeight is the latency lat over the mean timer delay the rates
+// show (0 when they show none), before MinWalkWeight.
+func (r EventRates) timerWeight(lat time.Duration) float64 {
+	if r.TimersSet > 0 && r.TimerDelaySum > 0 {
+		return lat.Seconds() / (r.TimerDelaySum.Seconds() / float64(r.TimersSet))
+	}
+	return 0
 }

@@ -1,14 +1,11 @@
 package steering
 
 import (
-	"errors"
-	"log/slog"
 	"maps"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/seed6eee2ec7/crystalball/snapshot"
 )
 
 // rateAccount is a steering layer's account of the node's own events
@@ -33,24 +30,35 @@ func (a *rateAccount) see(now time.Time, ev node.Event) {
 	}
 	a.last = now
 	switch ev.Kind {
-	case node.EventMessage:
-		a.r.Deliveries++
 	case node.EventTimer:
-		if prev, ok := a.fired[ev.Timer]; ok && now.After(prev) {
-			a.r.TimersSet++
-			a.r.TimerDelaySum += now.Sub(prev)
-		}
-		a.fired[ev.Timer] = now
-	case node.EventApp:
-		a.r.Apps++
-	case node.EventTransportError:
-		a.r.Breaks++
+		a.seeTimer(now, ev.Timer)
 	case node.EventReset:
 		a.r.Resets++
 		clear(a.fired) // the new incarnation sets its timers afresh
-	case node.EventSendRefused:
-		a.r.Refusals++
+	default:
+		if count, ok := eventCounters[ev.Kind]; ok {
+			*count(&a.r)++
+		}
 	}
+}
+
+// eventCounters holds, per kind of event counted by its kind alone, the
+// counter of EventRates it adds to.
+var eventCounters = map[node.EventKind]func(*EventRates) *uint64{
+	node.EventMessage:        func(r *EventRates) *uint64 { return &r.Deliveries },
+	node.EventApp:            func(r *EventRates) *uint64 { return &r.Apps },
+	node.EventTransportError: func(r *EventRates) *uint64 { return &r.Breaks },
+	node.EventSendRefused:    func(r *EventRates) *uint64 { return &r.Refusals },
+}
+
+// seeTimer counts a firing of the timer name at now: the gap since its
+// previous firing is taken as one timer's delay.
+func (a *rateAccount) seeTimer(now time.Time, name string) {
+	if prev, ok := a.fired[name]; ok && now.After(prev) {
+		a.r.TimersSet++
+		a.r.TimerDelaySum += now.Sub(prev)
+	}
+	a.fired[name] = now
 }
 
 // rates returns the account as EventRates of one node.
@@ -103,9 +111,5 @@ func (l *Layer) gatherAfterFault(now time.Time) []node.Envelope {
 	}
 	l.faultGather = false
 	l.nextFaultGather = now.Add(FaultGatherSpacing)
-	out, err := l.snaps.Gather(now)
-	if err != nil && !errors.Is(err, snapshot.ErrGatherInProgress) {
-		l.log.Error("steering: gathering after a transport error", slog.Any("error", err))
-	}
-	return out
+	return l.gatherLogged(now, "steering: gathering after a transport error")
 }

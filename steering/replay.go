@@ -17,17 +17,14 @@ import (
 // checkpointed state. It reports the path actually taken if it reaches a
 // state violating one of props.
 func (c *Controller) replay(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], sp storedPath) (Prediction, bool) {
-	if sp.path == nil && sp.recs != nil {
-		path, err := decodePath(m, sp.recs)
-		if err != nil {
-			return Prediction{}, false
-		}
-		sp.path = path
+	path, ok := storedActions(m, sp)
+	if !ok {
+		return Prediction{}, false
 	}
 	g := m.Start()
 	var taken []consequence.ActorAction
 	var acts []consequence.Action[consequence.ActorAction]
-	for _, want := range sp.path {
+	for _, want := range path {
 		var next *consequence.GlobalState
 		var a consequence.ActorAction
 		if next, a, acts = stepEquivalent(m, g, want, acts); next == nil {
@@ -35,18 +32,43 @@ func (c *Controller) replay(m *consequence.ActorModel, props []consequence.Prope
 		}
 		taken = append(taken, a)
 		g = next
-		for _, p := range props {
-			if err := p.Check(g); err != nil {
-				pred, perr := c.prediction(m, p.Name, err, taken)
-				if perr != nil {
-					return Prediction{}, false
-				}
-				pred.Replayed = true
-				return pred, true
-			}
+		if fail, violated := firstFailingProperty(props, g); violated {
+			return c.replayedPrediction(m, fail, taken)
 		}
 	}
 	return Prediction{}, false
+}
+
+// storedActions returns sp's path, decoded on m when it was read back
+// as records; ok is false when the records do not decode.
+func storedActions(m *consequence.ActorModel, sp storedPath) ([]consequence.ActorAction, bool) {
+	if sp.path != nil || sp.recs == nil {
+		return sp.path, true
+	}
+	path, err := decodePath(m, sp.recs)
+	return path, err == nil
+}
+
+// firstFailingProperty returns the first property of props that fails
+// in g, with its error; violated is false when all hold.
+func firstFailingProperty(props []consequence.Property[*consequence.GlobalState], g *consequence.GlobalState) (fail consequence.PropertyError, violated bool) {
+	for _, p := range props {
+		if err := p.Check(g); err != nil {
+			return consequence.PropertyError{Property: p.Name, Err: err}, true
+		}
+	}
+	return consequence.PropertyError{}, false
+}
+
+// replayedPrediction is the prediction of a replayed path taken to fail's
+// violation; ok is false when it cannot be reported.
+func (c *Controller) replayedPrediction(m *consequence.ActorModel, fail consequence.PropertyError, taken []consequence.ActorAction) (Prediction, bool) {
+	pred, err := c.prediction(m, fail.Property, fail.Err, taken)
+	if err != nil {
+		return Prediction{}, false
+	}
+	pred.Replayed = true
+	return pred, true
 }
 
 // equivalent reports whether enabled action a of a new state stands for
@@ -55,42 +77,71 @@ func equivalent(a, want consequence.ActorAction) bool {
 	if a.Kind != want.Kind || a.Node != want.Node {
 		return false
 	}
-	switch a.Kind {
-	case consequence.ActDeliver:
-		if a.Peer != want.Peer || (a.Msg == nil) != (want.Msg == nil) {
-			return false
-		}
-		return a.Msg == nil || a.Msg.MessageType() == want.Msg.MessageType()
-	case consequence.ActTimer:
-		return a.Timer == want.Timer
-	case consequence.ActApp:
-		return a.Msg.MessageType() == want.Msg.MessageType() && a.Pending == want.Pending
-	case consequence.ActReset:
-		return a.Silent == want.Silent
-	case consequence.ActBreak:
-		return a.Peer == want.Peer
-	case consequence.ActDeliverDatagram, consequence.ActDropDatagram:
-		// Datagrams are unordered: any of the same type on the same pair
-		// stands for the old one (the first enabled is taken).
-		if a.Peer != want.Peer || a.Msg == nil || want.Msg == nil {
-			return false
-		}
-		return a.Msg.MessageType() == want.Msg.MessageType()
-	case consequence.ActRefuse:
-		// A refusal of a message of the same type to the same peer.
-		if a.Peer != want.Peer || a.Msg == nil || want.Msg == nil {
-			return false
-		}
-		return a.Msg.MessageType() == want.Msg.MessageType()
-	case consequence.ActCrash, consequence.ActRestart, consequence.ActHeal:
-		return true
-	case consequence.ActPartition:
-		return a.Cut == want.Cut && a.Peer == want.Peer && a.Side == want.Side
-	case consequence.ActClockJump:
-		return a.Back == want.Back
-	}
-	return false
+	same, known := sameKindEquivalent[a.Kind]
+	return known && same(a, want)
 }
+
+// sameKindEquivalent holds, per kind of action, the rule by which an
+// enabled action stands for an old one of the same kind at the same node.
+var sameKindEquivalent = map[consequence.ActorActionKind]func(a, want consequence.ActorAction) bool{
+	consequence.ActDeliver: deliveryEquivalent,
+	consequence.ActTimer:   sameTimer,
+	consequence.ActApp:     appEquivalent,
+	consequence.ActReset:   sameResetMode,
+	consequence.ActBreak:   samePeer,
+	// Datagrams are unordered: any of the same type on the same pair
+	// stands for the old one (the first enabled is taken).
+	consequence.ActDeliverDatagram: typedPeerEquivalent,
+	consequence.ActDropDatagram:    typedPeerEquivalent,
+	// A refusal of a message of the same type to the same peer.
+	consequence.ActRefuse:    typedPeerEquivalent,
+	consequence.ActCrash:     anyEquivalent,
+	consequence.ActRestart:   anyEquivalent,
+	consequence.ActHeal:      anyEquivalent,
+	consequence.ActPartition: partitionEquivalent,
+	consequence.ActClockJump: sameClockJump,
+}
+
+// deliveryEquivalent: a delivery of a message of the same type from the
+// same peer, or a transport error from it.
+func deliveryEquivalent(a, want consequence.ActorAction) bool {
+	if a.Peer != want.Peer || (a.Msg == nil) != (want.Msg == nil) {
+		return false
+	}
+	return a.Msg == nil || a.Msg.MessageType() == want.Msg.MessageType()
+}
+
+// sameTimer: the same timer.
+func sameTimer(a, want consequence.ActorAction) bool { return a.Timer == want.Timer }
+
+// appEquivalent: a call of the same type, pending or not as the old one.
+func appEquivalent(a, want consequence.ActorAction) bool {
+	return a.Msg.MessageType() == want.Msg.MessageType() && a.Pending == want.Pending
+}
+
+// sameResetMode: a reset as silent (or not) as the old one.
+func sameResetMode(a, want consequence.ActorAction) bool { return a.Silent == want.Silent }
+
+// samePeer: the same peer (a break of the same connection).
+func samePeer(a, want consequence.ActorAction) bool { return a.Peer == want.Peer }
+
+// typedPeerEquivalent: a message of the same type on the same pair, both
+// actions carrying one.
+func typedPeerEquivalent(a, want consequence.ActorAction) bool {
+	return a.Peer == want.Peer && a.Msg != nil && want.Msg != nil && a.Msg.MessageType() == want.Msg.MessageType()
+}
+
+// anyEquivalent: a crash, restart or heal of the node stands for any
+// other.
+func anyEquivalent(a, want consequence.ActorAction) bool { return true }
+
+// partitionEquivalent: the same cut towards the same peer and side.
+func partitionEquivalent(a, want consequence.ActorAction) bool {
+	return a.Cut == want.Cut && a.Peer == want.Peer && a.Side == want.Side
+}
+
+// sameClockJump: a jump in the same direction.
+func sameClockJump(a, want consequence.ActorAction) bool { return a.Back == want.Back }
 
 // minimizePath drops, one at a time from the first, the events of path
 // that the violation of property prop does not need: an event goes if the
@@ -99,43 +150,61 @@ func equivalent(a, want consequence.ActorAction) bool {
 // result is one-minimal (no single remaining event can go), with the error
 // its end state gives; it is path itself when nothing can go.
 func minimizePath(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], start *consequence.GlobalState, path []consequence.ActorAction, prop string, verr error) ([]consequence.ActorAction, error) {
-	var check func(*consequence.GlobalState) error
-	for _, p := range props {
-		if p.Name == prop {
-			check = p.Check
-		}
-	}
+	check := namedCheck(props, prop)
 	if check == nil || len(path) < 2 {
 		return path, verr
 	}
-	var acts []consequence.Action[consequence.ActorAction]
-	// run replays want strictly and returns the actions taken and the
-	// error of the end state (nil if it does not violate prop or a step is
-	// not enabled).
-	run := func(want []consequence.ActorAction) ([]consequence.ActorAction, error) {
-		g := start
-		taken := make([]consequence.ActorAction, 0, len(want))
-		for _, w := range want {
-			var next *consequence.GlobalState
-			var a consequence.ActorAction
-			if next, a, acts = stepEquivalent(m, g, w, acts); next == nil {
-				return nil, nil
-			}
-			taken = append(taken, a)
-			g = next
-		}
-		return taken, check(g)
-	}
+	sr := &strictReplay{m: m, start: start, check: check}
 	cur := path
 	for i := 0; i < len(cur) && len(cur) > 1; {
 		cand := append(slices.Clone(cur[:i]), cur[i+1:]...)
-		if taken, err := run(cand); err != nil {
+		if taken, err := sr.run(cand); err != nil {
 			cur, verr = taken, err
 			continue // the event at i went: try the one that took its place
 		}
 		i++
 	}
 	return cur, verr
+}
+
+// namedCheck returns the check of the last property of props named prop
+// (nil: none).
+func namedCheck(props []consequence.Property[*consequence.GlobalState], prop string) func(*consequence.GlobalState) error {
+	var check func(*consequence.GlobalState) error
+	for _, p := range props {
+		if p.Name == prop {
+			check = p.Check
+		}
+	}
+	return check
+}
+
+// strictReplay replays candidate paths of minimizePath from start, every
+// event required, against one property's check; acts is scratch space
+// shared by its runs.
+type strictReplay struct {
+	m     *consequence.ActorModel
+	start *consequence.GlobalState
+	check func(*consequence.GlobalState) error
+	acts  []consequence.Action[consequence.ActorAction]
+}
+
+// run replays want strictly and returns the actions taken and the error
+// of the end state (nil if it does not violate the property or a step is
+// not enabled).
+func (sr *strictReplay) run(want []consequence.ActorAction) ([]consequence.ActorAction, error) {
+	g := sr.start
+	taken := make([]consequence.ActorAction, 0, len(want))
+	for _, w := range want {
+		var next *consequence.GlobalState
+		var a consequence.ActorAction
+		if next, a, sr.acts = stepEquivalent(sr.m, g, w, sr.acts); next == nil {
+			return nil, nil
+		}
+		taken = append(taken, a)
+		g = next
+	}
+	return taken, sr.check(g)
 }
 
 // stepEquivalent takes, from g, the first enabled action equivalent to

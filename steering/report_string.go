@@ -3,6 +3,8 @@ package steering
 import (
 	"fmt"
 	"strings"
+
+	"github.com/seed6eee2ec7/crystalball/consequence"
 )
 
 // String renders the prediction on one line: the property, whether the
@@ -26,16 +28,26 @@ func (p Prediction) String() string {
 		b.WriteString("no filter")
 	}
 	b.WriteString("):")
-	for i, s := range p.Report.Path {
+	critical := -1
+	if c := p.Critical; c != nil {
+		critical = c.Step
+	}
+	writeReportPath(&b, p.Report.Path, critical)
+	return b.String()
+}
+
+// writeReportPath writes the path's steps as text, the step at index
+// critical (-1: none) marked.
+func writeReportPath(b *strings.Builder, path []consequence.ActionRecord, critical int) {
+	for i, s := range path {
 		if i > 0 {
 			b.WriteString(";")
 		}
 		b.WriteString(" " + s.Text)
-		if c := p.Critical; c != nil && i == c.Step {
+		if i == critical {
 			b.WriteString(" [critical]")
 		}
 	}
-	return b.String()
 }
 
 // String renders the round: its snapshot, the states it explored, then a
@@ -47,16 +59,7 @@ func (r *RoundReport) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "round at %v cut %d over %v: %d states, %d predicted, %d filters, %d unhelpful", r.Gatherer, r.CN, r.Members, r.States, len(r.Predictions), len(r.Installed), r.Unhelpful)
 	if l := r.Liveness; l != nil {
-		fmt.Fprintf(&b, "; %d walks (%d live, %d suspects: %d undecided, %d at a fault, %d open; %d steps)", l.Walks, l.Live, l.Suspects, l.Undecided, l.FaultDeadEnds, l.Open, l.Steps)
-		if len(l.DeadAtStart) > 0 {
-			fmt.Fprintf(&b, ", dead at the start: %s", strings.Join(l.DeadAtStart, ", "))
-		}
-		if l.BudgetSpent {
-			b.WriteString(", step budget spent")
-		}
-		if l.Err != nil {
-			fmt.Fprintf(&b, ", stopped: %v", l.Err)
-		}
+		writeLivenessOutcome(&b, l)
 	}
 	if r.Reused {
 		b.WriteString(" (reused)")
@@ -64,11 +67,31 @@ func (r *RoundReport) String() string {
 	if len(r.Present) > 0 {
 		fmt.Fprintf(&b, "; already violated: %s", strings.Join(r.Present, ", "))
 	}
+	writeRoundLines(&b, r)
+	return b.String()
+}
+
+// writeLivenessOutcome writes the summary of a round's liveness search.
+func writeLivenessOutcome(b *strings.Builder, l *LivenessOutcome) {
+	fmt.Fprintf(b, "; %d walks (%d live, %d suspects: %d undecided, %d at a fault, %d open; %d steps)", l.Walks, l.Live, l.Suspects, l.Undecided, l.FaultDeadEnds, l.Open, l.Steps)
+	if len(l.DeadAtStart) > 0 {
+		fmt.Fprintf(b, ", dead at the start: %s", strings.Join(l.DeadAtStart, ", "))
+	}
+	if l.BudgetSpent {
+		b.WriteString(", step budget spent")
+	}
+	if l.Err != nil {
+		fmt.Fprintf(b, ", stopped: %v", l.Err)
+	}
+}
+
+// writeRoundLines writes a line per prediction of the round, then one
+// per filter it installs.
+func writeRoundLines(b *strings.Builder, r *RoundReport) {
 	for _, p := range r.Predictions {
 		b.WriteString("\n  predicted " + p.String())
 	}
 	for _, f := range r.Installed {
 		b.WriteString("\n  filter " + f.String())
 	}
-	return b.String()
 }

@@ -128,7 +128,7 @@ func DefaultRequestConfig() RequestConfig {
 }
 
 func (c RequestConfig) withDefaults() (RequestConfig, error) {
-	if c.PerPeer < 0 || c.Window < 0 || c.MaxPending < 0 || c.TTL < 0 || c.MaxPath < 0 {
+	if min(c.PerPeer, c.MaxPending, c.MaxPath) < 0 || min(c.Window, c.TTL) < 0 {
 		return c, fmt.Errorf("%w: negative RequestConfig field", ErrInvalidConfig)
 	}
 	d := DefaultRequestConfig()
@@ -187,20 +187,52 @@ func (r Request) validate(self node.ID, maxPath int) string {
 	if why := r.oversized(); why != "" {
 		return why
 	}
-	f := r.Filter
+	if why := r.Filter.malformedFor(self); why != "" {
+		return why
+	}
 	switch {
-	case f.Node != self:
-		return fmt.Sprintf("%s: the filter is for %v", RefusedMalformed, f.Node)
-	case f.Kind < FilterMessage || f.Kind > FilterTransportError:
-		return fmt.Sprintf("%s: filter kind %d", RefusedMalformed, f.Kind)
-	case (f.Kind == FilterMessage || f.Kind == FilterApp) && f.Type == "",
-		f.Kind == FilterTimer && f.Timer == "",
-		(f.Kind == FilterMessage || f.Kind == FilterTransportError) && f.From == node.None:
-		return fmt.Sprintf("%s: incomplete filter %v", RefusedMalformed, f)
 	case len(r.Path) == 0 || len(r.Path) > maxPath:
 		return fmt.Sprintf("%s: a path of %d events (at most %d)", RefusedMalformed, len(r.Path), maxPath)
 	case r.Property == "":
 		return RefusedMalformed + ": no property"
 	}
 	return ""
+}
+
+// malformedFor returns why f is no filter node self may be asked for
+// (its node another, its kind unknown, a field its kind needs missing),
+// "" when it is one.
+func (f Filter) malformedFor(self node.ID) string {
+	switch {
+	case f.Node != self:
+		return fmt.Sprintf("%s: the filter is for %v", RefusedMalformed, f.Node)
+	case !knownFilterKind(f.Kind):
+		return fmt.Sprintf("%s: filter kind %d", RefusedMalformed, f.Kind)
+	case incompleteFilter(f):
+		return fmt.Sprintf("%s: incomplete filter %v", RefusedMalformed, f)
+	}
+	return ""
+}
+
+// knownFilterKind reports whether k is one of the filter kinds, from
+// FilterMessage to FilterTransportError.
+func knownFilterKind(k FilterKind) bool {
+	return k >= FilterMessage && k <= FilterTransportError
+}
+
+// incompleteFilter reports whether f lacks a field its kind needs: a
+// message type (message and call filters), a timer name (timer
+// filters), a sender (message and transport-error filters).
+func incompleteFilter(f Filter) bool {
+	switch f.Kind {
+	case FilterMessage:
+		return f.Type == "" || f.From == node.None
+	case FilterApp:
+		return f.Type == ""
+	case FilterTimer:
+		return f.Timer == ""
+	case FilterTransportError:
+		return f.From == node.None
+	}
+	return false
 }

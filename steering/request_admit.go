@@ -28,25 +28,10 @@ type requestDesk struct {
 // queues the request, or the reason it is refused. members are the
 // owner's neighbourhood as it knows it.
 func (d *requestDesk) admit(self node.ID, mode Mode, from node.ID, req Request, now time.Time, members []node.ID) string {
-	switch {
-	case d.cfg.Off:
-		return RefusedOff
-	case mode != Steer:
-		return RefusedMode
-	}
-	if why := req.validate(self, d.cfg.MaxPath); why != "" {
+	if why := d.refuseOutright(self, mode, from, req, members); why != "" {
 		return why
 	}
-	if !slices.Contains(members, from) {
-		return RefusedStranger
-	}
-	ts := d.recent[from]
-	cut := now.Add(-d.cfg.Window)
-	i := 0
-	for i < len(ts) && !ts[i].After(cut) {
-		i++
-	}
-	ts = ts[i:]
+	ts := d.recentWithin(from, now)
 	if len(ts) >= d.cfg.PerPeer {
 		d.recent[from] = ts
 		return RefusedRate + ": more than " + strconv.Itoa(d.cfg.PerPeer) + " requests from " + from.String() + " within " + d.cfg.Window.String()
@@ -60,6 +45,36 @@ func (d *requestDesk) admit(self node.ID, mode Mode, from node.ID, req Request, 
 	d.recent[from] = append(ts, now)
 	d.pending = append(d.pending, pendingRequest{from: from, req: req, expires: now.Add(d.cfg.TTL)})
 	return ""
+}
+
+// refuseOutright returns why a request is refused whatever the rates:
+// requests off, the owner not steering, the request malformed, its
+// sender no neighbour; "" if none applies.
+func (d *requestDesk) refuseOutright(self node.ID, mode Mode, from node.ID, req Request, members []node.ID) string {
+	switch {
+	case d.cfg.Off:
+		return RefusedOff
+	case mode != Steer:
+		return RefusedMode
+	}
+	if why := req.validate(self, d.cfg.MaxPath); why != "" {
+		return why
+	}
+	if !slices.Contains(members, from) {
+		return RefusedStranger
+	}
+	return ""
+}
+
+// recentWithin returns from's admissions within the window before now.
+func (d *requestDesk) recentWithin(from node.ID, now time.Time) []time.Time {
+	ts := d.recent[from]
+	cut := now.Add(-d.cfg.Window)
+	i := 0
+	for i < len(ts) && !ts[i].After(cut) {
+		i++
+	}
+	return ts[i:]
 }
 
 // take hands the pending requests to a round and forgets them.

@@ -56,40 +56,70 @@ func (c *Controller) judgeRequest(ctx context.Context, m *consequence.ActorModel
 	if at.After(pr.expires) {
 		return false, RefusedExpired, nil
 	}
-	path, err := decodePath(m, pr.req.Path)
-	if err != nil {
-		return false, fmt.Sprintf("%s: %v", RefusedMalformed, err), nil
-	}
-	var check []consequence.Property[*consequence.GlobalState]
-	for _, p := range props {
-		if p.Name == pr.req.Property {
-			check = append(check, p)
-		}
-	}
-	if len(check) == 0 {
-		return false, fmt.Sprintf("%s: %s is not a property I check, or it already fails", RefusedNoReplay, pr.req.Property), nil
-	}
-	pred, ok := c.replay(m, check, storedPath{property: pr.req.Property, path: path})
-	if !ok {
-		return false, RefusedNoReplay, nil
+	pred, why := c.replayRequest(m, props, pr)
+	if why != "" {
+		return false, why, nil
 	}
 	f := pr.req.Filter
-	if !slices.ContainsFunc(pred.Path, func(a consequence.ActorAction) bool { return stops(f, a) }) {
-		return false, RefusedNoStop, nil
-	}
-	good, _, states, err := c.checkFilters(ctx, m, props, installed, filterSet{f})
-	rep.States += states
-	if err != nil || !good.has(f) {
-		return false, RefusedUnhelpful, err
-	}
-	if live, err := c.liveWith(ctx, m, append(slices.Clone(installed), f), rep); err != nil || !live {
-		return false, RefusedLiveness, err
+	if why, err := c.checkRequestedFilter(ctx, m, props, installed, f, rep); why != "" {
+		return false, why, err
 	}
 	pred.Requested, pred.Filter = pr.from, &f
 	c.remember(pred)
 	c.markChecked([]Prediction{{Property: pred.Property, Report: pred.Report, Filter: &f}}, filterSet{f})
 	rep.Predictions = append(rep.Predictions, pred)
 	return true, "", nil
+}
+
+// replayRequest replays a request's path on m against its property and
+// returns the prediction, or why the request is refused: the path does
+// not decode, the property is not checked here, the path reaches no
+// violation, or the filter stops none of its events.
+func (c *Controller) replayRequest(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], pr pendingRequest) (Prediction, string) {
+	path, err := decodePath(m, pr.req.Path)
+	if err != nil {
+		return Prediction{}, fmt.Sprintf("%s: %v", RefusedMalformed, err)
+	}
+	check := propertiesNamed(props, pr.req.Property)
+	if len(check) == 0 {
+		return Prediction{}, fmt.Sprintf("%s: %s is not a property I check, or it already fails", RefusedNoReplay, pr.req.Property)
+	}
+	pred, ok := c.replay(m, check, storedPath{property: pr.req.Property, path: path})
+	if !ok {
+		return Prediction{}, RefusedNoReplay
+	}
+	f := pr.req.Filter
+	if !slices.ContainsFunc(pred.Path, func(a consequence.ActorAction) bool { return stops(f, a) }) {
+		return Prediction{}, RefusedNoStop
+	}
+	return pred, ""
+}
+
+// propertiesNamed returns the properties of props named name.
+func propertiesNamed(props []consequence.Property[*consequence.GlobalState], name string) []consequence.Property[*consequence.GlobalState] {
+	var out []consequence.Property[*consequence.GlobalState]
+	for _, p := range props {
+		if p.Name == name {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// checkRequestedFilter checks a requested filter f as the node checks
+// its own: the safety check of filters with installed in place, then the
+// liveness guard (liveWith). It returns why f is refused ("" if it
+// passed), with the error that stopped a check.
+func (c *Controller) checkRequestedFilter(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], installed filterSet, f Filter, rep *RoundReport) (string, error) {
+	good, _, states, err := c.checkFilters(ctx, m, props, installed, filterSet{f})
+	rep.States += states
+	if err != nil || !good.has(f) {
+		return RefusedUnhelpful, err
+	}
+	if live, err := c.liveWith(ctx, m, append(slices.Clone(installed), f), rep); err != nil || !live {
+		return RefusedLiveness, err
+	}
+	return "", nil
 }
 
 // stops reports whether filter f stops action a.
@@ -109,7 +139,7 @@ func stops(f Filter, a consequence.ActorAction) bool {
 // cost the owner progress it could only hope a client or a crash brings.
 // With no liveness property, or walks off, it holds.
 func (c *Controller) liveWith(ctx context.Context, m *consequence.ActorModel, fs filterSet, rep *RoundReport) (bool, error) {
-	if len(c.live) == 0 || c.cfg.Walks <= 0 {
+	if !c.livenessWalksOn() {
 		return true, nil
 	}
 	ls := c.newLivenessSearch(ctx, m)

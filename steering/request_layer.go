@@ -73,11 +73,7 @@ func (l *Layer) roundForRequests(now time.Time, cut uint64) []node.Envelope {
 		if l.snaps == nil {
 			return nil // a shell without a snapshot layer hands snapshots over itself
 		}
-		out, err := l.snaps.Gather(now)
-		if err != nil && !errors.Is(err, snapshot.ErrGatherInProgress) {
-			l.log.Error("steering: gathering for a request", slog.Any("error", err))
-		}
-		return out
+		return l.gatherLogged(now, "steering: gathering for a request")
 	}
 	l.mu.Lock()
 	run := l.started && !l.quit
@@ -86,6 +82,16 @@ func (l *Layer) roundForRequests(now time.Time, cut uint64) []node.Envelope {
 		l.cfg.Runner.Run(l.newRound(last))
 	}
 	return nil
+}
+
+// gatherLogged starts a gather at now, logging an error other than a
+// gather already in progress under msg.
+func (l *Layer) gatherLogged(now time.Time, msg string) []node.Envelope {
+	out, err := l.snaps.Gather(now)
+	if err != nil && !errors.Is(err, snapshot.ErrGatherInProgress) {
+		l.log.Error(msg, slog.Any("error", err))
+	}
+	return out
 }
 
 func (l *Layer) onAnswer(from node.ID, a Answer) {
@@ -109,34 +115,12 @@ func (l *Layer) onAnswer(from node.ID, a Answer) {
 // sent to the same owner for the same filter and property within the TTL
 // is not sent again.
 func (l *Layer) sendRequests(now time.Time, rep *RoundReport) []node.Envelope {
-	var out []node.Envelope
-	for _, a := range rep.Answers {
-		out = append(out, node.Envelope{From: l.self, To: a.From, Msg: a.Answer})
-		rec := RequestRecord{From: a.From, To: l.self, ID: a.Answer.ID, Filter: shown(a.Filter.String()), Property: shown(a.Property), Answer: shown(answerText(a.Answer))}
-		l.mu.Lock()
-		l.st.Received = answered(l.st.Received, rec)
-		l.mu.Unlock()
-		l.log.Info("steering: request answered", slog.Any("from", a.From), slog.String("filter", rec.Filter), slog.String("answer", rec.Answer))
-	}
+	out := l.sendAnswers(rep.Answers)
 	ttl := l.requestTTL()
 	for _, r := range rep.Requests {
-		key := fmt.Sprintf("%v|%s", r.Filter, r.Property)
-		if at, ok := l.asked[key]; ok && now.Sub(at) < ttl {
-			continue
+		if env, ok := l.sendRequest(now, r, ttl); ok {
+			out = append(out, env)
 		}
-		if l.asked == nil {
-			l.asked = map[string]time.Time{}
-		}
-		l.asked[key] = now
-		l.nextRequest++
-		r.ID = l.nextRequest
-		out = append(out, node.Envelope{From: l.self, To: r.Filter.Node, Msg: r})
-		l.mu.Lock()
-		l.st.RequestsSent++
-		l.st.Sent = appendShown(l.st.Sent, RequestRecord{From: l.self, To: r.Filter.Node, ID: r.ID, Filter: r.Filter.String(), Property: r.Property})
-		l.mu.Unlock()
-		l.log.Info("steering: request sent", slog.Any("to", r.Filter.Node), slog.String("filter", r.Filter.String()),
-			slog.String("property", r.Property), slog.Int("rank", r.Rank))
 	}
 	for key, at := range l.asked {
 		if now.Sub(at) >= ttl {
@@ -144,6 +128,44 @@ func (l *Layer) sendRequests(now time.Time, rep *RoundReport) []node.Envelope {
 		}
 	}
 	return out
+}
+
+// sendAnswers returns the envelopes of a round's answers to the requests
+// of others, recording each on its request's record.
+func (l *Layer) sendAnswers(answers []RequestAnswer) []node.Envelope {
+	var out []node.Envelope
+	for _, a := range answers {
+		out = append(out, node.Envelope{From: l.self, To: a.From, Msg: a.Answer})
+		rec := RequestRecord{From: a.From, To: l.self, ID: a.Answer.ID, Filter: shown(a.Filter.String()), Property: shown(a.Property), Answer: shown(answerText(a.Answer))}
+		l.mu.Lock()
+		l.st.Received = answered(l.st.Received, rec)
+		l.mu.Unlock()
+		l.log.Info("steering: request answered", slog.Any("from", a.From), slog.String("filter", rec.Filter), slog.String("answer", rec.Answer))
+	}
+	return out
+}
+
+// sendRequest numbers request r and returns its envelope to the filter's
+// owner, recording it as sent at now; ok is false when the same filter
+// and property were asked for within ttl.
+func (l *Layer) sendRequest(now time.Time, r Request, ttl time.Duration) (node.Envelope, bool) {
+	key := fmt.Sprintf("%v|%s", r.Filter, r.Property)
+	if at, ok := l.asked[key]; ok && now.Sub(at) < ttl {
+		return node.Envelope{}, false
+	}
+	if l.asked == nil {
+		l.asked = map[string]time.Time{}
+	}
+	l.asked[key] = now
+	l.nextRequest++
+	r.ID = l.nextRequest
+	l.mu.Lock()
+	l.st.RequestsSent++
+	l.st.Sent = appendShown(l.st.Sent, RequestRecord{From: l.self, To: r.Filter.Node, ID: r.ID, Filter: r.Filter.String(), Property: r.Property})
+	l.mu.Unlock()
+	l.log.Info("steering: request sent", slog.Any("to", r.Filter.Node), slog.String("filter", r.Filter.String()),
+		slog.String("property", r.Property), slog.Int("rank", r.Rank))
+	return node.Envelope{From: l.self, To: r.Filter.Node, Msg: r}, true
 }
 
 func (l *Layer) requestTTL() time.Duration {

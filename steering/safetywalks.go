@@ -28,10 +28,7 @@ func (c *Controller) safetyWalks(ctx context.Context, m *consequence.ActorModel,
 	budget := newWalkBudget(ctx, c.cfg.MaxWalkSteps, c.cfg.MaxTime)
 	defer budget.cancel()
 	bm := budget.model(m)
-	seen := make(map[string]bool, len(found))
-	for _, p := range found {
-		seen[predictionKey(p)] = true
-	}
+	seen := predictionKeys(found)
 	seed := c.walkSeed(m.Start().Fingerprint()) ^ 0x5afe_7a1c_5afe_7a1c
 	first := (c.cfg.SafetyWalks + 1) / 2
 	var out []Prediction
@@ -47,25 +44,45 @@ func (c *Controller) safetyWalks(ctx context.Context, m *consequence.ActorModel,
 			continue
 		}
 		opts := consequence.WalkOptions[consequence.ActorAction]{Seed: seed + uint64(i)*0x9e3779b97f4a7c15, Walks: batch.walks, DMax: c.cfg.SafetyWalkDepth, Weight: batch.weight}
-		res, err := consequence.SafetyWalks(budget.ctx, bm, props, opts, max(c.cfg.MaxViolations, 1))
-		if res != nil {
-			c.stats.SafetyWalks += uint64(res.Walks)
-			preds, perr := c.unsafePredictions(m, props, res.Unsafe, seen)
-			out = append(out, preds...)
-			if perr != nil {
-				return out, budget.steps, perr
-			}
-		}
-		if err != nil {
-			if budget.ctx.Err() != nil {
-				break // the round was cancelled, or the budget is spent
-			}
-			// a handler or property panicked: a round error, as the
-			// search's own
-			return out, budget.steps, fmt.Errorf("steering: safety walks at %v: %w", c.self, err)
+		preds, stop, err := c.safetyWalkBatch(budget, bm, m, props, opts, seen)
+		out = append(out, preds...)
+		if stop {
+			return out, budget.steps, err
 		}
 	}
 	return out, budget.steps, nil
+}
+
+// predictionKeys returns the set of the keys of preds (predictionKey).
+func predictionKeys(preds []Prediction) map[string]bool {
+	seen := make(map[string]bool, len(preds))
+	for _, p := range preds {
+		seen[predictionKey(p)] = true
+	}
+	return seen
+}
+
+// safetyWalkBatch takes one batch of safety walks with opts and returns
+// the predictions of the violations they reached that seen does not
+// hold. stop is set when the walks are over: the budget spent or the
+// round cancelled (err nil), a prediction that cannot be reported, or a
+// handler or property panic (a round error, as the search's own).
+func (c *Controller) safetyWalkBatch(budget *walkBudget, bm *budgetModel, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], opts consequence.WalkOptions[consequence.ActorAction], seen map[string]bool) (preds []Prediction, stop bool, err error) {
+	res, err := consequence.SafetyWalks(budget.ctx, bm, props, opts, max(c.cfg.MaxViolations, 1))
+	if res != nil {
+		c.stats.SafetyWalks += uint64(res.Walks)
+		var perr error
+		if preds, perr = c.unsafePredictions(m, props, res.Unsafe, seen); perr != nil {
+			return preds, true, perr
+		}
+	}
+	switch {
+	case err == nil:
+		return preds, false, nil
+	case budget.ctx.Err() != nil:
+		return preds, true, nil // the round was cancelled, or the budget is spent
+	}
+	return preds, true, fmt.Errorf("steering: safety walks at %v: %w", c.self, err)
 }
 
 // unsafePredictions turns the walks that reached a violation into

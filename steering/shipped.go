@@ -106,12 +106,21 @@ func DecodeShipped(b []byte) ([]ShippedFilter, error) {
 	if len(f.Filters) > MaxShippedFilters {
 		return nil, fmt.Errorf("%w: %d filters (at most %d)", ErrShipped, len(f.Filters), MaxShippedFilters)
 	}
-	for i, s := range f.Filters {
-		if s.Filter.Node == node.None || s.Filter.Kind < FilterMessage || s.Filter.Kind > FilterTransportError {
-			return nil, fmt.Errorf("%w: filter %d (%v) names no node or no known kind", ErrShipped, i, s.Filter)
-		}
+	if err := checkShippedFilters(f.Filters); err != nil {
+		return nil, err
 	}
 	return f.Filters, nil
+}
+
+// checkShippedFilters returns the error of the first shipped filter that
+// names no node or no known kind.
+func checkShippedFilters(fs []ShippedFilter) error {
+	for i, s := range fs {
+		if s.Filter.Node == node.None || !knownFilterKind(s.Filter.Kind) {
+			return fmt.Errorf("%w: filter %d (%v) names no node or no known kind", ErrShipped, i, s.Filter)
+		}
+	}
+	return nil
 }
 
 // installShipped installs the shipped filters of this node, explained as
@@ -128,10 +137,7 @@ func (l *Layer) installShipped() {
 		if s.Filter.Node != l.self {
 			continue
 		}
-		f := s.Filter
-		if f.Kind == FilterMessage {
-			f.Break = l.gate.filterBreaks(f.Type)
-		}
+		f := l.shippedAsOwn(s.Filter)
 		fs = append(fs, f)
 		if l.why == nil {
 			l.why = map[Filter]Explanation{}
@@ -141,4 +147,13 @@ func (l *Layer) installShipped() {
 	if len(fs) > 0 {
 		l.install(fs, time.Time{})
 	}
+}
+
+// shippedAsOwn is shipped filter f as this node applies it: a message
+// filter breaks its connection by the node's rule (filterBreaks).
+func (l *Layer) shippedAsOwn(f Filter) Filter {
+	if f.Kind == FilterMessage {
+		f.Break = l.gate.filterBreaks(f.Type)
+	}
+	return f
 }

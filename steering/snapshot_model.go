@@ -52,23 +52,42 @@ func SnapshotModelWith(spec node.Spec, snap *snapshot.Snapshot, o SnapshotOption
 	if o.Arrivals < 0 {
 		return nil, fmt.Errorf("%w: negative SnapshotOptions.Arrivals %d", ErrInvalidConfig, o.Arrivals)
 	}
-	cps := make([]consequence.Checkpoint, 0, len(snap.Nodes))
-	for _, n := range snap.Nodes {
-		cps = append(cps, consequence.Checkpoint{ID: n.Node, Bytes: n.State, At: snap.At})
-	}
-	var inFlight []node.Envelope
-	for _, ch := range snap.Channels {
-		inFlight = append(inFlight, ch.Messages...)
-	}
 	arrivals, err := SnapshotArrivals(spec, snap, o.Arrivals)
 	if err != nil {
 		return nil, err
 	}
+	return consequence.NewActorModelWithFresh(spec, snapshotCheckpoints(snap), freshArrivals(arrivals, snap.At), snapshotInFlight(snap),
+		consequence.ActorOptions{Workload: o.Workload, Faults: o.Faults, TimerSkew: o.TimerSkew})
+}
+
+// snapshotCheckpoints returns snap's members' checkpoints at the
+// snapshot's time.
+func snapshotCheckpoints(snap *snapshot.Snapshot) []consequence.Checkpoint {
+	cps := make([]consequence.Checkpoint, 0, len(snap.Nodes))
+	for _, n := range snap.Nodes {
+		cps = append(cps, consequence.Checkpoint{ID: n.Node, Bytes: n.State, At: snap.At})
+	}
+	return cps
+}
+
+// snapshotInFlight returns the messages snap recorded in flight, channel
+// by channel.
+func snapshotInFlight(snap *snapshot.Snapshot) []node.Envelope {
+	var inFlight []node.Envelope
+	for _, ch := range snap.Channels {
+		inFlight = append(inFlight, ch.Messages...)
+	}
+	return inFlight
+}
+
+// freshArrivals returns the arrivals as fresh nodes started at at,
+// having made their declared calls.
+func freshArrivals(arrivals []node.Arrival, at time.Time) []consequence.Fresh {
 	var fresh []consequence.Fresh
 	for _, a := range arrivals {
-		fresh = append(fresh, consequence.Fresh{ID: a.ID, At: snap.At, Calls: a.Calls})
+		fresh = append(fresh, consequence.Fresh{ID: a.ID, At: at, Calls: a.Calls})
 	}
-	return consequence.NewActorModelWithFresh(spec, cps, fresh, inFlight, consequence.ActorOptions{Workload: o.Workload, Faults: o.Faults, TimerSkew: o.TimerSkew})
+	return fresh
 }
 
 // SnapshotArrivals returns at most max of the arrivals snap's members
@@ -83,6 +102,27 @@ func SnapshotArrivals(spec node.Spec, snap *snapshot.Snapshot, max int) ([]node.
 	if max <= 0 || len(snap.Nodes) == 0 {
 		return nil, nil
 	}
+	taken := takenIDs(snap)
+	var out []node.Arrival
+	for _, n := range gathererFirst(snap) {
+		declared, ok, err := declaredArrivals(spec, n)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return out, nil // one service: no member declares any
+		}
+		var full bool
+		if out, full = appendArrivals(out, declared, taken, max); full {
+			return out, nil
+		}
+	}
+	return out, nil
+}
+
+// takenIDs returns the IDs an arrival may not take: snap's members, dead
+// and excluded members.
+func takenIDs(snap *snapshot.Snapshot) map[node.ID]bool {
 	taken := make(map[node.ID]bool, len(snap.Nodes)+len(snap.Dead)+len(snap.Excluded))
 	for _, n := range snap.Nodes {
 		taken[n.Node] = true
@@ -93,6 +133,12 @@ func SnapshotArrivals(spec node.Spec, snap *snapshot.Snapshot, max int) ([]node.
 	for _, x := range snap.Excluded {
 		taken[x.Node] = true
 	}
+	return taken
+}
+
+// gathererFirst returns snap's members with the gatherer's checkpoint
+// moved to the front, the others in their order.
+func gathererFirst(snap *snapshot.Snapshot) []snapshot.NodeCheckpoint {
 	order := make([]snapshot.NodeCheckpoint, 0, len(snap.Nodes))
 	for _, n := range snap.Nodes {
 		if n.Node == snap.Gatherer {
@@ -101,26 +147,37 @@ func SnapshotArrivals(spec node.Spec, snap *snapshot.Snapshot, max int) ([]node.
 			order = append(order, n)
 		}
 	}
-	var out []node.Arrival
-	for _, n := range order {
-		st, err := node.DecodeCheckpoint(n.State, spec.New)
-		if err != nil {
-			return nil, fmt.Errorf("%w: checkpoint of %v: %w", consequence.ErrActorModel, n.Node, err)
+	return order
+}
+
+// declaredArrivals decodes member n's checkpoint and returns the
+// arrivals it declares; ok is false when its service is no
+// node.Environment.
+func declaredArrivals(spec node.Spec, n snapshot.NodeCheckpoint) ([]node.Arrival, bool, error) {
+	st, err := node.DecodeCheckpoint(n.State, spec.New)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: checkpoint of %v: %w", consequence.ErrActorModel, n.Node, err)
+	}
+	env, ok := st.Service.(node.Environment)
+	if !ok {
+		return nil, false, nil
+	}
+	return env.Arrivals(n.Node), true, nil
+}
+
+// appendArrivals appends to out the arrivals of declared whose IDs are
+// neither None nor taken (marking them taken), up to max; full reports
+// that out reached max.
+func appendArrivals(out, declared []node.Arrival, taken map[node.ID]bool, max int) ([]node.Arrival, bool) {
+	for _, a := range declared {
+		if a.ID == node.None || taken[a.ID] {
+			continue
 		}
-		env, ok := st.Service.(node.Environment)
-		if !ok {
-			return out, nil // one service: no member declares any
-		}
-		for _, a := range env.Arrivals(n.Node) {
-			if a.ID == node.None || taken[a.ID] {
-				continue
-			}
-			taken[a.ID] = true
-			out = append(out, a)
-			if len(out) == max {
-				return out, nil
-			}
+		taken[a.ID] = true
+		out = append(out, a)
+		if len(out) == max {
+			return out, true
 		}
 	}
-	return out, nil
+	return out, false
 }

@@ -1,6 +1,7 @@
 package steering
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -24,35 +25,35 @@ const DefaultUnseenHold = time.Minute
 // round whose snapshot holds its peer, or for Config.UnseenHold after a
 // round first kept it (core goroutine).
 func (l *Layer) keepUnseen(fs []Filter, members []node.ID, now time.Time) []Filter {
-	hold := l.cfg.Controller.UnseenHold
-	if hold == 0 {
-		hold = DefaultUnseenHold
-	}
+	hold := cmp.Or(l.cfg.Controller.UnseenHold, DefaultUnseenHold)
 	if hold < 0 {
 		l.unseen = nil
 		return fs
 	}
-	var out []Filter
+	var extra []Filter
 	kept := map[Filter]time.Time{}
 	for _, f := range l.gate.Filters() {
-		if f.From == node.None || slices.Contains(members, f.From) || slices.Contains(fs, f) {
+		if !unjudgedFilter(f, members, fs) {
 			continue
 		}
 		since, ok := l.unseen[f]
 		if !ok {
 			since = now
 		}
-		if now.Sub(since) >= hold {
-			continue
+		if now.Sub(since) < hold {
+			extra, kept[f] = append(extra, f), since
 		}
-		if out == nil {
-			out = slices.Clone(fs)
-		}
-		out, kept[f] = append(out, f), since
 	}
 	l.unseen = kept
-	if out == nil {
+	if extra == nil {
 		return fs
 	}
-	return out
+	return append(slices.Clone(fs), extra...)
+}
+
+// unjudgedFilter reports whether f, a filter in force, is one a round
+// over members that installs fs could not judge: on a peer outside
+// members, and not among fs.
+func unjudgedFilter(f Filter, members []node.ID, fs []Filter) bool {
+	return f.From != node.None && !slices.Contains(members, f.From) && !slices.Contains(fs, f)
 }
