@@ -35,22 +35,11 @@ func (c *Controller) searchArrivals(ctx context.Context, snap *snapshot.Snapshot
 	if c.cfg.NoArrivals || ctx.Err() != nil {
 		return nil
 	}
-	arrivals, err := SnapshotArrivals(c.cfg.Spec, snap, c.cfg.Arrivals)
-	if err != nil || len(arrivals) == 0 {
-		return err // nobody arrives: no model to build
+	m, err := c.arrivalsModel(snap)
+	if m == nil {
+		return err
 	}
-	faults := c.roundFaults()
-	faults.Breaks = 0
-	m, err := SnapshotModelWith(c.cfg.Spec, snap, SnapshotOptions{Workload: c.cfg.Workload, Faults: faults, Arrivals: c.cfg.Arrivals, TimerSkew: c.cfg.TimerSkew})
-	if err != nil {
-		return fmt.Errorf("steering: round at %v: arrivals: %w", c.self, err)
-	}
-	var live []consequence.Property[*consequence.GlobalState]
-	for _, p := range props {
-		if p.Check(m.Start()) == nil {
-			live = append(live, p)
-		}
-	}
+	live := holdingAt(props, m.Start())
 	if len(live) == 0 {
 		return nil
 	}
@@ -66,4 +55,33 @@ func (c *Controller) searchArrivals(ctx context.Context, snap *snapshot.Snapshot
 		rep.Predictions = append(rep.Predictions, p)
 	}
 	return nil
+}
+
+// arrivalsModel builds the environment search's model of snap: its
+// members and up to Config.Arrivals arrivals, with the round's faults but
+// connection breaks. It is nil when nobody arrives (no model to build) or
+// on an error.
+func (c *Controller) arrivalsModel(snap *snapshot.Snapshot) (*consequence.ActorModel, error) {
+	arrivals, err := SnapshotArrivals(c.cfg.Spec, snap, c.cfg.Arrivals)
+	if err != nil || len(arrivals) == 0 {
+		return nil, err
+	}
+	faults := c.roundFaults()
+	faults.Breaks = 0
+	m, err := SnapshotModelWith(c.cfg.Spec, snap, SnapshotOptions{Workload: c.cfg.Workload, Faults: faults, Arrivals: c.cfg.Arrivals, TimerSkew: c.cfg.TimerSkew})
+	if err != nil {
+		return nil, fmt.Errorf("steering: round at %v: arrivals: %w", c.self, err)
+	}
+	return m, nil
+}
+
+// holdingAt returns the properties of props that hold in g.
+func holdingAt(props []consequence.Property[*consequence.GlobalState], g *consequence.GlobalState) []consequence.Property[*consequence.GlobalState] {
+	var out []consequence.Property[*consequence.GlobalState]
+	for _, p := range props {
+		if p.Check(g) == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }

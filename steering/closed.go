@@ -98,26 +98,44 @@ func (ls *livenessSearch) peersOf(g *consequence.GlobalState, id node.ID) []node
 // has a peer outside the snapshot.
 func (ls *livenessSearch) involved(g *consequence.GlobalState, verr error) ([]node.ID, bool) {
 	members := g.Nodes()
-	var in []node.ID
-	if verr != nil {
-		for _, id := range blamed(verr) {
-			if slices.Contains(members, id) && !slices.Contains(in, id) {
-				in = append(in, id)
-			}
-		}
-	}
+	in := blamedMembers(verr, members)
 	if len(in) == 0 {
 		in = slices.Clone(members)
 	}
 	for i := 0; i < len(in); i++ {
-		for _, p := range ls.peersOf(g, in[i]) {
-			switch {
-			case p == node.None || p == in[i]:
-			case !slices.Contains(members, p):
-				return in, true
-			case !slices.Contains(in, p):
-				in = append(in, p)
-			}
+		var outside bool
+		if in, outside = ls.addPeersOf(g, in, i, members); outside {
+			return in, true
+		}
+	}
+	return in, false
+}
+
+// blamedMembers returns the members verr blames (blamed), each once, in
+// the order it names them (nil without an error).
+func blamedMembers(verr error, members []node.ID) []node.ID {
+	if verr == nil {
+		return nil
+	}
+	var in []node.ID
+	for _, id := range blamed(verr) {
+		if slices.Contains(members, id) && !slices.Contains(in, id) {
+			in = append(in, id)
+		}
+	}
+	return in
+}
+
+// addPeersOf adds to the involved nodes in the peers of in[i] in g that
+// are members, and reports whether in[i] has a peer that is not one.
+func (ls *livenessSearch) addPeersOf(g *consequence.GlobalState, in []node.ID, i int, members []node.ID) ([]node.ID, bool) {
+	for _, p := range ls.peersOf(g, in[i]) {
+		switch {
+		case p == node.None || p == in[i]:
+		case !slices.Contains(members, p):
+			return in, true
+		case !slices.Contains(in, p):
+			in = append(in, p)
 		}
 	}
 	return in, false

@@ -102,35 +102,49 @@ func (c Config) withDefaults() (Config, error) {
 	return c.groupDefaults()
 }
 
-// groupDefaults validates every group of c and fills in its defaults.
+// groupDefaults validates every group of c and fills in its defaults, in
+// the order the groups are declared; the first group that fails stops it.
 func (c Config) groupDefaults() (Config, error) {
-	var err error
-	if c.SearchBudget, err = c.SearchBudget.withDefaults(); err != nil {
-		return c, err
-	}
-	if c.LivenessWalks, err = c.LivenessWalks.withDefaults(); err != nil {
-		return c, err
-	}
-	if c.SafetyWalkConfig, err = c.SafetyWalkConfig.withDefaults(); err != nil {
-		return c, err
-	}
-	if c.RoundModel, err = c.RoundModel.withDefaults(); err != nil {
-		return c, err
-	}
-	if c.InterventionPolicy, err = c.InterventionPolicy.withDefaults(); err != nil {
-		return c, err
-	}
-	if c.EscalationPolicy, err = c.EscalationPolicy.withDefaults(); err != nil {
-		return c, err
-	}
-	if c.ImmediateCheckConfig, err = c.ImmediateCheckConfig.withDefaults(); err != nil {
-		return c, err
-	}
-	if c.Requests, err = c.Requests.withDefaults(); err != nil {
-		return c, err
-	}
-	if c.Liveness, err = c.Liveness.withDefaults(); err != nil {
-		return c, err
+	for _, fill := range []func() error{
+		func() error { return fillGroupDefaults(&c.SearchBudget) },
+		func() error { return fillGroupDefaults(&c.LivenessWalks) },
+		func() error { return fillGroupDefaults(&c.SafetyWalkConfig) },
+		func() error { return fillGroupDefaults(&c.RoundModel) },
+		func() error { return fillGroupDefaults(&c.InterventionPolicy) },
+		func() error { return fillGroupDefaults(&c.EscalationPolicy) },
+		func() error { return fillGroupDefaults(&c.ImmediateCheckConfig) },
+		func() error { return fillGroupDefaults(&c.Requests) },
+		func() error { return fillGroupDefaults(&c.Liveness) },
+	} {
+		if err := fill(); err != nil {
+			return c, err
+		}
 	}
 	return c, nil
+}
+
+// configGroup is a group of Config that validates itself and fills in
+// its own defaults.
+type configGroup[T any] interface {
+	withDefaults() (T, error)
+}
+
+// fillGroupDefaults replaces the group *g with its defaulted value (also
+// when that fails, as the groups' own withDefaults return it) and returns
+// the group's validation error.
+func fillGroupDefaults[T configGroup[T]](g *T) error {
+	var err error
+	*g, err = (*g).withDefaults()
+	return err
+}
+
+// anyNegative reports whether one of vs is below zero: the budgets and
+// durations of a Config that must not be negative, checked as one rule.
+func anyNegative(vs ...int64) bool {
+	for _, v := range vs {
+		if v < 0 {
+			return true
+		}
+	}
+	return false
 }

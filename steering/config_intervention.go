@@ -57,17 +57,13 @@ const (
 )
 
 func (p InterventionPolicy) withDefaults() (InterventionPolicy, error) {
-	if p.PostponeDelay < 0 || p.MaxPaths < 0 {
+	if anyNegative(int64(p.PostponeDelay), int64(p.MaxPaths)) {
 		return p, fmt.Errorf("%w: negative PostponeDelay %v or MaxPaths %d", ErrInvalidConfig, p.PostponeDelay, p.MaxPaths)
 	}
 	p.PostponeDelay = cmp.Or(p.PostponeDelay, DefaultPostponeDelay)
 	p.UnseenHold = cmp.Or(p.UnseenHold, DefaultUnseenHold)
-	switch {
-	case p.Refinements == 0:
-		p.Refinements = DefaultRefinements
-	case p.Refinements < 0:
-		p.Refinements = 0
-	}
+	// Zero takes the default, a negative count means no refinement.
+	p.Refinements = max(cmp.Or(p.Refinements, DefaultRefinements), 0)
 	p.MaxPaths = cmp.Or(p.MaxPaths, DefaultMaxPaths)
 	return p, nil
 }
@@ -114,7 +110,7 @@ func (p EscalationPolicy) withDefaults() (EscalationPolicy, error) {
 	if p.InterventionWindow < 0 {
 		return p, fmt.Errorf("%w: negative intervention window", ErrInvalidConfig)
 	}
-	if p.FilterHold < 0 || p.VetoHold < 0 {
+	if anyNegative(int64(p.FilterHold), int64(p.VetoHold)) {
 		return p, fmt.Errorf("%w: negative FilterHold or VetoHold (zero: held until safe)", ErrInvalidConfig)
 	}
 	p.MaxInterventions = cmp.Or(p.MaxInterventions, DefaultMaxInterventions)

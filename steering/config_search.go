@@ -66,14 +66,14 @@ const (
 )
 
 func (b SearchBudget) withDefaults() (SearchBudget, error) {
-	if b.MaxStates < 0 || b.MaxDepth < 0 || b.MaxTime < 0 || b.Workers < 0 || b.MaxViolations < 0 {
+	if anyNegative(int64(b.MaxStates), int64(b.MaxDepth), int64(b.MaxTime), int64(b.Workers), int64(b.MaxViolations)) {
 		return b, fmt.Errorf("%w: negative search budget (MaxStates %d, MaxDepth %d, MaxTime %v, Workers %d, MaxViolations %d)",
 			ErrInvalidConfig, b.MaxStates, b.MaxDepth, b.MaxTime, b.Workers, b.MaxViolations)
 	}
 	b.MaxStates = cmp.Or(b.MaxStates, DefaultMaxStates)
 	b.FullDepth = cmp.Or(b.FullDepth, DefaultFullDepth)
 	b.NearStates = cmp.Or(b.NearStates, b.MaxStates/NearStatesDivisor)
-	if b.FullDepth < 0 || b.NearStates < 0 {
+	if anyNegative(int64(b.FullDepth), int64(b.NearStates)) {
 		b.FullDepth, b.NearStates = -1, -1
 	}
 	b.Workers = cmp.Or(b.Workers, DefaultWorkers)

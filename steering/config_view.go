@@ -42,7 +42,7 @@ type RoundModel struct {
 }
 
 func (m RoundModel) withDefaults() (RoundModel, error) {
-	if m.LastKnownFor < 0 || m.Arrivals < 0 {
+	if anyNegative(int64(m.LastKnownFor), int64(m.Arrivals)) {
 		return m, fmt.Errorf("%w: negative LastKnownFor %v or Arrivals %d", ErrInvalidConfig, m.LastKnownFor, m.Arrivals)
 	}
 	m.Arrivals = cmp.Or(m.Arrivals, DefaultArrivals)

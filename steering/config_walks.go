@@ -114,17 +114,8 @@ func DefaultWalkWeights() map[consequence.ActorActionKind]float64 {
 }
 
 func (w LivenessWalks) withDefaults() (LivenessWalks, error) {
-	if w.DMax < 0 || w.DInit < 0 || w.K < 0 || w.MaxWalkSteps < 0 || w.MaxSuspects < 0 || w.ConfirmGrace < 0 {
-		return w, fmt.Errorf("%w: negative walk budget (DMax %d, DInit %d, K %d, MaxWalkSteps %d, MaxSuspects %d, ConfirmGrace %v)",
-			ErrInvalidConfig, w.DMax, w.DInit, w.K, w.MaxWalkSteps, w.MaxSuspects, w.ConfirmGrace)
-	}
-	if !(w.LiveFraction >= 0 && w.LiveFraction <= 1) {
-		return w, fmt.Errorf("%w: LiveFraction %v is not in [0, 1]", ErrInvalidConfig, w.LiveFraction)
-	}
-	for k, weight := range w.WalkWeights {
-		if !(weight >= 0) || math.IsInf(weight, 0) {
-			return w, fmt.Errorf("%w: walk weight %v of action kind %d", ErrInvalidConfig, weight, k)
-		}
+	if err := w.checkWalkBudget(); err != nil {
+		return w, err
 	}
 	w.Walks = cmp.Or(w.Walks, DefaultRoundWalks)
 	w.DMax = cmp.Or(w.DMax, DefaultWalkDepth)
@@ -140,6 +131,31 @@ func (w LivenessWalks) withDefaults() (LivenessWalks, error) {
 		w.WalkWeights = DefaultWalkWeights()
 	}
 	return w, nil
+}
+
+// checkWalkBudget refuses the walk settings no default repairs: a negative
+// budget, a LiveFraction outside [0, 1], a negative, NaN or infinite walk
+// weight.
+func (w LivenessWalks) checkWalkBudget() error {
+	if anyNegative(int64(w.DMax), int64(w.DInit), int64(w.K), int64(w.MaxWalkSteps), int64(w.MaxSuspects), int64(w.ConfirmGrace)) {
+		return fmt.Errorf("%w: negative walk budget (DMax %d, DInit %d, K %d, MaxWalkSteps %d, MaxSuspects %d, ConfirmGrace %v)",
+			ErrInvalidConfig, w.DMax, w.DInit, w.K, w.MaxWalkSteps, w.MaxSuspects, w.ConfirmGrace)
+	}
+	if !(w.LiveFraction >= 0 && w.LiveFraction <= 1) {
+		return fmt.Errorf("%w: LiveFraction %v is not in [0, 1]", ErrInvalidConfig, w.LiveFraction)
+	}
+	return checkWalkWeights(w.WalkWeights)
+}
+
+// checkWalkWeights refuses a walk weight that is negative, NaN or
+// infinite (the first one met, in map order).
+func checkWalkWeights(ws map[consequence.ActorActionKind]float64) error {
+	for k, weight := range ws {
+		if !(weight >= 0) || math.IsInf(weight, 0) {
+			return fmt.Errorf("%w: walk weight %v of action kind %d", ErrInvalidConfig, weight, k)
+		}
+	}
+	return nil
 }
 
 // SafetyWalkConfig configures a round's safety walks: random walks from
@@ -167,7 +183,7 @@ type SafetyWalkConfig struct {
 const DefaultSafetyWalkDepth = 100
 
 func (s SafetyWalkConfig) withDefaults() (SafetyWalkConfig, error) {
-	if s.SafetyWalks < 0 || s.SafetyWalkDepth < 0 {
+	if anyNegative(int64(s.SafetyWalks), int64(s.SafetyWalkDepth)) {
 		return s, fmt.Errorf("%w: negative safety walks (SafetyWalks %d, SafetyWalkDepth %d)", ErrInvalidConfig, s.SafetyWalks, s.SafetyWalkDepth)
 	}
 	s.SafetyWalkDepth = cmp.Or(s.SafetyWalkDepth, DefaultSafetyWalkDepth)

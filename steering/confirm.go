@@ -98,8 +98,16 @@ func (w *LivenessWatch) Observe(prop string, at time.Time, holds bool) {
 		since = at
 		w.failingSince[prop] = at
 	}
+	if !w.settlePending(prop, at, holds, since) {
+		delete(w.failingSince, prop) // stale once nothing watches it
+	}
+}
+
+// settlePending settles the pending predictions of prop that an
+// observation at at decides (settle), keeps the others in order, and
+// reports whether a prediction of prop is still pending.
+func (w *LivenessWatch) settlePending(prop string, at time.Time, holds bool, since time.Time) (left bool) {
 	kept := w.pending[:0]
-	left := false
 	for _, p := range w.pending {
 		if p.prop == prop && w.settle(p, at, holds, since) {
 			continue
@@ -109,9 +117,7 @@ func (w *LivenessWatch) Observe(prop string, at time.Time, holds bool) {
 	}
 	clear(w.pending[len(kept):])
 	w.pending = kept
-	if !left {
-		delete(w.failingSince, prop) // stale once nothing watches it
-	}
+	return left
 }
 
 // settle decides p on an observation at at (failing since since unless

@@ -221,25 +221,30 @@ func New(cfg Config, self node.ID) (*Controller, error) {
 	if self == node.None {
 		return nil, fmt.Errorf("%w: no node ID", ErrInvalidConfig)
 	}
-	var safety, live []node.Property
-	for _, p := range c.Properties {
-		switch p.Kind {
-		case node.Safety, node.Bounded, node.HistoryKind:
-			// A bounded property is a safety property of the timed
-			// system, a history property one of the path's history: the
-			// rounds search, predict and steer them alike (the immediate
-			// check judges only the safety kind, on a view).
-			safety = append(safety, p)
-		case node.Liveness:
-			live = append(live, p)
-		}
-	}
-	c.Properties = safety
+	var live []node.Property
+	c.Properties, live = splitRoundProperties(c.Properties)
 	watch, err := NewLivenessWatch(c.ConfirmGrace)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return &Controller{cfg: c, live: live, self: self, stats: Stats{RoundStats: RoundStats{Predicted: map[string]uint64{}}}, watch: watch}, nil
+}
+
+// splitRoundProperties splits props into those the rounds search as
+// safety properties and the liveness ones their walks check. A bounded
+// property is a safety property of the timed system, a history property
+// one of the path's history: the rounds search, predict and steer them
+// alike (the immediate check judges only the safety kind, on a view).
+func splitRoundProperties(props []node.Property) (safety, live []node.Property) {
+	for _, p := range props {
+		switch p.Kind {
+		case node.Safety, node.Bounded, node.HistoryKind:
+			safety = append(safety, p)
+		case node.Liveness:
+			live = append(live, p)
+		}
+	}
+	return safety, live
 }
 
 // Mode returns the controller's mode.
@@ -343,6 +348,33 @@ func (c *Controller) Install(fs []Filter) {
 // cancels the searches.
 func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*RoundReport, error) {
 	rep := &RoundReport{Gatherer: snap.Gatherer, CN: snap.CN}
+	if err := c.takeRoundView(snap, rep); err != nil {
+		return rep, err
+	}
+	if c.cfg.Mode == Off {
+		return rep, nil
+	}
+	c.stats.Rounds++
+	snap = rep.Snapshot
+	m, err := c.model(snap)
+	if err != nil {
+		return rep, err
+	}
+	props := c.steerableProperties(m.Start(), rep)
+	c.observeDeadEnds(m.Start(), snap.At)
+	reqs := c.pending
+	c.pending = nil
+	if err := c.exploreRound(ctx, snap, m, props, rep); err != nil {
+		return rep, err
+	}
+	return rep, c.answerPending(ctx, m, props, reqs, snap.At, rep)
+}
+
+// takeRoundView starts rep from snap: the dead members with a recent
+// checkpoint added (withLastKnown, rep.Snapshot), its members, and the
+// snapshot decoded into the immediate safety check's view, in every
+// mode.
+func (c *Controller) takeRoundView(snap *snapshot.Snapshot, rep *RoundReport) error {
 	snap, rep.LastKnown = c.withLastKnown(snap)
 	rep.Snapshot = snap
 	for _, n := range snap.Nodes {
@@ -350,60 +382,67 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 	}
 	view, err := snap.Decode(c.cfg.Spec.New)
 	if err != nil {
-		return rep, fmt.Errorf("steering: round at %v: %w", c.self, err)
+		return fmt.Errorf("steering: round at %v: %w", c.self, err)
 	}
-	c.view = view // the immediate safety check's view, in every mode
+	c.view = view
 	c.viewCNs = c.viewCNs[:0]
 	for _, n := range snap.Nodes {
 		c.viewCNs = append(c.viewCNs, nodeCN{id: n.Node, cn: n.CN})
 	}
-	if c.cfg.Mode == Off {
-		return rep, nil
-	}
-	c.stats.Rounds++
-	m, err := c.model(snap)
-	if err != nil {
-		return rep, err
-	}
+	return nil
+}
+
+// steerableProperties returns the round's safety properties that hold in
+// start, adapted to the explorer; those already violated go to
+// rep.Present (nothing to steer away from).
+func (c *Controller) steerableProperties(start *consequence.GlobalState, rep *RoundReport) []consequence.Property[*consequence.GlobalState] {
 	props := make([]consequence.Property[*consequence.GlobalState], 0, len(c.cfg.Properties))
 	for _, p := range c.cfg.Properties {
 		ap := consequence.AdaptProperty(p)
-		if ap.Check(m.Start()) != nil {
+		if ap.Check(start) != nil {
 			rep.Present = append(rep.Present, p.Name)
-			continue // already violated: nothing to steer away from
+			continue
 		}
 		props = append(props, ap)
 	}
-	c.observeDeadEnds(m.Start(), snap.At)
-	reqs := c.pending
-	c.pending = nil
-	walks := len(c.live) > 0 && c.cfg.Walks > 0
+	return props
+}
+
+// exploreRound is a round's searches on m, before the steering requests
+// are answered: none when there is nothing to search, the last round's
+// outcome when the global state is the same (reuse), else a fresh
+// prediction; the gate's holds are guarded either way.
+func (c *Controller) exploreRound(ctx context.Context, snap *snapshot.Snapshot, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], rep *RoundReport) error {
+	walks := c.walksLiveness()
 	if len(props) == 0 && !walks {
-		return rep, c.answerPending(ctx, m, props, reqs, snap.At, rep)
+		return nil
 	}
-	steer := c.cfg.Mode == Steer
 	fp := m.Start().Fingerprint()
 	holds := c.holds
 	c.holds = heldKinds{}
 	if c.reuse(fp, rep) {
-		if err := c.guardHolds(ctx, m, rep.Installed, holds, rep); err != nil {
-			return rep, err
-		}
-		return rep, c.answerPending(ctx, m, props, reqs, snap.At, rep)
+		return c.guardHolds(ctx, m, rep.Installed, holds, rep)
 	}
-	installed, err := c.predict(ctx, snap, m, props, steer, walks, rep)
+	return c.exploreFresh(ctx, snap, m, props, walks, fp, holds, rep)
+}
+
+// exploreFresh predicts from m (predict), guards the gate's holds with
+// the round's filters, and remembers the outcome for a later round on the
+// same global state (fingerprint fp) unless ctx was cancelled.
+func (c *Controller) exploreFresh(ctx context.Context, snap *snapshot.Snapshot, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], walks bool, fp node.Hash, holds heldKinds, rep *RoundReport) error {
+	installed, err := c.predict(ctx, snap, m, props, c.cfg.Mode == Steer, walks, rep)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	if err := c.guardHolds(ctx, m, installed, holds, rep); err != nil {
-		return rep, err
+		return err
 	}
 	c.stats.StatesExplored += rep.States
 	rep.Installed = slices.Clone(installed)
 	if ctx.Err() == nil {
 		c.memo = &roundMemo{fp: fp, present: rep.Present, predictions: rep.Predictions, installed: rep.Installed}
 	}
-	return rep, c.answerPending(ctx, m, props, reqs, snap.At, rep)
+	return nil
 }
 
 // predict is a round's exploration proper: safety (with the steering
@@ -411,26 +450,32 @@ func (c *Controller) Explore(ctx context.Context, snap *snapshot.Snapshot) (*Rou
 // returns the round's own filters.
 func (c *Controller) predict(ctx context.Context, snap *snapshot.Snapshot, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], steer, walks bool, rep *RoundReport) (filterSet, error) {
 	var installed filterSet
-	var err error
 	if len(props) > 0 {
-		if installed, err = c.predictSafety(ctx, m, props, steer, rep); err != nil {
-			return installed, err
-		}
-		if steer && !c.cfg.Requests.Off {
-			if err := c.requestRemote(ctx, m, props, installed, snap.CN, rep); err != nil {
-				return installed, err
-			}
-		}
-		if err := c.searchArrivals(ctx, snap, props, rep); err != nil {
+		var err error
+		if installed, err = c.predictSafetyRound(ctx, snap, m, props, steer, rep); err != nil {
 			return installed, err
 		}
 	}
 	if walks {
-		if installed, err = c.predictLiveness(ctx, m, props, steer, installed, rep); err != nil {
+		return c.predictLiveness(ctx, m, props, steer, installed, rep)
+	}
+	return installed, nil
+}
+
+// predictSafetyRound is a round's safety part: the members' search
+// (predictSafety), the steering requests of mode Steer (steer) and the
+// environment search. It returns the round's filters so far.
+func (c *Controller) predictSafetyRound(ctx context.Context, snap *snapshot.Snapshot, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], steer bool, rep *RoundReport) (filterSet, error) {
+	installed, err := c.predictSafety(ctx, m, props, steer, rep)
+	if err != nil {
+		return installed, err
+	}
+	if steer && !c.cfg.Requests.Off {
+		if err := c.requestRemote(ctx, m, props, installed, snap.CN, rep); err != nil {
 			return installed, err
 		}
 	}
-	return installed, nil
+	return installed, c.searchArrivals(ctx, snap, props, rep)
 }
 
 // answerPending decides on the steering requests handed to the round
@@ -466,17 +511,10 @@ func (c *Controller) setRequests(reqs []pendingRequest) { c.pending = append(c.p
 // round's filters so far.
 func (c *Controller) predictSafety(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], steer bool, rep *RoundReport) (filterSet, error) {
 	installed, restored := c.replayPaths(m, props, steer, rep)
-	found, states, err := c.search(ctx, m, props)
-	rep.States += states
+	found, err := c.searchAndWalkSafety(ctx, m, props, rep)
 	if err != nil {
 		return installed, err
 	}
-	walked, steps, err := c.safetyWalks(ctx, m, props, found)
-	rep.States += steps
-	if err != nil {
-		return installed, err
-	}
-	found = append(found, walked...)
 	for _, p := range found {
 		c.stats.Predicted[p.Property]++
 		rep.Predictions = append(rep.Predictions, p)
@@ -488,6 +526,31 @@ func (c *Controller) predictSafety(ctx context.Context, m *consequence.ActorMode
 	if !steer || len(candidates) == 0 {
 		return installed, nil
 	}
+	return c.installPassingCandidates(ctx, m, props, installed, restored, candidates, rep)
+}
+
+// searchAndWalkSafety is a round's search for safety violations from m —
+// consequence prediction, then the safety walks — with the states both
+// explored added to rep.
+func (c *Controller) searchAndWalkSafety(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], rep *RoundReport) ([]Prediction, error) {
+	found, states, err := c.search(ctx, m, props)
+	rep.States += states
+	if err != nil {
+		return nil, err
+	}
+	walked, steps, err := c.safetyWalks(ctx, m, props, found)
+	rep.States += steps
+	if err != nil {
+		return nil, err
+	}
+	return append(found, walked...), nil
+}
+
+// installPassingCandidates checks the candidate filters of mode Steer
+// (checkFilters, and keepLive for the restored paths' filters) and
+// returns installed with those that passed; rep and the stats count them
+// and the unhelpful ones, and their stored paths remember them as checked.
+func (c *Controller) installPassingCandidates(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], installed, restored, candidates filterSet, rep *RoundReport) (filterSet, error) {
 	ok, unhelpful, states, err := c.checkFilters(ctx, m, props, installed, candidates)
 	rep.States += states
 	if err != nil {
@@ -514,7 +577,7 @@ func (c *Controller) requestRemote(ctx context.Context, m *consequence.ActorMode
 	var asked filterSet
 	for _, p := range order {
 		f := p.Remote
-		if f == nil || p.Arrivals > 0 || p.Requested != node.None || asked.has(*f) {
+		if !p.asksRemote() || asked.has(*f) {
 			continue
 		}
 		asked = append(asked, *f)
@@ -533,6 +596,13 @@ func (c *Controller) requestRemote(ctx context.Context, m *consequence.ActorMode
 	return nil
 }
 
+// asksRemote reports whether p is a prediction of this node's own members'
+// search whose earliest stoppable event is another member's: one a
+// steering request could stop.
+func (p Prediction) asksRemote() bool {
+	return p.Remote != nil && p.Arrivals == 0 && p.Requested == node.None
+}
+
 // checkRemote is the check of a filter at another node: explored with
 // this node's filters and f in place, no violation remains that this
 // node or another member could stop.
@@ -542,12 +612,8 @@ func (c *Controller) checkRemote(ctx context.Context, m *consequence.ActorModel,
 	if err != nil {
 		return false, states, err
 	}
-	for _, p := range found {
-		if p.Filter != nil || p.Remote != nil {
-			return false, states, nil
-		}
-	}
-	return true, states, nil
+	stoppable := slices.ContainsFunc(found, func(p Prediction) bool { return p.Filter != nil || p.Remote != nil })
+	return !stoppable, states, nil
 }
 
 // reuse answers a round from the last completed round's outcome when the
@@ -579,25 +645,42 @@ func (c *Controller) reuse(fp node.Hash, rep *RoundReport) bool {
 // suggests is checked with the new round's (byRank).
 func (c *Controller) replayPaths(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], steer bool, rep *RoundReport) (installed, restored filterSet) {
 	for i := range c.paths {
-		sp := c.paths[i]
-		pred, ok := c.replay(m, props, sp)
-		if !ok {
+		checked := c.paths[i].checked
+		f, wasRestored := c.replayStoredPath(i, m, props, rep)
+		if f == nil {
 			continue
 		}
-		c.stats.ReplayHits++
-		rep.Predictions = append(rep.Predictions, pred)
-		if sp.restored && pred.Filter != nil {
+		if wasRestored {
 			// read back after a restart: checked as new, with the
 			// liveness guard (keepLive), on the world the node returns to
-			c.paths[i].restored = false
-			restored = append(restored, *pred.Filter)
+			restored = append(restored, *f)
 		}
-		if f := pred.Filter; steer && f != nil && !installed.has(*f) && sp.checked != nil && *sp.checked == *f {
+		if steer && checked != nil && *checked == *f && !installed.has(*f) {
 			installed = append(installed, *f)
 			c.stats.FiltersInstalled++
 		}
 	}
 	return installed, restored
+}
+
+// replayStoredPath replays stored path i on m; if it still fails, its
+// prediction goes to rep and it returns the filter the prediction
+// suggests (nil: none, or the path no longer fails), and whether the path
+// was read back from a durable record and not replayed since — which it
+// no longer is once replayed with a filter.
+func (c *Controller) replayStoredPath(i int, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], rep *RoundReport) (f *Filter, wasRestored bool) {
+	pred, ok := c.replay(m, props, c.paths[i])
+	if !ok {
+		return nil, false
+	}
+	c.stats.ReplayHits++
+	rep.Predictions = append(rep.Predictions, pred)
+	if pred.Filter == nil {
+		return nil, false
+	}
+	wasRestored = c.paths[i].restored
+	c.paths[i].restored = false
+	return pred.Filter, wasRestored
 }
 
 // roundMemo is the outcome of the last completed round, for a round that
@@ -617,33 +700,41 @@ func (c *Controller) withLastKnown(snap *snapshot.Snapshot) (*snapshot.Snapshot,
 	if c.cfg.LastKnownFor <= 0 {
 		return snap, nil
 	}
+	c.recordLastKnown(snap)
+	added, cps := c.recentlyKnownDead(snap)
+	if len(added) == 0 {
+		return snap, nil
+	}
+	out := *snap
+	out.Nodes = append(slices.Clone(snap.Nodes), cps...)
+	slices.SortFunc(out.Nodes, func(a, b snapshot.NodeCheckpoint) int { return cmp.Compare(a.Node, b.Node) })
+	out.Dead = slices.DeleteFunc(slices.Clone(snap.Dead), func(id node.ID) bool { return slices.Contains(added, id) })
+	return &out, added
+}
+
+// recordLastKnown remembers each member's checkpoint in snap, with the
+// time snap completed (Config.LastKnownFor).
+func (c *Controller) recordLastKnown(snap *snapshot.Snapshot) {
 	if c.lastKnown == nil {
 		c.lastKnown = map[node.ID]knownCheckpoint{}
 	}
 	for _, n := range snap.Nodes {
 		c.lastKnown[n.Node] = knownCheckpoint{cp: n, at: snap.At}
 	}
-	var added []node.ID
-	var out *snapshot.Snapshot
+}
+
+// recentlyKnownDead returns the members snap marks dead, this node left
+// out, whose last known checkpoint is at most Config.LastKnownFor older
+// than snap, in snap's order, with those checkpoints.
+func (c *Controller) recentlyKnownDead(snap *snapshot.Snapshot) (ids []node.ID, cps []snapshot.NodeCheckpoint) {
 	for _, id := range snap.Dead {
 		k, ok := c.lastKnown[id]
-		if !ok || id == c.self || snap.At.Sub(k.at) > c.cfg.LastKnownFor {
-			continue
+		if ok && id != c.self && snap.At.Sub(k.at) <= c.cfg.LastKnownFor {
+			ids = append(ids, id)
+			cps = append(cps, k.cp)
 		}
-		if out == nil {
-			cp := *snap
-			cp.Nodes = slices.Clone(snap.Nodes)
-			out = &cp
-		}
-		out.Nodes = append(out.Nodes, k.cp)
-		added = append(added, id)
 	}
-	if out == nil {
-		return snap, nil
-	}
-	slices.SortFunc(out.Nodes, func(a, b snapshot.NodeCheckpoint) int { return cmp.Compare(a.Node, b.Node) })
-	out.Dead = slices.DeleteFunc(slices.Clone(snap.Dead), func(id node.ID) bool { return slices.Contains(added, id) })
-	return out, added
+	return ids, cps
 }
 
 // model builds the actor model of a snapshot.
@@ -665,17 +756,22 @@ func (c *Controller) search(ctx context.Context, m *consequence.ActorModel, prop
 		return found, states, err
 	}
 	near, n, err := c.searchOnce(ctx, m, props, c.cfg.FullDepth, c.cfg.NearStates)
-	states += n
+	return appendUnfound(found, near), states + n, err
+}
+
+// appendUnfound appends to found the predictions of more whose property
+// and path found does not hold.
+func appendUnfound(found, more []Prediction) []Prediction {
 	seen := make(map[string]bool, len(found))
 	for _, p := range found {
 		seen[predictionKey(p)] = true
 	}
-	for _, p := range near {
+	for _, p := range more {
 		if !seen[predictionKey(p)] {
 			found = append(found, p)
 		}
 	}
-	return found, states, err
+	return found
 }
 
 // searchOnce is one search of the round strategy: consequence prediction
@@ -698,19 +794,23 @@ func (c *Controller) searchOnce(ctx context.Context, m *consequence.ActorModel, 
 	if err != nil && ctx.Err() == nil {
 		return nil, res.Unique, fmt.Errorf("steering: exploring at %v: %w", c.self, err)
 	}
+	out, err := c.violationPredictions(m, props, res.Violations)
+	return out, res.Unique, err
+}
+
+// violationPredictions turns the violations a search found below the
+// start state into predictions (predictionOf), each property and path
+// once, in the search's order.
+func (c *Controller) violationPredictions(m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], vs []consequence.Violation[*consequence.GlobalState, consequence.ActorAction]) ([]Prediction, error) {
 	var out []Prediction
 	seen := map[string]bool{}
-	for _, v := range res.Violations {
+	for _, v := range vs {
 		if v.Depth == 0 {
 			continue
 		}
-		path := make([]consequence.ActorAction, len(v.Path))
-		for i, a := range v.Path {
-			path[i] = a.Act
-		}
-		p, err := c.predictionOf(m, props, v.Start, path, consequence.PropertyError{Property: v.Property, Err: v.Err})
+		p, err := c.predictionOf(m, props, v.Start, violationActions(v), consequence.PropertyError{Property: v.Property, Err: v.Err})
 		if err != nil {
-			return nil, res.Unique, err
+			return nil, err
 		}
 		key := predictionKey(p)
 		if seen[key] {
@@ -719,7 +819,16 @@ func (c *Controller) searchOnce(ctx context.Context, m *consequence.ActorModel, 
 		seen[key] = true
 		out = append(out, p)
 	}
-	return out, res.Unique, nil
+	return out, nil
+}
+
+// violationActions is the path of v as the model's actions.
+func violationActions(v consequence.Violation[*consequence.GlobalState, consequence.ActorAction]) []consequence.ActorAction {
+	path := make([]consequence.ActorAction, len(v.Path))
+	for i, a := range v.Path {
+		path[i] = a.Act
+	}
+	return path
 }
 
 // predictionOf is the prediction of a violating path from start (viol is
@@ -760,9 +869,13 @@ func firstViolation(m *consequence.ActorModel, props []consequence.Property[*con
 }
 
 // predictionKey identifies a prediction by property and path.
-func predictionKey(p Prediction) string {
-	key := p.Property
-	for _, r := range p.Report.Path {
+func predictionKey(p Prediction) string { return pathKey(p.Property, p.Report.Path) }
+
+// pathKey identifies a path of records that violates property: the
+// stored paths' key (storedPath.key) and predictions' (predictionKey).
+func pathKey(property string, recs []consequence.ActionRecord) string {
+	key := property
+	for _, r := range recs {
 		key += "|" + r.Text
 	}
 	return key
@@ -775,21 +888,27 @@ func (c *Controller) prediction(m *consequence.ActorModel, prop string, verr err
 	if verr != nil {
 		p.Report.Error = verr.Error()
 	}
+	var err error
+	if p.Report.Path, err = recordActions(m, path); err != nil {
+		return p, fmt.Errorf("steering: recording a path at %v: %w", c.self, err)
+	}
+	p.Filter = firstFilter(c.self, path, c.filterBreaks)
+	p.Remote = remoteFilter(c.self, path, c.filterBreaks)
+	return p, nil
+}
+
+// recordActions records path with m's registry: the records up to the
+// first action that does not record, and that action's error.
+func recordActions(m *consequence.ActorModel, path []consequence.ActorAction) ([]consequence.ActionRecord, error) {
+	var recs []consequence.ActionRecord
 	for _, a := range path {
 		rec, err := m.Record(a)
 		if err != nil {
-			return p, fmt.Errorf("steering: recording a path at %v: %w", c.self, err)
+			return recs, err
 		}
-		p.Report.Path = append(p.Report.Path, rec)
+		recs = append(recs, rec)
 	}
-	for _, a := range path {
-		if f, ok := filterFor(c.self, a, c.filterBreaks); ok {
-			p.Filter = &f
-			break
-		}
-	}
-	p.Remote = remoteFilter(c.self, path, c.filterBreaks)
-	return p, nil
+	return recs, nil
 }
 
 // checkFilters explores with the candidate filters in place; if a violation
@@ -807,50 +926,83 @@ func (c *Controller) prediction(m *consequence.ActorModel, prop string, verr err
 // node can break a property alone (a Paxos acceptor that resets and forgets
 // its promise).
 func (c *Controller) checkFilters(ctx context.Context, m *consequence.ActorModel, props []consequence.Property[*consequence.GlobalState], base, candidates filterSet) (filterSet, int, uint64, error) {
-	var states uint64
-	clean := func(fs filterSet) (bool, []Prediction, error) {
-		all := append(slices.Clone(base), fs...)
-		found, n, err := c.search(ctx, m.WithIntercept(all.intercept), props)
-		states += n
-		if err != nil {
-			return false, nil, err
-		}
-		for _, p := range found {
-			if p.Filter != nil {
-				return false, found, nil
-			}
-		}
-		return true, found, nil
+	fc := &filterCheck{c: c, ctx: ctx, m: m, props: props, base: base}
+	set, ok, err := fc.refine(candidates, c.cfg.Refinements)
+	if err != nil {
+		return nil, 0, fc.states, err
 	}
+	if ok {
+		return set, 0, fc.states, nil
+	}
+	installed, unhelpful, err := fc.cleanAlone(candidates)
+	return installed, unhelpful, fc.states, err
+}
+
+// filterCheck is one round's check of filters on top of the filters base
+// already decided: its searches, and the states they explored.
+type filterCheck struct {
+	c      *Controller
+	ctx    context.Context
+	m      *consequence.ActorModel
+	props  []consequence.Property[*consequence.GlobalState]
+	base   filterSet
+	states uint64
+}
+
+// clean explores with base and fs in place, and reports whether no
+// violation this node could stop remains, with the violations found.
+func (fc *filterCheck) clean(fs filterSet) (bool, []Prediction, error) {
+	all := append(slices.Clone(fc.base), fs...)
+	found, n, err := fc.c.search(fc.ctx, fc.m.WithIntercept(all.intercept), fc.props)
+	fc.states += n
+	if err != nil {
+		return false, nil, err
+	}
+	stoppable := slices.ContainsFunc(found, func(p Prediction) bool { return p.Filter != nil })
+	return !stoppable, found, nil
+}
+
+// refine checks the candidates as a set, extending the set with the
+// filters its remaining violations suggest up to refinements times, and
+// returns the set and whether it came out clean.
+func (fc *filterCheck) refine(candidates filterSet, refinements int) (filterSet, bool, error) {
 	set := slices.Clone(candidates)
 	for round := 0; ; round++ {
-		ok, found, err := clean(set)
-		if err != nil {
-			return nil, 0, states, err
+		ok, found, err := fc.clean(set)
+		if err != nil || ok {
+			return set, ok, err
 		}
-		if ok {
-			return set, 0, states, nil
+		if round >= refinements {
+			return set, false, nil
 		}
-		if round >= c.cfg.Refinements {
-			break
-		}
-		grown := false
-		for _, p := range found {
-			if p.Filter != nil && !set.has(*p.Filter) && !base.has(*p.Filter) {
-				set = append(set, *p.Filter)
-				grown = true
-			}
-		}
-		if !grown {
-			break
+		var grown bool
+		if set, grown = withSuggested(set, fc.base, found); !grown {
+			return set, false, nil
 		}
 	}
+}
+
+// withSuggested adds to set the filters the violations found suggest that
+// neither set nor base holds, and reports whether it added any.
+func withSuggested(set, base filterSet, found []Prediction) (filterSet, bool) {
+	n := len(set)
+	for _, p := range found {
+		if p.Filter != nil && !set.has(*p.Filter) && !base.has(*p.Filter) {
+			set = append(set, *p.Filter)
+		}
+	}
+	return set, len(set) > n
+}
+
+// cleanAlone checks each candidate alone and returns the clean ones and
+// how many were not (unhelpful).
+func (fc *filterCheck) cleanAlone(candidates filterSet) (filterSet, int, error) {
 	var installed filterSet
 	unhelpful := 0
 	for _, f := range candidates {
-		ok, _, err := clean(filterSet{f})
+		ok, _, err := fc.clean(filterSet{f})
 		if err != nil {
-			return nil, 0, states, err
+			return nil, 0, err
 		}
 		if ok {
 			installed = append(installed, f)
@@ -858,23 +1010,27 @@ func (c *Controller) checkFilters(ctx context.Context, m *consequence.ActorModel
 			unhelpful++
 		}
 	}
-	return installed, unhelpful, states, nil
+	return installed, unhelpful, nil
 }
 
 // markChecked records, on the stored paths of preds, the filters among ok
 // (those that passed their check this round).
 func (c *Controller) markChecked(preds []Prediction, ok filterSet) {
 	for _, p := range preds {
-		if p.Filter == nil || !ok.has(*p.Filter) {
-			continue
+		if p.Filter != nil && ok.has(*p.Filter) {
+			c.markPathChecked(predictionKey(p), *p.Filter)
 		}
-		key := predictionKey(p)
-		for i := range c.paths {
-			if c.paths[i].key == key {
-				f := *p.Filter
-				c.paths[i].checked = &f
-				c.pathsVersion++
-			}
+	}
+}
+
+// markPathChecked records f as the checked filter of the stored paths
+// with key.
+func (c *Controller) markPathChecked(key string, f Filter) {
+	for i := range c.paths {
+		if c.paths[i].key == key {
+			g := f
+			c.paths[i].checked = &g
+			c.pathsVersion++
 		}
 	}
 }

@@ -104,22 +104,12 @@ func (l *Layer) DurableState() ([]byte, bool) {
 	l.mu.Lock()
 	paths, pv := l.paths, l.pathsVersion
 	l.mu.Unlock()
-	if l.gate.version == l.savedGate && pv == l.savedPaths && l.gate.viewVersion == l.savedView && l.saved != nil {
+	if l.savedIsCurrent(pv) {
 		return l.saved, false
 	}
 	st := durableState{Format: DurableFormat, Filters: l.outlivingFilters(), Paths: paths, Sighted: l.gate.sighted}
 	st.View = l.gate.exportView()
-	for k, e := range l.gate.escalated {
-		// A kind in its free window was released on the world of this
-		// incarnation (the liveness guard, or its hold's bound): the
-		// release is no verdict on the world after the reset the filter
-		// predicts, so it does not outlive the reset — the kind comes
-		// back under its filter and a fresh budget.
-		if e.filter != nil && e.free.IsZero() && l.why[*e.filter].Reset {
-			st.Holds = append(st.Holds, durableHold{Kind: k.kind, Peer: k.peer, Name: k.name, Filter: e.filter, Since: e.since})
-		}
-	}
-	sortHolds(st.Holds)
+	st.Holds = l.outlivingHolds()
 	data, err := json.Marshal(st)
 	if err != nil {
 		// Filters, holds and records are plain data: cannot happen.
@@ -128,6 +118,31 @@ func (l *Layer) DurableState() ([]byte, bool) {
 	changed := string(data) != string(l.saved)
 	l.saved, l.savedGate, l.savedPaths, l.savedView = data, l.gate.version, pv, l.gate.viewVersion
 	return data, changed
+}
+
+// savedIsCurrent reports whether the record saved last is still the
+// state: neither the gate (its filters, escalations and view) nor the
+// paths (at version pv) changed since.
+func (l *Layer) savedIsCurrent(pv uint64) bool {
+	return l.gate.version == l.savedGate && pv == l.savedPaths && l.gate.viewVersion == l.savedView && l.saved != nil
+}
+
+// outlivingHolds returns the gate's holds that outlive a reset of this
+// node, sorted (sortHolds): the kinds held under a filter about that
+// reset. A kind in its free window was released on the world of this
+// incarnation (the liveness guard, or its hold's bound): the release is
+// no verdict on the world after the reset the filter predicts, so it does
+// not outlive the reset — the kind comes back under its filter and a
+// fresh budget.
+func (l *Layer) outlivingHolds() []durableHold {
+	var hs []durableHold
+	for k, e := range l.gate.escalated {
+		if e.heldByFilter() && l.why[*e.filter].Reset {
+			hs = append(hs, durableHold{Kind: k.kind, Peer: k.peer, Name: k.name, Filter: e.filter, Since: e.since})
+		}
+	}
+	sortHolds(hs)
+	return hs
 }
 
 // outlivingFilters returns the filters in force that outlive a reset of
@@ -162,16 +177,7 @@ func (l *Layer) RestoreDurable(data []byte) error {
 	}
 	l.gate.Install(st.Filters)
 	l.gate.ForgetEscalations()
-	for _, h := range st.Holds {
-		if !h.Free.IsZero() {
-			continue // a release does not outlive the reset (DurableState)
-		}
-		if l.gate.escalated == nil {
-			l.gate.escalated = map[eventKey]*escalation{}
-		}
-		k := eventKey{kind: h.Kind, peer: h.Peer, name: h.Name}
-		l.gate.escalated[k] = &escalation{since: h.Since, filter: h.Filter, key: k}
-	}
+	l.gate.restoreHolds(st.Holds)
 	l.explorer.importPaths(st.Paths)
 	if err := l.gate.importView(st.View, st.Sighted); err != nil {
 		l.log.Error("steering: the durable view does not decode; the check starts without it", slog.Any("error", err))
@@ -187,6 +193,22 @@ func (l *Layer) RestoreDurable(data []byte) error {
 	return nil
 }
 
+// restoreHolds makes the held kinds of a durable record escalations of
+// this (gate) controller; a released kind is skipped, since a release
+// does not outlive the reset (DurableState).
+func (c *Controller) restoreHolds(hs []durableHold) {
+	for _, h := range hs {
+		if !h.Free.IsZero() {
+			continue
+		}
+		if c.escalated == nil {
+			c.escalated = map[eventKey]*escalation{}
+		}
+		k := eventKey{kind: h.Kind, peer: h.Peer, name: h.Name}
+		c.escalated[k] = &escalation{since: h.Since, filter: h.Filter, key: k}
+	}
+}
+
 // decodeDurable reads a durable record of node self.
 func decodeDurable(data []byte, self node.ID) (durableState, error) {
 	var st durableState
@@ -196,37 +218,59 @@ func decodeDurable(data []byte, self node.ID) (durableState, error) {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return st, fmt.Errorf("steering: durable record: %w", err)
 	}
+	if err := st.checkFormatAndBounds(); err != nil {
+		return st, err
+	}
+	// The first entry, in record order, that is not node self's refuses
+	// the record.
+	return st, cmp.Or(st.ownershipErrors(self)...)
+}
+
+// checkFormatAndBounds refuses a record of another format, or with more
+// than maxDurableFilters entries in one of its lists.
+func (st *durableState) checkFormatAndBounds() error {
 	if st.Format != DurableFormat {
-		return st, fmt.Errorf("steering: durable record of format %q, want %q", st.Format, DurableFormat)
+		return fmt.Errorf("steering: durable record of format %q, want %q", st.Format, DurableFormat)
 	}
-	if len(st.Filters) > maxDurableFilters || len(st.Holds) > maxDurableFilters || len(st.Paths) > maxDurableFilters || len(st.View) > maxDurableFilters {
-		return st, fmt.Errorf("steering: durable record with %d filters, %d holds, %d paths, %d nodes in view (at most %d each)", len(st.Filters), len(st.Holds), len(st.Paths), len(st.View), maxDurableFilters)
+	if slices.Max([]int{len(st.Filters), len(st.Holds), len(st.Paths), len(st.View)}) > maxDurableFilters {
+		return fmt.Errorf("steering: durable record with %d filters, %d holds, %d paths, %d nodes in view (at most %d each)", len(st.Filters), len(st.Holds), len(st.Paths), len(st.View), maxDurableFilters)
 	}
-	check := func(f *Filter) error {
-		if f != nil && (f.Node != self || f.Kind < FilterMessage || f.Kind > FilterTransportError) {
-			return fmt.Errorf("steering: durable record of %v holds the filter %v", self, *f)
-		}
-		return nil
-	}
+	return nil
+}
+
+// ownershipErrors judges every filter, hold and path of the record, in
+// record order, for node self: one entry each, nil for those that belong
+// to self (checkDurableFilter, durableHold.checkFor).
+func (st *durableState) ownershipErrors(self node.ID) []error {
+	errs := make([]error, 0, len(st.Filters)+len(st.Holds)+len(st.Paths))
 	for i := range st.Filters {
-		if err := check(&st.Filters[i]); err != nil {
-			return st, err
-		}
+		errs = append(errs, checkDurableFilter(&st.Filters[i], self))
 	}
 	for _, h := range st.Holds {
-		if h.Kind < node.EventMessage || h.Kind > node.EventTransportError {
-			return st, fmt.Errorf("steering: durable hold of event kind %d", h.Kind)
-		}
-		if err := check(h.Filter); err != nil {
-			return st, err
-		}
+		errs = append(errs, h.checkFor(self))
 	}
 	for _, p := range st.Paths {
-		if err := check(p.Checked); err != nil {
-			return st, err
-		}
+		errs = append(errs, checkDurableFilter(p.Checked, self))
 	}
-	return st, nil
+	return errs
+}
+
+// checkFor refuses a hold of an unknown event kind, or whose filter is
+// not node self's.
+func (h durableHold) checkFor(self node.ID) error {
+	if h.Kind < node.EventMessage || h.Kind > node.EventTransportError {
+		return fmt.Errorf("steering: durable hold of event kind %d", h.Kind)
+	}
+	return checkDurableFilter(h.Filter, self)
+}
+
+// checkDurableFilter refuses a filter read back that is not installed at
+// node self or is of an unknown kind (nil: no filter, nothing to refuse).
+func checkDurableFilter(f *Filter, self node.ID) error {
+	if f != nil && (f.Node != self || f.Kind < FilterMessage || f.Kind > FilterTransportError) {
+		return fmt.Errorf("steering: durable record of %v holds the filter %v", self, *f)
+	}
+	return nil
 }
 
 // exportView returns the check's view of the other nodes, ascending by
@@ -292,24 +336,29 @@ func (c *Controller) exportPaths() ([]durablePath, bool) {
 	}
 	out := make([]durablePath, 0, len(c.paths))
 	for _, sp := range c.paths {
-		recs := sp.recs
-		if recs == nil {
-			recs = make([]consequence.ActionRecord, 0, len(sp.path))
-			for _, a := range sp.path {
-				r, err := consequence.RecordAction(reg, a)
-				if err != nil {
-					recs = nil // a message the registry cannot encode: the path is not kept
-					break
-				}
-				recs = append(recs, r)
-			}
-			if recs == nil {
-				continue
-			}
+		if recs := storedRecords(reg, sp); recs != nil {
+			out = append(out, durablePath{Property: sp.property, Path: recs, Checked: sp.checked})
 		}
-		out = append(out, durablePath{Property: sp.property, Path: recs, Checked: sp.checked})
 	}
 	return out, true
+}
+
+// storedRecords returns the records of stored path sp: those it was read
+// back as, else its actions recorded with reg — nil if reg cannot encode
+// one of its messages, and then the path is not kept.
+func storedRecords(reg *node.Registry, sp storedPath) []consequence.ActionRecord {
+	if sp.recs != nil {
+		return sp.recs
+	}
+	recs := make([]consequence.ActionRecord, 0, len(sp.path))
+	for _, a := range sp.path {
+		r, err := consequence.RecordAction(reg, a)
+		if err != nil {
+			return nil
+		}
+		recs = append(recs, r)
+	}
+	return recs
 }
 
 // importPaths replaces the stored error paths with records read back; the
@@ -321,12 +370,7 @@ func (c *Controller) importPaths(ps []durablePath) {
 		// that stored it: the next round that replays the path checks it
 		// again, on the world the node came back to (safety and the
 		// liveness guard, keepLive), before it counts as checked.
-		sp := storedPath{property: p.Property, recs: p.Path, restored: true}
-		sp.key = p.Property
-		for _, r := range p.Path {
-			sp.key += "|" + r.Text
-		}
-		c.paths = append(c.paths, sp)
+		c.paths = append(c.paths, storedPath{property: p.Property, recs: p.Path, restored: true, key: pathKey(p.Property, p.Path)})
 	}
 	c.pathsVersion++
 	c.pathsExported = c.pathsVersion

@@ -71,14 +71,7 @@ func (l *Layer) explainRound(rep *RoundReport, fs []Filter) {
 		}
 	}
 	if rep != nil {
-		// Likelier predictions last, so theirs is the one kept.
-		order := slices.Clone(rep.Predictions)
-		slices.SortStableFunc(order, func(a, b Prediction) int { return b.Rank - a.Rank })
-		for _, p := range order {
-			if p.Filter != nil && slices.Contains(fs, *p.Filter) {
-				why[*p.Filter] = explainPrediction(p, rep.CN)
-			}
-		}
+		explainRoundPredictions(why, rep, fs)
 	}
 	for _, f := range fs {
 		if _, ok := why[f]; !ok {
@@ -87,6 +80,19 @@ func (l *Layer) explainRound(rep *RoundReport, fs []Filter) {
 		}
 	}
 	l.why = why
+}
+
+// explainRoundPredictions sets in why, for each filter of fs a prediction
+// of rep suggests, the explanation of the likeliest such prediction (the
+// likelier ones come last, so theirs is the one kept).
+func explainRoundPredictions(why map[Filter]Explanation, rep *RoundReport, fs []Filter) {
+	order := slices.Clone(rep.Predictions)
+	slices.SortStableFunc(order, func(a, b Prediction) int { return b.Rank - a.Rank })
+	for _, p := range order {
+		if p.Filter != nil && slices.Contains(fs, *p.Filter) {
+			why[*p.Filter] = explainPrediction(p, rep.CN)
+		}
+	}
 }
 
 // resetsNode reports whether path resets node id.
@@ -103,14 +109,7 @@ func resetsNode(path []consequence.ActorAction, id node.ID) bool {
 // that of the filter in force that stops ev.
 func (l *Layer) explainVerdict(ev node.Event, veto *Veto) *Explanation {
 	if veto != nil {
-		x := Explanation{Source: "check", Property: veto.Property, Kind: node.Safety.String()}
-		if veto.Ahead > 0 {
-			x.Source = "look-ahead"
-		}
-		if veto.Err != nil {
-			x.Error = veto.Err.Error()
-		}
-		return &x
+		return explainVeto(veto)
 	}
 	if _, i := filterSet(l.gate.Filters()).verdict(l.self, ev, 0); i >= 0 {
 		if x, ok := l.why[l.gate.Filters()[i]]; ok {
@@ -118,6 +117,19 @@ func (l *Layer) explainVerdict(ev node.Event, veto *Veto) *Explanation {
 		}
 	}
 	return nil
+}
+
+// explainVeto is the explanation of the immediate check's veto, or of its
+// look-ahead's.
+func explainVeto(veto *Veto) *Explanation {
+	x := Explanation{Source: "check", Property: veto.Property, Kind: node.Safety.String()}
+	if veto.Ahead > 0 {
+		x.Source = "look-ahead"
+	}
+	if veto.Err != nil {
+		x.Error = veto.Err.Error()
+	}
+	return &x
 }
 
 // FilterReason is a filter in force and why (LayerStatus.Reasons).

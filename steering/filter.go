@@ -59,11 +59,7 @@ type Filter struct {
 func (f Filter) String() string {
 	switch f.Kind {
 	case FilterMessage:
-		verb := "drop"
-		if f.Break {
-			verb = "drop+break"
-		}
-		return fmt.Sprintf("%v: %s %s from %v", f.Node, verb, f.Type, f.From)
+		return fmt.Sprintf("%v: %s %s from %v", f.Node, dropVerb[f.Break], f.Type, f.From)
 	case FilterTimer:
 		return fmt.Sprintf("%v: postpone timer %s", f.Node, f.Timer)
 	case FilterApp:
@@ -74,24 +70,43 @@ func (f Filter) String() string {
 	return fmt.Sprintf("%v: filter(%d)", f.Node, uint8(f.Kind))
 }
 
+// dropVerb names what a message filter does, by its Break.
+var dropVerb = map[bool]string{false: "drop", true: "drop+break"}
+
 // Verdict is what the filter does to ev arriving at node at: pass
 // (Handle) if it does not match; for a matched message a drop (with Break
 // if the filter breaks the connection); for a matched timer, application
 // call or transport error a postponement to ev.At plus postpone.
 func (f Filter) Verdict(at node.ID, ev node.Event, postpone time.Duration) layer.Verdict {
-	if at != f.Node {
+	if at != f.Node || !f.matches(ev) {
 		return layer.Verdict{Handle: true}
 	}
-	switch {
-	case f.Kind == FilterMessage && ev.Kind == node.EventMessage && ev.Msg != nil && ev.From == f.From && ev.Msg.MessageType() == f.Type:
+	if f.Kind == FilterMessage {
 		return layer.Verdict{Break: f.Break}
-	case f.Kind == FilterTimer && ev.Kind == node.EventTimer && ev.Timer == f.Timer,
-		f.Kind == FilterApp && ev.Kind == node.EventApp && ev.Msg != nil && ev.Msg.MessageType() == f.Type,
-		f.Kind == FilterTransportError && ev.Kind == node.EventTransportError && ev.Peer == f.From:
-		return layer.Verdict{RetryAt: ev.At.Add(max(postpone, time.Nanosecond))}
 	}
-	return layer.Verdict{Handle: true}
+	return layer.Verdict{RetryAt: ev.At.Add(max(postpone, time.Nanosecond))}
 }
+
+// matches reports whether ev is an event f stops, wherever f is
+// installed: a message of f's type from f's sender, f's timer, an
+// application call of f's type, a transport error about f's peer.
+func (f Filter) matches(ev node.Event) bool {
+	switch f.Kind {
+	case FilterMessage:
+		return ev.Kind == node.EventMessage && ev.From == f.From && hasMessageType(ev.Msg, f.Type)
+	case FilterTimer:
+		return ev.Kind == node.EventTimer && ev.Timer == f.Timer
+	case FilterApp:
+		return ev.Kind == node.EventApp && hasMessageType(ev.Msg, f.Type)
+	case FilterTransportError:
+		return ev.Kind == node.EventTransportError && ev.Peer == f.From
+	}
+	return false
+}
+
+// hasMessageType reports whether m is a message of type typ (false for
+// no message).
+func hasMessageType(m node.Message, typ string) bool { return m != nil && m.MessageType() == typ }
 
 // actionEvent is the event of an action of the actor model that a filter
 // may match (ok false for actions no filter matches).
@@ -126,22 +141,32 @@ func filterFor(self node.ID, a consequence.ActorAction, brk func(typ string) boo
 	}
 	switch a.Kind {
 	case consequence.ActDeliver, consequence.ActDeliverDatagram:
-		if a.Peer == self {
-			return Filter{}, false
-		}
-		if a.Msg == nil {
-			if a.Kind != consequence.ActDeliver {
-				return Filter{}, false
-			}
-			return Filter{Kind: FilterTransportError, Node: self, From: a.Peer}, true
-		}
-		return Filter{Kind: FilterMessage, Node: self, From: a.Peer, Type: a.Msg.MessageType(), Break: brk != nil && a.Kind == consequence.ActDeliver && brk(a.Msg.MessageType())}, true
+		return deliveryFilter(self, a, brk)
 	case consequence.ActTimer:
 		return Filter{Kind: FilterTimer, Node: self, Timer: a.Timer}, true
 	case consequence.ActApp:
 		return Filter{Kind: FilterApp, Node: self, Type: a.Msg.MessageType()}, true
 	}
 	return Filter{}, false
+}
+
+// deliveryFilter is filterFor of a delivery a to self: none for a message
+// self sent itself or for a datagram channel's empty head; the transport
+// error a broken connection left at the head of a channel; else the
+// message's, breaking the connection if brk says so for a connection's
+// message.
+func deliveryFilter(self node.ID, a consequence.ActorAction, brk func(typ string) bool) (Filter, bool) {
+	if a.Peer == self {
+		return Filter{}, false
+	}
+	if a.Msg == nil {
+		if a.Kind != consequence.ActDeliver {
+			return Filter{}, false
+		}
+		return Filter{Kind: FilterTransportError, Node: self, From: a.Peer}, true
+	}
+	typ := a.Msg.MessageType()
+	return Filter{Kind: FilterMessage, Node: self, From: a.Peer, Type: typ, Break: brk != nil && a.Kind == consequence.ActDeliver && brk(typ)}, true
 }
 
 // filterBefore returns the filter that keeps node self from taking a dead
@@ -153,6 +178,17 @@ func filterFor(self node.ID, a consequence.ActorAction, brk func(typ string) boo
 func filterBefore(self node.ID, path []consequence.ActorAction, step int, brk func(typ string) bool) *Filter {
 	for i := min(step, len(path)-1); i >= 0; i-- {
 		if f, ok := filterFor(self, path[i], brk); ok {
+			return &f
+		}
+	}
+	return nil
+}
+
+// firstFilter returns the filter for the earliest event of path node self
+// can stop (nil if none): a safety prediction's filter, the paper's rule.
+func firstFilter(self node.ID, path []consequence.ActorAction, brk func(typ string) bool) *Filter {
+	for _, a := range path {
+		if f, ok := filterFor(self, a, brk); ok {
 			return &f
 		}
 	}
@@ -203,6 +239,15 @@ func (fs filterSet) intercept(a consequence.ActorAction) layer.Verdict {
 	return v
 }
 
+// with returns fs with f added unless fs has it already.
+func (fs filterSet) with(f Filter) filterSet {
+	if fs.has(f) {
+		return fs
+	}
+	return append(fs, f)
+}
+
+// has reports whether fs holds f.
 func (fs filterSet) has(f Filter) bool {
 	for _, g := range fs {
 		if g == f {

@@ -16,24 +16,30 @@ type eventKey struct {
 	name string // message type, timer name or call type
 }
 
+// keyOf is the kind of event ev.
 func keyOf(ev node.Event) eventKey {
 	k := eventKey{kind: ev.Kind}
 	switch ev.Kind {
 	case node.EventMessage:
 		k.peer = ev.From
-		if ev.Msg != nil {
-			k.name = ev.Msg.MessageType()
-		}
+		k.name = messageTypeOf(ev.Msg)
 	case node.EventTimer:
 		k.name = ev.Timer
 	case node.EventApp:
-		if ev.Msg != nil {
-			k.name = ev.Msg.MessageType()
-		}
+		k.name = messageTypeOf(ev.Msg)
 	case node.EventTransportError:
 		k.peer = ev.Peer
 	}
 	return k
+}
+
+// messageTypeOf is m's message type, empty for an event without a
+// message.
+func messageTypeOf(m node.Message) string {
+	if m == nil {
+		return ""
+	}
+	return m.MessageType()
 }
 
 // keyOfFilter is the kind of the events f stops.
@@ -94,6 +100,10 @@ type escalation struct {
 	free   time.Time // zero while held; else the kind runs until then
 }
 
+// heldByFilter reports whether e holds its kind under a filter (not a
+// veto's hold, and not in its free window).
+func (e *escalation) heldByFilter() bool { return e.filter != nil && e.free.IsZero() }
+
 // Bounds of a hold when no liveness guard watches it (Controller.holdFor),
 // by measurement: a filter's hold of a minute starves Paxos learners, a
 // veto's hold of 10 s lets one more Paxos run violate.
@@ -125,7 +135,11 @@ func (c *Controller) holdFor(e *escalation) time.Duration {
 func (c *Controller) setGuarded(on bool) { c.guarded = on }
 
 // guards reports whether this controller's rounds guard holds.
-func (c *Controller) guards() bool { return c.cfg.Mode != Off && len(c.live) > 0 && c.cfg.Walks > 0 }
+func (c *Controller) guards() bool { return c.cfg.Mode != Off && c.walksLiveness() }
+
+// walksLiveness reports whether this controller's rounds take liveness
+// walks: it has liveness properties and Config.Walks is positive.
+func (c *Controller) walksLiveness() bool { return len(c.live) > 0 && c.cfg.Walks > 0 }
 
 // heldKinds are the kinds a gate holds, as filters at its node, for the
 // round's liveness guard (guardHolds). The guard explores with them in
@@ -150,23 +164,24 @@ func (h heldKinds) all() filterSet { return append(slices.Clone(h.filters), h.ve
 func (c *Controller) heldKinds() heldKinds {
 	var h heldKinds
 	for _, e := range c.escalated {
-		if !e.free.IsZero() {
-			continue
-		}
-		if e.filter != nil {
-			if !h.filters.has(*e.filter) {
-				h.filters = append(h.filters, *e.filter)
-			}
-			continue
-		}
-		if f := filterOfKey(c.self, e.key, e.key.kind == node.EventMessage && c.vetoBreaks(e.key.name)); !h.vetoes.has(f) {
-			h.vetoes = append(h.vetoes, f)
+		switch {
+		case !e.free.IsZero():
+		case e.filter != nil:
+			h.filters = h.filters.with(*e.filter)
+		default:
+			h.vetoes = h.vetoes.with(c.vetoHoldFilter(e.key))
 		}
 	}
 	byName := func(a, b Filter) int { return strings.Compare(a.String(), b.String()) }
 	slices.SortFunc(h.filters, byName)
 	slices.SortFunc(h.vetoes, byName)
 	return h
+}
+
+// vetoHoldFilter is the filter that models a veto's hold of kind k at this
+// node: a message is dropped as the veto drops it (vetoBreaks).
+func (c *Controller) vetoHoldFilter(k eventKey) Filter {
+	return filterOfKey(c.self, k, k.kind == node.EventMessage && c.vetoBreaks(k.name))
 }
 
 // releaseHolds ends every hold at now for the liveness guard: each held
@@ -201,13 +216,7 @@ func (c *Controller) allow(ev node.Event) bool {
 		return true
 	}
 	k := keyOf(ev)
-	ts := c.recent[k]
-	cut := ev.At.Add(-c.cfg.InterventionWindow)
-	i := 0
-	for i < len(ts) && !ts[i].After(cut) {
-		i++
-	}
-	ts = ts[i:]
+	ts := timesAfter(c.recent[k], ev.At.Add(-c.cfg.InterventionWindow))
 	if len(ts) >= c.cfg.MaxInterventions {
 		c.recent[k] = ts
 		return false
@@ -219,6 +228,16 @@ func (c *Controller) allow(ev node.Event) bool {
 	return true
 }
 
+// timesAfter drops from ts (ascending) the times up to cut: what is left
+// is within the intervention window that ends after cut.
+func timesAfter(ts []time.Time, cut time.Time) []time.Time {
+	i := 0
+	for i < len(ts) && !ts[i].After(cut) {
+		i++
+	}
+	return ts[i:]
+}
+
 // intervene decides, for an event the filter f (nil: the immediate check)
 // stopped, whether it is kept from the handler: within the budget it is;
 // past it the kind is escalated and held (see escalation) until a re-check
@@ -226,42 +245,70 @@ func (c *Controller) allow(ev node.Event) bool {
 // (an override). It counts what it decided (retries not as new holds).
 func (c *Controller) intervene(ev node.Event, f *Filter, retry bool) bool {
 	k := keyOf(ev)
-	e := c.escalated[k]
-	if e != nil && !e.free.IsZero() {
-		if ev.At.Before(e.free) {
-			c.stats.Overrides++
-			return false
-		}
-		delete(c.escalated, k) // the free window is over: the budget counts again
-		c.version++
-		e = nil
+	e, free := c.currentEscalation(k, ev.At)
+	if free {
+		c.stats.Overrides++
+		return false
 	}
 	if e == nil {
 		if c.allow(ev) {
 			return true
 		}
-		if c.escalated == nil {
-			c.escalated = map[eventKey]*escalation{}
-		}
-		e = &escalation{since: ev.At, key: k}
-		if f != nil {
-			g := *f
-			e.filter = &g
-		}
-		c.escalated[k] = e
-		c.version++
-		c.stats.Escalations++
+		e = c.escalate(k, ev.At, f)
 	}
-	if hold := c.holdFor(e); hold > 0 && !ev.At.Before(e.since.Add(hold)) {
-		// Held as long as it may be: liveness first.
-		e.free = ev.At.Add(c.cfg.InterventionWindow)
-		c.version++
+	if c.holdSpent(e, ev.At) {
 		c.stats.Overrides++
 		return false
 	}
 	if !retry {
 		c.stats.Held++
 	}
+	return true
+}
+
+// currentEscalation returns the escalation of kind k at time at (nil if
+// none), and whether the kind is in its free window then. An escalation
+// whose free window is over is ended: the budget counts again.
+func (c *Controller) currentEscalation(k eventKey, at time.Time) (e *escalation, free bool) {
+	e = c.escalated[k]
+	if e == nil || e.free.IsZero() {
+		return e, false
+	}
+	if at.Before(e.free) {
+		return e, true
+	}
+	delete(c.escalated, k)
+	c.version++
+	return nil, false
+}
+
+// escalate starts holding kind k at time at, its budget spent, under a
+// copy of filter f (nil: the immediate check's veto).
+func (c *Controller) escalate(k eventKey, at time.Time, f *Filter) *escalation {
+	if c.escalated == nil {
+		c.escalated = map[eventKey]*escalation{}
+	}
+	e := &escalation{since: at, key: k}
+	if f != nil {
+		g := *f
+		e.filter = &g
+	}
+	c.escalated[k] = e
+	c.version++
+	c.stats.Escalations++
+	return e
+}
+
+// holdSpent reports whether e has held its kind as long as it may
+// (holdFor) at time at; if so the kind's free window starts: liveness
+// first.
+func (c *Controller) holdSpent(e *escalation, at time.Time) bool {
+	hold := c.holdFor(e)
+	if hold <= 0 || at.Before(e.since.Add(hold)) {
+		return false
+	}
+	e.free = at.Add(c.cfg.InterventionWindow)
+	c.version++
 	return true
 }
 
@@ -287,7 +334,7 @@ func (c *Controller) passed(ev node.Event) {
 func (c *Controller) InstallChecked(fs []Filter, checked time.Time) {
 	in := filterSet(fs)
 	for k, e := range c.escalated {
-		if !e.free.IsZero() || e.filter == nil || in.stops(k) {
+		if !e.heldByFilter() || in.stops(k) {
 			continue
 		}
 		if checked.After(e.since) {
@@ -330,20 +377,38 @@ func (fs filterSet) stops(k eventKey) bool {
 // re-check finds it safe, for at most the escalation hold: see
 // escalation), and past that the event runs and the override is counted.
 func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool) (layer.Verdict, *Veto) {
-	pass := layer.Verdict{Handle: true}
 	if v, i := c.filters.verdict(c.self, ev, c.cfg.PostponeDelay); !v.Handle {
-		if !c.intervene(ev, &c.filters[i], retry) {
-			return pass, nil
-		}
-		if !retry {
-			c.stats.FilterHits++
-		}
-		return v, nil
+		return c.filterIntervention(ev, v, i, retry), nil
 	}
-	if !immediate || ev.Kind == node.EventInit || ev.Kind == node.EventReset {
+	var veto *Veto
+	if immediate && ev.Kind != node.EventInit && ev.Kind != node.EventReset {
+		veto = c.gateVeto(core, ev, retry)
+	}
+	if veto == nil {
 		c.passed(ev)
-		return pass, nil
+		return layer.Verdict{Handle: true}, nil
 	}
+	return c.vetoIntervention(ev, veto, retry)
+}
+
+// filterIntervention is the gate's verdict on ev, which the filter in
+// force i stops with verdict v: v within the intervention budget, else
+// the event runs (intervene).
+func (c *Controller) filterIntervention(ev node.Event, v layer.Verdict, i int, retry bool) layer.Verdict {
+	if !c.intervene(ev, &c.filters[i], retry) {
+		return layer.Verdict{Handle: true}
+	}
+	if !retry {
+		c.stats.FilterHits++
+	}
+	return v
+}
+
+// gateVeto runs the immediate check on ev, and before a risky event its
+// look-ahead, and returns the veto (nil: ev may run). An error means the
+// copy's handler panicked: the real one runs and the caller surfaces the
+// panic as it always does.
+func (c *Controller) gateVeto(core *node.Core, ev node.Event, retry bool) *Veto {
 	if !retry {
 		c.stats.ImmediateChecks++
 	}
@@ -351,14 +416,18 @@ func (c *Controller) Gate(core *node.Core, ev node.Event, immediate, retry bool)
 	if err == nil && veto == nil && c.risky(ev) {
 		veto, err = c.lookAhead(core, ev)
 	}
-	if err != nil || veto == nil {
-		// An error means the copy's handler panicked: the real one runs
-		// and the caller surfaces the panic as it always does.
-		c.passed(ev)
-		return pass, nil
+	if err != nil {
+		return nil
 	}
+	return veto
+}
+
+// vetoIntervention is the gate's verdict on ev, which veto stops: within
+// the intervention budget a drop for a message (vetoBreaks) or a
+// postponement, else the event runs (intervene).
+func (c *Controller) vetoIntervention(ev node.Event, veto *Veto, retry bool) (layer.Verdict, *Veto) {
 	if !c.intervene(ev, nil, retry) {
-		return pass, nil
+		return layer.Verdict{Handle: true}, nil
 	}
 	if !retry {
 		c.stats.Vetoes++

@@ -53,12 +53,37 @@ func immediateCheck(core *node.Core, ev node.Event, view node.View, props []node
 		return nil, nil
 	}
 	full := view
-	if hide := staleNodes(view, core.ID(), stale); len(hide) > 0 {
-		view = hopView{base: view, hide: hide}
+	view = withoutStale(view, core.ID(), stale)
+	held, heldAlone := heldBeforeEvent(props, view, core.ID(), core.State())
+	if len(held)+len(heldAlone) == 0 {
+		return nil, nil
 	}
-	before := overlay{base: view, self: core.ID(), st: core.State()}
-	alone := overlay{self: core.ID(), st: core.State()}
-	var held, heldAlone []int
+	cp, sends, err := stepEventCopy(core, ev)
+	if err != nil {
+		return nil, err
+	}
+	if veto := vetoAfterEvent(props, held, heldAlone, view, core.ID(), cp.State()); veto != nil || hop == nil {
+		return veto, nil
+	}
+	return hop.check(core.State(), cp, sends, full, props, held, ev.At), nil
+}
+
+// withoutStale is view with the nodes other than self that stale reports
+// left out (view itself when there are none).
+func withoutStale(view node.View, self node.ID, stale func(node.ID) bool) node.View {
+	if hide := staleNodes(view, self, stale); len(hide) > 0 {
+		return hopView{base: view, hide: hide}
+	}
+	return view
+}
+
+// heldBeforeEvent returns the indices of the safety properties of props
+// that hold on view with node self at st (held) and, of the others, those
+// that hold on the node alone (heldAlone; none without a view, where the
+// node alone is what held judged).
+func heldBeforeEvent(props []node.Property, view node.View, self node.ID, st *node.State) (held, heldAlone []int) {
+	before := overlay{base: view, self: self, st: st}
+	alone := overlay{self: self, st: st}
 	for i, p := range props {
 		switch {
 		case p.Kind != node.Safety:
@@ -68,33 +93,42 @@ func immediateCheck(core *node.Core, ev node.Event, view node.View, props []node
 			heldAlone = append(heldAlone, i)
 		}
 	}
-	if len(held) == 0 && len(heldAlone) == 0 {
-		return nil, nil
-	}
+	return held, heldAlone
+}
+
+// stepEventCopy steps ev on a copy of core and returns the copy and the
+// messages the event sent; a handler panic is an error.
+func stepEventCopy(core *node.Core, ev node.Event) (*node.Core, []node.Envelope, error) {
 	cp, err := core.Copy()
 	if err != nil {
-		return nil, fmt.Errorf("steering: immediate check: copying %v: %w", core.ID(), err)
+		return nil, nil, fmt.Errorf("steering: immediate check: copying %v: %w", core.ID(), err)
 	}
 	sends, err := stepCopy(cp, ev)
 	if err != nil {
-		return nil, fmt.Errorf("steering: immediate check of %v at %v: %w", ev, core.ID(), err)
+		return nil, nil, fmt.Errorf("steering: immediate check of %v at %v: %w", ev, core.ID(), err)
 	}
-	after := overlay{base: view, self: core.ID(), st: cp.State()}
-	for _, i := range held {
-		if err := props[i].Check(after); err != nil {
-			return &Veto{Property: props[i].Name, Err: err}, nil
+	return cp, sends, nil
+}
+
+// vetoAfterEvent judges the properties that held before the event with
+// node self at its new state st: those of held on view, those of
+// heldAlone on the node alone. The first that fails is the veto.
+func vetoAfterEvent(props []node.Property, held, heldAlone []int, view node.View, self node.ID, st *node.State) *Veto {
+	if veto := firstFailing(props, held, overlay{base: view, self: self, st: st}); veto != nil {
+		return veto
+	}
+	return firstFailing(props, heldAlone, overlay{self: self, st: st})
+}
+
+// firstFailing returns the veto of the first property of props, among the
+// indices idx, that fails on view (nil if all hold).
+func firstFailing(props []node.Property, idx []int, view node.View) *Veto {
+	for _, i := range idx {
+		if err := props[i].Check(view); err != nil {
+			return &Veto{Property: props[i].Name, Err: err}
 		}
 	}
-	after.base = nil
-	for _, i := range heldAlone {
-		if err := props[i].Check(after); err != nil {
-			return &Veto{Property: props[i].Name, Err: err}, nil
-		}
-	}
-	if hop == nil {
-		return nil, nil
-	}
-	return hop.check(core.State(), cp, sends, full, props, held, ev.At), nil
+	return nil
 }
 
 // staleNodes returns the nodes of view other than self that stale reports
@@ -103,16 +137,22 @@ func staleNodes(view node.View, self node.ID, stale func(node.ID) bool) map[node
 	if view == nil || stale == nil {
 		return nil
 	}
-	var hide map[node.ID]bool
-	for _, id := range view.Nodes() {
-		if id != self && stale(id) {
-			if hide == nil {
-				hide = map[node.ID]bool{}
-			}
-			hide[id] = true
+	return nodesWhere(view.Nodes(), func(id node.ID) bool { return id != self && stale(id) })
+}
+
+// nodesWhere returns the set of ids that pick reports (nil if none).
+func nodesWhere(ids []node.ID, pick func(node.ID) bool) map[node.ID]bool {
+	var set map[node.ID]bool
+	for _, id := range ids {
+		if !pick(id) {
+			continue
 		}
+		if set == nil {
+			set = map[node.ID]bool{}
+		}
+		set[id] = true
 	}
-	return hide
+	return set
 }
 
 // stepCopy steps a copy, turning a handler panic into an error, and
@@ -235,13 +275,33 @@ func (c *Controller) RememberView(at time.Time, memory time.Duration) {
 		return
 	}
 	ids := c.view.Nodes()
-	ref := at
 	blind := len(ids) == 0 || (len(ids) == 1 && ids[0] == c.self)
-	if blind && !c.sighted.IsZero() {
-		ref = c.sighted
-	} else if !blind {
-		c.sighted = at
+	ref := c.sightedRef(at, blind)
+	k := c.decodedKnown(ids, at)
+	if old := c.known; old != nil && (memory > 0 || blind) {
+		old.keepRecentInto(k, ref, memory)
 	}
+	c.setKnown(k)
+}
+
+// sightedRef returns the time the remembered nodes' ages are measured
+// from for a snapshot completed at at: at itself, and then the last
+// sighting of another node, unless the snapshot is blind (it holds no node
+// but this one) and another node was sighted before, whose time it keeps.
+func (c *Controller) sightedRef(at time.Time, blind bool) time.Time {
+	if !blind {
+		c.sighted = at
+		return at
+	}
+	if !c.sighted.IsZero() {
+		return c.sighted
+	}
+	return at
+}
+
+// decodedKnown is the check's view of the last decoded snapshot (nodes
+// ids, completed at at), with their checkpoint numbers.
+func (c *Controller) decodedKnown(ids []node.ID, at time.Time) *knownView {
 	k := &knownView{nodes: make(map[node.ID]knownState, len(ids))}
 	for _, id := range ids {
 		k.nodes[id] = knownState{st: c.view.State(id), at: at}
@@ -252,14 +312,17 @@ func (c *Controller) RememberView(at time.Time, memory time.Duration) {
 			k.nodes[n.id] = ks
 		}
 	}
-	if old := c.known; old != nil && (memory > 0 || blind) {
-		for id, n := range old.nodes {
-			if _, ok := k.nodes[id]; !ok && ref.Sub(n.at) <= memory {
-				k.nodes[id] = n
-			}
+	return k
+}
+
+// keepRecentInto adds to k the nodes of this older view that k lacks and
+// whose snapshot completed at most memory before ref.
+func (old *knownView) keepRecentInto(k *knownView, ref time.Time, memory time.Duration) {
+	for id, n := range old.nodes {
+		if _, ok := k.nodes[id]; !ok && ref.Sub(n.at) <= memory {
+			k.nodes[id] = n
 		}
 	}
-	c.setKnown(k)
 }
 
 // setKnown makes k the immediate check's view (its IDs sorted here).

@@ -94,11 +94,7 @@ func (h *hopRule) check(self *node.State, cp *node.Core, sends []node.Envelope, 
 	if len(receivers) == 0 {
 		return nil
 	}
-	over := make(map[node.ID]*node.State, len(receivers)+1)
-	for id, rc := range receivers {
-		over[id] = rc.State()
-	}
-	over[cp.ID()] = cp.State()
+	over := hopStates(cp, receivers)
 	after := hopView{base: view, over: over, hide: h.bystandersStale(view, over)}
 	if h.stale != nil {
 		// held was judged on a view without every stale node; the hop
@@ -107,12 +103,22 @@ func (h *hopRule) check(self *node.State, cp *node.Core, sends []node.Envelope, 
 		before := hopView{base: view, over: map[node.ID]*node.State{cp.ID(): self}, hide: after.hide}
 		held = slices.DeleteFunc(slices.Clone(held), func(i int) bool { return props[i].Check(before) != nil })
 	}
-	for _, i := range held {
-		if err := props[i].Check(after); err != nil {
-			return &Veto{Property: props[i].Name, Err: err, Via: slices.Sorted(maps.Keys(receivers))}
-		}
+	veto := firstFailing(props, held, after)
+	if veto != nil {
+		veto.Via = slices.Sorted(maps.Keys(receivers))
 	}
-	return nil
+	return veto
+}
+
+// hopStates returns the new states of the hop: the receivers' copies' and
+// the sender's, cp.
+func hopStates(cp *node.Core, receivers map[node.ID]*node.Core) map[node.ID]*node.State {
+	over := make(map[node.ID]*node.State, len(receivers)+1)
+	for id, rc := range receivers {
+		over[id] = rc.State()
+	}
+	over[cp.ID()] = cp.State()
+	return over
 }
 
 // bystandersStale returns the nodes of view outside over that h.stale
@@ -121,16 +127,10 @@ func (h *hopRule) bystandersStale(view node.View, over map[node.ID]*node.State) 
 	if h.stale == nil {
 		return nil
 	}
-	var hide map[node.ID]bool
-	for _, id := range view.Nodes() {
-		if _, mine := over[id]; !mine && h.stale(id) {
-			if hide == nil {
-				hide = map[node.ID]bool{}
-			}
-			hide[id] = true
-		}
-	}
-	return hide
+	return nodesWhere(view.Nodes(), func(id node.ID) bool {
+		_, mine := over[id]
+		return !mine && h.stale(id)
+	})
 }
 
 // deliverOneHop steps each message of sends on a copy of its receiver's
@@ -140,7 +140,7 @@ func (h *hopRule) bystandersStale(view node.View, over map[node.ID]*node.State) 
 // handler panicked (with that receiver, whose copy's state is then
 // unspecified).
 func deliverOneHop(cp *node.Core, sends []node.Envelope, view stateView, at time.Time) map[node.ID]*node.Core {
-	var receivers map[node.ID]*node.Core
+	receivers := make(map[node.ID]*node.Core)
 	broken := map[node.ID]bool{}
 	for _, s := range sends {
 		if s.To == cp.ID() || broken[s.To] {
@@ -148,19 +148,12 @@ func deliverOneHop(cp *node.Core, sends []node.Envelope, view stateView, at time
 		}
 		rc := receivers[s.To]
 		if rc == nil {
-			st := view.State(s.To)
-			if st == nil || st.Service == nil {
-				continue
-			}
-			var err error
-			if rc, err = cp.CopyFor(s.To, st); err != nil {
-				continue
-			}
-			if receivers == nil {
-				receivers = make(map[node.ID]*node.Core)
-			}
-			receivers[s.To] = rc
+			rc = receiverCopy(cp, view, s.To)
 		}
+		if rc == nil {
+			continue
+		}
+		receivers[s.To] = rc
 		ev := node.Event{Kind: node.EventMessage, At: at, From: cp.ID(), Msg: s.Msg}
 		if _, err := stepCopy(rc, ev); err != nil {
 			broken[s.To] = true
@@ -168,6 +161,20 @@ func deliverOneHop(cp *node.Core, sends []node.Envelope, view stateView, at time
 		}
 	}
 	return receivers
+}
+
+// receiverCopy is a copy of cp's node for receiver to at its state in
+// view (nil if view holds no state of to, or it does not copy).
+func receiverCopy(cp *node.Core, view stateView, to node.ID) *node.Core {
+	st := view.State(to)
+	if st == nil || st.Service == nil {
+		return nil
+	}
+	rc, err := cp.CopyFor(to, st)
+	if err != nil {
+		return nil
+	}
+	return rc
 }
 
 // hopView is view with some nodes' states replaced by over's and the

@@ -34,20 +34,11 @@ import (
 // by default: RandTree's restarted nodes, gathering the tree they left,
 // did worse under churn (Config.RecallView).
 func (l *Layer) includeFiltered() {
-	if l.snaps == nil || l.gate == nil || (l.includedSet && l.gate.version == l.includedVersion) {
+	if l.includeUpToDate() {
 		return
 	}
 	l.includedSet, l.includedVersion = true, l.gate.version
-	var ids []node.ID
-	add := func(fs []Filter) {
-		for _, f := range fs {
-			if f.From != node.None && f.From != l.self {
-				ids = append(ids, f.From)
-			}
-		}
-	}
-	add(l.gate.Filters())
-	add(l.gate.heldKinds().all())
+	ids := peersFilteredAt(l.self, l.gate.Filters(), l.gate.heldKinds().all())
 	ids = append(ids, l.recall...)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -56,6 +47,28 @@ func (l *Layer) includeFiltered() {
 	}
 	l.included = ids
 	l.snaps.Include(ids)
+}
+
+// includeUpToDate reports whether the gathers' inclusions need no update:
+// there is no snapshot layer or gate yet, or the gate has not changed
+// since the last update.
+func (l *Layer) includeUpToDate() bool {
+	return l.snaps == nil || l.gate == nil || (l.includedSet && l.gate.version == l.includedVersion)
+}
+
+// peersFilteredAt returns the peers, other than self, that the filters of
+// each set in fss are about (senders dropped, peers of transport errors),
+// in the sets' order.
+func peersFilteredAt(self node.ID, fss ...[]Filter) []node.ID {
+	var ids []node.ID
+	for _, fs := range fss {
+		for _, f := range fs {
+			if f.From != node.None && f.From != self {
+				ids = append(ids, f.From)
+			}
+		}
+	}
+	return ids
 }
 
 // recallView makes the nodes of a restored check view the recall set

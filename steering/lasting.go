@@ -1,6 +1,7 @@
 package steering
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
@@ -45,27 +46,26 @@ type LastingRates struct {
 
 // Add counts f.
 func (r *LastingRates) Add(f LastingFault) {
-	d := max(f.For, 0)
 	switch f.Kind {
 	case consequence.ActCrash:
 		r.Crashes++
-		if d > 0 {
-			r.Restarting++
-			r.Downtime += d
-		}
+		countEnded(&r.Restarting, &r.Downtime, f.For)
 	case consequence.ActPartition:
 		r.Partitions++
 		r.Kinds |= f.Cut & consequence.CutAll
-		if d > 0 {
-			r.Healing++
-			r.Length += d
-		}
+		countEnded(&r.Healing, &r.Length, f.For)
 	case consequence.ActClockJump:
 		r.ClockJumps++
-		if f.For < 0 {
-			d = -f.For
-		}
-		r.Jumped += d
+		r.Jumped += max(f.For, -f.For) // a jump's size, either way
+	}
+}
+
+// countEnded counts a crash or partition that lasted d (n of them ended,
+// after total in all); one for good (d zero or less) did not end.
+func countEnded(n *uint64, total *time.Duration, d time.Duration) {
+	if d > 0 {
+		*n++
+		*total += d
 	}
 }
 
@@ -77,27 +77,50 @@ func (r *LastingRates) Add(f LastingFault) {
 // base sets one — and its budget set to zero otherwise.
 func (r EventRates) RoundFaults(base consequence.Faults) consequence.Faults {
 	f, l := base, r.Lasting
+	l.crashFaults(&f)
+	l.partitionFaults(&f)
+	l.clockJumpFaults(&f)
+	return f
+}
+
+// crashFaults keeps f's crashes if any were observed, with their mean
+// downtime unless f sets one, and drops them otherwise.
+func (l LastingRates) crashFaults(f *consequence.Faults) {
 	if l.Crashes == 0 {
 		f.Crashes, f.Downtime = 0, 0
-	} else if f.Downtime == 0 && l.Restarting > 0 {
-		f.Downtime = l.Downtime / time.Duration(l.Restarting)
+		return
 	}
+	fillMean(&f.Downtime, l.Downtime, l.Restarting)
+}
+
+// partitionFaults keeps f's partitions if any were observed, of the
+// shapes observed and their mean length unless f sets them, and drops
+// them otherwise.
+func (l LastingRates) partitionFaults(f *consequence.Faults) {
 	if l.Partitions == 0 {
 		f.Partitions, f.PartitionKinds, f.PartitionLength = 0, 0, 0
-	} else {
-		if f.PartitionKinds == 0 {
-			f.PartitionKinds = l.Kinds
-		}
-		if f.PartitionLength == 0 && l.Healing > 0 {
-			f.PartitionLength = l.Length / time.Duration(l.Healing)
-		}
+		return
 	}
+	f.PartitionKinds = cmp.Or(f.PartitionKinds, l.Kinds)
+	fillMean(&f.PartitionLength, l.Length, l.Healing)
+}
+
+// clockJumpFaults keeps f's clock jumps if any were observed, of their
+// mean size unless f sets one, and drops them otherwise.
+func (l LastingRates) clockJumpFaults(f *consequence.Faults) {
 	if l.ClockJumps == 0 {
 		f.ClockJumps, f.ClockJump = 0, 0
-	} else if f.ClockJump == 0 && l.Jumped > 0 {
-		f.ClockJump = l.Jumped / time.Duration(l.ClockJumps)
+		return
 	}
-	return f
+	fillMean(&f.ClockJump, l.Jumped, l.ClockJumps) // a mean of zero leaves it unset
+}
+
+// fillMean sets an unset duration *d to the mean total/n of the n
+// observations (left unset when there are none, or their total is zero).
+func fillMean(d *time.Duration, total time.Duration, n uint64) {
+	if *d == 0 && n > 0 {
+		*d = total / time.Duration(n)
+	}
 }
 
 // addWeights adds the walk weights of the lasting faults observed to w

@@ -1,6 +1,7 @@
 package steering
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -420,24 +421,30 @@ var (
 // in the pipeline); nil when the shell hands the snapshots over itself by
 // calling Gathered (a shell without a snapshot layer, or a test).
 func NewLayer(cfg LayerConfig, snaps *snapshot.Layer) (*Layer, error) {
-	// The node's ID is known only at Attach: check the rest now.
-	if _, err := New(cfg.Controller, node.ID(1)); err != nil {
+	if err := cfg.checkLayer(); err != nil {
 		return nil, err
 	}
-	if cfg.ImmediateMemory < 0 {
-		return nil, fmt.Errorf("%w: negative LayerConfig.ImmediateMemory", ErrInvalidConfig)
-	}
-	if cfg.Runner == nil && cfg.Controller.Mode != Off {
-		return nil, fmt.Errorf("%w: LayerConfig.Runner is required in mode %v (a *SyncRunner in a deterministic shell; the live shell's round runner)", ErrInvalidConfig, cfg.Controller.Mode)
-	}
-	if cfg.ImmediateMemory == 0 {
-		cfg.ImmediateMemory = cfg.Controller.LastKnownFor
-	}
+	cfg.ImmediateMemory = cmp.Or(cfg.ImmediateMemory, cfg.Controller.LastKnownFor)
 	l := &Layer{cfg: cfg, snaps: snaps, log: cfg.Logger}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
 	return l, nil
+}
+
+// checkLayer validates cfg: its Controller as New does (the node's ID is
+// known only at Attach), the memory, and a Runner where rounds run.
+func (cfg LayerConfig) checkLayer() error {
+	if _, err := New(cfg.Controller, node.ID(1)); err != nil {
+		return err
+	}
+	if cfg.ImmediateMemory < 0 {
+		return fmt.Errorf("%w: negative LayerConfig.ImmediateMemory", ErrInvalidConfig)
+	}
+	if cfg.Runner == nil && cfg.Controller.Mode != Off {
+		return fmt.Errorf("%w: LayerConfig.Runner is required in mode %v (a *SyncRunner in a deterministic shell; the live shell's round runner)", ErrInvalidConfig, cfg.Controller.Mode)
+	}
+	return nil
 }
 
 // Messages returns steering's own message types, the requests to
@@ -512,12 +519,7 @@ func (l *Layer) Gathered(s *snapshot.Snapshot) {
 	l.recalled(s)
 	defer l.watchLiveness(s.At) // the new view, once the gate has decoded it
 	if l.cfg.Immediate {
-		// Mode Off: this only decodes the view.
-		if _, err := l.gate.Explore(context.Background(), s); err != nil {
-			l.log.Error("steering: decoding the snapshot for the immediate check", slog.Uint64("cut", s.CN), slog.Any("error", err))
-		} else {
-			l.gate.RememberView(s.At, l.cfg.ImmediateMemory)
-		}
+		l.decodeCheckView(s)
 	}
 	if l.mode == Off {
 		return
@@ -528,6 +530,17 @@ func (l *Layer) Gathered(s *snapshot.Snapshot) {
 	if run {
 		l.cfg.Runner.Run(l.newRound(s))
 	}
+}
+
+// decodeCheckView decodes s into the gate's view and merges it into the
+// immediate check's view (RememberView). The gate's mode is Off: its
+// Explore only decodes the view.
+func (l *Layer) decodeCheckView(s *snapshot.Snapshot) {
+	if _, err := l.gate.Explore(context.Background(), s); err != nil {
+		l.log.Error("steering: decoding the snapshot for the immediate check", slog.Uint64("cut", s.CN), slog.Any("error", err))
+		return
+	}
+	l.gate.RememberView(s.At, l.cfg.ImmediateMemory)
 }
 
 // newRound is a round on s, with the gate's holds for its liveness guard
