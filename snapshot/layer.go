@@ -96,23 +96,21 @@ const (
 // String returns "start", "before", "after", "tick", "gather", "crash" or
 // "connection-broken".
 func (c LayerCall) String() string {
-	switch c {
-	case CallStart:
-		return "start"
-	case CallBefore:
-		return "before"
-	case CallAfter:
-		return "after"
-	case CallTick:
-		return "tick"
-	case CallGather:
-		return "gather"
-	case CallCrash:
-		return "crash"
-	case CallConnectionBroken:
-		return "connection-broken"
+	if name, ok := callNames[c]; ok {
+		return name
 	}
 	return "call(?)"
+}
+
+// callNames names the calls of a Layer (LayerCall.String).
+var callNames = map[LayerCall]string{
+	CallStart:            "start",
+	CallBefore:           "before",
+	CallAfter:            "after",
+	CallTick:             "tick",
+	CallGather:           "gather",
+	CallCrash:            "crash",
+	CallConnectionBroken: "connection-broken",
 }
 
 // LayerEffects is what one call of a Layer made its Manager do, for an
