@@ -220,24 +220,31 @@ func New(cfg Config, self node.ID, src Source) (*Manager, error) {
 	if src == nil {
 		return nil, errors.New("snapshot: Source is required")
 	}
-	witness := ownWitness
-	if wh, ok := src.(WitnessHost); ok {
-		witness = wh.CatchUpWitness
-	}
-	knows := func(node.ID) bool { return true }
-	if pd, ok := src.(PeerDirectory); ok {
-		knows = pd.KnowsPeer
-	}
-	var check func([]byte) error
-	if cc, ok := src.(CheckpointChecker); ok {
-		check = cc.CheckCheckpoint
-	}
-	return &Manager{
-		cfg: c, self: self, src: src, witness: witness, knows: knows, check: check,
+	m := &Manager{
+		cfg: c, self: self, src: src,
 		lastCN: map[node.ID]uint64{}, claims: map[string]uint64{}, buckets: map[string]*cnBucket{}, recent: map[node.ID]time.Time{}, sentCN: map[node.ID]uint64{},
 		dirty: map[node.ID]bool{}, clean: map[node.ID]bool{},
 		acked: map[node.ID]base{}, sent: map[node.ID][]base{}, bases: map[node.ID][]base{},
-	}, nil
+	}
+	m.useHost(src)
+	return m, nil
+}
+
+// useHost takes the optional interfaces src implements (WitnessHost,
+// PeerDirectory, CheckpointChecker), with their defaults where it does
+// not: every peer vouched for by its ID, every peer known, no check.
+func (m *Manager) useHost(src Source) {
+	m.witness = ownWitness
+	if wh, ok := src.(WitnessHost); ok {
+		m.witness = wh.CatchUpWitness
+	}
+	m.knows = func(node.ID) bool { return true }
+	if pd, ok := src.(PeerDirectory); ok {
+		m.knows = pd.KnowsPeer
+	}
+	if cc, ok := src.(CheckpointChecker); ok {
+		m.check = cc.CheckCheckpoint
+	}
 }
 
 // CN returns the current checkpoint number.
@@ -258,12 +265,17 @@ func (m *Manager) Gathering() bool { return m.g != nil }
 
 // begin resets the effects buffer and advances the manager's clock.
 func (m *Manager) begin(now time.Time) {
-	if now.After(m.now) {
-		m.now = now
-	}
+	m.advance(now)
 	clear(m.fx.Sends)
 	clear(m.fx.Snapshots)
 	m.fx = Effects{Sends: m.fx.Sends[:0], Taken: m.fx.Taken[:0], Snapshots: m.fx.Snapshots[:0], Failures: m.fx.Failures[:0]}
+}
+
+// advance moves the manager's clock to now; it never goes back.
+func (m *Manager) advance(now time.Time) {
+	if now.After(m.now) {
+		m.now = now
+	}
 }
 
 // Start starts the manager when its node starts: the periodic increments
@@ -329,9 +341,7 @@ func (m *Manager) Reset(now time.Time) Effects {
 // number, before the shell transmits it; size is its wire size in bytes
 // (used by Config.BandwidthFraction; 0 if unknown).
 func (m *Manager) Sent(now time.Time, env *node.Envelope, size int) {
-	if now.After(m.now) {
-		m.now = now
-	}
+	m.advance(now)
 	env.CN = m.cn
 	if !env.Datagram && !env.Refusable {
 		// A datagram closes no channel at its receiver (see Deliver), so
@@ -340,14 +350,19 @@ func (m *Manager) Sent(now time.Time, env *node.Envelope, size int) {
 		// arrive.
 		m.sentCN[env.To] = m.cn
 	}
-	if env.To != m.self {
-		m.recent[env.To] = m.now
+	m.touch(env.To)
+	m.countSent(size)
+}
+
+// countSent accounts size bytes of service traffic, which earn the
+// fractional bandwidth cap its allowance (Config.BandwidthFraction).
+func (m *Manager) countSent(size int) {
+	if size <= 0 {
+		return
 	}
-	if size > 0 {
-		m.stats.ServiceBytes += int64(size)
-		if m.cfg.BandwidthFraction > 0 {
-			m.fracTokens = min(m.fracTokens+m.cfg.BandwidthFraction*float64(size), m.fracBurst())
-		}
+	m.stats.ServiceBytes += int64(size)
+	if m.cfg.BandwidthFraction > 0 {
+		m.fracTokens = min(m.fracTokens+m.cfg.BandwidthFraction*float64(size), m.fracBurst())
 	}
 }
 
@@ -372,36 +387,66 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 	if !m.started {
 		return !IsProtocol(env.Msg), m.fx, nil
 	}
-	cn, err := m.admit(env.From, env.CN)
-	if err != nil {
+	if env.CN, err = m.adopt(env.From, env.CN); err != nil {
 		return false, m.fx, err
 	}
-	env.CN = cn
-	if env.CN > m.cn {
-		if err := m.take(env.CN, CheckpointForced); err != nil {
-			return false, m.fx, err
-		}
-	}
 	if !env.Datagram {
-		if last, ok := m.lastCN[env.From]; ok && env.CN < last && env.From != m.self {
-			m.wentBack(env.From, env.CN)
-		}
-		if env.CN > m.lastCN[env.From] {
-			m.lastCN[env.From] = env.CN
-		}
-		// Whatever was lost on the way from env.From arrived (was
-		// dropped) before env: FIFO.
-		delete(m.dirty, env.From)
-		if m.dirtyAll {
-			m.clean[env.From] = true
+		m.heard(env.From, env.CN)
+	}
+	if deliver, err = m.dispatch(env); err != nil {
+		return false, m.fx, err
+	}
+	m.pollAnswers()
+	m.checkRound()
+	return deliver, m.fx, nil
+}
+
+// adopt vets the number cn a message from peer carries (admit) and, when
+// the node is to move up to it, checkpoints the state first. It returns
+// the number the message is handled as carrying.
+func (m *Manager) adopt(peer node.ID, cn uint64) (uint64, error) {
+	cn, err := m.admit(peer, cn)
+	if err != nil {
+		return cn, err
+	}
+	if cn > m.cn {
+		if err := m.take(cn, CheckpointForced); err != nil {
+			return cn, err
 		}
 	}
+	return cn, nil
+}
+
+// heard notes an ordered message with number cn from peer: the channel's
+// numbering (noteCN), and that whatever was lost on the way from peer
+// arrived (was dropped) before it: FIFO.
+func (m *Manager) heard(peer node.ID, cn uint64) {
+	m.noteCN(peer, cn)
+	delete(m.dirty, peer)
+	if m.dirtyAll {
+		m.clean[peer] = true
+	}
+}
+
+// noteCN records cn as the channel from peer's last number, or starts the
+// channel over when cn is below it (wentBack).
+func (m *Manager) noteCN(peer node.ID, cn uint64) {
+	if last, ok := m.lastCN[peer]; ok && cn < last && peer != m.self {
+		m.wentBack(peer, cn)
+	}
+	if cn > m.lastCN[peer] {
+		m.lastCN[peer] = cn
+	}
+}
+
+// dispatch hands a protocol message to its handler and reports whether env
+// is for the core (any other message, see onService).
+func (m *Manager) dispatch(env node.Envelope) (bool, error) {
 	switch msg := env.Msg.(type) {
 	case Request:
-		if err := m.onRequest(env.From, msg); err != nil {
-			return false, m.fx, err
-		}
+		return false, m.onRequest(env.From, msg)
 	case Marker:
+		// It closed its channel, which heard noted.
 	case Response:
 		m.onResponse(env.From, msg)
 	case Negative:
@@ -409,36 +454,59 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 	case Ack:
 		m.onAck(env.From, msg)
 	default:
-		deliver = true
-		if layer.IsMessage(env.Msg) {
-			// Another layer's message (steering's): not the service's
-			// traffic, so neither a neighbour's sign nor channel state.
-			break
-		}
-		if env.From != m.self {
-			m.recent[env.From] = m.now
-		}
-		if env.CN < m.cn && len(m.store) > 0 && !env.Datagram {
-			msg, err := inFlightForm(env.Msg)
-			if err != nil {
-				return false, m.fx, err
-			}
-			body, err := m.cfg.Registry.EncodeMessage(msg)
-			if err != nil {
-				return false, m.fx, fmt.Errorf("snapshot: recording an in-flight message: %w", err)
-			}
-			m.pos++
-			e := logEntry{pos: m.pos, from: env.From, msg: msg,
-				rec: Recorded{CN: env.CN, Type: msg.MessageType(), Body: body}}
-			e.cost = len(body) + len(e.rec.Type) + 32
-			m.log = append(m.log, e)
-			m.logCost += e.cost
-			m.prune()
-		}
+		return true, m.onService(env)
 	}
-	m.pollAnswers()
-	m.checkRound()
-	return deliver, m.fx, nil
+	return false, nil
+}
+
+// onService handles a message for the core: a service message marks its
+// sender a recent peer and is recorded as in flight if it crossed a cut.
+func (m *Manager) onService(env node.Envelope) error {
+	if layer.IsMessage(env.Msg) {
+		// Another layer's message (steering's): not the service's
+		// traffic, so neither a neighbour's sign nor channel state.
+		return nil
+	}
+	m.touch(env.From)
+	if m.crossedCut(env) {
+		return m.logLate(env)
+	}
+	return nil
+}
+
+// touch marks peer (not self) as one the node exchanged messages with now.
+func (m *Manager) touch(peer node.ID) {
+	if peer != m.self {
+		m.recent[peer] = m.now
+	}
+}
+
+// crossedCut reports whether an arriving service message was in flight
+// across one of the stored checkpoints: sent below the node's number, on
+// an ordered channel.
+func (m *Manager) crossedCut(env node.Envelope) bool {
+	return env.CN < m.cn && len(m.store) > 0 && !env.Datagram
+}
+
+// logLate records a late service message in the log, in its in-flight
+// form, for the answers to come.
+func (m *Manager) logLate(env node.Envelope) error {
+	msg, err := inFlightForm(env.Msg)
+	if err != nil {
+		return err
+	}
+	body, err := m.cfg.Registry.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("snapshot: recording an in-flight message: %w", err)
+	}
+	m.pos++
+	e := logEntry{pos: m.pos, from: env.From, msg: msg,
+		rec: Recorded{CN: env.CN, Type: msg.MessageType(), Body: body}}
+	e.cost = len(body) + len(e.rec.Type) + 32
+	m.log = append(m.log, e)
+	m.logCost += e.cost
+	m.prune()
+	return nil
 }
 
 // inFlightForm is the form in which msg is recorded in flight: its
@@ -470,9 +538,7 @@ func (m *Manager) TransportError(now time.Time, peer node.ID) Effects {
 	delete(m.acked, peer)
 	delete(m.sent, peer)
 	if g := m.g; g != nil {
-		if st := g.status[peer]; st != nil && st.state == memberPending {
-			st.state, st.reason = memberDead, "transport error"
-		}
+		g.markDead(peer, "transport error")
 		m.checkRound()
 	}
 	return m.fx
@@ -568,55 +634,89 @@ func (m *Manager) Tick(now time.Time) (Effects, error) {
 	if !m.started {
 		return m.fx, nil
 	}
-	if !m.now.Before(m.nextInc) {
-		// At MaxCN the number stays (Stats.Exhausted), but the increment
-		// is still rescheduled: an overdue NextTick would spin the shell.
-		if m.cn < MaxCN {
-			if err := m.take(m.cn+1, CheckpointPeriodic); err != nil {
-				return m.fx, err
-			}
-		}
-		m.nextInc = m.now.Add(m.cfg.Interval)
+	if err := m.increment(); err != nil {
+		return m.fx, err
 	}
 	m.pollAnswers()
-	if g := m.g; g != nil && !m.now.Before(g.deadline) {
-		for _, id := range g.members {
-			if st := g.status[id]; st != nil && st.state == memberPending {
-				st.state, st.reason = memberDead, "timeout"
-			}
-		}
-		m.checkRound()
-	}
-	switch {
-	case m.g != nil:
-	case m.cfg.GatherInterval > 0 && !m.now.Before(m.nextGather):
-		m.startGather()
-	case !m.changeGather.IsZero() && !m.now.Before(m.changeGather):
+	m.expireRound()
+	if m.gatherDue() {
 		m.startGather()
 	}
 	return m.fx, nil
 }
+
+// increment takes the periodic checkpoint when it is due.
+func (m *Manager) increment() error {
+	if m.now.Before(m.nextInc) {
+		return nil
+	}
+	// At MaxCN the number stays (Stats.Exhausted), but the increment
+	// is still rescheduled: an overdue NextTick would spin the shell.
+	if m.cn < MaxCN {
+		if err := m.take(m.cn+1, CheckpointPeriodic); err != nil {
+			return err
+		}
+	}
+	m.nextInc = m.now.Add(m.cfg.Interval)
+	return nil
+}
+
+// expireRound marks the members still pending dead once the round's
+// deadline has passed.
+func (m *Manager) expireRound() {
+	g := m.g
+	if g == nil || m.now.Before(g.deadline) {
+		return
+	}
+	for _, id := range g.members {
+		g.markDead(id, "timeout")
+	}
+	m.checkRound()
+}
+
+// markDead marks member id dead for reason why, if it has not answered.
+func (g *gatherState) markDead(id node.ID, why string) {
+	if st := g.status[id]; st != nil && st.state == memberPending {
+		st.state, st.reason = memberDead, why
+	}
+}
+
+// gatherDue reports whether an automatic gather is due now: none is
+// running, and the periodic one or a change-triggered one is due.
+func (m *Manager) gatherDue() bool {
+	if m.g != nil {
+		return false
+	}
+	periodic := m.cfg.GatherInterval > 0 && !m.now.Before(m.nextGather)
+	return periodic || m.reached(m.changeGather)
+}
+
+// reached reports whether the pending time t (zero: none) has come.
+func (m *Manager) reached(t time.Time) bool { return !t.IsZero() && !m.now.Before(t) }
 
 // NextTick returns when Tick is next due. It is never before the time of
 // the last call unless something is already overdue.
 func (m *Manager) NextTick() time.Time {
 	t := m.nextInc
 	for _, a := range m.answers {
-		if a.deadline.Before(t) {
-			t = a.deadline
-		}
+		t = earlier(t, a.deadline)
 	}
 	if m.g != nil {
-		if m.g.deadline.Before(t) {
-			t = m.g.deadline
-		}
-	} else {
-		if m.cfg.GatherInterval > 0 && m.nextGather.Before(t) {
-			t = m.nextGather
-		}
-		if !m.changeGather.IsZero() && m.changeGather.Before(t) {
-			t = m.changeGather
-		}
+		return earlier(t, m.g.deadline)
+	}
+	if m.cfg.GatherInterval > 0 {
+		t = earlier(t, m.nextGather)
+	}
+	if !m.changeGather.IsZero() {
+		t = earlier(t, m.changeGather)
+	}
+	return t
+}
+
+// earlier returns u if it is before t, else t.
+func earlier(t, u time.Time) time.Time {
+	if u.Before(t) {
+		return u
 	}
 	return t
 }
@@ -918,7 +1018,7 @@ func (cp *checkpoint) lossy(s node.ID) bool {
 
 func (m *Manager) onRequest(from node.ID, r Request) error {
 	m.stats.Requests++
-	if err := validateRequest(&r); err != nil || !slices.Contains(r.Members, from) || !slices.Contains(r.Members, m.self) {
+	if !m.wellFormed(from, &r) {
 		m.stats.BadMessages++
 		return nil
 	}
@@ -931,34 +1031,67 @@ func (m *Manager) onRequest(from node.ID, r Request) error {
 		m.negative(from, r, ReasonWindow)
 		return nil
 	}
-	if r.CR > m.cn {
-		m.spend(from, r.CR)
-		if err := m.take(r.CR, CheckpointRequested); err != nil {
-			return err
-		}
+	if err := m.reach(from, r.CR); err != nil {
+		return err
 	}
 	cp := m.find(r.CR)
-	if cp == nil {
-		m.negative(from, r, ReasonPruned)
+	if reason := m.refusal(cp); reason != 0 {
+		m.negative(from, r, reason)
 		return nil
+	}
+	m.sendMarkers(from, &r)
+	m.answers = append(m.answers, &answer{gather: r.Gather, to: from, cr: r.CR, cp: cp,
+		members: slices.Clone(r.Members), deadline: m.now.Add(m.cfg.RecordTimeout)})
+	return nil
+}
+
+// wellFormed reports whether a Request from from is within bounds and
+// names both from and this node among its members.
+func (m *Manager) wellFormed(from node.ID, r *Request) bool {
+	return validateRequest(r) == nil && slices.Contains(r.Members, from) && slices.Contains(r.Members, m.self)
+}
+
+// reach checkpoints the node for a cut cr above its number that from asked
+// for, charging from's rate limit.
+func (m *Manager) reach(from node.ID, cr uint64) error {
+	if cr <= m.cn {
+		return nil
+	}
+	m.spend(from, cr)
+	return m.take(cr, CheckpointRequested)
+}
+
+// refusal is the reason to refuse a request answered from checkpoint cp
+// (nil: pruned), or 0 to answer it.
+func (m *Manager) refusal(cp *checkpoint) uint8 {
+	if cp == nil {
+		return ReasonPruned
 	}
 	if len(m.answers) >= m.cfg.MaxPendingAnswers {
-		m.negative(from, r, ReasonBusy)
-		return nil
+		return ReasonBusy
 	}
+	return 0
+}
+
+// sendMarkers sends a Marker to the members of r other than from whose
+// channel from this node the Marker must close for r's cut: a message
+// already sent on the channel with CN ≥ cr closes it (FIFO); otherwise a
+// Marker does.
+func (m *Manager) sendMarkers(from node.ID, r *Request) {
 	// A stranger's member list is its word alone: Markers go only to
 	// the members this node knows (PeerDirectory).
 	trusted := m.vouched(from)
 	for _, id := range r.Members {
-		// A message already sent on the channel with CN ≥ cr closes it
-		// (FIFO); otherwise a Marker does.
-		if id != from && m.sentCN[id] < r.CR && (trusted || id == m.self || m.knows(id)) {
+		if id != from && m.sentCN[id] < r.CR && m.mayMark(id, trusted) {
 			m.send(id, Marker{Gather: r.Gather})
 		}
 	}
-	m.answers = append(m.answers, &answer{gather: r.Gather, to: from, cr: r.CR, cp: cp,
-		members: slices.Clone(r.Members), deadline: m.now.Add(m.cfg.RecordTimeout)})
-	return nil
+}
+
+// mayMark reports whether a Marker may go to member id of a request whose
+// gatherer is trusted (vouched for) or not.
+func (m *Manager) mayMark(id node.ID, trusted bool) bool {
+	return trusted || id == m.self || m.knows(id)
 }
 
 func (m *Manager) negative(to node.ID, r Request, reason uint8) {
@@ -1050,58 +1183,89 @@ func (m *Manager) respond(a *answer) {
 	}
 	recs, _ := m.record(a.cp, a.cr, a.members)
 	r := Response{Gather: a.gather, CR: a.cr, CN: a.cp.cn, Hash: a.cp.hash, RawLen: uint32(len(raw)), Channels: recs, Peers: m.recentPeers()}
-	b, haveBase := m.acked[a.to]
+	m.encodeState(&r, a.to, raw)
+	size := r.wireSize()
+	if !m.allow(size) {
+		m.negative(a.to, Request{Gather: a.gather, CR: a.cr}, ReasonBandwidth)
+		return
+	}
+	m.countResponse(&r, size, len(raw))
+	m.sent[a.to] = keepLast(m.sent[a.to], base{hash: a.cp.hash, raw: raw}, 4)
+	m.send(a.to, r)
+}
+
+// encodeState sets r's Encoding, Base and State for checkpoint raw to
+// peer to: unchanged against the checkpoint to acknowledged, raw when
+// compression is off, else compressed (compressState).
+func (m *Manager) encodeState(r *Response, to node.ID, raw []byte) {
+	// An unacknowledged peer's base is the zero one, whose hash no
+	// checkpoint has (hashOf is never 0) and whose raw is nil.
+	b := m.acked[to]
 	switch {
-	case haveBase && b.hash == a.cp.hash && bytes.Equal(b.raw, raw):
+	case b.hash == r.Hash && bytes.Equal(b.raw, raw):
 		r.Encoding, r.Base = EncodingSame, b.hash
 	case m.cfg.DisableCompression:
 		r.Encoding, r.State = EncodingRaw, raw
 	default:
-		var dict []byte
-		if haveBase && !m.cfg.DisableDelta {
-			dict = b.raw
-		}
-		var out []byte
-		c, err := m.compressor()
-		if err == nil {
-			out, err = c.compress(nil, raw, dict)
-		}
-		switch {
-		case err != nil || len(out) >= len(raw):
-			r.Encoding, r.State = EncodingRaw, raw
-		case dict != nil:
-			r.Encoding, r.Base, r.State = EncodingDelta, b.hash, out
-		default:
-			r.Encoding, r.State = EncodingZstd, out
-		}
+		m.compressState(r, raw, b)
 	}
+}
+
+// compressState sets r's State to a zstd frame of raw, a delta against the
+// acknowledged base b unless deltas are off, or to raw itself when
+// compression fails or does not pay.
+func (m *Manager) compressState(r *Response, raw []byte, b base) {
+	var dict []byte
+	if !m.cfg.DisableDelta {
+		dict = b.raw
+	}
+	out, err := m.zstdFrame(raw, dict)
+	switch {
+	case err != nil || len(out) >= len(raw):
+		r.Encoding, r.State = EncodingRaw, raw
+	case dict != nil:
+		r.Encoding, r.Base, r.State = EncodingDelta, b.hash, out
+	default:
+		r.Encoding, r.State = EncodingZstd, out
+	}
+}
+
+// zstdFrame compresses raw with the manager's codec, against dict when it
+// is non-nil.
+func (m *Manager) zstdFrame(raw, dict []byte) ([]byte, error) {
+	c, err := m.compressor()
+	if err != nil {
+		return nil, err
+	}
+	return c.compress(nil, raw, dict)
+}
+
+// wireSize is the size the bandwidth caps charge for r: its payload and
+// recorded messages plus fixed overheads.
+func (r *Response) wireSize() int {
 	size := 64 + len(r.State)
-	for _, c := range recs {
+	for _, c := range r.Channels {
 		size += 16
 		for _, x := range c.Msgs {
 			size += 16 + len(x.Type) + len(x.Body)
 		}
 	}
-	if !m.allow(size) {
-		m.negative(a.to, Request{Gather: a.gather, CR: a.cr}, ReasonBandwidth)
-		return
-	}
+	return size
+}
+
+// countResponse accounts a Response sent: size bytes on the wire for a
+// checkpoint of rawLen bytes.
+func (m *Manager) countResponse(r *Response, size, rawLen int) {
 	m.stats.Responses++
 	m.stats.ResponseBytes += int64(size)
 	m.stats.StateBytes += int64(len(r.State))
-	m.stats.RawStateBytes += int64(len(raw))
+	m.stats.RawStateBytes += int64(rawLen)
 	switch r.Encoding {
 	case EncodingSame:
 		m.stats.Unchanged++
 	case EncodingDelta:
 		m.stats.Deltas++
 	}
-	sent := append(m.sent[a.to], base{hash: a.cp.hash, raw: raw})
-	if len(sent) > 4 {
-		sent = slices.Delete(sent, 0, len(sent)-4)
-	}
-	m.sent[a.to] = sent
-	m.send(a.to, r)
 }
 
 // compressor returns the manager's codec, built on first use.
@@ -1248,69 +1412,145 @@ func (m *Manager) onResponse(from node.ID, r Response) {
 	if st == nil {
 		return // stale: an earlier round's answer
 	}
-	reject := func(why string) {
-		m.stats.BadMessages++
-		st.state, st.reason, st.bad = memberExcluded, why, true
-		// Resynchronise: an Ack of nothing withdraws the base the member
-		// would answer against (this node may have restarted and lost it),
-		// so the next answer is full.
-		delete(m.bases, from)
-		m.send(from, Ack{Gather: r.Gather})
-		m.checkRound()
-	}
-	if err := r.validate(m.cfg.MaxCheckpointSize); err != nil || r.CR != m.g.cr || len(r.Channels) != len(m.g.members) {
-		reject("malformed response")
+	if !m.fitsRound(&r) {
+		m.reject(from, r.Gather, st, "malformed response")
 		return
 	}
-	var b []byte
-	for _, x := range m.bases[from] {
-		if x.hash == r.Base {
-			b = x.raw
-		}
-	}
-	if b == nil && (r.Encoding == EncodingSame || r.Encoding == EncodingDelta) {
+	b := m.baseFor(from, r.Base)
+	if b == nil && r.againstBase() {
 		m.resync(from, r.Gather, st)
 		return
 	}
-	c, err := m.compressor()
-	if err != nil {
-		reject("no decoder: " + err.Error())
+	raw, msgs, why := m.readResponse(from, &r, b)
+	if why != "" {
+		m.reject(from, r.Gather, st, why)
 		return
 	}
-	raw, err := c.decode(&r, b)
-	if err != nil {
-		reject("undecodable checkpoint")
-		return
-	}
-	if m.check != nil && r.Encoding != EncodingSame {
-		if err := m.check(raw); err != nil {
-			reject("checkpoint of no state of the service: " + node.Clip(err.Error(), node.MaxShownString))
-			return
+	m.accept(from, st, &r, raw, msgs)
+}
+
+// fitsRound reports whether r is well formed and answers the current
+// round: its cut, one channel record per member.
+func (m *Manager) fitsRound(r *Response) bool {
+	return r.validate(m.cfg.MaxCheckpointSize) == nil && r.CR == m.g.cr && len(r.Channels) == len(m.g.members)
+}
+
+// againstBase reports whether r's checkpoint is encoded against a base
+// (a delta, or unchanged).
+func (r *Response) againstBase() bool {
+	return r.Encoding == EncodingSame || r.Encoding == EncodingDelta
+}
+
+// baseFor returns the checkpoint with hash h that member from acknowledged
+// (the latest such), or nil.
+func (m *Manager) baseFor(from node.ID, h uint64) []byte {
+	var b []byte
+	for _, x := range m.bases[from] {
+		if x.hash == h {
+			b = x.raw
 		}
 	}
+	return b
+}
+
+// reject excludes member from, whose answer st is, for a malformed answer.
+func (m *Manager) reject(from node.ID, gather uint64, st *memberState, why string) {
+	m.stats.BadMessages++
+	st.state, st.reason, st.bad = memberExcluded, why, true
+	// Resynchronise: an Ack of nothing withdraws the base the member
+	// would answer against (this node may have restarted and lost it),
+	// so the next answer is full.
+	delete(m.bases, from)
+	m.send(from, Ack{Gather: gather})
+	m.checkRound()
+}
+
+// readResponse decodes r's checkpoint (against base b) and its recorded
+// messages, or says why they are unreadable.
+func (m *Manager) readResponse(from node.ID, r *Response, b []byte) ([]byte, [][]node.Envelope, string) {
+	raw, why := m.readCheckpoint(r, b)
+	if why != "" {
+		return nil, nil, why
+	}
+	msgs, why := m.readChannels(from, r)
+	return raw, msgs, why
+}
+
+// readCheckpoint decodes r's checkpoint against base b and checks it
+// (vetState), or says why it cannot be used.
+func (m *Manager) readCheckpoint(r *Response, b []byte) ([]byte, string) {
+	c, err := m.compressor()
+	if err != nil {
+		return nil, "no decoder: " + err.Error()
+	}
+	raw, err := c.decode(r, b)
+	if err != nil {
+		return nil, "undecodable checkpoint"
+	}
+	return raw, m.vetState(r, raw)
+}
+
+// vetState checks a decoded checkpoint with the Source's
+// CheckpointChecker, unless it is the acknowledged one unchanged (checked
+// when it came): "" if it passes.
+func (m *Manager) vetState(r *Response, raw []byte) string {
+	if m.check == nil || r.Encoding == EncodingSame {
+		return ""
+	}
+	if err := m.check(raw); err != nil {
+		return "checkpoint of no state of the service: " + node.Clip(err.Error(), node.MaxShownString)
+	}
+	return ""
+}
+
+// readChannels decodes r's recorded messages into envelopes to member
+// from, one slice per channel record, checking the records follow the
+// round's members.
+func (m *Manager) readChannels(from node.ID, r *Response) ([][]node.Envelope, string) {
 	msgs := make([][]node.Envelope, len(r.Channels))
 	for i, ch := range r.Channels {
 		if ch.From != m.g.members[i] {
-			reject("channel records do not match the members")
-			return
+			return nil, "channel records do not match the members"
 		}
-		for _, rec := range ch.Msgs {
-			msg, err := m.cfg.Registry.DecodeMessage(rec.Type, rec.Body)
-			if err != nil {
-				reject("undecodable recorded message")
-				return
-			}
-			msgs[i] = append(msgs[i], node.Envelope{From: ch.From, To: from, CN: rec.CN, Msg: msg})
+		envs, ok := m.decodeRecorded(ch, from)
+		if !ok {
+			return nil, "undecodable recorded message"
 		}
+		msgs[i] = envs
 	}
+	return msgs, ""
+}
+
+// decodeRecorded decodes the messages of channel record ch, in flight to
+// member to; false if one does not decode.
+func (m *Manager) decodeRecorded(ch ChannelRecord, to node.ID) ([]node.Envelope, bool) {
+	var envs []node.Envelope
+	for _, rec := range ch.Msgs {
+		msg, err := m.cfg.Registry.DecodeMessage(rec.Type, rec.Body)
+		if err != nil {
+			return nil, false
+		}
+		envs = append(envs, node.Envelope{From: ch.From, To: to, CN: rec.CN, Msg: msg})
+	}
+	return envs, true
+}
+
+// accept takes member from's readable answer r into the round, keeps its
+// checkpoint as a delta base and acknowledges it.
+func (m *Manager) accept(from node.ID, st *memberState, r *Response, raw []byte, msgs [][]node.Envelope) {
 	st.state, st.cn, st.raw, st.channels, st.msgs, st.peers = memberOK, r.CN, raw, r.Channels, msgs, r.Peers
-	bs := append(m.bases[from], base{hash: r.Hash, raw: raw})
-	if len(bs) > 2 {
-		bs = slices.Delete(bs, 0, len(bs)-2)
-	}
-	m.bases[from] = bs
+	m.bases[from] = keepLast(m.bases[from], base{hash: r.Hash, raw: raw}, 2)
 	m.send(from, Ack{Gather: r.Gather, Hash: r.Hash})
 	m.checkRound()
+}
+
+// keepLast appends b to bs and keeps the last n bases.
+func keepLast(bs []base, b base, n int) []base {
+	bs = append(bs, b)
+	if len(bs) > n {
+		bs = slices.Delete(bs, 0, len(bs)-n)
+	}
+	return bs
 }
 
 // resync handles an answer against a base this node does not hold (it
