@@ -578,22 +578,45 @@ func (m *Manager) AfterStep(now time.Time) Effects {
 	if !m.started {
 		return m.fx
 	}
-	switch {
-	case m.g != nil:
-		last := m.g.round >= m.cfg.MaxRounds
-		if !(last && m.cfg.FinishLastRound) && !slices.Equal(m.members(), m.g.all) {
-			m.nextRound(m.nextCut(), "neighbourhood changed")
-		}
-	case m.cfg.GatherOnChange && m.lastMembers != nil:
-		if !slices.Equal(m.members(), m.lastMembers) {
-			m.startGather()
-		}
-	case m.settles() && m.lastMembers != nil && m.changeGather.IsZero():
-		if !slices.Equal(m.members(), m.lastMembers) {
-			m.changeGather = m.now.Add(m.cfg.GatherSettle)
-		}
+	if m.g != nil {
+		m.followNeighbourhood()
+	} else {
+		m.noticeChange()
 	}
 	return m.fx
+}
+
+// followNeighbourhood starts a new round of the gather in progress when
+// the neighbourhood changed since its round started (but for the last
+// round with Config.FinishLastRound).
+func (m *Manager) followNeighbourhood() {
+	last := m.g.round >= m.cfg.MaxRounds
+	if !(last && m.cfg.FinishLastRound) && !slices.Equal(m.members(), m.g.all) {
+		m.nextRound(m.nextCut(), "neighbourhood changed")
+	}
+}
+
+// noticeChange acts on a change of the neighbourhood since the last
+// gather: it starts one (Config.GatherOnChange) or schedules one after
+// Config.GatherSettle.
+func (m *Manager) noticeChange() {
+	if m.lastMembers == nil || !m.watchesChange() {
+		return
+	}
+	if slices.Equal(m.members(), m.lastMembers) {
+		return
+	}
+	if m.cfg.GatherOnChange {
+		m.startGather()
+	} else {
+		m.changeGather = m.now.Add(m.cfg.GatherSettle)
+	}
+}
+
+// watchesChange reports whether a change of the neighbourhood would start
+// a gather now, or schedule one (none scheduled yet).
+func (m *Manager) watchesChange() bool {
+	return m.cfg.GatherOnChange || m.settles() && m.changeGather.IsZero()
 }
 
 // settles reports whether the no-blind-start rule is on
@@ -729,6 +752,22 @@ func (m *Manager) take(cn uint64, why Reason) error {
 	}
 	m.pos++
 	cp := &checkpoint{cn: cn, pos: m.pos, state: st, hash: hashOf(st)}
+	m.markLossy(cp)
+	cp.cost = len(st) + 48
+	m.share(cp)
+	m.store = append(m.store, cp)
+	m.storeCost += cp.cost
+	m.cn = cn
+	m.stats.countTaken(why)
+	m.fx.Taken = append(m.fx.Taken, Taken{CN: cn, Reason: why, Size: len(st), Hash: cp.hash})
+	m.prune()
+	return nil
+}
+
+// markLossy records in cp the channels that may have lost messages
+// before it (see checkpoint), ending the reset's dirty period first once
+// resetQuiet has passed.
+func (m *Manager) markLossy(cp *checkpoint) {
 	if m.dirtyAll && !m.now.Before(m.dirtyUntil) {
 		m.dirtyAll = false
 		clear(m.clean)
@@ -739,50 +778,80 @@ func (m *Manager) take(cn uint64, why Reason) error {
 	if len(m.dirty) > 0 {
 		cp.dirty = sortedKeys(m.dirty)
 	}
-	cp.cost = len(st) + 48
-	if n := len(m.store); n > 0 {
-		if prev := m.store[n-1]; prev.hash == cp.hash && bytes.Equal(prev.state, st) {
-			cp.state, cp.shared, cp.cost = prev.state, true, 48
-		}
+}
+
+// share makes cp share the previous checkpoint's bytes when the state did
+// not change, at the cost of its record alone.
+func (m *Manager) share(cp *checkpoint) {
+	n := len(m.store)
+	if n == 0 {
+		return
 	}
-	m.store = append(m.store, cp)
-	m.storeCost += cp.cost
-	m.cn = cn
+	if prev := m.store[n-1]; prev.hash == cp.hash && bytes.Equal(prev.state, cp.state) {
+		cp.state, cp.shared, cp.cost = prev.state, true, 48
+	}
+}
+
+// countTaken counts a checkpoint taken for reason why.
+func (s *Stats) countTaken(why Reason) {
 	switch why {
 	case CheckpointPeriodic:
-		m.stats.Periodic++
+		s.Periodic++
 	case CheckpointForced:
-		m.stats.Forced++
+		s.Forced++
 	case CheckpointRequested:
-		m.stats.Requested++
+		s.Requested++
 	}
-	m.fx.Taken = append(m.fx.Taken, Taken{CN: cn, Reason: why, Size: len(st), Hash: cp.hash})
-	m.prune()
-	return nil
 }
 
 // prune enforces the quota: the oldest checkpoints go first (the newest
 // stays), then log entries older than every checkpoint still needed.
 func (m *Manager) prune() {
 	for m.storeCost+m.logCost > m.cfg.Quota && len(m.store) > 1 {
-		old := m.store[0]
-		m.store[0] = nil
-		m.store = m.store[1:]
-		m.storeCost -= old.cost
-		// Never lower: a catch-up (see admit) refuses cuts above the
-		// checkpoints older than it.
-		m.prunedCN = max(m.prunedCN, old.cn)
-		m.stats.Pruned++
-		if next := m.store[0]; next.shared {
-			// next now carries the bytes it shared with old.
-			next.shared = false
-			next.cost += len(next.state)
-			m.storeCost += len(next.state)
-		}
+		m.dropOldest()
 	}
+	m.trimLog()
+}
+
+// dropOldest prunes the oldest stored checkpoint.
+func (m *Manager) dropOldest() {
+	old := m.store[0]
+	m.store[0] = nil
+	m.store = m.store[1:]
+	m.storeCost -= old.cost
+	// Never lower: a catch-up (see admit) refuses cuts above the
+	// checkpoints older than it.
+	m.prunedCN = max(m.prunedCN, old.cn)
+	m.stats.Pruned++
+	if next := m.store[0]; next.shared {
+		// next now carries the bytes it shared with old.
+		next.shared = false
+		next.cost += len(next.state)
+		m.storeCost += len(next.state)
+	}
+}
+
+// trimLog drops the log entries older than every checkpoint still needed
+// (oldestNeeded).
+func (m *Manager) trimLog() {
 	if len(m.log) == 0 {
 		return
 	}
+	minPos := m.oldestNeeded()
+	i := 0
+	for i < len(m.log) && m.log[i].pos < minPos {
+		m.logCost -= m.log[i].cost
+		i++
+	}
+	if i > 0 {
+		clear(m.log[:i])
+		m.log = m.log[i:]
+	}
+}
+
+// oldestNeeded returns the position of the oldest checkpoint still needed:
+// stored, being answered from, or the gather's own.
+func (m *Manager) oldestNeeded() uint64 {
 	minPos := m.pos + 1
 	if len(m.store) > 0 {
 		minPos = m.store[0].pos
@@ -793,15 +862,7 @@ func (m *Manager) prune() {
 	if m.g != nil && m.g.own != nil {
 		minPos = min(minPos, m.g.own.pos)
 	}
-	i := 0
-	for i < len(m.log) && m.log[i].pos < minPos {
-		m.logCost -= m.log[i].cost
-		i++
-	}
-	if i > 0 {
-		clear(m.log[:i])
-		m.log = m.log[i:]
-	}
+	return minPos
 }
 
 // find returns the earliest stored checkpoint with cn ≥ cr, or nil if it may
@@ -834,32 +895,34 @@ func (m *Manager) send(to node.ID, msg node.Message) {
 // RecentWindow, ascending: the MaxRecordedPeers most recent when there are
 // more (NodeCheckpoint.Peers).
 func (m *Manager) recentPeers() []node.ID {
-	type rp struct {
-		id node.ID
-		at time.Time
-	}
 	cutoff := m.now.Add(-m.cfg.RecentWindow)
-	var rs []rp
+	var rs []recentPeer
 	for id, at := range m.recent {
 		if id != node.None && id != m.self && !at.Before(cutoff) {
-			rs = append(rs, rp{id, at})
+			rs = append(rs, recentPeer{id, at})
 		}
 	}
-	if len(rs) > MaxRecordedPeers {
-		// Most recent first, ties by ID: map order must not leak out.
-		slices.SortFunc(rs, func(a, b rp) int {
-			if c := b.at.Compare(a.at); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.id, b.id)
-		})
-		rs = rs[:MaxRecordedPeers]
-	}
-	var ids []node.ID
-	for _, r := range rs {
-		ids = append(ids, r.id)
-	}
+	ids := mostRecent(rs, MaxRecordedPeers)
 	slices.Sort(ids)
+	return ids
+}
+
+// recentPeer is a peer and when the node last exchanged a message with it.
+type recentPeer struct {
+	id node.ID
+	at time.Time
+}
+
+// mostRecent returns the IDs of the n most recent peers of rs, most recent
+// first, ties by ID: map order must not leak out.
+func mostRecent(rs []recentPeer, n int) []node.ID {
+	slices.SortFunc(rs, func(a, b recentPeer) int {
+		return cmp.Or(b.at.Compare(a.at), cmp.Compare(a.id, b.id))
+	})
+	var ids []node.ID
+	for i := 0; i < len(rs) && i < n; i++ {
+		ids = append(ids, rs[i].id)
+	}
 	return ids
 }
 
@@ -872,48 +935,55 @@ func (m *Manager) members() []node.ID {
 // firstHop returns the neighbourhood plus self and Include's peers,
 // ascending, at most MaxMembers long.
 func (m *Manager) firstHop() []node.ID {
-	var ids []node.ID
+	ids := append(m.neighbours(), m.self)
+	return insertMembers(m.capMembers(realIDs(ids)), m.also)
+}
+
+// neighbours returns the service's neighbours (node.Neighborer), or else
+// the MaxRecentPeers peers the node exchanged messages with most recently.
+func (m *Manager) neighbours() []node.ID {
 	if nb, ok := m.src.Service().(node.Neighborer); ok {
-		ids = append(ids, nb.Neighbors(m.self)...)
-	} else {
-		type rp struct {
-			id node.ID
-			at time.Time
-		}
-		var rs []rp
-		cutoff := m.now.Add(-m.cfg.RecentWindow)
-		for id, at := range m.recent {
-			if at.Before(cutoff) {
-				delete(m.recent, id)
-				continue
-			}
-			rs = append(rs, rp{id, at})
-		}
-		// Most recent first, ties by ID: map order must not leak out.
-		slices.SortFunc(rs, func(a, b rp) int {
-			if c := b.at.Compare(a.at); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.id, b.id)
-		})
-		for i := 0; i < len(rs) && i < m.cfg.MaxRecentPeers; i++ {
-			ids = append(ids, rs[i].id)
-		}
+		return append([]node.ID(nil), nb.Neighbors(m.self)...)
 	}
-	ids = append(ids, m.self)
+	return mostRecent(m.freshPeers(), m.cfg.MaxRecentPeers)
+}
+
+// freshPeers forgets the peers the node exchanged no message with within
+// RecentWindow and returns the others.
+func (m *Manager) freshPeers() []recentPeer {
+	var rs []recentPeer
+	cutoff := m.now.Add(-m.cfg.RecentWindow)
+	for id, at := range m.recent {
+		if at.Before(cutoff) {
+			delete(m.recent, id)
+			continue
+		}
+		rs = append(rs, recentPeer{id, at})
+	}
+	return rs
+}
+
+// realIDs sorts ids and drops duplicates and node.None.
+func realIDs(ids []node.ID) []node.ID {
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	if len(ids) > 0 && ids[0] == node.None {
 		ids = ids[1:]
 	}
-	if len(ids) > MaxMembers {
-		ids = ids[:MaxMembers]
-		if !slices.Contains(ids, m.self) {
-			ids[MaxMembers-1] = m.self
-			slices.Sort(ids)
-		}
+	return ids
+}
+
+// capMembers bounds the ascending ids at MaxMembers, keeping self.
+func (m *Manager) capMembers(ids []node.ID) []node.ID {
+	if len(ids) <= MaxMembers {
+		return ids
 	}
-	return insertMembers(ids, m.also)
+	ids = ids[:MaxMembers]
+	if !slices.Contains(ids, m.self) {
+		ids[MaxMembers-1] = m.self
+		slices.Sort(ids)
+	}
+	return ids
 }
 
 // insertMembers inserts extra into the ascending members ids, while they
@@ -937,6 +1007,12 @@ func (m *Manager) secondHop(s *Snapshot) {
 	if m.cfg.SecondHop <= 0 {
 		return
 	}
+	m.hop2 = mostNamed(m.namedPeers(s), m.cfg.SecondHop)
+}
+
+// namedPeers counts, for each candidate of the second hop, how many of
+// the first-hop members in s named it among their peers.
+func (m *Manager) namedPeers(s *Snapshot) map[node.ID]int {
 	first := m.firstHop()
 	named := map[node.ID]int{}
 	for _, n := range s.Nodes {
@@ -944,27 +1020,34 @@ func (m *Manager) secondHop(s *Snapshot) {
 			continue
 		}
 		for _, p := range n.Peers {
-			// A member's word about its peers: only those this node
-			// knows and a witness vouches for, each of which answers
-			// for itself.
-			if _, in := slices.BinarySearch(first, p); !in && p != node.None && m.knows(p) && m.vouched(p) {
+			if m.secondHopCandidate(first, p) {
 				named[p]++
 			}
 		}
 	}
+	return named
+}
+
+// secondHopCandidate reports whether p, named by a first-hop member, may
+// be in the second hop. A member's word about its peers: only those this
+// node knows and a witness vouches for, each of which answers for itself.
+func (m *Manager) secondHopCandidate(first []node.ID, p node.ID) bool {
+	_, in := slices.BinarySearch(first, p)
+	return !in && p != node.None && m.knows(p) && m.vouched(p)
+}
+
+// mostNamed returns the n peers named most often (ties by ID), ascending.
+func mostNamed(named map[node.ID]int, n int) []node.ID {
 	hop := make([]node.ID, 0, len(named))
 	for id := range named {
 		hop = append(hop, id)
 	}
 	slices.SortFunc(hop, func(a, b node.ID) int {
-		if c := cmp.Compare(named[b], named[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
+		return cmp.Or(cmp.Compare(named[b], named[a]), cmp.Compare(a, b))
 	})
-	hop = hop[:min(len(hop), m.cfg.SecondHop)]
+	hop = hop[:min(len(hop), n)]
 	slices.Sort(hop)
-	m.hop2 = hop
+	return hop
 }
 
 // Include sets the peers the gathers take in besides the neighbourhood,
@@ -1333,32 +1416,58 @@ func (m *Manager) startRound(cr uint64) {
 	g := m.g
 	g.round++
 	m.stats.Rounds++
-	if cr > m.cn {
-		if err := m.take(cr, CheckpointRequested); err != nil {
-			m.fail(err.Error())
-			return
-		}
-	}
-	g.own = m.find(cr)
-	if g.own == nil {
-		// Our own checkpoint of that cut is gone: move the cut past our
-		// number.
-		if cr = m.nextCut(); cr > MaxCN {
-			m.fail(FailureExhausted)
-			return
-		}
-		if err := m.take(cr, CheckpointRequested); err != nil {
-			m.fail(err.Error())
-			return
-		}
-		g.own = m.find(cr)
+	cr, ok := m.ownCut(cr)
+	if !ok {
+		return
 	}
 	m.seq++
 	g.id, g.cr, g.maxNeg = m.seq, cr, 0
 	g.all = m.members()
 	m.lastMembers = g.all
-	// Members no witness vouches for are left out of the round, so that
-	// the others do not wait for channels from them (ReasonUnvouched).
+	m.splitVouched(g)
+	g.deadline = m.now.Add(m.cfg.GatherTimeout)
+	m.ask(g)
+	m.checkRound()
+}
+
+// ownCut sets the gather's own checkpoint for cut cr, checkpointing the
+// node if its number is below cr, and returns the cut the round asks for:
+// cr, or the cut after the node's number when the node's checkpoint of cr
+// is gone. false: the gather failed.
+func (m *Manager) ownCut(cr uint64) (uint64, bool) {
+	if cr > m.cn && !m.takeOrFail(cr) {
+		return 0, false
+	}
+	if m.g.own = m.find(cr); m.g.own != nil {
+		return cr, true
+	}
+	// Our own checkpoint of that cut is gone: move the cut past our
+	// number.
+	if cr = m.nextCut(); cr > MaxCN {
+		m.fail(FailureExhausted)
+		return 0, false
+	}
+	if !m.takeOrFail(cr) {
+		return 0, false
+	}
+	m.g.own = m.find(cr)
+	return cr, true
+}
+
+// takeOrFail checkpoints the node for the gather's cut cr, giving the
+// gather up when the Source fails.
+func (m *Manager) takeOrFail(cr uint64) bool {
+	if err := m.take(cr, CheckpointRequested); err != nil {
+		m.fail(err.Error())
+		return false
+	}
+	return true
+}
+
+// splitVouched sets the round's members from its neighbourhood g.all:
+// members no witness vouches for are left out of the round, so that the
+// others do not wait for channels from them (ReasonUnvouched).
+func (m *Manager) splitVouched(g *gatherState) {
 	g.members, g.unvouched = make([]node.ID, 0, len(g.all)), nil // sent in Requests: never reused
 	for _, id := range g.all {
 		if id == m.self || m.vouched(id) {
@@ -1367,16 +1476,19 @@ func (m *Manager) startRound(cr uint64) {
 			g.unvouched = append(g.unvouched, id)
 		}
 	}
-	g.deadline = m.now.Add(m.cfg.GatherTimeout)
+}
+
+// ask sends the round's Requests to its members and the Marker that
+// closes the node's channel to itself.
+func (m *Manager) ask(g *gatherState) {
 	g.status = make(map[node.ID]*memberState, len(g.members))
 	for _, id := range g.members {
 		if id != m.self {
 			g.status[id] = &memberState{}
-			m.send(id, Request{Gather: g.id, CR: cr, Members: g.members})
+			m.send(id, Request{Gather: g.id, CR: g.cr, Members: g.members})
 		}
 	}
 	m.send(m.self, Marker{Gather: g.id})
-	m.checkRound()
 }
 
 // nextRound starts another round if the gather has rounds left, and gives
@@ -1610,24 +1722,38 @@ func (m *Manager) onNegative(from node.ID, n Negative) {
 // checkRound finishes the current round once every member has answered
 // (or is dead) and our own channels have closed (or the round timed out).
 func (m *Manager) checkRound() {
-	g := m.g
-	if g == nil {
-		return
+	if m.roundDone() {
+		m.endRound()
 	}
-	timedOut := !m.now.Before(g.deadline)
-	retry := false
+}
+
+// roundDone reports whether a round is in progress that every member has
+// answered (or is dead) and whose own channels have closed (or that timed
+// out).
+func (m *Manager) roundDone() bool {
+	g := m.g
+	if g == nil || g.any(memberPending) {
+		return false
+	}
+	return !m.now.Before(g.deadline) || m.closed(m.self, g.cr)
+}
+
+// any reports whether a member of the round is in state.
+func (g *gatherState) any(state uint8) bool {
 	for _, st := range g.status {
-		switch st.state {
-		case memberPending:
-			return
-		case memberRetry:
-			retry = true
+		if st.state == state {
+			return true
 		}
 	}
-	if !timedOut && !m.closed(m.self, g.cr) {
-		return
-	}
-	if retry && g.round < m.cfg.MaxRounds {
+	return false
+}
+
+// endRound ends a finished round: another round for the members to
+// retry, a rebase when every member refused the cut, a failure when
+// nobody answered, else the snapshot.
+func (m *Manager) endRound() {
+	g := m.g
+	if g.any(memberRetry) && g.round < m.cfg.MaxRounds {
 		// g.cr+1 is at most MaxCN+1, which startRound refuses.
 		m.startRound(max(g.maxNeg, g.cr+1))
 		return
@@ -1650,8 +1776,18 @@ func (m *Manager) checkRound() {
 // Members that chose to leave themselves out (bandwidth, size, pruned
 // checkpoints) answered, so their absence is a snapshot's, not a failure.
 func (m *Manager) nobodyAnswered() (string, bool) {
+	dead, bad, silent := m.silentMembers()
+	if !silent || len(dead)+len(bad) == 0 {
+		return "", false
+	}
+	return failureNoMember(dead, bad), true
+}
+
+// silentMembers returns the round's dead members and those excluded for
+// a malformed answer, and whether those are all the members besides the
+// gatherer.
+func (m *Manager) silentMembers() (dead, bad []node.ID, all bool) {
 	g := m.g
-	var dead, bad []node.ID
 	for _, id := range g.members {
 		st := g.status[id]
 		switch {
@@ -1661,12 +1797,15 @@ func (m *Manager) nobodyAnswered() (string, bool) {
 		case st.state == memberExcluded && st.bad:
 			bad = append(bad, id)
 		default:
-			return "", false
+			return nil, nil, false
 		}
 	}
-	if len(dead)+len(bad) == 0 {
-		return "", false
-	}
+	return dead, bad, true
+}
+
+// failureNoMember is the FailureNoMember reason naming the dead and the
+// malformed members.
+func failureNoMember(dead, bad []node.ID) string {
 	why := FailureNoMember
 	if len(dead) > 0 {
 		why += fmt.Sprintf(": dead %v", dead)
@@ -1674,7 +1813,7 @@ func (m *Manager) nobodyAnswered() (string, bool) {
 	if len(bad) > 0 {
 		why += fmt.Sprintf(": malformed %v", bad)
 	}
-	return why, true
+	return why
 }
 
 // finish turns the current round's answers into a Snapshot.
@@ -1682,55 +1821,87 @@ func (m *Manager) finish() {
 	g := m.g
 	m.g = nil
 	s := &Snapshot{Gatherer: m.self, Gather: g.id, CN: g.cr, Started: g.started, At: m.now, Rounds: g.round}
+	included := m.addNodes(g, s)
+	addUnvouched(g, s)
+	m.addChannels(g, s, included)
+	m.stats.Gathers++
+	m.fx.Snapshots = append(m.fx.Snapshots, s)
+	m.secondHop(s)
+}
+
+// addNodes puts every member of round g into s (included, dead or
+// excluded) and returns the included ones, ascending.
+func (m *Manager) addNodes(g *gatherState, s *Snapshot) []node.ID {
 	var included []node.ID
 	for _, id := range g.members {
-		if id == m.self {
+		if m.addNode(g, s, id) {
 			included = append(included, id)
-			s.Nodes = append(s.Nodes, NodeCheckpoint{Node: id, CN: g.own.cn, State: g.own.state, Peers: m.recentPeers()})
-			continue
-		}
-		st := g.status[id]
-		switch st.state {
-		case memberOK:
-			included = append(included, id)
-			s.Nodes = append(s.Nodes, NodeCheckpoint{Node: id, CN: st.cn, State: st.raw, Peers: st.peers})
-		case memberDead:
-			s.Dead = append(s.Dead, id)
-		default:
-			s.Excluded = append(s.Excluded, Exclusion{Node: id, Reason: st.reason})
 		}
 	}
+	return included
+}
+
+// addNode puts member id of round g into s: its checkpoint (the node's own
+// for the gatherer) if it answered, else among the dead or the excluded.
+// It reports whether id is included.
+func (m *Manager) addNode(g *gatherState, s *Snapshot, id node.ID) bool {
+	if id == m.self {
+		s.Nodes = append(s.Nodes, NodeCheckpoint{Node: id, CN: g.own.cn, State: g.own.state, Peers: m.recentPeers()})
+		return true
+	}
+	st := g.status[id]
+	switch st.state {
+	case memberOK:
+		s.Nodes = append(s.Nodes, NodeCheckpoint{Node: id, CN: st.cn, State: st.raw, Peers: st.peers})
+		return true
+	case memberDead:
+		s.Dead = append(s.Dead, id)
+	default:
+		s.Excluded = append(s.Excluded, Exclusion{Node: id, Reason: st.reason})
+	}
+	return false
+}
+
+// addUnvouched adds the neighbours round g left out as unvouched to s's
+// exclusions, keeping them ascending.
+func addUnvouched(g *gatherState, s *Snapshot) {
 	for _, id := range g.unvouched {
 		s.Excluded = append(s.Excluded, Exclusion{Node: id, Reason: ReasonUnvouched})
 	}
 	if len(g.unvouched) > 0 {
 		slices.SortFunc(s.Excluded, func(a, b Exclusion) int { return cmp.Compare(a.Node, b.Node) })
 	}
+}
+
+// addChannels adds to s the channels between the included members: as the
+// gatherer recorded those into itself, as each member recorded the others.
+func (m *Manager) addChannels(g *gatherState, s *Snapshot, included []node.ID) {
 	ownRecs, ownMsgs := m.record(g.own, g.cr, g.members)
 	for _, to := range included {
 		for _, from := range included {
 			i, _ := slices.BinarySearch(g.members, from)
-			ch := Channel{From: from, To: to}
-			var flags uint8
 			if to == m.self {
-				flags = ownRecs[i].Flags
-				for _, msg := range ownMsgs[i] {
-					ch.Messages = append(ch.Messages, node.Envelope{From: from, To: to, CN: 0, Msg: msg})
-				}
-				for k := range ch.Messages {
-					ch.Messages[k].CN = ownRecs[i].Msgs[k].CN
-				}
+				s.Channels = append(s.Channels, channelOf(from, to, ownRecs[i].Flags, ownEnvelopes(from, to, ownRecs[i], ownMsgs[i])))
 			} else {
 				st := g.status[to]
-				flags = st.channels[i].Flags
-				ch.Messages = st.msgs[i]
+				s.Channels = append(s.Channels, channelOf(from, to, st.channels[i].Flags, st.msgs[i]))
 			}
-			ch.Complete = flags&FlagComplete != 0
-			ch.Lossy = flags&FlagLossy != 0
-			s.Channels = append(s.Channels, ch)
 		}
 	}
-	m.stats.Gathers++
-	m.fx.Snapshots = append(m.fx.Snapshots, s)
-	m.secondHop(s)
+}
+
+// ownEnvelopes returns the messages the gatherer recorded on the channel
+// from → to (itself), with their numbers from rec.
+func ownEnvelopes(from, to node.ID, rec ChannelRecord, msgs []node.Message) []node.Envelope {
+	var envs []node.Envelope
+	for k, msg := range msgs {
+		envs = append(envs, node.Envelope{From: from, To: to, CN: rec.Msgs[k].CN, Msg: msg})
+	}
+	return envs
+}
+
+// channelOf is the snapshot's channel from → to, recorded with flags and
+// messages msgs.
+func channelOf(from, to node.ID, flags uint8, msgs []node.Envelope) Channel {
+	return Channel{From: from, To: to, Messages: msgs, Complete: flags&FlagComplete != 0, Lossy: flags&FlagLossy != 0}
 }
