@@ -1196,17 +1196,7 @@ func (m *Manager) closed(s node.ID, cr uint64) bool { return m.lastCN[s] >= cr }
 func (m *Manager) pollAnswers() {
 	kept := m.answers[:0]
 	for _, a := range m.answers {
-		done := !m.now.Before(a.deadline)
-		if !done {
-			done = true
-			for _, s := range a.members {
-				if !m.closed(s, a.cr) {
-					done = false
-					break
-				}
-			}
-		}
-		if done {
+		if m.ready(a) {
 			m.respond(a)
 		} else {
 			kept = append(kept, a)
@@ -1216,13 +1206,44 @@ func (m *Manager) pollAnswers() {
 	m.answers = kept
 }
 
+// ready reports whether answer a is to be sent: its deadline has passed
+// or the channels from all its members have closed.
+func (m *Manager) ready(a *answer) bool {
+	if !m.now.Before(a.deadline) {
+		return true
+	}
+	for _, s := range a.members {
+		if !m.closed(s, a.cr) {
+			return false
+		}
+	}
+	return true
+}
+
 // record returns the recorded state of the channels from members into this
 // node for cut cr with checkpoint cp: for each member s, the late messages
 // from s logged after cp with CN < cr, whether the channel closed, and
 // whether a transport error about s was logged after cp.
 func (m *Manager) record(cp *checkpoint, cr uint64, members []node.ID) ([]ChannelRecord, [][]node.Message) {
-	recs := make([]ChannelRecord, len(members))
+	recs := m.channelFlags(cp, cr, members)
 	msgs := make([][]node.Message, len(members))
+	for j := range m.log {
+		e := &m.log[j]
+		if e.pos <= cp.pos {
+			continue
+		}
+		if i, ok := slices.BinarySearch(members, e.from); ok {
+			e.recordInto(&recs[i], &msgs[i], cr)
+		}
+	}
+	return recs, msgs
+}
+
+// channelFlags returns one record per member s with the flags known from
+// checkpoint cp alone: complete if the channel from s closed for cut cr,
+// lossy if s was dirty at cp.
+func (m *Manager) channelFlags(cp *checkpoint, cr uint64, members []node.ID) []ChannelRecord {
+	recs := make([]ChannelRecord, len(members))
 	for i, s := range members {
 		recs[i].From = s
 		if m.closed(s, cr) {
@@ -1232,28 +1253,25 @@ func (m *Manager) record(cp *checkpoint, cr uint64, members []node.ID) ([]Channe
 			recs[i].Flags |= FlagLossy
 		}
 	}
-	for j := range m.log {
-		e := &m.log[j]
-		if e.pos <= cp.pos {
-			continue
+	return recs
+}
+
+// recordInto adds log entry e, logged after the checkpoint, to its
+// sender's channel record rec (and msgs, the messages themselves): a
+// transport error makes it lossy, a late message below cut cr is recorded
+// unless the record is full, which leaves it incomplete.
+func (e *logEntry) recordInto(rec *ChannelRecord, msgs *[]node.Message, cr uint64) {
+	switch {
+	case e.err:
+		rec.Flags |= FlagLossy
+	case e.rec.CN < cr:
+		if len(rec.Msgs) == MaxRecorded {
+			rec.Flags &^= FlagComplete
+			return
 		}
-		i, ok := slices.BinarySearch(members, e.from)
-		if !ok {
-			continue
-		}
-		switch {
-		case e.err:
-			recs[i].Flags |= FlagLossy
-		case e.rec.CN < cr:
-			if len(recs[i].Msgs) == MaxRecorded {
-				recs[i].Flags &^= FlagComplete
-				continue
-			}
-			recs[i].Msgs = append(recs[i].Msgs, e.rec)
-			msgs[i] = append(msgs[i], e.msg)
-		}
+		rec.Msgs = append(rec.Msgs, e.rec)
+		*msgs = append(*msgs, e.msg)
 	}
-	return recs, msgs
 }
 
 // respond sends the Response for a (or a Negative if the bandwidth cap
@@ -1372,24 +1390,36 @@ func (m *Manager) fracBurst() float64 { return max(m.absBurst(), 64<<10) }
 // allow charges size bytes against the bandwidth caps, reporting whether
 // both allow it.
 func (m *Manager) allow(size int) bool {
+	m.refill()
+	s := float64(size)
+	caps := [...]bandwidthCap{{m.cfg.BandwidthBits > 0, &m.absTokens}, {m.cfg.BandwidthFraction > 0, &m.fracTokens}}
+	for _, c := range caps {
+		if c.on && *c.tokens < s {
+			return false
+		}
+	}
+	for _, c := range caps {
+		if c.on {
+			*c.tokens -= s
+		}
+	}
+	return true
+}
+
+// bandwidthCap is one of the bandwidth caps (Config.BandwidthBits,
+// Config.BandwidthFraction): whether it is on, and its bucket's bytes.
+type bandwidthCap struct {
+	on     bool
+	tokens *float64
+}
+
+// refill tops the absolute cap's bucket up for the time since the last
+// refill, up to its burst.
+func (m *Manager) refill() {
 	if dt := m.now.Sub(m.refilled); dt > 0 {
 		m.absTokens = min(m.absTokens+m.cfg.BandwidthBits/8*dt.Seconds(), m.absBurst())
 		m.refilled = m.now
 	}
-	s := float64(size)
-	if m.cfg.BandwidthBits > 0 && m.absTokens < s {
-		return false
-	}
-	if m.cfg.BandwidthFraction > 0 && m.fracTokens < s {
-		return false
-	}
-	if m.cfg.BandwidthBits > 0 {
-		m.absTokens -= s
-	}
-	if m.cfg.BandwidthFraction > 0 {
-		m.fracTokens -= s
-	}
-	return true
 }
 
 func (m *Manager) onAck(from node.ID, a Ack) {
@@ -1691,32 +1721,53 @@ func (m *Manager) onNegative(from node.ID, n Negative) {
 	}
 	switch n.Reason {
 	case ReasonPruned:
-		if n.CN > MaxCN || n.CN < m.g.cr {
-			m.stats.BadMessages++
-			st.state, st.reason, st.bad = memberExcluded, "malformed negative answer", true
-			break
-		}
-		if n.CN > m.limit(from) {
-			// Retrying there would jump this node's number beyond the
-			// window on one peer's word.
-			m.stats.CNRejected++
-			st.state, st.reason, st.bad = memberExcluded, "checkpoint number beyond the window", true
-			break
-		}
-		st.state, st.reason = memberRetry, "checkpoint pruned"
-		m.g.maxNeg = max(m.g.maxNeg, n.CN)
-		m.spend(from, n.CN) // the retry adopts it
+		m.retryAt(from, n, st)
 	case ReasonWindow:
-		st.state, st.reason = memberExcluded, "the cut is beyond its window"
-		if n.CN < m.g.cr && m.g.cr-n.CN > uint64(m.cfg.CNWindow) {
-			st.cn, st.refused = n.CN, true
-		}
-	case ReasonBandwidth:
-		st.state, st.reason = memberExcluded, "bandwidth cap"
+		m.refusedCut(n, st)
 	default:
-		st.state, st.reason = memberExcluded, "refused"
+		st.state, st.reason = memberExcluded, refusalReason(n.Reason)
 	}
 	m.checkRound()
+}
+
+// retryAt handles member from's answer that its checkpoint of the cut is
+// pruned: the member is retried at its number n.CN in the next round, if
+// that number is well formed and within the window.
+func (m *Manager) retryAt(from node.ID, n Negative, st *memberState) {
+	if n.CN > MaxCN || n.CN < m.g.cr {
+		m.stats.BadMessages++
+		st.state, st.reason, st.bad = memberExcluded, "malformed negative answer", true
+		return
+	}
+	if n.CN > m.limit(from) {
+		// Retrying there would jump this node's number beyond the
+		// window on one peer's word.
+		m.stats.CNRejected++
+		st.state, st.reason, st.bad = memberExcluded, "checkpoint number beyond the window", true
+		return
+	}
+	st.state, st.reason = memberRetry, "checkpoint pruned"
+	m.g.maxNeg = max(m.g.maxNeg, n.CN)
+	m.spend(from, n.CN) // the retry adopts it
+}
+
+// refusedCut handles a member's answer that the cut lies beyond its
+// window: it is excluded, and counts as a refuser (rebaseTarget) when its
+// number is more than a window below the cut.
+func (m *Manager) refusedCut(n Negative, st *memberState) {
+	st.state, st.reason = memberExcluded, "the cut is beyond its window"
+	if n.CN < m.g.cr && m.g.cr-n.CN > uint64(m.cfg.CNWindow) {
+		st.cn, st.refused = n.CN, true
+	}
+}
+
+// refusalReason is the exclusion reason of a member that refused for
+// reason (other than a pruned checkpoint or the window).
+func refusalReason(reason uint8) string {
+	if reason == ReasonBandwidth {
+		return "bandwidth cap"
+	}
+	return "refused"
 }
 
 // checkRound finishes the current round once every member has answered
