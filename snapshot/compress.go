@@ -87,42 +87,61 @@ func (c *codec) compress(dst, raw, base []byte) ([]byte, error) {
 // EncodingSame), at most maxSize bytes whatever the payload declares, and
 // must hash to r.Hash. Errors wrap ErrBadMessage.
 func (c *codec) decode(r *Response, base []byte) ([]byte, error) {
-	bad := func(format string, args ...any) ([]byte, error) {
-		return nil, fmt.Errorf("%w: checkpoint payload: "+format, append([]any{ErrBadMessage}, args...)...)
-	}
 	if int64(r.RawLen) > int64(c.maxSize) {
-		return bad("%d bytes exceeds the %d-byte cap", r.RawLen, c.maxSize)
+		return badPayload("%d bytes exceeds the %d-byte cap", r.RawLen, c.maxSize)
 	}
-	var out []byte
-	switch r.Encoding {
-	case EncodingRaw:
-		out = bytes.Clone(r.State)
-	case EncodingSame:
-		if base == nil || hashOf(base) != r.Base {
-			return bad("unchanged against an unknown base")
-		}
-		out = base
-	case EncodingZstd, EncodingDelta:
-		opts := []zstd.DOption{zstd.WithDecoderDictDelete()}
-		if r.Encoding == EncodingDelta {
-			if base == nil || hashOf(base) != r.Base {
-				return bad("delta against an unknown base")
-			}
-			opts = append(opts, zstd.WithDecoderDictRaw(dictID(r.Base), base))
-		}
-		if err := c.dec.ResetWithOptions(nil, opts...); err != nil {
-			return bad("%v", err)
-		}
-		var err error
-		out, err = c.dec.DecodeAll(r.State, make([]byte, 0, r.RawLen))
-		if err != nil {
-			return bad("%v", err)
-		}
-	default:
-		return bad("unknown encoding %d", r.Encoding)
+	out, err := c.decodeState(r, base)
+	if err != nil {
+		return nil, err
 	}
 	if len(out) != int(r.RawLen) || hashOf(out) != r.Hash {
-		return bad("decoded %d bytes that do not match the declared length %d and hash", len(out), r.RawLen)
+		return badPayload("decoded %d bytes that do not match the declared length %d and hash", len(out), r.RawLen)
+	}
+	return out, nil
+}
+
+// badPayload is the error about an undecodable checkpoint payload, wrapping
+// ErrBadMessage.
+func badPayload(format string, args ...any) ([]byte, error) {
+	return nil, fmt.Errorf("%w: checkpoint payload: "+format, append([]any{ErrBadMessage}, args...)...)
+}
+
+// isBase reports whether base is present and is the checkpoint with hash h.
+func isBase(base []byte, h uint64) bool { return base != nil && hashOf(base) == h }
+
+// decodeState undoes r's encoding, unchecked against the declared length
+// and hash.
+func (c *codec) decodeState(r *Response, base []byte) ([]byte, error) {
+	switch r.Encoding {
+	case EncodingRaw:
+		return bytes.Clone(r.State), nil
+	case EncodingSame:
+		if !isBase(base, r.Base) {
+			return badPayload("unchanged against an unknown base")
+		}
+		return base, nil
+	case EncodingZstd, EncodingDelta:
+		return c.inflate(r, base)
+	}
+	return badPayload("unknown encoding %d", r.Encoding)
+}
+
+// inflate decompresses r's zstd frame, with base as the raw dictionary of
+// a delta.
+func (c *codec) inflate(r *Response, base []byte) ([]byte, error) {
+	opts := []zstd.DOption{zstd.WithDecoderDictDelete()}
+	if r.Encoding == EncodingDelta {
+		if !isBase(base, r.Base) {
+			return badPayload("delta against an unknown base")
+		}
+		opts = append(opts, zstd.WithDecoderDictRaw(dictID(r.Base), base))
+	}
+	if err := c.dec.ResetWithOptions(nil, opts...); err != nil {
+		return badPayload("%v", err)
+	}
+	out, err := c.dec.DecodeAll(r.State, make([]byte, 0, r.RawLen))
+	if err != nil {
+		return badPayload("%v", err)
 	}
 	return out, nil
 }

@@ -293,7 +293,7 @@ func (b BandwidthConfig) withDefaults() (BandwidthConfig, error) {
 		name string
 		v    float64
 	}{{"BandwidthBits", b.BandwidthBits}, {"BandwidthFraction", b.BandwidthFraction}} {
-		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
+		if !(f.v >= 0 && f.v <= math.MaxFloat64) { // NaN fails both
 			return b, fmt.Errorf("snapshot: Config.%s must be a finite non-negative number, got %v", f.name, f.v)
 		}
 	}

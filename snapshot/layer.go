@@ -96,23 +96,21 @@ const (
 // String returns "start", "before", "after", "tick", "gather", "crash" or
 // "connection-broken".
 func (c LayerCall) String() string {
-	switch c {
-	case CallStart:
-		return "start"
-	case CallBefore:
-		return "before"
-	case CallAfter:
-		return "after"
-	case CallTick:
-		return "tick"
-	case CallGather:
-		return "gather"
-	case CallCrash:
-		return "crash"
-	case CallConnectionBroken:
-		return "connection-broken"
+	if name, ok := callNames[c]; ok {
+		return name
 	}
 	return "call(?)"
+}
+
+// callNames names the calls of a Layer (LayerCall.String).
+var callNames = map[LayerCall]string{
+	CallStart:            "start",
+	CallBefore:           "before",
+	CallAfter:            "after",
+	CallTick:             "tick",
+	CallGather:           "gather",
+	CallCrash:            "crash",
+	CallConnectionBroken: "connection-broken",
 }
 
 // LayerEffects is what one call of a Layer made its Manager do, for an
@@ -207,22 +205,34 @@ func (l *Layer) Before(now time.Time, ev node.Event, in *node.Envelope) (bool, [
 	}
 	switch ev.Kind {
 	case node.EventMessage:
-		env := node.Envelope{From: ev.From, Msg: ev.Msg, To: l.m.self}
-		if in != nil {
-			env = *in
-		}
-		deliver, fx, err := l.m.Deliver(now, env)
-		return deliver, l.apply(CallBefore, fx), err
+		return l.deliver(now, ev, in)
 	case node.EventTransportError:
 		return true, l.apply(CallBefore, l.m.TransportError(now, ev.Peer)), nil
 	case node.EventReset:
-		if l.crashed {
-			l.crashed = false
-			return true, nil, nil
-		}
-		return true, l.apply(CallBefore, l.m.Reset(now)), nil
+		return true, l.reset(now), nil
 	}
 	return true, nil, nil
+}
+
+// deliver hands the message of ev (in, its envelope, when the shell has
+// it) to Manager.Deliver. Called with mu held.
+func (l *Layer) deliver(now time.Time, ev node.Event, in *node.Envelope) (bool, []node.Envelope, error) {
+	env := node.Envelope{From: ev.From, Msg: ev.Msg, To: l.m.self}
+	if in != nil {
+		env = *in
+	}
+	deliver, fx, err := l.m.Deliver(now, env)
+	return deliver, l.apply(CallBefore, fx), err
+}
+
+// reset resets the Manager for an EventReset, unless Crash did already for
+// this restart. Called with mu held.
+func (l *Layer) reset(now time.Time) []node.Envelope {
+	if l.crashed {
+		l.crashed = false
+		return nil
+	}
+	return l.apply(CallBefore, l.m.Reset(now))
 }
 
 // Crash tells the Manager that the node lost its state now
@@ -388,7 +398,7 @@ func (l *Layer) unlockAndNotify() {
 	pend, fxFn := l.pend, l.onFx
 	l.fresh, l.pend = nil, LayerEffects{}
 	l.mu.Unlock()
-	if fxFn != nil && pend.Call != 0 && !pend.Empty() {
+	if fxFn != nil && pend.reportable() {
 		fxFn(pend)
 	}
 	if fn != nil {
@@ -397,6 +407,10 @@ func (l *Layer) unlockAndNotify() {
 		}
 	}
 }
+
+// reportable reports whether fx holds a call's effects (Call is 0 when
+// none is pending) and the call had any.
+func (fx *LayerEffects) reportable() bool { return fx.Call != 0 && !fx.Empty() }
 
 // apply records the gathers and failures in fx (the effects of call)
 // and returns its sends. Called with mu held.

@@ -220,24 +220,31 @@ func New(cfg Config, self node.ID, src Source) (*Manager, error) {
 	if src == nil {
 		return nil, errors.New("snapshot: Source is required")
 	}
-	witness := ownWitness
-	if wh, ok := src.(WitnessHost); ok {
-		witness = wh.CatchUpWitness
-	}
-	knows := func(node.ID) bool { return true }
-	if pd, ok := src.(PeerDirectory); ok {
-		knows = pd.KnowsPeer
-	}
-	var check func([]byte) error
-	if cc, ok := src.(CheckpointChecker); ok {
-		check = cc.CheckCheckpoint
-	}
-	return &Manager{
-		cfg: c, self: self, src: src, witness: witness, knows: knows, check: check,
+	m := &Manager{
+		cfg: c, self: self, src: src,
 		lastCN: map[node.ID]uint64{}, claims: map[string]uint64{}, buckets: map[string]*cnBucket{}, recent: map[node.ID]time.Time{}, sentCN: map[node.ID]uint64{},
 		dirty: map[node.ID]bool{}, clean: map[node.ID]bool{},
 		acked: map[node.ID]base{}, sent: map[node.ID][]base{}, bases: map[node.ID][]base{},
-	}, nil
+	}
+	m.useHost(src)
+	return m, nil
+}
+
+// useHost takes the optional interfaces src implements (WitnessHost,
+// PeerDirectory, CheckpointChecker), with their defaults where it does
+// not: every peer vouched for by its ID, every peer known, no check.
+func (m *Manager) useHost(src Source) {
+	m.witness = ownWitness
+	if wh, ok := src.(WitnessHost); ok {
+		m.witness = wh.CatchUpWitness
+	}
+	m.knows = func(node.ID) bool { return true }
+	if pd, ok := src.(PeerDirectory); ok {
+		m.knows = pd.KnowsPeer
+	}
+	if cc, ok := src.(CheckpointChecker); ok {
+		m.check = cc.CheckCheckpoint
+	}
 }
 
 // CN returns the current checkpoint number.
@@ -258,12 +265,17 @@ func (m *Manager) Gathering() bool { return m.g != nil }
 
 // begin resets the effects buffer and advances the manager's clock.
 func (m *Manager) begin(now time.Time) {
-	if now.After(m.now) {
-		m.now = now
-	}
+	m.advance(now)
 	clear(m.fx.Sends)
 	clear(m.fx.Snapshots)
 	m.fx = Effects{Sends: m.fx.Sends[:0], Taken: m.fx.Taken[:0], Snapshots: m.fx.Snapshots[:0], Failures: m.fx.Failures[:0]}
+}
+
+// advance moves the manager's clock to now; it never goes back.
+func (m *Manager) advance(now time.Time) {
+	if now.After(m.now) {
+		m.now = now
+	}
 }
 
 // Start starts the manager when its node starts: the periodic increments
@@ -329,9 +341,7 @@ func (m *Manager) Reset(now time.Time) Effects {
 // number, before the shell transmits it; size is its wire size in bytes
 // (used by Config.BandwidthFraction; 0 if unknown).
 func (m *Manager) Sent(now time.Time, env *node.Envelope, size int) {
-	if now.After(m.now) {
-		m.now = now
-	}
+	m.advance(now)
 	env.CN = m.cn
 	if !env.Datagram && !env.Refusable {
 		// A datagram closes no channel at its receiver (see Deliver), so
@@ -340,14 +350,19 @@ func (m *Manager) Sent(now time.Time, env *node.Envelope, size int) {
 		// arrive.
 		m.sentCN[env.To] = m.cn
 	}
-	if env.To != m.self {
-		m.recent[env.To] = m.now
+	m.touch(env.To)
+	m.countSent(size)
+}
+
+// countSent accounts size bytes of service traffic, which earn the
+// fractional bandwidth cap its allowance (Config.BandwidthFraction).
+func (m *Manager) countSent(size int) {
+	if size <= 0 {
+		return
 	}
-	if size > 0 {
-		m.stats.ServiceBytes += int64(size)
-		if m.cfg.BandwidthFraction > 0 {
-			m.fracTokens = min(m.fracTokens+m.cfg.BandwidthFraction*float64(size), m.fracBurst())
-		}
+	m.stats.ServiceBytes += int64(size)
+	if m.cfg.BandwidthFraction > 0 {
+		m.fracTokens = min(m.fracTokens+m.cfg.BandwidthFraction*float64(size), m.fracBurst())
 	}
 }
 
@@ -372,36 +387,66 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 	if !m.started {
 		return !IsProtocol(env.Msg), m.fx, nil
 	}
-	cn, err := m.admit(env.From, env.CN)
-	if err != nil {
+	if env.CN, err = m.adopt(env.From, env.CN); err != nil {
 		return false, m.fx, err
 	}
-	env.CN = cn
-	if env.CN > m.cn {
-		if err := m.take(env.CN, CheckpointForced); err != nil {
-			return false, m.fx, err
-		}
-	}
 	if !env.Datagram {
-		if last, ok := m.lastCN[env.From]; ok && env.CN < last && env.From != m.self {
-			m.wentBack(env.From, env.CN)
-		}
-		if env.CN > m.lastCN[env.From] {
-			m.lastCN[env.From] = env.CN
-		}
-		// Whatever was lost on the way from env.From arrived (was
-		// dropped) before env: FIFO.
-		delete(m.dirty, env.From)
-		if m.dirtyAll {
-			m.clean[env.From] = true
+		m.heard(env.From, env.CN)
+	}
+	if deliver, err = m.dispatch(env); err != nil {
+		return false, m.fx, err
+	}
+	m.pollAnswers()
+	m.checkRound()
+	return deliver, m.fx, nil
+}
+
+// adopt vets the number cn a message from peer carries (admit) and, when
+// the node is to move up to it, checkpoints the state first. It returns
+// the number the message is handled as carrying.
+func (m *Manager) adopt(peer node.ID, cn uint64) (uint64, error) {
+	cn, err := m.admit(peer, cn)
+	if err != nil {
+		return cn, err
+	}
+	if cn > m.cn {
+		if err := m.take(cn, CheckpointForced); err != nil {
+			return cn, err
 		}
 	}
+	return cn, nil
+}
+
+// heard notes an ordered message with number cn from peer: the channel's
+// numbering (noteCN), and that whatever was lost on the way from peer
+// arrived (was dropped) before it: FIFO.
+func (m *Manager) heard(peer node.ID, cn uint64) {
+	m.noteCN(peer, cn)
+	delete(m.dirty, peer)
+	if m.dirtyAll {
+		m.clean[peer] = true
+	}
+}
+
+// noteCN records cn as the channel from peer's last number, or starts the
+// channel over when cn is below it (wentBack).
+func (m *Manager) noteCN(peer node.ID, cn uint64) {
+	if last, ok := m.lastCN[peer]; ok && cn < last && peer != m.self {
+		m.wentBack(peer, cn)
+	}
+	if cn > m.lastCN[peer] {
+		m.lastCN[peer] = cn
+	}
+}
+
+// dispatch hands a protocol message to its handler and reports whether env
+// is for the core (any other message, see onService).
+func (m *Manager) dispatch(env node.Envelope) (bool, error) {
 	switch msg := env.Msg.(type) {
 	case Request:
-		if err := m.onRequest(env.From, msg); err != nil {
-			return false, m.fx, err
-		}
+		return false, m.onRequest(env.From, msg)
 	case Marker:
+		// It closed its channel, which heard noted.
 	case Response:
 		m.onResponse(env.From, msg)
 	case Negative:
@@ -409,36 +454,59 @@ func (m *Manager) Deliver(now time.Time, env node.Envelope) (deliver bool, fx Ef
 	case Ack:
 		m.onAck(env.From, msg)
 	default:
-		deliver = true
-		if layer.IsMessage(env.Msg) {
-			// Another layer's message (steering's): not the service's
-			// traffic, so neither a neighbour's sign nor channel state.
-			break
-		}
-		if env.From != m.self {
-			m.recent[env.From] = m.now
-		}
-		if env.CN < m.cn && len(m.store) > 0 && !env.Datagram {
-			msg, err := inFlightForm(env.Msg)
-			if err != nil {
-				return false, m.fx, err
-			}
-			body, err := m.cfg.Registry.EncodeMessage(msg)
-			if err != nil {
-				return false, m.fx, fmt.Errorf("snapshot: recording an in-flight message: %w", err)
-			}
-			m.pos++
-			e := logEntry{pos: m.pos, from: env.From, msg: msg,
-				rec: Recorded{CN: env.CN, Type: msg.MessageType(), Body: body}}
-			e.cost = len(body) + len(e.rec.Type) + 32
-			m.log = append(m.log, e)
-			m.logCost += e.cost
-			m.prune()
-		}
+		return true, m.onService(env)
 	}
-	m.pollAnswers()
-	m.checkRound()
-	return deliver, m.fx, nil
+	return false, nil
+}
+
+// onService handles a message for the core: a service message marks its
+// sender a recent peer and is recorded as in flight if it crossed a cut.
+func (m *Manager) onService(env node.Envelope) error {
+	if layer.IsMessage(env.Msg) {
+		// Another layer's message (steering's): not the service's
+		// traffic, so neither a neighbour's sign nor channel state.
+		return nil
+	}
+	m.touch(env.From)
+	if m.crossedCut(env) {
+		return m.logLate(env)
+	}
+	return nil
+}
+
+// touch marks peer (not self) as one the node exchanged messages with now.
+func (m *Manager) touch(peer node.ID) {
+	if peer != m.self {
+		m.recent[peer] = m.now
+	}
+}
+
+// crossedCut reports whether an arriving service message was in flight
+// across one of the stored checkpoints: sent below the node's number, on
+// an ordered channel.
+func (m *Manager) crossedCut(env node.Envelope) bool {
+	return env.CN < m.cn && len(m.store) > 0 && !env.Datagram
+}
+
+// logLate records a late service message in the log, in its in-flight
+// form, for the answers to come.
+func (m *Manager) logLate(env node.Envelope) error {
+	msg, err := inFlightForm(env.Msg)
+	if err != nil {
+		return err
+	}
+	body, err := m.cfg.Registry.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("snapshot: recording an in-flight message: %w", err)
+	}
+	m.pos++
+	e := logEntry{pos: m.pos, from: env.From, msg: msg,
+		rec: Recorded{CN: env.CN, Type: msg.MessageType(), Body: body}}
+	e.cost = len(body) + len(e.rec.Type) + 32
+	m.log = append(m.log, e)
+	m.logCost += e.cost
+	m.prune()
+	return nil
 }
 
 // inFlightForm is the form in which msg is recorded in flight: its
@@ -470,9 +538,7 @@ func (m *Manager) TransportError(now time.Time, peer node.ID) Effects {
 	delete(m.acked, peer)
 	delete(m.sent, peer)
 	if g := m.g; g != nil {
-		if st := g.status[peer]; st != nil && st.state == memberPending {
-			st.state, st.reason = memberDead, "transport error"
-		}
+		g.markDead(peer, "transport error")
 		m.checkRound()
 	}
 	return m.fx
@@ -512,22 +578,45 @@ func (m *Manager) AfterStep(now time.Time) Effects {
 	if !m.started {
 		return m.fx
 	}
-	switch {
-	case m.g != nil:
-		last := m.g.round >= m.cfg.MaxRounds
-		if !(last && m.cfg.FinishLastRound) && !slices.Equal(m.members(), m.g.all) {
-			m.nextRound(m.nextCut(), "neighbourhood changed")
-		}
-	case m.cfg.GatherOnChange && m.lastMembers != nil:
-		if !slices.Equal(m.members(), m.lastMembers) {
-			m.startGather()
-		}
-	case m.settles() && m.lastMembers != nil && m.changeGather.IsZero():
-		if !slices.Equal(m.members(), m.lastMembers) {
-			m.changeGather = m.now.Add(m.cfg.GatherSettle)
-		}
+	if m.g != nil {
+		m.followNeighbourhood()
+	} else {
+		m.noticeChange()
 	}
 	return m.fx
+}
+
+// followNeighbourhood starts a new round of the gather in progress when
+// the neighbourhood changed since its round started (but for the last
+// round with Config.FinishLastRound).
+func (m *Manager) followNeighbourhood() {
+	last := m.g.round >= m.cfg.MaxRounds
+	if !(last && m.cfg.FinishLastRound) && !slices.Equal(m.members(), m.g.all) {
+		m.nextRound(m.nextCut(), "neighbourhood changed")
+	}
+}
+
+// noticeChange acts on a change of the neighbourhood since the last
+// gather: it starts one (Config.GatherOnChange) or schedules one after
+// Config.GatherSettle.
+func (m *Manager) noticeChange() {
+	if m.lastMembers == nil || !m.watchesChange() {
+		return
+	}
+	if slices.Equal(m.members(), m.lastMembers) {
+		return
+	}
+	if m.cfg.GatherOnChange {
+		m.startGather()
+	} else {
+		m.changeGather = m.now.Add(m.cfg.GatherSettle)
+	}
+}
+
+// watchesChange reports whether a change of the neighbourhood would start
+// a gather now, or schedule one (none scheduled yet).
+func (m *Manager) watchesChange() bool {
+	return m.cfg.GatherOnChange || m.settles() && m.changeGather.IsZero()
 }
 
 // settles reports whether the no-blind-start rule is on
@@ -568,55 +657,89 @@ func (m *Manager) Tick(now time.Time) (Effects, error) {
 	if !m.started {
 		return m.fx, nil
 	}
-	if !m.now.Before(m.nextInc) {
-		// At MaxCN the number stays (Stats.Exhausted), but the increment
-		// is still rescheduled: an overdue NextTick would spin the shell.
-		if m.cn < MaxCN {
-			if err := m.take(m.cn+1, CheckpointPeriodic); err != nil {
-				return m.fx, err
-			}
-		}
-		m.nextInc = m.now.Add(m.cfg.Interval)
+	if err := m.increment(); err != nil {
+		return m.fx, err
 	}
 	m.pollAnswers()
-	if g := m.g; g != nil && !m.now.Before(g.deadline) {
-		for _, id := range g.members {
-			if st := g.status[id]; st != nil && st.state == memberPending {
-				st.state, st.reason = memberDead, "timeout"
-			}
-		}
-		m.checkRound()
-	}
-	switch {
-	case m.g != nil:
-	case m.cfg.GatherInterval > 0 && !m.now.Before(m.nextGather):
-		m.startGather()
-	case !m.changeGather.IsZero() && !m.now.Before(m.changeGather):
+	m.expireRound()
+	if m.gatherDue() {
 		m.startGather()
 	}
 	return m.fx, nil
 }
+
+// increment takes the periodic checkpoint when it is due.
+func (m *Manager) increment() error {
+	if m.now.Before(m.nextInc) {
+		return nil
+	}
+	// At MaxCN the number stays (Stats.Exhausted), but the increment
+	// is still rescheduled: an overdue NextTick would spin the shell.
+	if m.cn < MaxCN {
+		if err := m.take(m.cn+1, CheckpointPeriodic); err != nil {
+			return err
+		}
+	}
+	m.nextInc = m.now.Add(m.cfg.Interval)
+	return nil
+}
+
+// expireRound marks the members still pending dead once the round's
+// deadline has passed.
+func (m *Manager) expireRound() {
+	g := m.g
+	if g == nil || m.now.Before(g.deadline) {
+		return
+	}
+	for _, id := range g.members {
+		g.markDead(id, "timeout")
+	}
+	m.checkRound()
+}
+
+// markDead marks member id dead for reason why, if it has not answered.
+func (g *gatherState) markDead(id node.ID, why string) {
+	if st := g.status[id]; st != nil && st.state == memberPending {
+		st.state, st.reason = memberDead, why
+	}
+}
+
+// gatherDue reports whether an automatic gather is due now: none is
+// running, and the periodic one or a change-triggered one is due.
+func (m *Manager) gatherDue() bool {
+	if m.g != nil {
+		return false
+	}
+	periodic := m.cfg.GatherInterval > 0 && !m.now.Before(m.nextGather)
+	return periodic || m.reached(m.changeGather)
+}
+
+// reached reports whether the pending time t (zero: none) has come.
+func (m *Manager) reached(t time.Time) bool { return !t.IsZero() && !m.now.Before(t) }
 
 // NextTick returns when Tick is next due. It is never before the time of
 // the last call unless something is already overdue.
 func (m *Manager) NextTick() time.Time {
 	t := m.nextInc
 	for _, a := range m.answers {
-		if a.deadline.Before(t) {
-			t = a.deadline
-		}
+		t = earlier(t, a.deadline)
 	}
 	if m.g != nil {
-		if m.g.deadline.Before(t) {
-			t = m.g.deadline
-		}
-	} else {
-		if m.cfg.GatherInterval > 0 && m.nextGather.Before(t) {
-			t = m.nextGather
-		}
-		if !m.changeGather.IsZero() && m.changeGather.Before(t) {
-			t = m.changeGather
-		}
+		return earlier(t, m.g.deadline)
+	}
+	if m.cfg.GatherInterval > 0 {
+		t = earlier(t, m.nextGather)
+	}
+	if !m.changeGather.IsZero() {
+		t = earlier(t, m.changeGather)
+	}
+	return t
+}
+
+// earlier returns u if it is before t, else t.
+func earlier(t, u time.Time) time.Time {
+	if u.Before(t) {
+		return u
 	}
 	return t
 }
@@ -629,6 +752,22 @@ func (m *Manager) take(cn uint64, why Reason) error {
 	}
 	m.pos++
 	cp := &checkpoint{cn: cn, pos: m.pos, state: st, hash: hashOf(st)}
+	m.markLossy(cp)
+	cp.cost = len(st) + 48
+	m.share(cp)
+	m.store = append(m.store, cp)
+	m.storeCost += cp.cost
+	m.cn = cn
+	m.stats.countTaken(why)
+	m.fx.Taken = append(m.fx.Taken, Taken{CN: cn, Reason: why, Size: len(st), Hash: cp.hash})
+	m.prune()
+	return nil
+}
+
+// markLossy records in cp the channels that may have lost messages
+// before it (see checkpoint), ending the reset's dirty period first once
+// resetQuiet has passed.
+func (m *Manager) markLossy(cp *checkpoint) {
 	if m.dirtyAll && !m.now.Before(m.dirtyUntil) {
 		m.dirtyAll = false
 		clear(m.clean)
@@ -639,50 +778,80 @@ func (m *Manager) take(cn uint64, why Reason) error {
 	if len(m.dirty) > 0 {
 		cp.dirty = sortedKeys(m.dirty)
 	}
-	cp.cost = len(st) + 48
-	if n := len(m.store); n > 0 {
-		if prev := m.store[n-1]; prev.hash == cp.hash && bytes.Equal(prev.state, st) {
-			cp.state, cp.shared, cp.cost = prev.state, true, 48
-		}
+}
+
+// share makes cp share the previous checkpoint's bytes when the state did
+// not change, at the cost of its record alone.
+func (m *Manager) share(cp *checkpoint) {
+	n := len(m.store)
+	if n == 0 {
+		return
 	}
-	m.store = append(m.store, cp)
-	m.storeCost += cp.cost
-	m.cn = cn
+	if prev := m.store[n-1]; prev.hash == cp.hash && bytes.Equal(prev.state, cp.state) {
+		cp.state, cp.shared, cp.cost = prev.state, true, 48
+	}
+}
+
+// countTaken counts a checkpoint taken for reason why.
+func (s *Stats) countTaken(why Reason) {
 	switch why {
 	case CheckpointPeriodic:
-		m.stats.Periodic++
+		s.Periodic++
 	case CheckpointForced:
-		m.stats.Forced++
+		s.Forced++
 	case CheckpointRequested:
-		m.stats.Requested++
+		s.Requested++
 	}
-	m.fx.Taken = append(m.fx.Taken, Taken{CN: cn, Reason: why, Size: len(st), Hash: cp.hash})
-	m.prune()
-	return nil
 }
 
 // prune enforces the quota: the oldest checkpoints go first (the newest
 // stays), then log entries older than every checkpoint still needed.
 func (m *Manager) prune() {
 	for m.storeCost+m.logCost > m.cfg.Quota && len(m.store) > 1 {
-		old := m.store[0]
-		m.store[0] = nil
-		m.store = m.store[1:]
-		m.storeCost -= old.cost
-		// Never lower: a catch-up (see admit) refuses cuts above the
-		// checkpoints older than it.
-		m.prunedCN = max(m.prunedCN, old.cn)
-		m.stats.Pruned++
-		if next := m.store[0]; next.shared {
-			// next now carries the bytes it shared with old.
-			next.shared = false
-			next.cost += len(next.state)
-			m.storeCost += len(next.state)
-		}
+		m.dropOldest()
 	}
+	m.trimLog()
+}
+
+// dropOldest prunes the oldest stored checkpoint.
+func (m *Manager) dropOldest() {
+	old := m.store[0]
+	m.store[0] = nil
+	m.store = m.store[1:]
+	m.storeCost -= old.cost
+	// Never lower: a catch-up (see admit) refuses cuts above the
+	// checkpoints older than it.
+	m.prunedCN = max(m.prunedCN, old.cn)
+	m.stats.Pruned++
+	if next := m.store[0]; next.shared {
+		// next now carries the bytes it shared with old.
+		next.shared = false
+		next.cost += len(next.state)
+		m.storeCost += len(next.state)
+	}
+}
+
+// trimLog drops the log entries older than every checkpoint still needed
+// (oldestNeeded).
+func (m *Manager) trimLog() {
 	if len(m.log) == 0 {
 		return
 	}
+	minPos := m.oldestNeeded()
+	i := 0
+	for i < len(m.log) && m.log[i].pos < minPos {
+		m.logCost -= m.log[i].cost
+		i++
+	}
+	if i > 0 {
+		clear(m.log[:i])
+		m.log = m.log[i:]
+	}
+}
+
+// oldestNeeded returns the position of the oldest checkpoint still needed:
+// stored, being answered from, or the gather's own.
+func (m *Manager) oldestNeeded() uint64 {
 	minPos := m.pos + 1
 	if len(m.store) > 0 {
 		minPos = m.store[0].pos
@@ -693,15 +862,7 @@ func (m *Manager) prune() {
 	if m.g != nil && m.g.own != nil {
 		minPos = min(minPos, m.g.own.pos)
 	}
-	i := 0
-	for i < len(m.log) && m.log[i].pos < minPos {
-		m.logCost -= m.log[i].cost
-		i++
-	}
-	if i > 0 {
-		clear(m.log[:i])
-		m.log = m.log[i:]
-	}
+	return minPos
 }
 
 // find returns the earliest stored checkpoint with cn ≥ cr, or nil if it may
@@ -734,32 +895,34 @@ func (m *Manager) send(to node.ID, msg node.Message) {
 // RecentWindow, ascending: the MaxRecordedPeers most recent when there are
 // more (NodeCheckpoint.Peers).
 func (m *Manager) recentPeers() []node.ID {
-	type rp struct {
-		id node.ID
-		at time.Time
-	}
 	cutoff := m.now.Add(-m.cfg.RecentWindow)
-	var rs []rp
+	var rs []recentPeer
 	for id, at := range m.recent {
 		if id != node.None && id != m.self && !at.Before(cutoff) {
-			rs = append(rs, rp{id, at})
+			rs = append(rs, recentPeer{id, at})
 		}
 	}
-	if len(rs) > MaxRecordedPeers {
-		// Most recent first, ties by ID: map order must not leak out.
-		slices.SortFunc(rs, func(a, b rp) int {
-			if c := b.at.Compare(a.at); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.id, b.id)
-		})
-		rs = rs[:MaxRecordedPeers]
-	}
-	var ids []node.ID
-	for _, r := range rs {
-		ids = append(ids, r.id)
-	}
+	ids := mostRecent(rs, MaxRecordedPeers)
 	slices.Sort(ids)
+	return ids
+}
+
+// recentPeer is a peer and when the node last exchanged a message with it.
+type recentPeer struct {
+	id node.ID
+	at time.Time
+}
+
+// mostRecent returns the IDs of the n most recent peers of rs, most recent
+// first, ties by ID: map order must not leak out.
+func mostRecent(rs []recentPeer, n int) []node.ID {
+	slices.SortFunc(rs, func(a, b recentPeer) int {
+		return cmp.Or(b.at.Compare(a.at), cmp.Compare(a.id, b.id))
+	})
+	var ids []node.ID
+	for i := 0; i < len(rs) && i < n; i++ {
+		ids = append(ids, rs[i].id)
+	}
 	return ids
 }
 
@@ -772,48 +935,55 @@ func (m *Manager) members() []node.ID {
 // firstHop returns the neighbourhood plus self and Include's peers,
 // ascending, at most MaxMembers long.
 func (m *Manager) firstHop() []node.ID {
-	var ids []node.ID
+	ids := append(m.neighbours(), m.self)
+	return insertMembers(m.capMembers(realIDs(ids)), m.also)
+}
+
+// neighbours returns the service's neighbours (node.Neighborer), or else
+// the MaxRecentPeers peers the node exchanged messages with most recently.
+func (m *Manager) neighbours() []node.ID {
 	if nb, ok := m.src.Service().(node.Neighborer); ok {
-		ids = append(ids, nb.Neighbors(m.self)...)
-	} else {
-		type rp struct {
-			id node.ID
-			at time.Time
-		}
-		var rs []rp
-		cutoff := m.now.Add(-m.cfg.RecentWindow)
-		for id, at := range m.recent {
-			if at.Before(cutoff) {
-				delete(m.recent, id)
-				continue
-			}
-			rs = append(rs, rp{id, at})
-		}
-		// Most recent first, ties by ID: map order must not leak out.
-		slices.SortFunc(rs, func(a, b rp) int {
-			if c := b.at.Compare(a.at); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.id, b.id)
-		})
-		for i := 0; i < len(rs) && i < m.cfg.MaxRecentPeers; i++ {
-			ids = append(ids, rs[i].id)
-		}
+		return append([]node.ID(nil), nb.Neighbors(m.self)...)
 	}
-	ids = append(ids, m.self)
+	return mostRecent(m.freshPeers(), m.cfg.MaxRecentPeers)
+}
+
+// freshPeers forgets the peers the node exchanged no message with within
+// RecentWindow and returns the others.
+func (m *Manager) freshPeers() []recentPeer {
+	var rs []recentPeer
+	cutoff := m.now.Add(-m.cfg.RecentWindow)
+	for id, at := range m.recent {
+		if at.Before(cutoff) {
+			delete(m.recent, id)
+			continue
+		}
+		rs = append(rs, recentPeer{id, at})
+	}
+	return rs
+}
+
+// realIDs sorts ids and drops duplicates and node.None.
+func realIDs(ids []node.ID) []node.ID {
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	if len(ids) > 0 && ids[0] == node.None {
 		ids = ids[1:]
 	}
-	if len(ids) > MaxMembers {
-		ids = ids[:MaxMembers]
-		if !slices.Contains(ids, m.self) {
-			ids[MaxMembers-1] = m.self
-			slices.Sort(ids)
-		}
+	return ids
+}
+
+// capMembers bounds the ascending ids at MaxMembers, keeping self.
+func (m *Manager) capMembers(ids []node.ID) []node.ID {
+	if len(ids) <= MaxMembers {
+		return ids
 	}
-	return insertMembers(ids, m.also)
+	ids = ids[:MaxMembers]
+	if !slices.Contains(ids, m.self) {
+		ids[MaxMembers-1] = m.self
+		slices.Sort(ids)
+	}
+	return ids
 }
 
 // insertMembers inserts extra into the ascending members ids, while they
@@ -837,6 +1007,12 @@ func (m *Manager) secondHop(s *Snapshot) {
 	if m.cfg.SecondHop <= 0 {
 		return
 	}
+	m.hop2 = mostNamed(m.namedPeers(s), m.cfg.SecondHop)
+}
+
+// namedPeers counts, for each candidate of the second hop, how many of
+// the first-hop members in s named it among their peers.
+func (m *Manager) namedPeers(s *Snapshot) map[node.ID]int {
 	first := m.firstHop()
 	named := map[node.ID]int{}
 	for _, n := range s.Nodes {
@@ -844,27 +1020,34 @@ func (m *Manager) secondHop(s *Snapshot) {
 			continue
 		}
 		for _, p := range n.Peers {
-			// A member's word about its peers: only those this node
-			// knows and a witness vouches for, each of which answers
-			// for itself.
-			if _, in := slices.BinarySearch(first, p); !in && p != node.None && m.knows(p) && m.vouched(p) {
+			if m.secondHopCandidate(first, p) {
 				named[p]++
 			}
 		}
 	}
+	return named
+}
+
+// secondHopCandidate reports whether p, named by a first-hop member, may
+// be in the second hop. A member's word about its peers: only those this
+// node knows and a witness vouches for, each of which answers for itself.
+func (m *Manager) secondHopCandidate(first []node.ID, p node.ID) bool {
+	_, in := slices.BinarySearch(first, p)
+	return !in && p != node.None && m.knows(p) && m.vouched(p)
+}
+
+// mostNamed returns the n peers named most often (ties by ID), ascending.
+func mostNamed(named map[node.ID]int, n int) []node.ID {
 	hop := make([]node.ID, 0, len(named))
 	for id := range named {
 		hop = append(hop, id)
 	}
 	slices.SortFunc(hop, func(a, b node.ID) int {
-		if c := cmp.Compare(named[b], named[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
+		return cmp.Or(cmp.Compare(named[b], named[a]), cmp.Compare(a, b))
 	})
-	hop = hop[:min(len(hop), m.cfg.SecondHop)]
+	hop = hop[:min(len(hop), n)]
 	slices.Sort(hop)
-	m.hop2 = hop
+	return hop
 }
 
 // Include sets the peers the gathers take in besides the neighbourhood,
@@ -912,585 +1095,4 @@ func (cp *checkpoint) lossy(s node.ID) bool {
 		return !ok
 	}
 	return false
-}
-
-// ---- responder side ----
-
-func (m *Manager) onRequest(from node.ID, r Request) error {
-	m.stats.Requests++
-	if err := validateRequest(&r); err != nil || !slices.Contains(r.Members, from) || !slices.Contains(r.Members, m.self) {
-		m.stats.BadMessages++
-		return nil
-	}
-	if r.CR > m.limit(from) {
-		// A cut this node would have to jump to: the gatherer's number
-		// was not adopted either (see admit). The answer says so, with
-		// this node's number: a gatherer every member answers so is
-		// ahead of them all and rebases.
-		m.stats.CNRejected++
-		m.negative(from, r, ReasonWindow)
-		return nil
-	}
-	if r.CR > m.cn {
-		m.spend(from, r.CR)
-		if err := m.take(r.CR, CheckpointRequested); err != nil {
-			return err
-		}
-	}
-	cp := m.find(r.CR)
-	if cp == nil {
-		m.negative(from, r, ReasonPruned)
-		return nil
-	}
-	if len(m.answers) >= m.cfg.MaxPendingAnswers {
-		m.negative(from, r, ReasonBusy)
-		return nil
-	}
-	// A stranger's member list is its word alone: Markers go only to
-	// the members this node knows (PeerDirectory).
-	trusted := m.vouched(from)
-	for _, id := range r.Members {
-		// A message already sent on the channel with CN ≥ cr closes it
-		// (FIFO); otherwise a Marker does.
-		if id != from && m.sentCN[id] < r.CR && (trusted || id == m.self || m.knows(id)) {
-			m.send(id, Marker{Gather: r.Gather})
-		}
-	}
-	m.answers = append(m.answers, &answer{gather: r.Gather, to: from, cr: r.CR, cp: cp,
-		members: slices.Clone(r.Members), deadline: m.now.Add(m.cfg.RecordTimeout)})
-	return nil
-}
-
-func (m *Manager) negative(to node.ID, r Request, reason uint8) {
-	m.stats.Negatives++
-	if reason == ReasonBandwidth {
-		m.stats.NegativeBandwidth++
-	}
-	m.send(to, Negative{Gather: r.Gather, CR: r.CR, CN: m.cn, Reason: reason})
-}
-
-// closed reports whether the channel from s has closed for cut cr: a
-// message with CN ≥ cr arrived on it. Numbers on a channel never decrease
-// and the node's number is ≥ every number it received, so that message
-// arrived after the node's checkpoint for cr.
-func (m *Manager) closed(s node.ID, cr uint64) bool { return m.lastCN[s] >= cr }
-
-// pollAnswers sends every answer whose channels have all closed or whose
-// deadline has passed.
-func (m *Manager) pollAnswers() {
-	kept := m.answers[:0]
-	for _, a := range m.answers {
-		done := !m.now.Before(a.deadline)
-		if !done {
-			done = true
-			for _, s := range a.members {
-				if !m.closed(s, a.cr) {
-					done = false
-					break
-				}
-			}
-		}
-		if done {
-			m.respond(a)
-		} else {
-			kept = append(kept, a)
-		}
-	}
-	clear(m.answers[len(kept):])
-	m.answers = kept
-}
-
-// record returns the recorded state of the channels from members into this
-// node for cut cr with checkpoint cp: for each member s, the late messages
-// from s logged after cp with CN < cr, whether the channel closed, and
-// whether a transport error about s was logged after cp.
-func (m *Manager) record(cp *checkpoint, cr uint64, members []node.ID) ([]ChannelRecord, [][]node.Message) {
-	recs := make([]ChannelRecord, len(members))
-	msgs := make([][]node.Message, len(members))
-	for i, s := range members {
-		recs[i].From = s
-		if m.closed(s, cr) {
-			recs[i].Flags |= FlagComplete
-		}
-		if cp.lossy(s) {
-			recs[i].Flags |= FlagLossy
-		}
-	}
-	for j := range m.log {
-		e := &m.log[j]
-		if e.pos <= cp.pos {
-			continue
-		}
-		i, ok := slices.BinarySearch(members, e.from)
-		if !ok {
-			continue
-		}
-		switch {
-		case e.err:
-			recs[i].Flags |= FlagLossy
-		case e.rec.CN < cr:
-			if len(recs[i].Msgs) == MaxRecorded {
-				recs[i].Flags &^= FlagComplete
-				continue
-			}
-			recs[i].Msgs = append(recs[i].Msgs, e.rec)
-			msgs[i] = append(msgs[i], e.msg)
-		}
-	}
-	return recs, msgs
-}
-
-// respond sends the Response for a (or a Negative if the bandwidth cap
-// forbids it).
-func (m *Manager) respond(a *answer) {
-	raw := a.cp.state
-	if len(raw) > m.cfg.MaxCheckpointSize {
-		m.negative(a.to, Request{Gather: a.gather, CR: a.cr}, ReasonTooLarge)
-		return
-	}
-	recs, _ := m.record(a.cp, a.cr, a.members)
-	r := Response{Gather: a.gather, CR: a.cr, CN: a.cp.cn, Hash: a.cp.hash, RawLen: uint32(len(raw)), Channels: recs, Peers: m.recentPeers()}
-	b, haveBase := m.acked[a.to]
-	switch {
-	case haveBase && b.hash == a.cp.hash && bytes.Equal(b.raw, raw):
-		r.Encoding, r.Base = EncodingSame, b.hash
-	case m.cfg.DisableCompression:
-		r.Encoding, r.State = EncodingRaw, raw
-	default:
-		var dict []byte
-		if haveBase && !m.cfg.DisableDelta {
-			dict = b.raw
-		}
-		var out []byte
-		c, err := m.compressor()
-		if err == nil {
-			out, err = c.compress(nil, raw, dict)
-		}
-		switch {
-		case err != nil || len(out) >= len(raw):
-			r.Encoding, r.State = EncodingRaw, raw
-		case dict != nil:
-			r.Encoding, r.Base, r.State = EncodingDelta, b.hash, out
-		default:
-			r.Encoding, r.State = EncodingZstd, out
-		}
-	}
-	size := 64 + len(r.State)
-	for _, c := range recs {
-		size += 16
-		for _, x := range c.Msgs {
-			size += 16 + len(x.Type) + len(x.Body)
-		}
-	}
-	if !m.allow(size) {
-		m.negative(a.to, Request{Gather: a.gather, CR: a.cr}, ReasonBandwidth)
-		return
-	}
-	m.stats.Responses++
-	m.stats.ResponseBytes += int64(size)
-	m.stats.StateBytes += int64(len(r.State))
-	m.stats.RawStateBytes += int64(len(raw))
-	switch r.Encoding {
-	case EncodingSame:
-		m.stats.Unchanged++
-	case EncodingDelta:
-		m.stats.Deltas++
-	}
-	sent := append(m.sent[a.to], base{hash: a.cp.hash, raw: raw})
-	if len(sent) > 4 {
-		sent = slices.Delete(sent, 0, len(sent)-4)
-	}
-	m.sent[a.to] = sent
-	m.send(a.to, r)
-}
-
-// compressor returns the manager's codec, built on first use.
-func (m *Manager) compressor() (*codec, error) {
-	if m.codec == nil {
-		c, err := newCodec(m.cfg.MaxCheckpointSize)
-		if err != nil {
-			return nil, err
-		}
-		m.codec = c
-	}
-	return m.codec, nil
-}
-
-func (m *Manager) absBurst() float64 {
-	return m.cfg.BandwidthBits / 8 * m.cfg.Burst.Seconds()
-}
-
-func (m *Manager) fracBurst() float64 { return max(m.absBurst(), 64<<10) }
-
-// allow charges size bytes against the bandwidth caps, reporting whether
-// both allow it.
-func (m *Manager) allow(size int) bool {
-	if dt := m.now.Sub(m.refilled); dt > 0 {
-		m.absTokens = min(m.absTokens+m.cfg.BandwidthBits/8*dt.Seconds(), m.absBurst())
-		m.refilled = m.now
-	}
-	s := float64(size)
-	if m.cfg.BandwidthBits > 0 && m.absTokens < s {
-		return false
-	}
-	if m.cfg.BandwidthFraction > 0 && m.fracTokens < s {
-		return false
-	}
-	if m.cfg.BandwidthBits > 0 {
-		m.absTokens -= s
-	}
-	if m.cfg.BandwidthFraction > 0 {
-		m.fracTokens -= s
-	}
-	return true
-}
-
-func (m *Manager) onAck(from node.ID, a Ack) {
-	for _, b := range m.sent[from] {
-		if b.hash == a.Hash {
-			m.acked[from] = b
-			return
-		}
-	}
-	delete(m.acked, from) // see Ack: the requester has no usable base
-}
-
-// ---- gatherer side ----
-
-// startRound starts a round of the current gather for cut cr.
-func (m *Manager) startRound(cr uint64) {
-	if cr > MaxCN {
-		// The neighbourhood counts as seen, so GatherOnChange does not
-		// fail again after every step until it changes.
-		m.lastMembers = m.members()
-		m.fail(FailureExhausted)
-		return
-	}
-	g := m.g
-	g.round++
-	m.stats.Rounds++
-	if cr > m.cn {
-		if err := m.take(cr, CheckpointRequested); err != nil {
-			m.fail(err.Error())
-			return
-		}
-	}
-	g.own = m.find(cr)
-	if g.own == nil {
-		// Our own checkpoint of that cut is gone: move the cut past our
-		// number.
-		if cr = m.nextCut(); cr > MaxCN {
-			m.fail(FailureExhausted)
-			return
-		}
-		if err := m.take(cr, CheckpointRequested); err != nil {
-			m.fail(err.Error())
-			return
-		}
-		g.own = m.find(cr)
-	}
-	m.seq++
-	g.id, g.cr, g.maxNeg = m.seq, cr, 0
-	g.all = m.members()
-	m.lastMembers = g.all
-	// Members no witness vouches for are left out of the round, so that
-	// the others do not wait for channels from them (ReasonUnvouched).
-	g.members, g.unvouched = make([]node.ID, 0, len(g.all)), nil // sent in Requests: never reused
-	for _, id := range g.all {
-		if id == m.self || m.vouched(id) {
-			g.members = append(g.members, id)
-		} else {
-			g.unvouched = append(g.unvouched, id)
-		}
-	}
-	g.deadline = m.now.Add(m.cfg.GatherTimeout)
-	g.status = make(map[node.ID]*memberState, len(g.members))
-	for _, id := range g.members {
-		if id != m.self {
-			g.status[id] = &memberState{}
-			m.send(id, Request{Gather: g.id, CR: cr, Members: g.members})
-		}
-	}
-	m.send(m.self, Marker{Gather: g.id})
-	m.checkRound()
-}
-
-// nextRound starts another round if the gather has rounds left, and gives
-// it up otherwise.
-func (m *Manager) nextRound(cr uint64, why string) {
-	if m.g.round >= m.cfg.MaxRounds {
-		m.fail(why + " in the last round")
-		return
-	}
-	m.startRound(cr)
-}
-
-func (m *Manager) fail(why string) {
-	m.stats.GathersFailed++
-	m.fx.Failures = append(m.fx.Failures, Failure{Gather: m.g.id, Rounds: m.g.round, Reason: why})
-	m.g = nil
-}
-
-func (m *Manager) pendingMember(from node.ID, gather uint64) *memberState {
-	g := m.g
-	if g == nil || gather != g.id {
-		return nil
-	}
-	st := g.status[from]
-	if st == nil || st.state != memberPending {
-		return nil
-	}
-	return st
-}
-
-func (m *Manager) onResponse(from node.ID, r Response) {
-	st := m.pendingMember(from, r.Gather)
-	if st == nil {
-		return // stale: an earlier round's answer
-	}
-	reject := func(why string) {
-		m.stats.BadMessages++
-		st.state, st.reason, st.bad = memberExcluded, why, true
-		// Resynchronise: an Ack of nothing withdraws the base the member
-		// would answer against (this node may have restarted and lost it),
-		// so the next answer is full.
-		delete(m.bases, from)
-		m.send(from, Ack{Gather: r.Gather})
-		m.checkRound()
-	}
-	if err := r.validate(m.cfg.MaxCheckpointSize); err != nil || r.CR != m.g.cr || len(r.Channels) != len(m.g.members) {
-		reject("malformed response")
-		return
-	}
-	var b []byte
-	for _, x := range m.bases[from] {
-		if x.hash == r.Base {
-			b = x.raw
-		}
-	}
-	if b == nil && (r.Encoding == EncodingSame || r.Encoding == EncodingDelta) {
-		m.resync(from, r.Gather, st)
-		return
-	}
-	c, err := m.compressor()
-	if err != nil {
-		reject("no decoder: " + err.Error())
-		return
-	}
-	raw, err := c.decode(&r, b)
-	if err != nil {
-		reject("undecodable checkpoint")
-		return
-	}
-	if m.check != nil && r.Encoding != EncodingSame {
-		if err := m.check(raw); err != nil {
-			reject("checkpoint of no state of the service: " + node.Clip(err.Error(), node.MaxShownString))
-			return
-		}
-	}
-	msgs := make([][]node.Envelope, len(r.Channels))
-	for i, ch := range r.Channels {
-		if ch.From != m.g.members[i] {
-			reject("channel records do not match the members")
-			return
-		}
-		for _, rec := range ch.Msgs {
-			msg, err := m.cfg.Registry.DecodeMessage(rec.Type, rec.Body)
-			if err != nil {
-				reject("undecodable recorded message")
-				return
-			}
-			msgs[i] = append(msgs[i], node.Envelope{From: ch.From, To: from, CN: rec.CN, Msg: msg})
-		}
-	}
-	st.state, st.cn, st.raw, st.channels, st.msgs, st.peers = memberOK, r.CN, raw, r.Channels, msgs, r.Peers
-	bs := append(m.bases[from], base{hash: r.Hash, raw: raw})
-	if len(bs) > 2 {
-		bs = slices.Delete(bs, 0, len(bs)-2)
-	}
-	m.bases[from] = bs
-	m.send(from, Ack{Gather: r.Gather, Hash: r.Hash})
-	m.checkRound()
-}
-
-// resync handles an answer against a base this node does not hold (it
-// restarted since it acknowledged it, or dropped it): no bad answer, but
-// one it cannot read. The base is withdrawn (an Ack of nothing, which the
-// member reads before the next Request on the same FIFO channel) and the
-// member is asked again in the gather's next round, which it answers in
-// full. Before, the member was left out of the gather: a restarted node's
-// first gather held none of the peers that had answered it before, so its
-// immediate check judged its first events blind to them (the zoo lease's
-// grantor granted a lease its holder, excluded so, still held). A member
-// that answers against unknown bases every time costs at most
-// Config.MaxRounds rounds, as a pruned checkpoint does.
-func (m *Manager) resync(from node.ID, gather uint64, st *memberState) {
-	m.stats.Resyncs++
-	delete(m.bases, from)
-	m.send(from, Ack{Gather: gather})
-	st.state, st.reason = memberRetry, "answered against a base this node no longer holds"
-	m.checkRound()
-}
-
-func (m *Manager) onNegative(from node.ID, n Negative) {
-	st := m.pendingMember(from, n.Gather)
-	if st == nil {
-		return
-	}
-	switch n.Reason {
-	case ReasonPruned:
-		if n.CN > MaxCN || n.CN < m.g.cr {
-			m.stats.BadMessages++
-			st.state, st.reason, st.bad = memberExcluded, "malformed negative answer", true
-			break
-		}
-		if n.CN > m.limit(from) {
-			// Retrying there would jump this node's number beyond the
-			// window on one peer's word.
-			m.stats.CNRejected++
-			st.state, st.reason, st.bad = memberExcluded, "checkpoint number beyond the window", true
-			break
-		}
-		st.state, st.reason = memberRetry, "checkpoint pruned"
-		m.g.maxNeg = max(m.g.maxNeg, n.CN)
-		m.spend(from, n.CN) // the retry adopts it
-	case ReasonWindow:
-		st.state, st.reason = memberExcluded, "the cut is beyond its window"
-		if n.CN < m.g.cr && m.g.cr-n.CN > uint64(m.cfg.CNWindow) {
-			st.cn, st.refused = n.CN, true
-		}
-	case ReasonBandwidth:
-		st.state, st.reason = memberExcluded, "bandwidth cap"
-	default:
-		st.state, st.reason = memberExcluded, "refused"
-	}
-	m.checkRound()
-}
-
-// checkRound finishes the current round once every member has answered
-// (or is dead) and our own channels have closed (or the round timed out).
-func (m *Manager) checkRound() {
-	g := m.g
-	if g == nil {
-		return
-	}
-	timedOut := !m.now.Before(g.deadline)
-	retry := false
-	for _, st := range g.status {
-		switch st.state {
-		case memberPending:
-			return
-		case memberRetry:
-			retry = true
-		}
-	}
-	if !timedOut && !m.closed(m.self, g.cr) {
-		return
-	}
-	if retry && g.round < m.cfg.MaxRounds {
-		// g.cr+1 is at most MaxCN+1, which startRound refuses.
-		m.startRound(max(g.maxNeg, g.cr+1))
-		return
-	}
-	if to, ok := m.rebaseTarget(); ok {
-		m.rebase(to)
-		m.nextRound(m.nextCut(), "rebased")
-		return
-	}
-	if why, ok := m.nobodyAnswered(); ok {
-		m.fail(why)
-		return
-	}
-	m.finish()
-}
-
-// nobodyAnswered reports, with a FailureNoMember reason, whether the round
-// had members besides the gatherer and every one of them is dead or
-// answered malformed: a snapshot of the gatherer alone is no success.
-// Members that chose to leave themselves out (bandwidth, size, pruned
-// checkpoints) answered, so their absence is a snapshot's, not a failure.
-func (m *Manager) nobodyAnswered() (string, bool) {
-	g := m.g
-	var dead, bad []node.ID
-	for _, id := range g.members {
-		st := g.status[id]
-		switch {
-		case id == m.self:
-		case st.state == memberDead:
-			dead = append(dead, id)
-		case st.state == memberExcluded && st.bad:
-			bad = append(bad, id)
-		default:
-			return "", false
-		}
-	}
-	if len(dead)+len(bad) == 0 {
-		return "", false
-	}
-	why := FailureNoMember
-	if len(dead) > 0 {
-		why += fmt.Sprintf(": dead %v", dead)
-	}
-	if len(bad) > 0 {
-		why += fmt.Sprintf(": malformed %v", bad)
-	}
-	return why, true
-}
-
-// finish turns the current round's answers into a Snapshot.
-func (m *Manager) finish() {
-	g := m.g
-	m.g = nil
-	s := &Snapshot{Gatherer: m.self, Gather: g.id, CN: g.cr, Started: g.started, At: m.now, Rounds: g.round}
-	var included []node.ID
-	for _, id := range g.members {
-		if id == m.self {
-			included = append(included, id)
-			s.Nodes = append(s.Nodes, NodeCheckpoint{Node: id, CN: g.own.cn, State: g.own.state, Peers: m.recentPeers()})
-			continue
-		}
-		st := g.status[id]
-		switch st.state {
-		case memberOK:
-			included = append(included, id)
-			s.Nodes = append(s.Nodes, NodeCheckpoint{Node: id, CN: st.cn, State: st.raw, Peers: st.peers})
-		case memberDead:
-			s.Dead = append(s.Dead, id)
-		default:
-			s.Excluded = append(s.Excluded, Exclusion{Node: id, Reason: st.reason})
-		}
-	}
-	for _, id := range g.unvouched {
-		s.Excluded = append(s.Excluded, Exclusion{Node: id, Reason: ReasonUnvouched})
-	}
-	if len(g.unvouched) > 0 {
-		slices.SortFunc(s.Excluded, func(a, b Exclusion) int { return cmp.Compare(a.Node, b.Node) })
-	}
-	ownRecs, ownMsgs := m.record(g.own, g.cr, g.members)
-	for _, to := range included {
-		for _, from := range included {
-			i, _ := slices.BinarySearch(g.members, from)
-			ch := Channel{From: from, To: to}
-			var flags uint8
-			if to == m.self {
-				flags = ownRecs[i].Flags
-				for _, msg := range ownMsgs[i] {
-					ch.Messages = append(ch.Messages, node.Envelope{From: from, To: to, CN: 0, Msg: msg})
-				}
-				for k := range ch.Messages {
-					ch.Messages[k].CN = ownRecs[i].Msgs[k].CN
-				}
-			} else {
-				st := g.status[to]
-				flags = st.channels[i].Flags
-				ch.Messages = st.msgs[i]
-			}
-			ch.Complete = flags&FlagComplete != 0
-			ch.Lossy = flags&FlagLossy != 0
-			s.Channels = append(s.Channels, ch)
-		}
-	}
-	m.stats.Gathers++
-	m.fx.Snapshots = append(m.fx.Snapshots, s)
-	m.secondHop(s)
 }

@@ -226,65 +226,155 @@ func DecodeResponse(body []byte, maxCheckpoint int) (Response, error) {
 	return r, nil
 }
 
-// validate checks a Response's fields against the wire bounds.
+// validate checks a Response's fields against the wire bounds, section by
+// section in wire order: the header, the encoding, the peers, the channel
+// records (the first fault found is the one reported).
 func (r *Response) validate(maxCheckpoint int) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: response: "+format, append([]any{ErrBadMessage}, args...)...)
+	if err := r.validateHeader(maxCheckpoint); err != nil {
+		return err
 	}
+	if err := r.validateEncoding(); err != nil {
+		return err
+	}
+	if err := r.validatePeers(); err != nil {
+		return err
+	}
+	return r.validateChannels()
+}
+
+// badResponse is the error about a malformed Response, wrapping
+// ErrBadMessage.
+func badResponse(format string, args ...any) error {
+	return fmt.Errorf("%w: response: "+format, append([]any{ErrBadMessage}, args...)...)
+}
+
+// validateHeader checks the declared checkpoint size, the payload size and
+// that the checkpoint number answers the cut.
+func (r *Response) validateHeader(maxCheckpoint int) error {
 	if int64(r.RawLen) > int64(maxCheckpoint) {
-		return bad("checkpoint of %d bytes exceeds the %d-byte cap", r.RawLen, maxCheckpoint)
+		return badResponse("checkpoint of %d bytes exceeds the %d-byte cap", r.RawLen, maxCheckpoint)
 	}
 	if len(r.State) > maxCheckpoint+1024 {
-		return bad("payload of %d bytes exceeds the cap", len(r.State))
+		return badResponse("payload of %d bytes exceeds the cap", len(r.State))
 	}
 	if r.CN < r.CR || r.CR == 0 {
-		return bad("checkpoint %d does not answer cut %d", r.CN, r.CR)
+		return badResponse("checkpoint %d does not answer cut %d", r.CN, r.CR)
 	}
-	switch r.Encoding {
-	case EncodingRaw:
-		if len(r.State) != int(r.RawLen) {
-			return bad("raw payload of %d bytes, header says %d", len(r.State), r.RawLen)
-		}
-	case EncodingZstd:
-	case EncodingDelta:
-		if r.Base == 0 {
-			return bad("delta without a base")
-		}
-	case EncodingSame:
-		if r.Base == 0 || r.Base != r.Hash || len(r.State) != 0 {
-			return bad("inconsistent unchanged-checkpoint answer")
-		}
-	default:
-		return bad("unknown encoding %d", r.Encoding)
+	return nil
+}
+
+// encodingChecks holds, per known encoding, the check that the header is
+// consistent with it (nil: nothing to check).
+var encodingChecks = map[uint8]func(*Response) error{
+	EncodingRaw:   (*Response).checkRawLength,
+	EncodingZstd:  nil,
+	EncodingDelta: (*Response).checkDeltaBase,
+	EncodingSame:  (*Response).checkUnchanged,
+}
+
+// validateEncoding checks that the encoding is known and the header
+// consistent with it.
+func (r *Response) validateEncoding() error {
+	check, known := encodingChecks[r.Encoding]
+	if !known {
+		return badResponse("unknown encoding %d", r.Encoding)
 	}
+	if check == nil {
+		return nil
+	}
+	return check(r)
+}
+
+// checkRawLength checks that a raw payload is as long as the header says.
+func (r *Response) checkRawLength() error {
+	if len(r.State) != int(r.RawLen) {
+		return badResponse("raw payload of %d bytes, header says %d", len(r.State), r.RawLen)
+	}
+	return nil
+}
+
+// checkDeltaBase checks that a delta names its base.
+func (r *Response) checkDeltaBase() error {
+	if r.Base == 0 {
+		return badResponse("delta without a base")
+	}
+	return nil
+}
+
+// checkUnchanged checks that an unchanged-checkpoint answer names a base
+// equal to the checkpoint and carries no payload.
+func (r *Response) checkUnchanged() error {
+	if r.Base == 0 || r.Base != r.Hash || len(r.State) != 0 {
+		return badResponse("inconsistent unchanged-checkpoint answer")
+	}
+	return nil
+}
+
+// validatePeers checks the number and the order of the responder's peers.
+func (r *Response) validatePeers() error {
 	if len(r.Peers) > MaxRecordedPeers {
-		return bad("%d peers, more than %d", len(r.Peers), MaxRecordedPeers)
+		return badResponse("%d peers, more than %d", len(r.Peers), MaxRecordedPeers)
 	}
-	for i, p := range r.Peers {
-		if p == node.None || (i > 0 && r.Peers[i-1] >= p) {
-			return bad("peers not ascending")
+	if !ascendingIDs(r.Peers) {
+		return badResponse("peers not ascending")
+	}
+	return nil
+}
+
+// ascendingIDs reports whether ids are real node IDs (never node.None, the
+// zero ID) in strictly ascending order, as the wire requires of ID lists.
+func ascendingIDs(ids []node.ID) bool {
+	prev := node.None
+	for _, id := range ids {
+		if id <= prev {
+			return false
 		}
+		prev = id
 	}
+	return true
+}
+
+// validateChannels checks the number of channel records, then each record
+// in order.
+func (r *Response) validateChannels() error {
 	if len(r.Channels) > MaxMembers {
-		return bad("%d channel records", len(r.Channels))
+		return badResponse("%d channel records", len(r.Channels))
 	}
-	for i, ch := range r.Channels {
-		if ch.From == node.None || (i > 0 && r.Channels[i-1].From >= ch.From) {
-			return bad("channel records not ascending by sender")
+	prev := node.None
+	for i := range r.Channels {
+		if err := r.validateChannel(&r.Channels[i], prev); err != nil {
+			return err
 		}
-		if ch.Flags&^(FlagComplete|FlagLossy) != 0 {
-			return bad("unknown channel flags %#x", ch.Flags)
+		prev = r.Channels[i].From
+	}
+	return nil
+}
+
+// validateChannel checks one channel record: its sender above prev (the
+// previous record's, node.None for the first), its flags and its recorded
+// messages.
+func (r *Response) validateChannel(ch *ChannelRecord, prev node.ID) error {
+	if ch.From <= prev {
+		return badResponse("channel records not ascending by sender")
+	}
+	if ch.Flags&^(FlagComplete|FlagLossy) != 0 {
+		return badResponse("unknown channel flags %#x", ch.Flags)
+	}
+	if len(ch.Msgs) > MaxRecorded {
+		return badResponse("%d recorded messages from %v", len(ch.Msgs), ch.From)
+	}
+	return r.validateRecorded(ch.Msgs)
+}
+
+// validateRecorded checks recorded messages' type names and that each was
+// sent before the cut.
+func (r *Response) validateRecorded(msgs []Recorded) error {
+	for _, m := range msgs {
+		if m.Type == "" || len(m.Type) > node.MaxTypeNameLen {
+			return badResponse("recorded message type name of %d bytes", len(m.Type))
 		}
-		if len(ch.Msgs) > MaxRecorded {
-			return bad("%d recorded messages from %v", len(ch.Msgs), ch.From)
-		}
-		for _, m := range ch.Msgs {
-			if m.Type == "" || len(m.Type) > node.MaxTypeNameLen {
-				return bad("recorded message type name of %d bytes", len(m.Type))
-			}
-			if m.CN >= r.CR {
-				return bad("recorded message with CN %d ≥ cut %d", m.CN, r.CR)
-			}
+		if m.CN >= r.CR {
+			return badResponse("recorded message with CN %d ≥ cut %d", m.CN, r.CR)
 		}
 	}
 	return nil
@@ -298,10 +388,8 @@ func validateRequest(r *Request) error {
 	if len(r.Members) > MaxMembers {
 		return fmt.Errorf("%w: request names %d members", ErrBadMessage, len(r.Members))
 	}
-	for i, id := range r.Members {
-		if id == node.None || (i > 0 && r.Members[i-1] >= id) {
-			return fmt.Errorf("%w: request members not ascending", ErrBadMessage)
-		}
+	if !ascendingIDs(r.Members) {
+		return fmt.Errorf("%w: request members not ascending", ErrBadMessage)
 	}
 	return nil
 }

@@ -100,15 +100,17 @@ const (
 
 // String names the reason.
 func (r Reason) String() string {
-	switch r {
-	case CheckpointPeriodic:
-		return "periodic"
-	case CheckpointForced:
-		return "forced"
-	case CheckpointRequested:
-		return "requested"
+	if name, ok := reasonNames[r]; ok {
+		return name
 	}
 	return "reason(?)"
+}
+
+// reasonNames names the reasons a checkpoint is taken (Reason.String).
+var reasonNames = map[Reason]string{
+	CheckpointPeriodic:  "periodic",
+	CheckpointForced:    "forced",
+	CheckpointRequested: "requested",
 }
 
 // Taken reports one checkpoint taken during a Manager call.

@@ -111,43 +111,63 @@ func (m *Manager) admit(peer node.ID, cn uint64) (uint64, error) {
 		return cn, nil
 	}
 	if cn <= m.window() {
-		lim := m.limit(peer)
-		if cn > lim {
-			// Within the window but past the rate limit: the message is
-			// handled as carrying the largest number the limit allows,
-			// which is sound for the same reason as the node's own
-			// number is below (the sender was past every cut up to it).
-			m.stats.CNLimited++
-			cn = lim
-		}
-		m.spend(peer, cn)
-		return cn, nil
+		return m.withinWindow(peer, cn), nil
 	}
 	if cn > MaxCN {
 		m.stats.BadMessages++
 		m.stats.CNRejected++
 		return m.cn, nil
 	}
+	return m.beyondWindow(peer, cn)
+}
+
+// withinWindow admits a number cn within the window from peer, at most
+// what peer's rate limit allows, and charges it.
+func (m *Manager) withinWindow(peer node.ID, cn uint64) uint64 {
+	if lim := m.limit(peer); cn > lim {
+		// Within the window but past the rate limit: the message is
+		// handled as carrying the largest number the limit allows,
+		// which is sound for the same reason as the node's own
+		// number is below (the sender was past every cut up to it).
+		m.stats.CNLimited++
+		cn = lim
+	}
+	m.spend(peer, cn)
+	return cn
+}
+
+// beyondWindow admits a number cn beyond the window from peer: it is a
+// claim, and the node catches up once two witnesses agree on a jump
+// (catchUp); cn is adopted if the window then covers it, else refused.
+func (m *Manager) beyondWindow(peer node.ID, cn uint64) (uint64, error) {
 	if peer != m.self {
 		m.claim(peer, cn)
 	}
 	if v, ok := m.corroborated(); ok {
-		if err := m.take(v, CheckpointForced); err != nil {
+		if err := m.catchUp(v); err != nil {
 			return m.cn, err
 		}
-		// Messages handled before the jump carried numbers up to v that
-		// were not adopted: this checkpoint is not the node's state at
-		// any cut up to v, so requests for those cuts are refused, as
-		// after a reset.
-		m.prunedCN = max(m.prunedCN, v)
-		m.stats.CNCaughtUp++
-		m.dropClaims()
 		if cn <= m.window() {
 			return cn, nil
 		}
 	}
 	m.stats.CNRejected++
 	return m.cn, nil
+}
+
+// catchUp jumps the node's number to v, which two witnesses vouch for.
+func (m *Manager) catchUp(v uint64) error {
+	if err := m.take(v, CheckpointForced); err != nil {
+		return err
+	}
+	// Messages handled before the jump carried numbers up to v that
+	// were not adopted: this checkpoint is not the node's state at
+	// any cut up to v, so requests for those cuts are refused, as
+	// after a reset.
+	m.prunedCN = max(m.prunedCN, v)
+	m.stats.CNCaughtUp++
+	m.dropClaims()
+	return nil
 }
 
 // The rate limit. A number within the window is adopted, but one peer
@@ -202,13 +222,7 @@ func (m *Manager) allowance(key string) uint64 {
 	b, ok := m.buckets[key]
 	if !ok {
 		if len(m.buckets) >= MaxMembers {
-			old, found := "", false
-			for k, x := range m.buckets {
-				if !found || x.at.Before(m.buckets[old].at) || (x.at.Equal(m.buckets[old].at) && k < old) {
-					old, found = k, true
-				}
-			}
-			delete(m.buckets, old)
+			delete(m.buckets, m.stalestBucket())
 		}
 		b = &cnBucket{left: w, at: m.now}
 		m.buckets[key] = b
@@ -218,6 +232,18 @@ func (m *Manager) allowance(key string) uint64 {
 		b.at = m.now
 	}
 	return uint64(b.left)
+}
+
+// stalestBucket returns the key of the bucket refilled longest ago, ties
+// by key: map order must not leak out.
+func (m *Manager) stalestBucket() string {
+	old, found := "", false
+	for k, x := range m.buckets {
+		if !found || cmp.Or(m.buckets[old].at.Compare(x.at), cmp.Compare(old, k)) > 0 {
+			old, found = k, true
+		}
+	}
+	return old
 }
 
 // spend charges peer's bucket for adopting cn (at most limit(peer)).
@@ -243,16 +269,21 @@ func (m *Manager) claim(peer node.ID, cn uint64) {
 		return
 	}
 	if _, ok := m.claims[key]; !ok && len(m.claims) >= MaxMembers {
-		top, found := "", false
-		for k, c := range m.claims {
-			// Ties by key: map order must not leak out.
-			if !found || c > m.claims[top] || (c == m.claims[top] && cmp.Less(k, top)) {
-				top, found = k, true
-			}
-		}
-		delete(m.claims, top)
+		delete(m.claims, m.largestClaim())
 	}
 	m.claims[key] = max(m.claims[key], cn)
+}
+
+// largestClaim returns the key of the largest claim, ties by key: map
+// order must not leak out.
+func (m *Manager) largestClaim() string {
+	top, found := "", false
+	for k, c := range m.claims {
+		if !found || cmp.Or(cmp.Compare(c, m.claims[top]), cmp.Compare(top, k)) > 0 {
+			top, found = k, true
+		}
+	}
+	return top
 }
 
 // corroborated returns the second largest claim beyond the window, if two
@@ -316,38 +347,53 @@ func (m *Manager) nextCut() uint64 { return m.cn + 1 }
 // above the largest refuser's number, and at least the last number of
 // every peer with a witness, if that is below the node's number.
 func (m *Manager) rebaseTarget() (uint64, bool) {
+	to, ok := m.refusersFloor()
+	if !ok {
+		return 0, false
+	}
+	if to = max(to, m.witnessedFloor()); to >= m.cn {
+		return 0, false
+	}
+	return to, true
+}
+
+// refusersFloor returns one above the largest number of the round's
+// refusers, and whether every member that answered at all refused the cut
+// (rebaseTarget), each with a witness, and there was one.
+func (m *Manager) refusersFloor() (uint64, bool) {
 	g := m.g
 	var to uint64
 	refusers := 0
 	for _, id := range g.members {
-		if id == m.self {
-			continue
-		}
 		st := g.status[id]
-		if st.state == memberDead || st.reason == ReasonUnvouched {
+		if id == m.self || st.silent() {
 			continue // it said nothing (a forged member is one)
 		}
-		if !st.refused {
-			return 0, false
-		}
-		if _, ok := m.witness(id); !ok {
+		if !st.refused || !m.vouched(id) {
 			return 0, false
 		}
 		to = max(to, st.cn+1)
 		refusers++
 	}
-	if refusers == 0 {
-		return 0, false
-	}
+	return to, refusers > 0
+}
+
+// silent reports whether the member said nothing in the round: dead, or
+// left out as unvouched.
+func (st *memberState) silent() bool {
+	return st.state == memberDead || st.reason == ReasonUnvouched
+}
+
+// witnessedFloor returns the largest number a peer with a witness sent
+// the node: a rebase never goes below it.
+func (m *Manager) witnessedFloor() uint64 {
+	var to uint64
 	for id, cn := range m.lastCN {
-		if _, ok := m.witness(id); ok && id != m.self {
+		if m.vouched(id) && id != m.self {
 			to = max(to, cn)
 		}
 	}
-	if to >= m.cn {
-		return 0, false
-	}
-	return to, true
+	return to
 }
 
 // rebase moves the node's number back to to (see rebaseTarget).
