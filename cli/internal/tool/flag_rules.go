@@ -1,6 +1,10 @@
 package tool
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"time"
+)
 
 // Table-driven validation of the command line: a command's checks are
 // listed in the order they run, and the first that fails is the error,
@@ -94,4 +98,19 @@ func sprintfIf(cond bool, format string, args ...any) string {
 		return ""
 	}
 	return fmt.Sprintf(format, args...)
+}
+
+// allWithin reports whether every count is in 0..most.
+func allWithin(most int, counts ...int) bool {
+	for _, n := range counts {
+		if n < 0 || n > most {
+			return false
+		}
+	}
+	return true
+}
+
+// anyNegative reports whether one of the durations is negative.
+func anyNegative(ds ...time.Duration) bool {
+	return slices.ContainsFunc(ds, func(d time.Duration) bool { return d < 0 })
 }
