@@ -690,7 +690,6 @@ func printSteeringStats(w io.Writer, o EmulateOutput) {
 // printPropertyVerdicts prints the safety properties' violations and the
 // liveness properties' verdicts on the final state, names aligned.
 func printPropertyVerdicts(w io.Writer, r emulation.Result) {
-	fmt.Fprintln(w, "  safety — states violating each property (episodes, first occurrence):")
 	width := 0
 	for _, s := range r.Safety {
 		width = max(width, len(s.Name))
@@ -698,13 +697,9 @@ func printPropertyVerdicts(w io.Writer, r emulation.Result) {
 	for _, l := range r.Liveness {
 		width = max(width, len(l.Name))
 	}
+	fmt.Fprintln(w, "  safety — states violating each property (episodes, first occurrence):")
 	for _, s := range r.Safety {
-		line := fmt.Sprintf("    %-*s %6d", width, s.Name, s.ViolatedStates)
-		if s.ViolatedStates > 0 {
-			line += fmt.Sprintf("  (%s, first at %s: %s — %s)",
-				pluralOf(s.Episodes, "episode"), clock(s.FirstViolation), s.FirstEvent, s.FirstError)
-		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, safetyLine(s, width))
 	}
 	fmt.Fprintln(w, "  liveness — on the final state, after healing:")
 	for _, l := range r.Liveness {
@@ -714,6 +709,17 @@ func printPropertyVerdicts(w io.Writer, r emulation.Result) {
 		}
 		fmt.Fprintf(w, "    %-*s %s\n", width, l.Name, verdict)
 	}
+}
+
+// safetyLine is the summary's line of the safety property s, its name
+// padded to width: the states violating it and its first violation.
+func safetyLine(s emulation.SafetyResult, width int) string {
+	line := fmt.Sprintf("    %-*s %6d", width, s.Name, s.ViolatedStates)
+	if s.ViolatedStates > 0 {
+		line += fmt.Sprintf("  (%s, first at %s: %s — %s)",
+			pluralOf(s.Episodes, "episode"), clock(s.FirstViolation), s.FirstEvent, s.FirstError)
+	}
+	return line
 }
 
 // speedFactor renders virtual over wall time: whole numbers from 10x up,
