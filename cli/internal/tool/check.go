@@ -249,7 +249,7 @@ func (f *checkFlags) check() error {
 // budgetsInRange reports whether the budgets, fault counts and walk
 // parameters are not negative, and --walks and --dmax positive.
 func (f *checkFlags) budgetsInRange() bool {
-	return allAtLeast(
+	return rangeRulesHold(
 		rangeRule{int64(f.maxDepth), 0}, rangeRule{int64(f.fullDepth), 0}, rangeRule{int64(f.maxStates), 0},
 		rangeRule{int64(f.budget), 0}, rangeRule{int64(f.resets), 0}, rangeRule{int64(f.breaks), 0},
 		rangeRule{int64(f.drops), 0}, rangeRule{int64(f.refusals), 0}, rangeRule{int64(f.walks), 1},
@@ -562,8 +562,8 @@ func (f *checkFlags) serviceOutput(svc serviceRun, faults consequence.Faults, fr
 	out := checkOutput{Format: checkFormat, Target: f.service, Options: svc.options, Nodes: f.nodes, Seed: f.seed,
 		Faults: fmt.Sprintf("resets=%d kinds=%v breaks=%d", f.resets, faults.Kinds(), f.breaks),
 		Fix:    f.fix, Resets: f.resets, Silent: f.silent, Breaks: f.breaks, Drops: f.drops, Refusals: f.refusals}
-	out.Faults += sprintfIf(f.drops > 0, " drops=%d", f.drops)
-	out.Faults += sprintfIf(f.refusals > 0, " refusals=%d", f.refusals)
+	out.Faults += summaryClause(f.drops > 0, " drops=%d", f.drops)
+	out.Faults += summaryClause(f.refusals > 0, " refusals=%d", f.refusals)
 	out.Faults += f.delivery.describe()
 	out.Losses, out.Duplicates, out.Reorders, out.Delays = f.delivery.losses, f.delivery.duplicates, f.delivery.reorders, f.delivery.delays
 	if from != nil {

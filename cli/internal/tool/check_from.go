@@ -68,13 +68,13 @@ func (f *checkFlags) takeStartDefaults(st *report.Start) {
 		f.fix = st.Fix
 	}
 	if !f.set["nodes"] {
-		f.nodes = startNodes(st)
+		f.nodes = fromStartNodes(st)
 	}
 }
 
-// startNodes is the node count of st: a report's, else the largest ID of
+// fromStartNodes is the node count of st: a report's, else the largest ID of
 // a snapshot document's members up to maxCheckNodes (0: none).
-func startNodes(st *report.Start) int {
+func fromStartNodes(st *report.Start) int {
 	if st.Nodes != 0 {
 		return st.Nodes
 	}

@@ -11,7 +11,7 @@ import (
 
 func printCheckSummary(w io.Writer, o checkOutput) {
 	fmt.Fprintf(w, "%s (%s), %d nodes, strategy %s, seed %d", o.Target, o.Options, o.Nodes, o.Strategy, o.Seed)
-	fmt.Fprint(w, sprintfIf(o.Faults != "", ", faults %s", o.Faults))
+	fmt.Fprint(w, summaryClause(o.Faults != "", ", faults %s", o.Faults))
 	fmt.Fprintln(w)
 	printWalkWeights(w, o.Weights)
 	if o.Liveness != nil {
@@ -42,17 +42,17 @@ func printWalkWeights(w io.Writer, weights map[string]float64) {
 func printLivenessSummary(w io.Writer, o checkOutput) {
 	l := o.Liveness
 	fmt.Fprintf(w, "random walks: %d, live %d", l.Walks, l.Live)
-	fmt.Fprint(w, sprintfIf(l.Periphery > 0, " (half from %d states at depth %d of a bounded search)", l.Periphery, l.PeripheryDepth))
+	fmt.Fprint(w, summaryClause(l.Periphery > 0, " (half from %d states at depth %d of a bounded search)", l.Periphery, l.PeripheryDepth))
 	fmt.Fprintln(w)
-	fmt.Fprint(w, sprintfIf(o.Stop != "", "stopped: %s\n", o.Stop))
+	fmt.Fprint(w, summaryClause(o.Stop != "", "stopped: %s\n", o.Stop))
 	if l.Suspect == nil {
 		fmt.Fprintln(w, "no suspected liveness violation")
 		return
 	}
 	fmt.Fprintf(w, "suspected liveness violation after %d steps: %s\n", len(l.Suspect), strings.Join(l.Failing, "; "))
-	fmt.Fprint(w, sprintfIf(l.C2 > 0, "(%d of %d suspects judged C2)\n", l.C2, l.Suspects))
+	fmt.Fprint(w, summaryClause(l.C2 > 0, "(%d of %d suspects judged C2)\n", l.C2, l.Suspects))
 	fmt.Fprintf(w, "verdict %s", l.Verdict)
-	fmt.Fprint(w, sprintfIf(l.Critical >= 0, ": critical transition at step %d: %s", l.Critical+1, l.Action))
+	fmt.Fprint(w, summaryClause(l.Critical >= 0, ": critical transition at step %d: %s", l.Critical+1, l.Action))
 	fmt.Fprintln(w)
 	printNumberedSteps(w, l.Suspect)
 	printDirectedRun(w, l.Confirmed, l.Critical+1)
@@ -70,11 +70,11 @@ func printNumberedSteps(w io.Writer, steps []string) {
 func printSearchFigures(w io.Writer, o checkOutput) {
 	fmt.Fprintf(w, "stopped: %s\n", o.Stop)
 	fmt.Fprintf(w, "states: %d unique, %d generated, %d pruned", o.Unique, o.Generated, o.Pruned)
-	fmt.Fprint(w, sprintfIf(o.Slept > 0, ", %d slept (partial-order reduction)", o.Slept))
-	fmt.Fprint(w, sprintfIf(o.SleepSetsOff > 0, ", sleep sets off from depth %d (they did not pay)", o.SleepSetsOff))
+	fmt.Fprint(w, summaryClause(o.Slept > 0, ", %d slept (partial-order reduction)", o.Slept))
+	fmt.Fprint(w, summaryClause(o.SleepSetsOff > 0, ", sleep sets off from depth %d (they did not pay)", o.SleepSetsOff))
 	fmt.Fprintf(w, "; max depth %d\n", o.Depth)
 	fmt.Fprintf(w, "speed: %.0f unique states/s over %.2fs; memory %d B (%.1f B/state visited)", o.StatesPerSecond, o.WallSeconds, o.MemoryBytes, o.BytesPerState)
-	fmt.Fprint(w, sprintfIf(o.PeakMemoryBytes > 0, "; heap peak %d B", o.PeakMemoryBytes))
+	fmt.Fprint(w, summaryClause(o.PeakMemoryBytes > 0, "; heap peak %d B", o.PeakMemoryBytes))
 	fmt.Fprintf(w, "; omission probability %.1e\n", o.OmissionProbability)
 }
 

@@ -646,8 +646,8 @@ func printTraffic(w io.Writer, r emulation.Result) {
 		r.Events, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins, breaks)
 }
 
-// ratioOrZero is a/b, 0 when b is 0 (no answers to average over).
-func ratioOrZero(a, b int64) float64 {
+// snapshotMean is a/b, 0 when b is 0 (no answers to average over).
+func snapshotMean(a, b int64) float64 {
 	if b == 0 {
 		return 0
 	}
@@ -666,7 +666,7 @@ func printSnapshotStats(w io.Writer, r emulation.Result, nodes int) {
 	fmt.Fprintf(w, "  snapshots: %d gathered, %d given up; %d checkpoints (%d periodic, %d forced, %d requested)\n",
 		s.Gathers, s.Failures, t.Periodic+t.Forced+t.Requested, t.Periodic, t.Forced, t.Requested)
 	fmt.Fprintf(w, "             %d answers: %.0f B raw, %.0f B sent per checkpoint (%d unchanged, %d deltas); %.0f b/s checkpoints, %.0f b/s answers per node\n",
-		t.Responses, ratioOrZero(t.RawStateBytes, t.Responses), ratioOrZero(t.StateBytes, t.Responses), t.Unchanged, t.Deltas,
+		t.Responses, snapshotMean(t.RawStateBytes, t.Responses), snapshotMean(t.StateBytes, t.Responses), t.Unchanged, t.Deltas,
 		float64(t.StateBytes)*8/perNode, float64(t.ResponseBytes)*8/perNode)
 }
 
@@ -699,7 +699,7 @@ func printPropertyVerdicts(w io.Writer, r emulation.Result) {
 	}
 	fmt.Fprintln(w, "  safety — states violating each property (episodes, first occurrence):")
 	for _, s := range r.Safety {
-		fmt.Fprintln(w, safetyLine(s, width))
+		fmt.Fprintln(w, safetySummaryLine(s, width))
 	}
 	fmt.Fprintln(w, "  liveness — on the final state, after healing:")
 	for _, l := range r.Liveness {
@@ -711,9 +711,9 @@ func printPropertyVerdicts(w io.Writer, r emulation.Result) {
 	}
 }
 
-// safetyLine is the summary's line of the safety property s, its name
+// safetySummaryLine is the summary's line of the safety property s, its name
 // padded to width: the states violating it and its first violation.
-func safetyLine(s emulation.SafetyResult, width int) string {
+func safetySummaryLine(s emulation.SafetyResult, width int) string {
 	line := fmt.Sprintf("    %-*s %6d", width, s.Name, s.ViolatedStates)
 	if s.ViolatedStates > 0 {
 		line += fmt.Sprintf("  (%s, first at %s: %s — %s)",

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"fmt"
 	"slices"
 	"time"
 )
@@ -66,8 +65,8 @@ type rangeRule struct {
 	value, least int64
 }
 
-// allAtLeast reports whether every rule's value is at least its least.
-func allAtLeast(rules ...rangeRule) bool {
+// rangeRulesHold reports whether every rule's value is at least its least.
+func rangeRulesHold(rules ...rangeRule) bool {
 	for _, r := range rules {
 		if r.value < r.least {
 			return false
@@ -76,32 +75,8 @@ func allAtLeast(rules ...rangeRule) bool {
 	return true
 }
 
-// joinNonEmpty is the parts that are not empty, joined by sep.
-func joinNonEmpty(sep string, parts ...string) string {
-	out := ""
-	for _, p := range parts {
-		if p == "" {
-			continue
-		}
-		if out != "" {
-			out += sep
-		}
-		out += p
-	}
-	return out
-}
-
-// sprintfIf is fmt.Sprintf(format, args...) when cond holds, else "": a
-// clause of a summary line that only some runs have.
-func sprintfIf(cond bool, format string, args ...any) string {
-	if !cond {
-		return ""
-	}
-	return fmt.Sprintf(format, args...)
-}
-
-// allWithin reports whether every count is in 0..most.
-func allWithin(most int, counts ...int) bool {
+// countsWithin reports whether every count is in 0..most.
+func countsWithin(most int, counts ...int) bool {
 	for _, n := range counts {
 		if n < 0 || n > most {
 			return false
@@ -110,7 +85,7 @@ func allWithin(most int, counts ...int) bool {
 	return true
 }
 
-// anyNegative reports whether one of the durations is negative.
-func anyNegative(ds ...time.Duration) bool {
+// anyDurationNegative reports whether one of the durations is negative.
+func anyDurationNegative(ds ...time.Duration) bool {
 	return slices.ContainsFunc(ds, func(d time.Duration) bool { return d < 0 })
 }

@@ -39,10 +39,10 @@ func (f *lastingCheckFlags) register(fs *flag.FlagSet) {
 
 // faults returns base with the flags' lasting faults, or a usage error.
 func (f *lastingCheckFlags) faults(base consequence.Faults) (consequence.Faults, error) {
-	if !allWithin(report.MaxFaults, f.crashes, f.partitions, f.jumps) {
+	if !countsWithin(report.MaxFaults, f.crashes, f.partitions, f.jumps) {
 		return base, usagef("--crashes, --partitions and --clock-jumps must be in 0..%d", report.MaxFaults)
 	}
-	if anyNegative(f.downtime, f.length, f.jump, f.skew) {
+	if anyDurationNegative(f.downtime, f.length, f.jump, f.skew) {
 		return base, usagef("--crash-downtime, --partition-length, --clock-jump and --skew must not be negative")
 	}
 	kinds, err := consequence.ParseCutKinds(f.kinds)
@@ -55,10 +55,10 @@ func (f *lastingCheckFlags) faults(base consequence.Faults) (consequence.Faults,
 
 // describe appends the lasting faults to check's faults line.
 func (f *lastingCheckFlags) describe(faults consequence.Faults) string {
-	return sprintfIf(faults.Crashes > 0, " crashes=%d downtime=%v", faults.Crashes, faults.Downtime) +
-		sprintfIf(faults.Partitions > 0, " partitions=%d kinds=%v length=%v", faults.Partitions, faults.PartitionKinds, faults.PartitionLength) +
-		sprintfIf(faults.ClockJumps > 0, " clock-jumps=%d", faults.ClockJumps) +
-		sprintfIf(f.skew > 0, " skew=%v", f.skew)
+	return summaryClause(faults.Crashes > 0, " crashes=%d downtime=%v", faults.Crashes, faults.Downtime) +
+		summaryClause(faults.Partitions > 0, " partitions=%d kinds=%v length=%v", faults.Partitions, faults.PartitionKinds, faults.PartitionLength) +
+		summaryClause(faults.ClockJumps > 0, " clock-jumps=%d", faults.ClockJumps) +
+		summaryClause(f.skew > 0, " skew=%v", f.skew)
 }
 
 // lastingEmulateFlags are emulate's lasting-fault flags.
@@ -93,7 +93,7 @@ func (f *lastingEmulateFlags) resolve(nodes int) error {
 	if err := parseNamedRates(namedRate{"crashes", f.crashes, &f.crashRate}, namedRate{"partitions", f.partitions, &f.partitionRate}, namedRate{"clock-jumps", f.jumps, &f.jumpRate}); err != nil {
 		return err
 	}
-	if anyNegative(f.downtime, f.length, f.jump, f.skew) {
+	if anyDurationNegative(f.downtime, f.length, f.jump, f.skew) {
 		return usagef("--crash-downtime, --partition-length, --clock-jump and --skew must not be negative")
 	}
 	var err error
@@ -171,17 +171,17 @@ func printNemesis(w io.Writer, n *emulation.NemesisStats) {
 // describe renders the run's lasting faults for the summary and --json:
 // "crashes 1/min (downtime 30s), schedule faults.txt"; "" for none.
 func (f *lastingEmulateFlags) describe() string {
-	return joinNonEmpty(", ",
-		sprintfIf(f.crashRate > 0, "crashes %g/min (downtime %s)", f.crashRate, durationOr(f.downtime, "never back")),
-		sprintfIf(f.partitionRate > 0, "partitions %g/min (%v, length %s)", f.partitionRate, f.cutKinds, durationOr(f.length, "lasting")),
-		sprintfIf(f.jumpRate > 0, "clock jumps %g/min", f.jumpRate),
-		sprintfIf(f.skew > 0, "timer skew ±%v", f.skew),
-		sprintfIf(f.schedule != "", "schedule %s", f.schedule),
+	return joinPresentClauses(", ",
+		summaryClause(f.crashRate > 0, "crashes %g/min (downtime %s)", f.crashRate, lastingDurationOr(f.downtime, "never back")),
+		summaryClause(f.partitionRate > 0, "partitions %g/min (%v, length %s)", f.partitionRate, f.cutKinds, lastingDurationOr(f.length, "lasting")),
+		summaryClause(f.jumpRate > 0, "clock jumps %g/min", f.jumpRate),
+		summaryClause(f.skew > 0, "timer skew ±%v", f.skew),
+		summaryClause(f.schedule != "", "schedule %s", f.schedule),
 	)
 }
 
-// durationOr renders d, or what when d is 0 (the fault never ends).
-func durationOr(d time.Duration, what string) string {
+// lastingDurationOr renders d, or what when d is 0 (the fault never ends).
+func lastingDurationOr(d time.Duration, what string) string {
 	if d == 0 {
 		return what
 	}

@@ -88,7 +88,7 @@ func run(p Program, args []string, stdout, stderr io.Writer) int {
 	}
 	cmds := commands(cat)
 	args, stderr = rewriteHelpArgs(args, cmds, stdout, stderr)
-	if isUsageRequest(args) {
+	if asksForUsage(args) {
 		printUsage(stdout, cmds)
 		if len(args) == 0 {
 			return exitUsage
@@ -116,9 +116,9 @@ func rewriteHelpArgs(args []string, cmds map[string]command, stdout, stderr io.W
 	return args, stderr
 }
 
-// isUsageRequest reports whether args ask for the program's usage: none,
+// asksForUsage reports whether args ask for the program's usage: none,
 // or help, -h or --help.
-func isUsageRequest(args []string) bool {
+func asksForUsage(args []string) bool {
 	return len(args) == 0 || slices.Contains([]string{"help", "-h", "--help"}, args[0])
 }
 

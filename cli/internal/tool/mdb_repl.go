@@ -110,7 +110,7 @@ func (d *mdb) run(c mdbCommand) (quit bool, err error) {
 	case "live":
 		return false, d.live()
 	case "graph":
-		return false, d.graph(d.w, graphFormat(c.args))
+		return false, d.graph(d.w, mdbGraphFormat(c.args))
 	case "find":
 		return false, d.findArg(c.args[0])
 	case "help":
@@ -160,8 +160,8 @@ func (d *mdb) diffArgs(a, b string) error {
 	return d.diff(x, y)
 }
 
-// graphFormat is graph's format argument: text when there is none.
-func graphFormat(args []string) string {
+// mdbGraphFormat is graph's format argument: text when there is none.
+func mdbGraphFormat(args []string) string {
 	if len(args) == 1 {
 		return args[0]
 	}
