@@ -68,24 +68,36 @@ func parseBandwidth(s string, inet int64) (int64, error) {
 	if strings.Contains(s, "B") {
 		return 0, fmt.Errorf("invalid capacity %q: give bits per second (b, not B: 8Mb/s is 1 MB/s)", s)
 	}
-	num := s
+	num, mult := cutBandwidthUnit(s)
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("invalid capacity %q: want bits/s such as 1Mbps, 5Mb/s, 800kbps or 1000000, inet, or 0", s)
+	}
+	return bandwidthInRange(s, v*mult)
+}
+
+// cutBandwidthUnit splits a capacity into its number and the multiplier
+// of its SI prefix, dropping its bits-per-second suffix.
+func cutBandwidthUnit(s string) (num string, mult float64) {
+	num = s
 	for _, suf := range []string{"bits/s", "bit/s", "b/s", "bps"} {
 		if strings.HasSuffix(num, suf) {
 			num = strings.TrimSuffix(num, suf)
 			break
 		}
 	}
-	mult := 1.0
+	mult = 1.0
 	if n := len(num); n > 0 {
 		if m, ok := bandwidthPrefixes[num[n-1]]; ok {
 			mult, num = m, num[:n-1]
 		}
 	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("invalid capacity %q: want bits/s such as 1Mbps, 5Mb/s, 800kbps or 1000000, inet, or 0", s)
-	}
-	bps := v * mult
+	return num, mult
+}
+
+// bandwidthInRange checks the capacity bps that s gives: 0 (unlimited),
+// or between 1 bit/s and 1 Pb/s, rounded to whole bits.
+func bandwidthInRange(s string, bps float64) (int64, error) {
 	switch {
 	case bps < 0:
 		return 0, fmt.Errorf("invalid capacity %q: must not be negative", s)

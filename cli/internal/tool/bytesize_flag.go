@@ -53,21 +53,9 @@ func (v byteSize) Set(s string) error {
 
 // parseByteSize parses a size as byteSize documents it.
 func parseByteSize(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	scale := 1.0
-	for _, u := range byteUnits {
-		if strings.HasSuffix(t, u.suffix) {
-			t, scale = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.scale
-			break
-		}
-	}
+	t, scale := cutByteUnit(strings.ToLower(strings.TrimSpace(s)))
 	if i, err := strconv.ParseInt(t, 10, 64); err == nil {
-		// Integers exactly: a float64 cannot hold every int64.
-		k := int64(scale)
-		if i < 0 || (i > 0 && k > math.MaxInt64/i) {
-			return 0, fmt.Errorf("size %q out of range (0 to 8EiB)", s)
-		}
-		return i * k, nil
+		return exactByteSize(s, i, int64(scale))
 	}
 	x, err := strconv.ParseFloat(t, 64)
 	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
@@ -78,4 +66,24 @@ func parseByteSize(s string) (int64, error) {
 		return 0, fmt.Errorf("size %q out of range (0 to 8EiB)", s)
 	}
 	return int64(x), nil
+}
+
+// cutByteUnit splits a lower-case size into its number and its unit's
+// scale (1 without a unit).
+func cutByteUnit(t string) (string, float64) {
+	for _, u := range byteUnits {
+		if strings.HasSuffix(t, u.suffix) {
+			return strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.scale
+		}
+	}
+	return t, 1.0
+}
+
+// exactByteSize is i units of k bytes, the size s gives as an integer,
+// computed exactly (a float64 cannot hold every int64).
+func exactByteSize(s string, i, k int64) (int64, error) {
+	if i < 0 || (i > 0 && k > math.MaxInt64/i) {
+		return 0, fmt.Errorf("size %q out of range (0 to 8EiB)", s)
+	}
+	return i * k, nil
 }

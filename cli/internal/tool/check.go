@@ -229,53 +229,96 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 	fs.BoolVar(&f.symmetry, "symmetry", false, "symmetry reduction: keep one state per orbit under renamings of the nodes the model declares interchangeable (a model: those it declares; a service: its node.Symmetric groups, an error if it declares none); sound for properties that do not name those nodes")
 }
 
-// check validates f and resolves the strategy.
+// check validates f and resolves the strategy, one group of flags after
+// the other.
 func (f *checkFlags) check() error {
-	if f.maxDepth < 0 || f.fullDepth < 0 || f.maxStates < 0 || f.budget < 0 || f.resets < 0 || f.breaks < 0 || f.drops < 0 || f.refusals < 0 || f.walks <= 0 || f.dmax <= 0 || f.dinit < 0 || f.workers < 0 || f.periphery < 0 {
-		return usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")
-	}
-	if f.suspects <= 0 {
-		return usagef("--suspects must be positive, got %d", f.suspects)
-	}
-	if err := f.delivery.validate(); err != nil {
-		return err
-	}
+	return firstStepError(
+		f.checkBudgets,
+		f.delivery.validate,
+		f.checkVerifyEvery,
+		func() error { return f.confirm.validate(f) },
+		f.checkFromService,
+		f.resolveWeights,
+		f.checkResetKinds,
+		func() error { _, err := f.lasting.faults(consequence.Faults{}); return err },
+		f.resolveStrategy,
+		f.validateShip,
+	)
+}
+
+// budgetsInRange reports whether the budgets, fault counts and walk
+// parameters are not negative, and --walks and --dmax positive.
+func (f *checkFlags) budgetsInRange() bool {
+	return rangeRulesHold(
+		rangeRule{int64(f.maxDepth), 0}, rangeRule{int64(f.fullDepth), 0}, rangeRule{int64(f.maxStates), 0},
+		rangeRule{int64(f.budget), 0}, rangeRule{int64(f.resets), 0}, rangeRule{int64(f.breaks), 0},
+		rangeRule{int64(f.drops), 0}, rangeRule{int64(f.refusals), 0}, rangeRule{int64(f.walks), 1},
+		rangeRule{int64(f.dmax), 1}, rangeRule{int64(f.dinit), 0}, rangeRule{int64(f.workers), 0},
+		rangeRule{int64(f.periphery), 0},
+	)
+}
+
+// checkBudgets checks the search's budgets and walk parameters.
+func (f *checkFlags) checkBudgets() error {
+	return firstBrokenFlagRule(
+		flagRule{!f.budgetsInRange(), usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")},
+		flagRule{f.suspects <= 0, usagef("--suspects must be positive, got %d", f.suspects)},
+	)
+}
+
+// checkVerifyEvery checks --verify-determinism.
+func (f *checkFlags) checkVerifyEvery() error {
 	if f.verifyEvery < 0 {
 		return usagef("--verify-determinism must not be negative (0: no check), got %d", f.verifyEvery)
 	}
-	if err := f.confirm.validate(f); err != nil {
-		return err
-	}
+	return nil
+}
+
+// checkFromService refuses --from with --model: a start state is a
+// service's.
+func (f *checkFlags) checkFromService() error {
 	if f.from != "" && f.model != "" {
 		return usagef("--from starts a service's search, not --model %s's", f.model)
 	}
+	return nil
+}
 
+// resolveWeights parses --weights, unless it is auto (derived later from
+// an emulated run).
+func (f *checkFlags) resolveWeights() error {
 	f.autoWeights = f.weights == "auto"
-	var w map[consequence.ActorActionKind]float64
-	if !f.autoWeights {
-		var err error
-		if w, err = parseWeights(f.weights); err != nil {
-			return err
-		}
+	if f.autoWeights {
+		f.weight = nil
+		return nil
 	}
-	if f.resetKinds != "" {
-		if _, err := consequence.ParseResetKinds(f.resetKinds); err != nil {
-			return usagef("--reset-kinds: %q is not rst, silent or both", f.resetKinds)
-		}
-	}
-	if _, err := f.lasting.faults(consequence.Faults{}); err != nil {
-		return err
-	}
+	w, err := parseWeights(f.weights)
 	f.weight = w
-	f.walk = f.strategy == "walk"
-	if !f.walk {
-		s, err := consequence.ParseStrategy(f.strategy)
-		if err != nil {
-			return usagef("--strategy: %q is not bfs, consequence or walk", f.strategy)
-		}
-		f.strat = s
+	return err
+}
+
+// checkResetKinds checks --reset-kinds (empty: chosen by --silent).
+func (f *checkFlags) checkResetKinds() error {
+	if f.resetKinds == "" {
+		return nil
 	}
-	return f.validateShip()
+	if _, err := consequence.ParseResetKinds(f.resetKinds); err != nil {
+		return usagef("--reset-kinds: %q is not rst, silent or both", f.resetKinds)
+	}
+	return nil
+}
+
+// resolveStrategy parses --strategy: walk, or a search strategy.
+func (f *checkFlags) resolveStrategy() error {
+	f.walk = f.strategy == "walk"
+	if f.walk {
+		return nil
+	}
+	s, err := consequence.ParseStrategy(f.strategy)
+	if err != nil {
+		return usagef("--strategy: %q is not bfs, consequence or walk", f.strategy)
+	}
+	f.strat = s
+	return nil
 }
 
 // walkOptions are the liveness search's options for seed.
@@ -307,11 +350,15 @@ func (f *checkFlags) deriveWeights(ctx context.Context, svc serviceRun, out *che
 	return nil
 }
 
-// weightKinds names the actor model's action kinds for --weights.
-var weightKinds = []struct {
+// weightKind is an action kind of the actor model and its name in
+// --weights.
+type weightKind struct {
 	name string
 	kind consequence.ActorActionKind
-}{
+}
+
+// weightKinds names the actor model's action kinds for --weights.
+var weightKinds = []weightKind{
 	{"deliver", consequence.ActDeliver},
 	{"timer", consequence.ActTimer},
 	{"app", consequence.ActApp},
@@ -345,22 +392,28 @@ func parseWeights(s string) (map[consequence.ActorActionKind]float64, error) {
 		return nil, nil
 	}
 	out := map[consequence.ActorActionKind]float64{}
-next:
 	for _, item := range strings.Split(s, ",") {
-		name, val, ok := strings.Cut(item, "=")
-		x, err := strconv.ParseFloat(val, 64)
-		if !ok || err != nil || !(x >= 0) || math.IsInf(x, 1) {
-			return nil, usagef("--weights: %q is not KIND=W with W a finite number >= 0", item)
+		kind, x, err := parseWeight(item)
+		if err != nil {
+			return nil, err
 		}
-		for _, k := range weightKinds {
-			if k.name == name {
-				out[k.kind] = x
-				continue next
-			}
-		}
-		return nil, usagef("--weights: unknown kind %q (want one of %s)", name, strings.Join(weightKindNames(), ", "))
+		out[kind] = x
 	}
 	return out, nil
+}
+
+// parseWeight parses one KIND=W item of --weights.
+func parseWeight(item string) (consequence.ActorActionKind, float64, error) {
+	name, val, ok := strings.Cut(item, "=")
+	x, err := strconv.ParseFloat(val, 64)
+	if !ok || err != nil || !(x >= 0) || math.IsInf(x, 1) {
+		return 0, 0, usagef("--weights: %q is not KIND=W with W a finite number >= 0", item)
+	}
+	i := slices.IndexFunc(weightKinds, func(k weightKind) bool { return k.name == name })
+	if i < 0 {
+		return 0, 0, usagef("--weights: unknown kind %q (want one of %s)", name, strings.Join(weightKindNames(), ", "))
+	}
+	return weightKinds[i].kind, x, nil
 }
 
 func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
@@ -368,11 +421,10 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	f := &checkFlags{}
 	f.register(fs, cat)
 	setUsage(fs, "check [flags]", "Explores a service (from its initial state) or a model and reports property violations.")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	f.set = setFlags(fs)
-	if err := f.check(); err != nil {
+	if err := firstStepError(
+		func() error { return parseFlags(fs, args) },
+		func() error { f.set = setFlags(fs); return f.check() },
+	); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -383,86 +435,135 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 		// letting garbage double it (GOGC); the process runs this one search.
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(f.maxMemory))
 	}
-	progress := newProgressMode(stderr, "", progressModeOf(stderr, f.quiet), !f.asJSON && !f.quiet && (!f.walk || f.maxDepth > 0))
+	progress := newProgressMode(stderr, "", progressModeOf(stderr, f.quiet), f.showsLevels())
 	opts.Progress = progress.level
 	endProgress := progress.close
 	defer progress.close()
-	var out checkOutput
-	var err error
-	gcPercent := serviceGCPercent
-	if f.model != "" {
-		gcPercent = modelGCPercent
-	}
 	var restoreGC func()
-	opts.Progress, restoreGC = searchGCPercent(gcPercent, opts.Progress)
+	opts.Progress, restoreGC = searchGCPercent(f.gcPercent(), opts.Progress)
 	defer restoreGC()
-	if f.model == "" {
-		out, err = checkService(ctx, cat, f, opts)
-	} else {
-		out, err = checkModel(ctx, f, opts)
-	}
+	out, err := f.explore(ctx, cat, opts)
 	endProgress()
-	if err != nil && out.Stop == "" && out.Liveness == nil {
+	if err != nil && !out.hasResult() {
 		return err
 	}
 	if f.asJSON {
-		if err := json.NewEncoder(stdout).Encode(out); err != nil {
-			return err
-		}
-		return err
+		return encodeJSONOr(stdout, out, err)
 	}
 	printCheckSummary(stdout, out)
 	return err
+}
+
+// showsLevels reports whether the progress shows the search's levels:
+// not with --json or --quiet, nor for walks without a bounded search.
+func (f *checkFlags) showsLevels() bool {
+	return !f.asJSON && !f.quiet && (!f.walk || f.maxDepth > 0)
+}
+
+// gcPercent is the collector's least target for the search f asks for
+// (searchGCPercent).
+func (f *checkFlags) gcPercent() int {
+	if f.model != "" {
+		return modelGCPercent
+	}
+	return serviceGCPercent
+}
+
+// explore runs the check f asks for: of --model, or of --service.
+func (f *checkFlags) explore(ctx context.Context, cat *catalog, opts consequence.Options) (checkOutput, error) {
+	if f.model == "" {
+		return checkService(ctx, cat, f, opts)
+	}
+	return checkModel(ctx, f, opts)
+}
+
+// hasResult reports whether o holds a search's result (a stop or the
+// walks' outcome), printed even when the search ended in an error.
+func (o checkOutput) hasResult() bool {
+	return o.Stop != "" || o.Liveness != nil
 }
 
 // checkService explores the service f names from its initial state with
 // opts (or random walks). An error with a result (out.Stop or
 // out.Liveness set) is the search's: the result is still printed.
 func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequence.Options) (checkOutput, error) {
+	from, svc, err := f.serviceToCheck(cat)
+	if err != nil {
+		return checkOutput{}, err
+	}
+	faults := f.serviceFaults()
+	m, err := f.serviceActorModel(from, svc, faults)
+	if err != nil {
+		return checkOutput{}, err
+	}
+	out := f.serviceOutput(svc, faults, from)
+	if f.walk {
+		return checkServiceWalks(ctx, f, svc, opts, m, out)
+	}
+	return f.searchService(ctx, opts, m, out)
+}
+
+// serviceToCheck reads --from's start (nil without it), which may set
+// the service flags, and looks up the service for --nodes nodes.
+func (f *checkFlags) serviceToCheck(cat *catalog) (*report.Start, serviceRun, error) {
 	from, err := f.readFrom()
 	if err != nil {
-		return checkOutput{}, err
+		return nil, serviceRun{}, err
 	}
 	if f.nodes <= 0 || f.nodes > maxCheckNodes {
-		return checkOutput{}, usagef("--nodes must be in 1..%d, got %d: every explored state holds every node and each successor copies them, so a search over more nodes exhausts memory in its first levels (exhaustive checking suits 3 to a few tens of nodes)", maxCheckNodes, f.nodes)
+		return nil, serviceRun{}, usagef("--nodes must be in 1..%d, got %d: every explored state holds every node and each successor copies them, so a search over more nodes exhausts memory in its first levels (exhaustive checking suits 3 to a few tens of nodes)", maxCheckNodes, f.nodes)
 	}
 	svc, err := cat.lookup(f.service, SplitList(f.fix), f.nodes)
-	if err != nil {
-		return checkOutput{}, err
-	}
+	return from, svc, err
+}
+
+// serviceFaults are the faults the flags allow along a path (checked by
+// check()).
+func (f *checkFlags) serviceFaults() consequence.Faults {
 	faults := consequence.Faults{Resets: f.resets, SilentResets: f.silent, Breaks: f.breaks, Drops: f.drops, Refusals: f.refusals}
 	if f.resetKinds != "" {
 		faults.ResetKinds, _ = consequence.ParseResetKinds(f.resetKinds) // checked by check()
 	}
 	f.delivery.apply(&faults)
 	faults, _ = f.lasting.faults(faults) // checked by check()
+	return faults
+}
+
+// serviceActorModel is the actor model of svc with faults the check
+// explores — from --from's start, else the initial configuration — with
+// --verify-determinism and --symmetry; it also sets up --confirm's judge.
+func (f *checkFlags) serviceActorModel(from *report.Start, svc serviceRun, faults consequence.Faults) (*consequence.ActorModel, error) {
 	var m *consequence.ActorModel
+	var err error
 	if from != nil {
 		m, err = f.fromModel(from, svc, faults)
 	} else {
 		m, err = serviceModelSkewed(svc, f.nodes, f.seed, faults, f.lasting.skew)
 	}
 	if err != nil {
-		return checkOutput{}, err
+		return nil, err
 	}
 	f.judge = f.confirm.newPathJudge(svc, f.nodes, f.seed, faults)
 	if m, err = m.WithDeterminismCheck(f.verifyEvery); err != nil {
-		return checkOutput{}, err
+		return nil, err
 	}
-	if f.symmetry {
-		if m, err = m.WithSymmetry(); err != nil {
-			return checkOutput{}, usageError{err}
-		}
+	if !f.symmetry {
+		return m, nil
 	}
+	if m, err = m.WithSymmetry(); err != nil {
+		return nil, usageError{err}
+	}
+	return m, nil
+}
+
+// serviceOutput is the output of a service check before its search: what
+// is checked, with which faults, from which start.
+func (f *checkFlags) serviceOutput(svc serviceRun, faults consequence.Faults, from *report.Start) checkOutput {
 	out := checkOutput{Format: checkFormat, Target: f.service, Options: svc.options, Nodes: f.nodes, Seed: f.seed,
 		Faults: fmt.Sprintf("resets=%d kinds=%v breaks=%d", f.resets, faults.Kinds(), f.breaks),
 		Fix:    f.fix, Resets: f.resets, Silent: f.silent, Breaks: f.breaks, Drops: f.drops, Refusals: f.refusals}
-	if f.drops > 0 {
-		out.Faults += fmt.Sprintf(" drops=%d", f.drops)
-	}
-	if f.refusals > 0 {
-		out.Faults += fmt.Sprintf(" refusals=%d", f.refusals)
-	}
+	out.Faults += summaryClause(f.drops > 0, " drops=%d", f.drops)
+	out.Faults += summaryClause(f.refusals > 0, " refusals=%d", f.refusals)
 	out.Faults += f.delivery.describe()
 	out.Losses, out.Duplicates, out.Reorders, out.Delays = f.delivery.losses, f.delivery.duplicates, f.delivery.reorders, f.delivery.delays
 	if from != nil {
@@ -470,71 +571,115 @@ func checkService(ctx context.Context, cat *catalog, f *checkFlags, opts consequ
 	}
 	out.Faults += f.lasting.describe(faults)
 	out.Lasting = report.LastingOf(faults, f.lasting.skew)
-	if f.walk {
-		if f.autoWeights {
-			if err := f.deriveWeights(ctx, svc, &out); err != nil {
-				return out, err
-			}
-		}
-		return checkServiceWalks(ctx, f, opts, m, out)
-	}
+	return out
+}
+
+// searchService runs the bounded search of m (bfs or consequence) into
+// out: its result, each violation as a replayable report judged by
+// --confirm, and the filters --ship writes.
+func (f *checkFlags) searchService(ctx context.Context, opts consequence.Options, m *consequence.ActorModel, out checkOutput) (checkOutput, error) {
 	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).
 		Properties(m.Properties()...).WithOptions(opts).Run(ctx)
-	if res != nil {
-		fillResult(&out, res)
-		for _, v := range res.Violations {
-			rep, rerr := m.Report(v)
-			if rerr != nil {
-				return checkOutput{}, rerr
-			}
-			b, _ := json.Marshal(rep)
-			out.Reports = append(out.Reports, b)
-			if cerr := f.confirmViolation(ctx, &out, v.Path, v.Property, v.Kind); cerr != nil {
-				return out, cerr
-			}
+	if res == nil {
+		return out, err
+	}
+	fillResult(&out, res)
+	for _, v := range res.Violations {
+		if rerr := appendReport(&out, m, v); rerr != nil {
+			return checkOutput{}, rerr
 		}
-		if f.ship != "" {
-			if serr := f.writeShipped(res); serr != nil {
-				return out, serr
-			}
+		if cerr := f.confirmViolation(ctx, &out, v.Path, v.Property, v.Kind); cerr != nil {
+			return out, cerr
+		}
+	}
+	if f.ship != "" {
+		if serr := f.writeShipped(res); serr != nil {
+			return out, serr
 		}
 	}
 	return out, err
+}
+
+// appendReport appends violation v of m to out's reports, as a
+// replayable consequence.ActorReport.
+func appendReport(out *checkOutput, m *consequence.ActorModel, v consequence.Violation[*consequence.GlobalState, consequence.ActorAction]) error {
+	rep, err := m.Report(v)
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(rep)
+	out.Reports = append(out.Reports, b)
+	return nil
 }
 
 // checkServiceWalks runs the random walks of 'check --strategy walk' on m
 // (after a bounded search with --max-depth), within --budget: the budget
 // is a deadline on the walks' context, since walks read no clock, and
 // running out of it is a result (out.Stop "time budget" with the walks
-// taken so far), not an error, as for the other strategies.
-func checkServiceWalks(ctx context.Context, f *checkFlags, opts consequence.Options, m *consequence.ActorModel, out checkOutput) (checkOutput, error) {
-	out.Strategy = "walk"
-	walkCtx := ctx // the bounded search has its own budget (opts.MaxTime) and stops at it without an error
-	if f.budget > 0 {
-		var cancel context.CancelFunc
-		walkCtx, cancel = context.WithTimeout(ctx, f.budget)
-		defer cancel()
-	}
-	var from []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]
-	if f.maxDepth > 0 && f.periphery > 0 {
-		bounded := opts
-		bounded.Periphery = f.periphery
-		res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).WithOptions(bounded).Run(ctx)
-		if err != nil {
-			return checkOutput{}, err
+// taken so far), not an error, as for the other strategies. With
+// --weights auto, the weights come first from an emulated run of svc.
+func checkServiceWalks(ctx context.Context, f *checkFlags, svc serviceRun, opts consequence.Options, m *consequence.ActorModel, out checkOutput) (checkOutput, error) {
+	if f.autoWeights {
+		if err := f.deriveWeights(ctx, svc, &out); err != nil {
+			return out, err
 		}
-		from = res.Periphery
 	}
-	var err error
-	if hasLiveness(m.Properties()) {
-		out.Liveness, err = checkWalks(walkCtx, m, m.Properties(), from, f.walkOptions(f.seed), f.judge)
-	} else {
-		err = checkSafetyWalks(walkCtx, f, m, &out)
+	out.Strategy = "walk"
+	walkCtx, cancel := f.walkContext(ctx)
+	defer cancel()
+	from, err := f.peripheryStates(ctx, opts, m)
+	if err != nil {
+		return checkOutput{}, err
 	}
-	if err != nil && ctx.Err() == nil && errors.Is(walkCtx.Err(), context.DeadlineExceeded) {
+	err = f.takeWalks(walkCtx, m, from, &out)
+	if walksOutOfTime(ctx, walkCtx, err) {
 		out.Stop, err = consequence.StopTimeBudget.String(), nil
 	}
 	return out, err
+}
+
+// walkContext is ctx with --budget as its deadline (none at 0). The
+// bounded search before the walks has its own budget (opts.MaxTime) and
+// stops at it without an error, so only the walks take this context.
+func (f *checkFlags) walkContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if f.budget <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, f.budget)
+}
+
+// takeWalks takes the liveness walks of m from the start and the
+// periphery states from, or the safety walks for a service without
+// liveness properties, into out.
+func (f *checkFlags) takeWalks(ctx context.Context, m *consequence.ActorModel, from []consequence.PathState[*consequence.GlobalState, consequence.ActorAction], out *checkOutput) error {
+	if !hasLiveness(m.Properties()) {
+		return checkSafetyWalks(ctx, f, m, out)
+	}
+	var err error
+	out.Liveness, err = checkWalks(ctx, m, m.Properties(), from, f.walkOptions(f.seed), f.judge)
+	return err
+}
+
+// walksOutOfTime reports whether the walks' error err is their deadline
+// walkCtx ran out (--budget), not the end of ctx itself.
+func walksOutOfTime(ctx, walkCtx context.Context, err error) bool {
+	return err != nil && ctx.Err() == nil && errors.Is(walkCtx.Err(), context.DeadlineExceeded)
+}
+
+// peripheryStates are the states where a BFS bounded by --max-depth left
+// off, for half of the walks to start from (none without --max-depth or
+// with --periphery 0).
+func (f *checkFlags) peripheryStates(ctx context.Context, opts consequence.Options, m *consequence.ActorModel) ([]consequence.PathState[*consequence.GlobalState, consequence.ActorAction], error) {
+	if f.maxDepth <= 0 || f.periphery <= 0 {
+		return nil, nil
+	}
+	bounded := opts
+	bounded.Periphery = f.periphery
+	res, err := consequence.NewChecker[*consequence.GlobalState, consequence.ActorAction](m).WithOptions(bounded).Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return res.Periphery, nil
 }
 
 // checkSafetyWalks takes --walks random walks of up to --dmax steps from
@@ -567,12 +712,9 @@ func checkSafetyWalks(ctx context.Context, f *checkFlags, m *consequence.ActorMo
 			Kind: node.Safety, Err: u.Violation.Err, Depth: len(u.Path), Start: u.Start, Path: u.Path, State: u.State}
 		cv := checkViolation{Property: v.Property, Kind: v.Kind.String(), Error: v.Err.Error(), Depth: v.Depth, Path: actionStrings(u.Path)}
 		out.Violations = append(out.Violations, cv)
-		rep, rerr := m.Report(v)
-		if rerr != nil {
+		if rerr := appendReport(out, m, v); rerr != nil {
 			return rerr
 		}
-		b, _ := json.Marshal(rep)
-		out.Reports = append(out.Reports, b)
 		if cerr := f.confirmViolation(ctx, out, u.Path, v.Property, node.Safety); cerr != nil {
 			return cerr
 		}
@@ -663,6 +805,19 @@ func checkWalks(ctx context.Context, m *consequence.ActorModel, props []conseque
 	if res.Suspect == nil || res.Critical == nil {
 		return out, err // err: the walks stopped early; out counts those taken
 	}
+	describeSuspect(out, res)
+	if rerr := replayableSuspect(m, out, res, periphery); rerr != nil {
+		return out, rerr
+	}
+	if jerr := judgeSuspect(ctx, judge, out, res, periphery); jerr != nil {
+		return out, jerr
+	}
+	return out, err
+}
+
+// describeSuspect fills out with res's suspect: its path, the properties
+// failing at its end, the verdict and the critical transition.
+func describeSuspect(out *livenessOutput, res *consequence.LivenessResult[*consequence.GlobalState, consequence.ActorAction]) {
 	out.Suspect = actionStrings(res.Suspect.Path)
 	for _, f := range res.Suspect.Failing {
 		out.Failing = append(out.Failing, f.Property+": "+f.Err.Error())
@@ -673,18 +828,29 @@ func checkWalks(ctx context.Context, m *consequence.ActorModel, props []conseque
 		out.Action = crit.Action.Act.String()
 		out.LivePath = actionStrings(crit.LivePath)
 	}
-	if rerr := replayableSuspect(m, out, res, periphery); rerr != nil {
-		return out, rerr
+}
+
+// judgeSuspect judges a C1 suspect with a critical transition and a
+// failing property by a directed run up to that transition (--confirm;
+// nothing without a judge) into out.Confirmed.
+func judgeSuspect(ctx context.Context, judge *pathJudge, out *livenessOutput, res *consequence.LivenessResult[*consequence.GlobalState, consequence.ActorAction], periphery []consequence.PathState[*consequence.GlobalState, consequence.ActorAction]) error {
+	crit, s := res.Critical, res.Suspect
+	if judge == nil || !isJudgeableC1(crit, s) {
+		return nil
 	}
-	if judge != nil && crit.Verdict == consequence.C1 && crit.Step >= 0 && len(res.Suspect.Failing) > 0 {
-		path := append(slices.Clone(suspectPrefix(res.Suspect, periphery)), res.Suspect.Path[:crit.Step+1]...)
-		j, jerr := judge.judge(ctx, path, res.Suspect.Failing[0].Property, node.Liveness)
-		if jerr != nil {
-			return out, jerr
-		}
-		out.Confirmed = &j
+	path := append(slices.Clone(suspectPrefix(s, periphery)), s.Path[:crit.Step+1]...)
+	j, err := judge.judge(ctx, path, s.Failing[0].Property, node.Liveness)
+	if err != nil {
+		return err
 	}
-	return out, err
+	out.Confirmed = &j
+	return nil
+}
+
+// isJudgeableC1 reports whether a directed run can judge the suspect s:
+// judged C1 at a critical step, with a property failing at its end.
+func isJudgeableC1(crit *consequence.Critical[*consequence.GlobalState, consequence.ActorAction], s *consequence.Walk[*consequence.GlobalState, consequence.ActorAction]) bool {
+	return crit.Verdict == consequence.C1 && crit.Step >= 0 && len(s.Failing) > 0
 }
 
 // replayableSuspect fills out.Report and out.DeadEnd from res's suspect
@@ -748,78 +914,6 @@ func actionStrings[A any](path []consequence.Action[A]) []string {
 		out[i] = fmt.Sprint(a.Act)
 	}
 	return out
-}
-
-func printCheckSummary(w io.Writer, o checkOutput) {
-	fmt.Fprintf(w, "%s (%s), %d nodes, strategy %s, seed %d", o.Target, o.Options, o.Nodes, o.Strategy, o.Seed)
-	if o.Faults != "" {
-		fmt.Fprintf(w, ", faults %s", o.Faults)
-	}
-	fmt.Fprintln(w)
-	if len(o.Weights) > 0 {
-		fmt.Fprintf(w, "walk weights (auto, from the emulated service):")
-		for _, k := range weightKinds {
-			if x, ok := o.Weights[k.name]; ok {
-				fmt.Fprintf(w, " %s=%.3g", k.name, x)
-			}
-		}
-		fmt.Fprintln(w)
-	}
-	if l := o.Liveness; l != nil {
-		fmt.Fprintf(w, "random walks: %d, live %d", l.Walks, l.Live)
-		if l.Periphery > 0 {
-			fmt.Fprintf(w, " (half from %d states at depth %d of a bounded search)", l.Periphery, l.PeripheryDepth)
-		}
-		fmt.Fprintln(w)
-		if o.Stop != "" {
-			fmt.Fprintf(w, "stopped: %s\n", o.Stop)
-		}
-		if l.Suspect == nil {
-			fmt.Fprintln(w, "no suspected liveness violation")
-			return
-		}
-		fmt.Fprintf(w, "suspected liveness violation after %d steps: %s\n", len(l.Suspect), strings.Join(l.Failing, "; "))
-		if l.C2 > 0 {
-			fmt.Fprintf(w, "(%d of %d suspects judged C2)\n", l.C2, l.Suspects)
-		}
-		fmt.Fprintf(w, "verdict %s", l.Verdict)
-		if l.Critical >= 0 {
-			fmt.Fprintf(w, ": critical transition at step %d: %s", l.Critical+1, l.Action)
-		}
-		fmt.Fprintln(w)
-		for i, a := range l.Suspect {
-			fmt.Fprintf(w, "  %3d. %s\n", i+1, a)
-		}
-		printDirectedRun(w, l.Confirmed, l.Critical+1)
-		return
-	}
-	fmt.Fprintf(w, "stopped: %s\n", o.Stop)
-	fmt.Fprintf(w, "states: %d unique, %d generated, %d pruned", o.Unique, o.Generated, o.Pruned)
-	if o.Slept > 0 {
-		fmt.Fprintf(w, ", %d slept (partial-order reduction)", o.Slept)
-	}
-	if o.SleepSetsOff > 0 {
-		fmt.Fprintf(w, ", sleep sets off from depth %d (they did not pay)", o.SleepSetsOff)
-	}
-	fmt.Fprintf(w, "; max depth %d\n", o.Depth)
-	fmt.Fprintf(w, "speed: %.0f unique states/s over %.2fs; memory %d B (%.1f B/state visited)", o.StatesPerSecond, o.WallSeconds, o.MemoryBytes, o.BytesPerState)
-	if o.PeakMemoryBytes > 0 {
-		fmt.Fprintf(w, "; heap peak %d B", o.PeakMemoryBytes)
-	}
-	fmt.Fprintf(w, "; omission probability %.1e\n", o.OmissionProbability)
-	if len(o.Violations) == 0 {
-		fmt.Fprintln(w, "no violation found")
-		return
-	}
-	for i, v := range o.Violations {
-		fmt.Fprintf(w, "VIOLATION %s (%s) at depth %d: %s\n", v.Property, v.Kind, v.Depth, v.Error)
-		for i, a := range v.Path {
-			fmt.Fprintf(w, "  %3d. %s\n", i+1, a)
-		}
-		if i < len(o.Confirmed) {
-			printDirectedRun(w, &o.Confirmed[i], len(v.Path))
-		}
-	}
 }
 
 // serviceModel is the actor model 'check' explores and 'trace show'

@@ -35,15 +35,32 @@ func (f *checkFlags) readFrom() (*report.Start, error) {
 	if f.from == "" {
 		return nil, nil
 	}
-	file, err := os.Open(f.from)
+	st, err := readStartFile(f.from)
 	if err != nil {
-		return nil, usagef("--from: %v", err)
+		return nil, err
+	}
+	f.takeStartDefaults(&st)
+	return &st, nil
+}
+
+// readStartFile reads the start in the file path (--from); an unreadable
+// file, or one of another format, is a usage error.
+func readStartFile(path string) (report.Start, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return report.Start{}, usagef("--from: %v", err)
 	}
 	defer file.Close()
 	st, err := report.ReadStart(file, traceLimits)
 	if err != nil {
-		return nil, usagef("--from %s: %v", f.from, err)
+		return report.Start{}, usagef("--from %s: %v", path, err)
 	}
+	return st, nil
+}
+
+// takeStartDefaults sets the service flags the command line leaves unset
+// from st: its service, corrections and node count.
+func (f *checkFlags) takeStartDefaults(st *report.Start) {
 	if st.Service != "" && !f.set["service"] {
 		f.service = st.Service
 	}
@@ -51,14 +68,23 @@ func (f *checkFlags) readFrom() (*report.Start, error) {
 		f.fix = st.Fix
 	}
 	if !f.set["nodes"] {
-		f.nodes = st.Nodes
-		for _, n := range st.Snapshot.Nodes {
-			if st.Nodes == 0 && int(n.ID) > f.nodes && int(n.ID) <= maxCheckNodes {
-				f.nodes = int(n.ID)
-			}
+		f.nodes = fromStartNodes(st)
+	}
+}
+
+// fromStartNodes is the node count of st: a report's, else the largest ID of
+// a snapshot document's members up to maxCheckNodes (0: none).
+func fromStartNodes(st *report.Start) int {
+	if st.Nodes != 0 {
+		return st.Nodes
+	}
+	n := 0
+	for _, m := range st.Snapshot.Nodes {
+		if int(m.ID) > n && int(m.ID) <= maxCheckNodes {
+			n = int(m.ID)
 		}
 	}
-	return &st, nil
+	return n
 }
 
 // fromModel is the model of the start st for svc with faults: the

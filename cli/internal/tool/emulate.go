@@ -163,21 +163,35 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	fs.Lookup("predictors").DefValue = "auto"
 }
 
-// resolve checks p and fills the values that depend on others.
+// resolve checks p and fills the values that depend on others, one group
+// of flags after the other.
 func (p *emulateParams) resolve() error {
-	if p.nodes <= 0 || p.nodes > emulation.MaxNodes {
-		return usagef("--nodes must be positive and at most %d, got %d", emulation.MaxNodes, p.nodes)
-	}
-	if p.duration <= 0 {
-		return usagef("--duration must be positive, got %v", p.duration)
-	}
-	if p.downtime <= 0 {
-		return usagef("--downtime must be positive, got %v", p.downtime)
-	}
-	if err := p.steer.resolve(); err != nil {
-		return err
-	}
-	mode := p.steer.mode
+	return firstStepError(
+		p.checkRunShape,
+		p.steer.resolve,
+		p.resolveSnapshots,
+		p.resolvePredictors,
+		p.delivery.validate,
+		p.links.validate,
+		p.resolveChurnRates,
+		func() error { return p.lasting.resolve(p.nodes) },
+		p.resolveChurnPhase,
+	)
+}
+
+// checkRunShape checks the size of the run: --nodes, --duration and
+// --downtime.
+func (p *emulateParams) checkRunShape() error {
+	return firstBrokenFlagRule(
+		flagRule{p.nodes <= 0 || p.nodes > emulation.MaxNodes, usagef("--nodes must be positive and at most %d, got %d", emulation.MaxNodes, p.nodes)},
+		flagRule{p.duration <= 0, usagef("--duration must be positive, got %v", p.duration)},
+		flagRule{p.downtime <= 0, usagef("--downtime must be positive, got %v", p.downtime)},
+	)
+}
+
+// resolveSnapshots checks --snapshots and picks its default: every
+// defaultSnapEvery with a mode that steers, else off.
+func (p *emulateParams) resolveSnapshots() error {
 	if p.snapEvery < -1 {
 		return usagef("--snapshots must not be negative, got %v", p.snapEvery)
 	}
@@ -190,49 +204,53 @@ func (p *emulateParams) resolve() error {
 	if err := checkInterval("snapshots", p.snapEvery); err != nil {
 		return err
 	}
-	if err := p.steer.checkSnapshots(p.snapEvery); err != nil {
+	return p.steer.checkSnapshots(p.snapEvery)
+}
+
+// resolvePredictors checks --predictors and --reports against --mode and
+// --nodes, and picks the predicting nodes (--mode debug's default:
+// debugPredictors of them).
+func (p *emulateParams) resolvePredictors() error {
+	off := p.steer.mode == steering.Off
+	if err := firstBrokenFlagRule(
+		flagRule{p.predictors < -1 || p.predictors > p.nodes, usagef("--predictors must be between 0 and --nodes (%d), got %d", p.nodes, p.predictors)},
+		flagRule{p.predictors >= 0 && off, usagef("--predictors needs --mode debug or steer")},
+		flagRule{p.reports != "" && off, usagef("--reports needs --mode debug or steer")},
+	); err != nil {
 		return err
 	}
-	if p.predictors < -1 || p.predictors > p.nodes {
-		return usagef("--predictors must be between 0 and --nodes (%d), got %d", p.nodes, p.predictors)
-	}
-	if p.predictors >= 0 && mode == steering.Off {
-		return usagef("--predictors needs --mode debug or steer")
-	}
-	if p.reports != "" && mode == steering.Off {
-		return usagef("--reports needs --mode debug or steer")
-	}
-	if p.predictors == -1 && mode == steering.Debug {
+	if p.predictors == -1 && p.steer.mode == steering.Debug {
 		p.predictors = debugPredictors
 	}
 	p.predicting = predictorIDs(p.predictors, p.nodes)
-	if err := p.delivery.validate(); err != nil {
-		return err
-	}
-	if err := p.links.validate(); err != nil {
-		return err
-	}
-	var err error
+	return nil
+}
+
+// resolveChurnRates checks --silent and parses --churn and --breaks.
+func (p *emulateParams) resolveChurnRates() error {
 	if !(p.silent >= 0 && p.silent <= 1) {
 		return usagef("--silent must be in [0, 1], got %v", p.silent)
 	}
-	if p.rate, err = parseRate(p.churn); err != nil {
-		return usagef("--churn: %v", err)
-	}
-	if p.breakRate, err = parseRate(p.breaks); err != nil {
-		return usagef("--breaks: %v", err)
-	}
-	if err := p.lasting.resolve(p.nodes); err != nil {
-		return err
-	}
+	return parseNamedRates(namedRate{"churn", p.churn, &p.rate}, namedRate{"breaks", p.breaks, &p.breakRate})
+}
+
+// resolveChurnPhase picks --heal's default and the end of the churn
+// phase, which must leave time after the warm-up for the faults it runs.
+func (p *emulateParams) resolveChurnPhase() error {
 	if p.heal < 0 {
 		p.heal = min(p.duration/4, 5*time.Minute)
 	}
 	p.churnUntil = p.duration - p.heal
-	if (p.rate > 0 || p.breakRate > 0 || p.lasting.rated()) && p.churnUntil <= churnWarmup {
+	if p.churns() && p.churnUntil <= churnWarmup {
 		return usagef("--duration %v leaves no time for churn or breaks after the %v warm-up and %v of healing", p.duration, churnWarmup, p.heal)
 	}
 	return nil
+}
+
+// churns reports whether a fault runs in the churn phase: churn, breaks
+// or a rate-driven lasting fault.
+func (p *emulateParams) churns() bool {
+	return p.rate > 0 || p.breakRate > 0 || p.lasting.rated()
 }
 
 func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
@@ -246,19 +264,13 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&p.confirm, "confirm", false, "with --mode debug or steer, judge each distinct prediction by a directed run: the same run again up to the round that made it, then the emulator forced along its path (real, model-only: a step the system could not take, or wrong: the property held); one rerun per prediction")
 	fs.BoolVar(&p.checkDeterminism, "check-determinism", false, "run the emulation twice in step and stop at the first event where the two runs differ (both events shown): the service is not deterministic (twice the time)")
 	setUsage(fs, "emulate [flags]", "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := rejectNegativeAuto(fs); err != nil {
-		return err
-	}
-	if err := p.resolve(); err != nil {
-		return err
-	}
-	if p.confirm && p.steer.mode == steering.Off {
-		return usagef("--confirm judges predictions: it needs --mode debug or steer")
-	}
-	if err := p.budget.validate(); err != nil {
+	if err := firstStepError(
+		func() error { return parseFlags(fs, args) },
+		func() error { return rejectNegativeAuto(fs) },
+		p.resolve,
+		p.checkConfirmMode,
+		p.budget.validate,
+	); err != nil {
 		return err
 	}
 	p.args = args
@@ -271,12 +283,26 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		if jerr := json.NewEncoder(stdout).Encode(out); jerr != nil {
-			return jerr
-		}
-		return err
+		return encodeJSONOr(stdout, out, err)
 	}
 	printEmulateSummary(stdout, out)
+	return err
+}
+
+// checkConfirmMode refuses --confirm without predictions to judge.
+func (p *emulateParams) checkConfirmMode() error {
+	if p.confirm && p.steer.mode == steering.Off {
+		return usagef("--confirm judges predictions: it needs --mode debug or steer")
+	}
+	return nil
+}
+
+// encodeJSONOr writes v to w as one JSON line and returns the encoding's
+// error, else err (the run's, reported after its output).
+func encodeJSONOr(w io.Writer, v any, err error) error {
+	if jerr := json.NewEncoder(w).Encode(v); jerr != nil {
+		return jerr
+	}
 	return err
 }
 
@@ -293,6 +319,16 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 	}
 	p.links.apply(&cfg.Network)
 	cfg.Delivery = p.delivery.cfg
+	p.applyChurn(&cfg)
+	cfg.Snapshots = p.snapshotConfig(cfg.Network)
+	cfg.Steering = p.steeringConfig(svc)
+	p.lasting.apply(&cfg, churnWarmup, p.churnUntil)
+	return cfg
+}
+
+// applyChurn sets the churn and the connection breaks of the churn phase
+// in cfg (none at a zero rate).
+func (p *emulateParams) applyChurn(cfg *emulation.Config) {
 	if p.rate > 0 {
 		cfg.Churn = emulation.ChurnConfig{
 			Rate:           p.rate,
@@ -305,31 +341,135 @@ func (p *emulateParams) emulationConfig(svc serviceRun) emulation.Config {
 	if p.breakRate > 0 {
 		cfg.Breaks = emulation.BreakConfig{Rate: p.breakRate, After: churnWarmup, Until: p.churnUntil}
 	}
-	isPredictor := func(id node.ID) bool { return p.predicting == nil || slices.Contains(p.predicting, id) }
-	if p.snapEvery > 0 {
-		cfg.Snapshots = &emulation.SnapshotConfig{Manager: emulation.LinkedSnapshots(
-			snapshot.Config{Interval: p.snapEvery, GatherConfig: snapshot.GatherConfig{GatherInterval: p.snapEvery, SecondHop: p.steer.secondHop}}, cfg.Network)}
-		if p.predicting != nil && !p.steer.immediate {
-			// Only the predictors need neighbourhood snapshots; with the
-			// immediate check every node needs its view.
-			cfg.Snapshots.Gatherers = isPredictor
+}
+
+// isPredictor reports whether node id runs steering rounds: every node
+// without a list of predictors.
+func (p *emulateParams) isPredictor(id node.ID) bool {
+	return p.predicting == nil || slices.Contains(p.predicting, id)
+}
+
+// snapshotConfig is the checkpoint managers' configuration on network
+// (nil: --snapshots off). Only the predictors gather neighbourhood
+// snapshots, unless the immediate check needs every node's view.
+func (p *emulateParams) snapshotConfig(network emulation.NetworkConfig) *emulation.SnapshotConfig {
+	if p.snapEvery <= 0 {
+		return nil
+	}
+	s := &emulation.SnapshotConfig{Manager: emulation.LinkedSnapshots(
+		snapshot.Config{Interval: p.snapEvery, GatherConfig: snapshot.GatherConfig{GatherInterval: p.snapEvery, SecondHop: p.steer.secondHop}}, network)}
+	if p.predicting != nil && !p.steer.immediate {
+		s.Gatherers = p.isPredictor
+	}
+	return s
+}
+
+// steeringConfig is the steering layer's configuration for svc (nil:
+// --mode off without --immediate), its rounds run by the predictors.
+func (p *emulateParams) steeringConfig(svc serviceRun) *emulation.SteeringConfig {
+	if !p.steer.steers() {
+		return nil
+	}
+	s := &emulation.SteeringConfig{
+		// Workload is set here, not left to the emulator's default,
+		// so that the reports rebuild the rounds' model with it.
+		Controller: steering.Config{Workload: svc.workload},
+		Immediate:  p.steer.immediate,
+		Shipped:    p.steer.shippedFilters,
+	}
+	p.steer.apply(&s.Controller)
+	if p.predicting != nil {
+		s.Predictors = p.isPredictor
+	}
+	return s
+}
+
+// emulatePredictions gathers what a run's steering rounds predicted: the
+// distinct predictions with their paths, the violation episodes to match
+// them against, and when the first round started.
+type emulatePredictions struct {
+	log        steering.PredictionLog
+	episodes   episodeLog
+	firstRound time.Duration
+}
+
+// watchPredictions makes cfg's rounds and violations recorded, with a
+// mode (nothing is recorded with --mode off).
+func (p *emulateParams) watchPredictions(cfg *emulation.Config) *emulatePredictions {
+	w := &emulatePredictions{episodes: episodeLog{}}
+	if p.steer.mode != steering.Off {
+		cfg.Steering.OnRound = w.onRound
+		cfg.OnViolation = w.episodes.add
+	}
+	return w
+}
+
+// onRound records one steering round's report.
+func (w *emulatePredictions) onRound(id node.ID, at time.Duration, rep *steering.RoundReport) {
+	if w.firstRound == 0 {
+		w.firstRound = at // a round starts after a gather, never at 0
+	}
+	w.log.Add(emulation.Epoch.Add(at), id, rep)
+}
+
+// openTrace creates --trace's file (nothing without the flag) and makes
+// cfg's run write its events there, with the causes 'trace show' draws
+// the event graph from, after a header recording the command line;
+// closeFile closes the file.
+func (p *emulateParams) openTrace(cfg *emulation.Config) (trace *bufio.Writer, closeFile func(), err error) {
+	if p.tracePath == "" {
+		return nil, func() {}, nil
+	}
+	f, err := os.Create(p.tracePath)
+	if err != nil {
+		return nil, nil, usagef("--trace: %v", err)
+	}
+	trace = bufio.NewWriterSize(f, 1<<16)
+	cfg.Trace = trace
+	cfg.TraceCauses = true // for trace show's event graph
+	if err := writeTraceHeader(trace, p.args); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return trace, func() { f.Close() }, nil
+}
+
+// newEmulator builds the emulator of cfg with its progress and
+// --check-determinism hooks; after is the hook runWithStatus calls after
+// each slice (nil: none).
+func (p *emulateParams) newEmulator(ctx context.Context, cfg *emulation.Config) (em *emulation.Emulator, after func(time.Duration) error, err error) {
+	p.roundProgress(cfg)
+	if after, err = p.determinismHook(ctx, cfg); err != nil {
+		return nil, nil, err
+	}
+	if em, err = emulation.New(*cfg); err != nil {
+		return nil, nil, err
+	}
+	if p.twin != nil {
+		p.twin.first = em
+	}
+	return em, after, nil
+}
+
+// runBudgeted runs em within emulate's budgets, then stops the CPU
+// profile and flushes the trace. stopped is the budget that stopped the
+// run (nil: none), in which case the partial run is no error: it is
+// printed, then the stop reported.
+func (p *emulateParams) runBudgeted(ctx context.Context, em *emulation.Emulator, after func(time.Duration) error, stopProfile func(), trace *bufio.Writer) (res emulation.Result, stopped, runErr error) {
+	bctx, endBudget := p.budget.watch(ctx)
+	res, runErr = runWithStatus(bctx, em, p.duration, p.progress, after, time.Now)
+	endBudget()
+	stopProfile()
+	stopped = p.budget.spent(bctx, em.Elapsed(), p.duration)
+	if stopped != nil {
+		runErr = nil
+	}
+	if trace != nil {
+		if err := trace.Flush(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("writing trace: %w", err)
 		}
 	}
-	if p.steer.steers() {
-		cfg.Steering = &emulation.SteeringConfig{
-			// Workload is set here, not left to the emulator's default,
-			// so that the reports rebuild the rounds' model with it.
-			Controller: steering.Config{Workload: svc.workload},
-			Immediate:  p.steer.immediate,
-			Shipped:    p.steer.shippedFilters,
-		}
-		p.steer.apply(&cfg.Steering.Controller)
-		if p.predicting != nil {
-			cfg.Steering.Predictors = isPredictor
-		}
-	}
-	p.lasting.apply(&cfg, churnWarmup, p.churnUntil)
-	return cfg
+	return res, stopped, runErr
 }
 
 // runEmulation runs the emulated deployment p (resolved) describes.
@@ -339,64 +479,37 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 		return EmulateOutput{}, err
 	}
 	cfg := p.emulationConfig(svc)
-	var predLog steering.PredictionLog
-	episodes := episodeLog{}
-	var firstRound time.Duration
-	if p.steer.mode != steering.Off {
-		cfg.Steering.OnRound = func(id node.ID, at time.Duration, rep *steering.RoundReport) {
-			if firstRound == 0 {
-				firstRound = at // a round starts after a gather, never at 0
-			}
-			predLog.Add(emulation.Epoch.Add(at), id, rep)
-		}
-		cfg.OnViolation = episodes.add
-	}
-	var trace *bufio.Writer
-	if p.tracePath != "" {
-		f, err := os.Create(p.tracePath)
-		if err != nil {
-			return EmulateOutput{}, usagef("--trace: %v", err)
-		}
-		defer f.Close()
-		trace = bufio.NewWriterSize(f, 1<<16)
-		cfg.Trace = trace
-		cfg.TraceCauses = true // for trace show's event graph
-		if err := writeTraceHeader(trace, p.args); err != nil {
-			return EmulateOutput{}, err
-		}
-	}
-	p.roundProgress(&cfg)
-	after, err := p.determinismHook(ctx, &cfg)
+	preds := p.watchPredictions(&cfg)
+	trace, closeTrace, err := p.openTrace(&cfg)
 	if err != nil {
 		return EmulateOutput{}, err
 	}
-	em, err := emulation.New(cfg)
+	defer closeTrace()
+	em, after, err := p.newEmulator(ctx, &cfg)
 	if err != nil {
 		return EmulateOutput{}, err
-	}
-	if p.twin != nil {
-		p.twin.first = em
 	}
 	stopProfile, err := startCPUProfile(p.cpuProfile)
 	if err != nil {
 		return EmulateOutput{}, err
 	}
-	bctx, endBudget := p.budget.watch(ctx)
-	res, runErr := runWithStatus(bctx, em, p.duration, p.progress, after, time.Now)
-	endBudget()
-	stopProfile()
-	stopped := p.budget.spent(bctx, em.Elapsed(), p.duration)
-	if stopped != nil {
-		runErr = nil // the partial run is printed, then the stop reported
-	}
-	if trace != nil {
-		if err := trace.Flush(); err != nil && runErr == nil {
-			runErr = fmt.Errorf("writing trace: %w", err)
-		}
-	}
+	res, stopped, runErr := p.runBudgeted(ctx, em, after, stopProfile, trace)
 	if runErr != nil {
 		return EmulateOutput{}, seedHint{runErr, p.seed}
 	}
+	out := p.emulateOutput(svc, em, res)
+	if out.LivenessCost, err = p.controlCost(ctx, cfg, res); err != nil {
+		return out, errors.Join(seedHint{err, p.seed}, stopped)
+	}
+	if err := p.predictionOutcome(ctx, &out, cfg, svc, preds, res); err != nil {
+		return out, errors.Join(err, stopped)
+	}
+	return out, stopped
+}
+
+// emulateOutput is the output of the run of svc by em with result res,
+// before steering's figures.
+func (p *emulateParams) emulateOutput(svc serviceRun, em *emulation.Emulator, res emulation.Result) EmulateOutput {
 	out := EmulateOutput{
 		Format:         emulateFormat,
 		Service:        p.service,
@@ -417,39 +530,52 @@ func runEmulation(ctx context.Context, p *emulateParams) (EmulateOutput, error) 
 		out.Speedup = float64(res.VirtualDuration) / float64(res.WallTime)
 	}
 	out.summaryLine = svc.describe(em.View())
-	if p.steer.steers() {
-		var control *emulation.Result
-		if p.control {
-			p.progress.setf("control run: crystalball off")
-			ctl, err := controlRun(ctx, cfg)
-			if err != nil {
-				return out, errors.Join(seedHint{err, p.seed}, stopped)
-			}
-			control = &ctl
-		}
-		out.LivenessCost = costOf(res.Liveness, control)
+	return out
+}
+
+// controlCost is what steering cost the liveness properties of a steered
+// run with result res (nil: the run does not steer), against the control
+// run of cfg with crystalball off unless --control=false.
+func (p *emulateParams) controlCost(ctx context.Context, cfg emulation.Config, res emulation.Result) (*livenessCost, error) {
+	if !p.steer.steers() {
+		return nil, nil
 	}
-	if p.steer.mode != steering.Off {
-		out.Predictors = p.predicting
-		out.Predictions = matchPredictions(&predLog, episodes, res.Liveness)
-		out.predictionLog = &predLog
-		out.FirstRoundS = firstRound.Seconds()
-		if p.confirm {
-			if err := confirmPredictions(ctx, p.emulationConfig(svc), &predLog, out.Predictions, p.progress); err != nil {
-				return out, errors.Join(seedHint{err, p.seed}, stopped)
-			}
+	var control *emulation.Result
+	if p.control {
+		p.progress.setf("control run: crystalball off")
+		ctl, err := controlRun(ctx, cfg)
+		if err != nil {
+			return nil, err
 		}
-		if p.reports != "" {
-			src := report.Source{Service: p.service, Fix: p.fix, Nodes: p.nodes, Options: svc.options, Spec: svc.spec,
-				Mode: p.steer.mode, Workload: cfg.Steering.Controller.Workload, Faults: cfg.Steering.Controller.Faults, TimerSkew: cfg.Steering.Controller.TimerSkew}
-			if err := writePredictionReports(p.reports, &predLog, src, out.Predictions); err != nil {
-				// The run's figures are printed all the same: a report
-				// that cannot be written loses nothing else.
-				return out, errors.Join(err, stopped)
-			}
+		control = &ctl
+	}
+	return costOf(res.Liveness, control), nil
+}
+
+// predictionOutcome fills out's predictions with a mode (nothing with
+// --mode off): matched against the run's result res, judged by directed
+// runs (--confirm) and written as reports (--reports). A report that
+// cannot be written loses nothing else: the run's figures are printed all
+// the same.
+func (p *emulateParams) predictionOutcome(ctx context.Context, out *EmulateOutput, cfg emulation.Config, svc serviceRun, preds *emulatePredictions, res emulation.Result) error {
+	if p.steer.mode == steering.Off {
+		return nil
+	}
+	out.Predictors = p.predicting
+	out.Predictions = matchPredictions(&preds.log, preds.episodes, res.Liveness)
+	out.predictionLog = &preds.log
+	out.FirstRoundS = preds.firstRound.Seconds()
+	if p.confirm {
+		if err := confirmPredictions(ctx, p.emulationConfig(svc), &preds.log, out.Predictions, p.progress); err != nil {
+			return seedHint{err, p.seed}
 		}
 	}
-	return out, stopped
+	if p.reports == "" {
+		return nil
+	}
+	src := report.Source{Service: p.service, Fix: p.fix, Nodes: p.nodes, Options: svc.options, Spec: svc.spec,
+		Mode: p.steer.mode, Workload: cfg.Steering.Controller.Workload, Faults: cfg.Steering.Controller.Faults, TimerSkew: cfg.Steering.Controller.TimerSkew}
+	return writePredictionReports(p.reports, &preds.log, src, out.Predictions)
 }
 
 // startCPUProfile starts a CPU profile into the file name (--cpuprofile)
@@ -474,6 +600,24 @@ func startCPUProfile(name string) (stop func(), err error) {
 
 func printEmulateSummary(w io.Writer, o EmulateOutput) {
 	r := o.Result
+	fmt.Fprintf(w, "%s emulation: %d nodes, %s virtual, %s, seed %d\n", o.Service, o.Nodes, o.Duration, emulateFaultsLine(o), o.Seed)
+	fmt.Fprintf(w, "  options:   %s\n", o.Options)
+	fmt.Fprintf(w, "  final:     %s\n", o.summaryLine)
+	printTraffic(w, r)
+	printNemesis(w, r.Nemesis)
+	printLinks(w, r.Links, r.VirtualDuration, o.Nodes)
+	printSnapshotStats(w, r, o.Nodes)
+	printSteeringStats(w, o)
+	printPropertyVerdicts(w, r)
+	printLivenessCost(w, o.LivenessCost) // emulate_control.go
+	printTimed(w, r)                     // emulate_timed.go
+	fmt.Fprintf(w, "  time:      %s virtual in %.2fs wall (%s real time)\n",
+		o.Duration, o.WallSeconds, speedFactor(o.Speedup))
+}
+
+// emulateFaultsLine describes the faults of the run for the summary's
+// first line: churn (or none), breaks and lasting faults.
+func emulateFaultsLine(o EmulateOutput) string {
 	churn := "no churn"
 	if o.ChurnPerMinute > 0 {
 		churn = fmt.Sprintf("churn %g/min (%.0f%% silent) then %s of healing", o.ChurnPerMinute, 100*o.SilentFraction, o.Heal)
@@ -484,9 +628,11 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 	if o.Lasting != "" {
 		churn += ", " + o.Lasting
 	}
-	fmt.Fprintf(w, "%s emulation: %d nodes, %s virtual, %s, seed %d\n", o.Service, o.Nodes, o.Duration, churn, o.Seed)
-	fmt.Fprintf(w, "  options:   %s\n", o.Options)
-	fmt.Fprintf(w, "  final:     %s\n", o.summaryLine)
+	return churn
+}
+
+// printTraffic prints the summary's messages and events lines.
+func printTraffic(w io.Writer, r emulation.Result) {
 	fmt.Fprintf(w, "  messages:  %d sent, %d delivered, %d dropped, %d retransmitted; %d transport errors\n",
 		r.Messages.Sent, r.Messages.Delivered, r.Messages.Dropped, r.Messages.Retransmissions, r.TransportErrors)
 	if r.Messages.Protocol > 0 {
@@ -498,34 +644,52 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 	}
 	fmt.Fprintf(w, "  events:    %d (%d resets; churn: %d leaves, %d silent, %d rejoins%s)\n",
 		r.Events, r.Resets, r.Churn.Leaves, r.Churn.SilentLeaves, r.Churn.Rejoins, breaks)
-	printNemesis(w, r.Nemesis)
-	printLinks(w, r.Links, r.VirtualDuration, o.Nodes)
-	if s := r.Snapshots; s != nil {
-		t := s.Totals
-		perNode := float64(o.Nodes) * r.VirtualDuration.Seconds()
-		avg := func(a, b int64) float64 {
-			if b == 0 {
-				return 0
-			}
-			return float64(a) / float64(b)
-		}
-		fmt.Fprintf(w, "  snapshots: %d gathered, %d given up; %d checkpoints (%d periodic, %d forced, %d requested)\n",
-			s.Gathers, s.Failures, t.Periodic+t.Forced+t.Requested, t.Periodic, t.Forced, t.Requested)
-		fmt.Fprintf(w, "             %d answers: %.0f B raw, %.0f B sent per checkpoint (%d unchanged, %d deltas); %.0f b/s checkpoints, %.0f b/s answers per node\n",
-			t.Responses, avg(t.RawStateBytes, t.Responses), avg(t.StateBytes, t.Responses), t.Unchanged, t.Deltas,
-			float64(t.StateBytes)*8/perNode, float64(t.ResponseBytes)*8/perNode)
+}
+
+// snapshotMean is a/b, 0 when b is 0 (no answers to average over).
+func snapshotMean(a, b int64) float64 {
+	if b == 0 {
+		return 0
 	}
-	if s := r.Steering; s != nil {
-		fmt.Fprintf(w, "  steering:  %d rounds (%d reused the last round's outcome), %d states explored, %d violations predicted (%d replayed), %d filters installed, %d unhelpful\n",
-			s.Rounds, s.RoundsReused, s.StatesExplored, s.Predictions(), s.ReplayHits, s.FiltersInstalled, s.FiltersUnhelpful)
-		fmt.Fprintf(w, "             %d filter hits, %d immediate-check vetoes in %d checks: %.2f%% of %d actions changed; %.2fs of wall time exploring\n",
-			s.FilterHits, s.Vetoes, s.ImmediateChecks, 100*s.ChangedShare(), s.Events, s.ExplorationSeconds)
-		fmt.Fprintf(w, "             steering lifted: %s\n", s.LiftsLine())
-		if s.Rounds > 0 {
-			printPredictions(w, o.Predictions, o.Predictors, s.Rounds)
-		}
+	return float64(a) / float64(b)
+}
+
+// printSnapshotStats prints the checkpoint managers' lines of a run with
+// --snapshots (nothing without them).
+func printSnapshotStats(w io.Writer, r emulation.Result, nodes int) {
+	s := r.Snapshots
+	if s == nil {
+		return
 	}
-	fmt.Fprintln(w, "  safety — states violating each property (episodes, first occurrence):")
+	t := s.Totals
+	perNode := float64(nodes) * r.VirtualDuration.Seconds()
+	fmt.Fprintf(w, "  snapshots: %d gathered, %d given up; %d checkpoints (%d periodic, %d forced, %d requested)\n",
+		s.Gathers, s.Failures, t.Periodic+t.Forced+t.Requested, t.Periodic, t.Forced, t.Requested)
+	fmt.Fprintf(w, "             %d answers: %.0f B raw, %.0f B sent per checkpoint (%d unchanged, %d deltas); %.0f b/s checkpoints, %.0f b/s answers per node\n",
+		t.Responses, snapshotMean(t.RawStateBytes, t.Responses), snapshotMean(t.StateBytes, t.Responses), t.Unchanged, t.Deltas,
+		float64(t.StateBytes)*8/perNode, float64(t.ResponseBytes)*8/perNode)
+}
+
+// printSteeringStats prints the steering layer's lines of a steered run
+// and its predictions (nothing without steering).
+func printSteeringStats(w io.Writer, o EmulateOutput) {
+	s := o.Result.Steering
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(w, "  steering:  %d rounds (%d reused the last round's outcome), %d states explored, %d violations predicted (%d replayed), %d filters installed, %d unhelpful\n",
+		s.Rounds, s.RoundsReused, s.StatesExplored, s.Predictions(), s.ReplayHits, s.FiltersInstalled, s.FiltersUnhelpful)
+	fmt.Fprintf(w, "             %d filter hits, %d immediate-check vetoes in %d checks: %.2f%% of %d actions changed; %.2fs of wall time exploring\n",
+		s.FilterHits, s.Vetoes, s.ImmediateChecks, 100*s.ChangedShare(), s.Events, s.ExplorationSeconds)
+	fmt.Fprintf(w, "             steering lifted: %s\n", s.LiftsLine())
+	if s.Rounds > 0 {
+		printPredictions(w, o.Predictions, o.Predictors, s.Rounds)
+	}
+}
+
+// printPropertyVerdicts prints the safety properties' violations and the
+// liveness properties' verdicts on the final state, names aligned.
+func printPropertyVerdicts(w io.Writer, r emulation.Result) {
 	width := 0
 	for _, s := range r.Safety {
 		width = max(width, len(s.Name))
@@ -533,13 +697,9 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 	for _, l := range r.Liveness {
 		width = max(width, len(l.Name))
 	}
+	fmt.Fprintln(w, "  safety — states violating each property (episodes, first occurrence):")
 	for _, s := range r.Safety {
-		line := fmt.Sprintf("    %-*s %6d", width, s.Name, s.ViolatedStates)
-		if s.ViolatedStates > 0 {
-			line += fmt.Sprintf("  (%s, first at %s: %s — %s)",
-				pluralOf(s.Episodes, "episode"), clock(s.FirstViolation), s.FirstEvent, s.FirstError)
-		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, safetySummaryLine(s, width))
 	}
 	fmt.Fprintln(w, "  liveness — on the final state, after healing:")
 	for _, l := range r.Liveness {
@@ -549,10 +709,17 @@ func printEmulateSummary(w io.Writer, o EmulateOutput) {
 		}
 		fmt.Fprintf(w, "    %-*s %s\n", width, l.Name, verdict)
 	}
-	printLivenessCost(w, o.LivenessCost) // emulate_control.go
-	printTimed(w, r)                     // emulate_timed.go
-	fmt.Fprintf(w, "  time:      %s virtual in %.2fs wall (%s real time)\n",
-		o.Duration, o.WallSeconds, speedFactor(o.Speedup))
+}
+
+// safetySummaryLine is the summary's line of the safety property s, its name
+// padded to width: the states violating it and its first violation.
+func safetySummaryLine(s emulation.SafetyResult, width int) string {
+	line := fmt.Sprintf("    %-*s %6d", width, s.Name, s.ViolatedStates)
+	if s.ViolatedStates > 0 {
+		line += fmt.Sprintf("  (%s, first at %s: %s — %s)",
+			pluralOf(s.Episodes, "episode"), clock(s.FirstViolation), s.FirstEvent, s.FirstError)
+	}
+	return line
 }
 
 // speedFactor renders virtual over wall time: whole numbers from 10x up,

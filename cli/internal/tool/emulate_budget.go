@@ -56,26 +56,7 @@ func (b *emulateBudget) watch(ctx context.Context) (context.Context, func()) {
 		stops = append(stops, func() { t.Stop() })
 	}
 	if b.memory > 0 {
-		restore := debug.SetMemoryLimit(b.memory)
-		done := make(chan struct{})
-		ended := make(chan struct{})
-		go func() {
-			defer close(ended)
-			tick := time.NewTicker(memoryPoll)
-			defer tick.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-tick.C:
-					if over, _ := consequence.OverMemory(b.memory); over {
-						cancel(errMemoryBudget)
-						return
-					}
-				}
-			}
-		}()
-		stops = append(stops, func() { close(done); <-ended; debug.SetMemoryLimit(restore) })
+		stops = append(stops, b.watchMemory(cancel))
 	}
 	return ctx, func() {
 		for _, s := range stops {
@@ -83,6 +64,33 @@ func (b *emulateBudget) watch(ctx context.Context) (context.Context, func()) {
 		}
 		cancel(nil)
 	}
+}
+
+// watchMemory sets the Go runtime's soft memory limit to the memory
+// budget and polls the heap every memoryPoll, cancelling with
+// errMemoryBudget once it is spent; stop ends the polling and restores
+// the previous limit.
+func (b *emulateBudget) watchMemory(cancel context.CancelCauseFunc) (stop func()) {
+	restore := debug.SetMemoryLimit(b.memory)
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		tick := time.NewTicker(memoryPoll)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if over, _ := consequence.OverMemory(b.memory); over {
+					cancel(errMemoryBudget)
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-ended; debug.SetMemoryLimit(restore) }
 }
 
 // spent returns the error of a run ctx's budget stopped, or nil.

@@ -27,18 +27,10 @@ func runWithStatus(ctx context.Context, em *emulation.Emulator, total time.Durat
 		return em.Run(ctx)
 	}
 	start := now()
-	for t := statusSlice; t < total; t += statusSlice {
-		if err := em.RunUntilContext(ctx, emulation.Epoch.Add(t)); err != nil {
-			break // Run meets the same error and returns it with the partial result
-		}
-		progress.setf("emulated %v of %v", t, total)
-		if after != nil {
-			if err := after(t); err != nil {
-				res := em.Result()
-				res.WallTime = now().Sub(start)
-				return res, err
-			}
-		}
+	if err := runStatusSlices(ctx, em, total, progress, after); err != nil {
+		res := em.Result()
+		res.WallTime = now().Sub(start)
+		return res, err
 	}
 	res, err := em.Run(ctx)
 	if err == nil && after != nil {
@@ -46,6 +38,27 @@ func runWithStatus(ctx context.Context, em *emulation.Emulator, total time.Durat
 	}
 	res.WallTime = now().Sub(start)
 	return res, err
+}
+
+// runStatusSlices emulates the slices of statusSlice before total,
+// setting the progress line's status and calling after (if set) after
+// each; it returns after's error, which stops the run there. An error of
+// the emulator ends the slices without one: Run meets the same error and
+// returns it with the partial result.
+func runStatusSlices(ctx context.Context, em *emulation.Emulator, total time.Duration, progress *progressLine, after func(time.Duration) error) error {
+	for t := statusSlice; t < total; t += statusSlice {
+		if err := em.RunUntilContext(ctx, emulation.Epoch.Add(t)); err != nil {
+			return nil
+		}
+		progress.setf("emulated %v of %v", t, total)
+		if after == nil {
+			continue
+		}
+		if err := after(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // roundProgress makes every steering round of cfg's run update the

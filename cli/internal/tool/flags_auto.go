@@ -2,6 +2,7 @@ package tool
 
 import (
 	"flag"
+	"slices"
 	"time"
 )
 
@@ -16,25 +17,29 @@ var autoFlags = []string{"steer-states", "predictors", "snapshots", "heal"}
 func rejectNegativeAuto(fs *flag.FlagSet) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
-		g, ok := f.Value.(flag.Getter)
-		if !ok || err != nil {
-			return
-		}
-		for _, name := range autoFlags {
-			if f.Name != name {
-				continue
-			}
-			switch v := g.Get().(type) {
-			case int:
-				if v < 0 {
-					err = usagef("--%s must be 0 or more (not negative), got %d", name, v)
-				}
-			case time.Duration:
-				if v < 0 {
-					err = usagef("--%s must not be negative, got %v", name, v)
-				}
-			}
+		if err == nil && slices.Contains(autoFlags, f.Name) {
+			err = negativeAutoError(f)
 		}
 	})
 	return err
+}
+
+// negativeAutoError is the usage error of the auto flag f given a
+// negative value (nil: it was not).
+func negativeAutoError(f *flag.Flag) error {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return nil
+	}
+	switch v := g.Get().(type) {
+	case int:
+		if v < 0 {
+			return usagef("--%s must be 0 or more (not negative), got %d", f.Name, v)
+		}
+	case time.Duration:
+		if v < 0 {
+			return usagef("--%s must not be negative, got %v", f.Name, v)
+		}
+	}
+	return nil
 }

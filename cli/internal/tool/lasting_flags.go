@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
@@ -40,10 +39,10 @@ func (f *lastingCheckFlags) register(fs *flag.FlagSet) {
 
 // faults returns base with the flags' lasting faults, or a usage error.
 func (f *lastingCheckFlags) faults(base consequence.Faults) (consequence.Faults, error) {
-	if f.crashes < 0 || f.partitions < 0 || f.jumps < 0 || f.crashes > report.MaxFaults || f.partitions > report.MaxFaults || f.jumps > report.MaxFaults {
+	if !countsWithin(report.MaxFaults, f.crashes, f.partitions, f.jumps) {
 		return base, usagef("--crashes, --partitions and --clock-jumps must be in 0..%d", report.MaxFaults)
 	}
-	if f.downtime < 0 || f.length < 0 || f.jump < 0 || f.skew < 0 {
+	if anyDurationNegative(f.downtime, f.length, f.jump, f.skew) {
 		return base, usagef("--crash-downtime, --partition-length, --clock-jump and --skew must not be negative")
 	}
 	kinds, err := consequence.ParseCutKinds(f.kinds)
@@ -56,20 +55,10 @@ func (f *lastingCheckFlags) faults(base consequence.Faults) (consequence.Faults,
 
 // describe appends the lasting faults to check's faults line.
 func (f *lastingCheckFlags) describe(faults consequence.Faults) string {
-	s := ""
-	if faults.Crashes > 0 {
-		s += fmt.Sprintf(" crashes=%d downtime=%v", faults.Crashes, faults.Downtime)
-	}
-	if faults.Partitions > 0 {
-		s += fmt.Sprintf(" partitions=%d kinds=%v length=%v", faults.Partitions, faults.PartitionKinds, faults.PartitionLength)
-	}
-	if faults.ClockJumps > 0 {
-		s += fmt.Sprintf(" clock-jumps=%d", faults.ClockJumps)
-	}
-	if f.skew > 0 {
-		s += fmt.Sprintf(" skew=%v", f.skew)
-	}
-	return s
+	return summaryClause(faults.Crashes > 0, " crashes=%d downtime=%v", faults.Crashes, faults.Downtime) +
+		summaryClause(faults.Partitions > 0, " partitions=%d kinds=%v length=%v", faults.Partitions, faults.PartitionKinds, faults.PartitionLength) +
+		summaryClause(faults.ClockJumps > 0, " clock-jumps=%d", faults.ClockJumps) +
+		summaryClause(f.skew > 0, " skew=%v", f.skew)
 }
 
 // lastingEmulateFlags are emulate's lasting-fault flags.
@@ -101,25 +90,26 @@ func (f *lastingEmulateFlags) register(fs *flag.FlagSet) {
 
 // resolve checks the flags and reads the schedule, for nodes nodes.
 func (f *lastingEmulateFlags) resolve(nodes int) error {
-	var err error
-	for _, r := range []struct {
-		name string
-		s    string
-		v    *float64
-	}{{"crashes", f.crashes, &f.crashRate}, {"partitions", f.partitions, &f.partitionRate}, {"clock-jumps", f.jumps, &f.jumpRate}} {
-		if *r.v, err = parseRate(r.s); err != nil {
-			return usagef("--%s: %v", r.name, err)
-		}
+	if err := parseNamedRates(namedRate{"crashes", f.crashes, &f.crashRate}, namedRate{"partitions", f.partitions, &f.partitionRate}, namedRate{"clock-jumps", f.jumps, &f.jumpRate}); err != nil {
+		return err
 	}
-	if f.downtime < 0 || f.length < 0 || f.jump < 0 || f.skew < 0 {
+	if anyDurationNegative(f.downtime, f.length, f.jump, f.skew) {
 		return usagef("--crash-downtime, --partition-length, --clock-jump and --skew must not be negative")
 	}
+	var err error
 	if f.cutKinds, err = consequence.ParseCutKinds(f.kinds); err != nil {
 		return usagef("--partition-kinds: %v", err)
 	}
+	return f.resolveSchedule(nodes)
+}
+
+// resolveSchedule reads --schedule (nothing without it) and checks it
+// against the run's nodes nodes.
+func (f *lastingEmulateFlags) resolveSchedule(nodes int) error {
 	if f.schedule == "" {
 		return nil
 	}
+	var err error
 	if f.sched, err = readSchedule(f.schedule); err != nil {
 		return usagef("--schedule %s: %v", f.schedule, err)
 	}
@@ -181,27 +171,19 @@ func printNemesis(w io.Writer, n *emulation.NemesisStats) {
 // describe renders the run's lasting faults for the summary and --json:
 // "crashes 1/min (downtime 30s), schedule faults.txt"; "" for none.
 func (f *lastingEmulateFlags) describe() string {
-	var parts []string
-	never := func(d time.Duration, what string) string {
-		if d == 0 {
-			return what
-		}
-		return d.String()
+	return joinPresentClauses(", ",
+		summaryClause(f.crashRate > 0, "crashes %g/min (downtime %s)", f.crashRate, lastingDurationOr(f.downtime, "never back")),
+		summaryClause(f.partitionRate > 0, "partitions %g/min (%v, length %s)", f.partitionRate, f.cutKinds, lastingDurationOr(f.length, "lasting")),
+		summaryClause(f.jumpRate > 0, "clock jumps %g/min", f.jumpRate),
+		summaryClause(f.skew > 0, "timer skew ±%v", f.skew),
+		summaryClause(f.schedule != "", "schedule %s", f.schedule),
+	)
+}
+
+// lastingDurationOr renders d, or what when d is 0 (the fault never ends).
+func lastingDurationOr(d time.Duration, what string) string {
+	if d == 0 {
+		return what
 	}
-	if f.crashRate > 0 {
-		parts = append(parts, fmt.Sprintf("crashes %g/min (downtime %s)", f.crashRate, never(f.downtime, "never back")))
-	}
-	if f.partitionRate > 0 {
-		parts = append(parts, fmt.Sprintf("partitions %g/min (%v, length %s)", f.partitionRate, f.cutKinds, never(f.length, "lasting")))
-	}
-	if f.jumpRate > 0 {
-		parts = append(parts, fmt.Sprintf("clock jumps %g/min", f.jumpRate))
-	}
-	if f.skew > 0 {
-		parts = append(parts, fmt.Sprintf("timer skew ±%v", f.skew))
-	}
-	if f.schedule != "" {
-		parts = append(parts, "schedule "+f.schedule)
-	}
-	return strings.Join(parts, ", ")
+	return d.String()
 }

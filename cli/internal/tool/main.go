@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -86,15 +87,8 @@ func run(p Program, args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	cmds := commands(cat)
-	switch {
-	case len(args) == 2 && args[0] == "help" && cmds[args[1]].run != nil:
-		// 'help COMMAND' is 'COMMAND -h', on standard output.
-		args = []string{args[1], "-h"}
-		stderr = stdout
-	case len(args) > 0 && args[0] == "--version":
-		args = []string{"version"}
-	}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	args, stderr = rewriteHelpArgs(args, cmds, stdout, stderr)
+	if asksForUsage(args) {
 		printUsage(stdout, cmds)
 		if len(args) == 0 {
 			return exitUsage
@@ -106,11 +100,32 @@ func run(p Program, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: unknown command %q (run '%s help')\n", programName, args[0], programName)
 		return exitUsage
 	}
-	err = c.run(args[1:], stdout, stderr)
+	return commandExit(c, c.run(args[1:], stdout, stderr), stderr)
+}
+
+// rewriteHelpArgs turns 'help COMMAND' into 'COMMAND -h' printing on
+// standard output (so the returned stderr is stdout), and --version into
+// the version command.
+func rewriteHelpArgs(args []string, cmds map[string]command, stdout, stderr io.Writer) ([]string, io.Writer) {
 	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, flag.ErrHelp):
+	case len(args) == 2 && args[0] == "help" && cmds[args[1]].run != nil:
+		return []string{args[1], "-h"}, stdout
+	case len(args) > 0 && args[0] == "--version":
+		return []string{"version"}, stderr
+	}
+	return args, stderr
+}
+
+// asksForUsage reports whether args ask for the program's usage: none,
+// or help, -h or --help.
+func asksForUsage(args []string) bool {
+	return len(args) == 0 || slices.Contains([]string{"help", "-h", "--help"}, args[0])
+}
+
+// commandExit is the exit code of command c ended with err, which it
+// prints on stderr (-h is no error).
+func commandExit(c command, err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "%s %s: %v\n", programName, c.name, oneLine(err))

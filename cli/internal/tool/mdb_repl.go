@@ -36,6 +36,14 @@ type mdbCommand struct {
 	args []string
 }
 
+// mdbAliases are the commands' short names.
+var mdbAliases = map[string]string{"n": "next", "p": "prev", "j": "jump", "w": "where", "s": "show", "l": "list", "h": "help", "?": "help", "q": "quit", "exit": "quit", "f": "find"}
+
+// mdbArity is how many arguments each command takes, at least and at
+// most (find, which keeps the rest of its line, aside).
+var mdbArity = map[string][2]int{"next": {0, 0}, "prev": {0, 0}, "jump": {1, 1}, "where": {0, 0}, "show": {0, 0}, "list": {0, 0},
+	"node": {1, 1}, "diff": {2, 2}, "live": {0, 0}, "graph": {0, 1}, "help": {0, 0}, "quit": {0, 0}}
+
 // parseMdbCommand splits a command line into its command (aliases
 // resolved) and arguments, checking their count; a blank line is the
 // empty command. find keeps the rest of the line as one argument, so a
@@ -46,8 +54,7 @@ func parseMdbCommand(line string) (mdbCommand, error) {
 		return mdbCommand{}, nil
 	}
 	name, rest, _ := strings.Cut(line, " ")
-	aliases := map[string]string{"n": "next", "p": "prev", "j": "jump", "w": "where", "s": "show", "l": "list", "h": "help", "?": "help", "q": "quit", "exit": "quit", "f": "find"}
-	if a, ok := aliases[name]; ok {
+	if a, ok := mdbAliases[name]; ok {
 		name = a
 	}
 	rest = strings.TrimSpace(rest)
@@ -58,79 +65,117 @@ func parseMdbCommand(line string) (mdbCommand, error) {
 		return mdbCommand{name: name, args: []string{rest}}, nil
 	}
 	args := strings.Fields(rest)
-	want := map[string][2]int{"next": {0, 0}, "prev": {0, 0}, "jump": {1, 1}, "where": {0, 0}, "show": {0, 0}, "list": {0, 0},
-		"node": {1, 1}, "diff": {2, 2}, "live": {0, 0}, "graph": {0, 1}, "help": {0, 0}, "quit": {0, 0}}
-	n, ok := want[name]
-	if !ok {
-		return mdbCommand{}, fmt.Errorf("unknown command %s (help lists them)", quoteShort(name))
-	}
-	if len(args) < n[0] || len(args) > n[1] {
-		want := fmt.Sprint(n[0])
-		if n[1] != n[0] {
-			want = fmt.Sprintf("%d or %d", n[0], n[1])
-		}
-		return mdbCommand{}, fmt.Errorf("%s takes %s arguments, got %d (help lists them)", name, want, len(args))
+	if err := checkMdbArity(name, len(args)); err != nil {
+		return mdbCommand{}, err
 	}
 	return mdbCommand{name: name, args: args}, nil
+}
+
+// checkMdbArity checks that the command name exists and takes n
+// arguments.
+func checkMdbArity(name string, n int) error {
+	want, ok := mdbArity[name]
+	if !ok {
+		return fmt.Errorf("unknown command %s (help lists them)", quoteShort(name))
+	}
+	if n >= want[0] && n <= want[1] {
+		return nil
+	}
+	count := fmt.Sprint(want[0])
+	if want[1] != want[0] {
+		count = fmt.Sprintf("%d or %d", want[0], want[1])
+	}
+	return fmt.Errorf("%s takes %s arguments, got %d (help lists them)", name, count, n)
 }
 
 // run executes one command; quit reports the loop is over.
 func (d *mdb) run(c mdbCommand) (quit bool, err error) {
 	switch c.name {
-	case "":
 	case "next":
 		return false, d.step(1)
 	case "prev":
 		return false, d.step(-1)
 	case "jump":
-		n, err := d.parseStep(c.args[0])
-		if err != nil {
-			return false, err
-		}
-		d.cur = n
-		d.where()
+		return false, d.jump(c.args[0])
 	case "where":
 		d.where()
 	case "show":
-		if err := d.prepare(d.cur); err != nil {
-			return false, err
-		}
-		d.where()
-		return false, d.states(d.cur)
+		return false, d.show()
 	case "list":
 		d.listing()
 	case "node":
-		id, err := d.parseNode(c.args[0])
-		if err != nil {
-			return false, err
-		}
-		d.only = id
+		return false, d.follow(c.args[0])
 	case "diff":
-		a, b, err := d.parseRange(c.args[0] + "," + c.args[1])
-		if err != nil {
-			return false, err
-		}
-		return false, d.diff(a, b)
+		return false, d.diffArgs(c.args[0], c.args[1])
 	case "live":
 		return false, d.live()
 	case "graph":
-		format := "text"
-		if len(c.args) == 1 {
-			format = c.args[0]
-		}
-		return false, d.graph(d.w, format)
+		return false, d.graph(d.w, mdbGraphFormat(c.args))
 	case "find":
-		re, err := regexp.Compile(c.args[0])
-		if err != nil {
-			return false, fmt.Errorf("find: %s is not a regular expression", quoteShort(c.args[0]))
-		}
-		d.find(re)
+		return false, d.findArg(c.args[0])
 	case "help":
 		fmt.Fprint(d.w, mdbHelp)
 	case "quit":
 		return true, nil
 	}
 	return false, nil
+}
+
+// jump moves the cursor to the step arg names and prints it.
+func (d *mdb) jump(arg string) error {
+	n, err := d.parseStep(arg)
+	if err != nil {
+		return err
+	}
+	d.cur = n
+	d.where()
+	return nil
+}
+
+// show prints the cursor's step and the shown nodes' states after it.
+func (d *mdb) show() error {
+	if err := d.prepare(d.cur); err != nil {
+		return err
+	}
+	d.where()
+	return d.states(d.cur)
+}
+
+// follow makes the session follow the node arg names (or every node).
+func (d *mdb) follow(arg string) error {
+	id, err := d.parseNode(arg)
+	if err != nil {
+		return err
+	}
+	d.only = id
+	return nil
+}
+
+// diffArgs is diff of the steps a and b name.
+func (d *mdb) diffArgs(a, b string) error {
+	x, y, err := d.parseRange(a + "," + b)
+	if err != nil {
+		return err
+	}
+	return d.diff(x, y)
+}
+
+// mdbGraphFormat is graph's format argument: text when there is none.
+func mdbGraphFormat(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return "text"
+}
+
+// findArg is find of the regular expression expr.
+func (d *mdb) findArg(expr string) error {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return fmt.Errorf("find: %s is not a regular expression", quoteShort(expr))
+	}
+	d.find(re)
+	return nil
 }
 
 // repl reads commands from in until quit or the end of input, printing
@@ -148,20 +193,27 @@ func (d *mdb) repl(in io.Reader) error {
 		if err != nil && !errors.Is(err, errLongLine) {
 			return err
 		}
-		var c mdbCommand
-		if err == nil {
-			c, err = parseMdbCommand(line)
-		}
-		if err == nil {
-			var quit bool
-			if quit, err = d.run(c); quit {
-				return nil
-			}
+		quit, err := d.runLine(line, err)
+		if quit {
+			return nil
 		}
 		if err != nil {
 			fmt.Fprintf(d.w, "error: %v\n", err)
 		}
 	}
+}
+
+// runLine parses and runs one command line read with error readErr (a
+// line too long, which is not run); quit reports the loop is over.
+func (d *mdb) runLine(line string, readErr error) (quit bool, err error) {
+	if readErr != nil {
+		return false, readErr
+	}
+	c, err := parseMdbCommand(line)
+	if err != nil {
+		return false, err
+	}
+	return d.run(c)
 }
 
 // errLongLine is readLine's error for a line past maxCommandBytes.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
@@ -115,34 +116,41 @@ func (d *mdb) where() {
 	fmt.Fprintln(d.w, d.tl.stepLine(d.cur))
 }
 
+// follows reports whether step i of tl is one a command shows: every
+// step, or those involving the followed node.
+func (d *mdb) follows(tl *timeline, i int) bool {
+	return d.only == node.None || tl.involves(i, d.only)
+}
+
+// globalStateFields returns a node's fields in the global state g.
+func globalStateFields(g *consequence.GlobalState) func(node.ID) []string {
+	return func(id node.ID) []string { return nodeFields(g, id) }
+}
+
+// printShownDiffs prints the field-level diff of each shown node whose
+// fields differ between x and y, and reports whether they all agreed.
+func (d *mdb) printShownDiffs(x, y func(node.ID) []string) (same bool) {
+	same = true
+	for _, id := range d.shown() {
+		a, b := x(id), y(id)
+		if slicesEqual(a, b) {
+			continue
+		}
+		same = false
+		fmt.Fprintf(d.w, "  %v:\n", id)
+		diffFields(d.w, "    ", a, b)
+	}
+	return same
+}
+
 // states prints every shown node's state after step n, field by field:
 // an emulation trace's by re-running it, if its header says how.
 func (d *mdb) states(n int) error {
-	if d.tl.rerunCfg != nil {
-		v, err := d.tl.rerun(n)
-		if err != nil {
-			return err
-		}
-		if v.step != n {
-			fmt.Fprintf(d.w, "(the re-run's event wrote steps up to %d: the states are after it)\n", v.step)
-		}
-		for _, id := range d.shown() {
-			fmt.Fprintf(d.w, "  %v:\n", id)
-			for _, f := range v.fields[id] {
-				fmt.Fprintf(d.w, "    %s\n", f)
-			}
-		}
-		return nil
-	}
-	if d.tl.states == nil {
-		fmt.Fprintln(d.w, noStates)
-		for _, id := range d.shown() {
-			if h, at := d.tl.hashAt(id, n); at > 0 {
-				fmt.Fprintf(d.w, "  %v: state hash %s (after step %d)\n", id, h, at)
-			} else {
-				fmt.Fprintf(d.w, "  %v: no step yet\n", id)
-			}
-		}
+	switch {
+	case d.tl.rerunCfg != nil:
+		return d.rerunStates(n)
+	case d.tl.states == nil:
+		d.hashStates(n)
 		return nil
 	}
 	g := d.tl.states[n]
@@ -155,22 +163,44 @@ func (d *mdb) states(n int) error {
 	return nil
 }
 
+// rerunStates is states on an emulation trace, by re-running it to step
+// n (or the end of the event that wrote it).
+func (d *mdb) rerunStates(n int) error {
+	v, err := d.tl.rerun(n)
+	if err != nil {
+		return err
+	}
+	if v.step != n {
+		fmt.Fprintf(d.w, "(the re-run's event wrote steps up to %d: the states are after it)\n", v.step)
+	}
+	for _, id := range d.shown() {
+		fmt.Fprintf(d.w, "  %v:\n", id)
+		for _, f := range v.fields[id] {
+			fmt.Fprintf(d.w, "    %s\n", f)
+		}
+	}
+	return nil
+}
+
+// hashStates is states on a timeline without node states: each shown
+// node's last state hash up to step n.
+func (d *mdb) hashStates(n int) {
+	fmt.Fprintln(d.w, noStates)
+	for _, id := range d.shown() {
+		if h, at := d.tl.hashAt(id, n); at > 0 {
+			fmt.Fprintf(d.w, "  %v: state hash %s (after step %d)\n", id, h, at)
+		} else {
+			fmt.Fprintf(d.w, "  %v: no step yet\n", id)
+		}
+	}
+}
+
 // step moves the cursor by delta steps (of the followed node, if one is)
 // and prints the step with the field changes it made.
 func (d *mdb) step(delta int) error {
-	i := d.cur
-	for {
-		i += delta
-		if i < 0 || i > len(d.tl.steps) {
-			what := "end"
-			if delta < 0 {
-				what = "start"
-			}
-			return fmt.Errorf("at the %s of the path", what)
-		}
-		if i == 0 || d.only == node.None || d.tl.involves(i, d.only) {
-			break
-		}
+	i, err := d.stepTarget(delta)
+	if err != nil {
+		return err
 	}
 	d.cur = i
 	d.where()
@@ -180,16 +210,25 @@ func (d *mdb) step(delta int) error {
 	return nil
 }
 
-// changes prints the field changes step i made to the shown nodes.
-func (d *mdb) changes(i int) {
-	before, after := d.tl.states[i-1], d.tl.states[i]
-	for _, id := range d.shown() {
-		a, b := nodeFields(before, id), nodeFields(after, id)
-		if !slicesEqual(a, b) {
-			fmt.Fprintf(d.w, "  %v:\n", id)
-			diffFields(d.w, "    ", a, b)
+// stepTarget is the step delta steps from the cursor, counting only the
+// followed node's (the start always counts); an error past either end.
+func (d *mdb) stepTarget(delta int) (int, error) {
+	i := d.cur + delta
+	for ; i >= 0 && i <= len(d.tl.steps); i += delta {
+		if i == 0 || d.follows(d.tl, i) {
+			return i, nil
 		}
 	}
+	what := "end"
+	if delta < 0 {
+		what = "start"
+	}
+	return 0, fmt.Errorf("at the %s of the path", what)
+}
+
+// changes prints the field changes step i made to the shown nodes.
+func (d *mdb) changes(i int) {
+	d.printShownDiffs(globalStateFields(d.tl.states[i-1]), globalStateFields(d.tl.states[i]))
 }
 
 func slicesEqual(a, b []string) bool {
@@ -211,31 +250,27 @@ func (d *mdb) diff(a, b int) error {
 		return d.rerunDiff(a, b)
 	}
 	if d.tl.states == nil {
-		fmt.Fprintln(d.w, noStates)
-		for _, id := range d.shown() {
-			x, i := d.tl.hashAt(id, a)
-			y, j := d.tl.hashAt(id, b)
-			if x != y {
-				fmt.Fprintf(d.w, "  %v: state hash %s (step %d) -> %s (step %d)\n", id, orNone(x), i, orNone(y), j)
-			}
-		}
+		d.hashDiff(a, b)
 		return nil
 	}
 	fmt.Fprintf(d.w, "diff of the states after step %d (-) and after step %d (+):\n", a, b)
-	same := true
-	for _, id := range d.shown() {
-		x, y := nodeFields(d.tl.states[a], id), nodeFields(d.tl.states[b], id)
-		if slicesEqual(x, y) {
-			continue
-		}
-		same = false
-		fmt.Fprintf(d.w, "  %v:\n", id)
-		diffFields(d.w, "    ", x, y)
-	}
-	if same {
+	if d.printShownDiffs(globalStateFields(d.tl.states[a]), globalStateFields(d.tl.states[b])) {
 		fmt.Fprintln(d.w, "  (no difference)")
 	}
 	return nil
+}
+
+// hashDiff is diff on a timeline without node states: the shown nodes
+// whose state hash differs between steps a and b.
+func (d *mdb) hashDiff(a, b int) {
+	fmt.Fprintln(d.w, noStates)
+	for _, id := range d.shown() {
+		x, i := d.tl.hashAt(id, a)
+		y, j := d.tl.hashAt(id, b)
+		if x != y {
+			fmt.Fprintf(d.w, "  %v: state hash %s (step %d) -> %s (step %d)\n", id, orNone(x), i, orNone(y), j)
+		}
+	}
 }
 
 // rerunDiff is diff on an emulation trace, by re-running it to both
@@ -250,16 +285,7 @@ func (d *mdb) rerunDiff(a, b int) error {
 		return err
 	}
 	fmt.Fprintf(d.w, "diff of the states after step %d (-) and after step %d (+), re-run:\n", x.step, y.step)
-	same := true
-	for _, id := range d.shown() {
-		if slicesEqual(x.fields[id], y.fields[id]) {
-			continue
-		}
-		same = false
-		fmt.Fprintf(d.w, "  %v:\n", id)
-		diffFields(d.w, "    ", x.fields[id], y.fields[id])
-	}
-	if same {
+	if d.printShownDiffs(func(id node.ID) []string { return x.fields[id] }, func(id node.ID) []string { return y.fields[id] }) {
 		fmt.Fprintln(d.w, "  (no difference)")
 	}
 	return nil
@@ -282,33 +308,30 @@ func (d *mdb) live() error {
 	}
 	fmt.Fprintf(d.w, "dead path vs nearest live path after step %d (- dead, + live):\n", k)
 	fmt.Fprintf(d.w, "  - %s\n  + %s\n", tl.steps[k-1].text, tl.live.steps[k-1].text)
-	same := true
-	for _, id := range d.shown() {
-		x, y := nodeFields(tl.states[k], id), nodeFields(tl.live.states[k], id)
-		if slicesEqual(x, y) {
-			continue
-		}
-		same = false
-		fmt.Fprintf(d.w, "  %v:\n", id)
-		diffFields(d.w, "    ", x, y)
-	}
-	if same {
+	if d.printShownDiffs(globalStateFields(tl.states[k]), globalStateFields(tl.live.states[k])) {
 		fmt.Fprintln(d.w, "  (the shown node states agree)")
 	}
-	fmt.Fprintf(d.w, "the live path goes on for %d steps to a live state:\n", len(tl.live.steps)-k)
-	for i := k + 1; i <= len(tl.live.steps); i++ {
-		if d.only == node.None || tl.live.involves(i, d.only) {
-			fmt.Fprintf(d.w, "  %3d. %s\n", i, tl.live.steps[i-1].text)
+	d.printLiveRest(k)
+	return nil
+}
+
+// printLiveRest prints the nearest live path's steps after step k, to
+// its live state.
+func (d *mdb) printLiveRest(k int) {
+	live := d.tl.live
+	fmt.Fprintf(d.w, "the live path goes on for %d steps to a live state:\n", len(live.steps)-k)
+	for i := k + 1; i <= len(live.steps); i++ {
+		if d.follows(live, i) {
+			fmt.Fprintf(d.w, "  %3d. %s\n", i, live.steps[i-1].text)
 		}
 	}
-	return nil
 }
 
 // find lists the steps whose text matches re.
 func (d *mdb) find(re *regexp.Regexp) {
 	n := 0
 	for i := 1; i <= len(d.tl.steps); i++ {
-		if re.MatchString(d.tl.steps[i-1].text) && (d.only == node.None || d.tl.involves(i, d.only)) {
+		if re.MatchString(d.tl.steps[i-1].text) && d.follows(d.tl, i) {
 			fmt.Fprintln(d.w, d.tl.stepLine(i))
 			n++
 		}
@@ -342,7 +365,7 @@ func (d *mdb) listing() {
 	tl := d.tl
 	if tl.states == nil {
 		for i := 1; i <= len(tl.steps); i++ {
-			if d.only == node.None || tl.involves(i, d.only) {
+			if d.follows(tl, i) {
 				fmt.Fprintln(d.w, tl.stepLine(i))
 			}
 		}
@@ -353,19 +376,25 @@ func (d *mdb) listing() {
 		fmt.Fprintf(d.w, "    %s\n", describeNode(tl.states[0], id))
 	}
 	for i := 1; i <= len(tl.steps); i++ {
-		if d.only != node.None && !tl.involves(i, d.only) {
-			continue
+		if d.follows(tl, i) {
+			d.listStep(i)
 		}
-		fmt.Fprintln(d.w, tl.stepLine(i))
-		prev, next := tl.states[i-1], tl.states[i]
-		for _, id := range d.shown() {
-			if before, after := describeNode(prev, id), describeNode(next, id); before != after {
-				fmt.Fprintf(d.w, "    %s\n", after)
-			}
+	}
+}
+
+// listStep prints step i of listing with the shown nodes it changed, in
+// full, and the crash it caused.
+func (d *mdb) listStep(i int) {
+	tl := d.tl
+	fmt.Fprintln(d.w, tl.stepLine(i))
+	prev, next := tl.states[i-1], tl.states[i]
+	for _, id := range d.shown() {
+		if before, after := describeNode(prev, id), describeNode(next, id); before != after {
+			fmt.Fprintf(d.w, "    %s\n", after)
 		}
-		if c := next.Crash(); c != nil {
-			fmt.Fprintf(d.w, "    crash: %v\n", c)
-		}
+	}
+	if c := next.Crash(); c != nil {
+		fmt.Fprintf(d.w, "    crash: %v\n", c)
 	}
 }
 

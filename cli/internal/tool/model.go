@@ -41,6 +41,23 @@ func NewModelSearch[S, A any](m consequence.Model[S, A], props []consequence.Pro
 // validateModels checks the models' names and that their flags define
 // nothing check (or another model) defines.
 func validateModels(models []Model) error {
+	if err := checkModelNames(models); err != nil {
+		return err
+	}
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the flag package prints a redefinition before it panics
+	(&checkFlags{}).register(fs, &catalog{})
+	for _, m := range models {
+		if err := defineModelFlags(fs, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkModelNames checks that each model has a name of its own, without
+// spaces or commas, and flags.
+func checkModelNames(models []Model) error {
 	seen := map[string]bool{}
 	for i, m := range models {
 		switch {
@@ -52,14 +69,6 @@ func validateModels(models []Model) error {
 			return fmt.Errorf("cli: model %q: Flags is nil", m.Name)
 		}
 		seen[m.Name] = true
-	}
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // the flag package prints a redefinition before it panics
-	(&checkFlags{}).register(fs, &catalog{})
-	for _, m := range models {
-		if err := defineModelFlags(fs, m); err != nil {
-			return err
-		}
 	}
 	return nil
 }
