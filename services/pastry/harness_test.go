@@ -3,12 +3,12 @@ package pastry
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // harnessConfig returns the nodetest hooks for Pastry, with options of its
@@ -42,15 +42,7 @@ func harnessConfig() nodetest.Config {
 			}
 			return JoinOverlay{Bootstrap: b}, nil
 		},
-		Commands: map[string]nodetest.Command{
-			"summary": func(h *nodetest.Harness, args []string, out io.Writer) error {
-				if len(args) != 0 {
-					return errors.New("pastry: usage: summary")
-				}
-				_, err := fmt.Fprintln(out, Summarize(h))
-				return err
-			},
-		},
+		Commands: map[string]nodetest.Command{"summary": servicetest.SummaryCommand("pastry", Summarize)},
 	}
 }
 
