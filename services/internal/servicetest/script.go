@@ -8,18 +8,16 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
 )
 
 // ScriptPrefix replays the nodetest script at path on a fresh harness
 // built from cfg, up to (not including) its first command whose text is
-// stop, and returns the harness; the rest of the script is not run. With
-// rename set, every argument that is a node ID and has a replacement in
-// rename is replaced first. The outputs are not compared: the script's own
-// test (nodetest.Walk) does that. It fails t when the script cannot be
-// read, a command cannot run, or stop is not one of its commands.
-func ScriptPrefix(t testing.TB, cfg nodetest.Config, path, stop string, rename map[node.ID]node.ID) *nodetest.Harness {
+// stop, and returns the harness; the rest of the script is not run. The
+// outputs are not compared: the script's own test (nodetest.Walk) does
+// that. It fails t when the script cannot be read, a command cannot run,
+// or stop is not one of its commands.
+func ScriptPrefix(t testing.TB, cfg nodetest.Config, path, stop string) *nodetest.Harness {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -43,13 +41,6 @@ func ScriptPrefix(t testing.TB, cfg nodetest.Config, path, stop string, rename m
 		cmd, args, err := datadriven.ParseLine(line)
 		if err != nil {
 			t.Fatalf("%s:%d: %v", path, i+1, err)
-		}
-		for k, a := range args {
-			if id, err := node.ParseID(a.Key); err == nil && len(a.Vals) == 0 {
-				if to, ok := rename[id]; ok {
-					args[k] = datadriven.CmdArg{Key: to.String()}
-				}
-			}
 		}
 		h.Run(t, &datadriven.TestData{Pos: fmt.Sprintf("%s:%d", path, i+1), Cmd: cmd, CmdArgs: args})
 	}
