@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 func TestCloneIsIndependent(t *testing.T) {
@@ -45,26 +46,7 @@ func TestCloneIsIndependent(t *testing.T) {
 func TestCheckpointRoundTrip(t *testing.T) {
 	spec := NewSpec(DefaultOptions())
 	st := benchState(DefaultBlocks, 6)
-	cp, err := st.AppendCheckpoint(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := node.DecodeCheckpoint(cp, spec.New)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h1, _ := st.Hash()
-	h2, err := back.Hash()
-	if err != nil || h1 != h2 {
-		t.Fatalf("hash changed across a checkpoint round trip: %v vs %v (%v)", h1, h2, err)
-	}
-	cp2, _ := back.AppendCheckpoint(nil)
-	if !bytes.Equal(cp, cp2) {
-		t.Fatalf("checkpoint not canonical")
-	}
-	if got, want := back.Service.(*State).String(), st.Service.(*State).String(); got != want {
-		t.Fatalf("decoded %s, want %s", got, want)
-	}
+	back, cp := servicetest.CheckpointRoundTrip(t, spec, st)
 	if back.Service.(*State).opts != DefaultOptions() || len(back.Service.(*State).payload) != DefaultBlockSize {
 		t.Fatalf("decoded state lost the factory's configuration")
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -62,26 +63,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := sampleNodeState()
-	cp, err := st.AppendCheckpoint(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := node.DecodeCheckpoint(cp, spec.New)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h1, _ := st.Hash()
-	h2, err := back.Hash()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h1 != h2 {
-		t.Fatalf("hash changed across a checkpoint round trip: %v vs %v", h1, h2)
-	}
-	cp2, _ := back.AppendCheckpoint(nil)
-	if !bytes.Equal(cp, cp2) {
-		t.Fatalf("checkpoint not canonical:\n%x\n%x", cp, cp2)
-	}
+	back, _ := servicetest.CheckpointRoundTrip(t, spec, st)
 	bs := back.Service.(*State)
 	if got, want := bs.String(), st.Service.(*State).String(); got != want || bs.AppPeer != 3 || bs.LastConn != 77 || bs.NextMsg != 5 {
 		t.Fatalf("decoded %s, want %s", got, want)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -120,30 +121,8 @@ func TestCloneIsIndependent(t *testing.T) {
 func TestCheckpointRoundTrip(t *testing.T) {
 	spec := NewSpec(byID().Fixed())
 	st := sampleNodeState()
-	cp, err := st.AppendCheckpoint(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := node.DecodeCheckpoint(cp, spec.New)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h1, _ := st.Hash()
-	h2, err := back.Hash()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h1 != h2 {
-		t.Fatalf("hash changed across a checkpoint round trip: %v vs %v", h1, h2)
-	}
-	cp2, _ := back.AppendCheckpoint(nil)
-	if !bytes.Equal(cp, cp2) {
-		t.Fatalf("checkpoint not canonical:\n%x\n%x", cp, cp2)
-	}
+	back, _ := servicetest.CheckpointRoundTrip(t, spec, st)
 	bs := back.Service.(*State)
-	if got, want := bs.String(), st.Service.(*State).String(); got != want {
-		t.Fatalf("decoded %s, want %s", got, want)
-	}
 	// The configuration is not state: it comes from the factory.
 	if bs.opts != byID().Fixed() || bs.sp != newSpace(byID()) {
 		t.Fatalf("decoded state lost the factory's options")

@@ -12,6 +12,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // sampleState is a joined node with every field set.
@@ -71,32 +72,7 @@ func TestCloneIsIndependent(t *testing.T) {
 func TestCheckpointRoundTrip(t *testing.T) {
 	spec := NewSpec(AllFixes())
 	st := sampleNodeState(t)
-	cp, err := st.AppendCheckpoint(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := node.DecodeCheckpoint(cp, spec.New)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h1, err := st.Hash()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h2, err := back.Hash()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h1 != h2 {
-		t.Fatalf("hash changed across a checkpoint round trip: %v vs %v", h1, h2)
-	}
-	cp2, _ := back.AppendCheckpoint(nil)
-	if !bytes.Equal(cp, cp2) {
-		t.Fatalf("checkpoint not canonical:\n%x\n%x", cp, cp2)
-	}
-	if got, want := back.Service.(*State).String(), st.Service.(*State).String(); got != want {
-		t.Fatalf("decoded %s, want %s", got, want)
-	}
+	back, cp := servicetest.CheckpointRoundTrip(t, spec, st)
 	// The configuration is not state: it comes from the factory.
 	if back.Service.(*State).opts != AllFixes() {
 		t.Fatalf("decoded state lost the factory's options")
