@@ -16,7 +16,9 @@
 //     for one property;
 //   - the emulator: Emulate runs a configuration to its end, RequireLive
 //     and RequireSafe judge its result, Safety and SafetyCount read one
-//     property's.
+//     property's;
+//   - benchmarks: BenchHash, BenchAppendCheckpoint and BenchClone are the
+//     bodies of the state benchmarks every service runs.
 //
 // The contract: every helper is as deterministic as what it drives — the
 // same arguments give the same harness, model, run and verdicts — and
