@@ -1,7 +1,6 @@
 package chord
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -53,16 +52,7 @@ func harnessConfig() nodetest.Config {
 			}
 			return opts.withDefaults().String(), nil
 		},
-		App: func(_ node.ID, args []string) (node.Message, error) {
-			if len(args) != 2 || args[0] != "join" {
-				return nil, errors.New("chord: usage: app ID join BOOTSTRAP")
-			}
-			b, err := node.ParseID(args[1])
-			if err != nil {
-				return nil, err
-			}
-			return JoinOverlay{Bootstrap: b}, nil
-		},
+		App:      servicetest.PeerCall("chord", "join", "BOOTSTRAP", func(b node.ID) node.Message { return JoinOverlay{Bootstrap: b} }),
 		Commands: map[string]nodetest.Command{"summary": servicetest.SummaryCommand("chord", Summarize)},
 	}
 }

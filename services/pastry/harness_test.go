@@ -1,7 +1,6 @@
 package pastry
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -32,16 +31,7 @@ func harnessConfig() nodetest.Config {
 			}
 			return opts.withDefaults().String(), nil
 		},
-		App: func(_ node.ID, args []string) (node.Message, error) {
-			if len(args) != 2 || args[0] != "join" {
-				return nil, errors.New("pastry: usage: app ID join BOOTSTRAP")
-			}
-			b, err := node.ParseID(args[1])
-			if err != nil {
-				return nil, err
-			}
-			return JoinOverlay{Bootstrap: b}, nil
-		},
+		App:      servicetest.PeerCall("pastry", "join", "BOOTSTRAP", func(b node.ID) node.Message { return JoinOverlay{Bootstrap: b} }),
 		Commands: map[string]nodetest.Command{"summary": servicetest.SummaryCommand("pastry", Summarize)},
 	}
 }

@@ -23,6 +23,24 @@ func SummaryCommand[S fmt.Stringer](service string, summarize func(node.View) S)
 	}
 }
 
+// PeerCall is a nodetest.Config.App for a service whose application call
+// names one other node: the script line "app ID VERB PEER" runs
+// call(PEER). Other arguments are an error, "SERVICE: usage: app ID VERB
+// ARG", and so is a PEER that is not a node ID.
+func PeerCall(service, verb, arg string, call func(peer node.ID) node.Message) func(node.ID, []string) (node.Message, error) {
+	usage := service + ": usage: app ID " + verb + " " + arg
+	return func(_ node.ID, args []string) (node.Message, error) {
+		if len(args) != 2 || args[0] != verb {
+			return nil, errors.New(usage)
+		}
+		peer, err := node.ParseID(args[1])
+		if err != nil {
+			return nil, err
+		}
+		return call(peer), nil
+	}
+}
+
 // ConformanceSeeds is how many seeds Conformance runs each spec with:
 // 0, 1 and 2.
 const ConformanceSeeds = 3
