@@ -1,13 +1,10 @@
 package bullet
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
@@ -66,20 +63,7 @@ func TestEncodeMsgpackMatchesReflection(t *testing.T) {
 	empty := midDownload(64, 0)
 	empty.Senders, empty.Receivers = []SenderLink{}, []ReceiverLink{}
 	for _, s := range []*State{newState(DefaultOptions(), nil), midDownload(64, 2), big, empty} {
-		var custom, reflected bytes.Buffer
-		enc := msgpack.NewEncoder(&custom)
-		enc.UseCompactInts(true)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		enc = msgpack.NewEncoder(&reflected)
-		enc.UseCompactInts(true)
-		if err := enc.Encode((*plainState)(s)); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
-			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
-		}
+		servicetest.EncodingMatchesReflection(t, s, (*plainState)(s))
 	}
 }
 

@@ -1,14 +1,12 @@
 package macetransport
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // sampleState is a node with every field set: an established outgoing
@@ -121,19 +119,6 @@ func TestEncodeMsgpackMatchesReflection(t *testing.T) {
 	big := benchState(16).Service.(*State)
 	big.Out[3].Retries, big.Out[4].Queue, big.In[2].Delivered = 1<<40, nil, []uint64{}
 	for _, s := range []*State{newState(DefaultOptions()), sampleState(), big} {
-		var custom, reflected bytes.Buffer
-		enc := msgpack.NewEncoder(&custom)
-		enc.UseCompactInts(true)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		enc = msgpack.NewEncoder(&reflected)
-		enc.UseCompactInts(true)
-		if err := enc.Encode((*plainState)(s)); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
-			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
-		}
+		servicetest.EncodingMatchesReflection(t, s, (*plainState)(s))
 	}
 }

@@ -1,7 +1,6 @@
 package pastry
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
 	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 func ids(xs ...node.ID) []node.ID { return xs }
@@ -195,20 +193,7 @@ func TestEncodeMsgpackMatchesReflection(t *testing.T) {
 	big.Bootstrap = 1 << 40
 	big.Misses[0].Count = 300
 	for _, s := range []*State{newState(DefaultOptions()), joinedState(), big} {
-		var custom, reflected bytes.Buffer
-		enc := msgpack.NewEncoder(&custom)
-		enc.UseCompactInts(true)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		enc = msgpack.NewEncoder(&reflected)
-		enc.UseCompactInts(true)
-		if err := enc.Encode((*plainState)(s)); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
-			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
-		}
+		servicetest.EncodingMatchesReflection(t, s, (*plainState)(s))
 	}
 }
 

@@ -1,15 +1,12 @@
 package randtree
 
 import (
-	"bytes"
 	"cmp"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
@@ -286,19 +283,6 @@ func TestEncodeMsgpackMatchesReflection(t *testing.T) {
 	big.NextTarget = 300
 	big.PendingRoot = 1 << 40
 	for _, s := range []*State{newState(DefaultOptions()), sampleState(), big} {
-		var custom, reflected bytes.Buffer
-		enc := msgpack.NewEncoder(&custom)
-		enc.UseCompactInts(true)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		enc = msgpack.NewEncoder(&reflected)
-		enc.UseCompactInts(true)
-		if err := enc.Encode((*plainState)(s)); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
-			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
-		}
+		servicetest.EncodingMatchesReflection(t, s, (*plainState)(s))
 	}
 }

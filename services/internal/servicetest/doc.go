@@ -5,12 +5,14 @@
 // on the explorer and the emulator:
 //
 //   - scripts and harness hooks: ScriptPrefix replays a nodetest script
-//     up to a command, SummaryCommand is the scripts' "summary" command,
-//     Conformance runs nodetest.Conformance over a service's option sets
-//     and seeds;
-//   - states and properties: View is a hand-built node.View,
-//     Property finds a property by name, CheckpointRoundTrip holds a
-//     state to the checkpoint codec's contract;
+//     up to a command, PeerCall reads an application call that names a
+//     peer ("app ID join BOOTSTRAP"), SummaryCommand is the scripts'
+//     "summary" command, Conformance runs nodetest.Conformance over a
+//     service's option sets and seeds;
+//   - states and properties: View is a hand-built node.View, Property
+//     finds a property by name, CheckpointRoundTrip holds a state to the
+//     checkpoint codec's contract and EncodingMatchesReflection a
+//     hand-written encoder to the layout the decoder reads;
 //   - the explorer: LiveModel builds the actor model of a harness's nodes
 //     as a gathered snapshot would, Predict runs consequence prediction
 //     for one property;

@@ -3,7 +3,11 @@ package servicetest
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -83,5 +87,69 @@ func TestSafety(t *testing.T) {
 	}
 	if n := SafetyCount(r, "C"); n != -1 {
 		t.Errorf("SafetyCount C = %d, want -1", n)
+	}
+}
+
+// fatal is a testing.TB whose Fatal and Fatalf record the failure and stop
+// the helper (a panic the test recovers), so that a helper's verdict can be
+// tested.
+type fatal struct {
+	testing.TB
+	msg string
+}
+
+type stopped struct{}
+
+func (f *fatal) Helper()           {}
+func (f *fatal) Fatal(args ...any) { f.msg = fmt.Sprint(args...); panic(stopped{}) }
+func (f *fatal) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	panic(stopped{})
+}
+
+// run calls check with a fatal TB and returns what it failed with, "" when
+// it did not.
+func run(t *testing.T, check func(testing.TB)) (msg string) {
+	f := &fatal{TB: t}
+	defer func() {
+		if r := recover(); r != nil && r != (stopped{}) {
+			panic(r)
+		}
+		msg = f.msg
+	}()
+	check(f)
+	return ""
+}
+
+// encoded has a hand-written encoder that drops B.
+type encoded struct {
+	A int `msgpack:"a"`
+	B int `msgpack:"b"`
+}
+
+func (e *encoded) EncodeMsgpack(enc *msgpack.Encoder) error {
+	if err := enc.EncodeMapLen(1); err != nil {
+		return err
+	}
+	if err := enc.EncodeString("a"); err != nil {
+		return err
+	}
+	return enc.EncodeInt(int64(e.A))
+}
+
+type plainEncoded encoded
+
+func TestEncodingMatchesReflection(t *testing.T) {
+	if msg := run(t, func(tb testing.TB) {
+		e := &encoded{A: 1}
+		EncodingMatchesReflection(tb, e, e)
+	}); msg != "" {
+		t.Errorf("the same encoder: %s", msg)
+	}
+	if msg := run(t, func(tb testing.TB) {
+		e := &encoded{A: 1, B: 2}
+		EncodingMatchesReflection(tb, e, (*plainEncoded)(e))
+	}); !strings.Contains(msg, "custom") {
+		t.Errorf("an encoder that drops a field passed: %q", msg)
 	}
 }

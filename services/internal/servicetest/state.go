@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vmihailenco/msgpack/v5"
+
 	"github.com/seed6eee2ec7/crystalball/node"
 )
 
@@ -87,4 +89,29 @@ func CheckpointRoundTrip(t testing.TB, spec node.Spec, st node.State) (node.Stat
 		t.Fatalf("decoded %s, want %s", got, want)
 	}
 	return back, cp
+}
+
+// EncodingMatchesReflection holds a hand-written EncodeMsgpack to the
+// layout reflection derives from the state's fields and tags, which is
+// what the decoder reads: s encoded by its own EncodeMsgpack and plain —
+// the same value as a type with s's fields and tags and no EncodeMsgpack,
+// (*plainState)(s) — encoded by reflection, both with compact integers as
+// the checkpoint codec writes them, must be the same bytes. A field added
+// to the state without EncodeMsgpack fails t.
+func EncodingMatchesReflection(t testing.TB, s, plain any) {
+	t.Helper()
+	var custom, reflected bytes.Buffer
+	enc := msgpack.NewEncoder(&custom)
+	enc.UseCompactInts(true)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	enc = msgpack.NewEncoder(&reflected)
+	enc.UseCompactInts(true)
+	if err := enc.Encode(plain); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
+		t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
+	}
 }
