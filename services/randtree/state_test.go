@@ -137,6 +137,9 @@ func TestRandomRuns(t *testing.T) {
 	}
 }
 
+// channel is a directed pair of nodes.
+type channel struct{ from, to node.ID }
+
 // world is a minimal random driver over node.Cores, independent of the
 // script harness.
 type world struct {
