@@ -47,7 +47,7 @@ func TestPredictWithoutRefusals(t *testing.T) {
 		script string
 		fix    bool
 	}{{"testdata/refused-diff.txt", false}, {"testdata/refused-diff-fixed.txt", true}} {
-		h := servicetest.ScriptPrefix(t, harnessConfig(), tc.script, "fire n2 diff")
+		h := nodetest.ReplayUntil(t, harnessConfig(), tc.script, "fire n2 diff")
 		m := liveModel(t, h, scriptOpts(tc.fix), consequence.Faults{Resets: 1, ResetKinds: consequence.ResetBoth, Breaks: 1})
 		res := servicetest.Predict(t, m, FileMapViewConsistent, 6000)
 		if v, ok := res.Violated(FileMapViewConsistent); ok {
@@ -65,7 +65,7 @@ func TestPredictWithoutRefusals(t *testing.T) {
 // correction finds none.
 func TestPredictRefusedDiff(t *testing.T) {
 	faults := consequence.Faults{Refusals: 1}
-	h := servicetest.ScriptPrefix(t, harnessConfig(), "testdata/refused-diff.txt", "fire n2 diff")
+	h := nodetest.ReplayUntil(t, harnessConfig(), "testdata/refused-diff.txt", "fire n2 diff")
 	m := liveModel(t, h, scriptOpts(false), faults)
 	res := servicetest.Predict(t, m, FileMapViewConsistent, 5000)
 	v, ok := res.Violated(FileMapViewConsistent)
@@ -88,7 +88,7 @@ func TestPredictRefusedDiff(t *testing.T) {
 		t.Fatalf("the path does not replay to the violation: %v", err)
 	}
 
-	h = servicetest.ScriptPrefix(t, harnessConfig(), "testdata/refused-diff-fixed.txt", "fire n2 diff")
+	h = nodetest.ReplayUntil(t, harnessConfig(), "testdata/refused-diff-fixed.txt", "fire n2 diff")
 	fixed := servicetest.Predict(t, liveModel(t, h, scriptOpts(true), faults), FileMapViewConsistent, 5000)
 	if v, ok := fixed.Violated(FileMapViewConsistent); ok {
 		t.Fatalf("with keep-shadow: %v at depth %d", v.Err, v.Depth)

@@ -84,7 +84,7 @@ const predictionBudget = 30_000
 // prediction finds the ordering violation through A(i-1)'s stabilize.
 func TestPredictFigure11(t *testing.T) {
 	const stop = "state"
-	h := servicetest.ScriptPrefix(t, harnessConfig(), "testdata/figure11.txt", stop)
+	h := nodetest.ReplayUntil(t, harnessConfig(), "testdata/figure11.txt", stop)
 	opts := func(fix bool) Options {
 		o := DefaultOptions()
 		o.Placement, o.Bits = PlaceByID, 6
@@ -125,7 +125,7 @@ func TestPredictFigure11(t *testing.T) {
 func TestPredictFigure10(t *testing.T) {
 	const stop = "reset n3"
 	const a, c node.ID = 1, 3
-	h := servicetest.ScriptPrefix(t, harnessConfig(), "testdata/figure10.txt", stop)
+	h := nodetest.ReplayUntil(t, harnessConfig(), "testdata/figure10.txt", stop)
 	if got := h.Service(a).(*State).Successor(a); got != c {
 		t.Fatalf("A's successor is %v, want C (%v)", got, c)
 	}

@@ -44,7 +44,7 @@ var (
 // steps, so that the reset has happened), 100 walks within budget.
 func walkFromSteadyState(t *testing.T, opts Options, seed uint64, budget walkBudget) *consequence.LivenessResult[*consequence.GlobalState, consequence.ActorAction] {
 	t.Helper()
-	h := servicetest.ScriptPrefix(t, harnessConfig(), "testdata/rapid-rejoin.txt", "reset n30")
+	h := nodetest.ReplayUntil(t, harnessConfig(), "testdata/rapid-rejoin.txt", "reset n30")
 	m := liveModel(t, h, opts)
 	res, err := consequence.FindLivenessViolation(context.Background(), m, m.Properties(), nil,
 		consequence.LivenessOptions[consequence.ActorAction]{Walk: consequence.WalkOptions[consequence.ActorAction]{

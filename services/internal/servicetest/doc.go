@@ -4,8 +4,7 @@
 // not import it) and builds on package nodetest, the public harness, and
 // on the explorer and the emulator:
 //
-//   - scripts and harness hooks: ScriptPrefix replays a nodetest script
-//     up to a command, PeerCall reads an application call that names a
+//   - harness hooks: PeerCall reads an application call that names a
 //     peer ("app ID join BOOTSTRAP"), SummaryCommand is the scripts'
 //     "summary" command, Conformance runs nodetest.Conformance over a
 //     service's option sets and seeds;
