@@ -60,8 +60,9 @@ func Properties() []node.Property {
 // state hundreds of thousands of times.
 const maxViolations = 4
 
-// appendLost appends "S -> R: N blocks (the first B) are neither announced to R
-// nor in S's shadow for R".
+// appendLost describes a violation as "S -> R: N blocks (the first B)
+// are neither announced to R nor in S's shadow for R", appended rather
+// than formatted.
 func appendLost(vs *violation.List, s, r node.ID, n, first int) {
 	if !vs.Next() {
 		return
