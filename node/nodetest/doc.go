@@ -9,7 +9,10 @@
 // as a step-by-step trace of a scenario and its expected outcome. Nothing
 // happens unless a command says so: messages wait in their channel until
 // delivered, timers until fired. Walk runs script files; Harness.Exec runs
-// one line from Go (see the package example).
+// one line from Go (see the package example); ReplayUntil replays a script
+// up to one of its commands and hands the harness over, for a test that
+// goes on from the middle of a scenario (the services build their
+// explorer's models from such states).
 //
 // Conformance is the package's other half: one call that holds any
 // service to the contracts every runtime relies on (clone independence,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // midDownload is a node halfway through a download of blocks blocks with
@@ -60,40 +61,14 @@ func BenchmarkEncodeHash(b *testing.B) {
 	for _, sh := range benchShapes {
 		st := benchState(sh.blocks, sh.peers)
 		name := fmt.Sprintf("blocks=%d/peers=%d", sh.blocks, sh.peers)
-		b.Run("Hash/"+name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := st.Hash(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run("AppendCheckpoint/"+name, func(b *testing.B) {
-			b.ReportAllocs()
-			buf := make([]byte, 0, 8192)
-			var size int
-			for b.Loop() {
-				out, err := st.AppendCheckpoint(buf[:0])
-				if err != nil {
-					b.Fatal(err)
-				}
-				size = len(out)
-			}
-			b.ReportMetric(float64(size), "bytes/checkpoint")
-		})
+		b.Run("Hash/"+name, func(b *testing.B) { servicetest.BenchHash(b, st) })
+		b.Run("AppendCheckpoint/"+name, func(b *testing.B) { servicetest.BenchAppendCheckpoint(b, st, 8192) })
 	}
 }
 
 func BenchmarkClone(b *testing.B) {
 	for _, sh := range benchShapes {
 		st := benchState(sh.blocks, sh.peers)
-		b.Run(fmt.Sprintf("blocks=%d/peers=%d", sh.blocks, sh.peers), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := st.Clone(nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(fmt.Sprintf("blocks=%d/peers=%d", sh.blocks, sh.peers), func(b *testing.B) { servicetest.BenchClone(b, st) })
 	}
 }

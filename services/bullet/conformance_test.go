@@ -4,23 +4,19 @@ import (
 	"testing"
 
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // TestConformance holds the service, with and without its fixes, to the
 // contracts every runtime relies on (clone independence, checkpoint round
 // trip, hash coverage, message registration).
 func TestConformance(t *testing.T) {
-	calls := nodetest.ConformanceCalls(func(self node.ID, nodes []node.ID) []node.Message {
+	servicetest.Conformance(t, map[string]node.Spec{
+		"default": NewSpec(small(DefaultOptions())),
+		"fixed":   NewSpec(small(AllFixes())),
+	}, func(self node.ID, nodes []node.ID) []node.Message {
 		return []node.Message{Download{Source: nodes[0]}}
 	})
-	for name, opts := range map[string]Options{"default": small(DefaultOptions()), "fixed": small(AllFixes())} {
-		t.Run(name, func(t *testing.T) {
-			for seed := range uint64(3) {
-				nodetest.Conformance(t, NewSpec(opts), calls, nodetest.ConformanceNodes(4), nodetest.ConformanceSeed(seed))
-			}
-		})
-	}
 }
 
 // small shrinks the file so a random run sees whole downloads.

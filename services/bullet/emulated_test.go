@@ -1,7 +1,7 @@
 package bullet_test
 
 import (
-	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +11,7 @@ import (
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/bullet"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // These tests run Bullet′ on the emulator the way `crystalball emulate`
@@ -21,7 +22,7 @@ import (
 
 func emulate(t *testing.T, seed uint64, opts bullet.Options, nodes int, d time.Duration) (emulation.Result, *emulation.Emulator) {
 	t.Helper()
-	e, err := emulation.New(emulation.Config{
+	return servicetest.Emulate(t, emulation.Config{
 		Spec:     bullet.NewSpec(opts),
 		Nodes:    nodes,
 		Seed:     seed,
@@ -30,14 +31,6 @@ func emulate(t *testing.T, seed uint64, opts bullet.Options, nodes int, d time.D
 			return []node.Message{bullet.Download{Source: 1}}
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := e.Run(context.Background())
-	if err != nil {
-		t.Fatalf("seed=%d: %v", seed, err)
-	}
-	return r, e
 }
 
 // A 64-block file of 1 KiB blocks reaches all of 8 nodes within two
@@ -54,16 +47,9 @@ func TestEmulatedDownloadCompletes(t *testing.T) {
 			if sum.Complete != 8 || sum.Held != 8*64 {
 				t.Errorf("seed=%d fix=%v: %v, want all 8 nodes complete", seed, fix, sum)
 			}
-			for _, l := range r.Liveness {
-				if !l.Holds {
-					t.Errorf("seed=%d fix=%v: liveness %s does not hold at the end: %s", seed, fix, l.Name, l.Error)
-				}
-			}
-			for _, s := range r.Safety {
-				if s.ViolatedStates != 0 {
-					t.Errorf("seed=%d fix=%v: %s violated in %d states: %s", seed, fix, s.Name, s.ViolatedStates, s.FirstError)
-				}
-			}
+			run := fmt.Sprintf("seed=%d fix=%v", seed, fix)
+			servicetest.RequireLive(t, run, r)
+			servicetest.RequireSafe(t, run, r)
 		}
 	}
 }
@@ -85,7 +71,7 @@ func checkCheckpointSize(t *testing.T, at time.Duration) {
 	const seed = 1
 	spec := bullet.NewSpec(bullet.DefaultOptions())
 	spec.Properties = nil // sizes only: checking properties after every event is most of the run
-	e, err := emulation.New(emulation.Config{
+	_, e := servicetest.Emulate(t, emulation.Config{
 		Spec:     spec,
 		Nodes:    49,
 		Seed:     seed,
@@ -93,12 +79,6 @@ func checkCheckpointSize(t *testing.T, at time.Duration) {
 		Workload: func(node.ID, bool) []node.Message { return []node.Message{bullet.Download{Source: 1}} },
 		Network:  emulation.NetworkConfig{Uplink: emulation.INETUplink, Downlink: emulation.INETDownlink},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Run(context.Background()); err != nil {
-		t.Fatalf("seed=%d: %v", seed, err)
-	}
 	zw, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedFastest))
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +118,7 @@ func TestEmulatedRefusedDiff(t *testing.T) {
 		opts := bullet.DefaultOptions()
 		opts.FixKeepShadow = fix
 		diffsRefused := 0
-		e, err := emulation.New(emulation.Config{
+		r, _ := servicetest.Emulate(t, emulation.Config{
 			Spec:     bullet.NewSpec(opts),
 			Nodes:    25,
 			Seed:     seed,
@@ -151,19 +131,7 @@ func TestEmulatedRefusedDiff(t *testing.T) {
 				}
 			}},
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := e.Run(context.Background())
-		if err != nil {
-			t.Fatalf("seed=%d: %v", seed, err)
-		}
-		var v emulation.SafetyResult
-		for _, s := range r.Safety {
-			if s.Name == bullet.FileMapViewConsistent {
-				v = s
-			}
-		}
+		v, _ := servicetest.Safety(r, bullet.FileMapViewConsistent)
 		t.Logf("seed=%d fix=%v: %d sends refused, %d of them diffs; %s violated in %d states: %s",
 			seed, fix, r.Links.Refused, diffsRefused, v.Name, v.ViolatedStates, v.FirstError)
 		switch {

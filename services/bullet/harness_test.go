@@ -1,13 +1,13 @@
 package bullet
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // harnessConfig returns the nodetest hooks for Bullet′, with options of its
@@ -21,7 +21,7 @@ func harnessConfig() nodetest.Config {
 	return nodetest.Config{
 		Spec:     func() node.Spec { return NewSpec(opts) },
 		Options:  func(args []string) (string, error) { return setOptions(&opts, args) },
-		App:      appCall,
+		App:      servicetest.PeerCall("bullet", "download", "SOURCE", func(src node.ID) node.Message { return Download{Source: src} }),
 		Describe: func(svc node.Service) string { return svc.(*State).String() },
 	}
 }
@@ -61,15 +61,4 @@ func setOptions(o *Options, args []string) (string, error) {
 		return "", err
 	}
 	return o.withDefaults().String(), nil
-}
-
-func appCall(_ node.ID, args []string) (node.Message, error) {
-	if len(args) != 2 || args[0] != "download" {
-		return nil, errors.New("bullet: usage: app ID download SOURCE")
-	}
-	src, err := node.ParseID(args[1])
-	if err != nil {
-		return nil, err
-	}
-	return Download{Source: src}, nil
 }

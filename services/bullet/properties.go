@@ -1,13 +1,12 @@
 package bullet
 
 import (
-	"errors"
-	"fmt"
 	"math/bits"
 	"slices"
-	"strconv"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/viewstate"
+	"github.com/seed6eee2ec7/crystalball/services/internal/violation"
 )
 
 // Property names.
@@ -54,91 +53,50 @@ func Properties() []node.Property {
 	return append(SafetyProperties(), LivenessProperties()...)
 }
 
-// stateOf returns id's Bullet′ state in v, or nil when v does not hold it.
-func stateOf(v node.View, id node.ID) *State {
-	s, _ := v.Service(id).(*State)
-	return s
-}
-
-// violations accumulates the messages of a failing check, separated by
-// "; ", the first maxViolations of them (the rest only counted). Its zero
-// value holds nothing, so a check that passes allocates nothing. The
-// messages are appended, not formatted, and bounded: in the paper's code a
-// lost block stays lost, so the emulator, which checks every step, builds
-// the message of a violated state hundreds of thousands of times.
-type violations struct {
-	b    []byte
-	n    int // violations found
-	more int // violations past maxViolations, not described
-}
-
-// maxViolations is how many violations a message describes.
+// maxViolations is how many violations a check's message describes, the
+// rest only counted (violation.Bounded). The messages are appended, not
+// formatted, and bounded: in the paper's code a lost block stays lost, so
+// the emulator, which checks every step, builds the message of a violated
+// state hundreds of thousands of times.
 const maxViolations = 4
 
-// next starts a new violation and reports whether to describe it.
-func (vs *violations) next() bool {
-	vs.n++
-	if vs.n > maxViolations {
-		vs.more++
-		return false
-	}
-	if len(vs.b) > 0 {
-		vs.b = append(vs.b, "; "...)
-	}
-	return true
-}
-
-func (vs *violations) add(format string, args ...any) {
-	if vs.next() {
-		vs.b = fmt.Appendf(vs.b, format, args...)
-	}
-}
-
-func (vs *violations) id(id node.ID) { vs.b = strconv.AppendUint(append(vs.b, 'n'), uint64(id), 10) }
-
-// lost appends "S -> R: N blocks (the first B) are neither announced to R
-// nor in S's shadow for R".
-func (vs *violations) lost(s, r node.ID, n, first int) {
-	if !vs.next() {
+// appendLost describes a violation as "S -> R: N blocks (the first B)
+// are neither announced to R nor in S's shadow for R", appended rather
+// than formatted.
+func appendLost(vs *violation.List, s, r node.ID, n, first int) {
+	if !vs.Next() {
 		return
 	}
-	vs.id(s)
-	vs.b = append(vs.b, " -> "...)
-	vs.id(r)
-	vs.b = append(strconv.AppendInt(append(vs.b, ": "...), int64(n), 10), " blocks (the first "...)
-	vs.b = append(strconv.AppendInt(vs.b, int64(first), 10), ") are neither announced to "...)
-	vs.id(r)
-	vs.b = append(vs.b, " nor in "...)
-	vs.id(s)
-	vs.b = append(vs.b, "'s shadow for "...)
-	vs.id(r)
-}
-
-func (vs violations) err() error {
-	if vs.n == 0 {
-		return nil
-	}
-	if vs.more > 0 {
-		vs.b = fmt.Appendf(vs.b, "; and %d more", vs.more)
-	}
-	return errors.New(string(vs.b))
+	vs.AppendID(s)
+	vs.AppendString(" -> ")
+	vs.AppendID(r)
+	vs.AppendString(": ")
+	vs.AppendInt(n)
+	vs.AppendString(" blocks (the first ")
+	vs.AppendInt(first)
+	vs.AppendString(") are neither announced to ")
+	vs.AppendID(r)
+	vs.AppendString(" nor in ")
+	vs.AppendID(s)
+	vs.AppendString("'s shadow for ")
+	vs.AppendID(r)
 }
 
 func checkFileMapViewConsistent(v node.View) error {
-	var vs violations
+	vs := violation.Bounded(maxViolations)
 	for _, sid := range v.Nodes() {
-		ss := stateOf(v, sid)
+		ss := viewstate.Of[*State](v, sid)
 		if ss == nil {
 			continue
 		}
 		for k := range ss.Receivers {
 			rl := &ss.Receivers[k]
 			if len(rl.Shadow) != len(ss.Have) || len(rl.Told) != len(ss.Have) {
-				vs.add("%v -> %v: file maps of different sizes", sid, rl.ID)
+				vs.Add("%v -> %v: file maps of different sizes", sid, rl.ID)
 				continue
 			}
 			checkAnnounced(&vs, sid, ss.Have, rl)
-			rs := stateOf(v, rl.ID)
+			rs := viewstate.Of[*State](v, rl.ID)
 			if rs == nil {
 				continue
 			}
@@ -147,18 +105,18 @@ func checkFileMapViewConsistent(v node.View) error {
 				continue
 			}
 			if !slices.Equal(rs.Senders[i].View, rl.Told) {
-				vs.add("%v -> %v: %v's view of %v's file map is not what %v announced", sid, rl.ID, rl.ID, sid, sid)
+				vs.Add("%v -> %v: %v's view of %v's file map is not what %v announced", sid, rl.ID, rl.ID, sid, sid)
 			}
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 // checkAnnounced reports the blocks of sender sid's file map have that are
 // neither announced to receiver rl nor in sid's shadow for it. A violation
 // names how many blocks and the first, not the list: the emulator checks
 // every step, and in the paper's code a lost block stays lost.
-func checkAnnounced(vs *violations, sid node.ID, have []uint64, rl *ReceiverLink) {
+func checkAnnounced(vs *violation.List, sid node.ID, have []uint64, rl *ReceiverLink) {
 	lost, first := 0, -1
 	for w, h := range have {
 		if m := h &^ (rl.Told[w] | rl.Shadow[w]); m != 0 {
@@ -169,21 +127,21 @@ func checkAnnounced(vs *violations, sid node.ID, have []uint64, rl *ReceiverLink
 		}
 	}
 	if lost > 0 {
-		vs.lost(sid, rl.ID, lost, first)
+		appendLost(vs, sid, rl.ID, lost, first)
 	}
 }
 
 func checkAllBlocks(v node.View) error {
-	var vs violations
+	vs := violation.Bounded(maxViolations)
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		switch {
 		case s == nil:
 		case !s.started():
-			vs.add("%v: not started", id)
+			vs.Add("%v: not started", id)
 		case !s.Complete():
-			vs.add("%v: %d/%d blocks", id, count(s.Have), s.opts.Blocks)
+			vs.Add("%v: %d/%d blocks", id, count(s.Have), s.opts.Blocks)
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }

@@ -6,33 +6,13 @@ import (
 	"testing"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // mapView is a hand-built node.View whose Nodes does not allocate.
-type mapView struct {
-	states map[node.ID]*State
-	ids    []node.ID
-}
+type mapView = servicetest.View[*State]
 
-func newView(states map[node.ID]*State) *mapView {
-	v := &mapView{states: states}
-	for id := range states {
-		v.ids = append(v.ids, id)
-	}
-	slices.Sort(v.ids)
-	return v
-}
-
-func (v *mapView) Nodes() []node.ID { return v.ids }
-
-func (v *mapView) Service(id node.ID) node.Service {
-	if s, ok := v.states[id]; ok {
-		return s
-	}
-	return nil
-}
-
-func (v *mapView) TimerScheduled(node.ID, string) bool { return false }
+func newView(states map[node.ID]*State) *mapView { return servicetest.NewView(states) }
 
 func mapOf(blocks int, bs ...uint32) []uint64 {
 	m := newMap(blocks)
@@ -56,20 +36,9 @@ func pair() *mapView {
 	return newView(map[node.ID]*State{1: s, 2: r})
 }
 
-func property(t *testing.T, name string) node.Property {
-	t.Helper()
-	for _, p := range Properties() {
-		if p.Name == name {
-			return p
-		}
-	}
-	t.Fatalf("no property %q", name)
-	return node.Property{}
-}
-
 func TestFileMapViewConsistentDoesNotAllocateWhenHolding(t *testing.T) {
 	v := pair()
-	p := property(t, FileMapViewConsistent)
+	p := servicetest.Property(t, Properties(), FileMapViewConsistent)
 	allocs := testing.AllocsPerRun(100, func() {
 		if err := p.Check(v); err != nil {
 			t.Fatalf("%v", err)
@@ -81,38 +50,38 @@ func TestFileMapViewConsistentDoesNotAllocateWhenHolding(t *testing.T) {
 }
 
 func TestFileMapViewConsistent(t *testing.T) {
-	p := property(t, FileMapViewConsistent)
+	p := servicetest.Property(t, Properties(), FileMapViewConsistent)
 	tests := []struct {
 		name   string
 		mutate func(v *mapView)
 		want   string // "" when the property holds
 	}{
 		{"healthy", func(*mapView) {}, ""},
-		{"shadow cleared (the bug)", func(v *mapView) { clear(v.states[1].Receivers[0].Shadow) },
+		{"shadow cleared (the bug)", func(v *mapView) { clear(v.States[1].Receivers[0].Shadow) },
 			"n1 -> n2: 2 blocks (the first 4) are neither announced to n2 nor in n1's shadow for n2"},
 		{"the bug, receiver outside the view", func(v *mapView) {
-			clear(v.states[1].Receivers[0].Shadow)
-			delete(v.states, 2)
-			v.ids = []node.ID{1}
+			clear(v.States[1].Receivers[0].Shadow)
+			delete(v.States, 2)
+			v.IDs = []node.ID{1}
 		}, "n1 -> n2: 2 blocks (the first 4) are neither announced to n2 nor in n1's shadow for n2"},
 		{"a diff in flight", func(v *mapView) {
-			set(v.states[1].Receivers[0].Told, 4)
-			v.states[1].Receivers[0].Shadow = mapOf(8, 5)
-			v.states[1].Receivers[0].Sent = 3
+			set(v.States[1].Receivers[0].Told, 4)
+			v.States[1].Receivers[0].Shadow = mapOf(8, 5)
+			v.States[1].Receivers[0].Sent = 3
 		}, ""},
 		{"view behind with nothing in flight", func(v *mapView) {
-			set(v.states[1].Receivers[0].Told, 4)
-			v.states[1].Receivers[0].Shadow = mapOf(8, 5)
+			set(v.States[1].Receivers[0].Told, 4)
+			v.States[1].Receivers[0].Shadow = mapOf(8, 5)
 		}, "n1 -> n2: n2's view of n1's file map is not what n1 announced"},
-		{"view ahead of the sender", func(v *mapView) { set(v.states[2].Senders[0].View, 7) },
+		{"view ahead of the sender", func(v *mapView) { set(v.States[2].Senders[0].View, 7) },
 			"n1 -> n2: n2's view of n1's file map is not what n1 announced"},
 		{"receiver does not hold the sender", func(v *mapView) {
-			set(v.states[2].Senders[0].View, 7)
-			v.states[2].Senders = nil
+			set(v.States[2].Senders[0].View, 7)
+			v.States[2].Senders = nil
 		}, ""},
 		{"sender not accepted yet", func(v *mapView) {
-			set(v.states[2].Senders[0].View, 7)
-			v.states[2].Senders[0].Accepted = false
+			set(v.States[2].Senders[0].View, 7)
+			v.States[2].Senders[0].Accepted = false
 		}, ""},
 	}
 	for _, tc := range tests {
@@ -129,16 +98,16 @@ func TestFileMapViewConsistent(t *testing.T) {
 }
 
 func TestAllBlocks(t *testing.T) {
-	p := property(t, AllBlocks)
+	p := servicetest.Property(t, Properties(), AllBlocks)
 	v := pair()
-	v.states[3] = newState(v.states[1].opts, nil)
-	v.ids = append(v.ids, 3)
+	v.States[3] = newState(v.States[1].opts, nil)
+	v.IDs = append(v.IDs, 3)
 	err := p.Check(v)
 	if err == nil || err.Error() != "n1: 6/8 blocks; n2: 1/8 blocks; n3: not started" {
 		t.Fatalf("AllBlocks = %v", err)
 	}
-	for _, id := range v.ids {
-		v.states[id].Source, v.states[id].Have = 9, fullMap(8)
+	for _, id := range v.IDs {
+		v.States[id].Source, v.States[id].Have = 9, fullMap(8)
 	}
 	if err := p.Check(v); err != nil {
 		t.Fatalf("AllBlocks on complete nodes: %v", err)
@@ -183,7 +152,7 @@ func TestNeighbors(t *testing.T) {
 
 func TestDownloadTime(t *testing.T) {
 	v := pair()
-	r := v.states[2]
+	r := v.States[2]
 	if _, ok := r.DownloadTime(2); ok {
 		t.Fatal("a node still downloading has a download time")
 	}
@@ -204,7 +173,7 @@ func TestDownloadTime(t *testing.T) {
 // TestViolationsBounded: a check describes the first four violations and
 // counts the rest.
 func TestViolationsBounded(t *testing.T) {
-	p := property(t, AllBlocks)
+	p := servicetest.Property(t, Properties(), AllBlocks)
 	states := map[node.ID]*State{}
 	for id := node.ID(1); id <= 6; id++ {
 		states[id] = newState(DefaultOptions(), nil)

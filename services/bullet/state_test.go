@@ -1,16 +1,14 @@
 package bullet
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
-	"github.com/vmihailenco/msgpack/v5"
-
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 func TestCloneIsIndependent(t *testing.T) {
@@ -45,26 +43,7 @@ func TestCloneIsIndependent(t *testing.T) {
 func TestCheckpointRoundTrip(t *testing.T) {
 	spec := NewSpec(DefaultOptions())
 	st := benchState(DefaultBlocks, 6)
-	cp, err := st.AppendCheckpoint(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := node.DecodeCheckpoint(cp, spec.New)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h1, _ := st.Hash()
-	h2, err := back.Hash()
-	if err != nil || h1 != h2 {
-		t.Fatalf("hash changed across a checkpoint round trip: %v vs %v (%v)", h1, h2, err)
-	}
-	cp2, _ := back.AppendCheckpoint(nil)
-	if !bytes.Equal(cp, cp2) {
-		t.Fatalf("checkpoint not canonical")
-	}
-	if got, want := back.Service.(*State).String(), st.Service.(*State).String(); got != want {
-		t.Fatalf("decoded %s, want %s", got, want)
-	}
+	back, cp := servicetest.CheckpointRoundTrip(t, spec, st)
 	if back.Service.(*State).opts != DefaultOptions() || len(back.Service.(*State).payload) != DefaultBlockSize {
 		t.Fatalf("decoded state lost the factory's configuration")
 	}
@@ -84,20 +63,7 @@ func TestEncodeMsgpackMatchesReflection(t *testing.T) {
 	empty := midDownload(64, 0)
 	empty.Senders, empty.Receivers = []SenderLink{}, []ReceiverLink{}
 	for _, s := range []*State{newState(DefaultOptions(), nil), midDownload(64, 2), big, empty} {
-		var custom, reflected bytes.Buffer
-		enc := msgpack.NewEncoder(&custom)
-		enc.UseCompactInts(true)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		enc = msgpack.NewEncoder(&reflected)
-		enc.UseCompactInts(true)
-		if err := enc.Encode((*plainState)(s)); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
-			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
-		}
+		servicetest.EncodingMatchesReflection(t, s, (*plainState)(s))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/viewstate"
 )
 
 // Summary is a few statistics of the download in a view, for progress
@@ -45,7 +46,7 @@ func (s *State) DownloadTime(self node.ID) (time.Duration, bool) {
 func Summarize(v node.View) Summary {
 	var sum Summary
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil {
 			continue
 		}

@@ -1,13 +1,14 @@
 package chord_test
 
 import (
-	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/services/chord"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // These tests run Chord on the emulator the way `crystalball emulate`
@@ -16,7 +17,7 @@ import (
 
 func emulate(t *testing.T, seed uint64, opts chord.Options, churn emulation.ChurnConfig, d time.Duration) (emulation.Result, *emulation.Emulator) {
 	t.Helper()
-	e, err := emulation.New(emulation.Config{
+	return servicetest.Emulate(t, emulation.Config{
 		Spec:     chord.NewSpec(opts),
 		Nodes:    25,
 		Seed:     seed,
@@ -26,23 +27,11 @@ func emulate(t *testing.T, seed uint64, opts chord.Options, churn emulation.Chur
 		},
 		Churn: churn,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := e.Run(context.Background())
-	if err != nil {
-		t.Fatalf("seed=%d: %v", seed, err)
-	}
-	return r, e
 }
 
 func requireLive(t *testing.T, seed uint64, r emulation.Result) {
 	t.Helper()
-	for _, l := range r.Liveness {
-		if !l.Holds {
-			t.Errorf("seed=%d: liveness %s does not hold at the end: %s", seed, l.Name, l.Error)
-		}
-	}
+	servicetest.RequireLive(t, fmt.Sprintf("seed=%d", seed), r)
 }
 
 // requireCorrectRing checks the final ring exactly: every node joined, one
@@ -53,15 +42,6 @@ func requireCorrectRing(t *testing.T, seed uint64, e *emulation.Emulator) {
 	if got := chord.Summarize(e.View()); got != want {
 		t.Errorf("seed=%d: final ring %v, want %v", seed, got, want)
 	}
-}
-
-func safetyCount(r emulation.Result, name string) int64 {
-	for _, s := range r.Safety {
-		if s.Name == name {
-			return s.ViolatedStates
-		}
-	}
-	return -1
 }
 
 // Without churn, 25 nodes joining through node 1 form one correct ring,
@@ -101,9 +81,9 @@ func TestEmulatedChurnWithThePapersCode(t *testing.T) {
 		if r.Churn.Leaves < 20 {
 			t.Fatalf("seed=%d: only %d churn leaves in 15 minutes", seed, r.Churn.Leaves)
 		}
-		n := safetyCount(r, chord.NodeOrdering)
+		n := servicetest.SafetyCount(r, chord.NodeOrdering)
 		t.Logf("seed=%d: %d leaves, NodeOrdering violated in %d states, PredSelfImpliesSuccSelf in %d",
-			seed, r.Churn.Leaves, n, safetyCount(r, chord.PredSelfImpliesSuccSelf))
+			seed, r.Churn.Leaves, n, servicetest.SafetyCount(r, chord.PredSelfImpliesSuccSelf))
 		ordering += n
 		requireLive(t, seed, r)
 		requireCorrectRing(t, seed, e)

@@ -1,18 +1,13 @@
 package chord
 
 import (
-	"context"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/cockroachdb/datadriven"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // These tests run the CrystalBall paper's prediction for Chord: consequence
@@ -20,106 +15,21 @@ import (
 // replayed by the scenario script itself up to that point — finds the
 // inconsistency with the paper's code, and not with the correction.
 
-// scriptPrefix replays the script at path on a fresh harness up to (not
-// including) its first command whose text is stop, and returns the
-// harness; the rest of the script is not run. With rename set, every node
-// ID argument is renamed first. The outputs are not compared: the script's
-// own test does that.
-func scriptPrefix(t *testing.T, path, stop string, rename map[node.ID]node.ID) *nodetest.Harness {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := nodetest.New(harnessConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A command is a line followed by "----"; its output runs to the next
-	// blank line (the scripts' outputs have none inside).
-	lines := strings.Split(string(b), "\n")
-	for i := 0; i+1 < len(lines); i++ {
-		line := strings.TrimSpace(lines[i])
-		if line == "" || strings.HasPrefix(line, "#") || lines[i+1] != "----" {
-			continue
-		}
-		if line == stop {
-			return h
-		}
-		cmd, args, err := datadriven.ParseLine(line)
-		if err != nil {
-			t.Fatalf("%s:%d: %v", path, i+1, err)
-		}
-		for k, a := range args {
-			if id, err := node.ParseID(a.Key); err == nil && len(a.Vals) == 0 {
-				if to, ok := rename[id]; ok {
-					args[k] = datadriven.CmdArg{Key: to.String()}
-				}
-			}
-		}
-		h.Run(t, &datadriven.TestData{Pos: fmt.Sprintf("%s:%d", path, i+1), Cmd: cmd, CmdArgs: args})
-	}
-	t.Fatalf("%s has no command %q", path, stop)
-	return nil
-}
-
 // liveModel builds the actor model of the harness's nodes as a gathered
 // snapshot would give it: their checkpoints at the harness's clock and the
 // messages in flight. Every node rejoins through bootstrap after a reset,
 // as the experiments' workload has it.
 func liveModel(t *testing.T, h *nodetest.Harness, opts Options, bootstrap node.ID, faults consequence.Faults) *consequence.ActorModel {
 	t.Helper()
-	var cps []consequence.Checkpoint
-	for _, id := range h.Nodes() {
-		c, err := h.Core(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := c.State().AppendCheckpoint(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cps = append(cps, consequence.Checkpoint{ID: id, Bytes: b, At: h.Now()})
-	}
-	m, err := consequence.NewActorModelFromCheckpoints(NewSpec(opts), cps, h.Pending(), consequence.ActorOptions{
+	return servicetest.LiveModel(t, h, NewSpec(opts), consequence.ActorOptions{
 		Workload: func(node.ID, bool) []node.Message { return []node.Message{JoinOverlay{Bootstrap: bootstrap}} },
 		Faults:   faults,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-// predict runs consequence prediction for property on m within budget.
-func predict(t *testing.T, m *consequence.ActorModel, property string, budget int) *consequence.Result[*consequence.GlobalState, consequence.ActorAction] {
-	t.Helper()
-	var props []consequence.Property[*consequence.GlobalState]
-	for _, p := range m.Properties() {
-		if p.Name == consequence.CrashProperty || p.Name == property {
-			props = append(props, p)
-		}
-	}
-	start := time.Now()
-	res, err := consequence.NewChecker(m).
-		Properties(props...).
-		Strategy(consequence.Consequence).
-		MaxStates(budget).
-		StopOnViolation(true).
-		Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%s: %d unique states, depth %d, stop: %v, %v", property, res.Unique, res.Depth, res.Stop, time.Since(start).Round(time.Millisecond))
-	if v, ok := res.Violated(consequence.CrashProperty); ok {
-		t.Fatalf("a handler panicked: %v", v.Err)
-	}
-	return res
 }
 
 // foundAndReplays checks that res holds a violation of property whose path
 // contains want, in order, and that the path replays to it.
-func foundAndReplays(t *testing.T, m *consequence.ActorModel, res *consequence.Result[*consequence.GlobalState, consequence.ActorAction], property, wantErr string, want []string) {
+func foundAndReplays(t *testing.T, m *consequence.ActorModel, res *servicetest.Result, property, wantErr string, want []string) {
 	t.Helper()
 	v, ok := res.Violated(property)
 	if !ok {
@@ -154,7 +64,7 @@ func foundAndReplays(t *testing.T, m *consequence.ActorModel, res *consequence.R
 // notFound checks that res found no violation of property although it
 // explored every state up to the depth at which the paper's code shows it
 // (consequence prediction goes level by level).
-func notFound(t *testing.T, res *consequence.Result[*consequence.GlobalState, consequence.ActorAction], property string, depth int) {
+func notFound(t *testing.T, res *servicetest.Result, property string, depth int) {
 	t.Helper()
 	if v, ok := res.Violated(property); ok {
 		t.Fatalf("with the correction: %v at depth %d", v.Err, v.Depth)
@@ -174,7 +84,7 @@ const predictionBudget = 30_000
 // prediction finds the ordering violation through A(i-1)'s stabilize.
 func TestPredictFigure11(t *testing.T) {
 	const stop = "state"
-	h := scriptPrefix(t, "testdata/figure11.txt", stop, nil)
+	h := nodetest.ReplayUntil(t, harnessConfig(), "testdata/figure11.txt", stop)
 	opts := func(fix bool) Options {
 		o := DefaultOptions()
 		o.Placement, o.Bits = PlaceByID, 6
@@ -182,7 +92,7 @@ func TestPredictFigure11(t *testing.T) {
 		return o
 	}
 	m := liveModel(t, h, opts(false), 30, consequence.Faults{})
-	res := predict(t, m, NodeOrdering, predictionBudget)
+	res := servicetest.Predict(t, m, NodeOrdering, predictionBudget)
 	foundAndReplays(t, m, res, NodeOrdering, "n20: successor n10 lies between predecessor n30 and n20", []string{
 		"n20 timer stabilize",
 		"n30 deliver chord.GetPred from n20",
@@ -193,7 +103,7 @@ func TestPredictFigure11(t *testing.T) {
 	}
 
 	fixed := liveModel(t, h, opts(true), 30, consequence.Faults{})
-	notFound(t, predict(t, fixed, NodeOrdering, predictionBudget), NodeOrdering, 3)
+	notFound(t, servicetest.Predict(t, fixed, NodeOrdering, predictionBudget), NodeOrdering, 3)
 }
 
 // TestPredictFigure10: from the state after B's reset, in which A's
@@ -215,7 +125,7 @@ func TestPredictFigure11(t *testing.T) {
 func TestPredictFigure10(t *testing.T) {
 	const stop = "reset n3"
 	const a, c node.ID = 1, 3
-	h := scriptPrefix(t, "testdata/figure10.txt", stop, nil)
+	h := nodetest.ReplayUntil(t, harnessConfig(), "testdata/figure10.txt", stop)
 	if got := h.Service(a).(*State).Successor(a); got != c {
 		t.Fatalf("A's successor is %v, want C (%v)", got, c)
 	}
@@ -227,7 +137,7 @@ func TestPredictFigure10(t *testing.T) {
 	}
 	faults := consequence.Faults{Resets: 1, SilentResets: true, Breaks: 1}
 	m := liveModel(t, h, opts(false), a, faults)
-	res := predict(t, m, PredSelfImpliesSuccSelf, predictionBudget)
+	res := servicetest.Predict(t, m, PredSelfImpliesSuccSelf, predictionBudget)
 	foundAndReplays(t, m, res, PredSelfImpliesSuccSelf, "n3: predecessor is itself but successors are [n4]", []string{
 		"n3 reset silent",
 		"n3 app chord.JoinOverlay",
@@ -242,5 +152,5 @@ func TestPredictFigure10(t *testing.T) {
 	}
 
 	fixed := liveModel(t, h, opts(true), a, faults)
-	notFound(t, predict(t, fixed, PredSelfImpliesSuccSelf, predictionBudget), PredSelfImpliesSuccSelf, 7)
+	notFound(t, servicetest.Predict(t, fixed, PredSelfImpliesSuccSelf, predictionBudget), PredSelfImpliesSuccSelf, 7)
 }

@@ -3,9 +3,10 @@ package chord
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/viewstate"
+	"github.com/seed6eee2ec7/crystalball/services/internal/violation"
 )
 
 // Property names. The safety properties are the two the CrystalBall paper
@@ -62,42 +63,21 @@ func Properties() []node.Property {
 	return append(SafetyProperties(), LivenessProperties()...)
 }
 
-// stateOf returns id's Chord state in v, or nil when v does not hold it.
-func stateOf(v node.View, id node.ID) *State {
-	s, _ := v.Service(id).(*State)
-	return s
-}
-
-// violations accumulates the messages of a failing check. Its zero value
-// holds nothing, so a check that passes allocates nothing.
-type violations []string
-
-func (vs *violations) add(format string, args ...any) {
-	*vs = append(*vs, fmt.Sprintf(format, args...))
-}
-
-func (vs violations) err() error {
-	if len(vs) == 0 {
-		return nil
-	}
-	return errors.New(strings.Join(vs, "; "))
-}
-
 func checkPredSelfImpliesSuccSelf(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s != nil && s.Pred == id && len(s.Successors) > 0 {
-			vs.add("%v: predecessor is itself but successors are %s", id, formatIDs(s.Successors))
+			vs.Add("%v: predecessor is itself but successors are %s", id, formatIDs(s.Successors))
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkNodeOrdering(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil || s.Status != StatusJoined || s.Pred == node.None || s.Pred == id {
 			continue
 		}
@@ -105,27 +85,27 @@ func checkNodeOrdering(v node.View) error {
 		me, p := r.pos(id), r.pos(s.Pred)
 		for _, x := range s.Successors {
 			if x != s.Pred && r.between(r.pos(x), p, me) {
-				vs.add("%v: successor %v lies between predecessor %v and %v", id, x, s.Pred, id)
+				vs.Add("%v: successor %v lies between predecessor %v and %v", id, x, s.Pred, id)
 			}
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkAllJoined(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		if s := stateOf(v, id); s != nil && s.Status != StatusJoined {
-			vs.add("%v: %v", id, s.Status)
+		if s := viewstate.Of[*State](v, id); s != nil && s.Status != StatusJoined {
+			vs.Add("%v: %v", id, s.Status)
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkOneRing(v node.View) error {
 	start, joined := node.None, 0
 	for _, id := range v.Nodes() {
-		if s := stateOf(v, id); s != nil && s.Status == StatusJoined {
+		if s := viewstate.Of[*State](v, id); s != nil && s.Status == StatusJoined {
 			if start == node.None {
 				start = id
 			}
@@ -140,8 +120,8 @@ func checkOneRing(v node.View) error {
 	// nodes has visited each of them once.
 	id := start
 	for steps := 1; steps <= joined; steps++ {
-		next := stateOf(v, id).successor(id)
-		ns := stateOf(v, next)
+		next := viewstate.Of[*State](v, id).successor(id)
+		ns := viewstate.Of[*State](v, next)
 		if ns == nil || ns.Status != StatusJoined {
 			return fmt.Errorf("%v: successor %v is not a joined node of the view (%d of %d joined nodes reached from %v)", id, next, steps, joined, start)
 		}

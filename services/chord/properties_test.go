@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // mapView is a hand-built node.View.
@@ -67,17 +68,6 @@ func healthyRing() *mapView {
 		30: joined(20, 40, 10, 20),
 		40: joined(30, 10, 20, 30),
 	}}
-}
-
-func property(t *testing.T, name string) node.Property {
-	t.Helper()
-	for _, p := range Properties() {
-		if p.Name == name {
-			return p
-		}
-	}
-	t.Fatalf("no property %q", name)
-	return node.Property{}
 }
 
 func TestPropertiesHoldOnHealthyRing(t *testing.T) {
@@ -142,7 +132,7 @@ func TestPropertyViolations(t *testing.T) {
 		t.Run(tt.property, func(t *testing.T) {
 			v := healthyRing()
 			tt.breakIt(v)
-			err := property(t, tt.property).Check(v)
+			err := servicetest.Property(t, Properties(), tt.property).Check(v)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("got %v, want %q", err, tt.want)
 			}
@@ -156,17 +146,17 @@ func TestPropertyViolations(t *testing.T) {
 func TestNodeOrderingBoundaries(t *testing.T) {
 	v := healthyRing()
 	v.states[20].Successors = ids(30, 40, 10) // 10 is the predecessor
-	if err := property(t, NodeOrdering).Check(v); err != nil {
+	if err := servicetest.Property(t, Properties(), NodeOrdering).Check(v); err != nil {
 		t.Errorf("predecessor in the successor list: %v", err)
 	}
 	v.states[20].Pred = node.None
 	v.states[20].Successors = ids(10)
-	if err := property(t, NodeOrdering).Check(v); err != nil {
+	if err := servicetest.Property(t, Properties(), NodeOrdering).Check(v); err != nil {
 		t.Errorf("no predecessor: %v", err)
 	}
 	v.states[20].Pred = 30
 	v.states[20].Status = StatusJoining
-	if err := property(t, NodeOrdering).Check(v); err != nil {
+	if err := servicetest.Property(t, Properties(), NodeOrdering).Check(v); err != nil {
 		t.Errorf("joining node: %v", err)
 	}
 }
@@ -182,7 +172,7 @@ func TestPropertiesSkipNodesOutsideView(t *testing.T) {
 			t.Errorf("%s: %v", p.Name, err)
 		}
 	}
-	if err := property(t, OneRing).Check(v); err == nil || !strings.Contains(err.Error(), "n20: successor n30 is not a joined node of the view") {
+	if err := servicetest.Property(t, Properties(), OneRing).Check(v); err == nil || !strings.Contains(err.Error(), "n20: successor n30 is not a joined node of the view") {
 		t.Errorf("OneRing: %v", err)
 	}
 }

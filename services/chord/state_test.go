@@ -1,7 +1,6 @@
 package chord
 
 import (
-	"bytes"
 	"cmp"
 	"math/rand/v2"
 	"slices"
@@ -9,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmihailenco/msgpack/v5"
-
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // sampleState is a joined node with every field set.
@@ -168,30 +166,8 @@ func TestCloneIsIndependent(t *testing.T) {
 func TestCheckpointRoundTrip(t *testing.T) {
 	spec := NewSpec(byID().Fixed())
 	st := sampleNodeState()
-	cp, err := st.AppendCheckpoint(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := node.DecodeCheckpoint(cp, spec.New)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h1, _ := st.Hash()
-	h2, err := back.Hash()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h1 != h2 {
-		t.Fatalf("hash changed across a checkpoint round trip: %v vs %v", h1, h2)
-	}
-	cp2, _ := back.AppendCheckpoint(nil)
-	if !bytes.Equal(cp, cp2) {
-		t.Fatalf("checkpoint not canonical:\n%x\n%x", cp, cp2)
-	}
+	back, _ := servicetest.CheckpointRoundTrip(t, spec, st)
 	bs := back.Service.(*State)
-	if got, want := bs.String(), st.Service.(*State).String(); got != want {
-		t.Fatalf("decoded %s, want %s", got, want)
-	}
 	// The configuration is not state: it comes from the factory.
 	if bs.opts != byID().Fixed() || bs.ring != newRing(byID()) {
 		t.Fatalf("decoded state lost the factory's options")
@@ -515,19 +491,6 @@ func TestEncodeMsgpackMatchesReflection(t *testing.T) {
 	big := benchState(1000).Service.(*State)
 	big.Pred = 1 << 40
 	for _, s := range []*State{newState(DefaultOptions()), sampleState(), big} {
-		var custom, reflected bytes.Buffer
-		enc := msgpack.NewEncoder(&custom)
-		enc.UseCompactInts(true)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		enc = msgpack.NewEncoder(&reflected)
-		enc.UseCompactInts(true)
-		if err := enc.Encode((*plainState)(s)); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
-			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
-		}
+		servicetest.EncodingMatchesReflection(t, s, (*plainState)(s))
 	}
 }

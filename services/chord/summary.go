@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/viewstate"
 )
 
 // Summary is a few statistics of the ring in a view, for progress lines
@@ -38,7 +39,7 @@ func Summarize(v node.View) Summary {
 	}
 	var joined []member
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil {
 			continue
 		}
@@ -73,9 +74,9 @@ func Summarize(v node.View) Summary {
 	}
 	id := start
 	for steps := 1; steps <= len(joined); steps++ {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		next := s.successor(id)
-		ns := stateOf(v, next)
+		ns := viewstate.Of[*State](v, next)
 		if ns == nil || ns.Status != StatusJoined {
 			break
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // benchState is a node with conns outgoing connections, each with a window
@@ -41,40 +42,14 @@ var benchConns = []int{1, 4, 16}
 func BenchmarkEncodeHash(b *testing.B) {
 	for _, n := range benchConns {
 		st := benchState(n)
-		b.Run(fmt.Sprintf("Hash/conns=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := st.Hash(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("AppendCheckpoint/conns=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			buf := make([]byte, 0, 4096)
-			var size int
-			for b.Loop() {
-				out, err := st.AppendCheckpoint(buf[:0])
-				if err != nil {
-					b.Fatal(err)
-				}
-				size = len(out)
-			}
-			b.ReportMetric(float64(size), "bytes/checkpoint")
-		})
+		b.Run(fmt.Sprintf("Hash/conns=%d", n), func(b *testing.B) { servicetest.BenchHash(b, st) })
+		b.Run(fmt.Sprintf("AppendCheckpoint/conns=%d", n), func(b *testing.B) { servicetest.BenchAppendCheckpoint(b, st, 4096) })
 	}
 }
 
 func BenchmarkClone(b *testing.B) {
 	for _, n := range benchConns {
 		st := benchState(n)
-		b.Run(fmt.Sprintf("conns=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := st.Clone(nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(fmt.Sprintf("conns=%d", n), func(b *testing.B) { servicetest.BenchClone(b, st) })
 	}
 }

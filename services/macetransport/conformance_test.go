@@ -4,23 +4,19 @@ import (
 	"testing"
 
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // TestConformance holds the service, with and without its fixes, to the
 // contracts every runtime relies on (clone independence, checkpoint round
 // trip, hash coverage, message registration).
 func TestConformance(t *testing.T) {
-	calls := nodetest.ConformanceCalls(func(self node.ID, nodes []node.ID) []node.Message {
+	servicetest.Conformance(t, map[string]node.Spec{
+		"default": spec(t, DefaultOptions()),
+		"fixed":   spec(t, AllFixes()),
+	}, func(self node.ID, nodes []node.ID) []node.Message {
 		return []node.Message{SendMessages{To: nodes[0], Count: 3}, SendMessages{To: nodes[len(nodes)-1], Count: 2}}
 	})
-	for name, opts := range map[string]Options{"default": DefaultOptions(), "fixed": AllFixes()} {
-		t.Run(name, func(t *testing.T) {
-			for seed := range uint64(3) {
-				nodetest.Conformance(t, spec(t, opts), calls, nodetest.ConformanceNodes(4), nodetest.ConformanceSeed(seed))
-			}
-		})
-	}
 }
 
 func spec(t *testing.T, opts Options) node.Spec {

@@ -3,13 +3,13 @@ package macetransport
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // harnessConfig returns the nodetest hooks for MaceTransport, with options
@@ -53,15 +53,7 @@ func harnessConfig() nodetest.Config {
 			}
 			return SendMessages{To: to, Count: n}, nil
 		},
-		Commands: map[string]nodetest.Command{
-			"summary": func(h *nodetest.Harness, args []string, out io.Writer) error {
-				if len(args) != 0 {
-					return errors.New("macetransport: usage: summary")
-				}
-				_, err := fmt.Fprintln(out, Summarize(h))
-				return err
-			},
-		},
+		Commands: map[string]nodetest.Command{"summary": servicetest.SummaryCommand("macetransport", Summarize)},
 	}
 }
 

@@ -1,11 +1,9 @@
 package macetransport
 
 import (
-	"errors"
-	"fmt"
-	"strings"
-
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/viewstate"
+	"github.com/seed6eee2ec7/crystalball/services/internal/violation"
 )
 
 // Property names.
@@ -62,50 +60,28 @@ func Properties() []node.Property {
 	return append(SafetyProperties(), LivenessProperties()...)
 }
 
-// stateOf returns id's MaceTransport state in v, or nil when v does not
-// hold it.
-func stateOf(v node.View, id node.ID) *State {
-	s, _ := v.Service(id).(*State)
-	return s
-}
-
-// violations accumulates the messages of a failing check. Its zero value
-// holds nothing, so a check that passes allocates nothing.
-type violations []string
-
-func (vs *violations) add(format string, args ...any) {
-	*vs = append(*vs, fmt.Sprintf(format, args...))
-}
-
-func (vs violations) err() error {
-	if len(vs) == 0 {
-		return nil
-	}
-	return errors.New(strings.Join(vs, "; "))
-}
-
 func checkInOrder(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil {
 			continue
 		}
 		for _, c := range s.In {
 			for k := 1; k < len(c.Delivered); k++ {
 				if prev, m := c.Delivered[k-1], c.Delivered[k]; m != prev && m != prev+1 {
-					vs.add("%v: from %v (conn %d): m%d after m%d", id, c.Peer, c.ISN, m, prev)
+					vs.Add("%v: from %v (conn %d): m%d after m%d", id, c.Peer, c.ISN, m, prev)
 				}
 			}
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkNoDuplicate(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil {
 			continue
 		}
@@ -113,25 +89,25 @@ func checkNoDuplicate(v node.View) error {
 			for k, m := range c.Delivered {
 				for _, earlier := range c.Delivered[:k] {
 					if earlier == m {
-						vs.add("%v: from %v (conn %d): m%d delivered twice", id, c.Peer, c.ISN, m)
+						vs.Add("%v: from %v (conn %d): m%d delivered twice", id, c.Peer, c.ISN, m)
 						break
 					}
 				}
 			}
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkDeliveredWasSent(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil {
 			continue
 		}
 		for _, c := range s.In {
-			sender := stateOf(v, c.Peer)
+			sender := viewstate.Of[*State](v, c.Peer)
 			if sender == nil {
 				continue
 			}
@@ -140,25 +116,25 @@ func checkDeliveredWasSent(v node.View) error {
 				continue // not the connection the sender holds: nothing to compare
 			}
 			if sent := sender.Out[i].Sent; c.Next > sent {
-				vs.add("%v: from %v (conn %d): accepted up to %d but %v sent up to %d", id, c.Peer, c.ISN, c.Next-1, c.Peer, sent-1)
+				vs.Add("%v: from %v (conn %d): accepted up to %d but %v sent up to %d", id, c.Peer, c.ISN, c.Next-1, c.Peer, sent-1)
 			}
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkAllAcked(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil {
 			continue
 		}
 		for _, c := range s.Out {
 			if len(c.Queue) > 0 {
-				vs.add("%v: to %v (conn %d): %s unacknowledged", id, c.Peer, c.ISN, formatMsgs(c.Queue))
+				vs.Add("%v: to %v (conn %d): %s unacknowledged", id, c.Peer, c.ISN, formatMsgs(c.Queue))
 			}
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }

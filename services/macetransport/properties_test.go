@@ -6,6 +6,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // mapView is a node.View over hand-built states.
@@ -43,17 +44,6 @@ func healthy() mapView {
 	return mapView{1: s1, 2: s2}
 }
 
-func property(t *testing.T, name string) node.Property {
-	t.Helper()
-	for _, p := range Properties() {
-		if p.Name == name {
-			return p
-		}
-	}
-	t.Fatalf("no property %s", name)
-	return node.Property{}
-}
-
 func TestPropertiesHoldOnHealthyTransfer(t *testing.T) {
 	v := healthy()
 	for _, p := range Properties() {
@@ -85,7 +75,7 @@ func TestPropertiesCatchViolations(t *testing.T) {
 	} {
 		v := healthy()
 		tc.mutate(v)
-		err := property(t, tc.prop).Check(v)
+		err := servicetest.Property(t, Properties(), tc.prop).Check(v)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: %v, want %s", tc.prop, err, tc.want)
 		}
@@ -109,15 +99,15 @@ func TestPropertiesOnPartialViews(t *testing.T) {
 	// A sender that holds another connection (it reset, or failed over to
 	// a new one) is no ground for comparison.
 	v[1].Out[0].ISN, v[1].Out[0].Sent = 6001, 6001
-	if err := property(t, DeliveredWasSent).Check(v); err != nil {
+	if err := servicetest.Property(t, Properties(), DeliveredWasSent).Check(v); err != nil {
 		t.Errorf("DeliveredWasSent compared different connections: %v", err)
 	}
 	delete(v, 1)
-	if err := property(t, DeliveredWasSent).Check(v); err != nil {
+	if err := servicetest.Property(t, Properties(), DeliveredWasSent).Check(v); err != nil {
 		t.Errorf("DeliveredWasSent judged without the sender: %v", err)
 	}
 	v[2].In[0].Delivered = []uint64{8, 7}
-	if err := property(t, InOrderDelivery).Check(v); err == nil {
+	if err := servicetest.Property(t, Properties(), InOrderDelivery).Check(v); err == nil {
 		t.Error("InOrderDelivery missed a reordering on a partial view")
 	}
 }

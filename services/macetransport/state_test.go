@@ -1,13 +1,12 @@
 package macetransport
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
-	"github.com/vmihailenco/msgpack/v5"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // sampleState is a node with every field set: an established outgoing
@@ -62,26 +61,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := sampleNodeState()
-	cp, err := st.AppendCheckpoint(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := node.DecodeCheckpoint(cp, spec.New)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h1, _ := st.Hash()
-	h2, err := back.Hash()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h1 != h2 {
-		t.Fatalf("hash changed across a checkpoint round trip: %v vs %v", h1, h2)
-	}
-	cp2, _ := back.AppendCheckpoint(nil)
-	if !bytes.Equal(cp, cp2) {
-		t.Fatalf("checkpoint not canonical:\n%x\n%x", cp, cp2)
-	}
+	back, _ := servicetest.CheckpointRoundTrip(t, spec, st)
 	bs := back.Service.(*State)
 	if got, want := bs.String(), st.Service.(*State).String(); got != want || bs.AppPeer != 3 || bs.LastConn != 77 || bs.NextMsg != 5 {
 		t.Fatalf("decoded %s, want %s", got, want)
@@ -139,19 +119,6 @@ func TestEncodeMsgpackMatchesReflection(t *testing.T) {
 	big := benchState(16).Service.(*State)
 	big.Out[3].Retries, big.Out[4].Queue, big.In[2].Delivered = 1<<40, nil, []uint64{}
 	for _, s := range []*State{newState(DefaultOptions()), sampleState(), big} {
-		var custom, reflected bytes.Buffer
-		enc := msgpack.NewEncoder(&custom)
-		enc.UseCompactInts(true)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		enc = msgpack.NewEncoder(&reflected)
-		enc.UseCompactInts(true)
-		if err := enc.Encode((*plainState)(s)); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
-			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
-		}
+		servicetest.EncodingMatchesReflection(t, s, (*plainState)(s))
 	}
 }

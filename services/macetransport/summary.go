@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/viewstate"
 )
 
 // Summary is a few statistics of the transport in a view, for progress
@@ -29,7 +30,7 @@ type Summary struct {
 func Summarize(v node.View) Summary {
 	var sum Summary
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // benchState is a joined node of a hashed overlay of n nodes with IDs
@@ -38,40 +39,14 @@ var benchSizes = []int{5, 25, 100, 1000}
 func BenchmarkEncodeHash(b *testing.B) {
 	for _, n := range benchSizes {
 		st := benchState(n)
-		b.Run(fmt.Sprintf("Hash/nodes=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := st.Hash(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("AppendCheckpoint/nodes=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			buf := make([]byte, 0, 1024)
-			var size int
-			for b.Loop() {
-				out, err := st.AppendCheckpoint(buf[:0])
-				if err != nil {
-					b.Fatal(err)
-				}
-				size = len(out)
-			}
-			b.ReportMetric(float64(size), "bytes/checkpoint")
-		})
+		b.Run(fmt.Sprintf("Hash/nodes=%d", n), func(b *testing.B) { servicetest.BenchHash(b, st) })
+		b.Run(fmt.Sprintf("AppendCheckpoint/nodes=%d", n), func(b *testing.B) { servicetest.BenchAppendCheckpoint(b, st, 1024) })
 	}
 }
 
 func BenchmarkClone(b *testing.B) {
 	for _, n := range benchSizes {
 		st := benchState(n)
-		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := st.Clone(nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) { servicetest.BenchClone(b, st) })
 	}
 }

@@ -1,12 +1,13 @@
 package pastry_test
 
 import (
-	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 	"github.com/seed6eee2ec7/crystalball/services/pastry"
 )
 
@@ -32,7 +33,7 @@ var (
 
 func emulate(t *testing.T, run churnRun, seed uint64, opts pastry.Options, downtime time.Duration) (emulation.Result, pastry.Summary) {
 	t.Helper()
-	e, err := emulation.New(emulation.Config{
+	r, e := servicetest.Emulate(t, emulation.Config{
 		Spec:     pastry.NewSpec(opts),
 		Nodes:    10,
 		Seed:     seed,
@@ -42,18 +43,7 @@ func emulate(t *testing.T, run churnRun, seed uint64, opts pastry.Options, downt
 		},
 		Churn: emulation.ChurnConfig{Rate: 2, Downtime: downtime, After: 30 * time.Second, Until: run.churnUntil},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := e.Run(context.Background())
-	if err != nil {
-		t.Fatalf("seed=%d: %v", seed, err)
-	}
-	for _, s := range r.Safety {
-		if s.ViolatedStates != 0 {
-			t.Errorf("seed=%d: %s violated in %d states: %s", seed, s.Name, s.ViolatedStates, s.FirstError)
-		}
-	}
+	servicetest.RequireSafe(t, fmt.Sprintf("seed=%d", seed), r)
 	return r, pastry.Summarize(e.View())
 }
 

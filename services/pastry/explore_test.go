@@ -3,15 +3,13 @@ package pastry
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
-
-	"github.com/cockroachdb/datadriven"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // These tests run MaceMC's prefix-based search for the Pastry bug with
@@ -20,64 +18,15 @@ import (
 // script itself up to X's reset — find a dead state with the bug and
 // nothing with the correction.
 
-// scriptPrefix replays the script at path on a fresh harness up to (not
-// including) its first command whose text is stop, and returns the
-// harness. The outputs are not compared: the script's own test does that.
-func scriptPrefix(t *testing.T, path, stop string) *nodetest.Harness {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := nodetest.New(harnessConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A command is a line followed by "----".
-	lines := strings.Split(string(b), "\n")
-	for i := 0; i+1 < len(lines); i++ {
-		line := strings.TrimSpace(lines[i])
-		if line == "" || strings.HasPrefix(line, "#") || lines[i+1] != "----" {
-			continue
-		}
-		if line == stop {
-			return h
-		}
-		cmd, args, err := datadriven.ParseLine(line)
-		if err != nil {
-			t.Fatalf("%s:%d: %v", path, i+1, err)
-		}
-		h.Run(t, &datadriven.TestData{Pos: fmt.Sprintf("%s:%d", path, i+1), Cmd: cmd, CmdArgs: args})
-	}
-	t.Fatalf("%s has no command %q", path, stop)
-	return nil
-}
-
 // liveModel builds the actor model of the harness's nodes as a gathered
 // snapshot would give it, with one reset allowed; every node rejoins
 // through n10 after a reset.
 func liveModel(t *testing.T, h *nodetest.Harness, opts Options) *consequence.ActorModel {
 	t.Helper()
-	var cps []consequence.Checkpoint
-	for _, id := range h.Nodes() {
-		c, err := h.Core(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := c.State().AppendCheckpoint(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cps = append(cps, consequence.Checkpoint{ID: id, Bytes: b, At: h.Now()})
-	}
-	m, err := consequence.NewActorModelFromCheckpoints(NewSpec(opts), cps, h.Pending(), consequence.ActorOptions{
+	return servicetest.LiveModel(t, h, NewSpec(opts), consequence.ActorOptions{
 		Workload: func(node.ID, bool) []node.Message { return []node.Message{JoinOverlay{Bootstrap: 10}} },
 		Faults:   consequence.Faults{Resets: 1},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 // walkBudget is the liveness search's budget: walks of dmax steps, and k
@@ -95,7 +44,7 @@ var (
 // steps, so that the reset has happened), 100 walks within budget.
 func walkFromSteadyState(t *testing.T, opts Options, seed uint64, budget walkBudget) *consequence.LivenessResult[*consequence.GlobalState, consequence.ActorAction] {
 	t.Helper()
-	h := scriptPrefix(t, "testdata/rapid-rejoin.txt", "reset n30")
+	h := nodetest.ReplayUntil(t, harnessConfig(), "testdata/rapid-rejoin.txt", "reset n30")
 	m := liveModel(t, h, opts)
 	res, err := consequence.FindLivenessViolation(context.Background(), m, m.Properties(), nil,
 		consequence.LivenessOptions[consequence.ActorAction]{Walk: consequence.WalkOptions[consequence.ActorAction]{

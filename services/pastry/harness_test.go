@@ -1,14 +1,13 @@
 package pastry
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 	"github.com/seed6eee2ec7/crystalball/node/nodetest"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // harnessConfig returns the nodetest hooks for Pastry, with options of its
@@ -32,25 +31,8 @@ func harnessConfig() nodetest.Config {
 			}
 			return opts.withDefaults().String(), nil
 		},
-		App: func(_ node.ID, args []string) (node.Message, error) {
-			if len(args) != 2 || args[0] != "join" {
-				return nil, errors.New("pastry: usage: app ID join BOOTSTRAP")
-			}
-			b, err := node.ParseID(args[1])
-			if err != nil {
-				return nil, err
-			}
-			return JoinOverlay{Bootstrap: b}, nil
-		},
-		Commands: map[string]nodetest.Command{
-			"summary": func(h *nodetest.Harness, args []string, out io.Writer) error {
-				if len(args) != 0 {
-					return errors.New("pastry: usage: summary")
-				}
-				_, err := fmt.Fprintln(out, Summarize(h))
-				return err
-			},
-		},
+		App:      servicetest.PeerCall("pastry", "join", "BOOTSTRAP", func(b node.ID) node.Message { return JoinOverlay{Bootstrap: b} }),
+		Commands: map[string]nodetest.Command{"summary": servicetest.SummaryCommand("pastry", Summarize)},
 	}
 }
 

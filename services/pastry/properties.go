@@ -2,10 +2,10 @@ package pastry
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/viewstate"
+	"github.com/seed6eee2ec7/crystalball/services/internal/violation"
 )
 
 // Property names. MaceMC checked Pastry for liveness only (its Table 2:
@@ -61,27 +61,6 @@ func Properties() []node.Property {
 	return append(SafetyProperties(), LivenessProperties()...)
 }
 
-// stateOf returns id's Pastry state in v, or nil when v does not hold it.
-func stateOf(v node.View, id node.ID) *State {
-	s, _ := v.Service(id).(*State)
-	return s
-}
-
-// violations accumulates the messages of a failing check. Its zero value
-// holds nothing, so a check that passes allocates nothing.
-type violations []string
-
-func (vs *violations) add(format string, args ...any) {
-	*vs = append(*vs, fmt.Sprintf(format, args...))
-}
-
-func (vs violations) err() error {
-	if len(vs) == 0 {
-		return nil
-	}
-	return errors.New(strings.Join(vs, "; "))
-}
-
 // sideName names a side of the leaf set in messages.
 func sideName(right bool) string {
 	if right {
@@ -91,47 +70,47 @@ func sideName(right bool) string {
 }
 
 func checkLeafSetWellFormed(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil {
 			continue
 		}
 		s.checkSide(&vs, id, s.Left, false)
 		s.checkSide(&vs, id, s.Right, true)
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 // checkSide adds the ways one side of id's leaf set is malformed to vs.
-func (s *State) checkSide(vs *violations, id node.ID, side []node.ID, right bool) {
+func (s *State) checkSide(vs *violation.List, id node.ID, side []node.ID, right bool) {
 	if half := s.opts.LeafSize / 2; len(side) > half {
-		vs.add("%v: %s side has %d leaves, more than %d", id, sideName(right), len(side), half)
+		vs.Add("%v: %s side has %d leaves, more than %d", id, sideName(right), len(side), half)
 	}
 	for i, x := range side {
 		switch {
 		case x == node.None || x == id:
-			vs.add("%v: %s leaf %v is the node itself or none", id, sideName(right), x)
+			vs.Add("%v: %s leaf %v is the node itself or none", id, sideName(right), x)
 		case i > 0:
 			p := side[i-1]
 			dp, dx := s.sideDist(id, p, right), s.sideDist(id, x, right)
 			if dx < dp || dx == dp && x <= p {
-				vs.add("%v: %s side %s is not sorted by distance or repeats a node", id, sideName(right), formatIDs(side))
+				vs.Add("%v: %s side %s is not sorted by distance or repeats a node", id, sideName(right), formatIDs(side))
 			}
 		}
 	}
 }
 
 func checkRoutingTableWellFormed(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil || s.Table == nil {
 			continue
 		}
 		cols := s.sp.cols()
 		if len(s.Table) != s.sp.digits*cols {
-			vs.add("%v: routing table has %d entries, want %d", id, len(s.Table), s.sp.digits*cols)
+			vs.Add("%v: routing table has %d entries, want %d", id, len(s.Table), s.sp.digits*cols)
 			continue
 		}
 		for i, x := range s.Table {
@@ -139,28 +118,28 @@ func checkRoutingTableWellFormed(v node.View) error {
 				continue
 			}
 			if r, c, ok := s.slot(id, x); !ok || x == id || r != i/cols || c != i%cols {
-				vs.add("%v: routing table row %d column %d holds %v", id, i/cols, i%cols, x)
+				vs.Add("%v: routing table row %d column %d holds %v", id, i/cols, i%cols, x)
 			}
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkAllJoined(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		if s := stateOf(v, id); s != nil && s.Status != StatusJoined {
-			vs.add("%v: %v", id, s.Status)
+		if s := viewstate.Of[*State](v, id); s != nil && s.Status != StatusJoined {
+			vs.Add("%v: %v", id, s.Status)
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkLeafSetsConsistent(v node.View) error {
-	var vs violations
+	var vs violation.List
 	joined := 0
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil || s.Status != StatusJoined {
 			continue
 		}
@@ -171,35 +150,35 @@ func checkLeafSetsConsistent(v node.View) error {
 	if joined == 0 {
 		return errors.New("no joined node")
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 // checkConsistentSide compares one side of id's leaf set with the nearest
 // joined nodes of the view on that side, found one at a time in order of
 // (distance, ID) so that nothing is allocated.
-func (s *State) checkConsistentSide(vs *violations, v node.View, id node.ID, side []node.ID, right bool) {
+func (s *State) checkConsistentSide(vs *violation.List, v node.View, id node.ID, side []node.ID, right bool) {
 	half := s.opts.LeafSize / 2
 	prevD, prev := uint64(0), node.None
 	ai := 0
 	for k := 0; k < half; k++ {
 		want, wantD := s.nextJoined(v, id, right, prevD, prev)
-		for ai < len(side) && stateOf(v, side[ai]) == nil {
+		for ai < len(side) && viewstate.Of[*State](v, side[ai]) == nil {
 			ai++ // outside the view: not judged
 		}
 		if want == node.None {
 			if ai < len(side) {
-				vs.add("%v: %s leaf %v is not a joined node", id, sideName(right), side[ai])
+				vs.Add("%v: %s leaf %v is not a joined node", id, sideName(right), side[ai])
 			}
 			return
 		}
 		if ai >= len(side) {
 			if len(side) < half {
-				vs.add("%v: %s side %s misses %v", id, sideName(right), formatIDs(side), want)
+				vs.Add("%v: %s side %s misses %v", id, sideName(right), formatIDs(side), want)
 			}
 			return
 		}
 		if side[ai] != want {
-			vs.add("%v: %s leaf %v where the nearest joined node is %v", id, sideName(right), side[ai], want)
+			vs.Add("%v: %s leaf %v where the nearest joined node is %v", id, sideName(right), side[ai], want)
 			return
 		}
 		ai++
@@ -216,7 +195,7 @@ func (s *State) nextJoined(v node.View, id node.ID, right bool, prevD uint64, pr
 		if x == id {
 			continue
 		}
-		if xs := stateOf(v, x); xs == nil || xs.Status != StatusJoined {
+		if xs := viewstate.Of[*State](v, x); xs == nil || xs.Status != StatusJoined {
 			continue
 		}
 		d := s.sideDist(id, x, right)

@@ -1,39 +1,17 @@
 package pastry
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
-// mapView is a hand-built node.View with its node list cached, so that
-// allocation measurements see only the property's own allocations.
-type mapView struct {
-	states map[node.ID]*State
-	ids    []node.ID
-}
+// mapView is a hand-built node.View whose Nodes does not allocate.
+type mapView = servicetest.View[*State]
 
-func newView(states map[node.ID]*State) *mapView {
-	v := &mapView{states: states}
-	for id := range states {
-		v.ids = append(v.ids, id)
-	}
-	slices.Sort(v.ids)
-	return v
-}
-
-func (v *mapView) Nodes() []node.ID { return v.ids }
-
-func (v *mapView) Service(id node.ID) node.Service {
-	if s, ok := v.states[id]; ok {
-		return s
-	}
-	return nil
-}
-
-func (v *mapView) TimerScheduled(node.ID, string) bool { return false }
+func newView(states map[node.ID]*State) *mapView { return servicetest.NewView(states) }
 
 // ringOf returns joined states of the given nodes, each knowing all the
 // others (so its leaf set is the true one).
@@ -53,13 +31,7 @@ func ringOf(members ...node.ID) map[node.ID]*State {
 
 func check(t *testing.T, name string, v node.View) error {
 	t.Helper()
-	for _, p := range Properties() {
-		if p.Name == name {
-			return p.Check(v)
-		}
-	}
-	t.Fatalf("no property %s", name)
-	return nil
+	return servicetest.Property(t, Properties(), name).Check(v)
 }
 
 func TestPropertiesHoldOnAFormedRing(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/viewstate"
+	"github.com/seed6eee2ec7/crystalball/services/internal/violation"
 )
 
 // Summary is a few statistics of the overlay in a view, for progress lines
@@ -29,7 +31,7 @@ type Summary struct {
 func Summarize(v node.View) Summary {
 	var sum Summary
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil {
 			continue
 		}
@@ -38,14 +40,14 @@ func Summarize(v node.View) Summary {
 			continue
 		}
 		sum.Joined++
-		var vs violations
+		var vs violation.List
 		s.checkConsistentSide(&vs, v, id, s.Left, false)
 		s.checkConsistentSide(&vs, v, id, s.Right, true)
-		if len(vs) == 0 {
+		if vs.Len() == 0 {
 			sum.Consistent++
 		}
 		for _, x := range s.leaves() {
-			if xs := stateOf(v, x); xs != nil && xs.Status != StatusJoined {
+			if xs := viewstate.Of[*State](v, x); xs != nil && xs.Status != StatusJoined {
 				sum.Stale++
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // benchMembers are the group sizes benchmarked: the paper's three nodes and
@@ -44,35 +45,9 @@ func benchState(members int) node.State {
 func BenchmarkState(b *testing.B) {
 	for _, n := range benchMembers {
 		st := benchState(n)
-		b.Run(fmt.Sprintf("Hash/members=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := st.Hash(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("AppendCheckpoint/members=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			buf := make([]byte, 0, 1024)
-			var size int
-			for b.Loop() {
-				out, err := st.AppendCheckpoint(buf[:0])
-				if err != nil {
-					b.Fatal(err)
-				}
-				size = len(out)
-			}
-			b.ReportMetric(float64(size), "bytes/checkpoint")
-		})
-		b.Run(fmt.Sprintf("Clone/members=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := st.Clone(nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(fmt.Sprintf("Hash/members=%d", n), func(b *testing.B) { servicetest.BenchHash(b, st) })
+		b.Run(fmt.Sprintf("AppendCheckpoint/members=%d", n), func(b *testing.B) { servicetest.BenchAppendCheckpoint(b, st, 1024) })
+		b.Run(fmt.Sprintf("Clone/members=%d", n), func(b *testing.B) { servicetest.BenchClone(b, st) })
 	}
 }
 

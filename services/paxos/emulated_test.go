@@ -8,6 +8,7 @@ import (
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 	"github.com/seed6eee2ec7/crystalball/services/paxos"
 )
 
@@ -66,10 +67,8 @@ func emulateStorm(t *testing.T, seed uint64, opts paxos.Options) (emulation.Resu
 }
 
 func violations(r emulation.Result) (int64, string) {
-	for _, s := range r.Safety {
-		if s.Name == paxos.OneValueChosen {
-			return s.ViolatedStates, s.FirstError
-		}
+	if s, ok := servicetest.Safety(r, paxos.OneValueChosen); ok {
+		return s.ViolatedStates, s.FirstError
 	}
 	return -1, "no such property"
 }

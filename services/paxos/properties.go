@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/viewstate"
 )
 
 // Property names.
@@ -48,12 +49,6 @@ func Properties() []node.Property {
 	return append(SafetyProperties(), LivenessProperties()...)
 }
 
-// stateOf returns id's Paxos state in v, or nil when v does not hold it.
-func stateOf(v node.View, id node.ID) *State {
-	s, _ := v.Service(id).(*State)
-	return s
-}
-
 // choice is one piece of evidence that a value was chosen: learned at
 // node, or accepted at ballot by a majority (ballot non-zero).
 type choice struct {
@@ -74,20 +69,20 @@ func (c choice) String() string {
 func choices(v node.View, yield func(choice) bool) {
 	nodes := v.Nodes()
 	for _, id := range nodes {
-		if s := stateOf(v, id); s != nil && s.Learned != "" {
+		if s := viewstate.Of[*State](v, id); s != nil && s.Learned != "" {
 			if !yield(choice{value: s.Learned, node: id}) {
 				return
 			}
 		}
 	}
 	for i, id := range nodes {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil || s.Accepted.IsZero() || !s.opts.isMember(id) {
 			continue
 		}
 		count, first := 0, true
 		for j, other := range nodes {
-			o := stateOf(v, other)
+			o := viewstate.Of[*State](v, other)
 			if o == nil || o.Accepted != s.Accepted || !o.opts.isMember(other) {
 				continue
 			}
@@ -133,7 +128,7 @@ func checkOneValueLearned(v node.View) error {
 	var first *State
 	var firstID node.ID
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil || s.Learned == "" {
 			continue
 		}
@@ -151,7 +146,7 @@ func checkOneValueLearned(v node.View) error {
 func checkAllLearned(v node.View) error {
 	var missing []node.ID
 	for _, id := range v.Nodes() {
-		if s := stateOf(v, id); s != nil && s.Learned == "" && s.opts.isMember(id) {
+		if s := viewstate.Of[*State](v, id); s != nil && s.Learned == "" && s.opts.isMember(id) {
 			missing = append(missing, id)
 		}
 	}

@@ -1,7 +1,6 @@
 package paxos
 
 import (
-	"bytes"
 	"fmt"
 	"reflect"
 	"slices"
@@ -9,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmihailenco/msgpack/v5"
-
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 var t0 = time.Unix(1_000_000, 0).UTC()
@@ -346,19 +344,6 @@ func TestEncodeMsgpackMatchesReflection(t *testing.T) {
 	big.Last, big.LastValue = Ballot{Round: 300, Node: 1 << 33}, "last"
 	big.Tallies = append(big.Tallies, Tally{Ballot: Ballot{Round: 7, Node: 3}, Value: "v3", From: []node.ID{}})
 	for _, s := range []*State{newState(Options{}), stateOfCore(busyState(t)), big} {
-		var custom, reflected bytes.Buffer
-		enc := msgpack.NewEncoder(&custom)
-		enc.UseCompactInts(true)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		enc = msgpack.NewEncoder(&reflected)
-		enc.UseCompactInts(true)
-		if err := enc.Encode((*plainState)(s)); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
-			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
-		}
+		servicetest.EncodingMatchesReflection(t, s, (*plainState)(s))
 	}
 }

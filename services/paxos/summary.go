@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/viewstate"
 )
 
 // Summary is a few statistics of the Paxos nodes in a view, for progress
@@ -28,7 +29,7 @@ type Summary struct {
 func Summarize(v node.View) Summary {
 	var sum Summary
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // benchState is a joined node with n children and n peers (and a couple of
@@ -33,40 +34,14 @@ var benchSizes = []int{2, 8, 32}
 func BenchmarkEncodeHash(b *testing.B) {
 	for _, n := range benchSizes {
 		st := benchState(n)
-		b.Run(fmt.Sprintf("Hash/n=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := st.Hash(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("AppendCheckpoint/n=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			buf := make([]byte, 0, 1024)
-			var size int
-			for b.Loop() {
-				out, err := st.AppendCheckpoint(buf[:0])
-				if err != nil {
-					b.Fatal(err)
-				}
-				size = len(out)
-			}
-			b.ReportMetric(float64(size), "bytes/checkpoint")
-		})
+		b.Run(fmt.Sprintf("Hash/n=%d", n), func(b *testing.B) { servicetest.BenchHash(b, st) })
+		b.Run(fmt.Sprintf("AppendCheckpoint/n=%d", n), func(b *testing.B) { servicetest.BenchAppendCheckpoint(b, st, 1024) })
 	}
 }
 
 func BenchmarkClone(b *testing.B) {
 	for _, n := range benchSizes {
 		st := benchState(n)
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := st.Clone(nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { servicetest.BenchClone(b, st) })
 	}
 }

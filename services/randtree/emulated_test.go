@@ -1,13 +1,14 @@
 package randtree_test
 
 import (
-	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 	"github.com/seed6eee2ec7/crystalball/services/randtree"
 )
 
@@ -16,7 +17,7 @@ import (
 
 func emulate(t *testing.T, seed uint64, opts randtree.Options, churn emulation.ChurnConfig, d time.Duration) (emulation.Result, *emulation.Emulator) {
 	t.Helper()
-	e, err := emulation.New(emulation.Config{
+	return servicetest.Emulate(t, emulation.Config{
 		Spec:     randtree.NewSpec(opts),
 		Nodes:    25,
 		Seed:     seed,
@@ -26,14 +27,6 @@ func emulate(t *testing.T, seed uint64, opts randtree.Options, churn emulation.C
 		},
 		Churn: churn,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := e.Run(context.Background())
-	if err != nil {
-		t.Fatalf("seed=%d: %v", seed, err)
-	}
-	return r, e
 }
 
 // The churn of TestEmulatedChurnShowsThePapersInconsistencies and
@@ -61,22 +54,9 @@ func papersChurn(t *testing.T, seed uint64) emulation.Result {
 	return r
 }
 
-func safetyCount(r emulation.Result, name string) int64 {
-	for _, s := range r.Safety {
-		if s.Name == name {
-			return s.ViolatedStates
-		}
-	}
-	return -1
-}
-
 func requireLive(t *testing.T, seed uint64, r emulation.Result) {
 	t.Helper()
-	for _, l := range r.Liveness {
-		if !l.Holds {
-			t.Errorf("seed=%d: liveness %s does not hold at the end: %s", seed, l.Name, l.Error)
-		}
-	}
+	servicetest.RequireLive(t, fmt.Sprintf("seed=%d", seed), r)
 }
 
 // Without churn, 25 nodes form one tree, with the paper's code as it is.
@@ -137,7 +117,7 @@ func TestEmulatedChurnWithCorrections(t *testing.T) {
 		fixed, _ := emulate(t, seed, randtree.AllFixes(), churn40, churn40Heal)
 		requireLive(t, seed, fixed)
 		for _, name := range []string{randtree.ChildrenSiblingsDisjoint, randtree.RootHasNoSiblings} {
-			if n := safetyCount(fixed, name); n != 0 {
+			if n := servicetest.SafetyCount(fixed, name); n != 0 {
 				t.Errorf("seed=%d: %s violated in %d states with every correction", seed, name, n)
 			}
 		}

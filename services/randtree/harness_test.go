@@ -50,8 +50,3 @@ func harnessConfig() nodetest.Config {
 		},
 	}
 }
-
-// channel is a directed pair of nodes. Only state_test.go's random driver
-// uses it now that the scripts run on nodetest; it stays here because that
-// file has another owner, and belongs there.
-type channel struct{ from, to node.ID }

@@ -3,9 +3,10 @@ package randtree
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/viewstate"
+	"github.com/seed6eee2ec7/crystalball/services/internal/violation"
 )
 
 // Property names. The safety properties are the four the CrystalBall paper
@@ -71,48 +72,27 @@ func Properties() []node.Property {
 	return append(SafetyProperties(), LivenessProperties()...)
 }
 
-// stateOf returns id's RandTree state in v, or nil when v does not hold it.
-func stateOf(v node.View, id node.ID) *State {
-	s, _ := v.Service(id).(*State)
-	return s
-}
-
-// violations accumulates the messages of a failing check. Its zero value
-// holds nothing, so a check that passes allocates nothing.
-type violations []string
-
-func (vs *violations) add(format string, args ...any) {
-	*vs = append(*vs, fmt.Sprintf(format, args...))
-}
-
-func (vs violations) err() error {
-	if len(vs) == 0 {
-		return nil
-	}
-	return errors.New(strings.Join(vs, "; "))
-}
-
 func checkChildrenSiblingsDisjoint(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil {
 			continue
 		}
 		for _, c := range s.Children {
 			if contains(s.Siblings, c) {
-				vs.add("%v: %v is both a child and a sibling", id, c)
+				vs.Add("%v: %v is both a child and a sibling", id, c)
 			}
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkRootNotChildOrSibling(v node.View) error {
-	var vs violations
+	var vs violation.List
 	nodes := v.Nodes()
 	for _, r := range nodes {
-		rs := stateOf(v, r)
+		rs := viewstate.Of[*State](v, r)
 		// A root that is handing over (PendingRoot set) has joined the new
 		// root, which lists it as a child before the JoinReply tells the
 		// old root it is one: every handover passes through that state.
@@ -120,47 +100,47 @@ func checkRootNotChildOrSibling(v node.View) error {
 			continue
 		}
 		for _, id := range nodes {
-			s := stateOf(v, id)
+			s := viewstate.Of[*State](v, id)
 			if s == nil {
 				continue
 			}
 			if contains(s.Children, r) {
-				vs.add("%v: root %v is a child", id, r)
+				vs.Add("%v: root %v is a child", id, r)
 			}
 			if contains(s.Siblings, r) {
-				vs.add("%v: root %v is a sibling", id, r)
+				vs.Add("%v: root %v is a sibling", id, r)
 			}
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkRootHasNoSiblings(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s != nil && s.IsRoot(id) && len(s.Siblings) > 0 {
-			vs.add("%v: root has siblings %s", id, formatIDs(s.Siblings))
+			vs.Add("%v: root has siblings %s", id, formatIDs(s.Siblings))
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkRecoveryTimerRuns(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s != nil && s.Status == StatusJoined && len(s.Peers) > 0 && !v.TimerScheduled(id, TimerRecovery) {
-			vs.add("%v: joined with peers %s but no recovery timer", id, formatIDs(s.Peers))
+			vs.Add("%v: joined with peers %s but no recovery timer", id, formatIDs(s.Peers))
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkOneRoot(v node.View) error {
 	roots := 0
 	for _, id := range v.Nodes() {
-		if s := stateOf(v, id); s != nil && s.IsRoot(id) {
+		if s := viewstate.Of[*State](v, id); s != nil && s.IsRoot(id) {
 			roots++
 		}
 	}
@@ -172,7 +152,7 @@ func checkOneRoot(v node.View) error {
 	}
 	var ids []node.ID
 	for _, id := range v.Nodes() {
-		if s := stateOf(v, id); s != nil && s.IsRoot(id) {
+		if s := viewstate.Of[*State](v, id); s != nil && s.IsRoot(id) {
 			ids = append(ids, id)
 		}
 	}
@@ -180,65 +160,65 @@ func checkOneRoot(v node.View) error {
 }
 
 func checkAllJoined(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		if s := stateOf(v, id); s != nil && s.Status != StatusJoined {
-			vs.add("%v: %v", id, s.Status)
+		if s := viewstate.Of[*State](v, id); s != nil && s.Status != StatusJoined {
+			vs.Add("%v: %v", id, s.Status)
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkRootOrParent(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s != nil && s.Status == StatusJoined && s.Root != id && s.Parent == node.None {
-			vs.add("%v: neither root nor child (root %v)", id, s.Root)
+			vs.Add("%v: neither root nor child (root %v)", id, s.Root)
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkParentChildAgree(v node.View) error {
-	var vs violations
+	var vs violation.List
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil || s.Status != StatusJoined {
 			continue
 		}
 		if s.Parent != node.None {
-			if p := stateOf(v, s.Parent); p != nil && !contains(p.Children, id) {
-				vs.add("%v: parent %v does not list it as a child", id, s.Parent)
+			if p := viewstate.Of[*State](v, s.Parent); p != nil && !contains(p.Children, id) {
+				vs.Add("%v: parent %v does not list it as a child", id, s.Parent)
 			}
 		}
 		for _, c := range s.Children {
-			if cs := stateOf(v, c); cs != nil && cs.Parent != id {
-				vs.add("%v: child %v has parent %v", id, c, cs.Parent)
+			if cs := viewstate.Of[*State](v, c); cs != nil && cs.Parent != id {
+				vs.Add("%v: child %v has parent %v", id, c, cs.Parent)
 			}
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 func checkNoLoops(v node.View) error {
-	var vs violations
+	var vs violation.List
 	nodes := v.Nodes()
 	for _, start := range nodes {
 		// A path of more parent links than there are nodes in the view
 		// must revisit one of them.
 		id := start
 		for steps := 0; ; steps++ {
-			s := stateOf(v, id)
+			s := viewstate.Of[*State](v, id)
 			if s == nil || s.Parent == node.None {
 				break
 			}
 			if steps > len(nodes) {
-				vs.add("%v: parent pointers loop", start)
+				vs.Add("%v: parent pointers loop", start)
 				break
 			}
 			id = s.Parent
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }

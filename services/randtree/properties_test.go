@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // mapView is a hand-built node.View.
@@ -71,17 +72,6 @@ func healthyTree() *mapView {
 	return v
 }
 
-func property(t *testing.T, name string) node.Property {
-	t.Helper()
-	for _, p := range Properties() {
-		if p.Name == name {
-			return p
-		}
-	}
-	t.Fatalf("no property %q", name)
-	return node.Property{}
-}
-
 func TestPropertiesHoldOnHealthyTree(t *testing.T) {
 	v := healthyTree()
 	for _, p := range Properties() {
@@ -141,7 +131,7 @@ func TestPropertyViolations(t *testing.T) {
 		t.Run(tt.property, func(t *testing.T) {
 			v := healthyTree()
 			tt.breakIt(v)
-			err := property(t, tt.property).Check(v)
+			err := servicetest.Property(t, Properties(), tt.property).Check(v)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("got %v, want %q", err, tt.want)
 			}
@@ -153,12 +143,12 @@ func TestRecoveryTimerRunsIgnoresNodesWithoutPeers(t *testing.T) {
 	v := healthyTree()
 	v.states[4].Peers = nil
 	v.timers[4] = nil
-	if err := property(t, RecoveryTimerRuns).Check(v); err != nil {
+	if err := servicetest.Property(t, Properties(), RecoveryTimerRuns).Check(v); err != nil {
 		t.Fatal(err)
 	}
 	v.states[4].Status = StatusJoining
 	v.states[4].Peers = ids(1)
-	if err := property(t, RecoveryTimerRuns).Check(v); err != nil {
+	if err := servicetest.Property(t, Properties(), RecoveryTimerRuns).Check(v); err != nil {
 		t.Fatalf("a joining node needs no recovery timer: %v", err)
 	}
 }
@@ -171,13 +161,13 @@ func TestPropertiesSkipNodesOutsideView(t *testing.T) {
 	delete(v.states, 4) // n2 names n4 as child
 	for _, name := range []string{ChildrenSiblingsDisjoint, RootNotChildOrSibling, RootHasNoSiblings,
 		RecoveryTimerRuns, RootOrParent, ParentChildAgree, NoLoops} {
-		if err := property(t, name).Check(v); err != nil {
+		if err := servicetest.Property(t, Properties(), name).Check(v); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	// A view without the root has no root: OneRoot is about the whole
 	// system and says so.
-	if err := property(t, OneRoot).Check(v); err == nil || !strings.Contains(err.Error(), "no root") {
+	if err := servicetest.Property(t, Properties(), OneRoot).Check(v); err == nil || !strings.Contains(err.Error(), "no root") {
 		t.Errorf("OneRoot: %v", err)
 	}
 }

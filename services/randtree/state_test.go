@@ -1,7 +1,6 @@
 package randtree
 
 import (
-	"bytes"
 	"cmp"
 	"math/rand/v2"
 	"slices"
@@ -9,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmihailenco/msgpack/v5"
-
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/servicetest"
 )
 
 // sampleState is a joined node with every field set.
@@ -71,32 +69,7 @@ func TestCloneIsIndependent(t *testing.T) {
 func TestCheckpointRoundTrip(t *testing.T) {
 	spec := NewSpec(AllFixes())
 	st := sampleNodeState(t)
-	cp, err := st.AppendCheckpoint(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := node.DecodeCheckpoint(cp, spec.New)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h1, err := st.Hash()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h2, err := back.Hash()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h1 != h2 {
-		t.Fatalf("hash changed across a checkpoint round trip: %v vs %v", h1, h2)
-	}
-	cp2, _ := back.AppendCheckpoint(nil)
-	if !bytes.Equal(cp, cp2) {
-		t.Fatalf("checkpoint not canonical:\n%x\n%x", cp, cp2)
-	}
-	if got, want := back.Service.(*State).String(), st.Service.(*State).String(); got != want {
-		t.Fatalf("decoded %s, want %s", got, want)
-	}
+	back, cp := servicetest.CheckpointRoundTrip(t, spec, st)
 	// The configuration is not state: it comes from the factory.
 	if back.Service.(*State).opts != AllFixes() {
 		t.Fatalf("decoded state lost the factory's options")
@@ -163,6 +136,9 @@ func TestRandomRuns(t *testing.T) {
 		}
 	}
 }
+
+// channel is a directed pair of nodes.
+type channel struct{ from, to node.ID }
 
 // world is a minimal random driver over node.Cores, independent of the
 // script harness.
@@ -310,19 +286,6 @@ func TestEncodeMsgpackMatchesReflection(t *testing.T) {
 	big.NextTarget = 300
 	big.PendingRoot = 1 << 40
 	for _, s := range []*State{newState(DefaultOptions()), sampleState(), big} {
-		var custom, reflected bytes.Buffer
-		enc := msgpack.NewEncoder(&custom)
-		enc.UseCompactInts(true)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		enc = msgpack.NewEncoder(&reflected)
-		enc.UseCompactInts(true)
-		if err := enc.Encode((*plainState)(s)); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(custom.Bytes(), reflected.Bytes()) {
-			t.Fatalf("%v:\ncustom    %x\nreflected %x", s, custom.Bytes(), reflected.Bytes())
-		}
+		servicetest.EncodingMatchesReflection(t, s, (*plainState)(s))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/seed6eee2ec7/crystalball/node"
+	"github.com/seed6eee2ec7/crystalball/services/internal/viewstate"
 )
 
 // Summary is a few statistics of the trees in a view, for progress lines and
@@ -31,7 +32,7 @@ type Summary struct {
 func Summarize(v node.View) Summary {
 	var sum Summary
 	for _, id := range v.Nodes() {
-		s := stateOf(v, id)
+		s := viewstate.Of[*State](v, id)
 		if s == nil {
 			continue
 		}
@@ -60,8 +61,8 @@ func Summarize(v node.View) Summary {
 		sum.Depth = depth
 		var next []node.ID
 		for _, p := range level {
-			for _, c := range stateOf(v, p).Children {
-				cs := stateOf(v, c)
+			for _, c := range viewstate.Of[*State](v, p).Children {
+				cs := viewstate.Of[*State](v, c)
 				if cs == nil || cs.Status != StatusJoined || cs.Parent != p || visited[c] {
 					continue
 				}
