@@ -200,10 +200,7 @@ func createStore(dir string, id node.ID, service string) error {
 		}
 	}
 	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, StoreFile))
-	}
-	if err == nil {
-		err = syncDir(dir)
+		err = renameInto(tmp, dir, StoreFile)
 	}
 	if err != nil {
 		os.Remove(tmp)
