@@ -3,6 +3,7 @@ package live
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/memberlist"
@@ -56,18 +57,19 @@ func (g GossipConfig) withDefaults() GossipConfig {
 
 // validate checks g (defaults filled in).
 func (g GossipConfig) validate() error {
-	if g.Bind != "" {
-		if err := checkHostPort("Gossip.Bind", g.Bind, true); err != nil {
-			return err
-		}
-	}
-	if g.Advertise != "" {
-		if err := checkHostPort("Gossip.Advertise", g.Advertise, false); err != nil {
-			return err
-		}
-	}
-	if n := len(g.SecretKey); n != 0 && n != 16 && n != 24 && n != 32 {
+	return firstError(
+		checkOptionalHostPort("Gossip.Bind", g.Bind, true),
+		checkOptionalHostPort("Gossip.Advertise", g.Advertise, false),
+		checkSecretKey(g.SecretKey),
+		checkPositive("Gossip.LeaveTimeout", g.LeaveTimeout, DefaultLeaveTimeout, "duration"),
+	)
+}
+
+// checkSecretKey checks Gossip.SecretKey: none, or a key of one of
+// gossipKeySizes.
+func checkSecretKey(k []byte) error {
+	if n := len(k); n != 0 && !slices.Contains(gossipKeySizes, n) {
 		return fmt.Errorf("live: RuntimeConfig.Gossip.SecretKey is %d bytes, want 16, 24 or 32", n)
 	}
-	return checkPositive("Gossip.LeaveTimeout", g.LeaveTimeout, DefaultLeaveTimeout, "duration")
+	return nil
 }

@@ -83,31 +83,43 @@ func FinishFrame(frame []byte, start int) {
 func ReadFrame(r io.Reader, buf []byte, maxSize int) ([]byte, error) {
 	var hdr [node.FrameHeaderLen]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, ErrFrameTruncated
-		}
-		return nil, err
+		return nil, truncatedIf(err, io.ErrUnexpectedEOF)
 	}
 	n := binary.BigEndian.Uint32(hdr[:4])
 	sum := binary.BigEndian.Uint32(hdr[4:])
-	if n == 0 {
-		return nil, ErrFrameEmpty
-	}
-	if maxSize < 0 || uint64(n) > uint64(maxSize) {
-		return nil, fmt.Errorf("%w (%d > %d bytes)", ErrFrameTooLarge, n, maxSize)
+	if err := checkFrameLen(n, maxSize); err != nil {
+		return nil, err
 	}
 	if cap(buf) < int(n) {
 		buf = make([]byte, n)
 	}
 	buf = buf[:n]
 	if _, err := io.ReadFull(r, buf); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, ErrFrameTruncated
-		}
-		return nil, err
+		return nil, truncatedIf(err, io.EOF, io.ErrUnexpectedEOF)
 	}
 	if crc32.Checksum(buf, castagnoli) != sum {
 		return nil, ErrFrameChecksum
 	}
 	return buf, nil
+}
+
+// checkFrameLen checks a frame's length prefix n before anything is
+// allocated for it: no valid frame is empty, nor larger than maxSize.
+func checkFrameLen(n uint32, maxSize int) error {
+	if n == 0 {
+		return ErrFrameEmpty
+	}
+	if maxSize < 0 || uint64(n) > uint64(maxSize) {
+		return fmt.Errorf("%w (%d > %d bytes)", ErrFrameTooLarge, n, maxSize)
+	}
+	return nil
+}
+
+// truncatedIf returns ErrFrameTruncated when the read error err says the
+// stream ended inside a frame (one of ends), else err.
+func truncatedIf(err error, ends ...error) error {
+	if isAnyOf(err, ends...) {
+		return ErrFrameTruncated
+	}
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/memberlist"
@@ -63,32 +64,43 @@ func decodeGossipKey(s string) ([]byte, error) {
 	if isHexKey(s) {
 		k, err = hex.DecodeString(s)
 	} else {
-		enc := base64.StdEncoding
-		if !strings.HasSuffix(s, "=") {
-			enc = base64.RawStdEncoding
-		}
-		k, err = enc.DecodeString(s)
+		k, err = decodeBase64Key(s)
 	}
 	if err != nil {
 		return nil, errors.New("neither hex nor base64")
 	}
-	if n := len(k); n != 16 && n != 24 && n != 32 {
+	if n := len(k); !slices.Contains(gossipKeySizes, n) {
 		return nil, fmt.Errorf("a %d-byte key, want 16, 24 or 32 bytes", n)
 	}
 	return k, nil
 }
 
-func isHexKey(s string) bool {
-	if len(s) != 32 && len(s) != 48 && len(s) != 64 {
-		return false
+// gossipKeySizes are the sizes of a gossip key, in bytes: AES-128, -192
+// and -256.
+var gossipKeySizes = []int{16, 24, 32}
+
+// decodeBase64Key decodes a key line in base64, standard alphabet, padded
+// (a line ending in "=") or not.
+func decodeBase64Key(s string) ([]byte, error) {
+	enc := base64.StdEncoding
+	if !strings.HasSuffix(s, "=") {
+		enc = base64.RawStdEncoding
 	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
+	return enc.DecodeString(s)
 }
+
+// isHexKey reports whether a key line is written in hex (hexKeyLens
+// digits); any other line is base64.
+func isHexKey(s string) bool {
+	return slices.Contains(hexKeyLens, len(s)) && strings.TrimLeft(s, hexDigits) == ""
+}
+
+// hexKeyLens are the lengths of a key line in hex: 32, 48 or 64 digits
+// (a 16, 24 or 32-byte key).
+var hexKeyLens = []int{32, 48, 64}
+
+// hexDigits are the digits of a key line in hex, either case.
+const hexDigits = "0123456789abcdefABCDEF"
 
 // LoadGossipKeyring reads a gossip key file (crystalball node's
 // --gossip-key-file; format: ParseGossipKeys) of at most

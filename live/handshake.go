@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 )
@@ -68,7 +69,7 @@ func decodeHello(b []byte) (hello, error) {
 		return bad("not a crystalball hello")
 	}
 	h := hello{kind: b[len(helloMagic)]}
-	if h.kind != helloData && h.kind != helloProbe {
+	if !slices.Contains(helloKinds, h.kind) {
 		return bad("unknown kind")
 	}
 	rest := b[len(helloMagic)+1:]
@@ -77,23 +78,40 @@ func decodeHello(b []byte) (hello, error) {
 		return bad("node ID")
 	}
 	h.id = node.ID(v)
-	rest = rest[k:]
-	var strs [3]string
-	limits := [3]int{MaxLabelLen, maxHelloAddrLen, maxHelloAddrLen}
-	for i := range strs {
-		n, k := binary.Uvarint(rest)
-		if k <= 0 || n > uint64(limits[i]) || n > uint64(len(rest)-k) {
-			return bad("string length")
+	if what := decodeHelloStrings(&h, rest[k:]); what != "" {
+		return bad(what)
+	}
+	return h, nil
+}
+
+// helloKinds are the kinds of hello there are.
+var helloKinds = []byte{helloData, helloProbe}
+
+// decodeHelloStrings decodes the label and the addresses that end a hello
+// into h; it returns what is malformed, or "".
+func decodeHelloStrings(h *hello, rest []byte) string {
+	limits := [3]uint64{MaxLabelLen, maxHelloAddrLen, maxHelloAddrLen}
+	for i, s := range []*string{&h.label, &h.gossip, &h.service} {
+		var ok bool
+		if *s, rest, ok = cutUvarintString(rest, limits[i]); !ok {
+			return "string length"
 		}
-		rest = rest[k:]
-		strs[i] = string(rest[:n])
-		rest = rest[n:]
 	}
 	if len(rest) != 0 {
-		return bad("trailing bytes")
+		return "trailing bytes"
 	}
-	h.label, h.gossip, h.service = strs[0], strs[1], strs[2]
-	return h, nil
+	return ""
+}
+
+// cutUvarintString cuts a string, written as a uvarint length and its
+// bytes, off the front of b: false when the length does not decode,
+// exceeds limit or runs past b's end.
+func cutUvarintString(b []byte, limit uint64) (s string, rest []byte, ok bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > limit || n > uint64(len(b)-k) {
+		return "", b, false
+	}
+	return string(b[k : k+int(n)]), b[k+int(n):], true
 }
 
 // writeHelloFrame writes h as one frame.

@@ -126,22 +126,44 @@ func (d *directory) learnHello(id node.ID, service, gossip string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.sweepLocked()
-	p := d.peers[id]
-	if _, unconfirmed := d.expires[id]; p != nil && !unconfirmed && p.Alive {
+	if d.confirmedAliveLocked(id) {
 		return
 	}
-	if _, known := d.expires[id]; !known && d.maxUnconfirmed > 0 && len(d.expires) >= d.maxUnconfirmed {
-		first, at := node.None, time.Time{}
-		for x, t := range d.expires {
-			if first == node.None || t.Before(at) || (t.Equal(at) && x < first) {
-				first, at = x, t
-			}
-		}
+	if d.unconfirmedFullLocked(id) {
+		first := d.firstToExpireLocked()
 		delete(d.expires, first)
 		delete(d.peers, first)
 	}
 	d.expires[id] = d.now().Add(d.ttl)
 	d.setLocked(id, service, gossip)
+}
+
+// confirmedAliveLocked reports whether id's entry is confirmed (learned
+// from memberlist or a join probe) and alive. d.mu must be held.
+func (d *directory) confirmedAliveLocked(id node.ID) bool {
+	p := d.peers[id]
+	_, unconfirmed := d.expires[id]
+	return p != nil && !unconfirmed && p.Alive
+}
+
+// unconfirmedFullLocked reports whether a new unconfirmed entry for id
+// needs room: id is not one yet and maxUnconfirmed entries are. d.mu
+// must be held.
+func (d *directory) unconfirmedFullLocked(id node.ID) bool {
+	_, known := d.expires[id]
+	return !known && d.maxUnconfirmed > 0 && len(d.expires) >= d.maxUnconfirmed
+}
+
+// firstToExpireLocked returns the unconfirmed entry that expires first,
+// the lowest ID among those that expire at once. d.mu must be held.
+func (d *directory) firstToExpireLocked() node.ID {
+	first, at := node.None, time.Time{}
+	for x, t := range d.expires {
+		if first == node.None || cmp.Or(t.Compare(at), cmp.Compare(x, first)) < 0 {
+			first, at = x, t
+		}
+	}
+	return first
 }
 
 func (d *directory) setLocked(id node.ID, service, gossip string) {
@@ -175,11 +197,10 @@ func (d *directory) sweepLocked() {
 func (d *directory) confirmed(id node.ID) (string, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	p := d.peers[id]
-	if _, unconfirmed := d.expires[id]; p == nil || unconfirmed || !p.Alive || p.ServiceAddr == "" {
+	if !d.confirmedAliveLocked(id) || d.peers[id].ServiceAddr == "" {
 		return "", false
 	}
-	return p.ServiceAddr, true
+	return d.peers[id].ServiceAddr, true
 }
 
 // knows reports whether the directory holds an address for id: confirmed,
@@ -347,20 +368,32 @@ func (w *zapLogWriter) Write(p []byte) (int, error) {
 		}
 		var fields []zap.Field
 		if lvl >= zapcore.WarnLevel {
-			ok, dropped := w.limit.allow()
-			if !ok {
-				if w.suppressed != nil {
-					w.suppressed.Add(1)
-				}
+			var ok bool
+			if fields, ok = admitLine(w.limit, w.suppressed, fields); !ok {
 				continue
-			}
-			if dropped > 0 {
-				fields = append(fields, zap.Int("suppressed_before", dropped))
 			}
 		}
 		ce.Write(fields...)
 	}
 	return n, nil
+}
+
+// admitLine asks the limiter l whether a line may be logged now; a line
+// refused is counted in suppressed (when not nil). fields are those to
+// log a line let through with: given ones, and the count of the lines
+// suppressed before it.
+func admitLine(l *logLimiter, suppressed *atomic.Uint64, fields []zap.Field) ([]zap.Field, bool) {
+	ok, dropped := l.allow()
+	if !ok {
+		if suppressed != nil {
+			suppressed.Add(1)
+		}
+		return nil, false
+	}
+	if dropped > 0 {
+		fields = append(fields, zap.Int("suppressed_before", dropped))
+	}
+	return fields, true
 }
 
 // parseLogLevel splits memberlist's "[WARN] memberlist: ..." into a zap
@@ -414,22 +447,8 @@ func memberlistConfig(cfg RuntimeConfig, d *membership, logger *zap.Logger) (*me
 	mc := memberlist.DefaultLocalConfig()
 	mc.Name = cfg.ID.String()
 	g := cfg.Gossip
-	bind := cmp.Or(g.Bind, DefaultGossipBind(cfg.Listen))
-	host, port, err := splitPort(bind)
-	if err != nil {
-		return nil, fmt.Errorf("live: RuntimeConfig.Gossip.Bind: %w", err)
-	}
-	if host == "" {
-		host = "0.0.0.0"
-	}
-	mc.BindAddr, mc.BindPort = host, port
-	mc.AdvertiseAddr, mc.AdvertisePort = "", 0
-	if g.Advertise != "" {
-		host, port, err := splitPort(g.Advertise)
-		if err != nil {
-			return nil, fmt.Errorf("live: RuntimeConfig.Gossip.Advertise: %w", err)
-		}
-		mc.AdvertiseAddr, mc.AdvertisePort = host, port
+	if err := gossipAddresses(cfg, mc); err != nil {
+		return nil, err
 	}
 	mc.Label = cfg.Label
 	if len(g.SecretKey) > 0 {
@@ -448,6 +467,27 @@ func memberlistConfig(cfg RuntimeConfig, d *membership, logger *zap.Logger) (*me
 		g.Tune(mc)
 	}
 	return mc, nil
+}
+
+// gossipAddresses sets the addresses memberlist binds (Gossip.Bind, by
+// default derived from Listen; an empty host means every interface) and
+// advertises (Gossip.Advertise, by default memberlist's choice).
+func gossipAddresses(cfg RuntimeConfig, mc *memberlist.Config) error {
+	host, port, err := splitPort(cmp.Or(cfg.Gossip.Bind, DefaultGossipBind(cfg.Listen)))
+	if err != nil {
+		return fmt.Errorf("live: RuntimeConfig.Gossip.Bind: %w", err)
+	}
+	mc.BindAddr, mc.BindPort = cmp.Or(host, "0.0.0.0"), port
+	mc.AdvertiseAddr, mc.AdvertisePort = "", 0
+	if cfg.Gossip.Advertise == "" {
+		return nil
+	}
+	host, port, err = splitPort(cfg.Gossip.Advertise)
+	if err != nil {
+		return fmt.Errorf("live: RuntimeConfig.Gossip.Advertise: %w", err)
+	}
+	mc.AdvertiseAddr, mc.AdvertisePort = host, port
+	return nil
 }
 
 func splitPort(hostport string) (string, int, error) {

@@ -3,6 +3,8 @@ package live
 import (
 	"errors"
 	"fmt"
+	"net"
+	"slices"
 
 	"github.com/seed6eee2ec7/crystalball/node"
 
@@ -41,15 +43,9 @@ func (m *membership) NotifyAlive(n *memberlist.Node) error {
 // members not proved yet are proved now, in parallel, and those that fail
 // are refused one by one when memberlist merges them (NotifyAlive).
 func (m *membership) NotifyMerge(peers []*memberlist.Node) error {
-	unproven := map[node.ID]string{}
-	for _, n := range peers {
-		if err := admit(n); err != nil {
-			return err
-		}
-		id, addr, _ := decodeMeta(n.Meta)
-		if n.State == memberlist.StateAlive && m.needsProof(id, addr) {
-			unproven[id] = addr
-		}
+	unproven, err := m.unproven(peers)
+	if err != nil {
+		return err
 	}
 	if len(unproven) > maxPendingProofs {
 		return fmt.Errorf("%w: a push/pull state with %d members to prove", errNotAMember, len(unproven))
@@ -58,6 +54,23 @@ func (m *membership) NotifyMerge(peers []*memberlist.Node) error {
 		m.prover.proveAll(unproven)
 	}
 	return nil
+}
+
+// unproven admits every member of a push/pull state (admit; the first
+// that is not ours refuses the state) and returns those alive that must
+// still prove themselves, id → service address.
+func (m *membership) unproven(peers []*memberlist.Node) (map[node.ID]string, error) {
+	unproven := map[node.ID]string{}
+	for _, n := range peers {
+		if err := admit(n); err != nil {
+			return nil, err
+		}
+		id, addr, _ := decodeMeta(n.Meta)
+		if n.State == memberlist.StateAlive && m.needsProof(id, addr) {
+			unproven[id] = addr
+		}
+	}
+	return unproven, nil
 }
 
 // needsProof reports whether id at addr must prove itself before it is
@@ -88,17 +101,30 @@ func admit(n *memberlist.Node) error {
 	if n.Name != id.String() {
 		return fmt.Errorf("%w: %q carries the metadata of %v", errNotAMember, quoteName(n.Name), id)
 	}
-	if len(n.Addr) != 4 && len(n.Addr) != 16 || n.Port == 0 {
+	if !slices.Contains(ipLens, len(n.Addr)) || n.Port == 0 {
 		return fmt.Errorf("%w: %v has no address", errNotAMember, id)
 	}
-	if n.PMin == 0 || n.PMin > n.PCur || n.PCur > n.PMax || n.PMin > memberlist.ProtocolVersionMax || n.PMax < memberlist.ProtocolVersionMin {
+	return checkVersions(n, id)
+}
+
+// ipLens are the lengths of an IPv4 and an IPv6 address.
+var ipLens = []int{net.IPv4len, net.IPv6len}
+
+// checkVersions checks member id's protocol versions (a range min ≤ cur
+// ≤ max, none of them 0, that meets memberlist's) and delegate versions
+// (a range).
+func checkVersions(n *memberlist.Node, id node.ID) error {
+	if n.PMin == 0 || !inOrder(n.PMin, n.PCur, n.PMax) || n.PMin > memberlist.ProtocolVersionMax || n.PMax < memberlist.ProtocolVersionMin {
 		return fmt.Errorf("%w: %v speaks protocol versions %d ≤ %d ≤ %d", errNotAMember, id, n.PMin, n.PCur, n.PMax)
 	}
-	if n.DMin > n.DCur || n.DCur > n.DMax {
+	if !inOrder(n.DMin, n.DCur, n.DMax) {
 		return fmt.Errorf("%w: %v speaks delegate versions %d ≤ %d ≤ %d", errNotAMember, id, n.DMin, n.DCur, n.DMax)
 	}
 	return nil
 }
+
+// inOrder reports whether lo ≤ cur ≤ hi.
+func inOrder(lo, cur, hi uint8) bool { return lo <= cur && cur <= hi }
 
 // quoteName bounds a member name in an error: it comes off the network.
 func quoteName(s string) string {

@@ -146,59 +146,96 @@ func (p *prover) request(id node.ID, addr, gossip string) {
 	if p.ctx.Err() != nil {
 		return // stopping: memberlist's last gossip proves nothing more
 	}
-	p.mu.Lock()
-	if p.pending[id] || len(p.pending) >= maxPendingProofs {
-		p.mu.Unlock()
+	wait, ok := p.reserve(id, addr)
+	if !ok {
 		return
 	}
-	var wait time.Duration
-	if at, ok := p.failed[addr]; ok {
-		if wait = p.backoff - p.now().Sub(at); wait > 0 {
-			if p.waiting[addr] {
-				p.mu.Unlock()
-				return
-			}
-			p.waiting[addr] = true
+	p.wg.Add(1)
+	go p.runProof(id, addr, gossip, wait)
+}
+
+// reserve marks a proof of id at addr pending and returns how long it
+// must wait for addr's backoff to end; false (nothing marked) when a
+// proof of id is pending already, the queue is full, or another proof
+// waits out addr's backoff.
+func (p *prover) reserve(id node.ID, addr string) (wait time.Duration, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pending[id] || len(p.pending) >= maxPendingProofs {
+		return 0, false
+	}
+	if wait = p.backoffLeft(addr); wait > 0 {
+		if p.waiting[addr] {
+			return 0, false
 		}
+		p.waiting[addr] = true
 	}
 	p.pending[id] = true
-	p.mu.Unlock()
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		if wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-p.ctx.Done():
-				t.Stop()
-			}
-			p.mu.Lock()
-			delete(p.waiting, addr)
-			p.mu.Unlock()
-		}
-		select {
-		case p.sem <- struct{}{}:
-		case <-p.ctx.Done():
-			p.done(id)
-			return
-		}
-		defer func() { <-p.sem }()
-		if p.ctx.Err() != nil {
-			p.done(id)
-			return
-		}
-		err := p.prove(p.ctx, id, addr)
+	return wait, true
+}
+
+// backoffLeft returns what is left of addr's backoff after its failed
+// proof (zero or less when none is left or none failed). p.mu must be
+// held.
+func (p *prover) backoffLeft(addr string) time.Duration {
+	at, ok := p.failed[addr]
+	if !ok {
+		return 0
+	}
+	return p.backoff - p.now().Sub(at)
+}
+
+// runProof is the goroutine of a proof request reserved: it waits out
+// the backoff (wait), then for one of maxConcurrentProofs slots, proves
+// id at addr and, once proved, asks the member for a push/pull at gossip
+// (none if empty).
+func (p *prover) runProof(id node.ID, addr, gossip string, wait time.Duration) {
+	defer p.wg.Done()
+	if wait > 0 {
+		p.waitBackoff(addr, wait)
+	}
+	select {
+	case p.sem <- struct{}{}:
+	case <-p.ctx.Done():
 		p.done(id)
-		p.mu.Lock()
-		pushPull := p.pushPull
-		p.mu.Unlock()
-		if err == nil && gossip != "" && pushPull != nil && p.ctx.Err() == nil {
-			if err := pushPull(gossip); err == nil {
-				p.pushPulls.Add(1)
-			}
-		}
-	}()
+		return
+	}
+	defer func() { <-p.sem }()
+	if p.ctx.Err() != nil {
+		p.done(id)
+		return
+	}
+	err := p.prove(p.ctx, id, addr)
+	p.done(id)
+	if err == nil && gossip != "" {
+		p.pushPullWith(gossip)
+	}
+}
+
+// waitBackoff waits for wait, what is left of addr's backoff (or until
+// the prover stops), then lets another proof of addr wait.
+func (p *prover) waitBackoff(addr string, wait time.Duration) {
+	t := time.NewTimer(wait)
+	select {
+	case <-t.C:
+	case <-p.ctx.Done():
+		t.Stop()
+	}
+	p.mu.Lock()
+	delete(p.waiting, addr)
+	p.mu.Unlock()
+}
+
+// pushPullWith exchanges state with a member just proved, at its gossip
+// address, once memberlist exists (setPushPull) and unless the prover is
+// stopping; a successful exchange is counted.
+func (p *prover) pushPullWith(gossip string) {
+	p.mu.Lock()
+	pushPull := p.pushPull
+	p.mu.Unlock()
+	if pushPull != nil && p.ctx.Err() == nil && pushPull(gossip) == nil {
+		p.pushPulls.Add(1)
+	}
 }
 
 func (p *prover) done(id node.ID) {

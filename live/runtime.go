@@ -1,6 +1,7 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -169,27 +171,11 @@ const (
 // and returns a runtime that is not yet started.
 func NewRuntime(cfg RuntimeConfig, spec node.Spec) (*Runtime, error) {
 	cfg = cfg.withDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := spec.Validate(); err != nil {
-		return nil, err
-	}
-	svcReg, err := spec.Registry()
+	svcReg, core, err := newCore(cfg, spec)
 	if err != nil {
 		return nil, err
 	}
 	log := cfg.Logger.With(zap.Stringer("node", cfg.ID))
-	core, err := node.NewCore(node.CoreConfig{ID: cfg.ID, Factory: spec.New, Seed: cfg.Seed, Logger: slog.New(zapslog.NewHandler(cfg.Logger.Core()))})
-	if err != nil {
-		return nil, err
-	}
-	persist := cfg.Durability.persists()
-	if core.IsDurable() && !persist && !cfg.Durability.Ephemeral {
-		return nil, fmt.Errorf("%w: service %q must find what it promised after a crash (a Paxos acceptor its promises): "+
-			"give RuntimeConfig.Durability.DataDir (crystalball node --data-dir) to keep it on disk, or Durability.Ephemeral (--ephemeral) "+
-			"to run without, knowing that a restarted node forgets what it promised", ErrDurableRequired, spec.Name)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runtime{
 		cfg: cfg, spec: spec, svcReg: svcReg, log: log, core: core, dir: newDirectory(),
@@ -202,24 +188,68 @@ func NewRuntime(cfg RuntimeConfig, spec node.Spec) (*Runtime, error) {
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
-	// The pipeline collects the layers' message types and attaches them.
-	r.pipe, err = layer.NewPipeline(layer.PipelineConfig{Core: core, Layers: cfg.Layers, Host: layerHost{r}, Persist: persist})
-	if err != nil {
+	if err := r.attachLayers(); err != nil {
 		cancel()
-		return nil, fmt.Errorf("live: %w", err)
+		return nil, err
+	}
+	r.tr = newTransport(ctx, cfg, r.reg, log, r.dir, &r.stats, r.events, &r.wg)
+	r.prover = newProver(ctx, &r.wg, r.tr.probe)
+	return r, nil
+}
+
+// newCore validates cfg (defaults filled in) and spec and creates the
+// node's core, with the registry of the service's messages; a durable
+// service needs a store or Ephemeral (requireDurability).
+func newCore(cfg RuntimeConfig, spec node.Spec) (*node.Registry, *node.Core, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, nil, err
+	}
+	svcReg, err := spec.Registry()
+	if err != nil {
+		return nil, nil, err
+	}
+	core, err := node.NewCore(node.CoreConfig{ID: cfg.ID, Factory: spec.New, Seed: cfg.Seed, Logger: slog.New(zapslog.NewHandler(cfg.Logger.Core()))})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := requireDurability(cfg, spec, core); err != nil {
+		return nil, nil, err
+	}
+	return svcReg, core, nil
+}
+
+// requireDurability refuses a durable service (node.Durable) without a
+// store, unless the configuration says it may forget (Ephemeral).
+func requireDurability(cfg RuntimeConfig, spec node.Spec, core *node.Core) error {
+	if core.IsDurable() && !cfg.Durability.persists() && !cfg.Durability.Ephemeral {
+		return fmt.Errorf("%w: service %q must find what it promised after a crash (a Paxos acceptor its promises): "+
+			"give RuntimeConfig.Durability.DataDir (crystalball node --data-dir) to keep it on disk, or Durability.Ephemeral (--ephemeral) "+
+			"to run without, knowing that a restarted node forgets what it promised", ErrDurableRequired, spec.Name)
+	}
+	return nil
+}
+
+// attachLayers builds the layer pipeline around the core, which collects
+// the layers' message types and attaches the layers, and the wire
+// registry of the service's messages and the layers'.
+func (r *Runtime) attachLayers() error {
+	var err error
+	r.pipe, err = layer.NewPipeline(layer.PipelineConfig{Core: r.core, Layers: r.cfg.Layers, Host: layerHost{r}, Persist: r.cfg.Durability.persists()})
+	if err != nil {
+		return fmt.Errorf("live: %w", err)
 	}
 	r.layerTypes = map[string]bool{}
 	for _, m := range r.pipe.Messages() {
 		r.layerTypes[m.MessageType()] = true
 	}
-	r.reg, err = node.NewRegistry(append(slices.Clone(spec.Messages), r.pipe.Messages()...)...)
+	r.reg, err = node.NewRegistry(append(slices.Clone(r.spec.Messages), r.pipe.Messages()...)...)
 	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("live: service %q with its layers: %w", spec.Name, err)
+		return fmt.Errorf("live: service %q with its layers: %w", r.spec.Name, err)
 	}
-	r.tr = newTransport(ctx, cfg, r.reg, log, r.dir, &r.stats, r.events, &r.wg)
-	r.prover = newProver(ctx, &r.wg, r.tr.probe)
-	return r, nil
+	return nil
 }
 
 // Start binds the service listener, starts memberlist, joins the cluster
@@ -253,30 +283,11 @@ func (r *Runtime) start(ctx context.Context) error {
 	if err := r.tr.listen(); err != nil {
 		return err
 	}
-	addr := r.cfg.Advertise
-	if addr == "" {
-		addr = r.tr.ln.Addr().String()
-	}
-	d := &membership{self: r.cfg.ID, meta: encodeMeta(r.cfg.ID, addr), dir: r.dir, log: r.log,
-		onDead: func(id node.ID) { r.tr.closePeer(id, errPeerDead, true) }, logSuppressed: &r.stats.logSuppressed,
-		prover: r.prover, keyed: r.cfg.Gossip.encrypted()}
-	mc, err := memberlistConfig(r.cfg, d, r.log)
+	addr := cmp.Or(r.cfg.Advertise, r.tr.ln.Addr().String())
+	gossip, err := r.startGossip(addr)
 	if err != nil {
 		return err
 	}
-	ml, err := memberlist.Create(mc)
-	if err != nil {
-		return fmt.Errorf("live: start memberlist: %w", err)
-	}
-	r.ml = ml
-	r.prover.setPushPull(func(gossip string) error {
-		_, err := ml.Join([]string{gossip})
-		if err != nil {
-			r.log.Debug("live: push/pull with a proved member failed", zap.String("gossip", gossip), zap.Error(err))
-		}
-		return err
-	})
-	gossip := ml.LocalNode().Address()
 	r.mu.Lock()
 	r.addr, r.gossip = addr, gossip
 	r.mu.Unlock()
@@ -292,6 +303,32 @@ func (r *Runtime) start(ctx context.Context) error {
 	return nil
 }
 
+// startGossip creates memberlist, its delegate publishing the service
+// address addr, and lets the prover push/pull through it; it returns
+// memberlist's advertised address.
+func (r *Runtime) startGossip(addr string) (string, error) {
+	d := &membership{self: r.cfg.ID, meta: encodeMeta(r.cfg.ID, addr), dir: r.dir, log: r.log,
+		onDead: func(id node.ID) { r.tr.closePeer(id, errPeerDead, true) }, logSuppressed: &r.stats.logSuppressed,
+		prover: r.prover, keyed: r.cfg.Gossip.encrypted()}
+	mc, err := memberlistConfig(r.cfg, d, r.log)
+	if err != nil {
+		return "", err
+	}
+	ml, err := memberlist.Create(mc)
+	if err != nil {
+		return "", fmt.Errorf("live: start memberlist: %w", err)
+	}
+	r.ml = ml
+	r.prover.setPushPull(func(gossip string) error {
+		_, err := ml.Join([]string{gossip})
+		if err != nil {
+			r.log.Debug("live: push/pull with a proved member failed", zap.String("gossip", gossip), zap.Error(err))
+		}
+		return err
+	})
+	return ml.LocalNode().Address(), nil
+}
+
 // join probes the Join addresses and joins memberlist through them.
 func (r *Runtime) join(ctx context.Context) error {
 	if len(r.cfg.Join) == 0 {
@@ -302,42 +339,13 @@ func (r *Runtime) join(ctx context.Context) error {
 	var lastErr error
 	began, warned := time.Now(), time.Now()
 	for {
-		if lastErr != nil && time.Since(warned) >= joinWarnEvery {
-			// A long join says why it waits (a peer at its connection
-			// limit, a TLS mismatch), a few times a minute.
-			warned = time.Now()
-			r.log.Warn("live: join: no join address answered yet; retrying", zap.Strings("join", r.cfg.Join),
-				zap.Duration("for", time.Since(began).Round(time.Second)), zap.Error(lastErr))
+		r.warnSlowJoin(&warned, began, lastErr)
+		done, err := r.joinRound(ctx)
+		if done {
+			return nil
 		}
-		var ids []node.ID
-		var gossip []string
-		for _, a := range r.cfg.Join {
-			h, err := r.tr.probe(ctx, a)
-			if err != nil {
-				lastErr = err
-				r.log.Debug("live: join probe failed", zap.String("addr", a), zap.Error(err))
-				continue
-			}
-			if h.id == r.cfg.ID {
-				lastErr = fmt.Errorf("live: join address %s is this node's own ID %v", a, h.id)
-				continue
-			}
-			r.dir.learn(h.id, a, h.gossip)
-			r.prover.record(h.id, a)
-			ids = append(ids, h.id)
-			if h.gossip != "" {
-				gossip = append(gossip, h.gossip)
-			}
-		}
-		if len(ids) > 0 {
-			n, err := r.ml.Join(gossip)
-			if err == nil || n > 0 {
-				r.mu.Lock()
-				r.bootstrap = ids
-				r.mu.Unlock()
-				return nil
-			}
-			lastErr = fmt.Errorf("live: memberlist join: %w", err)
+		if err != nil {
+			lastErr = err
 		}
 		select {
 		case <-ctx.Done():
@@ -345,6 +353,70 @@ func (r *Runtime) join(ctx context.Context) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// warnSlowJoin logs why a long join waits (a peer at its connection
+// limit, a TLS mismatch), a few times a minute (joinWarnEvery since
+// *warned, which it advances).
+func (r *Runtime) warnSlowJoin(warned *time.Time, began time.Time, lastErr error) {
+	if lastErr == nil || time.Since(*warned) < joinWarnEvery {
+		return
+	}
+	*warned = time.Now()
+	r.log.Warn("live: join: no join address answered yet; retrying", zap.Strings("join", r.cfg.Join),
+		zap.Duration("for", time.Since(began).Round(time.Second)), zap.Error(lastErr))
+}
+
+// joinRound probes every Join address once (probeJoin) and joins
+// memberlist through those that answered, recording their IDs as the
+// bootstrap; done once it joined, else err says why not (nil when nothing
+// failed).
+func (r *Runtime) joinRound(ctx context.Context) (done bool, err error) {
+	ids, gossip, err := r.probeJoin(ctx)
+	if len(ids) == 0 {
+		return false, err
+	}
+	n, err := r.ml.Join(gossip)
+	if err != nil && n <= 0 {
+		return false, fmt.Errorf("live: memberlist join: %w", err)
+	}
+	r.mu.Lock()
+	r.bootstrap = ids
+	r.mu.Unlock()
+	return true, nil
+}
+
+// probeJoin probes every Join address once, learning the ID and gossip
+// address of each that answers; lastErr is the last probe's failure.
+func (r *Runtime) probeJoin(ctx context.Context) (ids []node.ID, gossip []string, lastErr error) {
+	for _, a := range r.cfg.Join {
+		h, err := r.probeJoinAddr(ctx, a)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		r.dir.learn(h.id, a, h.gossip)
+		r.prover.record(h.id, a)
+		ids = append(ids, h.id)
+		if h.gossip != "" {
+			gossip = append(gossip, h.gossip)
+		}
+	}
+	return ids, gossip, lastErr
+}
+
+// probeJoinAddr probes one Join address for its hello, which must be
+// another node's.
+func (r *Runtime) probeJoinAddr(ctx context.Context, a string) (hello, error) {
+	h, err := r.tr.probe(ctx, a)
+	if err != nil {
+		r.log.Debug("live: join probe failed", zap.String("addr", a), zap.Error(err))
+		return h, err
+	}
+	if h.id == r.cfg.ID {
+		return h, fmt.Errorf("live: join address %s is this node's own ID %v", a, h.id)
+	}
+	return h, nil
 }
 
 // joinWarnEvery is how often a join that keeps failing logs why.
@@ -359,8 +431,7 @@ func (r *Runtime) joinHint(last error) string {
 	if r.cfg.TLS != nil || last == nil {
 		return ""
 	}
-	if errors.Is(last, context.DeadlineExceeded) || errors.Is(last, io.EOF) || errors.Is(last, io.ErrUnexpectedEOF) ||
-		errors.Is(last, syscall.ECONNRESET) || errors.Is(last, os.ErrDeadlineExceeded) {
+	if isAnyOf(last, context.DeadlineExceeded, io.EOF, io.ErrUnexpectedEOF, syscall.ECONNRESET, os.ErrDeadlineExceeded) {
 		return "; this node has no TLS configured: if the cluster uses mutual TLS, give it the cluster's certificate, key and CA (RuntimeConfig.TLS; the CLI's --tls-cert, --tls-key and --tls-ca)"
 	}
 	return ""
@@ -396,26 +467,12 @@ func (r *Runtime) shutdown(ctx context.Context) error {
 	r.mu.Lock()
 	r.state = runStopped
 	r.mu.Unlock()
-	if r.ml != nil {
-		if err := r.ml.Leave(r.cfg.Gossip.LeaveTimeout); err != nil {
-			r.log.Info("live: memberlist leave", zap.Error(err))
-		}
-		if err := r.ml.Shutdown(); err != nil {
-			r.log.Info("live: memberlist shutdown", zap.Error(err))
-		}
-	}
+	r.leaveGossip()
 	r.cancel()
 	r.tr.shutdown()
 	done := make(chan struct{})
 	go func() {
-		r.wg.Wait()
-		if r.wa.store != nil {
-			// The core goroutine, the store's only user, has ended.
-			if err := r.wa.store.Close(); err != nil {
-				r.log.Error("live: close the store", zap.Error(err))
-			}
-		}
-		r.doneOnce.Do(func() { close(r.done) })
+		r.release()
 		close(done)
 	}()
 	select {
@@ -424,6 +481,32 @@ func (r *Runtime) shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("live: stop: %w", ctx.Err())
 	}
+}
+
+// leaveGossip leaves memberlist (so peers learn of the departure at once)
+// and shuts it down, if it was started.
+func (r *Runtime) leaveGossip() {
+	if r.ml == nil {
+		return
+	}
+	if err := r.ml.Leave(r.cfg.Gossip.LeaveTimeout); err != nil {
+		r.log.Info("live: memberlist leave", zap.Error(err))
+	}
+	if err := r.ml.Shutdown(); err != nil {
+		r.log.Info("live: memberlist shutdown", zap.Error(err))
+	}
+}
+
+// release waits for the runtime's goroutines, then closes the store —
+// the core goroutine, its only user, has ended — and Done.
+func (r *Runtime) release() {
+	r.wg.Wait()
+	if r.wa.store != nil {
+		if err := r.wa.store.Close(); err != nil {
+			r.log.Error("live: close the store", zap.Error(err))
+		}
+	}
+	r.doneOnce.Do(func() { close(r.done) })
 }
 
 // Submit hands an application call (a registered message, e.g.
@@ -741,50 +824,79 @@ func (r *Runtime) run() {
 	defer r.commitAtExit()
 	r.startCore(time.Now())
 	for {
-		for r.commitDue() {
-			if !r.commit() {
-				return
-			}
-			r.drain()
-		}
-		if r.failed {
+		if !r.commitBatches() {
 			return
 		}
-		if at, ok := r.nextDeadline(); ok {
-			timer.Reset(time.Until(at))
-		} else {
-			timer.Stop()
-		}
-		select {
-		case <-r.ctx.Done():
+		r.armTimer(timer)
+		if !r.serveNext(timer) {
 			return
-		case ev := <-r.events:
-			if ev.err != nil {
-				r.dispatch(node.Event{Kind: node.EventTransportError, Peer: ev.peer, At: time.Now()}, nil)
-				continue
-			}
-			env := ev.env
-			if r.layerTypes[env.Msg.MessageType()] {
-				r.stats.layerMsgsIn.Add(1)
-				r.stats.layerBytesIn.Add(uint64(ev.size))
-			}
-			r.dispatch(node.Event{Kind: node.EventMessage, From: env.From, Msg: env.Msg, At: time.Now()}, &env)
-		case call := <-r.appc:
-			r.dispatch(node.Event{Kind: node.EventApp, Msg: call, At: time.Now()}, nil)
-		case <-timer.C:
-			r.fireTimers()
-			r.fireRetries()
-			r.tickLayers()
-		case <-r.wake:
-			r.tickLayers()
-		case req := <-r.doc:
-			r.sendLayer(req.fn(time.Now()))
-			r.drain()
-			close(req.done)
-		case reply := <-r.statc:
-			reply <- r.serviceStatus()
 		}
 	}
+}
+
+// commitBatches commits the durable batch while one is due (commitDue),
+// stepping what each commit's sends caused; false once the store failed.
+func (r *Runtime) commitBatches() bool {
+	for r.commitDue() {
+		if !r.commit() {
+			return false
+		}
+		r.drain()
+	}
+	return !r.failed
+}
+
+// armTimer sets timer to the next deadline (nextDeadline), or stops it
+// when there is none.
+func (r *Runtime) armTimer(timer *time.Timer) {
+	if at, ok := r.nextDeadline(); ok {
+		timer.Reset(time.Until(at))
+	} else {
+		timer.Stop()
+	}
+}
+
+// serveNext waits for the core goroutine's next input — a received
+// envelope or a transport error, an application call, a due deadline, a
+// layer's wake-up, a Do request, a status request — and handles it;
+// false once the runtime stops.
+func (r *Runtime) serveNext(timer *time.Timer) bool {
+	select {
+	case <-r.ctx.Done():
+		return false
+	case ev := <-r.events:
+		r.onNetEvent(ev)
+	case call := <-r.appc:
+		r.dispatch(node.Event{Kind: node.EventApp, Msg: call, At: time.Now()}, nil)
+	case <-timer.C:
+		r.fireTimers()
+		r.fireRetries()
+		r.tickLayers()
+	case <-r.wake:
+		r.tickLayers()
+	case req := <-r.doc:
+		r.sendLayer(req.fn(time.Now()))
+		r.drain()
+		close(req.done)
+	case reply := <-r.statc:
+		reply <- r.serviceStatus()
+	}
+	return true
+}
+
+// onNetEvent steps what the transport handed the core goroutine: a
+// transport error, or a received envelope (a layer's counted as such).
+func (r *Runtime) onNetEvent(ev netEvent) {
+	if ev.err != nil {
+		r.dispatch(node.Event{Kind: node.EventTransportError, Peer: ev.peer, At: time.Now()}, nil)
+		return
+	}
+	env := ev.env
+	if r.layerTypes[env.Msg.MessageType()] {
+		r.stats.layerMsgsIn.Add(1)
+		r.stats.layerBytesIn.Add(uint64(ev.size))
+	}
+	r.dispatch(node.Event{Kind: node.EventMessage, From: env.From, Msg: env.Msg, At: time.Now()}, &env)
 }
 
 // nextDeadline returns the earliest service timer deadline, postponed
@@ -811,32 +923,31 @@ func (r *Runtime) tickLayers() {
 // that an earlier handler in this batch rescheduled.
 func (r *Runtime) fireTimers() {
 	now := time.Now()
-	type due struct {
-		name string
-		at   time.Time
-	}
-	var fire []due
-	for name, at := range r.timers {
-		if !at.After(now) {
-			fire = append(fire, due{name, at})
-		}
-	}
-	slices.SortFunc(fire, func(a, b due) int {
-		if c := a.at.Compare(b.at); c != 0 {
-			return c
-		}
-		if a.name < b.name {
-			return -1
-		}
-		return 1
-	})
-	for _, f := range fire {
+	for _, f := range r.dueTimers(now) {
 		if at, ok := r.timers[f.name]; !ok || !at.Equal(f.at) {
 			continue // cancelled or rescheduled by an earlier handler
 		}
 		delete(r.timers, f.name)
 		r.dispatch(node.Event{Kind: node.EventTimer, Timer: f.name, Deadline: f.at, At: now}, nil)
 	}
+}
+
+// dueTimer is a timer due to fire, with the deadline it was armed for.
+type dueTimer struct {
+	name string
+	at   time.Time
+}
+
+// dueTimers lists the timers due at now, earliest first (ties by name).
+func (r *Runtime) dueTimers(now time.Time) []dueTimer {
+	var fire []dueTimer
+	for name, at := range r.timers {
+		if !at.After(now) {
+			fire = append(fire, dueTimer{name, at})
+		}
+	}
+	slices.SortFunc(fire, func(a, b dueTimer) int { return cmp.Or(a.at.Compare(b.at), strings.Compare(a.name, b.name)) })
+	return fire
 }
 
 // dispatch is the single point where the core goroutine steps the core:
@@ -865,20 +976,10 @@ func (r *Runtime) drain() {
 		}
 		switch {
 		case len(r.refq) > 0:
-			next := r.refq[0]
-			r.refq[0] = node.Envelope{}
-			r.refq = r.refq[1:]
-			if len(r.refq) == 0 {
-				r.refq = nil
-			}
+			next := popEnvelope(&r.refq)
 			r.step(node.Event{Kind: node.EventSendRefused, Peer: next.To, Msg: next.Msg, At: time.Now()}, nil)
 		case len(r.selfq) > 0:
-			next := r.selfq[0]
-			r.selfq[0] = node.Envelope{}
-			r.selfq = r.selfq[1:]
-			if len(r.selfq) == 0 {
-				r.selfq = nil
-			}
+			next := popEnvelope(&r.selfq)
 			r.step(node.Event{Kind: node.EventMessage, From: next.From, Msg: next.Msg, At: time.Now()}, &next)
 		case len(r.failq) > 0:
 			peer := r.failq[0]
@@ -888,6 +989,19 @@ func (r *Runtime) drain() {
 			return
 		}
 	}
+}
+
+// popEnvelope takes the first envelope off the queue *q, clearing its
+// slot (so the queue's array holds no message it no longer queues) and
+// dropping the array once the queue is empty.
+func popEnvelope(q *[]node.Envelope) node.Envelope {
+	next := (*q)[0]
+	(*q)[0] = node.Envelope{}
+	*q = (*q)[1:]
+	if len(*q) == 0 {
+		*q = nil
+	}
+	return next
 }
 
 // step runs one event through the layers and the core (layer.Pipeline:
@@ -904,38 +1018,64 @@ func (r *Runtime) step(ev node.Event, in *node.Envelope) { r.carryOut(r.pipe.Ste
 // it runs before the next one.
 func (r *Runtime) carryOut(o layer.Outcome) {
 	r.stageDurable(o)
-	if o.Event.Kind == node.EventSendRefused {
+	r.countRefusalChain(o.Event.Kind)
+	r.logErrors(o)
+	if o.Handled && o.Event.Kind == node.EventTransportError {
+		r.stats.transportErrors.Add(1)
+	}
+	r.mirrorTimers(o.Timers)
+	if o.Break != node.None && !r.breakConn(o.Break) {
+		return
+	}
+	r.sendAll(o.Sends)
+}
+
+// countRefusalChain extends the chain of EventSendRefused stepped in a
+// row (see maxRefusalChain) with an event of kind k, or ends it with any
+// other event; a layer call (kind 0) leaves it as it is.
+func (r *Runtime) countRefusalChain(k node.EventKind) {
+	if k == node.EventSendRefused {
 		r.refChain++
-	} else if o.Event.Kind != 0 {
+	} else if k != 0 {
 		r.refChain, r.refChainLogged = 0, false
 	}
+}
+
+// logErrors logs an outcome's errors: a layer call's (Start, Tick,
+// ConnectionBroken), or those of the event stepped.
+func (r *Runtime) logErrors(o layer.Outcome) {
 	for _, err := range o.Errors {
-		if o.Event.Kind == 0 { // a layer call: Start, Tick, ConnectionBroken
+		if o.Event.Kind == 0 {
 			r.log.Error("live: layer error", zap.Error(err))
 			continue
 		}
 		r.log.Error("live: layer or core error", zap.Stringer("event", o.Event), zap.Error(err))
 	}
-	if o.Handled && o.Event.Kind == node.EventTransportError {
-		r.stats.transportErrors.Add(1)
-	}
-	for _, op := range o.Timers {
+}
+
+// mirrorTimers applies the core's timer operations to the runtime's
+// wall-clock timers.
+func (r *Runtime) mirrorTimers(ops []node.TimerOp) {
+	for _, op := range ops {
 		if op.Cancel {
 			delete(r.timers, op.Name)
 		} else {
 			r.timers[op.Name] = op.At
 		}
 	}
-	if o.Break != node.None {
-		if r.wa.holding() && !r.commit() {
-			return
-		}
-		// Both ends' services see the broken connection: the transport
-		// reports it to this node as any lost connection, so its own
-		// failure handling runs beside the peer's.
-		r.tr.closePeer(o.Break, errBrokenByLayer, true)
+}
+
+// breakConn closes the connections to peer, whose message a verdict
+// broke, after committing the durable records held (false, and nothing
+// closed, when that commit failed). Both ends' services see the broken
+// connection: the transport reports it to this node as any lost
+// connection, so its own failure handling runs beside the peer's.
+func (r *Runtime) breakConn(peer node.ID) bool {
+	if r.wa.holding() && !r.commit() {
+		return false
 	}
-	r.sendAll(o.Sends)
+	r.tr.closePeer(peer, errBrokenByLayer, true)
+	return true
 }
 
 // sendAll sends a pipeline's messages in order: to peers on their
@@ -996,43 +1136,70 @@ const maxRefusalChain = 1024
 // a TrySend (env.Refusable) the queue refuses is counted and put on the
 // refusals for drain to step. layer marks a layer's own message, for the counters.
 func (r *Runtime) send(env node.Envelope, layer bool) {
-	frame, start := BeginFrame(make([]byte, 0, 256))
-	frame, err := r.reg.AppendEnvelope(frame, env)
-	if err != nil {
-		// An unregistered message type is a bug in the service (or layer).
-		r.log.Error("live: cannot encode message", zap.Stringer("to", env.To), zap.Error(err))
+	frame, start, ok := r.encodeFrame(env, messageLines)
+	if !ok {
 		r.failq = append(r.failq, env.To)
 		return
 	}
-	if n := len(frame) - start - node.FrameHeaderLen; n > r.cfg.Transport.MaxFrameSize {
-		r.log.Error("live: message exceeds the maximum frame size", zap.Stringer("to", env.To),
-			zap.String("type", env.Msg.MessageType()), zap.Int("bytes", n), zap.Int("max", r.cfg.Transport.MaxFrameSize))
-		r.failq = append(r.failq, env.To)
-		return
-	}
-	FinishFrame(frame, start)
-	err = r.tr.enqueue(env.To, frame, env.Refusable)
+	err := r.tr.enqueue(env.To, frame, env.Refusable)
 	if errors.Is(err, errSendRefused) && r.refusalOverflow(env) {
 		err = r.tr.enqueue(env.To, frame, false)
 	}
 	if err != nil {
-		switch {
-		case errors.Is(err, errSendRefused):
-			r.stats.sendsRefused.Add(1)
-			r.refNew = append(r.refNew, env)
-		case errors.Is(err, errNoAddress) && layer:
-			// A layer's message to a peer nobody could find (a Marker
-			// for a member a Request named): dropped, counted, no
-			// transport error for the service, which never sent to it.
-		case !errors.Is(err, errClosedLocally):
-			r.failq = append(r.failq, env.To)
-		}
+		r.sendFailed(env, err, layer)
 		return
 	}
 	if layer {
 		r.stats.layerMsgsOut.Add(1)
 		r.stats.layerBytesOut.Add(uint64(len(frame) - start))
 	}
+}
+
+// sendFailed handles a message the transport did not queue: a refused
+// TrySend is counted and put on the refusals; a layer's message to a
+// peer nobody could find (a Marker for a member a Request named) is
+// dropped, with no transport error for the service, which never sent
+// to it; any other failure but the transport's closing becomes a
+// transport error for the peer.
+func (r *Runtime) sendFailed(env node.Envelope, err error, layer bool) {
+	switch {
+	case errors.Is(err, errSendRefused):
+		r.stats.sendsRefused.Add(1)
+		r.refNew = append(r.refNew, env)
+	case errors.Is(err, errNoAddress) && layer:
+	case !errors.Is(err, errClosedLocally):
+		r.failq = append(r.failq, env.To)
+	}
+}
+
+// frameLines are the log lines of an envelope that cannot be framed: it
+// does not encode (an unregistered message type is a bug in the service
+// or layer), or it exceeds the maximum frame size.
+type frameLines struct{ unencodable, oversized string }
+
+// The frameLines of a message and of a datagram (which is dropped).
+var (
+	messageLines  = frameLines{"live: cannot encode message", "live: message exceeds the maximum frame size"}
+	datagramLines = frameLines{"live: cannot encode datagram; dropped", "live: datagram exceeds the maximum frame size; dropped"}
+)
+
+// encodeFrame encodes env into a frame of its own and returns it with
+// the offset its header starts at; false, logged with lines, when env
+// does not encode or exceeds MaxFrameSize.
+func (r *Runtime) encodeFrame(env node.Envelope, lines frameLines) (frame []byte, start int, ok bool) {
+	frame, start = BeginFrame(make([]byte, 0, 256))
+	frame, err := r.reg.AppendEnvelope(frame, env)
+	if err != nil {
+		r.log.Error(lines.unencodable, zap.Stringer("to", env.To), zap.Error(err))
+		return nil, 0, false
+	}
+	if n := len(frame) - start - node.FrameHeaderLen; n > r.cfg.Transport.MaxFrameSize {
+		r.log.Error(lines.oversized, zap.Stringer("to", env.To),
+			zap.String("type", env.Msg.MessageType()), zap.Int("bytes", n), zap.Int("max", r.cfg.Transport.MaxFrameSize))
+		return nil, 0, false
+	}
+	FinishFrame(frame, start)
+	return frame, start, true
 }
 
 // refusalOverflow reports whether the chain of refusals has reached
@@ -1059,21 +1226,8 @@ func (r *Runtime) refusalOverflow(env node.Envelope) bool {
 // size, it is dropped and counted, never reported: a datagram causes no
 // transport error.
 func (r *Runtime) sendDatagram(env node.Envelope) {
-	frame, start := BeginFrame(make([]byte, 0, 256))
-	frame, err := r.reg.AppendEnvelope(frame, env)
-	if err != nil {
-		r.log.Error("live: cannot encode datagram; dropped", zap.Stringer("to", env.To), zap.Error(err))
-		r.stats.dgramsDropped.Add(1)
-		return
-	}
-	if n := len(frame) - start - node.FrameHeaderLen; n > r.cfg.Transport.MaxFrameSize {
-		r.log.Error("live: datagram exceeds the maximum frame size; dropped", zap.Stringer("to", env.To),
-			zap.String("type", env.Msg.MessageType()), zap.Int("bytes", n), zap.Int("max", r.cfg.Transport.MaxFrameSize))
-		r.stats.dgramsDropped.Add(1)
-		return
-	}
-	FinishFrame(frame, start)
-	if !r.tr.enqueueDatagram(env.To, frame) {
+	frame, _, ok := r.encodeFrame(env, datagramLines)
+	if !ok || !r.tr.enqueueDatagram(env.To, frame) {
 		r.stats.dgramsDropped.Add(1)
 		return
 	}

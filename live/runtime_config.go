@@ -159,22 +159,34 @@ func (c RuntimeConfig) validateIdentity() error {
 // validateAddresses checks the service transport's addresses, the Join
 // list and JoinTimeout (defaults filled in).
 func (c RuntimeConfig) validateAddresses() error {
-	if err := checkHostPort("Listen", c.Listen, true); err != nil {
-		return err
-	}
+	return firstError(
+		checkHostPort("Listen", c.Listen, true),
+		c.validateAdvertise(),
+		c.validateJoin(),
+		checkPositive("JoinTimeout", c.JoinTimeout, DefaultJoinTimeout, "duration"),
+	)
+}
+
+// validateAdvertise checks Advertise, which is required when Listen names
+// no specific host (peers could not dial it).
+func (c RuntimeConfig) validateAdvertise() error {
 	if c.Advertise != "" {
-		if err := checkHostPort("Advertise", c.Advertise, false); err != nil {
-			return err
-		}
-	} else if host, _, _ := net.SplitHostPort(c.Listen); host == "" || isUnspecified(host) {
+		return checkHostPort("Advertise", c.Advertise, false)
+	}
+	if host, _, _ := net.SplitHostPort(c.Listen); host == "" || isUnspecified(host) {
 		return fmt.Errorf("live: RuntimeConfig.Advertise is required when Listen (%q) has no specific host", c.Listen)
 	}
+	return nil
+}
+
+// validateJoin checks every Join address.
+func (c RuntimeConfig) validateJoin() error {
 	for i, j := range c.Join {
 		if err := checkHostPort(fmt.Sprintf("Join[%d]", i), j, false); err != nil {
 			return err
 		}
 	}
-	return checkPositive("JoinTimeout", c.JoinTimeout, DefaultJoinTimeout, "duration")
+	return nil
 }
 
 // validateLayers checks that no layer is nil.
@@ -219,13 +231,25 @@ func checkHostPort(field, addr string, bind bool) error {
 	if err != nil {
 		return fmt.Errorf("live: RuntimeConfig.%s %q: invalid port", field, addr)
 	}
-	if p == 0 && !bind {
+	if bind {
+		return nil
+	}
+	if p == 0 {
 		return fmt.Errorf("live: RuntimeConfig.%s %q: port 0 names no peer", field, addr)
 	}
-	if host == "" && !bind {
+	if host == "" {
 		return fmt.Errorf("live: RuntimeConfig.%s %q: host is required", field, addr)
 	}
 	return nil
+}
+
+// checkOptionalHostPort is checkHostPort for a field whose zero value
+// ("") means a default.
+func checkOptionalHostPort(field, addr string, bind bool) error {
+	if addr == "" {
+		return nil
+	}
+	return checkHostPort(field, addr, bind)
 }
 
 func isUnspecified(host string) bool {

@@ -73,36 +73,54 @@ func (w *writeAhead) stage(ws []node.DurableWrite) {
 // (RuntimeConfig.Durability.Store, else the data directory's), loads it and checks the service's record
 // decodes. Called by Start before anything listens.
 func (r *Runtime) openStore() error {
-	st := r.cfg.Durability.Store
-	if st == nil && r.cfg.Durability.DataDir != "" {
-		var err error
-		if st, err = OpenDataDir(DataDirConfig{Dir: r.cfg.Durability.DataDir, ID: r.cfg.ID, Service: r.spec.Name,
-			Cluster: r.cfg.Label, ForgetLost: r.cfg.Durability.ForgetLostStore}); err != nil {
-			return err
-		}
-	}
-	if st == nil {
-		return nil
+	st, err := r.configuredStore()
+	if err != nil || st == nil {
+		return err
 	}
 	r.wa.store = st
 	recs, err := st.Load()
 	if err != nil {
 		return err
 	}
+	rec, err := r.recovered(recs)
+	if err != nil {
+		return err
+	}
+	r.wa.rec = rec
+	r.logRecovered(rec)
+	return nil
+}
+
+// configuredStore returns the store the configuration names: Durability.Store,
+// else the data directory's (opened), else none (nil).
+func (r *Runtime) configuredStore() (Store, error) {
+	if st := r.cfg.Durability.Store; st != nil || r.cfg.Durability.DataDir == "" {
+		return st, nil
+	}
+	return OpenDataDir(DataDirConfig{Dir: r.cfg.Durability.DataDir, ID: r.cfg.ID, Service: r.spec.Name,
+		Cluster: r.cfg.Label, ForgetLost: r.cfg.Durability.ForgetLostStore})
+}
+
+// recovered sorts the store's records into the service's and the layers'
+// and checks that the service's decodes.
+func (r *Runtime) recovered(recs map[string][]byte) (node.Recovered, error) {
 	rec := node.Recovered{Service: recs[node.ServiceDurableKey], Layers: map[string][]byte{}}
 	delete(recs, node.ServiceDurableKey)
 	maps.Copy(rec.Layers, recs)
 	if rec.Service != nil {
 		if _, err := r.core.DecodeDurable(rec.Service); err != nil {
-			return fmt.Errorf("live: the store's service record: %w", err)
+			return node.Recovered{}, fmt.Errorf("live: the store's service record: %w", err)
 		}
 	}
-	r.wa.rec = rec
+	return rec, nil
+}
+
+// logRecovered logs what the store held, when it held anything.
+func (r *Runtime) logRecovered(rec node.Recovered) {
 	if rec.Service != nil || len(rec.Layers) > 0 {
 		r.log.Info("live: recovered durable state", zap.Int("service_bytes", len(rec.Service)),
 			zap.Strings("layers", slices.Sorted(maps.Keys(rec.Layers))))
 	}
-	return nil
 }
 
 // start runs the node's first event: EventInit, through the pipeline's

@@ -88,37 +88,21 @@ func OpenStore(dir string, id node.ID, service string) (Store, error) {
 // error, never a fault. Directory 0700, files 0600: they hold what the
 // node promised.
 func OpenDataDir(c DataDirConfig) (Store, error) {
-	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("live: data directory: %w", err)
-	}
-	for _, name := range []string{StoreFile, IdentityFile} {
-		if err := os.Remove(filepath.Join(c.Dir, name+tmpSuffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("live: data directory: %w", err)
-		}
+	if err := removeLeftovers(c.Dir); err != nil {
+		return nil, err
 	}
 	want := dataDirIdentity{Node: c.ID.String(), Service: c.Service, Cluster: c.Cluster}
 	ident, initialised, err := readIdentity(c.Dir)
+	if err == nil && initialised {
+		err = ident.check(want)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if initialised {
-		if err := ident.check(want); err != nil {
-			return nil, err
-		}
-	}
 	path := filepath.Join(c.Dir, StoreFile)
-	switch err := checkStoreFile(path); {
-	case errors.Is(err, os.ErrNotExist), errors.Is(err, errEmptyStoreFile):
-		if (initialised || errors.Is(err, errEmptyStoreFile)) && !c.ForgetLost {
-			return nil, fmt.Errorf("%w: %s was initialised for %v (%s) but %s is %s: starting would forget what the node promised; "+
-				"restore the store, or start with an empty one knowing that (RuntimeConfig.Durability.ForgetLostStore, crystalball node --forget-lost-store)",
-				ErrStoreLost, c.Dir, c.ID, c.Service, StoreFile, lostHow(err))
-		}
-		if err := createStore(c.Dir, c.ID, c.Service); err != nil {
-			return nil, err
-		}
-		initialised = false // the identity names the old store: rewritten below
-	case err != nil:
+	// A store created now is not the one the identity names: it is
+	// rewritten below.
+	if initialised, err = ensureStoreFile(c, path, initialised); err != nil {
 		return nil, err
 	}
 	db, err := openBolt(path)
@@ -126,20 +110,68 @@ func OpenDataDir(c DataDirConfig) (Store, error) {
 		return nil, err
 	}
 	s := &boltStore{db: db, path: path}
-	inc, err := s.claim(c.ID, c.Service)
-	if err == nil && initialised && inc != ident.Store && !c.ForgetLost {
-		err = fmt.Errorf("%w: %s is not the store %s was initialised with (incarnation %s, found %s)",
-			ErrStoreLost, StoreFile, c.Dir, truncate(ident.Store), inc)
-	}
-	if err == nil && (!initialised || inc != ident.Store) {
-		want.Store = inc
-		err = writeIdentity(c.Dir, want)
-	}
-	if err != nil {
+	if err := s.bindIdentity(c, want, ident, initialised); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// removeLeftovers creates the data directory if need be and removes the
+// temporary files a failed start left in it.
+func removeLeftovers(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("live: data directory: %w", err)
+	}
+	for _, name := range []string{StoreFile, IdentityFile} {
+		if err := os.Remove(filepath.Join(dir, name+tmpSuffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("live: data directory: %w", err)
+		}
+	}
+	return nil
+}
+
+// ensureStoreFile checks the store file at path (checkStoreFile) and,
+// when it is missing or empty, creates a new store — unless the
+// directory was initialised (or the file emptied) and c.ForgetLost is
+// not set, which is ErrStoreLost. It returns whether the directory's
+// identity still names the store: false once a new one was created.
+func ensureStoreFile(c DataDirConfig, path string, initialised bool) (bool, error) {
+	err := checkStoreFile(path)
+	if !storeGone(err) {
+		return initialised, err
+	}
+	if (initialised || errors.Is(err, errEmptyStoreFile)) && !c.ForgetLost {
+		return false, fmt.Errorf("%w: %s was initialised for %v (%s) but %s is %s: starting would forget what the node promised; "+
+			"restore the store, or start with an empty one knowing that (RuntimeConfig.Durability.ForgetLostStore, crystalball node --forget-lost-store)",
+			ErrStoreLost, c.Dir, c.ID, c.Service, StoreFile, lostHow(err))
+	}
+	return false, createStore(c.Dir, c.ID, c.Service)
+}
+
+// storeGone reports whether checkStoreFile found no store to open: the
+// file is missing or empty.
+func storeGone(err error) bool {
+	return errors.Is(err, os.ErrNotExist) || errors.Is(err, errEmptyStoreFile)
+}
+
+// bindIdentity claims the opened store for c's node (claim) and makes
+// the directory's identity name the store's incarnation: in an
+// initialised directory a store of another incarnation than the
+// identity's is lost (ErrStoreLost) unless c.ForgetLost; the identity is
+// written when the directory was not initialised or named another
+// incarnation.
+func (s *boltStore) bindIdentity(c DataDirConfig, want, ident dataDirIdentity, initialised bool) error {
+	inc, err := s.claim(c.ID, c.Service)
+	if err != nil || initialised && inc == ident.Store {
+		return err
+	}
+	if initialised && !c.ForgetLost {
+		return fmt.Errorf("%w: %s is not the store %s was initialised with (incarnation %s, found %s)",
+			ErrStoreLost, StoreFile, c.Dir, truncate(ident.Store), inc)
+	}
+	want.Store = inc
+	return writeIdentity(c.Dir, want)
 }
 
 // lostHow says how checkStoreFile found the store gone.
@@ -168,10 +200,7 @@ func createStore(dir string, id node.ID, service string) error {
 		}
 	}
 	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, StoreFile))
-	}
-	if err == nil {
-		err = syncDir(dir)
+		err = renameInto(tmp, dir, StoreFile)
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -265,19 +294,11 @@ func (s *boltStore) claim(id node.ID, service string) (inc string, err error) {
 		if recs == nil || meta == nil {
 			return fmt.Errorf("%w: %s has no records or meta bucket", ErrStoreCorrupt, s.path)
 		}
-		for _, f := range []struct{ key, want string }{{string(metaNode), id.String()}, {string(metaService), service}} {
-			if got := string(meta.Get([]byte(f.key))); got != f.want {
-				return fmt.Errorf("%w: its %s is %q, this node's %q", ErrStoreIdentity, f.key, truncate(got), f.want)
-			}
+		if err := checkOwner(meta, id, service); err != nil {
+			return err
 		}
-		switch format := string(meta.Get(metaFormat)); format {
-		case storeFormat:
-		case storeFormatV1:
-			if err := upgradeV1(recs, meta); err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("%w: %s has format %q, want %q", ErrStoreCorrupt, s.path, truncate(format), storeFormat)
+		if err := s.upgradeFormat(recs, meta); err != nil {
+			return err
 		}
 		keys, err := decodeManifest(meta.Get(metaKeys))
 		if err != nil {
@@ -291,6 +312,31 @@ func (s *boltStore) claim(id node.ID, service string) (inc string, err error) {
 		return nil
 	})
 	return inc, err
+}
+
+// checkOwner checks that the store's meta bucket names node id and its
+// service; another's is ErrStoreIdentity.
+func checkOwner(meta *bolt.Bucket, id node.ID, service string) error {
+	for _, f := range []struct{ key, want string }{{string(metaNode), id.String()}, {string(metaService), service}} {
+		if got := string(meta.Get([]byte(f.key))); got != f.want {
+			return fmt.Errorf("%w: its %s is %q, this node's %q", ErrStoreIdentity, f.key, truncate(got), f.want)
+		}
+	}
+	return nil
+}
+
+// upgradeFormat accepts a store of the current format, upgrades a
+// format-1 one in place (upgradeV1) and refuses any other as
+// ErrStoreCorrupt.
+func (s *boltStore) upgradeFormat(recs, meta *bolt.Bucket) error {
+	switch format := string(meta.Get(metaFormat)); format {
+	case storeFormat:
+		return nil
+	case storeFormatV1:
+		return upgradeV1(recs, meta)
+	default:
+		return fmt.Errorf("%w: %s has format %q, want %q", ErrStoreCorrupt, s.path, truncate(format), storeFormat)
+	}
 }
 
 // upgradeV1 seals a format-1 store's records, lists them in a manifest
@@ -352,35 +398,44 @@ func (s *boltStore) Load() (out map[string][]byte, err error) {
 		}
 	}()
 	out = map[string][]byte{}
-	err = s.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketRecords)
-		if b == nil {
-			return fmt.Errorf("%w: no records bucket", ErrStoreCorrupt)
-		}
-		if err := b.ForEach(func(k, v []byte) error {
-			if _, listed := slices.BinarySearch(s.keys, string(k)); !listed {
-				return fmt.Errorf("%w: record %q is not in the store's manifest", ErrStoreCorrupt, truncate(string(k)))
-			}
-			data, err := openRecord(string(k), v)
-			if err != nil {
-				return err
-			}
-			out[string(k)] = data
-			return nil
-		}); err != nil {
-			return err
-		}
-		for _, k := range s.keys {
-			if _, ok := out[k]; !ok {
-				return fmt.Errorf("%w: record %q of the store's manifest is missing", ErrStoreCorrupt, truncate(k))
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err = s.db.View(func(tx *bolt.Tx) error { return s.readRecords(tx, out) }); err != nil {
 		return nil, fmt.Errorf("live: load the store: %w", err)
 	}
 	return out, nil
+}
+
+// readRecords opens every record of the records bucket into out, each
+// listed in the manifest and passing its checksum, and checks that none
+// the manifest lists is missing.
+func (s *boltStore) readRecords(tx *bolt.Tx, out map[string][]byte) error {
+	b := tx.Bucket(bucketRecords)
+	if b == nil {
+		return fmt.Errorf("%w: no records bucket", ErrStoreCorrupt)
+	}
+	if err := b.ForEach(func(k, v []byte) error { return s.openListed(out, string(k), v) }); err != nil {
+		return err
+	}
+	for _, k := range s.keys {
+		if _, ok := out[k]; !ok {
+			return fmt.Errorf("%w: record %q of the store's manifest is missing", ErrStoreCorrupt, truncate(k))
+		}
+	}
+	return nil
+}
+
+// openListed opens the stored record v of key k into out; a key the
+// manifest does not list, or a record failing its checksum, is
+// ErrStoreCorrupt.
+func (s *boltStore) openListed(out map[string][]byte, k string, v []byte) error {
+	if _, listed := slices.BinarySearch(s.keys, k); !listed {
+		return fmt.Errorf("%w: record %q is not in the store's manifest", ErrStoreCorrupt, truncate(k))
+	}
+	data, err := openRecord(k, v)
+	if err != nil {
+		return err
+	}
+	out[k] = data
+	return nil
 }
 
 func (s *boltStore) Write(ws []node.DurableWrite) error {

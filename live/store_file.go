@@ -1,12 +1,14 @@
 package live
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"os"
+	"slices"
 )
 
 // Checking a store file before bbolt maps it. bbolt reads its pages
@@ -43,7 +45,7 @@ type boltMeta struct {
 // parseBoltMeta reads the meta page at the start of b; false if it is
 // not a valid meta page (wrong magic, version or checksum).
 func parseBoltMeta(b []byte) (boltMeta, bool) {
-	if len(b) < boltPageHeader+boltMetaBody+8 {
+	if len(b) < boltMetaLen {
 		return boltMeta{}, false
 	}
 	body := b[boltPageHeader : boltPageHeader+boltMetaBody]
@@ -81,40 +83,77 @@ func checkStoreFile(path string) error {
 	if size == 0 {
 		return errEmptyStoreFile
 	}
-	buf := make([]byte, boltMaxPage)
-	n, err := f.ReadAt(buf[:boltPageHeader+boltMetaBody+8], 0)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("live: read the store %s: %w", path, err)
+	metas, err := readMetas(f, path)
+	if err != nil {
+		return err
 	}
+	return checkPages(path, metas, size)
+}
+
+// boltMetaLen is the bytes of a meta page parseBoltMeta reads: the page
+// header, the body and its checksum.
+const boltMetaLen = boltPageHeader + boltMetaBody + 8
+
+// readMetas reads the file's valid meta pages with plain reads: the
+// first, at the start of the file, then the second, one page in.
+func readMetas(f *os.File, path string) ([]boltMeta, error) {
 	metas := make([]boltMeta, 0, 2)
-	first, ok := parseBoltMeta(buf[:n])
+	first, ok, err := readMetaAt(f, 0, path)
+	if err != nil {
+		return nil, err
+	}
 	if ok {
 		metas = append(metas, first)
 	}
-	// The second meta page is one page in: at the first meta's page size,
-	// or (the first being damaged) at any sane size, as bbolt looks for it.
-	for ps := int64(boltMinPage); ps <= boltMaxPage; ps *= 2 {
-		if ok && ps != int64(first.pageSize) {
-			continue
+	for _, ps := range secondMetaOffsets(first, ok) {
+		m, valid, err := readMetaAt(f, ps, path)
+		if err != nil {
+			return nil, err
 		}
-		n, err := f.ReadAt(buf[:boltPageHeader+boltMetaBody+8], ps)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("live: read the store %s: %w", path, err)
-		}
-		if m, valid := parseBoltMeta(buf[:n]); valid && int64(m.pageSize) == ps {
-			metas = append(metas, m)
-			break
+		if valid && int64(m.pageSize) == ps {
+			return append(metas, m), nil
 		}
 	}
+	return metas, nil
+}
+
+// secondMetaOffsets lists where the second meta page may start, one page
+// in: at the first meta's page size or (the first being damaged) at any
+// sane size, as bbolt looks for it.
+func secondMetaOffsets(first boltMeta, firstValid bool) []int64 {
+	var offs []int64
+	for ps := int64(boltMinPage); ps <= boltMaxPage; ps *= 2 {
+		if !firstValid || ps == int64(first.pageSize) {
+			offs = append(offs, ps)
+		}
+	}
+	return offs
+}
+
+// readMetaAt reads the meta page at offset off of f; valid is false when
+// what is there (possibly nothing, past the end of the file) is not a
+// valid meta page.
+func readMetaAt(f *os.File, off int64, path string) (m boltMeta, valid bool, err error) {
+	var buf [boltMetaLen]byte
+	n, err := f.ReadAt(buf[:], off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return boltMeta{}, false, fmt.Errorf("live: read the store %s: %w", path, err)
+	}
+	m, valid = parseBoltMeta(buf[:n])
+	return m, valid, nil
+}
+
+// checkPages checks the newest of the valid meta pages (the one with the
+// highest transaction ID, the first on a tie, as bbolt picks it) against
+// the file's size: a sane page size, and the file holding max(2, pgid)
+// pages of it.
+func checkPages(path string, metas []boltMeta, size int64) error {
 	if len(metas) == 0 {
 		return fmt.Errorf("%w: %s: no valid bbolt meta page (%d bytes)", ErrStoreCorrupt, path, size)
 	}
-	m := metas[0]
-	if len(metas) == 2 && metas[1].txid > m.txid {
-		m = metas[1]
-	}
+	m := slices.MaxFunc(metas, func(a, b boltMeta) int { return cmp.Compare(a.txid, b.txid) })
 	ps := uint64(m.pageSize)
-	if ps < boltMinPage || ps > boltMaxPage || ps&(ps-1) != 0 {
+	if !saneBoltPageSize(ps) {
 		return fmt.Errorf("%w: %s: page size %d", ErrStoreCorrupt, path, ps)
 	}
 	pages := max(m.pgid, 2)
@@ -122,4 +161,10 @@ func checkStoreFile(path string) error {
 		return fmt.Errorf("%w: %s is %d bytes, its meta counts %d pages of %d bytes (truncated)", ErrStoreCorrupt, path, size, pages, ps)
 	}
 	return nil
+}
+
+// saneBoltPageSize reports whether ps is a power of two within
+// [boltMinPage, boltMaxPage].
+func saneBoltPageSize(ps uint64) bool {
+	return ps >= boltMinPage && ps <= boltMaxPage && ps&(ps-1) == 0
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // A data directory is initialised once: its first start creates the store
@@ -51,10 +52,26 @@ type dataDirIdentity struct {
 // maxIdentityFile, one JSON object of IdentityFile's fields and no other,
 // in its format.
 func decodeIdentity(b []byte) (dataDirIdentity, error) {
-	var id dataDirIdentity
 	if len(b) > maxIdentityFile {
-		return id, fmt.Errorf("%w: identity file of %d bytes, at most %d", ErrStoreCorrupt, len(b), maxIdentityFile)
+		return dataDirIdentity{}, fmt.Errorf("%w: identity file of %d bytes, at most %d", ErrStoreCorrupt, len(b), maxIdentityFile)
 	}
+	id, err := parseIdentityJSON(b)
+	if err != nil {
+		return dataDirIdentity{}, err
+	}
+	if id.Format != identityFormat {
+		return dataDirIdentity{}, fmt.Errorf("%w: identity file format %q, want %q", ErrStoreCorrupt, truncate(id.Format), identityFormat)
+	}
+	if slices.Contains([]string{id.Node, id.Service, id.Store}, "") {
+		return dataDirIdentity{}, fmt.Errorf("%w: identity file without a node, service or store", ErrStoreCorrupt)
+	}
+	return id, nil
+}
+
+// parseIdentityJSON parses one JSON object of IdentityFile's fields and
+// no other, with nothing after it.
+func parseIdentityJSON(b []byte) (dataDirIdentity, error) {
+	var id dataDirIdentity
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&id); err != nil {
@@ -62,12 +79,6 @@ func decodeIdentity(b []byte) (dataDirIdentity, error) {
 	}
 	if dec.More() {
 		return dataDirIdentity{}, fmt.Errorf("%w: identity file: data after its object", ErrStoreCorrupt)
-	}
-	if id.Format != identityFormat {
-		return dataDirIdentity{}, fmt.Errorf("%w: identity file format %q, want %q", ErrStoreCorrupt, truncate(id.Format), identityFormat)
-	}
-	if id.Node == "" || id.Service == "" || id.Store == "" {
-		return dataDirIdentity{}, fmt.Errorf("%w: identity file without a node, service or store", ErrStoreCorrupt)
 	}
 	return id, nil
 }
@@ -125,24 +136,36 @@ func writeFileAtomic(dir, name string, b []byte) error {
 	if err != nil {
 		return fmt.Errorf("live: data directory: %w", err)
 	}
-	_, err = f.Write(b)
+	err = writeSynced(f, b)
 	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, name))
-	}
-	if err == nil {
-		err = syncDir(dir)
+		err = renameInto(tmp, dir, name)
 	}
 	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("live: data directory: write %s: %w", name, err)
 	}
 	return nil
+}
+
+// writeSynced writes b to f, syncs it and closes it.
+func writeSynced(f *os.File, b []byte) error {
+	_, err := f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// renameInto renames the file tmp to name in dir and syncs dir, so the
+// rename is durable.
+func renameInto(tmp, dir, name string) error {
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		return err
+	}
+	return syncDir(dir)
 }
 
 // tmpSuffix marks a file being created; a start removes what a failed

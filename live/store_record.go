@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"slices"
 )
 
@@ -64,23 +65,29 @@ func decodeManifest(b []byte) ([]string, error) {
 	if len(b) < 5 || binary.BigEndian.Uint32(b) != crc32.Checksum(b[4:], castagnoli) {
 		return nil, bad
 	}
-	rest := b[4:]
+	keys, ok := decodeManifestKeys(b[4:])
+	if !ok || !slices.IsSorted(keys) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
+		return nil, bad
+	}
+	return keys, nil
+}
+
+// decodeManifestKeys decodes a manifest's body: a uvarint count of at
+// most maxManifestKeys, then that many keys (cutUvarintString) and
+// nothing after them.
+func decodeManifestKeys(rest []byte) ([]string, bool) {
 	n, k := binary.Uvarint(rest)
 	if k <= 0 || n > maxManifestKeys || n > uint64(len(rest)) {
-		return nil, bad
+		return nil, false
 	}
 	rest = rest[k:]
 	keys := make([]string, 0, n)
 	for range n {
-		l, k := binary.Uvarint(rest)
-		if k <= 0 || l > uint64(len(rest)-k) {
-			return nil, bad
+		key, r, ok := cutUvarintString(rest, math.MaxUint64)
+		if !ok {
+			return nil, false
 		}
-		keys = append(keys, string(rest[k:k+int(l)]))
-		rest = rest[k+int(l):]
+		keys, rest = append(keys, key), r
 	}
-	if len(rest) != 0 || !slices.IsSorted(keys) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
-		return nil, bad
-	}
-	return keys, nil
+	return keys, len(rest) == 0
 }

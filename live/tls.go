@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -71,11 +72,7 @@ func NodeURI(id node.ID) string { return nodeURIPrefix + strconv.FormatUint(uint
 // without sign or leading zeros, so that one ID has one spelling.
 func parseNodeURI(s string) (node.ID, error) {
 	digits, ok := strings.CutPrefix(s, nodeURIPrefix)
-	bad := !ok || len(s) > maxNodeURILen || digits == "" || digits[0] == '0'
-	for _, c := range digits {
-		bad = bad || c < '0' || c > '9'
-	}
-	if bad {
+	if !ok || len(s) > maxNodeURILen || !positiveDecimal.MatchString(digits) {
 		return node.None, fmt.Errorf("%w: URI %s is not %s<positive ID>", ErrCertificate, quotePrefix(s), nodeURIPrefix)
 	}
 	v, err := strconv.ParseUint(digits, 10, 64)
@@ -84,6 +81,10 @@ func parseNodeURI(s string) (node.ID, error) {
 	}
 	return node.ID(v), nil
 }
+
+// positiveDecimal matches a positive decimal number without sign or
+// leading zeros.
+var positiveDecimal = regexp.MustCompile(`^[1-9][0-9]*$`)
 
 // quotePrefix quotes at most the first 32 bytes of s: errors about
 // untrusted input stay short.

@@ -2,10 +2,13 @@ package live
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -169,54 +172,76 @@ func (c *peerConn) setConn(conn net.Conn) bool {
 // with report set from the core goroutine.
 func (c *peerConn) close(reason error, report bool) {
 	c.once.Do(func() {
-		c.mu.Lock()
-		c.dead = true
-		conn := c.conn
-		c.mu.Unlock()
-		close(c.closed)
-		if conn != nil {
-			conn.Close()
-		}
-		c.t.forget(c)
-		// Read after forget: whatever enqueue marked on c while it was
-		// in the tables (under the transport's lock) is visible here.
-		if report && c.datagramsOnly() {
-			report = false
-		}
-		lvl := zap.InfoLevel
-		if errors.Is(reason, ErrBadFrame) || errors.Is(reason, node.ErrBadEnvelope) ||
-			errors.Is(reason, node.ErrUnknownMessageType) || errors.Is(reason, ErrHandshake) {
-			lvl = zap.WarnLevel
-		}
-		if errors.Is(reason, errClosedLocally) {
-			lvl = zap.DebugLevel
-		}
-		fields := []zap.Field{zap.Stringer("peer", c.peer), zap.String("dir", c.dirName()), zap.NamedError("reason", reason)}
-		switch lvl {
-		case zap.WarnLevel:
-			// What the peer sent is to blame: a hostile peer may repeat
-			// it at will, so the line is rate-limited.
-			c.t.warn("live: connection closed", fields...)
-		case zap.InfoLevel:
-			// A peer can make connections close as fast (reconnecting, or
-			// naming peers nobody runs): rate-limited too.
-			c.t.limited(c.t.infos, zap.InfoLevel, "live: connection closed", fields...)
-		default:
-			if ce := c.t.log.Check(lvl, "live: connection closed"); ce != nil {
-				ce.Write(fields...)
-			}
-		}
+		c.shut()
+		// Read after forget (in shut): whatever enqueue marked on c while
+		// it was in the tables (under the transport's lock) is visible
+		// here.
+		report = report && !c.datagramsOnly()
+		c.logClosed(reason)
 		if report {
-			// One breakage, one transport error: close the other
-			// direction to the same peer now (so the next send redials)
-			// without reporting it again. A connection opened after
-			// this point is not affected.
-			if sib := c.t.sibling(c); sib != nil {
-				sib.close(fmt.Errorf("%w: the %s connection to the same peer broke", errClosedLocally, c.dirName()), false)
-			}
-			c.t.report(netEvent{peer: c.peer, err: reason})
+			c.reportBroken(reason)
 		}
 	})
+}
+
+// shut marks c dead, closes its channel and its socket (if dialled) and
+// removes it from the transport's tables.
+func (c *peerConn) shut() {
+	c.mu.Lock()
+	c.dead = true
+	conn := c.conn
+	c.mu.Unlock()
+	close(c.closed)
+	if conn != nil {
+		conn.Close()
+	}
+	c.t.forget(c)
+}
+
+// closeLevel is the level c's closing is logged at: debug for a close
+// of this node's own, warn when what the peer sent is to blame, info
+// otherwise.
+func closeLevel(reason error) zapcore.Level {
+	switch {
+	case errors.Is(reason, errClosedLocally):
+		return zap.DebugLevel
+	case isPeerFault(reason):
+		return zap.WarnLevel
+	default:
+		return zap.InfoLevel
+	}
+}
+
+// logClosed logs c's closing at closeLevel, the lines a peer can cause
+// rate-limited.
+func (c *peerConn) logClosed(reason error) {
+	lvl := closeLevel(reason)
+	fields := []zap.Field{zap.Stringer("peer", c.peer), zap.String("dir", c.dirName()), zap.NamedError("reason", reason)}
+	switch lvl {
+	case zap.WarnLevel:
+		// What the peer sent is to blame: a hostile peer may repeat
+		// it at will, so the line is rate-limited.
+		c.t.warn("live: connection closed", fields...)
+	case zap.InfoLevel:
+		// A peer can make connections close as fast (reconnecting, or
+		// naming peers nobody runs): rate-limited too.
+		c.t.limited(c.t.infos, zap.InfoLevel, "live: connection closed", fields...)
+	default:
+		if ce := c.t.log.Check(lvl, "live: connection closed"); ce != nil {
+			ce.Write(fields...)
+		}
+	}
+}
+
+// reportBroken hands the core goroutine the transport error of c's
+// breaking. One breakage, one transport error: the other direction to
+// the same peer is closed now (so the next send redials) without being
+// reported again. A connection opened after this point is not affected.
+func (c *peerConn) reportBroken(reason error) {
+	if sib := c.t.sibling(c); sib != nil {
+		sib.close(fmt.Errorf("%w: the %s connection to the same peer broke", errClosedLocally, c.dirName()), false)
+	}
+	c.t.report(netEvent{peer: c.peer, err: reason})
 }
 
 // transport owns the listener and the connections. Its methods are safe
@@ -309,25 +334,13 @@ func (t *transport) acceptLoop() {
 	for {
 		conn, err := t.ln.Accept()
 		if err != nil {
-			if t.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			t.log.Warn("live: accept failed", zap.Error(err))
-			select {
-			case <-time.After(50 * time.Millisecond):
-			case <-t.ctx.Done():
+			if !t.pauseAfterAccept(err) {
 				return
 			}
 			continue
 		}
-		if !t.limits.acquire(conn.RemoteAddr()) {
-			if !t.evictUnconfirmed(conn.RemoteAddr()) {
-				t.stats.connsRefused.Add(1)
-				t.warn("live: inbound connection refused: connection limit reached", zap.Stringer("remote", conn.RemoteAddr()))
-				conn.Close()
-				continue
-			}
-			t.limits.force(conn.RemoteAddr())
+		if !t.reserveSlot(conn) {
+			continue
 		}
 		if !t.track(conn) {
 			t.limits.release(conn.RemoteAddr())
@@ -338,6 +351,40 @@ func (t *transport) acceptLoop() {
 		t.wg.Add(1)
 		go t.serveInbound(conn)
 	}
+}
+
+// pauseAfterAccept logs a failed Accept and waits a moment before the
+// next one; false when the listener was closed or the runtime stops,
+// which ends the accept loop.
+func (t *transport) pauseAfterAccept(err error) bool {
+	if t.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+		return false
+	}
+	t.log.Warn("live: accept failed", zap.Error(err))
+	select {
+	case <-time.After(50 * time.Millisecond):
+		return true
+	case <-t.ctx.Done():
+		return false
+	}
+}
+
+// reserveSlot takes a slot of the inbound limits for an accepted
+// connection, evicting an unconfirmed peer's connection when they are
+// reached (evictUnconfirmed); when there is no room, it refuses and
+// closes the connection and returns false.
+func (t *transport) reserveSlot(conn net.Conn) bool {
+	if t.limits.acquire(conn.RemoteAddr()) {
+		return true
+	}
+	if !t.evictUnconfirmed(conn.RemoteAddr()) {
+		t.stats.connsRefused.Add(1)
+		t.warn("live: inbound connection refused: connection limit reached", zap.Stringer("remote", conn.RemoteAddr()))
+		conn.Close()
+		return false
+	}
+	t.limits.force(conn.RemoteAddr())
+	return true
 }
 
 // evictUnconfirmed makes room for a connection from remote that the
@@ -357,26 +404,38 @@ func (t *transport) evictUnconfirmed(remote net.Addr) bool {
 	if t.limits.full(remote) {
 		host = remoteHost(remote)
 	}
-	t.mu.Lock()
-	var victim *peerConn
-	for id, c := range t.in {
-		if host != "" && remoteHost(c.remote) != host {
-			continue
-		}
-		if _, ok := t.dir.confirmed(id); ok {
-			continue
-		}
-		if victim == nil || c.admitted.Before(victim.admitted) {
-			victim = c
-		}
-	}
-	t.mu.Unlock()
+	victim := t.oldestEvictable(host)
 	if victim == nil {
 		return false
 	}
 	t.stats.connsEvicted.Add(1)
 	victim.close(errEvicted, false)
 	return true
+}
+
+// oldestEvictable returns the inbound connection admitted first among
+// the evictable ones from host (any host when host is ""), or nil.
+func (t *transport) oldestEvictable(host string) *peerConn {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var victim *peerConn
+	for id, c := range t.in {
+		if t.evictable(id, c, host) && (victim == nil || c.admitted.Before(victim.admitted)) {
+			victim = c
+		}
+	}
+	return victim
+}
+
+// evictable reports whether c, the inbound connection of id, may be
+// closed to make room for a connection from host: it comes from host
+// (unless host is "") and nobody confirmed its peer.
+func (t *transport) evictable(id node.ID, c *peerConn, host string) bool {
+	if host != "" && remoteHost(c.remote) != host {
+		return false
+	}
+	_, confirmed := t.dir.confirmed(id)
+	return !confirmed
 }
 
 // errEvicted is the reason of an unconfirmed peer's connection closed to
@@ -440,7 +499,7 @@ func (t *transport) myHello(kind byte) hello {
 // rejected counts and classifies a connection failure caused by what the
 // peer sent.
 func (t *transport) rejected(err error) {
-	if errors.Is(err, ErrBadFrame) || errors.Is(err, node.ErrBadEnvelope) || errors.Is(err, node.ErrUnknownMessageType) || errors.Is(err, ErrHandshake) {
+	if isPeerFault(err) {
 		t.stats.framesRejected.Add(1)
 	}
 }
@@ -457,13 +516,9 @@ func (t *transport) limited(l *logLimiter, lvl zapcore.Level, msg string, fields
 	if ce == nil {
 		return
 	}
-	ok, suppressed := l.allow()
+	fields, ok := admitLine(l, &t.stats.logSuppressed, fields)
 	if !ok {
-		t.stats.logSuppressed.Add(1)
 		return
-	}
-	if suppressed > 0 {
-		fields = append(fields, zap.Int("suppressed_before", suppressed))
 	}
 	ce.Write(fields...)
 }
@@ -473,6 +528,42 @@ func (t *transport) serveInbound(conn net.Conn) {
 	defer t.limits.release(conn.RemoteAddr())
 	defer t.untrack(conn)
 	conn.SetDeadline(time.Now().Add(t.cfg.Transport.HandshakeTimeout))
+	conn, h, ok := t.handshakeInbound(conn)
+	if !ok || h.kind == helloProbe {
+		return
+	}
+	conn.SetDeadline(time.Time{})
+	c := &peerConn{t: t, peer: h.id, service: h.service, gossip: h.gossip, conn: conn, closed: make(chan struct{}),
+		remote: conn.RemoteAddr(), admitted: time.Now()}
+	c.lastRead.Store(time.Now().UnixNano())
+	if !t.establishInbound(c, h) {
+		return
+	}
+	t.log.Debug("live: inbound connection", zap.Stringer("peer", h.id), zap.Stringer("remote", conn.RemoteAddr()))
+	c.close(t.readEnvelopes(c, conn), true)
+}
+
+// handshakeInbound runs the acceptor's side of the handshake on an
+// accepted socket: TLS (when configured), the dialler's hello, checked,
+// and this node's answer. It returns the connection to read from (TLS's
+// when configured) and the peer's hello; false when the handshake
+// failed (logged, and counted when the peer is to blame).
+func (t *transport) handshakeInbound(conn net.Conn) (net.Conn, hello, bool) {
+	conn, h, err := t.readInboundHello(conn)
+	if err != nil {
+		t.refuseHello(conn, h, err)
+		return conn, h, false
+	}
+	if err := writeHelloFrame(conn, t.myHello(h.kind)); err != nil {
+		t.log.Info("live: inbound handshake failed", zap.Stringer("peer", h.id), zap.Error(err))
+		return conn, h, false
+	}
+	return conn, h, true
+}
+
+// readInboundHello runs the TLS handshake (when configured) and reads the
+// dialler's hello, bound to its certificate and checked (checkInbound).
+func (t *transport) readInboundHello(conn net.Conn) (net.Conn, hello, error) {
 	var h hello
 	conn, err := t.secureAccept(conn)
 	if err == nil {
@@ -481,54 +572,67 @@ func (t *transport) serveInbound(conn net.Conn) {
 	if err == nil {
 		err = bindHello(conn, h)
 	}
-	if err == nil && h.label != t.label {
-		err = fmt.Errorf("%w: cluster label %q, want %q", ErrHandshake, h.label, t.label)
+	if err == nil {
+		err = t.checkInbound(h)
 	}
-	if err == nil && h.kind == helloData && h.id == t.self {
-		err = fmt.Errorf("%w: peer claims this node's own ID %v", ErrHandshake, h.id)
+	return conn, h, err
+}
+
+// checkInbound checks a dialler's hello: the cluster label, and no data
+// connection claiming this node's own ID.
+func (t *transport) checkInbound(h hello) error {
+	if err := t.checkLabel(h); err != nil {
+		return err
 	}
-	if err != nil {
-		t.rejected(err)
-		t.warn("live: inbound handshake failed", zap.Stringer("remote", conn.RemoteAddr()), zap.Error(err))
-		if errors.Is(err, ErrHandshake) && h.id != node.None {
-			// A well-formed hello from another cluster: answer with ours
-			// so the dialler can say why it was refused.
-			writeHelloFrame(conn, t.myHello(h.kind))
-		}
-		return
+	if h.kind == helloData && h.id == t.self {
+		return fmt.Errorf("%w: peer claims this node's own ID %v", ErrHandshake, h.id)
 	}
-	if err := writeHelloFrame(conn, t.myHello(h.kind)); err != nil {
-		t.log.Info("live: inbound handshake failed", zap.Stringer("peer", h.id), zap.Error(err))
-		return
+	return nil
+}
+
+// checkLabel checks that a peer's hello names this node's cluster.
+func (t *transport) checkLabel(h hello) error {
+	if h.label != t.label {
+		return fmt.Errorf("%w: cluster label %q, want %q", ErrHandshake, h.label, t.label)
 	}
-	if h.kind == helloProbe {
-		return
+	return nil
+}
+
+// refuseHello counts and logs an inbound handshake that failed with err.
+// A well-formed hello from another cluster is answered with ours, so the
+// dialler can say why it was refused.
+func (t *transport) refuseHello(conn net.Conn, h hello, err error) {
+	t.rejected(err)
+	t.warn("live: inbound handshake failed", zap.Stringer("remote", conn.RemoteAddr()), zap.Error(err))
+	if errors.Is(err, ErrHandshake) && h.id != node.None {
+		writeHelloFrame(conn, t.myHello(h.kind))
 	}
-	conn.SetDeadline(time.Time{})
-	c := &peerConn{t: t, peer: h.id, service: h.service, gossip: h.gossip, conn: conn, closed: make(chan struct{}),
-		remote: conn.RemoteAddr(), admitted: time.Now()}
-	c.lastRead.Store(time.Now().UnixNano())
+}
+
+// establishInbound makes c, whose hello was h, the inbound connection of
+// its peer (admitInbound), learns the addresses the hello claims, and
+// reports the connection it replaced as broken before anything arrives
+// on the new one (the peer dialled again while its old connection looked
+// open: it restarted or lost that connection). False when c was refused
+// (counted and logged) or closed meanwhile.
+func (t *transport) establishInbound(c *peerConn, h hello) bool {
 	old, err := t.admitInbound(c)
 	if errors.Is(err, errClosedLocally) {
-		return
+		return false
 	}
 	if err != nil {
 		t.stats.helloConflicts.Add(1)
 		t.rejected(err)
-		t.warn("live: inbound connection refused", zap.Stringer("remote", conn.RemoteAddr()), zap.Error(err))
-		return
+		t.warn("live: inbound connection refused", zap.Stringer("remote", c.remote), zap.Error(err))
+		return false
 	}
 	if h.service != "" {
 		t.dir.learnHello(h.id, h.service, h.gossip)
 	}
 	if old != nil {
-		// The peer dialled again while its old connection looked open: it
-		// restarted or lost that connection. Report the old one as broken
-		// before anything arrives on the new one.
 		old.close(errSuperseded, true)
 	}
-	t.log.Debug("live: inbound connection", zap.Stringer("peer", h.id), zap.Stringer("remote", conn.RemoteAddr()))
-	c.close(t.readEnvelopes(c, conn), true)
+	return true
 }
 
 // admitInbound makes c the inbound connection of its peer and returns the
@@ -600,42 +704,74 @@ func (t *transport) readEnvelopes(c *peerConn, conn net.Conn) error {
 	for {
 		payload, err := t.readFrame(conn, br, buf)
 		if err != nil {
-			if isClosed(c) {
-				return errClosedLocally
-			}
-			t.rejected(err)
-			return err
+			return t.readFailed(c, err)
 		}
 		if cap(payload) <= 64<<10 {
 			buf = payload // reuse small buffers; let big ones go
 		}
 		c.lastRead.Store(time.Now().UnixNano())
-		if len(payload) == 1 && payload[0] == keepalive {
+		if bytes.Equal(payload, keepalivePayload) {
 			continue
 		}
-		env, err := t.reg.DecodeEnvelope(payload)
-		if err == nil && (env.From != c.peer || env.To != t.self) {
-			err = fmt.Errorf("%w: envelope %v→%v on the connection from %v to %v", node.ErrBadEnvelope, env.From, env.To, c.peer, t.self)
-		}
-		if err != nil {
-			t.rejected(err)
+		if err := t.deliver(c, payload); err != nil {
 			return err
 		}
-		if env.Datagram {
-			c.dgrams.Store(true)
-		} else {
-			c.msgs.Store(true)
-		}
-		t.stats.msgsIn.Add(1)
-		size := node.FrameHeaderLen + len(payload)
-		t.stats.bytesIn.Add(uint64(size))
-		select {
-		case t.events <- netEvent{peer: c.peer, env: env, size: size}:
-		case <-c.closed:
-			return errClosedLocally
-		case <-t.ctx.Done():
-			return errClosedLocally
-		}
+	}
+}
+
+// keepalivePayload is the payload of a keepalive frame.
+var keepalivePayload = []byte{keepalive}
+
+// readFailed returns why reading c failed: errClosedLocally when c was
+// closed meanwhile, else err, counted when the peer is to blame.
+func (t *transport) readFailed(c *peerConn, err error) error {
+	if isClosed(c) {
+		return errClosedLocally
+	}
+	t.rejected(err)
+	return err
+}
+
+// deliver decodes an envelope frame received on c (decodeFrom) and hands
+// it to the core goroutine; an error (counted when the peer is to blame)
+// ends the connection.
+func (t *transport) deliver(c *peerConn, payload []byte) error {
+	env, err := t.decodeFrom(c, payload)
+	if err != nil {
+		t.rejected(err)
+		return err
+	}
+	c.markCarried(env.Datagram)
+	t.stats.msgsIn.Add(1)
+	size := node.FrameHeaderLen + len(payload)
+	t.stats.bytesIn.Add(uint64(size))
+	select {
+	case t.events <- netEvent{peer: c.peer, env: env, size: size}:
+		return nil
+	case <-c.closed:
+		return errClosedLocally
+	case <-t.ctx.Done():
+		return errClosedLocally
+	}
+}
+
+// decodeFrom decodes an envelope received on c, which must come from c's
+// peer and be for this node.
+func (t *transport) decodeFrom(c *peerConn, payload []byte) (node.Envelope, error) {
+	env, err := t.reg.DecodeEnvelope(payload)
+	if err == nil && (env.From != c.peer || env.To != t.self) {
+		err = fmt.Errorf("%w: envelope %v→%v on the connection from %v to %v", node.ErrBadEnvelope, env.From, env.To, c.peer, t.self)
+	}
+	return env, err
+}
+
+// markCarried records that c carried (or was given) a datagram, or a
+// message.
+func (c *peerConn) markCarried(datagram bool) {
+	if datagram {
+		c.dgrams.Store(true)
+	} else {
+		c.msgs.Store(true)
 	}
 }
 
@@ -680,22 +816,11 @@ func isClosed(c *peerConn) bool {
 // frame above TrySendQueueBytes while something waits, or SendQueueLen
 // frames — returns errSendRefused and leaves the connection as it is.
 func (t *transport) enqueue(peer node.ID, frame []byte, refusable bool) error {
-	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
-		return errClosedLocally
+	c, err := t.outbound(peer, false)
+	if err != nil {
+		return err
 	}
-	c := t.out[peer]
-	if c == nil {
-		if c = t.dialOut(peer); c == nil {
-			t.mu.Unlock()
-			return errNoAddress
-		}
-	}
-	c.msgs.Store(true)
-	t.mu.Unlock()
-	n := int64(len(frame))
-	if q := c.queued.Load(); refusable && q > 0 && q+n > int64(t.cfg.Transport.TrySendQueueBytes) {
+	if refusable && c.overTryBound(int64(len(frame)), t.cfg.Transport.TrySendQueueBytes) {
 		return errSendRefused
 	}
 	if !c.push(frame) {
@@ -706,6 +831,48 @@ func (t *transport) enqueue(peer node.ID, frame []byte, refusable bool) error {
 		return errSendQueueFull
 	}
 	return nil
+}
+
+// overTryBound reports whether a TrySend of n bytes must be refused on
+// c: something waits in its queue, and n more bytes would pass bound.
+func (c *peerConn) overTryBound(n int64, bound int) bool {
+	q := c.queued.Load()
+	return q > 0 && q+n > int64(bound)
+}
+
+// outbound returns peer's outbound connection, created (dialOut) on
+// first use, marked as carrying a datagram or a message. It fails with
+// errClosedLocally once the transport is closed, errNoAddress when the
+// connection cannot be created, and, for a datagram, errUnreachable while
+// the peer's redial backoff runs.
+func (t *transport) outbound(peer node.ID, datagram bool) (*peerConn, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil, errClosedLocally
+	}
+	c := t.out[peer]
+	if c == nil {
+		if datagram && t.backingOff(peer) {
+			return nil, errUnreachable
+		}
+		if c = t.dialOut(peer); c == nil {
+			return nil, errNoAddress
+		}
+	}
+	c.markCarried(datagram)
+	return c, nil
+}
+
+// errUnreachable is a datagram for a peer whose last dial failed and
+// whose redial backoff has not passed: dropped.
+var errUnreachable = errors.New("live: peer unreachable until its redial backoff passes")
+
+// backingOff reports whether peer's last dial failed and its redial
+// backoff has not passed. t.mu must be held.
+func (t *transport) backingOff(peer node.ID) bool {
+	st, ok := t.redial[peer]
+	return ok && time.Now().Before(st.notBefore)
 }
 
 // push queues frame on c without blocking, accounting its bytes in
@@ -754,25 +921,8 @@ func (t *transport) dialOut(peer node.ID) *peerConn {
 // that only ever carried datagrams reports no transport error when it
 // fails or breaks.
 func (t *transport) enqueueDatagram(peer node.ID, frame []byte) bool {
-	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
-		return false
-	}
-	c := t.out[peer]
-	if c == nil {
-		if st, ok := t.redial[peer]; ok && time.Now().Before(st.notBefore) {
-			t.mu.Unlock()
-			return false
-		}
-		if c = t.dialOut(peer); c == nil {
-			t.mu.Unlock()
-			return false
-		}
-	}
-	c.dgrams.Store(true)
-	t.mu.Unlock()
-	return c.push(frame)
+	c, err := t.outbound(peer, true)
+	return err == nil && c.push(frame)
 }
 
 // closePeer closes every connection to and from peer. With report set it
@@ -849,35 +999,46 @@ func (c *peerConn) writeLoop(conn net.Conn) {
 		case <-c.closed:
 			return
 		case <-ka.C:
-			conn.SetWriteDeadline(time.Now().Add(t.cfg.Transport.WriteTimeout))
-			_, err := bw.Write(keepaliveFrame)
-			if err == nil {
-				err = bw.Flush()
-			}
-			if err != nil {
+			if err := c.writeKeepalive(conn, bw); err != nil {
 				c.close(fmt.Errorf("live: write keepalive: %w", err), !isClosed(c))
 				return
 			}
 			ka.Reset(t.cfg.Limits.IdleTimeout / 3)
 		case f := <-c.queue:
 			ka.Reset(t.cfg.Limits.IdleTimeout / 3)
-			conn.SetWriteDeadline(time.Now().Add(t.cfg.Transport.WriteTimeout))
-			_, err := bw.Write(f)
-			c.queued.Add(-int64(len(f)))
-			if err != nil {
+			if err := c.writeQueued(conn, bw, f); err != nil {
 				c.close(fmt.Errorf("live: write: %w", err), !isClosed(c))
 				return
 			}
-			t.stats.msgsOut.Add(1)
-			t.stats.bytesOut.Add(uint64(len(f)))
-			if len(c.queue) == 0 {
-				if err := bw.Flush(); err != nil {
-					c.close(fmt.Errorf("live: write: %w", err), !isClosed(c))
-					return
-				}
-			}
 		}
 	}
+}
+
+// writeKeepalive writes and flushes a keepalive frame, under WriteTimeout.
+func (c *peerConn) writeKeepalive(conn net.Conn, bw *bufio.Writer) error {
+	conn.SetWriteDeadline(time.Now().Add(c.t.cfg.Transport.WriteTimeout))
+	_, err := bw.Write(keepaliveFrame)
+	if err == nil {
+		err = bw.Flush()
+	}
+	return err
+}
+
+// writeQueued writes frame f, taken from c's queue, under WriteTimeout,
+// and flushes once the queue is empty.
+func (c *peerConn) writeQueued(conn net.Conn, bw *bufio.Writer, f []byte) error {
+	conn.SetWriteDeadline(time.Now().Add(c.t.cfg.Transport.WriteTimeout))
+	_, err := bw.Write(f)
+	c.queued.Add(-int64(len(f)))
+	if err != nil {
+		return err
+	}
+	c.t.stats.msgsOut.Add(1)
+	c.t.stats.bytesOut.Add(uint64(len(f)))
+	if len(c.queue) == 0 {
+		return bw.Flush()
+	}
+	return nil
 }
 
 // keepaliveFrame is the frame of a keepalive.
@@ -927,20 +1088,22 @@ func (t *transport) dialFailed(peer node.ID) {
 // t.mu must be held.
 func (t *transport) pruneRedial() {
 	now := time.Now()
-	for id, st := range t.redial {
-		if now.After(st.notBefore) {
-			delete(t.redial, id)
-		}
-	}
+	maps.DeleteFunc(t.redial, func(_ node.ID, st redialState) bool { return now.After(st.notBefore) })
 	for len(t.redial) > maxRedialEntries {
-		first, at := node.None, time.Time{}
-		for id, st := range t.redial {
-			if first == node.None || st.notBefore.Before(at) {
-				first, at = id, st.notBefore
-			}
-		}
-		delete(t.redial, first)
+		delete(t.redial, t.firstRedial())
 	}
+}
+
+// firstRedial returns the peer whose redial backoff ends first. t.mu
+// must be held.
+func (t *transport) firstRedial() node.ID {
+	first, at := node.None, time.Time{}
+	for id, st := range t.redial {
+		if first == node.None || st.notBefore.Before(at) {
+			first, at = id, st.notBefore
+		}
+	}
+	return first
 }
 
 // watchOutbound reads an outbound connection, on which the peer sends
@@ -1000,28 +1163,36 @@ func (t *transport) dialHello(ctx context.Context, addr string, kind byte) (hell
 		conn.Close()
 		return helloConn{}, errClosedLocally
 	}
-	deadline := time.Now().Add(t.cfg.Transport.HandshakeTimeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	conn.SetDeadline(deadline)
-	if err := writeHelloFrame(conn, t.myHello(kind)); err != nil {
-		t.untrack(conn)
-		return helloConn{}, fmt.Errorf("live: handshake with %s: %w", addr, err)
-	}
-	h, err := readHelloFrame(conn)
-	if err == nil {
-		err = bindHello(conn, h)
-	}
-	if err == nil && h.label != t.label {
-		err = fmt.Errorf("%w: cluster label %q, want %q", ErrHandshake, h.label, t.label)
-	}
+	h, err := t.greet(ctx, conn, kind)
 	if err != nil {
 		t.untrack(conn)
 		return helloConn{}, fmt.Errorf("live: handshake with %s: %w", addr, err)
 	}
 	conn.SetDeadline(time.Time{})
 	return helloConn{Conn: conn, h: h}, nil
+}
+
+// greet sends this node's hello of the given kind on a dialled
+// connection and reads the answer, bound to the peer's certificate and
+// checked for the cluster label, within HandshakeTimeout (or ctx's
+// deadline, if sooner).
+func (t *transport) greet(ctx context.Context, conn net.Conn, kind byte) (hello, error) {
+	deadline := time.Now().Add(t.cfg.Transport.HandshakeTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	conn.SetDeadline(deadline)
+	if err := writeHelloFrame(conn, t.myHello(kind)); err != nil {
+		return hello{}, err
+	}
+	h, err := readHelloFrame(conn)
+	if err == nil {
+		err = bindHello(conn, h)
+	}
+	if err == nil {
+		err = t.checkLabel(h)
+	}
+	return h, err
 }
 
 // probe asks the node at a service address for its hello.
@@ -1050,12 +1221,7 @@ func (t *transport) queuedBytes() uint64 {
 func (t *transport) connections() (out, in []node.ID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for id := range t.out {
-		out = append(out, id)
-	}
-	for id := range t.in {
-		in = append(in, id)
-	}
+	out, in = slices.Collect(maps.Keys(t.out)), slices.Collect(maps.Keys(t.in))
 	sortIDs(out)
 	sortIDs(in)
 	return out, in
@@ -1066,17 +1232,8 @@ func (t *transport) connections() (out, in []node.ID) {
 func (t *transport) shutdown() {
 	t.mu.Lock()
 	t.closed = true
-	conns := make([]*peerConn, 0, len(t.out)+len(t.in))
-	for _, c := range t.out {
-		conns = append(conns, c)
-	}
-	for _, c := range t.in {
-		conns = append(conns, c)
-	}
-	raw := make([]net.Conn, 0, len(t.raw))
-	for c := range t.raw {
-		raw = append(raw, c)
-	}
+	conns := append(slices.Collect(maps.Values(t.out)), slices.Collect(maps.Values(t.in))...)
+	raw := slices.Collect(maps.Keys(t.raw))
 	t.mu.Unlock()
 	if t.ln != nil {
 		t.ln.Close()
