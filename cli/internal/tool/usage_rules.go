@@ -1,0 +1,58 @@
+package tool
+
+import "cmp"
+
+// usageRule is one check of a command's flags or input: when broken
+// holds, err is the usage error the command reports. A list of rules
+// checked in order replaces a chain of ifs that each return.
+type usageRule struct {
+	broken bool
+	err    error
+}
+
+// firstBrokenRule returns the error of the first broken rule, in the
+// order given (the order the checks report in), or nil.
+func firstBrokenRule(rules ...usageRule) error {
+	for _, r := range rules {
+		if r.broken {
+			return r.err
+		}
+	}
+	return nil
+}
+
+// firstStepError runs steps in order and returns the first error, not
+// running the steps after it: a validation or setup that goes phase by
+// phase.
+func firstStepError(steps ...func() error) error {
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// firstError returns the first non-nil error of errs (checks already
+// made, with no effects), or nil.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outsideRange reports whether v lies outside lo..hi (both included).
+func outsideRange[T cmp.Ordered](v, lo, hi T) bool { return v < lo || v > hi }
+
+// anyHolds reports whether any of conds holds.
+func anyHolds(conds ...bool) bool {
+	for _, c := range conds {
+		if c {
+			return true
+		}
+	}
+	return false
+}
