@@ -2,9 +2,10 @@ package tool
 
 import "cmp"
 
-// usageRule is one check of a command's flags or input: when broken
-// holds, err is the usage error the command reports. A list of rules
-// checked in order replaces a chain of ifs that each return.
+// usageRule is one check of a command's flags or input (or of a
+// Program's contract): when broken holds, err is the error reported —
+// a usage error for flags and input. A list of rules checked in order
+// replaces a chain of ifs that each return.
 type usageRule struct {
 	broken bool
 	err    error
