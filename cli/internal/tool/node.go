@@ -138,7 +138,7 @@ func parseNodeFlags(cat *catalog, args []string, stderr io.Writer) (*nodeFlags, 
 // check validates f and resolves id, mode and the --gather default,
 // group by group in the order the errors are reported.
 func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
-	return firstStepError(
+	return firstFailingStep(
 		f.resolveID,
 		func() error { return f.checkServiceFlags(cat) },
 		func() error { return f.checkSnapshotFlags(gatherSet) },
@@ -165,7 +165,7 @@ func (f *nodeFlags) resolveID() error {
 // --service names a service of cat.
 func (f *nodeFlags) checkServiceFlags(cat *catalog) error {
 	set := countSet(f.tlsCert, f.tlsKey, f.tlsCA)
-	return firstBrokenRule(
+	return firstBrokenUsageRule(
 		usageRule{set != 0 && set != 3, usagef("--tls-cert, --tls-key and --tls-ca go together: give all three or none")},
 		usageRule{!cat.has(f.service), usagef("unknown service %q (known: %s)", f.service, cat.list())},
 	)
@@ -174,8 +174,8 @@ func (f *nodeFlags) checkServiceFlags(cat *catalog) error {
 // checkSnapshotFlags checks --nodes, --snapshots and --gather, and
 // defaults --gather (not given) to the --snapshots interval.
 func (f *nodeFlags) checkSnapshotFlags(gatherSet bool) error {
-	if err := firstBrokenRule(
-		usageRule{outsideRange(f.nodes, 0, 1<<16), usagef("--nodes must be in 0..65536, got %d", f.nodes)},
+	if err := firstBrokenUsageRule(
+		usageRule{outsideClosedRange(f.nodes, 0, 1<<16), usagef("--nodes must be in 0..65536, got %d", f.nodes)},
 		usageRule{f.snapEvery < 0, usagef("--snapshots must not be negative, got %v", f.snapEvery)},
 		usageRule{gatherSet && f.gatherEvery < 0, usagef("--gather must not be negative, got %v", f.gatherEvery)},
 		usageRule{gatherSet && f.gatherEvery > 0 && f.snapEvery == 0, usagef("--gather %v needs a snapshot manager (--snapshots is 0)", f.gatherEvery)},
@@ -185,13 +185,13 @@ func (f *nodeFlags) checkSnapshotFlags(gatherSet bool) error {
 	if f.gatherEvery < 0 {
 		f.gatherEvery = f.snapEvery
 	}
-	return firstError(checkInterval("snapshots", f.snapEvery), checkInterval("gather", f.gatherEvery))
+	return firstNonNilError(checkInterval("snapshots", f.snapEvery), checkInterval("gather", f.gatherEvery))
 }
 
 // checkRunFlags checks the flags of the running node: the join timeout,
 // the steering time, and which flags need or exclude others.
 func (f *nodeFlags) checkRunFlags() error {
-	return firstBrokenRule(
+	return firstBrokenUsageRule(
 		usageRule{f.joinTimeout < 0, usagef("--join-timeout must not be negative, got %v", f.joinTimeout)},
 		usageRule{f.steerTime <= 0, usagef("--steer-time must be positive, got %v", f.steerTime)},
 		usageRule{f.reports != "" && f.steer.mode == steering.Off, usagef("--reports needs --mode debug or steer")},
@@ -340,7 +340,7 @@ func (n *liveNode) steeringLayerConfig() *steering.LayerConfig {
 // openOutputs creates the --reports directory, reads --http-token-file
 // and binds the --http listener.
 func (n *liveNode) openOutputs() error {
-	return firstStepError(n.makeReportsDir, n.readHTTPToken, n.listenHTTP)
+	return firstFailingStep(n.makeReportsDir, n.readHTTPToken, n.listenHTTP)
 }
 
 // makeReportsDir creates the --reports directory (none without it).

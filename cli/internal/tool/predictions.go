@@ -145,7 +145,7 @@ func renderPrediction(e steering.LoggedPrediction, eps episodeLog, final []emula
 	p := predictionOut{Property: e.Property, Kind: node.Safety.String(), Shape: e.Shape, FirstPredictedS: first.Seconds(), Node: e.Node,
 		Predictors: slices.Clone(e.Nodes), Rounds: e.Rounds, Depth: len(e.Example.Path), Error: e.Example.Report.Error}
 	var onPath []node.ID
-	p.Path, onPath = renderPath(e.Example.Path)
+	p.Path, onPath = renderPredictedPath(e.Example.Path)
 	if e.Example.Filter != nil {
 		p.Filter = e.Example.Filter.String()
 	}
@@ -164,9 +164,9 @@ func renderPrediction(e steering.LoggedPrediction, eps episodeLog, final []emula
 	return p
 }
 
-// renderPath renders a predicted path's actions, and the nodes they
+// renderPredictedPath renders a predicted path's actions, and the nodes they
 // involve (each action's node and peer) in order.
-func renderPath(path []consequence.ActorAction) ([]string, []node.ID) {
+func renderPredictedPath(path []consequence.ActorAction) ([]string, []node.ID) {
 	texts := make([]string, len(path))
 	var onPath []node.ID
 	for i, a := range path {
@@ -215,25 +215,25 @@ func happenedAfter(found *episode, first time.Duration, same bool) *happenedOut 
 // whether its property held at the end of the run (final).
 func deadEnd(p steering.Prediction, final []emulation.LivenessResult) *deadEndOut {
 	c := p.Critical
-	d := &deadEndOut{Verdict: c.Verdict.String(), CriticalStep: c.Step + 1, HoldsAtEnd: holdsAtEnd(final, p.Property),
-		Critical: actionText(p.Path, c.Step), LiveStep: actionText(c.LivePath, c.Step)}
+	d := &deadEndOut{Verdict: c.Verdict.String(), CriticalStep: c.Step + 1, HoldsAtEnd: livenessHoldsAtEnd(final, p.Property),
+		Critical: pathActionText(p.Path, c.Step), LiveStep: pathActionText(c.LivePath, c.Step)}
 	for _, a := range c.LivePath {
 		d.LivePath = append(d.LivePath, a.String())
 	}
 	return d
 }
 
-// actionText is the text of path's action i, or "" when i is not in it.
-func actionText(path []consequence.ActorAction, i int) string {
+// pathActionText is the text of path's action i, or "" when i is not in it.
+func pathActionText(path []consequence.ActorAction, i int) string {
 	if i < 0 || i >= len(path) {
 		return ""
 	}
 	return path[i].String()
 }
 
-// holdsAtEnd reports whether the liveness property held on the run's
+// livenessHoldsAtEnd reports whether the liveness property held on the run's
 // final state (the last result of that name; true when there is none).
-func holdsAtEnd(final []emulation.LivenessResult, property string) bool {
+func livenessHoldsAtEnd(final []emulation.LivenessResult, property string) bool {
 	holds := true
 	for _, l := range final {
 		if l.Name == property {

@@ -31,7 +31,7 @@ func parseRate(s string) (float64, error) {
 		return 0, fmt.Errorf("invalid rate %q: want N/s, N/m or N/h (e.g. 1/m), or 0", s)
 	}
 	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || !finiteNonNegative(v) {
+	if err != nil || !finiteNonNegativeRate(v) {
 		return 0, fmt.Errorf("invalid rate %q: %q is not a non-negative number", s, num)
 	}
 	per, ok := rateUnits[unit]
@@ -41,6 +41,6 @@ func parseRate(s string) (float64, error) {
 	return v * float64(time.Minute) / float64(per), nil
 }
 
-// finiteNonNegative reports whether v is a number in 0..MaxFloat64: not
+// finiteNonNegativeRate reports whether v is a number in 0..MaxFloat64: not
 // negative, infinite or NaN.
-func finiteNonNegative(v float64) bool { return v >= 0 && v <= math.MaxFloat64 }
+func finiteNonNegativeRate(v float64) bool { return v >= 0 && v <= math.MaxFloat64 }

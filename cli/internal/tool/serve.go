@@ -218,7 +218,7 @@ func outside(root, file string) string {
 	if err != nil {
 		return "a link that leads nowhere"
 	}
-	if rel, err := filepath.Rel(root, real); err != nil || leavesDir(rel) {
+	if rel, err := filepath.Rel(root, real); err != nil || relClimbsOut(rel) {
 		return "a link to a file outside the directory"
 	}
 	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
@@ -227,9 +227,9 @@ func outside(root, file string) string {
 	return ""
 }
 
-// leavesDir reports whether the relative path rel climbs out of its
+// relClimbsOut reports whether the relative path rel climbs out of its
 // directory ("..", or "../" and more).
-func leavesDir(rel string) bool {
+func relClimbsOut(rel string) bool {
 	return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 

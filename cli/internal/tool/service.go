@@ -67,7 +67,7 @@ func newCatalog(p Program) (*catalog, error) {
 	if len(services) == 0 {
 		return nil, errNoService
 	}
-	if err := firstStepError(
+	if err := firstFailingStep(
 		func() error { return validateCommands(p.Commands, builtinCommands()) },
 		func() error { return validateModels(p.Models) }, // runs the models' Flags
 	); err != nil {
@@ -106,7 +106,7 @@ func (c *catalog) add(i int, s Service) error {
 // checkProgramService checks Service's contract on the program's service i
 // (0-based): a name without spaces or commas, a Workload, a valid spec.
 func checkProgramService(i int, s Service) error {
-	if err := firstBrokenRule(
+	if err := firstBrokenUsageRule(
 		usageRule{s.Name == "" || strings.ContainsAny(s.Name, " \t\n,"), fmt.Errorf("cli: service %d: name %q is empty or has spaces or commas", i+1, s.Name)},
 		usageRule{s.Workload == nil, fmt.Errorf("cli: service %q: Workload is nil", s.Name)},
 	); err != nil {

@@ -59,15 +59,15 @@ func appendTermSafe(out, raw []byte, r rune) []byte {
 	switch {
 	case r == utf8.RuneError && len(raw) == 1:
 		return fmt.Appendf(out, `\x%02x`, raw[0])
-	case escapedControl(r):
+	case termEscapesControl(r):
 		return fmt.Appendf(out, `\u%04x`, r)
 	}
 	return append(out, raw...)
 }
 
-// escapedControl reports whether r is a control character termSafe
+// termEscapesControl reports whether r is a control character termSafe
 // escapes: all but newline and tab.
-func escapedControl(r rune) bool {
+func termEscapesControl(r rune) bool {
 	return unicode.IsControl(r) && r != '\n' && r != '\t'
 }
 

@@ -343,8 +343,8 @@ func traceGraph(tl *timeline) *eventGraph {
 // channel: a delivery or a drop.
 var channelEventKinds = map[string]bool{"message": true, "datagram": true, "drop": true}
 
-// deliveryKey is the channel and message type of a delivery or drop.
-func deliveryKey(s tstep) traceSendKey {
+// traceDeliveryKey is the channel and message type of a delivery or drop.
+func traceDeliveryKey(s tstep) traceSendKey {
 	k := traceSendKey{from: s.peer, to: s.node, msg: s.msg, datagram: s.kind == "datagram"}
 	if s.kind == "drop" {
 		kind, msg, _ := strings.Cut(s.msg, " ")
@@ -353,8 +353,8 @@ func deliveryKey(s tstep) traceSendKey {
 	return k
 }
 
-// channelKind is an edge's kind for a send: "datagram" or "message".
-func channelKind(datagram bool) string {
+// traceSendKind is an edge's kind for a send: "datagram" or "message".
+func traceSendKind(datagram bool) string {
 	if datagram {
 		return "datagram"
 	}
@@ -367,12 +367,12 @@ func (b *traceGraphBuilder) matchDelivery(i int, s tstep) {
 	if !channelEventKinds[s.kind] {
 		return
 	}
-	k := deliveryKey(s)
+	k := traceDeliveryKey(s)
 	q := b.queues[k]
 	if len(q) == 0 {
 		return
 	}
-	b.g.edges = append(b.g.edges, edge{From: q[0], To: i, Kind: channelKind(k.datagram), Label: k.msg, Dropped: s.kind == "drop"})
+	b.g.edges = append(b.g.edges, edge{From: q[0], To: i, Kind: traceSendKind(k.datagram), Label: k.msg, Dropped: s.kind == "drop"})
 	b.queues[k] = q[1:]
 }
 

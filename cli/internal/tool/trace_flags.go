@@ -81,10 +81,10 @@ func startsWithOperand(args []string) bool {
 // checkCombination checks --graph's format and the flags that need or
 // exclude others.
 func (f *traceFlags) checkCombination() error {
-	return firstBrokenRule(
+	return firstBrokenUsageRule(
 		usageRule{!slices.Contains([]string{"", "text", "dot", "svg"}, f.graph), usagef("--graph %s: want text, svg or dot", quoteShort(f.graph))},
 		usageRule{f.out != "" && f.graph == "", usagef("--out needs --graph")},
-		usageRule{f.debug && anyHolds(f.diff != "", f.live, f.graph != ""),
+		usageRule{f.debug && anyConditionHolds(f.diff != "", f.live, f.graph != ""),
 			usagef("--diff, --live and --graph are commands of the interactive loop (diff, live, graph): not with 'trace debug' or -i")},
 	)
 }
@@ -159,10 +159,10 @@ func (f *traceFlags) debugLoop(d *mdb, w *bufio.Writer) error {
 // diff, the live comparison; or, with none of them, the path (and a
 // liveness report's comparison with its nearest live path).
 func (f *traceFlags) show(d *mdb) error {
-	if !anyHolds(f.graph != "", f.step != "", f.diff != "", f.live) {
+	if !anyConditionHolds(f.graph != "", f.step != "", f.diff != "", f.live) {
 		return f.showPath(d)
 	}
-	return firstStepError(
+	return firstFailingStep(
 		func() error { return f.showGraph(d) },
 		func() error { return f.showStep(d) },
 		func() error { return f.showDiff(d) },

@@ -26,7 +26,7 @@ func readCheckOutput(file string, b []byte, which int) (checkOutput, consequence
 	if err != nil {
 		return co, rep, err
 	}
-	if outsideRange(which, 1, len(raw)) {
+	if outsideClosedRange(which, 1, len(raw)) {
 		return co, rep, usagef("%s has %d replayable violations, --violation %d is out of range", file, len(raw), which)
 	}
 	if err := report.Unmarshal(raw[which-1], &rep); err != nil {
@@ -41,11 +41,11 @@ func readCheckOutput(file string, b []byte, which int) (checkOutput, consequence
 // checkCheckOutputBounds checks the node count, the fault budgets and the
 // names of a check --json output against what the model rebuild accepts.
 func checkCheckOutputBounds(file string, co checkOutput) error {
-	return firstBrokenRule(
-		usageRule{outsideRange(co.Nodes, 1, maxCheckNodes), usagef("%s: nodes %d, want 1..%d", file, co.Nodes, maxCheckNodes)},
-		usageRule{anyHolds(outsideRange(co.Resets, 0, report.MaxFaults), outsideRange(co.Breaks, 0, report.MaxFaults), outsideRange(co.Drops, 0, report.MaxFaults)),
+	return firstBrokenUsageRule(
+		usageRule{outsideClosedRange(co.Nodes, 1, maxCheckNodes), usagef("%s: nodes %d, want 1..%d", file, co.Nodes, maxCheckNodes)},
+		usageRule{anyConditionHolds(outsideClosedRange(co.Resets, 0, report.MaxFaults), outsideClosedRange(co.Breaks, 0, report.MaxFaults), outsideClosedRange(co.Drops, 0, report.MaxFaults)),
 			usagef("%s: resets %d, breaks %d and drops %d, want 0..%d", file, co.Resets, co.Breaks, co.Drops, report.MaxFaults)},
-		usageRule{outsideRange(co.Refusals, 0, report.MaxFaults), usagef("%s: refusals %d, want 0..%d", file, co.Refusals, report.MaxFaults)},
+		usageRule{outsideClosedRange(co.Refusals, 0, report.MaxFaults), usagef("%s: refusals %d, want 0..%d", file, co.Refusals, report.MaxFaults)},
 		usageRule{max(len(co.Target), len(co.Fix)) > report.MaxNameBytes,
 			usagef("%s: service %s or fix %s longer than %d bytes", file, report.Quote(co.Target), report.Quote(co.Fix), report.MaxNameBytes)},
 	)

@@ -11,9 +11,9 @@ type usageRule struct {
 	err    error
 }
 
-// firstBrokenRule returns the error of the first broken rule, in the
+// firstBrokenUsageRule returns the error of the first broken rule, in the
 // order given (the order the checks report in), or nil.
-func firstBrokenRule(rules ...usageRule) error {
+func firstBrokenUsageRule(rules ...usageRule) error {
 	for _, r := range rules {
 		if r.broken {
 			return r.err
@@ -22,10 +22,10 @@ func firstBrokenRule(rules ...usageRule) error {
 	return nil
 }
 
-// firstStepError runs steps in order and returns the first error, not
+// firstFailingStep runs steps in order and returns the first error, not
 // running the steps after it: a validation or setup that goes phase by
 // phase.
-func firstStepError(steps ...func() error) error {
+func firstFailingStep(steps ...func() error) error {
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err
@@ -34,9 +34,9 @@ func firstStepError(steps ...func() error) error {
 	return nil
 }
 
-// firstError returns the first non-nil error of errs (checks already
+// firstNonNilError returns the first non-nil error of errs (checks already
 // made, with no effects), or nil.
-func firstError(errs ...error) error {
+func firstNonNilError(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -45,11 +45,11 @@ func firstError(errs ...error) error {
 	return nil
 }
 
-// outsideRange reports whether v lies outside lo..hi (both included).
-func outsideRange[T cmp.Ordered](v, lo, hi T) bool { return v < lo || v > hi }
+// outsideClosedRange reports whether v lies outside lo..hi (both included).
+func outsideClosedRange[T cmp.Ordered](v, lo, hi T) bool { return v < lo || v > hi }
 
-// anyHolds reports whether any of conds holds.
-func anyHolds(conds ...bool) bool {
+// anyConditionHolds reports whether any of conds holds.
+func anyConditionHolds(conds ...bool) bool {
 	for _, c := range conds {
 		if c {
 			return true
