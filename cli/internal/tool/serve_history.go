@@ -18,7 +18,7 @@ func timelineHistory(tl *timeline) *webview.History {
 	var h node.History
 	var spec node.Spec
 	switch {
-	case tl.states != nil && tl.m != nil:
+	case tl.replayedOnModel():
 		h, spec = tl.states[len(tl.states)-1].History(), tl.m.Spec()
 	case tl.rerunCfg != nil && len(tl.rerunCfg.Spec.PropertiesOf(node.HistoryKind)) > 0:
 		v, err := tl.rerun(len(tl.steps))
@@ -35,6 +35,10 @@ func timelineHistory(tl *timeline) *webview.History {
 	}
 	return webHistory(title, h, spec.PropertiesOf(node.HistoryKind))
 }
+
+// replayedOnModel reports whether tl is a path replayed on its model,
+// with every state (not an emulation trace).
+func (tl *timeline) replayedOnModel() bool { return tl.states != nil && tl.m != nil }
 
 // webHistory renders h with the verdicts of props on it; nil for an
 // empty history.
@@ -128,7 +132,7 @@ func opWhen(h node.History, o node.Operation) string {
 // the client history at its end: an operation a line, with the positions
 // of its invocation and response in the history's order.
 func printHistory(w io.Writer, tl *timeline) {
-	if tl.states == nil || tl.m == nil {
+	if !tl.replayedOnModel() {
 		return
 	}
 	wh := webHistory("client history at the end of the path", tl.states[len(tl.states)-1].History(), tl.m.Spec().PropertiesOf(node.HistoryKind))

@@ -102,6 +102,23 @@ func checkTimeline(cat *catalog, file string, b []byte, which int) (*timeline, e
 	if err != nil {
 		return nil, err
 	}
+	tl, err := replayCheckOutput(cat, file, co, rep)
+	if err != nil {
+		return nil, err
+	}
+	tl.head = []string{fmt.Sprintf("%s (%s), %d nodes, faults %s", co.Target, co.Options, co.Nodes, co.Faults)}
+	if hasWalkSuspect(co) {
+		if err := tl.withSuspect(co.Liveness); err != nil {
+			return nil, usagef("%s: %v", file, err)
+		}
+	}
+	tl.head = append(tl.head, violationLine(rep))
+	return tl, nil
+}
+
+// replayCheckOutput replays rep, a violation of the check --json output
+// co, on the model co describes (its service, fix, nodes and faults).
+func replayCheckOutput(cat *catalog, file string, co checkOutput, rep consequence.ActorReport) (*timeline, error) {
 	svc, err := lookupReported(cat, file, co.Target, co.Fix, co.Nodes)
 	if err != nil {
 		return nil, err
@@ -110,18 +127,14 @@ func checkTimeline(cat *catalog, file string, b []byte, which int) (*timeline, e
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	tl, err := replayWholeReport(file, m, rep)
-	if err != nil {
-		return nil, err
-	}
-	tl.head = []string{fmt.Sprintf("%s (%s), %d nodes, faults %s", co.Target, co.Options, co.Nodes, co.Faults)}
-	if l := co.Liveness; l != nil && l.DeadEnd != nil && len(co.Reports) == 0 {
-		if err := tl.withSuspect(l); err != nil {
-			return nil, usagef("%s: %v", file, err)
-		}
-	}
-	tl.head = append(tl.head, violationLine(rep))
-	return tl, nil
+	return replayWholeReport(file, m, rep)
+}
+
+// hasWalkSuspect reports whether co is a walk check's output whose one
+// report is its liveness suspect, with a dead end.
+func hasWalkSuspect(co checkOutput) bool {
+	l := co.Liveness
+	return l != nil && l.DeadEnd != nil && len(co.Reports) == 0
 }
 
 // replayWholeReport checks the whole report rep of file against m first

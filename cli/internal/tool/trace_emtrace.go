@@ -264,25 +264,50 @@ func parsePeerWords(st *tstep, words []string) error {
 	return err
 }
 
+// traceEffectParsers parse the KEY=VALUE effects of a step's line, by
+// key; an effect of another key is ignored.
+var traceEffectParsers = map[string]func(st *tstep, val string) error{
+	"hash":  parseHashEffect,
+	"sends": parseSendsEffect,
+	"to":    parseToEffect,
+	"set":   parseSetEffect,
+}
+
+// parseHashEffect reads hash=H: the node's state hash after the step.
+func parseHashEffect(st *tstep, val string) error {
+	st.hash = val
+	return nil
+}
+
+// parseSendsEffect checks sends=N, the count of the step's sends.
+func parseSendsEffect(_ *tstep, val string) error {
+	if _, err := strconv.Atoi(val); err != nil {
+		return fmt.Errorf("bad sends %s", quoteShort(val))
+	}
+	return nil
+}
+
+// parseToEffect reads to=..., the messages the step sent.
+func parseToEffect(st *tstep, val string) error {
+	sends, err := parseTraceSends(val)
+	st.sends = sends
+	return err
+}
+
+// parseSetEffect reads set=..., the timers the step set.
+func parseSetEffect(st *tstep, val string) error {
+	st.set = strings.Split(val, ",")
+	return nil
+}
+
 // parseEffects parses the part of a step's line after " -> ".
 func (st *tstep) parseEffects(s string) error {
 	for _, f := range strings.Fields(s) {
 		key, val, _ := strings.Cut(f, "=")
-		switch key {
-		case "hash":
-			st.hash = val
-		case "sends":
-			if _, err := strconv.Atoi(val); err != nil {
-				return fmt.Errorf("bad sends %s", quoteShort(val))
-			}
-		case "to":
-			sends, err := parseTraceSends(val)
-			if err != nil {
+		if parse, ok := traceEffectParsers[key]; ok {
+			if err := parse(st, val); err != nil {
 				return err
 			}
-			st.sends = sends
-		case "set":
-			st.set = strings.Split(val, ",")
 		}
 	}
 	return nil
