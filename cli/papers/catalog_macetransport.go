@@ -30,27 +30,10 @@ func buildMaceTransport(fixes []string, nodes int) (tool.Service, error) {
 		return tool.Service{}, err
 	}
 	return tool.Service{
-		Name: macetransport.Name,
-		Spec: spec,
-		Workload: func(id node.ID, restart bool) []node.Message {
-			if id != 1 || restart || (nodes != 0 && nodes < 2) {
-				return nil
-			}
-			return []node.Message{macetransport.SendMessages{To: 2, Count: macetransportCount}}
-		},
-		Join: func(self node.ID, bootstrap []node.ID) []node.Message {
-			to := node.None
-			switch {
-			case nodes >= 2:
-				to = self%node.ID(nodes) + 1
-			case len(bootstrap) > 0:
-				to = bootstrap[0]
-			}
-			if to == node.None || to == self {
-				return nil
-			}
-			return []node.Message{macetransport.SendMessages{To: to, Count: macetransportCount}}
-		},
+		Name:     macetransport.Name,
+		Spec:     spec,
+		Workload: macetransportWorkload(nodes),
+		Join:     macetransportJoin(nodes),
 		Summarize: func(v node.View) []tool.Figure {
 			s := macetransport.Summarize(v)
 			return []tool.Figure{
@@ -64,4 +47,41 @@ func buildMaceTransport(fixes []string, nodes int) (tool.Service, error) {
 		Describe: func(v node.View) string { return macetransport.Summarize(v).String() },
 		Options:  opts.String(),
 	}, nil
+}
+
+// macetransportWorkload is the test application's calls on a node of a
+// cluster of nodes (0: not given): node 1 sends its two messages to node
+// 2 when it first starts, unless it is alone.
+func macetransportWorkload(nodes int) func(id node.ID, restart bool) []node.Message {
+	return func(id node.ID, restart bool) []node.Message {
+		if id != 1 || restart || (nodes != 0 && nodes < 2) {
+			return nil
+		}
+		return []node.Message{macetransport.SendMessages{To: 2, Count: macetransportCount}}
+	}
+}
+
+// macetransportJoin is a live node's calls once it has joined: its two
+// messages to its receiver (macetransportReceiver), none without one.
+func macetransportJoin(nodes int) func(self node.ID, bootstrap []node.ID) []node.Message {
+	return func(self node.ID, bootstrap []node.ID) []node.Message {
+		to := macetransportReceiver(self, bootstrap, nodes)
+		if to == node.None || to == self {
+			return nil
+		}
+		return []node.Message{macetransport.SendMessages{To: to, Count: macetransportCount}}
+	}
+}
+
+// macetransportReceiver is the node a live node sends to: the next node
+// ID of a cluster of nodes (node N sends to node 1), or, when the cluster
+// size is not given, the first node behind --join (none without one).
+func macetransportReceiver(self node.ID, bootstrap []node.ID, nodes int) node.ID {
+	switch {
+	case nodes >= 2:
+		return self%node.ID(nodes) + 1
+	case len(bootstrap) > 0:
+		return bootstrap[0]
+	}
+	return node.None
 }

@@ -85,7 +85,7 @@ func runRandTreePrediction(args []string, stdout, stderr io.Writer) error {
 
 // noneIfZero maps a flag's 0 ("none") to the experiments' negative
 // ("none"; their 0 is "the default").
-func noneIfZero[T int | time.Duration](v T) T {
+func noneIfZero[T int | float64 | time.Duration](v T) T {
 	if v == 0 {
 		return -1
 	}

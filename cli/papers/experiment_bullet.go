@@ -2,6 +2,7 @@ package papers
 
 import (
 	"bufio"
+	"context"
 	"flag"
 	"fmt"
 	"github.com/seed6eee2ec7/crystalball/cli/internal/tool"
@@ -58,54 +59,81 @@ func (f *bulletOverheadFlags) register(fs *flag.FlagSet) {
 // values are usage errors.
 func (f *bulletOverheadFlags) config() (experiments.BulletOverheadConfig, error) {
 	var cfg experiments.BulletOverheadConfig
-	switch {
-	case f.nodes < 2 || f.nodes > 1000:
-		return cfg, tool.UsageErrorf("--nodes must be in 2..1000 (n1 is the source), got %d", f.nodes)
-	case !(f.fileMB > 0) || math.IsInf(f.fileMB, 0):
-		return cfg, tool.UsageErrorf("--file-mb must be a positive number of MiB, got %v", f.fileMB)
-	case f.blockSize <= 0 || f.blockSize > bullet.MaxBlockSize:
-		return cfg, tool.UsageErrorf("--block-size must be in 1..%d bytes, got %d", bullet.MaxBlockSize, f.blockSize)
-	case f.maxStates <= 0:
-		return cfg, tool.UsageErrorf("--max-states must be positive, got %d", f.maxStates)
-	case f.walks < 0:
-		return cfg, tool.UsageErrorf("--walks must not be negative, got %d", f.walks)
-	case f.sendQueue < 0:
-		return cfg, tool.UsageErrorf("--send-queue must not be negative, got %d", f.sendQueue)
-	case *f.maxDuration <= 0 || *f.costPerState <= 0:
-		return cfg, tool.UsageErrorf("--max-duration and --cost-per-state must be positive, got %v and %v", *f.maxDuration, *f.costPerState)
-	}
-	if err := tool.CheckInterval("snapshots", *f.snapshots); err != nil {
+	fileBytes := math.Ceil(f.fileMB * (1 << 20))
+	if err := f.checkBounds(fileBytes); err != nil {
 		return cfg, err
 	}
-	if *f.snapshots == 0 {
-		return cfg, tool.UsageErrorf("--snapshots must be positive: the run with CrystalBall checkpoints and gathers")
-	}
-	fileBytes := math.Ceil(f.fileMB * (1 << 20))
-	if blocks := math.Ceil(fileBytes / float64(f.blockSize)); blocks > bullet.MaxBlocks {
-		return cfg, tool.UsageErrorf("--file-mb %v is %.0f blocks of %d bytes, more than %d", f.fileMB, blocks, f.blockSize, bullet.MaxBlocks)
-	}
-	up, err := tool.ParseBandwidth(f.uplink, emulation.INETUplink)
-	if err != nil || up == 0 {
-		return cfg, tool.UsageErrorf("--uplink: %s (want a positive capacity or inet)", bandwidthText(f.uplink, err))
-	}
-	down, err := tool.ParseBandwidth(f.downlink, emulation.INETDownlink)
-	if err != nil || down == 0 {
-		return cfg, tool.UsageErrorf("--downlink: %s (want a positive capacity or inet)", bandwidthText(f.downlink, err))
-	}
-	snapCap, err := tool.ParseBandwidth(f.snapCap, 0)
+	up, down, snapCap, err := f.bandwidths()
 	if err != nil {
-		return cfg, tool.UsageErrorf("--snapshot-bandwidth: %v", err)
+		return cfg, err
 	}
 	fixes := tool.SplitList(f.fix)
-	opts := bullet.DefaultOptions()
-	for _, fx := range fixes {
-		if err := opts.EnableFix(fx); err != nil {
-			return cfg, tool.UsageErrorf("--fix: %v", err)
-		}
+	if err := checkBulletFixes(fixes); err != nil {
+		return cfg, err
 	}
 	return experiments.BulletOverheadConfig{Nodes: f.nodes, FileBytes: int64(fileBytes), BlockSize: f.blockSize, Seed: f.seed,
 		MaxDuration: *f.maxDuration, Snapshots: *f.snapshots, MaxStates: f.maxStates, Walks: walksConfig(f.walks), CostPerState: *f.costPerState,
 		Uplink: up, Downlink: down, SendQueueBytes: f.sendQueue, SnapshotBandwidth: snapCap, Fixes: fixes}, nil
+}
+
+// checkBounds checks the numeric flags, in the order their errors are
+// reported: the sizes, the search budgets, the intervals, and the file's
+// block count (of fileBytes, the file rounded up to whole bytes).
+func (f *bulletOverheadFlags) checkBounds(fileBytes float64) error {
+	blocks := math.Ceil(fileBytes / float64(f.blockSize))
+	return firstError(
+		firstBrokenRule(
+			usageRule{f.nodes < 2 || f.nodes > 1000, tool.UsageErrorf("--nodes must be in 2..1000 (n1 is the source), got %d", f.nodes)},
+			usageRule{anyHolds(!(f.fileMB > 0), math.IsInf(f.fileMB, 0)), tool.UsageErrorf("--file-mb must be a positive number of MiB, got %v", f.fileMB)},
+			usageRule{f.blockSize <= 0 || f.blockSize > bullet.MaxBlockSize, tool.UsageErrorf("--block-size must be in 1..%d bytes, got %d", bullet.MaxBlockSize, f.blockSize)},
+			usageRule{f.maxStates <= 0, tool.UsageErrorf("--max-states must be positive, got %d", f.maxStates)},
+			usageRule{f.walks < 0, tool.UsageErrorf("--walks must not be negative, got %d", f.walks)},
+			usageRule{f.sendQueue < 0, tool.UsageErrorf("--send-queue must not be negative, got %d", f.sendQueue)},
+			usageRule{anyHolds(*f.maxDuration <= 0, *f.costPerState <= 0),
+				tool.UsageErrorf("--max-duration and --cost-per-state must be positive, got %v and %v", *f.maxDuration, *f.costPerState)},
+		),
+		tool.CheckInterval("snapshots", *f.snapshots),
+		firstBrokenRule(
+			usageRule{*f.snapshots == 0, tool.UsageErrorf("--snapshots must be positive: the run with CrystalBall checkpoints and gathers")},
+			usageRule{blocks > bullet.MaxBlocks, tool.UsageErrorf("--file-mb %v is %.0f blocks of %d bytes, more than %d", f.fileMB, blocks, f.blockSize, bullet.MaxBlocks)},
+		),
+	)
+}
+
+// bandwidths parses --uplink, --downlink (positive, inet: the paper's
+// links) and --snapshot-bandwidth (0: no cap).
+func (f *bulletOverheadFlags) bandwidths() (up, down, snapCap int64, err error) {
+	if up, err = parseAccessLink("uplink", f.uplink, emulation.INETUplink); err != nil {
+		return 0, 0, 0, err
+	}
+	if down, err = parseAccessLink("downlink", f.downlink, emulation.INETDownlink); err != nil {
+		return 0, 0, 0, err
+	}
+	if snapCap, err = tool.ParseBandwidth(f.snapCap, 0); err != nil {
+		return 0, 0, 0, tool.UsageErrorf("--snapshot-bandwidth: %v", err)
+	}
+	return up, down, snapCap, nil
+}
+
+// parseAccessLink parses the access link flag name (value s; inet is
+// the paper's capacity): a positive capacity, as 0 is unlimited.
+func parseAccessLink(name, s string, inet int64) (int64, error) {
+	v, err := tool.ParseBandwidth(s, inet)
+	if err != nil || v == 0 {
+		return 0, tool.UsageErrorf("--%s: %s (want a positive capacity or inet)", name, bandwidthText(s, err))
+	}
+	return v, nil
+}
+
+// checkBulletFixes checks that every --fix names a Bullet′ correction.
+func checkBulletFixes(fixes []string) error {
+	opts := bullet.DefaultOptions()
+	for _, fx := range fixes {
+		if err := opts.EnableFix(fx); err != nil {
+			return tool.UsageErrorf("--fix: %v", err)
+		}
+	}
+	return nil
 }
 
 // walksConfig is the experiment's Walks for --walks n: 0 (none) is
@@ -145,17 +173,10 @@ func runBulletOverhead(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if plot != nil {
-		defer plot.Close()
-	}
-	stop, err := tool.StartCPUProfile(f.cpu)
-	if err != nil {
-		return err
-	}
+	defer plot.Close() // nil without --plot: (*os.File).Close then does nothing
 	ctx, cancel := interruptible()
 	defer cancel()
-	res, err := experiments.BulletOverhead(ctx, cfg)
-	stop()
+	res, err := runBulletProfiled(ctx, cfg, f.cpu)
 	if err != nil {
 		return err
 	}
@@ -163,6 +184,18 @@ func runBulletOverhead(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return writeBulletPlot(plot, res, stderr)
+}
+
+// runBulletProfiled runs the experiment with a CPU profile written to
+// cpu (none for "").
+func runBulletProfiled(ctx context.Context, cfg experiments.BulletOverheadConfig, cpu string) (*experiments.BulletOverheadResult, error) {
+	stop, err := tool.StartCPUProfile(cpu)
+	if err != nil {
+		return nil, err
+	}
+	res, err := experiments.BulletOverhead(ctx, cfg)
+	stop()
+	return res, err
 }
 
 // createPlot creates the --plot file before the runs, so a bad path fails
@@ -189,16 +222,22 @@ func writeBulletPlot(file *os.File, res *experiments.BulletOverheadResult, stder
 		fmt.Fprintf(stderr, "no CDF plot in %s: a run completed no download\n", file.Name())
 		return file.Close()
 	}
+	if err := writeBufferedAndClose(file, res.WritePlot); err != nil {
+		return fmt.Errorf("--plot %s: %w", file.Name(), err)
+	}
+	return nil
+}
+
+// writeBufferedAndClose writes file through a buffer with write, flushes
+// it and closes the file; the first error of the three is returned.
+func writeBufferedAndClose(file *os.File, write func(io.Writer) error) error {
 	w := bufio.NewWriter(file)
-	err := res.WritePlot(w)
+	err := write(w)
 	if err == nil {
 		err = w.Flush()
 	}
 	if cerr := file.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return fmt.Errorf("--plot %s: %w", file.Name(), err)
-	}
-	return nil
+	return err
 }

@@ -29,34 +29,14 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	if err := tool.ParseFlags(fs, args); err != nil {
 		return err
 	}
-	rate, err := tool.ParseRate(*churn)
-	if err != nil {
-		return tool.UsageErrorf("--churn: %v", err)
-	}
-	kinds, err := consequence.ParseResetKinds(*resetKinds)
-	if err != nil {
-		return tool.UsageErrorf("--reset-kinds: %q is not rst, silent or both", *resetKinds)
-	}
-	hold, err := parseVetoHold(*vetoHold)
+	rate, kinds, hold, err := parseChurnEvents(*churn, *resetKinds, *vetoHold)
 	if err != nil {
 		return err
 	}
-	if err := tool.CheckInterval("snapshots", *snapEvery); err != nil {
-		return err
-	}
-	heal := min(*duration/4, 5*time.Minute)
-	if *nodes <= 0 || *nodes > 1000 || *maxStates <= 0 || *snapEvery <= 0 || *duration-heal <= experiments.ChurnWarmup {
-		return tool.UsageErrorf("--nodes must be in 1..1000, --max-states and --snapshots positive, --duration longer than %v", experiments.ChurnWarmup+heal)
-	}
-	cfg := experiments.ChurnConfig{Nodes: *nodes, Duration: *duration, ChurnPerMinute: rate, Seed: *seed, Snapshots: *snapEvery,
+	cfg := experiments.ChurnConfig{Nodes: *nodes, Duration: *duration, ChurnPerMinute: noneIfZero(rate), Seed: *seed, Snapshots: *snapEvery,
 		MaxStates: *maxStates, MaxInterventions: *maxInterventions, VetoHold: hold, BreakConnection: *breakConn, ResetKinds: kinds, Configs: tool.SplitList(*configs)}
-	if rate == 0 {
-		cfg.ChurnPerMinute = -1 // none
-	}
-	for _, c := range cfg.Configs {
-		if !slices.Contains(experiments.ChurnConfigs, c) {
-			return tool.UsageErrorf("--configs: unknown configuration %q (known: off, immediate, steer+immediate)", c)
-		}
+	if err := firstError(tool.CheckInterval("snapshots", *snapEvery), checkChurnBounds(cfg), checkChurnConfigs(cfg.Configs)); err != nil {
+		return err
 	}
 	progress, endProgress := runProgress(stderr, *asJSON, *quiet, "experiment randtree-churn")
 	defer endProgress()
@@ -68,6 +48,41 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return printResult(stdout, *asJSON, res)
+}
+
+// parseChurnEvents parses --churn (events per minute), --reset-kinds
+// and --veto-hold.
+func parseChurnEvents(churn, resetKinds, vetoHold string) (rate float64, kinds consequence.ResetKinds, hold time.Duration, err error) {
+	if rate, err = tool.ParseRate(churn); err != nil {
+		return 0, kinds, 0, tool.UsageErrorf("--churn: %v", err)
+	}
+	if kinds, err = consequence.ParseResetKinds(resetKinds); err != nil {
+		return 0, kinds, 0, tool.UsageErrorf("--reset-kinds: %q is not rst, silent or both", resetKinds)
+	}
+	if hold, err = parseVetoHold(vetoHold); err != nil {
+		return 0, kinds, 0, err
+	}
+	return rate, kinds, hold, nil
+}
+
+// checkChurnBounds checks the tree size, the search budget, the
+// snapshot interval and that the run outlasts its warm-up and heal phase.
+func checkChurnBounds(cfg experiments.ChurnConfig) error {
+	heal := min(cfg.Duration/4, 5*time.Minute)
+	if anyHolds(cfg.Nodes <= 0, cfg.Nodes > 1000, cfg.MaxStates <= 0, cfg.Snapshots <= 0, cfg.Duration-heal <= experiments.ChurnWarmup) {
+		return tool.UsageErrorf("--nodes must be in 1..1000, --max-states and --snapshots positive, --duration longer than %v", experiments.ChurnWarmup+heal)
+	}
+	return nil
+}
+
+// checkChurnConfigs checks that --configs names known configurations.
+func checkChurnConfigs(configs []string) error {
+	for _, c := range configs {
+		if !slices.Contains(experiments.ChurnConfigs, c) {
+			return tool.UsageErrorf("--configs: unknown configuration %q (known: off, immediate, steer+immediate)", c)
+		}
+	}
+	return nil
 }
 
 // parseVetoHold reads --veto-hold: a positive duration, or empty (and

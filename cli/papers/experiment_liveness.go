@@ -50,13 +50,14 @@ func parseRandTreeLiveness(args []string, stderr io.Writer) (cfg experiments.Ran
 	if err := tool.ParseFlags(fs, args); err != nil {
 		return cfg, outputFlags{}, err
 	}
-	if !tool.FlagGiven(fs, "seed") {
-		return cfg, outputFlags{}, tool.UsageErrorf("--seed is required (the experiment is a pure function of it)")
-	}
-	if *runs <= 0 || *nodes < 3 || *nodes > emulation.MaxNodes || *workers <= 0 || *maxGap < 0 || *resets < 0 {
-		return cfg, outputFlags{}, tool.UsageErrorf("--runs and --workers must be positive, --nodes in 3..%d, --max-gap and --steer-resets not negative", emulation.MaxNodes)
-	}
-	if err := tool.CheckInterval("snapshots", *snapEvery); err != nil {
+	if err := firstError(
+		firstBrokenRule(
+			usageRule{!tool.FlagGiven(fs, "seed"), tool.UsageErrorf("--seed is required (the experiment is a pure function of it)")},
+			usageRule{anyHolds(*runs <= 0, *nodes < 3, *nodes > emulation.MaxNodes, *workers <= 0, *maxGap < 0, *resets < 0),
+				tool.UsageErrorf("--runs and --workers must be positive, --nodes in 3..%d, --max-gap and --steer-resets not negative", emulation.MaxNodes)},
+		),
+		tool.CheckInterval("snapshots", *snapEvery),
+	); err != nil {
 		return cfg, outputFlags{}, err
 	}
 	if err := walk.Validate(); err != nil {

@@ -43,11 +43,7 @@ func runNodeUntil(ctx context.Context, cat *catalog, args []string, stdout, stde
 	if err != nil {
 		return err
 	}
-	var level zapcore.Level
-	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return usagef("--log-level: want debug, info, warn or error, got %q", f.logLevel)
-	}
-	logger, err := newCLILogger(f.logFormat, level, stderr)
+	logger, err := newNodeLogger(f, stderr)
 	if err != nil {
 		return err
 	}
@@ -57,6 +53,16 @@ func runNodeUntil(ctx context.Context, cat *catalog, args []string, stdout, stde
 		return err
 	}
 	return n.serve(ctx, stdout)
+}
+
+// newNodeLogger builds the node's logger of --log and --log-level,
+// writing to stderr.
+func newNodeLogger(f *nodeFlags, stderr io.Writer) (*zap.Logger, error) {
+	var level zapcore.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return nil, usagef("--log-level: want debug, info, warn or error, got %q", f.logLevel)
+	}
+	return newCLILogger(f.logFormat, level, stderr)
 }
 
 // nodeFlags are the flags of 'crystalball node'.
@@ -129,8 +135,21 @@ func parseNodeFlags(cat *catalog, args []string, stderr io.Writer) (*nodeFlags, 
 	return f, f.check(cat, gatherSet)
 }
 
-// check validates f and resolves id, mode and the --gather default.
+// check validates f and resolves id, mode and the --gather default,
+// group by group in the order the errors are reported.
 func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
+	return firstFailingStep(
+		f.resolveID,
+		func() error { return f.checkServiceFlags(cat) },
+		func() error { return f.checkSnapshotFlags(gatherSet) },
+		f.steer.resolve,
+		func() error { return f.steer.checkSnapshots(f.snapEvery) },
+		f.checkRunFlags,
+	)
+}
+
+// resolveID checks the required --id and sets f.id from it.
+func (f *nodeFlags) resolveID() error {
 	if f.idFlag == "" {
 		return usagef("--id is required")
 	}
@@ -139,49 +158,46 @@ func (f *nodeFlags) check(cat *catalog, gatherSet bool) error {
 		return usagef("--id: %v", err)
 	}
 	f.id = id
-	if set := countSet(f.tlsCert, f.tlsKey, f.tlsCA); set != 0 && set != 3 {
-		return usagef("--tls-cert, --tls-key and --tls-ca go together: give all three or none")
+	return nil
+}
+
+// checkServiceFlags checks that the TLS files come together and that
+// --service names a service of cat.
+func (f *nodeFlags) checkServiceFlags(cat *catalog) error {
+	set := countSet(f.tlsCert, f.tlsKey, f.tlsCA)
+	return firstBrokenUsageRule(
+		usageRule{set != 0 && set != 3, usagef("--tls-cert, --tls-key and --tls-ca go together: give all three or none")},
+		usageRule{!cat.has(f.service), usagef("unknown service %q (known: %s)", f.service, cat.list())},
+	)
+}
+
+// checkSnapshotFlags checks --nodes, --snapshots and --gather, and
+// defaults --gather (not given) to the --snapshots interval.
+func (f *nodeFlags) checkSnapshotFlags(gatherSet bool) error {
+	if err := firstBrokenUsageRule(
+		usageRule{outsideClosedRange(f.nodes, 0, 1<<16), usagef("--nodes must be in 0..65536, got %d", f.nodes)},
+		usageRule{f.snapEvery < 0, usagef("--snapshots must not be negative, got %v", f.snapEvery)},
+		usageRule{gatherSet && f.gatherEvery < 0, usagef("--gather must not be negative, got %v", f.gatherEvery)},
+		usageRule{gatherSet && f.gatherEvery > 0 && f.snapEvery == 0, usagef("--gather %v needs a snapshot manager (--snapshots is 0)", f.gatherEvery)},
+	); err != nil {
+		return err
 	}
-	if !cat.has(f.service) {
-		return usagef("unknown service %q (known: %s)", f.service, cat.list())
-	}
-	switch {
-	case f.nodes < 0 || f.nodes > 1<<16:
-		return usagef("--nodes must be in 0..65536, got %d", f.nodes)
-	case f.snapEvery < 0:
-		return usagef("--snapshots must not be negative, got %v", f.snapEvery)
-	case gatherSet && f.gatherEvery < 0:
-		return usagef("--gather must not be negative, got %v", f.gatherEvery)
-	case gatherSet && f.gatherEvery > 0 && f.snapEvery == 0:
-		return usagef("--gather %v needs a snapshot manager (--snapshots is 0)", f.gatherEvery)
-	case f.gatherEvery < 0:
+	if f.gatherEvery < 0 {
 		f.gatherEvery = f.snapEvery
 	}
-	if err := checkInterval("snapshots", f.snapEvery); err != nil {
-		return err
-	}
-	if err := checkInterval("gather", f.gatherEvery); err != nil {
-		return err
-	}
-	if err := f.steer.resolve(); err != nil {
-		return err
-	}
-	if err := f.steer.checkSnapshots(f.snapEvery); err != nil {
-		return err
-	}
-	switch {
-	case f.joinTimeout < 0:
-		return usagef("--join-timeout must not be negative, got %v", f.joinTimeout)
-	case f.steerTime <= 0:
-		return usagef("--steer-time must be positive, got %v", f.steerTime)
-	case f.reports != "" && f.steer.mode == steering.Off:
-		return usagef("--reports needs --mode debug or steer")
-	case f.forgetLost && f.dataDir == "":
-		return usagef("--forget-lost-store needs --data-dir")
-	case f.ephemeral && f.dataDir != "":
-		return usagef("--ephemeral and --data-dir contradict each other: a node with a data directory keeps its durable state")
-	}
-	return nil
+	return firstNonNilError(checkInterval("snapshots", f.snapEvery), checkInterval("gather", f.gatherEvery))
+}
+
+// checkRunFlags checks the flags of the running node: the join timeout,
+// the steering time, and which flags need or exclude others.
+func (f *nodeFlags) checkRunFlags() error {
+	return firstBrokenUsageRule(
+		usageRule{f.joinTimeout < 0, usagef("--join-timeout must not be negative, got %v", f.joinTimeout)},
+		usageRule{f.steerTime <= 0, usagef("--steer-time must be positive, got %v", f.steerTime)},
+		usageRule{f.reports != "" && f.steer.mode == steering.Off, usagef("--reports needs --mode debug or steer")},
+		usageRule{f.forgetLost && f.dataDir == "", usagef("--forget-lost-store needs --data-dir")},
+		usageRule{f.ephemeral && f.dataDir != "", usagef("--ephemeral and --data-dir contradict each other: a node with a data directory keeps its durable state")},
+	)
 }
 
 // countSet counts the non-empty strings among flags.
@@ -254,18 +270,25 @@ func newLiveNode(f *nodeFlags, svc serviceRun, logger *zap.Logger) (*liveNode, e
 		return nil, err
 	}
 	n.node, err = livenode.New(svc.spec, cfg)
-	switch {
-	case errors.Is(err, live.ErrDurableRequired):
-		return nil, usagef("--service %s keeps durable state that must survive a crash (%v): give --data-dir DIR, or --ephemeral to run without it", f.service, err)
-	case errors.Is(err, livenode.ErrInvalidConfig):
-		return nil, usageError{err}
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, nodeBuildError(f.service, err)
 	}
 	if err := n.openOutputs(); err != nil {
 		return nil, err
 	}
 	return n, nil
+}
+
+// nodeBuildError is the error livenode.New's err is reported as: a
+// missing --data-dir and an invalid configuration are usage errors.
+func nodeBuildError(service string, err error) error {
+	switch {
+	case errors.Is(err, live.ErrDurableRequired):
+		return usagef("--service %s keeps durable state that must survive a crash (%v): give --data-dir DIR, or --ephemeral to run without it", service, err)
+	case errors.Is(err, livenode.ErrInvalidConfig):
+		return usageError{err}
+	}
+	return err
 }
 
 // nodeConfig is the node's configuration the flags give: the runtime's,
@@ -317,24 +340,42 @@ func (n *liveNode) steeringLayerConfig() *steering.LayerConfig {
 // openOutputs creates the --reports directory, reads --http-token-file
 // and binds the --http listener.
 func (n *liveNode) openOutputs() error {
-	f := n.f
-	if f.reports != "" {
-		if err := os.MkdirAll(f.reports, 0o755); err != nil {
-			return fmt.Errorf("--reports: %w", err)
-		}
+	return firstFailingStep(n.makeReportsDir, n.readHTTPToken, n.listenHTTP)
+}
+
+// makeReportsDir creates the --reports directory (none without it).
+func (n *liveNode) makeReportsDir() error {
+	if n.f.reports == "" {
+		return nil
 	}
-	if f.httpTokenFile != "" {
-		tok, err := status.ReadTokenFile(f.httpTokenFile)
-		if err != nil {
-			return usagef("--http-token-file: %v", err)
-		}
-		n.httpTok = tok
+	if err := os.MkdirAll(n.f.reports, 0o755); err != nil {
+		return fmt.Errorf("--reports: %w", err)
 	}
-	if f.httpAddr != "" {
-		var err error
-		if n.statusLn, err = net.Listen("tcp", f.httpAddr); err != nil {
-			return fmt.Errorf("--http: %w", err)
-		}
+	return nil
+}
+
+// readHTTPToken reads the bearer token of --http-token-file (none
+// without it).
+func (n *liveNode) readHTTPToken() error {
+	if n.f.httpTokenFile == "" {
+		return nil
+	}
+	tok, err := status.ReadTokenFile(n.f.httpTokenFile)
+	if err != nil {
+		return usagef("--http-token-file: %v", err)
+	}
+	n.httpTok = tok
+	return nil
+}
+
+// listenHTTP binds the --http listener (none without it).
+func (n *liveNode) listenHTTP() error {
+	if n.f.httpAddr == "" {
+		return nil
+	}
+	var err error
+	if n.statusLn, err = net.Listen("tcp", n.f.httpAddr); err != nil {
+		return fmt.Errorf("--http: %w", err)
 	}
 	return nil
 }
@@ -350,36 +391,59 @@ func (n *liveNode) serve(ctx context.Context, stdout io.Writer) error {
 	if err := n.node.Start(ctx); err != nil {
 		return err
 	}
-	var srv *status.Server
-	srvDone := make(chan error, 1)
-	if n.statusLn != nil {
-		var err error
-		if srv, err = newStatusServer(n.node, n.reports, n.timings, n.svc, started, n.httpTok, SplitList(n.f.httpHosts)...); err != nil {
-			n.stop()
-			return err
-		}
-		go func() { srvDone <- srv.Serve(n.statusLn) }()
+	srv, srvDone, err := n.startStatusServer(started)
+	if err != nil {
+		n.stop()
+		return err
 	}
 	n.printStarted(stdout)
-	rt := n.node.Runtime()
-	var serveErr error
-	select {
-	case <-ctx.Done():
-		n.log.Info("signal received, stopping")
-	case serveErr = <-srvDone:
-	case <-rt.Done():
-		serveErr = rt.Err()
-	}
-	if srv != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		srv.Shutdown(sctx)
-		cancel()
-	}
+	serveErr := n.awaitEnd(ctx, srvDone)
+	shutdownStatusServer(srv)
 	if err := n.stop(); err != nil {
 		return errors.Join(serveErr, err)
 	}
 	n.log.Info("stopped")
 	return serveErr
+}
+
+// startStatusServer starts the --http status server on its listener;
+// srvDone receives the error it stops with. Without --http, srv is nil
+// and srvDone never receives.
+func (n *liveNode) startStatusServer(started time.Time) (srv *status.Server, srvDone chan error, err error) {
+	srvDone = make(chan error, 1)
+	if n.statusLn == nil {
+		return nil, srvDone, nil
+	}
+	if srv, err = newStatusServer(n.node, n.reports, n.timings, n.svc, started, n.httpTok, SplitList(n.f.httpHosts)...); err != nil {
+		return nil, nil, err
+	}
+	go func() { srvDone <- srv.Serve(n.statusLn) }()
+	return srv, srvDone, nil
+}
+
+// awaitEnd waits until ctx ends (nil), the status server fails or the
+// runtime stops (their error).
+func (n *liveNode) awaitEnd(ctx context.Context, srvDone <-chan error) error {
+	rt := n.node.Runtime()
+	select {
+	case <-ctx.Done():
+		n.log.Info("signal received, stopping")
+		return nil
+	case err := <-srvDone:
+		return err
+	case <-rt.Done():
+		return rt.Err()
+	}
+}
+
+// shutdownStatusServer shuts srv (nil: none) down, waiting at most 2s.
+func shutdownStatusServer(srv *status.Server) {
+	if srv == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	srv.Shutdown(sctx)
+	cancel()
 }
 
 // stop stops the node, waiting at most 10s.

@@ -47,19 +47,23 @@ func (p Program) Run(args []string, stdout, stderr io.Writer) int {
 func validateCommands(cmds []Command, builtin map[string]command) error {
 	seen := map[string]bool{}
 	for i, c := range cmds {
-		switch {
-		case c.Name == "" || strings.ContainsAny(c.Name, " \t\n") || c.Name == "help":
-			return fmt.Errorf("cli: command %d: name %q is empty, has spaces or is help", i+1, c.Name)
-		case builtin[c.Name].run != nil:
-			return fmt.Errorf("cli: command %q is a built-in command", c.Name)
-		case seen[c.Name]:
-			return fmt.Errorf("cli: command %q is given twice", c.Name)
-		case c.Run == nil:
-			return fmt.Errorf("cli: command %q: Run is nil", c.Name)
+		if err := checkProgramCommand(i, c, builtin, seen); err != nil {
+			return err
 		}
 		seen[c.Name] = true
 	}
 	return nil
+}
+
+// checkProgramCommand checks the program's command i (0-based) against
+// Command's contract, the built-in commands and the commands seen before.
+func checkProgramCommand(i int, c Command, builtin map[string]command, seen map[string]bool) error {
+	return firstBrokenUsageRule(
+		usageRule{c.Name == "" || strings.ContainsAny(c.Name, " \t\n") || c.Name == "help", fmt.Errorf("cli: command %d: name %q is empty, has spaces or is help", i+1, c.Name)},
+		usageRule{builtin[c.Name].run != nil, fmt.Errorf("cli: command %q is a built-in command", c.Name)},
+		usageRule{seen[c.Name], fmt.Errorf("cli: command %q is given twice", c.Name)},
+		usageRule{c.Run == nil, fmt.Errorf("cli: command %q: Run is nil", c.Name)},
+	)
 }
 
 // errNoService is Program's "at least one service" rule.

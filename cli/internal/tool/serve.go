@@ -99,34 +99,58 @@ func serveHandlerWarn(cat *catalog, paths []string) (http.Handler, int, []string
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	var docs []webview.Document
-	var sources []string // the file of each document
+	docs, sources, err := loadServeDocuments(cat, files)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if len(docs) == 0 && len(warnings) > 0 {
+		return nil, 0, warnings, usagef("no file of %v loads (%d left out)", paths, len(warnings))
+	}
+	linkServedDocuments(docs, sources)
+	h, err := webview.Handler(docs)
+	if err != nil {
+		return nil, 0, nil, usagef("%v", err)
+	}
+	return h, len(docs), warnings, nil
+}
+
+// linkServedDocuments resolves the links between the documents (docs[i]
+// read from sources[i]): resolveReportLinks.
+func linkServedDocuments(docs []webview.Document, sources []string) {
+	served := make([]servedDoc, len(docs))
+	for i := range docs {
+		served[i] = servedDoc{doc: &docs[i], file: sources[i]}
+	}
+	resolveReportLinks(served)
+}
+
+// loadServeDocuments loads the documents of files, in order, and the
+// file of each document.
+func loadServeDocuments(cat *catalog, files []serveFile) (docs []webview.Document, sources []string, err error) {
 	for _, f := range files {
-		d, err := serveDocuments(cat, f.path)
-		if err != nil && f.dir == "" {
-			return nil, 0, nil, err
-		}
+		d, err := serveFileDocuments(cat, f)
 		if err != nil {
-			d = []webview.Document{errorDocument(f.path, err)}
+			return nil, nil, err
 		}
 		docs = append(docs, d...)
 		for range d {
 			sources = append(sources, f.path)
 		}
 	}
-	if len(docs) == 0 && len(warnings) > 0 {
-		return nil, 0, warnings, usagef("no file of %v loads (%d left out)", paths, len(warnings))
+	return docs, sources, nil
+}
+
+// serveFileDocuments loads the documents of f: a file of a directory
+// that does not load is an error row; a file named itself must load.
+func serveFileDocuments(cat *catalog, f serveFile) ([]webview.Document, error) {
+	d, err := serveDocuments(cat, f.path)
+	if err == nil {
+		return d, nil
 	}
-	served := make([]servedDoc, len(docs))
-	for i := range docs {
-		served[i] = servedDoc{doc: &docs[i], file: sources[i]}
+	if f.dir == "" {
+		return nil, err
 	}
-	resolveReportLinks(served)
-	h, err := webview.Handler(docs)
-	if err != nil {
-		return nil, 0, nil, usagef("%v", err)
-	}
-	return h, len(docs), warnings, nil
+	return []webview.Document{errorDocument(f.path, err)}, nil
 }
 
 // serveFile is a file to serve; dir is the directory it was found in ("":
@@ -150,30 +174,41 @@ func serveFiles(paths []string) ([]serveFile, []string, error) {
 			out = append(out, serveFile{path: p})
 			continue
 		}
-		m, err := filepath.Glob(filepath.Join(p, "*.json"))
+		files, left, err := serveDirFiles(p)
 		if err != nil {
-			return nil, nil, usagef("%s: %v", p, err)
+			return nil, nil, err
 		}
-		if len(m) == 0 {
-			return nil, nil, usagef("%s: a directory without a *.json file", p)
-		}
-		slices.Sort(m)
-		root, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			return nil, nil, usagef("%s: %v", p, err)
-		}
-		for _, f := range m {
-			if why := outside(root, f); why != "" {
-				warnings = append(warnings, fmt.Sprintf("%s: left out: %s", f, why))
-				continue
-			}
-			out = append(out, serveFile{path: f, dir: p})
-		}
+		out, warnings = append(out, files...), append(warnings, left...)
 	}
 	if len(out) > webview.MaxDocuments {
 		return nil, nil, usagef("%d files, at most %d", len(out), webview.MaxDocuments)
 	}
 	return out, warnings, nil
+}
+
+// serveDirFiles are the *.json files of directory dir, sorted, and a
+// warning for each one left out as it leads outside dir.
+func serveDirFiles(dir string) (files []serveFile, warnings []string, err error) {
+	m, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, nil, usagef("%s: %v", dir, err)
+	}
+	if len(m) == 0 {
+		return nil, nil, usagef("%s: a directory without a *.json file", dir)
+	}
+	slices.Sort(m)
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, nil, usagef("%s: %v", dir, err)
+	}
+	for _, f := range m {
+		if why := outside(root, f); why != "" {
+			warnings = append(warnings, fmt.Sprintf("%s: left out: %s", f, why))
+			continue
+		}
+		files = append(files, serveFile{path: f, dir: dir})
+	}
+	return files, warnings, nil
 }
 
 // outside says why file, found in the directory whose real path is root,
@@ -183,13 +218,19 @@ func outside(root, file string) string {
 	if err != nil {
 		return "a link that leads nowhere"
 	}
-	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if rel, err := filepath.Rel(root, real); err != nil || relClimbsOut(rel) {
 		return "a link to a file outside the directory"
 	}
 	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
 		return "not a regular file"
 	}
 	return ""
+}
+
+// relClimbsOut reports whether the relative path rel climbs out of its
+// directory ("..", or "../" and more).
+func relClimbsOut(rel string) bool {
+	return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // serveDocuments reads one file as the web view's documents: a check
@@ -206,6 +247,12 @@ func serveDocuments(cat *catalog, file string) ([]webview.Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	return formattedDocuments(cat, file, format, b)
+}
+
+// formattedDocuments reads the JSON document b of file, of the given
+// format, as the web view's documents.
+func formattedDocuments(cat *catalog, file, format string, b []byte) ([]webview.Document, error) {
 	switch f := format; {
 	case f == report.PredictionFormat:
 		return predictionDocument(cat, file, b)

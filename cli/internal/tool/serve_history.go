@@ -18,7 +18,7 @@ func timelineHistory(tl *timeline) *webview.History {
 	var h node.History
 	var spec node.Spec
 	switch {
-	case tl.states != nil && tl.m != nil:
+	case tl.replayedOnModel():
 		h, spec = tl.states[len(tl.states)-1].History(), tl.m.Spec()
 	case tl.rerunCfg != nil && len(tl.rerunCfg.Spec.PropertiesOf(node.HistoryKind)) > 0:
 		v, err := tl.rerun(len(tl.steps))
@@ -36,6 +36,10 @@ func timelineHistory(tl *timeline) *webview.History {
 	return webHistory(title, h, spec.PropertiesOf(node.HistoryKind))
 }
 
+// replayedOnModel reports whether tl is a path replayed on its model,
+// with every state (not an emulation trace).
+func (tl *timeline) replayedOnModel() bool { return tl.states != nil && tl.m != nil }
+
 // webHistory renders h with the verdicts of props on it; nil for an
 // empty history.
 func webHistory(title string, h node.History, props []node.Property) *webview.History {
@@ -43,34 +47,57 @@ func webHistory(title string, h node.History, props []node.Property) *webview.Hi
 		return nil
 	}
 	ops, err := h.Operations()
-	out := &webview.History{Title: title, Events: len(h.Events)}
+	out := &webview.History{Title: title, Events: len(h.Events), Verdicts: historyVerdicts(h, props)}
+	if err != nil {
+		out.Verdicts = append(out.Verdicts, err.Error())
+		return out
+	}
+	var ids []node.ID
+	ids, out.Clients = historyClients(ops)
+	out.Ops = historyOps(h, ops, ids)
+	return out
+}
+
+// historyVerdicts are the verdicts of props on h: "NAME: holds" or
+// "NAME: " and why not.
+func historyVerdicts(h node.History, props []node.Property) []string {
+	var verdicts []string
 	for _, p := range props {
 		verdict := "holds"
 		if err := p.History(h); err != nil {
 			verdict = err.Error()
 		}
-		out.Verdicts = append(out.Verdicts, fmt.Sprintf("%s: %s", p.Name, verdict))
+		verdicts = append(verdicts, fmt.Sprintf("%s: %s", p.Name, verdict))
 	}
-	if err != nil {
-		out.Verdicts = append(out.Verdicts, err.Error())
-		return out
-	}
+	return verdicts
+}
+
+// historyClients are the clients of ops, sorted, and their names.
+func historyClients(ops []node.Operation) ([]node.ID, []string) {
 	var ids []node.ID
 	for _, o := range ops {
 		ids = append(ids, o.Node)
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
+	var names []string
 	for _, id := range ids {
-		out.Clients = append(out.Clients, id.String())
+		names = append(names, id.String())
 	}
+	return ids, names
+}
+
+// historyOps renders ops, each with its client's index in ids and its
+// times in h.
+func historyOps(h node.History, ops []node.Operation, ids []node.ID) []webview.HistoryOp {
+	var out []webview.HistoryOp
 	for _, o := range ops {
 		op := webview.HistoryOp{Client: slices.Index(ids, o.Node), Label: opLabel(o), Call: o.Call, Return: o.Return}
 		if o.Early && o.Call >= 0 {
 			op.Call = -1 // under way when the history began
 		}
 		op.When = opWhen(h, o)
-		out.Ops = append(out.Ops, op)
+		out = append(out, op)
 	}
 	return out
 }
@@ -105,7 +132,7 @@ func opWhen(h node.History, o node.Operation) string {
 // the client history at its end: an operation a line, with the positions
 // of its invocation and response in the history's order.
 func printHistory(w io.Writer, tl *timeline) {
-	if tl.states == nil || tl.m == nil {
+	if !tl.replayedOnModel() {
 		return
 	}
 	wh := webHistory("client history at the end of the path", tl.states[len(tl.states)-1].History(), tl.m.Spec().PropertiesOf(node.HistoryKind))
@@ -114,16 +141,19 @@ func printHistory(w io.Writer, tl *timeline) {
 	}
 	fmt.Fprintf(w, "%s (%d operations, by invocation):\n", wh.Title, len(wh.Ops))
 	for _, op := range wh.Ops {
-		call, ret := fmt.Sprint(op.Call), fmt.Sprint(op.Return)
-		if op.Call < 0 {
-			call = "before"
-		}
-		if op.Return < 0 {
-			ret = "open"
-		}
-		fmt.Fprintf(w, "  %s %s [%s,%s]\n", wh.Clients[op.Client], op.Label, call, ret)
+		fmt.Fprintf(w, "  %s %s [%s,%s]\n", wh.Clients[op.Client], op.Label, historyPosition(op.Call, "before"), historyPosition(op.Return, "open"))
 	}
 	for _, v := range wh.Verdicts {
 		fmt.Fprintf(w, "  %s\n", v)
 	}
+}
+
+// historyPosition renders an operation's position i in the history's
+// order, or none when it has none (negative: before the history began,
+// or still open).
+func historyPosition(i int, none string) string {
+	if i < 0 {
+		return none
+	}
+	return fmt.Sprint(i)
 }

@@ -24,19 +24,7 @@ type servedDoc struct {
 // it; failing those, a report whose file name only one served document
 // has. A report served by no document stays unlinked.
 func resolveReportLinks(docs []servedDoc) {
-	byReal := map[string]string{}
-	byBase := map[string][]string{}
-	for _, d := range docs {
-		if d.doc.Error != "" {
-			continue
-		}
-		if real, ok := realPath(d.file); ok {
-			if _, dup := byReal[real]; !dup {
-				byReal[real] = d.doc.Name
-				byBase[filepath.Base(real)] = append(byBase[filepath.Base(real)], d.doc.Name)
-			}
-		}
-	}
+	byReal, byBase := indexServedFiles(docs)
 	for _, d := range docs {
 		for i := range d.doc.Predictions {
 			p := &d.doc.Predictions[i]
@@ -46,6 +34,24 @@ func resolveReportLinks(docs []servedDoc) {
 			p.Report = linkTarget(p.Report, d.file, byReal, byBase)
 		}
 	}
+}
+
+// indexServedFiles indexes the documents that loaded by the real path
+// of their file (the first document of a file) and by that path's base
+// name.
+func indexServedFiles(docs []servedDoc) (byReal map[string]string, byBase map[string][]string) {
+	byReal, byBase = map[string]string{}, map[string][]string{}
+	for _, d := range docs {
+		if d.doc.Error != "" {
+			continue
+		}
+		real, ok := realPath(d.file)
+		if _, dup := byReal[real]; ok && !dup {
+			byReal[real] = d.doc.Name
+			byBase[filepath.Base(real)] = append(byBase[filepath.Base(real)], d.doc.Name)
+		}
+	}
+	return byReal, byBase
 }
 
 // linkTarget is the served document's name for report, named in file.

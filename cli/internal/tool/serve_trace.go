@@ -28,14 +28,20 @@ func traceDocument(name, format string, tl *timeline) webview.Document {
 	if tl.live != nil {
 		t.info.Live = webSteps(tl.live.steps)
 	}
-	if g, err := tl.graphOf(); err != nil {
-		t.info.GraphError = err.Error()
-	} else {
-		for _, e := range g.edges {
-			t.info.Edges = append(t.info.Edges, webview.Edge{From: e.From, To: e.To, Kind: e.Kind, Label: e.Label, Dropped: e.Dropped})
-		}
-	}
+	t.info.Edges, t.info.GraphError = webEdges(tl)
 	return webview.Document{Name: name, Format: format, Head: tl.head, Trace: t, History: timelineHistory(tl)}
+}
+
+// webEdges renders tl's event graph's edges, or why it has none.
+func webEdges(tl *timeline) (edges []webview.Edge, graphError string) {
+	g, err := tl.graphOf()
+	if err != nil {
+		return nil, err.Error()
+	}
+	for _, e := range g.edges {
+		edges = append(edges, webview.Edge{From: e.From, To: e.To, Kind: e.Kind, Label: e.Label, Dropped: e.Dropped})
+	}
+	return edges, ""
 }
 
 // webSteps renders a timeline's steps.

@@ -67,37 +67,55 @@ func newCatalog(p Program) (*catalog, error) {
 	if len(services) == 0 {
 		return nil, errNoService
 	}
-	if err := validateCommands(p.Commands, builtinCommands()); err != nil {
-		return nil, err
-	}
-	if err := validateModels(p.Models); err != nil {
+	if err := firstFailingStep(
+		func() error { return validateCommands(p.Commands, builtinCommands()) },
+		func() error { return validateModels(p.Models) }, // runs the models' Flags
+	); err != nil {
 		return nil, err
 	}
 	c := &catalog{byName: make(map[string]Service, len(services)), models: p.Models, commands: p.Commands}
 	for i, s := range services {
-		if s.Name == "" {
-			s.Name = s.Spec.Name
+		if err := c.add(i, s); err != nil {
+			return nil, err
 		}
-		if i == 0 {
-			c.first = s.Name
-		}
-		switch {
-		case s.Name == "" || strings.ContainsAny(s.Name, " \t\n,"):
-			return nil, fmt.Errorf("cli: service %d: name %q is empty or has spaces or commas", i+1, s.Name)
-		case s.Workload == nil:
-			return nil, fmt.Errorf("cli: service %q: Workload is nil", s.Name)
-		}
-		if err := s.Spec.Validate(); err != nil {
-			return nil, fmt.Errorf("cli: service %q: %w", s.Name, err)
-		}
-		if _, dup := c.byName[s.Name]; dup {
-			return nil, fmt.Errorf("cli: service %q is given twice", s.Name)
-		}
-		c.byName[s.Name] = s
-		c.names = append(c.names, s.Name)
 	}
 	slices.Sort(c.names)
 	return c, nil
+}
+
+// add checks the program's service i (0-based) and indexes it under its
+// name (its spec's when it names none); the first is the default.
+func (c *catalog) add(i int, s Service) error {
+	if s.Name == "" {
+		s.Name = s.Spec.Name
+	}
+	if i == 0 {
+		c.first = s.Name
+	}
+	if err := checkProgramService(i, s); err != nil {
+		return err
+	}
+	if _, dup := c.byName[s.Name]; dup {
+		return fmt.Errorf("cli: service %q is given twice", s.Name)
+	}
+	c.byName[s.Name] = s
+	c.names = append(c.names, s.Name)
+	return nil
+}
+
+// checkProgramService checks Service's contract on the program's service i
+// (0-based): a name without spaces or commas, a Workload, a valid spec.
+func checkProgramService(i int, s Service) error {
+	if err := firstBrokenUsageRule(
+		usageRule{s.Name == "" || strings.ContainsAny(s.Name, " \t\n,"), fmt.Errorf("cli: service %d: name %q is empty or has spaces or commas", i+1, s.Name)},
+		usageRule{s.Workload == nil, fmt.Errorf("cli: service %q: Workload is nil", s.Name)},
+	); err != nil {
+		return err
+	}
+	if err := s.Spec.Validate(); err != nil {
+		return fmt.Errorf("cli: service %q: %w", s.Name, err)
+	}
+	return nil
 }
 
 // has reports whether the catalog holds a service called name.
@@ -141,21 +159,32 @@ func (c *catalog) lookup(name string, fixes []string, nodes int) (serviceRun, er
 		return serviceRun{}, usagef("unknown service %q (known: %s)", name, c.list())
 	}
 	if s.Configure != nil {
-		configured, err := s.Configure(fixes, nodes)
+		configured, err := configureService(name, s, fixes, nodes)
 		if err != nil {
-			return serviceRun{}, usageError{fmt.Errorf("service %s: %w", name, err)}
-		}
-		if configured.Workload == nil {
-			return serviceRun{}, fmt.Errorf("cli: service %s: Configure returned no Workload", name)
-		}
-		if err := configured.Spec.Validate(); err != nil {
-			return serviceRun{}, fmt.Errorf("cli: service %s: Configure: %w", name, err)
+			return serviceRun{}, err
 		}
 		s = configured
 	} else if len(fixes) > 0 {
 		return serviceRun{}, usagef("service %s takes no corrections (--fix %s)", name, strings.Join(fixes, ","))
 	}
 	return resolve(name, s), nil
+}
+
+// configureService runs service name's Configure (s.Configure, not nil) for
+// fixes and nodes and checks its contract on the result; its own error
+// is a usage error.
+func configureService(name string, s Service, fixes []string, nodes int) (Service, error) {
+	configured, err := s.Configure(fixes, nodes)
+	if err != nil {
+		return Service{}, usageError{fmt.Errorf("service %s: %w", name, err)}
+	}
+	if configured.Workload == nil {
+		return Service{}, fmt.Errorf("cli: service %s: Configure returned no Workload", name)
+	}
+	if err := configured.Spec.Validate(); err != nil {
+		return Service{}, fmt.Errorf("cli: service %s: Configure: %w", name, err)
+	}
+	return configured, nil
 }
 
 // resolve fills a Service's optional fields with their defaults.
@@ -169,19 +198,24 @@ func resolve(name string, s Service) serviceRun {
 		r.summarize = func(v node.View) []Figure { return []Figure{{Name: "nodes", Value: len(v.Nodes())}} }
 	}
 	if r.describe == nil {
-		sum := r.summarize
-		r.describe = func(v node.View) string {
-			var parts []string
-			for _, f := range sum(v) {
-				parts = append(parts, f.Name+"="+strconv.Itoa(f.Value))
-			}
-			return strings.Join(parts, " ")
-		}
+		r.describe = describeFigures(r.summarize)
 	}
 	if r.options == "" {
 		r.options = "default"
 	}
 	return r
+}
+
+// describeFigures is the default Describe of a service: its summary's
+// figures as "name=value" words.
+func describeFigures(sum func(v node.View) []figure) func(v node.View) string {
+	return func(v node.View) string {
+		var parts []string
+		for _, f := range sum(v) {
+			parts = append(parts, f.Name+"="+strconv.Itoa(f.Value))
+		}
+		return strings.Join(parts, " ")
+	}
 }
 
 // SplitList splits a comma-separated flag value, dropping empty items.

@@ -90,26 +90,27 @@ func (s *steerFlags) resolve() error {
 	if s.states == -1 {
 		s.states = mode.DefaultMaxStates()
 	}
-	switch {
-	case s.states <= 0:
-		return usagef("--steer-states must be positive, got %d", s.states)
-	case s.lastKnown < 0:
-		return usagef("--steer-last-known must not be negative, got %v", s.lastKnown)
-	case s.filterHold < 0 || s.vetoHold < 0:
-		return usagef("--filter-hold and --veto-hold must not be negative, got %v and %v", s.filterHold, s.vetoHold)
-	case s.secondHop < 0:
-		return usagef("--second-hop must not be negative, got %d", s.secondHop)
-	case s.lookAheadStates == 0 || s.lookAheadDepth <= 0:
-		return usagef("--look-ahead-states must not be 0 (negative: no look-ahead) and --look-ahead-depth must be positive, got %d and %d", s.lookAheadStates, s.lookAheadDepth)
-	}
-	if err := s.faults.validate(); err != nil {
-		return err
-	}
-	var err2 error
-	if s.shippedFilters, err2 = readShipped(s.shipped); err2 != nil {
-		return err2
-	}
-	return s.walk.validate()
+	return firstFailingStep(s.checkBudgets, s.faults.validate, s.readShippedFilters, s.walk.validate)
+}
+
+// checkBudgets checks the search budgets and the holds.
+func (s *steerFlags) checkBudgets() error {
+	return firstBrokenUsageRule(
+		usageRule{s.states <= 0, usagef("--steer-states must be positive, got %d", s.states)},
+		usageRule{s.lastKnown < 0, usagef("--steer-last-known must not be negative, got %v", s.lastKnown)},
+		usageRule{anyConditionHolds(s.filterHold < 0, s.vetoHold < 0), usagef("--filter-hold and --veto-hold must not be negative, got %v and %v", s.filterHold, s.vetoHold)},
+		usageRule{s.secondHop < 0, usagef("--second-hop must not be negative, got %d", s.secondHop)},
+		usageRule{anyConditionHolds(s.lookAheadStates == 0, s.lookAheadDepth <= 0),
+			usagef("--look-ahead-states must not be 0 (negative: no look-ahead) and --look-ahead-depth must be positive, got %d and %d", s.lookAheadStates, s.lookAheadDepth)},
+	)
+}
+
+// readShippedFilters reads the filters of the --shipped file (none
+// without it).
+func (s *steerFlags) readShippedFilters() error {
+	var err error
+	s.shippedFilters, err = readShipped(s.shipped)
+	return err
 }
 
 // steers reports whether a node runs a steering layer: a mode or the
@@ -120,13 +121,10 @@ func (s *steerFlags) steers() bool { return s.mode != steering.Off || s.immediat
 // (snapEvery 0) as a usage error: rounds start from gathered snapshots,
 // and the check reads the last one.
 func (s *steerFlags) checkSnapshots(snapEvery time.Duration) error {
-	switch {
-	case s.mode != steering.Off && snapEvery == 0:
-		return usagef("--mode %v needs a snapshot manager (--snapshots is 0): rounds start from gathered snapshots", s.mode)
-	case s.immediate && snapEvery == 0:
-		return usagef("--immediate needs a snapshot manager (--snapshots is 0): the check reads the last gathered snapshot")
-	}
-	return nil
+	return firstBrokenUsageRule(
+		usageRule{s.mode != steering.Off && snapEvery == 0, usagef("--mode %v needs a snapshot manager (--snapshots is 0): rounds start from gathered snapshots", s.mode)},
+		usageRule{s.immediate && snapEvery == 0, usagef("--immediate needs a snapshot manager (--snapshots is 0): the check reads the last gathered snapshot")},
+	)
 }
 
 // apply sets the controller's configuration the flags give on c (resolved

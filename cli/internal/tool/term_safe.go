@@ -30,38 +30,45 @@ func (t *termSafe) Write(p []byte) (int, error) {
 		in = append(t.pending, p...)
 		t.pending = nil
 	}
-	out := t.buf[:0]
+	t.buf = t.escape(t.buf[:0], in)
+	if _, err := t.w.Write(t.buf); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// escape appends in to out rune by rune, escaped (appendTermSafe); a
+// rune incomplete at the end is held in t.pending for the next write.
+func (t *termSafe) escape(out, in []byte) []byte {
 	for len(in) > 0 {
-		c := in[0]
-		if c < utf8.RuneSelf {
-			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
-				out = fmt.Appendf(out, `\u%04x`, c)
-			} else {
-				out = append(out, c)
-			}
-			in = in[1:]
-			continue
-		}
 		if !utf8.FullRune(in) {
 			t.pending = append(t.pending[:0], in...)
 			break
 		}
 		r, n := utf8.DecodeRune(in)
-		switch {
-		case r == utf8.RuneError && n == 1:
-			out = fmt.Appendf(out, `\x%02x`, in[0])
-		case unicode.IsControl(r):
-			out = fmt.Appendf(out, `\u%04x`, r)
-		default:
-			out = append(out, in[:n]...)
-		}
+		out = appendTermSafe(out, in[:n], r)
 		in = in[n:]
 	}
-	t.buf = out
-	if _, err := t.w.Write(out); err != nil {
-		return 0, err
+	return out
+}
+
+// appendTermSafe appends the rune r, encoded as raw, to out: an invalid
+// byte as \xXX, a control character (but newline and tab) as \uXXXX,
+// anything else as it is.
+func appendTermSafe(out, raw []byte, r rune) []byte {
+	switch {
+	case r == utf8.RuneError && len(raw) == 1:
+		return fmt.Appendf(out, `\x%02x`, raw[0])
+	case termEscapesControl(r):
+		return fmt.Appendf(out, `\u%04x`, r)
 	}
-	return len(p), nil
+	return append(out, raw...)
+}
+
+// termEscapesControl reports whether r is a control character termSafe
+// escapes: all but newline and tab.
+func termEscapesControl(r rune) bool {
+	return unicode.IsControl(r) && r != '\n' && r != '\t'
 }
 
 // Flush writes a rune left incomplete by the last write, escaped.

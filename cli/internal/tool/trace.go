@@ -102,6 +102,23 @@ func checkTimeline(cat *catalog, file string, b []byte, which int) (*timeline, e
 	if err != nil {
 		return nil, err
 	}
+	tl, err := replayCheckOutput(cat, file, co, rep)
+	if err != nil {
+		return nil, err
+	}
+	tl.head = []string{fmt.Sprintf("%s (%s), %d nodes, faults %s", co.Target, co.Options, co.Nodes, co.Faults)}
+	if hasWalkSuspect(co) {
+		if err := tl.withSuspect(co.Liveness); err != nil {
+			return nil, usagef("%s: %v", file, err)
+		}
+	}
+	tl.head = append(tl.head, violationLine(rep))
+	return tl, nil
+}
+
+// replayCheckOutput replays rep, a violation of the check --json output
+// co, on the model co describes (its service, fix, nodes and faults).
+func replayCheckOutput(cat *catalog, file string, co checkOutput, rep consequence.ActorReport) (*timeline, error) {
 	svc, err := lookupReported(cat, file, co.Target, co.Fix, co.Nodes)
 	if err != nil {
 		return nil, err
@@ -110,7 +127,19 @@ func checkTimeline(cat *catalog, file string, b []byte, which int) (*timeline, e
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	// Check the whole report first (fingerprint and property error).
+	return replayWholeReport(file, m, rep)
+}
+
+// hasWalkSuspect reports whether co is a walk check's output whose one
+// report is its liveness suspect, with a dead end.
+func hasWalkSuspect(co checkOutput) bool {
+	l := co.Liveness
+	return l != nil && l.DeadEnd != nil && len(co.Reports) == 0
+}
+
+// replayWholeReport checks the whole report rep of file against m first
+// (fingerprint and property error), then replays its path.
+func replayWholeReport(file string, m *consequence.ActorModel, rep consequence.ActorReport) (*timeline, error) {
 	if err := replayReport(m, rep); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -119,19 +148,21 @@ func checkTimeline(cat *catalog, file string, b []byte, which int) (*timeline, e
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	tl.rep = rep
-	tl.head = []string{fmt.Sprintf("%s (%s), %d nodes, faults %s", co.Target, co.Options, co.Nodes, co.Faults)}
-	if l := co.Liveness; l != nil && l.DeadEnd != nil && len(co.Reports) == 0 {
-		d := l.DeadEnd
-		tl.head = append(tl.head, fmt.Sprintf("random walks: %d, live %d; suspect judged %s", l.Walks, l.Live, d.Verdict))
-		if err := tl.withDeadEnd(d); err != nil {
-			return nil, usagef("%s: %v", file, err)
-		}
-		if d.CriticalStep > 0 {
-			tl.head = append(tl.head, fmt.Sprintf("dead end (%s): after step %d no walk reaches a state where every liveness property holds", d.Verdict, d.CriticalStep))
-		}
-	}
-	tl.head = append(tl.head, violationLine(rep))
 	return tl, nil
+}
+
+// withSuspect adds a walk check's liveness suspect l to tl: the walks'
+// verdict in the header, the dead end's critical step.
+func (tl *timeline) withSuspect(l *livenessOutput) error {
+	d := l.DeadEnd
+	tl.head = append(tl.head, fmt.Sprintf("random walks: %d, live %d; suspect judged %s", l.Walks, l.Live, d.Verdict))
+	if err := tl.withDeadEnd(d); err != nil {
+		return err
+	}
+	if d.CriticalStep > 0 {
+		tl.head = append(tl.head, fmt.Sprintf("dead end (%s): after step %d no walk reaches a state where every liveness property holds", d.Verdict, d.CriticalStep))
+	}
+	return nil
 }
 
 // violationLine is the line naming a report's violation.
@@ -154,35 +185,42 @@ func predictionTimeline(cat *catalog, file string, b []byte) (*timeline, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	if err := replayReport(m, doc.Report); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	tl, err := replayTimeline(m, doc.Report.Path)
+	tl, err := replayWholeReport(file, m, doc.Report)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, err
 	}
-	tl.rep = doc.Report
-	tl.head = append(tl.head, fmt.Sprintf("%s (%s), predicted by %v (mode %s) from its snapshot of %v at cut %d, faults resets=%d silent=%v stale-connections=%v breaks=%d",
-		doc.Service, doc.Options, doc.Node, doc.Mode, m.Nodes(), doc.Snapshot.CN, doc.Resets, doc.Silent, doc.StaleConnections, doc.Breaks))
-	if doc.Refusals > 0 {
-		tl.head[len(tl.head)-1] += fmt.Sprintf(" refusals=%d", doc.Refusals)
-	}
-	if doc.Filter != "" {
-		tl.head = append(tl.head, "filter: "+doc.Filter)
-	}
-	if l := doc.Likelihood; l != nil {
-		tl.head = append(tl.head, fmt.Sprintf("rank %d among its round's predictions: %d faults, %d timers and calls, %d messages in flight at the snapshot, %d sent on the way (cost %g)",
-			doc.Rank, l.Faults, l.Local, l.InFlight, l.Spawned, l.Cost))
-	}
+	tl.head = append(tl.head, predictionHead(&doc, m)...)
 	if d := doc.Liveness; d != nil {
-		tl.head = append(tl.head, fmt.Sprintf("dead end (%s): after step %d no walk reaches a state where every liveness property holds (%d of the round's %d walks did from the snapshot)",
-			d.Verdict, d.CriticalStep, d.Live, d.Walks))
 		if err := tl.withDeadEnd(d); err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 	}
 	tl.head = append(tl.head, violationLine(doc.Report))
 	return tl, nil
+}
+
+// predictionHead is the header of a prediction report's timeline: who
+// predicted it from which snapshot with which faults, its filter, its
+// rank and its dead end.
+func predictionHead(doc *report.Prediction, m *consequence.ActorModel) []string {
+	first := fmt.Sprintf("%s (%s), predicted by %v (mode %s) from its snapshot of %v at cut %d, faults resets=%d silent=%v stale-connections=%v breaks=%d",
+		doc.Service, doc.Options, doc.Node, doc.Mode, m.Nodes(), doc.Snapshot.CN, doc.Resets, doc.Silent, doc.StaleConnections, doc.Breaks)
+	if doc.Refusals > 0 {
+		first += fmt.Sprintf(" refusals=%d", doc.Refusals)
+	}
+	head := []string{first}
+	if doc.Filter != "" {
+		head = append(head, "filter: "+doc.Filter)
+	}
+	if l := doc.Likelihood; l != nil {
+		head = append(head, fmt.Sprintf("rank %d among its round's predictions: %d faults, %d timers and calls, %d messages in flight at the snapshot, %d sent on the way (cost %g)",
+			doc.Rank, l.Faults, l.Local, l.InFlight, l.Spawned, l.Cost))
+	}
+	if d := doc.Liveness; d != nil {
+		head = append(head, fmt.Sprintf("dead end (%s): after step %d no walk reaches a state where every liveness property holds (%d of the round's %d walks did from the snapshot)",
+			d.Verdict, d.CriticalStep, d.Live, d.Walks))
+	}
+	return head
 }
 
 // describeNode renders a node's service state and timers on one line.

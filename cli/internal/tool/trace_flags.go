@@ -2,9 +2,11 @@ package tool
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 )
 
 // traceInput is what 'trace debug' reads its commands from; tests replace
@@ -36,40 +38,55 @@ func parseTraceFlags(cat *catalog, sub string, args []string, stderr io.Writer) 
 	interactive := fs.Bool("i", false, "debug interactively (as 'trace debug')")
 	synopsis := "trace " + sub + " [flags] FILE"
 	setUsage(fs, synopsis, "Replays a run step by step, as MaceMC's Mdb: FILE is the output of 'crystalball check --json' (a violation found from the initial state, or a walk check's liveness suspect), a prediction report written by 'crystalball node|emulate --reports DIR' (a violation predicted from a gathered snapshot), or a trace of 'crystalball emulate --trace FILE' (events only: it holds no node states). 'trace show' prints the path, or what the flags ask; 'trace debug' (or -i) reads Mdb commands from standard input (help lists them).")
-	// Accept the file anywhere among the flags: the flag package stops
-	// at the first positional argument, so parse on after it.
-	var files []string
-	rest := args
-	for {
-		if len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
-			files, rest = append(files, rest[0]), rest[1:]
-			continue
-		}
-		if err := parseFlagsOnly(fs, rest); err != nil {
-			return nil, "", err
-		}
-		if rest = fs.Args(); len(rest) == 0 {
-			break
-		}
-		if len(files) > 1 {
-			break
-		}
+	files, err := parseFlagsAndFiles(fs, args)
+	if err != nil {
+		return nil, "", err
 	}
 	if len(files) != 1 {
 		return nil, "", usagef("want exactly one FILE")
 	}
-	file := files[0]
 	f.debug = f.debug || *interactive
-	if f.graph != "" && f.graph != "text" && f.graph != "dot" && f.graph != "svg" {
-		return nil, "", usagef("--graph %s: want text, svg or dot", quoteShort(f.graph))
+	if err := f.checkCombination(); err != nil {
+		return nil, "", err
 	}
-	if f.out != "" && f.graph == "" {
-		return nil, "", usagef("--out needs --graph")
+	return f, files[0], nil
+}
+
+// parseFlagsAndFiles parses args into fs accepting files anywhere among
+// the flags: the flag package stops at the first positional argument,
+// so it parses on after it (until more than one file is seen).
+func parseFlagsAndFiles(fs *flag.FlagSet, args []string) ([]string, error) {
+	var files []string
+	rest := args
+	for {
+		if startsWithOperand(rest) {
+			files, rest = append(files, rest[0]), rest[1:]
+			continue
+		}
+		if err := parseFlagsOnly(fs, rest); err != nil {
+			return nil, err
+		}
+		if rest = fs.Args(); len(rest) == 0 || len(files) > 1 {
+			return files, nil
+		}
 	}
-	if f.debug && (f.diff != "" || f.live || f.graph != "") {
-		return nil, "", usagef("--diff, --live and --graph are commands of the interactive loop (diff, live, graph): not with 'trace debug' or -i")
-	}
-	return f, file, nil
+}
+
+// startsWithOperand reports whether args begins with a positional
+// argument (not a flag).
+func startsWithOperand(args []string) bool {
+	return len(args) > 0 && args[0] != "" && args[0][0] != '-'
+}
+
+// checkCombination checks --graph's format and the flags that need or
+// exclude others.
+func (f *traceFlags) checkCombination() error {
+	return firstBrokenUsageRule(
+		usageRule{!slices.Contains([]string{"", "text", "dot", "svg"}, f.graph), usagef("--graph %s: want text, svg or dot", quoteShort(f.graph))},
+		usageRule{f.out != "" && f.graph == "", usagef("--out needs --graph")},
+		usageRule{f.debug && anyConditionHolds(f.diff != "", f.live, f.graph != ""),
+			usagef("--diff, --live and --graph are commands of the interactive loop (diff, live, graph): not with 'trace debug' or -i")},
+	)
 }
 
 // run applies the flags to tl: the Mdb loop, or what 'trace show' prints.
@@ -77,6 +94,23 @@ func (f *traceFlags) run(tl *timeline, stdout io.Writer) error {
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	d := &mdb{tl: tl, w: w, cur: tl.critical}
+	if err := f.position(d); err != nil {
+		return err
+	}
+	if f.drawingOnly() {
+		return d.graph(w, f.graph) // the drawing alone, for a pipe into dot or a file
+	}
+	for _, l := range tl.head {
+		fmt.Fprintln(w, l)
+	}
+	if f.debug {
+		return f.debugLoop(d, w)
+	}
+	return f.show(d)
+}
+
+// position applies --node and --step to d and checks --diff's range.
+func (f *traceFlags) position(d *mdb) error {
 	if f.node != "" {
 		id, err := d.parseNode(f.node)
 		if err != nil {
@@ -91,70 +125,99 @@ func (f *traceFlags) run(tl *timeline, stdout io.Writer) error {
 		}
 		d.cur = n
 	}
-	if f.diff != "" {
-		if _, _, err := d.parseRange(f.diff); err != nil {
-			return usagef("--diff: %v", err)
-		}
+	return f.checkDiffRange(d)
+}
+
+// checkDiffRange checks that --diff (if given) names two steps of d.
+func (f *traceFlags) checkDiffRange(d *mdb) error {
+	if f.diff == "" {
+		return nil
 	}
-	if (f.graph == "dot" || f.graph == "svg") && f.out == "" {
-		return d.graph(w, f.graph) // the drawing alone, for a pipe into dot or a file
+	if _, _, err := d.parseRange(f.diff); err != nil {
+		return usagef("--diff: %v", err)
 	}
-	for _, l := range tl.head {
-		fmt.Fprintln(w, l)
+	return nil
+}
+
+// drawingOnly reports whether the output is the DOT or SVG drawing alone,
+// to standard output.
+func (f *traceFlags) drawingOnly() bool {
+	return (f.graph == "dot" || f.graph == "svg") && f.out == ""
+}
+
+// debugLoop runs the interactive Mdb loop on d, reading traceInput.
+func (f *traceFlags) debugLoop(d *mdb, w *bufio.Writer) error {
+	fmt.Fprintf(w, "%d steps; 'help' lists the commands\n", len(d.tl.steps))
+	d.where()
+	if err := w.Flush(); err != nil {
+		return err
 	}
-	if f.debug {
-		fmt.Fprintf(w, "%d steps; 'help' lists the commands\n", len(tl.steps))
-		d.where()
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		return d.repl(&flushReader{traceInput, w})
-	}
-	return f.show(d)
+	return d.repl(&flushReader{traceInput, w})
 }
 
 // show prints what 'trace show' was asked: the graph, a step's states, a
 // diff, the live comparison; or, with none of them, the path (and a
 // liveness report's comparison with its nearest live path).
 func (f *traceFlags) show(d *mdb) error {
-	asked := false
-	if f.graph != "" {
-		asked = true
-		if err := f.writeGraph(d); err != nil {
-			return err
-		}
+	if !anyConditionHolds(f.graph != "", f.step != "", f.diff != "", f.live) {
+		return f.showPath(d)
 	}
-	if f.step != "" {
-		asked = true
-		if err := d.prepare(d.cur); err != nil {
-			return err
-		}
-		d.where()
-		if err := d.states(d.cur); err != nil {
-			return err
-		}
-	}
-	if f.diff != "" {
-		asked = true
-		a, b, _ := d.parseRange(f.diff) // checked by run
-		if err := d.diff(a, b); err != nil {
-			return err
-		}
-	}
-	if f.live {
-		asked = true
-		if err := d.live(); err != nil {
-			return usagef("--live: %v", err)
-		}
-	}
-	if asked {
+	return firstFailingStep(
+		func() error { return f.showGraph(d) },
+		func() error { return f.showStep(d) },
+		func() error { return f.showDiff(d) },
+		func() error { return f.showLive(d) },
+	)
+}
+
+// showGraph writes the event graph --graph asks for (none without it).
+func (f *traceFlags) showGraph(d *mdb) error {
+	if f.graph == "" {
 		return nil
 	}
+	return f.writeGraph(d)
+}
+
+// showStep prints every node's state after the --step step (none
+// without it).
+func (f *traceFlags) showStep(d *mdb) error {
+	if f.step == "" {
+		return nil
+	}
+	if err := d.prepare(d.cur); err != nil {
+		return err
+	}
+	d.where()
+	return d.states(d.cur)
+}
+
+// showDiff prints the --diff diff (none without it).
+func (f *traceFlags) showDiff(d *mdb) error {
+	if f.diff == "" {
+		return nil
+	}
+	a, b, _ := d.parseRange(f.diff) // checked by run
+	return d.diff(a, b)
+}
+
+// showLive prints the --live comparison (none without it).
+func (f *traceFlags) showLive(d *mdb) error {
+	if !f.live {
+		return nil
+	}
+	if err := d.live(); err != nil {
+		return usagef("--live: %v", err)
+	}
+	return nil
+}
+
+// showPath prints the path, the client history and, for a liveness
+// report with a nearest live path, one comparison of the dead path with
+// it: the field-level one --live prints.
+func (f *traceFlags) showPath(d *mdb) error {
 	d.listing()
 	printHistory(d.w, d.tl) // serve_history.go
 	if d.tl.dead != nil && d.tl.critical > 0 && d.tl.live != nil {
-		// One comparison of the dead path with the nearest live path:
-		// the field-level one --live prints.
 		return d.live()
 	}
 	return nil

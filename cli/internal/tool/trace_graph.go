@@ -77,10 +77,22 @@ type graphBuilder struct {
 // modelGraph builds the event graph of a replayed path from its states.
 func modelGraph(tl *timeline) (*eventGraph, error) {
 	b := &graphBuilder{tl: tl, g: &eventGraph{lost: map[int]int{}}, chans: map[chanKey][]sentBy{}, dgrams: map[chanKey][]sentBy{}}
-	start := tl.states[0]
+	tm := b.trackStart()
+	for i := 1; i <= len(tl.steps); i++ {
+		if err := b.step(i, tm); err != nil {
+			return nil, err
+		}
+	}
+	return b.g, nil
+}
+
+// trackStart tracks what is in flight in the start state (sent by "step
+// 0") and returns the timers set there.
+func (b *graphBuilder) trackStart() map[timerKey]int {
+	start := b.tl.states[0]
 	tm := map[timerKey]int{}
-	for _, id := range tl.nodes {
-		for _, from := range tl.nodes {
+	for _, id := range b.tl.nodes {
+		for _, from := range b.tl.nodes {
 			b.reconcile(0, start, chanKey{from, id})
 		}
 		if st, _, ok := start.NodeState(id); ok {
@@ -89,24 +101,26 @@ func modelGraph(tl *timeline) (*eventGraph, error) {
 			}
 		}
 	}
-	for i := 1; i <= len(tl.steps); i++ {
-		s := tl.steps[i-1]
-		after := tl.states[i]
-		if err := b.deliver(i, s); err != nil {
-			return nil, err
-		}
-		if s.kind == "timer" {
-			if from, ok := tm[timerKey{s.node, s.msg}]; ok {
-				b.g.edges = append(b.g.edges, edge{From: from, To: i, Kind: "timer", Label: s.msg})
-			}
-		}
-		timerChanges(tm, tl.states[i-1], after, s, i)
-		for _, other := range tl.nodes {
-			b.reconcile(i, after, chanKey{s.node, other})
-			b.reconcile(i, after, chanKey{other, s.node})
-		}
+	return tm
+}
+
+// step adds the edges into step i (a delivery's, a timer's) and tracks
+// what it sent, set and cut; tm holds the step that set each timer.
+func (b *graphBuilder) step(i int, tm map[timerKey]int) error {
+	s := b.tl.steps[i-1]
+	after := b.tl.states[i]
+	if err := b.deliver(i, s); err != nil {
+		return err
 	}
-	return b.g, nil
+	if from, ok := tm[timerKey{s.node, s.msg}]; ok && s.kind == "timer" {
+		b.g.edges = append(b.g.edges, edge{From: from, To: i, Kind: "timer", Label: s.msg})
+	}
+	timerChanges(tm, b.tl.states[i-1], after, s, i)
+	for _, other := range b.tl.nodes {
+		b.reconcile(i, after, chanKey{s.node, other})
+		b.reconcile(i, after, chanKey{other, s.node})
+	}
+	return nil
 }
 
 // timerKey is one node's timer.
@@ -131,8 +145,7 @@ func timerChanges(tm map[timerKey]int, before, after *consequence.GlobalState, s
 	now := map[string]bool{}
 	for _, t := range cur.Timers {
 		now[t.Name] = true
-		w, ok := was[t.Name]
-		if !ok || !w.At.Equal(t.At) || (s.kind == "timer" && s.msg == t.Name) {
+		if timerSetBy(s, was, t) {
 			tm[timerKey{s.node, t.Name}] = i
 		}
 	}
@@ -143,37 +156,61 @@ func timerChanges(tm map[timerKey]int, before, after *consequence.GlobalState, s
 	}
 }
 
+// timerSetBy reports whether step s set timer t of its node, scheduled
+// after it: t was not scheduled before (was), moved, or fired and was
+// scheduled again.
+func timerSetBy(s tstep, was map[string]node.Timer, t node.Timer) bool {
+	w, ok := was[t.Name]
+	return !ok || !w.At.Equal(t.At) || (s.kind == "timer" && s.msg == t.Name)
+}
+
 // deliver adds the edge of a delivery (or datagram drop, or refused send)
 // at step i.
 func (b *graphBuilder) deliver(i int, s tstep) error {
-	c := chanKey{s.peer, s.node}
 	switch s.kind {
 	case "deliver", "transport-error":
-		q := b.chans[c]
-		if len(q) == 0 {
-			return nil // not traceable (a state restored without its senders)
-		}
-		kind := "message"
-		if s.kind == "transport-error" {
-			kind = "transport-error"
-		}
-		b.g.edges = append(b.g.edges, edge{From: q[0].step, To: i, Kind: kind, Label: s.msg})
-		b.chans[c] = q[1:]
+		b.deliverMessage(i, s)
 	case "deliver-datagram", "drop-datagram":
-		key, err := b.datagramKey(i)
-		if err != nil {
-			return err
-		}
-		q := b.dgrams[c]
-		for k, e := range q {
-			if e.key == key {
-				b.g.edges = append(b.g.edges, edge{From: e.step, To: i, Kind: "datagram", Label: s.msg, Dropped: s.kind == "drop-datagram"})
-				b.dgrams[c] = append(q[:k:k], q[k+1:]...)
-				break
-			}
-		}
+		return b.deliverDatagram(i, s)
 	case "refuse-send":
 		b.refuse(i, s)
+	}
+	return nil
+}
+
+// deliverMessage adds the edge of step i (s) delivering the first
+// message in flight on its channel (or a transport error), from the step
+// that sent it, and takes the message off the channel.
+func (b *graphBuilder) deliverMessage(i int, s tstep) {
+	c := chanKey{s.peer, s.node}
+	q := b.chans[c]
+	if len(q) == 0 {
+		return // not traceable (a state restored without its senders)
+	}
+	kind := "message"
+	if s.kind == "transport-error" {
+		kind = "transport-error"
+	}
+	b.g.edges = append(b.g.edges, edge{From: q[0].step, To: i, Kind: kind, Label: s.msg})
+	b.chans[c] = q[1:]
+}
+
+// deliverDatagram adds the edge of step i (s) delivering or dropping a
+// datagram, from the step that sent the first equal one tracked, and
+// forgets that one.
+func (b *graphBuilder) deliverDatagram(i int, s tstep) error {
+	c := chanKey{s.peer, s.node}
+	key, err := b.datagramKey(i)
+	if err != nil {
+		return err
+	}
+	q := b.dgrams[c]
+	for k, e := range q {
+		if e.key == key {
+			b.g.edges = append(b.g.edges, edge{From: e.step, To: i, Kind: "datagram", Label: s.msg, Dropped: s.kind == "drop-datagram"})
+			b.dgrams[c] = append(q[:k:k], q[k+1:]...)
+			break
+		}
 	}
 	return nil
 }

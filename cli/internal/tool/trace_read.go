@@ -19,25 +19,14 @@ func readCheckOutput(file string, b []byte, which int) (checkOutput, consequence
 	if err := report.Unmarshal(b, &co); err != nil {
 		return co, rep, usagef("%s: not the output of 'crystalball check --json': %v", file, err)
 	}
-	switch {
-	case co.Nodes <= 0 || co.Nodes > maxCheckNodes:
-		return co, rep, usagef("%s: nodes %d, want 1..%d", file, co.Nodes, maxCheckNodes)
-	case co.Resets < 0 || co.Resets > report.MaxFaults || co.Breaks < 0 || co.Breaks > report.MaxFaults || co.Drops < 0 || co.Drops > report.MaxFaults:
-		return co, rep, usagef("%s: resets %d, breaks %d and drops %d, want 0..%d", file, co.Resets, co.Breaks, co.Drops, report.MaxFaults)
-	case co.Refusals < 0 || co.Refusals > report.MaxFaults:
-		return co, rep, usagef("%s: refusals %d, want 0..%d", file, co.Refusals, report.MaxFaults)
-	case len(co.Target) > report.MaxNameBytes || len(co.Fix) > report.MaxNameBytes:
-		return co, rep, usagef("%s: service %s or fix %s longer than %d bytes", file, report.Quote(co.Target), report.Quote(co.Fix), report.MaxNameBytes)
+	if err := checkCheckOutputBounds(file, co); err != nil {
+		return co, rep, err
 	}
-	raw := co.Reports
-	if l := co.Liveness; len(raw) == 0 && l != nil && l.Report != nil {
-		b, err := json.Marshal(l.Report)
-		if err != nil {
-			return co, rep, err
-		}
-		raw = []json.RawMessage{b}
+	raw, err := replayableReports(co)
+	if err != nil {
+		return co, rep, err
 	}
-	if which < 1 || which > len(raw) {
+	if outsideClosedRange(which, 1, len(raw)) {
 		return co, rep, usagef("%s has %d replayable violations, --violation %d is out of range", file, len(raw), which)
 	}
 	if err := report.Unmarshal(raw[which-1], &rep); err != nil {
@@ -47,4 +36,30 @@ func readCheckOutput(file string, b []byte, which int) (checkOutput, consequence
 		return co, rep, usagef("%s: violation %d: %v", file, which, err)
 	}
 	return co, rep, nil
+}
+
+// checkCheckOutputBounds checks the node count, the fault budgets and the
+// names of a check --json output against what the model rebuild accepts.
+func checkCheckOutputBounds(file string, co checkOutput) error {
+	return firstBrokenUsageRule(
+		usageRule{outsideClosedRange(co.Nodes, 1, maxCheckNodes), usagef("%s: nodes %d, want 1..%d", file, co.Nodes, maxCheckNodes)},
+		usageRule{anyConditionHolds(outsideClosedRange(co.Resets, 0, report.MaxFaults), outsideClosedRange(co.Breaks, 0, report.MaxFaults), outsideClosedRange(co.Drops, 0, report.MaxFaults)),
+			usagef("%s: resets %d, breaks %d and drops %d, want 0..%d", file, co.Resets, co.Breaks, co.Drops, report.MaxFaults)},
+		usageRule{outsideClosedRange(co.Refusals, 0, report.MaxFaults), usagef("%s: refusals %d, want 0..%d", file, co.Refusals, report.MaxFaults)},
+		usageRule{max(len(co.Target), len(co.Fix)) > report.MaxNameBytes,
+			usagef("%s: service %s or fix %s longer than %d bytes", file, report.Quote(co.Target), report.Quote(co.Fix), report.MaxNameBytes)},
+	)
+}
+
+// replayableReports are the violations of a check --json output that
+// 'trace' replays: its reports, or a walk check's liveness suspect.
+func replayableReports(co checkOutput) ([]json.RawMessage, error) {
+	if l := co.Liveness; len(co.Reports) == 0 && l != nil && l.Report != nil {
+		b, err := json.Marshal(l.Report)
+		if err != nil {
+			return nil, err
+		}
+		return []json.RawMessage{b}, nil
+	}
+	return co.Reports, nil
 }

@@ -26,22 +26,39 @@ const replayChecks = 3
 // there is the service's, and the error says which event and field.
 func replayReport(m *consequence.ActorModel, rep consequence.ActorReport) error {
 	_, _, err := m.ReplayReport(rep, m.Properties())
-	if err == nil || !(errors.Is(err, consequence.ErrBadReport) || errors.Is(err, consequence.ErrNondeterministic)) {
+	if err == nil || !isReplayMismatch(err) {
 		return err
 	}
 	checked, cerr := m.WithDeterminismCheck(1)
 	if cerr != nil {
 		return errors.Join(err, cerr)
 	}
-	for range replayChecks {
-		if again := replayRecovering(checked, rep); errors.Is(again, consequence.ErrNotDeterministic) {
-			return fmt.Errorf("%w; replaying it again with every step run twice shows why: %w", err, again)
-		}
+	if again := findNondeterminism(checked, rep); again != nil {
+		return fmt.Errorf("%w; replaying it again with every step run twice shows why: %w", err, again)
 	}
 	return fmt.Errorf("%w: the report was written by another build of the program or version of the service "+
 		"(this build replays the path the same way each time, every step run twice), "+
 		"or the service is not deterministic in a way one replay does not show "+
 		"(nodetest.Conformance or 'emulate --check-determinism' looks longer)", err)
+}
+
+// isReplayMismatch reports whether a replay's err says the report does
+// not replay (another build, or a service that is not deterministic)
+// rather than that it cannot be read.
+func isReplayMismatch(err error) bool {
+	return errors.Is(err, consequence.ErrBadReport) || errors.Is(err, consequence.ErrNondeterministic)
+}
+
+// findNondeterminism replays rep replayChecks times on checked (the
+// model with the determinism check on) and returns the first
+// consequence.ErrNotDeterministic one of them found, or nil.
+func findNondeterminism(checked *consequence.ActorModel, rep consequence.ActorReport) error {
+	for range replayChecks {
+		if again := replayRecovering(checked, rep); errors.Is(again, consequence.ErrNotDeterministic) {
+			return again
+		}
+	}
+	return nil
 }
 
 // replayRecovering is ReplayReport turning the model's panics (the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/seed6eee2ec7/crystalball/emulation"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -86,14 +87,23 @@ func (l *lineCompare) Write(p []byte) (int, error) {
 		}
 		line := string(l.partial[:i])
 		l.partial = l.partial[i+1:]
-		if l.err == nil && l.n >= len(l.want) {
-			l.err = fmt.Errorf("the re-run goes on past the trace's %d steps: the trace is of another build or service%s", len(l.want), rerunCauses)
-		} else if l.err == nil && line != l.want[l.n] {
-			l.err = fmt.Errorf("the re-run diverges from the trace at step %d (the re-run wrote %s, the trace has %s): the trace is of another build or service%s", l.n+1, quoteN(line, 200), quoteN(l.want[l.n], 200), rerunCauses)
-		}
-		l.n++
+		l.compare(line)
 	}
 	return len(p), nil
+}
+
+// compare counts the re-run's next line and, until a first difference,
+// checks it against the file's: a line past the file's end, or another
+// than the file's, is the difference recorded in l.err.
+func (l *lineCompare) compare(line string) {
+	switch {
+	case l.err != nil:
+	case l.n >= len(l.want):
+		l.err = fmt.Errorf("the re-run goes on past the trace's %d steps: the trace is of another build or service%s", len(l.want), rerunCauses)
+	case line != l.want[l.n]:
+		l.err = fmt.Errorf("the re-run diverges from the trace at step %d (the re-run wrote %s, the trace has %s): the trace is of another build or service%s", l.n+1, quoteN(line, 200), quoteN(l.want[l.n], 200), rerunCauses)
+	}
+	l.n++
 }
 
 // rerunView is the nodes' states in a re-run after a step.
@@ -113,45 +123,83 @@ func (tl *timeline) rerun(n int) (*rerunView, error) {
 	if v, ok := tl.rerunCache[n]; ok {
 		return v, nil
 	}
-	cfg := *tl.rerunCfg
-	lc := &lineCompare{want: tl.raw}
-	cfg.Trace, cfg.TraceCauses = lc, true
-	em, err := emulation.New(cfg)
+	em, step, err := tl.rerunUntil(n)
 	if err != nil {
-		return nil, fmt.Errorf("re-running the emulation: %w", err)
+		return nil, err
 	}
-	// Bounded: the file's lines (a diverging line stops it) and the run's
-	// duration, past which the original wrote nothing.
-	for lc.n < n && lc.err == nil && em.Elapsed() <= cfg.Duration && em.Step() {
-	}
-	if lc.err != nil {
-		return nil, lc.err
-	}
-	if err := em.Err(); err != nil {
-		return nil, fmt.Errorf("re-running the emulation: %w", err)
-	}
-	if lc.n < n {
-		return nil, fmt.Errorf("the re-run ended after step %d, before step %d", lc.n, n)
-	}
-	v := &rerunView{step: lc.n, fields: map[node.ID][]string{}, history: node.History{Events: slices.Clone(em.History().Events)}}
-	flight := em.InFlight()
-	for _, id := range tl.nodes {
-		c := em.Core(id)
-		if c == nil || !em.Live(id) {
-			v.fields[id] = []string{"live: false"}
-			continue
-		}
-		f := append([]string{"live: true"}, stateFields(c.State())...)
-		for _, e := range flight {
-			if e.To == id {
-				f = append(f, envelopeField(e))
-			}
-		}
-		v.fields[id] = f
-	}
+	v := &rerunView{step: step, fields: rerunNodeFields(em, tl.nodes), history: node.History{Events: slices.Clone(em.History().Events)}}
 	if tl.rerunCache == nil || len(tl.rerunCache) >= 16 {
 		tl.rerunCache = map[int]*rerunView{}
 	}
 	tl.rerunCache[n] = v
 	return v, nil
+}
+
+// rerunUntil re-runs tl's emulation, checking its trace against the
+// file's lines, until it has written step n; it returns the emulator
+// and the last step written.
+func (tl *timeline) rerunUntil(n int) (*emulation.Emulator, int, error) {
+	cfg := *tl.rerunCfg
+	lc := &lineCompare{want: tl.raw}
+	cfg.Trace, cfg.TraceCauses = lc, true
+	em, err := emulation.New(cfg)
+	if err != nil {
+		return nil, 0, fmt.Errorf("re-running the emulation: %w", err)
+	}
+	// Bounded: the file's lines (a diverging line stops it) and the run's
+	// duration, past which the original wrote nothing.
+	for stepRerun(em, lc, n, cfg.Duration) {
+	}
+	return em, lc.n, rerunOutcome(em, lc, n)
+}
+
+// stepRerun steps the re-run em once, unless it has written step n,
+// diverged from the file (lc) or gone past the run's duration; it
+// reports whether it stepped (and the emulation goes on).
+func stepRerun(em *emulation.Emulator, lc *lineCompare, n int, duration time.Duration) bool {
+	return lc.n < n && lc.err == nil && em.Elapsed() <= duration && em.Step()
+}
+
+// rerunOutcome is the error of a re-run that stopped: it diverged from
+// the file, failed, or ended before step n.
+func rerunOutcome(em *emulation.Emulator, lc *lineCompare, n int) error {
+	if lc.err != nil {
+		return lc.err
+	}
+	if err := em.Err(); err != nil {
+		return fmt.Errorf("re-running the emulation: %w", err)
+	}
+	if lc.n < n {
+		return fmt.Errorf("the re-run ended after step %d, before step %d", lc.n, n)
+	}
+	return nil
+}
+
+// rerunNodeFields renders the state of each of nodes in the re-run em,
+// field by field: "live: false" for one down, else its service state and
+// the messages in flight to it.
+func rerunNodeFields(em *emulation.Emulator, nodes []node.ID) map[node.ID][]string {
+	fields := map[node.ID][]string{}
+	flight := em.InFlight()
+	for _, id := range nodes {
+		c := em.Core(id)
+		if c == nil || !em.Live(id) {
+			fields[id] = []string{"live: false"}
+			continue
+		}
+		fields[id] = liveNodeFields(c, id, flight)
+	}
+	return fields
+}
+
+// liveNodeFields are the fields of live node id (core c): its service
+// state, then the messages of flight addressed to it.
+func liveNodeFields(c *node.Core, id node.ID, flight []node.Envelope) []string {
+	f := append([]string{"live: true"}, stateFields(c.State())...)
+	for _, e := range flight {
+		if e.To == id {
+			f = append(f, envelopeField(e))
+		}
+	}
+	return f
 }

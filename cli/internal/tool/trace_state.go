@@ -3,6 +3,7 @@ package tool
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
@@ -119,26 +120,55 @@ func diffFields(w io.Writer, indent string, a, b []string) bool {
 	for i, k := range kb {
 		inB[k] = b[i]
 	}
-	inA := make(map[string]bool, len(a))
+	changed := printChangedFields(w, indent, a, ka, inB)
+	added := printAddedFields(w, indent, b, kb, ka)
+	return changed || added
+}
+
+// printChangedFields prints the fields of a (keyed ka) that b (inB, by
+// key) does not have as they are: "-" as it was and, if b has the field,
+// "+" as it is. It reports whether it printed any.
+func printChangedFields(w io.Writer, indent string, a, ka []string, inB map[string]string) bool {
 	changed := false
 	for i, k := range ka {
-		inA[k] = true
-		if y, ok := inB[k]; ok && y == a[i] {
+		y, ok := inB[k]
+		if ok && y == a[i] {
 			continue
 		}
 		changed = true
 		fmt.Fprintf(w, "%s- %s\n", indent, a[i])
-		if y, ok := inB[k]; ok {
+		if ok {
 			fmt.Fprintf(w, "%s+ %s\n", indent, y)
 		}
 	}
+	return changed
+}
+
+// printAddedFields prints, "+", the fields of b (keyed kb) whose key is
+// not among a's (ka). It reports whether it printed any.
+func printAddedFields(w io.Writer, indent string, b, kb, ka []string) bool {
+	inA := make(map[string]bool, len(ka))
+	for _, k := range ka {
+		inA[k] = true
+	}
+	added := false
 	for i, k := range kb {
 		if !inA[k] {
-			changed = true
+			added = true
 			fmt.Fprintf(w, "%s+ %s\n", indent, b[i])
 		}
 	}
-	return changed
+	return added
+}
+
+// repeatedFieldPrefixes begin the names of the fields a node state
+// repeats besides its timers: messages in flight and pending calls.
+var repeatedFieldPrefixes = []string{"in-flight from", "datagram from", "pending["}
+
+// isRepeatedField reports whether a field called name is of a repeated
+// kind (a timer, a message, a pending call), keyed by its whole line.
+func isRepeatedField(name string) bool {
+	return name == "timer" || slices.ContainsFunc(repeatedFieldPrefixes, func(p string) bool { return strings.HasPrefix(name, p) })
 }
 
 // fieldKeys names each rendered field by the text before its ": " and
@@ -150,7 +180,7 @@ func fieldKeys(fields []string) []string {
 	out := make([]string, len(fields))
 	for i, f := range fields {
 		name, _, _ := strings.Cut(f, ": ")
-		if name == "timer" || strings.HasPrefix(name, "in-flight from") || strings.HasPrefix(name, "datagram from") || strings.HasPrefix(name, "pending[") {
+		if isRepeatedField(name) {
 			name = f
 		}
 		out[i] = fmt.Sprintf("%s#%d", name, seen[name])

@@ -26,28 +26,36 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stdout, "%s %s %s\n", programName, bi.Main.Path, moduleVersion(bi.Main))
-	for _, d := range bi.Deps {
-		if d.Path == crystalballModule {
-			fmt.Fprintf(stdout, "crystalball %s\n", moduleVersion(*d))
-		}
-	}
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
-	if rev != "" {
-		if modified == "true" {
-			rev += " (modified)"
-		}
+	printCrystalballDep(stdout, bi.Deps)
+	if rev := vcsRevision(bi.Settings); rev != "" {
 		fmt.Fprintf(stdout, "revision %s\n", rev)
 	}
 	fmt.Fprintf(stdout, "go %s\n", bi.GoVersion)
 	return nil
+}
+
+// printCrystalballDep prints crystalball's version when the binary's
+// dependencies list it (the main module is a user's program).
+func printCrystalballDep(stdout io.Writer, deps []*debug.Module) {
+	for _, d := range deps {
+		if d.Path == crystalballModule {
+			fmt.Fprintf(stdout, "crystalball %s\n", moduleVersion(*d))
+		}
+	}
+}
+
+// vcsRevision is the VCS revision the build settings name, marked
+// " (modified)" for a modified tree; "" when they name none.
+func vcsRevision(settings []debug.BuildSetting) string {
+	vcs := map[string]string{}
+	for _, s := range settings {
+		vcs[s.Key] = s.Value // the last setting of a key counts
+	}
+	rev := vcs["vcs.revision"]
+	if rev != "" && vcs["vcs.modified"] == "true" {
+		rev += " (modified)"
+	}
+	return rev
 }
 
 // crystalballModule is this module's path, as a user's program lists it

@@ -34,23 +34,17 @@ func (w *walkFlags) register(fs *flag.FlagSet) {
 
 // validate reports the first bad value as a usage error.
 func (w *walkFlags) validate() error {
-	switch {
-	case w.walks < 0:
-		return usagef("--walks must not be negative, got %d", w.walks)
-	case w.depth <= 0:
-		return usagef("--walk-depth must be positive, got %d", w.depth)
-	case w.warmup < 0 || w.warmup >= w.depth:
-		return usagef("--walk-warmup must be at least 0 and below --walk-depth (%d), got %d", w.depth, w.warmup)
-	case w.probes <= 0:
-		return usagef("--probe-walks must be positive, got %d", w.probes)
-	case w.steps <= 0:
-		return usagef("--walk-steps must be positive, got %d", w.steps)
-	case w.suspects <= 0:
-		return usagef("--walk-suspects must be positive, got %d", w.suspects)
-	case w.safetyWalks < 0:
-		return usagef("--safety-walks must not be negative, got %d", w.safetyWalks)
-	case w.safetyDepth <= 0:
-		return usagef("--safety-walk-depth must be positive, got %d", w.safetyDepth)
+	if err := firstBrokenUsageRule(
+		usageRule{w.walks < 0, usagef("--walks must not be negative, got %d", w.walks)},
+		usageRule{w.depth <= 0, usagef("--walk-depth must be positive, got %d", w.depth)},
+		usageRule{anyConditionHolds(w.warmup < 0, w.warmup >= w.depth), usagef("--walk-warmup must be at least 0 and below --walk-depth (%d), got %d", w.depth, w.warmup)},
+		usageRule{w.probes <= 0, usagef("--probe-walks must be positive, got %d", w.probes)},
+		usageRule{w.steps <= 0, usagef("--walk-steps must be positive, got %d", w.steps)},
+		usageRule{w.suspects <= 0, usagef("--walk-suspects must be positive, got %d", w.suspects)},
+		usageRule{w.safetyWalks < 0, usagef("--safety-walks must not be negative, got %d", w.safetyWalks)},
+		usageRule{w.safetyDepth <= 0, usagef("--safety-walk-depth must be positive, got %d", w.safetyDepth)},
+	); err != nil {
+		return err
 	}
 	weight, err := parseWeights(w.weights)
 	if err != nil {
