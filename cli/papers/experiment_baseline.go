@@ -64,11 +64,11 @@ func setBaselineDefaults(fs *flag.FlagSet, p *tool.Emulation) {
 // check checks the service, the mode and the exhaustive half's budgets,
 // then resolves emulate's flags (p).
 func (f *baselineFlags) check(fs *flag.FlagSet, p *tool.Emulation, service string) error {
-	if err := firstBrokenRule(
-		usageRule{!slices.Contains([]string{"chord", "randtree"}, service), tool.UsageErrorf("--service must be chord or randtree")},
-		usageRule{p.Mode() != "debug", tool.UsageErrorf("--mode must be debug: the online half predicts and reports")},
-		usageRule{anyHolds(*f.bfsNodes <= 0, *f.bfsNodes > 64, *f.budget < 0, *f.maxStates < 0, *f.workers <= 0),
-			tool.UsageErrorf("--bfs-nodes must be in 1..64, --workers positive, --budget and --bfs-states not negative")},
+	if err := tool.FirstBrokenRule(
+		tool.BrokenIf(!slices.Contains([]string{"chord", "randtree"}, service), tool.UsageErrorf("--service must be chord or randtree")),
+		tool.BrokenIf(p.Mode() != "debug", tool.UsageErrorf("--mode must be debug: the online half predicts and reports")),
+		tool.BrokenIf(tool.AnyConditionHolds(*f.bfsNodes <= 0, *f.bfsNodes > 64, *f.budget < 0, *f.maxStates < 0, *f.workers <= 0),
+			tool.UsageErrorf("--bfs-nodes must be in 1..64, --workers positive, --budget and --bfs-states not negative")),
 	); err != nil {
 		return err
 	}

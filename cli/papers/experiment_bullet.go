@@ -81,21 +81,21 @@ func (f *bulletOverheadFlags) config() (experiments.BulletOverheadConfig, error)
 // block count (of fileBytes, the file rounded up to whole bytes).
 func (f *bulletOverheadFlags) checkBounds(fileBytes float64) error {
 	blocks := math.Ceil(fileBytes / float64(f.blockSize))
-	return firstError(
-		firstBrokenRule(
-			usageRule{f.nodes < 2 || f.nodes > 1000, tool.UsageErrorf("--nodes must be in 2..1000 (n1 is the source), got %d", f.nodes)},
-			usageRule{anyHolds(!(f.fileMB > 0), math.IsInf(f.fileMB, 0)), tool.UsageErrorf("--file-mb must be a positive number of MiB, got %v", f.fileMB)},
-			usageRule{f.blockSize <= 0 || f.blockSize > bullet.MaxBlockSize, tool.UsageErrorf("--block-size must be in 1..%d bytes, got %d", bullet.MaxBlockSize, f.blockSize)},
-			usageRule{f.maxStates <= 0, tool.UsageErrorf("--max-states must be positive, got %d", f.maxStates)},
-			usageRule{f.walks < 0, tool.UsageErrorf("--walks must not be negative, got %d", f.walks)},
-			usageRule{f.sendQueue < 0, tool.UsageErrorf("--send-queue must not be negative, got %d", f.sendQueue)},
-			usageRule{anyHolds(*f.maxDuration <= 0, *f.costPerState <= 0),
-				tool.UsageErrorf("--max-duration and --cost-per-state must be positive, got %v and %v", *f.maxDuration, *f.costPerState)},
+	return tool.FirstNonNilError(
+		tool.FirstBrokenRule(
+			tool.BrokenIf(f.nodes < 2 || f.nodes > 1000, tool.UsageErrorf("--nodes must be in 2..1000 (n1 is the source), got %d", f.nodes)),
+			tool.BrokenIf(tool.AnyConditionHolds(!(f.fileMB > 0), math.IsInf(f.fileMB, 0)), tool.UsageErrorf("--file-mb must be a positive number of MiB, got %v", f.fileMB)),
+			tool.BrokenIf(f.blockSize <= 0 || f.blockSize > bullet.MaxBlockSize, tool.UsageErrorf("--block-size must be in 1..%d bytes, got %d", bullet.MaxBlockSize, f.blockSize)),
+			tool.BrokenIf(f.maxStates <= 0, tool.UsageErrorf("--max-states must be positive, got %d", f.maxStates)),
+			tool.BrokenIf(f.walks < 0, tool.UsageErrorf("--walks must not be negative, got %d", f.walks)),
+			tool.BrokenIf(f.sendQueue < 0, tool.UsageErrorf("--send-queue must not be negative, got %d", f.sendQueue)),
+			tool.BrokenIf(tool.AnyConditionHolds(*f.maxDuration <= 0, *f.costPerState <= 0),
+				tool.UsageErrorf("--max-duration and --cost-per-state must be positive, got %v and %v", *f.maxDuration, *f.costPerState)),
 		),
 		tool.CheckInterval("snapshots", *f.snapshots),
-		firstBrokenRule(
-			usageRule{*f.snapshots == 0, tool.UsageErrorf("--snapshots must be positive: the run with CrystalBall checkpoints and gathers")},
-			usageRule{blocks > bullet.MaxBlocks, tool.UsageErrorf("--file-mb %v is %.0f blocks of %d bytes, more than %d", f.fileMB, blocks, f.blockSize, bullet.MaxBlocks)},
+		tool.FirstBrokenRule(
+			tool.BrokenIf(*f.snapshots == 0, tool.UsageErrorf("--snapshots must be positive: the run with CrystalBall checkpoints and gathers")),
+			tool.BrokenIf(blocks > bullet.MaxBlocks, tool.UsageErrorf("--file-mb %v is %.0f blocks of %d bytes, more than %d", f.fileMB, blocks, f.blockSize, bullet.MaxBlocks)),
 		),
 	)
 }

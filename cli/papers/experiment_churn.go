@@ -35,7 +35,7 @@ func runRandTreeChurn(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := experiments.ChurnConfig{Nodes: *nodes, Duration: *duration, ChurnPerMinute: noneIfZero(rate), Seed: *seed, Snapshots: *snapEvery,
 		MaxStates: *maxStates, MaxInterventions: *maxInterventions, VetoHold: hold, BreakConnection: *breakConn, ResetKinds: kinds, Configs: tool.SplitList(*configs)}
-	if err := firstError(tool.CheckInterval("snapshots", *snapEvery), checkChurnBounds(cfg), checkChurnConfigs(cfg.Configs)); err != nil {
+	if err := tool.FirstNonNilError(tool.CheckInterval("snapshots", *snapEvery), checkChurnBounds(cfg), checkChurnConfigs(cfg.Configs)); err != nil {
 		return err
 	}
 	progress, endProgress := runProgress(stderr, *asJSON, *quiet, "experiment randtree-churn")
@@ -69,7 +69,7 @@ func parseChurnEvents(churn, resetKinds, vetoHold string) (rate float64, kinds c
 // snapshot interval and that the run outlasts its warm-up and heal phase.
 func checkChurnBounds(cfg experiments.ChurnConfig) error {
 	heal := min(cfg.Duration/4, 5*time.Minute)
-	if anyHolds(cfg.Nodes <= 0, cfg.Nodes > 1000, cfg.MaxStates <= 0, cfg.Snapshots <= 0, cfg.Duration-heal <= experiments.ChurnWarmup) {
+	if tool.AnyConditionHolds(cfg.Nodes <= 0, cfg.Nodes > 1000, cfg.MaxStates <= 0, cfg.Snapshots <= 0, cfg.Duration-heal <= experiments.ChurnWarmup) {
 		return tool.UsageErrorf("--nodes must be in 1..1000, --max-states and --snapshots positive, --duration longer than %v", experiments.ChurnWarmup+heal)
 	}
 	return nil

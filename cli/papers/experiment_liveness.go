@@ -50,11 +50,11 @@ func parseRandTreeLiveness(args []string, stderr io.Writer) (cfg experiments.Ran
 	if err := tool.ParseFlags(fs, args); err != nil {
 		return cfg, outputFlags{}, err
 	}
-	if err := firstError(
-		firstBrokenRule(
-			usageRule{!tool.FlagGiven(fs, "seed"), tool.UsageErrorf("--seed is required (the experiment is a pure function of it)")},
-			usageRule{anyHolds(*runs <= 0, *nodes < 3, *nodes > emulation.MaxNodes, *workers <= 0, *maxGap < 0, *resets < 0),
-				tool.UsageErrorf("--runs and --workers must be positive, --nodes in 3..%d, --max-gap and --steer-resets not negative", emulation.MaxNodes)},
+	if err := tool.FirstNonNilError(
+		tool.FirstBrokenRule(
+			tool.BrokenIf(!tool.FlagGiven(fs, "seed"), tool.UsageErrorf("--seed is required (the experiment is a pure function of it)")),
+			tool.BrokenIf(tool.AnyConditionHolds(*runs <= 0, *nodes < 3, *nodes > emulation.MaxNodes, *workers <= 0, *maxGap < 0, *resets < 0),
+				tool.UsageErrorf("--runs and --workers must be positive, --nodes in 3..%d, --max-gap and --steer-resets not negative", emulation.MaxNodes)),
 		),
 		tool.CheckInterval("snapshots", *snapEvery),
 	); err != nil {

@@ -47,16 +47,16 @@ func (f *paxosFlags) bugName() string { return "bug" + strings.TrimPrefix(f.bug,
 
 // check checks the flags, in the order their errors are reported.
 func (f *paxosFlags) check() error {
-	return firstError(
-		firstBrokenRule(
-			usageRule{!slices.Contains([]string{"bug1", "bug2"}, f.bugName()), tool.UsageErrorf("--bug must be 1 or 2")},
-			usageRule{anyHolds(f.runs <= 0, f.maxStates <= 0, *f.snapEvery <= 0, f.workers <= 0, *f.maxGap < 0, f.resets < 0, *f.lastKnown < 0),
-				tool.UsageErrorf("--runs, --max-states, --snapshots and --workers must be positive, --max-gap, --resets and --last-known not negative")},
+	return tool.FirstNonNilError(
+		tool.FirstBrokenRule(
+			tool.BrokenIf(!slices.Contains([]string{"bug1", "bug2"}, f.bugName()), tool.UsageErrorf("--bug must be 1 or 2")),
+			tool.BrokenIf(tool.AnyConditionHolds(f.runs <= 0, f.maxStates <= 0, *f.snapEvery <= 0, f.workers <= 0, *f.maxGap < 0, f.resets < 0, *f.lastKnown < 0),
+				tool.UsageErrorf("--runs, --max-states, --snapshots and --workers must be positive, --max-gap, --resets and --last-known not negative")),
 		),
 		tool.CheckInterval("snapshots", *f.snapEvery),
-		firstBrokenRule(
-			usageRule{f.only < -1, tool.UsageErrorf("--run must be a run number (0 or more)")},
-			usageRule{f.tracePath != "" && f.only < 0, tool.UsageErrorf("--trace needs --run: it traces one run")},
+		tool.FirstBrokenRule(
+			tool.BrokenIf(f.only < -1, tool.UsageErrorf("--run must be a run number (0 or more)")),
+			tool.BrokenIf(f.tracePath != "" && f.only < 0, tool.UsageErrorf("--trace needs --run: it traces one run")),
 		),
 	)
 }

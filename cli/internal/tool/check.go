@@ -232,7 +232,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, cat *catalog) {
 // check validates f and resolves the strategy, one group of flags after
 // the other.
 func (f *checkFlags) check() error {
-	return firstStepError(
+	return firstFailingStep(
 		f.checkBudgets,
 		f.delivery.validate,
 		f.checkVerifyEvery,
@@ -260,9 +260,9 @@ func (f *checkFlags) budgetsInRange() bool {
 
 // checkBudgets checks the search's budgets and walk parameters.
 func (f *checkFlags) checkBudgets() error {
-	return firstBrokenFlagRule(
-		flagRule{!f.budgetsInRange(), usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")},
-		flagRule{f.suspects <= 0, usagef("--suspects must be positive, got %d", f.suspects)},
+	return FirstBrokenRule(
+		UsageRule{!f.budgetsInRange(), usagef("budgets, fault counts and walk parameters must not be negative (walks and dmax positive)")},
+		UsageRule{f.suspects <= 0, usagef("--suspects must be positive, got %d", f.suspects)},
 	)
 }
 
@@ -421,7 +421,7 @@ func runCheck(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	f := &checkFlags{}
 	f.register(fs, cat)
 	setUsage(fs, "check [flags]", "Explores a service (from its initial state) or a model and reports property violations.")
-	if err := firstStepError(
+	if err := firstFailingStep(
 		func() error { return parseFlags(fs, args) },
 		func() error { f.set = setFlags(fs); return f.check() },
 	); err != nil {

@@ -166,7 +166,7 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 // resolve checks p and fills the values that depend on others, one group
 // of flags after the other.
 func (p *emulateParams) resolve() error {
-	return firstStepError(
+	return firstFailingStep(
 		p.checkRunShape,
 		p.steer.resolve,
 		p.resolveSnapshots,
@@ -182,10 +182,10 @@ func (p *emulateParams) resolve() error {
 // checkRunShape checks the size of the run: --nodes, --duration and
 // --downtime.
 func (p *emulateParams) checkRunShape() error {
-	return firstBrokenFlagRule(
-		flagRule{p.nodes <= 0 || p.nodes > emulation.MaxNodes, usagef("--nodes must be positive and at most %d, got %d", emulation.MaxNodes, p.nodes)},
-		flagRule{p.duration <= 0, usagef("--duration must be positive, got %v", p.duration)},
-		flagRule{p.downtime <= 0, usagef("--downtime must be positive, got %v", p.downtime)},
+	return FirstBrokenRule(
+		UsageRule{p.nodes <= 0 || p.nodes > emulation.MaxNodes, usagef("--nodes must be positive and at most %d, got %d", emulation.MaxNodes, p.nodes)},
+		UsageRule{p.duration <= 0, usagef("--duration must be positive, got %v", p.duration)},
+		UsageRule{p.downtime <= 0, usagef("--downtime must be positive, got %v", p.downtime)},
 	)
 }
 
@@ -212,10 +212,10 @@ func (p *emulateParams) resolveSnapshots() error {
 // debugPredictors of them).
 func (p *emulateParams) resolvePredictors() error {
 	off := p.steer.mode == steering.Off
-	if err := firstBrokenFlagRule(
-		flagRule{p.predictors < -1 || p.predictors > p.nodes, usagef("--predictors must be between 0 and --nodes (%d), got %d", p.nodes, p.predictors)},
-		flagRule{p.predictors >= 0 && off, usagef("--predictors needs --mode debug or steer")},
-		flagRule{p.reports != "" && off, usagef("--reports needs --mode debug or steer")},
+	if err := FirstBrokenRule(
+		UsageRule{p.predictors < -1 || p.predictors > p.nodes, usagef("--predictors must be between 0 and --nodes (%d), got %d", p.nodes, p.predictors)},
+		UsageRule{p.predictors >= 0 && off, usagef("--predictors needs --mode debug or steer")},
+		UsageRule{p.reports != "" && off, usagef("--reports needs --mode debug or steer")},
 	); err != nil {
 		return err
 	}
@@ -264,7 +264,7 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&p.confirm, "confirm", false, "with --mode debug or steer, judge each distinct prediction by a directed run: the same run again up to the round that made it, then the emulator forced along its path (real, model-only: a step the system could not take, or wrong: the property held); one rerun per prediction")
 	fs.BoolVar(&p.checkDeterminism, "check-determinism", false, "run the emulation twice in step and stop at the first event where the two runs differ (both events shown): the service is not deterministic (twice the time)")
 	setUsage(fs, "emulate [flags]", "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
-	if err := firstStepError(
+	if err := firstFailingStep(
 		func() error { return parseFlags(fs, args) },
 		func() error { return rejectNegativeAuto(fs) },
 		p.resolve,

@@ -5,39 +5,9 @@ import (
 	"time"
 )
 
-// Table-driven validation of the command line: a command's checks are
-// listed in the order they run, and the first that fails is the error,
-// so that a long run of "if bad { return usage error }" reads as a table.
-
-// flagRule is one check of the flags: broken says whether the flags break
-// it, err is the usage error that refuses them then.
-type flagRule struct {
-	broken bool
-	err    error
-}
-
-// firstBrokenFlagRule returns the error of the first broken rule in
-// order, or nil when the flags keep them all.
-func firstBrokenFlagRule(rules ...flagRule) error {
-	for _, r := range rules {
-		if r.broken {
-			return r.err
-		}
-	}
-	return nil
-}
-
-// firstStepError runs steps in order and stops at the first that fails,
-// returning its error (nil: every step succeeded). A step runs only once
-// those before it succeeded, so a step may rely on what they resolved.
-func firstStepError(steps ...func() error) error {
-	for _, step := range steps {
-		if err := step(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// Table-driven validation of the command line (UsageRule, in
+// usage_rules.go, for the rules themselves): rate flags parsed by name
+// and the bounds several flags share.
 
 // namedRate is a rate flag (N/s, N/m, N/h or 0) and where its parsed
 // value goes.

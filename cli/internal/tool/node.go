@@ -165,38 +165,38 @@ func (f *nodeFlags) resolveID() error {
 // --service names a service of cat.
 func (f *nodeFlags) checkServiceFlags(cat *catalog) error {
 	set := countSet(f.tlsCert, f.tlsKey, f.tlsCA)
-	return firstBrokenUsageRule(
-		usageRule{set != 0 && set != 3, usagef("--tls-cert, --tls-key and --tls-ca go together: give all three or none")},
-		usageRule{!cat.has(f.service), usagef("unknown service %q (known: %s)", f.service, cat.list())},
+	return FirstBrokenRule(
+		UsageRule{set != 0 && set != 3, usagef("--tls-cert, --tls-key and --tls-ca go together: give all three or none")},
+		UsageRule{!cat.has(f.service), usagef("unknown service %q (known: %s)", f.service, cat.list())},
 	)
 }
 
 // checkSnapshotFlags checks --nodes, --snapshots and --gather, and
 // defaults --gather (not given) to the --snapshots interval.
 func (f *nodeFlags) checkSnapshotFlags(gatherSet bool) error {
-	if err := firstBrokenUsageRule(
-		usageRule{outsideClosedRange(f.nodes, 0, 1<<16), usagef("--nodes must be in 0..65536, got %d", f.nodes)},
-		usageRule{f.snapEvery < 0, usagef("--snapshots must not be negative, got %v", f.snapEvery)},
-		usageRule{gatherSet && f.gatherEvery < 0, usagef("--gather must not be negative, got %v", f.gatherEvery)},
-		usageRule{gatherSet && f.gatherEvery > 0 && f.snapEvery == 0, usagef("--gather %v needs a snapshot manager (--snapshots is 0)", f.gatherEvery)},
+	if err := FirstBrokenRule(
+		UsageRule{outsideClosedRange(f.nodes, 0, 1<<16), usagef("--nodes must be in 0..65536, got %d", f.nodes)},
+		UsageRule{f.snapEvery < 0, usagef("--snapshots must not be negative, got %v", f.snapEvery)},
+		UsageRule{gatherSet && f.gatherEvery < 0, usagef("--gather must not be negative, got %v", f.gatherEvery)},
+		UsageRule{gatherSet && f.gatherEvery > 0 && f.snapEvery == 0, usagef("--gather %v needs a snapshot manager (--snapshots is 0)", f.gatherEvery)},
 	); err != nil {
 		return err
 	}
 	if f.gatherEvery < 0 {
 		f.gatherEvery = f.snapEvery
 	}
-	return firstNonNilError(checkInterval("snapshots", f.snapEvery), checkInterval("gather", f.gatherEvery))
+	return FirstNonNilError(checkInterval("snapshots", f.snapEvery), checkInterval("gather", f.gatherEvery))
 }
 
 // checkRunFlags checks the flags of the running node: the join timeout,
 // the steering time, and which flags need or exclude others.
 func (f *nodeFlags) checkRunFlags() error {
-	return firstBrokenUsageRule(
-		usageRule{f.joinTimeout < 0, usagef("--join-timeout must not be negative, got %v", f.joinTimeout)},
-		usageRule{f.steerTime <= 0, usagef("--steer-time must be positive, got %v", f.steerTime)},
-		usageRule{f.reports != "" && f.steer.mode == steering.Off, usagef("--reports needs --mode debug or steer")},
-		usageRule{f.forgetLost && f.dataDir == "", usagef("--forget-lost-store needs --data-dir")},
-		usageRule{f.ephemeral && f.dataDir != "", usagef("--ephemeral and --data-dir contradict each other: a node with a data directory keeps its durable state")},
+	return FirstBrokenRule(
+		UsageRule{f.joinTimeout < 0, usagef("--join-timeout must not be negative, got %v", f.joinTimeout)},
+		UsageRule{f.steerTime <= 0, usagef("--steer-time must be positive, got %v", f.steerTime)},
+		UsageRule{f.reports != "" && f.steer.mode == steering.Off, usagef("--reports needs --mode debug or steer")},
+		UsageRule{f.forgetLost && f.dataDir == "", usagef("--forget-lost-store needs --data-dir")},
+		UsageRule{f.ephemeral && f.dataDir != "", usagef("--ephemeral and --data-dir contradict each other: a node with a data directory keeps its durable state")},
 	)
 }
 

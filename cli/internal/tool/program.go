@@ -58,11 +58,11 @@ func validateCommands(cmds []Command, builtin map[string]command) error {
 // checkProgramCommand checks the program's command i (0-based) against
 // Command's contract, the built-in commands and the commands seen before.
 func checkProgramCommand(i int, c Command, builtin map[string]command, seen map[string]bool) error {
-	return firstBrokenUsageRule(
-		usageRule{c.Name == "" || strings.ContainsAny(c.Name, " \t\n") || c.Name == "help", fmt.Errorf("cli: command %d: name %q is empty, has spaces or is help", i+1, c.Name)},
-		usageRule{builtin[c.Name].run != nil, fmt.Errorf("cli: command %q is a built-in command", c.Name)},
-		usageRule{seen[c.Name], fmt.Errorf("cli: command %q is given twice", c.Name)},
-		usageRule{c.Run == nil, fmt.Errorf("cli: command %q: Run is nil", c.Name)},
+	return FirstBrokenRule(
+		UsageRule{c.Name == "" || strings.ContainsAny(c.Name, " \t\n") || c.Name == "help", fmt.Errorf("cli: command %d: name %q is empty, has spaces or is help", i+1, c.Name)},
+		UsageRule{builtin[c.Name].run != nil, fmt.Errorf("cli: command %q is a built-in command", c.Name)},
+		UsageRule{seen[c.Name], fmt.Errorf("cli: command %q is given twice", c.Name)},
+		UsageRule{c.Run == nil, fmt.Errorf("cli: command %q: Run is nil", c.Name)},
 	)
 }
 

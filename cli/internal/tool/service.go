@@ -106,9 +106,9 @@ func (c *catalog) add(i int, s Service) error {
 // checkProgramService checks Service's contract on the program's service i
 // (0-based): a name without spaces or commas, a Workload, a valid spec.
 func checkProgramService(i int, s Service) error {
-	if err := firstBrokenUsageRule(
-		usageRule{s.Name == "" || strings.ContainsAny(s.Name, " \t\n,"), fmt.Errorf("cli: service %d: name %q is empty or has spaces or commas", i+1, s.Name)},
-		usageRule{s.Workload == nil, fmt.Errorf("cli: service %q: Workload is nil", s.Name)},
+	if err := FirstBrokenRule(
+		UsageRule{s.Name == "" || strings.ContainsAny(s.Name, " \t\n,"), fmt.Errorf("cli: service %d: name %q is empty or has spaces or commas", i+1, s.Name)},
+		UsageRule{s.Workload == nil, fmt.Errorf("cli: service %q: Workload is nil", s.Name)},
 	); err != nil {
 		return err
 	}

@@ -95,12 +95,12 @@ func (s *steerFlags) resolve() error {
 
 // checkBudgets checks the search budgets and the holds.
 func (s *steerFlags) checkBudgets() error {
-	return firstBrokenUsageRule(
-		usageRule{s.states <= 0, usagef("--steer-states must be positive, got %d", s.states)},
-		usageRule{s.lastKnown < 0, usagef("--steer-last-known must not be negative, got %v", s.lastKnown)},
-		usageRule{anyConditionHolds(s.filterHold < 0, s.vetoHold < 0), usagef("--filter-hold and --veto-hold must not be negative, got %v and %v", s.filterHold, s.vetoHold)},
-		usageRule{s.secondHop < 0, usagef("--second-hop must not be negative, got %d", s.secondHop)},
-		usageRule{anyConditionHolds(s.lookAheadStates == 0, s.lookAheadDepth <= 0),
+	return FirstBrokenRule(
+		UsageRule{s.states <= 0, usagef("--steer-states must be positive, got %d", s.states)},
+		UsageRule{s.lastKnown < 0, usagef("--steer-last-known must not be negative, got %v", s.lastKnown)},
+		UsageRule{AnyConditionHolds(s.filterHold < 0, s.vetoHold < 0), usagef("--filter-hold and --veto-hold must not be negative, got %v and %v", s.filterHold, s.vetoHold)},
+		UsageRule{s.secondHop < 0, usagef("--second-hop must not be negative, got %d", s.secondHop)},
+		UsageRule{AnyConditionHolds(s.lookAheadStates == 0, s.lookAheadDepth <= 0),
 			usagef("--look-ahead-states must not be 0 (negative: no look-ahead) and --look-ahead-depth must be positive, got %d and %d", s.lookAheadStates, s.lookAheadDepth)},
 	)
 }
@@ -121,9 +121,9 @@ func (s *steerFlags) steers() bool { return s.mode != steering.Off || s.immediat
 // (snapEvery 0) as a usage error: rounds start from gathered snapshots,
 // and the check reads the last one.
 func (s *steerFlags) checkSnapshots(snapEvery time.Duration) error {
-	return firstBrokenUsageRule(
-		usageRule{s.mode != steering.Off && snapEvery == 0, usagef("--mode %v needs a snapshot manager (--snapshots is 0): rounds start from gathered snapshots", s.mode)},
-		usageRule{s.immediate && snapEvery == 0, usagef("--immediate needs a snapshot manager (--snapshots is 0): the check reads the last gathered snapshot")},
+	return FirstBrokenRule(
+		UsageRule{s.mode != steering.Off && snapEvery == 0, usagef("--mode %v needs a snapshot manager (--snapshots is 0): rounds start from gathered snapshots", s.mode)},
+		UsageRule{s.immediate && snapEvery == 0, usagef("--immediate needs a snapshot manager (--snapshots is 0): the check reads the last gathered snapshot")},
 	)
 }
 

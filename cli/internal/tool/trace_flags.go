@@ -81,10 +81,10 @@ func startsWithOperand(args []string) bool {
 // checkCombination checks --graph's format and the flags that need or
 // exclude others.
 func (f *traceFlags) checkCombination() error {
-	return firstBrokenUsageRule(
-		usageRule{!slices.Contains([]string{"", "text", "dot", "svg"}, f.graph), usagef("--graph %s: want text, svg or dot", quoteShort(f.graph))},
-		usageRule{f.out != "" && f.graph == "", usagef("--out needs --graph")},
-		usageRule{f.debug && anyConditionHolds(f.diff != "", f.live, f.graph != ""),
+	return FirstBrokenRule(
+		UsageRule{!slices.Contains([]string{"", "text", "dot", "svg"}, f.graph), usagef("--graph %s: want text, svg or dot", quoteShort(f.graph))},
+		UsageRule{f.out != "" && f.graph == "", usagef("--out needs --graph")},
+		UsageRule{f.debug && AnyConditionHolds(f.diff != "", f.live, f.graph != ""),
 			usagef("--diff, --live and --graph are commands of the interactive loop (diff, live, graph): not with 'trace debug' or -i")},
 	)
 }
@@ -159,7 +159,7 @@ func (f *traceFlags) debugLoop(d *mdb, w *bufio.Writer) error {
 // diff, the live comparison; or, with none of them, the path (and a
 // liveness report's comparison with its nearest live path).
 func (f *traceFlags) show(d *mdb) error {
-	if !anyConditionHolds(f.graph != "", f.step != "", f.diff != "", f.live) {
+	if !AnyConditionHolds(f.graph != "", f.step != "", f.diff != "", f.live) {
 		return f.showPath(d)
 	}
 	return firstFailingStep(

@@ -41,12 +41,12 @@ func readCheckOutput(file string, b []byte, which int) (checkOutput, consequence
 // checkCheckOutputBounds checks the node count, the fault budgets and the
 // names of a check --json output against what the model rebuild accepts.
 func checkCheckOutputBounds(file string, co checkOutput) error {
-	return firstBrokenUsageRule(
-		usageRule{outsideClosedRange(co.Nodes, 1, maxCheckNodes), usagef("%s: nodes %d, want 1..%d", file, co.Nodes, maxCheckNodes)},
-		usageRule{anyConditionHolds(outsideClosedRange(co.Resets, 0, report.MaxFaults), outsideClosedRange(co.Breaks, 0, report.MaxFaults), outsideClosedRange(co.Drops, 0, report.MaxFaults)),
+	return FirstBrokenRule(
+		UsageRule{outsideClosedRange(co.Nodes, 1, maxCheckNodes), usagef("%s: nodes %d, want 1..%d", file, co.Nodes, maxCheckNodes)},
+		UsageRule{AnyConditionHolds(outsideClosedRange(co.Resets, 0, report.MaxFaults), outsideClosedRange(co.Breaks, 0, report.MaxFaults), outsideClosedRange(co.Drops, 0, report.MaxFaults)),
 			usagef("%s: resets %d, breaks %d and drops %d, want 0..%d", file, co.Resets, co.Breaks, co.Drops, report.MaxFaults)},
-		usageRule{outsideClosedRange(co.Refusals, 0, report.MaxFaults), usagef("%s: refusals %d, want 0..%d", file, co.Refusals, report.MaxFaults)},
-		usageRule{max(len(co.Target), len(co.Fix)) > report.MaxNameBytes,
+		UsageRule{outsideClosedRange(co.Refusals, 0, report.MaxFaults), usagef("%s: refusals %d, want 0..%d", file, co.Refusals, report.MaxFaults)},
+		UsageRule{max(len(co.Target), len(co.Fix)) > report.MaxNameBytes,
 			usagef("%s: service %s or fix %s longer than %d bytes", file, report.Quote(co.Target), report.Quote(co.Fix), report.MaxNameBytes)},
 	)
 }

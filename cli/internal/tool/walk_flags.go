@@ -34,15 +34,15 @@ func (w *walkFlags) register(fs *flag.FlagSet) {
 
 // validate reports the first bad value as a usage error.
 func (w *walkFlags) validate() error {
-	if err := firstBrokenUsageRule(
-		usageRule{w.walks < 0, usagef("--walks must not be negative, got %d", w.walks)},
-		usageRule{w.depth <= 0, usagef("--walk-depth must be positive, got %d", w.depth)},
-		usageRule{anyConditionHolds(w.warmup < 0, w.warmup >= w.depth), usagef("--walk-warmup must be at least 0 and below --walk-depth (%d), got %d", w.depth, w.warmup)},
-		usageRule{w.probes <= 0, usagef("--probe-walks must be positive, got %d", w.probes)},
-		usageRule{w.steps <= 0, usagef("--walk-steps must be positive, got %d", w.steps)},
-		usageRule{w.suspects <= 0, usagef("--walk-suspects must be positive, got %d", w.suspects)},
-		usageRule{w.safetyWalks < 0, usagef("--safety-walks must not be negative, got %d", w.safetyWalks)},
-		usageRule{w.safetyDepth <= 0, usagef("--safety-walk-depth must be positive, got %d", w.safetyDepth)},
+	if err := FirstBrokenRule(
+		UsageRule{w.walks < 0, usagef("--walks must not be negative, got %d", w.walks)},
+		UsageRule{w.depth <= 0, usagef("--walk-depth must be positive, got %d", w.depth)},
+		UsageRule{AnyConditionHolds(w.warmup < 0, w.warmup >= w.depth), usagef("--walk-warmup must be at least 0 and below --walk-depth (%d), got %d", w.depth, w.warmup)},
+		UsageRule{w.probes <= 0, usagef("--probe-walks must be positive, got %d", w.probes)},
+		UsageRule{w.steps <= 0, usagef("--walk-steps must be positive, got %d", w.steps)},
+		UsageRule{w.suspects <= 0, usagef("--walk-suspects must be positive, got %d", w.suspects)},
+		UsageRule{w.safetyWalks < 0, usagef("--safety-walks must not be negative, got %d", w.safetyWalks)},
+		UsageRule{w.safetyDepth <= 0, usagef("--safety-walk-depth must be positive, got %d", w.safetyDepth)},
 	); err != nil {
 		return err
 	}
