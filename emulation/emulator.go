@@ -63,10 +63,10 @@ type Emulator struct {
 	rounds                    roundHost       // what runs and judges the steering rounds (steering.go)
 	rates                     eventCounts     // timers' delays and messages' latencies (rates.go)
 	faults                    faultState      // scripted partitions and drops (faults.go)
-	envBuf                    []node.Envelope         // reused by checkSends
-	wireBuf                   []byte                  // reused by wireSize
-	links                     linkCounters            // the link model's, summed over nodes
-	nem                       *nemesis                // the lasting faults (nemesis.go); nil without
+	envBuf                    []node.Envelope // reused by checkSends
+	wireBuf                   []byte          // reused by wireSize
+	links                     linkCounters    // the link model's, summed over nodes
+	nem                       *nemesis        // the lasting faults (nemesis.go); nil without
 }
 
 // emNode is the emulator's record of one node.
