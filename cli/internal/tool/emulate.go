@@ -253,16 +253,25 @@ func (p *emulateParams) churns() bool {
 	return p.rate > 0 || p.breakRate > 0 || p.lasting.rated()
 }
 
-func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("emulate", stderr)
-	p := emulateParams{services: cat}
+// registerCommand registers every flag of 'emulate' on fs: the run's
+// parameters (register), the memory budget and the command's own
+// switches. 'trace debug' parses a trace's header with the same set, so
+// every command line emulate accepts can be re-run.
+func (p *emulateParams) registerCommand(fs *flag.FlagSet) (asJSON, quiet *bool) {
 	p.register(fs)
 	p.budget.register(fs)
-	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
-	quiet := quietFlag(fs)
+	asJSON = fs.Bool("json", false, "print one JSON object instead of the summary")
+	quiet = quietFlag(fs)
 	fs.BoolVar(&p.control, "control", true, "with --mode debug or steer or --immediate, also run the same seed and schedule with crystalball off and report how many liveness properties steering cost (the control run has no snapshots and no rounds: it costs a fraction of the steered run)")
 	fs.BoolVar(&p.confirm, "confirm", false, "with --mode debug or steer, judge each distinct prediction by a directed run: the same run again up to the round that made it, then the emulator forced along its path (real, model-only: a step the system could not take, or wrong: the property held); one rerun per prediction")
 	fs.BoolVar(&p.checkDeterminism, "check-determinism", false, "run the emulation twice in step and stop at the first event where the two runs differ (both events shown): the service is not deterministic (twice the time)")
+	return asJSON, quiet
+}
+
+func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("emulate", stderr)
+	p := emulateParams{services: cat}
+	asJSON, quiet := p.registerCommand(fs)
 	setUsage(fs, "emulate [flags]", "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
 	if err := firstFailingStep(
 		func() error { return parseFlags(fs, args) },

@@ -52,9 +52,7 @@ func rerunConfig(cat *catalog, args []string) (emulation.Config, error) {
 	fs := flag.NewFlagSet("emulate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	p := emulateParams{services: cat}
-	p.register(fs)
-	fs.Bool("json", false, "")
-	fs.Bool("control", true, "") // the control run writes no trace
+	p.registerCommand(fs) // the control run, the budget and --confirm change no line of the trace
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return emulation.Config{}, fmt.Errorf("the header's command line does not parse: %v", err)
 	}

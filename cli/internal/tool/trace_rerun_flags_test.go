@@ -1,0 +1,38 @@
+package tool
+
+import (
+	"flag"
+	"io"
+	"slices"
+	"testing"
+)
+
+// Every flag 'emulate' accepts parses in a trace's header: a trace written
+// by any emulate command line can be re-run by 'trace debug'.
+func TestRerunParsesEveryEmulateFlag(t *testing.T) {
+	fs := flag.NewFlagSet("emulate", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	p := emulateParams{services: testCatalog()}
+	p.registerCommand(fs)
+	args := []string{"--service", "chord", "--nodes", "3", "--duration", "2m"}
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		switch {
+		case f.Name == "service" || f.Name == "nodes" || f.Name == "duration":
+			return
+		case slices.Contains(autoFlags, f.Name):
+			return // a default of "auto" is not a value one may type
+		}
+		n++
+		args = append(args, "--"+f.Name+"="+f.DefValue)
+	})
+	if n < 20 {
+		t.Fatalf("emulate registers %d flags besides service, nodes and duration; the flag set is not emulate's", n)
+	}
+	if _, err := rerunConfig(testCatalog(), args); err != nil {
+		t.Fatalf("a header with every emulate flag at its default: %v", err)
+	}
+	if _, err := rerunConfig(testCatalog(), []string{"--service", "chord", "--quiet", "--json", "--control=false", "--confirm"}); err != nil {
+		t.Fatalf("emulate --quiet --json --control=false --confirm: %v", err)
+	}
+}
