@@ -146,21 +146,20 @@ func (p *emulateParams) register(fs *flag.FlagSet) {
 	p.downtime = emulation.DefaultDowntime
 	fs.Var(durationValue{&p.downtime}, "downtime", "mean time a churned node stays down")
 	p.heal = -1
-	fs.Var(durationValue{&p.heal}, "heal", "churn-free time at the end of the run, before liveness is judged (auto: a quarter of --duration, at most 5m)")
+	fs.Var(&autoDuration{d: &p.heal}, "heal", "churn-free time at the end of the run, before liveness is judged (auto: a quarter of --duration, at most 5m)")
 	fs.StringVar(&p.fix, "fix", "", p.services.fixHelp())
 	fs.Uint64Var(&p.seed, "seed", 1, "seed of the run (the only source of randomness)")
 	fs.StringVar(&p.tracePath, "trace", "", "write the per-event trace to this file")
 	fs.StringVar(&p.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	p.snapEvery = -1
-	fs.Var(durationValue{&p.snapEvery}, "snapshots", "run a checkpoint manager on every node, checkpointing and gathering its neighbourhood at this interval (e.g. 10s; 0: off; default: 10s with --mode debug or steer or --immediate, else off)")
+	fs.Var(&autoDuration{d: &p.snapEvery}, "snapshots", "run a checkpoint manager on every node, checkpointing and gathering its neighbourhood at this interval (e.g. 10s; 0: off; default: 10s with --mode debug or steer or --immediate, else off)")
 	p.steer.register(fs)
-	fs.IntVar(&p.predictors, "predictors", -1, fmt.Sprintf("nodes that gather snapshots and run steering rounds, spread over the IDs from n1 (0: every node; default: %d with --mode debug, as in the paper's 100-node runs, every node with --mode steer); every node checkpoints and answers", debugPredictors))
+	p.predictors = -1 // chosen by --mode (resolve)
+	fs.Var(&autoInt{n: &p.predictors}, "predictors", fmt.Sprintf("nodes that gather snapshots and run steering rounds, spread over the IDs from n1 (0: every node; default: %d with --mode debug, as in the paper's 100-node runs, every node with --mode steer); every node checkpoints and answers", debugPredictors))
 	fs.StringVar(&p.reports, "reports", "", "with --mode debug or steer, write a prediction report ('crystalball trace show' replays it) for every distinct predicted violation into this directory")
 	p.links.register(fs)
 	p.delivery.register(fs)
 	p.lasting.register(fs)
-	// The -1 default means "chosen by --mode" (resolve); say so in -help.
-	fs.Lookup("predictors").DefValue = "auto"
 }
 
 // resolve checks p and fills the values that depend on others, one group

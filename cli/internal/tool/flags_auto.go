@@ -2,7 +2,9 @@ package tool
 
 import (
 	"flag"
+	"fmt"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -42,4 +44,79 @@ func negativeAutoError(f *flag.Flag) error {
 		}
 	}
 	return nil
+}
+
+// autoValue is what one types for an auto flag's default: the value
+// -help prints as its default.
+const autoValue = "auto"
+
+// autoChosen is what an auto flag's Get returns when "auto" was typed, so
+// that rejectNegativeAuto tells it from a negative number.
+type autoChosen struct{}
+
+// autoDuration is an auto flag's duration: "auto" means the default
+// (stored as -1, resolved from other flags); anything else parses as a
+// durationValue.
+type autoDuration struct {
+	d      *time.Duration
+	chosen bool
+}
+
+func (v *autoDuration) String() string { return durationValue{v.d}.String() }
+
+func (v *autoDuration) Set(s string) error {
+	if v.chosen = s == autoValue; v.chosen {
+		*v.d = -1
+		return nil
+	}
+	return durationValue{v.d}.Set(s)
+}
+
+// Get returns the duration, or autoChosen when "auto" was typed
+// (flag.Getter).
+func (v *autoDuration) Get() any {
+	if v.chosen {
+		return autoChosen{}
+	}
+	return *v.d
+}
+
+// autoInt is an auto flag's integer: "auto" means the default (stored as
+// -1, resolved from other flags); anything else parses as flag.IntVar
+// parses.
+type autoInt struct {
+	n      *int
+	chosen bool
+}
+
+func (v *autoInt) String() string {
+	switch {
+	case v.n == nil:
+		return "0"
+	case *v.n < 0:
+		return autoValue
+	}
+	return strconv.Itoa(*v.n)
+}
+
+func (v *autoInt) Set(s string) error {
+	if v.chosen = s == autoValue; v.chosen {
+		*v.n = -1
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	if err != nil {
+		return fmt.Errorf("want a whole number or %s", autoValue)
+	}
+	*v.n = int(n)
+	return nil
+}
+
+// Get returns the integer, or autoChosen when "auto" was typed
+// (flag.Getter).
+func (v *autoInt) Get() any {
+	if v.chosen {
+		return autoChosen{}
+	}
+	return *v.n
 }

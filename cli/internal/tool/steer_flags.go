@@ -45,8 +45,8 @@ func (s *steerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.modeName, "mode", "off", "execution steering: off, debug (predict from every gathered snapshot and report: deep online debugging) or steer (also install event filters); needs snapshots")
 	fs.BoolVar(&s.immediate, "immediate", false, "run the immediate safety check before every event a node handles (in any --mode; needs snapshots: the check reads the last gathered one)")
 	fs.BoolVar(&s.immediateHop, "immediate-hop", false, "the immediate check also delivers the messages an event sends to copies of their receivers' last gathered states and vetoes the event if a safety property then fails (a grant that makes a second holder); a stale view can hold a safe event until a newer gather")
-	fs.IntVar(&s.states, "steer-states", -1, fmt.Sprintf("unique states per search of a steering round (auto: %d with --mode debug, %d otherwise)", steering.DebugMaxStates, steering.SteerMaxStates))
-	fs.Lookup("steer-states").DefValue = "auto"
+	s.states = -1 // chosen by --mode (resolve)
+	fs.Var(&autoInt{n: &s.states}, "steer-states", fmt.Sprintf("unique states per search of a steering round (auto: %d with --mode debug, %d otherwise)", steering.DebugMaxStates, steering.SteerMaxStates))
 	fs.BoolVar(&s.breakConn, "break-connection", false, "a filtered or vetoed message breaks the connection to its sender even when its type is declared lossy (by default only a type not declared lossy does, for both ends: the paper's TCP reset)")
 	fs.BoolVar(&s.breakConn, "steer-break", false, "the former name of --break-connection on node, kept for the command lines that use it")
 	fs.Var(durationValue{&s.lastKnown}, "steer-last-known", "a member a gather cannot reach enters steering rounds and the immediate check at its last checkpoint seen at most this long before (0: left out, as in the paper; suits services whose state survives partitions and resets, such as paxos)")
