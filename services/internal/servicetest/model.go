@@ -3,7 +3,6 @@ package servicetest
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/seed6eee2ec7/crystalball/consequence"
 	"github.com/seed6eee2ec7/crystalball/node"
@@ -56,7 +55,6 @@ func Watched(m *consequence.ActorModel, property string) []consequence.Property[
 // explored. A handler's panic fails t.
 func Predict(t testing.TB, m *consequence.ActorModel, property string, budget int) *Result {
 	t.Helper()
-	start := time.Now()
 	res, err := consequence.NewChecker(m).
 		Properties(Watched(m, property)...).
 		Strategy(consequence.Consequence).
@@ -66,7 +64,7 @@ func Predict(t testing.TB, m *consequence.ActorModel, property string, budget in
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s: %d unique states, depth %d, stop: %v, %v", property, res.Unique, res.Depth, res.Stop, time.Since(start).Round(time.Millisecond))
+	t.Logf("%s: %d unique states, depth %d, stop: %v", property, res.Unique, res.Depth, res.Stop)
 	if v, ok := res.Violated(consequence.CrashProperty); ok {
 		t.Fatalf("a handler panicked: %v", v.Err)
 	}
