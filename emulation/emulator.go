@@ -61,7 +61,7 @@ type Emulator struct {
 	snapGathers, snapFailures int64
 	steer                     *SteeringConfig // resolved Config.Steering; nil without
 	rounds                    roundHost       // what runs and judges the steering rounds (steering.go)
-	rates                     eventCounts     // timers' delays and messages' latencies (rates.go)
+	rates                     eventCounts     // timers' delays, messages' latencies, lasting faults (rates.go)
 	faults                    faultState      // scripted partitions and drops (faults.go)
 	envBuf                    []node.Envelope // reused by checkSends
 	wireBuf                   []byte          // reused by wireSize
@@ -89,7 +89,9 @@ type emNode struct {
 	// snapAt and faultAt are the pipeline positions of the snapshot and
 	// fault layers (-1: none); steering, when present, comes after them.
 	snapAt, faultAt int
-	// snap is the snapshot layer (nil without Config.Snapshots).
+	// snap is the snapshot layer (its layer nil without
+	// Config.Snapshots) and the effects of its After calls held until
+	// afterStep, afterSends the sends of those effects (snapshots.go).
 	// arrival is the delivery report waiting for the checkpoint it may
 	// force (observeArrival); gathered is set when a gather completed
 	// since the loop last ran the layers' due ticks (afterLayers);
