@@ -1068,13 +1068,18 @@ func (r *Runtime) mirrorTimers(ops []node.TimerOp) {
 // breakConn closes the connections to peer, whose message a verdict
 // broke, after committing the durable records held (false, and nothing
 // closed, when that commit failed). Both ends' services see the broken
-// connection: the transport reports it to this node as any lost
-// connection, so its own failure handling runs beside the peer's.
+// connection: this node's gets a transport error for it as for any lost
+// connection, so its own failure handling runs beside the peer's. The
+// error is queued for drain (failq), not reported through the inbox: the
+// core goroutine, the inbox's only reader, would wait for itself when it
+// is full.
 func (r *Runtime) breakConn(peer node.ID) bool {
 	if r.wa.holding() && !r.commit() {
 		return false
 	}
-	r.tr.closePeer(peer, errBrokenByLayer, true)
+	if r.tr.closePeer(peer, errBrokenByLayer, false) {
+		r.failq = append(r.failq, peer)
+	}
 	return true
 }
 

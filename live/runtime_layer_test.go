@@ -449,3 +449,46 @@ func TestRuntimeGate(t *testing.T) {
 		t.Errorf("layer stopped %d times (hook after Stop: %v)", g.stops, g.afterUp)
 	}
 }
+
+// TestBreakConnFullInbox: the core goroutine carries out a Gate's Break
+// while the inbox is full (readers of other peers keep it so under load).
+// It must not wait for room in the inbox, which only it empties: the
+// transport error of the broken connection is queued for drain to step.
+func TestBreakConnFullInbox(t *testing.T) {
+	cfg := DefaultRuntimeConfig()
+	cfg.ID = 1
+	cfg.Transport.InboxLen = 1
+	r, err := NewRuntime(cfg, noteSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.cancel()
+	r.events <- netEvent{peer: 3} // the inbox is full
+	c := &peerConn{t: r.tr, peer: 2, closed: make(chan struct{})}
+	c.msgs.Store(true)
+	r.tr.mu.Lock()
+	r.tr.in[2] = c
+	r.tr.mu.Unlock()
+
+	done := make(chan bool)
+	go func() { done <- r.breakConn(2) }()
+	select {
+	case ok := <-done:
+		if !ok {
+			t.Fatal("breakConn failed without a store")
+		}
+	case <-time.After(5 * time.Second):
+		r.cancel() // unblocks the transport's report
+		<-done
+		t.Fatal("breakConn blocked on the full inbox: the core goroutine waited for itself")
+	}
+	if !isClosed(c) {
+		t.Error("the connection to n2 is still open")
+	}
+	if !slices.Equal(r.failq, []node.ID{2}) {
+		t.Errorf("failq %v, want the transport error for n2", r.failq)
+	}
+	if len(r.events) != 1 {
+		t.Errorf("%d events in the inbox, want only the one already there", len(r.events))
+	}
+}

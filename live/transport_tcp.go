@@ -925,15 +925,15 @@ func (t *transport) enqueueDatagram(peer node.ID, frame []byte) bool {
 	return err == nil && c.push(frame)
 }
 
-// closePeer closes every connection to and from peer. With report set it
-// reports one transport error if any was open (other than connections that
-// carried datagrams only); it must then not be called from the core
-// goroutine.
-func (t *transport) closePeer(peer node.ID, reason error, report bool) {
+// closePeer closes every connection to and from peer and reports whether
+// any was open (other than connections that carried datagrams only). With
+// report set it then hands the core goroutine one transport error; it
+// must then not be called from the core goroutine, which passes false
+// and steps the error itself.
+func (t *transport) closePeer(peer node.ID, reason error, report bool) (open bool) {
 	t.mu.Lock()
 	conns := []*peerConn{t.out[peer], t.in[peer]}
 	t.mu.Unlock()
-	open := false
 	for _, c := range conns {
 		if c != nil {
 			open = open || !c.datagramsOnly()
@@ -943,6 +943,7 @@ func (t *transport) closePeer(peer node.ID, reason error, report bool) {
 	if open && report {
 		t.report(netEvent{peer: peer, err: reason})
 	}
+	return open
 }
 
 // runOutbound resolves, dials and handshakes, then writes the queue.
