@@ -50,6 +50,7 @@ func TestDefaultConfigValues(t *testing.T) {
 		{"UnseenHold", d.UnseenHold, time.Minute}, {"Refinements", d.Refinements, 2}, {"MaxPaths", d.MaxPaths, 16},
 		{"MaxInterventions", d.MaxInterventions, 5}, {"InterventionWindow", d.InterventionWindow, time.Minute},
 		{"FilterHold", d.FilterHold, time.Duration(0)}, {"VetoHold", d.VetoHold, time.Duration(0)},
+		{"ConfirmGrace", d.ConfirmGrace, 5 * time.Second},
 	} {
 		if c.got != c.want {
 			t.Errorf("DefaultConfig().%s = %v, documented %v", c.name, c.got, c.want)

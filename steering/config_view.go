@@ -50,7 +50,7 @@ func (m RoundModel) withDefaults() (RoundModel, error) {
 }
 
 // GatherPolicy widens a layer's gathers further and adds gathers to the
-// periodic ones (snapshot.Layer.Include, snapshot.Layer.GatherSoon).
+// periodic ones (snapshot.Layer.Include, snapshot.Layer.Gather).
 // Every gather takes in, beside the neighbourhood, every peer the node's
 // filters and holds are about, so that rounds judge a filter on the peer
 // it silences; these options add to that, and are off by default.

@@ -127,6 +127,7 @@ func (w LivenessWalks) withDefaults() (LivenessWalks, error) {
 	w.MaxWalkSteps = cmp.Or(w.MaxWalkSteps, DefaultMaxWalkSteps)
 	w.MaxSuspects = cmp.Or(w.MaxSuspects, DefaultMaxSuspects)
 	w.LiveFraction = cmp.Or(w.LiveFraction, DefaultLiveFraction)
+	w.ConfirmGrace = cmp.Or(w.ConfirmGrace, DefaultConfirmGrace)
 	if w.WalkWeights == nil {
 		w.WalkWeights = DefaultWalkWeights()
 	}

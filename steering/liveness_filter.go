@@ -108,7 +108,7 @@ func (ls *livenessSearch) liveFraction(fs filterSet) (bool, uint64, error) {
 // records the holds in rep.Starving when they starve it.
 func (c *Controller) guardHolds(ctx context.Context, m *consequence.ActorModel, installed filterSet, holds heldKinds, rep *RoundReport) error {
 	all := holds.all()
-	if len(all) == 0 || !c.livenessWalksOn() || c.cfg.Mode == Off {
+	if len(all) == 0 || !c.walksLiveness() || c.cfg.Mode == Off {
 		return nil
 	}
 	ls := c.newLivenessSearch(ctx, m)
@@ -176,7 +176,7 @@ func (fs filterSet) without(held filterSet) filterSet {
 // Stats.StarvingFilters and RoundReport.Starved.
 func (c *Controller) keepLive(ctx context.Context, m *consequence.ActorModel, base, cands, restored filterSet, rep *RoundReport) (filterSet, error) {
 	judged, passed := splitRestored(cands, restored)
-	if len(judged) == 0 || !c.livenessWalksOn() {
+	if len(judged) == 0 || !c.walksLiveness() {
 		return cands, nil
 	}
 	base = append(slices.Clone(base), passed...)
@@ -190,10 +190,6 @@ func (c *Controller) keepLive(ctx context.Context, m *consequence.ActorModel, ba
 	}
 	return ls.keepLiveEach(ctx, base, passed, judged, rep)
 }
-
-// livenessWalksOn reports whether the controller judges liveness by
-// walks: it has liveness properties and Config.Walks is positive.
-func (c *Controller) livenessWalksOn() bool { return len(c.live) > 0 && c.cfg.Walks > 0 }
 
 // splitRestored splits cands, in order, into those among restored (to
 // judge) and the others (passed as they are).

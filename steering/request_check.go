@@ -139,7 +139,7 @@ func stops(f Filter, a consequence.ActorAction) bool {
 // cost the owner progress it could only hope a client or a crash brings.
 // With no liveness property, or walks off, it holds.
 func (c *Controller) liveWith(ctx context.Context, m *consequence.ActorModel, fs filterSet, rep *RoundReport) (bool, error) {
-	if !c.livenessWalksOn() {
+	if !c.walksLiveness() {
 		return true, nil
 	}
 	ls := c.newLivenessSearch(ctx, m)
