@@ -135,12 +135,12 @@ func (h *hopRule) bystandersStale(view node.View, over map[node.ID]*node.State) 
 
 // deliverOneHop steps each message of sends on a copy of its receiver's
 // state in view (one copy per receiver, the messages in the order sent)
-// and returns the copies stepped. Messages to the sender itself or to a
-// node view does not hold are left out, as is a message whose receiver's
-// handler panicked (with that receiver, whose copy's state is then
-// unspecified).
+// and returns the copies stepped, nil when none was. Messages to the
+// sender itself or to a node view does not hold are left out, as is a
+// message whose receiver's handler panicked (with that receiver, whose
+// copy's state is then unspecified).
 func deliverOneHop(cp *node.Core, sends []node.Envelope, view stateView, at time.Time) map[node.ID]*node.Core {
-	receivers := make(map[node.ID]*node.Core)
+	var receivers map[node.ID]*node.Core // allocated at the first receiver: most events send nothing
 	broken := map[node.ID]bool{}
 	for _, s := range sends {
 		if s.To == cp.ID() || broken[s.To] {
@@ -152,6 +152,9 @@ func deliverOneHop(cp *node.Core, sends []node.Envelope, view stateView, at time
 		}
 		if rc == nil {
 			continue
+		}
+		if receivers == nil {
+			receivers = make(map[node.ID]*node.Core)
 		}
 		receivers[s.To] = rc
 		ev := node.Event{Kind: node.EventMessage, At: at, From: cp.ID(), Msg: s.Msg}
