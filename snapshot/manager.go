@@ -571,8 +571,9 @@ func (m *Manager) wentBack(peer node.ID, cn uint64) {
 
 // AfterStep runs after every core step: while a gather is in progress, a
 // change of the neighbourhood starts a new round (but for the last round
-// with Config.FinishLastRound); with
-// Config.GatherOnChange, a change since the last gather starts one.
+// with Config.FinishLastRound). Otherwise a change since the last gather
+// starts one at once with Config.GatherOnChange, or one GatherSettle
+// later under the no-blind-start rule (Config.GatherSettle).
 func (m *Manager) AfterStep(now time.Time) Effects {
 	m.begin(now)
 	if !m.started {
