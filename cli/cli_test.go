@@ -16,7 +16,7 @@ import (
 
 // TestCLILinksNoPaper: package cli, what a program of one's own imports,
 // depends on none of the papers' services, experiments or models, nor on
-// cli/papers: a user's binary links only the runtime (issue 31).
+// cli/papers: a user's binary links only the runtime.
 func TestCLILinksNoPaper(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped with -short: runs go list")

@@ -12,8 +12,8 @@ import (
 )
 
 // TestMaceMCBaselineChordDocumented checks the Chord row of
-// docs/RESULTS.md's macemc-baseline table as issue 17 re-measured it with
-// the default cap: BFS from 5 nodes stops at 8,000,000 states at depth 13
+// docs/RESULTS.md's macemc-baseline table, measured with the default
+// cap: BFS from 5 nodes stops at 8,000,000 states at depth 13
 // (12 complete), violates NodeOrdering (Figure 11's join race) first at
 // depth 12, and does not find the online run's PredSelfImpliesSuccSelf
 // (Figure 10): 0 of 1.

@@ -24,13 +24,13 @@ import (
 // docs/RESULTS.md claims of it: consequence prediction from Figure 2's
 // live state finds ChildrenSiblingsDisjoint at depth 5 on the paper's path,
 // and with fewer states than BFS from the same live state, which finds it
-// too (463 states: issue 17's pin, after the fingerprint took the node
-// clocks in); BFS from the initial 5-node state does not find it within
+// too (463 states, pinned since the fingerprint took the node clocks
+// in); BFS from the initial 5-node state does not find it within
 // 2,000,000 states (the violation lies at depth 18 from there), each of
 // its levels costing 2-4.5x the last (the shape of the paper's Fig. 12,
 // counted here in states, which do not depend on the machine); and
 // consequence prediction from the initial state exhausts its pruned space
-// (128 states, issue 17's pin) without finding it.
+// (128 states, pinned) without finding it.
 //
 // Figures of the section's table that have drifted since it was measured
 // (it predates issues 12 and 17): consequence prediction from the live

@@ -84,7 +84,7 @@ func lendSpec() node.Spec {
 	}
 }
 
-// A dead end on an open snapshot is no prediction (issue 29): from a
+// A dead end on an open snapshot is no prediction: from a
 // snapshot of n1 and n3, the walks find that lending the token to n2
 // leaves n3 waiting for ever. When the gather recorded n1's dealings with
 // n2 (NodeCheckpoint.Peers), n3's wait involves n1 (its peer), whose peer

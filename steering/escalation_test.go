@@ -75,7 +75,7 @@ func TestEscalationHoldsUntilAFreshRoundRechecks(t *testing.T) {
 	}
 	want(6, 1, 4, 0, 0)
 	// No bound in time: a fresh round at 30 s still installs it, and it
-	// is held at 40 s, well past the 10 s the rule had before issue 27.
+	// is held at 40 s, well past a 10 s bound in time.
 	apply([]Filter{probe}, t0.Add(30*time.Second))
 	if gate(40) {
 		t.Fatal("the Probe ran 37 s after its escalation though every re-check found it dangerous")
@@ -92,8 +92,8 @@ func TestEscalationHoldsUntilAFreshRoundRechecks(t *testing.T) {
 	}
 }
 
-// With a bound in time (Config.FilterHold, 10 s here: the rule before
-// issue 27), a kind held for the whole hold (every fresh round
+// With a bound in time (Config.FilterHold, 10 s
+// here), a kind held for the whole hold (every fresh round
 // re-installing its filter) runs for the next InterventionWindow, counted
 // as overrides, and only then does the budget count again.
 func TestEscalationTimesOutWithAFilterHold(t *testing.T) {
@@ -183,7 +183,7 @@ func TestEscalationOfAVetoHoldsUntilSafe(t *testing.T) {
 // (a restarted node's first rounds see only itself) stays for
 // Config.UnseenHold after a round first kept it, or until a round that
 // holds the peer re-checks it; with UnseenHold negative the next round
-// lifts it (the rule before issue 27).
+// lifts it.
 func TestUnseenFilterOutlivesBlindRounds(t *testing.T) {
 	probe := Filter{Kind: FilterMessage, Node: 9, From: 13, Type: "randtree.Probe"}
 	t0 := time.Unix(5000, 0)

@@ -198,8 +198,8 @@ func sideDoorSpec() node.Spec {
 // filter, and n1 declares a call that would pong it by itself. Walks that
 // took the declared call (or a reset) would find the hold harmless, and
 // so would a comparison against the round's filters, which still drop
-// the ping: the guard would keep n1 waiting for ever (issue 27's Paxos
-// proposer, whose held retry every round reinstalled while walks escaped
+// the ping: the guard would keep n1 waiting for ever (as Paxos's
+// proposer was, whose held retry every round reinstalled while walks escaped
 // through Propose calls no client made). The guard releases the hold.
 func TestGuardJudgesHoldsOnWhatTheNeighbourhoodHas(t *testing.T) {
 	spec := sideDoorSpec()

@@ -355,7 +355,7 @@ func TestLayerPostponesFilteredTimer(t *testing.T) {
 	if v, _, _ := l.Gate(timer.At, timer, nil, true); v.Handle {
 		t.Fatal("the timer ran a window after its escalation, though nothing found it safe")
 	}
-	// With a bound in time (the rule before issue 27), past it the timer
+	// With a bound in time (Config.FilterHold), past it the timer
 	// runs, counted as an override.
 	l.gate.cfg.FilterHold = 10 * time.Second
 	if v, _, _ := l.Gate(timer.At, timer, nil, true); !v.Handle {

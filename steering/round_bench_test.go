@@ -22,7 +22,7 @@ import (
 // of 100 nodes, with one silent reset allowed. One op is one round
 // (Controller.Explore: the model built from the snapshot's checkpoints,
 // then the search); states/s are the round's states over its time, the
-// figure issue 33 sets out to double (docs/PERFORMANCE.md).
+// figure docs/PERFORMANCE.md records.
 //
 //	go test ./steering -run '^$' -bench RoundStates -benchtime 5x -cpuprofile cpu.out
 func BenchmarkRoundStates(b *testing.B) {

@@ -54,7 +54,7 @@ func TestEmulatedDownloadCompletes(t *testing.T) {
 	}
 }
 
-// TestEmulatedCheckpointSize measures what issue 16 asks of Bullet′'s
+// TestEmulatedCheckpointSize measures the size of Bullet′'s
 // checkpoints: 49 nodes download the paper's 20 MB file (1280 blocks of 16
 // KiB) over the paper's INET access links, and mid-download every node's
 // service state is checkpointed raw and compressed (zstd, fastest, as

@@ -36,7 +36,7 @@ func TestCloneIsIndependent(t *testing.T) {
 	}
 }
 
-// TestCheckpointRoundTrip also measures what issue 16 asks: a node halfway
+// TestCheckpointRoundTrip also measures checkpoint size: a node halfway
 // through the paper's 20 MB download (1280 blocks) with six senders and
 // six receivers checkpoints in under 3 kB uncompressed (the paper's
 // compressed Bullet′ checkpoints were about 3 kB).

@@ -124,8 +124,8 @@ func TestEmulatedFigure4(t *testing.T) {
 // state but every suspect is judged C2 (undecided: no prediction), and once
 // in the dead end the rounds find AllAcked dead at the start (DeadAtStart:
 // nothing left to predict). It does not predict the dead end ahead of time:
-// the rounds' walks are unbiased and have no datagram-drop budget (see the
-// notes of issue 15).
+// the rounds' walks are unbiased and a round loses one datagram, where the
+// dead end needs four (docs/RESULTS.md, "MaceTransport: the stale SYN").
 //
 // TestEmulatedFigure4DebugAtLength (emulated_long_test.go) runs rounds at
 // both nodes for 15 s. In that run the only round that finds the dead end
