@@ -73,9 +73,10 @@ func parseFlagsAndFiles(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // startsWithOperand reports whether args begins with a positional
-// argument (not a flag).
+// argument: one the flag package stops at, so "-" alone and "" too (left
+// to parseFlagsOnly, they would come back in fs.Args for ever).
 func startsWithOperand(args []string) bool {
-	return len(args) > 0 && args[0] != "" && args[0][0] != '-'
+	return len(args) > 0 && (len(args[0]) < 2 || args[0][0] != '-')
 }
 
 // checkCombination checks --graph's format and the flags that need or
