@@ -274,10 +274,7 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	setUsage(fs, "emulate [flags]", "Runs an emulated deployment on virtual time and reports property violations; with --mode debug, also the violations its predicting nodes foresee (deep online debugging).")
 	if err := firstFailingStep(
 		func() error { return parseFlags(fs, args) },
-		func() error { return rejectNegativeAuto(fs) },
-		p.resolve,
-		p.checkConfirmMode,
-		p.budget.validate,
+		func() error { return p.checkParsed(fs) },
 	); err != nil {
 		return err
 	}
@@ -295,6 +292,18 @@ func runEmulate(cat *catalog, args []string, stdout, stderr io.Writer) error {
 	}
 	printEmulateSummary(stdout, out)
 	return err
+}
+
+// checkParsed resolves and checks the flags fs parsed into p: the rules
+// of 'emulate', for its own command line and for the one a trace's header
+// holds ('trace show' re-runs it).
+func (p *emulateParams) checkParsed(fs *flag.FlagSet) error {
+	return firstFailingStep(
+		func() error { return rejectNegativeAuto(fs) },
+		p.resolve,
+		p.checkConfirmMode,
+		p.budget.validate,
+	)
 }
 
 // checkConfirmMode refuses --confirm without predictions to judge.

@@ -8,10 +8,11 @@ import (
 	"time"
 )
 
-// autoFlags are the flags of 'emulate' and 'node' (and the experiments
-// that take emulate's flags) whose negative default stands for "chosen
-// from other flags" (emulateParams.resolve, steerFlags.resolve): a
-// negative value typed on the command line is an error, not "auto".
+// autoFlags are the flags whose negative default stands for "chosen
+// from other flags" (emulateParams.resolve, steerFlags.resolve): all four
+// on 'emulate' (and the experiments that take its flags), --steer-states
+// on 'node', whose --snapshots has a default of its own. A negative value
+// typed on the command line is an error, not "auto".
 var autoFlags = []string{"steer-states", "predictors", "snapshots", "heal"}
 
 // rejectNegativeAuto reports an autoFlags flag given a negative value on

@@ -56,7 +56,7 @@ func rerunConfig(cat *catalog, args []string) (emulation.Config, error) {
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return emulation.Config{}, fmt.Errorf("the header's command line does not parse: %v", err)
 	}
-	if err := p.resolve(); err != nil {
+	if err := p.checkParsed(fs); err != nil {
 		return emulation.Config{}, fmt.Errorf("the header's command line: %w", err)
 	}
 	svc, err := cat.lookup(p.service, SplitList(p.fix), p.nodes)

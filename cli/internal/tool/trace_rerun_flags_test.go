@@ -29,7 +29,26 @@ func TestRerunParsesEveryEmulateFlag(t *testing.T) {
 	if _, err := rerunConfig(testCatalog(), args); err != nil {
 		t.Fatalf("a header with every emulate flag at its default: %v", err)
 	}
-	if _, err := rerunConfig(testCatalog(), []string{"--service", "chord", "--quiet", "--json", "--control=false", "--confirm"}); err != nil {
-		t.Fatalf("emulate --quiet --json --control=false --confirm: %v", err)
+	if _, err := rerunConfig(testCatalog(), []string{"--service", "chord", "--quiet", "--json", "--control=false", "--mode", "debug", "--confirm"}); err != nil {
+		t.Fatalf("emulate --quiet --json --control=false --mode debug --confirm: %v", err)
+	}
+}
+
+// TestRerunRefusesWhatEmulateRefuses: a header is a file, which a hand
+// may have edited, so the command line it holds passes the rules of
+// 'emulate' before it re-runs; a negative auto flag is refused, not read
+// as auto.
+func TestRerunRefusesWhatEmulateRefuses(t *testing.T) {
+	for _, args := range [][]string{
+		{"--service", "chord", "--heal", "-1s"},
+		{"--service", "chord", "--predictors", "-2"},
+		{"--service", "chord", "--confirm"},
+		{"--service", "chord", "--nodes", "0"},
+	} {
+		emErr := runEmulate(testCatalog(), args, io.Discard, io.Discard)
+		_, rerunErr := rerunConfig(testCatalog(), args)
+		if emErr == nil || rerunErr == nil {
+			t.Errorf("emulate %q: emulate's error %v, the re-run's %v; want both refused", args, emErr, rerunErr)
+		}
 	}
 }
