@@ -89,16 +89,14 @@ type emNode struct {
 	// snapAt and faultAt are the pipeline positions of the snapshot and
 	// fault layers (-1: none); steering, when present, comes after them.
 	snapAt, faultAt int
-	// snap is the snapshot layer (its layer nil without
-	// Config.Snapshots) and the effects of its After calls held until
-	// afterStep, afterSends the sends of those effects (snapshots.go).
+	// snap is the snapshot layer and what its After calls hold for
+	// afterStep (snapshots.go).
 	// arrival is the delivery report waiting for the checkpoint it may
 	// force (observeArrival); gathered is set when a gather completed
 	// since the loop last ran the layers' due ticks (afterLayers);
 	// snapBusy when the layer's Manager did anything since pipeDue reset
 	// it.
 	snap                           nodeSnapshots
-	afterSends                     int // the sends of the held effects
 	arrival                        NetworkEvent
 	arrivalSet, gathered, snapBusy bool
 	// steer is the steering layer and the intervention it reported for
@@ -592,7 +590,7 @@ func (e *Emulator) carryOut(n *emNode, o layer.Outcome, label string, in *node.E
 		e.fail(fmt.Errorf("emulation: node %v on %s at %s: %w; rerun with seed=%d", n.id, describe(o.Event, label), clock(e.now), errors.Join(o.Errors...), e.cfg.Seed))
 	} else if o.Handled {
 		e.stepped(n, o, label)
-		n.snap.after, n.afterSends = n.snap.after[:0], 0 // reported by stepped unless it failed
+		n.snap.after, n.snap.afterSends = n.snap.after[:0], 0 // reported by stepped unless it failed
 		if len(n.refused) > 0 {
 			e.runRefusals(n) // before the layers' ticks: nothing comes between a send and its refusal
 		}
@@ -688,7 +686,7 @@ func (e *Emulator) stepped(n *emNode, o layer.Outcome, label string) {
 	// The snapshot layer's After sends come last (the layers after it
 	// send nothing from After); they go out after the step is reported,
 	// with the checkpoints After took (afterStep).
-	cut := max(len(o.Sends)-n.afterSends, 0)
+	cut := max(len(o.Sends)-n.snap.afterSends, 0)
 	sends := 0
 	for i := range o.Sends[:cut] {
 		s := &o.Sends[i]

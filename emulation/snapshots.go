@@ -209,7 +209,7 @@ func (e *Emulator) snapEffects(n *emNode, lf snapshot.LayerEffects) {
 		fx := &lf.Effects
 		n.snap.after = append(n.snap.after, snapshot.LayerEffects{Call: lf.Call, At: lf.At, CN: lf.CN, Effects: snapshot.Effects{
 			Taken: slices.Clone(fx.Taken), Snapshots: slices.Clone(fx.Snapshots), Failures: slices.Clone(fx.Failures)}})
-		n.afterSends += len(fx.Sends)
+		n.snap.afterSends += len(fx.Sends)
 		return
 	}
 	e.reportSnap(n, lf)
@@ -219,7 +219,7 @@ func (e *Emulator) snapEffects(n *emNode, lf snapshot.LayerEffects) {
 // snapEffects held, once the step's sends went out.
 func (e *Emulator) afterStep(n *emNode) {
 	held := n.snap.after
-	n.snap.after, n.afterSends = n.snap.after[:0], 0
+	n.snap.after, n.snap.afterSends = n.snap.after[:0], 0
 	for _, lf := range held {
 		if e.err == nil {
 			e.reportSnap(n, lf)
@@ -303,10 +303,12 @@ func (e *Emulator) snapshotResult() *SnapshotResult {
 
 // nodeSnapshots is one node's snapshot layer (nil without
 // Config.Snapshots) and the effects of its After calls held by
-// snapEffects until afterStep reports them with the step.
+// snapEffects until afterStep reports them with the step; afterSends
+// counts the sends among them.
 type nodeSnapshots struct {
-	layer *snapshot.Layer
-	after []snapshot.LayerEffects
+	layer      *snapshot.Layer
+	after      []snapshot.LayerEffects
+	afterSends int
 }
 
 // crashSnapshots makes n's snapshot layer lose its stored checkpoints
